@@ -1,0 +1,47 @@
+// What the config part hands downstream: desired static pods and the changes to them.
+import type { Pod } from 'kubernetes-types/core/v1';
+
+/** A Pod from a manifest, decoded, defaulted, validated and given its static-pod identity. */
+export interface StaticPod {
+  /** The pod as the kubelet works with it: name `<name>-<node>`, namespace, uid, annotations, spec defaulted. */
+  readonly pod: Pod & { metadata: { name: string; namespace: string; uid: string; annotations: Record<string, string> } };
+  /** 32 lowercase hex characters; equals the `kubernetes.io/config.hash` annotation. */
+  readonly uid: string;
+  /** `<namespace>/<name>` after suffixing: the key under which at most one desired pod exists. */
+  readonly key: string;
+  /** Absolute path of the file it came from. */
+  readonly file: string;
+}
+
+/**
+ * A change to the desired set, keyed by pod key (namespace/name):
+ * ADD: a key appears; UPDATE: the pod under a key changed (usually a new UID: the old pod must be
+ * terminated and the new one started); REMOVE: the key is gone.
+ */
+export type PodUpdate =
+  | { readonly op: 'ADD'; readonly pod: StaticPod }
+  | { readonly op: 'UPDATE'; readonly pod: StaticPod; readonly previous: StaticPod }
+  | { readonly op: 'REMOVE'; readonly pod: StaticPod };
+
+/** A manifest that was refused. The pod from that file's last good version, if any, keeps running. */
+export interface ManifestError {
+  readonly file: string;
+  /** One line: what is wrong, with line:column where the parser gives one. */
+  readonly message: string;
+  readonly line?: number;
+  readonly column?: number;
+}
+
+/** A manifest that was accepted with something worth telling the operator (unknown field, ...). */
+export interface ManifestWarning {
+  readonly file: string;
+  readonly message: string;
+}
+
+export interface ConfigSourceEvents {
+  update(u: PodUpdate): void;
+  error(e: ManifestError): void;
+  warning(w: ManifestWarning): void;
+  /** The first full scan has been done: the desired set is complete (kubelet's sourcesReady). */
+  ready(): void;
+}

@@ -1,0 +1,88 @@
+// Structured logging in the kubelet's two formats: klog text (the default) and JSON
+// (`--logging-format=json`), with klog-style verbosity (`--v`). One line per event.
+
+export type LogFormat = 'text' | 'json';
+export type Severity = 'I' | 'W' | 'E';
+export type LogFields = Record<string, string | number | boolean | undefined | null>;
+
+export interface Logger {
+  info(msg: string, fields?: LogFields): void;
+  warn(msg: string, fields?: LogFields): void;
+  error(msg: string, fields?: LogFields): void;
+  /** Verbose output, printed only when `--v` is at least `level`. */
+  v(level: number): { info(msg: string, fields?: LogFields): void; enabled: boolean };
+  /** A logger that adds `fields` to every line (e.g. the component or the pod). */
+  with(fields: LogFields): Logger;
+}
+
+export interface LogSink {
+  write(line: string): void;
+}
+
+export interface LoggerOptions {
+  format: LogFormat;
+  verbosity: number;
+  sink?: LogSink;
+  now?: () => Date;
+}
+
+const stderrSink: LogSink = { write: (line) => process.stderr.write(line + '\n') };
+
+function pad(n: number, width = 2): string {
+  return String(n).padStart(width, '0');
+}
+
+function klogHeader(sev: Severity, d: Date): string {
+  const micros = pad(d.getUTCMilliseconds(), 3) + '000';
+  return `${sev}${pad(d.getUTCMonth() + 1)}${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}.${micros} ${String(process.pid).padStart(7)}`;
+}
+
+function quote(value: string): string {
+  return JSON.stringify(value);
+}
+
+function formatText(sev: Severity, d: Date, msg: string, fields: LogFields): string {
+  let line = `${klogHeader(sev, d)}] ${quote(msg)}`;
+  for (const [k, v] of Object.entries(fields)) {
+    if (v === undefined) continue;
+    line += ` ${k}=${typeof v === 'string' ? quote(v) : String(v)}`;
+  }
+  return line;
+}
+
+function formatJson(sev: Severity, d: Date, verbosity: number, msg: string, fields: LogFields): string {
+  const record: Record<string, unknown> = { ts: d.getTime() / 1000, v: verbosity, msg };
+  if (sev === 'E') record.err = fields.err ?? msg;
+  for (const [k, v] of Object.entries(fields)) if (v !== undefined && k !== 'err') record[k] = v;
+  if (sev === 'W') record.severity = 'warning';
+  return JSON.stringify(record);
+}
+
+export function createLogger(opts: LoggerOptions, base: LogFields = {}): Logger {
+  const sink = opts.sink ?? stderrSink;
+  const now = opts.now ?? (() => new Date());
+  const emit = (sev: Severity, level: number, msg: string, fields: LogFields = {}): void => {
+    const all = { ...base, ...fields };
+    const d = now();
+    sink.write(opts.format === 'json' ? formatJson(sev, d, level, msg, all) : formatText(sev, d, msg, all));
+  };
+  return {
+    info: (msg, fields) => emit('I', 0, msg, fields),
+    warn: (msg, fields) => emit('W', 0, msg, fields),
+    error: (msg, fields) => emit('E', 0, msg, fields),
+    v(level) {
+      const enabled = opts.verbosity >= level;
+      return { enabled, info: (msg, fields) => (enabled ? emit('I', level, msg, fields) : undefined) };
+    },
+    with: (fields) => createLogger(opts, { ...base, ...fields }),
+  };
+}
+
+/** A logger that drops everything; for unit tests of parts that log. */
+export const nullLogger: Logger = createLogger({ format: 'text', verbosity: -1, sink: { write: () => {} } });
+
+/** Collects lines in memory; for tests that assert what was logged. */
+export function memoryLogger(verbosity = 10): { logger: Logger; lines: string[] } {
+  const lines: string[] = [];
+  return { logger: createLogger({ format: 'json', verbosity, sink: { write: (l) => lines.push(l) } }), lines };
+}
