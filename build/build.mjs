@@ -1,0 +1,63 @@
+// Bundles bootlet into one CommonJS file with esbuild and turns it into a single executable with
+// Node's own Single Executable Applications support (no download: it uses the node running this).
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync, readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const out = join(root, 'build', 'out');
+const exe = join(root, 'build', 'bootlet');
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+
+function newestMtime(dir) {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
+  }
+  return newest;
+}
+
+if (process.argv.includes('--if-missing') && existsSync(exe) && statSync(exe).mtimeMs > newestMtime(join(root, 'src'))) {
+  console.log('build/bootlet is up to date');
+  process.exit(0);
+}
+if (process.argv.includes('--if-missing')) {
+  execFileSync('npm', ['run', 'gen'], { cwd: root, stdio: 'inherit' });
+}
+
+mkdirSync(out, { recursive: true });
+const bundle = join(out, 'bootlet.cjs');
+const t0 = Date.now();
+await build({
+  entryPoints: [join(root, 'src', 'main.ts')],
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  outfile: bundle,
+  define: { __BOOTLET_VERSION__: JSON.stringify(pkg.version) },
+  legalComments: 'none',
+  logLevel: 'warning',
+});
+console.log(`bundled ${bundle} (${Math.round(statSync(bundle).size / 1024)} KiB) in ${Date.now() - t0} ms`);
+
+// Single executable: the blob carries the bundle and its V8 code cache.
+const seaConfig = join(out, 'sea-config.json');
+const blob = join(out, 'sea-prep.blob');
+writeFileSync(seaConfig, JSON.stringify({ main: bundle, output: blob, disableExperimentalSEAWarning: true, useCodeCache: true }));
+execFileSync(process.execPath, ['--experimental-sea-config', seaConfig], { stdio: 'inherit' });
+const tmpExe = exe + '.tmp';
+copyFileSync(process.execPath, tmpExe);
+chmodSync(tmpExe, 0o755);
+try {
+  execFileSync('strip', [tmpExe], { stdio: ['ignore', 'inherit', 'ignore'] });
+} catch {
+  console.log('strip not available: the executable keeps its symbols');
+}
+const postject = join(root, 'node_modules', 'postject', 'dist', 'cli.js');
+execFileSync(process.execPath, [postject, tmpExe, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2'], { stdio: 'inherit' });
+renameSync(tmpExe, exe);
+console.log(`built ${exe} (${Math.round(statSync(exe).size / 1024 / 1024)} MB)`);

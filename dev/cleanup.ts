@@ -1,0 +1,8 @@
+// `npx tsx dev/cleanup.ts`: removes private containerds (and their containers and mounts) that
+// crashed or interrupted test runs left under .tmp/. Instances of live test runs and of
+// `npm run up` are left alone. .ci/run calls it on exit.
+import { cleanupStaleContainerds } from './containerd.js';
+
+const cleaned = await cleanupStaleContainerds();
+for (const dir of cleaned) console.log(`removed stale private containerd ${dir}`);
+if (cleaned.length === 0) console.log('no stale private containerd');

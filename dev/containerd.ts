@@ -1,0 +1,474 @@
+// A private containerd for tests, bench and `npm run up`: its own config, sockets, root and state
+// under .tmp/, started detached with setsid and stopped by its PID. It never touches a system
+// containerd (/run/containerd/containerd.sock, /var/lib/containerd).
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { CommandError, isAlive, run, sleep, tryRun } from './exec.js';
+import { unmountAllUnder } from './mounts.js';
+import { REPO_ROOT, TMP_BASE } from './paths.js';
+
+export interface PrivateContainerd {
+  /** `unix:///abs/path/containerd.sock`, what a CRI client or `--container-runtime-endpoint` takes. */
+  endpoint: string;
+  socket: string;
+  root: string;
+  state: string;
+  dir: string;
+  pid: number;
+  snapshotter: 'overlayfs' | 'native';
+  stop(): Promise<void>;
+  /** Runs `ctr --address SOCK -n k8s.io ...args` and returns its stdout. */
+  ctr(args: string[], opts?: { timeoutMs?: number }): Promise<string>;
+}
+
+export interface StartContainerdOptions {
+  /** Directory to hold everything; default a fresh one under .tmp/. */
+  dir?: string;
+  /** Part of the default dir name, to tell instances apart. */
+  name?: string;
+  /** Image the CRI plugin uses for sandboxes. */
+  sandboxImage?: string;
+  /**
+   * Kept across runs (`npm run up`): not removed by cleanupStaleContainerds when the process that
+   * started it exits.
+   */
+  persistent?: boolean;
+  /** Force a snapshotter; default overlayfs when an overlay mount works here, else native. */
+  snapshotter?: 'overlayfs' | 'native';
+  /** How long to wait for the socket and the CRI plugin; default 90 s. */
+  startTimeoutMs?: number;
+}
+
+/** What a running instance writes about itself, so a later run can clean it up after a crash. */
+interface InstanceRecord {
+  pid: number;
+  ownerPid: number;
+  /** Start time of the owner (clock ticks since boot), so a recycled pid is not taken for it. */
+  ownerStart: number;
+  persistent: boolean;
+  dir: string;
+  socketDir: string;
+  socket: string;
+  root: string;
+  state: string;
+  startedAt: string;
+}
+
+export const RECORD_FILE = 'bootlet-containerd.json';
+export const K8S_NAMESPACE = 'k8s.io';
+const DEFAULT_SANDBOX_IMAGE = 'bootlet.local/pause:3.10';
+/** sun_path is 108 bytes including the NUL; leave room for the `.ttrpc` suffix containerd adds. */
+const MAX_SOCKET_PATH = 100;
+
+export async function startContainerd(opts: StartContainerdOptions = {}): Promise<PrivateContainerd> {
+  await cleanupStaleContainerds();
+  const name = (opts.name ?? 'test').replace(/[^a-zA-Z0-9_.-]/g, '-').slice(0, 24);
+  const dir = path.resolve(opts.dir ?? path.join(TMP_BASE, `containerd-${name}-${randomBytes(4).toString('hex')}`));
+  fs.mkdirSync(dir, { recursive: true });
+
+  let socketDir = dir;
+  if (path.join(dir, 'containerd.sock').length > MAX_SOCKET_PATH) {
+    socketDir = fs.mkdtempSync('/tmp/bootlet-cd-');
+  }
+  const socket = path.join(socketDir, 'containerd.sock');
+  const root = path.join(dir, 'root');
+  const state = path.join(dir, 'state');
+  for (const d of [root, state, path.join(dir, 'opt'), path.join(dir, 'cni', 'bin'), path.join(dir, 'cni', 'net.d')]) {
+    fs.mkdirSync(d, { recursive: true });
+  }
+  const snapshotter = opts.snapshotter ?? (process.env.BOOTLET_SNAPSHOTTER === 'native' || !(await overlayWorks(dir)) ? 'native' : 'overlayfs');
+  fs.writeFileSync(
+    path.join(dir, 'config.toml'),
+    containerdConfig({ socket, root, state, dir, snapshotter, sandboxImage: opts.sandboxImage ?? DEFAULT_SANDBOX_IMAGE }),
+  );
+
+  const logPath = path.join(dir, 'containerd.log');
+  const logFd = fs.openSync(logPath, 'a');
+  // detached: Node calls setsid() in the child, so containerd gets its own session and process
+  // group (what `setsid containerd ...` does) and the spawned pid is containerd's own; a Ctrl-C
+  // in the terminal of a test run does not reach it, stop() does.
+  const child = spawn(
+    'containerd',
+    ['--config', path.join(dir, 'config.toml'), '--address', socket, '--root', root, '--state', state],
+    { detached: true, stdio: ['ignore', logFd, logFd], cwd: dir },
+  );
+  fs.closeSync(logFd);
+  const pid = child.pid;
+  if (!pid) throw new Error(`could not spawn containerd: ${tail(logPath)}`);
+  child.unref();
+  let exited: string | undefined;
+  child.on('exit', (code, sig) => {
+    exited = `containerd exited early (code ${code}, signal ${sig})`;
+  });
+
+  const record: InstanceRecord = {
+    pid,
+    ownerPid: process.pid,
+    ownerStart: processStartTime(process.pid),
+    persistent: opts.persistent ?? false,
+    dir,
+    socketDir,
+    socket,
+    root,
+    state,
+    startedAt: new Date().toISOString(),
+  };
+  fs.writeFileSync(path.join(dir, RECORD_FILE), JSON.stringify(record, null, 2));
+
+  const ctr = (args: string[], o: { timeoutMs?: number } = {}): Promise<string> =>
+    run('ctr', ['--address', socket, '-n', K8S_NAMESPACE, ...args], { timeoutMs: o.timeoutMs ?? 120_000 });
+
+  const instance: PrivateContainerd = {
+    endpoint: `unix://${socket}`,
+    socket,
+    root,
+    state,
+    dir,
+    pid,
+    snapshotter,
+    ctr,
+    stop: () => stopInstance(record),
+  };
+
+  const deadline = Date.now() + (opts.startTimeoutMs ?? 90_000);
+  let last = '';
+  for (;;) {
+    if (exited) {
+      await stopInstance(record);
+      throw new Error(`${exited}; log ${logPath}:\n${tail(logPath)}`);
+    }
+    try {
+      const plugins = await run('ctr', ['--address', socket, 'plugins', 'ls'], { timeoutMs: 10_000 });
+      const cri = plugins.split('\n').find((l) => /\bio\.containerd\.grpc\.v1\s+cri\b/.test(l));
+      if (cri && /\bok\s*$/.test(cri)) break;
+      last = cri ? `cri plugin: ${cri.trim()}` : 'cri plugin not listed yet';
+      if (cri && /\berror\s*$/.test(cri)) {
+        await stopInstance(record);
+        throw new Error(`containerd's CRI plugin failed to load; log ${logPath}:\n${tail(logPath)}`);
+      }
+    } catch (e) {
+      if (!(e instanceof CommandError)) throw e;
+      last = e.message;
+    }
+    if (Date.now() > deadline) {
+      await stopInstance(record);
+      throw new Error(`containerd did not get ready at ${socket} (last: ${last}); log ${logPath}:\n${tail(logPath)}`);
+    }
+    await sleep(100);
+  }
+  return instance;
+}
+
+/**
+ * Kills, unmounts and removes private containerds whose starting process is gone (a crashed or
+ * interrupted earlier run). Instances started with `persistent` are left alone.
+ */
+export async function cleanupStaleContainerds(base: string = TMP_BASE): Promise<string[]> {
+  const cleaned: string[] = [];
+  if (!fs.existsSync(base)) return cleaned;
+  for (const entry of fs.readdirSync(base)) {
+    if (!entry.startsWith('containerd-')) continue;
+    const dir = path.join(base, entry);
+    const record = readRecord(dir);
+    if (!record) {
+      // A dir without a record is a start that died before writing it, or a half-removed one.
+      const age = Date.now() - statMtime(dir);
+      if (age > 60_000) {
+        await unmountAllUnder(dir);
+        fs.rmSync(dir, { recursive: true, force: true });
+        cleaned.push(dir);
+      }
+      continue;
+    }
+    if (record.persistent) continue;
+    if (isAlive(record.ownerPid) && processStartTime(record.ownerPid) === record.ownerStart) continue;
+    await stopInstance(record);
+    cleaned.push(dir);
+  }
+  return cleaned;
+}
+
+/** Stops an instance that a record describes; also used by `npm run up -- --down`. */
+export async function stopContainerdAt(dir: string): Promise<boolean> {
+  const record = readRecord(dir);
+  if (!record) return false;
+  await stopInstance(record);
+  return true;
+}
+
+function readRecord(dir: string): InstanceRecord | undefined {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(dir, RECORD_FILE), 'utf8')) as InstanceRecord;
+  } catch {
+    return undefined;
+  }
+}
+
+function statMtime(p: string): number {
+  try {
+    return fs.statSync(p).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
+const stopping = new Map<string, Promise<void>>();
+
+function stopInstance(r: InstanceRecord): Promise<void> {
+  let p = stopping.get(r.dir);
+  if (!p) {
+    p = doStop(r).finally(() => stopping.delete(r.dir));
+    stopping.set(r.dir, p);
+  }
+  return p;
+}
+
+async function doStop(r: InstanceRecord): Promise<void> {
+  // The recorded pid, and any containerd serving our socket (should the record be off).
+  const daemons = new Set(allPids().filter((p) => isOurContainerd(p, r.socket)));
+  if (isAlive(r.pid) && isOurContainerd(r.pid, r.socket)) daemons.add(r.pid);
+  const containerIds = listTaskIds(r.state);
+  if (daemons.size > 0) await removeAllTasks(r.socket);
+  const signal = (sig: NodeJS.Signals) => {
+    for (const p of daemons) {
+      try {
+        process.kill(p, sig);
+      } catch {
+        /* already gone */
+      }
+    }
+  };
+  const anyAlive = () => [...daemons].some(isAlive);
+  signal('SIGTERM');
+  const deadline = Date.now() + 10_000;
+  while (anyAlive() && Date.now() < deadline) await sleep(50);
+  if (anyAlive()) {
+    signal('SIGKILL');
+    const hard = Date.now() + 5_000;
+    while (anyAlive() && Date.now() < hard) await sleep(50);
+  }
+  if (anyAlive()) {
+    // Never pull the root from under a running daemon.
+    process.stderr.write(`bootlet dev: containerd ${[...daemons].join(',')} would not die; left ${r.dir}\n`);
+    return;
+  }
+  // Shims outlive containerd; they and the containers under them are found by our socket path.
+  await killShimsOf(r.socket);
+  const left = await unmountAllUnder(r.dir, r.root, r.state);
+  removeCgroups(containerIds);
+  fs.rmSync(path.join(r.dir, RECORD_FILE), { force: true });
+  if (left.length === 0) fs.rmSync(r.dir, { recursive: true, force: true });
+  else process.stderr.write(`bootlet dev: could not unmount ${left.join(', ')}; left ${r.dir}\n`);
+  if (r.socketDir !== r.dir) fs.rmSync(r.socketDir, { recursive: true, force: true });
+}
+
+/** Best effort through ctr: kill every task, delete it, delete its container and snapshot. */
+async function removeAllTasks(socket: string): Promise<void> {
+  const ctr = (args: string[]) =>
+    tryRun('ctr', ['--address', socket, '-n', K8S_NAMESPACE, ...args], { timeoutMs: 20_000 });
+  const tasks = (await ctr(['tasks', 'ls', '-q'])) ?? '';
+  const ids = tasks.split('\n').map((s) => s.trim()).filter(Boolean);
+  await Promise.all(ids.map((id) => ctr(['tasks', 'kill', '-s', 'SIGKILL', id])));
+  await Promise.all(ids.map((id) => ctr(['tasks', 'rm', '-f', id])));
+  const containers = ((await ctr(['containers', 'ls', '-q'])) ?? '').split('\n').map((s) => s.trim()).filter(Boolean);
+  for (let i = 0; i < containers.length; i += 16) {
+    await ctr(['containers', 'rm', ...containers.slice(i, i + 16)]);
+  }
+}
+
+function readCmdline(pid: number): string[] {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+  } catch {
+    return [];
+  }
+}
+
+function isOurContainerd(pid: number, socket: string): boolean {
+  const argv = readCmdline(pid);
+  return argv.some((a) => a.endsWith('containerd')) && argv.includes(socket);
+}
+
+function allPids(): number[] {
+  return fs
+    .readdirSync('/proc')
+    .filter((e) => /^\d+$/.test(e))
+    .map(Number);
+}
+
+function statFields(pid: number): string[] {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name, which may itself hold spaces and parentheses.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return [];
+  }
+}
+
+function processStartTime(pid: number): number {
+  return Number(statFields(pid)[19] ?? 0);
+}
+
+function parentOf(pid: number): number {
+  return Number(statFields(pid)[1] ?? 0);
+}
+
+async function killShimsOf(socket: string): Promise<void> {
+  const pids = allPids();
+  const shims = pids.filter((p) => {
+    const argv = readCmdline(p);
+    if (!argv[0]?.includes('containerd-shim')) return false;
+    const i = argv.indexOf('-address');
+    return i >= 0 && argv[i + 1] === socket;
+  });
+  if (shims.length === 0) return;
+  const children = new Map<number, number[]>();
+  for (const p of pids) {
+    const pp = parentOf(p);
+    children.set(pp, [...(children.get(pp) ?? []), p]);
+  }
+  const victims: number[] = [];
+  const walk = (p: number) => {
+    victims.push(p);
+    for (const c of children.get(p) ?? []) walk(c);
+  };
+  shims.forEach(walk);
+  // Children first, so a shim does not restart or reap-race them.
+  for (const p of victims.reverse()) {
+    try {
+      process.kill(p, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+  }
+  const deadline = Date.now() + 5_000;
+  while (victims.some(isAlive) && Date.now() < deadline) await sleep(50);
+}
+
+function listTaskIds(state: string): string[] {
+  try {
+    return fs.readdirSync(path.join(state, 'io.containerd.runtime.v2.task', K8S_NAMESPACE));
+  } catch {
+    return [];
+  }
+}
+
+/** Empty cgroups runc made for our containers (cgroupfs driver), in every v1 hierarchy and v2. */
+function removeCgroups(ids: string[]): void {
+  if (ids.length === 0) return;
+  let hierarchies: string[] = [];
+  try {
+    hierarchies = fs.readdirSync('/sys/fs/cgroup').map((h) => path.join('/sys/fs/cgroup', h));
+  } catch {
+    return;
+  }
+  hierarchies.push('/sys/fs/cgroup');
+  for (const h of hierarchies) {
+    for (const parent of [h, path.join(h, K8S_NAMESPACE)]) {
+      for (const id of ids) {
+        try {
+          fs.rmdirSync(path.join(parent, id));
+        } catch {
+          /* not there, or still busy */
+        }
+      }
+    }
+  }
+}
+
+/** Whether overlayfs can be mounted with upper and work dirs on the filesystem holding `dir`. */
+async function overlayWorks(dir: string): Promise<boolean> {
+  const t = fs.mkdtempSync(path.join(dir, 'overlay-check-'));
+  const [lower, upper, work, merged] = ['lower', 'upper', 'work', 'merged'].map((d) => path.join(t, d)) as [
+    string,
+    string,
+    string,
+    string,
+  ];
+  for (const d of [lower, upper, work, merged]) fs.mkdirSync(d);
+  try {
+    await run('mount', ['-t', 'overlay', 'overlay', '-o', `lowerdir=${lower},upperdir=${upper},workdir=${work}`, merged], {
+      timeoutMs: 10_000,
+    });
+    await run('umount', [merged], { timeoutMs: 10_000 });
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await unmountAllUnder(t);
+    fs.rmSync(t, { recursive: true, force: true });
+  }
+}
+
+function tail(file: string, lines = 40): string {
+  try {
+    return fs.readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}
+
+function toml(s: string): string {
+  return JSON.stringify(s);
+}
+
+function containerdConfig(c: {
+  socket: string;
+  root: string;
+  state: string;
+  dir: string;
+  snapshotter: string;
+  sandboxImage: string;
+}): string {
+  const cri = 'plugins."io.containerd.grpc.v1.cri"';
+  return `# Written by bootlet dev/containerd.ts; a private instance for tests (repo ${REPO_ROOT}).
+version = 2
+root = ${toml(c.root)}
+state = ${toml(c.state)}
+# Snapshotters that cannot work here, or that would share host state with a system containerd.
+disabled_plugins = [
+  "io.containerd.snapshotter.v1.aufs",
+  "io.containerd.snapshotter.v1.btrfs",
+  "io.containerd.snapshotter.v1.zfs",
+  "io.containerd.snapshotter.v1.devmapper",
+  "io.containerd.tracing.processor.v1.otlp",
+  "io.containerd.internal.v1.tracing",
+]
+
+[grpc]
+  address = ${toml(c.socket)}
+
+[ttrpc]
+  address = ${toml(c.socket + '.ttrpc')}
+
+[debug]
+  address = ${toml(path.join(path.dirname(c.socket), 'debug.sock'))}
+  level = "info"
+
+[metrics]
+  address = ""
+
+[plugins]
+  [plugins."io.containerd.internal.v1.opt"]
+    path = ${toml(path.join(c.dir, 'opt'))}
+  [${cri}]
+    sandbox_image = ${toml(c.sandboxImage)}
+    # runc fails with "can't get final child's PID from pipe" when asked to lower its own score.
+    restrict_oom_score_adj = true
+    stream_server_address = "127.0.0.1"
+    stream_server_port = "0"
+    enable_selinux = false
+    disable_apparmor = true
+    [${cri}.containerd]
+      snapshotter = ${toml(c.snapshotter)}
+      default_runtime_name = "runc"
+      [${cri}.containerd.runtimes.runc]
+        runtime_type = "io.containerd.runc.v2"
+    [${cri}.cni]
+      bin_dir = ${toml(path.join(c.dir, 'cni', 'bin'))}
+      conf_dir = ${toml(path.join(c.dir, 'cni', 'net.d'))}
+`;
+}

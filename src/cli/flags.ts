@@ -1,0 +1,133 @@
+// The command line, with the kubelet's flag names. Unknown flags and bad values are errors that
+// name the flag: bootlet never silently ignores what an operator asked for.
+import { isIP } from 'node:net';
+import { parseDuration } from './duration.js';
+
+export interface FlagValues {
+  podManifestPath?: string;
+  containerRuntimeEndpoint?: string;
+  hostnameOverride?: string;
+  nodeIP?: string;
+  config?: string;
+  rootDir?: string;
+  verbosity?: number;
+  loggingFormat?: 'text' | 'json';
+  fileCheckFrequencyMs?: number;
+  syncFrequencyMs?: number;
+  runtimeRequestTimeoutMs?: number;
+}
+
+export type Command = { kind: 'run'; flags: FlagValues } | { kind: 'version' } | { kind: 'help' };
+
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+interface FlagSpec {
+  key: keyof FlagValues;
+  help: string;
+  parse: (raw: string, flag: string) => FlagValues[keyof FlagValues];
+  placeholder: string;
+}
+
+const text = (raw: string, flag: string): string => {
+  if (raw.trim() === '') throw new UsageError(`invalid value "" for flag ${flag}: must not be empty`);
+  return raw;
+};
+
+const duration = (raw: string, flag: string): number => {
+  try {
+    return parseDuration(raw);
+  } catch (err) {
+    throw new UsageError(`invalid value "${raw}" for flag ${flag}: ${(err as Error).message}`);
+  }
+};
+
+export const FLAGS: Record<string, FlagSpec> = {
+  'pod-manifest-path': { key: 'podManifestPath', parse: text, placeholder: 'DIR|FILE', help: 'Directory (or single file) of static pod manifests (default /etc/kubernetes/manifests)' },
+  'container-runtime-endpoint': { key: 'containerRuntimeEndpoint', parse: text, placeholder: 'URL', help: 'CRI endpoint (default unix:///run/containerd/containerd.sock)' },
+  'hostname-override': { key: 'hostnameOverride', parse: text, placeholder: 'NAME', help: 'Node name to use instead of the hostname' },
+  'node-ip': {
+    key: 'nodeIP',
+    placeholder: 'IP',
+    help: 'IP address of the node (default: the first non-loopback IPv4 address)',
+    parse: (raw, flag) => {
+      if (isIP(raw) === 0) throw new UsageError(`invalid value "${raw}" for flag ${flag}: not an IP address`);
+      return raw;
+    },
+  },
+  config: { key: 'config', parse: text, placeholder: 'FILE', help: 'KubeletConfiguration file (kubelet.config.k8s.io/v1beta1); flags win over it' },
+  'root-dir': { key: 'rootDir', parse: text, placeholder: 'DIR', help: 'Directory for pod volumes and state (default /var/lib/kubelet)' },
+  v: {
+    key: 'verbosity',
+    placeholder: 'N',
+    help: 'Log verbosity (0-10)',
+    parse: (raw, flag) => {
+      const n = Number(raw);
+      if (!Number.isInteger(n) || n < 0) throw new UsageError(`invalid value "${raw}" for flag ${flag}: must be a non-negative integer`);
+      return n;
+    },
+  },
+  'logging-format': {
+    key: 'loggingFormat',
+    placeholder: 'text|json',
+    help: 'Log format: text (klog) or json',
+    parse: (raw, flag) => {
+      if (raw !== 'text' && raw !== 'json') throw new UsageError(`invalid value "${raw}" for flag ${flag}: must be "text" or "json"`);
+      return raw;
+    },
+  },
+  'file-check-frequency': { key: 'fileCheckFrequencyMs', parse: duration, placeholder: 'DURATION', help: 'Full rescan of the manifest path, a safety net for missed events (default 20s)' },
+  'sync-frequency': { key: 'syncFrequencyMs', parse: duration, placeholder: 'DURATION', help: 'Periodic resync of every pod (default 1m)' },
+  'runtime-request-timeout': { key: 'runtimeRequestTimeoutMs', parse: duration, placeholder: 'DURATION', help: 'Timeout of CRI calls except image pulls (default 2m)' },
+};
+
+/** Kubelet flags that exist but that this version of bootlet does not implement. */
+const KNOWN_UNSUPPORTED = new Set(['kubeconfig', 'bootstrap-kubeconfig', 'node-labels', 'register-with-taints', 'cgroup-driver', 'manifest-url', 'cluster-dns', 'cluster-domain']);
+
+function parseFlags(args: string[]): FlagValues {
+  const out: FlagValues = {};
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    const m = /^--?([a-z][a-z0-9-]*)(?:=(.*))?$/s.exec(arg);
+    if (!m) throw new UsageError(`unexpected argument "${arg}" (flags look like --name=value; see --help)`);
+    const name = m[1];
+    const spec = FLAGS[name];
+    if (!spec) {
+      if (KNOWN_UNSUPPORTED.has(name)) throw new UsageError(`flag --${name} is a kubelet flag that bootlet does not support yet`);
+      throw new UsageError(`unknown flag: --${name} (see --help)`);
+    }
+    let raw = m[2];
+    if (raw === undefined) {
+      raw = args[i + 1];
+      if (raw === undefined || raw.startsWith('--')) throw new UsageError(`flag needs an argument: --${name}`);
+      i++;
+    }
+    (out as Record<string, unknown>)[spec.key] = spec.parse(raw, `--${name}`);
+  }
+  return out;
+}
+
+export function parseCommandLine(argv: string[]): Command {
+  const [first, ...rest] = argv;
+  if (first === 'version' || first === '--version') return { kind: 'version' };
+  if (first === 'help' || argv.includes('--help') || argv.includes('-h')) return { kind: 'help' };
+  if (first === 'run') return { kind: 'run', flags: parseFlags(rest) };
+  return { kind: 'run', flags: parseFlags(argv) };
+}
+
+export function usage(): string {
+  const lines = [
+    'bootlet: a static-pod node agent. Runs the Pod manifests in a directory through the CRI.',
+    '',
+    'Usage:',
+    '  bootlet [flags]        run the agent',
+    '  bootlet version        print the version',
+    '',
+    'Flags (named as the kubelet names them; flags win over --config):',
+  ];
+  for (const [name, spec] of Object.entries(FLAGS)) {
+    lines.push(`  --${name} ${spec.placeholder}`.padEnd(44) + spec.help);
+  }
+  return lines.join('\n');
+}

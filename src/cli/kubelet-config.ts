@@ -1,0 +1,96 @@
+// Reads a KubeletConfiguration file (kubelet.config.k8s.io/v1beta1), the way kubeadm writes it.
+// The fields bootlet implements are applied; the others are named once in a warning, so a
+// kubeadm-written file works and nobody is misled into thinking a setting took effect.
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import { parseDuration } from './duration.js';
+
+export interface KubeletConfigValues {
+  staticPodPath?: string;
+  containerRuntimeEndpoint?: string;
+  podLogsDir?: string;
+  fileCheckFrequencyMs?: number;
+  syncFrequencyMs?: number;
+  runtimeRequestTimeoutMs?: number;
+  loggingFormat?: 'text' | 'json';
+  verbosity?: number;
+}
+
+export interface LoadedKubeletConfig {
+  values: KubeletConfigValues;
+  /** Field names present in the file that bootlet does not implement. */
+  ignored: string[];
+}
+
+export class ConfigFileError extends Error {
+  override name = 'ConfigFileError';
+}
+
+const APPLIED = new Set(['apiVersion', 'kind', 'staticPodPath', 'containerRuntimeEndpoint', 'podLogsDir', 'fileCheckFrequency', 'syncFrequency', 'runtimeRequestTimeout', 'logging']);
+
+function str(file: string, obj: Record<string, unknown>, field: string): string | undefined {
+  const v = obj[field];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'string' || v === '') throw new ConfigFileError(`${file}: ${field}: must be a non-empty string`);
+  return v;
+}
+
+function dur(file: string, obj: Record<string, unknown>, field: string): number | undefined {
+  const v = str(file, obj, field);
+  if (v === undefined) return undefined;
+  try {
+    return parseDuration(v);
+  } catch (err) {
+    throw new ConfigFileError(`${file}: ${field}: ${(err as Error).message}`);
+  }
+}
+
+export function parseKubeletConfig(file: string, content: string): LoadedKubeletConfig {
+  let doc: unknown;
+  try {
+    doc = parse(content, { prettyErrors: true });
+  } catch (err) {
+    throw new ConfigFileError(`${file}: ${(err as Error).message.split('\n')[0]}`);
+  }
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new ConfigFileError(`${file}: not a KubeletConfiguration object`);
+  const obj = doc as Record<string, unknown>;
+  if (obj.kind !== 'KubeletConfiguration') throw new ConfigFileError(`${file}: kind is ${JSON.stringify(obj.kind ?? null)}, want "KubeletConfiguration"`);
+  if (obj.apiVersion !== 'kubelet.config.k8s.io/v1beta1') {
+    throw new ConfigFileError(`${file}: apiVersion is ${JSON.stringify(obj.apiVersion ?? null)}, want "kubelet.config.k8s.io/v1beta1"`);
+  }
+  const values: KubeletConfigValues = {
+    staticPodPath: str(file, obj, 'staticPodPath'),
+    containerRuntimeEndpoint: str(file, obj, 'containerRuntimeEndpoint'),
+    podLogsDir: str(file, obj, 'podLogsDir'),
+    fileCheckFrequencyMs: dur(file, obj, 'fileCheckFrequency'),
+    syncFrequencyMs: dur(file, obj, 'syncFrequency'),
+    runtimeRequestTimeoutMs: dur(file, obj, 'runtimeRequestTimeout'),
+  };
+  const logging = obj.logging;
+  if (logging !== undefined && logging !== null) {
+    if (typeof logging !== 'object') throw new ConfigFileError(`${file}: logging: must be an object`);
+    const l = logging as Record<string, unknown>;
+    if (l.format !== undefined) {
+      if (l.format !== 'text' && l.format !== 'json') throw new ConfigFileError(`${file}: logging.format: must be "text" or "json"`);
+      values.loggingFormat = l.format;
+    }
+    if (l.verbosity !== undefined) {
+      if (!Number.isInteger(l.verbosity) || (l.verbosity as number) < 0) throw new ConfigFileError(`${file}: logging.verbosity: must be a non-negative integer`);
+      values.verbosity = l.verbosity as number;
+    }
+  }
+  if (values.podLogsDir !== undefined && !values.podLogsDir.startsWith('/')) throw new ConfigFileError(`${file}: podLogsDir: must be an absolute path`);
+  const ignored = Object.keys(obj).filter((k) => !APPLIED.has(k));
+  return { values, ignored };
+}
+
+export function loadKubeletConfig(file: string): LoadedKubeletConfig {
+  let content: string;
+  try {
+    content = readFileSync(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new ConfigFileError(`cannot read config file ${file}: ${code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
+  }
+  return parseKubeletConfig(file, content);
+}

@@ -1,0 +1,72 @@
+// The agent's settings: defaults, then the config file, then flags (flags win, as in the kubelet).
+import { hostname, networkInterfaces } from 'node:os';
+import { resolve } from 'node:path';
+import { UsageError, type FlagValues } from './flags.js';
+import { loadKubeletConfig } from './kubelet-config.js';
+
+export interface BootletOptions {
+  podManifestPath: string;
+  containerRuntimeEndpoint: string;
+  nodeName: string;
+  nodeIP: string;
+  rootDir: string;
+  podLogsDir: string;
+  fileCheckFrequencyMs: number;
+  syncFrequencyMs: number;
+  runtimeRequestTimeoutMs: number;
+  verbosity: number;
+  loggingFormat: 'text' | 'json';
+  configFile?: string;
+  /** KubeletConfiguration fields present but not implemented; warned about at start. */
+  ignoredConfigFields: string[];
+}
+
+export const DEFAULTS = {
+  podManifestPath: '/etc/kubernetes/manifests',
+  containerRuntimeEndpoint: 'unix:///run/containerd/containerd.sock',
+  rootDir: '/var/lib/kubelet',
+  podLogsDir: '/var/log/pods',
+  fileCheckFrequencyMs: 20_000,
+  syncFrequencyMs: 60_000,
+  runtimeRequestTimeoutMs: 120_000,
+  verbosity: 0,
+  loggingFormat: 'text' as const,
+};
+
+/** The node name as the kubelet makes it: override or hostname, trimmed and lowercased. */
+export function nodeNameFrom(override: string | undefined): string {
+  return (override ?? hostname()).trim().toLowerCase();
+}
+
+export function detectNodeIP(): string {
+  const all = Object.values(networkInterfaces()).flat();
+  const v4 = all.find((a) => a && a.family === 'IPv4' && !a.internal);
+  const v6 = all.find((a) => a && a.family === 'IPv6' && !a.internal && !a.address.startsWith('fe80'));
+  return v4?.address ?? v6?.address ?? '127.0.0.1';
+}
+
+function positive(name: string, ms: number): number {
+  if (!(ms > 0)) throw new UsageError(`${name} must be greater than 0`);
+  return ms;
+}
+
+export function resolveOptions(flags: FlagValues): BootletOptions {
+  const file = flags.config ? loadKubeletConfig(flags.config) : undefined;
+  const cfg = file?.values ?? {};
+  const pick = <T>(flag: T | undefined, fromFile: T | undefined, dflt: T): T => flag ?? fromFile ?? dflt;
+  return {
+    podManifestPath: resolve(pick(flags.podManifestPath, cfg.staticPodPath, DEFAULTS.podManifestPath)),
+    containerRuntimeEndpoint: pick(flags.containerRuntimeEndpoint, cfg.containerRuntimeEndpoint, DEFAULTS.containerRuntimeEndpoint),
+    nodeName: nodeNameFrom(flags.hostnameOverride),
+    nodeIP: flags.nodeIP ?? detectNodeIP(),
+    rootDir: resolve(flags.rootDir ?? DEFAULTS.rootDir),
+    podLogsDir: resolve(cfg.podLogsDir ?? DEFAULTS.podLogsDir),
+    fileCheckFrequencyMs: positive('fileCheckFrequency', pick(flags.fileCheckFrequencyMs, cfg.fileCheckFrequencyMs, DEFAULTS.fileCheckFrequencyMs)),
+    syncFrequencyMs: positive('syncFrequency', pick(flags.syncFrequencyMs, cfg.syncFrequencyMs, DEFAULTS.syncFrequencyMs)),
+    runtimeRequestTimeoutMs: positive('runtimeRequestTimeout', pick(flags.runtimeRequestTimeoutMs, cfg.runtimeRequestTimeoutMs, DEFAULTS.runtimeRequestTimeoutMs)),
+    verbosity: pick(flags.verbosity, cfg.verbosity, DEFAULTS.verbosity),
+    loggingFormat: pick(flags.loggingFormat, cfg.loggingFormat, DEFAULTS.loggingFormat),
+    configFile: flags.config,
+    ignoredConfigFields: file?.ignored ?? [],
+  };
+}

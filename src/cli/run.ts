@@ -1,0 +1,122 @@
+// Wires the pipeline together: manifest directory → desired pods → pod workers → CRI, with the
+// PLEG waking workers. Every start-up problem is one clear line and a non-zero exit.
+import { readFileSync } from 'node:fs';
+import { startFileSource } from '../config/file-source.js';
+import { createLogger, type Logger } from '../log/logger.js';
+import { RelistPleg } from '../pleg/relist-pleg.js';
+import { PodWorkers } from '../podworkers/pod-workers.js';
+import { connectRuntime, RuntimeConnectError } from '../runtime/cri-client.js';
+import { CriPodRuntime } from '../runtime/pod-operations.js';
+import { listRuntimePods } from '../runtime/runtime-pods.js';
+import { BOOTLET_VERSION } from '../version.js';
+import { formatDuration } from './duration.js';
+import { parseCommandLine, usage, UsageError } from './flags.js';
+import { ConfigFileError } from './kubelet-config.js';
+import { resolveOptions, type BootletOptions } from './options.js';
+
+const PLEG_RELIST_PERIOD_MS = 1000;
+
+function fail(message: string): never {
+  process.stderr.write(`bootlet: ${message}\n`);
+  process.exit(1);
+}
+
+function readResolvConf(): string {
+  try {
+    return readFileSync('/etc/resolv.conf', 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+async function runAgent(opts: BootletOptions, logger: Logger): Promise<void> {
+  logger.info('Starting bootlet', {
+    version: BOOTLET_VERSION,
+    node: opts.nodeName,
+    nodeIP: opts.nodeIP,
+    podManifestPath: opts.podManifestPath,
+    containerRuntimeEndpoint: opts.containerRuntimeEndpoint,
+    fileCheckFrequency: formatDuration(opts.fileCheckFrequencyMs),
+    syncFrequency: formatDuration(opts.syncFrequencyMs),
+  });
+  if (opts.ignoredConfigFields.length > 0) {
+    logger.warn('KubeletConfiguration fields not implemented by bootlet are ignored', { file: opts.configFile, fields: opts.ignoredConfigFields.join(',') });
+  }
+  logger.info('No --kubeconfig: running standalone, no API server will be contacted');
+
+  const { runtime, images, version } = await connectRuntime(opts.containerRuntimeEndpoint, { requestTimeoutMs: opts.runtimeRequestTimeoutMs });
+  logger.info('Container runtime initialized', { containerRuntime: version.runtimeName, version: version.runtimeVersion, apiVersion: version.runtimeApiVersion });
+
+  const podRuntime = new CriPodRuntime({
+    runtime,
+    images,
+    rootDir: opts.rootDir,
+    podLogsDir: opts.podLogsDir,
+    nodeName: opts.nodeName,
+    nodeIP: opts.nodeIP,
+    resolvConf: readResolvConf(),
+    logger,
+  });
+  const workers = new PodWorkers({ runtime: podRuntime, logger, syncFrequencyMs: opts.syncFrequencyMs });
+  const pleg = new RelistPleg({ runtime, periodMs: PLEG_RELIST_PERIOD_MS, logger, onEvent: (e) => workers.wake(e.podUid) });
+
+  const source = startFileSource({
+    path: opts.podManifestPath,
+    nodeName: opts.nodeName,
+    fileCheckFrequencyMs: opts.fileCheckFrequencyMs,
+    logger,
+    events: {
+      update: (u) => workers.apply(u),
+      error: () => {}, // the file source logs each refused manifest once, with file and reason
+      warning: () => {},
+      ready: () => {
+        // Only now is the desired set complete: what runs without a manifest can be told apart.
+        listRuntimePods(runtime)
+          .then((found) => {
+            logger.info('Manifests read, adopting running pods', { runtimePods: found.size });
+            workers.adoptRuntimePods(found);
+            pleg.start();
+          })
+          .catch((err: unknown) => fail(`reading pods back from the runtime: ${err instanceof Error ? err.message : String(err)}`));
+      },
+    },
+  });
+
+  const shutdown = (signal: string): void => {
+    logger.info('Shutting down, leaving pods running', { signal });
+    pleg.stop();
+    workers.shutdown();
+    void source.stop().finally(() => {
+      runtime.close();
+      process.exit(0);
+    });
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+}
+
+export async function main(argv: string[]): Promise<void> {
+  let opts: BootletOptions;
+  try {
+    const cmd = parseCommandLine(argv);
+    if (cmd.kind === 'help') {
+      process.stdout.write(usage() + '\n');
+      return;
+    }
+    if (cmd.kind === 'version') {
+      process.stdout.write(`bootlet v${BOOTLET_VERSION}\n`);
+      return;
+    }
+    opts = resolveOptions(cmd.flags);
+  } catch (err) {
+    if (err instanceof UsageError || err instanceof ConfigFileError) fail(err.message);
+    throw err;
+  }
+  const logger = createLogger({ format: opts.loggingFormat, verbosity: opts.verbosity });
+  try {
+    await runAgent(opts, logger);
+  } catch (err) {
+    if (err instanceof RuntimeConnectError) fail(err.message);
+    throw err;
+  }
+}

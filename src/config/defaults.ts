@@ -1,0 +1,97 @@
+// The core/v1 scheme defaults the kubelet's decoder applies to a manifest (reference §1.6). They are
+// applied before hashing, so two manifests that differ only in spelling out a default get the same
+// UID, as in the kubelet.
+import type { Container, HTTPGetAction, Pod, PodSpec, Probe, Volume, ObjectFieldSelector } from 'kubernetes-types/core/v1';
+
+/** Kubernetes' DefaultMode for secret/configMap/downwardAPI/projected files: 0644. */
+const DEFAULT_FILE_MODE = 0o644;
+
+/** `Always` for `:latest` or an untagged, undigested reference; otherwise `IfNotPresent`. */
+export function defaultImagePullPolicy(image: string): 'Always' | 'IfNotPresent' {
+  if (image.includes('@')) return 'IfNotPresent';
+  const lastSlash = image.lastIndexOf('/');
+  const lastColon = image.lastIndexOf(':');
+  // A colon before the last slash is a registry port (`registry:5000/app`), not a tag.
+  const tag = lastColon > lastSlash ? image.slice(lastColon + 1) : '';
+  return tag === '' || tag === 'latest' ? 'Always' : 'IfNotPresent';
+}
+
+function defaultHttpGet(h: HTTPGetAction | undefined): void {
+  if (!h) return;
+  h.path ||= '/';
+  h.scheme ||= 'HTTP';
+}
+
+function defaultProbe(p: Probe | undefined): void {
+  if (!p) return;
+  p.timeoutSeconds ||= 1;
+  p.periodSeconds ||= 10;
+  p.successThreshold ||= 1;
+  p.failureThreshold ||= 3;
+  defaultHttpGet(p.httpGet);
+}
+
+function defaultFieldRef(f: ObjectFieldSelector | undefined): void {
+  if (f) f.apiVersion ||= 'v1';
+}
+
+function defaultContainer(c: Container, hostNetwork: boolean): void {
+  if (c.image) c.imagePullPolicy ||= defaultImagePullPolicy(c.image);
+  c.terminationMessagePath ||= '/dev/termination-log';
+  c.terminationMessagePolicy ||= 'File';
+  for (const p of c.ports ?? []) {
+    p.protocol ||= 'TCP';
+    if (hostNetwork && !p.hostPort) p.hostPort = p.containerPort;
+  }
+  const limits = c.resources?.limits;
+  if (c.resources && limits && Object.keys(limits).length > 0) {
+    const requests = (c.resources.requests ??= {});
+    for (const [name, q] of Object.entries(limits)) if (!(name in requests)) requests[name] = q;
+  }
+  defaultProbe(c.livenessProbe);
+  defaultProbe(c.readinessProbe);
+  defaultProbe(c.startupProbe);
+  defaultHttpGet(c.lifecycle?.postStart?.httpGet);
+  defaultHttpGet(c.lifecycle?.preStop?.httpGet);
+  for (const e of c.env ?? []) defaultFieldRef(e.valueFrom?.fieldRef);
+}
+
+/** The volume source keys the API knows; a volume naming none of them is an emptyDir. */
+export const VOLUME_SOURCES = [
+  'hostPath', 'emptyDir', 'gcePersistentDisk', 'awsElasticBlockStore', 'gitRepo', 'secret', 'nfs', 'iscsi',
+  'glusterfs', 'persistentVolumeClaim', 'rbd', 'flexVolume', 'cinder', 'cephfs', 'flocker', 'downwardAPI',
+  'fc', 'azureFile', 'configMap', 'vsphereVolume', 'quobyte', 'azureDisk', 'photonPersistentDisk',
+  'projected', 'portworxVolume', 'scaleIO', 'storageos', 'csi', 'ephemeral', 'image',
+] as const;
+
+function defaultVolume(v: Volume): void {
+  const rec = v as unknown as Record<string, unknown>;
+  if (!VOLUME_SOURCES.some((k) => rec[k] !== undefined && rec[k] !== null)) v.emptyDir = {};
+  if (v.hostPath) v.hostPath.type ??= '';
+  for (const src of [v.secret, v.configMap, v.downwardAPI, v.projected]) {
+    if (src) src.defaultMode ??= DEFAULT_FILE_MODE;
+  }
+  for (const item of v.downwardAPI?.items ?? []) defaultFieldRef(item.fieldRef);
+  for (const s of v.projected?.sources ?? []) for (const item of s.downwardAPI?.items ?? []) defaultFieldRef(item.fieldRef);
+}
+
+function defaultSpec(spec: PodSpec): void {
+  spec.restartPolicy ||= 'Always';
+  spec.dnsPolicy ||= 'ClusterFirst';
+  spec.terminationGracePeriodSeconds ??= 30;
+  spec.securityContext ??= {};
+  spec.schedulerName ||= 'default-scheduler';
+  spec.enableServiceLinks ??= true;
+  const hostNetwork = spec.hostNetwork === true;
+  for (const c of spec.initContainers ?? []) defaultContainer(c, hostNetwork);
+  for (const c of spec.containers ?? []) defaultContainer(c, hostNetwork);
+  for (const v of spec.volumes ?? []) defaultVolume(v);
+}
+
+/** A defaulted copy; the input is not touched. */
+export function applySchemeDefaults(pod: Pod): Pod {
+  const out = structuredClone(pod);
+  out.spec ??= { containers: [] };
+  defaultSpec(out.spec);
+  return out;
+}

@@ -1,0 +1,90 @@
+// Static pod identity as the kubelet gives it (reference §1.5): a content hash as UID, the node name
+// as a name suffix, the config annotations, the NoExecute toleration and phase Pending.
+//
+// The hash: SHA-256 truncated to 128 bits (32 lowercase hex characters). The kubelet uses FNV-1a 128
+// over a Go deep-print, which cannot be reproduced byte for byte here anyway, so nothing is gained by
+// copying the hash function; SHA-256 is native in node:crypto and has no practical collisions.
+// Its input is a canonical (sorted keys, no whitespace) JSON of the decoded, scheme-defaulted pod,
+// then `host:<node>` and `file:<path>`, so formatting never matters and content, node and path do.
+import { createHash } from 'node:crypto';
+import type { Pod, Toleration } from 'kubernetes-types/core/v1';
+import type { StaticPod } from './types';
+
+export const CONFIG_HASH = 'kubernetes.io/config.hash';
+export const CONFIG_SOURCE = 'kubernetes.io/config.source';
+export const CONFIG_SEEN = 'kubernetes.io/config.seen';
+
+/** JSON with object keys sorted at every level, so key order in the file does not matter. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v ?? null)).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** The UID of a defaulted pod (before the namespace default, as the kubelet) on a node, from a file. */
+export function computeStaticPodUid(defaulted: Pod, nodeName: string, file: string): string {
+  return createHash('sha256')
+    .update(canonicalJson(defaulted))
+    .update(`host:${nodeName}`)
+    .update(`file:${file}`)
+    .digest('hex')
+    .slice(0, 32);
+}
+
+export function staticPodName(name: string, nodeName: string): string {
+  return `${name}-${nodeName.toLowerCase()}`;
+}
+
+/** RFC 3339 with a nine-digit fraction, as Go's RFC3339Nano reads it (Date has millisecond precision). */
+export function formatRfc3339Nano(d: Date): string {
+  const iso = d.toISOString(); // 2025-01-01T10:00:00.123Z
+  return `${iso.slice(0, 23)}000000Z`;
+}
+
+const NO_EXECUTE_ALL: Toleration = { operator: 'Exists', effect: 'NoExecute' };
+
+function withNoExecuteToleration(tolerations: readonly Toleration[] | undefined): Toleration[] {
+  const list = [...(tolerations ?? [])];
+  const present = list.some((t) => t.operator === 'Exists' && t.effect === 'NoExecute' && !t.key && t.tolerationSeconds === undefined);
+  if (!present) list.push({ ...NO_EXECUTE_ALL });
+  return list;
+}
+
+export interface IdentityInput {
+  /** The decoded, scheme-defaulted pod; not modified. */
+  readonly defaulted: Pod;
+  readonly nodeName: string;
+  /** Absolute path of the manifest: part of the UID. */
+  readonly file: string;
+  /** When this UID was seen; becomes `kubernetes.io/config.seen`. */
+  readonly seen: Date;
+}
+
+export function applyIdentity({ defaulted, nodeName, file, seen }: IdentityInput): StaticPod {
+  // A pinned uid is kept as written (it may be an RFC 4122 UUID rather than 32 hex), as the kubelet does.
+  const pinned = defaulted.metadata?.uid;
+  const uid = pinned ? pinned : computeStaticPodUid(defaulted, nodeName, file);
+  const pod = structuredClone(defaulted);
+  const meta = pod.metadata ?? {};
+  const name = staticPodName(meta.name ?? '', nodeName);
+  const namespace = meta.namespace || 'default';
+  const annotations: Record<string, string> = {
+    ...(meta.annotations ?? {}),
+    [CONFIG_HASH]: uid,
+    [CONFIG_SEEN]: formatRfc3339Nano(seen),
+    [CONFIG_SOURCE]: 'file',
+  };
+  const spec = pod.spec ?? { containers: [] };
+  const out = {
+    ...pod,
+    metadata: { ...meta, name, namespace, uid, annotations },
+    spec: { ...spec, nodeName, tolerations: withNoExecuteToleration(spec.tolerations) },
+    status: { ...(pod.status ?? {}), phase: 'Pending' },
+  };
+  return { pod: out, uid, key: `${namespace}/${name}`, file };
+}

@@ -1,0 +1,97 @@
+// Reads a manifest so that a pod is never started from a half-written file: the bytes are taken only
+// once the file has been quiet for a moment and two consecutive reads agree.
+import { open, stat } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { entryKind, type EntryKind } from './ignore';
+
+/** The kubelet reads manifests through a 10 MiB bounded reader; so do we. */
+export const MAX_MANIFEST_BYTES = 10 * 1024 * 1024;
+
+export type ReadResult =
+  | { readonly kind: 'ok'; readonly bytes: Buffer }
+  /** A definite problem with the file (too large, empty, unreadable). */
+  | { readonly kind: 'error'; readonly message: string }
+  /** Still being written after all attempts: try again later, it is not an error yet. */
+  | { readonly kind: 'changing' }
+  | { readonly kind: 'missing' }
+  | { readonly kind: 'not-file'; readonly what: Exclude<EntryKind, 'file'> };
+
+export interface ReadOptions {
+  /** Pause between the two reads that must agree. */
+  readonly debounceMs?: number;
+  /**
+   * How long the file must have been left alone (ctime age) before it is read. ctime rather than
+   * mtime because tools like rsync and tar set an old mtime on a file they just wrote, and nobody can
+   * set ctime. This is what stops an in-place writer that pauses between two chunks from being read
+   * at the pause.
+   */
+  readonly settleMs?: number;
+  readonly maxAttempts?: number;
+  readonly maxBytes?: number;
+}
+
+const sameStat = (a: Stats, b: Stats): boolean =>
+  a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs;
+
+function isNotFound(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
+}
+
+/** Reads at most `limit` bytes; a result of length `limit` means "at least that many". */
+async function readBounded(file: string, limit: number): Promise<Buffer> {
+  const fh = await open(file, 'r');
+  try {
+    const buf = Buffer.alloc(limit);
+    let filled = 0;
+    while (filled < limit) {
+      const { bytesRead } = await fh.read(buf, filled, limit - filled, null);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    return buf.subarray(0, filled);
+  } finally {
+    await fh.close();
+  }
+}
+
+export async function readManifestFile(file: string, opts: ReadOptions = {}): Promise<ReadResult> {
+  const debounceMs = opts.debounceMs ?? 15;
+  const settleMs = opts.settleMs ?? 80;
+  const maxAttempts = opts.maxAttempts ?? 12;
+  const maxBytes = opts.maxBytes ?? MAX_MANIFEST_BYTES;
+  const tooLarge = `file is larger than the ${maxBytes / (1024 * 1024)} MiB limit`;
+  let previous: Buffer | undefined;
+  try {
+    for (let attempt = 0; attempt < maxAttempts; attempt++) {
+      const before = await stat(file);
+      const kind = entryKind(before);
+      if (kind !== 'file') return { kind: 'not-file', what: kind };
+      if (before.size > maxBytes) return { kind: 'error', message: tooLarge };
+      const age = Date.now() - before.ctimeMs;
+      if (age >= 0 && age < settleMs) {
+        await sleep(settleMs - age + 1);
+        continue;
+      }
+      const bytes = await readBounded(file, maxBytes + 1);
+      const after = await stat(file);
+      if (bytes.length > maxBytes) return { kind: 'error', message: tooLarge };
+      if (!sameStat(before, after)) {
+        previous = undefined;
+        await sleep(debounceMs);
+        continue;
+      }
+      if (previous !== undefined && previous.equals(bytes)) {
+        if (bytes.length === 0) return { kind: 'error', message: 'file is empty' };
+        return { kind: 'ok', bytes };
+      }
+      previous = bytes;
+      await sleep(debounceMs);
+    }
+    return { kind: 'changing' };
+  } catch (err) {
+    if (isNotFound(err)) return { kind: 'missing' };
+    return { kind: 'error', message: `cannot read file: ${(err as Error).message}` };
+  }
+}

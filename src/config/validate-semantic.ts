@@ -1,0 +1,140 @@
+// The API server's pod-create rules that matter for a static pod, plus the static-pod restrictions.
+// Every problem is collected (not just the first) so one edit can fix them all; each names its field.
+import type { Container, Pod, PodSpec } from 'kubernetes-types/core/v1';
+import { formatPath, type PathPart } from './field-path';
+import { dns1123LabelProblem, dns1123SubdomainProblem, ianaSvcNameProblem } from './k8s-names';
+import { staticPodReferenceErrors } from './static-pod-references';
+import { VOLUME_SOURCES } from './defaults';
+
+const q = JSON.stringify;
+const required = (p: PathPart[], why?: string): string => `${formatPath(p)}: Required value${why ? `: ${why}` : ''}`;
+const invalid = (p: PathPart[], v: unknown, why: string): string => `${formatPath(p)}: Invalid value: ${q(v)}: ${why}`;
+const duplicate = (p: PathPart[], v: unknown): string => `${formatPath(p)}: Duplicate value: ${q(v)}`;
+const unsupported = (p: PathPart[], v: unknown, ok: readonly string[]): string =>
+  `${formatPath(p)}: Unsupported value: ${q(v)}: supported values: ${ok.map((s) => q(s)).join(', ')}`;
+const forbidden = (p: PathPart[], why: string): string => `${formatPath(p)}: Forbidden: ${why}`;
+
+const PROTOCOLS = ['SCTP', 'TCP', 'UDP'] as const;
+const RESTART_POLICIES = ['Always', 'Never', 'OnFailure'] as const;
+
+interface ContainerRef {
+  readonly c: Container;
+  readonly path: PathPart[];
+  readonly init: boolean;
+}
+
+function validateContainer({ c, path, init }: ContainerRef, volumeNames: ReadonlySet<string>, out: string[]): void {
+  if (!c.name) out.push(required([...path, 'name']));
+  else {
+    const p = dns1123LabelProblem(c.name);
+    if (p) out.push(invalid([...path, 'name'], c.name, p));
+  }
+  if (c.image === undefined || c.image.trim() === '') out.push(required([...path, 'image']));
+  if (c.restartPolicy !== undefined) {
+    if (!init) out.push(forbidden([...path, 'restartPolicy'], 'may not be set for non-init containers'));
+    else if (c.restartPolicy !== 'Always') out.push(unsupported([...path, 'restartPolicy'], c.restartPolicy, ['Always']));
+  }
+  const portNames = new Set<string>();
+  (c.ports ?? []).forEach((port, i) => {
+    const pp = [...path, 'ports', i];
+    if (!(port.containerPort >= 1 && port.containerPort <= 65535)) {
+      out.push(invalid([...pp, 'containerPort'], port.containerPort, 'must be between 1 and 65535, inclusive'));
+    }
+    if (port.hostPort !== undefined && !(port.hostPort >= 0 && port.hostPort <= 65535)) {
+      out.push(invalid([...pp, 'hostPort'], port.hostPort, 'must be between 0 and 65535, inclusive'));
+    }
+    if (port.protocol !== undefined && !(PROTOCOLS as readonly string[]).includes(port.protocol)) {
+      out.push(unsupported([...pp, 'protocol'], port.protocol, PROTOCOLS));
+    }
+    if (port.name !== undefined && port.name !== '') {
+      const p = ianaSvcNameProblem(port.name);
+      if (p) out.push(invalid([...pp, 'name'], port.name, p));
+      else if (portNames.has(port.name)) out.push(duplicate([...pp, 'name'], port.name));
+      portNames.add(port.name);
+    }
+  });
+  const mountPaths = new Set<string>();
+  (c.volumeMounts ?? []).forEach((m, i) => {
+    const mp = [...path, 'volumeMounts', i];
+    if (!m.name) out.push(required([...mp, 'name']));
+    else if (!volumeNames.has(m.name)) out.push(`${formatPath([...mp, 'name'])}: Not found: ${q(m.name)}`);
+    if (!m.mountPath) out.push(required([...mp, 'mountPath']));
+    else if (mountPaths.has(m.mountPath)) out.push(invalid([...mp, 'mountPath'], m.mountPath, 'must be unique'));
+    else mountPaths.add(m.mountPath);
+  });
+}
+
+/** Host ports of containers that run at the same time (regular ones and sidecars) may not collide. */
+function validateHostPorts(refs: readonly ContainerRef[], out: string[]): void {
+  const seen = new Set<string>();
+  for (const { c, path, init } of refs) {
+    if (init && c.restartPolicy !== 'Always') continue;
+    (c.ports ?? []).forEach((port, i) => {
+      if (!port.hostPort) return;
+      const key = `${port.hostPort}/${port.protocol ?? 'TCP'}${port.hostIP ? ` on ${port.hostIP}` : ''}`;
+      if (seen.has(key)) out.push(duplicate([...path, 'ports', i, 'hostPort'], key));
+      seen.add(key);
+    });
+  }
+}
+
+function validateVolumes(spec: PodSpec, out: string[]): Set<string> {
+  const names = new Set<string>();
+  (spec.volumes ?? []).forEach((v, i) => {
+    const vp: PathPart[] = ['spec', 'volumes', i];
+    if (!v.name) out.push(required([...vp, 'name']));
+    else {
+      const p = dns1123LabelProblem(v.name);
+      if (p) out.push(invalid([...vp, 'name'], v.name, p));
+      else if (names.has(v.name)) out.push(duplicate([...vp, 'name'], v.name));
+      names.add(v.name);
+    }
+    const rec = v as unknown as Record<string, unknown>;
+    const sources = VOLUME_SOURCES.filter((k) => rec[k] !== undefined && rec[k] !== null);
+    if (sources.length > 1) out.push(forbidden(vp, `may not specify more than 1 volume type (found ${sources.join(', ')})`));
+  });
+  return names;
+}
+
+/**
+ * All problems with a scheme-defaulted pod, as one-line messages with field paths.
+ * `podName` is the name after the node suffix: that is the name that must be a valid subdomain.
+ */
+export function validateSemantic(pod: Pod, podName: string | undefined): string[] {
+  const out: string[] = [];
+  const meta = pod.metadata ?? {};
+  if (!meta.name) out.push(required(['metadata', 'name'], 'name is needed for the pod'));
+  else if (podName !== undefined) {
+    const p = dns1123SubdomainProblem(podName);
+    if (p) out.push(invalid(['metadata', 'name'], podName, p));
+  }
+  if (meta.namespace) {
+    const p = dns1123LabelProblem(meta.namespace);
+    if (p) out.push(invalid(['metadata', 'namespace'], meta.namespace, p));
+  }
+  const spec = pod.spec;
+  if (!spec) return [...out, required(['spec'])];
+  if (!(RESTART_POLICIES as readonly string[]).includes(spec.restartPolicy ?? '')) {
+    out.push(unsupported(['spec', 'restartPolicy'], spec.restartPolicy, RESTART_POLICIES));
+  }
+  if (spec.ephemeralContainers && spec.ephemeralContainers.length > 0) {
+    out.push(forbidden(['spec', 'ephemeralContainers'], 'ephemeral containers are not allowed in static pods'));
+  }
+  const volumeNames = validateVolumes(spec, out);
+  if (!spec.containers || spec.containers.length === 0) out.push(required(['spec', 'containers']));
+  const refs: ContainerRef[] = [
+    ...(spec.initContainers ?? []).map((c, i) => ({ c, path: ['spec', 'initContainers', i], init: true })),
+    ...(spec.containers ?? []).map((c, i) => ({ c, path: ['spec', 'containers', i], init: false })),
+  ];
+  const containerNames = new Set<string>();
+  for (const ref of refs) {
+    validateContainer(ref, volumeNames, out);
+    if (ref.c.name) {
+      if (containerNames.has(ref.c.name)) out.push(duplicate([...ref.path, 'name'], ref.c.name));
+      containerNames.add(ref.c.name);
+    }
+  }
+  validateHostPorts(refs, out);
+  out.push(...staticPodReferenceErrors(spec));
+  return out;
+}

@@ -1,0 +1,275 @@
+// Decides, from what should run and what runs, the CRI actions one sync of a pod takes
+// (the kubelet's computePodActions). Pure apart from the back-off reservation it is handed.
+import type { Container } from 'kubernetes-types/core/v1';
+import { ContainerState, PodSandboxState } from '../runtime/cri-types.js';
+import type { RuntimeContainer, RuntimePod, RuntimeSandbox } from '../runtime/runtime-pods.js';
+import type { BackOffDecision } from './crashloop-backoff.js';
+import { isSidecar, podRestartPolicy, shouldRestart, type PodRestartPolicy } from './restart-policy.js';
+
+export type ContainerType = 'init' | 'container';
+
+export interface ContainerToStart {
+  readonly container: Container;
+  readonly type: ContainerType;
+  /** undefined: no earlier instance is known; the executor reads the log directory. */
+  readonly restartCount: number | undefined;
+  readonly why: string;
+}
+
+export interface ContainerToKill {
+  readonly id: string;
+  readonly name: string;
+  readonly why: string;
+}
+
+export interface WaitingReason {
+  readonly reason: string;
+  readonly message: string;
+}
+
+export interface PodActions {
+  /** Set when the pod needs a (new) sandbox; everything running is killed first. */
+  readonly createSandbox?: { readonly attempt: number; readonly why: string };
+  readonly stopSandboxes: string[];
+  readonly kill: ContainerToKill[];
+  /** Containers found CREATED with the right spec (an agent died between create and start). */
+  readonly startCreated: { readonly id: string; readonly name: string }[];
+  readonly start: ContainerToStart[];
+  /** Dead container instances no longer needed (the newest of each name is kept for lastState/logs). */
+  readonly removeContainers: string[];
+  readonly removeSandboxes: string[];
+  /** Containers held back, e.g. CrashLoopBackOff, keyed by container name. */
+  readonly waiting: Map<string, WaitingReason>;
+  /** The earliest time a held-back container may start (ms since epoch). */
+  readonly wakeAtMs?: number;
+  /** Set when restartPolicy Never and an init container failed: the pod has failed for good. */
+  readonly podFailed?: string;
+}
+
+export interface ComputeInput {
+  readonly uid: string;
+  readonly restartPolicy: string | undefined;
+  readonly initContainers: readonly Container[];
+  readonly containers: readonly Container[];
+  readonly hashes: ReadonlyMap<string, string>;
+  readonly runtime: RuntimePod | undefined;
+  readonly nowMs: number;
+  /** Reserves a restart of a dead container, or says how long to wait (crash-loop back-off). */
+  readonly admitRestart: (key: string, startedAtMs: number, finishedAtMs: number) => BackOffDecision;
+}
+
+const nsToMs = (ns: number): number => Math.floor(ns / 1e6);
+
+function newestByName(containers: readonly RuntimeContainer[]): Map<string, RuntimeContainer> {
+  const out = new Map<string, RuntimeContainer>();
+  for (const c of containers) {
+    const seen = out.get(c.name);
+    if (!seen || c.createdAt > seen.createdAt) out.set(c.name, c);
+  }
+  return out;
+}
+
+function isLive(c: RuntimeContainer): boolean {
+  return c.state === ContainerState.CONTAINER_RUNNING || c.state === ContainerState.CONTAINER_CREATED;
+}
+
+function describeBackOff(name: string, delayMs: number): string {
+  return `back-off ${Math.round(delayMs / 1000)}s restarting failed container=${name}`;
+}
+
+class ActionsBuilder {
+  readonly stopSandboxes: string[] = [];
+  readonly kill: ContainerToKill[] = [];
+  readonly startCreated: { id: string; name: string }[] = [];
+  readonly start: ContainerToStart[] = [];
+  readonly waiting = new Map<string, WaitingReason>();
+  wakeAtMs: number | undefined;
+  podFailed: string | undefined;
+  createSandbox: { attempt: number; why: string } | undefined;
+
+  constructor(readonly input: ComputeInput) {}
+
+  wakeAt(ms: number): void {
+    this.wakeAtMs = this.wakeAtMs === undefined ? ms : Math.min(this.wakeAtMs, ms);
+  }
+
+  /** Restart a dead instance unless the crash-loop back-off holds it back. Returns true if started. */
+  restartDead(container: Container, type: ContainerType, dead: RuntimeContainer, why: string): boolean {
+    const key = `${this.input.uid}/${container.name}`;
+    const decision = this.input.admitRestart(key, nsToMs(dead.startedAt), nsToMs(dead.finishedAt) || this.input.nowMs);
+    if (decision.notBefore !== undefined) {
+      this.waiting.set(container.name, { reason: 'CrashLoopBackOff', message: describeBackOff(container.name, decision.delayMs ?? 0) });
+      this.wakeAt(decision.notBefore);
+      return false;
+    }
+    this.start.push({ container, type, restartCount: dead.meta.restartCount + 1, why });
+    return true;
+  }
+}
+
+function sandboxNeeded(b: ActionsBuilder, policy: PodRestartPolicy, runtime: RuntimePod | undefined): RuntimeSandbox | undefined {
+  const sandboxes = runtime?.sandboxes ?? [];
+  const newest = sandboxes[0];
+  for (const s of sandboxes.slice(1)) if (s.state === PodSandboxState.SANDBOX_READY) b.stopSandboxes.push(s.id);
+  if (newest && newest.state === PodSandboxState.SANDBOX_READY) return newest;
+  const ran = (runtime?.containers.length ?? 0) > 0;
+  if (newest && policy === 'Never' && ran) return undefined; // a Never pod whose sandbox died stays dead
+  b.createSandbox = { attempt: newest ? newest.attempt + 1 : 0, why: newest ? 'sandbox is not ready' : 'no sandbox' };
+  for (const c of runtime?.containers ?? []) if (isLive(c)) b.kill.push({ id: c.id, name: c.name, why: 'pod sandbox changed' });
+  return undefined;
+}
+
+/** Everything the new sandbox will run: init containers first (in order), then the app containers. */
+function planFreshSandbox(b: ActionsBuilder, input: ComputeInput, policy: PodRestartPolicy, newest: Map<string, RuntimeContainer>): void {
+  const first = input.initContainers[0];
+  if (first) {
+    b.start.push({ container: first, type: 'init', restartCount: next(newest.get(first.name)), why: 'new sandbox' });
+    return;
+  }
+  for (const c of input.containers) {
+    const prev = newest.get(c.name);
+    // OnFailure: containers that already succeeded are done, even in a new sandbox.
+    if (prev && policy === 'OnFailure' && prev.state === ContainerState.CONTAINER_EXITED && prev.exitCode === 0) continue;
+    b.start.push({ container: c, type: 'container', restartCount: next(prev), why: 'new sandbox' });
+  }
+}
+
+function next(prev: RuntimeContainer | undefined): number | undefined {
+  return prev ? prev.meta.restartCount + 1 : undefined;
+}
+
+/**
+ * Walks init containers in order. Returns true when every regular init container has succeeded
+ * and every sidecar runs, so the app containers may run.
+ */
+function planInitContainers(b: ActionsBuilder, input: ComputeInput, policy: PodRestartPolicy, current: Map<string, RuntimeContainer>): boolean {
+  for (const c of input.initContainers) {
+    const inst = current.get(c.name);
+    const hash = input.hashes.get(c.name);
+    if (isSidecar(c)) {
+      if (inst?.state === ContainerState.CONTAINER_RUNNING) {
+        if (inst.meta.hash !== hash) {
+          b.kill.push({ id: inst.id, name: c.name, why: 'sidecar spec changed' });
+          b.start.push({ container: c, type: 'init', restartCount: inst.meta.restartCount + 1, why: 'sidecar spec changed' });
+          return false;
+        }
+        continue;
+      }
+      if (inst?.state === ContainerState.CONTAINER_CREATED && inst.meta.hash === hash) {
+        b.startCreated.push({ id: inst.id, name: c.name });
+        return false;
+      }
+      if (!inst) b.start.push({ container: c, type: 'init', restartCount: undefined, why: 'not started' });
+      else b.restartDead(c, 'init', inst, 'sidecar exited');
+      return false;
+    }
+    if (!inst) {
+      b.start.push({ container: c, type: 'init', restartCount: undefined, why: 'not started' });
+      return false;
+    }
+    if (inst.state === ContainerState.CONTAINER_RUNNING) return false;
+    if (inst.state === ContainerState.CONTAINER_CREATED) {
+      if (inst.meta.hash === hash) b.startCreated.push({ id: inst.id, name: c.name });
+      else b.start.push({ container: c, type: 'init', restartCount: inst.meta.restartCount + 1, why: 'init container spec changed' });
+      return false;
+    }
+    if (inst.exitCode === 0) continue;
+    if (policy === 'Never') {
+      b.podFailed = `init container ${c.name} failed with exit code ${inst.exitCode}`;
+      return false;
+    }
+    b.restartDead(c, 'init', inst, `init container exited with code ${inst.exitCode}`);
+    return false;
+  }
+  return true;
+}
+
+function planAppContainers(b: ActionsBuilder, input: ComputeInput, policy: PodRestartPolicy, current: Map<string, RuntimeContainer>, newest: Map<string, RuntimeContainer>): void {
+  for (const c of input.containers) {
+    const inst = current.get(c.name);
+    const hash = input.hashes.get(c.name);
+    if (!inst) {
+      // Never started in this sandbox; an instance from an older sandbox still carries the count.
+      b.start.push({ container: c, type: 'container', restartCount: next(newest.get(c.name)), why: 'not started' });
+      continue;
+    }
+    if (inst.state === ContainerState.CONTAINER_RUNNING) {
+      if (inst.meta.hash !== hash) {
+        b.kill.push({ id: inst.id, name: c.name, why: 'container spec changed' });
+        b.start.push({ container: c, type: 'container', restartCount: inst.meta.restartCount + 1, why: 'container spec changed' });
+      }
+      continue;
+    }
+    if (inst.state === ContainerState.CONTAINER_CREATED) {
+      if (inst.meta.hash === hash) b.startCreated.push({ id: inst.id, name: c.name });
+      else b.start.push({ container: c, type: 'container', restartCount: inst.meta.restartCount + 1, why: 'container spec changed' });
+      continue;
+    }
+    if (inst.meta.hash !== hash) {
+      b.start.push({ container: c, type: 'container', restartCount: inst.meta.restartCount + 1, why: 'container spec changed' });
+      continue;
+    }
+    if (!shouldRestart(policy, inst.exitCode)) continue;
+    b.restartDead(c, 'container', inst, `container exited with code ${inst.exitCode}`);
+  }
+}
+
+/** Live containers the spec no longer names, or that live outside the current sandbox. */
+function planStrays(b: ActionsBuilder, input: ComputeInput, sandboxId: string): void {
+  const names = new Set([...input.initContainers, ...input.containers].map((c) => c.name));
+  for (const c of input.runtime?.containers ?? []) {
+    if (!isLive(c)) continue;
+    if (!names.has(c.name)) b.kill.push({ id: c.id, name: c.name, why: 'not in the pod spec' });
+    else if (c.sandboxId !== sandboxId) b.kill.push({ id: c.id, name: c.name, why: 'belongs to an old sandbox' });
+  }
+}
+
+/** Dead instances no longer needed, and dead sandboxes nothing refers to. */
+function planGarbage(runtime: RuntimePod | undefined, keepSandbox: string | undefined, killed: Set<string>): { containers: string[]; sandboxes: string[] } {
+  if (!runtime) return { containers: [], sandboxes: [] };
+  // Keep the newest instance of each name and the newest dead one (lastState, `logs --previous`).
+  const newest = newestByName(runtime.containers);
+  const newestDead = newestByName(runtime.containers.filter((c) => !isLive(c)));
+  const containers = runtime.containers
+    .filter((c) => !isLive(c) && !killed.has(c.id) && newest.get(c.name)?.id !== c.id && newestDead.get(c.name)?.id !== c.id)
+    .map((c) => c.id);
+  const removed = new Set(containers);
+  const referenced = new Set(runtime.containers.filter((c) => !removed.has(c.id)).map((c) => c.sandboxId));
+  const sandboxes = runtime.sandboxes
+    .filter((s) => s.id !== keepSandbox && s.state === PodSandboxState.SANDBOX_NOTREADY && !referenced.has(s.id))
+    .map((s) => s.id);
+  return { containers, sandboxes };
+}
+
+export function computePodActions(input: ComputeInput): PodActions {
+  const b = new ActionsBuilder(input);
+  const policy = podRestartPolicy(input.restartPolicy);
+  const all = input.runtime?.containers ?? [];
+  const newest = newestByName(all);
+  const sandbox = sandboxNeeded(b, policy, input.runtime);
+  if (b.createSandbox) {
+    planFreshSandbox(b, input, policy, newest);
+  } else if (sandbox) {
+    const current = newestByName(all.filter((c) => c.sandboxId === sandbox.id));
+    planStrays(b, input, sandbox.id);
+    if (planInitContainers(b, input, policy, current)) planAppContainers(b, input, policy, current, newest);
+  }
+  const killed = new Set(b.kill.map((k) => k.id));
+  const garbage = planGarbage(input.runtime, sandbox?.id, killed);
+  return {
+    createSandbox: b.createSandbox,
+    stopSandboxes: b.stopSandboxes,
+    kill: b.kill,
+    startCreated: b.startCreated,
+    start: b.start,
+    removeContainers: garbage.containers,
+    removeSandboxes: b.createSandbox ? [] : garbage.sandboxes,
+    waiting: b.waiting,
+    wakeAtMs: b.wakeAtMs,
+    podFailed: b.podFailed,
+  };
+}
+
+export function isEmpty(a: PodActions): boolean {
+  return !a.createSandbox && a.stopSandboxes.length === 0 && a.kill.length === 0 && a.startCreated.length === 0 && a.start.length === 0 && a.removeContainers.length === 0 && a.removeSandboxes.length === 0;
+}

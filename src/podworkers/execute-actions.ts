@@ -1,0 +1,59 @@
+// Carries out one sync's actions against the runtime, in the kubelet's order: kill what must go,
+// make the sandbox, start containers in spec order, then collect garbage. One container failing
+// to start does not stop the others; the errors are returned for the pod's status.
+import type { PodActions } from './compute-actions.js';
+import { ContainerStartError, type SandboxRef } from './pod-runtime.js';
+import type { WorkerContext } from './worker-context.js';
+
+export interface ExecutionResult {
+  readonly errors: string[];
+  readonly waiting: Map<string, { reason: string; message: string }>;
+}
+
+export async function executeActions(ctx: WorkerContext, actions: PodActions, sandbox: SandboxRef | undefined): Promise<ExecutionResult> {
+  const pod = ctx.desired;
+  const errors: string[] = [];
+  const waiting = new Map(actions.waiting);
+  const fields = { pod: ctx.key, podUID: ctx.uid };
+  if (!pod) return { errors, waiting };
+  const grace = Math.max(2, pod.spec?.terminationGracePeriodSeconds ?? 30);
+
+  await Promise.all(
+    actions.kill.map(async (k) => {
+      ctx.logger.info('Killing container', { ...fields, container: k.name, containerID: k.id, reason: k.why, gracePeriod: grace });
+      await ctx.runtime.stopContainer(k.id, grace);
+    }),
+  );
+  for (const id of actions.stopSandboxes) await ctx.runtime.stopSandbox(id);
+
+  let current = sandbox;
+  if (actions.createSandbox) {
+    for (const s of (await ctx.runtime.getPod(ctx.uid))?.sandboxes ?? []) await ctx.runtime.stopSandbox(s.id);
+    current = await ctx.runtime.createSandbox(pod, actions.createSandbox.attempt);
+    ctx.logger.info('Created pod sandbox', { ...fields, sandboxID: current.id, attempt: actions.createSandbox.attempt, reason: actions.createSandbox.why });
+  }
+  if (!current) return { errors, waiting };
+
+  for (const c of actions.startCreated) {
+    await ctx.runtime.startCreatedContainer(c.id);
+    ctx.logger.info('Started container', { ...fields, container: c.name, containerID: c.id, reason: 'found created, not started' });
+  }
+  for (const s of actions.start) {
+    try {
+      const id = await ctx.runtime.startContainer(pod, current, s.container, s.type, s.restartCount);
+      ctx.logger.info('Started container', { ...fields, container: s.container.name, containerID: id, reason: s.why });
+    } catch (err) {
+      const reason = err instanceof ContainerStartError ? err.reason : 'RunContainerError';
+      const message = err instanceof Error ? err.message : String(err);
+      waiting.set(s.container.name, { reason, message });
+      errors.push(`${s.container.name}: ${message}`);
+      ctx.logger.error('Failed to start container', { ...fields, container: s.container.name, reason, err: message });
+      // An init container must succeed before anything after it; stop here.
+      if (s.type === 'init') break;
+    }
+  }
+
+  for (const id of actions.removeContainers) await ctx.runtime.removeContainer(id);
+  for (const id of actions.removeSandboxes) await ctx.runtime.removeSandbox(id);
+  return { errors, waiting };
+}

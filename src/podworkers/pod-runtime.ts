@@ -1,0 +1,42 @@
+// What a pod worker needs from the container runtime, in pod terms. Implemented over CRI by
+// src/runtime/pod-operations.ts; unit tests use a fake.
+import type { Container } from 'kubernetes-types/core/v1';
+import type { StaticPod } from '../config/types.js';
+import type { RuntimePod } from '../runtime/runtime-pods.js';
+import type { ContainerType } from './compute-actions.js';
+
+export type DesiredPod = StaticPod['pod'];
+
+export interface SandboxRef {
+  readonly id: string;
+  readonly attempt: number;
+}
+
+/** A start that failed for a reason the pod's status should show (ErrImagePull, CreateContainerConfigError, ...). */
+export class ContainerStartError extends Error {
+  constructor(
+    readonly container: string,
+    readonly reason: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ContainerStartError';
+  }
+}
+
+export interface PodRuntime {
+  /** The pod's sandboxes and containers as the runtime has them, newest first; undefined if none. */
+  getPod(uid: string): Promise<RuntimePod | undefined>;
+  /** Creates the pod's directories and runs a sandbox. */
+  createSandbox(pod: DesiredPod, attempt: number): Promise<SandboxRef>;
+  /** Pulls if needed, prepares volumes, creates and starts the container. Returns its id. */
+  startContainer(pod: DesiredPod, sandbox: SandboxRef, container: Container, type: ContainerType, restartCount: number | undefined): Promise<string>;
+  startCreatedContainer(id: string): Promise<void>;
+  /** Stop signal, then SIGKILL after `graceSeconds` (done by the runtime). NotFound is success. */
+  stopContainer(id: string, graceSeconds: number): Promise<void>;
+  stopSandbox(id: string): Promise<void>;
+  removeContainer(id: string): Promise<void>;
+  removeSandbox(id: string): Promise<void>;
+  /** Removes what the node keeps for a pod that is gone: volume dirs, etc-hosts, logs. */
+  cleanupPod(uid: string, namespace: string, name: string): Promise<void>;
+}

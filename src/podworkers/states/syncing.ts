@@ -1,0 +1,49 @@
+// SyncPod: look at what runs, decide, act, and come back on the next event, when a back-off
+// expires, or after syncFrequency at the latest.
+import { PodSandboxState } from '../../runtime/cri-types.js';
+import { hashContainer } from '../../runtime/container-hash.js';
+import { computePodActions, isEmpty } from '../compute-actions.js';
+import { policyForPod } from '../crashloop-backoff.js';
+import { executeActions } from '../execute-actions.js';
+import { errorRetryMs, resyncMs, type PodState } from '../worker-context.js';
+
+export const syncing: PodState = {
+  name: 'Syncing',
+  async run(ctx) {
+    const pod = ctx.desired;
+    if (ctx.terminationRequested || !pod) return { next: 'Terminating' };
+    const spec = pod.spec ?? { containers: [] };
+    try {
+      const runtime = await ctx.runtime.getPod(ctx.uid);
+      const policy = policyForPod(pod.metadata.annotations);
+      const hashes = new Map([...(spec.initContainers ?? []), ...spec.containers].map((c) => [c.name, hashContainer(c)]));
+      const now = ctx.now();
+      const actions = computePodActions({
+        uid: ctx.uid,
+        restartPolicy: spec.restartPolicy,
+        initContainers: spec.initContainers ?? [],
+        containers: spec.containers,
+        hashes,
+        runtime,
+        nowMs: now,
+        admitRestart: (key, startedAt, finishedAt) => ctx.backoff.admit(key, startedAt, finishedAt, now, policy),
+      });
+      for (const [name, w] of actions.waiting) {
+        ctx.logger.v(1).info('Back-off restarting failed container', { pod: ctx.key, podUID: ctx.uid, container: name, message: w.message });
+      }
+      const newest = runtime?.sandboxes[0];
+      const sandbox = newest && newest.state === PodSandboxState.SANDBOX_READY ? { id: newest.id, attempt: newest.attempt } : undefined;
+      const result = isEmpty(actions) ? { errors: [], waiting: new Map(actions.waiting) } : await executeActions(ctx, actions, sandbox);
+      ctx.lastSync = { at: new Date(now), waiting: result.waiting, error: result.errors[0], podFailed: actions.podFailed };
+      ctx.logger.v(3).info('Pod synced', { pod: ctx.key, podUID: ctx.uid, started: actions.start.length + actions.startCreated.length, killed: actions.kill.length, sandboxCreated: actions.createSandbox !== undefined });
+      if (result.errors.length > 0) return { next: 'Syncing', wakeAfterMs: errorRetryMs() };
+      const untilBackOff = actions.wakeAtMs !== undefined ? Math.max(0, actions.wakeAtMs - ctx.now()) : Infinity;
+      return { next: 'Syncing', wakeAfterMs: Math.min(untilBackOff, resyncMs(ctx)) };
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      ctx.lastSync = { at: new Date(ctx.now()), waiting: new Map(), error: message };
+      ctx.logger.error('Error syncing pod, will retry', { pod: ctx.key, podUID: ctx.uid, err: message });
+      return { next: 'Syncing', wakeAfterMs: errorRetryMs() };
+    }
+  },
+};

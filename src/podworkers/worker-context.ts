@@ -1,0 +1,59 @@
+// What every state of a pod worker can see and use.
+import type { Logger } from '../log/logger.js';
+import type { RuntimePod } from '../runtime/runtime-pods.js';
+import type { CrashLoopBackOff } from './crashloop-backoff.js';
+import type { PodRuntime, DesiredPod } from './pod-runtime.js';
+import type { WaitingReason } from './compute-actions.js';
+
+export type PodWorkerStateName = 'WaitingToStart' | 'Syncing' | 'Terminating' | 'Terminated' | 'Done';
+
+/** What the last sync found, for status and `bootlet pods`. */
+export interface SyncOutcome {
+  readonly at: Date;
+  readonly waiting: ReadonlyMap<string, WaitingReason>;
+  readonly error?: string;
+  readonly podFailed?: string;
+}
+
+export interface WorkerContext {
+  readonly uid: string;
+  /** `<namespace>/<name>`: at most one pod per key may run at a time. */
+  readonly key: string;
+  readonly name: string;
+  readonly namespace: string;
+  /** The pod as configured; undefined for an orphan found in the runtime with no manifest. */
+  desired: DesiredPod | undefined;
+  /** Set when the worker must stop the pod (manifest removed or replaced, orphan). */
+  terminationRequested: boolean;
+  /** Grace for killing containers of an orphan, read back from the runtime's annotations. */
+  orphan?: RuntimePod;
+  readonly runtime: PodRuntime;
+  readonly backoff: CrashLoopBackOff;
+  readonly logger: Logger;
+  readonly syncFrequencyMs: number;
+  /** True when no other pod with the same key is still running or terminating. */
+  mayStart(): boolean;
+  lastSync?: SyncOutcome;
+  now(): number;
+}
+
+export interface Transition {
+  readonly next: PodWorkerStateName;
+  /** Run again after this delay unless woken earlier; undefined: only when woken. */
+  readonly wakeAfterMs?: number;
+}
+
+export interface PodState {
+  readonly name: PodWorkerStateName;
+  run(ctx: WorkerContext): Promise<Transition>;
+}
+
+/** The kubelet's 10s error back-off, jittered to 10-15s so that failing pods do not march in step. */
+export function errorRetryMs(): number {
+  return 10_000 + Math.floor(Math.random() * 5_000);
+}
+
+/** syncFrequency jittered up to +50%, as the kubelet does. */
+export function resyncMs(ctx: WorkerContext): number {
+  return ctx.syncFrequencyMs + Math.floor(Math.random() * ctx.syncFrequencyMs * 0.5);
+}

@@ -1,0 +1,34 @@
+// The hostname a pod-network sandbox gets (GeneratePodHostNameAndDomain + GetNodenameForKernel).
+// Host-network pods get none: the runtime leaves the node's, and runc refuses to set one without
+// a private UTS namespace.
+import type { Pod } from 'kubernetes-types/core/v1';
+
+/** Longest hostname the kernel and DNS labels allow. */
+export const MAX_HOSTNAME_LENGTH = 63;
+/** Longest FQDN the kernel accepts as a hostname (setHostnameAsFQDN). */
+export const MAX_FQDN_LENGTH = 64;
+
+export class PodHostnameError extends Error {
+  override name = 'PodHostnameError';
+}
+
+function truncateHostname(podName: string, hostname: string): string {
+  if (hostname.length <= MAX_HOSTNAME_LENGTH) return hostname;
+  const truncated = hostname.slice(0, MAX_HOSTNAME_LENGTH).replace(/[-.]+$/, '');
+  if (truncated === '') throw new PodHostnameError(`hostname for pod ${JSON.stringify(podName)} was invalid: ${JSON.stringify(hostname)}`);
+  return truncated;
+}
+
+export function podHostname(pod: Pod, clusterDomain = ''): string {
+  const name = pod.metadata?.name ?? '';
+  const hostname = truncateHostname(name, pod.spec?.hostname || name);
+  const subdomain = pod.spec?.subdomain;
+  if (!pod.spec?.setHostnameAsFQDN || !subdomain) return hostname;
+  const fqdn = `${hostname}.${subdomain}.${pod.metadata?.namespace ?? 'default'}.svc.${clusterDomain}`;
+  if (fqdn.length > MAX_FQDN_LENGTH) {
+    throw new PodHostnameError(
+      `failed to construct FQDN from pod hostname and cluster domain, FQDN ${fqdn} is too long (${MAX_FQDN_LENGTH} characters is the max, ${fqdn.length} characters requested)`,
+    );
+  }
+  return fqdn;
+}

@@ -1,0 +1,167 @@
+// The pod-level operations a pod worker asks for, done over CRI as the kubelet's kuberuntime
+// manager does them: sandbox with its log directory, image, volumes, container config, start.
+import { mkdir, readdir, rm, symlink, unlink } from 'node:fs/promises';
+import { totalmem } from 'node:os';
+import path from 'node:path';
+import type { Container } from 'kubernetes-types/core/v1';
+import type { Logger } from '../log/logger.js';
+import { ContainerStartError, type DesiredPod, type PodRuntime, type SandboxRef } from '../podworkers/pod-runtime.js';
+import { buildContainerConfig, containerLogPath } from './container-config.js';
+import { CriError, type ImageService, type RuntimeService } from './cri-types.js';
+import { ensureImage, ImageError } from './images.js';
+import type { ContainerType } from './labels.js';
+import { getRuntimePod, type RuntimePod } from './runtime-pods.js';
+import { buildSandboxConfig, podLogDirectory } from './sandbox-config.js';
+import { prepareVolumes, removePodDirs, VolumeError } from './volumes.js';
+
+export interface CriPodRuntimeOptions {
+  runtime: RuntimeService;
+  images: ImageService;
+  rootDir: string;
+  podLogsDir: string;
+  nodeName: string;
+  nodeIP: string;
+  resolvConf: string;
+  logger: Logger;
+}
+
+async function ignoreNotFound(p: Promise<void>): Promise<void> {
+  try {
+    await p;
+  } catch (err) {
+    if (err instanceof CriError && err.notFound) return;
+    throw err;
+  }
+}
+
+function messageOf(err: unknown): string {
+  if (err instanceof CriError) return err.details;
+  return err instanceof Error ? err.message : String(err);
+}
+
+export class CriPodRuntime implements PodRuntime {
+  /** The kubelet's legacy /var/log/containers symlinks live beside podLogsDir. */
+  private readonly containerLogLinksDir: string;
+
+  constructor(private readonly o: CriPodRuntimeOptions) {
+    this.containerLogLinksDir = path.join(path.dirname(o.podLogsDir), 'containers');
+  }
+
+  getPod(uid: string): Promise<RuntimePod | undefined> {
+    return getRuntimePod(this.o.runtime, uid);
+  }
+
+  private sandboxConfig(pod: DesiredPod, attempt: number) {
+    return buildSandboxConfig(pod, { podLogsDir: this.o.podLogsDir, attempt, resolvConf: this.o.resolvConf });
+  }
+
+  async createSandbox(pod: DesiredPod, attempt: number): Promise<SandboxRef> {
+    const logDir = podLogDirectory(this.o.podLogsDir, pod);
+    await mkdir(logDir, { recursive: true, mode: 0o755 });
+    const id = await this.o.runtime.runPodSandbox(this.sandboxConfig(pod, attempt));
+    return { id, attempt };
+  }
+
+  /** With no earlier instance in the runtime, the next restart count is read from the log files. */
+  private async restartCountFromLogs(pod: DesiredPod, name: string): Promise<number> {
+    try {
+      const files = await readdir(path.join(podLogDirectory(this.o.podLogsDir, pod), name));
+      const counts = files.map((f) => /^(\d+)\.log$/.exec(f)?.[1]).filter((n): n is string => n !== undefined).map(Number);
+      return counts.length > 0 ? Math.max(...counts) + 1 : 0;
+    } catch {
+      return 0;
+    }
+  }
+
+  async startContainer(pod: DesiredPod, sandbox: SandboxRef, container: Container, type: ContainerType, restartCount: number | undefined): Promise<string> {
+    const count = restartCount ?? (await this.restartCountFromLogs(pod, container.name));
+    const sandboxConfig = this.sandboxConfig(pod, sandbox.attempt);
+    let imageRef: string;
+    try {
+      const ensured = await ensureImage(this.o.images, container, sandboxConfig);
+      imageRef = ensured.imageRef;
+      if (ensured.pulled) this.o.logger.info('Pulled image', { pod: `${pod.metadata.namespace}/${pod.metadata.name}`, container: container.name, image: container.image });
+    } catch (err) {
+      if (err instanceof ImageError) throw new ContainerStartError(container.name, err.reason, err.message);
+      throw err;
+    }
+    let config;
+    try {
+      await mkdir(path.join(podLogDirectory(this.o.podLogsDir, pod), container.name), { recursive: true, mode: 0o755 });
+      const mounts = await prepareVolumes(pod, container, { rootDir: this.o.rootDir });
+      config = buildContainerConfig(pod, container, {
+        restartCount: count,
+        imageRef,
+        type,
+        nodeName: this.o.nodeName,
+        hostIP: this.o.nodeIP,
+        podIPs: pod.spec?.hostNetwork ? [this.o.nodeIP] : [],
+        mounts,
+        nodeMemoryCapacityBytes: totalmem(),
+      });
+    } catch (err) {
+      if (err instanceof VolumeError || err instanceof Error) throw new ContainerStartError(container.name, 'CreateContainerConfigError', messageOf(err));
+      throw err;
+    }
+    let id: string;
+    try {
+      id = await this.o.runtime.createContainer(sandbox.id, config, sandboxConfig);
+    } catch (err) {
+      throw new ContainerStartError(container.name, 'CreateContainerError', messageOf(err));
+    }
+    try {
+      await this.o.runtime.startContainer(id);
+    } catch (err) {
+      throw new ContainerStartError(container.name, 'RunContainerError', messageOf(err));
+    }
+    await this.linkContainerLog(pod, container.name, id, containerLogPath(container.name, count));
+    return id;
+  }
+
+  startCreatedContainer(id: string): Promise<void> {
+    return this.o.runtime.startContainer(id);
+  }
+
+  stopContainer(id: string, graceSeconds: number): Promise<void> {
+    return ignoreNotFound(this.o.runtime.stopContainer(id, graceSeconds));
+  }
+
+  stopSandbox(id: string): Promise<void> {
+    return ignoreNotFound(this.o.runtime.stopPodSandbox(id));
+  }
+
+  async removeContainer(id: string): Promise<void> {
+    await this.unlinkContainerLog(id);
+    await ignoreNotFound(this.o.runtime.removeContainer(id));
+  }
+
+  removeSandbox(id: string): Promise<void> {
+    return ignoreNotFound(this.o.runtime.removePodSandbox(id));
+  }
+
+  async cleanupPod(uid: string, namespace: string, name: string): Promise<void> {
+    await removePodDirs(this.o.rootDir, uid);
+    await rm(path.join(this.o.podLogsDir, `${namespace}_${name}_${uid}`), { recursive: true, force: true });
+  }
+
+  /** `<podName>_<namespace>_<container>-<id>.log`, what log shippers configured for the kubelet read. */
+  private async linkContainerLog(pod: DesiredPod, name: string, id: string, relLog: string): Promise<void> {
+    const link = path.join(this.containerLogLinksDir, `${pod.metadata.name}_${pod.metadata.namespace}_${name}-${id}.log`);
+    try {
+      await mkdir(this.containerLogLinksDir, { recursive: true });
+      await symlink(path.join(podLogDirectory(this.o.podLogsDir, pod), relLog), link);
+    } catch (err) {
+      this.o.logger.v(2).info('Could not create the container log symlink', { path: link, err: messageOf(err) });
+    }
+  }
+
+  private async unlinkContainerLog(id: string): Promise<void> {
+    let entries: string[];
+    try {
+      entries = await readdir(this.containerLogLinksDir);
+    } catch {
+      return;
+    }
+    await Promise.all(entries.filter((e) => e.endsWith(`-${id}.log`)).map((e) => unlink(path.join(this.containerLogLinksDir, e)).catch(() => undefined)));
+  }
+}

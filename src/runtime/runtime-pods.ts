@@ -1,0 +1,147 @@
+// What runs, read back from the runtime and grouped by pod UID through the kubelet labels:
+// the basis for adopting containers after a restart and for every sync.
+import type { Container, ContainerStatus, PodSandbox, PodSandboxStatus, RuntimeService } from './cri-types.js';
+import { ContainerState, CriError, PodSandboxState } from './cri-types.js';
+import { parseContainerMeta, parseSandboxLabels, POD_UID_LABEL, type ContainerMeta } from './labels.js';
+
+export interface RuntimeSandbox {
+  id: string;
+  state: PodSandboxState;
+  /** Nanoseconds since the epoch. */
+  createdAt: number;
+  attempt: number;
+  /** From PodSandboxStatus; '' when read from a list or when the sandbox has no IP. */
+  ip: string;
+  additionalIps: string[];
+}
+
+export interface RuntimeContainer {
+  id: string;
+  sandboxId: string;
+  name: string;
+  state: ContainerState;
+  /** Nanoseconds since the epoch. */
+  createdAt: number;
+  /** The fields below come from ContainerStatus: getRuntimePod fills them, a list leaves 0 / ''. */
+  startedAt: number;
+  finishedAt: number;
+  exitCode: number;
+  reason: string;
+  message: string;
+  imageRef: string;
+  /** The spec image as the runtime recorded it. */
+  image: string;
+  /** Whether the status fields were read (ContainerStatus) or are list defaults. */
+  hasStatus: boolean;
+  meta: ContainerMeta;
+}
+
+export interface RuntimePod {
+  uid: string;
+  name: string;
+  namespace: string;
+  /** Newest first. */
+  sandboxes: RuntimeSandbox[];
+  /** Newest first. */
+  containers: RuntimeContainer[];
+}
+
+/** Newest first; ties broken by id so that the order is stable. */
+function newestFirst<T extends { createdAt: number; id: string }>(xs: T[]): T[] {
+  return xs.sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+}
+
+function sandboxFrom(s: PodSandbox | PodSandboxStatus): RuntimeSandbox {
+  const network = 'network' in s ? s.network : undefined;
+  return {
+    id: s.id,
+    state: s.state,
+    createdAt: s.createdAt,
+    attempt: s.metadata?.attempt ?? 0,
+    ip: network?.ip ?? '',
+    additionalIps: (network?.additionalIps ?? []).map((x) => x.ip),
+  };
+}
+
+function containerFrom(c: Container | ContainerStatus, sandboxId: string, meta: ContainerMeta): RuntimeContainer {
+  const st = 'startedAt' in c ? c : undefined;
+  return {
+    id: c.id,
+    sandboxId,
+    name: meta.containerName,
+    state: c.state,
+    createdAt: c.createdAt,
+    startedAt: st?.startedAt ?? 0,
+    finishedAt: st?.finishedAt ?? 0,
+    exitCode: st?.exitCode ?? 0,
+    reason: st?.reason ?? '',
+    message: st?.message ?? '',
+    imageRef: c.imageRef,
+    image: c.image?.image ?? '',
+    hasStatus: st !== undefined,
+    meta,
+  };
+}
+
+function podEntry(pods: Map<string, RuntimePod>, uid: string, name: string, namespace: string): RuntimePod {
+  let p = pods.get(uid);
+  if (!p) {
+    p = { uid, name, namespace, sandboxes: [], containers: [] };
+    pods.set(uid, p);
+  }
+  return p;
+}
+
+/** Every kubelet-labelled pod, from one ListPodSandbox and one ListContainers (all states). */
+export async function listRuntimePods(runtime: RuntimeService): Promise<Map<string, RuntimePod>> {
+  const [sandboxes, containers] = await Promise.all([runtime.listPodSandbox(), runtime.listContainers()]);
+  const pods = new Map<string, RuntimePod>();
+  for (const s of sandboxes) {
+    const id = parseSandboxLabels(s.labels);
+    if (id) podEntry(pods, id.podUid, id.podName, id.podNamespace).sandboxes.push(sandboxFrom(s));
+  }
+  for (const c of containers) {
+    const meta = parseContainerMeta(c.labels, c.annotations);
+    if (meta) podEntry(pods, meta.podUid, meta.podName, meta.podNamespace).containers.push(containerFrom(c, c.podSandboxId, meta));
+  }
+  for (const p of pods.values()) {
+    newestFirst(p.sandboxes);
+    newestFirst(p.containers);
+  }
+  return pods;
+}
+
+async function ignoreNotFound<T>(p: Promise<T>): Promise<T | undefined> {
+  try {
+    return await p;
+  } catch (err) {
+    // Removed between the list and the status call: as if it had not been listed.
+    if (err instanceof CriError && err.notFound) return undefined;
+    throw err;
+  }
+}
+
+/** One pod's full state (GetPodStatus): lists by the UID label, then the status of each object. */
+export async function getRuntimePod(runtime: RuntimeService, uid: string): Promise<RuntimePod | undefined> {
+  const selector = { labelSelector: { [POD_UID_LABEL]: uid } };
+  const [sandboxes, containers] = await Promise.all([runtime.listPodSandbox(selector), runtime.listContainers(selector)]);
+  const [sandboxStatuses, containerStatuses] = await Promise.all([
+    Promise.all(sandboxes.map((s) => ignoreNotFound(runtime.podSandboxStatus(s.id)))),
+    Promise.all(containers.map((c) => ignoreNotFound(runtime.containerStatus(c.id)))),
+  ]);
+  const pods = new Map<string, RuntimePod>();
+  sandboxStatuses.forEach((st) => {
+    const id = st && parseSandboxLabels(st.labels);
+    if (st && id) podEntry(pods, uid, id.podName, id.podNamespace).sandboxes.push(sandboxFrom(st));
+  });
+  containerStatuses.forEach((st, i) => {
+    const meta = st && parseContainerMeta(st.labels, st.annotations);
+    if (st && meta) podEntry(pods, uid, meta.podName, meta.podNamespace).containers.push(containerFrom(st, containers[i]!.podSandboxId, meta));
+  });
+  const pod = pods.get(uid);
+  if (pod) {
+    newestFirst(pod.sandboxes);
+    newestFirst(pod.containers);
+  }
+  return pod;
+}

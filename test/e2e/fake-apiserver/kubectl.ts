@@ -1,0 +1,66 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+
+export interface KubectlResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Real /usr/bin/kubectl against a kubeconfig, with a private discovery cache (ports get reused). */
+export class Kubectl {
+  constructor(
+    private readonly kubeconfig: string,
+    private readonly dir: string,
+  ) {}
+
+  private args(args: string[]): string[] {
+    return ['--kubeconfig', this.kubeconfig, '--cache-dir', join(this.dir, 'kube-cache'), ...args];
+  }
+
+  /** Runs kubectl without blocking the event loop (the fake server lives in this process). */
+  run(args: string[], timeoutMs = 60_000): Promise<KubectlResult> {
+    return new Promise((resolve, reject) => {
+      const child = spawn('/usr/bin/kubectl', this.args(args), { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, HOME: this.dir } });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+      child.on('error', reject);
+      child.on('close', (code) => {
+        clearTimeout(timer);
+        resolve({ code: code ?? -1, stdout, stderr });
+      });
+    });
+  }
+
+  async ok(args: string[], timeoutMs?: number): Promise<string> {
+    const r = await this.run(args, timeoutMs);
+    if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed (${r.code}): ${r.stderr}${r.stdout}`);
+    return r.stdout;
+  }
+
+  /** Starts a long-running kubectl (e.g. `get -w`); output accumulates until stop(). */
+  start(args: string[]): RunningKubectl {
+    const child = spawn('/usr/bin/kubectl', this.args(args), { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, HOME: this.dir } });
+    return new RunningKubectl(child);
+  }
+}
+
+export class RunningKubectl {
+  stdout = '';
+  stderr = '';
+  private readonly exited: Promise<number>;
+
+  constructor(private readonly child: ChildProcess) {
+    child.stdout?.on('data', (d: Buffer) => (this.stdout += d.toString()));
+    child.stderr?.on('data', (d: Buffer) => (this.stderr += d.toString()));
+    this.exited = new Promise((resolve) => child.on('close', (code) => resolve(code ?? -1)));
+  }
+
+  async stop(): Promise<number> {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGTERM');
+    return this.exited;
+  }
+}

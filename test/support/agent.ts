@@ -1,0 +1,78 @@
+// Runs the packaged bootlet executable (build/bootlet) for end-to-end tests: its log lines are
+// kept for assertions, and it can be stopped gently or SIGKILLed like a crashed agent.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { waitFor } from './wait.js';
+
+export const BOOTLET_EXE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'build', 'bootlet');
+
+export interface AgentOptions {
+  manifests: string;
+  endpoint: string;
+  rootDir: string;
+  podLogsDir: string;
+  nodeName?: string;
+  extraArgs?: string[];
+  configFile?: string;
+}
+
+export interface RunningAgent {
+  readonly proc: ChildProcess;
+  /** Every line bootlet wrote to stderr/stdout, parsed when JSON. */
+  readonly lines: string[];
+  records(): Record<string, unknown>[];
+  waitForLog(pred: (r: Record<string, unknown>) => boolean, what: string, timeoutMs?: number): Promise<Record<string, unknown>>;
+  kill(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export function agentArgs(o: AgentOptions): string[] {
+  const args = [
+    `--pod-manifest-path=${o.manifests}`,
+    `--container-runtime-endpoint=${o.endpoint}`,
+    `--root-dir=${o.rootDir}`,
+    `--hostname-override=${o.nodeName ?? 'node-e2e'}`,
+    '--logging-format=json',
+    '--v=2',
+    ...(o.extraArgs ?? []),
+  ];
+  if (o.configFile) args.push(`--config=${o.configFile}`);
+  return args;
+}
+
+export function startAgent(o: AgentOptions): RunningAgent {
+  if (!existsSync(BOOTLET_EXE)) throw new Error(`${BOOTLET_EXE} is missing: run npm run build first`);
+  const proc = spawn(BOOTLET_EXE, agentArgs(o), { stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: string[] = [];
+  const collect = (chunk: Buffer, carry: { rest: string }): void => {
+    const text = carry.rest + chunk.toString('utf8');
+    const parts = text.split('\n');
+    carry.rest = parts.pop() ?? '';
+    for (const l of parts) if (l.trim()) lines.push(l);
+  };
+  const out = { rest: '' };
+  const err = { rest: '' };
+  proc.stdout?.on('data', (c: Buffer) => collect(c, out));
+  proc.stderr?.on('data', (c: Buffer) => collect(c, err));
+  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+  const records = (): Record<string, unknown>[] =>
+    lines.flatMap((l) => {
+      try {
+        return [JSON.parse(l) as Record<string, unknown>];
+      } catch {
+        return [];
+      }
+    });
+  return {
+    proc,
+    lines,
+    records,
+    waitForLog: (pred, what, timeoutMs = 30_000) => waitFor(() => records().find(pred), { timeoutMs, what: `log: ${what}` }),
+    async kill(signal = 'SIGTERM') {
+      if (proc.exitCode !== null || proc.signalCode !== null) return proc.exitCode;
+      proc.kill(signal);
+      return exited;
+    },
+  };
+}

@@ -1,0 +1,38 @@
+import { nodeIdentity, type UserInfo } from './authn.js';
+import type { RequestInfo } from './request-info.js';
+import { forbidden, type ApiError } from './status.js';
+
+/** What the system:node role plus the Node authorizer let a kubelet do (kept to what bootlet needs). */
+const NODE_RULES: Record<string, string[]> = {
+  'nodes': ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
+  'nodes/status': ['get', 'update', 'patch'],
+  'pods': ['get', 'list', 'watch', 'create', 'delete'],
+  'pods/status': ['get', 'update', 'patch'],
+  'events': ['create', 'update', 'patch'],
+  'events.k8s.io/events': ['create', 'update', 'patch'],
+  'coordination.k8s.io/leases': ['get', 'create', 'update', 'patch', 'delete'],
+};
+
+/** Paths every authenticated user may read (system:discovery and system:public-info-viewer). */
+const DISCOVERY = /^\/(api|apis)(\/[^/]+(\/[^/]+)?)?\/?$|^\/version\/?$|^\/(healthz|livez|readyz)(\/.*)?$|^\/openapi\//;
+
+/** Returns undefined when allowed, else the 403 Status the server would write. */
+export function authorize(user: UserInfo, info: RequestInfo): ApiError | undefined {
+  if (user.groups.includes('system:masters')) return undefined;
+  if (info.kind !== 'resource') {
+    const path = info.kind === 'nonresource' ? info.path : info.path;
+    const verb = info.kind === 'nonresource' ? info.verb : 'get';
+    if (verb === 'get' && DISCOVERY.test(path)) return undefined;
+    return forbidden(undefined, '', `User "${user.name}" cannot ${verb} path "${path}"`);
+  }
+  const { isNode } = nodeIdentity(user);
+  const res = info.subresource ? `${info.rt.resource}/${info.subresource}` : info.rt.resource;
+  const ruleKey = info.rt.group ? `${info.rt.group}/${res}` : res;
+  if (isNode && (NODE_RULES[ruleKey] ?? []).includes(info.verb)) return undefined;
+  const scope = info.namespace && info.rt.namespaced ? `in the namespace "${info.namespace}"` : 'at the cluster scope';
+  return forbidden(
+    info.rt,
+    info.name,
+    `User "${user.name}" cannot ${info.verb} resource "${res}" in API group "${info.rt.group}" ${scope}`,
+  );
+}

@@ -1,0 +1,66 @@
+/** One served resource: what discovery announces and how URLs map to storage. */
+export interface ResourceType {
+  group: string;
+  version: string;
+  resource: string;
+  singular: string;
+  kind: string;
+  namespaced: boolean;
+  shortNames: string[];
+  subresources: string[];
+  verbs: string[];
+  /** Storage key; two group-versions of one resource could share it. */
+  storageKey: string;
+}
+
+const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+
+function rt(
+  group: string,
+  resource: string,
+  kind: string,
+  namespaced: boolean,
+  shortNames: string[] = [],
+  subresources: string[] = [],
+): ResourceType {
+  return {
+    group,
+    version: 'v1',
+    resource,
+    singular: kind.toLowerCase(),
+    kind,
+    namespaced,
+    shortNames,
+    subresources,
+    verbs: ALL_VERBS,
+    storageKey: group ? `${resource}.${group}` : resource,
+  };
+}
+
+export const RESOURCES: readonly ResourceType[] = [
+  rt('', 'namespaces', 'Namespace', false, ['ns'], ['status']),
+  rt('', 'nodes', 'Node', false, ['no'], ['status']),
+  rt('', 'pods', 'Pod', true, ['po'], ['status']),
+  rt('', 'events', 'Event', true, ['ev']),
+  rt('coordination.k8s.io', 'leases', 'Lease', true),
+  rt('events.k8s.io', 'events', 'Event', true, ['ev']),
+];
+
+export function apiVersionOf(t: ResourceType): string {
+  return t.group ? `${t.group}/${t.version}` : t.version;
+}
+
+export function findResource(group: string, version: string, resource: string): ResourceType | undefined {
+  return RESOURCES.find((r) => r.group === group && r.version === version && r.resource === resource);
+}
+
+export function byKey(storageKey: string): ResourceType {
+  const found = RESOURCES.find((r) => r.storageKey === storageKey);
+  if (!found) throw new Error(`unknown resource ${storageKey}`);
+  return found;
+}
+
+export const GROUPS: readonly string[] = ['coordination.k8s.io', 'events.k8s.io'];
+
+/** Namespaces that a fresh cluster has. */
+export const INITIAL_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];

@@ -1,0 +1,32 @@
+import { badRequest } from '../status.js';
+import type { UserInfo } from '../authn.js';
+import type { Res } from '../http.js';
+import type { ResourceRequest } from '../request-info.js';
+import type { ObjectStore } from '../store.js';
+import type { Json } from '../types.js';
+
+/** One authenticated, authorized resource request on its way through the REST layer. */
+export interface RestContext {
+  store: ObjectStore;
+  user: UserInfo;
+  req: ResourceRequest;
+  /** The request body (already read); '' when there was none. */
+  rawBody: string;
+  contentType: string;
+  accept: string;
+  res: Res;
+}
+
+export interface Reply {
+  status: number;
+  body: Json;
+}
+
+export function parseBody(ctx: RestContext): Json {
+  if (!ctx.rawBody.trim()) return null;
+  try {
+    return JSON.parse(ctx.rawBody) as Json;
+  } catch (e) {
+    throw badRequest(`error decoding request body: ${(e as Error).message}`);
+  }
+}

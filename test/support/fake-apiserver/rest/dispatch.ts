@@ -1,0 +1,36 @@
+import { methodNotAllowed, pathNotFound } from '../status.js';
+import type { Reply, RestContext } from './context.js';
+import { createObject } from './create.js';
+import { deleteCollection, deleteObject } from './delete.js';
+import { patchObject } from './patch.js';
+import { getObject, listObjects } from './read.js';
+import { updateObject } from './update.js';
+import { serveWatch } from './watch.js';
+
+export type WatchRegistry = (end: () => void) => () => void;
+
+/** Routes a resource request to its verb; undefined means the response is a watch stream. */
+export function dispatchResource(ctx: RestContext, watches: WatchRegistry): Reply | undefined {
+  const { rt, verb, subresource } = ctx.req;
+  if (subresource && !rt.subresources.includes(subresource)) throw pathNotFound();
+  if (subresource && !['get', 'update', 'patch'].includes(verb)) throw methodNotAllowed();
+  switch (verb) {
+    case 'get':
+      return getObject(ctx);
+    case 'list':
+      return listObjects(ctx);
+    case 'watch':
+      serveWatch(ctx, watches);
+      return undefined;
+    case 'create':
+      return createObject(ctx);
+    case 'update':
+      return updateObject(ctx);
+    case 'patch':
+      return patchObject(ctx);
+    case 'delete':
+      return deleteObject(ctx);
+    case 'deletecollection':
+      return deleteCollection(ctx);
+  }
+}

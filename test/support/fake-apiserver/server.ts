@@ -1,0 +1,274 @@
+import { createSecureServer, type Http2SecureServer, type ServerHttp2Session } from 'node:http2';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TLSSocket } from 'node:tls';
+import { authenticate, type TokenTable } from './authn.js';
+import { authorize } from './authz.js';
+import { Chaos } from './chaos.js';
+import { header, readBody, sendJson, tlsSocketOf, type Req, type Res } from './http.js';
+import { writeKubeconfigFile } from './kubeconfig.js';
+import { serveNonResource } from './nonresource.js';
+import { createPki, type KeyPair, type Pki } from './pki.js';
+import { parseRequest } from './request-info.js';
+import { byKey, INITIAL_NAMESPACES, RESOURCES } from './resources.js';
+import { dispatchResource } from './rest/dispatch.js';
+import { ApiError, pathNotFound, unauthorized } from './status.js';
+import { ObjectStore } from './store.js';
+import { prepareForCreate } from './strategy.js';
+import { deepCopy, type KObject } from './types.js';
+
+export interface RequestRecord {
+  method: string;
+  path: string;
+  query: string;
+  user: string;
+  /** 0 while unanswered (hung, or a watch still streaming). */
+  status: number;
+  verb: string;
+  protocol: string;
+  userAgent: string;
+  accept: string;
+  contentType: string;
+}
+
+export interface StartOptions {
+  port?: number;
+  /** Where certificates live; a temp dir (removed by dispose) when omitted. */
+  dir?: string;
+}
+
+export interface KubeconfigOptions {
+  /** Embed certificate data (default) or point at the files. */
+  embed?: boolean;
+  /** Authenticate with this bearer token (registered for user/groups) instead of a client cert. */
+  token?: string;
+}
+
+const REQUEST_LOG_LIMIT = 10_000;
+
+export const ADMIN = { user: 'system:admin', groups: ['system:masters'] };
+
+/** A kube-apiserver stand-in for tests: TLS, authn/authz, NodeRestriction, the resources bootlet uses. */
+export class FakeApiServer {
+  readonly requests: RequestRecord[] = [];
+  readonly store = new ObjectStore();
+  private readonly chaos = new Chaos();
+  private readonly tokens: TokenTable = new Map();
+  private server: Http2SecureServer | undefined;
+  private readonly sockets = new Set<TLSSocket>();
+  private readonly sessions = new Set<ServerHttp2Session>();
+  private readonly watches = new Set<() => void>();
+  private readonly hung = new Set<Res>();
+  private boundPort: number;
+
+  private constructor(
+    private readonly pki: Pki,
+    readonly dir: string,
+    private readonly ownsDir: boolean,
+    port: number,
+  ) {
+    this.boundPort = port;
+    this.seed();
+  }
+
+  static async create(opts: StartOptions = {}): Promise<FakeApiServer> {
+    const ownsDir = !opts.dir;
+    const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'fake-apiserver-'));
+    const s = new FakeApiServer(createPki(dir), dir, ownsDir, opts.port ?? 0);
+    await s.start();
+    return s;
+  }
+
+  get port(): number {
+    return this.boundPort;
+  }
+  get url(): string {
+    return `https://127.0.0.1:${this.boundPort}`;
+  }
+  get caFile(): string {
+    return this.pki.caFile;
+  }
+  get caPem(): string {
+    return this.pki.caPem;
+  }
+  get running(): boolean {
+    return this.server !== undefined;
+  }
+
+  issueClientCert(user: string, groups: string[]): KeyPair {
+    return this.pki.issueClientCert(user, groups);
+  }
+
+  addToken(token: string, user: string, groups: string[]): void {
+    this.tokens.set(token, { name: user, groups });
+  }
+
+  writeKubeconfig(path: string, user: string, groups: string[], opts: KubeconfigOptions = {}): string {
+    if (opts.token) this.addToken(opts.token, user, groups);
+    const cert = opts.token ? undefined : this.issueClientCert(user, groups);
+    writeKubeconfigFile(path, this, user, { cert, token: opts.token }, opts.embed ?? true);
+    return path;
+  }
+
+  writeAdminKubeconfig(path: string, opts: KubeconfigOptions = {}): string {
+    return this.writeKubeconfig(path, ADMIN.user, ADMIN.groups, opts);
+  }
+
+  // ---- chaos controls ----
+  setLatency(ms: number): void {
+    this.chaos.latencyMs = ms;
+  }
+  failNext(n: number, status: 500 | 503 | 429, retryAfterSeconds?: number): void {
+    this.chaos.failNext(n, status, retryAfterSeconds);
+  }
+  hang(on: boolean): void {
+    this.chaos.hanging = on;
+  }
+
+  /** A fresh etcd: every object gone, the initial namespaces back; old resourceVersions now 410. */
+  wipe(): void {
+    this.store.wipe();
+    for (const end of [...this.watches]) end();
+    this.seed();
+  }
+
+  // ---- direct access for assertions and setup ----
+  objects(resource: string, namespace?: string): KObject[] {
+    return this.store.list(storageKeyOf(resource), namespace);
+  }
+  object(resource: string, namespace: string, name: string): KObject | undefined {
+    return this.store.get(storageKeyOf(resource), namespace, name);
+  }
+  /** Creates an object bypassing authn/admission (test setup), defaulted as a create would. */
+  seedObject(resource: string, o: KObject): KObject {
+    const rt = byKey(storageKeyOf(resource));
+    return this.store.put(rt.storageKey, prepareForCreate(rt, deepCopy(o)), 'ADDED');
+  }
+
+  // ---- lifecycle ----
+  async start(): Promise<void> {
+    if (this.server) return;
+    const server = createSecureServer(
+      {
+        key: this.pki.server.keyPem,
+        cert: this.pki.server.certPem,
+        ca: this.pki.caPem,
+        requestCert: true,
+        rejectUnauthorized: false,
+        allowHTTP1: true,
+      },
+      (req, res) => void this.handle(req as unknown as Req, res as unknown as Res),
+    );
+    server.setTimeout(0);
+    server.on('secureConnection', (s: TLSSocket) => {
+      this.sockets.add(s);
+      s.on('close', () => this.sockets.delete(s));
+    });
+    server.on('session', (sess: ServerHttp2Session) => {
+      this.sessions.add(sess);
+      sess.on('close', () => this.sessions.delete(sess));
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.boundPort, '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    const addr = server.address();
+    if (addr && typeof addr === 'object') this.boundPort = addr.port;
+    this.server = server;
+  }
+
+  /** Closes the listener and drops every connection and stream, as a killed kube-apiserver would. */
+  async stop(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    this.server = undefined;
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    for (const end of [...this.watches]) end();
+    for (const sess of this.sessions) sess.destroy();
+    for (const s of this.sockets) s.destroy();
+    this.hung.clear();
+    await closed;
+  }
+
+  async dispose(): Promise<void> {
+    await this.stop();
+    if (this.ownsDir) rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  private seed(): void {
+    for (const name of INITIAL_NAMESPACES) this.seedObject('namespaces', { metadata: { name } });
+  }
+
+  private async handle(req: Req, res: Res): Promise<void> {
+    const method = req.method ?? 'GET';
+    const url = new URL(req.url ?? '/', 'https://fake');
+    const accept = header(req, 'accept') ?? '';
+    const contentType = header(req, 'content-type') ?? '';
+    const record: RequestRecord = {
+      method,
+      path: url.pathname,
+      query: url.search.replace(/^\?/, ''),
+      user: '',
+      status: 0,
+      verb: '',
+      protocol: req.httpVersion === '2.0' ? 'HTTP/2' : `HTTP/${req.httpVersion}`,
+      userAgent: header(req, 'user-agent') ?? '',
+      accept,
+      contentType,
+    };
+    this.requests.push(record);
+    if (this.requests.length > REQUEST_LOG_LIMIT) this.requests.splice(0, this.requests.length - REQUEST_LOG_LIMIT);
+    const reply = (status: number, body: Parameters<typeof sendJson>[2], headers: Record<string, string> = {}, ct?: string): void => {
+      record.status = status;
+      sendJson(res, status, body, headers, ct);
+    };
+    try {
+      const user = authenticate(tlsSocketOf(req), header(req, 'authorization'), this.tokens);
+      record.user = user?.name ?? '';
+      if (this.chaos.latencyMs > 0) await new Promise((r) => setTimeout(r, this.chaos.latencyMs));
+      if (this.chaos.hanging) {
+        this.hung.add(res);
+        res.on('close', () => this.hung.delete(res));
+        return;
+      }
+      const rawBody = await readBody(req);
+      if (!user) throw unauthorized();
+      const failure = this.chaos.takeFailure();
+      if (failure) throw failure;
+      const info = parseRequest(method, req.url ?? '/');
+      record.verb = info.kind === 'resource' ? info.verb : method.toLowerCase();
+      const denied = authorize(user, info);
+      if (denied) throw denied;
+      if (info.kind === 'unknown-resource') throw pathNotFound();
+      if (info.kind === 'nonresource') {
+        const r = serveNonResource(info.path, accept, `127.0.0.1:${this.boundPort}`);
+        if (typeof r.body === 'string') {
+          record.status = r.status;
+          res.writeHead(r.status, { 'Content-Type': r.contentType });
+          res.end(r.body);
+        } else reply(r.status, r.body, {}, r.contentType);
+        return;
+      }
+      const result = dispatchResource({ store: this.store, user, req: info, rawBody, contentType, accept, res }, (end) => {
+        this.watches.add(end);
+        record.status = 200;
+        return () => this.watches.delete(end);
+      });
+      if (result) reply(result.status, result.body);
+    } catch (e) {
+      if (e instanceof ApiError) reply(e.code, e.toStatus(), e.headers);
+      else reply(500, new ApiError(500, 'InternalError', `Internal error occurred: ${(e as Error).message}`).toStatus());
+    }
+  }
+}
+
+function storageKeyOf(resource: string): string {
+  if (RESOURCES.some((r) => r.storageKey === resource)) return resource;
+  const r = RESOURCES.find((x) => x.resource === resource);
+  if (!r) throw new Error(`unknown resource ${resource}`);
+  return r.storageKey;
+}

@@ -1,0 +1,139 @@
+import { randomUUID } from 'node:crypto';
+import { apiVersionOf, type ResourceType } from './resources.js';
+import { invalid } from './status.js';
+import { arr, deepCopy, isObject, jsonEqual, obj, str, type Json, type JsonObject, type KObject } from './types.js';
+
+const PRIORITY_CLASSES: Record<string, number> = {
+  'system-node-critical': 2000001000,
+  'system-cluster-critical': 2000000000,
+};
+
+function now(): string {
+  return new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+}
+
+/** What every create gets: identity, timestamps, type meta (as registry BeforeCreate does). */
+export function prepareForCreate(rt: ResourceType, o: KObject): KObject {
+  const out = deepCopy(o);
+  out.apiVersion = apiVersionOf(rt);
+  out.kind = rt.kind;
+  const m = out.metadata;
+  m.uid = randomUUID();
+  m.creationTimestamp = now();
+  delete m.deletionTimestamp;
+  delete m.deletionGracePeriodSeconds;
+  delete m.resourceVersion;
+  delete m.selfLink;
+  delete m.managedFields;
+  if (!rt.namespaced) delete m.namespace;
+  if (rt.resource === 'pods' && !rt.group) preparePodForCreate(out);
+  if (rt.resource === 'nodes') out.spec = { ...obj(out.spec) };
+  if (rt.resource === 'namespaces') prepareNamespaceForCreate(out);
+  return out;
+}
+
+function preparePodForCreate(pod: KObject): void {
+  pod.metadata.generation = 1;
+  const spec = obj(pod.spec);
+  pod.spec = spec;
+  spec.restartPolicy ??= 'Always';
+  spec.terminationGracePeriodSeconds ??= 30;
+  spec.dnsPolicy ??= 'ClusterFirst';
+  spec.schedulerName ??= 'default-scheduler';
+  spec.securityContext ??= {};
+  spec.enableServiceLinks ??= true;
+  spec.preemptionPolicy ??= 'PreemptLowerPriority';
+  const pc = str(spec.priorityClassName);
+  spec.priority ??= PRIORITY_CLASSES[pc] ?? 0;
+  for (const list of [arr(spec.initContainers), arr(spec.containers)])
+    for (const c of list) if (isObject(c)) defaultContainer(c);
+  pod.status = { phase: 'Pending', qosClass: qosClass(spec) };
+}
+
+function defaultContainer(c: JsonObject): void {
+  c.terminationMessagePath ??= '/dev/termination-log';
+  c.terminationMessagePolicy ??= 'File';
+  c.resources ??= {};
+  if (!c.imagePullPolicy) {
+    const image = str(c.image);
+    const tag = /:([^/:@]+)$/.exec(image.split('@')[0])?.[1];
+    c.imagePullPolicy = image.includes('@') ? 'IfNotPresent' : !tag || tag === 'latest' ? 'Always' : 'IfNotPresent';
+  }
+}
+
+/** Guaranteed / Burstable / BestEffort as qos.GetPodQOS decides, for cpu and memory. */
+function qosClass(spec: JsonObject): string {
+  let any = false;
+  let guaranteed = true;
+  for (const c of [...arr(spec.initContainers), ...arr(spec.containers)]) {
+    const r = obj(obj(c).resources);
+    const req = obj(r.requests);
+    const lim = obj(r.limits);
+    for (const res of ['cpu', 'memory']) {
+      if (req[res] !== undefined || lim[res] !== undefined) any = true;
+      const l = lim[res];
+      const q = req[res] ?? l;
+      if (l === undefined || String(q) !== String(l)) guaranteed = false;
+    }
+  }
+  if (!any) return 'BestEffort';
+  return guaranteed ? 'Guaranteed' : 'Burstable';
+}
+
+function prepareNamespaceForCreate(ns: KObject): void {
+  const name = str(ns.metadata.name);
+  ns.metadata.labels = { ...obj(ns.metadata.labels), 'kubernetes.io/metadata.name': name };
+  ns.spec = { finalizers: ['kubernetes'] };
+  ns.status = { phase: 'Active' };
+}
+
+const SYSTEM_META = ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation', 'namespace'] as const;
+
+/**
+ * Carries over what a write may not change: the main resource keeps the old status (for kinds with a
+ * status subresource), the status subresource keeps everything but status (and, for pods, metadata
+ * the kubelet may touch).
+ */
+export function prepareForUpdate(rt: ResourceType, next: KObject, prev: KObject, subresource: string): KObject {
+  const out = deepCopy(next);
+  out.apiVersion = apiVersionOf(rt);
+  out.kind = rt.kind;
+  for (const f of SYSTEM_META) {
+    if (f === 'uid' || f === 'creationTimestamp') continue; // checked by validateMetaUpdate
+    if (prev.metadata[f] === undefined) delete out.metadata[f];
+    else out.metadata[f] = prev.metadata[f] as Json;
+  }
+  out.metadata.uid ??= prev.metadata.uid as Json;
+  out.metadata.creationTimestamp ??= prev.metadata.creationTimestamp as Json;
+  delete out.metadata.managedFields;
+  const hasStatus = rt.subresources.includes('status');
+  if (subresource === 'status') {
+    for (const k of Object.keys(out)) if (k !== 'status' && k !== 'metadata' && k !== 'apiVersion' && k !== 'kind') delete out[k];
+    for (const k of Object.keys(prev)) if (k !== 'status' && k !== 'metadata' && k !== 'apiVersion' && k !== 'kind') out[k] = deepCopy(prev[k]);
+    if (rt.resource === 'pods') out.metadata.ownerReferences = deepCopy(prev.metadata.ownerReferences);
+    if (out.metadata.ownerReferences === undefined) delete out.metadata.ownerReferences;
+  } else if (hasStatus) {
+    if (prev.status === undefined) delete out.status;
+    else out.status = deepCopy(prev.status);
+  }
+  if (rt.resource === 'pods' && !rt.group && subresource === '') checkPodSpecUpdate(rt, out, prev);
+  if (rt.resource === 'pods' && !jsonEqual(out.spec, prev.spec))
+    out.metadata.generation = (typeof prev.metadata.generation === 'number' ? prev.metadata.generation : 1) + 1;
+  return out;
+}
+
+const POD_UPDATE_FORBIDDEN =
+  'pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)';
+
+function checkPodSpecUpdate(rt: ResourceType, next: KObject, prev: KObject): void {
+  const strip = (spec: Json | undefined): JsonObject => {
+    const s = deepCopy(obj(spec));
+    for (const list of ['containers', 'initContainers'])
+      s[list] = arr(s[list]).map((c) => ({ ...obj(c), image: '' }));
+    delete s.activeDeadlineSeconds;
+    delete s.tolerations;
+    return s;
+  };
+  if (!jsonEqual(strip(next.spec), strip(prev.spec)))
+    throw invalid(rt, str(prev.metadata.name), [{ type: 'FieldValueForbidden', field: 'spec', detail: `Forbidden: ${POD_UPDATE_FORBIDDEN}` }]);
+}

@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import { DesiredPods } from '../../../src/config/desired-pods';
+import { loadManifest } from '../../../src/config/manifest';
+import type { PodUpdate, StaticPod } from '../../../src/config/types';
+import { podYaml } from './helpers';
+
+let clock = 0;
+function sp(file: string, name: string, image = 'busybox:1.36'): StaticPod {
+  const r = loadManifest(file, podYaml(name, image), 'node-a', new Date(++clock * 1000));
+  if ('error' in r) throw new Error(r.error.message);
+  return r.pod;
+}
+const ops = (us: PodUpdate[]) => us.map((u) => `${u.op} ${u.pod.key} ${u.pod.file}${u.op === 'UPDATE' ? ` (was ${u.previous.file})` : ''}`);
+
+describe('DesiredPods', () => {
+  it('adds, updates on a content change, ignores unchanged content, removes', () => {
+    const d = new DesiredPods();
+    const v1 = sp('/m/web.yaml', 'web');
+    expect(ops(d.setFile(v1).updates)).toEqual(['ADD default/web-node-a /m/web.yaml']);
+    // Same content loaded again (a rescan, a touch): nothing, and the first-seen time stays.
+    expect(d.setFile(sp('/m/web.yaml', 'web')).updates).toEqual([]);
+    expect(d.pods()[0]).toBe(v1);
+    const v2 = sp('/m/web.yaml', 'web', 'busybox:1.37');
+    const up = d.setFile(v2).updates;
+    expect(up).toEqual([{ op: 'UPDATE', pod: v2, previous: v1 }]);
+    expect(ops(d.removeFile('/m/web.yaml').updates)).toEqual(['REMOVE default/web-node-a /m/web.yaml']);
+    expect(d.pods()).toEqual([]);
+  });
+
+  it('keeps the last good pod of a file whose new content is broken (no call, no change)', () => {
+    const d = new DesiredPods();
+    d.setFile(sp('/m/web.yaml', 'web'));
+    // The file source reports the error and does not touch the desired set.
+    expect(d.pods().map((p) => p.key)).toEqual(['default/web-node-a']);
+  });
+
+  it('renaming the pod inside a file removes the old key and adds the new', () => {
+    const d = new DesiredPods();
+    d.setFile(sp('/m/a.yaml', 'web'));
+    expect(ops(d.setFile(sp('/m/a.yaml', 'api')).updates)).toEqual(['REMOVE default/web-node-a /m/a.yaml', 'ADD default/api-node-a /m/a.yaml']);
+  });
+
+  it('lets the first file by name win a key, refuses the other naming both, and hands over when the winner goes', () => {
+    const d = new DesiredPods();
+    // b.yaml arrives first and runs.
+    expect(ops(d.setFile(sp('/m/b.yaml', 'web')).updates)).toEqual(['ADD default/web-node-a /m/b.yaml']);
+    // a.yaml sorts first: it takes the key over, b.yaml is refused.
+    const c1 = d.setFile(sp('/m/a.yaml', 'web'));
+    expect(ops(c1.updates)).toEqual(['UPDATE default/web-node-a /m/a.yaml (was /m/b.yaml)']);
+    expect(c1.errors).toEqual([
+      { file: '/m/b.yaml', message: expect.stringMatching(/^pod default\/web-node-a is already declared by \/m\/a\.yaml; \/m\/b\.yaml is ignored/) },
+    ]);
+    // c.yaml also declares it: refused, nothing changes for the running pod.
+    const c2 = d.setFile(sp('/m/c.yaml', 'web'));
+    expect(c2.updates).toEqual([]);
+    expect(c2.errors.map((e) => e.file)).toEqual(['/m/c.yaml']);
+    // An unrelated change does not repeat the conflict errors.
+    expect(d.setFile(sp('/m/z.yaml', 'other')).errors).toEqual([]);
+    // The winner goes: b.yaml (next by name) takes over; c.yaml is now refused because of b.yaml.
+    const c3 = d.removeFile('/m/a.yaml');
+    expect(ops(c3.updates)).toEqual(['UPDATE default/web-node-a /m/b.yaml (was /m/a.yaml)']);
+    expect(c3.errors).toEqual([{ file: '/m/c.yaml', message: expect.stringContaining('already declared by /m/b.yaml') }]);
+    d.removeFile('/m/b.yaml');
+    expect(d.pods().find((p) => p.key === 'default/web-node-a')?.file).toBe('/m/c.yaml');
+    expect(ops(d.removeFile('/m/c.yaml').updates)).toEqual(['REMOVE default/web-node-a /m/c.yaml']);
+  });
+
+  it('the same files give the same winner whatever order they arrive in', () => {
+    const one = new DesiredPods();
+    one.setFile(sp('/m/a.yaml', 'web'));
+    one.setFile(sp('/m/b.yaml', 'web'));
+    const two = new DesiredPods();
+    two.setFile(sp('/m/b.yaml', 'web'));
+    two.setFile(sp('/m/a.yaml', 'web'));
+    expect(one.pods().map((p) => p.file)).toEqual(['/m/a.yaml']);
+    expect(two.pods().map((p) => p.file)).toEqual(['/m/a.yaml']);
+  });
+
+  it('an edit of a losing file is answered again', () => {
+    const d = new DesiredPods();
+    d.setFile(sp('/m/a.yaml', 'web'));
+    expect(d.setFile(sp('/m/b.yaml', 'web')).errors).toHaveLength(1);
+    expect(d.setFile(sp('/m/b.yaml', 'web', 'busybox:2')).errors).toHaveLength(1);
+  });
+
+  it('a losing file that declares another key is accepted', () => {
+    const d = new DesiredPods();
+    d.setFile(sp('/m/a.yaml', 'web'));
+    d.setFile(sp('/m/b.yaml', 'web'));
+    const c = d.setFile(sp('/m/b.yaml', 'api'));
+    expect(ops(c.updates)).toEqual(['ADD default/api-node-a /m/b.yaml']);
+    expect(c.errors).toEqual([]);
+  });
+
+  it('emits REMOVE before ADD before UPDATE', () => {
+    const d = new DesiredPods();
+    d.setFile(sp('/m/a.yaml', 'a'));
+    d.setFile(sp('/m/b.yaml', 'b'));
+    d.setFile(sp('/m/b2.yaml', 'c'));
+    // b2.yaml changes to declare b's key: it loses to b.yaml; key c is removed.
+    expect(ops(d.setFile(sp('/m/b2.yaml', 'b')).updates)).toEqual(['REMOVE default/c-node-a /m/b2.yaml']);
+    // a.yaml now declares c: a is removed, c added.
+    expect(ops(d.setFile(sp('/m/a.yaml', 'c')).updates)).toEqual(['REMOVE default/a-node-a /m/a.yaml', 'ADD default/c-node-a /m/a.yaml']);
+  });
+});

@@ -1,0 +1,275 @@
+// The file source against real directories: events from the watcher, rescans, editors' save
+// patterns. Every wait polls for a condition with a generous deadline.
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import { closeSync, ftruncateSync, mkdirSync, openSync, renameSync, rmSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startFileSource, type FileSource } from '../../../src/config/file-source';
+import type { ConfigSourceEvents, ManifestError, ManifestWarning, PodUpdate } from '../../../src/config/types';
+import { memoryLogger } from '../../../src/log/logger';
+import { makeTmpDir, removeTmpDir } from '../../support/tmp';
+import { waitFor } from '../../support/wait';
+import { podYaml } from './helpers';
+
+const base = makeTmpDir('file-source');
+afterAll(() => removeTmpDir(base));
+let dirs = 0;
+const newDir = (): string => {
+  const d = join(base, `d${++dirs}`);
+  mkdirSync(d);
+  return d;
+};
+
+interface Recorder extends ConfigSourceEvents {
+  updates: Array<PodUpdate & { at: number }>;
+  errors: ManifestError[];
+  warnings: ManifestWarning[];
+  isReady: boolean;
+}
+function recorder(): Recorder {
+  const r: Recorder = {
+    updates: [],
+    errors: [],
+    warnings: [],
+    isReady: false,
+    update: (u) => r.updates.push({ ...u, at: performance.now() }),
+    error: (e) => r.errors.push(e),
+    warning: (w) => r.warnings.push(w),
+    ready: () => {
+      r.isReady = true;
+    },
+  };
+  return r;
+}
+const ops = (r: Recorder) => r.updates.map((u) => `${u.op} ${u.pod.key}`);
+const images = (u: PodUpdate) => u.pod.pod.spec!.containers.map((c) => c.image).join(',');
+
+const running: FileSource[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((s) => s.stop()));
+});
+
+function start(path: string, extra: { settleMs?: number } = {}) {
+  const events = recorder();
+  const { logger, lines } = memoryLogger(4);
+  const read = extra.settleMs === undefined ? undefined : { settleMs: extra.settleMs };
+  const src = startFileSource({ path, nodeName: 'node-a', fileCheckFrequencyMs: 60_000, logger, events, missingPathRetryMs: 100, read });
+  running.push(src);
+  return { events, lines, src };
+}
+const WAIT = { timeoutMs: 15_000, intervalMs: 20 };
+const ready = (r: Recorder) => waitFor(() => r.isReady, { ...WAIT, what: 'ready()' });
+const updates = (r: Recorder, n: number, what: string) =>
+  waitFor(() => r.updates.length >= n && r.updates, { ...WAIT, what: `${n} updates: ${what}` });
+
+describe('startFileSource', () => {
+  it('follows add, edit, broken edit, fix and delete of a manifest', async () => {
+    const dir = newDir();
+    const { events, lines } = start(dir);
+    await ready(events);
+    expect(events.updates).toEqual([]);
+    const f = join(dir, 'web.yaml');
+
+    writeFileSync(f, podYaml('web', 'busybox:1'));
+    await updates(events, 1, 'ADD');
+    expect(ops(events)).toEqual(['ADD default/web-node-a']);
+    const firstUid = events.updates[0]!.pod.uid;
+    expect(lines.filter((l) => l.includes('Static pod manifest accepted'))).toHaveLength(1);
+    expect(lines.find((l) => l.includes('Static pod manifest accepted'))).toContain(firstUid);
+
+    writeFileSync(f, podYaml('web', 'busybox:2'));
+    await updates(events, 2, 'UPDATE');
+    const up = events.updates[1]!;
+    expect(up.op === 'UPDATE' && [up.previous.uid, images(up)]).toEqual([firstUid, 'busybox:2']);
+
+    writeFileSync(f, 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n   oops: 1\n');
+    await waitFor(() => events.errors.length >= 1, { ...WAIT, what: 'error for the broken edit' });
+    expect(events.errors[0]).toMatchObject({ file: f, line: 4 });
+    expect(lines.some((l) => l.includes('Static pod manifest refused') && l.includes('line 4'))).toBe(true);
+    // A broken edit is not a deletion: a rescan changes nothing and does not repeat the error.
+    const src = running[0]!;
+    await src.rescan();
+    expect(events.updates).toHaveLength(2);
+    expect(events.errors).toHaveLength(1);
+
+    writeFileSync(f, podYaml('web', 'busybox:3'));
+    await updates(events, 3, 'UPDATE after the fix');
+    expect(images(events.updates[2]!)).toBe('busybox:3');
+
+    rmSync(f);
+    await updates(events, 4, 'REMOVE');
+    expect(ops(events)[3]).toBe('REMOVE default/web-node-a');
+  });
+
+  it('reports nothing on a rescan of unchanged files, and a touch changes nothing', async () => {
+    const dir = newDir();
+    writeFileSync(join(dir, 'web.yaml'), podYaml('web'));
+    const { events, lines, src } = start(dir);
+    await ready(events);
+    expect(ops(events)).toEqual(['ADD default/web-node-a']);
+    const before = lines.length;
+    execFileSync('touch', [join(dir, 'web.yaml')]);
+    await src.rescan();
+    await src.rescan();
+    expect(events.updates).toHaveLength(1);
+    expect(lines.slice(before).filter((l) => !l.includes('"v":4'))).toEqual([]);
+  });
+
+  it('never starts a pod from a half-written file: rename-over', async () => {
+    const dir = newDir();
+    const { events } = start(dir);
+    await ready(events);
+    const f = join(dir, 'web.yaml');
+    for (let i = 1; i <= 5; i++) {
+      const tmp = join(dir, `.web.yaml.${i}`);
+      writeFileSync(tmp, podYaml('web', `busybox:${i}`));
+      renameSync(tmp, f);
+      await waitFor(() => events.updates.some((u) => images(u) === `busybox:${i}`), { ...WAIT, what: `version ${i}` });
+    }
+    expect(events.errors).toEqual([]);
+    expect(ops(events)).toEqual(['ADD default/web-node-a', ...Array(4).fill('UPDATE default/web-node-a')]);
+  });
+
+  it('never starts a pod from a half-written file: in-place write in two chunks with a pause', async () => {
+    const dir = newDir();
+    const f = join(dir, 'web.yaml');
+    // The pause (80 ms) is longer than the event debounce plus two agreeing reads, so only the
+    // settle time stops a read of the first chunk; it is raised here to keep a margin on a busy machine.
+    const { events } = start(dir, { settleMs: 300 });
+    await ready(events);
+    // The first chunk alone is a valid pod with one container: it must never be started.
+    const whole = podYaml('web', 'busybox:1', '  - name: second\n    image: busybox:1\n');
+    const cut = whole.indexOf('  - name: second');
+    for (let round = 0; round < 3; round++) {
+      const content = whole.replace(/busybox:1/g, `busybox:${round + 1}`);
+      const chunkAt = content.indexOf('  - name: second');
+      expect(chunkAt).toBe(cut);
+      const fd = openSync(f, 'a+');
+      ftruncateSync(fd, 0);
+      writeSync(fd, content.slice(0, cut), 0);
+      await sleep(80);
+      writeSync(fd, content.slice(cut), cut);
+      closeSync(fd);
+      await waitFor(() => events.updates.some((u) => images(u) === `busybox:${round + 1},busybox:${round + 1}`), { ...WAIT, what: `round ${round}` });
+    }
+    expect(events.updates.every((u) => u.pod.pod.spec!.containers.length === 2)).toBe(true);
+    expect(events.errors).toEqual([]);
+  });
+
+  it('makes no pod from editor swap files, backups and package leftovers, and logs each skip once', async () => {
+    const dir = newDir();
+    const { events, lines, src } = start(dir);
+    await ready(events);
+    for (const name of ['.web.yaml.swp', 'web.yaml~', 'web.yaml.bak', '#web.yaml#', 'web.yaml.dpkg-new', 'web.yaml.rpmsave']) {
+      writeFileSync(join(dir, name), podYaml('web'));
+    }
+    writeFileSync(join(dir, 'marker.yaml'), podYaml('marker'));
+    await updates(events, 1, 'the marker pod');
+    await src.rescan();
+    await src.rescan();
+    expect(ops(events)).toEqual(['ADD default/marker-node-a']);
+    const skips = lines.filter((l) => l.includes('Skipping file in manifest directory'));
+    expect(skips.filter((l) => l.includes('web.yaml.bak'))).toHaveLength(1);
+    expect(skips.filter((l) => l.includes('.web.yaml.swp'))).toHaveLength(1);
+  });
+
+  it('skips sub-directories and fifos with one log line each, follows symlinks to files', async () => {
+    const dir = newDir();
+    mkdirSync(join(dir, 'sub'));
+    writeFileSync(join(dir, 'sub', 'inner.yaml'), podYaml('inner'));
+    execFileSync('mkfifo', [join(dir, 'pipe')]);
+    const target = join(base, `target-${dirs}.yaml`);
+    writeFileSync(target, podYaml('linked'));
+    symlinkSync(target, join(dir, 'linked.yaml'));
+    symlinkSync(join(dir, 'sub'), join(dir, 'dirlink'));
+    const { events, lines, src } = start(dir);
+    await ready(events);
+    await src.rescan();
+    expect(ops(events)).toEqual(['ADD default/linked-node-a']);
+    expect(lines.filter((l) => l.includes('Not recursing into sub-directory'))).toHaveLength(2);
+    expect(lines.filter((l) => l.includes('not a regular file'))).toHaveLength(1);
+    // A change to the link's target is found by the periodic rescan.
+    writeFileSync(target, podYaml('linked', 'busybox:9'));
+    await src.rescan();
+    expect(events.updates.map(images)).toEqual(['busybox:1.36', 'busybox:9']);
+  });
+
+  it('gives a key to the first file by name and hands it over when that file goes', async () => {
+    const dir = newDir();
+    writeFileSync(join(dir, 'b.yaml'), podYaml('web', 'busybox:b'));
+    writeFileSync(join(dir, 'a.yaml'), podYaml('web', 'busybox:a'));
+    const { events } = start(dir);
+    await ready(events);
+    expect(events.updates.map(images)).toEqual(['busybox:a']);
+    expect(events.errors).toEqual([{ file: join(dir, 'b.yaml'), message: expect.stringContaining(`already declared by ${join(dir, 'a.yaml')}`) }]);
+    rmSync(join(dir, 'a.yaml'));
+    await updates(events, 2, 'takeover by b.yaml');
+    expect(events.updates[1]!.op === 'UPDATE' && images(events.updates[1]!)).toBe('busybox:b');
+  });
+
+  it('waits for a missing directory and picks up its pods when it appears', async () => {
+    const dir = join(newDir(), 'manifests');
+    const { events, lines } = start(dir);
+    await ready(events);
+    expect(events.updates).toEqual([]);
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'web.yaml'), podYaml('web'));
+    await updates(events, 1, 'ADD once the directory exists');
+    expect(lines.filter((l) => l.includes('does not exist'))).toHaveLength(1);
+    // The directory going away takes its pods with it; coming back brings them back.
+    rmSync(dir, { recursive: true });
+    await updates(events, 2, 'REMOVE after the directory went');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'web.yaml'), podYaml('web'));
+    await updates(events, 3, 'ADD after it came back');
+    expect(ops(events)).toEqual(['ADD default/web-node-a', 'REMOVE default/web-node-a', 'ADD default/web-node-a']);
+  });
+
+  it('watches a single manifest file, including rename-over, and ignores its neighbours', async () => {
+    const dir = newDir();
+    const f = join(dir, 'etcd.yaml');
+    writeFileSync(join(dir, 'other.yaml'), podYaml('other'));
+    const { events, src } = start(f);
+    await ready(events);
+    expect(events.updates).toEqual([]);
+    writeFileSync(f, podYaml('etcd', 'etcd:1'));
+    await updates(events, 1, 'ADD of the single file');
+    writeFileSync(join(dir, '.tmp'), podYaml('etcd', 'etcd:2'));
+    renameSync(join(dir, '.tmp'), f);
+    await updates(events, 2, 'UPDATE by rename-over');
+    writeFileSync(join(dir, 'other2.yaml'), podYaml('other2'));
+    await src.rescan();
+    rmSync(f);
+    await updates(events, 3, 'REMOVE');
+    expect(ops(events)).toEqual(['ADD default/etcd-node-a', 'UPDATE default/etcd-node-a', 'REMOVE default/etcd-node-a']);
+  });
+
+  it('reports unknown fields as warnings and still accepts the pod', async () => {
+    const dir = newDir();
+    writeFileSync(join(dir, 'web.yaml'), podYaml('web', 'busybox:1', '    imagePullPolcy: Never\n'));
+    const { events } = start(dir);
+    await ready(events);
+    expect(ops(events)).toEqual(['ADD default/web-node-a']);
+    expect(events.warnings).toEqual([{ file: join(dir, 'web.yaml'), message: 'unknown field "spec.containers[0].imagePullPolcy"' }]);
+  });
+
+  // A measurement for the report, not an assertion: how long from a write to the update event.
+  it('measures write -> update latency', async () => {
+    const dir = newDir();
+    const f = join(dir, 'web.yaml');
+    const { events } = start(dir);
+    await ready(events);
+    const latencies: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const t0 = performance.now();
+      writeFileSync(f, podYaml('web', `busybox:${i}`));
+      const u = await waitFor(() => events.updates.find((x) => images(x) === `busybox:${i}`), { ...WAIT, intervalMs: 2, what: `write ${i}` });
+      latencies.push(u.at - t0);
+    }
+    latencies.sort((a, b) => a - b);
+    const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]!.toFixed(0);
+    console.log(`file-source write->update latency over 20 writes: p50 ${pct(50)} ms, p90 ${pct(90)} ms, max ${pct(100)} ms`);
+    expect(latencies).toHaveLength(20);
+  });
+});

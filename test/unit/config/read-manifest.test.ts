@@ -1,0 +1,81 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, openSync, writeSync, closeSync, writeFileSync, ftruncateSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { MAX_MANIFEST_BYTES, readManifestFile } from '../../../src/config/read-manifest';
+import { makeTmpDir, removeTmpDir } from '../../support/tmp';
+import { WEB_YAML } from './helpers';
+
+const dir = makeTmpDir('read-manifest');
+afterAll(() => removeTmpDir(dir));
+let n = 0;
+const file = (content: string | Buffer): string => {
+  const f = join(dir, `f${++n}.yaml`);
+  writeFileSync(f, content);
+  return f;
+};
+
+describe('readManifestFile', () => {
+  it('returns the bytes of a quiet file', async () => {
+    const r = await readManifestFile(file(WEB_YAML), { settleMs: 0 });
+    expect(r.kind === 'ok' && r.bytes.toString()).toBe(WEB_YAML);
+  });
+
+  it('refuses an empty file', async () => {
+    expect(await readManifestFile(file(''), { settleMs: 0 })).toEqual({ kind: 'error', message: 'file is empty' });
+  });
+
+  it('refuses a file over 10 MiB, reads one of exactly 10 MiB', async () => {
+    expect(await readManifestFile(file(Buffer.alloc(MAX_MANIFEST_BYTES + 1, 32)), { settleMs: 0 })).toEqual({
+      kind: 'error',
+      message: 'file is larger than the 10 MiB limit',
+    });
+    const r = await readManifestFile(file(Buffer.alloc(MAX_MANIFEST_BYTES, 32)), { settleMs: 0 });
+    expect(r.kind === 'ok' && r.bytes.length).toBe(MAX_MANIFEST_BYTES);
+  });
+
+  it('says missing, directory, or other for what is not a regular file', async () => {
+    expect(await readManifestFile(join(dir, 'nope.yaml'))).toEqual({ kind: 'missing' });
+    mkdirSync(join(dir, 'sub'));
+    expect(await readManifestFile(join(dir, 'sub'))).toEqual({ kind: 'not-file', what: 'directory' });
+    execFileSync('mkfifo', [join(dir, 'fifo')]);
+    expect(await readManifestFile(join(dir, 'fifo'))).toEqual({ kind: 'not-file', what: 'other' });
+  });
+
+  it('follows a symlink to a file', async () => {
+    const target = file(WEB_YAML);
+    symlinkSync(target, join(dir, 'link.yaml'));
+    const r = await readManifestFile(join(dir, 'link.yaml'), { settleMs: 0 });
+    expect(r.kind).toBe('ok');
+  });
+
+  it('waits for a writer that pauses between two chunks and returns the whole file', async () => {
+    const f = file('');
+    const fd = openSync(f, 'r+');
+    ftruncateSync(fd, 0);
+    const half = Math.floor(WEB_YAML.length / 2);
+    writeSync(fd, WEB_YAML.slice(0, half), 0);
+    const reading = readManifestFile(f, { settleMs: 200 });
+    await sleep(40);
+    writeSync(fd, WEB_YAML.slice(half), half);
+    closeSync(fd);
+    const r = await reading;
+    expect(r.kind === 'ok' && r.bytes.toString()).toBe(WEB_YAML);
+  });
+
+  it('gives up with "changing" (not an error) while a writer keeps appending', async () => {
+    const f = file('a: 1\n');
+    let stop = false;
+    const writer = (async () => {
+      for (let i = 0; !stop; i++) {
+        writeFileSync(f, `a: ${i}\n`, { flag: 'a' });
+        await sleep(3);
+      }
+    })();
+    const r = await readManifestFile(f, { settleMs: 0, debounceMs: 10, maxAttempts: 4 });
+    stop = true;
+    await writer;
+    expect(r).toEqual({ kind: 'changing' });
+  });
+});

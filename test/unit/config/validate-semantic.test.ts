@@ -1,0 +1,226 @@
+import { describe, expect, it } from 'vitest';
+import type { Pod } from 'kubernetes-types/core/v1';
+import { applySchemeDefaults } from '../../../src/config/defaults';
+import { validateSemantic } from '../../../src/config/validate-semantic';
+import { pod } from './helpers';
+
+/** Problems of a pod as the manifest loader sees it: defaulted, name suffixed for node "node-a". */
+function problems(p: Pod): string[] {
+  const d = applySchemeDefaults(p);
+  const name = d.metadata?.name;
+  return validateSemantic(d, name ? `${name}-node-a` : undefined);
+}
+const c = (extra: Record<string, unknown> = {}, name = 'c') => ({ name, image: 'busybox:1.36', ...extra });
+
+describe('validateSemantic', () => {
+  it('accepts a plain pod', () => {
+    expect(problems(pod())).toEqual([]);
+  });
+
+  it('needs a name', () => {
+    expect(problems(pod({}, {}))).toEqual(['metadata.name: Required value: name is needed for the pod']);
+  });
+
+  it('checks the suffixed name as a DNS subdomain of at most 253 characters', () => {
+    expect(problems(pod({}, { name: 'Web' }))[0]).toMatch(/^metadata\.name: Invalid value: "Web-node-a": a lowercase RFC 1123 subdomain/);
+    expect(problems(pod({}, { name: 'a'.repeat(247) }))[0]).toMatch(/must be no more than 253 characters/);
+    expect(problems(pod({}, { name: 'a'.repeat(246) }))).toEqual([]);
+  });
+
+  it('checks the namespace as a DNS label', () => {
+    expect(problems(pod({}, { name: 'x', namespace: 'kube.system' }))[0]).toMatch(/^metadata\.namespace: Invalid value: "kube.system"/);
+    expect(problems(pod({}, { name: 'x', namespace: 'kube-system' }))).toEqual([]);
+  });
+
+  it('needs at least one container', () => {
+    expect(problems(pod({ containers: [] }))).toEqual(['spec.containers: Required value']);
+  });
+
+  it('checks container names and their uniqueness across init and regular containers', () => {
+    expect(problems(pod({ containers: [c({}, 'Web')] }))[0]).toMatch(/^spec\.containers\[0\]\.name: Invalid value: "Web": a lowercase RFC 1123 label/);
+    expect(problems(pod({ initContainers: [c({}, 'web')], containers: [c({}, 'app'), c({}, 'web')] }))).toEqual([
+      'spec.containers[1].name: Duplicate value: "web"',
+    ]);
+  });
+
+  it('needs a non-blank image', () => {
+    expect(problems(pod({ containers: [{ name: 'c' }] }))).toEqual(['spec.containers[0].image: Required value']);
+    expect(problems(pod({ containers: [c({ image: '  ' })] }))).toEqual(['spec.containers[0].image: Required value']);
+  });
+
+  it('checks port numbers, protocols, names and name uniqueness', () => {
+    const ports = [
+      { containerPort: 0 },
+      { containerPort: 70000, hostPort: 70000 },
+      { containerPort: 80, protocol: 'ICMP' },
+      { containerPort: 81, name: 'Http' },
+      { containerPort: 82, name: 'http' },
+      { containerPort: 83, name: 'http' },
+      { containerPort: 84, name: '1234' },
+      { containerPort: 85, name: 'a-very-long-port-name' },
+    ];
+    expect(problems(pod({ containers: [c({ ports })] }))).toEqual([
+      'spec.containers[0].ports[0].containerPort: Invalid value: 0: must be between 1 and 65535, inclusive',
+      'spec.containers[0].ports[1].containerPort: Invalid value: 70000: must be between 1 and 65535, inclusive',
+      'spec.containers[0].ports[1].hostPort: Invalid value: 70000: must be between 0 and 65535, inclusive',
+      'spec.containers[0].ports[2].protocol: Unsupported value: "ICMP": supported values: "SCTP", "TCP", "UDP"',
+      'spec.containers[0].ports[3].name: Invalid value: "Http": must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)',
+      'spec.containers[0].ports[5].name: Duplicate value: "http"',
+      'spec.containers[0].ports[6].name: Invalid value: "1234": must contain at least one letter (a-z)',
+      'spec.containers[0].ports[7].name: Invalid value: "a-very-long-port-name": must be no more than 15 characters',
+    ]);
+  });
+
+  it('refuses the same hostPort and protocol twice in the pod, also through hostNetwork defaulting', () => {
+    expect(
+      problems(pod({ containers: [c({ ports: [{ containerPort: 80, hostPort: 8080 }] }, 'a'), c({ ports: [{ containerPort: 81, hostPort: 8080 }] }, 'b')] })),
+    ).toEqual(['spec.containers[1].ports[0].hostPort: Duplicate value: "8080/TCP"']);
+    expect(problems(pod({ hostNetwork: true, containers: [c({ ports: [{ containerPort: 80 }] }, 'a'), c({ ports: [{ containerPort: 80 }] }, 'b')] }))).toEqual([
+      'spec.containers[1].ports[0].hostPort: Duplicate value: "80/TCP"',
+    ]);
+    // UDP and TCP on the same number do not collide; a one-shot init container runs before the others.
+    expect(
+      problems(
+        pod({
+          initContainers: [c({ ports: [{ containerPort: 80, hostPort: 80 }] }, 'init')],
+          containers: [c({ ports: [{ containerPort: 80, hostPort: 80 }, { containerPort: 80, hostPort: 80, protocol: 'UDP' }] })],
+        }),
+      ),
+    ).toEqual([]);
+  });
+
+  it('checks restartPolicy', () => {
+    expect(problems(pod({ restartPolicy: 'Sometimes' }))).toEqual([
+      'spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "Never", "OnFailure"',
+    ]);
+  });
+
+  it('allows container restartPolicy Always on init containers only', () => {
+    expect(problems(pod({ initContainers: [c({ restartPolicy: 'Always' }, 'sidecar')] }))).toEqual([]);
+    expect(problems(pod({ initContainers: [c({ restartPolicy: 'Never' }, 'init')] }))).toEqual([
+      'spec.initContainers[0].restartPolicy: Unsupported value: "Never": supported values: "Always"',
+    ]);
+    expect(problems(pod({ containers: [c({ restartPolicy: 'Always' })] }))).toEqual([
+      'spec.containers[0].restartPolicy: Forbidden: may not be set for non-init containers',
+    ]);
+  });
+
+  it('checks volume names, mounts and mount paths', () => {
+    const p = pod({
+      volumes: [{ name: 'data' }, { name: 'data' }, { name: 'Logs' }],
+      containers: [
+        c({
+          volumeMounts: [
+            { name: 'data', mountPath: '/data' },
+            { name: 'missing', mountPath: '/m' },
+            { name: 'data', mountPath: '/data' },
+            { name: 'data', mountPath: '' },
+          ],
+        }),
+      ],
+    });
+    expect(problems(p)).toEqual([
+      'spec.volumes[1].name: Duplicate value: "data"',
+      expect.stringMatching(/^spec\.volumes\[2\]\.name: Invalid value: "Logs": a lowercase RFC 1123 label/),
+      'spec.containers[0].volumeMounts[1].name: Not found: "missing"',
+      'spec.containers[0].volumeMounts[2].mountPath: Invalid value: "/data": must be unique',
+      'spec.containers[0].volumeMounts[3].mountPath: Required value',
+    ]);
+  });
+
+  it('refuses more than one volume source', () => {
+    expect(problems(pod({ volumes: [{ name: 'v', hostPath: { path: '/x' }, emptyDir: {} }] }))).toEqual([
+      'spec.volumes[0]: Forbidden: may not specify more than 1 volume type (found hostPath, emptyDir)',
+    ]);
+  });
+
+  it('refuses ephemeral containers', () => {
+    expect(problems(pod({ ephemeralContainers: [{ name: 'debug', image: 'busybox' }] }))).toEqual([
+      'spec.ephemeralContainers: Forbidden: ephemeral containers are not allowed in static pods',
+    ]);
+  });
+
+  describe('static pods may not reference API objects', () => {
+    const volume = (v: Record<string, unknown>) => pod({ volumes: [{ name: 'v', ...v }] });
+    const projected = (source: Record<string, unknown>) => volume({ projected: { sources: [source] } });
+    it.each<[string, Pod, string]>([
+      ['serviceAccountName', pod({ serviceAccountName: 'sa' }), 'spec.serviceAccountName: static pods may not reference serviceaccounts'],
+      ['serviceAccount (deprecated)', pod({ serviceAccount: 'sa' }), 'spec.serviceAccount: static pods may not reference serviceaccounts'],
+      ['secret volume', volume({ secret: { secretName: 's' } }), 'spec.volumes[0]: static pods may not reference secrets'],
+      ['imagePullSecrets', pod({ imagePullSecrets: [{ name: 'reg' }] }), 'spec.imagePullSecrets[0]: static pods may not reference secrets'],
+      [
+        'env secretKeyRef',
+        pod({ containers: [c({ env: [{ name: 'E', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } }] })] }),
+        'spec.containers[0].env[0].valueFrom.secretKeyRef: static pods may not reference secrets',
+      ],
+      [
+        'envFrom secretRef (init container)',
+        pod({ initContainers: [c({ envFrom: [{ secretRef: { name: 's' } }] }, 'i')] }),
+        'spec.initContainers[0].envFrom[0].secretRef: static pods may not reference secrets',
+      ],
+      ['projected secret', projected({ secret: { name: 's' } }), 'spec.volumes[0].projected.sources[0]: static pods may not reference secrets'],
+      ['configMap volume', volume({ configMap: { name: 'cm' } }), 'spec.volumes[0]: static pods may not reference configmaps'],
+      [
+        'env configMapKeyRef',
+        pod({ containers: [c({ env: [{ name: 'E', valueFrom: { configMapKeyRef: { name: 'cm', key: 'k' } } }] })] }),
+        'spec.containers[0].env[0].valueFrom.configMapKeyRef: static pods may not reference configmaps',
+      ],
+      [
+        'envFrom configMapRef',
+        pod({ containers: [c({ envFrom: [{ configMapRef: { name: 'cm' } }] })] }),
+        'spec.containers[0].envFrom[0].configMapRef: static pods may not reference configmaps',
+      ],
+      ['projected configMap', projected({ configMap: { name: 'cm' } }), 'spec.volumes[0].projected.sources[0]: static pods may not reference configmaps'],
+      ['persistentVolumeClaim', volume({ persistentVolumeClaim: { claimName: 'pvc' } }), 'spec.volumes[0]: static pods may not reference persistentvolumeclaims'],
+      [
+        'ephemeral volume',
+        volume({ ephemeral: { volumeClaimTemplate: { spec: {} } } }),
+        'spec.volumes[0]: static pods may not reference persistentvolumeclaims (via ephemeral volumes)',
+      ],
+      ['csi volume', volume({ csi: { driver: 'd' } }), 'spec.volumes[0]: static pods may not reference csidrivers (via CSI volumes)'],
+      [
+        'projected serviceAccountToken',
+        projected({ serviceAccountToken: { path: 't' } }),
+        'spec.volumes[0].projected.sources[0]: static pods may not reference serviceaccounts',
+      ],
+      [
+        'projected clusterTrustBundle',
+        projected({ clusterTrustBundle: { path: 'b', signerName: 'x' } }),
+        'spec.volumes[0].projected.sources[0]: static pods may not reference clustertrustbundles',
+      ],
+      ['resourceClaims', pod({ resourceClaims: [{ name: 'gpu' }] }), 'spec.resourceClaims[0]: static pods may not reference resourceclaims'],
+      ['glusterfs', volume({ glusterfs: { endpoints: 'e', path: 'p' } }), 'spec.volumes[0]: static pods may not reference endpoints (via glusterfs volumes)'],
+      ['azureFile', volume({ azureFile: { secretName: 's', shareName: 'x' } }), 'spec.volumes[0]: static pods may not reference secrets (via azureFile volumes)'],
+      [
+        'a volume plugin secretRef',
+        volume({ cephfs: { monitors: ['m'], secretRef: { name: 's' } } }),
+        'spec.volumes[0].cephfs.secretRef: static pods may not reference secrets',
+      ],
+    ])('%s', (_what, p, message) => {
+      expect(problems(p)).toEqual([message]);
+    });
+
+    it('allows hostPath, emptyDir, downwardAPI, projected downwardAPI, fieldRef env, nfs', () => {
+      const p = pod({
+        volumes: [
+          { name: 'a', hostPath: { path: '/etc/kubernetes' } },
+          { name: 'b', emptyDir: {} },
+          { name: 'c', downwardAPI: { items: [] } },
+          { name: 'd', projected: { sources: [{ downwardAPI: { items: [] } }] } },
+          { name: 'e', nfs: { server: 's', path: '/' } },
+        ],
+        containers: [c({ env: [{ name: 'N', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } }] })],
+      });
+      expect(problems(p)).toEqual([]);
+    });
+
+    it('names every reference, not just the first', () => {
+      const p = pod({ serviceAccountName: 'sa', volumes: [{ name: 's', secret: { secretName: 's' } }, { name: 'cm', configMap: { name: 'cm' } }] });
+      expect(problems(p)).toEqual([
+        'spec.serviceAccountName: static pods may not reference serviceaccounts',
+        'spec.volumes[0]: static pods may not reference secrets',
+        'spec.volumes[1]: static pods may not reference configmaps',
+      ]);
+    });
+  });
+});

@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest';
+import {
+  ContainerState,
+  CriError,
+  PodSandboxState,
+  type Container,
+  type ContainerStatus,
+  type PodSandbox,
+  type PodSandboxStatus,
+  type RuntimeService,
+} from '../../../src/runtime/cri-types.js';
+import { containerAnnotations, containerLabels, sandboxLabels } from '../../../src/runtime/labels.js';
+import { getRuntimePod, listRuntimePods } from '../../../src/runtime/runtime-pods.js';
+import { UID, container, pod } from './fixtures.js';
+
+const OTHER = 'ffffffffffffffffffffffffffffffff';
+
+function sandbox(id: string, uid: string, createdAt: number, attempt: number, state = PodSandboxState.SANDBOX_READY): PodSandbox {
+  const p = pod();
+  p.metadata.uid = uid;
+  return { id, metadata: { name: p.metadata.name, uid, namespace: p.metadata.namespace, attempt }, state, createdAt, labels: sandboxLabels(p), annotations: {}, runtimeHandler: '' };
+}
+
+function ctr(id: string, sandboxId: string, uid: string, name: string, createdAt: number, restartCount: number, state = ContainerState.CONTAINER_RUNNING): Container {
+  const p = pod();
+  p.metadata.uid = uid;
+  return {
+    id,
+    podSandboxId: sandboxId,
+    metadata: { name, attempt: restartCount },
+    image: { image: 'bootlet.local/busybox:1.36' },
+    imageRef: 'sha256:bb',
+    state,
+    createdAt,
+    labels: containerLabels(p, name),
+    annotations: containerAnnotations(p, container({ name }), { hash: 'abc', restartCount, type: 'container' }),
+  };
+}
+
+class FakeRuntime implements Partial<RuntimeService> {
+  gone = new Set<string>();
+  constructor(
+    readonly sandboxes: PodSandbox[],
+    readonly containers: Container[],
+  ) {}
+  listPodSandbox = async (f?: { labelSelector?: Record<string, string> }) => this.sandboxes.filter((s) => matches(s.labels, f?.labelSelector));
+  listContainers = async (f?: { labelSelector?: Record<string, string> }) => this.containers.filter((c) => matches(c.labels, f?.labelSelector));
+  podSandboxStatus = async (id: string): Promise<PodSandboxStatus> => {
+    if (this.gone.has(id)) throw new CriError('PodSandboxStatus', 5, 'not found');
+    const s = this.sandboxes.find((x) => x.id === id)!;
+    return { ...s, network: { ip: '192.0.2.10', additionalIps: [{ ip: '2001:db8::10' }] } };
+  };
+  containerStatus = async (id: string): Promise<ContainerStatus> => {
+    if (this.gone.has(id)) throw new CriError('ContainerStatus', 5, 'not found');
+    const c = this.containers.find((x) => x.id === id)!;
+    return { ...c, startedAt: c.createdAt + 1, finishedAt: 0, exitCode: 0, reason: '', message: '', mounts: [], logPath: '' };
+  };
+}
+
+function matches(labels: Record<string, string>, sel?: Record<string, string>): boolean {
+  return Object.entries(sel ?? {}).every(([k, v]) => labels[k] === v);
+}
+
+function fake(): FakeRuntime {
+  return new FakeRuntime(
+    [
+      sandbox('s-old', UID, 100, 0, PodSandboxState.SANDBOX_NOTREADY),
+      sandbox('s-new', UID, 200, 1),
+      sandbox('s-other', OTHER, 150, 0),
+      { ...sandbox('foreign', UID, 300, 0), labels: { app: 'not-kubelet' } },
+    ],
+    [
+      ctr('c-0', 's-old', UID, 'app', 110, 0, ContainerState.CONTAINER_EXITED),
+      ctr('c-1', 's-new', UID, 'app', 210, 1),
+      ctr('c-x', 's-other', OTHER, 'db', 160, 0),
+      { ...ctr('foreign-c', 's-new', UID, 'x', 400, 0), labels: {} },
+    ],
+  );
+}
+
+describe('listRuntimePods', () => {
+  it('groups kubelet-labelled objects by pod UID, newest first, ignores the rest', async () => {
+    const pods = await listRuntimePods(fake() as unknown as RuntimeService);
+    expect([...pods.keys()].sort()).toEqual([UID, OTHER].sort());
+    const p = pods.get(UID)!;
+    expect(p).toMatchObject({ uid: UID, name: 'web-node1', namespace: 'kube-system' });
+    expect(p.sandboxes.map((s) => [s.id, s.attempt, s.state])).toEqual([
+      ['s-new', 1, PodSandboxState.SANDBOX_READY],
+      ['s-old', 0, PodSandboxState.SANDBOX_NOTREADY],
+    ]);
+    expect(p.containers.map((c) => [c.id, c.sandboxId, c.name, c.meta.restartCount, c.meta.hash, c.hasStatus])).toEqual([
+      ['c-1', 's-new', 'app', 1, 'abc', false],
+      ['c-0', 's-old', 'app', 0, 'abc', false],
+    ]);
+  });
+});
+
+describe('getRuntimePod', () => {
+  it('reads statuses of the pod objects, skipping ones removed meanwhile', async () => {
+    const f = fake();
+    f.gone.add('c-0');
+    const p = (await getRuntimePod(f as unknown as RuntimeService, UID))!;
+    expect(p.sandboxes.map((s) => [s.id, s.ip, s.additionalIps])).toEqual([
+      ['s-new', '192.0.2.10', ['2001:db8::10']],
+      ['s-old', '192.0.2.10', ['2001:db8::10']],
+    ]);
+    expect(p.containers).toHaveLength(1);
+    expect(p.containers[0]).toMatchObject({ id: 'c-1', sandboxId: 's-new', startedAt: 211, hasStatus: true, imageRef: 'sha256:bb', meta: { type: 'container' } });
+  });
+
+  it('is undefined for a UID with nothing', async () => {
+    expect(await getRuntimePod(fake() as unknown as RuntimeService, '0'.repeat(32))).toBeUndefined();
+  });
+
+  it('passes other errors on', async () => {
+    const f = fake();
+    f.containerStatus = async () => {
+      throw new CriError('ContainerStatus', 14, 'unavailable');
+    };
+    await expect(getRuntimePod(f as unknown as RuntimeService, UID)).rejects.toThrow('CRI ContainerStatus failed: unavailable');
+  });
+});
