@@ -7,7 +7,7 @@
 // name, so an older read can never overtake a newer one.
 import { readdir, stat } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import type { Logger } from '../log/logger';
 import type { ConfigSourceEvents, ManifestError } from './types';
@@ -51,7 +51,7 @@ export function startFileSource(opts: FileSourceOptions): FileSource {
   const events = opts.events;
   const now = opts.now ?? (() => new Date());
   const checkEvery = opts.fileCheckFrequencyMs ?? 20_000;
-  const debounceMs = opts.eventDebounceMs ?? 30;
+  const debounceMs = opts.eventDebounceMs ?? 10;
   const missingRetryMs = opts.missingPathRetryMs ?? 1000;
   const changingRetryMs = 250;
 
@@ -60,6 +60,8 @@ export function startFileSource(opts: FileSourceOptions): FileSource {
   const lastDigest = new Map<string, string>();
   const names = new Map<string, NameState>();
   const skippedOnce = new OnceSet();
+  /** Last in-place write event per file (raw inotify "change"): such a file may be half-written. */
+  const lastWriteAt = new Map<string, number>();
   let watcher: FSWatcher | undefined;
   /** The directory being watched, or undefined (missing path, or single-file mode not started). */
   let watchedDir: string | undefined;
@@ -108,6 +110,7 @@ export function startFileSource(opts: FileSourceOptions): FileSource {
 
   const forget = (file: string): void => {
     lastDigest.delete(file);
+    lastWriteAt.delete(file);
     if (!desired.podOfFile(file)) return;
     desired.dropFile(file);
     flush();
@@ -121,7 +124,7 @@ export function startFileSource(opts: FileSourceOptions): FileSource {
       forget(file);
       return;
     }
-    const r = await readManifestFile(file, opts.read);
+    const r = await readManifestFile(file, { ...opts.read, lastWriteEventAt: watcher ? () => lastWriteAt.get(file) : undefined });
     if (stopped) return;
     switch (r.kind) {
       case 'missing':
@@ -253,6 +256,9 @@ export function startFileSource(opts: FileSourceOptions): FileSource {
         if (reason !== undefined && skippedOnce.first(abs)) log.v(2).info('Skipping file in manifest directory', { file: abs, reason });
         return reason !== undefined;
       },
+    });
+    w.on('raw', (event: string, rawPath: string) => {
+      if (event === 'change' && rawPath) lastWriteAt.set(join(dir, basename(rawPath)), Date.now());
     });
     w.on('add', onWatchEvent).on('change', onWatchEvent).on('unlink', onWatchEvent);
     w.on('addDir', onWatchEvent).on('unlinkDir', onWatchEvent);

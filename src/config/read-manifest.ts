@@ -29,7 +29,16 @@ export interface ReadOptions {
   readonly settleMs?: number;
   readonly maxAttempts?: number;
   readonly maxBytes?: number;
+  /**
+   * When the caller watches the directory: the time of the last write event seen for this file
+   * (undefined: none seen). A file that was renamed into place and not written since is complete,
+   * so it needs no settle time; that is what keeps an atomic save fast.
+   */
+  readonly lastWriteEventAt?: () => number | undefined;
 }
+
+/** Gap between the two agreeing reads of a file nobody is writing (renamed into place). */
+const QUIET_REREAD_MS = 2;
 
 const sameStat = (a: Stats, b: Stats): boolean =>
   a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs;
@@ -70,16 +79,25 @@ export async function readManifestFile(file: string, opts: ReadOptions = {}): Pr
       if (kind !== 'file') return { kind: 'not-file', what: kind };
       if (before.size > maxBytes) return { kind: 'error', message: tooLarge };
       const age = Date.now() - before.ctimeMs;
-      if (age >= 0 && age < settleMs) {
+      const fresh = age >= 0 && age < settleMs;
+      const lastWrite = opts.lastWriteEventAt?.();
+      const quiet = opts.lastWriteEventAt !== undefined && (lastWrite === undefined || Date.now() - lastWrite >= settleMs);
+      if (fresh && !quiet) {
         await sleep(settleMs - age + 1);
         continue;
       }
+      // Created but not yet written: the write (and its event) is still to come.
+      if (fresh && before.size === 0) {
+        await sleep(settleMs - age + 1);
+        continue;
+      }
+      const gap = quiet ? QUIET_REREAD_MS : debounceMs;
       const bytes = await readBounded(file, maxBytes + 1);
       const after = await stat(file);
       if (bytes.length > maxBytes) return { kind: 'error', message: tooLarge };
       if (!sameStat(before, after)) {
         previous = undefined;
-        await sleep(debounceMs);
+        await sleep(gap);
         continue;
       }
       if (previous !== undefined && previous.equals(bytes)) {
@@ -87,7 +105,7 @@ export async function readManifestFile(file: string, opts: ReadOptions = {}): Pr
         return { kind: 'ok', bytes };
       }
       previous = bytes;
-      await sleep(debounceMs);
+      await sleep(gap);
     }
     return { kind: 'changing' };
   } catch (err) {

@@ -115,6 +115,8 @@ function sandboxNeeded(b: ActionsBuilder, policy: PodRestartPolicy, runtime: Run
   const ran = (runtime?.containers.length ?? 0) > 0;
   if (newest && policy === 'Never' && ran) return undefined; // a Never pod whose sandbox died stays dead
   b.createSandbox = { attempt: newest ? newest.attempt + 1 : 0, why: newest ? 'sandbox is not ready' : 'no sandbox' };
+  // The dead sandbox is stopped too, so the runtime releases what it still holds (network, mounts).
+  if (newest) b.stopSandboxes.push(newest.id);
   for (const c of runtime?.containers ?? []) if (isLive(c)) b.kill.push({ id: c.id, name: c.name, why: 'pod sandbox changed' });
   return undefined;
 }

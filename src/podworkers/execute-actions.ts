@@ -28,7 +28,6 @@ export async function executeActions(ctx: WorkerContext, actions: PodActions, sa
 
   let current = sandbox;
   if (actions.createSandbox) {
-    for (const s of (await ctx.runtime.getPod(ctx.uid))?.sandboxes ?? []) await ctx.runtime.stopSandbox(s.id);
     current = await ctx.runtime.createSandbox(pod, actions.createSandbox.attempt);
     ctx.logger.info('Created pod sandbox', { ...fields, sandboxID: current.id, attempt: actions.createSandbox.attempt, reason: actions.createSandbox.why });
   }

@@ -61,7 +61,7 @@ export class TestClient {
 
   private viaH2(method: string, path: string, opts: RequestOptions, payload: string | undefined): Promise<Response> {
     return new Promise((resolve, reject) => {
-      const stream = this.h2().request({ ':method': method, ':path': path, ...this.headers(opts) });
+      const stream = this.h2().request({ ':method': method, ':path': path, ...this.headers(opts) }, { endStream: payload === undefined });
       let status = 0;
       let headers: Response['headers'] = {};
       let text = '';
@@ -71,7 +71,8 @@ export class TestClient {
       });
       stream.setEncoding('utf8');
       stream.on('data', (d: string) => (text += d));
-      stream.on('end', () => resolve(toResponse(status, headers, text)));
+      stream.on('end', () => (status ? resolve(toResponse(status, headers, text)) : reject(new Error('stream ended without a response'))));
+      stream.on('close', () => { if (!status) reject(new Error('stream closed without a response')); });
       stream.on('error', reject);
       stream.end(payload);
     });

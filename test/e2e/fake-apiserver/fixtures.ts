@@ -17,6 +17,9 @@ export function nodeObject(name: string, ready = true): JsonObject {
         { type: 'MemoryPressure', status: 'False', reason: 'KubeletHasSufficientMemory', lastHeartbeatTime: '2026-01-01T00:00:00Z', lastTransitionTime: '2026-01-01T00:00:00Z' },
         { type: 'Ready', status: ready ? 'True' : 'False', reason: ready ? 'KubeletReady' : 'KubeletNotReady', lastHeartbeatTime: '2026-01-01T00:00:00Z', lastTransitionTime: '2026-01-01T00:00:00Z' },
       ],
+      capacity: { cpu: '2', memory: '4014592Ki', pods: '110', 'ephemeral-storage': '30830568Ki' },
+      allocatable: { cpu: '2', memory: '3912192Ki', pods: '110', 'ephemeral-storage': '28413217573' },
+      daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
       addresses: [
         { type: 'InternalIP', address: '10.0.0.7' },
         { type: 'Hostname', address: name },

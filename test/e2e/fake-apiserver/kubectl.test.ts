@@ -89,12 +89,16 @@ describe('kubectl 1.32 against the fake API server', () => {
     const pod = await createRunningMirror('kube-scheduler');
     const watch = node.watch('/api/v1/pods?watch=1&fieldSelector=' + encodeURIComponent('spec.nodeName=n1'));
     let finished = false;
-    // The simulated kubelet: on seeing a deletionTimestamp, kill containers (nothing here) and finish.
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    // The simulated kubelet: on seeing a deletionTimestamp it stops the containers (here: waits to be
+    // released) and finishes the deletion with grace 0 and a UID precondition.
     const kubelet = (async () => {
       const ev = await waitFor(
         () => watch.events.find((e) => e.type === 'MODIFIED' && e.object.metadata?.name === pod && e.object.metadata?.deletionTimestamp),
         { timeoutMs: 30_000, what: 'the deletionTimestamp to reach the node' },
       );
+      await released;
       const r = await node.delete(`/api/v1/namespaces/kube-system/pods/${pod}`, {
         kind: 'DeleteOptions',
         apiVersion: 'v1',
@@ -105,7 +109,12 @@ describe('kubectl 1.32 against the fake API server', () => {
       finished = true;
     })();
     try {
-      const out = await kubectl.ok(['delete', 'pod', pod, '-n', 'kube-system', '--timeout=60s']);
+      const deleting = kubectl.ok(['delete', 'pod', pod, '-n', 'kube-system', '--timeout=60s']);
+      await waitFor(() => server.object('pods', 'kube-system', pod)?.metadata.deletionTimestamp, { timeoutMs: 30_000, what: 'the graceful deletion to start' });
+      expect(await kubectl.ok(['get', 'pod', pod, '-n', 'kube-system', '--no-headers'])).toMatch(new RegExp(`^${pod}\\s+1/1\\s+Terminating\\s`));
+      expect(finished).toBe(false);
+      release();
+      const out = await deleting;
       expect(out.trim()).toBe(`pod "${pod}" deleted`);
       await kubelet;
       expect(finished).toBe(true);
@@ -117,7 +126,9 @@ describe('kubectl 1.32 against the fake API server', () => {
         ['system:node:n1', 200],
       ]);
     } finally {
+      release();
       watch.close();
+      await kubelet.catch(() => undefined);
     }
   });
 

@@ -259,6 +259,74 @@ describe('a host-network pod through the CRI', () => {
   });
 });
 
+describe('security context and resources reach the container', () => {
+  const uid = UID.slice(0, 28) + 'beef';
+  const limited = {
+    name: 'limited',
+    image: TEST_IMAGES.busybox,
+    imagePullPolicy: 'IfNotPresent' as const,
+    command: ['/bin/sleep', '3600'],
+    resources: { requests: { cpu: '250m', memory: '64Mi' }, limits: { cpu: '500m', memory: '64Mi' } },
+    securityContext: {
+      runAsUser: 1000,
+      runAsGroup: 3000,
+      readOnlyRootFilesystem: true,
+      allowPrivilegeEscalation: false,
+      capabilities: { add: ['NET_ADMIN' as const], drop: ['ALL' as const] },
+    },
+    terminationMessagePath: '/dev/termination-log',
+    terminationMessagePolicy: 'File' as const,
+  };
+  const pod2: StaticPod['pod'] = {
+    ...pod,
+    metadata: { ...pod.metadata, name: 'rt-limits-node1', uid },
+    spec: { ...pod.spec!, volumes: [], containers: [limited] },
+  };
+
+  it('applies user, capabilities, no_new_privs, read-only rootfs, cpu and memory limits, oom score', async () => {
+    const sb = buildSandboxConfig(pod2, { podLogsDir, attempt: 0 });
+    fs.mkdirSync(path.join(sb.logDirectory, limited.name), { recursive: true });
+    const sandboxId = await cri!.runtime.runPodSandbox(sb);
+    sandboxes.push(sandboxId);
+    const { imageRef } = await ensureImage(cri!.images, limited, sb);
+    const config = buildContainerConfig(pod2, limited, {
+      restartCount: 0,
+      imageRef,
+      type: 'container',
+      nodeName: 'node1',
+      hostIP: '127.0.0.1',
+      podIPs: [],
+      mounts: await prepareVolumes(pod2, limited, { rootDir }),
+      nodeMemoryCapacityBytes: os.totalmem(),
+    });
+    const id = await cri!.runtime.createContainer(sandboxId, config, sb);
+    containers.push(id);
+    await cri!.runtime.startContainer(id);
+    const script = [
+      'id -u; id -g',
+      "grep -E '^(CapBnd|NoNewPrivs):' /proc/self/status | tr -s '\\t ' ' '",
+      'touch /rootfs-write 2>/dev/null && echo rootfs-writable || echo rootfs-readonly',
+      'cat /sys/fs/cgroup/memory.max 2>/dev/null || cat /sys/fs/cgroup/memory/memory.limit_in_bytes',
+      'cat /sys/fs/cgroup/cpu.max 2>/dev/null || echo "$(cat /sys/fs/cgroup/cpu/cpu.cfs_quota_us) $(cat /sys/fs/cgroup/cpu/cpu.cfs_period_us)"',
+      'cat /sys/fs/cgroup/cpu.weight 2>/dev/null || cat /sys/fs/cgroup/cpu/cpu.shares',
+      'cat /proc/self/oom_score_adj',
+    ].join('; ');
+    const r = await cri!.runtime.execSync(id, ['/bin/sh', '-c', script], 10);
+    expect(r.stderr.toString()).toBe('');
+    const lines = r.stdout.toString().trim().split('\n');
+    const cgroupV2 = fs.existsSync('/sys/fs/cgroup/cgroup.controllers');
+    // CAP_NET_ADMIN is bit 12 and the only capability left in the bounding set after drop ALL
+    // (the effective set of a non-root user is empty anyway).
+    expect(lines.slice(0, 5)).toEqual(['1000', '3000', 'CapBnd: 0000000000001000', 'NoNewPrivs: 1', 'rootfs-readonly']);
+    expect(lines[5]).toBe(String(64 * 2 ** 20));
+    expect(lines[6]).toBe('50000 100000');
+    // shares 256 for 250m (v2 shows the converted weight)
+    if (!cgroupV2) expect(lines[7]).toBe('256');
+    // Burstable: 1000 - 1000 * 64Mi / node memory
+    expect(lines[8]).toBe(String(1000 - Math.floor((1000 * 64 * 2 ** 20) / os.totalmem())));
+  });
+});
+
 describe('connect errors name the endpoint and the problem', () => {
   it('missing socket', async () => {
     const ep = `unix://${path.join(tmp, 'missing.sock')}`;

@@ -20,7 +20,7 @@ const DISCOVERY = /^\/(api|apis)(\/[^/]+(\/[^/]+)?)?\/?$|^\/version\/?$|^\/(heal
 export function authorize(user: UserInfo, info: RequestInfo): ApiError | undefined {
   if (user.groups.includes('system:masters')) return undefined;
   if (info.kind !== 'resource') {
-    const path = info.kind === 'nonresource' ? info.path : info.path;
+    const path = info.path;
     const verb = info.kind === 'nonresource' ? info.verb : 'get';
     if (verb === 'get' && DISCOVERY.test(path)) return undefined;
     return forbidden(undefined, '', `User "${user.name}" cannot ${verb} path "${path}"`);

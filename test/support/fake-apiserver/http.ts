@@ -18,6 +18,7 @@ export interface Res {
   end(chunk?: string): unknown;
   on(event: 'close', listener: () => void): unknown;
   readonly writableEnded: boolean;
+  readonly headersSent: boolean;
   destroy?(): void;
   stream?: { destroy(): void };
 }
@@ -33,7 +34,7 @@ export async function readBody(req: Req): Promise<string> {
 }
 
 export function sendJson(res: Res, status: number, body: Json, headers: Record<string, string> = {}, contentType = 'application/json'): void {
-  if (res.writableEnded) return;
+  if (res.writableEnded || res.headersSent) return;
   const text = JSON.stringify(body) + '\n';
   res.writeHead(status, {
     'Content-Type': contentType,

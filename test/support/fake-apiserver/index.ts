@@ -1,6 +1,22 @@
+/**
+ * A fake kube-apiserver for bootlet's tests, faithful enough that real kubectl 1.32 is a client of it.
+ *
+ *   const api = await startFakeApiServer();            // https://127.0.0.1:<free port>, own CA
+ *   api.writeKubeconfig(path, 'system:node:n1', ['system:nodes']);   // what bootlet gets
+ *   api.writeAdminKubeconfig(path2);                   // system:admin / system:masters, for kubectl
+ *   api.objects('pods', 'kube-system'); api.object('nodes', '', 'n1'); api.requests
+ *   api.stop(); api.start(); api.wipe(); api.setLatency(ms); api.failNext(n, 503, 2); api.hang(true)
+ *   await api.dispose();                               // stop + remove its temp dir
+ *
+ * Served: core/v1 namespaces, nodes(+status), pods(+status), events; coordination.k8s.io/v1 leases;
+ * events.k8s.io/v1 events (stored apart from core events). TLS with client certs (CN=user, O=groups)
+ * or bearer tokens; HTTP/2 and HTTP/1.1; system:masters may do anything, system:node:<n> gets the
+ * node rights plus NodeRestriction. See test/e2e/fake-apiserver for what is verified against kubectl.
+ */
 import { FakeApiServer, type StartOptions } from './server.js';
 
 export { ADMIN, FakeApiServer, type KubeconfigOptions, type RequestRecord, type StartOptions } from './server.js';
+export type { RequestFacts } from './chaos.js';
 export type { KeyPair } from './pki.js';
 export type { KObject, Json, JsonObject } from './types.js';
 

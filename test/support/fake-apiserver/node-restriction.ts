@@ -1,6 +1,6 @@
 import { nodeIdentity, type UserInfo } from './authn.js';
-import { byKey, type ResourceType } from './resources.js';
-import { forbidden, notFound, type ApiError } from './status.js';
+import type { ResourceType } from './resources.js';
+import { ApiError, forbidden } from './status.js';
 import type { ObjectStore } from './store.js';
 import { arr, isObject, jsonEqual, meta, obj, str, type Json, type KObject } from './types.js';
 
@@ -58,10 +58,15 @@ export function admitNodeRequest(a: AdmissionAttributes, store: ObjectStore): Ap
 
 type Deny = (why: string) => ApiError;
 
+/** The plugin reads through informer listers, whose NotFound names the resource in the singular. */
+function listerNotFound(resource: string, name: string): ApiError {
+  return new ApiError(404, 'NotFound', `${resource} "${name}" not found`, { name, kind: resource });
+}
+
 function admitPod(a: AdmissionAttributes, nodeName: string, store: ObjectStore, deny: Deny): ApiError | undefined {
   if (a.op === 'DELETE') {
     const existing = a.oldObject;
-    if (!existing) return notFound(a.rt, a.name);
+    if (!existing) return listerNotFound('pod', a.name);
     if (str(obj(existing.spec).nodeName) !== nodeName) return deny(`node "${nodeName}" can only delete pods with spec.nodeName set to itself`);
     return undefined;
   }
@@ -81,7 +86,7 @@ function admitPod(a: AdmissionAttributes, nodeName: string, store: ObjectStore, 
   if (owner.controller !== true) return deny(`node "${nodeName}" can only create pods with a controller owner reference set to itself`);
   if (owner.blockOwnerDeletion === true) return deny(`node "${nodeName}" must not set blockOwnerDeletion on an owner reference`);
   const node = store.get('nodes', '', nodeName);
-  if (!node) return notFound(byKey('nodes'), nodeName);
+  if (!node) return listerNotFound('node', nodeName);
   if (str(owner.uid) !== meta(node).uid) return deny(`node ${nodeName} UID mismatch: expected ${str(owner.uid)} got ${meta(node).uid}`);
   if (str(spec.serviceAccountName) || str(spec.serviceAccount)) return deny(`node "${nodeName}" can not create pods that reference a service account`);
   if (referencesSecrets(spec)) return deny(`node "${nodeName}" can not create pods that reference secrets`);

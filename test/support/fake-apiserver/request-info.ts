@@ -53,7 +53,6 @@ export function parseRequest(method: string, rawUrl: string): RequestInfo {
   if (!rt) return { kind: 'unknown-resource', path };
   const name = rest[1] ?? '';
   const subresource = rest.slice(2).join('/');
-  if (rt.resource === 'namespaces' && name) namespace = name;
 
   const isWatch = query.get('watch') === '1' || query.get('watch') === 'true';
   let verb: Verb;
@@ -78,5 +77,5 @@ export function parseRequest(method: string, rawUrl: string): RequestInfo {
     default:
       return { kind: 'nonresource', verb: method.toLowerCase(), path, query };
   }
-  return { kind: 'resource', verb, rt, namespace: rt.namespaced || rt.resource === 'namespaces' ? namespace : '', name, subresource, query };
+  return { kind: 'resource', verb, rt, namespace: rt.namespaced ? namespace : '', name, subresource, query };
 }

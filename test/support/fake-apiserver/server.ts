@@ -2,35 +2,19 @@ import { createSecureServer, type Http2SecureServer, type ServerHttp2Session } f
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { TLSSocket } from 'node:tls';
-import { authenticate, type TokenTable } from './authn.js';
-import { authorize } from './authz.js';
-import { Chaos } from './chaos.js';
-import { header, readBody, sendJson, tlsSocketOf, type Req, type Res } from './http.js';
+import type { Socket } from 'node:net';
+import type { TokenTable } from './authn.js';
+import { Chaos, type RequestFacts } from './chaos.js';
+import { handleRequest, type HandlerDeps, type RequestRecord } from './handle-request.js';
+import type { Req, Res } from './http.js';
 import { writeKubeconfigFile } from './kubeconfig.js';
-import { serveNonResource } from './nonresource.js';
 import { createPki, type KeyPair, type Pki } from './pki.js';
-import { parseRequest } from './request-info.js';
 import { byKey, INITIAL_NAMESPACES, RESOURCES } from './resources.js';
-import { dispatchResource } from './rest/dispatch.js';
-import { ApiError, pathNotFound, unauthorized } from './status.js';
 import { ObjectStore } from './store.js';
 import { prepareForCreate } from './strategy.js';
 import { deepCopy, type KObject } from './types.js';
 
-export interface RequestRecord {
-  method: string;
-  path: string;
-  query: string;
-  user: string;
-  /** 0 while unanswered (hung, or a watch still streaming). */
-  status: number;
-  verb: string;
-  protocol: string;
-  userAgent: string;
-  accept: string;
-  contentType: string;
-}
+export type { RequestRecord } from './handle-request.js';
 
 export interface StartOptions {
   port?: number;
@@ -56,7 +40,7 @@ export class FakeApiServer {
   private readonly chaos = new Chaos();
   private readonly tokens: TokenTable = new Map();
   private server: Http2SecureServer | undefined;
-  private readonly sockets = new Set<TLSSocket>();
+  private readonly sockets = new Set<Socket>();
   private readonly sessions = new Set<ServerHttp2Session>();
   private readonly watches = new Set<() => void>();
   private readonly hung = new Set<Res>();
@@ -119,8 +103,12 @@ export class FakeApiServer {
   setLatency(ms: number): void {
     this.chaos.latencyMs = ms;
   }
-  failNext(n: number, status: 500 | 503 | 429, retryAfterSeconds?: number): void {
-    this.chaos.failNext(n, status, retryAfterSeconds);
+  /**
+   * Answers the next n requests (those `only` accepts, if given) with a 500/503/429 Status. Note that
+   * /usr/bin/kubectl is a dispatcher that GETs /version first; filter it out with `only` when needed.
+   */
+  failNext(n: number, status: 500 | 503 | 429, retryAfterSeconds?: number, only?: (r: RequestFacts) => boolean): void {
+    this.chaos.failNext(n, status, retryAfterSeconds, only);
   }
   hang(on: boolean): void {
     this.chaos.hanging = on;
@@ -158,10 +146,12 @@ export class FakeApiServer {
         rejectUnauthorized: false,
         allowHTTP1: true,
       },
-      (req, res) => void this.handle(req as unknown as Req, res as unknown as Res),
+      (req, res) => void handleRequest(this.handlerDeps(), req as unknown as Req, res as unknown as Res),
     );
     server.setTimeout(0);
-    server.on('secureConnection', (s: TLSSocket) => {
+    // Raw TCP sockets, so that a connection still in its TLS handshake is cut by stop() too.
+    server.on('connection', (s: Socket) => {
+      if (this.server !== server) return void s.destroy();
       this.sockets.add(s);
       s.on('close', () => this.sockets.delete(s));
     });
@@ -169,16 +159,21 @@ export class FakeApiServer {
       this.sessions.add(sess);
       sess.on('close', () => this.sessions.delete(sess));
     });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.boundPort, '127.0.0.1', () => {
-        server.off('error', reject);
-        resolve();
+    this.server = server;
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(this.boundPort, '127.0.0.1', () => {
+          server.off('error', reject);
+          resolve();
+        });
       });
-    });
+    } catch (e) {
+      this.server = undefined;
+      throw e;
+    }
     const addr = server.address();
     if (addr && typeof addr === 'object') this.boundPort = addr.port;
-    this.server = server;
   }
 
   /** Closes the listener and drops every connection and stream, as a killed kube-apiserver would. */
@@ -187,9 +182,10 @@ export class FakeApiServer {
     if (!server) return;
     this.server = undefined;
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    for (const end of [...this.watches]) end();
+    // Cut first, so that watchers see a dropped connection rather than a clean end of stream.
     for (const sess of this.sessions) sess.destroy();
     for (const s of this.sockets) s.destroy();
+    for (const end of [...this.watches]) end();
     this.hung.clear();
     await closed;
   }
@@ -199,70 +195,29 @@ export class FakeApiServer {
     if (this.ownsDir) rmSync(this.dir, { recursive: true, force: true });
   }
 
-  private seed(): void {
-    for (const name of INITIAL_NAMESPACES) this.seedObject('namespaces', { metadata: { name } });
-  }
-
-  private async handle(req: Req, res: Res): Promise<void> {
-    const method = req.method ?? 'GET';
-    const url = new URL(req.url ?? '/', 'https://fake');
-    const accept = header(req, 'accept') ?? '';
-    const contentType = header(req, 'content-type') ?? '';
-    const record: RequestRecord = {
-      method,
-      path: url.pathname,
-      query: url.search.replace(/^\?/, ''),
-      user: '',
-      status: 0,
-      verb: '',
-      protocol: req.httpVersion === '2.0' ? 'HTTP/2' : `HTTP/${req.httpVersion}`,
-      userAgent: header(req, 'user-agent') ?? '',
-      accept,
-      contentType,
-    };
-    this.requests.push(record);
-    if (this.requests.length > REQUEST_LOG_LIMIT) this.requests.splice(0, this.requests.length - REQUEST_LOG_LIMIT);
-    const reply = (status: number, body: Parameters<typeof sendJson>[2], headers: Record<string, string> = {}, ct?: string): void => {
-      record.status = status;
-      sendJson(res, status, body, headers, ct);
-    };
-    try {
-      const user = authenticate(tlsSocketOf(req), header(req, 'authorization'), this.tokens);
-      record.user = user?.name ?? '';
-      if (this.chaos.latencyMs > 0) await new Promise((r) => setTimeout(r, this.chaos.latencyMs));
-      if (this.chaos.hanging) {
+  private handlerDeps(): HandlerDeps {
+    return {
+      store: this.store,
+      chaos: this.chaos,
+      tokens: this.tokens,
+      serverAddress: `127.0.0.1:${this.boundPort}`,
+      log: (r) => {
+        this.requests.push(r);
+        if (this.requests.length > REQUEST_LOG_LIMIT) this.requests.splice(0, this.requests.length - REQUEST_LOG_LIMIT);
+      },
+      park: (res) => {
         this.hung.add(res);
         res.on('close', () => this.hung.delete(res));
-        return;
-      }
-      const rawBody = await readBody(req);
-      if (!user) throw unauthorized();
-      const failure = this.chaos.takeFailure();
-      if (failure) throw failure;
-      const info = parseRequest(method, req.url ?? '/');
-      record.verb = info.kind === 'resource' ? info.verb : method.toLowerCase();
-      const denied = authorize(user, info);
-      if (denied) throw denied;
-      if (info.kind === 'unknown-resource') throw pathNotFound();
-      if (info.kind === 'nonresource') {
-        const r = serveNonResource(info.path, accept, `127.0.0.1:${this.boundPort}`);
-        if (typeof r.body === 'string') {
-          record.status = r.status;
-          res.writeHead(r.status, { 'Content-Type': r.contentType });
-          res.end(r.body);
-        } else reply(r.status, r.body, {}, r.contentType);
-        return;
-      }
-      const result = dispatchResource({ store: this.store, user, req: info, rawBody, contentType, accept, res }, (end) => {
+      },
+      watches: (end) => {
         this.watches.add(end);
-        record.status = 200;
         return () => this.watches.delete(end);
-      });
-      if (result) reply(result.status, result.body);
-    } catch (e) {
-      if (e instanceof ApiError) reply(e.code, e.toStatus(), e.headers);
-      else reply(500, new ApiError(500, 'InternalError', `Internal error occurred: ${(e as Error).message}`).toStatus());
-    }
+      },
+    };
+  }
+
+  private seed(): void {
+    for (const name of INITIAL_NAMESPACES) this.seedObject('namespaces', { metadata: { name } });
   }
 }
 

@@ -20,8 +20,9 @@ export class ApiError extends Error {
       metadata: {},
       status: 'Failure',
       message: this.message,
-      reason: this.reason,
     };
+    // StatusReasonUnknown is the empty string, which the real server omits.
+    if (this.reason) s.reason = this.reason;
     if (this.details) s.details = this.details;
     s.code = this.code;
     return s;

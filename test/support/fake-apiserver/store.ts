@@ -37,8 +37,8 @@ export class ObjectStore {
   wipe(): void {
     this.items.clear();
     this.history = [];
-    // A fresh etcd still never reuses revisions that clients may hold.
-    this.compacted = this.revision;
+    // Revisions stay monotonic (clients hold old ones); everything before the wipe is expired (410).
+    this.compacted = ++this.revision;
   }
 
   get(storageKey: string, namespace: string, name: string): KObject | undefined {

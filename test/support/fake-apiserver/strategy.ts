@@ -34,6 +34,12 @@ export function prepareForCreate(rt: ResourceType, o: KObject): KObject {
 
 function preparePodForCreate(pod: KObject): void {
   pod.metadata.generation = 1;
+  const spec = defaultPodSpec(pod);
+  pod.status = { phase: 'Pending', qosClass: qosClass(spec) };
+}
+
+/** Scheme defaulting: applied to every decoded pod, so a patch that drops a default gets it back. */
+function defaultPodSpec(pod: KObject): JsonObject {
   const spec = obj(pod.spec);
   pod.spec = spec;
   spec.restartPolicy ??= 'Always';
@@ -47,7 +53,7 @@ function preparePodForCreate(pod: KObject): void {
   spec.priority ??= PRIORITY_CLASSES[pc] ?? 0;
   for (const list of [arr(spec.initContainers), arr(spec.containers)])
     for (const c of list) if (isObject(c)) defaultContainer(c);
-  pod.status = { phase: 'Pending', qosClass: qosClass(spec) };
+  return spec;
 }
 
 function defaultContainer(c: JsonObject): void {
@@ -110,12 +116,18 @@ export function prepareForUpdate(rt: ResourceType, next: KObject, prev: KObject,
   if (subresource === 'status') {
     for (const k of Object.keys(out)) if (k !== 'status' && k !== 'metadata' && k !== 'apiVersion' && k !== 'kind') delete out[k];
     for (const k of Object.keys(prev)) if (k !== 'status' && k !== 'metadata' && k !== 'apiVersion' && k !== 'kind') out[k] = deepCopy(prev[k]);
-    if (rt.resource === 'pods') out.metadata.ownerReferences = deepCopy(prev.metadata.ownerReferences);
+    if (rt.resource === 'pods') {
+      out.metadata.ownerReferences = deepCopy(prev.metadata.ownerReferences);
+      // qosClass is set once at creation; a status write that drops it gets it back.
+      const status = obj(out.status);
+      if (!str(status.qosClass) && str(obj(prev.status).qosClass)) out.status = { ...status, qosClass: str(obj(prev.status).qosClass) };
+    }
     if (out.metadata.ownerReferences === undefined) delete out.metadata.ownerReferences;
   } else if (hasStatus) {
     if (prev.status === undefined) delete out.status;
     else out.status = deepCopy(prev.status);
   }
+  if (rt.resource === 'pods' && !rt.group) defaultPodSpec(out);
   if (rt.resource === 'pods' && !rt.group && subresource === '') checkPodSpecUpdate(rt, out, prev);
   if (rt.resource === 'pods' && !jsonEqual(out.spec, prev.spec))
     out.metadata.generation = (typeof prev.metadata.generation === 'number' ? prev.metadata.generation : 1) + 1;

@@ -2,6 +2,7 @@ import type { ResourceType } from '../resources.js';
 import { meta, obj, str, type Json, type JsonObject, type KObject } from '../types.js';
 import { AGE_COLUMN, NAME_COLUMN, col, columnJson, type Column } from './columns.js';
 import { since } from './human-duration.js';
+import { EVENT_COLUMNS, eventCells } from './event-row.js';
 import { NODE_COLUMNS, nodeCells } from './node-row.js';
 import { POD_COLUMNS, podCells } from './pod-row.js';
 
@@ -18,6 +19,7 @@ const GENERIC: Printer = {
 const PRINTERS: Record<string, Printer> = {
   pods: { columns: POD_COLUMNS, cells: podCells },
   nodes: { columns: NODE_COLUMNS, cells: nodeCells },
+  events: { columns: EVENT_COLUMNS, cells: eventCells },
   namespaces: {
     columns: [NAME_COLUMN, col('Status', 'The namespace phase.'), AGE_COLUMN],
     cells: (o) => [meta(o).name, str(obj(o.status).phase), since(str(o.metadata.creationTimestamp))],

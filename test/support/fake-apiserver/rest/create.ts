@@ -51,6 +51,8 @@ export function createObject(ctx: RestContext): Reply {
   if (denied) throw denied;
   const prepared = prepareForCreate(rt, o);
   validateObject(rt, prepared);
+  // etcd3's Create refuses it with a plain error, which the server turns into a reason-less 500.
+  if (str(o.metadata.resourceVersion)) throw new ApiError(500, '', 'resourceVersion should not be set on objects to be created');
   if (ctx.store.get(rt.storageKey, ctx.req.namespace, name)) throw alreadyExists(rt, name);
   const stored = ctx.store.put(rt.storageKey, prepared, 'ADDED');
   return { status: 201, body: stored as unknown as Reply['body'] };

@@ -73,6 +73,12 @@ function dropNamespaced(ctx: RestContext, key: string, namespace: string): void 
 }
 
 export function deleteObject(ctx: RestContext): Reply {
+  const { rt, namespace, name, subresource } = ctx.req;
+  if (!ctx.store.get(rt.storageKey, namespace, name)) {
+    // Mutating admission runs before the storage lookup, so a node hears the plugin's NotFound.
+    const denied = admitNodeRequest({ user: ctx.user, op: 'DELETE', rt, subresource, namespace, name }, ctx.store);
+    if (denied) throw denied;
+  }
   return deleteOne(ctx, currentObject(ctx), deleteOptions(ctx));
 }
 

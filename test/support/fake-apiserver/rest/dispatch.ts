@@ -1,4 +1,4 @@
-import { methodNotAllowed, pathNotFound } from '../status.js';
+import { badRequest, methodNotAllowed, pathNotFound } from '../status.js';
 import type { Reply, RestContext } from './context.js';
 import { createObject } from './create.js';
 import { deleteCollection, deleteObject } from './delete.js';
@@ -13,6 +13,8 @@ export type WatchRegistry = (end: () => void) => () => void;
 export function dispatchResource(ctx: RestContext, watches: WatchRegistry): Reply | undefined {
   const { rt, verb, subresource } = ctx.req;
   if (subresource && !rt.subresources.includes(subresource)) throw pathNotFound();
+  // Loud rather than wrong: a dry run here would persist.
+  if (ctx.req.query.has('dryRun')) throw badRequest('dryRun is not implemented by the fake API server');
   if (subresource && !['get', 'update', 'patch'].includes(verb)) throw methodNotAllowed();
   switch (verb) {
     case 'get':

@@ -27,7 +27,7 @@ export function serveWatch(ctx: RestContext, onEnd: (end: () => void) => () => v
   if (initialEvents && !bookmarks) throw badRequest('sendInitialEvents is only supported with allowWatchBookmarks=true');
 
   const res = ctx.res;
-  res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+  res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
   let headersSent = false;
   const send = (type: WatchType, object: Json): void => {
     if (res.writableEnded) return;

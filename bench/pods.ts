@@ -1,0 +1,94 @@
+// The pod the benchmark starts, both as a manifest for bootlet and as the direct CRI calls of the
+// baseline. The baseline builds its configs with the same code bootlet uses, so the two send the
+// runtime the same requests.
+import { mkdirSync } from 'node:fs';
+import { totalmem } from 'node:os';
+import path from 'node:path';
+import type { Container } from 'kubernetes-types/core/v1';
+import { TEST_IMAGES } from '../dev/images.js';
+import { buildContainerConfig } from '../src/runtime/container-config.js';
+import type { ImageService, RuntimeService } from '../src/runtime/cri-types.js';
+import type { LabelledPod } from '../src/runtime/labels.js';
+import { buildSandboxConfig, podLogDirectory } from '../src/runtime/sandbox-config.js';
+
+export const BENCH_NODE = 'bench-node';
+const COMMAND = ['sh', '-c', "trap 'exit 0' TERM; while true; do sleep 1; done"];
+
+export function benchPodManifest(name: string): string {
+  return `apiVersion: v1
+kind: Pod
+metadata: {name: ${name}, namespace: default}
+spec:
+  hostNetwork: true
+  terminationGracePeriodSeconds: 2
+  containers:
+  - name: main
+    image: ${TEST_IMAGES.busybox}
+    command: ${JSON.stringify(COMMAND)}
+`;
+}
+
+export interface RawContext {
+  runtime: RuntimeService;
+  images: ImageService;
+  podLogsDir: string;
+  rootDir: string;
+}
+
+export interface RawPod {
+  sandboxId: string;
+  containerId: string;
+  /** ms from the call to RunPodSandbox returning. */
+  sandboxMs: number;
+}
+
+let imageRef: string | undefined;
+
+export async function rawStartPod(ctx: RawContext, name: string): Promise<RawPod> {
+  const uid = `raw${name.replace(/[^a-z0-9]/g, '')}`.padEnd(32, '0').slice(0, 32);
+  const container: Container = { name: 'main', image: TEST_IMAGES.busybox, command: COMMAND, imagePullPolicy: 'IfNotPresent' };
+  const pod: LabelledPod = {
+    metadata: { name: `${name}-${BENCH_NODE}`, namespace: 'default', uid, annotations: { 'kubernetes.io/config.source': 'file' } },
+    spec: { hostNetwork: true, terminationGracePeriodSeconds: 2, containers: [container], nodeName: BENCH_NODE },
+  };
+  imageRef ??= (await ctx.images.imageStatus({ image: TEST_IMAGES.busybox }))?.id;
+  if (!imageRef) throw new Error(`${TEST_IMAGES.busybox} is not imported`);
+  const logDir = podLogDirectory(ctx.podLogsDir, pod);
+  mkdirSync(path.join(logDir, 'main'), { recursive: true });
+  const sandboxConfig = buildSandboxConfig(pod, { podLogsDir: ctx.podLogsDir, attempt: 0, resolvConf: '' });
+  const t0 = performance.now();
+  const sandboxId = await ctx.runtime.runPodSandbox(sandboxConfig);
+  const sandboxMs = performance.now() - t0;
+  const config = buildContainerConfig(pod, container, {
+    restartCount: 0,
+    imageRef,
+    type: 'container',
+    nodeName: BENCH_NODE,
+    hostIP: '127.0.0.1',
+    podIPs: ['127.0.0.1'],
+    mounts: [],
+    nodeMemoryCapacityBytes: totalmem(),
+  });
+  const containerId = await ctx.runtime.createContainer(sandboxId, config, sandboxConfig);
+  await ctx.runtime.startContainer(containerId);
+  return { sandboxId, containerId, sandboxMs };
+}
+
+/** containerd 1.6 under load sometimes drops a shim connection ("ttrpc: closed"); teardown retries. */
+async function retry(what: () => Promise<void>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await what();
+    } catch (err) {
+      if (attempt >= 5) throw err;
+      await new Promise((r) => setTimeout(r, 200 * attempt));
+    }
+  }
+}
+
+export async function rawStopPod(ctx: RawContext, p: RawPod): Promise<void> {
+  await retry(() => ctx.runtime.stopContainer(p.containerId, 2));
+  await retry(() => ctx.runtime.removeContainer(p.containerId));
+  await retry(() => ctx.runtime.stopPodSandbox(p.sandboxId));
+  await retry(() => ctx.runtime.removePodSandbox(p.sandboxId));
+}

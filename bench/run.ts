@@ -1,0 +1,127 @@
+// npm run bench: bootlet's manifest-to-running time against the same pods started by direct CRI
+// calls, measured in one run on one private containerd, printed as ratios.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { cleanupStaleContainerds, startContainerd } from '../dev/containerd.js';
+import { importTestImages } from '../dev/images.js';
+import { makeTmpDir, removeTmpDir } from '../test/support/tmp.js';
+import { connectRuntime } from '../src/runtime/cri-client.js';
+import { startAgent } from '../test/support/agent.js';
+import { benchPodManifest, BENCH_NODE, rawStartPod, rawStopPod } from './pods.js';
+import { percentile, printTable, type Row } from './report.js';
+import { waitFor } from '../test/support/wait.js';
+import { listRuntimePods } from '../src/runtime/runtime-pods.js';
+
+const ONE_POD_RUNS = Number(process.env.BENCH_RUNS ?? 15);
+const MANY = Number(process.env.BENCH_PODS ?? 50);
+
+function writeAtomically(dir: string, file: string, content: string): void {
+  const tmp = path.join(dir, `.${file}.tmp`);
+  fs.writeFileSync(tmp, content);
+  fs.renameSync(tmp, path.join(dir, file));
+}
+
+function rssMiB(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return kb / 1024;
+}
+
+async function main(): Promise<void> {
+  await cleanupStaleContainerds();
+  const dir = makeTmpDir('bench');
+  const cd = await startContainerd({ name: 'bench' });
+  const rows: Row[] = [];
+  try {
+    await importTestImages(cd);
+    const cri = await connectRuntime(cd.endpoint);
+    const podLogsDir = path.join(dir, 'logs', 'pods');
+    const rootDir = path.join(dir, 'root');
+    const manifests = path.join(dir, 'manifests');
+    fs.mkdirSync(manifests, { recursive: true });
+    const rawCtx = { runtime: cri.runtime, images: cri.images, podLogsDir, rootDir };
+
+    // Baseline: RunPodSandbox + CreateContainer + StartContainer, one pod at a time.
+    await rawStopPod(rawCtx, await rawStartPod(rawCtx, 'warmup'));
+    const raw1: number[] = [];
+    const rawSandbox: number[] = [];
+    for (let i = 0; i < ONE_POD_RUNS; i++) {
+      const t0 = performance.now();
+      const started = await rawStartPod(rawCtx, `raw-${i}`);
+      raw1.push(performance.now() - t0);
+      rawSandbox.push(started.sandboxMs);
+      await rawStopPod(rawCtx, started);
+    }
+
+    // The same pods through bootlet: write the manifest, wait for its "Started container" line.
+    const configFile = path.join(dir, 'kubelet-config.yaml');
+    fs.writeFileSync(configFile, `apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\npodLogsDir: ${podLogsDir}\n`);
+    const agent = startAgent({ manifests, endpoint: cd.endpoint, rootDir, podLogsDir, nodeName: BENCH_NODE, configFile, extraArgs: ['--v=0'] });
+    await agent.waitForLog((r) => r.msg === 'Manifests read, adopting running pods', 'agent ready', 30_000);
+    const startedAt = async (name: string, timeoutMs = 60_000): Promise<number> => {
+      const rec = await agent.waitForLog((r) => r.msg === 'Started container' && r.pod === `default/${name}-${BENCH_NODE}`, `${name} started`, timeoutMs);
+      return Number(rec.ts) * 1000;
+    };
+    const gone = (prefix: string) =>
+      waitFor(async () => [...(await listRuntimePods(cri.runtime)).values()].every((p) => !p.name.startsWith(prefix)), { timeoutMs: 120_000, what: `${prefix} pods removed` });
+
+    writeAtomically(manifests, 'warmup.yaml', benchPodManifest('bwarmup'));
+    await startedAt('bwarmup');
+    fs.rmSync(path.join(manifests, 'warmup.yaml'));
+    await gone('bwarmup');
+    const boot1: number[] = [];
+    const stages = { accepted: [] as number[], sandbox: [] as number[], started: [] as number[] };
+    const logTs = (msg: string, pod: string) => Number(agent.records().find((r) => r.msg === msg && r.pod === pod)?.ts ?? NaN) * 1000;
+    for (let i = 0; i < ONE_POD_RUNS; i++) {
+      const name = `boot-${i}`;
+      const t0 = Date.now();
+      writeAtomically(manifests, `${name}.yaml`, benchPodManifest(name));
+      const started = await startedAt(name);
+      boot1.push(started - t0);
+      const key = `default/${name}-${BENCH_NODE}`;
+      const accepted = logTs('Static pod manifest accepted', key);
+      const sandbox = logTs('Created pod sandbox', key);
+      stages.accepted.push(accepted - t0);
+      stages.sandbox.push(sandbox - accepted);
+      stages.started.push(started - sandbox);
+      fs.rmSync(path.join(manifests, `${name}.yaml`));
+      await gone(name);
+    }
+    rows.push({ what: '1 pod, manifest → CONTAINER_RUNNING (p50)', raw: percentile(raw1, 50), bootlet: percentile(boot1, 50), target: 1.15 });
+    rows.push({ what: '1 pod, manifest → CONTAINER_RUNNING (p95)', raw: percentile(raw1, 95), bootlet: percentile(boot1, 95) });
+    console.log(`baseline (p50, ms): RunPodSandbox ${percentile(rawSandbox, 50).toFixed(0)}, CreateContainer + StartContainer ${(percentile(raw1, 50) - percentile(rawSandbox, 50)).toFixed(0)}`);
+    console.log(
+      `where bootlet's time goes (p50, ms): write → manifest accepted ${percentile(stages.accepted, 50)}, ` +
+        `accepted → sandbox created ${percentile(stages.sandbox, 50)}, sandbox → container started ${percentile(stages.started, 50)}`,
+    );
+
+    // 50 pods at once: raw at the same concurrency (every pod's calls in flight together).
+    const t0raw = performance.now();
+    const manyRaw = await Promise.all(Array.from({ length: MANY }, (_, i) => rawStartPod(rawCtx, `rawmany-${i}`)));
+    const rawMany = performance.now() - t0raw;
+    await Promise.all(manyRaw.map((p) => rawStopPod(rawCtx, p)));
+
+    const t0boot = Date.now();
+    for (let i = 0; i < MANY; i++) writeAtomically(manifests, `many-${i}.yaml`, benchPodManifest(`many-${i}`));
+    const ends = await Promise.all(Array.from({ length: MANY }, (_, i) => startedAt(`many-${i}`, 300_000)));
+    const bootMany = Math.max(...ends) - t0boot;
+    rows.push({ what: `${MANY} pods written at once → all running`, raw: rawMany, bootlet: bootMany, target: 1.2 });
+    const rss = rssMiB(agent.proc.pid!);
+
+    for (let i = 0; i < MANY; i++) fs.rmSync(path.join(manifests, `many-${i}.yaml`));
+    await gone('many-');
+    await agent.kill('SIGTERM');
+    cri.runtime.close();
+
+    printTable(rows);
+    console.log(`\nagent RSS with ${MANY} pods running: ${rss.toFixed(1)} MiB`);
+  } finally {
+    await cd.stop();
+    removeTmpDir(dir);
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

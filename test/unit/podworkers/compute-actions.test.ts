@@ -1,0 +1,193 @@
+import type { Container } from 'kubernetes-types/core/v1';
+import { describe, expect, it } from 'vitest';
+import { computePodActions, isEmpty, type ComputeInput } from '../../../src/podworkers/compute-actions.js';
+import { CrashLoopBackOff, KUBELET_BACKOFF } from '../../../src/podworkers/crashloop-backoff.js';
+import { ContainerState, PodSandboxState } from '../../../src/runtime/cri-types.js';
+import type { RuntimeContainer, RuntimePod, RuntimeSandbox } from '../../../src/runtime/runtime-pods.js';
+
+const UID = 'u1';
+const S = 1e9; // ns per second
+const NOW_MS = 1_000_000;
+
+function sandbox(id: string, state = PodSandboxState.SANDBOX_READY, attempt = 0, createdAt = 1): RuntimeSandbox {
+  return { id, state, createdAt, attempt, ip: '', additionalIps: [] };
+}
+
+function ctr(id: string, name: string, o: Partial<RuntimeContainer> & { hash?: string; restartCount?: number; type?: 'init' | 'container' } = {}): RuntimeContainer {
+  return {
+    id,
+    sandboxId: o.sandboxId ?? 's1',
+    name,
+    state: o.state ?? ContainerState.CONTAINER_RUNNING,
+    createdAt: o.createdAt ?? 10,
+    startedAt: o.startedAt ?? 0,
+    finishedAt: o.finishedAt ?? 0,
+    exitCode: o.exitCode ?? 0,
+    reason: '',
+    message: '',
+    imageRef: 'sha256:x',
+    image: 'img',
+    hasStatus: true,
+    meta: { podName: 'p', podNamespace: 'default', podUid: UID, containerName: name, hash: o.hash ?? `h-${name}`, restartCount: o.restartCount ?? 0, type: o.type },
+  };
+}
+
+function pod(sandboxes: RuntimeSandbox[], containers: RuntimeContainer[]): RuntimePod {
+  return { uid: UID, name: 'p', namespace: 'default', sandboxes, containers };
+}
+
+const c = (name: string, extra: Partial<Container> = {}): Container => ({ name, image: 'img', ...extra });
+
+function input(over: Partial<ComputeInput>): ComputeInput {
+  const containers = over.containers ?? [c('a')];
+  const initContainers = over.initContainers ?? [];
+  const backoff = new CrashLoopBackOff();
+  return {
+    uid: UID,
+    restartPolicy: 'Always',
+    initContainers,
+    containers,
+    hashes: new Map([...initContainers, ...containers].map((x) => [x.name, `h-${x.name}`])),
+    runtime: undefined,
+    nowMs: NOW_MS,
+    admitRestart: (key, startedAt, finishedAt) => backoff.admit(key, startedAt, finishedAt, NOW_MS, KUBELET_BACKOFF),
+    ...over,
+  };
+}
+
+describe('computePodActions', () => {
+  it('creates a sandbox and starts every container for a new pod', () => {
+    const a = computePodActions(input({ containers: [c('a'), c('b')] }));
+    expect(a.createSandbox).toEqual({ attempt: 0, why: 'no sandbox' });
+    expect(a.start.map((s) => [s.container.name, s.restartCount])).toEqual([
+      ['a', undefined],
+      ['b', undefined],
+    ]);
+  });
+
+  it('does nothing for a pod that runs as specified (adoption after an agent restart)', () => {
+    const a = computePodActions(input({ runtime: pod([sandbox('s1')], [ctr('c1', 'a')]) }));
+    expect(isEmpty(a)).toBe(true);
+  });
+
+  it('starts a container found CREATED with the right hash instead of making a duplicate', () => {
+    const a = computePodActions(input({ runtime: pod([sandbox('s1')], [ctr('c1', 'a', { state: ContainerState.CONTAINER_CREATED })]) }));
+    expect(a.startCreated).toEqual([{ id: 'c1', name: 'a' }]);
+    expect(a.start).toEqual([]);
+  });
+
+  it('recreates a dead sandbox with the next attempt and restarts its containers', () => {
+    const a = computePodActions(input({ runtime: pod([sandbox('s1', PodSandboxState.SANDBOX_NOTREADY, 2)], [ctr('c1', 'a', { restartCount: 4 })]) }));
+    expect(a.createSandbox?.attempt).toBe(3);
+    expect(a.kill.map((k) => k.id)).toEqual(['c1']);
+    expect(a.start.map((s) => s.restartCount)).toEqual([5]);
+  });
+
+  it('leaves a Never pod whose sandbox died after its containers ran', () => {
+    const a = computePodActions(
+      input({ restartPolicy: 'Never', runtime: pod([sandbox('s1', PodSandboxState.SANDBOX_NOTREADY)], [ctr('c1', 'a', { state: ContainerState.CONTAINER_EXITED })]) }),
+    );
+    expect(a.createSandbox).toBeUndefined();
+    expect(a.start).toEqual([]);
+  });
+
+  it('restarts a container whose spec hash changed', () => {
+    const a = computePodActions(input({ runtime: pod([sandbox('s1')], [ctr('c1', 'a', { hash: 'old', restartCount: 1 })]) }));
+    expect(a.kill).toEqual([{ id: 'c1', name: 'a', why: 'container spec changed' }]);
+    expect(a.start.map((s) => [s.container.name, s.restartCount])).toEqual([['a', 2]]);
+  });
+
+  it.each([
+    ['Always', 0, true],
+    ['Always', 1, true],
+    ['OnFailure', 0, false],
+    ['OnFailure', 2, true],
+    ['Never', 0, false],
+    ['Never', 2, false],
+  ])('restartPolicy %s, exit code %d: restart=%s', (policy, exitCode, restart) => {
+    const dead = ctr('c1', 'a', { state: ContainerState.CONTAINER_EXITED, exitCode, startedAt: 1 * S, finishedAt: 2 * S });
+    const a = computePodActions(input({ restartPolicy: policy, runtime: pod([sandbox('s1')], [dead]) }));
+    expect(a.start.length).toBe(restart ? 1 : 0);
+  });
+
+  it('holds a crash-looping container back and says so, then lets it go when the back-off expires', () => {
+    const backoff = new CrashLoopBackOff();
+    const dead = (finishedMs: number) => ctr(`c${finishedMs}`, 'a', { state: ContainerState.CONTAINER_EXITED, exitCode: 1, startedAt: (finishedMs - 100) * 1e6, finishedAt: finishedMs * 1e6 });
+    const at = (nowMs: number, d: RuntimeContainer) =>
+      computePodActions(input({ nowMs, runtime: pod([sandbox('s1')], [d]), admitRestart: (k, s, f) => backoff.admit(k, s, f, nowMs, KUBELET_BACKOFF) }));
+    expect(at(NOW_MS, dead(NOW_MS)).start).toHaveLength(1); // first crash: at once
+    const held = at(NOW_MS + 1000, dead(NOW_MS + 1000));
+    expect(held.start).toEqual([]);
+    expect(held.waiting.get('a')).toEqual({ reason: 'CrashLoopBackOff', message: 'back-off 10s restarting failed container=a' });
+    expect(held.wakeAtMs).toBe(NOW_MS + 11_000);
+    expect(at(NOW_MS + 11_000, dead(NOW_MS + 1000)).start).toHaveLength(1);
+  });
+
+  it('runs init containers one at a time, in order, before the app containers', () => {
+    const inits = [c('i1'), c('i2')];
+    const base = { initContainers: inits, containers: [c('a')] };
+    const fresh = computePodActions(input(base));
+    expect(fresh.start.map((s) => s.container.name)).toEqual(['i1']);
+    const i1Running = computePodActions(input({ ...base, runtime: pod([sandbox('s1')], [ctr('x1', 'i1', { type: 'init' })]) }));
+    expect(isEmpty(i1Running)).toBe(true);
+    const i1Done = computePodActions(input({ ...base, runtime: pod([sandbox('s1')], [ctr('x1', 'i1', { type: 'init', state: ContainerState.CONTAINER_EXITED })]) }));
+    expect(i1Done.start.map((s) => s.container.name)).toEqual(['i2']);
+    const bothDone = computePodActions(
+      input({
+        ...base,
+        runtime: pod([sandbox('s1')], [ctr('x1', 'i1', { type: 'init', state: ContainerState.CONTAINER_EXITED }), ctr('x2', 'i2', { type: 'init', state: ContainerState.CONTAINER_EXITED })]),
+      }),
+    );
+    expect(bothDone.start.map((s) => s.container.name)).toEqual(['a']);
+  });
+
+  it('fails a Never pod whose init container failed, and retries it under Always', () => {
+    const failed = ctr('x1', 'i1', { type: 'init', state: ContainerState.CONTAINER_EXITED, exitCode: 7, startedAt: S, finishedAt: 2 * S });
+    const never = computePodActions(input({ restartPolicy: 'Never', initContainers: [c('i1')], runtime: pod([sandbox('s1')], [failed]) }));
+    expect(never.podFailed).toBe('init container i1 failed with exit code 7');
+    expect(never.start).toEqual([]);
+    const always = computePodActions(input({ initContainers: [c('i1')], runtime: pod([sandbox('s1')], [failed]) }));
+    expect(always.start.map((s) => [s.container.name, s.restartCount])).toEqual([['i1', 1]]);
+  });
+
+  it('starts sidecars in order and does not wait for them to complete', () => {
+    const sidecar = c('side', { restartPolicy: 'Always' });
+    const base = { initContainers: [sidecar], containers: [c('a')] };
+    const running = computePodActions(input({ ...base, runtime: pod([sandbox('s1')], [ctr('x1', 'side', { type: 'init' })]) }));
+    expect(running.start.map((s) => s.container.name)).toEqual(['a']);
+  });
+
+  it('kills containers the spec no longer names and those left in an old sandbox', () => {
+    const a = computePodActions(
+      input({ runtime: pod([sandbox('s2', PodSandboxState.SANDBOX_READY, 1, 2), sandbox('s1')], [ctr('c2', 'a', { sandboxId: 's2' }), ctr('c1', 'a', { createdAt: 5 }), ctr('c3', 'gone', { sandboxId: 's2' })]) }),
+    );
+    expect(a.stopSandboxes).toEqual(['s1']);
+    expect(a.kill.map((k) => [k.id, k.why]).sort()).toEqual([
+      ['c1', 'belongs to an old sandbox'],
+      ['c3', 'not in the pod spec'],
+    ]);
+  });
+
+  it('keeps the newest dead instance of each container for lastState and removes older ones', () => {
+    const a = computePodActions(
+      input({
+        runtime: pod(
+          [sandbox('s1')],
+          [
+            ctr('new', 'a', { createdAt: 30, restartCount: 2 }),
+            ctr('dead2', 'a', { createdAt: 20, state: ContainerState.CONTAINER_EXITED }),
+            ctr('dead1', 'a', { createdAt: 10, state: ContainerState.CONTAINER_EXITED }),
+          ],
+        ),
+      }),
+    );
+    expect(a.removeContainers).toEqual(['dead1']);
+  });
+
+  it('removes dead sandboxes nothing refers to, never the current one', () => {
+    const a = computePodActions(
+      input({ runtime: pod([sandbox('s2', PodSandboxState.SANDBOX_READY, 1, 2), sandbox('s1', PodSandboxState.SANDBOX_NOTREADY, 0, 1)], [ctr('c2', 'a', { sandboxId: 's2' })]) }),
+    );
+    expect(a.removeSandboxes).toEqual(['s1']);
+  });
+});

@@ -1,0 +1,115 @@
+// An in-memory PodRuntime: sandboxes and containers as a runtime would keep them, with hooks to
+// make a call slow and a journal of calls in order.
+import type { Container } from 'kubernetes-types/core/v1';
+import type { ContainerType } from '../../../src/podworkers/compute-actions.js';
+import type { DesiredPod, PodRuntime, SandboxRef } from '../../../src/podworkers/pod-runtime.js';
+import { ContainerState, PodSandboxState } from '../../../src/runtime/cri-types.js';
+import type { RuntimeContainer, RuntimePod, RuntimeSandbox } from '../../../src/runtime/runtime-pods.js';
+import { hashContainer } from '../../../src/runtime/container-hash.js';
+
+export class FakePodRuntime implements PodRuntime {
+  readonly pods = new Map<string, RuntimePod>();
+  readonly journal: string[] = [];
+  /** Called before a container of this name starts; await it to make the start slow. */
+  gate = new Map<string, Promise<void>>();
+  private seq = 0;
+
+  private entry(pod: DesiredPod): RuntimePod {
+    let p = this.pods.get(pod.metadata.uid);
+    if (!p) {
+      p = { uid: pod.metadata.uid, name: pod.metadata.name, namespace: pod.metadata.namespace, sandboxes: [], containers: [] };
+      this.pods.set(pod.metadata.uid, p);
+    }
+    return p;
+  }
+
+  private find(id: string): { pod: RuntimePod; c?: RuntimeContainer; s?: RuntimeSandbox } | undefined {
+    for (const pod of this.pods.values()) {
+      const c = pod.containers.find((x) => x.id === id);
+      if (c) return { pod, c };
+      const s = pod.sandboxes.find((x) => x.id === id);
+      if (s) return { pod, s };
+    }
+    return undefined;
+  }
+
+  async getPod(uid: string): Promise<RuntimePod | undefined> {
+    const p = this.pods.get(uid);
+    return p ? structuredClone(p) : undefined;
+  }
+
+  async createSandbox(pod: DesiredPod, attempt: number): Promise<SandboxRef> {
+    const id = `s${++this.seq}`;
+    this.entry(pod).sandboxes.unshift({ id, state: PodSandboxState.SANDBOX_READY, createdAt: ++this.seq, attempt, ip: '', additionalIps: [] });
+    this.journal.push(`createSandbox ${pod.metadata.name} ${pod.metadata.uid}`);
+    return { id, attempt };
+  }
+
+  async startContainer(pod: DesiredPod, sandbox: SandboxRef, container: Container, type: ContainerType, restartCount: number | undefined): Promise<string> {
+    await this.gate.get(container.name);
+    const id = `c${++this.seq}`;
+    const now = Date.now() * 1e6;
+    this.entry(pod).containers.unshift({
+      id,
+      sandboxId: sandbox.id,
+      name: container.name,
+      state: ContainerState.CONTAINER_RUNNING,
+      createdAt: ++this.seq,
+      startedAt: now,
+      finishedAt: 0,
+      exitCode: 0,
+      reason: '',
+      message: '',
+      imageRef: 'sha256:x',
+      image: container.image ?? '',
+      hasStatus: true,
+      meta: { podName: pod.metadata.name, podNamespace: pod.metadata.namespace, podUid: pod.metadata.uid, containerName: container.name, hash: hashContainer(container), restartCount: restartCount ?? 0, type },
+    });
+    this.journal.push(`start ${pod.metadata.name} ${pod.metadata.uid} ${container.name}`);
+    return id;
+  }
+
+  async startCreatedContainer(id: string): Promise<void> {
+    const f = this.find(id);
+    if (f?.c) f.c.state = ContainerState.CONTAINER_RUNNING;
+  }
+
+  async stopContainer(id: string): Promise<void> {
+    const f = this.find(id);
+    if (f?.c && f.c.state === ContainerState.CONTAINER_RUNNING) {
+      f.c.state = ContainerState.CONTAINER_EXITED;
+      f.c.finishedAt = Date.now() * 1e6;
+      this.journal.push(`stop ${f.pod.name} ${f.pod.uid} ${f.c.name}`);
+    }
+  }
+
+  async stopSandbox(id: string): Promise<void> {
+    const f = this.find(id);
+    if (f?.s) f.s.state = PodSandboxState.SANDBOX_NOTREADY;
+  }
+
+  async removeContainer(id: string): Promise<void> {
+    const f = this.find(id);
+    if (f) f.pod.containers = f.pod.containers.filter((c) => c.id !== id);
+  }
+
+  async removeSandbox(id: string): Promise<void> {
+    const f = this.find(id);
+    if (f) f.pod.sandboxes = f.pod.sandboxes.filter((s) => s.id !== id);
+  }
+
+  async cleanupPod(uid: string): Promise<void> {
+    const p = this.pods.get(uid);
+    if (p && p.containers.length === 0 && p.sandboxes.length === 0) this.pods.delete(uid);
+    this.journal.push(`cleanup ${uid}`);
+  }
+
+  /** Simulates a container dying on its own. */
+  kill(uid: string, name: string, exitCode: number): void {
+    const c = this.pods.get(uid)?.containers.find((x) => x.name === name && x.state === ContainerState.CONTAINER_RUNNING);
+    if (!c) throw new Error(`no running ${name} in ${uid}`);
+    c.state = ContainerState.CONTAINER_EXITED;
+    c.exitCode = exitCode;
+    c.finishedAt = Date.now() * 1e6;
+  }
+}

@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import type { StaticPod } from '../../../src/config/types.js';
+import { nullLogger } from '../../../src/log/logger.js';
+import { PodWorkers } from '../../../src/podworkers/pod-workers.js';
+import { ContainerState } from '../../../src/runtime/cri-types.js';
+import { waitFor } from '../../support/wait.js';
+import { FakePodRuntime } from './fake-pod-runtime.js';
+
+function staticPod(name: string, uid: string, containers = ['main']): StaticPod {
+  return {
+    uid,
+    key: `default/${name}`,
+    file: `/m/${name}.yaml`,
+    pod: {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name, namespace: 'default', uid, annotations: { 'kubernetes.io/config.hash': uid } },
+      spec: { restartPolicy: 'Always', terminationGracePeriodSeconds: 1, containers: containers.map((c) => ({ name: c, image: 'img' })) },
+    },
+  };
+}
+
+function setup() {
+  const runtime = new FakePodRuntime();
+  const workers = new PodWorkers({ runtime, logger: nullLogger, syncFrequencyMs: 60_000 });
+  return { runtime, workers };
+}
+
+const running = (rt: FakePodRuntime, uid: string, name = 'main') =>
+  rt.pods.get(uid)?.containers.find((c) => c.name === name && c.state === ContainerState.CONTAINER_RUNNING);
+
+describe('PodWorkers', () => {
+  it('starts nothing before the runtime has been read back, then runs desired pods', async () => {
+    const { runtime, workers } = setup();
+    workers.apply({ op: 'ADD', pod: staticPod('a', 'uid-a') });
+    await workers.idle();
+    expect(runtime.journal).toEqual([]);
+    workers.adoptRuntimePods(new Map());
+    await waitFor(() => running(runtime, 'uid-a'), { timeoutMs: 5000, what: 'a running' });
+  });
+
+  it('stops and removes runtime pods that no manifest wants any more', async () => {
+    const { runtime, workers } = setup();
+    const old = staticPod('old', 'uid-old');
+    await runtime.createSandbox(old.pod, 0);
+    await runtime.startContainer(old.pod, { id: runtime.pods.get('uid-old')!.sandboxes[0]!.id, attempt: 0 }, old.pod.spec!.containers[0]!, 'container', 0);
+    workers.adoptRuntimePods(new Map([['uid-old', (await runtime.getPod('uid-old'))!]]));
+    await waitFor(() => !runtime.pods.has('uid-old'), { timeoutMs: 5000, what: 'orphan removed' });
+    expect(runtime.journal.slice(-2)).toEqual(['stop old uid-old main', 'cleanup uid-old']);
+  });
+
+  it('starts a replacement only after the old version of the pod has stopped', async () => {
+    const { runtime, workers } = setup();
+    workers.adoptRuntimePods(new Map());
+    const v1 = staticPod('web', 'uid-1');
+    workers.apply({ op: 'ADD', pod: v1 });
+    await waitFor(() => running(runtime, 'uid-1'), { timeoutMs: 5000, what: 'v1 running' });
+    workers.apply({ op: 'UPDATE', pod: staticPod('web', 'uid-2'), previous: v1 });
+    await waitFor(() => running(runtime, 'uid-2'), { timeoutMs: 5000, what: 'v2 running' });
+    const stopOld = runtime.journal.indexOf('stop web uid-1 main');
+    const startNew = runtime.journal.indexOf('createSandbox web uid-2');
+    expect(stopOld).toBeGreaterThanOrEqual(0);
+    expect(startNew).toBeGreaterThan(stopOld);
+  });
+
+  it('an orphan with the same name as a desired pod stops before the desired pod starts', async () => {
+    const { runtime, workers } = setup();
+    const stale = staticPod('etcd', 'uid-stale');
+    const sb = await runtime.createSandbox(stale.pod, 0);
+    await runtime.startContainer(stale.pod, sb, stale.pod.spec!.containers[0]!, 'container', 0);
+    workers.apply({ op: 'ADD', pod: staticPod('etcd', 'uid-new') });
+    workers.adoptRuntimePods(new Map([['uid-stale', (await runtime.getPod('uid-stale'))!]]));
+    await waitFor(() => running(runtime, 'uid-new'), { timeoutMs: 5000, what: 'new etcd running' });
+    expect(runtime.journal.indexOf('stop etcd uid-stale main')).toBeLessThan(runtime.journal.indexOf('createSandbox etcd uid-new'));
+  });
+
+  it('a slow container start in one pod does not hold up another pod', async () => {
+    const { runtime, workers } = setup();
+    let release!: () => void;
+    runtime.gate.set('slow', new Promise<void>((r) => (release = r)));
+    workers.adoptRuntimePods(new Map());
+    workers.apply({ op: 'ADD', pod: staticPod('a', 'uid-a', ['slow']) });
+    workers.apply({ op: 'ADD', pod: staticPod('b', 'uid-b', ['fast']) });
+    await waitFor(() => running(runtime, 'uid-b', 'fast'), { timeoutMs: 5000, what: 'b running while a is stuck' });
+    expect(running(runtime, 'uid-a', 'slow')).toBeUndefined();
+    release();
+    await waitFor(() => running(runtime, 'uid-a', 'slow'), { timeoutMs: 5000, what: 'a running once released' });
+  });
+
+  it('restarts a dead container when woken by a runtime event', async () => {
+    const { runtime, workers } = setup();
+    workers.adoptRuntimePods(new Map());
+    workers.apply({ op: 'ADD', pod: staticPod('a', 'uid-a') });
+    await waitFor(() => running(runtime, 'uid-a'), { timeoutMs: 5000, what: 'a running' });
+    runtime.kill('uid-a', 'main', 1);
+    workers.wake('uid-a');
+    const again = await waitFor(() => running(runtime, 'uid-a'), { timeoutMs: 5000, what: 'a restarted' });
+    expect(again.meta.restartCount).toBe(1);
+  });
+
+  it('removes a pod whose manifest went away', async () => {
+    const { runtime, workers } = setup();
+    workers.adoptRuntimePods(new Map());
+    const a = staticPod('a', 'uid-a');
+    workers.apply({ op: 'ADD', pod: a });
+    await waitFor(() => running(runtime, 'uid-a'), { timeoutMs: 5000, what: 'a running' });
+    workers.apply({ op: 'REMOVE', pod: a });
+    await waitFor(() => !runtime.pods.has('uid-a') && !workers.has('uid-a'), { timeoutMs: 5000, what: 'a gone' });
+  });
+});
