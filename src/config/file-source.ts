@@ -332,6 +332,7 @@ export function startFileSource(opts: FileSourceOptions): FileSource {
     scanning = (async () => {
       try {
         await scanOnce();
+        log.v(4).info('Manifest path rescanned', { path: root, files: desired.files().length });
       } catch (err) {
         log.error('Manifest path scan failed; retrying at the next rescan', { path: root, err: (err as Error).message });
       } finally {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeApiServer, type FakeApiServer, type JsonObject } from '../../support/fake-apiserver/index.js';
 import { makeTmpDir, removeTmpDir } from '../../support/tmp.js';
 import { TestClient } from './client.js';
+import { nodeObject } from './fixtures.js';
 import { Kubectl } from './kubectl.js';
 
 let server: FakeApiServer;
@@ -78,5 +79,20 @@ describe('pod printer', () => {
     expect(rows.get('done')).toEqual(['0/1', 'Completed', '0']);
     expect(rows.get('initing')).toEqual(['0/1', 'Init:0/1', '0']);
     expect(rows.get('going')).toEqual(['1/1', 'Terminating', '0']);
+  });
+
+  it('node STATUS from the Ready condition, ROLES from node-role labels', async () => {
+    const ready = nodeObject('cp1');
+    (ready.metadata as JsonObject).labels = { 'node-role.kubernetes.io/control-plane': '' };
+    expect((await admin.post('/api/v1/nodes', ready)).status).toBe(201);
+    expect((await admin.post('/api/v1/nodes', nodeObject('w1', false))).status).toBe(201);
+    const bare = await admin.post('/api/v1/nodes', { metadata: { name: 'fresh' } });
+    expect(bare.status).toBe(201);
+    const rows = (await kubectl.ok(['get', 'nodes', '--no-headers'])).trim().split('\n').map((l) => l.split(/\s+/));
+    expect(rows.map((r) => [r[0], r[1], r[2]])).toEqual([
+      ['cp1', 'Ready', 'control-plane'],
+      ['fresh', 'Unknown', '<none>'],
+      ['w1', 'NotReady', '<none>'],
+    ]);
   });
 });

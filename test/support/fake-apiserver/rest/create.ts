@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { admitNodeRequest } from '../node-restriction.js';
+import { apiVersionOf } from '../resources.js';
 import { alreadyExists, ApiError, badRequest } from '../status.js';
 import { prepareForCreate } from '../strategy.js';
 import { isObject, str, type KObject } from '../types.js';
@@ -19,8 +20,10 @@ export function bodyObject(ctx: RestContext): KObject {
   const body = parseBody(ctx);
   if (!isObject(body)) throw badRequest('Object \'Kind\' is missing in the request body');
   const { rt, namespace } = ctx.req;
-  if (body.kind !== undefined && body.kind !== rt.kind && ctx.req.subresource === '')
-    throw badRequest(`the API version in the data (${str(body.apiVersion)}) does not match the expected API version (${rt.group ? `${rt.group}/` : ''}${rt.version})`);
+  const expected = apiVersionOf(rt);
+  if (body.apiVersion !== undefined && body.apiVersion !== expected)
+    throw badRequest(`the API version in the data (${str(body.apiVersion)}) does not match the expected API version (${expected})`);
+  if (body.kind !== undefined && body.kind !== rt.kind) throw badRequest(`the object provided is unrecognized (must be of type ${rt.kind})`);
   const metadata = isObject(body.metadata) ? body.metadata : {};
   const o = { ...body, metadata } as KObject;
   if (rt.namespaced) {

@@ -1,3 +1,4 @@
+import { deleteFromStore } from '../deletion.js';
 import { admitNodeRequest } from '../node-restriction.js';
 import { conflict, successStatus } from '../status.js';
 import { isObject, meta, num, obj, str, type JsonObject, type KObject } from '../types.js';
@@ -24,15 +25,7 @@ function deleteOptions(ctx: RestContext): DeleteOptions {
   return opts;
 }
 
-function secondsFromNow(s: number): string {
-  return new Date(Date.now() + s * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
-}
-
-/**
- * Pod deletion as the pod registry does it: a pod bound to a node (and not yet terminal) gets a
- * deletionTimestamp and stays until someone deletes it with grace 0; a later delete may only shorten
- * the grace period. Everything else goes at once.
- */
+/** Preconditions, admission, then the registry's deletion; pods answer with the object, others a Status. */
 function deleteOne(ctx: RestContext, current: KObject, opts: DeleteOptions): Reply {
   const { rt } = ctx.req;
   const m = meta(current);
@@ -42,34 +35,9 @@ function deleteOne(ctx: RestContext, current: KObject, opts: DeleteOptions): Rep
     throw conflict(rt, m.name, `Precondition failed: ResourceVersion in precondition: ${opts.resourceVersion}, ResourceVersion in object meta: ${m.resourceVersion}`);
   const denied = admitNodeRequest({ user: ctx.user, op: 'DELETE', rt, subresource: '', namespace: m.namespace, name: m.name, oldObject: current }, ctx.store);
   if (denied) throw denied;
-
+  const result = deleteFromStore(ctx.store, rt, current, opts.gracePeriodSeconds);
   const returnsObject = rt.resource === 'pods' && rt.group === '';
-  const done = (o: KObject): Reply => ({ status: 200, body: returnsObject ? (o as unknown as JsonObject) : successStatus(rt, m.name, m.uid) });
-
-  if (returnsObject) {
-    const spec = obj(current.spec);
-    const phase = str(obj(current.status).phase);
-    let grace = opts.gracePeriodSeconds ?? num(spec.terminationGracePeriodSeconds) ?? 30;
-    if (!str(spec.nodeName) || phase === 'Succeeded' || phase === 'Failed') grace = 0;
-    if (grace < 0) grace = 1;
-    const pending = num(current.metadata.deletionGracePeriodSeconds);
-    if (current.metadata.deletionTimestamp && pending !== undefined && grace >= pending) return done(current);
-    if (grace > 0) {
-      const next = structuredClone(current);
-      next.metadata.deletionTimestamp = secondsFromNow(grace);
-      next.metadata.deletionGracePeriodSeconds = grace;
-      return done(ctx.store.put(rt.storageKey, next, 'MODIFIED'));
-    }
-  }
-  if (rt.resource === 'namespaces') for (const key of ctx.store.keys()) dropNamespaced(ctx, key, m.name);
-  const gone = ctx.store.remove(rt.storageKey, m.namespace, m.name) ?? current;
-  return done(gone);
-}
-
-/** No namespace controller here: deleting a namespace takes its contents with it at once. */
-function dropNamespaced(ctx: RestContext, key: string, namespace: string): void {
-  const [storageKey, ns, name] = key.split('/');
-  if (ns === namespace) ctx.store.remove(storageKey, ns, name);
+  return { status: 200, body: returnsObject ? (result as unknown as JsonObject) : successStatus(rt, m.name, m.uid) };
 }
 
 export function deleteObject(ctx: RestContext): Reply {

@@ -6,8 +6,11 @@ import { isObject, type Json, type JsonObject, type KObject } from '../types.js'
 import { parseBody, type Reply, type RestContext } from './context.js';
 import { commitUpdate, currentObject } from './update.js';
 
+const PATCH_TYPES = ['application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/json-patch+json'];
+
 export function patchObject(ctx: RestContext): Reply {
   const type = ctx.contentType.split(';')[0].trim();
+  if (!PATCH_TYPES.includes(type)) throw unsupportedPatch();
   const current = currentObject(ctx);
   const patch = parseBody(ctx);
   if (patch === null) throw badRequest('the body of the request was empty');

@@ -1,0 +1,188 @@
+// containerd's own event stream (containerd.services.events.v1.Events/Subscribe), read over the
+// same unix socket as the CRI. It is how bootlet learns at once that a task exited on a containerd
+// that does not serve CRI GetContainerEvents (1.6). Only task events of one namespace are asked
+// for; they leave this file as plain typed objects and gRPC errors as ContainerdEventsError.
+import * as grpc from '@grpc/grpc-js';
+import protobuf from 'protobufjs';
+import descriptor from './generated/containerd-events-descriptor.json';
+import { parseRuntimeEndpoint } from './endpoint.js';
+
+/** containerd's Kubernetes namespace: where the CRI plugin keeps pods' containers and tasks. */
+export const CRI_NAMESPACE = 'k8s.io';
+
+const SUBSCRIBE_PATH = '/containerd.services.events.v1.Events/Subscribe';
+/** The gRPC metadata key containerd reads the namespace of a request from. */
+const NAMESPACE_HEADER = 'containerd-namespace';
+
+export const TASK_TOPICS = ['/tasks/start', '/tasks/exit', '/tasks/delete', '/tasks/oom'] as const;
+export type TaskTopic = (typeof TASK_TOPICS)[number];
+
+export interface ContainerdTaskEvent {
+  topic: TaskTopic;
+  namespace: string;
+  /** The containerd container id, which is the CRI container or sandbox id. */
+  containerId: string;
+  /**
+   * The process the event is about (exit, delete): the container id or '' for the task's init
+   * process, an exec id for an exec (a probe's ExecSync). '' for start and oom.
+   */
+  processId: string;
+  exitStatus?: number;
+  /** When containerd published it, ms since the epoch (0 if absent). */
+  publishedAtMs: number;
+}
+
+export class ContainerdEventsError extends Error {
+  constructor(
+    readonly code: number,
+    readonly details: string,
+  ) {
+    super(`containerd event stream: ${grpc.status[code] ?? code}: ${details}`);
+    this.name = 'ContainerdEventsError';
+  }
+  get unimplemented(): boolean {
+    return this.code === grpc.status.UNIMPLEMENTED;
+  }
+}
+
+interface WireTimestamp {
+  seconds?: number;
+  nanos?: number;
+}
+
+interface WireEnvelope {
+  timestamp?: WireTimestamp;
+  namespace?: string;
+  topic?: string;
+  event?: { typeUrl?: string; value?: Uint8Array };
+}
+
+interface WireTaskEvent {
+  containerId?: string;
+  id?: string;
+  exitStatus?: number;
+}
+
+const TO_OBJECT: protobuf.IConversionOptions = { longs: Number, defaults: true };
+
+interface Codec {
+  subscribeRequest: protobuf.Type;
+  envelope: protobuf.Type;
+  byTopic: Record<TaskTopic, protobuf.Type>;
+}
+
+let codec: Codec | undefined;
+
+function loadCodec(): Codec {
+  const root = protobuf.Root.fromJSON(descriptor as protobuf.INamespace);
+  const t = (name: string): protobuf.Type => root.lookupType(`containerd.services.events.v1.${name}`);
+  return {
+    subscribeRequest: t('SubscribeRequest'),
+    envelope: t('Envelope'),
+    byTopic: { '/tasks/start': t('TaskStart'), '/tasks/exit': t('TaskExit'), '/tasks/delete': t('TaskDelete'), '/tasks/oom': t('TaskOOM') },
+  };
+}
+
+function isTaskTopic(topic: string | undefined): topic is TaskTopic {
+  return (TASK_TOPICS as readonly string[]).includes(topic ?? '');
+}
+
+/** Filters for Subscribe: one per topic (a list is OR-ed), each restricted to the namespace. */
+export function taskEventFilters(namespace: string): string[] {
+  return TASK_TOPICS.map((topic) => `namespace==${namespace},topic=="${topic}"`);
+}
+
+/** Decodes one envelope; undefined for anything that is not a task event we asked for. */
+export function decodeTaskEnvelope(bytes: Uint8Array): ContainerdTaskEvent | undefined {
+  codec ??= loadCodec();
+  const env = codec.envelope.toObject(codec.envelope.decode(bytes), TO_OBJECT) as WireEnvelope;
+  // The topic, not the Any's type URL, picks the payload type: the URL's spelling changed across
+  // containerd versions, the topics did not.
+  if (!isTaskTopic(env.topic) || !env.event?.value) return undefined;
+  const type = codec.byTopic[env.topic];
+  const payload = type.toObject(type.decode(env.event.value), TO_OBJECT) as WireTaskEvent;
+  const ts = env.timestamp;
+  const event: ContainerdTaskEvent = {
+    topic: env.topic,
+    namespace: env.namespace ?? '',
+    containerId: payload.containerId ?? '',
+    processId: payload.id ?? '',
+    publishedAtMs: ts ? (ts.seconds ?? 0) * 1000 + Math.floor((ts.nanos ?? 0) / 1e6) : 0,
+  };
+  if (env.topic === '/tasks/exit' || env.topic === '/tasks/delete') event.exitStatus = payload.exitStatus ?? 0;
+  return event;
+}
+
+export function encodeSubscribeRequest(filters: string[]): Buffer {
+  codec ??= loadCodec();
+  return Buffer.from(codec.subscribeRequest.encode(codec.subscribeRequest.create({ filters })).finish());
+}
+
+export interface TaskEventSubscription {
+  cancel(): void;
+}
+
+/** A client of containerd's event service on the runtime socket; one subscription per call. */
+export class ContainerdEventsClient {
+  private readonly client: grpc.Client;
+
+  constructor(
+    endpoint: string,
+    private readonly namespace: string = CRI_NAMESPACE,
+  ) {
+    const parsed = parseRuntimeEndpoint(endpoint);
+    if ('error' in parsed) throw new Error(`container runtime endpoint ${endpoint}: ${parsed.error}`);
+    this.client = new grpc.Client(parsed.address, grpc.credentials.createInsecure());
+  }
+
+  /**
+   * Subscribes to the task events of the namespace. `onEnd` is called once: without an error when
+   * cancelled or closed by the server, with one when the stream failed (UNIMPLEMENTED: not a
+   * containerd, or its event service is not served on this socket).
+   */
+  subscribeTaskEvents(onEvent: (e: ContainerdTaskEvent) => void, onEnd: (err?: ContainerdEventsError) => void): TaskEventSubscription {
+    const metadata = new grpc.Metadata();
+    metadata.set(NAMESPACE_HEADER, this.namespace);
+    const call = this.client.makeServerStreamRequest<string[], Buffer>(
+      SUBSCRIBE_PATH,
+      encodeSubscribeRequest,
+      (b) => b,
+      taskEventFilters(this.namespace),
+      metadata,
+      {},
+    );
+    let ended = false;
+    let cancelled = false;
+    const finish = (err?: ContainerdEventsError): void => {
+      if (ended) return;
+      ended = true;
+      onEnd(err);
+    };
+    call.on('data', (bytes: Buffer) => {
+      if (ended) return;
+      let e: ContainerdTaskEvent | undefined;
+      try {
+        e = decodeTaskEnvelope(bytes);
+      } catch (err) {
+        // A payload we cannot read is dropped, not fatal: the periodic relist still covers it.
+        e = undefined;
+      }
+      if (e && e.namespace === this.namespace) onEvent(e);
+    });
+    call.on('error', (err: grpc.ServiceError) => {
+      if (cancelled && err.code === grpc.status.CANCELLED) finish();
+      else finish(new ContainerdEventsError(err.code ?? grpc.status.UNKNOWN, err.details || err.message));
+    });
+    call.on('end', () => finish());
+    return {
+      cancel: () => {
+        cancelled = true;
+        call.cancel();
+      },
+    };
+  }
+
+  close(): void {
+    this.client.close();
+  }
+}
