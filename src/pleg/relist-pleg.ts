@@ -1,17 +1,12 @@
 // The relisting PLEG: lists all sandboxes and containers every period and turns state changes into
-// events for the affected pod only. It is the fallback that works with any CRI runtime.
+// events for the affected pod only. It works with any CRI runtime, and it is the engine under the
+// evented mechanisms too: a runtime event asks for an immediate relist (requestRelist) or applies
+// one object's new state (apply/remove), so the event semantics are always the relist's.
 import type { Logger } from '../log/logger.js';
-import { ContainerState } from '../runtime/cri-types.js';
 import type { RuntimeService } from '../runtime/cri-types.js';
 import { listRuntimePods } from '../runtime/runtime-pods.js';
+import { isRunning, observeAll, PodRecord, type Observed } from './pod-record.js';
 import type { Pleg, PodLifecycleEvent } from './types.js';
-
-interface Seen {
-  podUid: string;
-  state: number;
-  name: string;
-  kind: 'container' | 'sandbox';
-}
 
 export interface RelistPlegOptions {
   runtime: RuntimeService;
@@ -19,77 +14,173 @@ export interface RelistPlegOptions {
   logger: Logger;
   onEvent: (e: PodLifecycleEvent) => void;
   now?: () => number;
+  /**
+   * Delays of the follow-up relists while a change a runtime event announced has not reached the
+   * CRI yet (containerd publishes /tasks/exit before its CRI plugin marks the container exited).
+   */
+  followUpDelaysMs?: readonly number[];
+  /** How long to chase an announced change before leaving it to the periodic relist. */
+  followUpGiveUpMs?: number;
 }
 
-function containerEvent(prev: Seen | undefined, state: number): PodLifecycleEvent['type'] | undefined {
-  if (prev?.state === state) return undefined;
-  if (state === ContainerState.CONTAINER_RUNNING) return 'ContainerStarted';
-  if (state === ContainerState.CONTAINER_EXITED) return 'ContainerDied';
-  return 'ContainerChanged';
+/** What a runtime event announced about one object, to be confirmed by a relist. */
+export interface Expectation {
+  id: string;
+  running: boolean;
 }
+
+const DEFAULT_FOLLOW_UP_DELAYS_MS = [10, 20, 40, 80, 160, 320, 640] as const;
+const DEFAULT_FOLLOW_UP_GIVE_UP_MS = 5000;
 
 export class RelistPleg implements Pleg {
-  private seen = new Map<string, Seen>();
+  private readonly record = new PodRecord();
+  private readonly now: () => number;
+  private periodMs: number;
   private timer: NodeJS.Timeout | undefined;
   private lastRelist: number;
-  private relisting = false;
-  private readonly now: () => number;
+  private inFlight: Promise<void> | undefined;
+  private again = false;
+  private soon: NodeJS.Immediate | undefined;
+  private readonly expected = new Map<string, { running: boolean; since: number }>();
+  private followUps = 0;
+  private followUpTimer: NodeJS.Timeout | undefined;
+  private started = false;
 
   constructor(private readonly opts: RelistPlegOptions) {
     this.now = opts.now ?? Date.now;
     this.lastRelist = this.now();
+    this.periodMs = opts.periodMs;
   }
 
   start(): void {
-    if (this.timer) return;
-    this.timer = setInterval(() => void this.relist(), this.opts.periodMs);
-    this.timer.unref?.();
+    if (this.started) return;
+    this.started = true;
+    this.arm();
     void this.relist();
   }
 
   stop(): void {
+    this.started = false;
     if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
+    if (this.followUpTimer) clearTimeout(this.followUpTimer);
+    if (this.soon) clearImmediate(this.soon);
+    this.timer = this.followUpTimer = this.soon = undefined;
+    this.expected.clear();
   }
 
   sinceLastRelistMs(): number {
     return this.now() - this.lastRelist;
   }
 
-  /** One relist; exported for tests and for a faster PLEG that wants an immediate look. */
-  async relist(): Promise<void> {
-    if (this.relisting) return;
-    this.relisting = true;
+  /** The period of the safety-net relist; changed when an event stream comes up or goes down. */
+  setPeriod(ms: number): void {
+    if (ms === this.periodMs) return;
+    this.periodMs = ms;
+    if (this.started) this.arm();
+  }
+
+  period(): number {
+    return this.periodMs;
+  }
+
+  /**
+   * One relist now. If one is in flight, exactly one more runs after it (its list may predate the
+   * change the caller heard of); the promise settles when that one has.
+   */
+  relist(): Promise<void> {
+    if (this.inFlight) {
+      this.again = true;
+      return this.inFlight;
+    }
+    this.inFlight = (async () => {
+      do {
+        this.again = false;
+        await this.relistOnce();
+      } while (this.again);
+    })().finally(() => {
+      this.inFlight = undefined;
+    });
+    return this.inFlight;
+  }
+
+  /**
+   * A relist on the next turn of the event loop, so that a burst of runtime events costs one.
+   * With `expect`, relists follow until the CRI shows the announced state (or a deadline passes).
+   */
+  requestRelist(expect?: Expectation): void {
+    if (expect) {
+      const prev = this.expected.get(expect.id);
+      if (prev?.running !== expect.running) this.expected.set(expect.id, { running: expect.running, since: this.now() });
+    }
+    if (this.soon || !this.started) return;
+    this.soon = setImmediate(() => {
+      this.soon = undefined;
+      void this.relist();
+    });
+  }
+
+  /** One object's new state from a runtime event that carries it (CRI GetContainerEvents). */
+  apply(o: Observed): void {
+    for (const e of this.record.upsert(o)) this.emit(e);
+  }
+
+  remove(id: string): void {
+    for (const e of this.record.remove(id)) this.emit(e);
+  }
+
+  markOomKilled(id: string): void {
+    this.record.markOomKilled(id);
+  }
+
+  observed(id: string): Observed | undefined {
+    return this.record.get(id);
+  }
+
+  private arm(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = setInterval(() => void this.relist(), this.periodMs);
+    this.timer.unref?.();
+  }
+
+  private async relistOnce(): Promise<void> {
     try {
       const pods = await listRuntimePods(this.opts.runtime);
-      const next = new Map<string, Seen>();
-      for (const [uid, pod] of pods) {
-        for (const s of pod.sandboxes) {
-          next.set(s.id, { podUid: uid, state: s.state, name: pod.name, kind: 'sandbox' });
-          const prev = this.seen.get(s.id);
-          if (prev?.state !== s.state) this.emit({ podUid: uid, type: 'SandboxChanged', id: s.id });
-        }
-        for (const c of pod.containers) {
-          next.set(c.id, { podUid: uid, state: c.state, name: c.name, kind: 'container' });
-          const type = containerEvent(this.seen.get(c.id), c.state);
-          if (type) this.emit({ podUid: uid, type, id: c.id, name: c.name });
-        }
-      }
-      for (const [id, prev] of this.seen) {
-        if (next.has(id)) continue;
-        this.emit({ podUid: prev.podUid, type: prev.kind === 'sandbox' ? 'SandboxChanged' : 'ContainerRemoved', id, name: prev.name });
-      }
-      this.seen = next;
+      for (const e of this.record.replaceAll(observeAll(pods))) this.emit(e);
       this.lastRelist = this.now();
     } catch (err) {
       this.opts.logger.error('PLEG relist failed', { err: err instanceof Error ? err.message : String(err) });
-    } finally {
-      this.relisting = false;
     }
+    this.checkExpectations();
+  }
+
+  private checkExpectations(): void {
+    const giveUpMs = this.opts.followUpGiveUpMs ?? DEFAULT_FOLLOW_UP_GIVE_UP_MS;
+    for (const [id, want] of this.expected) {
+      const o = this.record.get(id);
+      // Unknown to the CRI (not a kubelet-labelled object, or already removed): nothing to wait for.
+      if (!o || isRunning(o) === want.running) this.expected.delete(id);
+      else if (this.now() - want.since > giveUpMs) {
+        this.opts.logger.v(4).info('PLEG gave up waiting for the runtime to show a change', { id, running: want.running });
+        this.expected.delete(id);
+      }
+    }
+    if (this.expected.size === 0) {
+      this.followUps = 0;
+      return;
+    }
+    if (this.followUpTimer || !this.started) return;
+    const delays = this.opts.followUpDelaysMs ?? DEFAULT_FOLLOW_UP_DELAYS_MS;
+    const delay = delays[Math.min(this.followUps, delays.length - 1)] ?? 100;
+    this.followUps++;
+    this.followUpTimer = setTimeout(() => {
+      this.followUpTimer = undefined;
+      void this.relist();
+    }, delay);
+    this.followUpTimer.unref?.();
   }
 
   private emit(e: PodLifecycleEvent): void {
-    this.opts.logger.v(4).info('PLEG event', { podUID: e.podUid, event: e.type, id: e.id, container: e.name });
+    this.opts.logger.v(4).info('PLEG event', { podUID: e.podUid, event: e.type, id: e.id, container: e.name, oomKilled: e.oomKilled });
     this.opts.onEvent(e);
   }
 }

@@ -2,6 +2,7 @@
 // make the sandbox, start containers in spec order, then collect garbage. One container failing
 // to start does not stop the others; the errors are returned for the pod's status.
 import type { PodActions } from './compute-actions.js';
+import { killContainer } from './kill-container.js';
 import { ContainerStartError, type SandboxRef } from './pod-runtime.js';
 import type { WorkerContext } from './worker-context.js';
 
@@ -16,14 +17,10 @@ export async function executeActions(ctx: WorkerContext, actions: PodActions, sa
   const waiting = new Map(actions.waiting);
   const fields = { pod: ctx.key, podUID: ctx.uid };
   if (!pod) return { errors, waiting };
-  const grace = Math.max(2, pod.spec?.terminationGracePeriodSeconds ?? 30);
+  const grace = pod.spec?.terminationGracePeriodSeconds ?? 30;
+  const specs = [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])];
 
-  await Promise.all(
-    actions.kill.map(async (k) => {
-      ctx.logger.info('Killing container', { ...fields, container: k.name, containerID: k.id, reason: k.why, gracePeriod: grace });
-      await ctx.runtime.stopContainer(k.id, grace);
-    }),
-  );
+  await Promise.all(actions.kill.map((k) => killContainer(ctx, { id: k.id, name: k.name, spec: specs.find((c) => c.name === k.name) }, grace, k.why)));
   for (const id of actions.stopSandboxes) await ctx.runtime.stopSandbox(id);
 
   let current = sandbox;

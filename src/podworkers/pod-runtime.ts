@@ -1,6 +1,6 @@
 // What a pod worker needs from the container runtime, in pod terms. Implemented over CRI by
 // src/runtime/pod-operations.ts; unit tests use a fake.
-import type { Container } from 'kubernetes-types/core/v1';
+import type { Container, LifecycleHandler } from 'kubernetes-types/core/v1';
 import type { StaticPod } from '../config/types.js';
 import type { RuntimePod } from '../runtime/runtime-pods.js';
 import type { ContainerType } from './compute-actions.js';
@@ -32,6 +32,8 @@ export interface PodRuntime {
   /** Pulls if needed, prepares volumes, creates and starts the container. Returns its id. */
   startContainer(pod: DesiredPod, sandbox: SandboxRef, container: Container, type: ContainerType, restartCount: number | undefined): Promise<string>;
   startCreatedContainer(id: string): Promise<void>;
+  /** Runs a preStop (or postStart) handler against a running container; rejects with the reason it failed. */
+  runHook(pod: DesiredPod | undefined, container: Container, containerId: string, handler: LifecycleHandler, timeoutSeconds: number): Promise<void>;
   /** Stop signal, then SIGKILL after `graceSeconds` (done by the runtime). NotFound is success. */
   stopContainer(id: string, graceSeconds: number): Promise<void>;
   stopSandbox(id: string): Promise<void>;

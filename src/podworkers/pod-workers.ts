@@ -67,6 +67,17 @@ export class PodWorkers {
     this.wakeAll();
   }
 
+  /**
+   * A liveness (or startup) probe failed: the container is killed at the pod's next step, with the
+   * reason logged, and then restarted or not by the restart policy.
+   */
+  containerUnhealthy(uid: string, containerId: string, name: string, message: string, graceSeconds?: number): void {
+    const w = this.workers.get(uid);
+    if (!w || w.ctx.terminationRequested) return;
+    w.ctx.pendingKills.set(containerId, { name, message, graceSeconds });
+    w.wake();
+  }
+
   /** Wakes the worker of one pod (a runtime event for it). */
   wake(uid: string): void {
     this.workers.get(uid)?.wake();
@@ -124,6 +135,7 @@ export class PodWorkers {
         namespace,
         desired,
         terminationRequested: false,
+        pendingKills: new Map(),
         runtime: this.opts.runtime,
         backoff: this.backoff,
         logger: this.opts.logger,

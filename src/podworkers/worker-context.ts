@@ -15,6 +15,13 @@ export interface SyncOutcome {
   readonly podFailed?: string;
 }
 
+export interface PendingKill {
+  readonly name: string;
+  readonly message: string;
+  /** The probe's terminationGracePeriodSeconds, when it sets one. */
+  readonly graceSeconds?: number;
+}
+
 export interface WorkerContext {
   readonly uid: string;
   /** `<namespace>/<name>`: at most one pod per key may run at a time. */
@@ -34,6 +41,8 @@ export interface WorkerContext {
   /** True when no other pod with the same key is still running or terminating. */
   mayStart(): boolean;
   lastSync?: SyncOutcome;
+  /** Containers to kill at the next step (a failed liveness or startup probe), by container ID. */
+  readonly pendingKills: Map<string, PendingKill>;
   now(): number;
 }
 

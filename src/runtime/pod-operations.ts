@@ -3,7 +3,7 @@
 import { mkdir, readdir, rm, symlink, unlink } from 'node:fs/promises';
 import { totalmem } from 'node:os';
 import path from 'node:path';
-import type { Container } from 'kubernetes-types/core/v1';
+import type { Container, LifecycleHandler } from 'kubernetes-types/core/v1';
 import type { Logger } from '../log/logger.js';
 import { ContainerStartError, type DesiredPod, type PodRuntime, type SandboxRef } from '../podworkers/pod-runtime.js';
 import { buildContainerConfig, containerLogPath } from './container-config.js';
@@ -13,6 +13,11 @@ import type { ContainerType } from './labels.js';
 import { getRuntimePod, type RuntimePod } from './runtime-pods.js';
 import { buildSandboxConfig, podLogDirectory } from './sandbox-config.js';
 import { prepareVolumes, removePodDirs, VolumeError } from './volumes.js';
+import { runLifecycleHook } from './lifecycle-hooks.js';
+import { effectiveSecurityContext, verifyRunAsNonRoot } from './security-context.js';
+
+/** A postStart hook that never returns must not hold the pod worker forever. */
+const POST_START_TIMEOUT_SECONDS = 120;
 
 export interface CriPodRuntimeOptions {
   runtime: RuntimeService;
@@ -87,6 +92,11 @@ export class CriPodRuntime implements PodRuntime {
     }
     let config;
     try {
+      if (effectiveSecurityContext(pod, container).runAsNonRoot === true) {
+        // Only then is the image's user needed: one more ImageStatus, as the kubelet makes.
+        const image = await this.o.images.imageStatus({ image: imageRef });
+        verifyRunAsNonRoot(pod, container, image?.uid?.value, image?.username ?? '');
+      }
       await mkdir(path.join(podLogDirectory(this.o.podLogsDir, pod), container.name), { recursive: true, mode: 0o755 });
       const mounts = await prepareVolumes(pod, container, { rootDir: this.o.rootDir });
       config = buildContainerConfig(pod, container, {
@@ -115,7 +125,23 @@ export class CriPodRuntime implements PodRuntime {
       throw new ContainerStartError(container.name, 'RunContainerError', messageOf(err));
     }
     await this.linkContainerLog(pod, container.name, id, containerLogPath(container.name, count));
+    const postStart = container.lifecycle?.postStart;
+    if (postStart) {
+      try {
+        await this.runHook(pod, container, id, postStart, POST_START_TIMEOUT_SECONDS);
+      } catch (err) {
+        // As the kubelet: a failed postStart hook kills the container; the restart policy decides what next.
+        await ignoreNotFound(this.o.runtime.stopContainer(id, Math.max(2, pod.spec?.terminationGracePeriodSeconds ?? 30)));
+        throw new ContainerStartError(container.name, 'PostStartHookError', messageOf(err));
+      }
+    }
     return id;
+  }
+
+  async runHook(pod: DesiredPod | undefined, container: Container, containerId: string, handler: LifecycleHandler, timeoutSeconds: number): Promise<void> {
+    let podIP = this.o.nodeIP;
+    if (pod && !pod.spec?.hostNetwork) podIP = (await this.getPod(pod.metadata.uid))?.sandboxes[0]?.ip || this.o.nodeIP;
+    await runLifecycleHook({ runtime: this.o.runtime, containerId, container, podIP, timeoutSeconds }, handler);
   }
 
   startCreatedContainer(id: string): Promise<void> {

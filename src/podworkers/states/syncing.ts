@@ -5,7 +5,23 @@ import { hashContainer } from '../../runtime/container-hash.js';
 import { computePodActions, isEmpty } from '../compute-actions.js';
 import { policyForPod } from '../crashloop-backoff.js';
 import { executeActions } from '../execute-actions.js';
-import { errorRetryMs, resyncMs, type PodState } from '../worker-context.js';
+import { killContainer } from '../kill-container.js';
+import { errorRetryMs, resyncMs, type PodState, type WorkerContext } from '../worker-context.js';
+
+/** Kills the containers a failed probe asked to have killed, if they still run. */
+async function killUnhealthy(ctx: WorkerContext): Promise<void> {
+  if (ctx.pendingKills.size === 0) return;
+  const kills = [...ctx.pendingKills];
+  ctx.pendingKills.clear();
+  const spec = ctx.desired?.spec;
+  const specs = [...(spec?.initContainers ?? []), ...(spec?.containers ?? [])];
+  await Promise.all(
+    kills.map(([id, k]) => {
+      const grace = k.graceSeconds ?? spec?.terminationGracePeriodSeconds ?? 30;
+      return killContainer(ctx, { id, name: k.name, spec: specs.find((c) => c.name === k.name) }, grace, k.message);
+    }),
+  );
+}
 
 export const syncing: PodState = {
   name: 'Syncing',
@@ -14,6 +30,7 @@ export const syncing: PodState = {
     if (ctx.terminationRequested || !pod) return { next: 'Terminating' };
     const spec = pod.spec ?? { containers: [] };
     try {
+      await killUnhealthy(ctx);
       const runtime = await ctx.runtime.getPod(ctx.uid);
       const policy = policyForPod(pod.metadata.annotations);
       const hashes = new Map([...(spec.initContainers ?? []), ...spec.containers].map((c) => [c.name, hashContainer(c)]));

@@ -1,23 +1,21 @@
-// Stops a pod: app containers first (in parallel, each with the pod's grace period), then init
-// containers and sidecars, then the sandbox. Nothing is removed here; Terminated does that.
+// Stops a pod: app containers first (in parallel, each with the pod's grace period and its
+// preStop hook), then init containers and sidecars, then the sandbox. Nothing is removed here;
+// Terminated does that.
 import { ContainerState, PodSandboxState } from '../../runtime/cri-types.js';
 import type { RuntimeContainer } from '../../runtime/runtime-pods.js';
+import { killContainer, podGraceSeconds } from '../kill-container.js';
 import { errorRetryMs, type PodState, type WorkerContext } from '../worker-context.js';
 
-const MIN_GRACE_SECONDS = 2;
-
-function graceFor(ctx: WorkerContext, c: RuntimeContainer): number {
-  const fromSpec = ctx.desired?.spec?.terminationGracePeriodSeconds;
-  const grace = fromSpec ?? c.meta.terminationGracePeriodSeconds ?? 30;
-  return Math.max(MIN_GRACE_SECONDS, grace);
+function specOf(ctx: WorkerContext, name: string) {
+  const spec = ctx.desired?.spec;
+  return [...(spec?.initContainers ?? []), ...(spec?.containers ?? [])].find((c) => c.name === name);
 }
 
 async function stopAll(ctx: WorkerContext, containers: RuntimeContainer[]): Promise<void> {
   await Promise.all(
-    containers.map(async (c) => {
-      const grace = graceFor(ctx, c);
-      ctx.logger.info('Killing container', { pod: ctx.key, podUID: ctx.uid, container: c.name, containerID: c.id, gracePeriod: grace });
-      await ctx.runtime.stopContainer(c.id, grace);
+    containers.map((c) => {
+      const target = { id: c.id, name: c.name, spec: specOf(ctx, c.name), meta: c.meta };
+      return killContainer(ctx, target, podGraceSeconds(ctx, target), 'pod is terminating');
     }),
   );
 }
@@ -36,7 +34,7 @@ export const terminating: PodState = {
       ctx.logger.info('Pod terminated', { pod: ctx.key, podUID: ctx.uid });
       return { next: 'Terminated' };
     } catch (err) {
-      ctx.logger.error('Failed to terminate pod, will retry', { pod: ctx.key, podUID: ctx.uid, err: String(err) });
+      ctx.logger.error('Failed to terminate pod, will retry', { pod: ctx.key, podUID: ctx.uid, err: err instanceof Error ? err.message : String(err) });
       return { next: 'Terminating', wakeAfterMs: errorRetryMs() };
     }
   },

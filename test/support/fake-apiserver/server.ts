@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { Socket } from 'node:net';
 import type { TokenTable } from './authn.js';
 import { Chaos, type RequestFacts } from './chaos.js';
+import { GarbageCollector } from './garbage-collector.js';
 import { handleRequest, type HandlerDeps, type RequestRecord } from './handle-request.js';
 import type { Req, Res } from './http.js';
 import { writeKubeconfigFile } from './kubeconfig.js';
@@ -38,6 +39,7 @@ export class FakeApiServer {
   readonly requests: RequestRecord[] = [];
   readonly store = new ObjectStore();
   private readonly chaos = new Chaos();
+  private readonly gc = new GarbageCollector(this.store, () => this.running);
   private readonly tokens: TokenTable = new Map();
   private server: Http2SecureServer | undefined;
   private readonly sockets = new Set<Socket>();
@@ -113,6 +115,11 @@ export class FakeApiServer {
   hang(on: boolean): void {
     this.chaos.hanging = on;
   }
+  /** The garbage collector (on by default) deletes objects whose owners are all gone, e.g. mirror pods of a deleted Node. */
+  garbageCollection(on: boolean): void {
+    this.gc.enabled = on;
+    if (on) this.gc.schedule();
+  }
 
   /** A fresh etcd: every object gone, the initial namespaces back; old resourceVersions now 410. */
   wipe(): void {
@@ -174,6 +181,7 @@ export class FakeApiServer {
     }
     const addr = server.address();
     if (addr && typeof addr === 'object') this.boundPort = addr.port;
+    this.gc.schedule();
   }
 
   /** Closes the listener and drops every connection and stream, as a killed kube-apiserver would. */
@@ -192,6 +200,7 @@ export class FakeApiServer {
 
   async dispose(): Promise<void> {
     await this.stop();
+    this.gc.close();
     if (this.ownsDir) rmSync(this.dir, { recursive: true, force: true });
   }
 

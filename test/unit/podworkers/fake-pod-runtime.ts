@@ -1,6 +1,6 @@
 // An in-memory PodRuntime: sandboxes and containers as a runtime would keep them, with hooks to
 // make a call slow and a journal of calls in order.
-import type { Container } from 'kubernetes-types/core/v1';
+import type { Container, LifecycleHandler } from 'kubernetes-types/core/v1';
 import type { ContainerType } from '../../../src/podworkers/compute-actions.js';
 import type { DesiredPod, PodRuntime, SandboxRef } from '../../../src/podworkers/pod-runtime.js';
 import { ContainerState, PodSandboxState } from '../../../src/runtime/cri-types.js';
@@ -74,14 +74,21 @@ export class FakePodRuntime implements PodRuntime {
     if (f?.c) f.c.state = ContainerState.CONTAINER_RUNNING;
   }
 
-  async stopContainer(id: string): Promise<void> {
+  async runHook(_pod: DesiredPod | undefined, container: Container, containerId: string, handler: LifecycleHandler, timeoutSeconds: number): Promise<void> {
+    this.journal.push(`hook ${container.name} ${containerId} ${JSON.stringify(handler.exec?.command ?? handler.sleep ?? handler.httpGet)} timeout=${timeoutSeconds}`);
+    if (handler.exec?.command?.[0] === 'false') throw new Error('hook failed');
+  }
+
+  async stopContainer(id: string, graceSeconds: number): Promise<void> {
     const f = this.find(id);
     if (f?.c && f.c.state === ContainerState.CONTAINER_RUNNING) {
       f.c.state = ContainerState.CONTAINER_EXITED;
       f.c.finishedAt = Date.now() * 1e6;
       this.journal.push(`stop ${f.pod.name} ${f.pod.uid} ${f.c.name}`);
+      this.graces.push(graceSeconds);
     }
   }
+  readonly graces: number[] = [];
 
   async stopSandbox(id: string): Promise<void> {
     const f = this.find(id);

@@ -107,4 +107,35 @@ describe('PodWorkers', () => {
     workers.apply({ op: 'REMOVE', pod: a });
     await waitFor(() => !runtime.pods.has('uid-a') && !workers.has('uid-a'), { timeoutMs: 5000, what: 'a gone' });
   });
+
+  it('runs the preStop hook before stopping a container, within the grace period, even if it fails', async () => {
+    const { runtime, workers } = setup();
+    workers.adoptRuntimePods(new Map());
+    const p = staticPod('a', 'uid-a', ['main', 'side']);
+    p.pod.spec!.terminationGracePeriodSeconds = 20;
+    p.pod.spec!.containers[0]!.lifecycle = { preStop: { exec: { command: ['sh', '-c', 'drain'] } } };
+    p.pod.spec!.containers[1]!.lifecycle = { preStop: { exec: { command: ['false'] } } };
+    workers.apply({ op: 'ADD', pod: p });
+    await waitFor(() => running(runtime, 'uid-a', 'side'), { timeoutMs: 5000, what: 'a running' });
+    workers.apply({ op: 'REMOVE', pod: p });
+    await waitFor(() => !workers.has('uid-a'), { timeoutMs: 5000, what: 'a gone' });
+    const hookMain = runtime.journal.findIndex((l) => l.startsWith('hook main') && l.includes('drain') && l.endsWith('timeout=20'));
+    const stopMain = runtime.journal.indexOf('stop a uid-a main');
+    expect(hookMain).toBeGreaterThanOrEqual(0);
+    expect(stopMain).toBeGreaterThan(hookMain);
+    expect(runtime.journal).toContain('stop a uid-a side');
+    expect(runtime.graces.every((g) => g >= 2 && g <= 20)).toBe(true);
+  });
+
+  it('kills a container whose liveness probe failed and restarts it under Always', async () => {
+    const { runtime, workers } = setup();
+    workers.adoptRuntimePods(new Map());
+    workers.apply({ op: 'ADD', pod: staticPod('a', 'uid-a') });
+    const first = await waitFor(() => running(runtime, 'uid-a'), { timeoutMs: 5000, what: 'a running' });
+    workers.containerUnhealthy('uid-a', first.id, 'main', 'Container main failed liveness probe, will be restarted', 7);
+    const second = await waitFor(() => running(runtime, 'uid-a')?.id !== first.id && running(runtime, 'uid-a'), { timeoutMs: 5000, what: 'a restarted' });
+    expect(second.meta.restartCount).toBe(1);
+    expect(runtime.graces).toContain(7);
+  });
 });
+

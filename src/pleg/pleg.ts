@@ -1,0 +1,138 @@
+// The PLEG bootlet runs: relisting underneath, woken at once by the runtime's events where it has
+// any. At start it tries, in order, CRI GetContainerEvents, containerd's own task events (when the
+// runtime is containerd: 1.6 answers the CRI stream UNIMPLEMENTED), and settles for relisting every
+// second (the kubelet's generic PLEG) when neither is served. While an event stream is up the relist
+// is only a slow safety net; while it is down (reconnecting with back-off) relisting is fast again.
+import type { Logger } from '../log/logger.js';
+import { ContainerdEventsClient } from '../runtime/containerd-events.js';
+import type { RuntimeService } from '../runtime/cri-types.js';
+import { openContainerdEventStream } from './containerd-event-source.js';
+import { openCriEventStream } from './cri-event-source.js';
+import { RelistPleg } from './relist-pleg.js';
+import { StreamSupervisor, type StreamCallbacks, type StreamHandle } from './stream-supervisor.js';
+import type { Pleg, PlegMechanism, PodLifecycleEvent } from './types.js';
+
+/** Without events: the kubelet's genericPlegRelistPeriod. */
+export const DEFAULT_RELIST_PERIOD_MS = 1000;
+/**
+ * With events. The net catches what no task event announces (an object removed or created behind
+ * bootlet's back, e.g. with crictl; a change the CRI showed only after the follow-ups gave up).
+ * The kubelet's evented PLEG waits 300 s for those; a relist of 30 pods costs about a millisecond
+ * of CPU, so every 10 s (0.1 ms/s) is affordable and bounds such a miss to 10 s.
+ */
+export const DEFAULT_EVENTED_RELIST_PERIOD_MS = 10_000;
+/** How long a quiet stream must stay open before it counts as served. */
+const DEFAULT_CONFIRM_MS = 1000;
+const INITIAL_BACKOFF_MS = 500;
+const MAX_BACKOFF_MS = 30_000;
+
+/** The part of ContainerdEventsClient the PLEG uses; a fake in unit tests. */
+export type ContainerdEvents = Pick<ContainerdEventsClient, 'subscribeTaskEvents' | 'close'>;
+
+export interface CreatePlegOptions {
+  runtime: RuntimeService;
+  /** The CRI endpoint: containerd serves its own event service on the same socket. */
+  endpoint: string;
+  /** VersionResponse.runtimeName: containerd's task events are tried only for 'containerd'. */
+  runtimeName: string;
+  logger: Logger;
+  onEvent: (e: PodLifecycleEvent) => void;
+  relistPeriodMs?: number;
+  eventedRelistPeriodMs?: number;
+  confirmMs?: number;
+  /** Injected in tests; by default a ContainerdEventsClient on `endpoint`. */
+  containerdEvents?: (endpoint: string) => ContainerdEvents;
+}
+
+export interface EventedPleg extends Pleg {
+  /** What currently tells the PLEG about changes: an event stream that is up, or relisting. */
+  mechanism(): PlegMechanism;
+  /** One relist now (tests, and a caller that wants an immediate look). */
+  relist(): Promise<void>;
+}
+
+export function createPleg(opts: CreatePlegOptions): EventedPleg {
+  const fastMs = opts.relistPeriodMs ?? DEFAULT_RELIST_PERIOD_MS;
+  const slowMs = opts.eventedRelistPeriodMs ?? DEFAULT_EVENTED_RELIST_PERIOD_MS;
+  const log = opts.logger;
+  const relister = new RelistPleg({ runtime: opts.runtime, periodMs: fastMs, logger: log, onEvent: opts.onEvent });
+  let current: PlegMechanism = 'relist';
+  let chosen = false;
+  let supervisor: StreamSupervisor | undefined;
+  let containerd: ContainerdEvents | undefined;
+  let stopped = true;
+
+  const choose = (mechanism: PlegMechanism, reason: string): void => {
+    if (chosen) return;
+    chosen = true;
+    const periodMs = mechanism === 'relist' ? fastMs : slowMs;
+    log.info('PLEG mechanism chosen', { mechanism, relistPeriod: `${periodMs}ms`, reason });
+  };
+
+  const supervise = (mechanism: Exclude<PlegMechanism, 'relist'>, open: (cb: StreamCallbacks) => StreamHandle, why: string, next: (reason: string) => void): void => {
+    supervisor = new StreamSupervisor({
+      open,
+      confirmMs: opts.confirmMs ?? DEFAULT_CONFIRM_MS,
+      initialBackoffMs: INITIAL_BACKOFF_MS,
+      maxBackoffMs: MAX_BACKOFF_MS,
+      onUp: () => {
+        if (chosen) log.info('PLEG event stream is back', { mechanism });
+        choose(mechanism, why);
+        current = mechanism;
+        relister.setPeriod(slowMs);
+        // Whatever happened while the stream was being (re)opened was not announced.
+        relister.requestRelist();
+      },
+      onDown: (reason, retryInMs) => {
+        log.warn('PLEG event stream ended; relisting fast until it is back', { mechanism, err: reason, retryIn: `${retryInMs}ms`, relistPeriod: `${fastMs}ms` });
+        current = 'relist';
+        relister.setPeriod(fastMs);
+      },
+      onUnsupported: (reason) => {
+        supervisor = undefined;
+        if (!stopped) next(reason);
+      },
+    });
+    supervisor.start();
+  };
+
+  const relistOnly = (reason: string): void => {
+    current = 'relist';
+    relister.setPeriod(fastMs);
+    choose('relist', reason);
+  };
+
+  const tryContainerd = (criReason: string): void => {
+    if (opts.runtimeName !== 'containerd') {
+      relistOnly(`CRI GetContainerEvents is not served (${criReason}) and the runtime is ${opts.runtimeName || 'unnamed'}, not containerd`);
+      return;
+    }
+    containerd = (opts.containerdEvents ?? ((e) => new ContainerdEventsClient(e)))(opts.endpoint);
+    supervise(
+      'containerd-events',
+      openContainerdEventStream(containerd, relister),
+      'CRI GetContainerEvents is not served (UNIMPLEMENTED); containerd task events (/tasks/start, /tasks/exit, /tasks/delete, /tasks/oom) trigger relists',
+      (reason) => relistOnly(`neither CRI GetContainerEvents nor containerd's event service is served (${reason})`),
+    );
+  };
+
+  return {
+    start() {
+      if (!stopped) return;
+      stopped = false;
+      relister.start();
+      supervise('cri-events', openCriEventStream(opts.runtime, relister), 'the runtime serves CRI GetContainerEvents', tryContainerd);
+    },
+    stop() {
+      stopped = true;
+      supervisor?.stop();
+      supervisor = undefined;
+      containerd?.close();
+      containerd = undefined;
+      relister.stop();
+    },
+    sinceLastRelistMs: () => relister.sinceLastRelistMs(),
+    mechanism: () => current,
+    relist: () => relister.relist(),
+  };
+}

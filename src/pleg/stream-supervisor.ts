@@ -1,0 +1,100 @@
+// Keeps one runtime event stream open: a stream that has stayed open for `confirmMs` (or delivered
+// an event) is up; one that ends is down and is reopened after an exponential back-off; one that the
+// runtime does not serve (UNIMPLEMENTED) is given up for good. A server stream that is served but
+// quiet sends nothing at all, not even headers, so staying open is the only sign of support.
+
+export interface StreamHandle {
+  cancel(): void;
+}
+
+export interface StreamCallbacks {
+  /** Any message: proves the stream is served. */
+  onMessage(): void;
+  /** Called once, when the stream ends; `err` undefined for a clean end by the server. */
+  onEnd(err?: { unsupported: boolean; message: string }): void;
+}
+
+export interface StreamSupervisorOptions {
+  open(cb: StreamCallbacks): StreamHandle;
+  confirmMs: number;
+  initialBackoffMs: number;
+  maxBackoffMs: number;
+  /** The stream is (again) delivering: events will be heard at once. */
+  onUp(): void;
+  /** The stream ended; it is reopened after `retryInMs`. Events may have been missed meanwhile. */
+  onDown(reason: string, retryInMs: number): void;
+  /** The runtime does not serve this stream. */
+  onUnsupported(reason: string): void;
+}
+
+export class StreamSupervisor {
+  private handle: StreamHandle | undefined;
+  private confirmTimer: NodeJS.Timeout | undefined;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private backoffMs: number;
+  private stopped = false;
+  /** Whether the stream was ever up: UNIMPLEMENTED after that is an outage, not a verdict. */
+  private everUp = false;
+
+  constructor(private readonly opts: StreamSupervisorOptions) {
+    this.backoffMs = opts.initialBackoffMs;
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.open();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.confirmTimer) clearTimeout(this.confirmTimer);
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.confirmTimer = this.retryTimer = undefined;
+    const h = this.handle;
+    this.handle = undefined;
+    h?.cancel();
+  }
+
+  private open(): void {
+    let up = false;
+    let ended = false;
+    const markUp = (): void => {
+      if (up || ended || this.stopped) return;
+      up = true;
+      this.everUp = true;
+      if (this.confirmTimer) clearTimeout(this.confirmTimer);
+      this.confirmTimer = undefined;
+      // Reset only once the stream proved itself, so a flapping stream keeps backing off.
+      this.backoffMs = this.opts.initialBackoffMs;
+      this.opts.onUp();
+    };
+    const handle = this.opts.open({
+      onMessage: markUp,
+      onEnd: (err) => {
+        if (ended) return;
+        ended = true;
+        this.handle = undefined;
+        if (this.confirmTimer) clearTimeout(this.confirmTimer);
+        this.confirmTimer = undefined;
+        if (this.stopped) return;
+        if (err?.unsupported && !this.everUp) {
+          this.opts.onUnsupported(err.message);
+          return;
+        }
+        const retryInMs = this.backoffMs;
+        this.backoffMs = Math.min(this.backoffMs * 2, this.opts.maxBackoffMs);
+        this.opts.onDown(err?.message ?? 'the runtime closed the stream', retryInMs);
+        this.retryTimer = setTimeout(() => {
+          this.retryTimer = undefined;
+          if (!this.stopped) this.open();
+        }, retryInMs);
+        this.retryTimer.unref?.();
+      },
+    });
+    if (!ended) this.handle = handle;
+    if (!ended && !up) {
+      this.confirmTimer = setTimeout(markUp, this.opts.confirmMs);
+      this.confirmTimer.unref?.();
+    }
+  }
+}

@@ -1,0 +1,39 @@
+// Stops one container as the kubelet's killContainer does: the preStop hook first (its time counts
+// against the grace period), then the runtime's stop signal and, after the rest of the grace, SIGKILL.
+import type { Container, LifecycleHandler } from 'kubernetes-types/core/v1';
+import type { RuntimeContainer } from '../runtime/runtime-pods.js';
+import type { WorkerContext } from './worker-context.js';
+
+/** The kubelet never gives a container less than this to stop. */
+export const MIN_GRACE_SECONDS = 2;
+
+export interface KillTarget {
+  readonly id: string;
+  readonly name: string;
+  /** The spec of the running container, when known; otherwise rebuilt from its annotations. */
+  readonly spec?: Container;
+  readonly meta?: RuntimeContainer['meta'];
+}
+
+/** Grace for a pod-level stop: the pod's terminationGracePeriodSeconds, else the container's annotation, else 30. */
+export function podGraceSeconds(ctx: WorkerContext, target: KillTarget): number {
+  return ctx.desired?.spec?.terminationGracePeriodSeconds ?? target.meta?.terminationGracePeriodSeconds ?? 30;
+}
+
+export async function killContainer(ctx: WorkerContext, target: KillTarget, graceSeconds: number, reason: string): Promise<void> {
+  const fields = { pod: ctx.key, podUID: ctx.uid, container: target.name, containerID: target.id };
+  const preStop: LifecycleHandler | undefined = target.spec?.lifecycle?.preStop ?? target.meta?.preStop;
+  let grace = graceSeconds;
+  ctx.logger.info('Killing container', { ...fields, reason, gracePeriod: Math.max(MIN_GRACE_SECONDS, grace) });
+  if (preStop) {
+    const started = ctx.now();
+    const spec: Container = target.spec ?? { name: target.name, ports: target.meta?.ports };
+    try {
+      await ctx.runtime.runHook(ctx.desired, spec, target.id, preStop, Math.max(1, grace));
+    } catch (err) {
+      ctx.logger.warn('PreStop hook failed', { ...fields, err: err instanceof Error ? err.message : String(err) });
+    }
+    grace -= Math.ceil((ctx.now() - started) / 1000);
+  }
+  await ctx.runtime.stopContainer(target.id, Math.max(MIN_GRACE_SECONDS, grace));
+}

@@ -1,0 +1,45 @@
+// The inputs the pod status is computed from, as small interfaces of our own so that status
+// depends on no other part's classes (the prober, the pod workers) but only on what they report.
+import type { PodStatus } from 'kubernetes-types/core/v1';
+import type { StaticPod } from '../config/types.js';
+import type { RuntimePod } from '../runtime/runtime-pods.js';
+
+/** Probe results by pod UID and container name; undefined while a probe has no result yet. */
+export interface ProbeState {
+  ready(uid: string, containerName: string): boolean | undefined;
+  started(uid: string, containerName: string): boolean | undefined;
+}
+
+/** Why a container is not running, as the last sync of its pod found (the kubelet's reason cache). */
+export interface WaitingReason {
+  readonly reason: string;
+  readonly message: string;
+}
+
+export interface GenerateInput {
+  readonly pod: StaticPod['pod'];
+  readonly runtime: RuntimePod | undefined;
+  readonly probes: ProbeState;
+  /** By container name: CrashLoopBackOff, ErrImagePull, CreateContainerConfigError, ... */
+  readonly waiting: ReadonlyMap<string, WaitingReason>;
+  /**
+   * By container name: how many syncs in a row failed to pull its image. From the second one on,
+   * ErrImagePull shows as ImagePullBackOff, as the kubelet shows it between pull attempts.
+   */
+  readonly pullFailures?: ReadonlyMap<string, number>;
+  /** Set when the worker gave the pod up for good (an init container failed under Never). */
+  readonly podFailed?: string;
+  readonly nodeIP: string;
+  /** From CRI Version: the scheme of every containerID (`containerd://...`). */
+  readonly runtimeName: string;
+  /** The status computed last time: transition times, startTime and terminal phases are kept from it. */
+  readonly previous?: PodStatus;
+  readonly now: Date;
+  /** The pod is being stopped: nothing will be restarted, so no waiting reason is shown. */
+  readonly terminating?: boolean;
+  /**
+   * By container id: what the container wrote to its terminationMessagePath (or log tail), read
+   * by whoever can reach the file; joined to the runtime's message as the kubelet does.
+   */
+  readonly terminationMessages?: ReadonlyMap<string, string>;
+}
