@@ -3,6 +3,7 @@
 // kubeadm-written file works and nobody is misled into thinking a setting took effect.
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
+import { parseQuantity } from '../runtime/quantity.js';
 import { parseDuration } from './duration.js';
 
 export interface KubeletConfigValues {
@@ -14,6 +15,9 @@ export interface KubeletConfigValues {
   runtimeRequestTimeoutMs?: number;
   loggingFormat?: 'text' | 'json';
   verbosity?: number;
+  containerLogMaxSizeBytes?: number;
+  containerLogMaxFiles?: number;
+  containerLogMonitorIntervalMs?: number;
 }
 
 export interface LoadedKubeletConfig {
@@ -26,7 +30,20 @@ export class ConfigFileError extends Error {
   override name = 'ConfigFileError';
 }
 
-const APPLIED = new Set(['apiVersion', 'kind', 'staticPodPath', 'containerRuntimeEndpoint', 'podLogsDir', 'fileCheckFrequency', 'syncFrequency', 'runtimeRequestTimeout', 'logging']);
+const APPLIED = new Set([
+  'apiVersion',
+  'kind',
+  'staticPodPath',
+  'containerRuntimeEndpoint',
+  'podLogsDir',
+  'fileCheckFrequency',
+  'syncFrequency',
+  'runtimeRequestTimeout',
+  'logging',
+  'containerLogMaxSize',
+  'containerLogMaxFiles',
+  'containerLogMonitorInterval',
+]);
 
 function str(file: string, obj: Record<string, unknown>, field: string): string | undefined {
   const v = obj[field];
@@ -43,6 +60,25 @@ function dur(file: string, obj: Record<string, unknown>, field: string): number 
   } catch (err) {
     throw new ConfigFileError(`${file}: ${field}: ${(err as Error).message}`);
   }
+}
+
+function quantity(file: string, obj: Record<string, unknown>, field: string): number | undefined {
+  const v = obj[field];
+  if (v === undefined || v === null) return undefined;
+  try {
+    const bytes = parseQuantity(v as string | number).value();
+    if (bytes <= 0) throw new Error('must be greater than 0');
+    return bytes;
+  } catch (err) {
+    throw new ConfigFileError(`${file}: ${field}: ${JSON.stringify(v)} is not a valid quantity (e.g. 10Mi): ${(err as Error).message}`);
+  }
+}
+
+function count(file: string, obj: Record<string, unknown>, field: string, min: number): number | undefined {
+  const v = obj[field];
+  if (v === undefined || v === null) return undefined;
+  if (!Number.isInteger(v) || (v as number) < min) throw new ConfigFileError(`${file}: ${field}: must be an integer of at least ${min}`);
+  return v as number;
 }
 
 export function parseKubeletConfig(file: string, content: string): LoadedKubeletConfig {
@@ -65,6 +101,9 @@ export function parseKubeletConfig(file: string, content: string): LoadedKubelet
     fileCheckFrequencyMs: dur(file, obj, 'fileCheckFrequency'),
     syncFrequencyMs: dur(file, obj, 'syncFrequency'),
     runtimeRequestTimeoutMs: dur(file, obj, 'runtimeRequestTimeout'),
+    containerLogMaxSizeBytes: quantity(file, obj, 'containerLogMaxSize'),
+    containerLogMaxFiles: count(file, obj, 'containerLogMaxFiles', 2),
+    containerLogMonitorIntervalMs: dur(file, obj, 'containerLogMonitorInterval'),
   };
   const logging = obj.logging;
   if (logging !== undefined && logging !== null) {

@@ -16,6 +16,9 @@ export interface BootletOptions {
   runtimeRequestTimeoutMs: number;
   verbosity: number;
   loggingFormat: 'text' | 'json';
+  containerLogMaxSizeBytes: number;
+  containerLogMaxFiles: number;
+  containerLogMonitorIntervalMs: number;
   configFile?: string;
   /** KubeletConfiguration fields present but not implemented; warned about at start. */
   ignoredConfigFields: string[];
@@ -31,6 +34,9 @@ export const DEFAULTS = {
   runtimeRequestTimeoutMs: 120_000,
   verbosity: 0,
   loggingFormat: 'text' as const,
+  containerLogMaxSizeBytes: 10 * 1024 * 1024,
+  containerLogMaxFiles: 5,
+  containerLogMonitorIntervalMs: 10_000,
 };
 
 /** The node name as the kubelet makes it: override or hostname, trimmed and lowercased. */
@@ -66,6 +72,9 @@ export function resolveOptions(flags: FlagValues): BootletOptions {
     runtimeRequestTimeoutMs: positive('runtimeRequestTimeout', pick(flags.runtimeRequestTimeoutMs, cfg.runtimeRequestTimeoutMs, DEFAULTS.runtimeRequestTimeoutMs)),
     verbosity: pick(flags.verbosity, cfg.verbosity, DEFAULTS.verbosity),
     loggingFormat: pick(flags.loggingFormat, cfg.loggingFormat, DEFAULTS.loggingFormat),
+    containerLogMaxSizeBytes: cfg.containerLogMaxSizeBytes ?? DEFAULTS.containerLogMaxSizeBytes,
+    containerLogMaxFiles: cfg.containerLogMaxFiles ?? DEFAULTS.containerLogMaxFiles,
+    containerLogMonitorIntervalMs: positive('containerLogMonitorInterval', cfg.containerLogMonitorIntervalMs ?? DEFAULTS.containerLogMonitorIntervalMs),
     configFile: flags.config,
     ignoredConfigFields: file?.ignored ?? [],
   };

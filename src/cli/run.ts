@@ -6,6 +6,7 @@ import { createLogger, type Logger } from '../log/logger.js';
 import { RelistPleg } from '../pleg/relist-pleg.js';
 import { PodWorkers } from '../podworkers/pod-workers.js';
 import { connectRuntime, RuntimeConnectError } from '../runtime/cri-client.js';
+import { ContainerLogManager } from '../runtime/container-log-manager.js';
 import { CriPodRuntime } from '../runtime/pod-operations.js';
 import { listRuntimePods } from '../runtime/runtime-pods.js';
 import { BOOTLET_VERSION } from '../version.js';
@@ -58,6 +59,14 @@ async function runAgent(opts: BootletOptions, logger: Logger): Promise<void> {
     logger,
   });
   const workers = new PodWorkers({ runtime: podRuntime, logger, syncFrequencyMs: opts.syncFrequencyMs });
+  const logRotation = new ContainerLogManager({
+    runtime,
+    logger,
+    maxSizeBytes: opts.containerLogMaxSizeBytes,
+    maxFiles: opts.containerLogMaxFiles,
+    intervalMs: opts.containerLogMonitorIntervalMs,
+  });
+  logRotation.start();
   const pleg = new RelistPleg({ runtime, periodMs: PLEG_RELIST_PERIOD_MS, logger, onEvent: (e) => workers.wake(e.podUid) });
 
   const source = startFileSource({
@@ -85,6 +94,7 @@ async function runAgent(opts: BootletOptions, logger: Logger): Promise<void> {
   const shutdown = (signal: string): void => {
     logger.info('Shutting down, leaving pods running', { signal });
     pleg.stop();
+    logRotation.stop();
     workers.shutdown();
     void source.stop().finally(() => {
       runtime.close();

@@ -2,7 +2,7 @@
 // only says that a task started, exited or was deleted, and containerd publishes /tasks/exit before
 // its CRI plugin records the container as exited. So an event does not update the record itself; it
 // asks the relist PLEG for an immediate relist that is followed up until the CRI shows the change.
-import { ContainerdEventsClient, type ContainerdTaskEvent } from '../runtime/containerd-events.js';
+import type { ContainerdEventsClient, ContainerdTaskEvent } from '../runtime/containerd-events.js';
 import type { RelistPleg } from './relist-pleg.js';
 import type { StreamCallbacks, StreamHandle } from './stream-supervisor.js';
 
@@ -25,7 +25,7 @@ export function handleTaskEvent(pleg: RelistPleg, e: ContainerdTaskEvent): void 
   }
 }
 
-export function openContainerdEventStream(client: ContainerdEventsClient, pleg: RelistPleg): (cb: StreamCallbacks) => StreamHandle {
+export function openContainerdEventStream(client: Pick<ContainerdEventsClient, 'subscribeTaskEvents'>, pleg: RelistPleg): (cb: StreamCallbacks) => StreamHandle {
   return (cb) =>
     client.subscribeTaskEvents(
       (e) => {

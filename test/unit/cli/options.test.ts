@@ -44,6 +44,13 @@ describe('options', () => {
     expect(o.verbosity).toBe(1);
   });
 
+  it('reads the container log rotation settings', () => {
+    const r = parseKubeletConfig('k.yaml', header + 'containerLogMaxSize: 5Mi\ncontainerLogMaxFiles: 3\ncontainerLogMonitorInterval: 30s\n');
+    expect(r.values).toMatchObject({ containerLogMaxSizeBytes: 5 * 1024 * 1024, containerLogMaxFiles: 3, containerLogMonitorIntervalMs: 30_000 });
+    expect(() => parseKubeletConfig('k.yaml', header + 'containerLogMaxSize: lots\n')).toThrow('containerLogMaxSize: "lots" is not a valid quantity');
+    expect(() => parseKubeletConfig('k.yaml', header + 'containerLogMaxFiles: 1\n')).toThrow('containerLogMaxFiles: must be an integer of at least 2');
+  });
+
   it('names the fields of a kubeadm-written file that it ignores', () => {
     const r = parseKubeletConfig('k.yaml', header + 'staticPodPath: /etc/kubernetes/manifests\ncgroupDriver: systemd\nclusterDNS: [10.96.0.10]\nrotateCertificates: true\n');
     expect(r.values.staticPodPath).toBe('/etc/kubernetes/manifests');

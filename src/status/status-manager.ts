@@ -1,0 +1,167 @@
+// Keeps the latest PodStatus of every static pod, recomputed in the background whenever
+// something may have changed it (a PLEG event, a probe result, a finished sync). It only reads:
+// the sync loop never waits for it, and a failing runtime call leaves the last status in place.
+import type { PodStatus } from 'kubernetes-types/core/v1';
+import type { StaticPod } from '../config/types.js';
+import type { Logger } from '../log/logger.js';
+import type { RuntimePod } from '../runtime/runtime-pods.js';
+import { PerKeyCoalescer } from './coalescer.js';
+import { generatePodStatus } from './generate-pod-status.js';
+import { nextPullFailures } from './image-pull-backoff.js';
+import type { ProbeState, WaitingReason } from './types.js';
+
+/** What the status needs to know of one pod worker (PodWorkers.snapshot() entries satisfy it). */
+export interface PodWorkerView {
+  readonly uid: string;
+  readonly key: string;
+  readonly state: string;
+  readonly pod?: StaticPod['pod'];
+  readonly lastSync?: { readonly at: Date; readonly waiting: ReadonlyMap<string, WaitingReason>; readonly podFailed?: string };
+}
+
+export interface StatusManagerOptions {
+  getRuntimePod(uid: string): Promise<RuntimePod | undefined>;
+  /** The pod workers as they are now. */
+  pods(): readonly PodWorkerView[];
+  probes: ProbeState;
+  nodeIP: string;
+  runtimeName: string;
+  logger: Logger;
+  now?: () => Date;
+}
+
+export interface PodStatusEntry {
+  readonly uid: string;
+  /** `<namespace>/<name>` */
+  readonly key: string;
+  readonly pod: StaticPod['pod'];
+  readonly status: PodStatus;
+  /** When the agent began stopping the pod (manifest removed or replaced). */
+  readonly terminatingSince?: Date;
+  /** The runtime state the status was computed from (for metrics). */
+  readonly runtime?: RuntimePod;
+}
+
+export type StatusListener = (uid: string, entry: PodStatusEntry | undefined) => void;
+
+const TERMINATING_STATES = new Set(['Terminating', 'Terminated']);
+
+interface PullTracking {
+  syncAt?: number;
+  failures: ReadonlyMap<string, number>;
+}
+
+export class StatusManager {
+  private readonly entries = new Map<string, PodStatusEntry>();
+  private readonly pulls = new Map<string, PullTracking>();
+  private readonly listeners = new Set<StatusListener>();
+  private readonly coalescer: PerKeyCoalescer;
+  private readonly now: () => Date;
+
+  constructor(private readonly opts: StatusManagerOptions) {
+    this.now = opts.now ?? (() => new Date());
+    this.coalescer = new PerKeyCoalescer(
+      (uid) => this.recompute(uid),
+      (uid, err) => opts.logger.warn('Failed to compute pod status, keeping the last one', { podUID: uid, err: err instanceof Error ? err.message : String(err) }),
+    );
+  }
+
+  /** Recomputes one pod's status soon; returns at once. */
+  update(uid: string): void {
+    this.coalescer.request(uid);
+  }
+
+  /** Recomputes every known pod, and forgets pods that have no worker any more. */
+  updateAll(): void {
+    const live = new Set<string>();
+    for (const p of this.opts.pods()) {
+      live.add(p.uid);
+      this.update(p.uid);
+    }
+    for (const uid of this.entries.keys()) if (!live.has(uid)) this.update(uid);
+  }
+
+  get(uid: string): PodStatusEntry | undefined {
+    return this.entries.get(uid);
+  }
+
+  /** Every pod's latest status, sorted by key. */
+  all(): PodStatusEntry[] {
+    return [...this.entries.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  }
+
+  /** Called after a pod's status changed, or with undefined when the pod is gone. Returns an unsubscribe. */
+  onChange(listener: StatusListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  idle(): Promise<void> {
+    return this.coalescer.idle();
+  }
+
+  private async recompute(uid: string): Promise<void> {
+    const worker = this.opts.pods().find((p) => p.uid === uid);
+    if (!worker?.pod || worker.state === 'Done') {
+      // Gone, or an orphan with no manifest: nothing to report for it.
+      this.forget(uid);
+      return;
+    }
+    const runtime = await this.opts.getRuntimePod(uid);
+    const previous = this.entries.get(uid);
+    const terminating = TERMINATING_STATES.has(worker.state);
+    const waiting = worker.lastSync?.waiting ?? new Map<string, WaitingReason>();
+    const status = generatePodStatus({
+      pod: worker.pod,
+      runtime,
+      probes: this.opts.probes,
+      waiting,
+      pullFailures: this.trackPulls(uid, worker.lastSync?.at, waiting),
+      podFailed: worker.lastSync?.podFailed,
+      nodeIP: this.opts.nodeIP,
+      runtimeName: this.opts.runtimeName,
+      previous: previous?.status,
+      now: this.now(),
+      terminating,
+    });
+    // The worker may have finished while the runtime was read.
+    if (!this.opts.pods().some((p) => p.uid === uid && p.state !== 'Done')) {
+      this.forget(uid);
+      return;
+    }
+    const entry: PodStatusEntry = {
+      uid,
+      key: worker.key,
+      pod: worker.pod,
+      status,
+      terminatingSince: terminating ? (previous?.terminatingSince ?? this.now()) : undefined,
+      runtime,
+    };
+    const changed = !previous || JSON.stringify(previous.status) !== JSON.stringify(status) || !!previous.terminatingSince !== !!entry.terminatingSince;
+    this.entries.set(uid, entry);
+    if (changed) this.emit(uid, entry);
+  }
+
+  private trackPulls(uid: string, syncAt: Date | undefined, waiting: ReadonlyMap<string, WaitingReason>): ReadonlyMap<string, number> {
+    const prev = this.pulls.get(uid) ?? { failures: new Map<string, number>() };
+    const at = syncAt?.getTime();
+    const next: PullTracking = { syncAt: at, failures: nextPullFailures(prev.failures, waiting, at !== undefined && at !== prev.syncAt) };
+    this.pulls.set(uid, next);
+    return next.failures;
+  }
+
+  private forget(uid: string): void {
+    this.pulls.delete(uid);
+    if (this.entries.delete(uid)) this.emit(uid, undefined);
+  }
+
+  private emit(uid: string, entry: PodStatusEntry | undefined): void {
+    for (const l of this.listeners) {
+      try {
+        l(uid, entry);
+      } catch (err) {
+        this.opts.logger.error('Pod status listener failed', { podUID: uid, err: err instanceof Error ? err.message : String(err) });
+      }
+    }
+  }
+}
