@@ -84,7 +84,7 @@ export function createPleg(opts: CreatePlegOptions): EventedPleg {
         relister.requestRelist();
       },
       onDown: (reason, retryInMs) => {
-        log.warn('PLEG event stream ended; relisting fast until it is back', { mechanism, err: reason, retryIn: `${retryInMs}ms`, relistPeriod: `${fastMs}ms` });
+        log.warn('PLEG event stream ended; relisting fast until it is back', { mechanism, reason, retryIn: `${retryInMs}ms`, relistPeriod: `${fastMs}ms` });
         current = 'relist';
         relister.setPeriod(fastMs);
       },

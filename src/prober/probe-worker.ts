@@ -59,7 +59,7 @@ export class ProbeWorker {
   private warned = false;
 
   constructor(private readonly opts: ProbeWorkerOptions) {
-    this.now = opts.now ?? Date.now;
+    this.now = opts.now ?? (() => Date.now());
     this.random = opts.random ?? Math.random;
     this.state = INITIAL[opts.probeType];
   }

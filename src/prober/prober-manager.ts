@@ -58,7 +58,7 @@ export class ProberManager {
   constructor(private readonly opts: ProberManagerOptions) {
     this.handlers = opts.handlers ?? realHandlers(opts.runtime);
     this.logger = opts.logger ?? nullLogger;
-    this.now = opts.now ?? Date.now;
+    this.now = opts.now ?? (() => Date.now());
     this.startMs = this.now();
   }
 

@@ -34,6 +34,10 @@ export interface RuntimeContainer {
   /** Whether the status fields were read (ContainerStatus) or are list defaults. */
   hasStatus: boolean;
   meta: ContainerMeta;
+  /** Host file mounted at the termination message path (from ContainerStatus mounts); '' if unknown. */
+  terminationMessageHostPath?: string;
+  /** Absolute log path (from ContainerStatus); '' if unknown. */
+  logPath?: string;
 }
 
 export interface RuntimePod {
@@ -80,6 +84,8 @@ function containerFrom(c: Container | ContainerStatus, sandboxId: string, meta: 
     image: c.image?.image ?? '',
     hasStatus: st !== undefined,
     meta,
+    terminationMessageHostPath: st?.mounts?.find((m) => m.containerPath === (meta.terminationMessagePath || '/dev/termination-log'))?.hostPath,
+    logPath: st?.logPath || undefined,
   };
 }
 

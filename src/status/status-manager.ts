@@ -57,6 +57,7 @@ export class StatusManager {
   private readonly listeners = new Set<StatusListener>();
   private readonly coalescer: PerKeyCoalescer;
   private readonly now: () => Date;
+  private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly opts: StatusManagerOptions) {
     this.now = opts.now ?? (() => new Date());
@@ -79,6 +80,21 @@ export class StatusManager {
       this.update(p.uid);
     }
     for (const uid of this.entries.keys()) if (!live.has(uid)) this.update(uid);
+  }
+
+  /**
+   * A full pass every `periodMs` as a safety net for a missed nudge (the kubelet's status
+   * manager does the same every 10s).
+   */
+  start(periodMs = 10_000): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => this.updateAll(), periodMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
   }
 
   get(uid: string): PodStatusEntry | undefined {

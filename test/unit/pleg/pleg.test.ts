@@ -1,0 +1,218 @@
+// Choosing the mechanism at start (CRI events, containerd task events, relisting), what each kind
+// of runtime event does, and falling back to fast relisting while a stream is down.
+import { afterEach, describe, expect, it } from 'vitest';
+import { memoryLogger } from '../../../src/log/logger.js';
+import { createPleg, type ContainerdEvents, type EventedPleg } from '../../../src/pleg/pleg.js';
+import type { PodLifecycleEvent } from '../../../src/pleg/types.js';
+import { ContainerdEventsError, type ContainerdTaskEvent } from '../../../src/runtime/containerd-events.js';
+import { ContainerEventType, ContainerState, type ContainerStatus } from '../../../src/runtime/cri-types.js';
+import { waitFor } from '../../support/wait.js';
+import { container, FakeRuntime, sandbox } from './fake-runtime.js';
+
+const A = 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
+const B = 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb';
+const WAIT = { timeoutMs: 10_000 };
+
+type SubscribeMode = 'open' | 'unimplemented' | 'unavailable';
+
+class FakeContainerdEvents implements ContainerdEvents {
+  mode: SubscribeMode = 'open';
+  subscriptions = 0;
+  closed = false;
+  private push: ((e: ContainerdTaskEvent) => void) | undefined;
+  private end: ((err?: ContainerdEventsError) => void) | undefined;
+
+  subscribeTaskEvents(onEvent: (e: ContainerdTaskEvent) => void, onEnd: (err?: ContainerdEventsError) => void) {
+    this.subscriptions++;
+    if (this.mode === 'open') {
+      this.push = onEvent;
+      this.end = onEnd;
+    } else {
+      const code = this.mode === 'unimplemented' ? 12 : 14;
+      setImmediate(() => onEnd(new ContainerdEventsError(code, this.mode)));
+    }
+    return { cancel: () => this.fail() };
+  }
+
+  send(e: Partial<ContainerdTaskEvent> & Pick<ContainerdTaskEvent, 'topic' | 'containerId'>): void {
+    this.push?.({ namespace: 'k8s.io', processId: '', publishedAtMs: 0, ...e });
+  }
+
+  fail(err?: ContainerdEventsError): void {
+    const end = this.end;
+    this.push = this.end = undefined;
+    end?.(err);
+  }
+
+  close(): void {
+    this.closed = true;
+  }
+}
+
+let plegs: EventedPleg[] = [];
+afterEach(() => {
+  for (const p of plegs) p.stop();
+  plegs = [];
+});
+
+function setup(runtimeName = 'containerd') {
+  const rt = new FakeRuntime();
+  rt.sandboxes = [sandbox('sa', A), sandbox('sb', B)];
+  rt.containers = [container('ca', 'sa', A, 'app'), container('cb', 'sb', B, 'app')];
+  const cd = new FakeContainerdEvents();
+  let cdCreated = 0;
+  const events: PodLifecycleEvent[] = [];
+  const { logger, lines } = memoryLogger(2);
+  const pleg = createPleg({
+    runtime: rt.service,
+    endpoint: 'unix:///nonexistent/containerd.sock',
+    runtimeName,
+    logger,
+    onEvent: (e) => events.push(e),
+    relistPeriodMs: 3_600_000,
+    eventedRelistPeriodMs: 7_200_000,
+    confirmMs: 30,
+    containerdEvents: () => {
+      cdCreated++;
+      return cd;
+    },
+  });
+  plegs.push(pleg);
+  return { rt, cd, events, lines, pleg, cdCreated: () => cdCreated };
+}
+
+function chosenLine(lines: string[]): Record<string, string> | undefined {
+  const line = lines.find((l) => l.includes('PLEG mechanism chosen'));
+  return line === undefined ? undefined : (JSON.parse(line) as Record<string, string>);
+}
+
+async function startAndSettle(s: ReturnType<typeof setup>): Promise<void> {
+  s.pleg.start();
+  await waitFor(() => chosenLine(s.lines), { ...WAIT, what: 'the mechanism to be chosen' });
+  await waitFor(() => s.events.length >= 4, { ...WAIT, what: 'the first relist' });
+  s.events.length = 0;
+}
+
+describe('choosing the mechanism', () => {
+  it('uses CRI GetContainerEvents when the runtime serves it', async () => {
+    const s = setup();
+    s.rt.eventsMode = 'open';
+    await startAndSettle(s);
+    expect(s.pleg.mechanism()).toBe('cri-events');
+    expect(chosenLine(s.lines)).toMatchObject({ mechanism: 'cri-events', relistPeriod: '7200000ms', reason: 'the runtime serves CRI GetContainerEvents' });
+    expect(s.cdCreated()).toBe(0);
+  });
+
+  it('falls back to containerd task events when GetContainerEvents is UNIMPLEMENTED on containerd', async () => {
+    const s = setup();
+    await startAndSettle(s);
+    expect(s.pleg.mechanism()).toBe('containerd-events');
+    expect(chosenLine(s.lines)).toMatchObject({ mechanism: 'containerd-events', relistPeriod: '7200000ms' });
+    expect(chosenLine(s.lines)?.reason).toMatch(/GetContainerEvents is not served \(UNIMPLEMENTED\)/);
+    expect(s.cd.subscriptions).toBe(1);
+  });
+
+  it('relists every second when the runtime is not containerd and has no CRI events', async () => {
+    const s = setup('cri-o');
+    await startAndSettle(s);
+    expect(s.pleg.mechanism()).toBe('relist');
+    expect(chosenLine(s.lines)).toMatchObject({ mechanism: 'relist', relistPeriod: '3600000ms' });
+    expect(chosenLine(s.lines)?.reason).toMatch(/runtime is cri-o, not containerd/);
+    expect(s.cdCreated()).toBe(0);
+  });
+
+  it('relists when containerd does not serve its event service either', async () => {
+    const s = setup();
+    s.cd.mode = 'unimplemented';
+    await startAndSettle(s);
+    expect(s.pleg.mechanism()).toBe('relist');
+    expect(chosenLine(s.lines)).toMatchObject({ mechanism: 'relist' });
+    expect(chosenLine(s.lines)?.reason).toMatch(/neither CRI GetContainerEvents nor containerd's event service/);
+  });
+
+  it('closes the containerd client on stop', async () => {
+    const s = setup();
+    await startAndSettle(s);
+    s.pleg.stop();
+    expect(s.cd.closed).toBe(true);
+  });
+});
+
+describe('containerd task events', () => {
+  it('an exit wakes only the dead container\'s pod, once the CRI shows it', async () => {
+    const s = setup();
+    await startAndSettle(s);
+    s.rt.setContainerState('cb', ContainerState.CONTAINER_EXITED);
+    s.cd.send({ topic: '/tasks/exit', containerId: 'cb', processId: 'cb', exitStatus: 137 });
+    await waitFor(() => s.events.length > 0, { ...WAIT, what: 'ContainerDied' });
+    expect(s.events).toEqual([{ podUid: B, type: 'ContainerDied', id: 'cb', name: 'app' }]);
+  });
+
+  it('an exec process ending does not cost a relist', async () => {
+    const s = setup();
+    await startAndSettle(s);
+    const before = s.rt.lists;
+    s.cd.send({ topic: '/tasks/exit', containerId: 'ca', processId: 'exec-probe-1', exitStatus: 0 });
+    s.cd.send({ topic: '/tasks/start', containerId: 'ca' });
+    await waitFor(() => s.rt.lists > before, { ...WAIT, what: 'the relist of the start event' });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(s.rt.lists - before).toBe(1);
+  });
+
+  it('an OOM kill marks the ContainerDied that follows', async () => {
+    const s = setup();
+    await startAndSettle(s);
+    s.cd.send({ topic: '/tasks/oom', containerId: 'ca' });
+    s.rt.setContainerState('ca', ContainerState.CONTAINER_EXITED);
+    s.cd.send({ topic: '/tasks/exit', containerId: 'ca', processId: 'ca', exitStatus: 137 });
+    await waitFor(() => s.events.length > 0, { ...WAIT, what: 'ContainerDied' });
+    expect(s.events).toEqual([{ podUid: A, type: 'ContainerDied', id: 'ca', name: 'app', oomKilled: true }]);
+  });
+
+  it('relists fast while the stream is down and resubscribes', async () => {
+    const s = setup();
+    await startAndSettle(s);
+    s.cd.fail(new ContainerdEventsError(14, 'Connection dropped'));
+    expect(s.pleg.mechanism()).toBe('relist');
+    expect(s.lines.some((l) => l.includes('PLEG event stream ended') && l.includes('Connection dropped')), s.lines.join('\n')).toBe(true);
+    await waitFor(() => s.pleg.mechanism() === 'containerd-events', { ...WAIT, what: 'the stream to be back' });
+    expect(s.cd.subscriptions).toBe(2);
+    // What happened while it was down is picked up by the relist made on reconnecting.
+    expect(s.lines.some((l) => l.includes('PLEG event stream is back'))).toBe(true);
+  });
+});
+
+describe('CRI container events', () => {
+  function status(id: string, uid: string, state: ContainerState): ContainerStatus {
+    const c = container(id, 'sa', uid, 'app', state);
+    return { ...c, startedAt: 1, finishedAt: 2, exitCode: 137, reason: 'Error', message: '', mounts: [], logPath: '' };
+  }
+
+  it('update the pod from the event itself, without a relist', async () => {
+    const s = setup();
+    s.rt.eventsMode = 'open';
+    await startAndSettle(s);
+    const before = s.rt.lists;
+    s.rt.sendEvent({
+      containerId: 'ca',
+      containerEventType: ContainerEventType.CONTAINER_STOPPED_EVENT,
+      createdAt: 3,
+      podSandboxStatus: { ...sandbox('sa', A), network: undefined },
+      containersStatuses: [status('ca', A, ContainerState.CONTAINER_EXITED)],
+    });
+    expect(s.events).toEqual([{ podUid: A, type: 'ContainerDied', id: 'ca', name: 'app' }]);
+    s.rt.sendEvent({ containerId: 'ca', containerEventType: ContainerEventType.CONTAINER_DELETED_EVENT, createdAt: 4, containersStatuses: [] });
+    expect(s.events.map((e) => e.type)).toEqual(['ContainerDied', 'ContainerRemoved']);
+    expect(s.rt.lists).toBe(before);
+  });
+
+  it('falls back to fast relisting when the CRI stream breaks, and comes back', async () => {
+    const s = setup();
+    s.rt.eventsMode = 'open';
+    await startAndSettle(s);
+    s.rt.endEvents();
+    expect(s.pleg.mechanism()).toBe('relist');
+    await waitFor(() => s.pleg.mechanism() === 'cri-events', { ...WAIT, what: 'the CRI stream to be back' });
+    expect(s.rt.eventSubscriptions).toBe(2);
+  });
+});

@@ -1,0 +1,343 @@
+// The manager and its workers with fake handlers and fake timers: thresholds, initial delay,
+// startup gating, readiness, restarts, jitter, no overlap, events and log lines.
+import type { Container, Pod } from 'kubernetes-types/core/v1';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { memoryLogger } from '../../../src/log/logger.js';
+import { ProberManager } from '../../../src/prober/prober-manager.js';
+import type { ProbeHandlers } from '../../../src/prober/run-probe.js';
+import type { ProbeFailureEvent, ProbeOutcome, ProbeResultEvent } from '../../../src/prober/types.js';
+
+const UID = 'uid-1';
+
+/** exec probes answer by the first word of their command, from a script the test changes. */
+class Script {
+  answers = new Map<string, ProbeOutcome | (() => Promise<ProbeOutcome>)>();
+  calls: { cmd: string; at: number; containerId: string }[] = [];
+  inFlight = 0;
+  maxInFlight = 0;
+  handlers: ProbeHandlers = {
+    exec: async (containerId, command) => {
+      const cmd = command[0]!;
+      this.calls.push({ cmd, at: Date.now(), containerId });
+      this.inFlight++;
+      this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+      try {
+        const a = this.answers.get(cmd) ?? { result: 'success', output: '' };
+        return typeof a === 'function' ? await a() : a;
+      } finally {
+        this.inFlight--;
+      }
+    },
+    http: async () => ({ result: 'success', output: '' }),
+    tcp: async () => ({ result: 'success', output: '' }),
+    grpc: async () => ({ result: 'success', output: '' }),
+  };
+  set(cmd: string, result: ProbeOutcome['result'], output = result): void {
+    this.answers.set(cmd, { result, output });
+  }
+  count(cmd: string): number {
+    return this.calls.filter((c) => c.cmd === cmd).length;
+  }
+}
+
+function pod(container: Partial<Container>, restartPolicy: 'Always' | 'Never' = 'Always'): Pod {
+  return {
+    metadata: { name: 'p-node1', namespace: 'kube-system', uid: UID },
+    spec: { restartPolicy, containers: [{ name: 'app', image: 'x', ...container }] },
+  };
+}
+
+let script: Script;
+let mgr: ProberManager;
+let results: ProbeResultEvent[];
+let failures: ProbeFailureEvent[];
+let lines: string[];
+
+/** A manager started long ago, so no start-up jitter unless a test wants it. */
+function newManager(random = () => 0): void {
+  const mem = memoryLogger(0);
+  lines = mem.lines;
+  mgr = new ProberManager({ runtime: { execSync: () => Promise.reject(new Error('unused')) }, handlers: script.handlers, logger: mem.logger, random });
+  results = [];
+  failures = [];
+  mgr.onResult((e) => results.push(e));
+  mgr.onFailure((e) => failures.push(e));
+}
+
+beforeEach(() => {
+  vi.useFakeTimers({ now: 1_000_000 });
+  script = new Script();
+});
+
+afterEach(() => {
+  mgr?.stop();
+  vi.useRealTimers();
+});
+
+async function startedLongAgo(): Promise<void> {
+  // Past the agent's first period, so workers do not jitter.
+  await vi.advanceTimersByTimeAsync(60_000);
+}
+
+describe('liveness', () => {
+  it('reports a failure only after failureThreshold consecutive failures, then holds until a new container', async () => {
+    newManager();
+    await startedLongAgo();
+    mgr.addPod(pod({ livenessProbe: { exec: { command: ['live'] }, periodSeconds: 1, failureThreshold: 3 } }), '10.0.0.1');
+    mgr.containerStarted(UID, 'app', 'c1', Date.now());
+    await vi.advanceTimersByTimeAsync(10);
+    expect(script.count('live')).toBe(1);
+    expect(results.at(-1)).toMatchObject({ probeType: 'liveness', result: 'success', changed: false, containerId: 'c1' });
+
+    script.set('live', 'failure', 'no pulse');
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(failures).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(failures).toEqual([
+      {
+        type: 'livenessFailed',
+        podUid: UID,
+        containerName: 'app',
+        containerId: 'c1',
+        message: 'Container app failed liveness probe, will be restarted',
+        reason: 'LivenessProbe',
+        output: 'no pulse',
+        terminationGracePeriodSeconds: undefined,
+      },
+    ]);
+    expect(results.at(-1)).toMatchObject({ probeType: 'liveness', result: 'failure', changed: true });
+    const probes = script.count('live');
+    // On hold: a dying container is not probed again.
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(script.count('live')).toBe(probes);
+    expect(failures).toHaveLength(1);
+
+    // The restarted container starts over: probed again, counted from scratch.
+    mgr.containerStarted(UID, 'app', 'c2', Date.now());
+    await vi.advanceTimersByTimeAsync(1500);
+    expect(script.calls.at(-1)!.containerId).toBe('c2');
+    expect(failures).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(failures.map((f) => f.containerId)).toEqual(['c1', 'c2']);
+  });
+
+  it('says "will be restarted" only when the pod restarts containers', async () => {
+    newManager();
+    await startedLongAgo();
+    mgr.addPod(pod({ livenessProbe: { exec: { command: ['live'] }, periodSeconds: 1, failureThreshold: 1 } }, 'Never'), '');
+    script.set('live', 'failure', 'x');
+    mgr.containerStarted(UID, 'app', 'c1', Date.now());
+    await vi.advanceTimersByTimeAsync(10);
+    expect(failures[0]!.message).toBe('Container app failed liveness probe');
+  });
+
+  it('a success in between resets the failure count', async () => {
+    newManager();
+    await startedLongAgo();
+    mgr.addPod(pod({ livenessProbe: { exec: { command: ['live'] }, periodSeconds: 1, failureThreshold: 2 } }), '');
+    mgr.containerStarted(UID, 'app', 'c1', Date.now());
+    await vi.advanceTimersByTimeAsync(10);
+    for (const r of ['failure', 'success', 'failure', 'success', 'failure'] as const) {
+      script.set('live', r);
+      await vi.advanceTimersByTimeAsync(1000);
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it('throws away results it could not get (unknown): they count neither way', async () => {
+    newManager();
+    await startedLongAgo();
+    mgr.addPod(pod({ livenessProbe: { exec: { command: ['live'] }, periodSeconds: 1, failureThreshold: 2 } }), '');
+    mgr.containerStarted(UID, 'app', 'c1', Date.now());
+    script.set('live', 'failure');
+    await vi.advanceTimersByTimeAsync(10);
+    script.set('live', 'unknown', 'runtime hiccup');
+    await vi.advanceTimersByTimeAsync(3000);
+    expect(failures).toEqual([]);
+    expect(lines.some((l) => JSON.parse(l).msg === 'Probe errored')).toBe(true);
+    script.set('live', 'failure');
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(failures).toHaveLength(1);
+  });
+});
+
+describe('initialDelaySeconds', () => {
+  it('no probe before the delay, counted from the container start', async () => {
+    newManager();
+    await startedLongAgo();
+    mgr.addPod(pod({ livenessProbe: { exec: { command: ['live'] }, periodSeconds: 2, initialDelaySeconds: 5 } }), '');
+    const startedAt = Date.now() - 2000;
+    mgr.containerStarted(UID, 'app', 'c1', startedAt);
+    await vi.advanceTimersByTimeAsync(2999);
+    expect(script.count('live')).toBe(0);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(script.calls.map((c) => c.at - startedAt)).toEqual([5000]);
+    await vi.advanceTimersByTimeAsync(4000);
+    expect(script.calls.map((c) => c.at - startedAt)).toEqual([5000, 7000, 9000]);
+  });
+});
+
+describe('startup gating', () => {
+  const probes = {
+    startupProbe: { exec: { command: ['start'] }, periodSeconds: 1, failureThreshold: 30 },
+    livenessProbe: { exec: { command: ['live'] }, periodSeconds: 1 },
+    readinessProbe: { exec: { command: ['ready'] }, periodSeconds: 10 },
+  };
+
+  it('liveness and readiness wait for the startup probe, which then stops; readiness runs at once', async () => {
+    newManager();
+    await startedLongAgo();
+    mgr.addPod(pod(probes), '');
+    script.set('start', 'failure');
+    mgr.containerStarted(UID, 'app', 'c1', Date.now());
+    await vi.advanceTimersByTimeAsync(3500);
+    expect(script.count('start')).toBe(4);
+    expect(script.count('live') + script.count('ready')).toBe(0);
+    expect(mgr.started(UID, 'app')).toBe(false);
+    expect(mgr.readiness(UID, 'app')).toBe(false);
+
+    script.set('start', 'success');
+    await vi.advanceTimersByTimeAsync(600);
+    expect(mgr.started(UID, 'app')).toBe(true);
+    // Readiness did not wait for its 10 s period.
+    expect(script.count('ready')).toBe(1);
+    expect(mgr.readiness(UID, 'app')).toBe(true);
+    const starts = script.count('start');
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(script.count('start')).toBe(starts);
+    expect(script.count('live')).toBeGreaterThanOrEqual(4);
+  });
+
+  it('a startup failure at the threshold is reported for a restart', async () => {
+    newManager();
+    await startedLongAgo();
+    mgr.addPod(pod({ ...probes, startupProbe: { exec: { command: ['start'] }, periodSeconds: 1, failureThreshold: 2 } }), '');
+    script.set('start', 'failure', 'not yet');
+    mgr.containerStarted(UID, 'app', 'c1', Date.now());
+    await vi.advanceTimersByTimeAsync(1500);
+    expect(failures).toMatchObject([{ type: 'startupFailed', reason: 'StartupProbe', message: 'Container app failed startup probe, will be restarted', output: 'not yet' }]);
+    expect(script.count('live')).toBe(0);
+  });
+});
+
+describe('readiness', () => {
+  it('false until the first success, then follows the thresholds', async () => {
+    newManager();
+    await startedLongAgo();
+    mgr.addPod(pod({ readinessProbe: { exec: { command: ['ready'] }, periodSeconds: 1, successThreshold: 2, failureThreshold: 1 } }), '');
+    expect(mgr.readiness(UID, 'app')).toBe(false);
+    mgr.containerStarted(UID, 'app', 'c1', Date.now());
+    await vi.advanceTimersByTimeAsync(10);
+    expect(mgr.readiness(UID, 'app')).toBe(false);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(mgr.readiness(UID, 'app')).toBe(true);
+    expect(results.filter((r) => r.changed)).toMatchObject([{ probeType: 'readiness', result: 'success' }]);
+    script.set('ready', 'failure', 'busy');
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(mgr.readiness(UID, 'app')).toBe(false);
+    // A stopped container is not ready; a new one starts from not ready.
+    script.set('ready', 'success');
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(mgr.readiness(UID, 'app')).toBe(true);
+    mgr.containerStopped(UID, 'app');
+    expect(mgr.readiness(UID, 'app')).toBe(false);
+    mgr.containerStarted(UID, 'app', 'c2', Date.now());
+    expect(mgr.readiness(UID, 'app')).toBe(false);
+  });
+
+  it('a container without probes is started and ready while it runs; unknown pods are undefined', () => {
+    newManager();
+    mgr.addPod(pod({}), '');
+    expect(mgr.readiness(UID, 'app')).toBe(false);
+    mgr.containerStarted(UID, 'app', 'c1', Date.now());
+    expect(mgr.started(UID, 'app')).toBe(true);
+    expect(mgr.readiness(UID, 'app')).toBe(true);
+    expect(mgr.readiness('other', 'app')).toBeUndefined();
+    expect(mgr.started(UID, 'other')).toBeUndefined();
+    mgr.removePod(UID);
+    expect(mgr.readiness(UID, 'app')).toBeUndefined();
+  });
+});
+
+describe('scheduling', () => {
+  it('spreads the first probe over the period when the agent just started, never before the initial delay', async () => {
+    newManager(() => 0.5);
+    mgr.addPod(pod({ livenessProbe: { exec: { command: ['live'] }, periodSeconds: 10 } }), '');
+    const t0 = Date.now();
+    mgr.containerStarted(UID, 'app', 'c1', t0 - 60_000);
+    await vi.advanceTimersByTimeAsync(20_000);
+    expect(script.calls.map((c) => c.at - t0)).toEqual([5000, 15000]);
+
+    mgr.removePod(UID);
+    script.calls = [];
+    newManager(() => 0.5);
+    mgr.addPod(pod({ livenessProbe: { exec: { command: ['live'] }, periodSeconds: 10, initialDelaySeconds: 8 } }), '');
+    const t1 = Date.now();
+    mgr.containerStarted(UID, 'app', 'c1', t1);
+    await vi.advanceTimersByTimeAsync(8500);
+    expect(script.calls.map((c) => c.at - t1)).toEqual([8000]);
+  });
+
+  it('never runs a probe twice at once; a slow probe skips ticks and delays no other worker', async () => {
+    newManager();
+    await startedLongAgo();
+    script.answers.set('slow', () => new Promise((r) => setTimeout(() => r({ result: 'success', output: '' }), 2500)));
+    mgr.addPod(
+      {
+        metadata: { name: 'p', namespace: 'default', uid: UID },
+        spec: {
+          containers: [
+            { name: 'slow', livenessProbe: { exec: { command: ['slow'] }, periodSeconds: 1, timeoutSeconds: 3 } },
+            { name: 'fast', livenessProbe: { exec: { command: ['fast'] }, periodSeconds: 1 } },
+          ],
+        },
+      },
+      '',
+    );
+    const t0 = Date.now();
+    mgr.containerStarted(UID, 'slow', 's1', t0);
+    mgr.containerStarted(UID, 'fast', 'f1', t0);
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(script.maxInFlight).toBeLessThanOrEqual(2);
+    const slow = script.calls.filter((c) => c.cmd === 'slow').map((c) => c.at - t0);
+    expect(slow).toEqual([0, 3000, 6000, 9000]);
+    const fast = script.calls.filter((c) => c.cmd === 'fast').map((c) => c.at - t0);
+    expect(fast).toEqual([0, 1000, 2000, 3000, 4000, 5000, 6000, 7000, 8000, 9000, 10000]);
+  });
+
+  it('measures drift of scheduled ticks', async () => {
+    newManager();
+    await startedLongAgo();
+    mgr.addPod(pod({ livenessProbe: { exec: { command: ['live'] }, periodSeconds: 1 } }), '');
+    mgr.containerStarted(UID, 'app', 'c1', Date.now());
+    await vi.advanceTimersByTimeAsync(5000);
+    const d = mgr.drift();
+    expect(d.count).toBeGreaterThanOrEqual(5);
+    expect(d.maxMs).toBeGreaterThanOrEqual(0);
+  });
+});
+
+describe('log lines', () => {
+  it('one line per change, in the kubelet event wording', async () => {
+    newManager();
+    await startedLongAgo();
+    mgr.addPod(pod({ livenessProbe: { exec: { command: ['live'] }, periodSeconds: 1, failureThreshold: 1 }, readinessProbe: { exec: { command: ['ready'] }, periodSeconds: 1 } }), '');
+    mgr.containerStarted(UID, 'app', 'c1', Date.now());
+    await vi.advanceTimersByTimeAsync(3000);
+    script.set('live', 'failure', 'HTTP probe failed with statuscode: 500');
+    await vi.advanceTimersByTimeAsync(1000);
+    const recs = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(recs.filter((r) => r.msg === 'Probe succeeded')).toHaveLength(1);
+    expect(recs.filter((r) => r.msg === 'Probe failed')).toEqual([
+      expect.objectContaining({
+        pod: 'kube-system/p-node1',
+        podUID: UID,
+        containerName: 'app',
+        probeType: 'Liveness',
+        output: 'HTTP probe failed with statuscode: 500',
+        message: 'Liveness probe failed: HTTP probe failed with statuscode: 500',
+        severity: 'warning',
+      }),
+    ]);
+  });
+});
