@@ -214,6 +214,7 @@ spec:
     const marker = await runningContainer('marker');
     fs.rmSync(path.join(manifests, 'marker.yaml'));
     await waitFor(async () => (await podsNamed('marker')).length === 0, { timeoutMs: 30_000, what: 'marker pod removed from the runtime' });
+    await agent!.waitForLog((r) => r.msg === 'Pod removed' && r.podUID === marker!.pod.uid, 'marker cleaned up');
     expect(fs.existsSync(path.join(podLogsDir, `default_marker-${NODE}_${marker!.pod.uid}`))).toBe(false);
     expect(fs.existsSync(path.join(rootDir, 'pods', marker!.pod.uid))).toBe(false);
   });

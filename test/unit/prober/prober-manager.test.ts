@@ -32,7 +32,7 @@ class Script {
     tcp: async () => ({ result: 'success', output: '' }),
     grpc: async () => ({ result: 'success', output: '' }),
   };
-  set(cmd: string, result: ProbeOutcome['result'], output = result): void {
+  set(cmd: string, result: ProbeOutcome['result'], output: string = result): void {
     this.answers.set(cmd, { result, output });
   }
   count(cmd: string): number {

@@ -1,0 +1,259 @@
+// A thin typed REST client for the few API calls a node agent makes. HTTP/1.1 over a keep-alive
+// https.Agent: each request owns its socket while in flight, so a hung or cut request fails alone
+// (destroying it never disturbs the others, unlike one shared HTTP/2 session), and a deadline on
+// every request means a server that never answers costs a timer, not a stuck caller.
+import { Agent, request as httpsRequest, type RequestOptions as HttpsRequestOptions } from 'node:https';
+import type { IncomingMessage } from 'node:http';
+import { readFileSync } from 'node:fs';
+import type { DeleteOptions } from 'kubernetes-types/meta/v1';
+import { ApiError, TransportError } from './api-error.js';
+import type { ClusterConnection } from './kubeconfig.js';
+
+export type PatchType = 'merge' | 'strategic' | 'json';
+
+const PATCH_CONTENT_TYPE: Record<PatchType, string> = {
+  merge: 'application/merge-patch+json',
+  strategic: 'application/strategic-merge-patch+json',
+  json: 'application/json-patch+json',
+};
+
+export type Query = Record<string, string | number | boolean | undefined>;
+
+export interface RequestOptions {
+  query?: Query;
+  body?: unknown;
+  contentType?: string;
+  /** Overrides the client's deadline for this request. */
+  timeoutMs?: number;
+}
+
+export interface ClientOptions {
+  /** Whole-request deadline; default 10 s. */
+  timeoutMs?: number;
+  userAgent?: string;
+  /** Concurrent requests (sockets) to the server; default 8. */
+  maxSockets?: number;
+}
+
+export interface WatchEvent<T> {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
+  object: T;
+}
+
+export interface WatchHandle {
+  /** Settles when the stream ends: resolved on a clean end or stop(), rejected on a failure (incl. 410 Expired). */
+  readonly done: Promise<void>;
+  stop(): void;
+}
+
+const TOKEN_FILE_REREAD_MS = 60_000;
+
+export class ApiClient {
+  private readonly agent: Agent;
+  private readonly watchAgent: Agent;
+  private readonly timeoutMs: number;
+  private readonly userAgent: string;
+  private tokenCache: { value: string; readAt: number } | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly conn: ClusterConnection,
+    opts: ClientOptions = {},
+  ) {
+    this.timeoutMs = opts.timeoutMs ?? 10_000;
+    this.userAgent = opts.userAgent ?? 'bootlet';
+    const tls = { ca: conn.ca, cert: conn.cert, key: conn.key, servername: conn.tlsServerName, rejectUnauthorized: true };
+    this.agent = new Agent({ ...tls, keepAlive: true, maxSockets: opts.maxSockets ?? 8, maxFreeSockets: opts.maxSockets ?? 8, scheduling: 'lifo' });
+    // Watches hold their socket for minutes; they get their own so they never starve requests.
+    this.watchAgent = new Agent({ ...tls, keepAlive: false });
+  }
+
+  get server(): string {
+    return this.conn.server;
+  }
+
+  close(): void {
+    this.closed = true;
+    this.agent.destroy();
+    this.watchAgent.destroy();
+  }
+
+  get<T>(path: string, query?: Query): Promise<T> {
+    return this.request<T>('GET', path, { query });
+  }
+  list<T>(path: string, query?: Query): Promise<T> {
+    return this.request<T>('GET', path, { query });
+  }
+  create<T>(path: string, body: T): Promise<T> {
+    return this.request<T>('POST', path, { body });
+  }
+  update<T>(path: string, body: T): Promise<T> {
+    return this.request<T>('PUT', path, { body });
+  }
+  patch<T>(path: string, type: PatchType, body: unknown): Promise<T> {
+    return this.request<T>('PATCH', path, { body, contentType: PATCH_CONTENT_TYPE[type] });
+  }
+  delete<T>(path: string, options?: DeleteOptions): Promise<T> {
+    return this.request<T>('DELETE', path, { body: options ? { kind: 'DeleteOptions', apiVersion: 'v1', ...options } : undefined });
+  }
+
+  request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+    const payload = opts.body === undefined ? undefined : JSON.stringify(opts.body);
+    const headers: Record<string, string> = { Accept: 'application/json', 'User-Agent': this.userAgent };
+    if (payload !== undefined) {
+      headers['Content-Type'] = opts.contentType ?? 'application/json';
+      headers['Content-Length'] = String(Buffer.byteLength(payload));
+    }
+    this.authorize(headers);
+    const deadline = opts.timeoutMs ?? this.timeoutMs;
+    return new Promise<T>((resolve, reject) => {
+      if (this.closed) return reject(new TransportError('other', 'client closed'));
+      let settled = false;
+      const finish = (err: Error | undefined, value?: T): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        if (err) reject(err);
+        else resolve(value as T);
+      };
+      const req = httpsRequest(this.url(path, opts.query), this.requestOptions(method, headers, this.agent), (res) => {
+        collect(res)
+          .then((text) => {
+            const code = res.statusCode ?? 0;
+            if (code >= 200 && code < 300) {
+              try {
+                finish(undefined, (text ? JSON.parse(text) : undefined) as T);
+              } catch (e) {
+                finish(new ApiError(code, 'InvalidResponse', `response is not JSON: ${(e as Error).message}`));
+              }
+            } else finish(ApiError.fromResponse(code, text, headerOf(res, 'retry-after')));
+          })
+          .catch((e: unknown) => finish(TransportError.from(e)));
+      });
+      const timer = setTimeout(() => {
+        finish(new TransportError('timeout', `${method} ${path}: no answer within ${deadline} ms`));
+        req.destroy();
+      }, deadline);
+      req.on('error', (e) => finish(TransportError.from(e)));
+      req.end(payload);
+    });
+  }
+
+  /**
+   * Opens a watch. The response headers must come within the deadline; after that the stream may
+   * stay open for `timeoutSeconds` (asked of the server) plus a margin, then it is cut client-side
+   * in case the connection died silently.
+   */
+  watch<T>(path: string, query: Query, onEvent: (e: WatchEvent<T>) => void): WatchHandle {
+    const headers: Record<string, string> = { Accept: 'application/json', 'User-Agent': this.userAgent };
+    this.authorize(headers);
+    const serverTimeout = Number(query.timeoutSeconds ?? 0);
+    let stop: () => void = () => {};
+    const done = new Promise<void>((resolve, reject) => {
+      let settled = false;
+      const finish = (err?: Error): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(headerTimer);
+        clearTimeout(lifeTimer);
+        req.destroy();
+        if (err) reject(err);
+        else resolve();
+      };
+      stop = () => finish();
+      const req = httpsRequest(this.url(path, { ...query, watch: 1 }), this.requestOptions('GET', headers, this.watchAgent), (res) => {
+        clearTimeout(headerTimer);
+        const code = res.statusCode ?? 0;
+        if (code !== 200) {
+          collect(res)
+            .then((text) => finish(ApiError.fromResponse(code, text, headerOf(res, 'retry-after'))))
+            .catch((e: unknown) => finish(TransportError.from(e)));
+          return;
+        }
+        let buf = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          buf += chunk;
+          let nl: number;
+          while ((nl = buf.indexOf('\n')) >= 0) {
+            const line = buf.slice(0, nl).trim();
+            buf = buf.slice(nl + 1);
+            if (!line || settled) continue;
+            let ev: { type?: string; object?: unknown };
+            try {
+              ev = JSON.parse(line) as { type?: string; object?: unknown };
+            } catch {
+              return finish(new TransportError('other', 'watch stream: bad JSON line'));
+            }
+            if (ev.type === 'ERROR') {
+              const s = ev.object as { code?: number; reason?: string; message?: string } | undefined;
+              return finish(new ApiError(s?.code ?? 500, s?.reason ?? '', s?.message ?? 'watch error'));
+            }
+            if (ev.type === 'ADDED' || ev.type === 'MODIFIED' || ev.type === 'DELETED' || ev.type === 'BOOKMARK') {
+              try {
+                onEvent({ type: ev.type, object: ev.object as T });
+              } catch (e) {
+                return finish(e as Error);
+              }
+            }
+          }
+        });
+        res.on('end', () => finish());
+        res.on('aborted', () => finish(new TransportError('reset', 'watch stream cut')));
+        res.on('error', (e) => finish(TransportError.from(e)));
+        res.on('close', () => finish(res.complete ? undefined : new TransportError('reset', 'watch stream cut')));
+      });
+      const headerTimer = setTimeout(() => finish(new TransportError('timeout', `watch ${path}: no answer within ${this.timeoutMs} ms`)), this.timeoutMs);
+      const lifeTimer = serverTimeout > 0 ? setTimeout(() => finish(), (serverTimeout + 30) * 1000) : undefined;
+      req.on('error', (e) => finish(TransportError.from(e)));
+      req.end();
+    });
+    return { done, stop: () => stop() };
+  }
+
+  private url(path: string, query?: Query): URL {
+    const u = new URL(this.conn.server + path);
+    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) u.searchParams.set(k, String(v));
+    return u;
+  }
+
+  private requestOptions(method: string, headers: Record<string, string>, agent: Agent): HttpsRequestOptions {
+    return { method, headers, agent, servername: this.conn.tlsServerName };
+  }
+
+  private authorize(headers: Record<string, string>): void {
+    const token = this.bearerToken();
+    if (token) headers.Authorization = `Bearer ${token}`;
+  }
+
+  /** A token file is re-read now and then: the token in it may be rotated under us. */
+  private bearerToken(): string | undefined {
+    const file = this.conn.tokenFile;
+    if (!file) return this.conn.token;
+    const now = Date.now();
+    if (!this.tokenCache || now - this.tokenCache.readAt > TOKEN_FILE_REREAD_MS) {
+      try {
+        this.tokenCache = { value: readFileSync(file, 'utf8').trim(), readAt: now };
+      } catch {
+        // keep the last token we had; the server will say 401 if it is stale
+        if (!this.tokenCache) return this.conn.token;
+      }
+    }
+    return this.tokenCache.value || this.conn.token;
+  }
+}
+
+function headerOf(res: IncomingMessage, name: string): string | undefined {
+  const v = res.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function collect(res: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (c: Buffer) => chunks.push(c));
+    res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    res.on('error', reject);
+    res.on('aborted', () => reject(new TransportError('reset', 'response cut')));
+  });
+}

@@ -1,0 +1,117 @@
+// Whether the API server is there. Every request reports its outcome here; the first failure that
+// says "no server" (refused, cut, timeout, TLS, 5xx, 429) flips the state to down and logs once.
+// While down, only one cheap probe runs (GET /readyz, jittered back-off capped at 1 s so that a
+// returning server is noticed well within the 2 s convergence budget) and every worker waits; the
+// first success flips it up, logs once, and wakes them all.
+import type { Logger } from '../log/logger.js';
+import { describeError, isUnavailable, ApiError } from './api-error.js';
+import { Backoff } from './backoff.js';
+import type { ApiClient } from './client.js';
+
+export type ConnectionState = 'unknown' | 'up' | 'down';
+
+/** Retry-After is honoured, within reason: a wrong header must not silence the node for an hour. */
+const MAX_RETRY_AFTER_MS = 30_000;
+
+export class Connectivity {
+  private state: ConnectionState = 'unknown';
+  private lastContactAt: Date | undefined;
+  private readonly listeners: (() => void)[] = [];
+  private probeTimer: NodeJS.Timeout | undefined;
+  private probing = false;
+  private notBefore = 0;
+  private stopped = false;
+  private readonly backoff: Backoff;
+
+  constructor(
+    private readonly client: ApiClient,
+    private readonly logger: Logger,
+    probeMaxMs = 1000,
+  ) {
+    this.backoff = new Backoff(200, probeMaxMs);
+  }
+
+  get current(): ConnectionState {
+    return this.state;
+  }
+  get lastContact(): Date | undefined {
+    return this.lastContactAt;
+  }
+  /** Workers may send: up, or not yet known (the first requests are the first probes). */
+  get usable(): boolean {
+    return this.state !== 'down' && !this.stopped;
+  }
+
+  onUp(listener: () => void): void {
+    this.listeners.push(listener);
+  }
+
+  succeeded(): void {
+    this.lastContactAt = new Date();
+    if (this.state === 'up' || this.stopped) return;
+    const was = this.state;
+    this.state = 'up';
+    this.backoff.reset();
+    this.cancelProbe();
+    this.logger.info(was === 'unknown' ? 'API server reachable' : 'API server reachable again', { server: this.client.server });
+    for (const l of this.listeners) l();
+  }
+
+  /** Reports a failed request. Returns true when it means "server unavailable" (the caller waits for up). */
+  failed(e: unknown): boolean {
+    if (!isUnavailable(e)) {
+      // The server answered (403, 404, 422...): it is there.
+      this.succeeded();
+      return false;
+    }
+    if (e instanceof ApiError && e.retryAfterSeconds !== undefined)
+      this.notBefore = Math.max(this.notBefore, Date.now() + Math.min(e.retryAfterSeconds * 1000, MAX_RETRY_AFTER_MS));
+    if (this.state !== 'down' && !this.stopped) {
+      const was = this.state;
+      this.state = 'down';
+      this.logger.info(was === 'unknown' ? 'API server not reachable yet; running on our own and retrying' : 'API server unreachable; running on our own and retrying', {
+        server: this.client.server,
+        err: describeError(e),
+      });
+    }
+    this.scheduleProbe();
+    return true;
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.cancelProbe();
+  }
+
+  private cancelProbe(): void {
+    if (this.probeTimer) clearTimeout(this.probeTimer);
+    this.probeTimer = undefined;
+  }
+
+  private scheduleProbe(): void {
+    if (this.probeTimer || this.probing || this.stopped) return;
+    const delay = Math.max(this.backoff.next(), this.notBefore - Date.now());
+    this.probeTimer = setTimeout(() => {
+      this.probeTimer = undefined;
+      void this.probe();
+    }, delay);
+  }
+
+  private async probe(): Promise<void> {
+    if (this.state !== 'down' || this.stopped) return;
+    this.probing = true;
+    try {
+      await this.client.request('GET', '/readyz', { timeoutMs: 5000 }).catch((e: unknown) => {
+        // /readyz answers text, not JSON: a 200 that does not parse still means "there".
+        if (e instanceof ApiError && e.reason === 'InvalidResponse') return;
+        throw e;
+      });
+      this.probing = false;
+      this.succeeded();
+    } catch (e) {
+      this.probing = false;
+      if (isUnavailable(e)) this.scheduleProbe();
+      else this.succeeded(); // 401/403 on /readyz: a server is answering; the workers will say what is wrong
+    }
+  }
+}
