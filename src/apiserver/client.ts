@@ -54,6 +54,7 @@ export class ApiClient {
   private readonly timeoutMs: number;
   private readonly userAgent: string;
   private tokenCache: { value: string; readAt: number } | undefined;
+  private observer: (e?: unknown) => void = () => {};
   private closed = false;
 
   constructor(
@@ -66,6 +67,11 @@ export class ApiClient {
     this.agent = new Agent({ ...tls, keepAlive: true, maxSockets: opts.maxSockets ?? 8, maxFreeSockets: opts.maxSockets ?? 8, scheduling: 'lifo' });
     // Watches hold their socket for minutes; they get their own so they never starve requests.
     this.watchAgent = new Agent({ ...tls, keepAlive: false });
+  }
+
+  /** Hears every outcome: undefined for an answer, else the error (Connectivity listens here). */
+  observe(fn: (e?: unknown) => void): void {
+    this.observer = fn;
   }
 
   get server(): string {
@@ -113,6 +119,8 @@ export class ApiClient {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
+        // An answer that did not parse is still an answer (e.g. /readyz says "ok").
+        this.observer(err instanceof ApiError && err.reason === 'InvalidResponse' ? undefined : err);
         if (err) reject(err);
         else resolve(value as T);
       };
@@ -149,6 +157,7 @@ export class ApiClient {
     this.authorize(headers);
     const serverTimeout = Number(query.timeoutSeconds ?? 0);
     let stop: () => void = () => {};
+    let stopped = false;
     const done = new Promise<void>((resolve, reject) => {
       let settled = false;
       const finish = (err?: Error): void => {
@@ -157,13 +166,18 @@ export class ApiClient {
         clearTimeout(headerTimer);
         clearTimeout(lifeTimer);
         req.destroy();
+        if (err && !stopped) this.observer(err);
         if (err) reject(err);
         else resolve();
       };
-      stop = () => finish();
+      stop = () => {
+        stopped = true;
+        finish();
+      };
       const req = httpsRequest(this.url(path, { ...query, watch: 1 }), this.requestOptions('GET', headers, this.watchAgent), (res) => {
         clearTimeout(headerTimer);
         const code = res.statusCode ?? 0;
+        if (code === 200) this.observer(undefined);
         if (code !== 200) {
           collect(res)
             .then((text) => finish(ApiError.fromResponse(code, text, headerOf(res, 'retry-after'))))

@@ -4,7 +4,7 @@
 // returning server is noticed well within the 2 s convergence budget) and every worker waits; the
 // first success flips it up, logs once, and wakes them all.
 import type { Logger } from '../log/logger.js';
-import { describeError, isUnavailable, ApiError } from './api-error.js';
+import { ApiError, describeError, isUnavailable } from './api-error.js';
 import { Backoff } from './backoff.js';
 import type { ApiClient } from './client.js';
 
@@ -29,6 +29,7 @@ export class Connectivity {
     probeMaxMs = 1000,
   ) {
     this.backoff = new Backoff(200, probeMaxMs);
+    client.observe((e) => this.report(e));
   }
 
   get current(): ConnectionState {
@@ -46,7 +47,7 @@ export class Connectivity {
     this.listeners.push(listener);
   }
 
-  succeeded(): void {
+  private succeeded(): void {
     this.lastContactAt = new Date();
     if (this.state === 'up' || this.stopped) return;
     const was = this.state;
@@ -57,13 +58,14 @@ export class Connectivity {
     for (const l of this.listeners) l();
   }
 
-  /** Reports a failed request. Returns true when it means "server unavailable" (the caller waits for up). */
-  failed(e: unknown): boolean {
-    if (!isUnavailable(e)) {
-      // The server answered (403, 404, 422...): it is there.
-      this.succeeded();
-      return false;
-    }
+  /** Every request's outcome (the client calls this): undefined = answered as hoped. */
+  report(e?: unknown): void {
+    if (e === undefined || !isUnavailable(e)) this.succeeded();
+    else this.failed(e);
+  }
+
+  /** A request failed because the server is not (properly) there. */
+  private failed(e: unknown): void {
     if (e instanceof ApiError && e.retryAfterSeconds !== undefined)
       this.notBefore = Math.max(this.notBefore, Date.now() + Math.min(e.retryAfterSeconds * 1000, MAX_RETRY_AFTER_MS));
     if (this.state !== 'down' && !this.stopped) {
@@ -75,7 +77,6 @@ export class Connectivity {
       });
     }
     this.scheduleProbe();
-    return true;
   }
 
   stop(): void {
@@ -101,17 +102,13 @@ export class Connectivity {
     if (this.state !== 'down' || this.stopped) return;
     this.probing = true;
     try {
-      await this.client.request('GET', '/readyz', { timeoutMs: 5000 }).catch((e: unknown) => {
-        // /readyz answers text, not JSON: a 200 that does not parse still means "there".
-        if (e instanceof ApiError && e.reason === 'InvalidResponse') return;
-        throw e;
-      });
+      // /readyz answers text, not JSON; the client reports a 200 that does not parse as an answer.
+      await this.client.request('GET', '/readyz', { timeoutMs: 5000 });
+    } catch {
+      // the client reported it; 401/403 on /readyz still means a server is answering
+    } finally {
       this.probing = false;
-      this.succeeded();
-    } catch (e) {
-      this.probing = false;
-      if (isUnavailable(e)) this.scheduleProbe();
-      else this.succeeded(); // 401/403 on /readyz: a server is answering; the workers will say what is wrong
     }
+    if (this.state === 'down') this.scheduleProbe();
   }
 }

@@ -145,6 +145,20 @@ export class ProberManager {
     return w ? w.containerId === cp.containerId && w.result === 'success' : true;
   }
 
+  /**
+   * Which probe, if any, has failed for this very container (liveness or startup at its failure
+   * threshold): what compute-actions asks when deciding to kill it, as the kubelet reads its
+   * liveness and startup results. undefined when none has, or the container is another one.
+   */
+  failedProbe(uid: string, containerName: string, containerId: string): 'liveness' | 'startup' | undefined {
+    const cp = this.pods.get(uid)?.containers.get(containerName);
+    for (const type of ['liveness', 'startup'] as const) {
+      const w = cp?.workers.get(type);
+      if (w && w.containerId === containerId && w.result === 'failure') return type;
+    }
+    return undefined;
+  }
+
   /** Every recorded result (`changed` says whether it differs from the previous one). */
   onResult(listener: (e: ProbeResultEvent) => void): () => void {
     this.resultListeners.add(listener);

@@ -5,14 +5,12 @@ import { apiTime } from '../status/time.js';
 import type { PodStatusEntry } from '../status/status-manager.js';
 
 function podWithStatus(e: PodStatusEntry): Pod {
-  const pod: Pod = { ...e.pod, metadata: { ...e.pod.metadata }, status: e.status };
-  if (e.terminatingSince) {
-    // A static pod has no API deletion; marking the one being stopped lets every pod printer
-    // (ours, kubectl on a saved list) say Terminating, as it would for a deleted mirror pod.
-    pod.metadata!.deletionTimestamp = apiTime(e.terminatingSince);
-    pod.metadata!.deletionGracePeriodSeconds = e.pod.spec?.terminationGracePeriodSeconds ?? 30;
-  }
-  return pod;
+  // A static pod has no API deletion; marking the one being stopped lets every pod printer
+  // (ours, kubectl on a saved list) say Terminating, as it would for a deleted mirror pod.
+  const deletion = e.terminatingSince
+    ? { deletionTimestamp: apiTime(e.terminatingSince), deletionGracePeriodSeconds: e.pod.spec?.terminationGracePeriodSeconds ?? 30 }
+    : {};
+  return { ...e.pod, metadata: { ...e.pod.metadata, ...deletion }, status: e.status };
 }
 
 export function podList(entries: readonly PodStatusEntry[]): PodList {

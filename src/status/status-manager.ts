@@ -4,7 +4,9 @@
 import type { PodStatus } from 'kubernetes-types/core/v1';
 import type { StaticPod } from '../config/types.js';
 import type { Logger } from '../log/logger.js';
-import type { RuntimePod } from '../runtime/runtime-pods.js';
+import type { RuntimeContainer, RuntimePod } from '../runtime/runtime-pods.js';
+import { readTerminationMessage } from '../runtime/termination-message.js';
+import { ContainerState } from '../runtime/cri-types.js';
 import { PerKeyCoalescer } from './coalescer.js';
 import { generatePodStatus } from './generate-pod-status.js';
 import { nextPullFailures } from './image-pull-backoff.js';
@@ -28,6 +30,8 @@ export interface StatusManagerOptions {
   runtimeName: string;
   logger: Logger;
   now?: () => Date;
+  /** Reads an exited container's termination message (default: its mounted file or log tail). */
+  readTerminationMessage?: (c: RuntimeContainer) => Promise<string>;
 }
 
 export interface PodStatusEntry {
@@ -54,6 +58,8 @@ interface PullTracking {
 export class StatusManager {
   private readonly entries = new Map<string, PodStatusEntry>();
   private readonly pulls = new Map<string, PullTracking>();
+  /** By pod UID, then container id: an exited container's message never changes, so it is read once. */
+  private readonly terminationMessages = new Map<string, Map<string, string>>();
   private readonly listeners = new Set<StatusListener>();
   private readonly coalescer: PerKeyCoalescer;
   private readonly now: () => Date;
@@ -139,6 +145,7 @@ export class StatusManager {
       previous: previous?.status,
       now: this.now(),
       terminating,
+      terminationMessages: await this.terminationMessagesOf(uid, runtime),
     });
     // The worker may have finished while the runtime was read.
     if (!this.opts.pods().some((p) => p.uid === uid && p.state !== 'Done')) {
@@ -158,6 +165,19 @@ export class StatusManager {
     if (changed) this.emit(uid, entry);
   }
 
+  private async terminationMessagesOf(uid: string, runtime: RuntimePod | undefined): Promise<ReadonlyMap<string, string>> {
+    const known = this.terminationMessages.get(uid) ?? new Map<string, string>();
+    const next = new Map<string, string>();
+    const read = this.opts.readTerminationMessage ?? readTerminationMessage;
+    for (const c of runtime?.containers ?? []) {
+      if (c.state !== ContainerState.CONTAINER_EXITED) continue;
+      // A file that cannot be read is as good as empty: the status must not fail for it.
+      next.set(c.id, known.get(c.id) ?? (await read(c).catch(() => '')));
+    }
+    this.terminationMessages.set(uid, next);
+    return next;
+  }
+
   private trackPulls(uid: string, syncAt: Date | undefined, waiting: ReadonlyMap<string, WaitingReason>): ReadonlyMap<string, number> {
     const prev = this.pulls.get(uid) ?? { failures: new Map<string, number>() };
     const at = syncAt?.getTime();
@@ -168,6 +188,7 @@ export class StatusManager {
 
   private forget(uid: string): void {
     this.pulls.delete(uid);
+    this.terminationMessages.delete(uid);
     if (this.entries.delete(uid)) this.emit(uid, undefined);
   }
 

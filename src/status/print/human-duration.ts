@@ -2,7 +2,8 @@
 // more precision for short ages, less for long ones.
 
 export function humanDuration(ms: number): string {
-  const seconds = Math.floor(ms / 1000);
+  // Truncated toward zero like Go's int(d.Seconds()): a clock a second ahead still reads "0s".
+  const seconds = Math.trunc(ms / 1000);
   if (seconds < -1) return '<invalid>';
   if (seconds < 0) return '0s';
   if (seconds < 120) return `${seconds}s`;

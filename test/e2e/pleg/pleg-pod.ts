@@ -27,7 +27,10 @@ export interface PlegPod {
   sandboxId: string;
   sandboxConfig: PodSandboxConfig;
   pod: LabelledPod;
+  /** Containers not yet removed, oldest first. */
   containerIds: string[];
+  /** Containers started so far: the next one's attempt (restartCount). */
+  attempts: number;
 }
 
 const container: Container = { name: 'main', image: TEST_IMAGES.busybox, command: COMMAND, imagePullPolicy: 'IfNotPresent' };
@@ -41,7 +44,7 @@ export async function startPlegPod(ctx: PlegPodContext, name: string): Promise<P
   mkdirSync(path.join(podLogDirectory(ctx.podLogsDir, pod), 'main'), { recursive: true });
   const sandboxConfig = buildSandboxConfig(pod, { podLogsDir: ctx.podLogsDir, attempt: 0, resolvConf: '' });
   const sandboxId = await ctx.runtime.runPodSandbox(sandboxConfig);
-  const p: PlegPod = { uid, name, sandboxId, sandboxConfig, pod, containerIds: [] };
+  const p: PlegPod = { uid, name, sandboxId, sandboxConfig, pod, containerIds: [], attempts: 0 };
   await startPlegContainer(ctx, p);
   return p;
 }
@@ -51,7 +54,7 @@ export async function startPlegContainer(ctx: PlegPodContext, p: PlegPod): Promi
   const imageRef = (await ctx.images.imageStatus({ image: TEST_IMAGES.busybox }))?.id;
   if (!imageRef) throw new Error(`${TEST_IMAGES.busybox} is not imported`);
   const config = buildContainerConfig(p.pod, container, {
-    restartCount: p.containerIds.length,
+    restartCount: p.attempts++,
     imageRef,
     type: 'container',
     nodeName: 'pleg',

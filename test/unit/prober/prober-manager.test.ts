@@ -106,6 +106,8 @@ describe('liveness', () => {
       },
     ]);
     expect(results.at(-1)).toMatchObject({ probeType: 'liveness', result: 'failure', changed: true });
+    expect(mgr.failedProbe(UID, 'app', 'c1')).toBe('liveness');
+    expect(mgr.failedProbe(UID, 'app', 'other')).toBeUndefined();
     const probes = script.count('live');
     // On hold: a dying container is not probed again.
     await vi.advanceTimersByTimeAsync(5000);
@@ -117,6 +119,7 @@ describe('liveness', () => {
     await vi.advanceTimersByTimeAsync(1500);
     expect(script.calls.at(-1)!.containerId).toBe('c2');
     expect(failures).toHaveLength(1);
+    expect(mgr.failedProbe(UID, 'app', 'c2')).toBeUndefined();
     await vi.advanceTimersByTimeAsync(1000);
     expect(failures.map((f) => f.containerId)).toEqual(['c1', 'c2']);
   });

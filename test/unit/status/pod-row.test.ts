@@ -80,6 +80,8 @@ describe('podRow (kubectl STATUS column)', () => {
 describe('humanDuration', () => {
   it.each([
     [0, '0s'],
+    [-1500, '0s'],
+    [-2500, '<invalid>'],
     [119_000, '119s'],
     [312_000, '5m12s'],
     [300_000, '5m'],

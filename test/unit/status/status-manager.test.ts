@@ -119,6 +119,28 @@ describe('StatusManager', () => {
     expect(m.get(UID)?.terminatingSince).toEqual(new Date(T0 + 60_000));
   });
 
+  it('joins an exited container’s termination message to the runtime’s, reading it once', async () => {
+    let reads = 0;
+    const m = new StatusManager({
+      getRuntimePod: async () => runtimePod([sandbox()], [exited('c1', 'app', 1, { message: 'runtime says' })]),
+      pods: () => [worker({ pod: staticPod({ restartPolicy: 'Never' }) })],
+      probes: probes(),
+      nodeIP: '10.0.0.11',
+      runtimeName: 'containerd',
+      logger,
+      readTerminationMessage: async () => {
+        reads++;
+        return 'app says';
+      },
+    });
+    m.update(UID);
+    await m.idle();
+    m.update(UID);
+    await m.idle();
+    expect(m.get(UID)?.status.containerStatuses?.[0]?.state?.terminated?.message).toBe('runtime says: app says');
+    expect(reads).toBe(1);
+  });
+
   it('shows ErrImagePull after the first failed sync and ImagePullBackOff after the second', async () => {
     let lastSync = { at: new Date(T0), waiting: new Map([['app', { reason: 'ErrImagePull', message: 'not found' }]]) };
     const m = manager(() => [worker({ lastSync })], async () => runtimePod([sandbox()], []));

@@ -1,0 +1,72 @@
+// Keeps one mirror pod per static pod true, as the kubelet's tryReconcileMirrorPods and its orphan
+// cleanup do: a missing mirror is created; one with another hash, or being deleted, is deleted
+// (grace 0, UID precondition) and created again; one without a static pod is deleted. The mirror
+// is never read back into what runs: the static pod stays the truth.
+import type { Pod } from 'kubernetes-types/core/v1';
+import type { StaticPod } from '../config/types.js';
+import type { Logger } from '../log/logger.js';
+import { ApiError, isAlreadyExists, isConflict, isNotFound } from './api-error.js';
+import type { ApiClient } from './client.js';
+import type { MirrorPodCache } from './mirror-pod-cache.js';
+import { buildMirrorPod, isMirrorOf, podPath } from './mirror-pod.js';
+
+export class MirrorPodReconciler {
+  constructor(
+    private readonly client: ApiClient,
+    private readonly cache: MirrorPodCache,
+    private readonly nodeName: string,
+    private readonly nodeUid: () => string | undefined,
+    /** The desired static pod under a key (namespace/name), if any. */
+    private readonly desired: (key: string) => StaticPod | undefined,
+    /** Whether the desired set is complete (all manifests read): only then is a mirror without a static pod an orphan. */
+    private readonly desiredComplete: () => boolean,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Makes the mirror for `key` right; returns the valid mirror pod, or undefined if there is none (yet). */
+  async reconcile(key: string): Promise<Pod | undefined> {
+    if (!this.cache.hasSynced) return undefined; // the first list tells us what exists
+    const sp = this.desired(key);
+    let mirror = this.cache.get(key);
+    if (mirror) {
+      const orphan = !sp;
+      if (orphan && !this.desiredComplete()) return undefined;
+      const deleting = !!mirror.metadata?.deletionTimestamp;
+      if (orphan || deleting || !isMirrorOf(mirror, sp)) {
+        await this.deleteMirror(key, mirror, orphan ? 'orphaned' : deleting ? 'being deleted' : 'outdated');
+        mirror = undefined;
+      }
+    }
+    if (!sp) return undefined;
+    if (mirror) return mirror;
+    const uid = this.nodeUid();
+    if (!uid) return undefined; // kicked again once the Node is registered
+    const body = buildMirrorPod(sp, this.nodeName, uid);
+    try {
+      const created = await this.client.create<Pod>(`/api/v1/namespaces/${encodeURIComponent(sp.pod.metadata.namespace)}/pods`, body);
+      this.logger.v(2).info('Created mirror pod', { pod: key, uid: created.metadata?.uid });
+      this.cache.observe(created);
+      return created;
+    } catch (e) {
+      if (!isAlreadyExists(e)) throw e;
+      // Our cache was behind. Take what is there: valid, or deleted on the next pass.
+      const existing = await this.client.get<Pod>(podPath(sp.pod.metadata.namespace, sp.pod.metadata.name));
+      this.cache.observe(existing);
+      if (isMirrorOf(existing, sp) && !existing.metadata?.deletionTimestamp) return existing;
+      throw new ApiError(409, 'Conflict', `pod ${key} exists and is not the current mirror; replacing it`);
+    }
+  }
+
+  private async deleteMirror(key: string, mirror: Pod, why: string): Promise<void> {
+    const [namespace, name] = [mirror.metadata?.namespace ?? '', mirror.metadata?.name ?? ''];
+    const uid = mirror.metadata?.uid;
+    this.logger.info('Deleting mirror pod', { pod: key, uid, reason: why });
+    try {
+      // UID precondition: never delete a newer mirror that someone (we) created under the same name.
+      await this.client.delete(podPath(namespace, name), { gracePeriodSeconds: 0, preconditions: uid ? { uid } : undefined });
+    } catch (e) {
+      if (!isNotFound(e) && !isConflict(e)) throw e;
+    }
+    this.cache.forget(key, uid);
+  }
+}

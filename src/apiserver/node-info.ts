@@ -1,0 +1,122 @@
+// The machine facts a Node reports (OS, kernel, architecture, capacity) and the pressure checks
+// behind its MemoryPressure / DiskPressure / PIDPressure conditions, read from /proc and statfs.
+import { readFileSync, statfsSync } from 'node:fs';
+import { cpus, release, totalmem } from 'node:os';
+import type { Taint } from 'kubernetes-types/core/v1';
+import type { NodeInfoSource, NodePressure, ResourceList } from './types.js';
+
+/** `maxPods` default of the kubelet. */
+export const DEFAULT_MAX_PODS = 110;
+/** The kubelet's default hard eviction thresholds (linux): memory.available<100Mi, nodefs.available<10%. */
+const EVICTION_MEMORY_BYTES = 100 * 1024 * 1024;
+const EVICTION_NODEFS_FRACTION = 0.1;
+/** No default pid threshold exists in the kubelet; we call it pressure when 90% of pid_max is used. */
+const PID_PRESSURE_FRACTION = 0.9;
+
+export interface CollectNodeInfoOptions {
+  nodeName: string;
+  nodeIP: string;
+  runtimeVersion: string;
+  kubeletVersion: string;
+  labels?: Record<string, string>;
+  taints?: Taint[];
+  runtimeReady: () => boolean;
+  /** The filesystem behind ephemeral-storage (the kubelet uses its root dir); default '/'. */
+  rootDir?: string;
+  maxPods?: number;
+}
+
+/** Node.js arch names → GOARCH, which is what `kubernetes.io/arch` and nodeInfo carry. */
+export function goArch(arch: string = process.arch): string {
+  const map: Record<string, string> = { x64: 'amd64', arm64: 'arm64', arm: 'arm', ia32: '386', ppc64: 'ppc64le', s390x: 's390x', riscv64: 'riscv64', loong64: 'loong64', mips: 'mips', mipsel: 'mipsle' };
+  return map[arch] ?? arch;
+}
+
+function readText(path: string): string {
+  try {
+    return readFileSync(path, 'utf8').trim();
+  } catch {
+    return '';
+  }
+}
+
+export function osImage(osRelease = readText('/etc/os-release')): string {
+  const m = /^PRETTY_NAME=(.*)$/m.exec(osRelease);
+  if (!m) return 'Linux';
+  return m[1].trim().replace(/^(["'])(.*)\1$/, '$2');
+}
+
+/** Bytes as a Kubernetes quantity in Ki, as cAdvisor-derived capacities are shown. */
+export function kibi(bytes: number): string {
+  return `${Math.floor(bytes / 1024)}Ki`;
+}
+
+function rootFs(dir: string): { total: number; available: number } {
+  try {
+    const s = statfsSync(dir);
+    return { total: s.blocks * s.bsize, available: s.bavail * s.bsize };
+  } catch {
+    return { total: 0, available: 0 };
+  }
+}
+
+function memAvailableBytes(meminfo = readText('/proc/meminfo')): number | undefined {
+  const m = /^MemAvailable:\s+(\d+)\s*kB/m.exec(meminfo);
+  return m ? Number(m[1]) * 1024 : undefined;
+}
+
+/** Processes (threads) in use vs the kernel's limit, from /proc/loadavg ("r/total") and pid_max. */
+function pidUsage(): { used: number; max: number } | undefined {
+  const total = /\s\d+\/(\d+)\s/.exec(readText('/proc/loadavg'))?.[1];
+  const max = Number(readText('/proc/sys/kernel/pid_max'));
+  if (!total || !max) return undefined;
+  return { used: Number(total), max };
+}
+
+export function collectNodeInfo(opts: CollectNodeInfoOptions): NodeInfoSource {
+  const rootDir = opts.rootDir ?? '/';
+  const maxPods = String(opts.maxPods ?? DEFAULT_MAX_PODS);
+  const capacity = (): ResourceList => ({
+    cpu: String(cpus().length),
+    memory: kibi(totalmem()),
+    pods: maxPods,
+    'ephemeral-storage': kibi(rootFs(rootDir).total),
+  });
+  return {
+    nodeName: opts.nodeName,
+    nodeIP: opts.nodeIP,
+    runtimeVersion: opts.runtimeVersion,
+    kubeletVersion: opts.kubeletVersion,
+    labels: opts.labels ?? {},
+    taints: opts.taints ?? [],
+    runtimeReady: opts.runtimeReady,
+    osImage: osImage(),
+    kernelVersion: release(),
+    architecture: goArch(),
+    operatingSystem: 'linux',
+    machineID: readText('/etc/machine-id'),
+    bootID: readText('/proc/sys/kernel/random/boot_id'),
+    systemUUID: readText('/sys/class/dmi/id/product_uuid'),
+    capacity,
+    // Allocatable = capacity - hard eviction thresholds (no kube/system reserved configured).
+    allocatable: () => {
+      const fs = rootFs(rootDir);
+      return {
+        cpu: String(cpus().length),
+        memory: kibi(Math.max(0, totalmem() - EVICTION_MEMORY_BYTES)),
+        pods: maxPods,
+        'ephemeral-storage': String(Math.floor(fs.total * (1 - EVICTION_NODEFS_FRACTION))),
+      };
+    },
+    pressure: (): NodePressure => {
+      const mem = memAvailableBytes();
+      const fs = rootFs(rootDir);
+      const pids = pidUsage();
+      return {
+        memory: mem !== undefined && mem < EVICTION_MEMORY_BYTES,
+        disk: fs.total > 0 && fs.available / fs.total < EVICTION_NODEFS_FRACTION,
+        pid: pids !== undefined && pids.used / pids.max > PID_PRESSURE_FRACTION,
+      };
+    },
+  };
+}

@@ -1,0 +1,46 @@
+// The node status loop: compute every nodeStatusUpdateFrequency (10 s), post only when something
+// changed or nodeStatusReportFrequency (5 min) passed since the last post, as the kubelet does.
+import type { Node, NodeStatus } from 'kubernetes-types/core/v1';
+import { isNotFound } from './api-error.js';
+import type { ApiClient } from './client.js';
+import { nodePath, type NodeRegistrar } from './node-registration.js';
+import { computeNodeStatus, nodeStatusChanged, nodeStatusPatch } from './node-status.js';
+import type { Clock, NodeInfoSource } from './types.js';
+
+export class NodeStatusReporter {
+  private lastSent: NodeStatus | undefined;
+  private lastSentAt = 0;
+
+  constructor(
+    private readonly client: ApiClient,
+    private readonly info: NodeInfoSource,
+    private readonly registrar: NodeRegistrar,
+    private readonly clock: Clock,
+    private readonly reportFrequencyMs: number,
+  ) {}
+
+  /** One round: register if needed, then post the status if it is due. */
+  async sync(): Promise<void> {
+    const fresh = await this.registrar.ensure();
+    if (fresh) {
+      // Registration (or take-over) just happened: what the server has is our baseline.
+      this.lastSent = fresh.metadata?.creationTimestamp && fresh.status ? fresh.status : undefined;
+      this.lastSentAt = this.lastSent ? this.clock.now().getTime() : 0;
+    }
+    const now = this.clock.now();
+    const status = computeNodeStatus(this.info, this.lastSent, now);
+    const due = now.getTime() - this.lastSentAt >= this.reportFrequencyMs;
+    if (!due && !nodeStatusChanged(this.lastSent, status)) return;
+    try {
+      const updated = await this.client.patch<Node>(`${nodePath(this.info.nodeName)}/status`, 'strategic', nodeStatusPatch(status));
+      this.lastSent = updated.status ?? status;
+      this.lastSentAt = now.getTime();
+    } catch (e) {
+      if (isNotFound(e)) {
+        this.registrar.forget();
+        this.lastSent = undefined;
+      }
+      throw e;
+    }
+  }
+}
