@@ -4,7 +4,7 @@
 // are dropped, as the kubelet's recorder drops what it cannot deliver.
 import type { Event } from 'kubernetes-types/core/v1';
 import type { Logger } from '../log/logger.js';
-import { isAlreadyExists, isNotFound } from './api-error.js';
+import { describeError, isAlreadyExists, isNotFound, isUnavailable } from './api-error.js';
 import type { ApiClient } from './client.js';
 import type { Connectivity } from './connectivity.js';
 import { EventCorrelator } from './event-correlator.js';
@@ -122,11 +122,15 @@ export class EventSender implements EventRecorder {
           if (!isAlreadyExists(e)) throw e;
         });
       }
-      // Sent, unless a newer observation arrived meanwhile (then that one goes next).
-      if (this.pending.get(name) === p) this.pending.delete(name);
-      this.dropped = 0;
     } catch (e) {
-      throw e;
+      if (isUnavailable(e)) throw e; // kept (bounded) and retried when the server is back
+      // Refused for good (403, 422...): retrying cannot help; the kubelet's recorder drops it too.
+      this.logger.v(2).info('Event refused by the API server; dropped', { event: name, err: describeError(e) });
     }
+    // Done, unless a newer observation arrived meanwhile: that one goes next, as an update now.
+    const now = this.pending.get(name);
+    if (now === p) this.pending.delete(name);
+    else if (now) now.isUpdate = true;
+    this.dropped = 0;
   }
 }

@@ -8,6 +8,11 @@ export interface StaticPodSource {
   list(): readonly StaticPod[];
   /** Called after the desired set changed (add, update, remove). */
   onChange(listener: () => void): void;
+  /**
+   * Whether every manifest has been read (the kubelet's sourcesReady). Until then a mirror pod without
+   * a static pod is not deleted: its manifest may just not be read yet. Absent = always complete.
+   */
+  ready?(): boolean;
 }
 
 /** The locally computed v1 PodStatus of each static pod, by static pod UID. */

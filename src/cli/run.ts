@@ -4,7 +4,10 @@ import { readFileSync } from 'node:fs';
 import { startFileSource } from '../config/file-source.js';
 import { createLogger, type Logger } from '../log/logger.js';
 import { RelistPleg } from '../pleg/relist-pleg.js';
+import type { PodWorkerObserver } from '../podworkers/observer.js';
 import { PodWorkers } from '../podworkers/pod-workers.js';
+import { ProberManager } from '../prober/prober-manager.js';
+import { linkProber } from './prober-link.js';
 import { connectRuntime, RuntimeConnectError } from '../runtime/cri-client.js';
 import { ContainerLogManager } from '../runtime/container-log-manager.js';
 import { CriPodRuntime } from '../runtime/pod-operations.js';
@@ -58,7 +61,10 @@ async function runAgent(opts: BootletOptions, logger: Logger): Promise<void> {
     resolvConf: readResolvConf(),
     logger,
   });
-  const workers = new PodWorkers({ runtime: podRuntime, logger, syncFrequencyMs: opts.syncFrequencyMs });
+  const observers: PodWorkerObserver[] = [];
+  const workers = new PodWorkers({ runtime: podRuntime, logger, syncFrequencyMs: opts.syncFrequencyMs, observers });
+  const prober = new ProberManager({ runtime, logger: logger.with({ component: 'prober' }) });
+  observers.push(linkProber(prober, workers, opts.nodeIP));
   const logRotation = new ContainerLogManager({
     runtime,
     logger,
@@ -94,6 +100,7 @@ async function runAgent(opts: BootletOptions, logger: Logger): Promise<void> {
   const shutdown = (signal: string): void => {
     logger.info('Shutting down, leaving pods running', { signal });
     pleg.stop();
+    prober.stop();
     logRotation.stop();
     workers.shutdown();
     void source.stop().finally(() => {

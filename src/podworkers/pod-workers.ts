@@ -5,6 +5,7 @@ import type { Logger } from '../log/logger.js';
 import type { RuntimePod } from '../runtime/runtime-pods.js';
 import { CrashLoopBackOff } from './crashloop-backoff.js';
 import type { PodRuntime } from './pod-runtime.js';
+import { notify, type PodWorkerObserver } from './observer.js';
 import { PodWorker } from './pod-worker.js';
 import type { PodWorkerStateName, SyncOutcome } from './worker-context.js';
 
@@ -13,6 +14,7 @@ export interface PodWorkersOptions {
   logger: Logger;
   syncFrequencyMs: number;
   now?: () => number;
+  observers?: PodWorkerObserver[];
 }
 
 export interface PodWorkerSnapshot {
@@ -136,6 +138,7 @@ export class PodWorkers {
         desired,
         terminationRequested: false,
         pendingKills: new Map(),
+        emit: (call) => notify(this.opts.observers ?? [], call, (err) => this.opts.logger.error('Pod worker observer failed', { podUID: uid, err: String(err) })),
         runtime: this.opts.runtime,
         backoff: this.backoff,
         logger: this.opts.logger,

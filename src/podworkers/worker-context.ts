@@ -4,6 +4,7 @@ import type { RuntimePod } from '../runtime/runtime-pods.js';
 import type { CrashLoopBackOff } from './crashloop-backoff.js';
 import type { PodRuntime, DesiredPod } from './pod-runtime.js';
 import type { WaitingReason } from './compute-actions.js';
+import type { PodWorkerObserver } from './observer.js';
 
 export type PodWorkerStateName = 'WaitingToStart' | 'Syncing' | 'Terminating' | 'Terminated' | 'Done';
 
@@ -43,6 +44,8 @@ export interface WorkerContext {
   lastSync?: SyncOutcome;
   /** Containers to kill at the next step (a failed liveness or startup probe), by container ID. */
   readonly pendingKills: Map<string, PendingKill>;
+  /** Emits to the observers (prober, status); never throws. */
+  emit(call: (o: PodWorkerObserver) => void): void;
   now(): number;
 }
 

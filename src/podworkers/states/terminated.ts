@@ -9,6 +9,7 @@ export const terminated: PodState = {
     for (const s of rt?.sandboxes ?? []) await ctx.runtime.removeSandbox(s.id);
     await ctx.runtime.cleanupPod(ctx.uid, ctx.namespace, ctx.name);
     ctx.backoff.forgetPod(ctx.uid);
+    ctx.emit((o) => o.podRemoved?.(ctx.uid));
     ctx.logger.info('Pod removed', { pod: ctx.key, podUID: ctx.uid });
     return { next: 'Done' };
   },

@@ -23,6 +23,7 @@ async function stopAll(ctx: WorkerContext, containers: RuntimeContainer[]): Prom
 export const terminating: PodState = {
   name: 'Terminating',
   async run(ctx) {
+    ctx.emit((o) => o.podTerminating?.(ctx.uid));
     try {
       const rt = await ctx.runtime.getPod(ctx.uid);
       const live = (rt?.containers ?? []).filter((c) => c.state === ContainerState.CONTAINER_RUNNING || c.state === ContainerState.CONTAINER_CREATED);

@@ -174,4 +174,37 @@ spec:
     expect((await pod('nonroot'))?.containers ?? []).toHaveLength(0);
     fs.rmSync(path.join(manifests, 'nonroot.yaml'));
   });
+
+  it('restarts a container whose liveness probe fails, saying why', async () => {
+    write(
+      'liveness.yaml',
+      `apiVersion: v1
+kind: Pod
+metadata: {name: liveness}
+spec:
+  hostNetwork: true
+  terminationGracePeriodSeconds: 2
+  containers:
+  - name: main
+    image: ${TEST_IMAGES.busybox}
+    command: ${sh("touch /tmp/healthy; sleep 2; rm /tmp/healthy; trap 'exit 0' TERM; while true; do sleep 0.2; done")}
+    livenessProbe:
+      exec: {command: [cat, /tmp/healthy]}
+      periodSeconds: 1
+      failureThreshold: 2
+`,
+    );
+    const killed = await agent.waitForLog(
+      (r) => r.msg === 'Killing container' && r.pod === `default/liveness-${NODE}` && String(r.reason).includes('failed liveness probe'),
+      'liveness kill',
+      60_000,
+    );
+    expect(killed.reason).toBe('Container main failed liveness probe, will be restarted');
+    await waitFor(async () => (await pod('liveness'))?.containers.some((c) => c.meta.restartCount >= 1 && c.state === ContainerState.CONTAINER_RUNNING), {
+      timeoutMs: 60_000,
+      what: 'liveness container restarted',
+    });
+    fs.rmSync(path.join(manifests, 'liveness.yaml'));
+  });
 });
+

@@ -6,7 +6,7 @@ import { createLogger } from '../../../src/log/logger.js';
 import { startEndpoints, type RunningEndpoints } from '../../../src/server/endpoints.js';
 import { StatusManager, type PodWorkerView } from '../../../src/status/status-manager.js';
 import { freePort } from '../../support/ports.js';
-import { ctr, exited, ns, probes, runtimePod, sandbox, staticPod, T0, UID } from '../status/fixtures.js';
+import { exited, ns, probes, runtimePod, sandbox, staticPod, T0, UID } from '../status/fixtures.js';
 
 const logger = createLogger({ format: 'text', verbosity: 0, sink: { write: () => {} } });
 let server: RunningEndpoints | undefined;
@@ -48,6 +48,5 @@ describe('status manager → read-only port → bootlet pods', () => {
     const code = await runPodsCommand(['--read-only-port', String(port)], (s) => (out += s), () => {}, () => T0 + 300_000);
     expect(code).toBe(0);
     expect(out.split('\n')[1]).toBe('default     web-node1   0/1     CrashLoopBackOff   3 (10s ago)   5m');
-    void ctr;
   });
 });

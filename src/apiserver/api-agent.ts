@@ -1,0 +1,149 @@
+// The API side of bootlet, tied together: node registration and status, the node lease, mirror
+// pods and their status, events. Everything here runs off the callers' path: sources only notify,
+// and the agent marks objects dirty. While the API server is away nothing piles up (one entry per
+// object, the latest state read when sent), and when it returns everything converges at once.
+import type { StaticPod } from '../config/types.js';
+import type { Logger } from '../log/logger.js';
+import { ApiClient } from './client.js';
+import { Connectivity } from './connectivity.js';
+import { EventSender } from './events.js';
+import { KeyedQueue } from './keyed-queue.js';
+import { loadKubeconfig } from './kubeconfig.js';
+import { MirrorPodCache } from './mirror-pod-cache.js';
+import { podKey } from './mirror-pod.js';
+import { MirrorPodReconciler } from './mirror-pods.js';
+import { NodeLease } from './node-lease.js';
+import { NodeRegistrar } from './node-registration.js';
+import { NodeStatusReporter } from './node-status-reporter.js';
+import { PodStatusSync } from './pod-status-sync.js';
+import { SerialTask } from './serial-task.js';
+import { systemClock, type Clock, type EventRecorder, type NodeInfoSource, type PodStatusSource, type StaticPodSource } from './types.js';
+
+export interface ApiAgentOptions {
+  kubeconfigPath: string;
+  nodeInfo: NodeInfoSource;
+  staticPods: StaticPodSource;
+  statuses: PodStatusSource;
+  logger: Logger;
+  clock?: Clock;
+  /** `registerNode` (default true): create the Node; when false, only use one that exists. */
+  registerNode?: boolean;
+  /** `nodeStatusUpdateFrequency`, default 10 s. */
+  nodeStatusUpdateFrequencyMs?: number;
+  /** `nodeStatusReportFrequency`, default 5 min. */
+  nodeStatusReportFrequencyMs?: number;
+  /** `nodeLeaseDurationSeconds`, default 40; renewed every quarter of it, as the kubelet does. */
+  nodeLeaseDurationSeconds?: number;
+  /** Deadline of every request, default 10 s. */
+  requestTimeoutMs?: number;
+  /** Full pass over all mirror pods and statuses, default 10 s (the status manager's syncPeriod). */
+  resyncPeriodMs?: number;
+  userAgent?: string;
+}
+
+export interface ApiAgent {
+  recorder: EventRecorder;
+  stop(): Promise<void>;
+  state(): { connected: boolean; lastContact?: Date };
+}
+
+/** Starts the agent. Throws KubeconfigError (synchronously) for an unusable kubeconfig; an absent server is not an error. */
+export function startApiAgent(opts: ApiAgentOptions): ApiAgent {
+  const conn0 = loadKubeconfig(opts.kubeconfigPath);
+  const logger = opts.logger.with({ component: 'apiserver' });
+  const clock = opts.clock ?? systemClock;
+  const nodeName = opts.nodeInfo.nodeName;
+  const client = new ApiClient(conn0, { timeoutMs: opts.requestTimeoutMs, userAgent: opts.userAgent ?? `bootlet/${opts.nodeInfo.kubeletVersion}` });
+  const conn = new Connectivity(client, logger);
+  const registrar = new NodeRegistrar(client, opts.nodeInfo, clock, logger, opts.registerNode ?? true);
+  const reporter = new NodeStatusReporter(client, opts.nodeInfo, registrar, clock, opts.nodeStatusReportFrequencyMs ?? 300_000);
+  const leaseDuration = opts.nodeLeaseDurationSeconds ?? 40;
+  const lease = new NodeLease(client, nodeName, () => registrar.uid, leaseDuration, clock);
+  const cache = new MirrorPodCache(client, conn, nodeName, logger);
+
+  // The desired set, indexed: by key for the reconciler, by UID for status notifications.
+  let desired = new Map<string, StaticPod>();
+  let keyOfUid = new Map<string, string>();
+  let desiredComplete = false;
+  const refreshDesired = (): void => {
+    desired = new Map();
+    keyOfUid = new Map();
+    for (const sp of opts.staticPods.list()) {
+      const key = podKey(sp.pod.metadata.namespace, sp.pod.metadata.name);
+      desired.set(key, sp);
+      keyOfUid.set(sp.uid, key);
+    }
+    desiredComplete = opts.staticPods.ready?.() ?? true;
+  };
+  refreshDesired();
+
+  const reconciler = new MirrorPodReconciler(client, cache, nodeName, () => registrar.uid, (k) => desired.get(k), () => desiredComplete, logger);
+  const statusSync = new PodStatusSync(client, cache, opts.statuses);
+  const pods = new KeyedQueue(
+    'Syncing mirror pod',
+    async (key) => {
+      const mirror = await reconciler.reconcile(key);
+      const sp = desired.get(key);
+      if (mirror && sp) await statusSync.sync(sp, mirror);
+    },
+    conn,
+    logger,
+  );
+  const allKeys = (): Set<string> => new Set([...desired.keys(), ...cache.keys()]);
+
+  const nodeTask = new SerialTask('Updating node status', () => reporter.sync(), conn, logger);
+  const leaseTask = new SerialTask('Renewing node lease', () => lease.renew(), conn, logger);
+  registrar.onRegistered(() => {
+    leaseTask.kick();
+    pods.addAll(allKeys());
+  });
+
+  opts.staticPods.onChange(() => {
+    refreshDesired();
+    pods.addAll(allKeys());
+  });
+  opts.statuses.onChange((uid) => {
+    const key = keyOfUid.get(uid);
+    if (key) pods.add(key);
+  });
+  cache.onChange((key) => pods.add(key));
+
+  const events = new EventSender(client, conn, nodeName, clock, logger);
+
+  const timers = [
+    setInterval(() => nodeTask.kick(), opts.nodeStatusUpdateFrequencyMs ?? 10_000),
+    setInterval(() => leaseTask.kick(), (leaseDuration * 1000) / 4),
+    setInterval(() => {
+      pods.addAll(allKeys());
+      const current = new Set<string>();
+      for (const k of cache.keys()) {
+        const uid = cache.get(k)?.metadata?.uid;
+        if (uid) current.add(uid);
+      }
+      statusSync.retain(current);
+    }, opts.resyncPeriodMs ?? 10_000),
+  ];
+  for (const t of timers) t.unref?.();
+
+  logger.info('Connecting to the API server', { server: client.server, node: nodeName });
+  cache.start();
+  nodeTask.kick();
+  events.event({ kind: 'Node', name: nodeName, uid: nodeName }, 'Normal', 'Starting', 'Starting kubelet.');
+
+  let stopped: Promise<void> | undefined;
+  return {
+    recorder: events,
+    state: () => ({ connected: conn.current === 'up', lastContact: conn.lastContact }),
+    stop: () => {
+      stopped ??= (async () => {
+        for (const t of timers) clearInterval(t);
+        conn.stop();
+        const done = Promise.all([nodeTask.stop(), leaseTask.stop(), pods.stop(), events.stop(), cache.stop()]);
+        // In-flight requests end at their deadline at the latest; closing the client ends them now.
+        client.close();
+        await done;
+      })();
+      return stopped;
+    },
+  };
+}
