@@ -12,6 +12,7 @@ import { nullLogger } from '../src/log/logger.js';
 import { createPleg, DEFAULT_EVENTED_RELIST_PERIOD_MS, type EventedPleg } from '../src/pleg/pleg.js';
 import { ContainerdEventsClient } from '../src/runtime/containerd-events.js';
 import { connectRuntime } from '../src/runtime/cri-client.js';
+import { ContainerState } from '../src/runtime/cri-types.js';
 import { makeTmpDir, removeTmpDir } from '../test/support/tmp.js';
 import { waitFor } from '../test/support/wait.js';
 import { removePlegPod, startPlegContainer, startPlegPod, taskPid, type PlegPod, type PlegPodContext } from '../test/e2e/pleg/pleg-pod.js';
@@ -53,6 +54,11 @@ export interface PlegBenchResult {
   taskExitEvent: Latency;
   /** kill -9 → /tasks/delete: containerd's CRI plugin records the exit just after this. */
   taskDeleteEvent: Latency;
+  /**
+   * kill -9 → ContainerStatus says EXITED, polled every 5 ms in separate kills without a PLEG: the
+   * floor of any PLEG that reads the CRI, relisting or evented.
+   */
+  criShowsExited: Latency;
   /** kill -9 → ContainerDied from bootlet's PLEG on containerd task events. */
   evented: Latency;
   /** kill -9 → ContainerDied from relisting every second (the kubelet's mechanism). */
@@ -132,6 +138,28 @@ async function measureKills(cd: PrivateContainerd, ctx: PlegPodContext, runtimeN
   return result;
 }
 
+/** The floor: how soon the CRI itself reports the container exited. */
+async function measureCriFloor(cd: PrivateContainerd, ctx: PlegPodContext, kills: number): Promise<number[]> {
+  const pod = await startPlegPod(ctx, 'floor');
+  const out: number[] = [];
+  try {
+    for (let i = 0; i < kills; i++) {
+      const id = pod.containerIds.at(-1)!;
+      const pid = await taskPid(cd, id);
+      const t0 = performance.now();
+      process.kill(pid, 'SIGKILL');
+      await waitFor(async () => (await ctx.runtime.containerStatus(id)).state === ContainerState.CONTAINER_EXITED, { timeoutMs: 30_000, intervalMs: 5, what: `CRI exit ${i}` });
+      out.push(performance.now() - t0);
+      await ctx.runtime.removeContainer(id);
+      pod.containerIds = pod.containerIds.filter((c) => c !== id);
+      await startPlegContainer(ctx, pod);
+    }
+  } finally {
+    await removePlegPod(ctx, pod);
+  }
+  return out;
+}
+
 function runIdleChild(endpoint: string, mode: IdleMode, seconds: number): Promise<IdleResult> {
   const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'pleg-idle.ts');
   return new Promise((resolve, reject) => {
@@ -162,6 +190,9 @@ export async function runPlegBench(opts: PlegBenchOptions = {}): Promise<PlegBen
   try {
     log(`PLEG: ${kills} kills of a running container (kill -9 → ContainerDied)`);
     const k = await measureKills(cd, ctx, cri.version.runtimeName, kills, log);
+    const floorKills = Math.max(10, Math.round(kills / 3));
+    log(`PLEG: ${floorKills} kills without a PLEG, polling ContainerStatus (the CRI's own delay)`);
+    const floor = await measureCriFloor(cd, ctx, floorKills);
 
     log(`PLEG: idle CPU with ${idlePods} running containers, ${idleSeconds} s per configuration`);
     for (let i = 0; i < idlePods; i++) pods.push(await startPlegPod(ctx, `idle${i}`));
@@ -174,6 +205,7 @@ export async function runPlegBench(opts: PlegBenchOptions = {}): Promise<PlegBen
       eventedRelistPeriodMs: DEFAULT_EVENTED_RELIST_PERIOD_MS,
       taskExitEvent: latency(k.taskExit),
       taskDeleteEvent: latency(k.taskDelete),
+      criShowsExited: latency(floor),
       evented: latency(k.evented),
       relist1s: latency(k.relist),
       idle: runs.map((r) => ({ mode: r.mode, mechanism: r.mechanism, cpuPercent: pct(r), plegCpuPercent: pct(r) - base })),
@@ -201,7 +233,8 @@ export function printPlegResult(r: PlegBenchResult, log: (l: string) => void = (
     `  ${what.padEnd(44)} p50 ${l.p50Ms.toFixed(0).padStart(5)} ms (${(l.p50Ms / k).toFixed(2)}× of ${k} ms)   p95 ${l.p95Ms.toFixed(0).padStart(5)} ms (${(l.p95Ms / k).toFixed(2)}×)   max ${l.maxMs.toFixed(0)} ms   n=${l.samples}`;
   log(`PLEG detection, kill -9 → event (baseline: the kubelet relists every ${k} ms)`);
   log(row('containerd /tasks/exit reaches a subscriber', r.taskExitEvent));
-  log(row('containerd /tasks/delete (CRI shows exit next)', r.taskDeleteEvent));
+  log(row('containerd /tasks/delete reaches a subscriber', r.taskDeleteEvent));
+  log(row('CRI ContainerStatus says EXITED (5 ms polls)', r.criShowsExited));
   log(row(`bootlet: task events + relist every ${r.eventedRelistPeriodMs / 1000} s`, r.evented));
   log(row('relist every 1 s (kubelet, bootlet fallback)', r.relist1s));
   log(`PLEG idle CPU with ${r.idlePods} running containers (% of one core; PLEG = minus a process without one)`);

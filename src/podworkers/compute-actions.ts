@@ -107,14 +107,28 @@ class ActionsBuilder {
   }
 }
 
-function sandboxNeeded(b: ActionsBuilder, policy: PodRestartPolicy, runtime: RuntimePod | undefined): RuntimeSandbox | undefined {
+/** A finished (non-sidecar) init container of the current sandbox whose spec changed: the pod starts over. */
+function initSpecChanged(input: ComputeInput, sandboxId: string): string | undefined {
+  const specs = new Map(input.initContainers.map((c) => [c.name, c]));
+  for (const c of input.runtime?.containers ?? []) {
+    const spec = specs.get(c.name);
+    if (!spec || isSidecar(spec) || c.sandboxId !== sandboxId || c.meta.type === 'container') continue;
+    if (c.meta.hash !== input.hashes.get(c.name)) return `init container ${c.name} spec changed`;
+  }
+  return undefined;
+}
+
+function sandboxNeeded(b: ActionsBuilder, input: ComputeInput, policy: PodRestartPolicy): RuntimeSandbox | undefined {
+  const runtime = input.runtime;
   const sandboxes = runtime?.sandboxes ?? [];
   const newest = sandboxes[0];
   for (const s of sandboxes.slice(1)) if (s.state === PodSandboxState.SANDBOX_READY) b.stopSandboxes.push(s.id);
-  if (newest && newest.state === PodSandboxState.SANDBOX_READY) return newest;
+  const ready = newest && newest.state === PodSandboxState.SANDBOX_READY;
+  const restartWhy = ready ? initSpecChanged(input, newest.id) : undefined;
+  if (ready && !restartWhy) return newest;
   const ran = (runtime?.containers.length ?? 0) > 0;
-  if (newest && policy === 'Never' && ran) return undefined; // a Never pod whose sandbox died stays dead
-  b.createSandbox = { attempt: newest ? newest.attempt + 1 : 0, why: newest ? 'sandbox is not ready' : 'no sandbox' };
+  if (!ready && newest && policy === 'Never' && ran) return undefined; // a Never pod whose sandbox died stays dead
+  b.createSandbox = { attempt: newest ? newest.attempt + 1 : 0, why: restartWhy ?? (newest ? 'sandbox is not ready' : 'no sandbox') };
   // The dead sandbox is stopped too, so the runtime releases what it still holds (network, mounts).
   if (newest) b.stopSandboxes.push(newest.id);
   for (const c of runtime?.containers ?? []) if (isLive(c)) b.kill.push({ id: c.id, name: c.name, why: 'pod sandbox changed' });
@@ -248,7 +262,7 @@ export function computePodActions(input: ComputeInput): PodActions {
   const policy = podRestartPolicy(input.restartPolicy);
   const all = input.runtime?.containers ?? [];
   const newest = newestByName(all);
-  const sandbox = sandboxNeeded(b, policy, input.runtime);
+  const sandbox = sandboxNeeded(b, input, policy);
   if (b.createSandbox) {
     planFreshSandbox(b, input, policy, newest);
   } else if (sandbox) {

@@ -190,4 +190,18 @@ describe('computePodActions', () => {
     );
     expect(a.removeSandboxes).toEqual(['s1']);
   });
+
+  it("starts the whole pod over when a finished init container's spec changed", () => {
+    const a = computePodActions(
+      input({
+        initContainers: [c('i1')],
+        runtime: pod([sandbox('s1', PodSandboxState.SANDBOX_READY, 0)], [ctr('x1', 'i1', { type: 'init', hash: 'old', state: ContainerState.CONTAINER_EXITED }), ctr('c1', 'a', { createdAt: 20 })]),
+      }),
+    );
+    expect(a.createSandbox).toEqual({ attempt: 1, why: 'init container i1 spec changed' });
+    expect(a.kill.map((k) => k.id)).toEqual(['c1']);
+    expect(a.stopSandboxes).toEqual(['s1']);
+    expect(a.start.map((s) => s.container.name)).toEqual(['i1']);
+  });
 });
+

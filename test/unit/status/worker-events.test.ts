@@ -1,0 +1,22 @@
+import { describe, expect, it } from 'vitest';
+import { onProbeResult, statusObserver } from '../../../src/status/worker-events.js';
+import { staticPod, UID } from './fixtures.js';
+
+describe('status nudges', () => {
+  it('recomputes after every sync, on termination and on removal', () => {
+    const updated: string[] = [];
+    const o = statusObserver({ update: (uid) => updated.push(uid) });
+    o.podSynced?.(staticPod(), undefined);
+    o.podTerminating?.('u2');
+    o.podRemoved?.('u3');
+    expect(updated).toEqual([UID, 'u2', 'u3']);
+  });
+
+  it('recomputes only for probe results that changed', () => {
+    const updated: string[] = [];
+    const f = onProbeResult({ update: (uid) => updated.push(uid) });
+    f({ podUid: 'a', changed: false });
+    f({ podUid: 'b', changed: true });
+    expect(updated).toEqual(['b']);
+  });
+});
