@@ -33,7 +33,7 @@ async function main(): Promise<void> {
         });
   pleg?.start();
   // Settle: the mechanism is chosen within a second; the first relist reports every pod once.
-  await new Promise((r) => setTimeout(r, 3000));
+  await new Promise((r) => setTimeout(r, 5000));
   events = 0;
   const c0 = process.cpuUsage();
   const t0 = performance.now();

@@ -5,6 +5,14 @@ import { BOOTLET_VERSION } from './version.js';
 const argv = process.argv.slice(2);
 if (argv[0] === 'version' || argv[0] === '--version') {
   process.stdout.write(`bootlet v${BOOTLET_VERSION}\n`);
+} else if (argv[0] === 'pods') {
+  // A client of the running agent: it needs none of the agent's own machinery.
+  import('./cli/pods-command.js')
+    .then(async (m) => process.exit(await m.runPodsCommand(argv.slice(1), (s) => process.stdout.write(s), (s) => process.stderr.write(s))))
+    .catch((err: unknown) => {
+      process.stderr.write(`bootlet: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.exit(1);
+    });
 } else {
   import('./cli/run.js')
     .then((m) => m.main(argv))

@@ -107,6 +107,7 @@ export function startApiAgent(opts: ApiAgentOptions): ApiAgent {
     if (key) pods.add(key);
   });
   cache.onChange((key) => pods.add(key));
+  cache.onResync(() => pods.addAll(allKeys()));
 
   const events = new EventSender(client, conn, nodeName, clock, logger);
 

@@ -21,6 +21,7 @@ export class Connectivity {
   private probing = false;
   private notBefore = 0;
   private stopped = false;
+  private everUp = false;
   private readonly backoff: Backoff;
 
   constructor(
@@ -50,11 +51,11 @@ export class Connectivity {
   private succeeded(): void {
     this.lastContactAt = new Date();
     if (this.state === 'up' || this.stopped) return;
-    const was = this.state;
     this.state = 'up';
     this.backoff.reset();
     this.cancelProbe();
-    this.logger.info(was === 'unknown' ? 'API server reachable' : 'API server reachable again', { server: this.client.server });
+    this.logger.info(this.everUp ? 'API server reachable again' : 'API server reachable', { server: this.client.server });
+    this.everUp = true;
     for (const l of this.listeners) l();
   }
 
@@ -69,9 +70,8 @@ export class Connectivity {
     if (e instanceof ApiError && e.retryAfterSeconds !== undefined)
       this.notBefore = Math.max(this.notBefore, Date.now() + Math.min(e.retryAfterSeconds * 1000, MAX_RETRY_AFTER_MS));
     if (this.state !== 'down' && !this.stopped) {
-      const was = this.state;
       this.state = 'down';
-      this.logger.info(was === 'unknown' ? 'API server not reachable yet; running on our own and retrying' : 'API server unreachable; running on our own and retrying', {
+      this.logger.info(!this.everUp ? 'API server not reachable yet; running on our own and retrying' : 'API server unreachable; running on our own and retrying', {
         server: this.client.server,
         err: describeError(e),
       });

@@ -22,6 +22,7 @@ function newer(a: Pod, b: Pod | undefined): boolean {
 export class MirrorPodCache {
   private readonly pods = new Map<string, Pod>();
   private readonly listeners: ((key: string) => void)[] = [];
+  private readonly resyncListeners: (() => void)[] = [];
   private watch: WatchHandle | undefined;
   private stopped = false;
   private synced = false;
@@ -37,7 +38,11 @@ export class MirrorPodCache {
     /** Watch length asked of the server before a relist; randomized per round like a reflector. */
     private readonly resyncMs: () => number = () => (300 + Math.random() * 300) * 1000,
   ) {
-    conn.onUp(() => this.wake?.());
+    // Back after an outage: whatever the watch holds may be stale or hung; list afresh.
+    conn.onUp(() => {
+      this.watch?.stop();
+      this.wake?.();
+    });
   }
 
   get(key: string): Pod | undefined {
@@ -53,6 +58,11 @@ export class MirrorPodCache {
 
   onChange(listener: (key: string) => void): void {
     this.listeners.push(listener);
+  }
+
+  /** Called after every full list (the first sync, and each relist). */
+  onResync(listener: () => void): void {
+    this.resyncListeners.push(listener);
   }
 
   /** Takes in an object we just wrote (create, status patch), unless the cache already has something newer. */
@@ -109,8 +119,8 @@ export class MirrorPodCache {
       }
       try {
         const list = await this.client.list<PodList>(path, { fieldSelector });
-        this.replace(list.items);
         this.synced = true;
+        this.replace(list.items);
         this.backoff.reset();
         if (this.stopped) break;
         this.watch = this.client.watch<Pod>(
@@ -151,5 +161,6 @@ export class MirrorPodCache {
       this.pods.set(podKey(pod.metadata?.namespace ?? '', pod.metadata?.name ?? ''), pod);
     }
     for (const k of new Set([...before, ...this.pods.keys()])) this.notify(k);
+    for (const l of this.resyncListeners) l();
   }
 }

@@ -15,6 +15,10 @@ export interface FlagValues {
   fileCheckFrequencyMs?: number;
   syncFrequencyMs?: number;
   runtimeRequestTimeoutMs?: number;
+  healthzPort?: number;
+  healthzBindAddress?: string;
+  readOnlyPort?: number;
+  address?: string;
 }
 
 export type Command = { kind: 'run'; flags: FlagValues } | { kind: 'version' } | { kind: 'help' };
@@ -35,6 +39,17 @@ const text = (raw: string, flag: string): string => {
   return raw;
 };
 
+const port = (raw: string, flag: string): number => {
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new UsageError(`invalid value "${raw}" for flag ${flag}: must be a port number 0-65535 (0 disables)`);
+  return n;
+};
+
+const ip = (raw: string, flag: string): string => {
+  if (isIP(raw) === 0) throw new UsageError(`invalid value "${raw}" for flag ${flag}: not an IP address`);
+  return raw;
+};
+
 const duration = (raw: string, flag: string): number => {
   try {
     return parseDuration(raw);
@@ -47,15 +62,7 @@ export const FLAGS: Record<string, FlagSpec> = {
   'pod-manifest-path': { key: 'podManifestPath', parse: text, placeholder: 'DIR|FILE', help: 'Directory (or single file) of static pod manifests (default /etc/kubernetes/manifests)' },
   'container-runtime-endpoint': { key: 'containerRuntimeEndpoint', parse: text, placeholder: 'URL', help: 'CRI endpoint (default unix:///run/containerd/containerd.sock)' },
   'hostname-override': { key: 'hostnameOverride', parse: text, placeholder: 'NAME', help: 'Node name to use instead of the hostname' },
-  'node-ip': {
-    key: 'nodeIP',
-    placeholder: 'IP',
-    help: 'IP address of the node (default: the first non-loopback IPv4 address)',
-    parse: (raw, flag) => {
-      if (isIP(raw) === 0) throw new UsageError(`invalid value "${raw}" for flag ${flag}: not an IP address`);
-      return raw;
-    },
-  },
+  'node-ip': { key: 'nodeIP', placeholder: 'IP', help: 'IP address of the node (default: the first non-loopback IPv4 address)', parse: ip },
   config: { key: 'config', parse: text, placeholder: 'FILE', help: 'KubeletConfiguration file (kubelet.config.k8s.io/v1beta1); flags win over it' },
   'root-dir': { key: 'rootDir', parse: text, placeholder: 'DIR', help: 'Directory for pod volumes and state (default /var/lib/kubelet)' },
   v: {
@@ -79,6 +86,10 @@ export const FLAGS: Record<string, FlagSpec> = {
   },
   'file-check-frequency': { key: 'fileCheckFrequencyMs', parse: duration, placeholder: 'DURATION', help: 'Full rescan of the manifest path, a safety net for missed events (default 20s)' },
   'sync-frequency': { key: 'syncFrequencyMs', parse: duration, placeholder: 'DURATION', help: 'Periodic resync of every pod (default 1m)' },
+  'healthz-port': { key: 'healthzPort', parse: port, placeholder: 'PORT', help: '/healthz port (default 10248; 0 disables)' },
+  'healthz-bind-address': { key: 'healthzBindAddress', parse: ip, placeholder: 'IP', help: '/healthz address (default 127.0.0.1)' },
+  'read-only-port': { key: 'readOnlyPort', parse: port, placeholder: 'PORT', help: 'Unauthenticated /pods, /metrics, /healthz (default 10255 on 127.0.0.1; 0 disables)' },
+  address: { key: 'address', parse: ip, placeholder: 'IP', help: 'Address of the read-only port (default 127.0.0.1: it has no authentication)' },
   'runtime-request-timeout': { key: 'runtimeRequestTimeoutMs', parse: duration, placeholder: 'DURATION', help: 'Timeout of CRI calls except image pulls (default 2m)' },
 };
 
@@ -123,6 +134,8 @@ export function usage(): string {
     'Usage:',
     '  bootlet [flags]        run the agent',
     '  bootlet version        print the version',
+    '  bootlet pods [-o wide|json] [--read-only-port N]',
+    '                         list the running agent\'s pods, like kubectl get pods',
     '',
     'Flags (named as the kubelet names them; flags win over --config):',
   ];

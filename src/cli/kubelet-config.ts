@@ -2,6 +2,7 @@
 // The fields bootlet implements are applied; the others are named once in a warning, so a
 // kubeadm-written file works and nobody is misled into thinking a setting took effect.
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { parse } from 'yaml';
 import { parseQuantity } from '../runtime/quantity.js';
 import { parseDuration } from './duration.js';
@@ -18,6 +19,10 @@ export interface KubeletConfigValues {
   containerLogMaxSizeBytes?: number;
   containerLogMaxFiles?: number;
   containerLogMonitorIntervalMs?: number;
+  healthzPort?: number;
+  healthzBindAddress?: string;
+  readOnlyPort?: number;
+  address?: string;
 }
 
 export interface LoadedKubeletConfig {
@@ -43,6 +48,10 @@ const APPLIED = new Set([
   'containerLogMaxSize',
   'containerLogMaxFiles',
   'containerLogMonitorInterval',
+  'healthzPort',
+  'healthzBindAddress',
+  'readOnlyPort',
+  'address',
 ]);
 
 function str(file: string, obj: Record<string, unknown>, field: string): string | undefined {
@@ -81,6 +90,19 @@ function count(file: string, obj: Record<string, unknown>, field: string, min: n
   return v as number;
 }
 
+function portField(file: string, obj: Record<string, unknown>, field: string): number | undefined {
+  const v = obj[field];
+  if (v === undefined || v === null) return undefined;
+  if (!Number.isInteger(v) || (v as number) < 0 || (v as number) > 65535) throw new ConfigFileError(`${file}: ${field}: must be a port number 0-65535`);
+  return v as number;
+}
+
+function ipField(file: string, obj: Record<string, unknown>, field: string): string | undefined {
+  const v = str(file, obj, field);
+  if (v !== undefined && isIP(v) === 0) throw new ConfigFileError(`${file}: ${field}: ${JSON.stringify(v)} is not an IP address`);
+  return v;
+}
+
 export function parseKubeletConfig(file: string, content: string): LoadedKubeletConfig {
   let doc: unknown;
   try {
@@ -104,6 +126,10 @@ export function parseKubeletConfig(file: string, content: string): LoadedKubelet
     containerLogMaxSizeBytes: quantity(file, obj, 'containerLogMaxSize'),
     containerLogMaxFiles: count(file, obj, 'containerLogMaxFiles', 2),
     containerLogMonitorIntervalMs: dur(file, obj, 'containerLogMonitorInterval'),
+    healthzPort: portField(file, obj, 'healthzPort'),
+    healthzBindAddress: ipField(file, obj, 'healthzBindAddress'),
+    readOnlyPort: portField(file, obj, 'readOnlyPort'),
+    address: ipField(file, obj, 'address'),
   };
   const logging = obj.logging;
   if (logging !== undefined && logging !== null) {

@@ -19,6 +19,10 @@ export interface BootletOptions {
   containerLogMaxSizeBytes: number;
   containerLogMaxFiles: number;
   containerLogMonitorIntervalMs: number;
+  healthzPort: number;
+  healthzBindAddress: string;
+  readOnlyPort: number;
+  address: string;
   configFile?: string;
   /** KubeletConfiguration fields present but not implemented; warned about at start. */
   ignoredConfigFields: string[];
@@ -37,6 +41,12 @@ export const DEFAULTS = {
   containerLogMaxSizeBytes: 10 * 1024 * 1024,
   containerLogMaxFiles: 5,
   containerLogMonitorIntervalMs: 10_000,
+  healthzPort: 10248,
+  healthzBindAddress: '127.0.0.1',
+  // The kubelet disables its read-only port when a config file is used; bootlet keeps it, on
+  // loopback only, because it has no authentication and `bootlet pods` reads it.
+  readOnlyPort: 10255,
+  address: '127.0.0.1',
 };
 
 /** The node name as the kubelet makes it: override or hostname, trimmed and lowercased. */
@@ -75,6 +85,10 @@ export function resolveOptions(flags: FlagValues): BootletOptions {
     containerLogMaxSizeBytes: cfg.containerLogMaxSizeBytes ?? DEFAULTS.containerLogMaxSizeBytes,
     containerLogMaxFiles: cfg.containerLogMaxFiles ?? DEFAULTS.containerLogMaxFiles,
     containerLogMonitorIntervalMs: positive('containerLogMonitorInterval', cfg.containerLogMonitorIntervalMs ?? DEFAULTS.containerLogMonitorIntervalMs),
+    healthzPort: pick(flags.healthzPort, cfg.healthzPort, DEFAULTS.healthzPort),
+    healthzBindAddress: pick(flags.healthzBindAddress, cfg.healthzBindAddress, DEFAULTS.healthzBindAddress),
+    readOnlyPort: pick(flags.readOnlyPort, cfg.readOnlyPort, DEFAULTS.readOnlyPort),
+    address: pick(flags.address, cfg.address, DEFAULTS.address),
     configFile: flags.config,
     ignoredConfigFields: file?.ignored ?? [],
   };

@@ -11,7 +11,11 @@ import { linkProber } from './prober-link.js';
 import { connectRuntime, RuntimeConnectError } from '../runtime/cri-client.js';
 import { ContainerLogManager } from '../runtime/container-log-manager.js';
 import { CriPodRuntime } from '../runtime/pod-operations.js';
-import { listRuntimePods } from '../runtime/runtime-pods.js';
+import { getRuntimePod, listRuntimePods } from '../runtime/runtime-pods.js';
+import { startEndpoints, type RunningEndpoints } from '../server/endpoints.js';
+import { ServerStartError } from '../server/http-server.js';
+import { StatusManager } from '../status/status-manager.js';
+import { onProbeResult, statusObserver } from '../status/worker-events.js';
 import { BOOTLET_VERSION } from '../version.js';
 import { formatDuration } from './duration.js';
 import { parseCommandLine, usage, UsageError } from './flags.js';
@@ -73,7 +77,41 @@ async function runAgent(opts: BootletOptions, logger: Logger): Promise<void> {
     intervalMs: opts.containerLogMonitorIntervalMs,
   });
   logRotation.start();
-  const pleg = new RelistPleg({ runtime, periodMs: PLEG_RELIST_PERIOD_MS, logger, onEvent: (e) => workers.wake(e.podUid) });
+  const status = new StatusManager({
+    getRuntimePod: (uid) => getRuntimePod(runtime, uid),
+    pods: () => workers.snapshot(),
+    probes: { ready: (u, n) => prober.readiness(u, n), started: (u, n) => prober.started(u, n) },
+    nodeIP: opts.nodeIP,
+    runtimeName: version.runtimeName,
+    logger: logger.with({ component: 'status' }),
+  });
+  observers.push(statusObserver(status));
+  prober.onResult(onProbeResult(status));
+  const pleg = new RelistPleg({
+    runtime,
+    periodMs: PLEG_RELIST_PERIOD_MS,
+    logger,
+    onEvent: (e) => {
+      workers.wake(e.podUid);
+      status.update(e.podUid);
+    },
+  });
+  let endpoints: RunningEndpoints;
+  try {
+    endpoints = await startEndpoints({
+      healthzBindAddress: opts.healthzBindAddress,
+      healthzPort: opts.healthzPort,
+      address: opts.address,
+      readOnlyPort: opts.readOnlyPort,
+      syncFrequencyMs: opts.syncFrequencyMs,
+      source: { statuses: () => status.all(), sinceLastRelistMs: () => pleg.sinceLastRelistMs() },
+      logger,
+    });
+  } catch (err) {
+    if (err instanceof ServerStartError) fail(err.message);
+    throw err;
+  }
+  status.start();
 
   const source = startFileSource({
     path: opts.podManifestPath,
@@ -101,6 +139,8 @@ async function runAgent(opts: BootletOptions, logger: Logger): Promise<void> {
     logger.info('Shutting down, leaving pods running', { signal });
     pleg.stop();
     prober.stop();
+    status.stop();
+    void endpoints.close();
     logRotation.stop();
     workers.shutdown();
     void source.stop().finally(() => {

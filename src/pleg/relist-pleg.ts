@@ -47,6 +47,8 @@ export class RelistPleg implements Pleg {
   private followUps = 0;
   private followUpTimer: NodeJS.Timeout | undefined;
   private started = false;
+  /** Counts updates from runtime events, so a relist that overlapped one is not applied. */
+  private eventUpdates = 0;
 
   constructor(private readonly opts: RelistPlegOptions) {
     this.now = opts.now ?? Date.now;
@@ -128,10 +130,12 @@ export class RelistPleg implements Pleg {
 
   /** One object's new state from a runtime event that carries it (CRI GetContainerEvents). */
   apply(o: Observed): void {
+    this.eventUpdates++;
     for (const e of this.record.upsert(o)) this.emit(e);
   }
 
   remove(id: string): void {
+    this.eventUpdates++;
     for (const e of this.record.remove(id)) this.emit(e);
   }
 
@@ -151,7 +155,14 @@ export class RelistPleg implements Pleg {
 
   private async relistOnce(): Promise<void> {
     try {
+      const updatesBefore = this.eventUpdates;
       const pods = await listRuntimePods(this.opts.runtime);
+      if (updatesBefore !== this.eventUpdates) {
+        // An event applied meanwhile may be newer than this list: applying the list would undo it
+        // and report the change twice. List again instead.
+        this.again = true;
+        return;
+      }
       for (const e of this.record.replaceAll(observeAll(pods))) this.emit(e);
       this.lastRelist = this.now();
     } catch (err) {

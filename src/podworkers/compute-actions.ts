@@ -48,6 +48,8 @@ export interface PodActions {
 
 export interface ComputeInput {
   readonly uid: string;
+  /** `<name>_<namespace>(<uid>)`, as the kubelet names a pod in messages. */
+  readonly podDisplay?: string;
   readonly restartPolicy: string | undefined;
   readonly initContainers: readonly Container[];
   readonly containers: readonly Container[];
@@ -73,8 +75,9 @@ function isLive(c: RuntimeContainer): boolean {
   return c.state === ContainerState.CONTAINER_RUNNING || c.state === ContainerState.CONTAINER_CREATED;
 }
 
-function describeBackOff(name: string, delayMs: number): string {
-  return `back-off ${Math.round(delayMs / 1000)}s restarting failed container=${name}`;
+/** The kubelet's words: `back-off 20s restarting failed container=app pod=app_ns(uid)`. */
+function describeBackOff(name: string, delayMs: number, podDisplay: string): string {
+  return `back-off ${Math.round(delayMs / 1000)}s restarting failed container=${name} pod=${podDisplay}`;
 }
 
 class ActionsBuilder {
@@ -98,7 +101,7 @@ class ActionsBuilder {
     const key = `${this.input.uid}/${container.name}`;
     const decision = this.input.admitRestart(key, nsToMs(dead.startedAt), nsToMs(dead.finishedAt) || this.input.nowMs);
     if (decision.notBefore !== undefined) {
-      this.waiting.set(container.name, { reason: 'CrashLoopBackOff', message: describeBackOff(container.name, decision.delayMs ?? 0) });
+      this.waiting.set(container.name, { reason: 'CrashLoopBackOff', message: describeBackOff(container.name, decision.delayMs ?? 0, this.input.podDisplay ?? this.input.uid) });
       this.wakeAt(decision.notBefore);
       return false;
     }

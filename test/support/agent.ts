@@ -16,6 +16,9 @@ export interface AgentOptions {
   nodeName?: string;
   extraArgs?: string[];
   configFile?: string;
+  /** The agent's local endpoints; both off unless given (tests run several agents on one machine). */
+  healthzPort?: number;
+  readOnlyPort?: number;
 }
 
 export interface RunningAgent {
@@ -34,6 +37,8 @@ export function agentArgs(o: AgentOptions): string[] {
     `--root-dir=${o.rootDir}`,
     `--hostname-override=${o.nodeName ?? 'node-e2e'}`,
     '--logging-format=json',
+    `--healthz-port=${o.healthzPort ?? 0}`,
+    `--read-only-port=${o.readOnlyPort ?? 0}`,
     '--v=2',
     ...(o.extraArgs ?? []),
   ];

@@ -37,6 +37,7 @@ export const syncing: PodState = {
       const now = ctx.now();
       const actions = computePodActions({
         uid: ctx.uid,
+        podDisplay: `${ctx.name}_${ctx.namespace}(${ctx.uid})`,
         restartPolicy: spec.restartPolicy,
         initContainers: spec.initContainers ?? [],
         containers: spec.containers,

@@ -9,7 +9,10 @@ import { importTestImages, TEST_IMAGES } from '../../../dev/images.js';
 import { connectRuntime, type RuntimeConnection } from '../../../src/runtime/cri-client.js';
 import { ContainerState } from '../../../src/runtime/cri-types.js';
 import { getRuntimePod, listRuntimePods, type RuntimePod } from '../../../src/runtime/runtime-pods.js';
-import { startAgent, type RunningAgent } from '../../support/agent.js';
+import { BOOTLET_EXE, startAgent, type RunningAgent } from '../../support/agent.js';
+import { freePorts } from '../../support/ports.js';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { useTmpDir } from '../../support/tmp.js';
 import { waitFor } from '../../support/wait.js';
 
@@ -24,6 +27,8 @@ const configFile = path.join(tmp, 'kubelet-config.yaml');
 let cd: PrivateContainerd;
 let cri: RuntimeConnection;
 let agent: RunningAgent;
+let readOnlyPort: number;
+let healthzPort: number;
 
 function write(file: string, content: string): void {
   fs.writeFileSync(path.join(manifests, `.${file}.tmp`), content);
@@ -45,7 +50,8 @@ beforeAll(async () => {
   fs.mkdirSync(manifests, { recursive: true });
   fs.mkdirSync(shared, { recursive: true });
   fs.writeFileSync(configFile, `apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\npodLogsDir: ${podLogsDir}\n`);
-  agent = startAgent({ manifests, endpoint: cd.endpoint, rootDir, podLogsDir, nodeName: NODE, configFile, extraArgs: ['--v=3', '--sync-frequency=5s'] });
+  [readOnlyPort, healthzPort] = await freePorts(2);
+  agent = startAgent({ manifests, endpoint: cd.endpoint, rootDir, podLogsDir, nodeName: NODE, configFile, readOnlyPort, healthzPort, extraArgs: ['--v=3', '--sync-frequency=5s'] });
 });
 
 afterAll(async () => {
@@ -205,6 +211,37 @@ spec:
       what: 'liveness container restarted',
     });
     fs.rmSync(path.join(manifests, 'liveness.yaml'));
+  });
+
+  it('shows the pods and their status through `bootlet pods` and /pods, and answers /healthz', async () => {
+    write(
+      'status.yaml',
+      `apiVersion: v1
+kind: Pod
+metadata: {name: status, namespace: kube-system}
+spec:
+  hostNetwork: true
+  terminationGracePeriodSeconds: 2
+  containers:
+  - {name: main, image: ${TEST_IMAGES.busybox}, command: ${sh("trap 'exit 0' TERM; while true; do sleep 1; done")}}
+`,
+    );
+    const run = promisify(execFile);
+    const table = await waitFor(async () => {
+      const { stdout } = await run(BOOTLET_EXE, ['pods', `--read-only-port=${readOnlyPort}`]);
+      return stdout.split('\n').find((l) => l.includes(`status-${NODE}`) && /\b1\/1\s+Running\b/.test(l)) ? stdout : undefined;
+    }, { timeoutMs: 60_000, what: 'bootlet pods to show the pod Running 1/1' });
+    expect(table.split('\n')[0]).toMatch(/^NAMESPACE\s+NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE/);
+    const { stdout } = await run(BOOTLET_EXE, ['pods', '-o', 'json', `--read-only-port=${readOnlyPort}`]);
+    const list = JSON.parse(stdout) as { kind: string; items: { metadata: { name: string; uid: string }; status: { phase: string; podIP: string; conditions: { type: string; status: string }[]; containerStatuses: { containerID: string; ready: boolean }[] } }[] };
+    expect(list.kind).toBe('PodList');
+    const item = list.items.find((i) => i.metadata.name === `status-${NODE}`)!;
+    expect(item.status.phase).toBe('Running');
+    expect(item.status.conditions.find((c) => c.type === 'Ready')?.status).toBe('True');
+    expect(item.status.containerStatuses[0]!.containerID).toMatch(/^containerd:\/\/[0-9a-f]{64}$/);
+    const healthz = await fetch(`http://127.0.0.1:${healthzPort}/healthz`);
+    expect(await healthz.text()).toBe('ok');
+    fs.rmSync(path.join(manifests, 'status.yaml'));
   });
 });
 

@@ -12,6 +12,7 @@ import { runPodsCommand } from '../../../src/cli/pods-command.js';
 import { loadManifest } from '../../../src/config/manifest.js';
 import type { StaticPod } from '../../../src/config/types.js';
 import { createLogger } from '../../../src/log/logger.js';
+import type { PodWorkerObserver } from '../../../src/podworkers/observer.js';
 import { PodWorkers } from '../../../src/podworkers/pod-workers.js';
 import { connectRuntime, type RuntimeConnection } from '../../../src/runtime/cri-client.js';
 import { CriPodRuntime } from '../../../src/runtime/pod-operations.js';
@@ -73,7 +74,7 @@ beforeAll(async () => {
     resolvConf: '',
     logger,
   });
-  const observers = [];
+  const observers: PodWorkerObserver[] = [];
   workers = new PodWorkers({ runtime: podRuntime, logger, syncFrequencyMs: 5_000, observers });
   status = new StatusManager({
     getRuntimePod: (uid) => getRuntimePod(cri.runtime, uid),

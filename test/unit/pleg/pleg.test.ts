@@ -130,6 +130,18 @@ describe('choosing the mechanism', () => {
     expect(chosenLine(s.lines)?.reason).toMatch(/neither CRI GetContainerEvents nor containerd's event service/);
   });
 
+  it('relists fast while containerd\'s event stream cannot be opened, and uses it once it can', async () => {
+    const s = setup();
+    s.cd.mode = 'unavailable';
+    s.pleg.start();
+    await waitFor(() => s.lines.some((l) => l.includes('PLEG event stream ended')), { ...WAIT, what: 'the failed subscription to be logged' });
+    expect(s.pleg.mechanism()).toBe('relist');
+    expect(chosenLine(s.lines)).toBeUndefined();
+    s.cd.mode = 'open';
+    await waitFor(() => s.pleg.mechanism() === 'containerd-events', { ...WAIT, what: 'the stream to come up' });
+    expect(chosenLine(s.lines)).toMatchObject({ mechanism: 'containerd-events' });
+  });
+
   it('closes the containerd client on stop', async () => {
     const s = setup();
     await startAndSettle(s);
@@ -204,6 +216,28 @@ describe('CRI container events', () => {
     s.rt.sendEvent({ containerId: 'ca', containerEventType: ContainerEventType.CONTAINER_DELETED_EVENT, createdAt: 4, containersStatuses: [] });
     expect(s.events.map((e) => e.type)).toEqual(['ContainerDied', 'ContainerRemoved']);
     expect(s.rt.lists).toBe(before);
+  });
+
+  it('a relist that overlapped an event does not undo it', async () => {
+    const s = setup();
+    s.rt.eventsMode = 'open';
+    await startAndSettle(s);
+    let call = 0;
+    s.rt.onList = () => {
+      call++;
+      // The event arrives while the list is being answered with the state from before it.
+      if (call === 1) {
+        s.rt.sendEvent({
+          containerId: 'ca',
+          containerEventType: ContainerEventType.CONTAINER_STOPPED_EVENT,
+          createdAt: 3,
+          containersStatuses: [status('ca', A, ContainerState.CONTAINER_EXITED)],
+        });
+      } else s.rt.setContainerState('ca', ContainerState.CONTAINER_EXITED);
+    };
+    await s.pleg.relist();
+    expect(call).toBe(2);
+    expect(s.events).toEqual([{ podUid: A, type: 'ContainerDied', id: 'ca', name: 'app' }]);
   });
 
   it('falls back to fast relisting when the CRI stream breaks, and comes back', async () => {

@@ -118,7 +118,7 @@ describe('computePodActions', () => {
     expect(at(NOW_MS, dead(NOW_MS)).start).toHaveLength(1); // first crash: at once
     const held = at(NOW_MS + 1000, dead(NOW_MS + 1000));
     expect(held.start).toEqual([]);
-    expect(held.waiting.get('a')).toEqual({ reason: 'CrashLoopBackOff', message: 'back-off 10s restarting failed container=a' });
+    expect(held.waiting.get('a')).toEqual({ reason: 'CrashLoopBackOff', message: 'back-off 10s restarting failed container=a pod=u1' });
     expect(held.wakeAtMs).toBe(NOW_MS + 11_000);
     expect(at(NOW_MS + 11_000, dead(NOW_MS + 1000)).start).toHaveLength(1);
   });
