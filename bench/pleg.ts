@@ -4,6 +4,7 @@
 // safety-net relist (what bootlet picks on containerd 1.6), and relisting every second (what the
 // kubelet does, and bootlet's fallback). `npx tsx bench/pleg.ts`, or runPlegBench() from bench/run.ts.
 import { spawn } from 'node:child_process';
+import { build } from 'esbuild';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startContainerd, type PrivateContainerd } from '../dev/containerd.js';
@@ -160,10 +161,28 @@ async function measureCriFloor(cd: PrivateContainerd, ctx: PlegPodContext, kills
   return out;
 }
 
-function runIdleChild(endpoint: string, mode: IdleMode, seconds: number): Promise<IdleResult> {
-  const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'pleg-idle.ts');
+/**
+ * The idle child bundled to plain JavaScript, as the agent ships: under tsx an idle Node process
+ * alone costs about 0.4 % of a core (its loader), which would drown what is measured.
+ */
+async function bundleIdleChild(dir: string): Promise<string> {
+  const outfile = path.join(dir, 'pleg-idle.mjs');
+  await build({
+    entryPoints: [path.join(path.dirname(fileURLToPath(import.meta.url)), 'pleg-idle.ts')],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    logLevel: 'error',
+  });
+  return outfile;
+}
+
+function runIdleChild(script: string, endpoint: string, mode: IdleMode, seconds: number): Promise<IdleResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', script, endpoint, mode, String(seconds)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--expose-gc', script, endpoint, mode, String(seconds)], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.on('error', reject);
@@ -197,7 +216,8 @@ export async function runPlegBench(opts: PlegBenchOptions = {}): Promise<PlegBen
     log(`PLEG: idle CPU with ${idlePods} running containers, ${idleSeconds} s per configuration`);
     for (let i = 0; i < idlePods; i++) pods.push(await startPlegPod(ctx, `idle${i}`));
     const runs: IdleResult[] = [];
-    for (const mode of ['none', 'relist-1s', 'events-1s', 'events-default'] as const) runs.push(await runIdleChild(cd.endpoint, mode, idleSeconds));
+    const script = await bundleIdleChild(dir);
+    for (const mode of ['none', 'relist-1s', 'events-1s', 'events-default'] as const) runs.push(await runIdleChild(script, cd.endpoint, mode, idleSeconds));
     const pct = (r: IdleResult) => (100 * r.cpuMs) / r.wallMs;
     const base = pct(runs[0]!);
     return {

@@ -111,7 +111,8 @@ async function runAgent(opts: BootletOptions, logger: Logger): Promise<void> {
     if (err instanceof ServerStartError) fail(err.message);
     throw err;
   }
-  status.start();
+  // Events keep statuses current; the full pass is only a safety net, and it reads the runtime.
+  status.start(opts.syncFrequencyMs);
 
   const source = startFileSource({
     path: opts.podManifestPath,

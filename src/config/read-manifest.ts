@@ -48,14 +48,24 @@ function isNotFound(err: unknown): boolean {
   return code === 'ENOENT' || code === 'ENOTDIR';
 }
 
-/** Reads at most `limit` bytes; a result of length `limit` means "at least that many". */
-async function readBounded(file: string, limit: number): Promise<Buffer> {
+/**
+ * Reads at most `limit` bytes; a result of length `limit` means "at least that many". The buffer
+ * starts at the size stat gave (manifests are a few KiB; allocating the 10 MiB limit for each of
+ * the two reads of every file on every rescan cost real CPU and memory) and grows if the file did.
+ */
+async function readBounded(file: string, limit: number, sizeHint: number): Promise<Buffer> {
   const fh = await open(file, 'r');
   try {
-    const buf = Buffer.alloc(limit);
+    let buf = Buffer.allocUnsafe(Math.min(limit, Math.max(sizeHint + 1, 4096)));
     let filled = 0;
-    while (filled < limit) {
-      const { bytesRead } = await fh.read(buf, filled, limit - filled, null);
+    for (;;) {
+      if (filled === buf.length) {
+        if (buf.length >= limit) break;
+        const bigger = Buffer.allocUnsafe(Math.min(limit, buf.length * 2));
+        buf.copy(bigger, 0, 0, filled);
+        buf = bigger;
+      }
+      const { bytesRead } = await fh.read(buf, filled, buf.length - filled, null);
       if (bytesRead === 0) break;
       filled += bytesRead;
     }
@@ -92,7 +102,7 @@ export async function readManifestFile(file: string, opts: ReadOptions = {}): Pr
         continue;
       }
       const gap = quiet ? QUIET_REREAD_MS : debounceMs;
-      const bytes = await readBounded(file, maxBytes + 1);
+      const bytes = await readBounded(file, maxBytes + 1, before.size);
       const after = await stat(file);
       if (bytes.length > maxBytes) return { kind: 'error', message: tooLarge };
       if (!sameStat(before, after)) {

@@ -35,6 +35,7 @@ export class ContainerLogManager {
   private timer: NodeJS.Timeout | undefined;
   private running = false;
   private readonly now: () => Date;
+  private readonly logPaths = new Map<string, string>();
 
   constructor(private readonly o: ContainerLogManagerOptions) {
     this.now = o.now ?? (() => new Date());
@@ -54,10 +55,17 @@ export class ContainerLogManager {
     this.running = true;
     try {
       const containers = await this.o.runtime.listContainers({ state: { state: ContainerState.CONTAINER_RUNNING } });
+      const live = new Set(containers.map((c) => c.id));
+      for (const id of this.logPaths.keys()) if (!live.has(id)) this.logPaths.delete(id);
       for (const c of containers) {
         try {
-          const status = await this.o.runtime.containerStatus(c.id);
-          if (status.logPath) await this.rotateOne(c.id, status.logPath);
+          // A container's log path never changes: ask the runtime once per container, not every round.
+          let logPath = this.logPaths.get(c.id);
+          if (logPath === undefined) {
+            logPath = (await this.o.runtime.containerStatus(c.id)).logPath;
+            this.logPaths.set(c.id, logPath);
+          }
+          if (logPath) await this.rotateOne(c.id, logPath);
         } catch (err) {
           this.o.logger.v(2).info('Container log rotation skipped', { containerID: c.id, err: err instanceof Error ? err.message : String(err) });
         }
@@ -69,25 +77,22 @@ export class ContainerLogManager {
     }
   }
 
-  /** Rotates one container's log if it grew past the limit; prunes and compresses old files always. */
+  /** Rotates one container's log if it grew past the limit, then compresses and prunes old files. */
   async rotateOne(containerId: string, logPath: string): Promise<boolean> {
-    let rotated = false;
     const size = (await stat(logPath).catch(() => undefined))?.size ?? 0;
-    if (size > this.o.maxSizeBytes) {
-      const rotatedPath = `${logPath}.${stamp(this.now())}`;
-      await rename(logPath, rotatedPath);
-      try {
-        await this.o.runtime.reopenContainerLog(containerId);
-      } catch (err) {
-        // The runtime keeps writing to the renamed file until it reopens; put it back rather than lose lines.
-        await rename(rotatedPath, logPath).catch(() => undefined);
-        throw err;
-      }
-      rotated = true;
-      this.o.logger.v(2).info('Rotated container log', { containerID: containerId, path: logPath, bytes: size });
+    if (size <= this.o.maxSizeBytes) return false;
+    const rotatedPath = `${logPath}.${stamp(this.now())}`;
+    await rename(logPath, rotatedPath);
+    try {
+      await this.o.runtime.reopenContainerLog(containerId);
+    } catch (err) {
+      // The runtime keeps writing to the renamed file until it reopens; put it back rather than lose lines.
+      await rename(rotatedPath, logPath).catch(() => undefined);
+      throw err;
     }
+    this.o.logger.v(2).info('Rotated container log', { containerID: containerId, path: logPath, bytes: size });
     await this.prune(logPath);
-    return rotated;
+    return true;
   }
 
   /** Keeps maxFiles-1 rotated files (the newest stays plain, older ones are gzipped), removes the rest. */
