@@ -8,6 +8,8 @@ import { makeTmpDir, removeTmpDir } from '../test/support/tmp.js';
 import { connectRuntime } from '../src/runtime/cri-client.js';
 import { startAgent } from '../test/support/agent.js';
 import { benchPodManifest, BENCH_NODE, rawStartPod, rawStopPod } from './pods.js';
+import { measureKillToRestart } from './restart.js';
+import { idleCpuPercent, rssMiB } from './proc.js';
 import { percentile, printTable, type Row } from './report.js';
 import { waitFor } from '../test/support/wait.js';
 import { listRuntimePods } from '../src/runtime/runtime-pods.js';
@@ -21,11 +23,10 @@ function writeAtomically(dir: string, file: string, content: string): void {
   fs.renameSync(tmp, path.join(dir, file));
 }
 
-function rssMiB(pid: number): number {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  return kb / 1024;
-}
+const read = (p: string): string => fs.readFileSync(p, 'utf8');
+const IDLE_PODS = 30;
+const KILLS = Number(process.env.BENCH_KILLS ?? 50);
+const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 20);
 
 async function main(): Promise<void> {
   await cleanupStaleContainerds();
@@ -106,15 +107,39 @@ async function main(): Promise<void> {
     const ends = await Promise.all(Array.from({ length: MANY }, (_, i) => startedAt(`many-${i}`, 300_000)));
     const bootMany = Math.max(...ends) - t0boot;
     rows.push({ what: `${MANY} pods written at once → all running`, raw: rawMany, bootlet: bootMany, target: 1.2 });
-    const rss = rssMiB(agent.proc.pid!);
+    const rss = rssMiB(agent.proc.pid!, read);
 
     for (let i = 0; i < MANY; i++) fs.rmSync(path.join(manifests, `many-${i}.yaml`));
     await gone('many-');
+
+    // Idle cost with 30 pods running: nothing changes, the agent only watches.
+    for (let i = 0; i < IDLE_PODS; i++) writeAtomically(manifests, `idle-${i}.yaml`, benchPodManifest(`idle-${i}`));
+    await Promise.all(Array.from({ length: IDLE_PODS }, (_, i) => startedAt(`idle-${i}`, 300_000)));
+    await new Promise((r) => setTimeout(r, 5000)); // let the start-up burst settle before measuring
+    const idleCpu = await idleCpuPercent(agent.proc.pid!, IDLE_SECONDS, read);
+    const idleRss = rssMiB(agent.proc.pid!, read);
+    for (let i = 0; i < IDLE_PODS; i++) fs.rmSync(path.join(manifests, `idle-${i}.yaml`));
+    await gone('idle-');
     await agent.kill('SIGTERM');
+
+    // Death of a container: a second agent, verbose enough to log its PLEG events.
+    const watcher = startAgent({ manifests, endpoint: cd.endpoint, rootDir, podLogsDir, nodeName: BENCH_NODE, configFile, extraArgs: ['--v=4'] });
+    await watcher.waitForLog((r) => r.msg === 'Manifests read, adopting running pods', 'second agent ready', 30_000);
+    const deaths = await measureKillToRestart({ agent: watcher, cd, runtime: cri.runtime, manifests, kills: KILLS });
+    await gone('victim');
+    await watcher.kill('SIGTERM');
     cri.runtime.close();
 
+    rows.push({ what: `container killed → agent notices (p50 of ${deaths.kills}; baseline: kubelet's 1 s relist)`, raw: 1000, bootlet: deaths.detectP50 });
+    rows.push({ what: `container killed → agent notices (p95)`, raw: 1000, bootlet: deaths.detectP95 });
+    rows.push({ what: `container killed → replacement started (p50, back-off 0)`, raw: 1000, bootlet: deaths.restartP50 });
+    rows.push({ what: `container killed → replacement started (p95, back-off 0)`, raw: 1000, bootlet: deaths.restartP95 });
     printTable(rows);
     console.log(`\nagent RSS with ${MANY} pods running: ${rss.toFixed(1)} MiB`);
+    console.log(
+      `agent idle with ${IDLE_PODS} pods running, over ${IDLE_SECONDS}s: CPU ${idleCpu.toFixed(2)}% of one core (target < 1%), ` +
+        `RSS ${idleRss.toFixed(1)} MiB (target < 80 MiB)${process.env.NODE_OPTIONS ? ` [NODE_OPTIONS=${process.env.NODE_OPTIONS}]` : ''}`,
+    );
   } finally {
     await cd.stop();
     removeTmpDir(dir);
