@@ -116,6 +116,9 @@ async function measureKills(cd: PrivateContainerd, ctx: PlegPodContext, runtimeN
       // Both PLEGs have seen it running: a relist passed since it started.
       await evented.pleg.relist();
       await relisting.pleg.relist();
+      // A random phase against the 1 s relist: the loop itself starts right after a detection, so
+      // without it every kill would land at the same point of the relist period.
+      await new Promise((r) => setTimeout(r, Math.random() * KUBELET_RELIST_PERIOD_MS));
       const t0 = performance.now();
       process.kill(pid, 'SIGKILL');
       await waitFor(() => evented.died.has(id) && relisting.died.has(id) && exitSeen.has(id) && deleteSeen.has(id), { timeoutMs: 30_000, intervalMs: 20, what: `ContainerDied for kill ${i}` });

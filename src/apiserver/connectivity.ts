@@ -10,10 +10,16 @@ import type { ApiClient } from './client.js';
 
 export type ConnectionState = 'unknown' | 'up' | 'down';
 
+/** What the workers need to know: may we send now, and tell us when we may again. */
+export interface ConnectionGate {
+  readonly usable: boolean;
+  onUp(listener: () => void): void;
+}
+
 /** Retry-After is honoured, within reason: a wrong header must not silence the node for an hour. */
 const MAX_RETRY_AFTER_MS = 30_000;
 
-export class Connectivity {
+export class Connectivity implements ConnectionGate {
   private state: ConnectionState = 'unknown';
   private lastContactAt: Date | undefined;
   private readonly listeners: (() => void)[] = [];

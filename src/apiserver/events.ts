@@ -6,7 +6,7 @@ import type { Event } from 'kubernetes-types/core/v1';
 import type { Logger } from '../log/logger.js';
 import { describeError, isAlreadyExists, isNotFound, isUnavailable } from './api-error.js';
 import type { ApiClient } from './client.js';
-import type { Connectivity } from './connectivity.js';
+import type { ConnectionGate } from './connectivity.js';
 import { EventCorrelator } from './event-correlator.js';
 import { KeyedQueue } from './keyed-queue.js';
 import type { Clock, EventObject, EventRecorder, EventType } from './types.js';
@@ -59,8 +59,8 @@ export class EventSender implements EventRecorder {
   private dropped = 0;
 
   constructor(
-    private readonly client: ApiClient,
-    conn: Connectivity,
+    private readonly client: Pick<ApiClient, 'create' | 'patch'>,
+    conn: ConnectionGate,
     private readonly nodeName: string,
     clock: Clock,
     private readonly logger: Logger,

@@ -5,10 +5,15 @@
 import type { Logger } from '../log/logger.js';
 import { describeError, isUnavailable } from './api-error.js';
 import { Backoff } from './backoff.js';
-import type { Connectivity } from './connectivity.js';
+import type { ConnectionGate } from './connectivity.js';
+
+/** A server error is retried soon; a refusal (403, 422...) needs someone to fix something: retry slowly. */
+const RETRY_UNAVAILABLE_MAX_MS = 4000;
+const RETRY_REFUSED_MAX_MS = 60_000;
 
 interface RetryState {
   backoff: Backoff;
+  slow: Backoff;
   timer?: NodeJS.Timeout;
   lastError: string;
 }
@@ -23,7 +28,7 @@ export class KeyedQueue {
   constructor(
     private readonly name: string,
     private readonly process: (key: string) => Promise<void>,
-    private readonly conn: Connectivity,
+    private readonly conn: ConnectionGate,
     private readonly logger: Logger,
     private readonly concurrency = 8,
   ) {
@@ -88,20 +93,21 @@ export class KeyedQueue {
       await this.process(key);
       this.retries.delete(key);
     } catch (e) {
-      if (isUnavailable(e) && !this.conn.usable) {
+      if (this.stopped) {
+        // shutting down: nothing to retry
+      } else if (isUnavailable(e) && !this.conn.usable) {
         this.dirty.add(key); // retried when the server is back
       } else {
-        const r = this.retries.get(key) ?? { backoff: new Backoff(200, 5000), lastError: '' };
+        const r = this.retries.get(key) ?? { backoff: new Backoff(200, RETRY_UNAVAILABLE_MAX_MS), slow: new Backoff(1000, RETRY_REFUSED_MAX_MS), lastError: '' };
         this.retries.set(key, r);
         const msg = describeError(e);
         if (isUnavailable(e)) this.logger.v(4).info(`${this.name} failed; will retry`, { key, err: msg });
         else if (msg !== r.lastError) this.logger.warn(`${this.name} failed; will retry`, { key, err: msg });
         r.lastError = msg;
-        if (!this.stopped)
-          r.timer = setTimeout(() => {
-            r.timer = undefined;
-            this.add(key);
-          }, r.backoff.next());
+        r.timer = setTimeout(() => {
+          r.timer = undefined;
+          this.add(key);
+        }, isUnavailable(e) ? r.backoff.next() : r.slow.next());
       }
     } finally {
       this.inFlight.delete(key);

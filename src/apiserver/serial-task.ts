@@ -5,7 +5,7 @@
 import type { Logger } from '../log/logger.js';
 import { describeError, isUnavailable } from './api-error.js';
 import { Backoff } from './backoff.js';
-import type { Connectivity } from './connectivity.js';
+import type { ConnectionGate } from './connectivity.js';
 
 export class SerialTask {
   private running = false;
@@ -13,13 +13,15 @@ export class SerialTask {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   private lastError = '';
-  private readonly backoff = new Backoff(200, 5000);
+  private readonly backoff = new Backoff(200, 4000);
+  /** A refusal (403, 422...) needs someone to fix something: retry slowly. */
+  private readonly slow = new Backoff(1000, 60_000);
   private current: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly name: string,
     private readonly fn: () => Promise<void>,
-    private readonly conn: Connectivity,
+    private readonly conn: ConnectionGate,
     private readonly logger: Logger,
   ) {
     conn.onUp(() => this.kick());
@@ -47,6 +49,7 @@ export class SerialTask {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.pending = false;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     await this.current;
@@ -66,6 +69,7 @@ export class SerialTask {
     try {
       await this.fn();
       this.backoff.reset();
+      this.slow.reset();
       this.lastError = '';
     } catch (e) {
       if (isUnavailable(e)) {
@@ -79,7 +83,7 @@ export class SerialTask {
       if (msg !== this.lastError) this.logger.warn(`${this.name} failed; will retry`, { err: msg });
       else this.logger.v(4).info(`${this.name} failed again`, { err: msg });
       this.lastError = msg;
-      this.kickAfter(this.backoff.next());
+      this.kickAfter(this.slow.next());
     }
   }
 }

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { startFileSource } from '../config/file-source.js';
 import { createLogger, type Logger } from '../log/logger.js';
-import { RelistPleg } from '../pleg/relist-pleg.js';
+import { createPleg } from '../pleg/pleg.js';
 import type { PodWorkerObserver } from '../podworkers/observer.js';
 import { PodWorkers } from '../podworkers/pod-workers.js';
 import { ProberManager } from '../prober/prober-manager.js';
@@ -21,8 +21,6 @@ import { formatDuration } from './duration.js';
 import { parseCommandLine, usage, UsageError } from './flags.js';
 import { ConfigFileError } from './kubelet-config.js';
 import { resolveOptions, type BootletOptions } from './options.js';
-
-const PLEG_RELIST_PERIOD_MS = 1000;
 
 function fail(message: string): never {
   process.stderr.write(`bootlet: ${message}\n`);
@@ -87,9 +85,10 @@ async function runAgent(opts: BootletOptions, logger: Logger): Promise<void> {
   });
   observers.push(statusObserver(status));
   prober.onResult(onProbeResult(status));
-  const pleg = new RelistPleg({
+  const pleg = createPleg({
     runtime,
-    periodMs: PLEG_RELIST_PERIOD_MS,
+    endpoint: opts.containerRuntimeEndpoint,
+    runtimeName: version.runtimeName,
     logger,
     onEvent: (e) => {
       workers.wake(e.podUid);

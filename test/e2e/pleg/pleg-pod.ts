@@ -31,11 +31,23 @@ export interface PlegPod {
   containerIds: string[];
   /** Containers started so far: the next one's attempt (restartCount). */
   attempts: number;
+  container: Container;
 }
 
-const container: Container = { name: 'main', image: TEST_IMAGES.busybox, command: COMMAND, imagePullPolicy: 'IfNotPresent' };
+export interface PlegPodOptions {
+  command?: string[];
+  /** limits.memory, e.g. '16Mi'. */
+  memoryLimit?: string;
+}
 
-export async function startPlegPod(ctx: PlegPodContext, name: string): Promise<PlegPod> {
+export async function startPlegPod(ctx: PlegPodContext, name: string, opts: PlegPodOptions = {}): Promise<PlegPod> {
+  const container: Container = {
+    name: 'main',
+    image: TEST_IMAGES.busybox,
+    command: opts.command ?? COMMAND,
+    imagePullPolicy: 'IfNotPresent',
+    ...(opts.memoryLimit ? { resources: { limits: { memory: opts.memoryLimit } } } : {}),
+  };
   const uid = `pleg${name.replace(/[^a-z0-9]/g, '')}${process.pid}`.padEnd(32, '0').slice(0, 32);
   const pod: LabelledPod = {
     metadata: { name: `${name}-pleg`, namespace: 'default', uid, annotations: { 'kubernetes.io/config.source': 'file' } },
@@ -44,7 +56,7 @@ export async function startPlegPod(ctx: PlegPodContext, name: string): Promise<P
   mkdirSync(path.join(podLogDirectory(ctx.podLogsDir, pod), 'main'), { recursive: true });
   const sandboxConfig = buildSandboxConfig(pod, { podLogsDir: ctx.podLogsDir, attempt: 0, resolvConf: '' });
   const sandboxId = await ctx.runtime.runPodSandbox(sandboxConfig);
-  const p: PlegPod = { uid, name, sandboxId, sandboxConfig, pod, containerIds: [], attempts: 0 };
+  const p: PlegPod = { uid, name, sandboxId, sandboxConfig, pod, containerIds: [], attempts: 0, container };
   await startPlegContainer(ctx, p);
   return p;
 }
@@ -53,7 +65,7 @@ export async function startPlegPod(ctx: PlegPodContext, name: string): Promise<P
 export async function startPlegContainer(ctx: PlegPodContext, p: PlegPod): Promise<string> {
   const imageRef = (await ctx.images.imageStatus({ image: TEST_IMAGES.busybox }))?.id;
   if (!imageRef) throw new Error(`${TEST_IMAGES.busybox} is not imported`);
-  const config = buildContainerConfig(p.pod, container, {
+  const config = buildContainerConfig(p.pod, p.container, {
     restartCount: p.attempts++,
     imageRef,
     type: 'container',

@@ -1,6 +1,7 @@
 // The PLEG against a real containerd 1.6: it detects that CRI GetContainerEvents is not served and
 // subscribes to containerd's task events; a container killed with SIGKILL is reported as
-// ContainerDied for its pod and no other, by the evented PLEG and by the relist-only fallback alike.
+// ContainerDied for its pod and no other, by the evented PLEG and by the relist-only fallback alike;
+// an OOM kill is flagged on the ContainerDied.
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startContainerd, type PrivateContainerd } from '../../../dev/containerd.js';
@@ -96,5 +97,16 @@ describe('PLEG on containerd 1.6', () => {
       expect(after.map((e) => [e.type, e.id])).toEqual([['ContainerDied', victim.containerIds[0]]]);
     }
     expect(evented.pleg.sinceLastRelistMs()).toBeLessThan(60_000);
+  });
+
+  it('flags a container killed by the OOM killer', async () => {
+    // tail keeps the newline-free /dev/zero in memory until the 16Mi limit is hit.
+    const hog = await startPlegPod(ctx, 'hog', { memoryLimit: '16Mi', command: ['sh', '-c', 'sleep 1; tail /dev/zero'] });
+    pods.push(hog);
+    const died = await waitFor(() => evented.events.find((e) => e.podUid === hog.uid && e.type === 'ContainerDied'), {
+      timeoutMs: 60_000,
+      what: 'ContainerDied for the OOM-killed container',
+    });
+    expect(died).toMatchObject({ id: hog.containerIds[0], oomKilled: true });
   });
 });
