@@ -26,6 +26,8 @@ export interface ApiServerBenchResult {
   pods: number;
   convergeMs: number[];
   convergeP50Ms: number;
+  /** From the agent's first answer from the server to converged: the work, without the probe's wait. */
+  afterContactP50Ms: number;
   /** before the outage's changes, half-way through them, after all of them. */
   memory: { before: MemorySample; mid: MemorySample; after: MemorySample; changes: number; gc: boolean };
 }
@@ -66,6 +68,7 @@ export async function runApiServerBench(): Promise<ApiServerBenchResult> {
   try {
     // Time to converge: a fresh cluster (wiped store) appearing under an agent that waits for it.
     const convergeMs: number[] = [];
+    const afterContactMs: number[] = [];
     for (let run = 0; run < RUNS; run++) {
       await api.stop();
       api.wipe();
@@ -73,9 +76,18 @@ export async function runApiServerBench(): Promise<ApiServerBenchResult> {
       await sleep(1500); // the agent has found the server absent and is probing
       const t0 = performance.now();
       await api.start();
-      await waitFor(() => converged(api, pods, 0), { timeoutMs: 60_000, intervalMs: 5, what: `${PODS} mirror pods with status` });
-      convergeMs.push(performance.now() - t0);
-      if (process.env.BENCH_DEBUG) console.log(`run ${run}: ${convergeMs[run]} ms`);
+      let upAt: number | undefined;
+      await waitFor(
+        () => {
+          if (upAt === undefined && agent!.state().connected) upAt = performance.now();
+          return converged(api, pods, 0);
+        },
+        { timeoutMs: 60_000, intervalMs: 5, what: `${PODS} mirror pods with status` },
+      );
+      const end = performance.now();
+      convergeMs.push(end - t0);
+      afterContactMs.push(end - (upAt ?? t0));
+      if (process.env.BENCH_DEBUG) console.log(`run ${run}: up after ${((upAt ?? t0) - t0).toFixed(0)} ms, converged ${(end - t0).toFixed(0)} ms`);
       if (run < RUNS - 1) {
         await agent.stop();
         agent = undefined;
@@ -106,7 +118,7 @@ export async function runApiServerBench(): Promise<ApiServerBenchResult> {
     // And it all lands when the server is back.
     await api.start();
     await waitFor(() => converged(api, pods, restarts), { timeoutMs: 60_000, intervalMs: 5, what: 'the latest statuses after the outage' });
-    return { pods: PODS, convergeMs, convergeP50Ms: percentile(convergeMs, 50), memory: { before, mid, after, changes: AWAY_CHANGES, gc: typeof (globalThis as { gc?: unknown }).gc === 'function' } };
+    return { pods: PODS, convergeMs, convergeP50Ms: percentile(convergeMs, 50), afterContactP50Ms: percentile(afterContactMs, 50), memory: { before, mid, after, changes: AWAY_CHANGES, gc: typeof (globalThis as { gc?: unknown }).gc === 'function' } };
   } finally {
     await agent?.stop();
     await api.dispose();
@@ -116,7 +128,7 @@ export async function runApiServerBench(): Promise<ApiServerBenchResult> {
 
 export function printApiServerBench(r: ApiServerBenchResult): void {
   const f = (n: number): string => n.toFixed(1);
-  console.log(`API server reachable → ${r.pods} mirror pods + statuses correct: p50 ${f(r.convergeP50Ms)} ms (runs: ${r.convergeMs.map(f).join(', ')}; target ≤ 2000)`);
+  console.log(`API server reachable → ${r.pods} mirror pods + statuses correct: p50 ${f(r.convergeP50Ms)} ms (runs: ${r.convergeMs.map(f).join(', ')}; target ≤ 2000); of which after the first answer: p50 ${f(r.afterContactP50Ms)} ms`);
   const m = r.memory;
   console.log(
     `memory while away (${m.changes} status changes + events, ${m.gc ? 'after GC' : 'no --expose-gc'}): heapUsed ${f(m.before.heapUsedMiB)} → ${f(m.mid.heapUsedMiB)} (half-way) → ${f(m.after.heapUsedMiB)} MiB, RSS ${f(m.before.rssMiB)} → ${f(m.mid.rssMiB)} → ${f(m.after.rssMiB)} MiB`,

@@ -56,7 +56,8 @@ export function startApiAgent(opts: ApiAgentOptions): ApiAgent {
   const client = new ApiClient(conn0, { timeoutMs: opts.requestTimeoutMs, userAgent: opts.userAgent ?? `bootlet/${opts.nodeInfo.kubeletVersion}` });
   const conn = new Connectivity(client, logger);
   const registrar = new NodeRegistrar(client, opts.nodeInfo, clock, logger, opts.registerNode ?? true);
-  const reporter = new NodeStatusReporter(client, opts.nodeInfo, registrar, clock, opts.nodeStatusReportFrequencyMs ?? 300_000);
+  const events = new EventSender(client, conn, nodeName, clock, logger);
+  const reporter = new NodeStatusReporter(client, opts.nodeInfo, registrar, clock, opts.nodeStatusReportFrequencyMs ?? 300_000, events);
   const leaseDuration = opts.nodeLeaseDurationSeconds ?? 40;
   const lease = new NodeLease(client, nodeName, () => registrar.uid, leaseDuration, clock);
   const cache = new MirrorPodCache(client, conn, nodeName, logger);
@@ -108,8 +109,6 @@ export function startApiAgent(opts: ApiAgentOptions): ApiAgent {
   });
   cache.onChange((key) => pods.add(key));
   cache.onResync(() => pods.addAll(allKeys()));
-
-  const events = new EventSender(client, conn, nodeName, clock, logger);
 
   const timers = [
     setInterval(() => nodeTask.kick(), opts.nodeStatusUpdateFrequencyMs ?? 10_000),

@@ -70,6 +70,11 @@ export function isUnavailable(e: unknown): boolean {
   return isRetryable(e);
 }
 
+/** The server said no to this request as made (bad request, not authenticated, forbidden, invalid): retrying soon cannot help. */
+export function isRefused(e: unknown): boolean {
+  return e instanceof ApiError && [400, 401, 403, 405, 415, 422].includes(e.code);
+}
+
 export function isNotFound(e: unknown): boolean {
   return e instanceof ApiError && e.code === 404;
 }

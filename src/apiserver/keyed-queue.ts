@@ -3,7 +3,7 @@
 // the server is away cost one entry and one request when it returns. Memory is bounded by the number
 // of objects, not by the number of changes or by how long the server was away.
 import type { Logger } from '../log/logger.js';
-import { describeError, isUnavailable } from './api-error.js';
+import { describeError, isRefused, isUnavailable } from './api-error.js';
 import { Backoff } from './backoff.js';
 import type { ConnectionGate } from './connectivity.js';
 
@@ -101,13 +101,13 @@ export class KeyedQueue {
         const r = this.retries.get(key) ?? { backoff: new Backoff(200, RETRY_UNAVAILABLE_MAX_MS), slow: new Backoff(1000, RETRY_REFUSED_MAX_MS), lastError: '' };
         this.retries.set(key, r);
         const msg = describeError(e);
-        if (isUnavailable(e)) this.logger.v(4).info(`${this.name} failed; will retry`, { key, err: msg });
-        else if (msg !== r.lastError) this.logger.warn(`${this.name} failed; will retry`, { key, err: msg });
+        if (isRefused(e) && msg !== r.lastError) this.logger.warn(`${this.name} failed; will retry`, { key, err: msg });
+        else this.logger.v(isUnavailable(e) ? 4 : 2).info(`${this.name} failed; will retry`, { key, err: msg });
         r.lastError = msg;
         r.timer = setTimeout(() => {
           r.timer = undefined;
           this.add(key);
-        }, isUnavailable(e) ? r.backoff.next() : r.slow.next());
+        }, isRefused(e) ? r.slow.next() : r.backoff.next());
       }
     } finally {
       this.inFlight.delete(key);

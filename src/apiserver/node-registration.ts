@@ -45,21 +45,23 @@ export class NodeRegistrar {
   async ensure(): Promise<Node | undefined> {
     if (this.nodeUid) return undefined;
     const name = this.info.nodeName;
-    let existing: Node | undefined;
-    try {
-      existing = await this.client.get<Node>(nodePath(name));
-    } catch (e) {
-      if (!isNotFound(e)) throw e;
-    }
-    if (!existing) {
-      if (!this.registerNode) throw new ApiError(404, 'NotFound', `node "${name}" not found (registerNode is false: waiting for it to be created)`);
+    let existing: Node;
+    if (this.registerNode) {
+      // Create first, as the kubelet does: on a fresh cluster that is the one request needed.
       try {
         const created = await this.client.create<Node>('/api/v1/nodes', buildNode(this.info, computeNodeStatus(this.info, undefined, this.clock.now())));
         this.logger.info('Successfully registered node', { node: name });
         return this.registered(created);
       } catch (e) {
         if (!isAlreadyExists(e)) throw e;
+      }
+      existing = await this.client.get<Node>(nodePath(name));
+    } else {
+      try {
         existing = await this.client.get<Node>(nodePath(name));
+      } catch (e) {
+        if (isNotFound(e)) throw new ApiError(404, 'NotFound', `node "${name}" not found (registerNode is false: waiting for it to be created)`);
+        throw e;
       }
     }
     const patched = this.registerNode ? await this.takeOver(existing) : existing;

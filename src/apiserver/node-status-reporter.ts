@@ -5,11 +5,21 @@ import { isNotFound } from './api-error.js';
 import type { ApiClient } from './client.js';
 import { nodePath, type NodeRegistrar } from './node-registration.js';
 import { computeNodeStatus, nodeStatusChanged, nodeStatusPatch } from './node-status.js';
-import type { Clock, NodeInfoSource } from './types.js';
+import type { Clock, EventRecorder, NodeInfoSource } from './types.js';
+
+/** The event the kubelet records when a node condition takes a status ("Node n1 status is now: NodeReady"). */
+const CONDITION_EVENTS: Record<string, Record<string, string>> = {
+  MemoryPressure: { False: 'NodeHasSufficientMemory', True: 'NodeHasInsufficientMemory' },
+  DiskPressure: { False: 'NodeHasNoDiskPressure', True: 'NodeHasDiskPressure' },
+  PIDPressure: { False: 'NodeHasSufficientPID', True: 'NodeHasInsufficientPID' },
+  Ready: { True: 'NodeReady', False: 'NodeNotReady' },
+};
 
 export class NodeStatusReporter {
   private lastSent: NodeStatus | undefined;
   private lastSentAt = 0;
+  /** Condition statuses as last computed here, for the transition events. */
+  private readonly seen = new Map<string, string>();
 
   constructor(
     private readonly client: ApiClient,
@@ -17,6 +27,7 @@ export class NodeStatusReporter {
     private readonly registrar: NodeRegistrar,
     private readonly clock: Clock,
     private readonly reportFrequencyMs: number,
+    private readonly recorder: EventRecorder,
   ) {}
 
   /** One round: register if needed, then post the status if it is due. */
@@ -29,6 +40,7 @@ export class NodeStatusReporter {
     }
     const now = this.clock.now();
     const status = computeNodeStatus(this.info, this.lastSent, now);
+    this.recordTransitions(status);
     const due = now.getTime() - this.lastSentAt >= this.reportFrequencyMs;
     if (!due && !nodeStatusChanged(this.lastSent, status)) return;
     try {
@@ -41,6 +53,16 @@ export class NodeStatusReporter {
         this.lastSent = undefined;
       }
       throw e;
+    }
+  }
+
+  private recordTransitions(status: NodeStatus): void {
+    const name = this.info.nodeName;
+    for (const c of status.conditions ?? []) {
+      if (this.seen.get(c.type) === c.status) continue;
+      this.seen.set(c.type, c.status);
+      const reason = CONDITION_EVENTS[c.type]?.[c.status];
+      if (reason) this.recorder.event({ kind: 'Node', name, uid: name }, 'Normal', reason, `Node ${name} status is now: ${reason}`);
     }
   }
 }

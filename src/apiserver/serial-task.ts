@@ -3,7 +3,7 @@
 // a queue. While the server is down it waits for the Connectivity to say up; other failures are
 // retried with a jittered back-off and logged once per distinct error.
 import type { Logger } from '../log/logger.js';
-import { describeError, isUnavailable } from './api-error.js';
+import { describeError, isRefused, isUnavailable } from './api-error.js';
 import { Backoff } from './backoff.js';
 import type { ConnectionGate } from './connectivity.js';
 
@@ -80,10 +80,12 @@ export class SerialTask {
         return;
       }
       const msg = describeError(e);
-      if (msg !== this.lastError) this.logger.warn(`${this.name} failed; will retry`, { err: msg });
+      // Waiting for a Node someone else registers is expected, not worth a warning.
+      if (msg !== this.lastError && isRefused(e)) this.logger.warn(`${this.name} failed; will retry`, { err: msg });
+      else if (msg !== this.lastError) this.logger.info(`${this.name} failed; will retry`, { err: msg });
       else this.logger.v(4).info(`${this.name} failed again`, { err: msg });
       this.lastError = msg;
-      this.kickAfter(this.slow.next());
+      this.kickAfter(isRefused(e) ? this.slow.next() : this.backoff.next());
     }
   }
 }

@@ -52,6 +52,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  const warnings = log.lines.filter((l) => l.includes('"severity":"warning"'));
+  if (warnings.length) console.log(`agent warnings:\n${warnings.join('\n')}`);
   await agent?.stop();
   await api?.dispose();
 });
@@ -216,9 +218,14 @@ describe('the server going away and coming back', () => {
     });
     const nodeOut = await waitFor(async () => {
       const out = await kubectl.ok(['describe', 'node', NODE]);
-      return /Starting/.test(out) && out;
+      return /Starting/.test(out) && /NodeReady/.test(out) && out;
     }, { timeoutMs: 20_000, what: 'describe node to show the Starting event' });
     expect(nodeOut).toMatch(/kubelet/);
+  });
+
+  it('logged no warnings, and one line per reachability change', () => {
+    expect(log.lines.filter((l) => l.includes('"severity":"warning"'))).toEqual([]);
+    expect(logged('API server unreachable; running on our own and retrying')).toBeLessThanOrEqual(3); // stop, 429s, hang
   });
 
   it('a restarted agent reconciles mirror pods when the server returns', async () => {

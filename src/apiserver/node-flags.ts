@@ -1,0 +1,70 @@
+// Parsers for --node-labels and --register-with-taints, in the kubelet's syntax, with its rule that
+// a node may not give itself labels under kubernetes.io / k8s.io except the kubelet's own (the
+// NodeRestriction admission plugin would refuse the registration otherwise).
+import type { Taint } from 'kubernetes-types/core/v1';
+
+export class NodeFlagError extends Error {
+  override readonly name = 'NodeFlagError';
+}
+
+const KUBELET_LABELS = new Set([
+  'kubernetes.io/hostname',
+  'kubernetes.io/os',
+  'kubernetes.io/arch',
+  'beta.kubernetes.io/os',
+  'beta.kubernetes.io/arch',
+  'beta.kubernetes.io/instance-type',
+  'node.kubernetes.io/instance-type',
+  'failure-domain.beta.kubernetes.io/region',
+  'failure-domain.beta.kubernetes.io/zone',
+  'topology.kubernetes.io/region',
+  'topology.kubernetes.io/zone',
+  'node.kubernetes.io/windows-build',
+]);
+const KUBELET_LABEL_NAMESPACES = ['kubelet.kubernetes.io', 'node.kubernetes.io'];
+const EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
+
+function prefixOf(key: string): string {
+  const i = key.indexOf('/');
+  return i < 0 ? '' : key.slice(0, i);
+}
+
+function isKubeletLabelAllowed(key: string): boolean {
+  const ns = prefixOf(key);
+  const restricted = ns === 'kubernetes.io' || ns.endsWith('.kubernetes.io') || ns === 'k8s.io' || ns.endsWith('.k8s.io');
+  if (!restricted) return true;
+  return KUBELET_LABELS.has(key) || KUBELET_LABEL_NAMESPACES.some((p) => ns === p || ns.endsWith(`.${p}`));
+}
+
+/** `--node-labels a=b,c=d`. */
+export function parseNodeLabels(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const part of text.split(',').map((p) => p.trim()).filter(Boolean)) {
+    const eq = part.indexOf('=');
+    if (eq <= 0) throw new NodeFlagError(`--node-labels: ${JSON.stringify(part)} is not key=value`);
+    const key = part.slice(0, eq);
+    if (!isKubeletLabelAllowed(key))
+      throw new NodeFlagError(`--node-labels: a node may not set label ${key} on itself (only its own kubernetes.io labels, kubelet.kubernetes.io/* and node.kubernetes.io/*; node-role labels are set by an admin)`);
+    out[key] = part.slice(eq + 1);
+  }
+  return out;
+}
+
+/** `--register-with-taints key=value:Effect,key:Effect`. */
+export function parseTaints(text: string): Taint[] {
+  return text
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)
+    .map((part) => {
+      const colon = part.lastIndexOf(':');
+      if (colon <= 0) throw new NodeFlagError(`--register-with-taints: ${JSON.stringify(part)} is not key[=value]:Effect`);
+      const effect = part.slice(colon + 1);
+      if (!EFFECTS.includes(effect)) throw new NodeFlagError(`--register-with-taints: effect ${JSON.stringify(effect)} is not one of ${EFFECTS.join(', ')}`);
+      const kv = part.slice(0, colon);
+      const eq = kv.indexOf('=');
+      const key = eq < 0 ? kv : kv.slice(0, eq);
+      if (!key) throw new NodeFlagError(`--register-with-taints: ${JSON.stringify(part)} has no key`);
+      return eq < 0 ? { key, effect } : { key, value: kv.slice(eq + 1), effect };
+    });
+}

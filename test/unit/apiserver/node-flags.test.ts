@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { NodeFlagError, parseNodeLabels, parseTaints } from '../../../src/apiserver/node-flags.js';
+
+describe('--node-labels', () => {
+  it('parses key=value pairs, allowing the kubelet namespaces', () => {
+    expect(parseNodeLabels('a=b, example.com/pool=cp,node.kubernetes.io/exclude-from-external-load-balancers=')).toEqual({
+      a: 'b',
+      'example.com/pool': 'cp',
+      'node.kubernetes.io/exclude-from-external-load-balancers': '',
+    });
+  });
+  it('refuses labels a node may not set on itself, and junk', () => {
+    expect(() => parseNodeLabels('node-role.kubernetes.io/control-plane=')).toThrow(NodeFlagError);
+    expect(() => parseNodeLabels('novalue')).toThrow(/is not key=value/);
+  });
+});
+
+describe('--register-with-taints', () => {
+  it('parses key=value:Effect and key:Effect', () => {
+    expect(parseTaints('node-role.kubernetes.io/control-plane:NoSchedule,dedicated=etcd:NoExecute')).toEqual([
+      { key: 'node-role.kubernetes.io/control-plane', effect: 'NoSchedule' },
+      { key: 'dedicated', value: 'etcd', effect: 'NoExecute' },
+    ]);
+  });
+  it('refuses an unknown effect', () => {
+    expect(() => parseTaints('a=b:Never')).toThrow(/effect "Never"/);
+  });
+});
