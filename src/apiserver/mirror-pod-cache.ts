@@ -69,11 +69,8 @@ export class MirrorPodCache {
   observe(pod: Pod): void {
     const key = podKey(pod.metadata?.namespace ?? '', pod.metadata?.name ?? '');
     if (!isMirrorPod(pod) || pod.spec?.nodeName !== this.nodeName) return;
-    const have = this.pods.get(key);
-    if (have && have.metadata?.uid !== pod.metadata?.uid) {
-      // A different object under the name: ours is the newer truth only if it is newer.
-      if (!newer(pod, have)) return;
-    } else if (!newer(pod, have)) return;
+    // Whether the same object or a recreated one under the name: only ever move forward.
+    if (!newer(pod, this.pods.get(key))) return;
     this.pods.set(key, pod);
   }
 

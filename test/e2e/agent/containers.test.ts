@@ -1,63 +1,38 @@
 // Pod lifecycle through the packaged agent and a real containerd: init containers in order,
 // sidecars kept running and stopped last, preStop hooks, restart policies for finished pods,
 // and the runAsNonRoot refusal.
+import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupStaleContainerds, startContainerd, type PrivateContainerd } from '../../../dev/containerd.js';
-import { importTestImages, TEST_IMAGES } from '../../../dev/images.js';
-import { connectRuntime, type RuntimeConnection } from '../../../src/runtime/cri-client.js';
-import { ContainerState } from '../../../src/runtime/cri-types.js';
-import { getRuntimePod, listRuntimePods, type RuntimePod } from '../../../src/runtime/runtime-pods.js';
-import { BOOTLET_EXE, startAgent, type RunningAgent } from '../../support/agent.js';
-import { freePorts } from '../../support/ports.js';
-import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { useTmpDir } from '../../support/tmp.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { TEST_IMAGES } from '../../../dev/images.js';
+import { ContainerState } from '../../../src/runtime/cri-types.js';
+import type { RuntimePod } from '../../../src/runtime/runtime-pods.js';
+import { BOOTLET_EXE, type RunningAgent } from '../../support/agent.js';
+import { freePorts } from '../../support/ports.js';
 import { waitFor } from '../../support/wait.js';
+import { useAgentHarness } from './harness.js';
 
 const NODE = 'node-c';
-const tmp = useTmpDir('agent-containers');
-const manifests = path.join(tmp, 'manifests');
-const rootDir = path.join(tmp, 'root');
-const podLogsDir = path.join(tmp, 'logs', 'pods');
-const shared = path.join(tmp, 'shared');
-const configFile = path.join(tmp, 'kubelet-config.yaml');
-
-let cd: PrivateContainerd;
-let cri: RuntimeConnection;
+const h = useAgentHarness('containers', NODE, { extraArgs: ['--v=3', '--sync-frequency=5s'] });
+const { manifests, rootDir } = h;
+const shared = path.join(h.dir, 'shared');
+const write = h.write;
 let agent: RunningAgent;
 let readOnlyPort: number;
 let healthzPort: number;
 
-function write(file: string, content: string): void {
-  fs.writeFileSync(path.join(manifests, `.${file}.tmp`), content);
-  fs.renameSync(path.join(manifests, `.${file}.tmp`), path.join(manifests, file));
-}
-
 async function pod(name: string): Promise<RuntimePod | undefined> {
-  const found = [...(await listRuntimePods(cri.runtime)).values()].find((p) => p.name === `${name}-${NODE}`);
-  return found ? getRuntimePod(cri.runtime, found.uid) : undefined;
+  return (await h.pods(name))[0];
 }
 
 const sh = (script: string) => JSON.stringify(['sh', '-c', script]);
 
 beforeAll(async () => {
-  await cleanupStaleContainerds();
-  cd = await startContainerd({ name: 'containers' });
-  await importTestImages(cd);
-  cri = await connectRuntime(cd.endpoint);
-  fs.mkdirSync(manifests, { recursive: true });
   fs.mkdirSync(shared, { recursive: true });
-  fs.writeFileSync(configFile, `apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\npodLogsDir: ${podLogsDir}\n`);
   [readOnlyPort, healthzPort] = await freePorts(2);
-  agent = startAgent({ manifests, endpoint: cd.endpoint, rootDir, podLogsDir, nodeName: NODE, configFile, readOnlyPort, healthzPort, extraArgs: ['--v=3', '--sync-frequency=5s'] });
-});
-
-afterAll(async () => {
-  await agent?.kill('SIGKILL');
-  cri?.runtime.close();
-  await cd?.stop();
+  agent = h.launch({ readOnlyPort, healthzPort });
 });
 
 describe('containers of a pod', () => {

@@ -2,30 +2,22 @@
 // agent's promises kept through edits, broken files, editor leftovers, crashes and restarts.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupStaleContainerds, startContainerd, type PrivateContainerd } from '../../../dev/containerd.js';
-import { importTestImages, TEST_IMAGES } from '../../../dev/images.js';
-import { connectRuntime, type RuntimeConnection } from '../../../src/runtime/cri-client.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { TEST_IMAGES } from '../../../dev/images.js';
 import { ContainerState, PodSandboxState } from '../../../src/runtime/cri-types.js';
 import { listRuntimePods, type RuntimePod } from '../../../src/runtime/runtime-pods.js';
-import { startAgent, type RunningAgent } from '../../support/agent.js';
+import type { RunningAgent } from '../../support/agent.js';
 import { freePorts } from '../../support/ports.js';
-import { useTmpDir } from '../../support/tmp.js';
 import { waitFor } from '../../support/wait.js';
+import { useAgentHarness } from './harness.js';
 
 const NODE = 'node-e2e';
-const tmp = useTmpDir('agent-lifecycle');
-const manifests = path.join(tmp, 'manifests');
-const rootDir = path.join(tmp, 'root');
-const podLogsDir = path.join(tmp, 'logs', 'pods');
-const configFile = path.join(tmp, 'kubelet-config.yaml');
-
-let cd: PrivateContainerd;
-let cri: RuntimeConnection;
+const h = useAgentHarness('lifecycle', NODE, { extraArgs: ['--v=4', '--file-check-frequency=2s'] });
+const { manifests, rootDir, podLogsDir } = h;
 let agent: RunningAgent | undefined;
 
 function launch(): RunningAgent {
-  agent = startAgent({ manifests, endpoint: cd.endpoint, rootDir, podLogsDir, nodeName: NODE, configFile, extraArgs: ['--v=4', '--file-check-frequency=2s'] });
+  agent = h.launch();
   return agent;
 }
 
@@ -45,15 +37,10 @@ spec:
 ${extra}`;
 }
 
-function write(file: string, content: string): void {
-  // Written beside, then renamed: what careful tooling does.
-  const tmpFile = path.join(manifests, `.${file}.tmp`);
-  fs.writeFileSync(tmpFile, content);
-  fs.renameSync(tmpFile, path.join(manifests, file));
-}
+const write = h.write;
 
 async function podsNamed(name: string): Promise<RuntimePod[]> {
-  const pods = await listRuntimePods(cri.runtime);
+  const pods = await listRuntimePods(h.cri().runtime);
   return [...pods.values()].filter((p) => p.name === `${name}-${NODE}`);
 }
 
@@ -67,7 +54,7 @@ async function runningContainer(name: string, container = 'main') {
 }
 
 async function liveState(): Promise<{ sandboxes: string[]; containers: string[] }> {
-  const pods = await listRuntimePods(cri.runtime);
+  const pods = await listRuntimePods(h.cri().runtime);
   const all = [...pods.values()];
   return {
     sandboxes: all.flatMap((p) => p.sandboxes.filter((s) => s.state === PodSandboxState.SANDBOX_READY).map((s) => s.id)).sort(),
@@ -75,27 +62,15 @@ async function liveState(): Promise<{ sandboxes: string[]; containers: string[] 
   };
 }
 
-beforeAll(async () => {
-  await cleanupStaleContainerds();
-  cd = await startContainerd({ name: 'agent' });
-  await importTestImages(cd);
-  cri = await connectRuntime(cd.endpoint);
-  fs.mkdirSync(manifests, { recursive: true });
-  fs.writeFileSync(configFile, `apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\npodLogsDir: ${podLogsDir}\nsyncFrequency: 1m\n`);
+beforeAll(() => {
   launch();
-});
-
-afterAll(async () => {
-  await agent?.kill('SIGKILL');
-  cri?.runtime.close();
-  await cd?.stop();
 });
 
 describe('bootlet against a real containerd', () => {
   it('runs a pod from a manifest, labelled as the kubelet labels it, logging in the CRI layout', async () => {
     write('sleeper.yaml', sleeper('sleeper'));
     const found = await waitFor(() => runningContainer('sleeper'), { timeoutMs: 60_000, what: 'sleeper container running' });
-    const sandboxes = await cri.runtime.listPodSandbox({ labelSelector: { 'io.kubernetes.pod.uid': found.pod.uid } });
+    const sandboxes = await h.cri().runtime.listPodSandbox({ labelSelector: { 'io.kubernetes.pod.uid': found.pod.uid } });
     expect(sandboxes).toHaveLength(1);
     expect(sandboxes[0]!.labels['io.kubernetes.pod.name']).toBe(`sleeper-${NODE}`);
     expect(sandboxes[0]!.labels['io.kubernetes.pod.namespace']).toBe('default');
@@ -221,7 +196,7 @@ spec:
 
   it('runs the real etcd as a static pod with its data on a hostPath', async () => {
     const [client, peer] = await freePorts(2);
-    const dataDir = path.join(tmp, 'etcd-data');
+    const dataDir = path.join(h.dir, 'etcd-data');
     write(
       'etcd.yaml',
       `apiVersion: v1
@@ -262,6 +237,6 @@ spec:
     // Clean up through the agent itself: no manifests, then every pod goes.
     for (const f of fs.readdirSync(manifests)) fs.rmSync(path.join(manifests, f));
     launch();
-    await waitFor(async () => (await listRuntimePods(cri.runtime)).size === 0, { timeoutMs: 60_000, what: 'every pod removed after its manifest went' });
+    await waitFor(async () => (await listRuntimePods(h.cri().runtime)).size === 0, { timeoutMs: 60_000, what: 'every pod removed after its manifest went' });
   });
 });

@@ -223,8 +223,9 @@ describe('the server going away and coming back', () => {
     expect(nodeOut).toMatch(/kubelet/);
   });
 
-  it('logged no warnings, and one line per reachability change', () => {
+  it('logged no warnings, and one line per reachability change; NodeRestriction never said no', () => {
     expect(log.lines.filter((l) => l.includes('"severity":"warning"'))).toEqual([]);
+    expect(api.requests.filter((r) => r.user === `system:node:${NODE}` && (r.status === 403 || r.status === 422))).toEqual([]);
     expect(logged('API server unreachable; running on our own and retrying')).toBeLessThanOrEqual(3); // stop, 429s, hang
   });
 

@@ -1,0 +1,6 @@
+// What the rest of bootlet uses of the API side.
+export { startApiAgent, type ApiAgent, type ApiAgentOptions } from './api-agent.js';
+export { collectNodeInfo, type CollectNodeInfoOptions } from './node-info.js';
+export { KubeconfigError, loadKubeconfig, type ClusterConnection } from './kubeconfig.js';
+export { NodeFlagError, parseNodeLabels, parseTaints } from './node-flags.js';
+export type { Clock, EventObject, EventRecorder, EventType, NodeInfoSource, NodePressure, PodStatusSource, ResourceList, StaticPodSource } from './types.js';
