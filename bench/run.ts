@@ -9,6 +9,8 @@ import { connectRuntime } from '../src/runtime/cri-client.js';
 import { startAgent } from '../test/support/agent.js';
 import { benchPodManifest, BENCH_NODE, rawStartPod, rawStopPod } from './pods.js';
 import { measureKillToRestart } from './restart.js';
+import { printPlegResult, runPlegBench } from './pleg.js';
+import { printProberBench, runProberBench } from './prober.js';
 import { idleCpuPercent, rssMiB } from './proc.js';
 import { percentile, printTable, type Row } from './report.js';
 import { waitFor } from '../test/support/wait.js';
@@ -146,7 +148,23 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err: unknown) => {
-  console.error(err);
-  process.exit(1);
-});
+/** Sections that run on their own (their own containerd or none), after the agent's. */
+async function sections(): Promise<void> {
+  const skip = new Set((process.env.BENCH_SKIP ?? '').split(',').filter(Boolean));
+  if (!skip.has('prober')) {
+    console.log('\n== probes: 100 probed containers, period 1 s, event loop under synthetic load');
+    printProberBench(await runProberBench());
+  }
+  if (!skip.has('pleg')) {
+    console.log('\n== PLEG mechanisms, measured in-process against containerd');
+    printPlegResult(await runPlegBench({ log: () => undefined }));
+  }
+}
+
+main()
+  .then(sections)
+  .then(() => process.exit(0))
+  .catch((err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  });

@@ -1,6 +1,8 @@
 // The command line, with the kubelet's flag names. Unknown flags and bad values are errors that
 // name the flag: bootlet never silently ignores what an operator asked for.
 import { isIP } from 'node:net';
+import type { Taint } from 'kubernetes-types/core/v1';
+import { parseNodeLabels, parseTaints } from '../apiserver/node-flags.js';
 import { parseDuration } from './duration.js';
 
 export interface FlagValues {
@@ -19,6 +21,10 @@ export interface FlagValues {
   healthzBindAddress?: string;
   readOnlyPort?: number;
   address?: string;
+  kubeconfig?: string;
+  nodeLabels?: Record<string, string>;
+  registerWithTaints?: Taint[];
+  registerNode?: boolean;
 }
 
 export type Command = { kind: 'run'; flags: FlagValues } | { kind: 'version' } | { kind: 'help' };
@@ -48,6 +54,28 @@ const port = (raw: string, flag: string): number => {
 const ip = (raw: string, flag: string): string => {
   if (isIP(raw) === 0) throw new UsageError(`invalid value "${raw}" for flag ${flag}: not an IP address`);
   return raw;
+};
+
+const labels = (raw: string, flag: string): Record<string, string> => {
+  try {
+    return parseNodeLabels(raw);
+  } catch (err) {
+    throw new UsageError(`invalid value "${raw}" for flag ${flag}: ${(err as Error).message}`);
+  }
+};
+
+const taints = (raw: string, flag: string): Taint[] => {
+  try {
+    return parseTaints(raw);
+  } catch (err) {
+    throw new UsageError(`invalid value "${raw}" for flag ${flag}: ${(err as Error).message}`);
+  }
+};
+
+const bool = (raw: string, flag: string): boolean => {
+  if (raw === 'true') return true;
+  if (raw === 'false') return false;
+  throw new UsageError(`invalid value "${raw}" for flag ${flag}: must be true or false`);
 };
 
 const duration = (raw: string, flag: string): number => {
@@ -90,11 +118,15 @@ export const FLAGS: Record<string, FlagSpec> = {
   'healthz-bind-address': { key: 'healthzBindAddress', parse: ip, placeholder: 'IP', help: '/healthz address (default 127.0.0.1)' },
   'read-only-port': { key: 'readOnlyPort', parse: port, placeholder: 'PORT', help: 'Unauthenticated /pods, /metrics, /healthz (default 10255 on 127.0.0.1; 0 disables)' },
   address: { key: 'address', parse: ip, placeholder: 'IP', help: 'Address of the read-only port (default 127.0.0.1: it has no authentication)' },
+  kubeconfig: { key: 'kubeconfig', parse: text, placeholder: 'FILE', help: 'kubeconfig of the API server; without it bootlet runs standalone' },
+  'node-labels': { key: 'nodeLabels', parse: labels, placeholder: 'K=V,...', help: 'Labels to register the Node with' },
+  'register-with-taints': { key: 'registerWithTaints', parse: taints, placeholder: 'K=V:EFFECT,...', help: 'Taints to register the Node with' },
+  'register-node': { key: 'registerNode', parse: bool, placeholder: 'true|false', help: 'Create the Node object (default true); false: only use one that exists' },
   'runtime-request-timeout': { key: 'runtimeRequestTimeoutMs', parse: duration, placeholder: 'DURATION', help: 'Timeout of CRI calls except image pulls (default 2m)' },
 };
 
 /** Kubelet flags that exist but that this version of bootlet does not implement. */
-const KNOWN_UNSUPPORTED = new Set(['kubeconfig', 'bootstrap-kubeconfig', 'node-labels', 'register-with-taints', 'cgroup-driver', 'manifest-url', 'cluster-dns', 'cluster-domain']);
+const KNOWN_UNSUPPORTED = new Set(['bootstrap-kubeconfig', 'cgroup-driver', 'manifest-url', 'manifest-url-header', 'cluster-dns', 'cluster-domain', 'port', 'tls-cert-file', 'tls-private-key-file', 'feature-gates']);
 
 function parseFlags(args: string[]): FlagValues {
   const out: FlagValues = {};

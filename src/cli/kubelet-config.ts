@@ -2,6 +2,7 @@
 // The fields bootlet implements are applied; the others are named once in a warning, so a
 // kubeadm-written file works and nobody is misled into thinking a setting took effect.
 import { readFileSync } from 'node:fs';
+import type { Taint } from 'kubernetes-types/core/v1';
 import { isIP } from 'node:net';
 import { parse } from 'yaml';
 import { parseQuantity } from '../runtime/quantity.js';
@@ -23,6 +24,12 @@ export interface KubeletConfigValues {
   healthzBindAddress?: string;
   readOnlyPort?: number;
   address?: string;
+  kubeconfig?: string;
+  registerNode?: boolean;
+  registerWithTaints?: Taint[];
+  nodeStatusUpdateFrequencyMs?: number;
+  nodeStatusReportFrequencyMs?: number;
+  nodeLeaseDurationSeconds?: number;
 }
 
 export interface LoadedKubeletConfig {
@@ -52,6 +59,12 @@ const APPLIED = new Set([
   'healthzBindAddress',
   'readOnlyPort',
   'address',
+  'kubeconfig',
+  'registerNode',
+  'registerWithTaints',
+  'nodeStatusUpdateFrequency',
+  'nodeStatusReportFrequency',
+  'nodeLeaseDurationSeconds',
 ]);
 
 function str(file: string, obj: Record<string, unknown>, field: string): string | undefined {
@@ -103,6 +116,28 @@ function ipField(file: string, obj: Record<string, unknown>, field: string): str
   return v;
 }
 
+function boolField(file: string, obj: Record<string, unknown>, field: string): boolean | undefined {
+  const v = obj[field];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'boolean') throw new ConfigFileError(`${file}: ${field}: must be true or false`);
+  return v;
+}
+
+const EFFECTS = new Set(['NoSchedule', 'PreferNoSchedule', 'NoExecute']);
+
+function taintsField(file: string, obj: Record<string, unknown>, field: string): Taint[] | undefined {
+  const v = obj[field];
+  if (v === undefined || v === null) return undefined;
+  if (!Array.isArray(v)) throw new ConfigFileError(`${file}: ${field}: must be a list of taints`);
+  return v.map((t: unknown, i) => {
+    const o = t as Partial<Taint> | null;
+    if (!o || typeof o.key !== 'string' || !o.key || !EFFECTS.has(String(o.effect))) {
+      throw new ConfigFileError(`${file}: ${field}[${i}]: needs a key and an effect (NoSchedule, PreferNoSchedule or NoExecute)`);
+    }
+    return { key: o.key, effect: o.effect as string, ...(o.value !== undefined ? { value: String(o.value) } : {}) };
+  });
+}
+
 export function parseKubeletConfig(file: string, content: string): LoadedKubeletConfig {
   let doc: unknown;
   try {
@@ -130,6 +165,12 @@ export function parseKubeletConfig(file: string, content: string): LoadedKubelet
     healthzBindAddress: ipField(file, obj, 'healthzBindAddress'),
     readOnlyPort: portField(file, obj, 'readOnlyPort'),
     address: ipField(file, obj, 'address'),
+    kubeconfig: str(file, obj, 'kubeconfig'),
+    registerNode: boolField(file, obj, 'registerNode'),
+    registerWithTaints: taintsField(file, obj, 'registerWithTaints'),
+    nodeStatusUpdateFrequencyMs: dur(file, obj, 'nodeStatusUpdateFrequency'),
+    nodeStatusReportFrequencyMs: dur(file, obj, 'nodeStatusReportFrequency'),
+    nodeLeaseDurationSeconds: count(file, obj, 'nodeLeaseDurationSeconds', 1),
   };
   const logging = obj.logging;
   if (logging !== undefined && logging !== null) {

@@ -1,6 +1,7 @@
 // The agent's settings: defaults, then the config file, then flags (flags win, as in the kubelet).
 import { hostname, networkInterfaces } from 'node:os';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
+import type { Taint } from 'kubernetes-types/core/v1';
 import { UsageError, type FlagValues } from './flags.js';
 import { loadKubeletConfig } from './kubelet-config.js';
 
@@ -23,6 +24,14 @@ export interface BootletOptions {
   healthzBindAddress: string;
   readOnlyPort: number;
   address: string;
+  /** Absent: standalone, no API server. */
+  kubeconfig?: string;
+  nodeLabels: Record<string, string>;
+  registerWithTaints: Taint[];
+  registerNode: boolean;
+  nodeStatusUpdateFrequencyMs: number;
+  nodeStatusReportFrequencyMs: number;
+  nodeLeaseDurationSeconds: number;
   configFile?: string;
   /** KubeletConfiguration fields present but not implemented; warned about at start. */
   ignoredConfigFields: string[];
@@ -47,6 +56,10 @@ export const DEFAULTS = {
   // loopback only, because it has no authentication and `bootlet pods` reads it.
   readOnlyPort: 10255,
   address: '127.0.0.1',
+  registerNode: true,
+  nodeStatusUpdateFrequencyMs: 10_000,
+  nodeStatusReportFrequencyMs: 300_000,
+  nodeLeaseDurationSeconds: 40,
 };
 
 /** The node name as the kubelet makes it: override or hostname, trimmed and lowercased. */
@@ -89,6 +102,13 @@ export function resolveOptions(flags: FlagValues): BootletOptions {
     healthzBindAddress: pick(flags.healthzBindAddress, cfg.healthzBindAddress, DEFAULTS.healthzBindAddress),
     readOnlyPort: pick(flags.readOnlyPort, cfg.readOnlyPort, DEFAULTS.readOnlyPort),
     address: pick(flags.address, cfg.address, DEFAULTS.address),
+    kubeconfig: flags.kubeconfig ?? (cfg.kubeconfig ? resolve(dirname(flags.config ?? '.'), cfg.kubeconfig) : undefined),
+    nodeLabels: flags.nodeLabels ?? {},
+    registerWithTaints: flags.registerWithTaints ?? cfg.registerWithTaints ?? [],
+    registerNode: pick(flags.registerNode, cfg.registerNode, DEFAULTS.registerNode),
+    nodeStatusUpdateFrequencyMs: positive('nodeStatusUpdateFrequency', cfg.nodeStatusUpdateFrequencyMs ?? DEFAULTS.nodeStatusUpdateFrequencyMs),
+    nodeStatusReportFrequencyMs: positive('nodeStatusReportFrequency', cfg.nodeStatusReportFrequencyMs ?? DEFAULTS.nodeStatusReportFrequencyMs),
+    nodeLeaseDurationSeconds: cfg.nodeLeaseDurationSeconds ?? DEFAULTS.nodeLeaseDurationSeconds,
     configFile: flags.config,
     ignoredConfigFields: file?.ignored ?? [],
   };

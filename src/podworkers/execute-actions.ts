@@ -35,15 +35,26 @@ export async function executeActions(ctx: WorkerContext, actions: PodActions, sa
     ctx.logger.info('Started container', { ...fields, container: c.name, containerID: c.id, reason: 'found created, not started' });
   }
   for (const s of actions.start) {
+    const name = s.container.name;
     try {
-      const id = await ctx.runtime.startContainer(pod, current, s.container, s.type, s.restartCount);
-      ctx.logger.info('Started container', { ...fields, container: s.container.name, containerID: id, reason: s.why });
+      const started = await ctx.runtime.startContainer(pod, current, s.container, s.type, s.restartCount);
+      ctx.logger.info('Started container', { ...fields, container: name, containerID: started.id, reason: s.why });
+      if (started.pullMs !== undefined) {
+        ctx.event('Normal', 'Pulling', `Pulling image ${JSON.stringify(s.container.image)}`, name);
+        ctx.event('Normal', 'Pulled', `Successfully pulled image ${JSON.stringify(s.container.image)} in ${(started.pullMs / 1000).toFixed(3)}s`, name);
+      } else {
+        ctx.event('Normal', 'Pulled', `Container image ${JSON.stringify(s.container.image)} already present on machine`, name);
+      }
+      ctx.event('Normal', 'Created', `Created container: ${name}`, name);
+      ctx.event('Normal', 'Started', `Started container ${name}`, name);
     } catch (err) {
       const reason = err instanceof ContainerStartError ? err.reason : 'RunContainerError';
       const message = err instanceof Error ? err.message : String(err);
-      waiting.set(s.container.name, { reason, message });
-      errors.push(`${s.container.name}: ${message}`);
-      ctx.logger.error('Failed to start container', { ...fields, container: s.container.name, reason, err: message });
+      waiting.set(name, { reason, message });
+      errors.push(`${name}: ${message}`);
+      ctx.logger.error('Failed to start container', { ...fields, container: name, reason, err: message });
+      if (err instanceof ContainerStartError && err.step === 'mount') ctx.event('Warning', 'FailedMount', message, name);
+      else ctx.event('Warning', 'Failed', `Error: ${reason}: ${message}`, name);
       // An init container must succeed before anything after it; stop here.
       if (s.type === 'init') break;
     }

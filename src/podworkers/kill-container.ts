@@ -25,13 +25,16 @@ export async function killContainer(ctx: WorkerContext, target: KillTarget, grac
   const preStop: LifecycleHandler | undefined = target.spec?.lifecycle?.preStop ?? target.meta?.preStop;
   let grace = graceSeconds;
   ctx.logger.info('Killing container', { ...fields, reason, gracePeriod: Math.max(MIN_GRACE_SECONDS, grace) });
+  ctx.event('Normal', 'Killing', reason.startsWith('Container ') ? reason : `Stopping container ${target.name}`, target.name);
   if (preStop) {
     const started = ctx.now();
     const spec: Container = target.spec ?? { name: target.name, ports: target.meta?.ports };
     try {
       await ctx.runtime.runHook(ctx.desired, spec, target.id, preStop, Math.max(1, grace));
     } catch (err) {
-      ctx.logger.warn('PreStop hook failed', { ...fields, err: err instanceof Error ? err.message : String(err) });
+      const message = err instanceof Error ? err.message : String(err);
+      ctx.logger.warn('PreStop hook failed', { ...fields, err: message });
+      ctx.event('Warning', 'FailedPreStopHook', `PreStopHook failed: ${message}`, target.name);
     }
     grace -= Math.ceil((ctx.now() - started) / 1000);
   }

@@ -18,10 +18,18 @@ export class ContainerStartError extends Error {
     readonly container: string,
     readonly reason: string,
     message: string,
+    /** The step that failed, for the event: 'pull' (Failed), 'mount' (FailedMount), or 'start'. */
+    readonly step: 'pull' | 'mount' | 'start' = 'start',
   ) {
     super(message);
     this.name = 'ContainerStartError';
   }
+}
+
+export interface StartedContainer {
+  readonly id: string;
+  /** Set when the image had to be pulled, with how long it took. */
+  readonly pullMs?: number;
 }
 
 export interface PodRuntime {
@@ -29,8 +37,8 @@ export interface PodRuntime {
   getPod(uid: string): Promise<RuntimePod | undefined>;
   /** Creates the pod's directories and runs a sandbox. */
   createSandbox(pod: DesiredPod, attempt: number): Promise<SandboxRef>;
-  /** Pulls if needed, prepares volumes, creates and starts the container. Returns its id. */
-  startContainer(pod: DesiredPod, sandbox: SandboxRef, container: Container, type: ContainerType, restartCount: number | undefined): Promise<string>;
+  /** Pulls if needed, prepares volumes, creates and starts the container. */
+  startContainer(pod: DesiredPod, sandbox: SandboxRef, container: Container, type: ContainerType, restartCount: number | undefined): Promise<StartedContainer>;
   startCreatedContainer(id: string): Promise<void>;
   /** Runs a preStop (or postStart) handler against a running container; rejects with the reason it failed. */
   runHook(pod: DesiredPod | undefined, container: Container, containerId: string, handler: LifecycleHandler, timeoutSeconds: number): Promise<void>;

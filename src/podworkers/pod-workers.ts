@@ -5,7 +5,7 @@ import type { Logger } from '../log/logger.js';
 import type { RuntimePod } from '../runtime/runtime-pods.js';
 import { CrashLoopBackOff } from './crashloop-backoff.js';
 import type { PodRuntime } from './pod-runtime.js';
-import { notify, type PodWorkerObserver } from './observer.js';
+import { notify, type PodEvent, type PodWorkerObserver } from './observer.js';
 import { PodWorker } from './pod-worker.js';
 import type { PodWorkerStateName, SyncOutcome } from './worker-context.js';
 
@@ -100,6 +100,12 @@ export class PodWorkers {
     }));
   }
 
+  /** Namespace and name of the pod with this UID, if a worker has it. */
+  podRef(uid: string): { namespace: string; name: string } | undefined {
+    const w = this.workers.get(uid);
+    return w ? { namespace: w.ctx.namespace, name: w.ctx.name } : undefined;
+  }
+
   has(uid: string): boolean {
     return this.workers.has(uid);
   }
@@ -139,6 +145,12 @@ export class PodWorkers {
         terminationRequested: false,
         pendingKills: new Map(),
         emit: (call) => notify(this.opts.observers ?? [], call, (err) => this.opts.logger.error('Pod worker observer failed', { podUID: uid, err: String(err) })),
+        event: (type, reason, message, container) => {
+          const initContainer = container !== undefined && (desired?.spec?.initContainers ?? []).some((c) => c.name === container);
+          const e: PodEvent = { uid, namespace, name, type, reason, message, container, initContainer };
+          this.opts.logger.v(2).info('Event', { pod: key, podUID: uid, type, reason, message, container });
+          notify(this.opts.observers ?? [], (o) => o.podEvent?.(e), (err) => this.opts.logger.error('Pod worker observer failed', { podUID: uid, err: String(err) }));
+        },
         runtime: this.opts.runtime,
         backoff: this.backoff,
         logger: this.opts.logger,

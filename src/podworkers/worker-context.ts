@@ -4,7 +4,7 @@ import type { RuntimePod } from '../runtime/runtime-pods.js';
 import type { CrashLoopBackOff } from './crashloop-backoff.js';
 import type { PodRuntime, DesiredPod } from './pod-runtime.js';
 import type { WaitingReason } from './compute-actions.js';
-import type { PodWorkerObserver } from './observer.js';
+import type { PodEvent, PodWorkerObserver } from './observer.js';
 
 export type PodWorkerStateName = 'WaitingToStart' | 'Syncing' | 'Terminating' | 'Terminated' | 'Done';
 
@@ -46,6 +46,8 @@ export interface WorkerContext {
   readonly pendingKills: Map<string, PendingKill>;
   /** Emits to the observers (prober, status); never throws. */
   emit(call: (o: PodWorkerObserver) => void): void;
+  /** Records a pod event (Pulled, Created, Started, Killing, BackOff, ...). */
+  event(type: PodEvent['type'], reason: string, message: string, container?: string): void;
   now(): number;
 }
 

@@ -5,7 +5,7 @@ import { totalmem } from 'node:os';
 import path from 'node:path';
 import type { Container, LifecycleHandler } from 'kubernetes-types/core/v1';
 import type { Logger } from '../log/logger.js';
-import { ContainerStartError, type DesiredPod, type PodRuntime, type SandboxRef } from '../podworkers/pod-runtime.js';
+import { ContainerStartError, type DesiredPod, type PodRuntime, type SandboxRef, type StartedContainer } from '../podworkers/pod-runtime.js';
 import { buildContainerConfig, containerLogPath } from './container-config.js';
 import { CriError, type ImageService, type RuntimeService } from './cri-types.js';
 import { ensureImage, ImageError } from './images.js';
@@ -78,16 +78,18 @@ export class CriPodRuntime implements PodRuntime {
     }
   }
 
-  async startContainer(pod: DesiredPod, sandbox: SandboxRef, container: Container, type: ContainerType, restartCount: number | undefined): Promise<string> {
+  async startContainer(pod: DesiredPod, sandbox: SandboxRef, container: Container, type: ContainerType, restartCount: number | undefined): Promise<StartedContainer> {
     const count = restartCount ?? (await this.restartCountFromLogs(pod, container.name));
     const sandboxConfig = this.sandboxConfig(pod, sandbox.attempt);
     let imageRef: string;
+    let pullMs: number | undefined;
     try {
+      const t0 = Date.now();
       const ensured = await ensureImage(this.o.images, container, sandboxConfig);
       imageRef = ensured.imageRef;
-      if (ensured.pulled) this.o.logger.info('Pulled image', { pod: `${pod.metadata.namespace}/${pod.metadata.name}`, container: container.name, image: container.image });
+      if (ensured.pulled) pullMs = Date.now() - t0;
     } catch (err) {
-      if (err instanceof ImageError) throw new ContainerStartError(container.name, err.reason, err.message);
+      if (err instanceof ImageError) throw new ContainerStartError(container.name, err.reason, err.message, 'pull');
       throw err;
     }
     let config;
@@ -110,8 +112,7 @@ export class CriPodRuntime implements PodRuntime {
         nodeMemoryCapacityBytes: totalmem(),
       });
     } catch (err) {
-      if (err instanceof VolumeError || err instanceof Error) throw new ContainerStartError(container.name, 'CreateContainerConfigError', messageOf(err));
-      throw err;
+      throw new ContainerStartError(container.name, 'CreateContainerConfigError', messageOf(err), err instanceof VolumeError ? 'mount' : 'start');
     }
     let id: string;
     try {
@@ -135,7 +136,7 @@ export class CriPodRuntime implements PodRuntime {
         throw new ContainerStartError(container.name, 'PostStartHookError', messageOf(err));
       }
     }
-    return id;
+    return { id, pullMs };
   }
 
   async runHook(pod: DesiredPod | undefined, container: Container, containerId: string, handler: LifecycleHandler, timeoutSeconds: number): Promise<void> {

@@ -48,6 +48,7 @@ export const syncing: PodState = {
       });
       for (const [name, w] of actions.waiting) {
         ctx.logger.v(1).info('Back-off restarting failed container', { pod: ctx.key, podUID: ctx.uid, container: name, message: w.message });
+        ctx.event('Warning', 'BackOff', `Back-off restarting failed container ${name} in pod ${ctx.name}_${ctx.namespace}(${ctx.uid})`, name);
       }
       const newest = runtime?.sandboxes[0];
       const sandbox = newest && newest.state === PodSandboxState.SANDBOX_READY ? { id: newest.id, attempt: newest.attempt } : undefined;

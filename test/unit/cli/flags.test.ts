@@ -11,6 +11,19 @@ describe('command line', () => {
     });
   });
 
+  it('takes the API server flags', () => {
+    const cmd = parseCommandLine(['--kubeconfig=/etc/kubernetes/kubelet.conf', '--node-labels=env=prod,zone=a', '--register-with-taints=dedicated=cp:NoSchedule', '--register-node=false']);
+    expect(cmd).toEqual({
+      kind: 'run',
+      flags: {
+        kubeconfig: '/etc/kubernetes/kubelet.conf',
+        nodeLabels: { env: 'prod', zone: 'a' },
+        registerWithTaints: [{ key: 'dedicated', value: 'cp', effect: 'NoSchedule' }],
+        registerNode: false,
+      },
+    });
+  });
+
   it('answers version and help', () => {
     expect(parseCommandLine(['version'])).toEqual({ kind: 'version' });
     expect(parseCommandLine(['--version'])).toEqual({ kind: 'version' });
@@ -19,7 +32,10 @@ describe('command line', () => {
 
   it.each([
     [['--pod-manifest-pth=/x'], 'unknown flag: --pod-manifest-pth'],
-    [['--kubeconfig=/x'], 'flag --kubeconfig is a kubelet flag that bootlet does not support yet'],
+    [['--cgroup-driver=systemd'], 'flag --cgroup-driver is a kubelet flag that bootlet does not support yet'],
+    [['--node-labels=node-role.kubernetes.io/control-plane='], 'invalid value "node-role.kubernetes.io/control-plane=" for flag --node-labels'],
+    [['--register-with-taints=k=v:Sometimes'], 'invalid value "k=v:Sometimes" for flag --register-with-taints'],
+    [['--register-node=maybe'], 'invalid value "maybe" for flag --register-node: must be true or false'],
     [['--v=high'], 'invalid value "high" for flag --v: must be a non-negative integer'],
     [['--logging-format=xml'], 'invalid value "xml" for flag --logging-format'],
     [['--sync-frequency=soon'], 'invalid value "soon" for flag --sync-frequency'],

@@ -2,7 +2,7 @@
 // make a call slow and a journal of calls in order.
 import type { Container, LifecycleHandler } from 'kubernetes-types/core/v1';
 import type { ContainerType } from '../../../src/podworkers/compute-actions.js';
-import type { DesiredPod, PodRuntime, SandboxRef } from '../../../src/podworkers/pod-runtime.js';
+import type { DesiredPod, PodRuntime, SandboxRef, StartedContainer } from '../../../src/podworkers/pod-runtime.js';
 import { ContainerState, PodSandboxState } from '../../../src/runtime/cri-types.js';
 import type { RuntimeContainer, RuntimePod, RuntimeSandbox } from '../../../src/runtime/runtime-pods.js';
 import { hashContainer } from '../../../src/runtime/container-hash.js';
@@ -45,7 +45,7 @@ export class FakePodRuntime implements PodRuntime {
     return { id, attempt };
   }
 
-  async startContainer(pod: DesiredPod, sandbox: SandboxRef, container: Container, type: ContainerType, restartCount: number | undefined): Promise<string> {
+  async startContainer(pod: DesiredPod, sandbox: SandboxRef, container: Container, type: ContainerType, restartCount: number | undefined): Promise<StartedContainer> {
     await this.gate.get(container.name);
     const id = `c${++this.seq}`;
     const now = Date.now() * 1e6;
@@ -66,7 +66,7 @@ export class FakePodRuntime implements PodRuntime {
       meta: { podName: pod.metadata.name, podNamespace: pod.metadata.namespace, podUid: pod.metadata.uid, containerName: container.name, hash: hashContainer(container), restartCount: restartCount ?? 0, type },
     });
     this.journal.push(`start ${pod.metadata.name} ${pod.metadata.uid} ${container.name}`);
-    return id;
+    return { id };
   }
 
   async startCreatedContainer(id: string): Promise<void> {

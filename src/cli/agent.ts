@@ -1,0 +1,186 @@
+// Builds the agent from its parts and starts it: manifest directory → desired pods → pod workers
+// → CRI, with the PLEG and the prober waking workers, status computed beside them, the local
+// endpoints, and the API side when a kubeconfig is given.
+import { readFileSync } from 'node:fs';
+import { startFileSource } from '../config/file-source.js';
+import { StaticPodSet } from '../config/static-pod-set.js';
+import { loadKubeconfig } from '../apiserver/index.js';
+import type { Logger } from '../log/logger.js';
+import { createPleg } from '../pleg/pleg.js';
+import type { PodWorkerObserver } from '../podworkers/observer.js';
+import { PodWorkers } from '../podworkers/pod-workers.js';
+import { ProberManager } from '../prober/prober-manager.js';
+import { ContainerLogManager } from '../runtime/container-log-manager.js';
+import { connectRuntime } from '../runtime/cri-client.js';
+import { CriPodRuntime } from '../runtime/pod-operations.js';
+import { RuntimeHealth } from '../runtime/runtime-health.js';
+import { getRuntimePod, listRuntimePods } from '../runtime/runtime-pods.js';
+import { startEndpoints } from '../server/endpoints.js';
+import { StatusManager } from '../status/status-manager.js';
+import { onProbeResult, statusObserver } from '../status/worker-events.js';
+import { BOOTLET_VERSION } from '../version.js';
+import { startApiLink, type ApiLink } from './api-link.js';
+import { formatDuration } from './duration.js';
+import { startMemoryReducer } from './memory-reducer.js';
+import type { BootletOptions } from './options.js';
+import { linkProber } from './prober-link.js';
+
+/** Often enough that memory settles soon after a burst, rarely enough to cost nothing measurable. */
+const MEMORY_REDUCER_PERIOD_MS = 15_000;
+
+function readResolvConf(): string {
+  try {
+    return readFileSync('/etc/resolv.conf', 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+export interface RunningAgent {
+  /** Stops watching and reporting; every pod keeps running. */
+  shutdown(): Promise<void>;
+}
+
+/** Throws RuntimeConnectError, ServerStartError or KubeconfigError for the caller to report in one line. */
+export async function startAgent(opts: BootletOptions, logger: Logger, fatal: (message: string) => void): Promise<RunningAgent> {
+  logger.info('Starting bootlet', {
+    version: BOOTLET_VERSION,
+    node: opts.nodeName,
+    nodeIP: opts.nodeIP,
+    podManifestPath: opts.podManifestPath,
+    containerRuntimeEndpoint: opts.containerRuntimeEndpoint,
+    fileCheckFrequency: formatDuration(opts.fileCheckFrequencyMs),
+    syncFrequency: formatDuration(opts.syncFrequencyMs),
+    kubeconfig: opts.kubeconfig,
+  });
+  // A kubeconfig that cannot be used is a start-up error; a server that does not answer is not.
+  if (opts.kubeconfig) loadKubeconfig(opts.kubeconfig);
+  if (opts.ignoredConfigFields.length > 0) {
+    logger.warn('KubeletConfiguration fields not implemented by bootlet are ignored', { file: opts.configFile, fields: opts.ignoredConfigFields.join(',') });
+  }
+
+  const { runtime, images, version } = await connectRuntime(opts.containerRuntimeEndpoint, { requestTimeoutMs: opts.runtimeRequestTimeoutMs });
+  logger.info('Container runtime initialized', { containerRuntime: version.runtimeName, version: version.runtimeVersion, apiVersion: version.runtimeApiVersion });
+  const health = new RuntimeHealth(runtime, logger);
+  health.start();
+
+  const podRuntime = new CriPodRuntime({
+    runtime,
+    images,
+    rootDir: opts.rootDir,
+    podLogsDir: opts.podLogsDir,
+    nodeName: opts.nodeName,
+    nodeIP: opts.nodeIP,
+    resolvConf: readResolvConf(),
+    logger,
+  });
+  const observers: PodWorkerObserver[] = [];
+  const workers = new PodWorkers({ runtime: podRuntime, logger, syncFrequencyMs: opts.syncFrequencyMs, observers });
+  const prober = new ProberManager({ runtime, logger: logger.with({ component: 'prober' }) });
+  observers.push(linkProber(prober, workers, opts.nodeIP));
+  const status = new StatusManager({
+    getRuntimePod: (uid) => getRuntimePod(runtime, uid),
+    pods: () => workers.snapshot(),
+    probes: { ready: (u, n) => prober.readiness(u, n), started: (u, n) => prober.started(u, n) },
+    nodeIP: opts.nodeIP,
+    runtimeName: version.runtimeName,
+    logger: logger.with({ component: 'status' }),
+  });
+  observers.push(statusObserver(status));
+  prober.onResult(onProbeResult(status));
+  const pleg = createPleg({
+    runtime,
+    endpoint: opts.containerRuntimeEndpoint,
+    runtimeName: version.runtimeName,
+    logger,
+    onEvent: (e) => {
+      workers.wake(e.podUid);
+      status.update(e.podUid);
+    },
+  });
+  const logRotation = new ContainerLogManager({
+    runtime,
+    logger,
+    maxSizeBytes: opts.containerLogMaxSizeBytes,
+    maxFiles: opts.containerLogMaxFiles,
+    intervalMs: opts.containerLogMonitorIntervalMs,
+  });
+  const endpoints = await startEndpoints({
+    healthzBindAddress: opts.healthzBindAddress,
+    healthzPort: opts.healthzPort,
+    address: opts.address,
+    readOnlyPort: opts.readOnlyPort,
+    syncFrequencyMs: opts.syncFrequencyMs,
+    source: { statuses: () => status.all(), sinceLastRelistMs: () => pleg.sinceLastRelistMs() },
+    logger,
+  });
+
+  const staticPods = new StaticPodSet();
+  let api: ApiLink | undefined;
+  if (opts.kubeconfig) {
+    api = startApiLink({ ...opts, kubeconfig: opts.kubeconfig }, {
+      staticPods,
+      status,
+      runtimeName: version.runtimeName,
+      runtimeVersion: version.runtimeVersion,
+      runtimeReady: () => health.ready(),
+      logger,
+    });
+    observers.push(api.observer);
+    prober.onResult((e) => {
+      if (!e.changed || e.result !== 'failure') return;
+      const pod = workers.podRef(e.podUid);
+      if (!pod) return;
+      const probe = e.probeType[0]!.toUpperCase() + e.probeType.slice(1);
+      api?.recordPodEvent({ ...pod, uid: e.podUid, type: 'Warning', reason: 'Unhealthy', message: `${probe} probe failed: ${e.output}`, container: e.containerName });
+    });
+    logger.info('API server client configured; the node runs on its own until the server answers', { kubeconfig: opts.kubeconfig });
+  } else {
+    logger.info('No --kubeconfig: running standalone, no API server will be contacted');
+  }
+
+  // Events keep statuses current; the full pass is only a safety net, and it reads the runtime.
+  status.start(opts.syncFrequencyMs);
+  logRotation.start();
+  const memory = startMemoryReducer(MEMORY_REDUCER_PERIOD_MS);
+
+  const source = startFileSource({
+    path: opts.podManifestPath,
+    nodeName: opts.nodeName,
+    fileCheckFrequencyMs: opts.fileCheckFrequencyMs,
+    logger,
+    events: {
+      update: (u) => {
+        workers.apply(u);
+        staticPods.apply(u);
+      },
+      error: () => {}, // the file source logs each refused manifest once, with file and reason
+      warning: () => {},
+      ready: () => {
+        // Only now is the desired set complete: what runs without a manifest can be told apart.
+        listRuntimePods(runtime)
+          .then((found) => {
+            logger.info('Manifests read, adopting running pods', { runtimePods: found.size });
+            workers.adoptRuntimePods(found);
+            staticPods.markReady();
+            pleg.start();
+          })
+          .catch((err: unknown) => fatal(`reading pods back from the runtime: ${err instanceof Error ? err.message : String(err)}`));
+      },
+    },
+  });
+
+  return {
+    async shutdown() {
+      pleg.stop();
+      prober.stop();
+      status.stop();
+      memory.stop();
+      health.stop();
+      logRotation.stop();
+      workers.shutdown();
+      await Promise.allSettled([source.stop(), endpoints.close(), api?.stop()]);
+      runtime.close();
+    },
+  };
+}

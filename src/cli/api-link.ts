@@ -1,0 +1,66 @@
+// Connects bootlet to the API server when a kubeconfig is given: the node, its lease, mirror pods
+// and statuses are kept true there from what bootlet already knows, and pod events are recorded.
+// Nothing here can stop, start or restart a container: the API side only reads.
+import { collectNodeInfo, startApiAgent, type ApiAgent } from '../apiserver/index.js';
+import type { StaticPodSet } from '../config/static-pod-set.js';
+import type { Logger } from '../log/logger.js';
+import type { PodEvent, PodWorkerObserver } from '../podworkers/observer.js';
+import type { StatusManager } from '../status/status-manager.js';
+import { BOOTLET_VERSION } from '../version.js';
+import type { BootletOptions } from './options.js';
+
+export interface ApiLink {
+  /** Records pod events in the API server (aggregated, rate-limited, dropped while it is away). */
+  readonly observer: PodWorkerObserver;
+  recordPodEvent(e: PodEvent): void;
+  stop(): Promise<void>;
+}
+
+export interface ApiLinkDeps {
+  staticPods: StaticPodSet;
+  status: StatusManager;
+  runtimeName: string;
+  runtimeVersion: string;
+  runtimeReady: () => boolean;
+  logger: Logger;
+}
+
+export function startApiLink(opts: BootletOptions & { kubeconfig: string }, deps: ApiLinkDeps): ApiLink {
+  const agent: ApiAgent = startApiAgent({
+    kubeconfigPath: opts.kubeconfig,
+    nodeInfo: collectNodeInfo({
+      nodeName: opts.nodeName,
+      nodeIP: opts.nodeIP,
+      runtimeVersion: `${deps.runtimeName}://${deps.runtimeVersion}`,
+      kubeletVersion: `v${BOOTLET_VERSION}`,
+      labels: opts.nodeLabels,
+      taints: opts.registerWithTaints,
+      runtimeReady: deps.runtimeReady,
+      rootDir: opts.rootDir,
+    }),
+    staticPods: deps.staticPods,
+    statuses: {
+      get: (uid) => deps.status.get(uid)?.status,
+      onChange: (listener) => void deps.status.onChange((uid) => listener(uid)),
+    },
+    logger: deps.logger.with({ component: 'apiserver' }),
+    registerNode: opts.registerNode,
+    nodeStatusUpdateFrequencyMs: opts.nodeStatusUpdateFrequencyMs,
+    nodeStatusReportFrequencyMs: opts.nodeStatusReportFrequencyMs,
+    nodeLeaseDurationSeconds: opts.nodeLeaseDurationSeconds,
+  });
+  const recordPodEvent = (e: PodEvent): void => {
+    const prefix = e.initContainer ? 'spec.initContainers' : 'spec.containers';
+    agent.recorder.event(
+      { kind: 'Pod', namespace: e.namespace, name: e.name, uid: e.uid, ...(e.container ? { fieldPath: `${prefix}{${e.container}}` } : {}) },
+      e.type,
+      e.reason,
+      e.message,
+    );
+  };
+  return {
+    observer: { podEvent: recordPodEvent },
+    recordPodEvent,
+    stop: () => agent.stop(),
+  };
+}
