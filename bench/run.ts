@@ -11,6 +11,7 @@ import { benchPodManifest, BENCH_NODE, rawStartPod, rawStopPod } from './pods.js
 import { measureKillToRestart } from './restart.js';
 import { printPlegResult, runPlegBench } from './pleg.js';
 import { printProberBench, runProberBench } from './prober.js';
+import { printApiServerBench, runApiServerBench } from './apiserver.js';
 import { idleCpuPercent, rssMiB } from './proc.js';
 import { percentile, printTable, type Row } from './report.js';
 import { waitFor } from '../test/support/wait.js';
@@ -154,6 +155,10 @@ async function sections(): Promise<void> {
   if (!skip.has('prober')) {
     console.log('\n== probes: 100 probed containers, period 1 s, event loop under synthetic load');
     printProberBench(await runProberBench());
+  }
+  if (!skip.has('apiserver')) {
+    console.log('\n== API side: fake API server, 50 static pods (fake sources)');
+    printApiServerBench(await runApiServerBench());
   }
   if (!skip.has('pleg')) {
     console.log('\n== PLEG mechanisms, measured in-process against containerd');
