@@ -10,6 +10,9 @@ import type { ApiClient } from './client.js';
 import type { MirrorPodCache } from './mirror-pod-cache.js';
 import { buildMirrorPod, isMirrorOf, podPath } from './mirror-pod.js';
 
+/** Long enough for a deleting client to start watching, short enough to stay within a sync. */
+export const RECREATE_AFTER_OUTSIDE_DELETE_MS = 1000;
+
 export class MirrorPodReconciler {
   constructor(
     private readonly client: ApiClient,
@@ -35,6 +38,9 @@ export class MirrorPodReconciler {
       if (orphan || deleting || !isMirrorOf(mirror, sp)) {
         await this.deleteMirror(key, mirror, orphan ? 'orphaned' : deleting ? 'being deleted' : 'outdated');
         mirror = undefined;
+        // Someone deleted it (`kubectl delete pod`): kubectl then waits for the name's DELETED event
+        // through a list+watch; a new mirror under the name before its list would make it wait forever.
+        if (deleting && sp) await new Promise((r) => setTimeout(r, RECREATE_AFTER_OUTSIDE_DELETE_MS));
       }
     }
     if (!sp) return undefined;

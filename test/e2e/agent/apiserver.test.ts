@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Lease } from 'kubernetes-types/coordination/v1';
 import type { Node, Pod } from 'kubernetes-types/core/v1';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_IMAGES } from '../../../dev/images.js';
 import { ContainerState } from '../../../src/runtime/cri-types.js';
 import { startFakeApiServer, type FakeApiServer } from '../../support/fake-apiserver/index.js';
@@ -65,7 +65,19 @@ beforeAll(async () => {
   h.launch({ extraArgs: ['--v=2', `--kubeconfig=${nodeKubeconfig}`] });
 });
 
+let failed = false;
+afterEach((ctx) => {
+  if (ctx.task.result?.state === 'fail') failed = true;
+});
+
 afterAll(async () => {
+  // A red run shows what the agent said about the API server.
+  if (failed || process.env.SHOW_AGENT_LOG) {
+    const lines = h.agent().lines.filter((l) => l.includes('apiserver') || l.includes('"severity"'));
+    console.log(`agent log (API side):\n${lines.slice(-80).join('\n')}`);
+    const reqs = api.requests.filter((r) => r.path.includes('sleeper') || (r.path.includes('/pods') && r.user !== `system:node:${NODE}`));
+    console.log(`API requests about the pods:\n${reqs.map((r) => `${r.method} ${r.path}?${r.query ?? ''} ${r.user} ${r.status} ${r.userAgent ?? ''}`).join('\n')}`);
+  }
   await api?.dispose();
 });
 
