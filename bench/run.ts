@@ -118,7 +118,7 @@ async function main(): Promise<void> {
     // Idle cost with 30 pods running: nothing changes, the agent only watches.
     for (let i = 0; i < IDLE_PODS; i++) writeAtomically(manifests, `idle-${i}.yaml`, benchPodManifest(`idle-${i}`));
     await Promise.all(Array.from({ length: IDLE_PODS }, (_, i) => startedAt(`idle-${i}`, 300_000)));
-    await new Promise((r) => setTimeout(r, 5000)); // let the start-up burst settle before measuring
+    await new Promise((r) => setTimeout(r, 10_000)); // let the start-up burst settle before measuring
     const idleCpu = await idleCpuPercent(agent.proc.pid!, IDLE_SECONDS, read);
     const idleRss = rssMiB(agent.proc.pid!, read);
     for (let i = 0; i < IDLE_PODS; i++) fs.rmSync(path.join(manifests, `idle-${i}.yaml`));

@@ -26,7 +26,8 @@ import type { BootletOptions } from './options.js';
 import { linkProber } from './prober-link.js';
 
 /** Often enough that memory settles soon after a burst, rarely enough to cost nothing measurable. */
-const MEMORY_REDUCER_PERIOD_MS = 15_000;
+const MEMORY_REDUCER_PERIOD_MS = 30_000;
+const STATUS_SETTLE_MS = 100;
 
 function readResolvConf(): string {
   try {
@@ -85,6 +86,8 @@ export async function startAgent(opts: BootletOptions, logger: Logger, fatal: (m
     nodeIP: opts.nodeIP,
     runtimeName: version.runtimeName,
     logger: logger.with({ component: 'status' }),
+    // Out of the way of a starting pod's CRI calls; still well within the API side's 2 s.
+    settleMs: STATUS_SETTLE_MS,
   });
   observers.push(statusObserver(status));
   prober.onResult(onProbeResult(status));

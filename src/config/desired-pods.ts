@@ -22,6 +22,8 @@ function contentOf(p: StaticPod): string {
 }
 
 export function sameStaticPod(a: StaticPod, b: StaticPod): boolean {
+  // Unchanged files keep their stored object: most rescans compare a pod with itself.
+  if (a === b) return true;
   return a.uid === b.uid && a.file === b.file && contentOf(a) === contentOf(b);
 }
 

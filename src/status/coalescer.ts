@@ -7,6 +7,8 @@ export class PerKeyCoalescer {
   constructor(
     private readonly job: (key: string) => Promise<void>,
     private readonly onError: (key: string, err: unknown) => void,
+    /** Wait this long before a run, so a burst of events (a pod starting) becomes one run. */
+    private readonly settleMs = 0,
   ) {}
 
   request(key: string): void {
@@ -26,8 +28,9 @@ export class PerKeyCoalescer {
   }
 
   private async loop(key: string, entry: { again: boolean }): Promise<void> {
-    // Yield first, so a burst of synchronous requests becomes one run.
-    await Promise.resolve();
+    // Yield first, so a burst of requests becomes one run.
+    if (this.settleMs > 0) await new Promise((r) => setTimeout(r, this.settleMs));
+    else await Promise.resolve();
     while (entry.again) {
       entry.again = false;
       try {

@@ -32,6 +32,8 @@ export interface StatusManagerOptions {
   now?: () => Date;
   /** Reads an exited container's termination message (default: its mounted file or log tail). */
   readTerminationMessage?: (c: RuntimeContainer) => Promise<string>;
+  /** Delay before recomputing, so the events of one change (a pod starting) make one recomputation. */
+  settleMs?: number;
 }
 
 export interface PodStatusEntry {
@@ -70,6 +72,7 @@ export class StatusManager {
     this.coalescer = new PerKeyCoalescer(
       (uid) => this.recompute(uid),
       (uid, err) => opts.logger.warn('Failed to compute pod status, keeping the last one', { podUID: uid, err: err instanceof Error ? err.message : String(err) }),
+      opts.settleMs ?? 0,
     );
   }
 
