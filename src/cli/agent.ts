@@ -26,8 +26,9 @@ import type { BootletOptions } from './options.js';
 import { linkProber } from './prober-link.js';
 
 /** Often enough that memory settles soon after a burst, rarely enough to cost nothing measurable. */
-const MEMORY_REDUCER_PERIOD_MS = 30_000;
+const MEMORY_REDUCER_PERIOD_MS = 15_000;
 const STATUS_SETTLE_MS = 100;
+const STATUS_FULL_PASS_MS = 5 * 60_000;
 
 function readResolvConf(): string {
   try {
@@ -142,8 +143,9 @@ export async function startAgent(opts: BootletOptions, logger: Logger, fatal: (m
     logger.info('No --kubeconfig: running standalone, no API server will be contacted');
   }
 
-  // Events keep statuses current; the full pass is only a safety net, and it reads the runtime.
-  status.start(opts.syncFrequencyMs);
+  // Events and every worker's periodic resync keep statuses current; the full pass is only a
+  // safety net, and it reads the runtime for every pod, so it is rare.
+  status.start(STATUS_FULL_PASS_MS);
   logRotation.start();
   const memory = startMemoryReducer(MEMORY_REDUCER_PERIOD_MS);
 
