@@ -3,6 +3,7 @@
 // that does not serve CRI GetContainerEvents (1.6). Only task events of one namespace are asked
 // for; they leave this file as plain typed objects and gRPC errors as ContainerdEventsError.
 import * as grpc from '@grpc/grpc-js';
+import { followServerStream } from './grpc-stream.js';
 import protobuf from 'protobufjs';
 import descriptor from './generated/containerd-events-descriptor.json';
 import { parseRuntimeEndpoint } from './endpoint.js';
@@ -151,35 +152,21 @@ export class ContainerdEventsClient {
       metadata,
       {},
     );
-    let ended = false;
-    let cancelled = false;
-    const finish = (err?: ContainerdEventsError): void => {
-      if (ended) return;
-      ended = true;
-      onEnd(err);
-    };
-    call.on('data', (bytes: Buffer) => {
-      if (ended) return;
-      let e: ContainerdTaskEvent | undefined;
-      try {
-        e = decodeTaskEnvelope(bytes);
-      } catch (err) {
-        // A payload we cannot read is dropped, not fatal: the periodic relist still covers it.
-        e = undefined;
-      }
-      if (e && e.namespace === this.namespace) onEvent(e);
-    });
-    call.on('error', (err: grpc.ServiceError) => {
-      if (cancelled && err.code === grpc.status.CANCELLED) finish();
-      else finish(new ContainerdEventsError(err.code ?? grpc.status.UNKNOWN, err.details || err.message));
-    });
-    call.on('end', () => finish());
-    return {
-      cancel: () => {
-        cancelled = true;
-        call.cancel();
+    return followServerStream<Buffer, ContainerdEventsError>(
+      call,
+      (bytes) => {
+        let e: ContainerdTaskEvent | undefined;
+        try {
+          e = decodeTaskEnvelope(bytes);
+        } catch {
+          // A payload we cannot read is dropped, not fatal: the periodic relist still covers it.
+          e = undefined;
+        }
+        if (e && e.namespace === this.namespace) onEvent(e);
       },
-    };
+      onEnd,
+      (err) => new ContainerdEventsError(err.code ?? grpc.status.UNKNOWN, err.details || err.message),
+    );
   }
 
   close(): void {

@@ -2,6 +2,7 @@
 // a unary call with an optional deadline and a server stream. All gRPC errors leave this file as
 // CriError, so callers never see grpc-js types.
 import * as grpc from '@grpc/grpc-js';
+import { followServerStream } from './grpc-stream.js';
 import { fromJSON, type MethodDefinition, type PackageDefinition } from '@grpc/proto-loader';
 import descriptor from './generated/cri-descriptor.json';
 import { CriError } from './cri-types.js';
@@ -82,28 +83,7 @@ export class CriTransport {
   ): { cancel(): void } {
     const m = method(service, name);
     const call = this.client.makeServerStreamRequest(m.path, m.requestSerialize, m.responseDeserialize, request, new grpc.Metadata(), {});
-    let ended = false;
-    let cancelled = false;
-    const finish = (err?: CriError): void => {
-      if (ended) return;
-      ended = true;
-      onEnd(err);
-    };
-    call.on('data', (msg: object) => {
-      if (!ended) onMessage(msg as Res);
-    });
-    call.on('error', (err: grpc.ServiceError) => {
-      // Our own cancel() surfaces as CANCELLED: that is a normal end, not a failure.
-      if (cancelled && err.code === grpc.status.CANCELLED) finish();
-      else finish(toCriError(name, err));
-    });
-    call.on('end', () => finish());
-    return {
-      cancel: () => {
-        cancelled = true;
-        call.cancel();
-      },
-    };
+    return followServerStream<Res, CriError>(call as grpc.ClientReadableStream<Res>, onMessage, onEnd, (err) => toCriError(name, err));
   }
 
   close(): void {
