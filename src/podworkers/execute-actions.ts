@@ -2,7 +2,7 @@
 // make the sandbox, start containers in spec order, then collect garbage. One container failing
 // to start does not stop the others; the errors are returned for the pod's status.
 import type { PodActions } from './compute-actions.js';
-import { killContainer } from './kill-container.js';
+import { containerSpec, killContainer } from './kill-container.js';
 import { ContainerStartError, type SandboxRef } from './pod-runtime.js';
 import type { WorkerContext } from './worker-context.js';
 
@@ -18,9 +18,8 @@ export async function executeActions(ctx: WorkerContext, actions: PodActions, sa
   const fields = { pod: ctx.key, podUID: ctx.uid };
   if (!pod) return { errors, waiting };
   const grace = pod.spec?.terminationGracePeriodSeconds ?? 30;
-  const specs = [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])];
 
-  await Promise.all(actions.kill.map((k) => killContainer(ctx, { id: k.id, name: k.name, spec: specs.find((c) => c.name === k.name) }, grace, k.why)));
+  await Promise.all(actions.kill.map((k) => killContainer(ctx, { id: k.id, name: k.name, spec: containerSpec(pod, k.name) }, grace, k.why)));
   for (const id of actions.stopSandboxes) await ctx.runtime.stopSandbox(id);
 
   let current = sandbox;

@@ -2,6 +2,7 @@
 // against the grace period), then the runtime's stop signal and, after the rest of the grace, SIGKILL.
 import type { Container, LifecycleHandler } from 'kubernetes-types/core/v1';
 import type { RuntimeContainer } from '../runtime/runtime-pods.js';
+import type { DesiredPod } from './pod-runtime.js';
 import type { WorkerContext } from './worker-context.js';
 
 /** The kubelet never gives a container less than this to stop. */
@@ -13,6 +14,12 @@ export interface KillTarget {
   /** The spec of the running container, when known; otherwise rebuilt from its annotations. */
   readonly spec?: Container;
   readonly meta?: RuntimeContainer['meta'];
+}
+
+/** The spec of the container called `name`, init or app, if the pod has one. */
+export function containerSpec(pod: DesiredPod | undefined, name: string): Container | undefined {
+  const spec = pod?.spec;
+  return [...(spec?.initContainers ?? []), ...(spec?.containers ?? [])].find((c) => c.name === name);
 }
 
 /** Grace for a pod-level stop: the pod's terminationGracePeriodSeconds, else the container's annotation, else 30. */

@@ -5,7 +5,7 @@ import { hashContainer } from '../../runtime/container-hash.js';
 import { computePodActions, isEmpty } from '../compute-actions.js';
 import { policyForPod } from '../crashloop-backoff.js';
 import { executeActions } from '../execute-actions.js';
-import { killContainer } from '../kill-container.js';
+import { containerSpec, killContainer } from '../kill-container.js';
 import { errorRetryMs, resyncMs, type PodState, type WorkerContext } from '../worker-context.js';
 
 /** Kills the containers a failed probe asked to have killed, if they still run. */
@@ -13,12 +13,10 @@ async function killUnhealthy(ctx: WorkerContext): Promise<void> {
   if (ctx.pendingKills.size === 0) return;
   const kills = [...ctx.pendingKills];
   ctx.pendingKills.clear();
-  const spec = ctx.desired?.spec;
-  const specs = [...(spec?.initContainers ?? []), ...(spec?.containers ?? [])];
   await Promise.all(
     kills.map(([id, k]) => {
-      const grace = k.graceSeconds ?? spec?.terminationGracePeriodSeconds ?? 30;
-      return killContainer(ctx, { id, name: k.name, spec: specs.find((c) => c.name === k.name) }, grace, k.message);
+      const grace = k.graceSeconds ?? ctx.desired?.spec?.terminationGracePeriodSeconds ?? 30;
+      return killContainer(ctx, { id, name: k.name, spec: containerSpec(ctx.desired, k.name) }, grace, k.message);
     }),
   );
 }

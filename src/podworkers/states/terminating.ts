@@ -3,18 +3,13 @@
 // Terminated does that.
 import { ContainerState, PodSandboxState } from '../../runtime/cri-types.js';
 import type { RuntimeContainer } from '../../runtime/runtime-pods.js';
-import { killContainer, podGraceSeconds } from '../kill-container.js';
+import { containerSpec, killContainer, podGraceSeconds } from '../kill-container.js';
 import { errorRetryMs, type PodState, type WorkerContext } from '../worker-context.js';
-
-function specOf(ctx: WorkerContext, name: string) {
-  const spec = ctx.desired?.spec;
-  return [...(spec?.initContainers ?? []), ...(spec?.containers ?? [])].find((c) => c.name === name);
-}
 
 async function stopAll(ctx: WorkerContext, containers: RuntimeContainer[]): Promise<void> {
   await Promise.all(
     containers.map((c) => {
-      const target = { id: c.id, name: c.name, spec: specOf(ctx, c.name), meta: c.meta };
+      const target = { id: c.id, name: c.name, spec: containerSpec(ctx.desired, c.name), meta: c.meta };
       return killContainer(ctx, target, podGraceSeconds(ctx, target), 'pod is terminating');
     }),
   );
