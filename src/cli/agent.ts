@@ -147,7 +147,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger, fatal: (m
   // safety net, and it reads the runtime for every pod, so it is rare.
   status.start(STATUS_FULL_PASS_MS);
   logRotation.start();
-  const memory = startMemoryReducer(MEMORY_REDUCER_PERIOD_MS);
+  const memory = startMemoryReducer({ intervalMs: MEMORY_REDUCER_PERIOD_MS });
 
   const source = startFileSource({
     path: opts.podManifestPath,
