@@ -16,8 +16,11 @@ export interface PodEvent {
 }
 
 export interface PodWorkerObserver {
-  /** After each sync of a running pod, with the runtime state that sync saw. */
-  podSynced?(pod: DesiredPod, runtime: RuntimePod | undefined): void;
+  /**
+   * After each sync of a running pod, with the runtime state that sync saw. `acted` says whether
+   * the sync changed the runtime after reading it; if not, `runtime` is still the pod's state.
+   */
+  podSynced?(pod: DesiredPod, runtime: RuntimePod | undefined, acted: boolean): void;
   /** The pod started terminating (manifest removed or replaced, orphan). */
   podTerminating?(uid: string): void;
   /** Everything of the pod has been removed. */

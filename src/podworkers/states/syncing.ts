@@ -50,9 +50,10 @@ export const syncing: PodState = {
       }
       const newest = runtime?.sandboxes[0];
       const sandbox = newest && newest.state === PodSandboxState.SANDBOX_READY ? { id: newest.id, attempt: newest.attempt } : undefined;
-      const result = isEmpty(actions) ? { errors: [], waiting: new Map(actions.waiting) } : await executeActions(ctx, actions, sandbox);
+      const acted = !isEmpty(actions);
+      const result = acted ? await executeActions(ctx, actions, sandbox) : { errors: [], waiting: new Map(actions.waiting) };
       ctx.lastSync = { at: new Date(now), waiting: result.waiting, error: result.errors[0], podFailed: actions.podFailed };
-      ctx.emit((o) => o.podSynced?.(pod, runtime));
+      ctx.emit((o) => o.podSynced?.(pod, runtime, acted));
       ctx.logger.v(3).info('Pod synced', { pod: ctx.key, podUID: ctx.uid, started: actions.start.length + actions.startCreated.length, killed: actions.kill.length, sandboxCreated: actions.createSandbox !== undefined });
       if (result.errors.length > 0) return { next: 'Syncing', wakeAfterMs: errorRetryMs() };
       const untilBackOff = actions.wakeAtMs !== undefined ? Math.max(0, actions.wakeAtMs - ctx.now()) : Infinity;

@@ -39,6 +39,31 @@ describe('PodWorkers', () => {
     await waitFor(() => running(runtime, 'uid-a'), { timeoutMs: 5000, what: 'a running' });
   });
 
+  it('tells observers whether a sync changed the runtime after reading it', async () => {
+    const runtime = new FakePodRuntime();
+    const synced: Array<{ acted: boolean; running: boolean }> = [];
+    const workers = new PodWorkers({
+      runtime,
+      logger: nullLogger,
+      syncFrequencyMs: 60_000,
+      observers: [
+        {
+          podSynced: (_pod, rt, acted) =>
+            synced.push({ acted, running: !!rt?.containers.some((c) => c.name === 'main' && c.state === ContainerState.CONTAINER_RUNNING) }),
+        },
+      ],
+    });
+    workers.adoptRuntimePods(new Map());
+    workers.apply({ op: 'ADD', pod: staticPod('a', 'uid-a') });
+    await waitFor(() => running(runtime, 'uid-a'), { timeoutMs: 5000, what: 'a running' });
+    await workers.idle();
+    workers.wake('uid-a');
+    await workers.idle();
+    // The first sync read an empty runtime and started the pod; a later one found it running and did nothing.
+    expect(synced[0]).toEqual({ acted: true, running: false });
+    expect(synced.at(-1)).toEqual({ acted: false, running: true });
+  });
+
   it('stops and removes runtime pods that no manifest wants any more', async () => {
     const { runtime, workers } = setup();
     const old = staticPod('old', 'uid-old');

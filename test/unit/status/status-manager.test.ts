@@ -76,6 +76,28 @@ describe('StatusManager', () => {
     expect(n).toBe(1);
   });
 
+  it('uses runtime state handed over with the request instead of reading it again', async () => {
+    let reads = 0;
+    const m = manager(() => [worker()], async () => {
+      reads++;
+      return runtimePod([sandbox()], [exited('c0', 'app', 1)]);
+    });
+    m.update(UID, { runtime: runtimePod([sandbox()], [ctr('c1', 'app')]) });
+    await m.idle();
+    expect(reads).toBe(0);
+    expect(m.get(UID)?.status.containerStatuses?.[0]?.state?.running).toBeDefined();
+    // A later request without a snapshot (a PLEG event) reads the runtime, even if one came before.
+    m.update(UID, { runtime: runtimePod([sandbox()], [ctr('c1', 'app')]) });
+    m.update(UID);
+    await m.idle();
+    expect(reads).toBe(1);
+    expect(m.get(UID)?.status.containerStatuses?.[0]?.state?.terminated?.exitCode).toBe(1);
+    // And the snapshot is used once: the next plain request reads again.
+    m.update(UID);
+    await m.idle();
+    expect(reads).toBe(2);
+  });
+
   it('keeps the last status when the runtime cannot be read', async () => {
     let fail = false;
     const m = manager(
