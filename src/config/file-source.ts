@@ -15,6 +15,7 @@ import { ignoredNameReason, OnceSet } from './ignore';
 import { readManifestFile, type ReadOptions } from './read-manifest';
 import { loadManifest } from './manifest';
 import { DesiredPods } from './desired-pods';
+import { UnchangedFiles } from './unchanged-files';
 
 export interface FileSourceOptions {
   /** A directory of manifests, or a single manifest file. */
@@ -58,6 +59,7 @@ export function startFileSource(opts: FileSourceOptions): FileSource {
   const desired = new DesiredPods();
   /** Digest of the bytes (or read error) last handled per file: unchanged content is not reprocessed. */
   const lastDigest = new Map<string, string>();
+  const unchangedFiles = new UnchangedFiles();
   const names = new Map<string, NameState>();
   const skippedOnce = new OnceSet();
   /** Last in-place write event per file (raw inotify "change"): such a file may be half-written. */
@@ -110,6 +112,7 @@ export function startFileSource(opts: FileSourceOptions): FileSource {
 
   const forget = (file: string): void => {
     lastDigest.delete(file);
+    unchangedFiles.forget(file);
     lastWriteAt.delete(file);
     if (!desired.podOfFile(file)) return;
     desired.dropFile(file);
@@ -124,6 +127,7 @@ export function startFileSource(opts: FileSourceOptions): FileSource {
       forget(file);
       return;
     }
+    if (await unchangedFiles.unchanged(file)) return;
     const r = await readManifestFile(file, { ...opts.read, lastWriteEventAt: watcher ? () => lastWriteAt.get(file) : undefined });
     if (stopped) return;
     switch (r.kind) {
@@ -144,6 +148,7 @@ export function startFileSource(opts: FileSourceOptions): FileSource {
         schedule(file, changingRetryMs);
         return;
       case 'error': {
+        unchangedFiles.forget(file);
         const digest = `error:${r.message}`;
         if (lastDigest.get(file) === digest) return;
         lastDigest.set(file, digest);
@@ -154,6 +159,7 @@ export function startFileSource(opts: FileSourceOptions): FileSource {
         break;
     }
     skippedOnce.forget(file);
+    unchangedFiles.remember(file, r.stat);
     const digest = createHash('sha256').update(r.bytes).digest('hex');
     if (lastDigest.get(file) === digest) return;
     lastDigest.set(file, digest);

@@ -9,7 +9,8 @@ import { entryKind, type EntryKind } from './ignore';
 export const MAX_MANIFEST_BYTES = 10 * 1024 * 1024;
 
 export type ReadResult =
-  | { readonly kind: 'ok'; readonly bytes: Buffer }
+  /** `stat`: the file as it was around both agreeing reads. */
+  | { readonly kind: 'ok'; readonly bytes: Buffer; readonly stat: Stats }
   /** A definite problem with the file (too large, empty, unreadable). */
   | { readonly kind: 'error'; readonly message: string }
   /** Still being written after all attempts: try again later, it is not an error yet. */
@@ -112,7 +113,7 @@ export async function readManifestFile(file: string, opts: ReadOptions = {}): Pr
       }
       if (previous !== undefined && previous.equals(bytes)) {
         if (bytes.length === 0) return { kind: 'error', message: 'file is empty' };
-        return { kind: 'ok', bytes };
+        return { kind: 'ok', bytes, stat: after };
       }
       previous = bytes;
       await sleep(gap);
