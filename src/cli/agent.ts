@@ -14,7 +14,7 @@ import { ContainerLogManager } from '../runtime/container-log-manager.js';
 import { connectRuntime } from '../runtime/cri-client.js';
 import { CriPodRuntime } from '../runtime/pod-operations.js';
 import { RuntimeHealth } from '../runtime/runtime-health.js';
-import { getRuntimePod, listRuntimePods } from '../runtime/runtime-pods.js';
+import { getRuntimePod, listRuntimePods, RuntimeStatusCache } from '../runtime/runtime-pods.js';
 import { startEndpoints } from '../server/endpoints.js';
 import { StatusManager } from '../status/status-manager.js';
 import { onProbeResult, statusObserver } from '../status/worker-events.js';
@@ -66,6 +66,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger, fatal: (m
   const health = new RuntimeHealth(runtime, logger);
   health.start();
 
+  const statusCache = new RuntimeStatusCache();
   const podRuntime = new CriPodRuntime({
     runtime,
     images,
@@ -75,13 +76,14 @@ export async function startAgent(opts: BootletOptions, logger: Logger, fatal: (m
     nodeIP: opts.nodeIP,
     resolvConf: readResolvConf(),
     logger,
+    statusCache,
   });
   const observers: PodWorkerObserver[] = [];
   const workers = new PodWorkers({ runtime: podRuntime, logger, syncFrequencyMs: opts.syncFrequencyMs, observers });
   const prober = new ProberManager({ runtime, logger: logger.with({ component: 'prober' }) });
   observers.push(linkProber(prober, workers, opts.nodeIP));
   const status = new StatusManager({
-    getRuntimePod: (uid) => getRuntimePod(runtime, uid),
+    getRuntimePod: (uid) => getRuntimePod(runtime, uid, statusCache),
     pods: () => workers.snapshot(),
     probes: { ready: (u, n) => prober.readiness(u, n), started: (u, n) => prober.started(u, n) },
     nodeIP: opts.nodeIP,

@@ -10,7 +10,7 @@ import { buildContainerConfig, containerLogPath } from './container-config.js';
 import { CriError, type ImageService, type RuntimeService } from './cri-types.js';
 import { ensureImage, ImageError } from './images.js';
 import type { ContainerType } from './labels.js';
-import { getRuntimePod, type RuntimePod } from './runtime-pods.js';
+import { getRuntimePod, type RuntimePod, type RuntimeStatusCache } from './runtime-pods.js';
 import { buildSandboxConfig, podLogDirectory } from './sandbox-config.js';
 import { prepareVolumes, removePodDirs, VolumeError } from './volumes.js';
 import { runLifecycleHook } from './lifecycle-hooks.js';
@@ -28,6 +28,8 @@ export interface CriPodRuntimeOptions {
   nodeIP: string;
   resolvConf: string;
   logger: Logger;
+  /** Shared with the other readers of pod state (the status manager), so each status is asked for once. */
+  statusCache?: RuntimeStatusCache;
 }
 
 async function ignoreNotFound(p: Promise<void>): Promise<void> {
@@ -53,7 +55,7 @@ export class CriPodRuntime implements PodRuntime {
   }
 
   getPod(uid: string): Promise<RuntimePod | undefined> {
-    return getRuntimePod(this.o.runtime, uid);
+    return getRuntimePod(this.o.runtime, uid, this.o.statusCache);
   }
 
   private sandboxConfig(pod: DesiredPod, attempt: number) {

@@ -127,14 +127,52 @@ async function ignoreNotFound<T>(p: Promise<T>): Promise<T | undefined> {
   }
 }
 
-/** One pod's full state (GetPodStatus): lists by the UID label, then the status of each object. */
-export async function getRuntimePod(runtime: RuntimeService, uid: string): Promise<RuntimePod | undefined> {
+/**
+ * The statuses the runtime last gave for each pod's sandboxes and containers. A status does not
+ * change while its object stays in the same state (a running container's start time, image and
+ * mounts are fixed; an exited one's exit code too), so it is asked for again only when the list
+ * shows another state. That halves the calls of every periodic resync of an idle pod.
+ */
+export class RuntimeStatusCache {
+  private readonly pods = new Map<string, { sandboxes: Map<string, PodSandboxStatus>; containers: Map<string, ContainerStatus> }>();
+
+  sandbox(uid: string, s: PodSandbox): PodSandboxStatus | undefined {
+    const st = this.pods.get(uid)?.sandboxes.get(s.id);
+    return st && st.state === s.state ? st : undefined;
+  }
+
+  container(uid: string, c: Container): ContainerStatus | undefined {
+    const st = this.pods.get(uid)?.containers.get(c.id);
+    return st && st.state === c.state && st.state !== ContainerState.CONTAINER_UNKNOWN ? st : undefined;
+  }
+
+  /** Replaces what is kept for the pod: objects no longer listed are forgotten with it. */
+  set(uid: string, sandboxes: PodSandboxStatus[], containers: ContainerStatus[]): void {
+    if (sandboxes.length === 0 && containers.length === 0) this.pods.delete(uid);
+    else this.pods.set(uid, { sandboxes: new Map(sandboxes.map((s) => [s.id, s])), containers: new Map(containers.map((c) => [c.id, c])) });
+  }
+
+  get size(): number {
+    return this.pods.size;
+  }
+}
+
+/**
+ * One pod's full state (GetPodStatus): lists by the UID label, then the status of each object
+ * (from `cache` when the object's state has not changed since).
+ */
+export async function getRuntimePod(runtime: RuntimeService, uid: string, cache?: RuntimeStatusCache): Promise<RuntimePod | undefined> {
   const selector = { labelSelector: { [POD_UID_LABEL]: uid } };
   const [sandboxes, containers] = await Promise.all([runtime.listPodSandbox(selector), runtime.listContainers(selector)]);
   const [sandboxStatuses, containerStatuses] = await Promise.all([
-    Promise.all(sandboxes.map((s) => ignoreNotFound(runtime.podSandboxStatus(s.id)))),
-    Promise.all(containers.map((c) => ignoreNotFound(runtime.containerStatus(c.id)))),
+    Promise.all(sandboxes.map((s) => cache?.sandbox(uid, s) ?? ignoreNotFound(runtime.podSandboxStatus(s.id)))),
+    Promise.all(containers.map((c) => cache?.container(uid, c) ?? ignoreNotFound(runtime.containerStatus(c.id)))),
   ]);
+  cache?.set(
+    uid,
+    sandboxStatuses.filter((st) => st !== undefined),
+    containerStatuses.filter((st) => st !== undefined),
+  );
   const pods = new Map<string, RuntimePod>();
   sandboxStatuses.forEach((st) => {
     const id = st && parseSandboxLabels(st.labels);

@@ -10,7 +10,7 @@ import {
   type RuntimeService,
 } from '../../../src/runtime/cri-types.js';
 import { containerAnnotations, containerLabels, sandboxLabels } from '../../../src/runtime/labels.js';
-import { getRuntimePod, listRuntimePods } from '../../../src/runtime/runtime-pods.js';
+import { getRuntimePod, listRuntimePods, RuntimeStatusCache } from '../../../src/runtime/runtime-pods.js';
 import { UID, container, pod } from './fixtures.js';
 
 const OTHER = 'ffffffffffffffffffffffffffffffff';
@@ -118,5 +118,52 @@ describe('getRuntimePod', () => {
       throw new CriError('ContainerStatus', 14, 'unavailable');
     };
     await expect(getRuntimePod(f as unknown as RuntimeService, UID)).rejects.toThrow('CRI ContainerStatus failed: unavailable');
+  });
+});
+
+describe('getRuntimePod with a status cache', () => {
+  function counting(f: FakeRuntime): { calls: string[] } {
+    const calls: string[] = [];
+    const sandboxStatus = f.podSandboxStatus;
+    const containerStatus = f.containerStatus;
+    f.podSandboxStatus = (id) => (calls.push(id), sandboxStatus(id));
+    f.containerStatus = (id) => (calls.push(id), containerStatus(id));
+    return { calls };
+  }
+
+  it('asks for a status again only when the listed state changed', async () => {
+    const f = fake();
+    const { calls } = counting(f);
+    const cache = new RuntimeStatusCache();
+    const rt = f as unknown as RuntimeService;
+    const first = await getRuntimePod(rt, UID, cache);
+    expect(calls.sort()).toEqual(['c-0', 'c-1', 's-new', 's-old']);
+    calls.length = 0;
+    expect(await getRuntimePod(rt, UID, cache)).toEqual(first);
+    expect(calls).toEqual([]);
+    // c-1 died: only its status is read again, and the pod shows it exited.
+    f.containers.find((c) => c.id === 'c-1')!.state = ContainerState.CONTAINER_EXITED;
+    const after = (await getRuntimePod(rt, UID, cache))!;
+    expect(calls).toEqual(['c-1']);
+    expect(after.containers.find((c) => c.id === 'c-1')!.state).toBe(ContainerState.CONTAINER_EXITED);
+  });
+
+  it('never reuses an unknown state, and forgets objects and pods no longer listed', async () => {
+    const f = fake();
+    const { calls } = counting(f);
+    const cache = new RuntimeStatusCache();
+    const rt = f as unknown as RuntimeService;
+    f.containers.find((c) => c.id === 'c-1')!.state = ContainerState.CONTAINER_UNKNOWN;
+    await getRuntimePod(rt, UID, cache);
+    calls.length = 0;
+    await getRuntimePod(rt, UID, cache);
+    expect(calls).toEqual(['c-1']);
+    await getRuntimePod(rt, OTHER, cache);
+    expect(cache.size).toBe(2);
+    f.sandboxes.splice(0);
+    f.containers.splice(0);
+    await getRuntimePod(rt, UID, cache);
+    await getRuntimePod(rt, OTHER, cache);
+    expect(cache.size).toBe(0);
   });
 });
