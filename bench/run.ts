@@ -29,7 +29,10 @@ function writeAtomically(dir: string, file: string, content: string): void {
 const read = (p: string): string => fs.readFileSync(p, 'utf8');
 const IDLE_PODS = 30;
 const KILLS = Number(process.env.BENCH_KILLS ?? 50);
-const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 20);
+// A minute: every pod's periodic resync (1 m) falls in the window once, as it does in any minute.
+const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 60);
+/** Longer than the memory reducer's 15 s period, so the burst's young generation is given back. */
+const IDLE_SETTLE_MS = 20_000;
 
 async function main(): Promise<void> {
   await cleanupStaleContainerds();
@@ -118,7 +121,7 @@ async function main(): Promise<void> {
     // Idle cost with 30 pods running: nothing changes, the agent only watches.
     for (let i = 0; i < IDLE_PODS; i++) writeAtomically(manifests, `idle-${i}.yaml`, benchPodManifest(`idle-${i}`));
     await Promise.all(Array.from({ length: IDLE_PODS }, (_, i) => startedAt(`idle-${i}`, 300_000)));
-    await new Promise((r) => setTimeout(r, 10_000)); // let the start-up burst settle before measuring
+    await new Promise((r) => setTimeout(r, IDLE_SETTLE_MS)); // let the start-up burst settle before measuring
     const idleCpu = await idleCpuPercent(agent.proc.pid!, IDLE_SECONDS, read);
     const idleRss = rssMiB(agent.proc.pid!, read);
     for (let i = 0; i < IDLE_PODS; i++) fs.rmSync(path.join(manifests, `idle-${i}.yaml`));
