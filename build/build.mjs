@@ -40,6 +40,10 @@ await build({
   outfile: bundle,
   define: { __BOOTLET_VERSION__: JSON.stringify(pkg.version) },
   legalComments: 'none',
+  // Whitespace and syntax only: the bundle's source stays resident in the heap and in the
+  // executable (2.3 → 1.6 MiB), while function names stay readable in stack traces.
+  minifyWhitespace: true,
+  minifySyntax: true,
   logLevel: 'warning',
 });
 console.log(`bundled ${bundle} (${Math.round(statSync(bundle).size / 1024)} KiB) in ${Date.now() - t0} ms`);
