@@ -7,6 +7,7 @@ import { StaticPodSet } from '../config/static-pod-set.js';
 import { loadKubeconfig } from '../apiserver/index.js';
 import type { Logger } from '../log/logger.js';
 import { createPleg } from '../pleg/pleg.js';
+import type { Pleg } from '../pleg/types.js';
 import type { PodWorkerObserver } from '../podworkers/observer.js';
 import { PodWorkers } from '../podworkers/pod-workers.js';
 import { ProberManager } from '../prober/prober-manager.js';
@@ -29,6 +30,8 @@ import { linkProber } from './prober-link.js';
 const MEMORY_REDUCER_PERIOD_MS = 15_000;
 const STATUS_SETTLE_MS = 100;
 const STATUS_FULL_PASS_MS = 5 * 60_000;
+/** Two safety-net relists (10 s apart) may fail before resyncs stop trusting the PLEG. */
+const RUNTIME_WATCHED_WITHIN_MS = 25_000;
 
 function readResolvConf(): string {
   try {
@@ -79,7 +82,14 @@ export async function startAgent(opts: BootletOptions, logger: Logger, fatal: (m
     statusCache,
   });
   const observers: PodWorkerObserver[] = [];
-  const workers = new PodWorkers({ runtime: podRuntime, logger, syncFrequencyMs: opts.syncFrequencyMs, observers });
+  let pleg: Pleg | undefined;
+  const workers = new PodWorkers({
+    runtime: podRuntime,
+    logger,
+    syncFrequencyMs: opts.syncFrequencyMs,
+    observers,
+    runtimeWatched: () => pleg !== undefined && pleg.sinceLastRelistMs() < RUNTIME_WATCHED_WITHIN_MS,
+  });
   const prober = new ProberManager({ runtime, logger: logger.with({ component: 'prober' }) });
   observers.push(linkProber(prober, workers, opts.nodeIP));
   const status = new StatusManager({
@@ -94,7 +104,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger, fatal: (m
   });
   observers.push(statusObserver(status));
   prober.onResult(onProbeResult(status));
-  const pleg = createPleg({
+  pleg = createPleg({
     runtime,
     endpoint: opts.containerRuntimeEndpoint,
     runtimeName: version.runtimeName,

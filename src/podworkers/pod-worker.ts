@@ -29,8 +29,17 @@ export class PodWorker {
     return this.stateName;
   }
 
-  /** Ask for a step soon; many wakes while a step runs collapse into one more step. */
+  /**
+   * Ask for a step soon; many wakes while a step runs collapse into one more step. Something may
+   * have changed, so the step reads the runtime afresh.
+   */
   wake(): void {
+    this.ctx.externallyWoken = true;
+    this.step();
+  }
+
+  /** The worker's own timer (resync, back-off expiry): nothing outside said anything changed. */
+  private step(): void {
     if (this.stateName === 'Done') return;
     this.pending = true;
     if (!this.running) void this.loop();
@@ -65,7 +74,7 @@ export class PodWorker {
           this.stateName = t.next;
           if (t.next !== 'Done') this.pending = true;
         } else if (t.wakeAfterMs !== undefined && Number.isFinite(t.wakeAfterMs)) {
-          this.timer = setTimeout(() => this.wake(), t.wakeAfterMs);
+          this.timer = setTimeout(() => this.step(), t.wakeAfterMs);
           this.timer.unref?.();
         }
       }

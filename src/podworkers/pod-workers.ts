@@ -15,6 +15,11 @@ export interface PodWorkersOptions {
   syncFrequencyMs: number;
   now?: () => number;
   observers?: PodWorkerObserver[];
+  /**
+   * True while a PLEG watches the runtime and would wake a worker on any change of its pod; then
+   * a periodic resync may reuse what the last sync read. Without it every sync reads the runtime.
+   */
+  runtimeWatched?: () => boolean;
 }
 
 export interface PodWorkerSnapshot {
@@ -144,6 +149,8 @@ export class PodWorkers {
         desired,
         terminationRequested: false,
         pendingKills: new Map(),
+        externallyWoken: true,
+        runtimeWatched: () => this.opts.runtimeWatched?.() ?? false,
         emit: (call) => notify(this.opts.observers ?? [], call, (err) => this.opts.logger.error('Pod worker observer failed', { podUID: uid, err: String(err) })),
         event: (type, reason, message, container) => {
           const initContainer = container !== undefined && (desired?.spec?.initContainers ?? []).some((c) => c.name === container);

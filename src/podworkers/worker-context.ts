@@ -23,6 +23,13 @@ export interface PendingKill {
   readonly graceSeconds?: number;
 }
 
+/** The runtime state a sync read and left as it was (it took no action). */
+export interface UntouchedRuntime {
+  readonly pod: RuntimePod | undefined;
+  /** When the read began. */
+  readonly readAt: number;
+}
+
 export interface WorkerContext {
   readonly uid: string;
   /** `<namespace>/<name>`: at most one pod per key may run at a time. */
@@ -42,6 +49,15 @@ export interface WorkerContext {
   /** True when no other pod with the same key is still running or terminating. */
   mayStart(): boolean;
   lastSync?: SyncOutcome;
+  /**
+   * Set by every wake from outside the worker (runtime event, manifest change, probe, another
+   * pod stopping); cleared when a sync begins to read the runtime.
+   */
+  externallyWoken: boolean;
+  /** What the last sync read, when it changed nothing; a resync may use it instead of reading again. */
+  untouched?: UntouchedRuntime;
+  /** True while the PLEG watches the runtime (its relists succeed), so a change would have woken the worker. */
+  runtimeWatched(): boolean;
   /** Containers to kill at the next step (a failed liveness or startup probe), by container ID. */
   readonly pendingKills: Map<string, PendingKill>;
   /** Emits to the observers (prober, status); never throws. */
@@ -65,6 +81,25 @@ export interface PodState {
 /** The kubelet's 10s error back-off, jittered to 10-15s so that failing pods do not march in step. */
 export function errorRetryMs(): number {
   return 10_000 + Math.floor(Math.random() * 5_000);
+}
+
+/** A resync reads the runtime itself at least this often, even while the PLEG reports no change. */
+export const MAX_UNTOUCHED_REUSE_MS = 5 * 60_000;
+
+/**
+ * The pod's runtime state for a sync: what the last sync read, if nothing can have changed since
+ * (only the worker's own timer woke it, the PLEG is watching, and the read is recent), else a new
+ * read. This is the kubelet's resync from its PLEG cache: an idle pod's periodic resync costs no
+ * runtime call, and a change still wakes the worker through the PLEG and gets a fresh read.
+ */
+export async function runtimeForSync(ctx: WorkerContext): Promise<RuntimePod | undefined> {
+  const now = ctx.now();
+  const last = ctx.untouched;
+  const reusable = !ctx.externallyWoken && last !== undefined && now - last.readAt < MAX_UNTOUCHED_REUSE_MS && ctx.runtimeWatched();
+  ctx.externallyWoken = false;
+  ctx.untouched = undefined;
+  if (reusable) return last.pod;
+  return ctx.runtime.getPod(ctx.uid);
 }
 
 /** syncFrequency jittered up to +50%, as the kubelet does. */

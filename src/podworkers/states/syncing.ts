@@ -6,7 +6,7 @@ import { computePodActions, isEmpty } from '../compute-actions.js';
 import { policyForPod } from '../crashloop-backoff.js';
 import { executeActions } from '../execute-actions.js';
 import { containerSpec, killContainer } from '../kill-container.js';
-import { errorRetryMs, resyncMs, type PodState, type WorkerContext } from '../worker-context.js';
+import { errorRetryMs, resyncMs, runtimeForSync, type PodState, type WorkerContext } from '../worker-context.js';
 
 /** Kills the containers a failed probe asked to have killed, if they still run. */
 async function killUnhealthy(ctx: WorkerContext): Promise<void> {
@@ -29,7 +29,8 @@ export const syncing: PodState = {
     const spec = pod.spec ?? { containers: [] };
     try {
       await killUnhealthy(ctx);
-      const runtime = await ctx.runtime.getPod(ctx.uid);
+      const readAt = ctx.now();
+      const runtime = await runtimeForSync(ctx);
       const policy = policyForPod(pod.metadata.annotations);
       const hashes = new Map([...(spec.initContainers ?? []), ...spec.containers].map((c) => [c.name, hashContainer(c)]));
       const now = ctx.now();
@@ -52,6 +53,7 @@ export const syncing: PodState = {
       const sandbox = newest && newest.state === PodSandboxState.SANDBOX_READY ? { id: newest.id, attempt: newest.attempt } : undefined;
       const acted = !isEmpty(actions);
       const result = acted ? await executeActions(ctx, actions, sandbox) : { errors: [], waiting: new Map(actions.waiting) };
+      if (!acted) ctx.untouched = { pod: runtime, readAt };
       ctx.lastSync = { at: new Date(now), waiting: result.waiting, error: result.errors[0], podFailed: actions.podFailed };
       ctx.emit((o) => o.podSynced?.(pod, runtime, acted));
       ctx.logger.v(3).info('Pod synced', { pod: ctx.key, podUID: ctx.uid, started: actions.start.length + actions.startCreated.length, killed: actions.kill.length, sandboxCreated: actions.createSandbox !== undefined });

@@ -33,7 +33,11 @@ export class FakePodRuntime implements PodRuntime {
     return undefined;
   }
 
+  /** getPod calls, by pod UID. */
+  readonly reads = new Map<string, number>();
+
   async getPod(uid: string): Promise<RuntimePod | undefined> {
+    this.reads.set(uid, (this.reads.get(uid) ?? 0) + 1);
     const p = this.pods.get(uid);
     return p ? structuredClone(p) : undefined;
   }

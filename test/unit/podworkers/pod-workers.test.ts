@@ -64,6 +64,59 @@ describe('PodWorkers', () => {
     expect(synced.at(-1)).toEqual({ acted: false, running: true });
   });
 
+  it('resyncs an untouched pod from what the last sync read while the PLEG watches, and reads again after any outside wake', async () => {
+    const runtime = new FakePodRuntime();
+    let watched = true;
+    const synced: boolean[] = [];
+    const workers = new PodWorkers({
+      runtime,
+      logger: nullLogger,
+      syncFrequencyMs: 20,
+      runtimeWatched: () => watched,
+      observers: [{ podSynced: (_pod, _rt, acted) => synced.push(acted) }],
+    });
+    workers.adoptRuntimePods(new Map());
+    workers.apply({ op: 'ADD', pod: staticPod('a', 'uid-a') });
+    await waitFor(() => running(runtime, 'uid-a'), { timeoutMs: 5000, what: 'a running' });
+    // Start-up: a read that acted, then one that found everything running; after that only resyncs.
+    await waitFor(() => synced.filter((a) => !a).length >= 6, { timeoutMs: 5000, what: 'resyncs' });
+    const reads = runtime.reads.get('uid-a')!;
+    await waitFor(() => synced.filter((a) => !a).length >= 12, { timeoutMs: 5000, what: 'more resyncs' });
+    expect(runtime.reads.get('uid-a')).toBe(reads);
+
+    // A runtime event (or any outside wake) makes the next sync read, and the dead container is restarted.
+    const c = running(runtime, 'uid-a')!;
+    c.state = ContainerState.CONTAINER_EXITED;
+    workers.wake('uid-a');
+    await waitFor(() => running(runtime, 'uid-a') && running(runtime, 'uid-a')!.id !== c.id, { timeoutMs: 5000, what: 'restarted' });
+    expect(runtime.reads.get('uid-a')!).toBeGreaterThan(reads);
+
+    // Without a watching PLEG every resync reads.
+    watched = false;
+    const before = runtime.reads.get('uid-a')!;
+    const syncs = synced.length;
+    await waitFor(() => synced.length >= syncs + 5, { timeoutMs: 5000, what: 'unwatched resyncs' });
+    expect(runtime.reads.get('uid-a')! - before).toBeGreaterThanOrEqual(4);
+    workers.shutdown();
+  });
+
+  it('notices a change it was not told about at the first resync once the PLEG stops watching', async () => {
+    const runtime = new FakePodRuntime();
+    let watched = true;
+    const workers = new PodWorkers({ runtime, logger: nullLogger, syncFrequencyMs: 20, runtimeWatched: () => watched });
+    workers.adoptRuntimePods(new Map());
+    workers.apply({ op: 'ADD', pod: staticPod('a', 'uid-a') });
+    await waitFor(() => running(runtime, 'uid-a'), { timeoutMs: 5000, what: 'a running' });
+    const c = running(runtime, 'uid-a')!;
+    await waitFor(() => (runtime.reads.get('uid-a') ?? 0) >= 2, { timeoutMs: 5000, what: 'an untouched read' });
+    await new Promise((r) => setTimeout(r, 100)); // resyncs from the snapshot
+    // A death nobody reported: trusted snapshots hide it; an unwatched runtime is read and it is restarted.
+    c.state = ContainerState.CONTAINER_EXITED;
+    watched = false;
+    await waitFor(() => running(runtime, 'uid-a'), { timeoutMs: 5000, what: 'restarted after the unreported death' });
+    workers.shutdown();
+  });
+
   it('stops and removes runtime pods that no manifest wants any more', async () => {
     const { runtime, workers } = setup();
     const old = staticPod('old', 'uid-old');
