@@ -92,14 +92,14 @@ export const MAX_UNTOUCHED_REUSE_MS = 5 * 60_000;
  * read. This is the kubelet's resync from its PLEG cache: an idle pod's periodic resync costs no
  * runtime call, and a change still wakes the worker through the PLEG and gets a fresh read.
  */
-export async function runtimeForSync(ctx: WorkerContext): Promise<RuntimePod | undefined> {
+export async function runtimeForSync(ctx: WorkerContext): Promise<UntouchedRuntime> {
   const now = ctx.now();
   const last = ctx.untouched;
   const reusable = !ctx.externallyWoken && last !== undefined && now - last.readAt < MAX_UNTOUCHED_REUSE_MS && ctx.runtimeWatched();
   ctx.externallyWoken = false;
   ctx.untouched = undefined;
-  if (reusable) return last.pod;
-  return ctx.runtime.getPod(ctx.uid);
+  if (reusable) return last;
+  return { pod: await ctx.runtime.getPod(ctx.uid), readAt: now };
 }
 
 /** syncFrequency jittered up to +50%, as the kubelet does. */

@@ -29,8 +29,8 @@ export const syncing: PodState = {
     const spec = pod.spec ?? { containers: [] };
     try {
       await killUnhealthy(ctx);
-      const readAt = ctx.now();
-      const runtime = await runtimeForSync(ctx);
+      const read = await runtimeForSync(ctx);
+      const runtime = read.pod;
       const policy = policyForPod(pod.metadata.annotations);
       const hashes = new Map([...(spec.initContainers ?? []), ...spec.containers].map((c) => [c.name, hashContainer(c)]));
       const now = ctx.now();
@@ -53,7 +53,7 @@ export const syncing: PodState = {
       const sandbox = newest && newest.state === PodSandboxState.SANDBOX_READY ? { id: newest.id, attempt: newest.attempt } : undefined;
       const acted = !isEmpty(actions);
       const result = acted ? await executeActions(ctx, actions, sandbox) : { errors: [], waiting: new Map(actions.waiting) };
-      if (!acted) ctx.untouched = { pod: runtime, readAt };
+      if (!acted) ctx.untouched = read;
       ctx.lastSync = { at: new Date(now), waiting: result.waiting, error: result.errors[0], podFailed: actions.podFailed };
       ctx.emit((o) => o.podSynced?.(pod, runtime, acted));
       ctx.logger.v(3).info('Pod synced', { pod: ctx.key, podUID: ctx.uid, started: actions.start.length + actions.startCreated.length, killed: actions.kill.length, sandboxCreated: actions.createSandbox !== undefined });

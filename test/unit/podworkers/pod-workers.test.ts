@@ -100,6 +100,25 @@ describe('PodWorkers', () => {
     workers.shutdown();
   });
 
+  it('reads the runtime itself at least every 5 minutes, however often it resyncs from the last read', async () => {
+    const runtime = new FakePodRuntime();
+    let clock = 1_000_000;
+    const workers = new PodWorkers({ runtime, logger: nullLogger, syncFrequencyMs: 20, runtimeWatched: () => true, now: () => clock });
+    workers.adoptRuntimePods(new Map());
+    workers.apply({ op: 'ADD', pod: staticPod('a', 'uid-a') });
+    await waitFor(() => running(runtime, 'uid-a'), { timeoutMs: 5000, what: 'a running' });
+    await waitFor(() => (runtime.reads.get('uid-a') ?? 0) >= 2, { timeoutMs: 5000, what: 'an untouched read' });
+    await new Promise((r) => setTimeout(r, 100));
+    const reads = runtime.reads.get('uid-a')!;
+    // Many resyncs, each a minute apart on the agent's clock: one read per 5 minutes.
+    for (let i = 0; i < 11; i++) {
+      clock += 60_000;
+      await new Promise((r) => setTimeout(r, 150)); // several 20-30 ms resyncs at each clock reading
+    }
+    expect(runtime.reads.get('uid-a')! - reads).toBe(2);
+    workers.shutdown();
+  });
+
   it('notices a change it was not told about at the first resync once the PLEG stops watching', async () => {
     const runtime = new FakePodRuntime();
     let watched = true;
