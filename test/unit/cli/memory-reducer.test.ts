@@ -25,5 +25,4 @@ describe('memory reducer', () => {
     vi.advanceTimersByTime(60_000);
     expect(gc).toHaveBeenCalledTimes(1);
   });
-
 });
