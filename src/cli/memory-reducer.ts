@@ -12,9 +12,9 @@ export interface MemoryReducer {
 }
 
 /** Above V8's initial young generation (1 MiB here), well below what a burst grows it to. */
-export const GROWN_YOUNG_GENERATION_BYTES = 4 * 2 ** 20;
+const GROWN_YOUNG_GENERATION_BYTES = 4 * 2 ** 20;
 
-export function youngGenerationBytes(): number {
+function youngGenerationBytes(): number {
   return getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? 0;
 }
 
