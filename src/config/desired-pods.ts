@@ -88,25 +88,31 @@ export class DesiredPods {
   /** Brings the desired set in line with the files and returns the difference. */
   reconcile(): DesiredChange {
     const winners = new Map<string, StaticPod>();
-    const losers: Array<{ pod: StaticPod; winner: StaticPod }> = [];
+    const byUid = new Map<string, StaticPod>();
+    const losers: Array<{ pod: StaticPod; winner: StaticPod; why: 'key' | 'uid' }> = [];
     // Plain code-unit order, like the kubelet's sort.Strings over the directory listing.
     for (const file of [...this.byFile.keys()].sort()) {
       const pod = this.byFile.get(file)!;
       const winner = winners.get(pod.key);
-      if (winner) losers.push({ pod, winner });
-      else winners.set(pod.key, pod);
+      // Two pods with one UID (two files pinning the same metadata.uid) would share a pod worker,
+      // a pod directory and their runtime objects: the later file is refused.
+      const sameUid = byUid.get(pod.uid);
+      if (winner) losers.push({ pod, winner, why: 'key' });
+      else if (sameUid) losers.push({ pod, winner: sameUid, why: 'uid' });
+      else {
+        winners.set(pod.key, pod);
+        byUid.set(pod.uid, pod);
+      }
     }
 
     const errors: ManifestError[] = [];
     const stillLosing = new Set<string>();
-    for (const { pod, winner } of losers) {
+    for (const { pod, winner, why } of losers) {
       stillLosing.add(pod.file);
       if (this.losing.get(pod.file) === winner.file) continue;
       this.losing.set(pod.file, winner.file);
-      errors.push({
-        file: pod.file,
-        message: `pod ${pod.key} is already declared by ${winner.file}; ${pod.file} is ignored until that file is removed or declares another pod`,
-      });
+      const clash = why === 'key' ? `pod ${pod.key} is already declared by ${winner.file}` : `pod uid ${pod.uid} is already pinned by ${winner.file} (for ${winner.key})`;
+      errors.push({ file: pod.file, message: `${clash}; ${pod.file} is ignored until that file is removed or declares another pod` });
     }
     for (const file of [...this.losing.keys()]) if (!stillLosing.has(file)) this.losing.delete(file);
 

@@ -10,14 +10,3 @@ export function formatPath(parts: readonly PathPart[]): string {
   }
   return out;
 }
-
-/** ajv's JSON Pointer instance path (`/spec/containers/0/name`) as a field path. */
-export function pointerToPath(pointer: string): string {
-  if (pointer === '') return '';
-  const parts = pointer
-    .split('/')
-    .slice(1)
-    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .map((s): PathPart => (/^\d+$/.test(s) ? Number(s) : s));
-  return formatPath(parts);
-}

@@ -11,11 +11,15 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import type { Logger } from '../log/logger';
 import type { ConfigSourceEvents, ManifestError } from './types';
-import { ignoredNameReason, OnceSet } from './ignore';
+import { ignoredNameReason, isUtf8Name, OnceSet, printableName } from './ignore';
 import { readManifestFile, type ReadOptions } from './read-manifest';
-import { loadManifest } from './manifest';
+import { completeManifest } from './manifest';
+import { createManifestDecoder } from './decode/decode-off-thread';
 import { DesiredPods } from './desired-pods';
 import { UnchangedFiles } from './unchanged-files';
+
+/** Names whose last write time is kept (for the quiet-file check); far above any real directory. */
+const MAX_TRACKED_WRITES = 4096;
 
 export interface FileSourceOptions {
   /** A directory of manifests, or a single manifest file. */
@@ -57,11 +61,13 @@ export function startFileSource(opts: FileSourceOptions): FileSource {
   const changingRetryMs = 250;
 
   const desired = new DesiredPods();
+  const decoder = createManifestDecoder();
   /** Digest of the bytes (or read error) last handled per file: unchanged content is not reprocessed. */
   const lastDigest = new Map<string, string>();
   const unchangedFiles = new UnchangedFiles();
   const names = new Map<string, NameState>();
   const skippedOnce = new OnceSet();
+  const badNames = new OnceSet();
   /** Last in-place write event per file (raw inotify "change"): such a file may be half-written. */
   const lastWriteAt = new Map<string, number>();
   let watcher: FSWatcher | undefined;
@@ -128,6 +134,7 @@ export function startFileSource(opts: FileSourceOptions): FileSource {
       return;
     }
     if (await unchangedFiles.unchanged(file)) return;
+    const readStart = Date.now();
     const r = await readManifestFile(file, { ...opts.read, lastWriteEventAt: watcher ? () => lastWriteAt.get(file) : undefined });
     if (stopped) return;
     switch (r.kind) {
@@ -159,11 +166,15 @@ export function startFileSource(opts: FileSourceOptions): FileSource {
         break;
     }
     skippedOnce.forget(file);
+    const lastWrite = lastWriteAt.get(file);
+    if (lastWrite !== undefined && lastWrite < readStart) lastWriteAt.delete(file);
     unchangedFiles.remember(file, r.stat);
     const digest = createHash('sha256').update(r.bytes).digest('hex');
     if (lastDigest.get(file) === digest) return;
     lastDigest.set(file, digest);
-    const loaded = loadManifest(file, r.bytes, opts.nodeName, now());
+    const decoded = await decoder.decode(r.bytes);
+    if (stopped) return;
+    const loaded = completeManifest(file, decoded, opts.nodeName, now());
     if ('error' in loaded) {
       // The file's last good pod (if any) stays: a broken edit is not a deletion.
       reportError(loaded.error);
@@ -264,7 +275,12 @@ export function startFileSource(opts: FileSourceOptions): FileSource {
       },
     });
     w.on('raw', (event: string, rawPath: string) => {
-      if (event === 'change' && rawPath) lastWriteAt.set(join(dir, basename(rawPath)), Date.now());
+      if (event !== 'change' || !rawPath) return;
+      const file = join(dir, basename(rawPath));
+      if (ignoredNameReason(file) !== undefined) return;
+      // Bounded like every per-name record: a burst of writes to many names must not grow the agent.
+      if (lastWriteAt.size >= MAX_TRACKED_WRITES && !lastWriteAt.has(file)) lastWriteAt.delete(lastWriteAt.keys().next().value as string);
+      lastWriteAt.set(file, Date.now());
     });
     w.on('add', onWatchEvent).on('change', onWatchEvent).on('unlink', onWatchEvent);
     w.on('addDir', onWatchEvent).on('unlinkDir', onWatchEvent);
@@ -313,7 +329,12 @@ export function startFileSource(opts: FileSourceOptions): FileSource {
     if (st.isDirectory()) {
       singleFile = undefined;
       await startWatcher(root);
-      listed = (await readdir(root)).map((n) => join(root, n));
+      listed = [];
+      for (const raw of await readdir(root, { encoding: 'buffer' })) {
+        // Node can only name files whose names are valid UTF-8; say so instead of skipping in silence.
+        if (isUtf8Name(raw)) listed.push(join(root, raw.toString('utf8')));
+        else if (badNames.first(raw.toString('hex'))) log.error('Skipping manifest file whose name is not valid UTF-8; rename it', { dir: root, name: printableName(raw) });
+      }
     } else {
       // A single manifest file: watch its directory, so a rename-over the file is seen too.
       singleFile = root;
@@ -372,6 +393,7 @@ export function startFileSource(opts: FileSourceOptions): FileSource {
       if (rootCheck) clearTimeout(rootCheck);
       for (const st of names.values()) if (st.timer) clearTimeout(st.timer);
       await stopWatcher();
+      await decoder.close();
       await Promise.all([scanning, ...[...names.values()].map((s) => s.running)]);
     },
   };

@@ -30,16 +30,40 @@ export function entryKind(st: { isFile(): boolean; isDirectory(): boolean }): En
   return 'other';
 }
 
-/** Remembers which names were already reported so a skip is logged once per name, not per scan. */
+/**
+ * Remembers which names were already reported so a skip is logged once per name, not per scan.
+ * Bounded: a directory that fills with throw-away names (a runaway tool writing `.tmp` files) must
+ * not grow the agent; past the cap the oldest names are forgotten (and may be logged once more).
+ */
 export class OnceSet {
   private readonly seen = new Set<string>();
+  constructor(private readonly capacity = 1024) {}
   /** True the first time a key is seen. */
   first(key: string): boolean {
     if (this.seen.has(key)) return false;
+    if (this.seen.size >= this.capacity) this.seen.delete(this.seen.values().next().value as string);
     this.seen.add(key);
     return true;
   }
   forget(key: string): void {
     this.seen.delete(key);
   }
+  get size(): number {
+    return this.seen.size;
+  }
+}
+
+/** A file name as it can be shown in a log line: bytes that are not valid UTF-8 as \xNN. */
+export function printableName(name: Buffer): string {
+  let out = '';
+  for (let i = 0; i < name.length; i++) {
+    const b = name[i]!;
+    out += b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : `\\x${b.toString(16).padStart(2, '0')}`;
+  }
+  return out;
+}
+
+/** True when the bytes of a file name are valid UTF-8 (Node's string paths can only name those). */
+export function isUtf8Name(name: Buffer): boolean {
+  return Buffer.from(name.toString('utf8'), 'utf8').equals(name);
 }

@@ -1,24 +1,31 @@
 // One manifest's bytes -> a static pod or the reason it was refused:
-// parse -> schema -> defaults -> semantic rules -> identity.
+// parse (bounded) -> decode as the API machinery does -> defaults -> semantic rules -> identity.
+// The first two stages are the costly ones, and run in a worker thread for big files
+// (decode-off-thread.ts); the rest works on a decoded pod that is bounded in size.
 import type { Pod } from 'kubernetes-types/core/v1';
 import type { ManifestError, StaticPod } from './types';
-import { parseManifest } from './parse';
-import { validateSchema } from './validate-schema';
+import { decodeManifest, type DecodedManifest } from './decode/decode-manifest';
 import { applySchemeDefaults } from './defaults';
 import { validateSemantic } from './validate-semantic';
 import { applyIdentity, staticPodName } from './identity';
 
+export type { DecodedManifest };
+
 export type LoadResult = { readonly pod: StaticPod; readonly warnings: string[] } | { readonly error: ManifestError };
 
-export function loadManifest(file: string, bytes: Buffer | string, nodeName: string, now: Date): LoadResult {
-  const parsed = parseManifest(bytes);
-  if (!parsed.ok) return { error: { file, ...parsed.error } };
-  const schema = validateSchema(parsed.object);
-  if (schema.errors.length > 0) return { error: { file, message: schema.errors.join('; ') } };
-  // The schema check above is what makes this cast true.
-  const defaulted = applySchemeDefaults(parsed.object as unknown as Pod);
+/** Defaults, rules and identity for a decoded pod from `file` on `nodeName`. */
+export function completeManifest(file: string, decoded: DecodedManifest, nodeName: string, now: Date): LoadResult {
+  if (!decoded.ok) {
+    const { ok: _ok, ...error } = decoded;
+    return { error: { file, ...error } };
+  }
+  const defaulted = applySchemeDefaults(decoded.pod);
   const name = defaulted.metadata?.name;
   const problems = validateSemantic(defaulted, name ? staticPodName(name, nodeName) : undefined);
   if (problems.length > 0) return { error: { file, message: problems.join('; ') } };
-  return { pod: applyIdentity({ defaulted, nodeName, file, seen: now }), warnings: schema.warnings };
+  return { pod: applyIdentity({ defaulted, nodeName, file, seen: now }), warnings: decoded.warnings };
+}
+
+export function loadManifest(file: string, bytes: Buffer | string, nodeName: string, now: Date): LoadResult {
+  return completeManifest(file, decodeManifest(bytes), nodeName, now);
 }

@@ -30,6 +30,8 @@ export interface ManifestError {
   readonly message: string;
   readonly line?: number;
   readonly column?: number;
+  /** Refused for crossing one of the parser's limits (depth, values, aliases, size, time, memory). */
+  readonly limit?: true;
 }
 
 /** A manifest that was accepted with something worth telling the operator (unknown field, ...). */

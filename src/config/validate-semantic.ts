@@ -108,6 +108,10 @@ export function validateSemantic(pod: Pod, podName: string | undefined): string[
     const p = dns1123SubdomainProblem(podName);
     if (p) out.push(invalid(['metadata', 'name'], podName, p));
   }
+  // A pinned UID names directories (pod dir, log dir) and runtime objects: it must be path-safe.
+  if (meta.uid !== undefined && !/^[0-9A-Za-z-]{1,36}$/.test(meta.uid)) {
+    out.push(invalid(['metadata', 'uid'], meta.uid, 'a pinned uid must be 1 to 36 characters of letters, digits and "-" (a UUID or 32 hex digits)'));
+  }
   if (meta.namespace) {
     const p = dns1123LabelProblem(meta.namespace);
     if (p) out.push(invalid(['metadata', 'namespace'], meta.namespace, p));

@@ -102,4 +102,25 @@ describe('DesiredPods', () => {
     // a.yaml now declares c: a is removed, c added.
     expect(ops(d.setFile(sp('/m/a.yaml', 'c')).updates)).toEqual(['REMOVE default/a-node-a /m/a.yaml', 'ADD default/c-node-a /m/a.yaml']);
   });
+
+  it('refuses a second file that pins a UID already used, naming both files', () => {
+    const pinned = (file: string, name: string) => {
+      const r = loadManifest(file, podYaml(name).replace(`name: ${name}\n`, `name: ${name}\n  uid: 11111111-2222-3333-4444-555555555555\n`), 'node-a', new Date(0));
+      if ('error' in r) throw new Error(r.error.message);
+      return r.pod;
+    };
+    const d = new DesiredPods();
+    d.putFile(pinned('/m/b.yaml', 'second'));
+    d.putFile(pinned('/m/a.yaml', 'first'));
+    const change = d.reconcile();
+    expect(ops(change.updates)).toEqual(['ADD default/first-node-a /m/a.yaml']);
+    expect(change.errors).toEqual([
+      {
+        file: '/m/b.yaml',
+        message: 'pod uid 11111111-2222-3333-4444-555555555555 is already pinned by /m/a.yaml (for default/first-node-a); /m/b.yaml is ignored until that file is removed or declares another pod',
+      },
+    ]);
+    // The first goes: the second takes over.
+    expect(ops(d.removeFile('/m/a.yaml').updates)).toEqual(['REMOVE default/first-node-a /m/a.yaml', 'ADD default/second-node-a /m/b.yaml']);
+  });
 });

@@ -272,4 +272,16 @@ describe('startFileSource', () => {
     console.log(`file-source write->update latency over 20 writes: p50 ${pct(50)} ms, p90 ${pct(90)} ms, max ${pct(100)} ms`);
     expect(latencies).toHaveLength(20);
   });
+
+  it('names a manifest whose file name is not valid UTF-8 instead of skipping it in silence', async () => {
+    const dir = newDir();
+    writeFileSync(Buffer.concat([Buffer.from(`${dir}/web-`), Buffer.from([0xff, 0xfe]), Buffer.from('.yaml')]), podYaml('web'));
+    writeFileSync(join(dir, 'ok.yaml'), podYaml('ok'));
+    const { events, lines } = start(dir);
+    await ready(events);
+    await updates(events, 1, 'ADD ok');
+    expect(ops(events)).toEqual(['ADD default/ok-node-a']);
+    const line = lines.find((l) => l.includes('not valid UTF-8'));
+    expect(line).toContain('web-\\\\xff\\\\xfe.yaml');
+  });
 });

@@ -70,6 +70,42 @@ metadata: { labels: { app: web }, name: web }
     expect(load(WEB_YAML.replace('    image: nginx\n', '    image: nginx\n    imagePullPolicy: Always\n')).uid).toBe(load(WEB_YAML).uid);
   });
 
+  it('keeps the UID when zero, null or empty values are spelled out (kubeadm, kubectl --dry-run output)', () => {
+    const base = load(WEB_YAML).uid;
+    const spelled = `apiVersion: v1
+kind: Pod
+metadata:
+  creationTimestamp: null
+  name: web
+  namespace: ""
+  labels: {app: web}
+  annotations: {}
+spec:
+  hostNetwork: true
+  hostPID: false
+  volumes: []
+  nodeSelector: null
+  containers:
+  - name: nginx
+    image: nginx
+    resources: {}
+    args: []
+    env: null
+    workingDir: ""
+    ports:
+    - containerPort: 80
+      hostIP: ""
+status: {}
+`;
+    expect(load(spelled).uid).toBe(base);
+  });
+
+  it('changes the UID when a pointer field is set to its zero value, since that means something', () => {
+    const base = load(WEB_YAML).uid;
+    expect(load(WEB_YAML.replace('    image: nginx\n', '    image: nginx\n    securityContext: {allowPrivilegeEscalation: false}\n')).uid).not.toBe(base);
+    expect(load(WEB_YAML.replace('  hostNetwork: true\n', '  hostNetwork: true\n  enableServiceLinks: false\n')).uid).not.toBe(base);
+  });
+
   it('changes the UID with content, node or path', () => {
     const base = load(WEB_YAML).uid;
     expect(load(WEB_YAML.replace('image: nginx', 'image: nginx:1.25')).uid).not.toBe(base);

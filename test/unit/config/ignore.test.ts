@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ignoredNameReason } from '../../../src/config/ignore';
+import { ignoredNameReason, OnceSet } from '../../../src/config/ignore';
 
 describe('ignoredNameReason', () => {
   it.each([
@@ -30,5 +30,15 @@ describe('ignoredNameReason', () => {
 
   it('judges the base name only, not the directory', () => {
     expect(ignoredNameReason('/home/.config/manifests/web.yaml')).toBeUndefined();
+  });
+});
+
+describe('OnceSet bounds', () => {
+  it('forgets its oldest names past its capacity', () => {
+    const s = new OnceSet(3);
+    for (const k of ['a', 'b', 'c', 'd']) expect(s.first(k)).toBe(true);
+    expect(s.size).toBe(3);
+    expect(s.first('d')).toBe(false);
+    expect(s.first('a')).toBe(true); // evicted, so reported again
   });
 });

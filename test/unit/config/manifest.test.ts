@@ -17,7 +17,7 @@ describe('loadManifest', () => {
 
   it('returns schema errors before semantic ones', () => {
     const r = load(WEB_YAML.replace('containerPort: 80', 'containerPort: "80"'));
-    expect('error' in r && r.error.message).toBe('spec.containers[0].ports[0].containerPort: must be integer');
+    expect('error' in r && r.error.message).toBe('spec.containers[0].ports[0].containerPort: must be an integer, found a string');
   });
 
   it('joins all semantic problems into one line', () => {

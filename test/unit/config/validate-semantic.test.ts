@@ -27,6 +27,15 @@ describe('validateSemantic', () => {
     expect(problems(pod({}, { name: 'a'.repeat(246) }))).toEqual([]);
   });
 
+  it('refuses a pinned uid that is not path-safe (it names directories and runtime objects)', () => {
+    expect(problems(pod({}, { name: 'w', uid: '../../../../../ESCAPED/evil' }))).toEqual([
+      'metadata.uid: Invalid value: "../../../../../ESCAPED/evil": a pinned uid must be 1 to 36 characters of letters, digits and "-" (a UUID or 32 hex digits)',
+    ]);
+    expect(problems(pod({}, { name: 'w', uid: 'a'.repeat(37) }))).toHaveLength(1);
+    expect(problems(pod({}, { name: 'w', uid: '6f1c5a2e-34b1-4d0e-9a0b-3c2d1e0f9a8b' }))).toEqual([]);
+    expect(problems(pod({}, { name: 'w', uid: '0123456789abcdef0123456789abcdef' }))).toEqual([]);
+  });
+
   it('checks the namespace as a DNS label', () => {
     expect(problems(pod({}, { name: 'x', namespace: 'kube.system' }))[0]).toMatch(/^metadata\.namespace: Invalid value: "kube.system"/);
     expect(problems(pod({}, { name: 'x', namespace: 'kube-system' }))).toEqual([]);

@@ -1,0 +1,142 @@
+// YAML manifests read the way the Kubernetes YAML decoder reads them (YAML 1.1: `0644` is octal,
+// `yes` is true), with every cost bounded before it is paid: the values and the flow nesting are
+// counted token by token while lexing, the block nesting is measured on the syntax tree before it
+// is composed (composing recurses), and what aliases expand to is measured before anything is
+// expanded. A file over a limit is refused; nothing large is ever built from it.
+import { CST, Composer, Lexer, Parser, isAlias, isMap, isPair, isScalar, isSeq, type Document, type Node } from 'yaml';
+import { LimitError, MAX_ALIASES, MAX_DEPTH, MAX_NODES } from './limits';
+
+export class YamlSyntaxError extends Error {
+  override name = 'YamlSyntaxError';
+  constructor(
+    message: string,
+    readonly offset: number,
+  ) {
+    super(message);
+  }
+}
+
+/** Token types that start a value. Block mappings have no token of their own; their keys count. */
+const VALUE_TOKENS = new Set<string>(['scalar', 'single-quoted-scalar', 'double-quoted-scalar', 'block-scalar-header', 'flow-map-start', 'flow-seq-start', 'seq-item-ind', 'alias']);
+
+const tooMany = (): LimitError => new LimitError(`more than ${MAX_NODES} values (the limit for a manifest)`);
+const tooDeep = (): LimitError => new LimitError(`nested deeper than ${MAX_DEPTH} levels (the limit for a manifest)`);
+
+/** Lexes and parses to syntax trees, counting values and flow nesting as it goes. */
+function syntaxTrees(text: string): CST.Token[] {
+  const parser = new Parser();
+  const out: CST.Token[] = [];
+  let values = 0;
+  let aliases = 0;
+  let flowDepth = 0;
+  for (const lexeme of new Lexer().lex(text)) {
+    const type = CST.tokenType(lexeme);
+    if (type !== null && VALUE_TOKENS.has(type) && ++values > MAX_NODES) throw tooMany();
+    if (type === 'alias' && ++aliases > MAX_ALIASES) throw new LimitError(`more than ${MAX_ALIASES} aliases (the limit for a manifest)`);
+    if (type === 'flow-map-start' || type === 'flow-seq-start') {
+      if (++flowDepth > MAX_DEPTH) throw tooDeep();
+    } else if (type === 'flow-map-end' || type === 'flow-seq-end') flowDepth = Math.max(0, flowDepth - 1);
+    for (const token of parser.next(lexeme)) out.push(token);
+  }
+  for (const token of parser.end()) out.push(token);
+  return out;
+}
+
+/** Nesting depth of a syntax tree, walked without recursion. */
+function syntaxDepth(root: CST.Token): number {
+  let max = 0;
+  const stack: Array<[CST.Token | null | undefined, number]> = [[root, 0]];
+  while (stack.length > 0) {
+    const [token, depth] = stack.pop()!;
+    if (!token) continue;
+    if (depth > max) max = depth;
+    if (max > MAX_DEPTH) return max;
+    switch (token.type) {
+      case 'document':
+        stack.push([token.value, depth]);
+        break;
+      case 'block-map':
+      case 'block-seq':
+      case 'flow-collection':
+        for (const item of token.items) {
+          if ('key' in item) stack.push([item.key, depth + 1]);
+          stack.push([item.value, depth + 1]);
+        }
+        break;
+      default:
+        break;
+    }
+  }
+  return max;
+}
+
+/**
+ * How many values the document holds once every alias is expanded, stopping as soon as the limit
+ * is passed. Sizes of anchored nodes are remembered, so a node aliased many times is measured once.
+ */
+function expandedSize(doc: Document.Parsed): number {
+  const sizes = new Map<Node, number>();
+  const visiting = new Set<Node>();
+  const size = (node: unknown): number => {
+    if (isAlias(node)) {
+      const target = node.resolve(doc);
+      if (!target) throw new YamlSyntaxError(`unresolved alias *${node.source}`, node.range?.[0] ?? 0);
+      return size(target);
+    }
+    if (!isMap(node) && !isSeq(node)) return 1;
+    const known = sizes.get(node);
+    if (known !== undefined) return known;
+    if (visiting.has(node)) throw new YamlSyntaxError('an alias refers to a node that contains it', node.range?.[0] ?? 0);
+    visiting.add(node);
+    let total = 1;
+    for (const item of node.items) {
+      total += isPair(item) ? size(item.key) + size(item.value) : size(item);
+      if (total > MAX_NODES) throw new LimitError(`aliases expand to more than ${MAX_NODES} values (the limit for a manifest)`);
+    }
+    visiting.delete(node);
+    sizes.set(node, total);
+    return total;
+  };
+  return size(doc.contents);
+}
+
+function isEmptyDocument(d: Document.Parsed): boolean {
+  const c = d.contents;
+  return c === null || (isScalar(c) && c.value === null && c.source === '');
+}
+
+export type YamlResult = { readonly value: unknown } | { readonly empty: true };
+
+/**
+ * Parses exactly one YAML document. Throws YamlSyntaxError (with the offset), or LimitError.
+ * A stream with no document (only comments) is `{ empty: true }`.
+ */
+export function readYaml(text: string): YamlResult {
+  const trees = syntaxTrees(text);
+  for (const t of trees) {
+    if (t.type === 'error') throw new YamlSyntaxError(t.message, t.offset);
+    if (syntaxDepth(t) > MAX_DEPTH) throw tooDeep();
+  }
+  const composer = new Composer({
+    version: '1.1',
+    uniqueKeys: true,
+    // Dates stay strings: an unquoted date in an annotation is text to Kubernetes.
+    customTags: (tags) => tags.filter((t) => typeof t === 'string' || t.tag !== 'tag:yaml.org,2002:timestamp'),
+  });
+  const docs: Document.Parsed[] = [];
+  for (const t of trees) for (const d of composer.next(t)) docs.push(d);
+  for (const d of composer.end()) docs.push(d);
+  // An empty document (a trailing `---`) is not a second manifest.
+  const list = docs.filter((d) => d.errors.length > 0 || !isEmptyDocument(d));
+  const [first, second] = list;
+  if (!first) return { empty: true };
+  const err = first.errors[0];
+  if (err) {
+    const message = err.code === 'DUPLICATE_KEY' ? 'duplicate field: field names must be unique' : err.message.split('\n', 1)[0]!.replace(/ at line \d+, column \d+:?$/, '');
+    throw new YamlSyntaxError(message, err.pos[0]);
+  }
+  if (second) throw new YamlSyntaxError('a second YAML document starts here; a manifest file holds exactly one Pod', second.range[0]);
+  expandedSize(first);
+  // Aliases were measured above; the library's own (coarser) alias check is not needed.
+  return { value: first.toJS({ maxAliasCount: -1 }) };
+}
