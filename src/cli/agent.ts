@@ -6,6 +6,7 @@ import { startFileSource } from '../config/file-source.js';
 import { StaticPodSet } from '../config/static-pod-set.js';
 import { loadKubeconfig } from '../apiserver/index.js';
 import type { Logger } from '../log/logger.js';
+import { unexpectedErrorCount } from '../log/unexpected-errors.js';
 import { createPleg } from '../pleg/pleg.js';
 import type { Pleg } from '../pleg/types.js';
 import type { PodWorkerObserver } from '../podworkers/observer.js';
@@ -47,7 +48,7 @@ export interface RunningAgent {
 }
 
 /** Throws RuntimeConnectError, ServerStartError or KubeconfigError for the caller to report in one line. */
-export async function startAgent(opts: BootletOptions, logger: Logger, fatal: (message: string) => void): Promise<RunningAgent> {
+export async function startAgent(opts: BootletOptions, logger: Logger): Promise<RunningAgent> {
   logger.info('Starting bootlet', {
     version: BOOTLET_VERSION,
     node: opts.nodeName,
@@ -127,7 +128,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger, fatal: (m
     address: opts.address,
     readOnlyPort: opts.readOnlyPort,
     syncFrequencyMs: opts.syncFrequencyMs,
-    source: { statuses: () => status.all(), sinceLastRelistMs: () => pleg.sinceLastRelistMs() },
+    source: { statuses: () => status.all(), sinceLastRelistMs: () => pleg.sinceLastRelistMs(), unexpectedErrors: unexpectedErrorCount },
     logger,
   });
 
@@ -175,14 +176,23 @@ export async function startAgent(opts: BootletOptions, logger: Logger, fatal: (m
       warning: () => {},
       ready: () => {
         // Only now is the desired set complete: what runs without a manifest can be told apart.
-        listRuntimePods(runtime)
-          .then((found) => {
-            logger.info('Manifests read, adopting running pods', { runtimePods: found.size });
-            workers.adoptRuntimePods(found);
-            staticPods.markReady();
-            pleg.start();
-          })
-          .catch((err: unknown) => fatal(`reading pods back from the runtime: ${err instanceof Error ? err.message : String(err)}`));
+        // The runtime may be restarting: the read is retried (nothing starts before it succeeds).
+        let attempt = 0;
+        const adopt = (): void => {
+          listRuntimePods(runtime)
+            .then((found) => {
+              logger.info('Manifests read, adopting running pods', { runtimePods: found.size });
+              workers.adoptRuntimePods(found);
+              staticPods.markReady();
+              pleg.start();
+            })
+            .catch((err: unknown) => {
+              const delay = Math.min(10_000, 500 * 2 ** Math.min(attempt++, 5));
+              logger.error('Could not read pods back from the runtime, will retry', { err: err instanceof Error ? err.message : String(err), retryIn: formatDuration(delay) });
+              setTimeout(adopt, delay).unref();
+            });
+        };
+        adopt();
       },
     },
   });

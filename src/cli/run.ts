@@ -2,6 +2,7 @@
 // the pods left running. Every start-up problem is one clear line and exit code 1.
 import { KubeconfigError } from '../apiserver/index.js';
 import { createLogger } from '../log/logger.js';
+import { guardProcess } from '../log/unexpected-errors.js';
 import { RuntimeConnectError } from '../runtime/cri-client.js';
 import { ServerStartError } from '../server/http-server.js';
 import { BOOTLET_VERSION } from '../version.js';
@@ -39,8 +40,9 @@ export async function main(argv: string[]): Promise<void> {
     throw err;
   }
   const logger = createLogger({ format: opts.loggingFormat, verbosity: opts.verbosity });
+  guardProcess(logger);
   try {
-    const agent = await startAgent(opts, logger, fail);
+    const agent = await startAgent(opts, logger);
     const shutdown = (signal: string): void => {
       logger.info('Shutting down, leaving pods running', { signal });
       void agent.shutdown().finally(() => process.exit(0));

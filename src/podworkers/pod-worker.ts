@@ -4,7 +4,11 @@ import { syncing } from './states/syncing.js';
 import { terminated } from './states/terminated.js';
 import { terminating } from './states/terminating.js';
 import { waitingToStart } from './states/waiting-to-start.js';
-import type { PodState, PodWorkerStateName, WorkerContext } from './worker-context.js';
+import type { PodState, PodWorkerStateName, Transition, WorkerContext } from './worker-context.js';
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
 
 const STATES: Record<Exclude<PodWorkerStateName, 'Done'>, PodState> = {
   WaitingToStart: waitingToStart,
@@ -19,6 +23,8 @@ export class PodWorker {
   private pending = false;
   private timer: NodeJS.Timeout | undefined;
   private idleWaiters: (() => void)[] = [];
+  private failures = 0;
+  private lastFailure: string | undefined;
 
   constructor(
     readonly ctx: WorkerContext,
@@ -42,7 +48,22 @@ export class PodWorker {
   private step(): void {
     if (this.stateName === 'Done') return;
     this.pending = true;
-    if (!this.running) void this.loop();
+    if (!this.running) this.loop().catch((err: unknown) => this.loopFailed(err));
+  }
+
+  /** Last resort: the loop itself threw (a bug). The pod is retried, never dropped, never fatal. */
+  private loopFailed(err: unknown): void {
+    this.ctx.logger.error('Pod worker failed unexpectedly, will retry', { pod: this.ctx.key, podUID: this.ctx.uid, state: this.stateName, err: errorText(err) });
+    this.running = false;
+    this.stopTimers();
+    this.timer = setTimeout(() => this.step(), this.failureDelayMs());
+    this.timer.unref?.();
+  }
+
+  /** 1 s doubling to 15 s (jittered) while a state keeps failing; reset by a step that succeeds. */
+  private failureDelayMs(): number {
+    const base = Math.min(15_000, 1_000 * 2 ** Math.min(this.failures++, 4));
+    return base + Math.floor(Math.random() * base * 0.25);
   }
 
   requestTermination(): void {
@@ -68,7 +89,21 @@ export class PodWorker {
         this.pending = false;
         this.stopTimers();
         const state = STATES[this.stateName as Exclude<PodWorkerStateName, 'Done'>];
-        const t = await state.run(this.ctx);
+        let t: Transition;
+        try {
+          t = await state.run(this.ctx);
+          this.failures = 0;
+          this.lastFailure = undefined;
+        } catch (err) {
+          // Each state handles the errors it expects; anything else is retried here with back-off,
+          // and said once per distinct error rather than at every retry.
+          const text = errorText(err);
+          const fields = { pod: this.ctx.key, podUID: this.ctx.uid, state: this.stateName, err: text };
+          if (text === this.lastFailure) this.ctx.logger.v(2).info('Pod worker step failed again, will retry', fields);
+          else this.ctx.logger.error('Pod worker step failed, will retry', fields);
+          this.lastFailure = text;
+          t = { next: this.stateName, wakeAfterMs: this.failureDelayMs() };
+        }
         if (t.next !== this.stateName) {
           this.ctx.logger.v(3).info('Pod worker state', { pod: this.ctx.key, podUID: this.ctx.uid, from: this.stateName, to: t.next });
           this.stateName = t.next;

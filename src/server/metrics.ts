@@ -12,8 +12,8 @@ const CONTAINER_STATE_LABEL: Record<ContainerState, string> = {
   [ContainerState.CONTAINER_UNKNOWN]: 'unknown',
 };
 
-function gauge(name: string, help: string, samples: ReadonlyArray<{ labels?: string; value: number }>): string {
-  const lines = [`# HELP ${name} [ALPHA] ${help}`, `# TYPE ${name} gauge`];
+function gauge(name: string, help: string, samples: ReadonlyArray<{ labels?: string; value: number }>, type = 'gauge'): string {
+  const lines = [`# HELP ${name} [ALPHA] ${help}`, `# TYPE ${name} ${type}`];
   for (const s of samples) lines.push(`${name}${s.labels ? `{${s.labels}}` : ''} ${s.value}`);
   return lines.join('\n');
 }
@@ -31,6 +31,7 @@ export function renderMetrics(source: ServerSource, nowMs: number): string {
   const lastSeen = (nowMs - source.sinceLastRelistMs()) / 1000;
   return (
     [
+      gauge('bootlet_unexpected_errors_total', 'Unhandled promise rejections and uncaught exceptions (bugs) that bootlet logged and survived.', [{ value: source.unexpectedErrors?.() ?? 0 }], 'counter'),
       gauge('kubelet_pleg_last_seen_seconds', 'Timestamp in seconds when PLEG was last seen active.', [{ value: lastSeen }]),
       gauge(
         'kubelet_running_containers',

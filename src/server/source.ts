@@ -7,4 +7,6 @@ export interface ServerSource {
   statuses(): readonly PodStatusEntry[];
   /** Milliseconds since the PLEG last relisted successfully (Pleg.sinceLastRelistMs()). */
   sinceLastRelistMs(): number;
+  /** Unhandled rejections and uncaught exceptions so far (bugs, logged and survived). */
+  unexpectedErrors?(): number;
 }

@@ -1,13 +1,33 @@
 // Removes what a terminated pod leaves behind: its containers, sandboxes, directories and logs.
+// Any step may fail (the runtime restarting, a deadline, "device or resource busy"): what can be
+// removed is removed, and the worker's loop retries the rest with back-off until it is all gone.
+import { ContainerState, PodSandboxState } from '../../runtime/cri-types.js';
 import type { PodState } from '../worker-context.js';
+
+function text(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
 
 export const terminated: PodState = {
   name: 'Terminated',
   async run(ctx) {
     const rt = await ctx.runtime.getPod(ctx.uid);
-    for (const c of rt?.containers ?? []) await ctx.runtime.removeContainer(c.id);
-    for (const s of rt?.sandboxes ?? []) await ctx.runtime.removeSandbox(s.id);
-    await ctx.runtime.cleanupPod(ctx.uid, ctx.namespace, ctx.name);
+    // Something runs again (a stop that did not take, a container started behind our back): stop it first.
+    const live = (rt?.containers ?? []).some((c) => c.state === ContainerState.CONTAINER_RUNNING) || (rt?.sandboxes ?? []).some((s) => s.state === PodSandboxState.SANDBOX_READY);
+    if (live) return { next: 'Terminating' };
+    const failures: string[] = [];
+    const attempt = async (what: string, op: () => Promise<void>): Promise<void> => {
+      try {
+        await op();
+      } catch (err) {
+        failures.push(`${what}: ${text(err)}`);
+      }
+    };
+    for (const c of rt?.containers ?? []) await attempt(`removing container ${c.name} (${c.id})`, () => ctx.runtime.removeContainer(c.id));
+    // A sandbox goes only once its containers have; the pod's directories only once nothing of it runs.
+    if (failures.length === 0) for (const s of rt?.sandboxes ?? []) await attempt(`removing sandbox ${s.id}`, () => ctx.runtime.removeSandbox(s.id));
+    if (failures.length === 0) await attempt('removing pod directories', () => ctx.runtime.cleanupPod(ctx.uid, ctx.namespace, ctx.name));
+    if (failures.length > 0) throw new Error(`cleaning up the pod: ${failures.join('; ')}`);
     ctx.backoff.forgetPod(ctx.uid);
     ctx.emit((o) => o.podRemoved?.(ctx.uid));
     ctx.logger.info('Pod removed', { pod: ctx.key, podUID: ctx.uid });

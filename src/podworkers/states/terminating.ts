@@ -4,7 +4,7 @@
 import { ContainerState, PodSandboxState } from '../../runtime/cri-types.js';
 import type { RuntimeContainer } from '../../runtime/runtime-pods.js';
 import { containerSpec, killContainer, podGraceSeconds } from '../kill-container.js';
-import { errorRetryMs, type PodState, type WorkerContext } from '../worker-context.js';
+import type { PodState, WorkerContext } from '../worker-context.js';
 
 async function stopAll(ctx: WorkerContext, containers: RuntimeContainer[]): Promise<void> {
   await Promise.all(
@@ -19,19 +19,16 @@ export const terminating: PodState = {
   name: 'Terminating',
   async run(ctx) {
     ctx.emit((o) => o.podTerminating?.(ctx.uid));
-    try {
-      const rt = await ctx.runtime.getPod(ctx.uid);
-      const live = (rt?.containers ?? []).filter((c) => c.state === ContainerState.CONTAINER_RUNNING || c.state === ContainerState.CONTAINER_CREATED);
-      await stopAll(ctx, live.filter((c) => c.meta.type !== 'init'));
-      await stopAll(ctx, live.filter((c) => c.meta.type === 'init'));
-      for (const s of rt?.sandboxes ?? []) {
-        if (s.state === PodSandboxState.SANDBOX_READY) await ctx.runtime.stopSandbox(s.id);
-      }
-      ctx.logger.info('Pod terminated', { pod: ctx.key, podUID: ctx.uid });
-      return { next: 'Terminated' };
-    } catch (err) {
-      ctx.logger.error('Failed to terminate pod, will retry', { pod: ctx.key, podUID: ctx.uid, err: err instanceof Error ? err.message : String(err) });
-      return { next: 'Terminating', wakeAfterMs: errorRetryMs() };
+    // A failure here (the runtime away, a stop that timed out) is retried by the worker's loop with
+    // back-off; the pod stays in Terminating until everything of it has stopped.
+    const rt = await ctx.runtime.getPod(ctx.uid);
+    const live = (rt?.containers ?? []).filter((c) => c.state === ContainerState.CONTAINER_RUNNING || c.state === ContainerState.CONTAINER_CREATED);
+    await stopAll(ctx, live.filter((c) => c.meta.type !== 'init'));
+    await stopAll(ctx, live.filter((c) => c.meta.type === 'init'));
+    for (const s of rt?.sandboxes ?? []) {
+      if (s.state === PodSandboxState.SANDBOX_READY) await ctx.runtime.stopSandbox(s.id);
     }
+    ctx.logger.info('Pod terminated', { pod: ctx.key, podUID: ctx.uid });
+    return { next: 'Terminated' };
   },
 };

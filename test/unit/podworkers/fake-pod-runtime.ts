@@ -12,7 +12,17 @@ export class FakePodRuntime implements PodRuntime {
   readonly journal: string[] = [];
   /** Called before a container of this name starts; await it to make the start slow. */
   gate = new Map<string, Promise<void>>();
+  /** Errors the next calls of an operation throw, one per call (faults of a real runtime). */
+  readonly faults = new Map<string, Error[]>();
   private seq = 0;
+
+  private fault(op: string): void {
+    const e = this.faults.get(op)?.shift();
+    if (e) {
+      this.journal.push(`fault ${op}: ${e.message}`);
+      throw e;
+    }
+  }
 
   private entry(pod: DesiredPod): RuntimePod {
     let p = this.pods.get(pod.metadata.uid);
@@ -37,6 +47,7 @@ export class FakePodRuntime implements PodRuntime {
   readonly reads = new Map<string, number>();
 
   async getPod(uid: string): Promise<RuntimePod | undefined> {
+    this.fault('getPod');
     this.reads.set(uid, (this.reads.get(uid) ?? 0) + 1);
     const p = this.pods.get(uid);
     return p ? structuredClone(p) : undefined;
@@ -84,6 +95,7 @@ export class FakePodRuntime implements PodRuntime {
   }
 
   async stopContainer(id: string, graceSeconds: number): Promise<void> {
+    this.fault('stopContainer');
     const f = this.find(id);
     if (f?.c && f.c.state === ContainerState.CONTAINER_RUNNING) {
       f.c.state = ContainerState.CONTAINER_EXITED;
@@ -100,16 +112,19 @@ export class FakePodRuntime implements PodRuntime {
   }
 
   async removeContainer(id: string): Promise<void> {
+    this.fault('removeContainer');
     const f = this.find(id);
     if (f) f.pod.containers = f.pod.containers.filter((c) => c.id !== id);
   }
 
   async removeSandbox(id: string): Promise<void> {
+    this.fault('removeSandbox');
     const f = this.find(id);
     if (f) f.pod.sandboxes = f.pod.sandboxes.filter((s) => s.id !== id);
   }
 
   async cleanupPod(uid: string): Promise<void> {
+    this.fault('cleanupPod');
     const p = this.pods.get(uid);
     if (p && p.containers.length === 0 && p.sandboxes.length === 0) this.pods.delete(uid);
     this.journal.push(`cleanup ${uid}`);

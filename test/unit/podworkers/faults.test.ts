@@ -1,0 +1,76 @@
+// A runtime that fails (restarting, deadlines, "device or resource busy") never takes a pod worker
+// down: every state retries with back-off and converges once the runtime answers again. An error
+// escaping a worker would be an unhandled rejection, which fails this test file.
+import { describe, expect, it } from 'vitest';
+import type { StaticPod } from '../../../src/config/types.js';
+import { memoryLogger } from '../../../src/log/logger.js';
+import { PodWorkers } from '../../../src/podworkers/pod-workers.js';
+import { ContainerState } from '../../../src/runtime/cri-types.js';
+import { waitFor } from '../../support/wait.js';
+import { FakePodRuntime } from './fake-pod-runtime.js';
+
+function staticPod(name: string, uid: string): StaticPod {
+  return {
+    uid,
+    key: `default/${name}`,
+    file: `/m/${name}.yaml`,
+    pod: {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name, namespace: 'default', uid, annotations: { 'kubernetes.io/config.hash': uid } },
+      spec: { restartPolicy: 'Always', terminationGracePeriodSeconds: 1, containers: [{ name: 'main', image: 'img' }] },
+    },
+  };
+}
+
+const WAIT = { timeoutMs: 20_000, intervalMs: 20 };
+
+async function runningPod() {
+  const runtime = new FakePodRuntime();
+  const { logger, lines } = memoryLogger(2);
+  const workers = new PodWorkers({ runtime, logger, syncFrequencyMs: 60_000 });
+  workers.adoptRuntimePods(new Map());
+  const pod = staticPod('a', 'uid-a');
+  workers.apply({ op: 'ADD', pod });
+  await waitFor(() => runtime.pods.get('uid-a')?.containers.some((c) => c.state === ContainerState.CONTAINER_RUNNING), { ...WAIT, what: 'a running' });
+  await workers.idle();
+  return { runtime, workers, lines, pod };
+}
+
+describe('pod workers under runtime faults', () => {
+  it('removes a pod whose cleanup fails at first ("can\'t be removed", EBUSY), logging the reason once', async () => {
+    const { runtime, workers, lines, pod } = await runningPod();
+    const starting = new Error('failed to set removing state for container "c1": container is in starting state, can\'t be removed');
+    runtime.faults.set('removeContainer', [starting, starting]);
+    runtime.faults.set('cleanupPod', [new Error('EBUSY: resource busy or locked')]);
+    workers.apply({ op: 'REMOVE', pod });
+    await waitFor(() => !workers.has('uid-a') && !runtime.pods.has('uid-a'), { ...WAIT, what: 'pod removed' });
+    expect(runtime.faults.get('removeContainer')).toEqual([]);
+    expect(runtime.faults.get('cleanupPod')).toEqual([]);
+    const failed = lines.filter((l) => l.includes('Pod worker step failed'));
+    expect(failed.some((l) => l.includes("can't be removed") && l.includes('"pod":"default/a"'))).toBe(true);
+    expect(lines.filter((l) => l.includes('Pod worker step failed, will retry') && l.includes("can't be removed"))).toHaveLength(1);
+  });
+
+  it('keeps terminating while the runtime cannot be read, and finishes once it can', async () => {
+    const { runtime, workers, pod } = await runningPod();
+    const down = new Error('14 UNAVAILABLE: connection refused');
+    runtime.faults.set('getPod', [down, down, down]);
+    workers.apply({ op: 'REMOVE', pod });
+    await waitFor(() => !workers.has('uid-a'), { ...WAIT, what: 'pod removed' });
+    expect(runtime.journal).toContain('stop a uid-a main');
+    expect(runtime.pods.has('uid-a')).toBe(false);
+  });
+
+  it('goes back to stopping when a container runs again before it could be removed', async () => {
+    const { runtime, workers, pod } = await runningPod();
+    runtime.faults.set('removeContainer', [new Error('container is running')]);
+    workers.apply({ op: 'REMOVE', pod });
+    // Between the failed removal and the retry, something starts the container again.
+    await waitFor(() => runtime.journal.some((l) => l.startsWith('fault removeContainer')), { ...WAIT, what: 'removal failed' });
+    const c = runtime.pods.get('uid-a')!.containers[0]!;
+    c.state = ContainerState.CONTAINER_RUNNING;
+    await waitFor(() => !workers.has('uid-a'), { ...WAIT, what: 'pod removed' });
+    expect(runtime.journal.filter((l) => l === 'stop a uid-a main')).toHaveLength(2);
+  });
+});
