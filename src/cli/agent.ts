@@ -46,7 +46,7 @@ export interface RunningAgent {
   shutdown(): Promise<void>;
 }
 
-/** Throws RuntimeConnectError, ServerStartError or KubeconfigError for the caller to report in one line. */
+/** Throws RuntimeConnectError or KubeconfigError for the caller to report in one line. A taken port does not stop it. */
 export async function startAgent(opts: BootletOptions, logger: Logger, fatal: (message: string) => void): Promise<RunningAgent> {
   logger.info('Starting bootlet', {
     version: BOOTLET_VERSION,
@@ -126,6 +126,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger, fatal: (m
     healthzPort: opts.healthzPort,
     address: opts.address,
     readOnlyPort: opts.readOnlyPort,
+    rootDir: opts.rootDir,
     syncFrequencyMs: opts.syncFrequencyMs,
     source: { statuses: () => status.all(), sinceLastRelistMs: () => pleg.sinceLastRelistMs() },
     logger,
