@@ -47,7 +47,7 @@ export interface RunningAgent {
   shutdown(): Promise<void>;
 }
 
-/** Throws RuntimeConnectError, ServerStartError or KubeconfigError for the caller to report in one line. */
+/** Throws RuntimeConnectError or KubeconfigError for the caller to report in one line. A taken port does not stop it. */
 export async function startAgent(opts: BootletOptions, logger: Logger): Promise<RunningAgent> {
   logger.info('Starting bootlet', {
     version: BOOTLET_VERSION,
@@ -127,6 +127,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     healthzPort: opts.healthzPort,
     address: opts.address,
     readOnlyPort: opts.readOnlyPort,
+    rootDir: opts.rootDir,
     syncFrequencyMs: opts.syncFrequencyMs,
     source: { statuses: () => status.all(), sinceLastRelistMs: () => pleg.sinceLastRelistMs(), unexpectedErrors: unexpectedErrorCount },
     logger,

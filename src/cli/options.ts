@@ -52,9 +52,9 @@ export const DEFAULTS = {
   containerLogMonitorIntervalMs: 10_000,
   healthzPort: 10248,
   healthzBindAddress: '127.0.0.1',
-  // The kubelet disables its read-only port when a config file is used; bootlet keeps it, on
-  // loopback only, because it has no authentication and `bootlet pods` reads it.
-  readOnlyPort: 10255,
+  // Off, as in the kubelet's configuration defaults: it has no authentication and shows every
+  // static pod's spec; `bootlet pods` reads the root-only socket under rootDir instead.
+  readOnlyPort: 0,
   address: '127.0.0.1',
   registerNode: true,
   nodeStatusUpdateFrequencyMs: 10_000,

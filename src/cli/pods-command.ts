@@ -1,73 +1,95 @@
 // `bootlet pods`: what the running agent runs, as `kubectl get pods -A` would show it, read
-// from the agent's read-only port. It holds no state: the agent is the only source.
+// from the agent's unix socket under its root directory (root only: pod specs carry secrets).
+// It holds no state: the agent is the only source.
 import * as http from 'node:http';
+import { resolve } from 'node:path';
 import type { Pod, PodList } from 'kubernetes-types/core/v1';
-import { DEFAULT_READ_ONLY_PORT } from '../server/endpoints.js';
+import { MAX_SOCKET_PATH_BYTES, podsSocketPath } from '../server/socket-path.js';
 import { podRow } from '../status/print/pod-row.js';
 import { formatTable } from '../status/print/table.js';
+
+/** The agent's --root-dir default (DEFAULTS.rootDir in options.ts, not imported: this client stays small). */
+export const DEFAULT_ROOT_DIR = '/var/lib/kubelet';
+const TIMEOUT_MS = 10_000;
 
 type Output = 'table' | 'wide' | 'json';
 
 interface PodsArgs {
   output: Output;
-  port: number;
+  rootDir: string;
 }
 
 class PodsUsageError extends Error {}
 
-export const PODS_USAGE = `Usage: bootlet pods [-o wide|json] [--read-only-port N]
+export const PODS_USAGE = `Usage: bootlet pods [-o wide|json] [--root-dir DIR]
 
-Lists the static pods of the running bootlet agent, like kubectl get pods -A.
+Lists the static pods of the running bootlet agent, like kubectl get pods -A. Run it as root:
+it reads the agent's socket DIR/bootlet.sock, which only root may open.
   -o, --output wide|json   wide adds IP and NODE; json prints the v1 PodList
-  --read-only-port N       the agent's read-only port (default ${DEFAULT_READ_ONLY_PORT})`;
+  --root-dir DIR           the agent's --root-dir (default ${DEFAULT_ROOT_DIR})`;
 
 function parseOutput(v: string | undefined): Output {
   if (v === 'wide' || v === 'json') return v;
   throw new PodsUsageError(`invalid output format "${v ?? ''}": must be wide or json`);
 }
 
-function parsePort(v: string | undefined): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1 || n > 65535) throw new PodsUsageError(`invalid value "${v ?? ''}" for --read-only-port: must be a port number (1-65535)`);
-  return n;
+function parseRootDir(v: string | undefined): string {
+  if (v === undefined || v.trim() === '') throw new PodsUsageError('--root-dir needs a directory');
+  return resolve(v);
 }
 
 function parseArgs(argv: readonly string[]): PodsArgs {
-  const a: PodsArgs = { output: 'table', port: DEFAULT_READ_ONLY_PORT };
+  const a: PodsArgs = { output: 'table', rootDir: DEFAULT_ROOT_DIR };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
-    const m = /^(-o|--output|--read-only-port)(?:=(.*))?$/.exec(arg) ?? /^(-o)(.+)$/.exec(arg);
     if (arg === '-A' || arg === '--all-namespaces') continue; // always all namespaces: accepted for habit
+    if (/^--read-only-port(=|$)/.test(arg)) throw new PodsUsageError('--read-only-port is not used any more: bootlet pods reads the agent\'s socket under --root-dir');
+    const m = /^(-o|--output|--root-dir)(?:=(.*))?$/.exec(arg) ?? /^(-o)(.+)$/.exec(arg);
     if (!m) throw new PodsUsageError(`unexpected argument "${arg}"`);
     const value = m[2] ?? argv[++i];
-    if (m[1] === '--read-only-port') a.port = parsePort(value);
+    if (m[1] === '--root-dir') a.rootDir = parseRootDir(value);
     else a.output = parseOutput(value);
   }
   return a;
 }
 
-function fetchPods(port: number): Promise<PodList> {
-  const url = `http://127.0.0.1:${port}/pods`;
-  return new Promise((resolve, reject) => {
-    const req = http.get(url, { timeout: 10_000 }, (res) => {
+function unreachable(err: NodeJS.ErrnoException, path: string, rootDir: string): string {
+  switch (err.code) {
+    case 'ENOENT':
+    case 'ENOTDIR':
+      return `no bootlet agent is running with --root-dir=${rootDir}: ${path} does not exist`;
+    case 'ECONNREFUSED':
+      return `no bootlet agent is running with --root-dir=${rootDir}: nothing serves ${path}`;
+    case 'EACCES':
+    case 'EPERM':
+      return `permission denied opening ${path}: run bootlet pods as root (only root may read the agent's pods)`;
+    default:
+      return `cannot reach the bootlet agent on ${path}: ${err.message}`;
+  }
+}
+
+function fetchPods(rootDir: string): Promise<PodList> {
+  const socketPath = podsSocketPath(rootDir);
+  if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH_BYTES) {
+    return Promise.reject(new Error(`the socket path ${socketPath} is longer than a unix socket path may be; no agent can serve it`));
+  }
+  return new Promise((resolveList, reject) => {
+    const req = http.get({ socketPath, path: '/pods', timeout: TIMEOUT_MS }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
         const body = Buffer.concat(chunks).toString('utf8');
-        if (res.statusCode !== 200) return reject(new Error(`the bootlet agent at ${url} answered ${res.statusCode}: ${body.trim()}`));
+        if (res.statusCode !== 200) return reject(new Error(`the bootlet agent on ${socketPath} answered ${res.statusCode}: ${body.trim().split('\n')[0]}`));
         try {
-          resolve(JSON.parse(body) as PodList);
+          resolveList(JSON.parse(body) as PodList);
         } catch {
-          reject(new Error(`the answer of ${url} is not JSON; is that port a bootlet agent?`));
+          reject(new Error(`the answer on ${socketPath} is not JSON; is that socket a bootlet agent's?`));
         }
       });
       res.on('error', reject);
     });
-    req.on('timeout', () => req.destroy(new Error(`no answer from ${url} within 10s`)));
-    req.on('error', (err: NodeJS.ErrnoException) => {
-      const why = err.code === 'ECONNREFUSED' ? 'connection refused' : err.message;
-      reject(new Error(`cannot reach the bootlet agent at http://127.0.0.1:${port}: ${why}; is it running with --read-only-port?`));
-    });
+    req.on('timeout', () => req.destroy(new Error(`no answer from the bootlet agent on ${socketPath} within ${TIMEOUT_MS / 1000}s`)));
+    req.on('error', (err: NodeJS.ErrnoException) => reject(err.code ? new Error(unreachable(err, socketPath, rootDir)) : err));
   });
 }
 
@@ -100,7 +122,7 @@ export async function runPodsCommand(
   }
   let list: PodList;
   try {
-    list = await fetchPods(args.port);
+    list = await fetchPods(args.rootDir);
   } catch (e) {
     err(`bootlet pods: ${(e as Error).message}\n`);
     return 1;

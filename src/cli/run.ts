@@ -4,7 +4,6 @@ import { KubeconfigError } from '../apiserver/index.js';
 import { createLogger } from '../log/logger.js';
 import { guardProcess } from '../log/unexpected-errors.js';
 import { RuntimeConnectError } from '../runtime/cri-client.js';
-import { ServerStartError } from '../server/http-server.js';
 import { BOOTLET_VERSION } from '../version.js';
 import { startAgent } from './agent.js';
 import { parseCommandLine, usage, UsageError } from './flags.js';
@@ -16,7 +15,7 @@ function fail(message: string): never {
   process.exit(1);
 }
 
-const ONE_LINE_ERRORS = [UsageError, ConfigFileError, RuntimeConnectError, ServerStartError, KubeconfigError];
+const ONE_LINE_ERRORS = [UsageError, ConfigFileError, RuntimeConnectError, KubeconfigError];
 
 function isOneLine(err: unknown): err is Error {
   return ONE_LINE_ERRORS.some((E) => err instanceof E);

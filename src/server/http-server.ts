@@ -1,8 +1,9 @@
 // A small read-only HTTP server: GET routes answered from in-memory state, so a request never
-// waits on the runtime or the sync loop. Failing to listen is one clear error naming the port.
+// waits on the runtime or the sync loop. Binding it is the listeners' job (tcp-listener.ts,
+// pods-socket.ts).
 import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Logger } from '../log/logger.js';
+import { isAllowedHost, type RefusalLog } from './host-check.js';
 
 export interface RouteResult {
   readonly statusCode: number;
@@ -13,28 +14,18 @@ export interface RouteResult {
 /** Answers a path (without query) or returns undefined for 404. */
 export type Router = (path: string, query: URLSearchParams) => RouteResult | undefined;
 
-export class ServerStartError extends Error {
-  override name = 'ServerStartError';
-}
+const TEXT = 'text/plain; charset=utf-8';
+const FOREIGN_HOST_BODY = 'forbidden: this endpoint answers only requests to localhost, 127.0.0.1 or [::1]\n';
 
-export interface ListeningServer {
-  /** `http://host:port` actually bound (the port is real even when 0 was asked for). */
-  readonly url: string;
-  close(): Promise<void>;
-}
-
-function describeListenError(err: NodeJS.ErrnoException, what: string, host: string, port: number): string {
-  const where = `${host}:${port}`;
-  if (err.code === 'EADDRINUSE') return `cannot serve ${what} on ${where}: the address is already in use (is another kubelet or bootlet running?)`;
-  if (err.code === 'EACCES') return `cannot serve ${what} on ${where}: permission denied`;
-  if (err.code === 'EADDRNOTAVAIL') return `cannot serve ${what} on ${where}: the address is not on this host`;
-  return `cannot serve ${what} on ${where}: ${err.message}`;
-}
-
-function handle(router: Router, logger: Logger, req: http.IncomingMessage, res: http.ServerResponse): void {
+function handle(router: Router, logger: Logger, hostCheck: RefusalLog | undefined, req: http.IncomingMessage, res: http.ServerResponse): void {
+  if (hostCheck && !isAllowedHost(req.headers.host, req.httpVersion, req.socket.localAddress)) {
+    hostCheck.refused(req.headers.host, req.socket.remoteAddress);
+    res.writeHead(403, { 'Content-Type': TEXT, 'Content-Length': Buffer.byteLength(FOREIGN_HOST_BODY), Connection: 'close' }).end(FOREIGN_HOST_BODY);
+    return;
+  }
   const url = new URL(req.url ?? '/', 'http://localhost');
   if (req.method !== 'GET' && req.method !== 'HEAD') {
-    res.writeHead(405, { 'Content-Type': 'text/plain; charset=utf-8', Allow: 'GET, HEAD' }).end('method not allowed\n');
+    res.writeHead(405, { 'Content-Type': TEXT, Allow: 'GET, HEAD' }).end('method not allowed\n');
     return;
   }
   let result: RouteResult | undefined;
@@ -42,33 +33,50 @@ function handle(router: Router, logger: Logger, req: http.IncomingMessage, res: 
     result = router(url.pathname, url.searchParams);
   } catch (err) {
     logger.error('HTTP handler failed', { path: url.pathname, err: err instanceof Error ? err.message : String(err) });
-    result = { statusCode: 500, contentType: 'text/plain; charset=utf-8', body: 'internal error\n' };
+    result = { statusCode: 500, contentType: TEXT, body: 'internal error\n' };
   }
-  if (!result) result = { statusCode: 404, contentType: 'text/plain; charset=utf-8', body: '404 page not found\n' };
+  if (!result) result = { statusCode: 404, contentType: TEXT, body: '404 page not found\n' };
   res.writeHead(result.statusCode, { 'Content-Type': result.contentType, 'Content-Length': Buffer.byteLength(result.body) });
   res.end(req.method === 'HEAD' ? undefined : result.body);
 }
 
 /**
- * @param what the endpoint in words for errors ("the read-only port (--read-only-port)")
+ * @param hostCheck refuse (and count) requests whose Host is not loopback; undefined for the
+ *   unix socket, which file permissions protect and no browser can reach
  */
-export function listen(router: Router, host: string, port: number, what: string, logger: Logger): Promise<ListeningServer> {
-  const server = http.createServer((req, res) => handle(router, logger, req, res));
+export function createHttpServer(router: Router, logger: Logger, hostCheck?: RefusalLog): http.Server {
+  const server = http.createServer((req, res) => handle(router, logger, hostCheck, req, res));
   // Idle keep-alive connections must not hold shutdown up.
   server.keepAliveTimeout = 5_000;
+  // Errors after binding (accept failing under EMFILE) must not become an uncaught 'error' event;
+  // libuv keeps accepting once descriptors are free again.
+  server.on('error', (err: NodeJS.ErrnoException) => {
+    if (server.listening) logger.v(2).info('Local endpoint error', { err: err.message });
+  });
+  return server;
+}
+
+/** One listen attempt; on failure the server is left unbound, to be tried again later. */
+export function listenOnce(server: http.Server, options: { host: string; port: number } | { path: string }): Promise<void> {
   return new Promise((resolve, reject) => {
-    server.once('error', (err: NodeJS.ErrnoException) => reject(new ServerStartError(describeListenError(err, what, host, port))));
-    server.listen({ host, port }, () => {
-      const addr = server.address() as AddressInfo;
-      const shownHost = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
-      resolve({
-        url: `http://${shownHost}:${addr.port}`,
-        close: () =>
-          new Promise<void>((done) => {
-            server.close(() => done());
-            server.closeAllConnections();
-          }),
-      });
-    });
+    const onError = (err: Error): void => {
+      server.off('listening', onListening);
+      reject(err);
+    };
+    const onListening = (): void => {
+      server.off('error', onError);
+      resolve();
+    };
+    server.once('error', onError);
+    server.once('listening', onListening);
+    server.listen(options);
+  });
+}
+
+/** Stops listening and drops open connections. */
+export function closeHttpServer(server: http.Server): Promise<void> {
+  return new Promise<void>((done) => {
+    server.close(() => done());
+    server.closeAllConnections();
   });
 }

@@ -1,5 +1,5 @@
-// Which paths each port answers, as the kubelet splits them: the healthz port only /healthz;
-// the read-only port /healthz, /pods and /metrics.
+// Which paths each endpoint answers, as the kubelet splits them: the healthz port only /healthz;
+// the read-only port (and bootlet's root-only socket) /healthz, /pods and /metrics.
 import { podList } from './pod-list.js';
 import { runHealthz, type HealthCheck } from './healthz.js';
 import { METRICS_CONTENT_TYPE, renderMetrics } from './metrics.js';

@@ -16,8 +16,9 @@ export interface AgentOptions {
   nodeName?: string;
   extraArgs?: string[];
   configFile?: string;
-  /** The agent's local endpoints; both off unless given (tests run several agents on one machine). */
+  /** healthz is off unless given (tests run several agents on one machine). */
   healthzPort?: number;
+  /** Left to the agent's default (off) unless given. */
   readOnlyPort?: number;
 }
 
@@ -38,7 +39,7 @@ export function agentArgs(o: AgentOptions): string[] {
     `--hostname-override=${o.nodeName ?? 'node-e2e'}`,
     '--logging-format=json',
     `--healthz-port=${o.healthzPort ?? 0}`,
-    `--read-only-port=${o.readOnlyPort ?? 0}`,
+    ...(o.readOnlyPort === undefined ? [] : [`--read-only-port=${o.readOnlyPort}`]),
     '--v=2',
     ...(o.extraArgs ?? []),
   ];

@@ -20,7 +20,6 @@ const { manifests, rootDir } = h;
 const shared = path.join(h.dir, 'shared');
 const write = h.write;
 let agent: RunningAgent;
-let readOnlyPort: number;
 let healthzPort: number;
 
 async function pod(name: string): Promise<RuntimePod | undefined> {
@@ -31,8 +30,8 @@ const sh = (script: string) => JSON.stringify(['sh', '-c', script]);
 
 beforeAll(async () => {
   fs.mkdirSync(shared, { recursive: true });
-  [readOnlyPort, healthzPort] = await freePorts(2);
-  agent = h.launch({ readOnlyPort, healthzPort });
+  [healthzPort] = await freePorts(1);
+  agent = h.launch({ healthzPort });
 });
 
 describe('containers of a pod', () => {
@@ -203,11 +202,11 @@ spec:
     );
     const run = promisify(execFile);
     const table = await waitFor(async () => {
-      const { stdout } = await run(BOOTLET_EXE, ['pods', `--read-only-port=${readOnlyPort}`]);
+      const { stdout } = await run(BOOTLET_EXE, ['pods', `--root-dir=${rootDir}`]);
       return stdout.split('\n').find((l) => l.includes(`status-${NODE}`) && /\b1\/1\s+Running\b/.test(l)) ? stdout : undefined;
     }, { timeoutMs: 60_000, what: 'bootlet pods to show the pod Running 1/1' });
     expect(table.split('\n')[0]).toMatch(/^NAMESPACE\s+NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE/);
-    const { stdout } = await run(BOOTLET_EXE, ['pods', '-o', 'json', `--read-only-port=${readOnlyPort}`]);
+    const { stdout } = await run(BOOTLET_EXE, ['pods', '-o', 'json', `--root-dir=${rootDir}`]);
     const list = JSON.parse(stdout) as { kind: string; items: { metadata: { name: string; uid: string }; status: { phase: string; podIP: string; conditions: { type: string; status: string }[]; containerStatuses: { containerID: string; ready: boolean }[] } }[] };
     expect(list.kind).toBe('PodList');
     const item = list.items.find((i) => i.metadata.name === `status-${NODE}`)!;

@@ -1,5 +1,5 @@
 // The pod status against a real containerd, wired in-process as run.ts wires it: pod workers run
-// the pods, the status manager follows them, the read-only port serves them and `bootlet pods`
+// the pods, the status manager follows them, the agent's socket serves them and `bootlet pods`
 // prints them. Checks what only a real runtime can tell: ids, image refs, exit reasons, the
 // termination message file.
 import * as fs from 'node:fs';
@@ -20,7 +20,6 @@ import { getRuntimePod, listRuntimePods } from '../../../src/runtime/runtime-pod
 import { startEndpoints, type RunningEndpoints } from '../../../src/server/endpoints.js';
 import { StatusManager } from '../../../src/status/status-manager.js';
 import { statusObserver } from '../../../src/status/worker-events.js';
-import { freePort } from '../../support/ports.js';
 import { useTmpDir } from '../../support/tmp.js';
 import { waitFor } from '../../support/wait.js';
 
@@ -34,7 +33,6 @@ let cri: RuntimeConnection;
 let workers: PodWorkers;
 let status: StatusManager;
 let server: RunningEndpoints;
-let port: number;
 
 function manifest(name: string, body: string): StaticPod {
   const r = loadManifest(path.join(tmp, `${name}.yaml`), `apiVersion: v1\nkind: Pod\nmetadata: {name: ${name}}\nspec:\n${body}`, NODE, new Date());
@@ -86,12 +84,12 @@ beforeAll(async () => {
   });
   observers.push(statusObserver(status));
   workers.adoptRuntimePods(new Map());
-  port = await freePort();
   server = await startEndpoints({
     healthzBindAddress: '127.0.0.1',
     healthzPort: 0,
     address: '127.0.0.1',
-    readOnlyPort: port,
+    readOnlyPort: 0,
+    rootDir: path.join(tmp, 'root'),
     syncFrequencyMs: 5_000,
     source: { statuses: () => status.all(), sinceLastRelistMs: () => 0 },
     logger,
@@ -183,7 +181,7 @@ describe('pod status from a real containerd', () => {
 
   it('prints them all through `bootlet pods`', async () => {
     let out = '';
-    expect(await runPodsCommand(['--read-only-port', String(port)], (x) => (out += x), () => {})).toBe(0);
+    expect(await runPodsCommand(['--root-dir', path.join(tmp, 'root')], (x) => (out += x), () => {})).toBe(0);
     const statusOf = (name: string): string | undefined =>
       out
         .split('\n')

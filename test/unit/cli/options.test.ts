@@ -29,6 +29,10 @@ describe('options', () => {
       syncFrequencyMs: 60_000,
       loggingFormat: 'text',
       verbosity: 0,
+      healthzPort: 10248,
+      healthzBindAddress: '127.0.0.1',
+      // Off, as in the kubelet's configuration defaults: it has no authentication.
+      readOnlyPort: 0,
     });
   });
 

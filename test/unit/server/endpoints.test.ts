@@ -1,14 +1,21 @@
 import type { PodList } from 'kubernetes-types/core/v1';
+import * as http from 'node:http';
 import * as net from 'node:net';
+import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/log/logger.js';
 import { startEndpoints, type RunningEndpoints } from '../../../src/server/endpoints.js';
 import { freePorts } from '../../support/ports.js';
+import { useTmpDir } from '../../support/tmp.js';
+import { waitFor } from '../../support/wait.js';
 import { T0 } from '../status/fixtures.js';
 import { FakeSource, pendingEntry, runningEntry } from './fake-source.js';
 
-const logger = createLogger({ format: 'text', verbosity: 0, sink: { write: () => {} } });
+const tmp = useTmpDir('endpoints');
+const logLines: Record<string, unknown>[] = [];
+const logger = createLogger({ format: 'json', verbosity: 0, sink: { write: (l) => logLines.push(JSON.parse(l) as Record<string, unknown>) } });
 const running: RunningEndpoints[] = [];
+let dirs = 0;
 
 async function start(source: FakeSource, o: { healthzPort?: number; readOnlyPort?: number } = {}): Promise<RunningEndpoints & { ports: number[] }> {
   const ports = await freePorts(2);
@@ -17,10 +24,12 @@ async function start(source: FakeSource, o: { healthzPort?: number; readOnlyPort
     healthzPort: o.healthzPort ?? ports[0]!,
     address: '127.0.0.1',
     readOnlyPort: o.readOnlyPort ?? ports[1]!,
+    rootDir: path.join(tmp, `root${dirs++}`),
     syncFrequencyMs: 60_000,
     source,
     logger,
     now: () => T0 + 120_000,
+    retry: { initialMs: 20, maxMs: 100 },
   });
   running.push(e);
   return Object.assign(e, { ports });
@@ -28,7 +37,38 @@ async function start(source: FakeSource, o: { healthzPort?: number; readOnlyPort
 
 afterEach(async () => {
   await Promise.all(running.splice(0).map((e) => e.close()));
+  logLines.length = 0;
 });
+
+/** A GET with a Host header of our choosing (fetch sets its own). */
+function getWithHost(url: string, host: string | undefined, httpVersion11 = true): Promise<{ status: number; body: string }> {
+  const u = new URL(url);
+  return new Promise((resolve, reject) => {
+    const sock = net.connect(Number(u.port), u.hostname, () => {
+      const hostLine = host === undefined ? '' : `Host: ${host}\r\n`;
+      sock.write(`GET ${u.pathname} HTTP/${httpVersion11 ? '1.1' : '1.0'}\r\n${hostLine}Connection: close\r\n\r\n`);
+    });
+    let raw = '';
+    sock.on('data', (c: Buffer) => (raw += c.toString()));
+    sock.on('end', () => {
+      const status = Number(/^HTTP\/1\.\d (\d{3})/.exec(raw)?.[1] ?? 0);
+      resolve({ status, body: raw.slice(raw.indexOf('\r\n\r\n') + 4) });
+    });
+    sock.on('error', reject);
+  });
+}
+
+function getOverSocket(socketPath: string, p: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    http
+      .get({ socketPath, path: p, headers: { Host: 'anything.example' } }, (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      })
+      .on('error', reject);
+  });
+}
 
 async function get(url: string): Promise<{ status: number; type: string | null; body: string }> {
   const r = await fetch(url);
@@ -100,18 +140,75 @@ describe('local HTTP endpoints', () => {
     expect(e.healthzURL).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
   });
 
-  it('fails to start with one clear error when a port is taken, and leaves nothing listening', async () => {
+  it('keeps going when a port is taken: one error line naming the port and the setting, then binds once it is free', async () => {
     const [busy, other] = await freePorts(2);
     const blocker = net.createServer();
     await new Promise<void>((r) => blocker.listen(busy, '127.0.0.1', r));
+    let e: RunningEndpoints;
     try {
-      await expect(start(new FakeSource(), { readOnlyPort: other!, healthzPort: busy! })).rejects.toThrow(
-        `cannot serve healthz (--healthz-port) on 127.0.0.1:${busy}: the address is already in use (is another kubelet or bootlet running?)`,
-      );
-      // The read-only server that did start was closed again.
-      await expect(new Promise((resolve, reject) => net.connect(other!, '127.0.0.1').once('connect', resolve).once('error', reject))).rejects.toThrow(/ECONNREFUSED/);
+      e = await start(new FakeSource(), { readOnlyPort: other!, healthzPort: busy! });
+      expect(e.healthzURL).toBeUndefined();
+      expect((await get(`${e.readOnlyURL}/healthz`)).status).toBe(200); // the others serve meanwhile
+      expect(e.podsSocket).toBeDefined();
     } finally {
-      blocker.close();
+      await new Promise<void>((r) => blocker.close(() => r()));
     }
+    await waitFor(() => e.healthzURL, { timeoutMs: 30_000, what: 'healthz to bind once the port is free' });
+    expect((await get(`${e.healthzURL}/healthz`)).body).toBe('ok');
+    // Retries failing for the same reason are not logged again (supervised-listener.test.ts).
+    const errors = logLines.filter((r) => r.err !== undefined);
+    expect(errors).toEqual([
+      expect.objectContaining({
+        msg: 'Cannot serve healthz; the agent runs on and retries with back-off',
+        address: `127.0.0.1:${busy}`,
+        err: `port ${busy} is already in use by another process (another kubelet or bootlet?); stop it or choose another with --healthz-port (healthzPort in the config file)`,
+      }),
+    ]);
+    expect(logLines.find((r) => r.msg === 'Serving healthz')).toMatchObject({ at: `http://127.0.0.1:${busy}`, afterFailedAttempts: expect.any(Number) });
+  });
+
+  it('names --read-only-port and readOnlyPort when that port is taken', async () => {
+    const [busy] = await freePorts(1);
+    const blocker = net.createServer();
+    await new Promise<void>((r) => blocker.listen(busy, '127.0.0.1', r));
+    try {
+      const e = await start(new FakeSource(), { readOnlyPort: busy! });
+      expect(e.readOnlyURL).toBeUndefined();
+      expect(logLines.find((r) => r.err !== undefined)?.err).toContain('choose another with --read-only-port (readOnlyPort in the config file)');
+    } finally {
+      await new Promise<void>((r) => blocker.close(() => r()));
+    }
+  });
+
+  it('answers only requests whose Host is a loopback name or address, and logs refusals once', async () => {
+    const source = new FakeSource();
+    source.entries = [runningEntry()];
+    const e = await start(source);
+    for (const url of [`${e.healthzURL}/healthz`, `${e.readOnlyURL}/pods`, `${e.readOnlyURL}/healthz`]) {
+      const port = new URL(url).port;
+      for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`, 'localhost']) {
+        expect((await getWithHost(url, host)).status, `${url} Host ${host}`).toBe(200);
+      }
+      for (const host of [`rebind.evil.example:${port}`, 'evil.example', `10.1.2.3:${port}`]) {
+        const r = await getWithHost(url, host);
+        expect(r.status, `${url} Host ${host}`).toBe(403);
+        expect(r.body).not.toContain('web-node1');
+      }
+      expect((await getWithHost(url, undefined, false)).status, 'HTTP/1.0 without Host').toBe(200);
+      expect((await getWithHost(url, undefined, true)).status, 'HTTP/1.1 without Host').toBe(400);
+    }
+    const refusals = logLines.filter((r) => r.severity === 'warning');
+    expect(refusals.map((r) => r.endpoint).sort()).toEqual(['healthz', 'read-only port']);
+  });
+
+  it('serves /pods and /healthz on the unix socket, whatever the Host', async () => {
+    const source = new FakeSource();
+    source.entries = [runningEntry()];
+    const e = await start(source, { readOnlyPort: 0 });
+    expect(e.readOnlyURL).toBeUndefined();
+    const r = await getOverSocket(e.podsSocket!, '/pods');
+    expect(r.status).toBe(200);
+    expect((JSON.parse(r.body) as PodList).items[0]?.metadata?.name).toBe('web-node1');
+    expect(await getOverSocket(e.podsSocket!, '/healthz')).toEqual({ status: 200, body: 'ok' });
   });
 });

@@ -1,18 +1,19 @@
-// The status manager feeding the read-only port, and `bootlet pods` reading it: the three wired
+// The status manager feeding the agent's socket, and `bootlet pods` reading it: the three wired
 // as run.ts wires them, with a fake runtime and pod workers.
 import { afterEach, describe, expect, it } from 'vitest';
 import { runPodsCommand } from '../../../src/cli/pods-command.js';
 import { createLogger } from '../../../src/log/logger.js';
 import { startEndpoints, type RunningEndpoints } from '../../../src/server/endpoints.js';
 import { StatusManager, type PodWorkerView } from '../../../src/status/status-manager.js';
-import { freePort } from '../../support/ports.js';
+import { useTmpDir } from '../../support/tmp.js';
 import { exited, ns, probes, runtimePod, sandbox, staticPod, T0, UID } from '../status/fixtures.js';
 
+const tmp = useTmpDir('wiring');
 const logger = createLogger({ format: 'text', verbosity: 0, sink: { write: () => {} } });
 let server: RunningEndpoints | undefined;
 afterEach(async () => server?.close());
 
-describe('status manager → read-only port → bootlet pods', () => {
+describe('status manager → pods socket → bootlet pods', () => {
   it('shows a crash-looping pod as kubectl would', async () => {
     const workers: PodWorkerView[] = [
       {
@@ -34,18 +35,18 @@ describe('status manager → read-only port → bootlet pods', () => {
     });
     status.updateAll();
     await status.idle();
-    const port = await freePort();
     server = await startEndpoints({
       healthzBindAddress: '127.0.0.1',
       healthzPort: 0,
       address: '127.0.0.1',
-      readOnlyPort: port,
+      readOnlyPort: 0,
+      rootDir: tmp,
       syncFrequencyMs: 60_000,
       source: { statuses: () => status.all(), sinceLastRelistMs: () => 0 },
       logger,
     });
     let out = '';
-    const code = await runPodsCommand(['--read-only-port', String(port)], (s) => (out += s), () => {}, () => T0 + 300_000);
+    const code = await runPodsCommand(['--root-dir', tmp], (s) => (out += s), () => {}, () => T0 + 300_000);
     expect(code).toBe(0);
     expect(out.split('\n')[1]).toBe('default     web-node1   0/1     CrashLoopBackOff   3 (10s ago)   5m');
   });
