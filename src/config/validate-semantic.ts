@@ -16,6 +16,18 @@ const forbidden = (p: PathPart[], why: string): string => `${formatPath(p)}: For
 
 const PROTOCOLS = ['SCTP', 'TCP', 'UDP'] as const;
 const RESTART_POLICIES = ['Always', 'Never', 'OnFailure'] as const;
+const HOST_PATH_TYPES = ['', 'BlockDevice', 'CharDevice', 'Directory', 'DirectoryOrCreate', 'File', 'FileOrCreate', 'Socket'] as const;
+
+/** The API server's validatePathNoBacksteps. */
+function noBacksteps(p: PathPart[], v: string, out: string[]): void {
+  if (v.split('/').includes('..')) out.push(invalid(p, v, "must not contain '..'"));
+}
+
+/** The API server's validateLocalDescendingPath (subPath, subPathExpr). */
+function localDescendingPath(p: PathPart[], v: string, out: string[]): void {
+  if (v.startsWith('/')) out.push(invalid(p, v, 'must be a relative path'));
+  noBacksteps(p, v, out);
+}
 
 interface ContainerRef {
   readonly c: Container;
@@ -61,6 +73,11 @@ function validateContainer({ c, path, init }: ContainerRef, volumeNames: Readonl
     if (!m.mountPath) out.push(required([...mp, 'mountPath']));
     else if (mountPaths.has(m.mountPath)) out.push(invalid([...mp, 'mountPath'], m.mountPath, 'must be unique'));
     else mountPaths.add(m.mountPath);
+    if (m.subPath) localDescendingPath([...mp, 'subPath'], m.subPath, out);
+    if (m.subPathExpr) {
+      if (m.subPath) out.push(invalid([...mp, 'subPathExpr'], m.subPathExpr, 'subPathExpr and subPath are mutually exclusive'));
+      localDescendingPath([...mp, 'subPathExpr'], m.subPathExpr, out);
+    }
   });
 }
 
@@ -88,6 +105,19 @@ function validateVolumes(spec: PodSpec, out: string[]): Set<string> {
       if (p) out.push(invalid([...vp, 'name'], v.name, p));
       else if (names.has(v.name)) out.push(duplicate([...vp, 'name'], v.name));
       names.add(v.name);
+    }
+    if (v.hostPath) {
+      const hp: PathPart[] = [...vp, 'hostPath'];
+      const p = v.hostPath.path;
+      if (!p) out.push(required([...hp, 'path']));
+      else {
+        // The API server accepts a relative path (resolved against the runtime's working
+        // directory on the node); bootlet refuses it, with the API server's words for nfs.path.
+        if (!p.startsWith('/')) out.push(invalid([...hp, 'path'], p, 'must be an absolute path'));
+        noBacksteps([...hp, 'path'], p, out);
+        const t = v.hostPath.type;
+        if (t !== undefined && t !== null && !(HOST_PATH_TYPES as readonly string[]).includes(t)) out.push(unsupported([...hp, 'type'], t, HOST_PATH_TYPES));
+      }
     }
     const rec = v as unknown as Record<string, unknown>;
     const sources = VOLUME_SOURCES.filter((k) => rec[k] !== undefined && rec[k] !== null);

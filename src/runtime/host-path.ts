@@ -1,10 +1,7 @@
 // hostPath `type` checks, with the kubelet's messages (pkg/volume/hostpath).
 import { mkdir, open, stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
-
-export class VolumeError extends Error {
-  override name = 'VolumeError';
-}
+import { VolumeError } from './volume-errors.js';
 
 async function statOrUndefined(p: string): Promise<Stats | undefined> {
   try {

@@ -1,6 +1,6 @@
 // The pod-level operations a pod worker asks for, done over CRI as the kubelet's kuberuntime
 // manager does them: sandbox with its log directory, image, volumes, container config, start.
-import { mkdir, readdir, rm, symlink, unlink } from 'node:fs/promises';
+import { mkdir, readdir, symlink, unlink } from 'node:fs/promises';
 import { totalmem } from 'node:os';
 import path from 'node:path';
 import type { Container, LifecycleHandler } from 'kubernetes-types/core/v1';
@@ -12,7 +12,9 @@ import { ensureImage, ImageError } from './images.js';
 import type { ContainerType } from './labels.js';
 import { getRuntimePod, type RuntimePod, type RuntimeStatusCache } from './runtime-pods.js';
 import { buildSandboxConfig, podLogDirectory } from './sandbox-config.js';
-import { prepareVolumes, removePodDirs, VolumeError } from './volumes.js';
+import { podLogsDirName } from './pod-dirs.js';
+import { removeTreeOnOneMount } from './remove-tree.js';
+import { prepareVolumes, removePodDirs, UnsafePathComponentError, VolumeError } from './volumes.js';
 import { runLifecycleHook } from './lifecycle-hooks.js';
 import { effectiveSecurityContext, verifyRunAsNonRoot } from './security-context.js';
 
@@ -168,9 +170,22 @@ export class CriPodRuntime implements PodRuntime {
     return ignoreNotFound(this.o.runtime.removePodSandbox(id));
   }
 
+  /**
+   * Throws PodCleanupError (retryable: a subPath bind that would not unmount, a mount found in
+   * the way, an I/O error) with nothing crossed. Names from runtime labels that could never have
+   * named a directory of ours are logged and skipped: there is nothing to remove for them.
+   */
   async cleanupPod(uid: string, namespace: string, name: string): Promise<void> {
+    let logsDir: string | undefined;
+    try {
+      logsDir = path.join(this.o.podLogsDir, podLogsDirName(namespace, name, uid));
+    } catch (err) {
+      if (!(err instanceof UnsafePathComponentError)) throw err;
+      this.o.logger.warn('Not removing pod directories: a name read back from the runtime is not a valid path component', { pod: `${namespace}/${name}`, podUID: uid, err: err.message });
+      return;
+    }
     await removePodDirs(this.o.rootDir, uid);
-    await rm(path.join(this.o.podLogsDir, `${namespace}_${name}_${uid}`), { recursive: true, force: true });
+    await removeTreeOnOneMount(logsDir);
   }
 
   /** `<podName>_<namespace>_<container>-<id>.log`, what log shippers configured for the kubelet read. */

@@ -1,17 +1,20 @@
-// Host-side preparation of a container's mounts: hostPath checks, emptyDir directories, subPaths,
-// the managed /etc/hosts and the termination-message file, returned as CRI mounts.
+// Host-side preparation of a container's mounts: hostPath checks, emptyDir directories, subPaths
+// (bound safely, see subpath-mounts.ts), the managed /etc/hosts and the termination-message
+// file, returned as CRI mounts.
 import type { Container, Volume, VolumeMount } from 'kubernetes-types/core/v1';
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { MountPropagation, type Mount } from './cri-types.js';
 import { hostNetworkHostsFile, podNetworkHostsFile } from './etc-hosts.js';
-import { checkHostPathType, VolumeError } from './host-path.js';
+import { checkHostPathType } from './host-path.js';
 import type { LabelledPod } from './labels.js';
 import { podContainerDir, podDir, podEtcHostsPath, podVolumeDir } from './pod-dirs.js';
+import { bindSubPath } from './subpath-mounts.js';
+import { SubPathError, VolumeError } from './volume-errors.js';
 
-export { VolumeError } from './host-path.js';
-export { removePodDirs } from './pod-dirs.js';
+export { PodCleanupError, SubPathError, UnsafePathComponentError, VolumeError } from './volume-errors.js';
+export { removePodDirs } from './pod-cleanup.js';
 
 export const ETC_HOSTS_PATH = '/etc/hosts';
 export const EMPTY_DIR_PLUGIN_DIR = 'kubernetes.io~empty-dir';
@@ -47,6 +50,10 @@ function propagation(m: VolumeMount, container: Container): MountPropagation {
 /** Where the volume lives on the host, made ready (checked or created). */
 async function volumeHostPath(pod: LabelledPod, v: Volume, rootDir: string): Promise<string> {
   if (v.hostPath) {
+    // Validation refuses these already; a path built from them would not be the one written.
+    if (!path.isAbsolute(v.hostPath.path) || v.hostPath.path.split('/').includes('..')) {
+      throw new VolumeError(`volume ${JSON.stringify(v.name)}: hostPath ${JSON.stringify(v.hostPath.path)} must be an absolute path without '..'`);
+    }
     await checkHostPathType(v.hostPath.path, v.hostPath.type);
     return v.hostPath.path;
   }
@@ -65,20 +72,18 @@ async function volumeHostPath(pod: LabelledPod, v: Volume, rootDir: string): Pro
   throw new VolumeError(`volume ${JSON.stringify(v.name)}: volume type ${kind} is not supported for static pods by bootlet`);
 }
 
-async function subPathHostPath(volumePath: string, subPath: string, mountName: string): Promise<string> {
-  if (path.isAbsolute(subPath) || subPath.split('/').includes('..')) {
-    throw new VolumeError(`volumeMount ${JSON.stringify(mountName)}: subPath ${JSON.stringify(subPath)} must be a relative path without '..'`);
-  }
-  const full = path.join(volumePath, subPath);
-  // The kubelet creates a missing subPath as a directory with the volume's permissions.
+/** The kubelet's checks and messages (makeMounts), then the safe bind of subpath-mounts.ts. */
+async function subPathHostPath(pod: LabelledPod, container: Container, v: Volume, index: number, volumePath: string, m: VolumeMount, rootDir: string): Promise<string> {
+  const subPath = m.subPath ?? '';
+  if (path.isAbsolute(subPath)) throw new VolumeError(`error SubPath \`${subPath}\` must not be an absolute path`);
+  if (subPath.split('/').includes('..')) throw new VolumeError(`unable to provision SubPath \`${subPath}\`: must not contain '..'`);
   try {
-    await stat(full);
-  } catch {
-    const mode = (await stat(volumePath)).mode & 0o7777;
-    await mkdir(full, { recursive: true });
-    await chmod(full, mode);
+    return await bindSubPath({ rootDir, podUID: pod.metadata.uid, volumeName: v.name, containerName: container.name, mountIndex: index, volumePath, subPath });
+  } catch (err) {
+    if (!(err instanceof VolumeError)) throw err;
+    const why = `volumeMount ${JSON.stringify(m.name)} of container ${JSON.stringify(container.name)}: ${err.message}`;
+    throw err instanceof SubPathError ? new SubPathError(`failed to prepare subPath for ${why}`) : new VolumeError(`failed to prepare subPath for ${why}`);
   }
-  return full;
 }
 
 async function writeEtcHosts(pod: LabelledPod, opts: PrepareVolumesOptions): Promise<string | undefined> {
@@ -111,12 +116,12 @@ export async function prepareVolumes(pod: LabelledPod, container: Container, opt
   await mkdir(podDir(opts.rootDir, pod.metadata.uid), { recursive: true, mode: 0o750 });
   const volumes = new Map((pod.spec?.volumes ?? []).map((v) => [v.name, v]));
   const mounts: Mount[] = [];
-  for (const m of container.volumeMounts ?? []) {
+  for (const [index, m] of (container.volumeMounts ?? []).entries()) {
     const v = volumes.get(m.name);
     if (!v) throw new VolumeError(`volumeMount ${JSON.stringify(m.name)}: no volume of that name in the pod`);
     if (m.subPathExpr) throw new VolumeError(`volumeMount ${JSON.stringify(m.name)}: subPathExpr is not supported by bootlet`);
     const base = await volumeHostPath(pod, v, opts.rootDir);
-    const hostPath = m.subPath ? await subPathHostPath(base, m.subPath, m.name) : base;
+    const hostPath = m.subPath ? await subPathHostPath(pod, container, v, index, base, m, opts.rootDir) : base;
     mounts.push({
       containerPath: m.mountPath,
       hostPath,

@@ -137,6 +137,31 @@ describe('validateSemantic', () => {
     ]);
   });
 
+  it('refuses a relative hostPath, one with a .. component, an empty one and an unknown type', () => {
+    const vols = (path: string, type?: string) => pod({ volumes: [{ name: 'v', hostPath: { path, ...(type !== undefined ? { type } : {}) } }] });
+    expect(problems(vols('etc/kubernetes'))).toEqual(['spec.volumes[0].hostPath.path: Invalid value: "etc/kubernetes": must be an absolute path']);
+    expect(problems(vols('/etc/kubernetes/../../root'))).toEqual([`spec.volumes[0].hostPath.path: Invalid value: "/etc/kubernetes/../../root": must not contain '..'`]);
+    expect(problems(vols('../x'))).toEqual([
+      'spec.volumes[0].hostPath.path: Invalid value: "../x": must be an absolute path',
+      `spec.volumes[0].hostPath.path: Invalid value: "../x": must not contain '..'`,
+    ]);
+    expect(problems(vols(''))).toEqual(['spec.volumes[0].hostPath.path: Required value']);
+    expect(problems(vols('/x', 'Dir'))).toEqual([
+      'spec.volumes[0].hostPath.type: Unsupported value: "Dir": supported values: "", "BlockDevice", "CharDevice", "Directory", "DirectoryOrCreate", "File", "FileOrCreate", "Socket"',
+    ]);
+    // A name merely starting with two dots is no backstep.
+    expect(problems(vols('/var/..data', 'DirectoryOrCreate'))).toEqual([]);
+  });
+
+  it('refuses an absolute subPath or subPathExpr, or one with a .. component, as the API server does', () => {
+    const mount = (m: Record<string, string>) => pod({ volumes: [{ name: 'v', emptyDir: {} }], containers: [c({ volumeMounts: [{ name: 'v', mountPath: '/v', ...m }] })] });
+    expect(problems(mount({ subPath: '/etc' }))).toEqual(['spec.containers[0].volumeMounts[0].subPath: Invalid value: "/etc": must be a relative path']);
+    expect(problems(mount({ subPath: 'a/../../b' }))).toEqual([`spec.containers[0].volumeMounts[0].subPath: Invalid value: "a/../../b": must not contain '..'`]);
+    expect(problems(mount({ subPathExpr: '../$(POD)' }))).toEqual([`spec.containers[0].volumeMounts[0].subPathExpr: Invalid value: "../$(POD)": must not contain '..'`]);
+    expect(problems(mount({ subPath: 'a', subPathExpr: 'b' }))).toEqual(['spec.containers[0].volumeMounts[0].subPathExpr: Invalid value: "b": subPathExpr and subPath are mutually exclusive']);
+    expect(problems(mount({ subPath: 'conf/..d' }))).toEqual([]);
+  });
+
   it('refuses more than one volume source', () => {
     expect(problems(pod({ volumes: [{ name: 'v', hostPath: { path: '/x' }, emptyDir: {} }] }))).toEqual([
       'spec.volumes[0]: Forbidden: may not specify more than 1 volume type (found hostPath, emptyDir)',

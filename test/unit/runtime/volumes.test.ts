@@ -4,7 +4,8 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MountPropagation } from '../../../src/runtime/cri-types.js';
-import { VolumeError, prepareVolumes, removePodDirs } from '../../../src/runtime/volumes.js';
+import { PodCleanupError, SubPathError, UnsafePathComponentError, VolumeError, prepareVolumes, removePodDirs } from '../../../src/runtime/volumes.js';
+import { IS_ROOT, mountsUnder, unmountAllUnder } from '../../support/mounts.js';
 import { useTmpDir } from '../../support/tmp.js';
 import { UID, container, pod } from './fixtures.js';
 
@@ -35,6 +36,12 @@ function hostPathPod(type: string | undefined, p: string, mountOver = {}) {
 async function mountsFor(type: string | undefined, p: string, mountOver = {}) {
   const { c, p: pd } = hostPathPod(type, p, mountOver);
   return prepareVolumes(pd, c, { rootDir, nodeHostsFile: nodeHosts });
+}
+
+async function hostPathErrorAny(type: string, p: string): Promise<string> {
+  const err = await mountsFor(type, p).catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(VolumeError);
+  return (err as VolumeError).message;
 }
 
 async function hostPathError(type: string, p: string): Promise<string> {
@@ -122,11 +129,111 @@ describe('mount options', () => {
     expect((await prepareVolumes(p, c, { rootDir }))[0]!.propagation).toBe(MountPropagation.PROPAGATION_BIDIRECTIONAL);
   });
 
-  it('subPath is created under the volume', async () => {
-    const m = await mountsFor('Directory', path.join(host, 'dir'), { subPath: 'a/b' });
-    expect(m[0]!.hostPath).toBe(path.join(host, 'dir', 'a', 'b'));
-    expect(fs.statSync(m[0]!.hostPath).isDirectory()).toBe(true);
-    await expect(mountsFor('Directory', path.join(host, 'dir'), { subPath: '../escape' })).rejects.toThrow(VolumeError);
+  it('refuses an absolute subPath or one with .., with the kubelet\'s words', async () => {
+    const dir = path.join(host, 'dir');
+    await expect(mountsFor('Directory', dir, { subPath: '../escape' })).rejects.toThrow("unable to provision SubPath `../escape`: must not contain '..'");
+    await expect(mountsFor('Directory', dir, { subPath: '/etc' })).rejects.toThrow('error SubPath `/etc` must not be an absolute path');
+  });
+});
+
+describe('hostPath paths', () => {
+  it('refuses a relative hostPath and one with a .. component', async () => {
+    expect(await hostPathErrorAny('', 'relative/dir')).toBe('volume "v": hostPath "relative/dir" must be an absolute path without \'..\'');
+    expect(await hostPathErrorAny('', `${host}/../escape`)).toMatch(/must be an absolute path without '\.\.'$/);
+  });
+});
+
+describe.skipIf(!IS_ROOT)('subPath binds (needs root)', () => {
+  afterAll(() => unmountAllUnder(tmp));
+  const SUB_UID = 'abcdef0123456789abcdef0123456789';
+  const subRoot = path.join(tmp, 'subpath-root');
+  const outside = path.join(tmp, 'outside');
+  const emptyDir = path.join(subRoot, 'pods', SUB_UID, 'volumes', 'kubernetes.io~empty-dir', 'data');
+
+  function subPathPod(mounts: { subPath?: string; mountPath: string }[], name = 'app') {
+    const c = container({ name, volumeMounts: mounts.map((m) => ({ name: 'data', ...m })) });
+    const p = pod({ spec: { volumes: [{ name: 'data', emptyDir: {} }], containers: [c] } });
+    p.metadata.uid = SUB_UID;
+    return { c, p };
+  }
+  const prepare = ({ c, p }: ReturnType<typeof subPathPod>) => prepareVolumes(p, c, { rootDir: subRoot });
+  const target = (container: string, index: number) => path.join(subRoot, 'pods', SUB_UID, 'volume-subpaths', 'data', container, String(index));
+
+  beforeAll(async () => {
+    fs.mkdirSync(path.join(outside, 'keep'), { recursive: true });
+    fs.writeFileSync(path.join(outside, 'keep', 'precious'), 'host file');
+    await prepare(subPathPod([{ mountPath: '/data' }]));
+    // What a container could leave in its emptyDir (it is 0777 and its own).
+    fs.mkdirSync(path.join(emptyDir, 'conf'));
+    fs.writeFileSync(path.join(emptyDir, 'conf', 'a'), 'config');
+    fs.writeFileSync(path.join(emptyDir, 'single'), 'one file');
+    fs.symlinkSync(outside, path.join(emptyDir, 'escape'));
+    fs.symlinkSync('..', path.join(emptyDir, 'up'));
+  });
+
+  it('binds a directory and a file subPath at volume-subpaths/<volume>/<container>/<index>', async () => {
+    const m = await prepare(subPathPod([{ subPath: 'conf', mountPath: '/conf' }, { subPath: 'single', mountPath: '/single' }]));
+    expect(m[0]!.hostPath).toBe(target('app', 0));
+    expect(m[1]!.hostPath).toBe(target('app', 1));
+    expect(fs.readFileSync(path.join(m[0]!.hostPath, 'a'), 'utf8')).toBe('config');
+    expect(fs.readFileSync(m[1]!.hostPath, 'utf8')).toBe('one file');
+    expect(mountsUnder(subRoot).map((x) => x.mountPoint).sort()).toEqual([target('app', 0), target('app', 1)]);
+  });
+
+  it('keeps an existing bind on a restart instead of stacking another, and rebinds what changed', async () => {
+    await prepare(subPathPod([{ subPath: 'conf', mountPath: '/conf' }, { subPath: 'single', mountPath: '/single' }]));
+    expect(mountsUnder(subRoot)).toHaveLength(2);
+    // The subPath now names another directory: the old bind goes, the new one shows it.
+    fs.renameSync(path.join(emptyDir, 'conf'), path.join(emptyDir, 'conf-old'));
+    fs.mkdirSync(path.join(emptyDir, 'conf'));
+    fs.writeFileSync(path.join(emptyDir, 'conf', 'b'), 'new');
+    await prepare(subPathPod([{ subPath: 'conf', mountPath: '/conf' }, { subPath: 'single', mountPath: '/single' }]));
+    expect(mountsUnder(subRoot)).toHaveLength(2);
+    expect(fs.readdirSync(target('app', 0))).toEqual(['b']);
+  });
+
+  it('creates a missing subPath inside the volume, world-writable as the emptyDir', async () => {
+    const m = await prepare(subPathPod([{ subPath: 'made/here', mountPath: '/m' }], 'maker'));
+    expect(fs.statSync(path.join(emptyDir, 'made', 'here')).mode & 0o777).toBe(0o777);
+    expect(fs.statSync(m[0]!.hostPath).ino).toBe(fs.statSync(path.join(emptyDir, 'made', 'here')).ino);
+  });
+
+  it.each(['escape', 'escape/keep', 'escape/x', 'up', 'up/other'])('refuses subPath %s, which leads out of the volume, and makes nothing', async (subPath) => {
+    const before = mountsUnder(subRoot).length;
+    const err = await prepare(subPathPod([{ subPath, mountPath: '/x' }], 'victim')).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SubPathError);
+    expect((err as Error).message).toBe(`failed to prepare subPath for volumeMount "data" of container "victim": subPath ${JSON.stringify(subPath)} resolves outside the volume`);
+    expect(mountsUnder(subRoot)).toHaveLength(before);
+    expect(fs.readdirSync(outside)).toEqual(['keep']);
+    expect(fs.readdirSync(path.dirname(emptyDir))).toEqual(['data']);
+    expect(fs.readFileSync(path.join(outside, 'keep', 'precious'), 'utf8')).toBe('host file');
+  });
+
+  it('follows a symlink that comes back into the volume, as the kubelet does', async () => {
+    const m = await prepare(subPathPod([{ subPath: 'up/data/single', mountPath: '/s' }], 'roundabout'));
+    expect(fs.readFileSync(m[0]!.hostPath, 'utf8')).toBe('one file');
+  });
+
+  it('removePodDirs unmounts the binds first, then removes the pod directory without following the symlinks', async () => {
+    expect(mountsUnder(subRoot).length).toBeGreaterThan(0);
+    await removePodDirs(subRoot, SUB_UID);
+    expect(mountsUnder(subRoot)).toEqual([]);
+    expect(fs.existsSync(path.join(subRoot, 'pods', SUB_UID))).toBe(false);
+    expect(fs.readFileSync(path.join(outside, 'keep', 'precious'), 'utf8')).toBe('host file');
+  });
+
+  it('removePodDirs refuses to cross a mount it did not make, and finishes once it is gone', async () => {
+    await prepare(subPathPod([{ mountPath: '/data' }]));
+    const foreign = path.join(emptyDir, 'mnt');
+    fs.mkdirSync(foreign);
+    execFileSync('mount', ['--bind', outside, foreign]);
+    const err = await removePodDirs(subRoot, SUB_UID).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(PodCleanupError);
+    expect((err as PodCleanupError).path).toBe(foreign);
+    expect(fs.readFileSync(path.join(outside, 'keep', 'precious'), 'utf8')).toBe('host file');
+    execFileSync('umount', [foreign]);
+    await removePodDirs(subRoot, SUB_UID);
+    expect(fs.existsSync(path.join(subRoot, 'pods', SUB_UID))).toBe(false);
   });
 });
 
@@ -180,7 +287,8 @@ describe('pod-managed files', () => {
     expect(fs.existsSync(path.join(rootDir, 'pods', UID))).toBe(true);
     await removePodDirs(rootDir, UID);
     expect(fs.existsSync(path.join(rootDir, 'pods', UID))).toBe(false);
-    await expect(removePodDirs(rootDir, '..')).rejects.toThrow(/invalid pod uid/);
+    await expect(removePodDirs(rootDir, '..')).rejects.toThrow(UnsafePathComponentError);
+    await expect(removePodDirs(rootDir, '../../../../ESCAPED/evil')).rejects.toThrow('invalid pod uid "../../../../ESCAPED/evil": not usable as a path component');
     // the host directories it never owned are untouched
     expect(execFileSync('ls', [host], { encoding: 'utf8' })).toContain('file');
   });

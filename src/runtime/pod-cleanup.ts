@@ -1,0 +1,17 @@
+// Removing what the node keeps for a pod that is gone, in the order that cannot hurt the host:
+// first the subPath binds come off, then the pod directory goes, by a remove that refuses to
+// cross into any mount that is still there.
+import { podDir } from './pod-dirs.js';
+import { removeTreeOnOneMount } from './remove-tree.js';
+import { cleanSubPathMounts } from './subpath-mounts.js';
+
+/**
+ * Removes <root-dir>/pods/<uid>. Throws UnsafePathComponentError for a uid that cannot name a
+ * pod directory (none was ever made for it) and PodCleanupError when something is still mounted
+ * or an I/O step failed: nothing was crossed, and calling again later finishes the job.
+ */
+export async function removePodDirs(rootDir: string, uid: string): Promise<void> {
+  const dir = podDir(rootDir, uid);
+  await cleanSubPathMounts(rootDir, uid);
+  await removeTreeOnOneMount(dir);
+}
