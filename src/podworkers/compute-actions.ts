@@ -53,7 +53,8 @@ export interface ComputeInput {
   readonly restartPolicy: string | undefined;
   readonly initContainers: readonly Container[];
   readonly containers: readonly Container[];
-  readonly hashes: ReadonlyMap<string, string>;
+  /** Whether a container instance was made from the current spec of the container of its name. */
+  readonly specMatches: (inst: RuntimeContainer) => boolean;
   readonly runtime: RuntimePod | undefined;
   readonly nowMs: number;
   /** Reserves a restart of a dead container, or says how long to wait (crash-loop back-off). */
@@ -116,7 +117,7 @@ function initSpecChanged(input: ComputeInput, sandboxId: string): string | undef
   for (const c of input.runtime?.containers ?? []) {
     const spec = specs.get(c.name);
     if (!spec || isSidecar(spec) || c.sandboxId !== sandboxId || c.meta.type === 'container') continue;
-    if (c.meta.hash !== input.hashes.get(c.name)) return `init container ${c.name} spec changed`;
+    if (!input.specMatches(c)) return `init container ${c.name} spec changed`;
   }
   return undefined;
 }
@@ -164,17 +165,16 @@ function next(prev: RuntimeContainer | undefined): number | undefined {
 function planInitContainers(b: ActionsBuilder, input: ComputeInput, policy: PodRestartPolicy, current: Map<string, RuntimeContainer>): boolean {
   for (const c of input.initContainers) {
     const inst = current.get(c.name);
-    const hash = input.hashes.get(c.name);
     if (isSidecar(c)) {
       if (inst?.state === ContainerState.CONTAINER_RUNNING) {
-        if (inst.meta.hash !== hash) {
+        if (!input.specMatches(inst)) {
           b.kill.push({ id: inst.id, name: c.name, why: 'sidecar spec changed' });
           b.start.push({ container: c, type: 'init', restartCount: inst.meta.restartCount + 1, why: 'sidecar spec changed' });
           return false;
         }
         continue;
       }
-      if (inst?.state === ContainerState.CONTAINER_CREATED && inst.meta.hash === hash) {
+      if (inst?.state === ContainerState.CONTAINER_CREATED && input.specMatches(inst)) {
         b.startCreated.push({ id: inst.id, name: c.name });
         return false;
       }
@@ -188,7 +188,7 @@ function planInitContainers(b: ActionsBuilder, input: ComputeInput, policy: PodR
     }
     if (inst.state === ContainerState.CONTAINER_RUNNING) return false;
     if (inst.state === ContainerState.CONTAINER_CREATED) {
-      if (inst.meta.hash === hash) b.startCreated.push({ id: inst.id, name: c.name });
+      if (input.specMatches(inst)) b.startCreated.push({ id: inst.id, name: c.name });
       else b.start.push({ container: c, type: 'init', restartCount: inst.meta.restartCount + 1, why: 'init container spec changed' });
       return false;
     }
@@ -206,25 +206,24 @@ function planInitContainers(b: ActionsBuilder, input: ComputeInput, policy: PodR
 function planAppContainers(b: ActionsBuilder, input: ComputeInput, policy: PodRestartPolicy, current: Map<string, RuntimeContainer>, newest: Map<string, RuntimeContainer>): void {
   for (const c of input.containers) {
     const inst = current.get(c.name);
-    const hash = input.hashes.get(c.name);
     if (!inst) {
       // Never started in this sandbox; an instance from an older sandbox still carries the count.
       b.start.push({ container: c, type: 'container', restartCount: next(newest.get(c.name)), why: 'not started' });
       continue;
     }
     if (inst.state === ContainerState.CONTAINER_RUNNING) {
-      if (inst.meta.hash !== hash) {
+      if (!input.specMatches(inst)) {
         b.kill.push({ id: inst.id, name: c.name, why: 'container spec changed' });
         b.start.push({ container: c, type: 'container', restartCount: inst.meta.restartCount + 1, why: 'container spec changed' });
       }
       continue;
     }
     if (inst.state === ContainerState.CONTAINER_CREATED) {
-      if (inst.meta.hash === hash) b.startCreated.push({ id: inst.id, name: c.name });
+      if (input.specMatches(inst)) b.startCreated.push({ id: inst.id, name: c.name });
       else b.start.push({ container: c, type: 'container', restartCount: inst.meta.restartCount + 1, why: 'container spec changed' });
       continue;
     }
-    if (inst.meta.hash !== hash) {
+    if (!input.specMatches(inst)) {
       b.start.push({ container: c, type: 'container', restartCount: inst.meta.restartCount + 1, why: 'container spec changed' });
       continue;
     }

@@ -4,7 +4,7 @@
 import type { Container } from 'kubernetes-types/core/v1';
 import { availableParallelism } from 'node:os';
 import type { ContainerConfig, Mount } from './cri-types.js';
-import { hashContainer } from './container-hash.js';
+import { hashContainer, kubeletContainerHash } from './container-hash.js';
 import { containerEnv, expandCommand } from './env.js';
 import { containerAnnotations, containerLabels, type ContainerType, type LabelledPod } from './labels.js';
 import { linuxContainerResources } from './resources.js';
@@ -54,7 +54,7 @@ export function buildContainerConfig(pod: LabelledPod, container: Container, ctx
     envs,
     mounts: ctx.mounts,
     labels: containerLabels(pod, container.name),
-    annotations: containerAnnotations(pod, container, { hash: hashContainer(container), restartCount: ctx.restartCount, type: ctx.type }),
+    annotations: containerAnnotations(pod, container, { hash: kubeletContainerHash(container), specHash: hashContainer(container), restartCount: ctx.restartCount, type: ctx.type }),
     logPath: containerLogPath(container.name, ctx.restartCount),
     stdin: container.stdin === true,
     stdinOnce: container.stdinOnce === true,

@@ -19,6 +19,8 @@ export const CONTAINER_TERMINATION_MESSAGE_POLICY_ANNOTATION = 'io.kubernetes.co
 export const CONTAINER_PRESTOP_HANDLER_ANNOTATION = 'io.kubernetes.container.preStopHandler';
 export const CONTAINER_PORTS_ANNOTATION = 'io.kubernetes.container.ports';
 export const CONTAINER_TYPE_ANNOTATION = 'io.kubernetes.container.type';
+/** bootlet's whole-spec fingerprint; its presence also marks a container bootlet made. */
+export const BOOTLET_CONTAINER_HASH_ANNOTATION = 'bootlet.io/container.hash';
 
 export type ContainerType = 'init' | 'container';
 
@@ -50,8 +52,10 @@ export function containerLabels(pod: LabelledPod, containerName: string): KeyVal
 }
 
 export interface ContainerAnnotationOptions {
-  /** Lowercase hex from hashContainer(). */
+  /** Lowercase hex from kubeletContainerHash(): what a kubelet writes and compares. */
   hash: string;
+  /** Lowercase hex from hashContainer(): bootlet's whole-spec fingerprint. */
+  specHash?: string;
   restartCount: number;
   type: ContainerType;
 }
@@ -59,6 +63,7 @@ export interface ContainerAnnotationOptions {
 export function containerAnnotations(pod: LabelledPod, container: Container, opts: ContainerAnnotationOptions): KeyValueMap {
   const a: KeyValueMap = {
     [CONTAINER_HASH_ANNOTATION]: opts.hash,
+    ...(opts.specHash !== undefined ? { [BOOTLET_CONTAINER_HASH_ANNOTATION]: opts.specHash } : {}),
     [CONTAINER_RESTART_COUNT_ANNOTATION]: String(opts.restartCount),
     // Written even when empty, as the kubelet does (defaulting normally fills them).
     [CONTAINER_TERMINATION_MESSAGE_PATH_ANNOTATION]: container.terminationMessagePath ?? '',
@@ -87,6 +92,8 @@ export interface ContainerMeta extends SandboxIdentity {
   containerName: string;
   /** Lowercase hex as written; '0' when missing or unparsable (the kubelet reads it as 0). */
   hash: string;
+  /** bootlet's whole-spec fingerprint, when bootlet made the container. */
+  specHash?: string;
   restartCount: number;
   terminationGracePeriodSeconds?: number;
   deletionGracePeriodSeconds?: number;
@@ -141,6 +148,8 @@ export function parseContainerMeta(
     hash: parseHash(a[CONTAINER_HASH_ANNOTATION]),
     restartCount: parseDecimal(a[CONTAINER_RESTART_COUNT_ANNOTATION]) ?? 0,
   };
+  const specHash = a[BOOTLET_CONTAINER_HASH_ANNOTATION];
+  if (specHash !== undefined && /^[0-9a-f]{1,16}$/.test(specHash)) meta.specHash = parseHash(specHash);
   const grace = parseDecimal(a[POD_TERMINATION_GRACE_PERIOD_ANNOTATION]);
   if (grace !== undefined) meta.terminationGracePeriodSeconds = grace;
   const deletionGrace = parseDecimal(a[POD_DELETION_GRACE_PERIOD_ANNOTATION]);

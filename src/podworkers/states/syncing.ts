@@ -1,7 +1,7 @@
 // SyncPod: look at what runs, decide, act, and come back on the next event, when a back-off
 // expires, or after syncFrequency at the latest.
 import { PodSandboxState } from '../../runtime/cri-types.js';
-import { hashContainer } from '../../runtime/container-hash.js';
+import { containerMatchesSpec } from '../../runtime/container-hash.js';
 import { computePodActions, isEmpty } from '../compute-actions.js';
 import { policyForPod } from '../crashloop-backoff.js';
 import { executeActions } from '../execute-actions.js';
@@ -32,7 +32,7 @@ export const syncing: PodState = {
       const read = await runtimeForSync(ctx);
       const runtime = read.pod;
       const policy = policyForPod(pod.metadata.annotations);
-      const hashes = new Map([...(spec.initContainers ?? []), ...spec.containers].map((c) => [c.name, hashContainer(c)]));
+      const specs = new Map([...(spec.initContainers ?? []), ...spec.containers].map((c) => [c.name, c]));
       const now = ctx.now();
       const actions = computePodActions({
         uid: ctx.uid,
@@ -40,7 +40,10 @@ export const syncing: PodState = {
         restartPolicy: spec.restartPolicy,
         initContainers: spec.initContainers ?? [],
         containers: spec.containers,
-        hashes,
+        specMatches: (inst) => {
+          const c = specs.get(inst.name);
+          return c !== undefined && containerMatchesSpec(inst.meta, c);
+        },
         runtime,
         nowMs: now,
         admitRestart: (key, startedAt, finishedAt) => ctx.backoff.admit(key, startedAt, finishedAt, now, policy),

@@ -47,7 +47,7 @@ function input(over: Partial<ComputeInput>): ComputeInput {
     restartPolicy: 'Always',
     initContainers,
     containers,
-    hashes: new Map([...initContainers, ...containers].map((x) => [x.name, `h-${x.name}`])),
+    specMatches: (inst) => inst.meta.hash === `h-${inst.name}`,
     runtime: undefined,
     nowMs: NOW_MS,
     admitRestart: (key, startedAt, finishedAt) => backoff.admit(key, startedAt, finishedAt, NOW_MS, KUBELET_BACKOFF),

@@ -5,7 +5,7 @@ import type { ContainerType } from '../../../src/podworkers/compute-actions.js';
 import type { DesiredPod, PodRuntime, SandboxRef, StartedContainer } from '../../../src/podworkers/pod-runtime.js';
 import { ContainerState, PodSandboxState } from '../../../src/runtime/cri-types.js';
 import type { RuntimeContainer, RuntimePod, RuntimeSandbox } from '../../../src/runtime/runtime-pods.js';
-import { hashContainer } from '../../../src/runtime/container-hash.js';
+import { hashContainer, kubeletContainerHash } from '../../../src/runtime/container-hash.js';
 
 export class FakePodRuntime implements PodRuntime {
   readonly pods = new Map<string, RuntimePod>();
@@ -78,7 +78,7 @@ export class FakePodRuntime implements PodRuntime {
       imageRef: 'sha256:x',
       image: container.image ?? '',
       hasStatus: true,
-      meta: { podName: pod.metadata.name, podNamespace: pod.metadata.namespace, podUid: pod.metadata.uid, containerName: container.name, hash: hashContainer(container), restartCount: restartCount ?? 0, type },
+      meta: { podName: pod.metadata.name, podNamespace: pod.metadata.namespace, podUid: pod.metadata.uid, containerName: container.name, hash: kubeletContainerHash(container), specHash: hashContainer(container), restartCount: restartCount ?? 0, type },
     });
     this.journal.push(`start ${pod.metadata.name} ${pod.metadata.uid} ${container.name}`);
     return { id };

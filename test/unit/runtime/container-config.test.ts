@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildContainerConfig, containerLogPath, qosClass, type ContainerConfigContext } from '../../../src/runtime/container-config.js';
-import { hashContainer } from '../../../src/runtime/container-hash.js';
+import { hashContainer, kubeletContainerHash } from '../../../src/runtime/container-hash.js';
 import { MountPropagation, NamespaceMode } from '../../../src/runtime/cri-types.js';
 import { EnvError, containerEnv } from '../../../src/runtime/env.js';
 import { expandVars } from '../../../src/runtime/expansion.js';
@@ -213,7 +213,7 @@ describe('buildContainerConfig', () => {
     expect(containerLogPath('x', 0)).toBe('x/0.log');
     expect([cfg.stdin, cfg.stdinOnce, cfg.tty]).toEqual([true, false, true]);
     const meta = parseContainerMeta(cfg.labels, cfg.annotations);
-    expect(meta).toMatchObject({ podUid: UID, containerName: 'app', hash: hashContainer(c), restartCount: 3, type: 'container', terminationGracePeriodSeconds: 30 });
+    expect(meta).toMatchObject({ podUid: UID, containerName: 'app', hash: kubeletContainerHash(c), specHash: hashContainer(c), restartCount: 3, type: 'container', terminationGracePeriodSeconds: 30 });
   });
 
   it('security context: defaults for a plain container', () => {
