@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import type { DeleteOptions } from 'kubernetes-types/meta/v1';
 import { ApiError, TransportError } from './api-error.js';
 import type { ClusterConnection } from './kubeconfig.js';
+import { MAX_RESPONSE_BYTES, readBody, RESPONSE_TOO_LARGE, responseTooLarge, WatchLineSplitter } from './response-body.js';
 
 export type PatchType = 'merge' | 'strategic' | 'json';
 
@@ -33,6 +34,8 @@ export interface ClientOptions {
   userAgent?: string;
   /** Concurrent requests (sockets) to the server; default 8. */
   maxSockets?: number;
+  /** A response body longer than this is refused (ResponseTooLarge); default MAX_RESPONSE_BYTES (64 MiB). */
+  maxResponseBytes?: number;
 }
 
 export interface WatchEvent<T> {
@@ -52,6 +55,7 @@ export class ApiClient {
   private readonly agent: Agent;
   private readonly watchAgent: Agent;
   private readonly timeoutMs: number;
+  private readonly maxResponseBytes: number;
   private readonly userAgent: string;
   private tokenCache: { value: string; readAt: number } | undefined;
   private observer: (e?: unknown) => void = () => {};
@@ -62,6 +66,7 @@ export class ApiClient {
     opts: ClientOptions = {},
   ) {
     this.timeoutMs = opts.timeoutMs ?? 10_000;
+    this.maxResponseBytes = opts.maxResponseBytes ?? MAX_RESPONSE_BYTES;
     this.userAgent = opts.userAgent ?? 'bootlet';
     const tls = { ca: conn.ca, cert: conn.cert, key: conn.key, servername: conn.tlsServerName, rejectUnauthorized: true };
     this.agent = new Agent({ ...tls, keepAlive: true, maxSockets: opts.maxSockets ?? 8, maxFreeSockets: opts.maxSockets ?? 8, scheduling: 'lifo' });
@@ -119,16 +124,16 @@ export class ApiClient {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        // An answer that did not parse is still an answer (e.g. /readyz says "ok").
-        this.observer(err instanceof ApiError && err.reason === 'InvalidResponse' ? undefined : err);
+        this.observer(answered(err) ? undefined : err);
         if (err) reject(err);
         else resolve(value as T);
       };
       const req = httpsRequest(this.url(path, opts.query), this.requestOptions(method, headers, this.agent), (res) => {
-        collect(res)
-          .then((text) => {
+        readBody(res, this.maxResponseBytes)
+          .then(({ text, truncated }) => {
             const code = res.statusCode ?? 0;
             if (code >= 200 && code < 300) {
+              if (truncated) return finish(responseTooLarge(`${method} ${path}`, this.maxResponseBytes));
               try {
                 finish(undefined, (text ? JSON.parse(text) : undefined) as T);
               } catch (e) {
@@ -166,7 +171,7 @@ export class ApiClient {
         settled = true;
         clearTimeout(lifeTimer);
         req.destroy();
-        if (err && !stopped) this.observer(err);
+        if (err && !stopped) this.observer(answered(err) ? undefined : err);
         if (err) reject(err);
         else resolve();
       };
@@ -178,19 +183,22 @@ export class ApiClient {
         const code = res.statusCode ?? 0;
         if (code === 200) this.observer(undefined);
         if (code !== 200) {
-          collect(res)
-            .then((text) => finish(ApiError.fromResponse(code, text, headerOf(res, 'retry-after'))))
+          readBody(res, this.maxResponseBytes)
+            .then(({ text }) => finish(ApiError.fromResponse(code, text, headerOf(res, 'retry-after'))))
             .catch((e: unknown) => finish(TransportError.from(e)));
           return;
         }
-        let buf = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          buf += chunk;
-          let nl: number;
-          while ((nl = buf.indexOf('\n')) >= 0) {
-            const line = buf.slice(0, nl).trim();
-            buf = buf.slice(nl + 1);
+        const lines = new WatchLineSplitter(`watch ${path}`);
+        res.on('data', (chunk: Buffer) => {
+          if (settled) return;
+          let complete: string[];
+          try {
+            complete = lines.push(chunk);
+          } catch (e) {
+            return finish(e as Error);
+          }
+          for (const raw of complete) {
+            const line = raw.trim();
             if (!line || settled) continue;
             let ev: { type?: string; object?: unknown };
             try {
@@ -260,12 +268,7 @@ function headerOf(res: IncomingMessage, name: string): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
-function collect(res: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    res.on('data', (c: Buffer) => chunks.push(c));
-    res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    res.on('error', reject);
-    res.on('aborted', () => reject(new TransportError('reset', 'response cut')));
-  });
+/** An answer that did not parse or was too large is still an answer: the server is there (e.g. /readyz says "ok"). */
+function answered(err: Error | undefined): boolean {
+  return err instanceof ApiError && (err.reason === 'InvalidResponse' || err.reason === RESPONSE_TOO_LARGE);
 }

@@ -2,10 +2,11 @@
 // says "no server" (refused, cut, timeout, TLS, 5xx, 429) flips the state to down and logs once.
 // While down, only one cheap probe runs (GET /readyz, jittered back-off capped at 1 s so that a
 // returning server is noticed well within the 2 s convergence budget) and every worker waits; the
-// first success flips it up, logs once, and wakes them all.
+// first success flips it up, logs once, and wakes them all. A server that flaps keeps the probe at
+// its slower pace: the back-off starts again from 200 ms only after 10 s of the server being up.
 import type { Logger } from '../log/logger.js';
+import { Backoff, type BackoffPolicy } from '../util/backoff.js';
 import { ApiError, describeError, isUnavailable } from './api-error.js';
-import { Backoff } from './backoff.js';
 import type { ApiClient } from './client.js';
 
 export type ConnectionState = 'unknown' | 'up' | 'down';
@@ -18,6 +19,8 @@ export interface ConnectionGate {
 
 /** Retry-After is honoured, within reason: a wrong header must not silence the node for an hour. */
 const MAX_RETRY_AFTER_MS = 30_000;
+
+const probePolicy = (maxMs: number): BackoffPolicy => ({ initialMs: Math.min(200, maxMs), maxMs, jitter: 0.2, resetAfterMs: 10_000 });
 
 export class Connectivity implements ConnectionGate {
   private state: ConnectionState = 'unknown';
@@ -35,7 +38,7 @@ export class Connectivity implements ConnectionGate {
     private readonly logger: Logger,
     probeMaxMs = 1000,
   ) {
-    this.backoff = new Backoff(200, probeMaxMs);
+    this.backoff = new Backoff(probePolicy(probeMaxMs));
     client.observe((e) => this.report(e));
   }
 
@@ -58,7 +61,7 @@ export class Connectivity implements ConnectionGate {
     this.lastContactAt = new Date();
     if (this.state === 'up' || this.stopped) return;
     this.state = 'up';
-    this.backoff.reset();
+    this.backoff.healthy();
     this.cancelProbe();
     this.logger.info(this.everUp ? 'API server reachable again' : 'API server reachable', { server: this.client.server });
     this.everUp = true;

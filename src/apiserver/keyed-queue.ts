@@ -3,13 +3,10 @@
 // the server is away cost one entry and one request when it returns. Memory is bounded by the number
 // of objects, not by the number of changes or by how long the server was away.
 import type { Logger } from '../log/logger.js';
+import { Backoff } from '../util/backoff.js';
 import { describeError, isRefused, isUnavailable } from './api-error.js';
-import { Backoff } from './backoff.js';
 import type { ConnectionGate } from './connectivity.js';
-
-/** A server error is retried soon; a refusal (403, 422...) needs someone to fix something: retry slowly. */
-const RETRY_UNAVAILABLE_MAX_MS = 4000;
-const RETRY_REFUSED_MAX_MS = 60_000;
+import { API_REFUSED_BACKOFF, API_RETRY_BACKOFF } from './retry-policy.js';
 
 interface RetryState {
   backoff: Backoff;
@@ -91,14 +88,14 @@ export class KeyedQueue {
   private async run(key: string): Promise<void> {
     try {
       await this.process(key);
-      this.retries.delete(key);
+      this.succeeded(key);
     } catch (e) {
       if (this.stopped) {
         // shutting down: nothing to retry
       } else if (isUnavailable(e) && !this.conn.usable) {
         this.dirty.add(key); // retried when the server is back
       } else {
-        const r = this.retries.get(key) ?? { backoff: new Backoff(200, RETRY_UNAVAILABLE_MAX_MS), slow: new Backoff(1000, RETRY_REFUSED_MAX_MS), lastError: '' };
+        const r = this.retries.get(key) ?? { backoff: new Backoff(API_RETRY_BACKOFF), slow: new Backoff(API_REFUSED_BACKOFF), lastError: '' };
         this.retries.set(key, r);
         const msg = describeError(e);
         if (isRefused(e) && msg !== r.lastError) this.logger.warn(`${this.name} failed; will retry`, { key, err: msg });
@@ -114,5 +111,18 @@ export class KeyedQueue {
       if (this.dirty.size === 0 && this.inFlight.size === 0) for (const w of this.idleWaiters.splice(0)) w();
       this.pump();
     }
+  }
+
+  /**
+   * A key that failed before keeps its back-off until it has gone through for a while, so that one
+   * success between failures does not reset it. Entries that have settled are dropped here, which
+   * keeps the map bounded by the keys that failed recently.
+   */
+  private succeeded(key: string): void {
+    const r = this.retries.get(key);
+    if (!r) return;
+    r.backoff.healthy();
+    r.slow.healthy();
+    for (const [k, e] of this.retries) if (!e.timer && e.backoff.settled() && e.slow.settled()) this.retries.delete(k);
   }
 }

@@ -2,13 +2,18 @@
 // (fieldSelector spec.nodeName=<node>), relisting after every break and every few minutes. The
 // watch is what makes a `kubectl delete pod <mirror>` noticed in well under a second; the relist
 // is the periodic full resync, and the recovery after a restarted or wiped server.
+//
+// Every end of a watch, clean or not, waits the reconnect back-off before the next LIST, as the
+// reflector does: a server or proxy that ends streams early costs a LIST every few seconds at most,
+// never a spin. The back-off starts again from its floor only after a watch has lived 30 s.
 import type { Pod, PodList } from 'kubernetes-types/core/v1';
 import type { Logger } from '../log/logger.js';
-import { describeError, isUnavailable } from './api-error.js';
-import { Backoff } from './backoff.js';
+import { Backoff, RECONNECT_BACKOFF } from '../util/backoff.js';
+import { ApiError, describeError, isUnavailable } from './api-error.js';
 import type { ApiClient, WatchHandle } from './client.js';
 import type { Connectivity } from './connectivity.js';
 import { isMirrorPod, podKey } from './mirror-pod.js';
+import { RESPONSE_TOO_LARGE } from './response-body.js';
 
 /** resourceVersions from one etcd are increasing integers; compare them so a late event never undoes a newer write. */
 function newer(a: Pod, b: Pod | undefined): boolean {
@@ -27,8 +32,14 @@ export class MirrorPodCache {
   private stopped = false;
   private synced = false;
   private loop: Promise<void> | undefined;
-  private readonly backoff = new Backoff(200, 5000);
+  private readonly backoff = new Backoff(RECONNECT_BACKOFF);
   private wake: (() => void) | undefined;
+  /** The next LIST is not sent before this (ms since the epoch). */
+  private notBefore = 0;
+  private lastListAt = 0;
+  /** The watch was stopped on purpose (the server came back): relist without the failure back-off. */
+  private restartRequested = false;
+  private waitingForServer = false;
 
   constructor(
     private readonly client: ApiClient,
@@ -38,10 +49,15 @@ export class MirrorPodCache {
     /** Watch length asked of the server before a relist; randomized per round like a reflector. */
     private readonly resyncMs: () => number = () => (300 + Math.random() * 300) * 1000,
   ) {
-    // Back after an outage: whatever the watch holds may be stale or hung; list afresh.
+    // Back after an outage: a watch still open may be stale or hung; list afresh (no sooner than the
+    // floor after the last LIST). A loop waiting out a back-off keeps waiting: a server that flaps
+    // must not make it relist at the pace of the flaps.
     conn.onUp(() => {
-      this.watch?.stop();
-      this.wake?.();
+      if (this.watch) {
+        this.restartRequested = true;
+        this.watch.stop();
+      }
+      if (this.waitingForServer) this.wake?.();
     });
   }
 
@@ -94,6 +110,7 @@ export class MirrorPodCache {
     for (const l of this.listeners) l(key);
   }
 
+  /** Waits `ms` (or until woken, when undefined); stop() always wakes it. */
   private sleep(ms: number | undefined): Promise<void> {
     return new Promise((resolve) => {
       const t = ms === undefined ? undefined : setTimeout(() => done(), ms);
@@ -107,47 +124,80 @@ export class MirrorPodCache {
   }
 
   private async run(): Promise<void> {
-    const path = '/api/v1/pods';
-    const fieldSelector = `spec.nodeName=${this.nodeName}`;
     while (!this.stopped) {
       if (!this.conn.usable) {
+        this.waitingForServer = true;
         await this.sleep(undefined); // woken by the Connectivity
+        this.waitingForServer = false;
         continue;
       }
+      const wait = this.notBefore - Date.now();
+      if (wait > 0) {
+        await this.sleep(wait);
+        continue;
+      }
+      this.lastListAt = Date.now();
+      let failure: unknown;
       try {
-        const list = await this.client.list<PodList>(path, { fieldSelector });
-        this.synced = true;
-        this.replace(list.items);
-        this.backoff.reset();
-        if (this.stopped) break;
-        this.watch = this.client.watch<Pod>(
-          path,
-          { fieldSelector, resourceVersion: list.metadata?.resourceVersion, allowWatchBookmarks: true, timeoutSeconds: Math.round(this.resyncMs() / 1000) },
-          (ev) => {
-            if (ev.type === 'BOOKMARK') return;
-            const pod = ev.object;
-            if (!isMirrorPod(pod)) return;
-            const key = podKey(pod.metadata?.namespace ?? '', pod.metadata?.name ?? '');
-            if (ev.type === 'DELETED') {
-              if (this.pods.get(key)?.metadata?.uid !== pod.metadata?.uid) return;
-              this.pods.delete(key);
-            } else {
-              const have = this.pods.get(key);
-              if (have && have.metadata?.uid === pod.metadata?.uid && !newer(pod, have)) return;
-              this.pods.set(key, pod);
-            }
-            this.notify(key);
-          },
-        );
-        await this.watch.done;
+        await this.listAndWatch();
       } catch (e) {
-        if (this.stopped) break;
-        if (!isUnavailable(e)) this.logger.v(2).info('Mirror pod watch ended; relisting', { err: describeError(e) });
-        if (this.conn.usable) await this.sleep(this.backoff.next());
+        failure = e;
       } finally {
         this.watch = undefined;
       }
+      if (this.stopped) break;
+      this.scheduleNext(failure);
     }
+  }
+
+  private async listAndWatch(): Promise<void> {
+    const path = '/api/v1/pods';
+    const fieldSelector = `spec.nodeName=${this.nodeName}`;
+    const list = await this.client.list<PodList>(path, { fieldSelector });
+    this.synced = true;
+    this.replace(list.items);
+    // The server answers: from here on the stream counts towards the healthy period.
+    this.backoff.healthy();
+    if (this.stopped) return;
+    this.watch = this.client.watch<Pod>(
+      path,
+      { fieldSelector, resourceVersion: list.metadata?.resourceVersion, allowWatchBookmarks: true, timeoutSeconds: Math.round(this.resyncMs() / 1000) },
+      (ev) => this.apply(ev.type, ev.object),
+    );
+    await this.watch.done;
+  }
+
+  /** When to LIST again after a watch (or the list before it) ended. */
+  private scheduleNext(failure: unknown): void {
+    const floorMs = RECONNECT_BACKOFF.initialMs;
+    if (this.restartRequested && failure === undefined) {
+      this.restartRequested = false;
+      this.notBefore = this.lastListAt + floorMs;
+      this.logger.v(2).info('Mirror pod watch restarted after the API server came back', { retryIn: `${Math.max(0, this.notBefore - Date.now())}ms` });
+      return;
+    }
+    this.restartRequested = false;
+    const delay = this.backoff.next();
+    this.notBefore = Date.now() + delay;
+    const retryIn = `${delay}ms`;
+    if (failure === undefined) this.logger.v(this.backoff.failures > 1 ? 2 : 4).info('Mirror pod watch ended; relisting after back-off', { retryIn });
+    else if (failure instanceof ApiError && failure.reason === RESPONSE_TOO_LARGE)
+      this.logger.warn('Mirror pod watch refused an oversized answer; relisting after back-off', { err: describeError(failure), retryIn });
+    else if (!isUnavailable(failure)) this.logger.v(2).info('Mirror pod watch failed; relisting after back-off', { err: describeError(failure), retryIn });
+  }
+
+  private apply(type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK', pod: Pod): void {
+    if (type === 'BOOKMARK' || !isMirrorPod(pod)) return;
+    const key = podKey(pod.metadata?.namespace ?? '', pod.metadata?.name ?? '');
+    if (type === 'DELETED') {
+      if (this.pods.get(key)?.metadata?.uid !== pod.metadata?.uid) return;
+      this.pods.delete(key);
+    } else {
+      const have = this.pods.get(key);
+      if (have && have.metadata?.uid === pod.metadata?.uid && !newer(pod, have)) return;
+      this.pods.set(key, pod);
+    }
+    this.notify(key);
   }
 
   private replace(items: Pod[]): void {

@@ -3,9 +3,10 @@
 // a queue. While the server is down it waits for the Connectivity to say up; other failures are
 // retried with a jittered back-off and logged once per distinct error.
 import type { Logger } from '../log/logger.js';
+import { Backoff } from '../util/backoff.js';
 import { describeError, isRefused, isUnavailable } from './api-error.js';
-import { Backoff } from './backoff.js';
 import type { ConnectionGate } from './connectivity.js';
+import { API_REFUSED_BACKOFF, API_RETRY_BACKOFF } from './retry-policy.js';
 
 export class SerialTask {
   private running = false;
@@ -13,9 +14,9 @@ export class SerialTask {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   private lastError = '';
-  private readonly backoff = new Backoff(200, 4000);
+  private readonly backoff = new Backoff(API_RETRY_BACKOFF);
   /** A refusal (403, 422...) needs someone to fix something: retry slowly. */
-  private readonly slow = new Backoff(1000, 60_000);
+  private readonly slow = new Backoff(API_REFUSED_BACKOFF);
   private current: Promise<void> = Promise.resolve();
 
   constructor(
@@ -68,8 +69,8 @@ export class SerialTask {
   private async runOnce(): Promise<void> {
     try {
       await this.fn();
-      this.backoff.reset();
-      this.slow.reset();
+      this.backoff.healthy();
+      this.slow.healthy();
       this.lastError = '';
     } catch (e) {
       if (isUnavailable(e)) {

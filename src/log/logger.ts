@@ -53,6 +53,7 @@ function formatText(sev: Severity, d: Date, msg: string, fields: LogFields): str
 function formatJson(sev: Severity, d: Date, verbosity: number, msg: string, fields: LogFields): string {
   const record: Record<string, unknown> = { ts: d.getTime() / 1000, v: verbosity, msg };
   if (sev === 'E') record.err = fields.err ?? msg;
+  // err is a field like any other on info and warning lines; only an error line defaults it to msg.
   for (const [k, v] of Object.entries(fields)) if (v !== undefined && !(k === 'err' && sev === 'E')) record[k] = v;
   if (sev === 'W') record.severity = 'warning';
   return JSON.stringify(record);

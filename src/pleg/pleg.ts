@@ -25,8 +25,6 @@ export const DEFAULT_RELIST_PERIOD_MS = 1000;
 export const DEFAULT_EVENTED_RELIST_PERIOD_MS = 10_000;
 /** How long a quiet stream must stay open before it counts as served. */
 const DEFAULT_CONFIRM_MS = 1000;
-const INITIAL_BACKOFF_MS = 500;
-const MAX_BACKOFF_MS = 30_000;
 
 /** The part of ContainerdEventsClient the PLEG uses; a fake in unit tests. */
 export type ContainerdEvents = Pick<ContainerdEventsClient, 'subscribeTaskEvents' | 'close'>;
@@ -75,8 +73,6 @@ export function createPleg(opts: CreatePlegOptions): EventedPleg {
     supervisor = new StreamSupervisor({
       open,
       confirmMs: opts.confirmMs ?? DEFAULT_CONFIRM_MS,
-      initialBackoffMs: INITIAL_BACKOFF_MS,
-      maxBackoffMs: MAX_BACKOFF_MS,
       onUp: () => {
         if (chosen) log.info('PLEG event stream is back', { mechanism });
         choose(mechanism, why);

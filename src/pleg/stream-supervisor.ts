@@ -1,7 +1,10 @@
 // Keeps one runtime event stream open: a stream that has stayed open for `confirmMs` (or delivered
-// an event) is up; one that ends is down and is reopened after an exponential back-off; one that the
+// an event) is up; one that ends is down and is reopened after the reconnect back-off; one that the
 // runtime does not serve (UNIMPLEMENTED) is given up for good. A server stream that is served but
 // quiet sends nothing at all, not even headers, so staying open is the only sign of support.
+// Being up is not being healthy: the back-off starts again from its floor only once a stream has
+// lived for the policy's resetAfterMs, so a stream that delivers an event and dies keeps backing off.
+import { Backoff, RECONNECT_BACKOFF } from '../util/backoff.js';
 
 export interface StreamHandle {
   cancel(): void;
@@ -17,8 +20,8 @@ export interface StreamCallbacks {
 export interface StreamSupervisorOptions {
   open(cb: StreamCallbacks): StreamHandle;
   confirmMs: number;
-  initialBackoffMs: number;
-  maxBackoffMs: number;
+  /** Default: a Backoff with RECONNECT_BACKOFF (at least 1 s apart; reset after 30 s up). */
+  backoff?: Backoff;
   /** The stream is (again) delivering: events will be heard at once. */
   onUp(): void;
   /** The stream ended; it is reopened after `retryInMs`. Events may have been missed meanwhile. */
@@ -31,13 +34,13 @@ export class StreamSupervisor {
   private handle: StreamHandle | undefined;
   private confirmTimer: NodeJS.Timeout | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
-  private backoffMs: number;
+  private readonly backoff: Backoff;
   private stopped = false;
   /** Whether the stream was ever up: UNIMPLEMENTED after that is an outage, not a verdict. */
   private everUp = false;
 
   constructor(private readonly opts: StreamSupervisorOptions) {
-    this.backoffMs = opts.initialBackoffMs;
+    this.backoff = opts.backoff ?? new Backoff(RECONNECT_BACKOFF);
   }
 
   start(): void {
@@ -56,6 +59,7 @@ export class StreamSupervisor {
   }
 
   private open(): void {
+    const openedAt = this.backoff.now();
     let up = false;
     let ended = false;
     const markUp = (): void => {
@@ -64,8 +68,8 @@ export class StreamSupervisor {
       this.everUp = true;
       if (this.confirmTimer) clearTimeout(this.confirmTimer);
       this.confirmTimer = undefined;
-      // Reset only once the stream proved itself, so a flapping stream keeps backing off.
-      this.backoffMs = this.opts.initialBackoffMs;
+      // Healthy from its opening: being up is a verdict on the stream as it has been since then.
+      this.backoff.healthy(openedAt);
       this.opts.onUp();
     };
     const handle = this.opts.open({
@@ -81,8 +85,7 @@ export class StreamSupervisor {
           this.opts.onUnsupported(err.message);
           return;
         }
-        const retryInMs = this.backoffMs;
-        this.backoffMs = Math.min(this.backoffMs * 2, this.opts.maxBackoffMs);
+        const retryInMs = this.backoff.next();
         this.opts.onDown(err?.message ?? 'the runtime closed the stream', retryInMs);
         this.retryTimer = setTimeout(() => {
           this.retryTimer = undefined;

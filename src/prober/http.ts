@@ -71,14 +71,17 @@ function getOnce(url: URL, headers: HeaderMap, signal: AbortSignal): Promise<Res
       const finish = (): void => {
         if (done) return;
         done = true;
-        const body = Buffer.concat(chunks).subarray(0, MAX_HTTP_BODY_BYTES).toString('utf8');
+        const body = Buffer.concat(chunks, size).toString('utf8');
         resolve({ status: res.statusCode ?? 0, location: res.headers.location, body });
         // A truncated body is not an error: stop reading and drop the connection.
         res.destroy();
       };
       res.on('data', (c: Buffer) => {
-        chunks.push(c);
-        size += c.length;
+        if (done) return;
+        // Keep no more than the cap, whatever size the chunks come in.
+        const keep = c.subarray(0, MAX_HTTP_BODY_BYTES - size);
+        chunks.push(keep);
+        size += keep.length;
         if (size >= MAX_HTTP_BODY_BYTES) finish();
       });
       res.once('end', finish);

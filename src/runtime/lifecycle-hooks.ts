@@ -36,7 +36,9 @@ function httpGet(ctx: HookContext, h: NonNullable<LifecycleHandler['httpGet']>):
     const req = lib.request(
       { host, port, path: h.path || '/', method: 'GET', headers, rejectUnauthorized: false, timeout: ctx.timeoutSeconds * 1000 },
       (res) => {
-        res.resume();
+        // As the kubelet: only the status matters. The body is not read; dropping the connection
+        // here means an endless body costs nothing (draining it would keep reading it forever).
+        res.destroy();
         const code = res.statusCode ?? 0;
         if (code >= 200 && code < 400) resolve();
         else reject(new HookError(`HTTP lifecycle hook (${h.path || '/'}) returned status ${code}`));

@@ -8,10 +8,21 @@ export interface RequestFacts {
   userAgent: string;
 }
 
-/** The faults a test can ask for: slowness, injected failures, a server that never answers. */
+/**
+ * What a watch stream does instead of streaming on, as a misbehaving proxy in front of the server
+ * would: end cleanly or cut the connection right after its first event (a BOOKMARK), or send one
+ * line of `hugeLineBytes` that never ends with a newline.
+ */
+export type WatchFault = 'end-after-first-event' | 'cut-after-first-event' | 'huge-line';
+
+/** The faults a test can ask for: slowness, injected failures, a server that never answers, broken watches. */
 export class Chaos {
   latencyMs = 0;
   hanging = false;
+  watchFault: WatchFault | undefined;
+  hugeLineBytes = 100 * 1024 * 1024;
+  /** Bytes of huge lines written so far (accepted by the socket): how much the client let in. */
+  hugeLineBytesSent = 0;
   private failures: { count: number; status: 500 | 503 | 429; retryAfterSeconds?: number; only?: (r: RequestFacts) => boolean } | undefined;
 
   failNext(count: number, status: 500 | 503 | 429, retryAfterSeconds?: number, only?: (r: RequestFacts) => boolean): void {
@@ -30,6 +41,7 @@ export class Chaos {
   reset(): void {
     this.latencyMs = 0;
     this.hanging = false;
+    this.watchFault = undefined;
     this.failures = undefined;
   }
 }

@@ -79,7 +79,7 @@ export async function handleRequest(deps: HandlerDeps, req: Req, res: Res): Prom
       res.end(r.body);
       return;
     }
-    const result = dispatchResource({ store: deps.store, user, req: info, rawBody, contentType, accept, res }, (end) => {
+    const result = dispatchResource({ store: deps.store, user, req: info, rawBody, contentType, accept, res, chaos: deps.chaos }, (end) => {
       record.status = 200;
       return deps.watches(end);
     });

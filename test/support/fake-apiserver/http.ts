@@ -17,6 +17,7 @@ export interface Res {
   write(chunk: string): boolean;
   end(chunk?: string): unknown;
   on(event: 'close', listener: () => void): unknown;
+  once(event: 'drain' | 'close', listener: () => void): unknown;
   readonly writableEnded: boolean;
   readonly headersSent: boolean;
   destroy?(): void;

@@ -6,6 +6,7 @@
  *   api.writeAdminKubeconfig(path2);                   // system:admin / system:masters, for kubectl
  *   api.objects('pods', 'kube-system'); api.object('nodes', '', 'n1'); api.requests
  *   api.stop(); api.start(); api.wipe(); api.setLatency(ms); api.failNext(n, 503, 2); api.hang(true)
+ *   api.faultWatches('end-after-first-event' | 'cut-after-first-event' | 'huge-line')
  *   await api.dispose();                               // stop + remove its temp dir
  *
  * Served: core/v1 namespaces, nodes(+status), pods(+status), events; coordination.k8s.io/v1 leases;
@@ -16,7 +17,7 @@
 import { FakeApiServer, type StartOptions } from './server.js';
 
 export { ADMIN, FakeApiServer, type KubeconfigOptions, type RequestRecord, type StartOptions } from './server.js';
-export type { RequestFacts } from './chaos.js';
+export type { RequestFacts, WatchFault } from './chaos.js';
 export type { KeyPair } from './pki.js';
 export type { KObject, Json, JsonObject } from './types.js';
 

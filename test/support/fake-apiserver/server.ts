@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Socket } from 'node:net';
 import type { TokenTable } from './authn.js';
-import { Chaos, type RequestFacts } from './chaos.js';
+import { Chaos, type RequestFacts, type WatchFault } from './chaos.js';
 import { GarbageCollector } from './garbage-collector.js';
 import { handleRequest, type HandlerDeps, type RequestRecord } from './handle-request.js';
 import type { Req, Res } from './http.js';
@@ -114,6 +114,15 @@ export class FakeApiServer {
   }
   hang(on: boolean): void {
     this.chaos.hanging = on;
+  }
+  /** Watches opened from now on misbehave as `fault` says (undefined: stream normally). */
+  faultWatches(fault: WatchFault | undefined, hugeLineBytes?: number): void {
+    this.chaos.watchFault = fault;
+    if (hugeLineBytes !== undefined) this.chaos.hugeLineBytes = hugeLineBytes;
+  }
+  /** Bytes of 'huge-line' watch events the socket accepted so far. */
+  get hugeLineBytesSent(): number {
+    return this.chaos.hugeLineBytesSent;
   }
   /** The garbage collector (on by default) deletes objects whose owners are all gone, e.g. mirror pods of a deleted Node. */
   garbageCollection(on: boolean): void {

@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { TransportError } from '../../../src/apiserver/api-error.js';
+import { describe, expect, it, vi } from 'vitest';
+import { ApiError, TransportError } from '../../../src/apiserver/api-error.js';
 import { KeyedQueue } from '../../../src/apiserver/keyed-queue.js';
 import { nullLogger } from '../../../src/log/logger.js';
 import { FakeGate } from './gate.js';
@@ -80,5 +80,38 @@ describe('KeyedQueue', () => {
     await q.idle();
     expect(maxActive).toBe(1);
     expect(runs).toBe(2);
+  });
+
+  it('keeps backing off a key that fails again soon after one success', async () => {
+    vi.useFakeTimers();
+    try {
+      const gate = new FakeGate();
+      const outcomes = ['fail', 'ok', 'fail', 'ok'];
+      let runs = 0;
+      const q = new KeyedQueue(
+        'test',
+        async () => {
+          if (outcomes[runs++] === 'fail') throw new ApiError(500, 'InternalError', 'etcd leader changed');
+        },
+        gate,
+        nullLogger,
+      );
+      q.add('k');
+      await vi.advanceTimersByTimeAsync(0);
+      expect(runs).toBe(1);
+      await vi.advanceTimersByTimeAsync(240); // first retry: 200 ms, +20 % jitter at most
+      expect(runs).toBe(2);
+      q.add('k'); // a change right after the success; it fails again
+      await vi.advanceTimersByTimeAsync(0);
+      expect(runs).toBe(3);
+      // Not back at 200 ms: one success in between is not a recovery.
+      await vi.advanceTimersByTimeAsync(390);
+      expect(runs).toBe(3);
+      await vi.advanceTimersByTimeAsync(100);
+      expect(runs).toBe(4);
+      await q.stop();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

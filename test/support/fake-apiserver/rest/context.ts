@@ -3,6 +3,7 @@ import type { UserInfo } from '../authn.js';
 import type { Res } from '../http.js';
 import type { ResourceRequest } from '../request-info.js';
 import type { ObjectStore } from '../store.js';
+import type { Chaos } from '../chaos.js';
 import type { Json } from '../types.js';
 
 /** One authenticated, authorized resource request on its way through the REST layer. */
@@ -15,6 +16,8 @@ export interface RestContext {
   contentType: string;
   accept: string;
   res: Res;
+  /** Faults asked of watch streams (optional: only the server's request handler sets it). */
+  chaos?: Pick<Chaos, 'watchFault' | 'hugeLineBytes' | 'hugeLineBytesSent'>;
 }
 
 export interface Reply {

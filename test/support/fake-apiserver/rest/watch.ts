@@ -4,6 +4,8 @@ import { parseFieldSelector, parseLabelSelector } from '../selectors.js';
 import { expired, badRequest } from '../status.js';
 import type { StoreEvent } from '../store.js';
 import { meta, type Json, type JsonObject, type KObject } from '../types.js';
+import type { Chaos } from '../chaos.js';
+import type { Res } from '../http.js';
 import type { RestContext } from './context.js';
 import { includeObject, wantsTable } from './output.js';
 
@@ -84,4 +86,35 @@ export function serveWatch(ctx: RestContext, onEnd: (end: () => void) => () => v
   const unregister = onEnd(end);
   if (timeout > 0) timer = setTimeout(end, timeout * 1000);
   res.on('close', end);
+
+  const fault = ctx.chaos?.watchFault;
+  if (fault === 'end-after-first-event' || fault === 'cut-after-first-event') {
+    bookmark(store.currentRv);
+    if (fault === 'end-after-first-event') end();
+    else if (res.destroy) res.destroy();
+    else res.stream?.destroy();
+  } else if (fault === 'huge-line' && ctx.chaos) void sendHugeLine(res, ctx.chaos);
+}
+
+/** One event line that never ends: an object with a string field of `hugeLineBytes`, no newline, written as fast as the client reads. */
+async function sendHugeLine(res: Res, chaos: Pick<Chaos, 'hugeLineBytes' | 'hugeLineBytesSent'>): Promise<void> {
+  let closed = false;
+  let wake: (() => void) | undefined;
+  res.on('close', () => {
+    closed = true;
+    wake?.();
+  });
+  const piece = 'x'.repeat(64 * 1024);
+  res.write('{"type":"ADDED","object":{"kind":"Pod","apiVersion":"v1","metadata":{"name":"');
+  for (let sent = 0; sent < chaos.hugeLineBytes && !closed && !res.writableEnded; sent += piece.length) {
+    const more = res.write(piece);
+    chaos.hugeLineBytesSent += piece.length;
+    if (!more && !closed) {
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        res.once('drain', resolve);
+      });
+      wake = undefined;
+    }
+  }
 }

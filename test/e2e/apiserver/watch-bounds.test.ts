@@ -1,0 +1,126 @@
+// The mirror-pod list+watch against a fake API server whose watches misbehave as a broken proxy
+// would: ending or cutting every stream right after its first event, or sending one endless line.
+// The agent must neither spin (a LIST storm) nor buffer without bound.
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ApiError } from '../../../src/apiserver/api-error.js';
+import { ApiClient } from '../../../src/apiserver/client.js';
+import { Connectivity } from '../../../src/apiserver/connectivity.js';
+import { loadKubeconfig } from '../../../src/apiserver/kubeconfig.js';
+import { MirrorPodCache } from '../../../src/apiserver/mirror-pod-cache.js';
+import { MAX_WATCH_EVENT_BYTES, RESPONSE_TOO_LARGE } from '../../../src/apiserver/response-body.js';
+import { memoryLogger } from '../../../src/log/logger.js';
+import { startFakeApiServer, type FakeApiServer } from '../../support/fake-apiserver/index.js';
+import { useTmpDir } from '../../support/tmp.js';
+import { waitFor } from '../../support/wait.js';
+
+const NODE = 'cp-1';
+const MiB = 1024 * 1024;
+const dir = useTmpDir('watch-bounds');
+let api: FakeApiServer;
+let kubeconfig: string;
+const running: { cache?: MirrorPodCache; conn?: Connectivity; client?: ApiClient }[] = [];
+
+beforeAll(async () => {
+  api = await startFakeApiServer();
+  kubeconfig = api.writeKubeconfig(join(dir, 'node.kubeconfig'), `system:node:${NODE}`, ['system:nodes']);
+});
+
+afterEach(async () => {
+  for (const r of running.splice(0)) {
+    await r.cache?.stop();
+    r.conn?.stop();
+    r.client?.close();
+  }
+  api.faultWatches(undefined);
+});
+
+afterAll(async () => {
+  await api?.dispose();
+});
+
+function startCache(verbosity = 2) {
+  const log = memoryLogger(verbosity);
+  const client = new ApiClient(loadKubeconfig(kubeconfig), { timeoutMs: 5000 });
+  const conn = new Connectivity(client, log.logger);
+  const cache = new MirrorPodCache(client, conn, NODE, log.logger);
+  running.push({ cache, conn, client });
+  cache.start();
+  return { cache, client, log };
+}
+
+function podLists(): number {
+  return api.requests.filter((r) => r.method === 'GET' && r.path === '/api/v1/pods' && !/(^|&)watch=/.test(r.query)).length;
+}
+
+/** What happens over a window of time is the thing measured here, so the test waits out the window. */
+const observe = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('watch streams that end right after their first event', () => {
+  for (const fault of ['end-after-first-event', 'cut-after-first-event'] as const) {
+    it(`${fault}: a handful of LISTs in 5 s, not a storm`, async () => {
+      api.faultWatches(fault);
+      const before = podLists();
+      const { cache } = startCache();
+      await waitFor(() => cache.hasSynced, { timeoutMs: 20_000, what: 'the first LIST' });
+      await observe(5000);
+      const lists = podLists() - before;
+      console.log(`${fault}: ${lists} LISTs in ~5 s`);
+      // Floor 1 s, doubling: LISTs at about 0, 1-1.5 and 3-4.5 s. Before the back-off, ~1100.
+      expect(lists).toBeLessThanOrEqual(6);
+      expect(lists).toBeGreaterThanOrEqual(2); // it does reconnect
+    });
+  }
+});
+
+describe('a watch line that never ends', () => {
+  it('is refused past the cap with a clear error, having read a bounded amount', async () => {
+    api.faultWatches('huge-line', 100 * MiB);
+    const sentBefore = api.hugeLineBytesSent;
+    const client = new ApiClient(loadKubeconfig(kubeconfig), { timeoutMs: 5000 });
+    running.push({ client });
+    const h = client.watch('/api/v1/pods', { fieldSelector: `spec.nodeName=${NODE}` }, () => {});
+    const err = await Promise.race([
+      h.done.then(
+        () => new Error('the watch ended cleanly'),
+        (e: unknown) => e,
+      ),
+      observe(60_000).then(() => new Error('no error within 60 s: the client is still reading the line')),
+    ]);
+    h.stop();
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as ApiError).reason).toBe(RESPONSE_TOO_LARGE);
+    expect((err as ApiError).message).toMatch(/watch \/api\/v1\/pods: a watch event is larger than 8 MiB/);
+    // The server could only write what the client read plus what the sockets buffer, far from 100 MiB.
+    const sent = api.hugeLineBytesSent - sentBefore;
+    console.log(`huge line: ${(sent / MiB).toFixed(1)} MiB written before the client dropped it (cap ${MAX_WATCH_EVENT_BYTES / MiB} MiB)`);
+    expect(sent).toBeGreaterThanOrEqual(MAX_WATCH_EVENT_BYTES);
+    expect(sent).toBeLessThan(MAX_WATCH_EVENT_BYTES + 16 * MiB);
+  });
+
+  it('the mirror pod cache logs it as a warning and relists after a back-off', async () => {
+    api.faultWatches('huge-line', 100 * MiB);
+    const { log } = startCache();
+    const warning = 'Mirror pod watch refused an oversized answer; relisting after back-off';
+    const line = await waitFor(() => log.lines.find((l) => l.includes(warning)), { timeoutMs: 60_000, what: 'the oversized-watch warning' });
+    expect(JSON.parse(line)).toMatchObject({ severity: 'warning', err: expect.stringMatching(/ResponseTooLarge: watch \/api\/v1\/pods: a watch event is larger than 8 MiB/) });
+    expect(JSON.parse(line).retryIn).toMatch(/^\d+ms$/);
+  });
+});
+
+describe('a response body over the cap', () => {
+  it('is refused with a clear error, and the server still counts as reachable', async () => {
+    api.seedObject('pods', {
+      metadata: { name: 'big', namespace: 'default', annotations: { filler: 'y'.repeat(4096) } },
+      spec: { nodeName: NODE, containers: [{ name: 'c', image: 'i' }] },
+    });
+    const log = memoryLogger(2);
+    const client = new ApiClient(loadKubeconfig(kubeconfig), { timeoutMs: 5000, maxResponseBytes: 1024 });
+    const conn = new Connectivity(client, log.logger);
+    running.push({ conn, client });
+    const err = await client.list('/api/v1/pods', { fieldSelector: `spec.nodeName=${NODE}` }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err).toMatchObject({ reason: RESPONSE_TOO_LARGE, message: 'GET /api/v1/pods: the response is larger than 1 KiB; refused' });
+    expect(conn.current).toBe('up');
+  });
+});
