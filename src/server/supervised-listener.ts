@@ -1,7 +1,7 @@
 // Keeps trying to bind one local endpoint. A port or socket path that is taken (another process,
 // a squatting local user) must not stop the agent: the pods matter more than their endpoints. The
 // reason is logged once, again only when it changes, and the success once it finally binds.
-import { Backoff } from '../apiserver/backoff.js';
+import { Backoff } from '../util/backoff.js';
 import type { Logger } from '../log/logger.js';
 
 export interface BoundEndpoint {
@@ -47,7 +47,7 @@ export class SupervisedListener {
     private readonly logger: Logger,
     retry: RetryOptions = DEFAULT_BIND_RETRY,
   ) {
-    this.backoff = new Backoff(retry.initialMs, retry.maxMs);
+    this.backoff = new Backoff({ initialMs: retry.initialMs, maxMs: retry.maxMs, jitter: 0.2, resetAfterMs: 0 });
   }
 
   /** Makes the first attempt; resolves once it bound or failed (then retries in the background). */
