@@ -78,7 +78,7 @@ export function resolveOptions(flags: FlagValues, deprecations: string[] = []): 
     bootstrapKubeconfig: o.bootstrapKubeconfig && abs(o.bootstrapKubeconfig),
     certDir: abs(o.certDir),
     resolvConf: o.resolvConf === '' ? '' : abs(o.resolvConf),
-    nodeName: nodeNameFrom(o.hostnameOverride),
+    nodeName: nodeNameFrom(o.hostnameOverride || undefined),
     nodeIP: nodeIPFrom(o.nodeIP),
     notes,
   };

@@ -1,7 +1,8 @@
 // The command line: parse, resolve options, start the agent, and stop it on SIGTERM/SIGINT with
 // the pods left running. Every start-up problem is one clear line and exit code 1.
-import { arch, platform } from 'node:os';
+import { platform } from 'node:os';
 import { KubeconfigError } from '../apiserver/index.js';
+import { goArch } from '../apiserver/node-info.js';
 import { createLogger } from '../log/logger.js';
 import { RuntimeConnectError } from '../runtime/cri-client.js';
 import { ServerStartError } from '../server/http-server.js';
@@ -31,7 +32,7 @@ export function commandOutput(cmd: Command): string | undefined {
   if (cmd.kind === 'help') return usage();
   if (cmd.kind !== 'version') return undefined;
   if (cmd.format === 'bootlet') return bootletVersionLine();
-  if (cmd.format === 'raw') return JSON.stringify({ gitVersion: kubeletVersion(), bootletVersion: BOOTLET_VERSION, platform: `${platform()}/${arch()}` }, null, 2);
+  if (cmd.format === 'raw') return JSON.stringify({ gitVersion: kubeletVersion(), bootletVersion: BOOTLET_VERSION, platform: `${platform()}/${goArch()}` }, null, 2);
   return kubeletVersionLine();
 }
 

@@ -44,6 +44,7 @@ export const cleanAbsoluteAsciiPath: Check<string> = (p) => {
 
 /** --node-ip: one IP, or two of different families (dual-stack). */
 export const nodeIPs: Check<string> = (v) => {
+  if (v === '') return undefined;
   const ips = v.split(',').map((s) => s.trim());
   if (ips.some((s) => isIP(s) === 0)) return `${JSON.stringify(v)} is not an IP address or a comma-separated pair of them`;
   if (ips.length > 2 || (ips.length === 2 && isIP(ips[0]!) === isIP(ips[1]!))) return 'takes at most one IPv4 and one IPv6 address';

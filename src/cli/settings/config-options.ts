@@ -16,6 +16,7 @@ export const CONFIG_OPTIONS = {
     default: '/etc/kubernetes/manifests',
     kubeletDefault: '',
     configRelative: true,
+    validate: check.nonEmpty,
     status: 'applied',
     help: 'Directory of static pod manifests, or a single manifest file',
     note: 'The kubelet runs no static pods unless told where they are; running them is what bootlet is for.',

@@ -13,9 +13,9 @@ export const FLAG_OPTIONS = {
     status: 'not-implemented',
     help: 'kubeconfig used to request a client certificate when --kubeconfig does not exist yet (TLS bootstrap)',
   }),
-  certDir: setting({ flag: 'cert-dir', type: path, default: '/var/lib/kubelet/pki', status: 'not-implemented', help: 'Directory of the certificates the kubelet requests or generates' }),
-  rootDir: setting({ flag: 'root-dir', type: path, default: '/var/lib/kubelet', status: 'applied', help: 'Directory for pod volumes and state' }),
-  hostnameOverride: optionalSetting({ flag: 'hostname-override', type: str, validate: check.nonEmpty, status: 'applied', help: 'Node name to use instead of the hostname' }),
+  certDir: setting({ flag: 'cert-dir', type: path, default: '/var/lib/kubelet/pki', validate: check.nonEmpty, status: 'not-implemented', help: 'Directory of the certificates the kubelet requests or generates' }),
+  rootDir: setting({ flag: 'root-dir', type: path, default: '/var/lib/kubelet', validate: check.nonEmpty, status: 'applied', help: 'Directory for pod volumes and state' }),
+  hostnameOverride: optionalSetting({ flag: 'hostname-override', type: str, status: 'applied', help: 'Node name to use instead of the hostname (empty: the hostname)' }),
   nodeIP: optionalSetting({
     flag: 'node-ip',
     type: str,

@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseCommandLine, UsageError } from '../../../src/cli/argv.js';
@@ -103,7 +103,14 @@ describe('options', () => {
     expect(() => resolve(['--node-ip=10.0.0.5,10.0.0.6'])).toThrow('invalid value "10.0.0.5,10.0.0.6" for flag --node-ip: takes at most one IPv4 and one IPv6 address');
   });
 
+  it('takes an empty --hostname-override or --node-ip as unset, as the kubelet does', () => {
+    const o = resolve(['--hostname-override=', '--node-ip=']);
+    expect(o.nodeName).toBe(hostname().trim().toLowerCase());
+    expect(o.nodeIP).not.toBe('');
+  });
+
   it.each([
+    [['--pod-manifest-path='], UsageError, 'invalid value "" for flag --pod-manifest-path: must not be empty'],
     [['--sync-frequency=0s'], UsageError, 'invalid value "0s" for flag --sync-frequency: must be greater than 0'],
     [['--healthz-port=70000'], UsageError, 'invalid value "70000" for flag --healthz-port: must be between 0 and 65535'],
     [['--port=0'], UsageError, 'invalid value "0" for flag --port: must be between 1 and 65535'],
