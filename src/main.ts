@@ -1,11 +1,12 @@
 // Entry point of the executable. `--version` is answered before the rest of bootlet is loaded,
 // so tooling that probes the binary gets an answer fast.
 import './v8-flags.js';
-import { BOOTLET_VERSION } from './version.js';
+import { bootletVersionLine, kubeletVersionLine } from './version.js';
 
 const argv = process.argv.slice(2);
-if (argv[0] === 'version' || argv[0] === '--version') {
-  process.stdout.write(`bootlet v${BOOTLET_VERSION}\n`);
+if (argv.length === 1 && (argv[0] === 'version' || argv[0] === '--version')) {
+  // `--version` answers as the kubelet does: kubeadm's preflight runs `kubelet --version`.
+  process.stdout.write(`${argv[0] === 'version' ? bootletVersionLine() : kubeletVersionLine()}\n`);
 } else if (argv[0] === 'pods') {
   // A client of the running agent: it needs none of the agent's own machinery.
   import('./cli/pods-command.js')

@@ -1,4 +1,34 @@
+// bootlet's own version, and the Kubernetes version whose kubelet behaviour it implements. The Node
+// reports both as one semantic version, the Kubernetes one with bootlet's as build metadata (as k3s
+// does: v1.34.0+k3s1), so kubeadm's version checks read a kubelet of that Kubernetes version.
+
 // Set at build time by esbuild (`define`); "dev" when run from source.
 declare const __BOOTLET_VERSION__: string | undefined;
 
 export const BOOTLET_VERSION: string = typeof __BOOTLET_VERSION__ === 'string' ? __BOOTLET_VERSION__ : 'dev';
+
+/** The kubelet whose flags, KubeletConfiguration (v1beta1) and behaviour bootlet follows. */
+export const KUBERNETES_VERSION = 'v1.34.0';
+
+/** Build metadata allows only [0-9A-Za-z-] identifiers separated by dots. */
+function buildMetadata(version: string): string {
+  return version
+    .split('.')
+    .map((id) => id.replace(/[^0-9A-Za-z-]/g, '-') || '0')
+    .join('.');
+}
+
+/** `nodeInfo.kubeletVersion`: v1.34.0+bootlet.0.1.0. */
+export function kubeletVersion(bootletVersion: string = BOOTLET_VERSION): string {
+  return `${KUBERNETES_VERSION}+bootlet.${buildMetadata(bootletVersion)}`;
+}
+
+/** `bootlet --version`, exactly as the kubelet prints its own: kubeadm's preflight parses this line. */
+export function kubeletVersionLine(): string {
+  return `Kubernetes ${kubeletVersion()}`;
+}
+
+/** `bootlet version`. */
+export function bootletVersionLine(): string {
+  return `bootlet v${BOOTLET_VERSION} (kubelet ${KUBERNETES_VERSION})`;
+}

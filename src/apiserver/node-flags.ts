@@ -36,16 +36,29 @@ function isKubeletLabelAllowed(key: string): boolean {
   return KUBELET_LABELS.has(key) || KUBELET_LABEL_NAMESPACES.some((p) => ns === p || ns.endsWith(`.${p}`));
 }
 
-/** `--node-labels a=b,c=d`. */
+const NAME = /^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+function isQualifiedName(key: string): boolean {
+  const slash = key.indexOf('/');
+  const name = slash < 0 ? key : key.slice(slash + 1);
+  const prefix = slash < 0 ? '' : key.slice(0, slash);
+  if (slash >= 0 && (prefix.length === 0 || prefix.length > 253 || !DNS_SUBDOMAIN.test(prefix))) return false;
+  return name.length > 0 && NAME.test(name);
+}
+
+/** `--node-labels a=b,c=d` (a key alone is an empty value, as in the kubelet). */
 export function parseNodeLabels(text: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const part of text.split(',').map((p) => p.trim()).filter(Boolean)) {
     const eq = part.indexOf('=');
-    if (eq <= 0) throw new NodeFlagError(`--node-labels: ${JSON.stringify(part)} is not key=value`);
-    const key = part.slice(0, eq);
+    const key = (eq < 0 ? part : part.slice(0, eq)).trim();
+    const value = eq < 0 ? '' : part.slice(eq + 1).trim();
+    if (!isQualifiedName(key)) throw new NodeFlagError(`--node-labels: ${JSON.stringify(key)} is not a valid label key`);
+    if (!NAME.test(value)) throw new NodeFlagError(`--node-labels: ${JSON.stringify(value)} is not a valid label value`);
     if (!isKubeletLabelAllowed(key))
       throw new NodeFlagError(`--node-labels: a node may not set label ${key} on itself (only its own kubernetes.io labels, kubelet.kubernetes.io/* and node.kubernetes.io/*; node-role labels are set by an admin)`);
-    out[key] = part.slice(eq + 1);
+    out[key] = value;
   }
   return out;
 }

@@ -20,7 +20,7 @@ import { getRuntimePod, listRuntimePods, RuntimeStatusCache } from '../runtime/r
 import { startEndpoints } from '../server/endpoints.js';
 import { StatusManager } from '../status/status-manager.js';
 import { onProbeResult, statusObserver } from '../status/worker-events.js';
-import { BOOTLET_VERSION } from '../version.js';
+import { BOOTLET_VERSION, kubeletVersion } from '../version.js';
 import { startApiLink, type ApiLink } from './api-link.js';
 import { formatDuration } from './duration.js';
 import { startMemoryReducer } from './memory-reducer.js';
@@ -34,10 +34,13 @@ const STATUS_FULL_PASS_MS = 5 * 60_000;
 /** Two safety-net relists (10 s apart) may fail before resyncs stop trusting the PLEG. */
 const RUNTIME_WATCHED_WITHIN_MS = 25_000;
 
-function readResolvConf(): string {
+/** resolvConf "" means no host DNS at all; an unreadable file gives pods an empty one. */
+function readResolvConf(file: string, logger: Logger): string | undefined {
+  if (file === '') return undefined;
   try {
-    return readFileSync('/etc/resolv.conf', 'utf8');
-  } catch {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    logger.warn('Cannot read resolvConf; pods with host DNS get no nameservers', { file, err: (err as Error).message });
     return '';
   }
 }
@@ -51,6 +54,7 @@ export interface RunningAgent {
 export async function startAgent(opts: BootletOptions, logger: Logger): Promise<RunningAgent> {
   logger.info('Starting bootlet', {
     version: BOOTLET_VERSION,
+    kubeletVersion: kubeletVersion(),
     node: opts.nodeName,
     nodeIP: opts.nodeIP,
     podManifestPath: opts.podManifestPath,
@@ -61,11 +65,11 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
   });
   // A kubeconfig that cannot be used is a start-up error; a server that does not answer is not.
   if (opts.kubeconfig) loadKubeconfig(opts.kubeconfig);
-  if (opts.ignoredConfigFields.length > 0) {
-    logger.warn('KubeletConfiguration fields not implemented by bootlet are ignored', { file: opts.configFile, fields: opts.ignoredConfigFields.join(',') });
-  }
 
-  const { runtime, images, version } = await connectRuntime(opts.containerRuntimeEndpoint, { requestTimeoutMs: opts.runtimeRequestTimeoutMs });
+  const { runtime, images, version } = await connectRuntime(opts.containerRuntimeEndpoint, {
+    requestTimeoutMs: opts.runtimeRequestTimeoutMs,
+    imageServiceEndpoint: opts.imageServiceEndpoint,
+  });
   logger.info('Container runtime initialized', { containerRuntime: version.runtimeName, version: version.runtimeVersion, apiVersion: version.runtimeApiVersion });
   const health = new RuntimeHealth(runtime, logger);
   health.start();
@@ -78,7 +82,9 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     podLogsDir: opts.podLogsDir,
     nodeName: opts.nodeName,
     nodeIP: opts.nodeIP,
-    resolvConf: readResolvConf(),
+    resolvConf: readResolvConf(opts.resolvConf, logger),
+    clusterDNS: opts.clusterDNS,
+    clusterDomain: opts.clusterDomain,
     logger,
     statusCache,
   });

@@ -6,7 +6,7 @@ import type { StaticPodSet } from '../config/static-pod-set.js';
 import type { Logger } from '../log/logger.js';
 import type { PodEvent, PodWorkerObserver } from '../podworkers/observer.js';
 import type { StatusManager } from '../status/status-manager.js';
-import { BOOTLET_VERSION } from '../version.js';
+import { kubeletVersion } from '../version.js';
 import type { BootletOptions } from './options.js';
 
 export interface ApiLink {
@@ -32,11 +32,12 @@ export function startApiLink(opts: BootletOptions & { kubeconfig: string }, deps
       nodeName: opts.nodeName,
       nodeIP: opts.nodeIP,
       runtimeVersion: `${deps.runtimeName}://${deps.runtimeVersion}`,
-      kubeletVersion: `v${BOOTLET_VERSION}`,
+      kubeletVersion: kubeletVersion(),
       labels: opts.nodeLabels,
       taints: opts.registerWithTaints,
       runtimeReady: deps.runtimeReady,
       rootDir: opts.rootDir,
+      maxPods: opts.maxPods,
     }),
     staticPods: deps.staticPods,
     statuses: {

@@ -1,23 +1,30 @@
-// Go-style durations ("20s", "1m30s", "100ms", "0") as the kubelet's flags and config file take them.
+// Go durations ("20s", "1m30s", "100ms", "-1.5h", "0") as the kubelet's flags and config file take
+// them (time.ParseDuration): a sign, then one or more decimal numbers each with a unit.
 
-const UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, 'μs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const EXAMPLES = '(examples: 20s, 1m30s, 500ms)';
 
 /** Parses to milliseconds; throws with the reason on a malformed value. */
 export function parseDuration(text: string): number {
-  const s = text.trim();
+  let s = text;
+  let sign = 1;
+  if (s.startsWith('-') || s.startsWith('+')) {
+    if (s[0] === '-') sign = -1;
+    s = s.slice(1);
+  }
   if (s === '0') return 0;
-  const re = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/y;
+  if (s === '') throw new Error(`invalid duration ${JSON.stringify(text)} ${EXAMPLES}`);
+  const re = /(\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h)/y;
   let total = 0;
   let pos = 0;
   while (pos < s.length) {
     re.lastIndex = pos;
     const m = re.exec(s);
-    if (!m) throw new Error(`invalid duration "${text}" (examples: 20s, 1m30s, 500ms)`);
-    total += Number(m[1]) * (UNITS[m[2]] ?? 0);
+    if (!m) throw new Error(`invalid duration ${JSON.stringify(text)} ${EXAMPLES}`);
+    total += Number(m[1]) * (UNITS[m[2]!] ?? 0);
     pos = re.lastIndex;
   }
-  if (s.length === 0) throw new Error('invalid duration "" (examples: 20s, 1m30s, 500ms)');
-  return total;
+  return sign * total;
 }
 
 export function formatDuration(ms: number): string {

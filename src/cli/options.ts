@@ -1,115 +1,47 @@
-// The agent's settings: defaults, then the config file, then flags (flags win, as in the kubelet).
+// The agent's resolved options: every setting of the table that reaches the agent (typed from the
+// table), plus what is derived from them, plus what the start-up log must say about them.
 import { hostname, networkInterfaces } from 'node:os';
-import { dirname, resolve } from 'node:path';
-import type { Taint } from 'kubernetes-types/core/v1';
-import { UsageError, type FlagValues } from './flags.js';
-import { loadKubeletConfig } from './kubelet-config.js';
+import type { ResolvedSettings } from './settings/table.js';
 
-export interface BootletOptions {
-  podManifestPath: string;
-  containerRuntimeEndpoint: string;
-  nodeName: string;
-  nodeIP: string;
-  rootDir: string;
-  podLogsDir: string;
-  fileCheckFrequencyMs: number;
-  syncFrequencyMs: number;
-  runtimeRequestTimeoutMs: number;
-  verbosity: number;
-  loggingFormat: 'text' | 'json';
-  containerLogMaxSizeBytes: number;
-  containerLogMaxFiles: number;
-  containerLogMonitorIntervalMs: number;
-  healthzPort: number;
-  healthzBindAddress: string;
-  readOnlyPort: number;
-  address: string;
-  /** Absent: standalone, no API server. */
-  kubeconfig?: string;
-  nodeLabels: Record<string, string>;
-  registerWithTaints: Taint[];
-  registerNode: boolean;
-  nodeStatusUpdateFrequencyMs: number;
-  nodeStatusReportFrequencyMs: number;
-  nodeLeaseDurationSeconds: number;
-  configFile?: string;
-  /** KubeletConfiguration fields present but not implemented; warned about at start. */
-  ignoredConfigFields: string[];
+export interface StartupNotes {
+  /** Flags and fields set to something bootlet does not do, for the one start-up warning. */
+  notImplemented: string[];
+  /** Config file fields that are not in KubeletConfiguration v1beta1. */
+  unknownFields: string[];
+  /** Config file fields given twice. */
+  duplicateFields: string[];
+  /** The kubelet's deprecation lines for the flags used. */
+  deprecations: string[];
+  /** Values the kubelet skips with a log line (an invalid clusterDNS entry). */
+  skipped: string[];
 }
 
-export const DEFAULTS = {
-  podManifestPath: '/etc/kubernetes/manifests',
-  containerRuntimeEndpoint: 'unix:///run/containerd/containerd.sock',
-  rootDir: '/var/lib/kubelet',
-  podLogsDir: '/var/log/pods',
-  fileCheckFrequencyMs: 20_000,
-  syncFrequencyMs: 60_000,
-  runtimeRequestTimeoutMs: 120_000,
-  verbosity: 0,
-  loggingFormat: 'text' as const,
-  containerLogMaxSizeBytes: 10 * 1024 * 1024,
-  containerLogMaxFiles: 5,
-  containerLogMonitorIntervalMs: 10_000,
-  healthzPort: 10248,
-  healthzBindAddress: '127.0.0.1',
-  // Off, as in the kubelet's configuration defaults: it has no authentication and shows every
-  // static pod's spec; `bootlet pods` reads the root-only socket under rootDir instead.
-  readOnlyPort: 0,
-  address: '127.0.0.1',
-  registerNode: true,
-  nodeStatusUpdateFrequencyMs: 10_000,
-  nodeStatusReportFrequencyMs: 300_000,
-  nodeLeaseDurationSeconds: 40,
-};
+export interface BootletOptions extends ResolvedSettings {
+  /** From --hostname-override or the hostname, as the kubelet makes it. */
+  nodeName: string;
+  /** From --node-ip (its first address) or the first non-loopback address. */
+  nodeIP: string;
+  notes: StartupNotes;
+}
 
 /** The node name as the kubelet makes it: override or hostname, trimmed and lowercased. */
 export function nodeNameFrom(override: string | undefined): string {
   return (override ?? hostname()).trim().toLowerCase();
 }
 
-export function detectNodeIP(): string {
+/** The first non-loopback address, IPv4 first unless `preferIPv6` (--node-ip=::). */
+export function detectNodeIP(preferIPv6 = false): string {
   const all = Object.values(networkInterfaces()).flat();
   const v4 = all.find((a) => a && a.family === 'IPv4' && !a.internal);
   const v6 = all.find((a) => a && a.family === 'IPv6' && !a.internal && !a.address.startsWith('fe80'));
-  return v4?.address ?? v6?.address ?? '127.0.0.1';
+  const [first, second] = preferIPv6 ? [v6, v4] : [v4, v6];
+  return first?.address ?? second?.address ?? '127.0.0.1';
 }
 
-function positive(name: string, ms: number): number {
-  if (!(ms > 0)) throw new UsageError(`${name} must be greater than 0`);
-  return ms;
-}
-
-export function resolveOptions(flags: FlagValues): BootletOptions {
-  const file = flags.config ? loadKubeletConfig(flags.config) : undefined;
-  const cfg = file?.values ?? {};
-  const pick = <T>(flag: T | undefined, fromFile: T | undefined, dflt: T): T => flag ?? fromFile ?? dflt;
-  return {
-    podManifestPath: resolve(pick(flags.podManifestPath, cfg.staticPodPath, DEFAULTS.podManifestPath)),
-    containerRuntimeEndpoint: pick(flags.containerRuntimeEndpoint, cfg.containerRuntimeEndpoint, DEFAULTS.containerRuntimeEndpoint),
-    nodeName: nodeNameFrom(flags.hostnameOverride),
-    nodeIP: flags.nodeIP ?? detectNodeIP(),
-    rootDir: resolve(flags.rootDir ?? DEFAULTS.rootDir),
-    podLogsDir: resolve(cfg.podLogsDir ?? DEFAULTS.podLogsDir),
-    fileCheckFrequencyMs: positive('fileCheckFrequency', pick(flags.fileCheckFrequencyMs, cfg.fileCheckFrequencyMs, DEFAULTS.fileCheckFrequencyMs)),
-    syncFrequencyMs: positive('syncFrequency', pick(flags.syncFrequencyMs, cfg.syncFrequencyMs, DEFAULTS.syncFrequencyMs)),
-    runtimeRequestTimeoutMs: positive('runtimeRequestTimeout', pick(flags.runtimeRequestTimeoutMs, cfg.runtimeRequestTimeoutMs, DEFAULTS.runtimeRequestTimeoutMs)),
-    verbosity: pick(flags.verbosity, cfg.verbosity, DEFAULTS.verbosity),
-    loggingFormat: pick(flags.loggingFormat, cfg.loggingFormat, DEFAULTS.loggingFormat),
-    containerLogMaxSizeBytes: cfg.containerLogMaxSizeBytes ?? DEFAULTS.containerLogMaxSizeBytes,
-    containerLogMaxFiles: cfg.containerLogMaxFiles ?? DEFAULTS.containerLogMaxFiles,
-    containerLogMonitorIntervalMs: positive('containerLogMonitorInterval', cfg.containerLogMonitorIntervalMs ?? DEFAULTS.containerLogMonitorIntervalMs),
-    healthzPort: pick(flags.healthzPort, cfg.healthzPort, DEFAULTS.healthzPort),
-    healthzBindAddress: pick(flags.healthzBindAddress, cfg.healthzBindAddress, DEFAULTS.healthzBindAddress),
-    readOnlyPort: pick(flags.readOnlyPort, cfg.readOnlyPort, DEFAULTS.readOnlyPort),
-    address: pick(flags.address, cfg.address, DEFAULTS.address),
-    kubeconfig: flags.kubeconfig ?? (cfg.kubeconfig ? resolve(dirname(flags.config ?? '.'), cfg.kubeconfig) : undefined),
-    nodeLabels: flags.nodeLabels ?? {},
-    registerWithTaints: flags.registerWithTaints ?? cfg.registerWithTaints ?? [],
-    registerNode: pick(flags.registerNode, cfg.registerNode, DEFAULTS.registerNode),
-    nodeStatusUpdateFrequencyMs: positive('nodeStatusUpdateFrequency', cfg.nodeStatusUpdateFrequencyMs ?? DEFAULTS.nodeStatusUpdateFrequencyMs),
-    nodeStatusReportFrequencyMs: positive('nodeStatusReportFrequency', cfg.nodeStatusReportFrequencyMs ?? DEFAULTS.nodeStatusReportFrequencyMs),
-    nodeLeaseDurationSeconds: cfg.nodeLeaseDurationSeconds ?? DEFAULTS.nodeLeaseDurationSeconds,
-    configFile: flags.config,
-    ignoredConfigFields: file?.ignored ?? [],
-  };
+/** --node-ip as the kubelet reads it: `0.0.0.0` or `::` mean "detect, preferring that family". */
+export function nodeIPFrom(flag: string | undefined): string {
+  const first = flag?.split(',')[0]?.trim();
+  if (first === undefined || first === '') return detectNodeIP();
+  if (first === '0.0.0.0' || first === '::') return detectNodeIP(first === '::');
+  return first;
 }

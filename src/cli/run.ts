@@ -1,45 +1,59 @@
 // The command line: parse, resolve options, start the agent, and stop it on SIGTERM/SIGINT with
 // the pods left running. Every start-up problem is one clear line and exit code 1.
+import { platform } from 'node:os';
 import { KubeconfigError } from '../apiserver/index.js';
+import { goArch } from '../apiserver/node-info.js';
 import { createLogger } from '../log/logger.js';
 import { guardProcess } from '../log/unexpected-errors.js';
 import { RuntimeConnectError } from '../runtime/cri-client.js';
-import { BOOTLET_VERSION } from '../version.js';
+import { BOOTLET_VERSION, bootletVersionLine, kubeletVersion, kubeletVersionLine } from '../version.js';
 import { startAgent } from './agent.js';
-import { parseCommandLine, usage, UsageError } from './flags.js';
+import { parseCommandLine, UsageError, type Command } from './argv.js';
+import { checkSwap, SwapOnError } from './fail-swap-on.js';
 import { ConfigFileError } from './kubelet-config.js';
-import { resolveOptions, type BootletOptions } from './options.js';
+import type { BootletOptions } from './options.js';
+import { resolveOptions } from './resolve-options.js';
+import { logStartupNotes } from './startup-notes.js';
+import { usage } from './usage.js';
 
 function fail(message: string): never {
   process.stderr.write(`bootlet: ${message}\n`);
   process.exit(1);
 }
 
-const ONE_LINE_ERRORS = [UsageError, ConfigFileError, RuntimeConnectError, KubeconfigError];
+const ONE_LINE_ERRORS = [UsageError, ConfigFileError, RuntimeConnectError, KubeconfigError, SwapOnError];
 
 function isOneLine(err: unknown): err is Error {
   return ONE_LINE_ERRORS.some((E) => err instanceof E);
+}
+
+/** The answer to a command that does not start the agent, or undefined. */
+export function commandOutput(cmd: Command): string | undefined {
+  if (cmd.kind === 'help') return usage();
+  if (cmd.kind !== 'version') return undefined;
+  if (cmd.format === 'bootlet') return bootletVersionLine();
+  if (cmd.format === 'raw') return JSON.stringify({ gitVersion: kubeletVersion(), bootletVersion: BOOTLET_VERSION, platform: `${platform()}/${goArch()}` }, null, 2);
+  return kubeletVersionLine();
 }
 
 export async function main(argv: string[]): Promise<void> {
   let opts: BootletOptions;
   try {
     const cmd = parseCommandLine(argv);
-    if (cmd.kind === 'help') {
-      process.stdout.write(usage() + '\n');
+    const output = commandOutput(cmd);
+    if (output !== undefined || cmd.kind !== 'run') {
+      process.stdout.write(`${output ?? ''}\n`);
       return;
     }
-    if (cmd.kind === 'version') {
-      process.stdout.write(`bootlet v${BOOTLET_VERSION}\n`);
-      return;
-    }
-    opts = resolveOptions(cmd.flags);
+    opts = resolveOptions(cmd.flags, cmd.deprecations);
+    checkSwap(opts.failSwapOn);
   } catch (err) {
     if (isOneLine(err)) fail(err.message);
     throw err;
   }
-  const logger = createLogger({ format: opts.loggingFormat, verbosity: opts.verbosity });
+  const logger = createLogger({ format: opts.loggingFormat === 'json' ? 'json' : 'text', verbosity: opts.verbosity });
   guardProcess(logger);
+  logStartupNotes(opts.notes, logger, opts.configFile);
   try {
     const agent = await startAgent(opts, logger);
     const shutdown = (signal: string): void => {

@@ -28,7 +28,11 @@ export interface CriPodRuntimeOptions {
   podLogsDir: string;
   nodeName: string;
   nodeIP: string;
-  resolvConf: string;
+  /** Content of the node's resolv.conf (resolvConf); undefined when resolvConf is "". */
+  resolvConf: string | undefined;
+  /** clusterDNS / clusterDomain, for pods that are not hostNetwork (and ClusterFirstWithHostNet). */
+  clusterDNS?: string[];
+  clusterDomain?: string;
   logger: Logger;
   /** Shared with the other readers of pod state (the status manager), so each status is asked for once. */
   statusCache?: RuntimeStatusCache;
@@ -61,7 +65,7 @@ export class CriPodRuntime implements PodRuntime {
   }
 
   private sandboxConfig(pod: DesiredPod, attempt: number) {
-    return buildSandboxConfig(pod, { podLogsDir: this.o.podLogsDir, attempt, resolvConf: this.o.resolvConf });
+    return buildSandboxConfig(pod, { podLogsDir: this.o.podLogsDir, attempt, resolvConf: this.o.resolvConf, clusterDNS: this.o.clusterDNS, clusterDomain: this.o.clusterDomain });
   }
 
   async createSandbox(pod: DesiredPod, attempt: number): Promise<SandboxRef> {

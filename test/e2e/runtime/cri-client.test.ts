@@ -113,6 +113,19 @@ describe('connectRuntime against containerd', () => {
     expect((err as CriError).notFound).toBe(true);
     expect((err as CriError).method).toBe('ContainerStatus');
   });
+
+  it('serves images from imageServiceEndpoint when that is another endpoint', async () => {
+    const other = cd!.endpoint.replace(/^unix:\/\//, ''); // the same socket, named as a path
+    const c = await connectRuntime(cd!.endpoint, { imageServiceEndpoint: other });
+    try {
+      expect((await c.images.listImages()).some((i) => i.repoTags.includes(TEST_IMAGES.busybox))).toBe(true);
+      expect((await c.runtime.status()).conditions.length).toBeGreaterThan(0);
+    } finally {
+      c.runtime.close();
+    }
+    const missing = `unix://${path.join(tmp, 'no-images.sock')}`;
+    await expect(connectRuntime(cd!.endpoint, { imageServiceEndpoint: missing })).rejects.toThrow(new RuntimeConnectError(missing, 'no such socket'));
+  });
 });
 
 describe('images', () => {

@@ -9,9 +9,13 @@ describe('--node-labels', () => {
       'node.kubernetes.io/exclude-from-external-load-balancers': '',
     });
   });
+  it('takes a key alone as an empty value, as the kubelet does', () => {
+    expect(parseNodeLabels('example.com/edge')).toEqual({ 'example.com/edge': '' });
+  });
   it('refuses labels a node may not set on itself, and junk', () => {
     expect(() => parseNodeLabels('node-role.kubernetes.io/control-plane=')).toThrow(NodeFlagError);
-    expect(() => parseNodeLabels('novalue')).toThrow(/is not key=value/);
+    expect(() => parseNodeLabels('bad key=x')).toThrow(/"bad key" is not a valid label key/);
+    expect(() => parseNodeLabels('k=not ok')).toThrow(/"not ok" is not a valid label value/);
   });
 });
 

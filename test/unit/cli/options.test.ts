@@ -1,24 +1,31 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigFileError, parseKubeletConfig } from '../../../src/cli/kubelet-config.js';
-import { resolveOptions } from '../../../src/cli/options.js';
+import { parseCommandLine, UsageError } from '../../../src/cli/argv.js';
+import { ConfigFileError } from '../../../src/cli/kubelet-config.js';
+import type { BootletOptions } from '../../../src/cli/options.js';
+import { resolveOptions } from '../../../src/cli/resolve-options.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'bootlet-options-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+let n = 0;
 function configFile(body: string): string {
-  const f = join(dir, `c${Math.random().toString(16).slice(2)}.yaml`);
-  writeFileSync(f, body);
+  const f = join(dir, `c${n++}.yaml`);
+  writeFileSync(f, 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n' + body);
   return f;
 }
 
-const header = 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n';
+function resolve(argv: string[]): BootletOptions {
+  const cmd = parseCommandLine(argv);
+  if (cmd.kind !== 'run') throw new Error(cmd.kind);
+  return resolveOptions(cmd.flags, cmd.deprecations);
+}
 
 describe('options', () => {
-  it('uses the kubelet defaults', () => {
-    const o = resolveOptions({ hostnameOverride: ' CP-1 ' });
+  it("uses the kubelet's defaults, and bootlet's where it differs", () => {
+    const o = resolve(['--hostname-override', ' CP-1 ']);
     expect(o).toMatchObject({
       podManifestPath: '/etc/kubernetes/manifests',
       containerRuntimeEndpoint: 'unix:///run/containerd/containerd.sock',
@@ -27,57 +34,109 @@ describe('options', () => {
       podLogsDir: '/var/log/pods',
       fileCheckFrequencyMs: 20_000,
       syncFrequencyMs: 60_000,
+      runtimeRequestTimeoutMs: 120_000,
+      nodeStatusUpdateFrequencyMs: 10_000,
+      nodeStatusReportFrequencyMs: 300_000,
       loggingFormat: 'text',
       verbosity: 0,
-      healthzPort: 10248,
-      healthzBindAddress: '127.0.0.1',
-      // Off, as in the kubelet's configuration defaults: it has no authentication.
       readOnlyPort: 0,
+      healthzPort: 10248,
+      resolvConf: '/etc/resolv.conf',
+      maxPods: 110,
+      rotateCertificates: false,
+      cgroupDriver: 'cgroupfs',
+      failSwapOn: true,
     });
+    expect(o.kubeconfig).toBeUndefined();
+    expect(o.bootstrapKubeconfig).toBeUndefined();
+    expect(o.notes.notImplemented).toEqual([]);
   });
 
   it('reads the config file and lets flags win over it', () => {
-    const f = configFile(header + 'staticPodPath: /from/file\nfileCheckFrequency: 5s\nsyncFrequency: 2m\npodLogsDir: /logs\ncontainerRuntimeEndpoint: unix:///file.sock\nlogging:\n  format: json\n  verbosity: 4\n');
-    const o = resolveOptions({ config: f, podManifestPath: '/from/flag', verbosity: 1 });
-    expect(o.podManifestPath).toBe('/from/flag');
-    expect(o.fileCheckFrequencyMs).toBe(5000);
-    expect(o.syncFrequencyMs).toBe(120_000);
-    expect(o.podLogsDir).toBe('/logs');
-    expect(o.containerRuntimeEndpoint).toBe('unix:///file.sock');
-    expect(o.loggingFormat).toBe('json');
-    expect(o.verbosity).toBe(1);
+    const f = configFile('staticPodPath: /from/file\nfileCheckFrequency: 5s\nsyncFrequency: 2m\npodLogsDir: /logs\ncontainerRuntimeEndpoint: unix:///file.sock\nlogging:\n  format: json\n  verbosity: 4\n');
+    const o = resolve([`--config=${f}`, '--pod-manifest-path=/from/flag', '-v', '1']);
+    expect(o).toMatchObject({ podManifestPath: '/from/flag', fileCheckFrequencyMs: 5000, syncFrequencyMs: 120_000, podLogsDir: '/logs', containerRuntimeEndpoint: 'unix:///file.sock', loggingFormat: 'json', verbosity: 1 });
   });
 
-  it('reads the container log rotation settings', () => {
-    const r = parseKubeletConfig('k.yaml', header + 'containerLogMaxSize: 5Mi\ncontainerLogMaxFiles: 3\ncontainerLogMonitorInterval: 30s\n');
-    expect(r.values).toMatchObject({ containerLogMaxSizeBytes: 5 * 1024 * 1024, containerLogMaxFiles: 3, containerLogMonitorIntervalMs: 30_000 });
-    expect(() => parseKubeletConfig('k.yaml', header + 'containerLogMaxSize: lots\n')).toThrow('containerLogMaxSize: "lots" is not a valid quantity');
-    expect(() => parseKubeletConfig('k.yaml', header + 'containerLogMaxFiles: 1\n')).toThrow('containerLogMaxFiles: must be an integer of at least 2');
+  it('merges --feature-gates into the file key by key, as the kubelet does', () => {
+    const f = configFile('featureGates: {A: true, B: true}\n');
+    expect(resolve([`--config=${f}`, '--feature-gates=B=false,C=true']).featureGates).toEqual({ A: true, B: false, C: true });
   });
 
-  it('names the fields of a kubeadm-written file that it ignores', () => {
-    const r = parseKubeletConfig('k.yaml', header + 'staticPodPath: /etc/kubernetes/manifests\ncgroupDriver: systemd\nclusterDNS: [10.96.0.10]\nrotateCertificates: true\n');
-    expect(r.values.staticPodPath).toBe('/etc/kubernetes/manifests');
-    expect(r.ignored).toEqual(['cgroupDriver', 'clusterDNS', 'rotateCertificates']);
+  it('exposes the settings other parts build on: bootstrap kubeconfig, certificate rotation, cgroups, DNS', () => {
+    const f = configFile('rotateCertificates: true\ncgroupDriver: systemd\nclusterDNS: [10.96.0.10]\nclusterDomain: cluster.local\nresolvConf: ""\n');
+    const o = resolve([`--config=${f}`, '--bootstrap-kubeconfig=/etc/kubernetes/bootstrap-kubelet.conf']);
+    expect(o).toMatchObject({ bootstrapKubeconfig: '/etc/kubernetes/bootstrap-kubelet.conf', rotateCertificates: true, cgroupDriver: 'systemd', clusterDNS: ['10.96.0.10'], clusterDomain: 'cluster.local', resolvConf: '' });
+  });
+
+  it('reports at the update frequency when a file sets only that (kubelet defaulting)', () => {
+    expect(resolve([`--config=${configFile('nodeStatusUpdateFrequency: 4s\n')}`]).nodeStatusReportFrequencyMs).toBe(4000);
+    expect(resolve([`--config=${configFile('nodeStatusUpdateFrequency: 4s\nnodeStatusReportFrequency: 1m\n')}`]).nodeStatusReportFrequencyMs).toBe(60_000);
+    expect(resolve(['--node-status-update-frequency=4s']).nodeStatusReportFrequencyMs).toBe(300_000);
+  });
+
+  it('turns a negative podPidsLimit into -1, as the kubelet does', () => {
+    expect(resolve([`--config=${configFile('podPidsLimit: -5\n')}`]).podPidsLimit).toBe(-1);
+  });
+
+  it('skips clusterDNS entries that are not IPs, saying so', () => {
+    const o = resolve(['--cluster-dns=10.96.0.10,dns.example']);
+    expect(o.clusterDNS).toEqual(['10.96.0.10']);
+    expect(o.notes.skipped).toEqual(['clusterDNS "dns.example" is not an IP address']);
+  });
+
+  it('names what it does not implement only when set to something other than the default', () => {
+    const f = configFile('cgroupDriver: systemd\ncpuManagerPolicy: static\nenableServer: true\nport: 10250\nauthorization: {mode: Webhook}\n');
+    const o = resolve([`--config=${f}`, '--cloud-provider=external', '--cert-dir=/var/lib/kubelet/pki', '--iptables-drop-bit=3']);
+    expect(o.notes.notImplemented).toEqual(['cgroupDriver', '--cloud-provider', 'cpuManagerPolicy']);
+  });
+
+  it('passes on unknown fields and deprecations for the start-up log', () => {
+    const o = resolve([`--config=${configFile('fooBar: 1\n')}`, '--pod-infra-container-image=pause']);
+    expect(o.notes.unknownFields).toEqual(['fooBar']);
+    expect(o.notes.deprecations).toHaveLength(1);
+  });
+
+  it('takes --node-ip as the kubelet does, with dual-stack pairs and :: / 0.0.0.0 meaning "detect"', () => {
+    expect(resolve(['--node-ip=10.0.0.5,fd00::5']).nodeIP).toBe('10.0.0.5');
+    expect(resolve(['--node-ip=0.0.0.0']).nodeIP).not.toBe('0.0.0.0');
+    expect(() => resolve(['--node-ip=10.0.0.5,10.0.0.6'])).toThrow('invalid value "10.0.0.5,10.0.0.6" for flag --node-ip: takes at most one IPv4 and one IPv6 address');
+  });
+
+  it('takes an empty --hostname-override or --node-ip as unset, as the kubelet does', () => {
+    const o = resolve(['--hostname-override=', '--node-ip=']);
+    expect(o.nodeName).toBe(hostname().trim().toLowerCase());
+    expect(o.nodeIP).not.toBe('');
   });
 
   it.each([
-    ['kind: Pod\napiVersion: v1\n', 'kind is "Pod", want "KubeletConfiguration"'],
-    ['apiVersion: kubelet.config.k8s.io/v1\nkind: KubeletConfiguration\n', 'apiVersion is "kubelet.config.k8s.io/v1"'],
-    [header + 'syncFrequency: often\n', 'syncFrequency: invalid duration "often"'],
-    [header + 'podLogsDir: logs\n', 'podLogsDir: must be an absolute path'],
-    [header + 'logging: {format: xml}\n', 'logging.format: must be "text" or "json"'],
-    ['a: [\n', 'c.yaml'],
-  ])('refuses a bad config file (%#)', (body, message) => {
-    expect(() => parseKubeletConfig('c.yaml', body)).toThrow(ConfigFileError);
-    expect(() => parseKubeletConfig('c.yaml', body)).toThrow(message);
+    [['--pod-manifest-path='], UsageError, 'invalid value "" for flag --pod-manifest-path: must not be empty'],
+    [['--sync-frequency=0s'], UsageError, 'invalid value "0s" for flag --sync-frequency: must be greater than 0'],
+    [['--healthz-port=70000'], UsageError, 'invalid value "70000" for flag --healthz-port: must be between 0 and 65535'],
+    [['--port=0'], UsageError, 'invalid value "0" for flag --port: must be between 1 and 65535'],
+    [['--cgroup-driver=systemdd'], UsageError, 'invalid value "systemdd" for flag --cgroup-driver: must be one of "cgroupfs", "systemd"'],
+    [['--container-runtime-endpoint='], UsageError, 'invalid value "" for flag --container-runtime-endpoint: must not be empty'],
+    [['--runonce'], UsageError, 'runOnce mode has been deprecated'],
+  ])('refuses %j naming the flag', (argv, E, message) => {
+    expect(() => resolve(argv)).toThrow(E);
+    expect(() => resolve(argv)).toThrow(message);
+  });
+
+  it.each([
+    ['\nsyncFrequency: -1s\n', ':4: syncFrequency: must be greater than 0'],
+    ['containerLogMonitorInterval: 0s\n', ':3: containerLogMonitorInterval: must be at least 3s'],
+    ['containerLogMaxFiles: 1\n', ':3: containerLogMaxFiles: must be greater than 1'],
+    ['podLogsDir: /var/log/pods/\n', ':3: podLogsDir: pod logs path "/var/log/pods/" must be normalized'],
+    ['logging: {format: xml}\n', ':3: logging.format: must be one of "text", "json"'],
+    ['authorization: {mode: Maybe}\n', ':3: authorization.mode: must be one of "AlwaysAllow", "Webhook"'],
+    ['nodeLeaseDurationSeconds: -1\n', ':3: nodeLeaseDurationSeconds: must be greater than 0'],
+  ])('refuses a bad value in the file naming file, line and field (%#)', (body, message) => {
+    const f = configFile(body);
+    expect(() => resolve([`--config=${f}`])).toThrow(ConfigFileError);
+    expect(() => resolve([`--config=${f}`])).toThrow(f + message);
   });
 
   it('says when the config file cannot be read', () => {
-    expect(() => resolveOptions({ config: join(dir, 'missing.yaml') })).toThrow(`cannot read config file ${join(dir, 'missing.yaml')}: no such file`);
-  });
-
-  it('refuses a zero sync frequency', () => {
-    expect(() => resolveOptions({ syncFrequencyMs: 0 })).toThrow('syncFrequency must be greater than 0');
+    expect(() => resolve([`--config=${join(dir, 'missing.yaml')}`])).toThrow(`cannot read config file ${join(dir, 'missing.yaml')}: no such file`);
   });
 });

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULTS } from '../../../src/cli/options.js';
+import { FLAG_OPTIONS } from '../../../src/cli/settings/flag-options.js';
 import { DEFAULT_ROOT_DIR, runPodsCommand } from '../../../src/cli/pods-command.js';
 import { createLogger } from '../../../src/log/logger.js';
 import { startEndpoints, type RunningEndpoints } from '../../../src/server/endpoints.js';
@@ -99,7 +99,7 @@ describe('bootlet pods', () => {
   });
 
   it('looks where the agent puts its socket by default', () => {
-    expect(DEFAULT_ROOT_DIR).toBe(DEFAULTS.rootDir);
+    expect(DEFAULT_ROOT_DIR).toBe(FLAG_OPTIONS.rootDir.default);
   });
 
   it('points away from the read-only port it used to read', async () => {
