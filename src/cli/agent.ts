@@ -2,6 +2,7 @@
 // → CRI, with the PLEG and the prober waking workers, status computed beside them, the local
 // endpoints, and the API side when a kubeconfig is given.
 import { readFileSync } from 'node:fs';
+import { startPodCgroups } from '../cm/start.js';
 import { startFileSource } from '../config/file-source.js';
 import { StaticPodSet } from '../config/static-pod-set.js';
 import { loadKubeconfig } from '../apiserver/index.js';
@@ -68,6 +69,11 @@ export async function startAgent(opts: BootletOptions, logger: Logger, fatal: (m
   logger.info('Container runtime initialized', { containerRuntime: version.runtimeName, version: version.runtimeVersion, apiVersion: version.runtimeApiVersion });
   const health = new RuntimeHealth(runtime, logger);
   health.start();
+  const cgroups = await startPodCgroups(
+    { cgroupDriver: opts.cgroupDriver, cgroupsPerQOS: opts.cgroupsPerQOS, cgroupRoot: opts.cgroupRoot, podPidsLimit: opts.podPidsLimit },
+    runtime,
+    logger.with({ component: 'cm' }),
+  );
 
   const statusCache = new RuntimeStatusCache();
   const podRuntime = new CriPodRuntime({
@@ -80,6 +86,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger, fatal: (m
     resolvConf: readResolvConf(),
     logger,
     statusCache,
+    cgroups,
   });
   const observers: PodWorkerObserver[] = [];
   let pleg: Pleg | undefined;
@@ -168,6 +175,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger, fatal: (m
     logger,
     events: {
       update: (u) => {
+        if (u.op !== 'REMOVE') cgroups.trackPod(u.pod.pod);
         workers.apply(u);
         staticPods.apply(u);
       },
@@ -196,6 +204,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger, fatal: (m
       health.stop();
       logRotation.stop();
       workers.shutdown();
+      cgroups.stop();
       await Promise.allSettled([source.stop(), endpoints.close(), api?.stop()]);
       runtime.close();
     },

@@ -25,6 +25,10 @@ export interface FlagValues {
   nodeLabels?: Record<string, string>;
   registerWithTaints?: Taint[];
   registerNode?: boolean;
+  cgroupDriver?: 'cgroupfs' | 'systemd';
+  cgroupsPerQOS?: boolean;
+  cgroupRoot?: string;
+  podMaxPids?: number;
 }
 
 export type Command = { kind: 'run'; flags: FlagValues } | { kind: 'version' } | { kind: 'help' };
@@ -122,11 +126,40 @@ export const FLAGS: Record<string, FlagSpec> = {
   'node-labels': { key: 'nodeLabels', parse: labels, placeholder: 'K=V,...', help: 'Labels to register the Node with' },
   'register-with-taints': { key: 'registerWithTaints', parse: taints, placeholder: 'K=V:EFFECT,...', help: 'Taints to register the Node with' },
   'register-node': { key: 'registerNode', parse: bool, placeholder: 'true|false', help: 'Create the Node object (default true); false: only use one that exists' },
+  'cgroup-driver': {
+    key: 'cgroupDriver',
+    placeholder: 'cgroupfs|systemd',
+    help: "Driver of the pod cgroups (default cgroupfs); must match the runtime's (containerd: SystemdCgroup). The runtime's CRI RuntimeConfig answer wins",
+    parse: (raw, flag) => {
+      if (raw !== 'cgroupfs' && raw !== 'systemd') throw new UsageError(`invalid value "${raw}" for flag ${flag}: must be "cgroupfs" or "systemd"`);
+      return raw;
+    },
+  },
+  'cgroups-per-qos': { key: 'cgroupsPerQOS', parse: bool, placeholder: 'true|false', help: 'Pod cgroups under kubepods/<qos> with the pods\' limits (default true); false: no cgroup parent' },
+  'cgroup-root': {
+    key: 'cgroupRoot',
+    placeholder: 'PATH',
+    help: 'Existing cgroup (cgroupfs form) that holds kubepods (default /)',
+    parse: (raw, flag) => {
+      if (!raw.startsWith('/')) throw new UsageError(`invalid value "${raw}" for flag ${flag}: must be an absolute cgroup path such as /`);
+      return raw;
+    },
+  },
+  'pod-max-pids': {
+    key: 'podMaxPids',
+    placeholder: 'N',
+    help: 'pids limit of each pod cgroup (default -1: none)',
+    parse: (raw, flag) => {
+      const n = Number(raw);
+      if (!Number.isInteger(n) || n < -1) throw new UsageError(`invalid value "${raw}" for flag ${flag}: must be an integer, -1 for no limit`);
+      return n;
+    },
+  },
   'runtime-request-timeout': { key: 'runtimeRequestTimeoutMs', parse: duration, placeholder: 'DURATION', help: 'Timeout of CRI calls except image pulls (default 2m)' },
 };
 
 /** Kubelet flags that exist but that this version of bootlet does not implement. */
-const KNOWN_UNSUPPORTED = new Set(['bootstrap-kubeconfig', 'cgroup-driver', 'manifest-url', 'manifest-url-header', 'cluster-dns', 'cluster-domain', 'port', 'tls-cert-file', 'tls-private-key-file', 'feature-gates']);
+const KNOWN_UNSUPPORTED = new Set(['bootstrap-kubeconfig', 'manifest-url', 'manifest-url-header', 'cluster-dns', 'cluster-domain', 'port', 'tls-cert-file', 'tls-private-key-file', 'feature-gates']);
 
 function parseFlags(args: string[]): FlagValues {
   const out: FlagValues = {};

@@ -30,6 +30,10 @@ export interface KubeletConfigValues {
   nodeStatusUpdateFrequencyMs?: number;
   nodeStatusReportFrequencyMs?: number;
   nodeLeaseDurationSeconds?: number;
+  cgroupDriver?: 'cgroupfs' | 'systemd';
+  cgroupsPerQOS?: boolean;
+  cgroupRoot?: string;
+  podPidsLimit?: number;
 }
 
 export interface LoadedKubeletConfig {
@@ -65,6 +69,10 @@ const APPLIED = new Set([
   'nodeStatusUpdateFrequency',
   'nodeStatusReportFrequency',
   'nodeLeaseDurationSeconds',
+  'cgroupDriver',
+  'cgroupsPerQOS',
+  'cgroupRoot',
+  'podPidsLimit',
 ]);
 
 function str(file: string, obj: Record<string, unknown>, field: string): string | undefined {
@@ -171,7 +179,20 @@ export function parseKubeletConfig(file: string, content: string): LoadedKubelet
     nodeStatusUpdateFrequencyMs: dur(file, obj, 'nodeStatusUpdateFrequency'),
     nodeStatusReportFrequencyMs: dur(file, obj, 'nodeStatusReportFrequency'),
     nodeLeaseDurationSeconds: count(file, obj, 'nodeLeaseDurationSeconds', 1),
+    cgroupsPerQOS: boolField(file, obj, 'cgroupsPerQOS'),
   };
+  // "" is the kubelet's unset for these: the default applies.
+  const cgroupDriver = obj.cgroupDriver === '' ? undefined : str(file, obj, 'cgroupDriver');
+  if (cgroupDriver !== undefined && cgroupDriver !== 'cgroupfs' && cgroupDriver !== 'systemd') {
+    throw new ConfigFileError(`${file}: cgroupDriver: ${JSON.stringify(cgroupDriver)} is not "cgroupfs" or "systemd"`);
+  }
+  values.cgroupDriver = cgroupDriver;
+  const cgroupRoot = obj.cgroupRoot === '' ? undefined : str(file, obj, 'cgroupRoot');
+  if (cgroupRoot !== undefined && !cgroupRoot.startsWith('/')) throw new ConfigFileError(`${file}: cgroupRoot: must be an absolute cgroup path such as /`);
+  values.cgroupRoot = cgroupRoot;
+  const pids = obj.podPidsLimit;
+  if (pids !== undefined && pids !== null && (!Number.isInteger(pids) || (pids as number) < -1)) throw new ConfigFileError(`${file}: podPidsLimit: must be an integer, -1 for no limit`);
+  values.podPidsLimit = pids === null ? undefined : (pids as number | undefined);
   const logging = obj.logging;
   if (logging !== undefined && logging !== null) {
     if (typeof logging !== 'object') throw new ConfigFileError(`${file}: logging: must be an object`);

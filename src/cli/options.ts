@@ -32,6 +32,10 @@ export interface BootletOptions {
   nodeStatusUpdateFrequencyMs: number;
   nodeStatusReportFrequencyMs: number;
   nodeLeaseDurationSeconds: number;
+  cgroupDriver: 'cgroupfs' | 'systemd';
+  cgroupsPerQOS: boolean;
+  cgroupRoot: string;
+  podPidsLimit: number;
   configFile?: string;
   /** KubeletConfiguration fields present but not implemented; warned about at start. */
   ignoredConfigFields: string[];
@@ -60,6 +64,10 @@ export const DEFAULTS = {
   nodeStatusUpdateFrequencyMs: 10_000,
   nodeStatusReportFrequencyMs: 300_000,
   nodeLeaseDurationSeconds: 40,
+  cgroupDriver: 'cgroupfs' as const,
+  cgroupsPerQOS: true,
+  cgroupRoot: '/',
+  podPidsLimit: -1,
 };
 
 /** The node name as the kubelet makes it: override or hostname, trimmed and lowercased. */
@@ -109,6 +117,10 @@ export function resolveOptions(flags: FlagValues): BootletOptions {
     nodeStatusUpdateFrequencyMs: positive('nodeStatusUpdateFrequency', cfg.nodeStatusUpdateFrequencyMs ?? DEFAULTS.nodeStatusUpdateFrequencyMs),
     nodeStatusReportFrequencyMs: positive('nodeStatusReportFrequency', cfg.nodeStatusReportFrequencyMs ?? DEFAULTS.nodeStatusReportFrequencyMs),
     nodeLeaseDurationSeconds: cfg.nodeLeaseDurationSeconds ?? DEFAULTS.nodeLeaseDurationSeconds,
+    cgroupDriver: pick(flags.cgroupDriver, cfg.cgroupDriver, DEFAULTS.cgroupDriver),
+    cgroupsPerQOS: pick(flags.cgroupsPerQOS, cfg.cgroupsPerQOS, DEFAULTS.cgroupsPerQOS),
+    cgroupRoot: pick(flags.cgroupRoot, cfg.cgroupRoot, DEFAULTS.cgroupRoot),
+    podPidsLimit: pick(flags.podMaxPids, cfg.podPidsLimit, DEFAULTS.podPidsLimit),
     configFile: flags.config,
     ignoredConfigFields: file?.ignored ?? [],
   };

@@ -4,6 +4,7 @@ import { mkdir, readdir, rm, symlink, unlink } from 'node:fs/promises';
 import { totalmem } from 'node:os';
 import path from 'node:path';
 import type { Container, LifecycleHandler } from 'kubernetes-types/core/v1';
+import type { PodCgroups } from '../cm/container-manager.js';
 import type { Logger } from '../log/logger.js';
 import { ContainerStartError, type DesiredPod, type PodRuntime, type SandboxRef, type StartedContainer } from '../podworkers/pod-runtime.js';
 import { buildContainerConfig, containerLogPath } from './container-config.js';
@@ -30,6 +31,8 @@ export interface CriPodRuntimeOptions {
   logger: Logger;
   /** Shared with the other readers of pod state (the status manager), so each status is asked for once. */
   statusCache?: RuntimeStatusCache;
+  /** The pod cgroups (src/cm); without it sandboxes get no cgroup parent. */
+  cgroups?: PodCgroups;
 }
 
 async function ignoreNotFound(p: Promise<void>): Promise<void> {
@@ -59,13 +62,23 @@ export class CriPodRuntime implements PodRuntime {
   }
 
   private sandboxConfig(pod: DesiredPod, attempt: number) {
-    return buildSandboxConfig(pod, { podLogsDir: this.o.podLogsDir, attempt, resolvConf: this.o.resolvConf });
+    const cgroupParent = this.o.cgroups?.podCgroupParent(pod) ?? '';
+    return buildSandboxConfig(pod, { podLogsDir: this.o.podLogsDir, attempt, resolvConf: this.o.resolvConf, cgroupParent });
   }
 
   async createSandbox(pod: DesiredPod, attempt: number): Promise<SandboxRef> {
     const logDir = podLogDirectory(this.o.podLogsDir, pod);
     await mkdir(logDir, { recursive: true, mode: 0o755 });
-    const id = await this.o.runtime.runPodSandbox(this.sandboxConfig(pod, attempt));
+    // As the kubelet's SyncPod: the pod cgroup, with its limits, before anything runs in it.
+    await this.o.cgroups?.ensurePodCgroup(pod);
+    let id: string;
+    try {
+      id = await this.o.runtime.runPodSandbox(this.sandboxConfig(pod, attempt));
+    } catch (err) {
+      const explained = err instanceof CriError ? this.o.cgroups?.explainRuntimeError(err.details) : undefined;
+      throw explained !== undefined && err instanceof CriError ? new CriError(err.method, err.code, explained) : err;
+    }
+    await this.o.cgroups?.checkSandboxPlacement(pod).catch(() => undefined);
     return { id, attempt };
   }
 
@@ -82,6 +95,8 @@ export class CriPodRuntime implements PodRuntime {
 
   async startContainer(pod: DesiredPod, sandbox: SandboxRef, container: Container, type: ContainerType, restartCount: number | undefined): Promise<StartedContainer> {
     const count = restartCount ?? (await this.restartCountFromLogs(pod, container.name));
+    // Made again if it went missing since the sandbox started, as the kubelet checks on each sync.
+    await this.o.cgroups?.ensurePodCgroup(pod);
     const sandboxConfig = this.sandboxConfig(pod, sandbox.attempt);
     let imageRef: string;
     let pullMs: number | undefined;
@@ -171,6 +186,8 @@ export class CriPodRuntime implements PodRuntime {
   async cleanupPod(uid: string, namespace: string, name: string): Promise<void> {
     await removePodDirs(this.o.rootDir, uid);
     await rm(path.join(this.o.podLogsDir, `${namespace}_${name}_${uid}`), { recursive: true, force: true });
+    // Never throws; a cgroup still busy is retried by the container manager on its own.
+    await this.o.cgroups?.removePodCgroup(uid);
   }
 
   /** `<podName>_<namespace>_<container>-<id>.log`, what log shippers configured for the kubelet read. */
