@@ -39,6 +39,10 @@ export interface StartContainerdOptions {
   snapshotter?: 'overlayfs' | 'native';
   /** How long to wait for the socket and the CRI plugin; default 90 s. */
   startTimeoutMs?: number;
+  /** runc's systemd cgroup driver (`SystemdCgroup = true`); needs a systemd to talk to. */
+  systemdCgroup?: boolean;
+  /** A command that runs containerd, e.g. nsenter into the namespaces of a test systemd. */
+  wrap?: string[];
 }
 
 /** What a running instance writes about itself, so a later run can clean it up after a crash. */
@@ -81,7 +85,7 @@ export async function startContainerd(opts: StartContainerdOptions = {}): Promis
   const snapshotter = opts.snapshotter ?? (process.env.BOOTLET_SNAPSHOTTER === 'native' || !(await overlayWorks(dir)) ? 'native' : 'overlayfs');
   fs.writeFileSync(
     path.join(dir, 'config.toml'),
-    containerdConfig({ socket, root, state, dir, snapshotter, sandboxImage: opts.sandboxImage ?? DEFAULT_SANDBOX_IMAGE }),
+    containerdConfig({ socket, root, state, dir, snapshotter, sandboxImage: opts.sandboxImage ?? DEFAULT_SANDBOX_IMAGE, systemdCgroup: opts.systemdCgroup ?? false }),
   );
 
   const logPath = path.join(dir, 'containerd.log');
@@ -89,11 +93,9 @@ export async function startContainerd(opts: StartContainerdOptions = {}): Promis
   // detached: Node calls setsid() in the child, so containerd gets its own session and process
   // group (what `setsid containerd ...` does) and the spawned pid is containerd's own; a Ctrl-C
   // in the terminal of a test run does not reach it, stop() does.
-  const child = spawn(
-    'containerd',
-    ['--config', path.join(dir, 'config.toml'), '--address', socket, '--root', root, '--state', state],
-    { detached: true, stdio: ['ignore', logFd, logFd], cwd: dir },
-  );
+  const argv = ['containerd', '--config', path.join(dir, 'config.toml'), '--address', socket, '--root', root, '--state', state];
+  const [cmd, ...args] = [...(opts.wrap ?? []), ...argv] as [string, ...string[]];
+  const child = spawn(cmd, args, { detached: true, stdio: ['ignore', logFd, logFd], cwd: dir });
   fs.closeSync(logFd);
   const pid = child.pid;
   if (!pid) throw new Error(`could not spawn containerd: ${tail(logPath)}`);
@@ -356,7 +358,10 @@ function listTaskIds(state: string): string[] {
   }
 }
 
-/** Empty cgroups runc made for our containers (cgroupfs driver), in every v1 hierarchy and v2. */
+/**
+ * Empty cgroups runc made for our containers (cgroupfs driver), in every v1 hierarchy and v2: under
+ * the runtime's default parent, or in a pod cgroup of bootlet's (which then goes too, once empty).
+ */
 function removeCgroups(ids: string[]): void {
   if (ids.length === 0) return;
   let hierarchies: string[] = [];
@@ -366,15 +371,26 @@ function removeCgroups(ids: string[]): void {
     return;
   }
   hierarchies.push('/sys/fs/cgroup');
+  const rmdir = (d: string): boolean => {
+    try {
+      fs.rmdirSync(d);
+      return true;
+    } catch {
+      return false; // not there, or still busy
+    }
+  };
   for (const h of hierarchies) {
-    for (const parent of [h, path.join(h, K8S_NAMESPACE)]) {
-      for (const id of ids) {
-        try {
-          fs.rmdirSync(path.join(parent, id));
-        } catch {
-          /* not there, or still busy */
-        }
+    const podCgroups: string[] = [];
+    for (const qos of ['kubepods', 'kubepods/burstable', 'kubepods/besteffort']) {
+      try {
+        for (const e of fs.readdirSync(path.join(h, qos))) if (e.startsWith('pod')) podCgroups.push(path.join(h, qos, e));
+      } catch {
+        /* no such QoS cgroup here */
       }
+    }
+    for (const parent of [h, path.join(h, K8S_NAMESPACE)]) for (const id of ids) rmdir(path.join(parent, id));
+    for (const pod of podCgroups) {
+      if (ids.map((id) => rmdir(path.join(pod, id))).some(Boolean)) rmdir(pod);
     }
   }
 }
@@ -422,6 +438,7 @@ function containerdConfig(c: {
   dir: string;
   snapshotter: string;
   sandboxImage: string;
+  systemdCgroup: boolean;
 }): string {
   const cri = 'plugins."io.containerd.grpc.v1.cri"';
   return `# Written by bootlet dev/containerd.ts; a private instance for tests (repo ${REPO_ROOT}).
@@ -467,7 +484,7 @@ disabled_plugins = [
       default_runtime_name = "runc"
       [${cri}.containerd.runtimes.runc]
         runtime_type = "io.containerd.runc.v2"
-    [${cri}.cni]
+${c.systemdCgroup ? `        [${cri}.containerd.runtimes.runc.options]\n          SystemdCgroup = true\n` : ''}    [${cri}.cni]
       bin_dir = ${toml(path.join(c.dir, 'cni', 'bin'))}
       conf_dir = ${toml(path.join(c.dir, 'cni', 'net.d'))}
 `;

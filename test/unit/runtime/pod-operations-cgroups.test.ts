@@ -62,7 +62,7 @@ describe('CriPodRuntime with pod cgroups', () => {
       const t = setup(driver);
       const runtime = t.ops();
       const sandbox = await runtime.createSandbox(burstable(), 0);
-      await runtime.startContainer(burstable(), sandbox, burstable().spec!.containers[0]!, 'regular', 0);
+      await runtime.startContainer(burstable(), sandbox, burstable().spec!.containers[0]!, 'container', 0);
       expect(t.calls).toEqual([`ensure ${parent}`, 'RunPodSandbox', 'CreateContainer', 'StartContainer']);
       expect(t.sandboxes[0]!.linux?.cgroupParent).toBe(parent);
       expect(t.created[0]!.sandboxConfig.linux?.cgroupParent).toBe(parent);
