@@ -32,7 +32,10 @@ describe('command line', () => {
 
   it.each([
     [['--pod-manifest-pth=/x'], 'unknown flag: --pod-manifest-pth'],
-    [['--cgroup-driver=systemd'], 'flag --cgroup-driver is a kubelet flag that bootlet does not support yet'],
+    [['--bootstrap-kubeconfig=/x'], 'flag --bootstrap-kubeconfig is a kubelet flag that bootlet does not support yet'],
+    [['--cgroup-driver=systemdd'], 'invalid value "systemdd" for flag --cgroup-driver: must be "cgroupfs" or "systemd"'],
+    [['--cgroup-root=kubepods'], 'invalid value "kubepods" for flag --cgroup-root: must be an absolute cgroup path'],
+    [['--pod-max-pids=-2'], 'invalid value "-2" for flag --pod-max-pids'],
     [['--node-labels=node-role.kubernetes.io/control-plane='], 'invalid value "node-role.kubernetes.io/control-plane=" for flag --node-labels'],
     [['--register-with-taints=k=v:Sometimes'], 'invalid value "k=v:Sometimes" for flag --register-with-taints'],
     [['--register-node=maybe'], 'invalid value "maybe" for flag --register-node: must be true or false'],

@@ -29,6 +29,20 @@ describe('options', () => {
       syncFrequencyMs: 60_000,
       loggingFormat: 'text',
       verbosity: 0,
+      cgroupDriver: 'cgroupfs',
+      cgroupsPerQOS: true,
+      cgroupRoot: '/',
+      podPidsLimit: -1,
+    });
+  });
+
+  it('cgroup settings: the file as kubeadm writes it, flags over it', () => {
+    const f = configFile(header + 'cgroupDriver: systemd\n');
+    expect(resolveOptions({ config: f }).cgroupDriver).toBe('systemd');
+    expect(resolveOptions({ config: f, cgroupDriver: 'cgroupfs', cgroupsPerQOS: false, podMaxPids: 100 })).toMatchObject({
+      cgroupDriver: 'cgroupfs',
+      cgroupsPerQOS: false,
+      podPidsLimit: 100,
     });
   });
 
@@ -54,7 +68,17 @@ describe('options', () => {
   it('names the fields of a kubeadm-written file that it ignores', () => {
     const r = parseKubeletConfig('k.yaml', header + 'staticPodPath: /etc/kubernetes/manifests\ncgroupDriver: systemd\nclusterDNS: [10.96.0.10]\nrotateCertificates: true\n');
     expect(r.values.staticPodPath).toBe('/etc/kubernetes/manifests');
-    expect(r.ignored).toEqual(['cgroupDriver', 'clusterDNS', 'rotateCertificates']);
+    expect(r.ignored).toEqual(['clusterDNS', 'rotateCertificates']);
+  });
+
+  it('reads the cgroup settings; "" is the default, as in the kubelet', () => {
+    const r = parseKubeletConfig('k.yaml', header + 'cgroupDriver: systemd\ncgroupsPerQOS: false\ncgroupRoot: /agent\npodPidsLimit: 4096\n');
+    expect(r.values).toMatchObject({ cgroupDriver: 'systemd', cgroupsPerQOS: false, cgroupRoot: '/agent', podPidsLimit: 4096 });
+    const empty = parseKubeletConfig('k.yaml', header + 'cgroupDriver: ""\ncgroupRoot: ""\n');
+    expect(empty.values.cgroupDriver).toBeUndefined();
+    expect(empty.values.cgroupRoot).toBeUndefined();
+    expect(() => parseKubeletConfig('k.yaml', header + 'cgroupDriver: cgroupfs2\n')).toThrow('k.yaml: cgroupDriver: "cgroupfs2" is not "cgroupfs" or "systemd"');
+    expect(() => parseKubeletConfig('k.yaml', header + 'cgroupRoot: kubepods\n')).toThrow('cgroupRoot: must be an absolute cgroup path');
   });
 
   it.each([
