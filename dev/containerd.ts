@@ -232,6 +232,8 @@ async function doStop(r: InstanceRecord): Promise<void> {
   const daemons = new Set(allPids().filter((p) => isOurContainerd(p, r.socket)));
   if (isAlive(r.pid) && isOurContainerd(r.pid, r.socket)) daemons.add(r.pid);
   const containerIds = listTaskIds(r.state);
+  // Read before the tasks go: which of bootlet's pod cgroups hold this instance's containers.
+  const podCgroups = podCgroupsHolding(containerIds);
   if (daemons.size > 0) await removeAllTasks(r.socket);
   const signal = (sig: NodeJS.Signals) => {
     for (const p of daemons) {
@@ -259,7 +261,7 @@ async function doStop(r: InstanceRecord): Promise<void> {
   // Shims outlive containerd; they and the containers under them are found by our socket path.
   await killShimsOf(r.socket);
   const left = await unmountAllUnder(r.dir, r.root, r.state);
-  removeCgroups(containerIds);
+  removeCgroups(containerIds, podCgroups);
   fs.rmSync(path.join(r.dir, RECORD_FILE), { force: true });
   if (left.length === 0) fs.rmSync(r.dir, { recursive: true, force: true });
   else process.stderr.write(`bootlet dev: could not unmount ${left.join(', ')}; left ${r.dir}\n`);
@@ -358,40 +360,46 @@ function listTaskIds(state: string): string[] {
   }
 }
 
+function cgroupHierarchies(): string[] {
+  try {
+    return [...fs.readdirSync('/sys/fs/cgroup').map((h) => path.join('/sys/fs/cgroup', h)), '/sys/fs/cgroup'];
+  } catch {
+    return [];
+  }
+}
+
+/** bootlet's pod cgroups (cgroupfs driver, default root), relative to a hierarchy, holding any of `ids`. */
+function podCgroupsHolding(ids: string[]): string[] {
+  const out = new Set<string>();
+  for (const h of cgroupHierarchies()) {
+    for (const qos of ['kubepods', 'kubepods/burstable', 'kubepods/besteffort']) {
+      let entries: string[] = [];
+      try {
+        entries = fs.readdirSync(path.join(h, qos)).filter((e) => e.startsWith('pod'));
+      } catch {
+        continue;
+      }
+      for (const pod of entries) if (ids.some((id) => fs.existsSync(path.join(h, qos, pod, id)))) out.add(path.join(qos, pod));
+    }
+  }
+  return [...out];
+}
+
 /**
  * Empty cgroups runc made for our containers (cgroupfs driver), in every v1 hierarchy and v2: under
- * the runtime's default parent, or in a pod cgroup of bootlet's (which then goes too, once empty).
+ * the runtime's default parent or in the pod cgroups that held them, which go too once empty.
  */
-function removeCgroups(ids: string[]): void {
-  if (ids.length === 0) return;
-  let hierarchies: string[] = [];
-  try {
-    hierarchies = fs.readdirSync('/sys/fs/cgroup').map((h) => path.join('/sys/fs/cgroup', h));
-  } catch {
-    return;
-  }
-  hierarchies.push('/sys/fs/cgroup');
-  const rmdir = (d: string): boolean => {
+function removeCgroups(ids: string[], podCgroups: string[]): void {
+  const rmdir = (d: string): void => {
     try {
       fs.rmdirSync(d);
-      return true;
     } catch {
-      return false; // not there, or still busy
+      /* not there, or still busy */
     }
   };
-  for (const h of hierarchies) {
-    const podCgroups: string[] = [];
-    for (const qos of ['kubepods', 'kubepods/burstable', 'kubepods/besteffort']) {
-      try {
-        for (const e of fs.readdirSync(path.join(h, qos))) if (e.startsWith('pod')) podCgroups.push(path.join(h, qos, e));
-      } catch {
-        /* no such QoS cgroup here */
-      }
-    }
-    for (const parent of [h, path.join(h, K8S_NAMESPACE)]) for (const id of ids) rmdir(path.join(parent, id));
-    for (const pod of podCgroups) {
-      if (ids.map((id) => rmdir(path.join(pod, id))).some(Boolean)) rmdir(pod);
-    }
+  for (const h of cgroupHierarchies()) {
+    for (const parent of [h, path.join(h, K8S_NAMESPACE), ...podCgroups.map((p) => path.join(h, p))]) for (const id of ids) rmdir(path.join(parent, id));
+    for (const p of podCgroups) rmdir(path.join(h, p));
   }
 }
 
