@@ -39,6 +39,10 @@ export interface StartContainerdOptions {
   snapshotter?: 'overlayfs' | 'native';
   /** How long to wait for the socket and the CRI plugin; default 90 s. */
   startTimeoutMs?: number;
+  /** runc's systemd cgroup driver (`SystemdCgroup = true`); needs a systemd to talk to. */
+  systemdCgroup?: boolean;
+  /** A command that runs containerd, e.g. nsenter into the namespaces of a test systemd. */
+  wrap?: string[];
 }
 
 /** What a running instance writes about itself, so a later run can clean it up after a crash. */
@@ -81,7 +85,7 @@ export async function startContainerd(opts: StartContainerdOptions = {}): Promis
   const snapshotter = opts.snapshotter ?? (process.env.BOOTLET_SNAPSHOTTER === 'native' || !(await overlayWorks(dir)) ? 'native' : 'overlayfs');
   fs.writeFileSync(
     path.join(dir, 'config.toml'),
-    containerdConfig({ socket, root, state, dir, snapshotter, sandboxImage: opts.sandboxImage ?? DEFAULT_SANDBOX_IMAGE }),
+    containerdConfig({ socket, root, state, dir, snapshotter, sandboxImage: opts.sandboxImage ?? DEFAULT_SANDBOX_IMAGE, systemdCgroup: opts.systemdCgroup ?? false }),
   );
 
   const logPath = path.join(dir, 'containerd.log');
@@ -89,11 +93,9 @@ export async function startContainerd(opts: StartContainerdOptions = {}): Promis
   // detached: Node calls setsid() in the child, so containerd gets its own session and process
   // group (what `setsid containerd ...` does) and the spawned pid is containerd's own; a Ctrl-C
   // in the terminal of a test run does not reach it, stop() does.
-  const child = spawn(
-    'containerd',
-    ['--config', path.join(dir, 'config.toml'), '--address', socket, '--root', root, '--state', state],
-    { detached: true, stdio: ['ignore', logFd, logFd], cwd: dir },
-  );
+  const argv = ['containerd', '--config', path.join(dir, 'config.toml'), '--address', socket, '--root', root, '--state', state];
+  const [cmd, ...args] = [...(opts.wrap ?? []), ...argv] as [string, ...string[]];
+  const child = spawn(cmd, args, { detached: true, stdio: ['ignore', logFd, logFd], cwd: dir });
   fs.closeSync(logFd);
   const pid = child.pid;
   if (!pid) throw new Error(`could not spawn containerd: ${tail(logPath)}`);
@@ -230,6 +232,8 @@ async function doStop(r: InstanceRecord): Promise<void> {
   const daemons = new Set(allPids().filter((p) => isOurContainerd(p, r.socket)));
   if (isAlive(r.pid) && isOurContainerd(r.pid, r.socket)) daemons.add(r.pid);
   const containerIds = listTaskIds(r.state);
+  // Read before the tasks go: which of bootlet's pod cgroups hold this instance's containers.
+  const podCgroups = podCgroupsHolding(containerIds);
   if (daemons.size > 0) await removeAllTasks(r.socket);
   const signal = (sig: NodeJS.Signals) => {
     for (const p of daemons) {
@@ -257,7 +261,7 @@ async function doStop(r: InstanceRecord): Promise<void> {
   // Shims outlive containerd; they and the containers under them are found by our socket path.
   await killShimsOf(r.socket);
   const left = await unmountAllUnder(r.dir, r.root, r.state);
-  removeCgroups(containerIds);
+  removeCgroups(containerIds, podCgroups);
   fs.rmSync(path.join(r.dir, RECORD_FILE), { force: true });
   if (left.length === 0) fs.rmSync(r.dir, { recursive: true, force: true });
   else process.stderr.write(`bootlet dev: could not unmount ${left.join(', ')}; left ${r.dir}\n`);
@@ -356,26 +360,46 @@ function listTaskIds(state: string): string[] {
   }
 }
 
-/** Empty cgroups runc made for our containers (cgroupfs driver), in every v1 hierarchy and v2. */
-function removeCgroups(ids: string[]): void {
-  if (ids.length === 0) return;
-  let hierarchies: string[] = [];
+function cgroupHierarchies(): string[] {
   try {
-    hierarchies = fs.readdirSync('/sys/fs/cgroup').map((h) => path.join('/sys/fs/cgroup', h));
+    return [...fs.readdirSync('/sys/fs/cgroup').map((h) => path.join('/sys/fs/cgroup', h)), '/sys/fs/cgroup'];
   } catch {
-    return;
+    return [];
   }
-  hierarchies.push('/sys/fs/cgroup');
-  for (const h of hierarchies) {
-    for (const parent of [h, path.join(h, K8S_NAMESPACE)]) {
-      for (const id of ids) {
-        try {
-          fs.rmdirSync(path.join(parent, id));
-        } catch {
-          /* not there, or still busy */
-        }
+}
+
+/** bootlet's pod cgroups (cgroupfs driver, default root), relative to a hierarchy, holding any of `ids`. */
+function podCgroupsHolding(ids: string[]): string[] {
+  const out = new Set<string>();
+  for (const h of cgroupHierarchies()) {
+    for (const qos of ['kubepods', 'kubepods/burstable', 'kubepods/besteffort']) {
+      let entries: string[] = [];
+      try {
+        entries = fs.readdirSync(path.join(h, qos)).filter((e) => e.startsWith('pod'));
+      } catch {
+        continue;
       }
+      for (const pod of entries) if (ids.some((id) => fs.existsSync(path.join(h, qos, pod, id)))) out.add(path.join(qos, pod));
     }
+  }
+  return [...out];
+}
+
+/**
+ * Empty cgroups runc made for our containers (cgroupfs driver), in every v1 hierarchy and v2: under
+ * the runtime's default parent or in the pod cgroups that held them, which go too once empty.
+ */
+function removeCgroups(ids: string[], podCgroups: string[]): void {
+  const rmdir = (d: string): void => {
+    try {
+      fs.rmdirSync(d);
+    } catch {
+      /* not there, or still busy */
+    }
+  };
+  for (const h of cgroupHierarchies()) {
+    for (const parent of [h, path.join(h, K8S_NAMESPACE), ...podCgroups.map((p) => path.join(h, p))]) for (const id of ids) rmdir(path.join(parent, id));
+    for (const p of podCgroups) rmdir(path.join(h, p));
   }
 }
 
@@ -422,6 +446,7 @@ function containerdConfig(c: {
   dir: string;
   snapshotter: string;
   sandboxImage: string;
+  systemdCgroup: boolean;
 }): string {
   const cri = 'plugins."io.containerd.grpc.v1.cri"';
   return `# Written by bootlet dev/containerd.ts; a private instance for tests (repo ${REPO_ROOT}).
@@ -467,7 +492,7 @@ disabled_plugins = [
       default_runtime_name = "runc"
       [${cri}.containerd.runtimes.runc]
         runtime_type = "io.containerd.runc.v2"
-    [${cri}.cni]
+${c.systemdCgroup ? `        [${cri}.containerd.runtimes.runc.options]\n          SystemdCgroup = true\n` : ''}    [${cri}.cni]
       bin_dir = ${toml(path.join(c.dir, 'cni', 'bin'))}
       conf_dir = ${toml(path.join(c.dir, 'cni', 'net.d'))}
 `;

@@ -2,6 +2,7 @@
 // → CRI, with the PLEG and the prober waking workers, status computed beside them, the local
 // endpoints, and the API side when a kubeconfig is given.
 import { readFileSync } from 'node:fs';
+import { startPodCgroups } from '../cm/start.js';
 import { startFileSource } from '../config/file-source.js';
 import { StaticPodSet } from '../config/static-pod-set.js';
 import { loadKubeconfig } from '../apiserver/index.js';
@@ -73,6 +74,11 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
   logger.info('Container runtime initialized', { containerRuntime: version.runtimeName, version: version.runtimeVersion, apiVersion: version.runtimeApiVersion });
   const health = new RuntimeHealth(runtime, logger);
   health.start();
+  const cgroups = await startPodCgroups(
+    { cgroupDriver: opts.cgroupDriver === 'systemd' ? 'systemd' : 'cgroupfs', cgroupsPerQOS: opts.cgroupsPerQOS, cgroupRoot: opts.cgroupRoot, podPidsLimit: opts.podPidsLimit },
+    runtime,
+    logger.with({ component: 'cm' }),
+  );
 
   const statusCache = new RuntimeStatusCache();
   const podRuntime = new CriPodRuntime({
@@ -87,6 +93,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     clusterDomain: opts.clusterDomain,
     logger,
     statusCache,
+    cgroups,
   });
   const observers: PodWorkerObserver[] = [];
   let pleg: Pleg | undefined;
@@ -176,6 +183,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     logger,
     events: {
       update: (u) => {
+        if (u.op !== 'REMOVE') cgroups.trackPod(u.pod.pod);
         workers.apply(u);
         staticPods.apply(u);
       },
@@ -213,6 +221,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
       health.stop();
       logRotation.stop();
       workers.shutdown();
+      cgroups.stop();
       await Promise.allSettled([source.stop(), endpoints.close(), api?.stop()]);
       runtime.close();
     },

@@ -60,6 +60,15 @@ export interface RuntimeStatus {
   conditions: RuntimeCondition[];
 }
 
+export enum CgroupDriver {
+  SYSTEMD = 0,
+  CGROUPFS = 1,
+}
+
+export interface RuntimeConfigResponse {
+  linux?: { cgroupDriver: CgroupDriver } | null;
+}
+
 export interface PodSandboxMetadata {
   name: string;
   uid: string;
@@ -305,11 +314,18 @@ export class CriError extends Error {
   get notFound(): boolean {
     return this.code === 5;
   }
+  get unimplemented(): boolean {
+    return this.code === 12;
+  }
 }
 
 export interface RuntimeService {
   version(): Promise<VersionResponse>;
   status(): Promise<RuntimeStatus>;
+  /** The `info` map of a verbose Status: free-form, runtime-specific (containerd puts its config there). */
+  statusInfo(): Promise<Record<string, string>>;
+  /** Runtime-wide settings (the cgroup driver); runtimes before CRI v1.28 answer UNIMPLEMENTED. */
+  runtimeConfig(): Promise<RuntimeConfigResponse>;
   runPodSandbox(config: PodSandboxConfig, runtimeHandler?: string): Promise<string>;
   stopPodSandbox(podSandboxId: string): Promise<void>;
   removePodSandbox(podSandboxId: string): Promise<void>;

@@ -4,6 +4,7 @@ import { mkdir, readdir, symlink, unlink } from 'node:fs/promises';
 import { totalmem } from 'node:os';
 import path from 'node:path';
 import type { Container, LifecycleHandler } from 'kubernetes-types/core/v1';
+import type { PodCgroups } from '../cm/container-manager.js';
 import type { Logger } from '../log/logger.js';
 import { ContainerStartError, type DesiredPod, type PodRuntime, type SandboxRef, type StartedContainer } from '../podworkers/pod-runtime.js';
 import { buildContainerConfig, containerLogPath } from './container-config.js';
@@ -36,6 +37,8 @@ export interface CriPodRuntimeOptions {
   logger: Logger;
   /** Shared with the other readers of pod state (the status manager), so each status is asked for once. */
   statusCache?: RuntimeStatusCache;
+  /** The pod cgroups (src/cm); without it sandboxes get no cgroup parent. */
+  cgroups?: PodCgroups;
 }
 
 async function ignoreNotFound(p: Promise<void>): Promise<void> {
@@ -65,13 +68,23 @@ export class CriPodRuntime implements PodRuntime {
   }
 
   private sandboxConfig(pod: DesiredPod, attempt: number) {
-    return buildSandboxConfig(pod, { podLogsDir: this.o.podLogsDir, attempt, resolvConf: this.o.resolvConf, clusterDNS: this.o.clusterDNS, clusterDomain: this.o.clusterDomain });
+    const cgroupParent = this.o.cgroups?.podCgroupParent(pod) ?? '';
+    return buildSandboxConfig(pod, { podLogsDir: this.o.podLogsDir, attempt, resolvConf: this.o.resolvConf, clusterDNS: this.o.clusterDNS, clusterDomain: this.o.clusterDomain, cgroupParent });
   }
 
   async createSandbox(pod: DesiredPod, attempt: number): Promise<SandboxRef> {
     const logDir = podLogDirectory(this.o.podLogsDir, pod);
     await mkdir(logDir, { recursive: true, mode: 0o755 });
-    const id = await this.o.runtime.runPodSandbox(this.sandboxConfig(pod, attempt));
+    // As the kubelet's SyncPod: the pod cgroup, with its limits, before anything runs in it.
+    await this.o.cgroups?.ensurePodCgroup(pod);
+    let id: string;
+    try {
+      id = await this.o.runtime.runPodSandbox(this.sandboxConfig(pod, attempt));
+    } catch (err) {
+      const explained = err instanceof CriError ? this.o.cgroups?.explainRuntimeError(err.details) : undefined;
+      throw explained !== undefined && err instanceof CriError ? new CriError(err.method, err.code, explained) : err;
+    }
+    await this.o.cgroups?.checkSandboxPlacement(pod).catch(() => undefined);
     return { id, attempt };
   }
 
@@ -88,6 +101,8 @@ export class CriPodRuntime implements PodRuntime {
 
   async startContainer(pod: DesiredPod, sandbox: SandboxRef, container: Container, type: ContainerType, restartCount: number | undefined): Promise<StartedContainer> {
     const count = restartCount ?? (await this.restartCountFromLogs(pod, container.name));
+    // Made again if it went missing since the sandbox started, as the kubelet checks on each sync.
+    await this.o.cgroups?.ensurePodCgroup(pod);
     const sandboxConfig = this.sandboxConfig(pod, sandbox.attempt);
     let imageRef: string;
     let pullMs: number | undefined;
@@ -190,6 +205,8 @@ export class CriPodRuntime implements PodRuntime {
     }
     await removePodDirs(this.o.rootDir, uid);
     await removeTreeOnOneMount(logsDir);
+    // Never throws; a cgroup still busy is retried by the container manager on its own.
+    await this.o.cgroups?.removePodCgroup(uid);
   }
 
   /** `<podName>_<namespace>_<container>-<id>.log`, what log shippers configured for the kubelet read. */

@@ -11,6 +11,7 @@ import type {
   PodSandboxConfig,
   PodSandboxFilter,
   PodSandboxStatus,
+  RuntimeConfigResponse,
   RuntimeService,
   RuntimeStatus,
   VersionResponse,
@@ -27,6 +28,8 @@ export function createRuntimeService(t: CriTransport, requestTimeoutMs: number):
   return {
     version: () => call<VersionResponse>('Version', { version: KUBELET_CRI_VERSION }),
     status: async () => (await call<{ status: RuntimeStatus | null }>('Status', {})).status ?? { conditions: [] },
+    statusInfo: async () => (await call<{ info?: Record<string, string> }>('Status', { verbose: true })).info ?? {},
+    runtimeConfig: () => call<RuntimeConfigResponse>('RuntimeConfig', {}),
     runPodSandbox: async (config: PodSandboxConfig, runtimeHandler = '') =>
       (await call<{ podSandboxId: string }>('RunPodSandbox', { config, runtimeHandler })).podSandboxId,
     stopPodSandbox: async (podSandboxId: string) => {

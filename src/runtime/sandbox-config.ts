@@ -15,6 +15,8 @@ export interface SandboxConfigOptions extends ClusterDnsOptions {
   attempt: number;
   /** Content of the node's resolv.conf, read by the caller; undefined when there is none. */
   resolvConf?: string;
+  /** The pod cgroup from src/cm, in the form the runtime's driver takes; '' leaves it to the runtime. */
+  cgroupParent?: string;
 }
 
 export function podLogDirectory(podLogsDir: string, pod: LabelledPod): string {
@@ -67,10 +69,7 @@ export function buildSandboxConfig(pod: LabelledPod, opts: SandboxConfigOptions)
     labels: sandboxLabels(pod),
     annotations: sandboxAnnotations(pod),
     linux: {
-      // Left empty on purpose: the kubelet passes its pod cgroup (/kubepods/<qos>/pod<uid>) because
-      // it creates and manages that hierarchy. bootlet manages no cgroups, so the runtime's default
-      // parent is the honest choice; a parent that nobody created would make runc fail.
-      cgroupParent: '',
+      cgroupParent: opts.cgroupParent ?? '',
       sysctls,
       securityContext: {
         namespaceOptions: namespacesForPod(pod),

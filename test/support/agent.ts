@@ -1,7 +1,7 @@
 // Runs the packaged bootlet executable (build/bootlet) for end-to-end tests: its log lines are
 // kept for assertions, and it can be stopped gently or SIGKILLed like a crashed agent.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { waitFor } from './wait.js';
@@ -20,6 +20,8 @@ export interface AgentOptions {
   healthzPort?: number;
   /** Left to the agent's default (off) unless given. */
   readOnlyPort?: number;
+  /** A command that runs the agent, e.g. nsenter into a test systemd's namespaces (dev/systemd-node.ts). */
+  wrap?: string[];
 }
 
 export interface RunningAgent {
@@ -47,9 +49,18 @@ export function agentArgs(o: AgentOptions): string[] {
   return args;
 }
 
+function childPids(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
 export function startAgent(o: AgentOptions): RunningAgent {
   if (!existsSync(BOOTLET_EXE)) throw new Error(`${BOOTLET_EXE} is missing: run npm run build first`);
-  const proc = spawn(BOOTLET_EXE, agentArgs(o), { stdio: ['ignore', 'pipe', 'pipe'] });
+  const [cmd, ...args] = [...(o.wrap ?? []), BOOTLET_EXE, ...agentArgs(o)] as [string, ...string[]];
+  const proc = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: string[] = [];
   const collect = (chunk: Buffer, carry: { rest: string }): void => {
     const text = carry.rest + chunk.toString('utf8');
@@ -77,7 +88,10 @@ export function startAgent(o: AgentOptions): RunningAgent {
     waitForLog: (pred, what, timeoutMs = 30_000) => waitFor(() => records().find(pred), { timeoutMs, what: `log: ${what}` }),
     async kill(signal = 'SIGTERM') {
       if (proc.exitCode !== null || proc.signalCode !== null) return proc.exitCode;
-      proc.kill(signal);
+      // A wrapper (nsenter) does not pass signals on: the agent is its child.
+      const target = o.wrap ? childPids(proc.pid!)[0] : proc.pid;
+      if (target !== undefined) process.kill(target, signal);
+      else proc.kill(signal);
       return exited;
     },
   };

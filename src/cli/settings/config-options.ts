@@ -89,10 +89,10 @@ export const CONFIG_OPTIONS = {
   rotateCertificates: setting({ flag: 'rotate-certificates', field: 'rotateCertificates', type: bool, default: false, status: 'not-implemented', help: 'Renew the client certificate from the API server before it expires' }),
 
   // cgroups and limits
-  cgroupDriver: setting({ flag: 'cgroup-driver', field: 'cgroupDriver', type: str, default: 'cgroupfs', validate: check.oneOf('cgroupfs', 'systemd'), status: 'not-implemented', help: 'cgroupfs or systemd, as the runtime is configured' }),
-  cgroupsPerQOS: setting({ flag: 'cgroups-per-qos', field: 'cgroupsPerQOS', type: bool, pointer: true, default: true, status: 'not-implemented', help: 'Put pods under per-QoS cgroups (kubepods/burstable, kubepods/besteffort)' }),
-  cgroupRoot: setting({ flag: 'cgroup-root', field: 'cgroupRoot', type: str, default: '', status: 'not-implemented', help: 'Root cgroup of the pods' }),
-  podPidsLimit: setting({ flag: 'pod-max-pids', field: 'podPidsLimit', type: int64, pointer: true, default: -1, normalize: (n) => (n < 0 ? -1 : n), status: 'not-implemented', help: 'Most processes one pod may have (-1: no own limit)' }),
+  cgroupDriver: setting({ flag: 'cgroup-driver', field: 'cgroupDriver', type: str, default: 'cgroupfs', validate: check.oneOf('cgroupfs', 'systemd'), status: 'applied', help: 'cgroupfs or systemd, as the runtime is configured' }),
+  cgroupsPerQOS: setting({ flag: 'cgroups-per-qos', field: 'cgroupsPerQOS', type: bool, pointer: true, default: true, status: 'applied', help: 'Put pods under per-QoS cgroups (kubepods/burstable, kubepods/besteffort)' }),
+  cgroupRoot: setting({ flag: 'cgroup-root', field: 'cgroupRoot', type: str, default: '', status: 'applied', help: 'Root cgroup of the pods' }),
+  podPidsLimit: setting({ flag: 'pod-max-pids', field: 'podPidsLimit', type: int64, pointer: true, default: -1, normalize: (n) => (n < 0 ? -1 : n), status: 'applied', help: 'Most processes one pod may have (-1: no own limit)' }),
   evictionHard: setting({ flag: 'eviction-hard', field: 'evictionHard', type: stringMap('<'), default: DEFAULT_EVICTION_HARD, status: 'not-implemented', help: 'Thresholds at which the kubelet evicts pods' }),
   failSwapOn: setting({ flag: 'fail-swap-on', field: 'failSwapOn', type: bool, pointer: true, default: true, status: 'applied', help: 'Refuse to start while swap is on' }),
   featureGates: setting({ flag: 'feature-gates', field: 'featureGates', type: boolMap, default: {}, status: 'not-implemented', help: 'Kubernetes feature gates (Name=true|false,...)' }),

@@ -4,7 +4,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
-import { cleanupStaleContainerds, startContainerd, type PrivateContainerd } from '../../../dev/containerd.js';
+import { cleanupStaleContainerds, startContainerd, type PrivateContainerd, type StartContainerdOptions } from '../../../dev/containerd.js';
 import { importTestImages } from '../../../dev/images.js';
 import { connectRuntime, type RuntimeConnection } from '../../../src/runtime/cri-client.js';
 import { getRuntimePod, listRuntimePods, type RuntimePod } from '../../../src/runtime/runtime-pods.js';
@@ -30,7 +30,13 @@ export interface AgentHarness {
   pods(name: string): Promise<RuntimePod[]>;
 }
 
-export function useAgentHarness(name: string, node: string, agentDefaults: Partial<AgentOptions> = {}): AgentHarness {
+export function useAgentHarness(
+  name: string,
+  node: string,
+  agentDefaults: Partial<AgentOptions> = {},
+  /** Read when the file's tests start (a hook registered earlier may have set up what it needs). */
+  containerdOptions: () => StartContainerdOptions = () => ({}),
+): AgentHarness {
   const tmp = useTmpDir(`agent-${name}`);
   const manifests = path.join(tmp, 'manifests');
   const rootDir = path.join(tmp, 'root');
@@ -46,7 +52,7 @@ export function useAgentHarness(name: string, node: string, agentDefaults: Parti
 
   beforeAll(async () => {
     await cleanupStaleContainerds();
-    cd = await startContainerd({ name });
+    cd = await startContainerd({ name, ...containerdOptions() });
     await importTestImages(cd);
     cri = await connectRuntime(cd.endpoint);
     fs.mkdirSync(manifests, { recursive: true });

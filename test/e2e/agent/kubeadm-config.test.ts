@@ -19,7 +19,7 @@ const h = useAgentHarness('kubeadm-config', NODE);
 
 function kubeletFiles(v: string): string {
   const exact = fileURLToPath(new URL(`../../fixtures/kubeadm/${v}/kubelet/`, import.meta.url));
-  return fs.existsSync(path.join(exact, 'config.yaml')) ? exact : fileURLToPath(new URL(`../../fixtures/kubeadm-config-draft/${v}/kubelet/`, import.meta.url));
+  return exact;
 }
 
 const sleeper = `apiVersion: v1

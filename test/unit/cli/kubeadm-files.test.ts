@@ -1,6 +1,6 @@
 // bootlet started exactly as kubeadm's systemd drop-in starts the kubelet, with the files kubeadm
 // writes for 1.28-1.34. The exact corpus (branch `fixtures`, test/fixtures/kubeadm/<v>/kubelet/) is
-// used when present; until then the drafts in test/fixtures/kubeadm-config-draft/ stand in.
+// (test/fixtures/kubeadm).
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -13,11 +13,11 @@ import { expandExecStart, parseServiceUnit } from '../../support/systemd-unit.js
 const VERSIONS = ['1.28', '1.30', '1.32', '1.34'];
 const fixtures = (v: string): string => {
   const exact = fileURLToPath(new URL(`../../fixtures/kubeadm/${v}/kubelet/`, import.meta.url));
-  return existsSync(`${exact}config.yaml`) ? exact : fileURLToPath(new URL(`../../fixtures/kubeadm-config-draft/${v}/kubelet/`, import.meta.url));
+  return exact;
 };
 
 /** What kubeadm's files may leave in the one warning: settings other helpers are building. */
-const PENDING = new Set(['--bootstrap-kubeconfig', 'rotateCertificates', 'cgroupDriver', 'authentication.x509.clientCAFile', '--cgroup-driver', '--rotate-certificates']);
+const PENDING = new Set(['--bootstrap-kubeconfig', 'rotateCertificates', 'authentication.x509.clientCAFile', '--rotate-certificates']);
 
 function startAsSystemd(v: string, etcDefaultKubelet?: string): { argv: string[]; opts: BootletOptions; deprecations: string[] } {
   const dir = fixtures(v);

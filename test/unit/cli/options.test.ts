@@ -88,7 +88,7 @@ describe('options', () => {
   it('names what it does not implement only when set to something other than the default', () => {
     const f = configFile('cgroupDriver: systemd\ncpuManagerPolicy: static\nenableServer: true\nport: 10250\nauthorization: {mode: Webhook}\n');
     const o = resolve([`--config=${f}`, '--cloud-provider=external', '--cert-dir=/var/lib/kubelet/pki', '--iptables-drop-bit=3']);
-    expect(o.notes.notImplemented).toEqual(['cgroupDriver', '--cloud-provider', 'cpuManagerPolicy']);
+    expect(o.notes.notImplemented).toEqual(['--cloud-provider', 'cpuManagerPolicy']);
   });
 
   it('passes on unknown fields and deprecations for the start-up log', () => {

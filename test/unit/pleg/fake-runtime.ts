@@ -96,6 +96,8 @@ export class FakeRuntime {
     },
     version: unused,
     status: unused,
+    statusInfo: unused,
+    runtimeConfig: unused,
     runPodSandbox: unused,
     stopPodSandbox: unused,
     removePodSandbox: unused,

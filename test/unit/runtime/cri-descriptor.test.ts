@@ -27,6 +27,7 @@ describe('CRI descriptor', () => {
         'RemovePodSandbox',
         'ReopenContainerLog',
         'RunPodSandbox',
+        'RuntimeConfig',
         'StartContainer',
         'Status',
         'StopContainer',
@@ -54,6 +55,8 @@ describe('CRI descriptor', () => {
     ['Image', 'pinned', 8],
     ['PullImageRequest', 'sandboxConfig', 3],
     ['ContainerEventResponse', 'containersStatuses', 5],
+    ['RuntimeConfigResponse', 'linux', 1],
+    ['LinuxRuntimeConfiguration', 'cgroupDriver', 1],
   ])('%s.%s = %i', (m, f, id) => expect(fieldId(m, f)).toBe(id));
 
   it('loads through proto-loader with camelCase names', () => {

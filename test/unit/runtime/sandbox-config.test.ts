@@ -32,8 +32,10 @@ describe('buildSandboxConfig', () => {
     expect(cfg.portMappings).toEqual([{ protocol: Protocol.TCP, containerPort: 2379, hostPort: 2379, hostIp: '' }]);
   });
 
-  it('leaves cgroup parent to the runtime and runs the sandbox RuntimeDefault', () => {
+  it('sends the pod cgroup it is given (none by default) and runs the sandbox RuntimeDefault', () => {
     expect(cfg.linux?.cgroupParent).toBe('');
+    const withParent = buildSandboxConfig(hostNet, { podLogsDir: '/l', attempt: 0, cgroupParent: `/kubepods/burstable/pod${UID}` });
+    expect(withParent.linux?.cgroupParent).toBe(`/kubepods/burstable/pod${UID}`);
     expect(cfg.linux?.securityContext?.seccomp).toEqual({ profileType: 0, localhostRef: '' });
   });
 

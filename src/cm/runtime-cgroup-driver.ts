@@ -1,0 +1,60 @@
+// Which cgroup driver the container runtime uses, as far as it can be known: CRI RuntimeConfig
+// (CRI v1.28+, e.g. containerd 2.x), else containerd's own config in a verbose Status (a hint,
+// for an early warning only), else nothing until a sandbox fails with the runtime's own words.
+import { CgroupDriver as CriCgroupDriver, CriError, type RuntimeService } from '../runtime/cri-types.js';
+import type { CgroupDriver } from './cgroup-name.js';
+
+/** The driver from CRI RuntimeConfig; undefined when the runtime does not serve it. */
+export async function runtimeConfigDriver(runtime: Pick<RuntimeService, 'runtimeConfig'>): Promise<CgroupDriver | undefined> {
+  try {
+    const res = await runtime.runtimeConfig();
+    if (!res.linux) return undefined;
+    return res.linux.cgroupDriver === CriCgroupDriver.CGROUPFS ? 'cgroupfs' : 'systemd';
+  } catch (err) {
+    if (err instanceof CriError && err.unimplemented) return undefined;
+    throw err;
+  }
+}
+
+interface ContainerdRuntime {
+  runtimeType?: string;
+  options?: Record<string, unknown> | null;
+}
+
+/**
+ * containerd (1.x) puts its CRI config in Status(verbose).info.config: the default runtime's runc
+ * options say SystemdCgroup. undefined when the info is not containerd's or has no runc runtime.
+ */
+export function containerdDriverHint(info: Record<string, string>): { driver: CgroupDriver; runtimeHandler: string } | undefined {
+  let cfg: { containerd?: { defaultRuntimeName?: string; runtimes?: Record<string, ContainerdRuntime> } };
+  try {
+    cfg = JSON.parse(info.config ?? '') as typeof cfg;
+  } catch {
+    return undefined;
+  }
+  const name = cfg.containerd?.defaultRuntimeName;
+  const rt = name ? cfg.containerd?.runtimes?.[name] : undefined;
+  if (!name || !rt || !/runc/.test(rt.runtimeType ?? '')) return undefined;
+  return { driver: rt.options?.SystemdCgroup === true ? 'systemd' : 'cgroupfs', runtimeHandler: name };
+}
+
+/**
+ * The driver a runtime error shows the runtime to use, when the error is a cgroup-driver mismatch:
+ * runc's systemd driver given a cgroupfs path, or CRI-O refusing a parent of the other kind.
+ */
+export function driverFromRuntimeError(message: string): CgroupDriver | undefined {
+  if (/expected cgroupsPath to be of format "?slice:prefix:name"? for systemd cgroups/.test(message)) return 'systemd';
+  if (/configured with systemd cgroup manager, but did not receive slice as parent/.test(message)) return 'systemd';
+  if (/configured with cgroupfs cgroup manager, but received systemd slice as parent/.test(message)) return 'cgroupfs';
+  return undefined;
+}
+
+/** The one line for the operator: what differs and which setting to change. */
+export function driverMismatchMessage(runtimeDriver: CgroupDriver, ours: CgroupDriver): string {
+  const runcSetting = runtimeDriver === 'systemd' ? 'SystemdCgroup = false' : 'SystemdCgroup = true';
+  return (
+    `cgroup driver mismatch: the container runtime uses the ${runtimeDriver} driver and bootlet uses ${ours}; ` +
+    `set cgroupDriver: ${runtimeDriver} in the KubeletConfiguration (or --cgroup-driver=${runtimeDriver}), ` +
+    `or change the runtime (containerd: ${runcSetting} in the runc options) and restart it`
+  );
+}

@@ -1,0 +1,117 @@
+// Sets up the pod cgroups at start: picks the driver (the runtime's word over the setting, as the
+// kubelet does with KubeletCgroupDriverFromCRI), warns early when containerd's config says the
+// other driver, and builds the QoS hierarchy. When that cannot be done the pods still run, with
+// no cgroup parent, and the reason is logged once.
+import { cpus } from 'node:os';
+import type { Logger } from '../log/logger.js';
+import type { RuntimeService } from '../runtime/cri-types.js';
+import type { CgroupDriver } from './cgroup-name.js';
+import { detectCgroupSubsystems, type CgroupSubsystems } from './cgroup-subsystems.js';
+import { CgroupfsManager } from './cgroupfs-manager.js';
+import { ContainerManager, type StartedPodCgroups } from './container-manager.js';
+import { containerdDriverHint, driverFromRuntimeError, runtimeConfigDriver } from './runtime-cgroup-driver.js';
+import type { SystemdDbus } from './systemd-dbus.js';
+import { SystemdManager } from './systemd-manager.js';
+
+export interface CgroupSettings {
+  /** cgroupDriver / --cgroup-driver; the runtime's RuntimeConfig answer wins over it. */
+  cgroupDriver: CgroupDriver;
+  /** cgroupsPerQOS / --cgroups-per-qos. */
+  cgroupsPerQOS: boolean;
+  /** cgroupRoot / --cgroup-root, cgroupfs form. */
+  cgroupRoot: string;
+  /** podPidsLimit; -1 (the default) sets none. */
+  podPidsLimit?: number;
+}
+
+/** Without cgroups per QoS (or when they cannot be made) the kubelet sends no parent either. */
+class NoPodCgroups implements StartedPodCgroups {
+  private logged = false;
+  constructor(
+    readonly driver: CgroupDriver,
+    private readonly logger: Logger,
+  ) {}
+  podCgroupParent(): string {
+    return '';
+  }
+  async ensurePodCgroup(): Promise<void> {}
+  async checkSandboxPlacement(): Promise<void> {}
+  async removePodCgroup(): Promise<void> {}
+  trackPod(): void {}
+  stop(): void {}
+  /** An empty parent is refused by the systemd driver only; cgroupfs takes it. */
+  reportRuntimeDriver(driver: CgroupDriver): void {
+    if (driver !== 'systemd' || this.logged) return;
+    this.logged = true;
+    this.logger.error(
+      'cgroup driver mismatch: the container runtime uses the systemd driver, which needs a pod cgroup parent; ' +
+        'set cgroupsPerQOS: true and cgroupDriver: systemd in the KubeletConfiguration (or --cgroups-per-qos=true --cgroup-driver=systemd)',
+    );
+  }
+  explainRuntimeError(message: string): string | undefined {
+    const runtimeDriver = driverFromRuntimeError(message);
+    if (runtimeDriver === undefined) return undefined;
+    this.reportRuntimeDriver(runtimeDriver);
+    return `cgroup driver mismatch: the runtime uses ${runtimeDriver}; set cgroupDriver: ${runtimeDriver} (--cgroup-driver=${runtimeDriver}) and cgroupsPerQOS: true`;
+  }
+}
+
+export interface StartPodCgroupsDeps {
+  subsystems?: CgroupSubsystems;
+  connectSystemd?: () => Promise<SystemdDbus>;
+}
+
+export async function startPodCgroups(
+  settings: CgroupSettings,
+  runtime: Pick<RuntimeService, 'runtimeConfig' | 'statusInfo'>,
+  logger: Logger,
+  deps: StartPodCgroupsDeps = {},
+): Promise<StartedPodCgroups> {
+  let driver = settings.cgroupDriver;
+  /** What the runtime's own config says, when it can be read: for the early warning. */
+  let runtimeDriver: CgroupDriver | undefined;
+  const fromRuntime = await runtimeConfigDriver(runtime).catch((err: unknown) => {
+    logger.v(2).info('Could not ask the runtime for its cgroup driver', { err: err instanceof Error ? err.message : String(err) });
+    return undefined;
+  });
+  if (fromRuntime !== undefined) {
+    if (fromRuntime !== driver) logger.info('Using the cgroup driver the container runtime reports, not the setting', { cgroupDriver: fromRuntime, setting: driver });
+    driver = runtimeDriver = fromRuntime;
+  } else {
+    runtimeDriver = containerdDriverHint(await runtime.statusInfo().catch(() => ({})))?.driver;
+  }
+
+  if (!settings.cgroupsPerQOS) {
+    const none = new NoPodCgroups(driver, logger);
+    if (runtimeDriver) none.reportRuntimeDriver(runtimeDriver);
+    logger.info('cgroupsPerQOS is off: pods get no cgroup parent', { cgroupDriver: driver });
+    return none;
+  }
+  try {
+    const subsystems = deps.subsystems ?? detectCgroupSubsystems();
+    const manager = driver === 'systemd' ? new SystemdManager(subsystems, deps.connectSystemd) : new CgroupfsManager(subsystems);
+    const cm = new ContainerManager({
+      manager,
+      cgroupRoot: settings.cgroupRoot,
+      enforceCpuLimits: true,
+      podPidsLimit: settings.podPidsLimit ?? -1,
+      nodeCpuMilli: Math.max(1, cpus().length) * 1000,
+      logger,
+    });
+    if (runtimeDriver) cm.reportRuntimeDriver(runtimeDriver);
+    try {
+      await cm.start();
+    } catch (err) {
+      cm.stop();
+      throw err;
+    }
+    return cm;
+  } catch (err) {
+    logger.error('Could not set up the pod cgroups; pods start without a cgroup parent', {
+      cgroupDriver: driver,
+      cgroupRoot: settings.cgroupRoot,
+      err: err instanceof Error ? err.message : String(err),
+    });
+    return new NoPodCgroups(driver, logger);
+  }
+}
