@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { startFileSource } from '../config/file-source.js';
 import { StaticPodSet } from '../config/static-pod-set.js';
-import { loadKubeconfig } from '../apiserver/index.js';
+import { validateClientConfig } from '../apiserver/index.js';
 import type { Logger } from '../log/logger.js';
 import { createPleg } from '../pleg/pleg.js';
 import type { Pleg } from '../pleg/types.js';
@@ -57,9 +57,13 @@ export async function startAgent(opts: BootletOptions, logger: Logger, fatal: (m
     fileCheckFrequency: formatDuration(opts.fileCheckFrequencyMs),
     syncFrequency: formatDuration(opts.syncFrequencyMs),
     kubeconfig: opts.kubeconfig,
+    bootstrapKubeconfig: opts.bootstrapKubeconfig,
+    rotateCertificates: opts.rotateCertificates,
   });
-  // A kubeconfig that cannot be used is a start-up error; a server that does not answer is not.
-  if (opts.kubeconfig) loadKubeconfig(opts.kubeconfig);
+  // A kubeconfig that cannot be used is a start-up error (unless a bootstrap kubeconfig can replace
+  // it); a server that does not answer is not.
+  if (opts.kubeconfig) validateClientConfig(opts.kubeconfig, opts.bootstrapKubeconfig);
+  else if (opts.bootstrapKubeconfig) logger.warn('--bootstrap-kubeconfig is ignored without --kubeconfig: running standalone', { bootstrapKubeconfig: opts.bootstrapKubeconfig });
   if (opts.ignoredConfigFields.length > 0) {
     logger.warn('KubeletConfiguration fields not implemented by bootlet are ignored', { file: opts.configFile, fields: opts.ignoredConfigFields.join(',') });
   }

@@ -22,6 +22,9 @@ export interface FlagValues {
   readOnlyPort?: number;
   address?: string;
   kubeconfig?: string;
+  bootstrapKubeconfig?: string;
+  certDir?: string;
+  rotateCertificates?: boolean;
   nodeLabels?: Record<string, string>;
   registerWithTaints?: Taint[];
   registerNode?: boolean;
@@ -38,6 +41,8 @@ interface FlagSpec {
   help: string;
   parse: (raw: string, flag: string) => FlagValues[keyof FlagValues];
   placeholder: string;
+  /** The value of the bare flag (`--rotate-certificates`), for booleans as pflag has them. */
+  bare?: string;
 }
 
 const text = (raw: string, flag: string): string => {
@@ -119,6 +124,9 @@ export const FLAGS: Record<string, FlagSpec> = {
   'read-only-port': { key: 'readOnlyPort', parse: port, placeholder: 'PORT', help: 'Unauthenticated /pods, /metrics, /healthz (default 10255 on 127.0.0.1; 0 disables)' },
   address: { key: 'address', parse: ip, placeholder: 'IP', help: 'Address of the read-only port (default 127.0.0.1: it has no authentication)' },
   kubeconfig: { key: 'kubeconfig', parse: text, placeholder: 'FILE', help: 'kubeconfig of the API server; without it bootlet runs standalone' },
+  'bootstrap-kubeconfig': { key: 'bootstrapKubeconfig', parse: text, placeholder: 'FILE', help: 'kubeconfig to request a client certificate with when --kubeconfig is missing or its certificate unusable' },
+  'cert-dir': { key: 'certDir', parse: text, placeholder: 'DIR', help: 'Directory of the client certificate pairs (default <root-dir>/pki)' },
+  'rotate-certificates': { key: 'rotateCertificates', parse: bool, bare: 'true', placeholder: '[=true|false]', help: 'Request a new client certificate before the current one expires (default false)' },
   'node-labels': { key: 'nodeLabels', parse: labels, placeholder: 'K=V,...', help: 'Labels to register the Node with' },
   'register-with-taints': { key: 'registerWithTaints', parse: taints, placeholder: 'K=V:EFFECT,...', help: 'Taints to register the Node with' },
   'register-node': { key: 'registerNode', parse: bool, placeholder: 'true|false', help: 'Create the Node object (default true); false: only use one that exists' },
@@ -126,7 +134,7 @@ export const FLAGS: Record<string, FlagSpec> = {
 };
 
 /** Kubelet flags that exist but that this version of bootlet does not implement. */
-const KNOWN_UNSUPPORTED = new Set(['bootstrap-kubeconfig', 'cgroup-driver', 'manifest-url', 'manifest-url-header', 'cluster-dns', 'cluster-domain', 'port', 'tls-cert-file', 'tls-private-key-file', 'feature-gates']);
+const KNOWN_UNSUPPORTED = new Set(['cgroup-driver', 'manifest-url', 'manifest-url-header', 'cluster-dns', 'cluster-domain', 'port', 'tls-cert-file', 'tls-private-key-file', 'feature-gates']);
 
 function parseFlags(args: string[]): FlagValues {
   const out: FlagValues = {};
@@ -141,6 +149,7 @@ function parseFlags(args: string[]): FlagValues {
       throw new UsageError(`unknown flag: --${name} (see --help)`);
     }
     let raw = m[2];
+    if (raw === undefined && spec.bare !== undefined) raw = spec.bare;
     if (raw === undefined) {
       raw = args[i + 1];
       if (raw === undefined || raw.startsWith('--')) throw new UsageError(`flag needs an argument: --${name}`);

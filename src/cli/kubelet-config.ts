@@ -26,6 +26,7 @@ export interface KubeletConfigValues {
   address?: string;
   kubeconfig?: string;
   registerNode?: boolean;
+  rotateCertificates?: boolean;
   registerWithTaints?: Taint[];
   nodeStatusUpdateFrequencyMs?: number;
   nodeStatusReportFrequencyMs?: number;
@@ -61,6 +62,7 @@ const APPLIED = new Set([
   'address',
   'kubeconfig',
   'registerNode',
+  'rotateCertificates',
   'registerWithTaints',
   'nodeStatusUpdateFrequency',
   'nodeStatusReportFrequency',
@@ -167,6 +169,7 @@ export function parseKubeletConfig(file: string, content: string): LoadedKubelet
     address: ipField(file, obj, 'address'),
     kubeconfig: str(file, obj, 'kubeconfig'),
     registerNode: boolField(file, obj, 'registerNode'),
+    rotateCertificates: boolField(file, obj, 'rotateCertificates'),
     registerWithTaints: taintsField(file, obj, 'registerWithTaints'),
     nodeStatusUpdateFrequencyMs: dur(file, obj, 'nodeStatusUpdateFrequency'),
     nodeStatusReportFrequencyMs: dur(file, obj, 'nodeStatusReportFrequency'),

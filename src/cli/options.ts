@@ -2,6 +2,7 @@
 import { hostname, networkInterfaces } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import type { Taint } from 'kubernetes-types/core/v1';
+import { defaultCertDir } from '../apiserver/client-credentials.js';
 import { UsageError, type FlagValues } from './flags.js';
 import { loadKubeletConfig } from './kubelet-config.js';
 
@@ -26,6 +27,10 @@ export interface BootletOptions {
   address: string;
   /** Absent: standalone, no API server. */
   kubeconfig?: string;
+  /** Requests a client certificate when the kubeconfig is missing or unusable. */
+  bootstrapKubeconfig?: string;
+  certDir: string;
+  rotateCertificates: boolean;
   nodeLabels: Record<string, string>;
   registerWithTaints: Taint[];
   registerNode: boolean;
@@ -57,6 +62,7 @@ export const DEFAULTS = {
   readOnlyPort: 10255,
   address: '127.0.0.1',
   registerNode: true,
+  rotateCertificates: false,
   nodeStatusUpdateFrequencyMs: 10_000,
   nodeStatusReportFrequencyMs: 300_000,
   nodeLeaseDurationSeconds: 40,
@@ -103,6 +109,9 @@ export function resolveOptions(flags: FlagValues): BootletOptions {
     readOnlyPort: pick(flags.readOnlyPort, cfg.readOnlyPort, DEFAULTS.readOnlyPort),
     address: pick(flags.address, cfg.address, DEFAULTS.address),
     kubeconfig: flags.kubeconfig ?? (cfg.kubeconfig ? resolve(dirname(flags.config ?? '.'), cfg.kubeconfig) : undefined),
+    bootstrapKubeconfig: flags.bootstrapKubeconfig ? resolve(flags.bootstrapKubeconfig) : undefined,
+    certDir: resolve(flags.certDir ?? defaultCertDir(resolve(flags.rootDir ?? DEFAULTS.rootDir))),
+    rotateCertificates: pick(flags.rotateCertificates, cfg.rotateCertificates, DEFAULTS.rotateCertificates),
     nodeLabels: flags.nodeLabels ?? {},
     registerWithTaints: flags.registerWithTaints ?? cfg.registerWithTaints ?? [],
     registerNode: pick(flags.registerNode, cfg.registerNode, DEFAULTS.registerNode),

@@ -53,7 +53,8 @@ function formatText(sev: Severity, d: Date, msg: string, fields: LogFields): str
 function formatJson(sev: Severity, d: Date, verbosity: number, msg: string, fields: LogFields): string {
   const record: Record<string, unknown> = { ts: d.getTime() / 1000, v: verbosity, msg };
   if (sev === 'E') record.err = fields.err ?? msg;
-  for (const [k, v] of Object.entries(fields)) if (v !== undefined && k !== 'err') record[k] = v;
+  // `err` of a warning or info line is an ordinary field; only an error line defaults it to the message.
+  for (const [k, v] of Object.entries(fields)) if (v !== undefined && !(sev === 'E' && k === 'err')) record[k] = v;
   if (sev === 'W') record.severity = 'warning';
   return JSON.stringify(record);
 }

@@ -1,3 +1,4 @@
+import { isCsr, validateCsr } from './certificates/csr-strategy.js';
 import type { ResourceType } from './resources.js';
 import { invalid, type ApiError, type FieldCause } from './status.js';
 import { arr, obj, str, type KObject } from './types.js';
@@ -60,6 +61,7 @@ export function validateObject(rt: ResourceType, o: KObject): void {
   else causes.push(...checkName(name, 'metadata.name', rt.resource === 'namespaces'));
   if (rt.resource === 'pods' && rt.group === '') causes.push(...validatePodSpec(o.spec));
   if (causes.length > 0) throw invalid(rt, name, causes);
+  if (isCsr(rt)) validateCsr(rt, o);
 }
 
 /** Fields ValidateObjectMetaUpdate refuses to change. */

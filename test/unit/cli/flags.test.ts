@@ -24,6 +24,16 @@ describe('command line', () => {
     });
   });
 
+  it('takes the TLS bootstrap flags as kubeadm\'s drop-in passes them, and a bare boolean as pflag does', () => {
+    const cmd = parseCommandLine(['--bootstrap-kubeconfig=/etc/kubernetes/bootstrap-kubelet.conf', '--kubeconfig=/etc/kubernetes/kubelet.conf', '--rotate-certificates', '--cert-dir', '/var/lib/kubelet/pki']);
+    expect(cmd).toEqual({
+      kind: 'run',
+      flags: { bootstrapKubeconfig: '/etc/kubernetes/bootstrap-kubelet.conf', kubeconfig: '/etc/kubernetes/kubelet.conf', rotateCertificates: true, certDir: '/var/lib/kubelet/pki' },
+    });
+    expect(parseCommandLine(['--rotate-certificates=false'])).toEqual({ kind: 'run', flags: { rotateCertificates: false } });
+    expect(() => parseCommandLine(['--rotate-certificates=maybe'])).toThrow('invalid value "maybe" for flag --rotate-certificates: must be true or false');
+  });
+
   it('answers version and help', () => {
     expect(parseCommandLine(['version'])).toEqual({ kind: 'version' });
     expect(parseCommandLine(['--version'])).toEqual({ kind: 'version' });

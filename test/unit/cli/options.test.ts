@@ -54,7 +54,17 @@ describe('options', () => {
   it('names the fields of a kubeadm-written file that it ignores', () => {
     const r = parseKubeletConfig('k.yaml', header + 'staticPodPath: /etc/kubernetes/manifests\ncgroupDriver: systemd\nclusterDNS: [10.96.0.10]\nrotateCertificates: true\n');
     expect(r.values.staticPodPath).toBe('/etc/kubernetes/manifests');
-    expect(r.ignored).toEqual(['cgroupDriver', 'clusterDNS', 'rotateCertificates']);
+    expect(r.ignored).toEqual(['cgroupDriver', 'clusterDNS']);
+  });
+
+  it('rotates client certificates when the config or the flag says so, keeping them under <root-dir>/pki', () => {
+    expect(resolveOptions({})).toMatchObject({ rotateCertificates: false, certDir: '/var/lib/kubelet/pki', bootstrapKubeconfig: undefined });
+    const f = configFile(header + 'rotateCertificates: true\n');
+    expect(resolveOptions({ config: f }).rotateCertificates).toBe(true);
+    expect(resolveOptions({ config: f, rotateCertificates: false }).rotateCertificates).toBe(false);
+    expect(resolveOptions({ rootDir: '/r', bootstrapKubeconfig: 'boot.conf' })).toMatchObject({ certDir: '/r/pki', bootstrapKubeconfig: join(process.cwd(), 'boot.conf') });
+    expect(resolveOptions({ rootDir: '/r', certDir: '/certs' }).certDir).toBe('/certs');
+    expect(() => parseKubeletConfig('k.yaml', header + 'rotateCertificates: yes please\n')).toThrow('rotateCertificates: must be true or false');
   });
 
   it.each([
