@@ -82,7 +82,7 @@ export async function handleRequest(deps: HandlerDeps, req: Req, res: Res): Prom
       res.end(r.body);
       return;
     }
-    const result = dispatchResource({ store: deps.store, user, req: info, rawBody, contentType, accept, res }, (end) => {
+    const result = dispatchResource({ store: deps.store, user, req: info, rawBody: rawBody.toString('utf8'), rawBytes: rawBody, contentType, accept, res }, (end) => {
       record.status = 200;
       return deps.watches(end);
     });
