@@ -51,13 +51,13 @@ export function rotationClientUsages(key: KeyObject): KeyUsage[] {
  * CN, O and usages, each base64url-encoded and ended by `|` (not in that alphabet), so the same key
  * on the same node files the same name and a restart finds its earlier request.
  */
-export function digestedName(publicKey: KeyObject, subject: RequestSubject, usages: readonly string[]): string {
+export function digestedName(key: KeyObject, subject: RequestSubject, usages: readonly string[]): string {
   const hash = createHash('sha512-256');
   const write = (data: Buffer): void => {
     hash.update(data.toString('base64url'));
     hash.update('|');
   };
-  write(publicKey.export({ type: 'spki', format: 'der' }));
+  write((key.type === 'public' ? key : createPublicKey(key)).export({ type: 'spki', format: 'der' }));
   write(Buffer.from(subject.commonName));
   for (const o of subject.organization) write(Buffer.from(o));
   for (const u of usages) write(Buffer.from(u));

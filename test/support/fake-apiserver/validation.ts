@@ -58,7 +58,8 @@ export function validateObject(rt: ResourceType, o: KObject): void {
   const name = str(o.metadata.name);
   const causes: FieldCause[] = [];
   if (!name) causes.push(required('metadata.name', 'name or generateName is required'));
-  else causes.push(...checkName(name, 'metadata.name', rt.resource === 'namespaces'));
+  // "We don't care what you call your certificate requests": the kubelet's node-csr-<base64url> has capitals.
+  else if (!isCsr(rt)) causes.push(...checkName(name, 'metadata.name', rt.resource === 'namespaces'));
   if (rt.resource === 'pods' && rt.group === '') causes.push(...validatePodSpec(o.spec));
   if (causes.length > 0) throw invalid(rt, name, causes);
   if (isCsr(rt)) validateCsr(rt, o);
