@@ -41,7 +41,12 @@ export function startApiSide(opts: ApiSideOptions): ApiAgent {
   if (!agent) {
     void creds.ready.then((connection) => {
       if (stopped || agent) return;
-      agent = start(connection);
+      try {
+        agent = start(connection);
+      } catch (e) {
+        logger.error('The API side cannot start', { err: e instanceof Error ? e.message : String(e) });
+        return;
+      }
       for (const e of early) agent.recorder.event(...e);
       early = [];
     });

@@ -18,7 +18,9 @@ import {
   waitForCertificate,
 } from '../../../src/apiserver/certificate-signing-request.js';
 import { ClientCertificateFiles } from '../../../src/apiserver/client-certificate.js';
-import { startClientCredentials } from '../../../src/apiserver/client-credentials.js';
+import { startApiSide } from '../../../src/apiserver/api-side.js';
+import { startClientCredentials, validateClientConfig } from '../../../src/apiserver/client-credentials.js';
+import { KubeconfigError } from '../../../src/apiserver/kubeconfig.js';
 import { ApiClient } from '../../../src/apiserver/client.js';
 import { loadKubeconfig } from '../../../src/apiserver/kubeconfig.js';
 import { memoryLogger } from '../../../src/log/logger.js';
@@ -26,6 +28,7 @@ import { startFakeApiServer, type FakeApiServer } from '../../support/fake-apise
 import { useTmpDir } from '../../support/tmp.js';
 import { waitFor } from '../../support/wait.js';
 import { Kubectl } from '../fake-apiserver/kubectl.js';
+import { FakeStaticPods, FakeStatuses, fakeNodeInfo } from './fakes.js';
 
 const dir = useTmpDir('apiserver-certificates');
 const TOKEN = 'abcdef.0123456789abcdef';
@@ -181,6 +184,40 @@ describe('rotation', () => {
     } finally {
       await creds.stop();
       api.autoApprove({ selfNodeClient: false });
+    }
+  });
+});
+
+describe('the API side with a bootstrap kubeconfig', () => {
+  it('refuses to start when neither the kubeconfig nor the bootstrap kubeconfig can be used, naming the file', () => {
+    const missing = join(dir, 'no-such-bootstrap.conf');
+    expect(() => validateClientConfig(join(dir, 'no-such-kubelet.conf'), missing)).toThrow(KubeconfigError);
+    expect(() => validateClientConfig(join(dir, 'no-such-kubelet.conf'), missing)).toThrow(`kubeconfig ${missing}: cannot read: ENOENT`);
+    expect(() => validateClientConfig(join(dir, 'no-such-kubelet.conf'), bootstrapPath)).not.toThrow();
+  });
+
+  it('starts once the certificate is issued, and sends the events recorded before', async () => {
+    const kubeconfigPath = join(dir, 'side', 'kubelet.conf');
+    const side = startApiSide({
+      kubeconfigPath,
+      bootstrapKubeconfigPath: bootstrapPath,
+      certDir: join(dir, 'side', 'pki'),
+      rotateCertificates: false,
+      nodeInfo: fakeNodeInfo('side-1'),
+      staticPods: new FakeStaticPods(),
+      statuses: new FakeStatuses(),
+      logger: log.logger,
+    });
+    try {
+      expect(side.state().connected).toBe(false);
+      side.recorder.event({ kind: 'Node', name: 'side-1', uid: 'side-1' }, 'Normal', 'EarlyBird', 'recorded before the API side had an identity');
+      const filed = await waitFor(() => csrs().find((c) => c.spec.username === 'system:bootstrap:abcdef' && c.metadata.name.startsWith('node-csr-') && !c.status.certificate && !c.status.conditions?.length), { timeoutMs: 15_000, what: 'the CSR' });
+      await kubectl.ok(['certificate', 'approve', filed.metadata.name]);
+      await waitFor(() => api.object('nodes', '', 'side-1'), { timeoutMs: 20_000, what: 'the node registered' });
+      await waitFor(() => api.objects('events', 'default').find((e) => e.reason === 'EarlyBird'), { timeoutMs: 20_000, what: 'the early event' });
+      expect(api.requests.find((r) => r.method === 'POST' && r.path === '/api/v1/nodes' && r.status === 201)?.user).toBe('system:node:side-1');
+    } finally {
+      await side.stop();
     }
   });
 });
