@@ -7,7 +7,7 @@
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../log/logger.js';
-import type { CertificatePair } from './certificate-pair.js';
+import { parseCertificatePair, type CertificatePair } from './certificate-pair.js';
 import { retryUntilDone } from './certificate-retry.js';
 import type { CertificateStore } from './certificate-store.js';
 import type { RequestSubject } from './pkcs10.js';
@@ -135,7 +135,11 @@ export class CertificateRotation {
     const client = this.opts.clientFor(valid);
     try {
       const certPem = await this.opts.request(client, privateKey, this.abort.signal);
-      return this.opts.store.update(certPem, privateKey.export({ type: 'sec1', format: 'pem' }).toString());
+      const keyPem = privateKey.export({ type: 'sec1', format: 'pem' }).toString();
+      // A certificate for another subject would be "due" again at once: a failure, retried with back-off.
+      const issued = parseCertificatePair(certPem, keyPem);
+      if (!satisfiesSubject(issued, this.opts.subject)) throw new Error(`the issued certificate is for ${issued.commonName} (${issued.organization.join(',')}), not ${this.opts.subject.commonName}`);
+      return this.opts.store.update(certPem, keyPem);
     } finally {
       client.close();
     }

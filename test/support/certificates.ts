@@ -25,3 +25,22 @@ export async function selfSignedPair(opts: { cn: string; o?: string[]; notBefore
   const keyPem = createPrivateKey({ key: pkcs8, format: 'der', type: 'pkcs8' }).export({ type: 'sec1', format: 'pem' }).toString();
   return { certPem: cert.toString('pem') + '\n', keyPem };
 }
+
+/** A certificate for `key` (a node's new key), from a throw-away CA: what a signer would return. */
+export async function certificateFor(key: import('node:crypto').KeyObject, opts: { cn: string; o?: string[]; notBefore: Date; notAfter: Date }): Promise<string> {
+  const { createPublicKey } = await import('node:crypto');
+  const alg = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
+  const ca = await webcrypto.subtle.generateKey(alg, true, ['sign', 'verify']);
+  const spki = createPublicKey(key).export({ type: 'spki', format: 'der' });
+  const publicKey = await webcrypto.subtle.importKey('spki', spki, { name: 'ECDSA', namedCurve: 'P-256' }, true, ['verify']);
+  const cert = await X509CertificateGenerator.create({
+    subject: [...(opts.o ?? []).map((o) => `O=${o}`), `CN=${opts.cn}`].join(', '),
+    issuer: 'CN=test-ca',
+    notBefore: opts.notBefore,
+    notAfter: opts.notAfter,
+    publicKey,
+    signingKey: ca.privateKey,
+    signingAlgorithm: alg,
+  });
+  return cert.toString('pem') + '\n';
+}
