@@ -8,7 +8,7 @@ import { ApiClient } from './client.js';
 import { Connectivity } from './connectivity.js';
 import { EventSender } from './events.js';
 import { KeyedQueue } from './keyed-queue.js';
-import { loadKubeconfig } from './kubeconfig.js';
+import { loadKubeconfig, type ClusterConnection } from './kubeconfig.js';
 import { MirrorPodCache } from './mirror-pod-cache.js';
 import { podKey } from './mirror-pod.js';
 import { MirrorPodReconciler } from './mirror-pods.js';
@@ -20,7 +20,10 @@ import { SerialTask } from './serial-task.js';
 import { systemClock, type Clock, type EventRecorder, type NodeInfoSource, type PodStatusSource, type StaticPodSource } from './types.js';
 
 export interface ApiAgentOptions {
-  kubeconfigPath: string;
+  /** Where the connection comes from, unless `connection` is given. */
+  kubeconfigPath?: string;
+  /** The connection to use (its client certificate may change while running). */
+  connection?: ClusterConnection;
   nodeInfo: NodeInfoSource;
   staticPods: StaticPodSource;
   statuses: PodStatusSource;
@@ -49,7 +52,8 @@ export interface ApiAgent {
 
 /** Starts the agent. Throws KubeconfigError (synchronously) for an unusable kubeconfig; an absent server is not an error. */
 export function startApiAgent(opts: ApiAgentOptions): ApiAgent {
-  const conn0 = loadKubeconfig(opts.kubeconfigPath);
+  if (!opts.connection && !opts.kubeconfigPath) throw new Error('startApiAgent: a kubeconfigPath or a connection is needed');
+  const conn0 = opts.connection ?? loadKubeconfig(opts.kubeconfigPath!);
   const logger = opts.logger.with({ component: 'apiserver' });
   const clock = opts.clock ?? systemClock;
   const nodeName = opts.nodeInfo.nodeName;

@@ -7,6 +7,7 @@ import type { IncomingMessage } from 'node:http';
 import { readFileSync } from 'node:fs';
 import type { DeleteOptions } from 'kubernetes-types/meta/v1';
 import { ApiError, TransportError } from './api-error.js';
+import type { TlsKeyPair } from './client-certificate.js';
 import type { ClusterConnection } from './kubeconfig.js';
 import { MAX_RESPONSE_BYTES, readBody, RESPONSE_TOO_LARGE, responseTooLarge, WatchLineSplitter } from './response-body.js';
 
@@ -51,9 +52,18 @@ export interface WatchHandle {
 
 const TOKEN_FILE_REREAD_MS = 60_000;
 
+interface Agents {
+  pair: TlsKeyPair | undefined;
+  agent: Agent;
+  watchAgent: Agent;
+}
+
 export class ApiClient {
-  private readonly agent: Agent;
-  private readonly watchAgent: Agent;
+  private agents: Agents;
+  /** Agents of an earlier client certificate, kept until their requests end. */
+  private retired: Agents[] = [];
+  private readonly staticPair: TlsKeyPair | undefined;
+  private readonly maxSockets: number;
   private readonly timeoutMs: number;
   private readonly maxResponseBytes: number;
   private readonly userAgent: string;
@@ -68,10 +78,38 @@ export class ApiClient {
     this.timeoutMs = opts.timeoutMs ?? 10_000;
     this.maxResponseBytes = opts.maxResponseBytes ?? MAX_RESPONSE_BYTES;
     this.userAgent = opts.userAgent ?? 'bootlet';
-    const tls = { ca: conn.ca, cert: conn.cert, key: conn.key, servername: conn.tlsServerName, rejectUnauthorized: true };
-    this.agent = new Agent({ ...tls, keepAlive: true, maxSockets: opts.maxSockets ?? 8, maxFreeSockets: opts.maxSockets ?? 8, scheduling: 'lifo' });
-    // Watches hold their socket for minutes; they get their own so they never starve requests.
-    this.watchAgent = new Agent({ ...tls, keepAlive: false });
+    this.maxSockets = opts.maxSockets ?? 8;
+    this.staticPair = conn.cert && conn.key ? { cert: conn.cert, key: conn.key } : undefined;
+    this.agents = this.makeAgents(conn.clientCertificate ? conn.clientCertificate.current() : this.staticPair);
+  }
+
+  private makeAgents(pair: TlsKeyPair | undefined): Agents {
+    const tls = { ca: this.conn.ca, cert: pair?.cert, key: pair?.key, servername: this.conn.tlsServerName, rejectUnauthorized: true };
+    return {
+      pair,
+      agent: new Agent({ ...tls, keepAlive: true, maxSockets: this.maxSockets, maxFreeSockets: this.maxSockets, scheduling: 'lifo' }),
+      // Watches hold their socket for minutes; they get their own so they never starve requests.
+      watchAgent: new Agent({ ...tls, keepAlive: false }),
+    };
+  }
+
+  /**
+   * The agents for a new request. When the client certificate changed, new connections present the
+   * new one; requests and watches in flight finish on their old connection, which is then closed
+   * instead of kept alive (client-go closes all connections on rotation; nothing here needs to be cut).
+   */
+  private current(): Agents {
+    const source = this.conn.clientCertificate;
+    if (!source || this.closed) return this.agents;
+    const pair = source.current();
+    if (pair === this.agents.pair) return this.agents;
+    const old = this.agents;
+    old.agent.keepSocketAlive = () => false;
+    for (const list of Object.values(old.agent.freeSockets)) for (const s of list ?? []) s.destroy();
+    this.retired = this.retired.filter((a) => Object.keys(a.agent.sockets).length + Object.keys(a.watchAgent.sockets).length > 0);
+    this.retired.push(old);
+    this.agents = this.makeAgents(pair);
+    return this.agents;
   }
 
   /** Hears every outcome: undefined for an answer, else the error (Connectivity listens here). */
@@ -85,8 +123,11 @@ export class ApiClient {
 
   close(): void {
     this.closed = true;
-    this.agent.destroy();
-    this.watchAgent.destroy();
+    for (const a of [this.agents, ...this.retired]) {
+      a.agent.destroy();
+      a.watchAgent.destroy();
+    }
+    this.retired = [];
   }
 
   get<T>(path: string, query?: Query): Promise<T> {
@@ -128,7 +169,7 @@ export class ApiClient {
         if (err) reject(err);
         else resolve(value as T);
       };
-      const req = httpsRequest(this.url(path, opts.query), this.requestOptions(method, headers, this.agent), (res) => {
+      const req = httpsRequest(this.url(path, opts.query), this.requestOptions(method, headers, this.current().agent), (res) => {
         readBody(res, this.maxResponseBytes)
           .then(({ text, truncated }) => {
             const code = res.statusCode ?? 0;
@@ -179,7 +220,7 @@ export class ApiClient {
         stopped = true;
         finish();
       };
-      const req = httpsRequest(this.url(path, { ...query, watch: 1 }), this.requestOptions('GET', headers, this.watchAgent), (res) => {
+      const req = httpsRequest(this.url(path, { ...query, watch: 1 }), this.requestOptions('GET', headers, this.current().watchAgent), (res) => {
         const code = res.statusCode ?? 0;
         if (code === 200) this.observer(undefined);
         if (code !== 200) {

@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse } from 'yaml';
+import type { ClientCertificateSource } from './client-certificate.js';
 
 /** A kubeconfig that cannot be used: one line, made a start-up error by the caller. */
 export class KubeconfigError extends Error {
@@ -15,10 +16,17 @@ export interface ClusterConnection {
   server: string;
   /** PEM bundle to verify the server with; undefined = the system roots. */
   ca?: Buffer;
+  /** The file `ca` came from (`certificate-authority`), when it was not inline data. */
+  caFile?: string;
   /** TLS server name to verify instead of the URL's host (`tls-server-name`). */
   tlsServerName?: string;
   cert?: Buffer;
   key?: Buffer;
+  /** The files `cert` and `key` came from (`client-certificate`, `client-key`), when not inline data. */
+  certFile?: string;
+  keyFile?: string;
+  /** Replaces cert/key when set: the pair to present on new connections, which may change while running. */
+  clientCertificate?: ClientCertificateSource;
   /** Static bearer token (`token`). */
   token?: string;
   /** File re-read for the bearer token (`tokenFile`), as client-go does for rotated tokens. */
@@ -73,17 +81,17 @@ export function loadKubeconfig(path: string): ClusterConnection {
   const base = dirname(file);
   // Relative paths in a kubeconfig are relative to the file, as client-go resolves them.
   const at = (p: string): string => (isAbsolute(p) ? p : resolve(base, p));
-  const readPem = (d: Dict, fileKey: string, dataKey: string, what: string): Buffer | undefined => {
+  const readPem = (d: Dict, fileKey: string, dataKey: string, what: string): { data: Buffer; file?: string } | undefined => {
     const data = str(d, dataKey);
     if (data) {
       const buf = Buffer.from(data, 'base64');
       if (buf.length === 0) throw new KubeconfigError(`kubeconfig ${file}: ${dataKey} is not base64`);
-      return buf;
+      return { data: buf };
     }
     const p = str(d, fileKey);
     if (!p) return undefined;
     try {
-      return readFileSync(at(p));
+      return { data: readFileSync(at(p)), file: at(p) };
     } catch (e) {
       throw new KubeconfigError(`kubeconfig ${file}: cannot read ${what} ${at(p)}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
     }
@@ -120,10 +128,13 @@ export function loadKubeconfig(path: string): ClusterConnection {
   if (!cert && !token && !tokenFile) throw new KubeconfigError(`kubeconfig ${file}: user "${userName ?? ''}" has no credentials (client certificate or token)`);
   return {
     server: `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}`,
-    ca,
+    ca: ca?.data,
+    caFile: ca?.file,
     tlsServerName: str(cluster, 'tls-server-name'),
-    cert,
-    key,
+    cert: cert?.data,
+    key: key?.data,
+    certFile: cert?.file,
+    keyFile: key?.file,
     token,
     tokenFile,
     source: file,

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { startPodCgroups } from '../cm/start.js';
 import { startFileSource } from '../config/file-source.js';
 import { StaticPodSet } from '../config/static-pod-set.js';
-import { loadKubeconfig } from '../apiserver/index.js';
+import { validateClientConfig } from '../apiserver/index.js';
 import type { Logger } from '../log/logger.js';
 import { unexpectedErrorCount } from '../log/unexpected-errors.js';
 import { createPleg } from '../pleg/pleg.js';
@@ -63,9 +63,13 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     fileCheckFrequency: formatDuration(opts.fileCheckFrequencyMs),
     syncFrequency: formatDuration(opts.syncFrequencyMs),
     kubeconfig: opts.kubeconfig,
+    bootstrapKubeconfig: opts.bootstrapKubeconfig,
+    rotateCertificates: opts.rotateCertificates,
   });
-  // A kubeconfig that cannot be used is a start-up error; a server that does not answer is not.
-  if (opts.kubeconfig) loadKubeconfig(opts.kubeconfig);
+  // A kubeconfig that cannot be used is a start-up error (unless a bootstrap kubeconfig can replace
+  // it); a server that does not answer is not.
+  if (opts.kubeconfig) validateClientConfig(opts.kubeconfig, opts.bootstrapKubeconfig);
+  else if (opts.bootstrapKubeconfig) logger.warn('--bootstrap-kubeconfig is ignored without --kubeconfig: running standalone', { bootstrapKubeconfig: opts.bootstrapKubeconfig });
 
   const { runtime, images, version } = await connectRuntime(opts.containerRuntimeEndpoint, {
     requestTimeoutMs: opts.runtimeRequestTimeoutMs,

@@ -1,7 +1,7 @@
 // Connects bootlet to the API server when a kubeconfig is given: the node, its lease, mirror pods
 // and statuses are kept true there from what bootlet already knows, and pod events are recorded.
 // Nothing here can stop, start or restart a container: the API side only reads.
-import { collectNodeInfo, startApiAgent, type ApiAgent } from '../apiserver/index.js';
+import { collectNodeInfo, startApiSide, type ApiAgent } from '../apiserver/index.js';
 import type { StaticPodSet } from '../config/static-pod-set.js';
 import type { Logger } from '../log/logger.js';
 import type { PodEvent, PodWorkerObserver } from '../podworkers/observer.js';
@@ -26,8 +26,11 @@ export interface ApiLinkDeps {
 }
 
 export function startApiLink(opts: BootletOptions & { kubeconfig: string }, deps: ApiLinkDeps): ApiLink {
-  const agent: ApiAgent = startApiAgent({
+  const agent: ApiAgent = startApiSide({
     kubeconfigPath: opts.kubeconfig,
+    bootstrapKubeconfigPath: opts.bootstrapKubeconfig,
+    certDir: opts.certDir,
+    rotateCertificates: opts.rotateCertificates,
     nodeInfo: collectNodeInfo({
       nodeName: opts.nodeName,
       nodeIP: opts.nodeIP,

@@ -86,7 +86,7 @@ export const CONFIG_OPTIONS = {
   nodeStatusReportFrequencyMs: setting({ field: 'nodeStatusReportFrequency', type: duration, default: 300_000, validate: check.positiveDuration, status: 'applied', help: 'Longest time between two Node status reports; defaults to nodeStatusUpdateFrequency when that is set' }),
   nodeLeaseDurationSeconds: setting({ field: 'nodeLeaseDurationSeconds', type: int32, default: 40, validate: (n) => (n > 0 ? undefined : 'must be greater than 0'), status: 'applied', help: "Duration of the node's Lease" }),
   maxPods: setting({ flag: 'max-pods', field: 'maxPods', type: int32, default: 110, validate: check.atLeast(0), status: 'applied', help: 'Pods the Node reports as its capacity' }),
-  rotateCertificates: setting({ flag: 'rotate-certificates', field: 'rotateCertificates', type: bool, default: false, status: 'not-implemented', help: 'Renew the client certificate from the API server before it expires' }),
+  rotateCertificates: setting({ flag: 'rotate-certificates', field: 'rotateCertificates', type: bool, default: false, status: 'applied', help: 'Renew the client certificate from the API server before it expires' }),
 
   // cgroups and limits
   cgroupDriver: setting({ flag: 'cgroup-driver', field: 'cgroupDriver', type: str, default: 'cgroupfs', validate: check.oneOf('cgroupfs', 'systemd'), status: 'applied', help: 'cgroupfs or systemd, as the runtime is configured' }),

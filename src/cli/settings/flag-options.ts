@@ -10,10 +10,10 @@ export const FLAG_OPTIONS = {
   bootstrapKubeconfig: optionalSetting({
     flag: 'bootstrap-kubeconfig',
     type: path,
-    status: 'not-implemented',
+    status: 'applied',
     help: 'kubeconfig used to request a client certificate when --kubeconfig does not exist yet (TLS bootstrap)',
   }),
-  certDir: setting({ flag: 'cert-dir', type: path, default: '/var/lib/kubelet/pki', validate: check.nonEmpty, status: 'not-implemented', help: 'Directory of the certificates the kubelet requests or generates' }),
+  certDir: setting({ flag: 'cert-dir', type: path, default: '/var/lib/kubelet/pki', validate: check.nonEmpty, status: 'applied', help: 'Directory of the certificates the kubelet requests or generates' }),
   rootDir: setting({ flag: 'root-dir', type: path, default: '/var/lib/kubelet', validate: check.nonEmpty, status: 'applied', help: 'Directory for pod volumes and state' }),
   hostnameOverride: optionalSetting({ flag: 'hostname-override', type: str, status: 'applied', help: 'Node name to use instead of the hostname (empty: the hostname)' }),
   nodeIP: optionalSetting({

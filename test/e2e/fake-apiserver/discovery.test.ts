@@ -29,7 +29,7 @@ describe('discovery', () => {
     const names = (v1.json.resources as { name: string }[]).map((r) => r.name);
     expect(names).toEqual(expect.arrayContaining(['pods', 'pods/status', 'nodes', 'nodes/status', 'namespaces', 'events']));
     const groups = await admin.get('/apis');
-    expect((groups.json.groups as { name: string }[]).map((g) => g.name)).toEqual(['coordination.k8s.io', 'events.k8s.io']);
+    expect((groups.json.groups as { name: string }[]).map((g) => g.name)).toEqual(['coordination.k8s.io', 'events.k8s.io', 'certificates.k8s.io']);
     const coord = await admin.get('/apis/coordination.k8s.io/v1');
     expect(coord.json).toMatchObject({ kind: 'APIResourceList', groupVersion: 'coordination.k8s.io/v1', resources: [{ name: 'leases', namespaced: true, kind: 'Lease' }] });
     expect((await admin.get('/version')).json).toMatchObject({ major: '1', minor: '32', gitVersion: 'v1.32.4' });

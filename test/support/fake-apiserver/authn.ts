@@ -20,6 +20,9 @@ export function authenticate(
   }
   if (socket?.authorized) {
     const cert = socket.getPeerCertificate();
+    // The x509 authenticator checks validity on every request, not only at the handshake.
+    const now = Date.now();
+    if (cert && (Date.parse(cert.valid_to) < now || Date.parse(cert.valid_from) > now)) return undefined;
     const subject = cert?.subject as unknown as Record<string, string | string[] | undefined> | undefined;
     const cn = subject?.CN;
     const o = subject?.O;

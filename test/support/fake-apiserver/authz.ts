@@ -11,6 +11,13 @@ const NODE_RULES: Record<string, string[]> = {
   'events': ['create', 'update', 'patch'],
   'events.k8s.io/events': ['create', 'update', 'patch'],
   'coordination.k8s.io/leases': ['get', 'create', 'update', 'patch', 'delete'],
+  'certificates.k8s.io/certificatesigningrequests': ['create', 'get', 'list', 'watch'],
+};
+
+/** system:node-bootstrapper, which kubeadm binds to the group of its node bootstrap tokens. */
+export const BOOTSTRAP_TOKEN_GROUP = 'system:bootstrappers:kubeadm:default-node-token';
+const BOOTSTRAPPER_RULES: Record<string, string[]> = {
+  'certificates.k8s.io/certificatesigningrequests': ['create', 'get', 'list', 'watch'],
 };
 
 /** Paths every authenticated user may read (system:discovery and system:public-info-viewer). */
@@ -29,6 +36,7 @@ export function authorize(user: UserInfo, info: RequestInfo): ApiError | undefin
   const res = info.subresource ? `${info.rt.resource}/${info.subresource}` : info.rt.resource;
   const ruleKey = info.rt.group ? `${info.rt.group}/${res}` : res;
   if (isNode && (NODE_RULES[ruleKey] ?? []).includes(info.verb)) return undefined;
+  if (user.groups.includes(BOOTSTRAP_TOKEN_GROUP) && (BOOTSTRAPPER_RULES[ruleKey] ?? []).includes(info.verb)) return undefined;
   const scope = info.namespace && info.rt.namespaced ? `in the namespace "${info.namespace}"` : 'at the cluster scope';
   return forbidden(
     info.rt,

@@ -19,6 +19,8 @@ export interface RequestRecord {
   verb: string;
   protocol: string;
   userAgent: string;
+  /** SHA-256 fingerprint of the client certificate presented on the connection ('' = none). */
+  clientCert: string;
   accept: string;
   contentType: string;
 }
@@ -49,6 +51,7 @@ export async function handleRequest(deps: HandlerDeps, req: Req, res: Res): Prom
     verb: '',
     protocol: req.httpVersion === '2.0' ? 'HTTP/2' : `HTTP/${req.httpVersion}`,
     userAgent: header(req, 'user-agent') ?? '',
+    clientCert: tlsSocketOf(req)?.getPeerCertificate?.()?.fingerprint256 ?? '',
     accept,
     contentType,
   };
@@ -79,7 +82,7 @@ export async function handleRequest(deps: HandlerDeps, req: Req, res: Res): Prom
       res.end(r.body);
       return;
     }
-    const result = dispatchResource({ store: deps.store, user, req: info, rawBody, contentType, accept, res, chaos: deps.chaos }, (end) => {
+    const result = dispatchResource({ store: deps.store, user, req: info, rawBody: rawBody.toString('utf8'), rawBytes: rawBody, contentType, accept, res, chaos: deps.chaos }, (end) => {
       record.status = 200;
       return deps.watches(end);
     });

@@ -28,10 +28,10 @@ export function tlsSocketOf(req: Req): TLSSocket | undefined {
   return req.socket as TLSSocket | undefined;
 }
 
-export async function readBody(req: Req): Promise<string> {
+export async function readBody(req: Req): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const c of req) chunks.push(typeof c === 'string' ? Buffer.from(c) : c);
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 export function sendJson(res: Res, status: number, body: Json, headers: Record<string, string> = {}, contentType = 'application/json'): void {

@@ -10,9 +10,12 @@
  *   await api.dispose();                               // stop + remove its temp dir
  *
  * Served: core/v1 namespaces, nodes(+status), pods(+status), events; coordination.k8s.io/v1 leases;
- * events.k8s.io/v1 events (stored apart from core events). TLS with client certs (CN=user, O=groups)
- * or bearer tokens; HTTP/2 and HTTP/1.1; system:masters may do anything, system:node:<n> gets the
- * node rights plus NodeRestriction. See test/e2e/fake-apiserver for what is verified against kubectl.
+ * events.k8s.io/v1 events (stored apart from core events); certificates.k8s.io/v1
+ * certificatesigningrequests (+approval, +status) with a signer issuing from the CA once approved
+ * (api.configureSigner for short lifetimes, api.autoApprove for kubeadm's auto-approval). TLS with
+ * client certs (CN=user, O=groups) or bearer tokens, bootstrap tokens (api.writeBootstrapKubeconfig);
+ * HTTP/2 and HTTP/1.1; system:masters may do anything, system:node:<n> gets the node rights plus
+ * NodeRestriction. See test/e2e/fake-apiserver for what is verified against kubectl.
  */
 import { FakeApiServer, type StartOptions } from './server.js';
 

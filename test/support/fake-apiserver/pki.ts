@@ -12,6 +12,8 @@ export interface KeyPair {
 export interface Pki {
   caFile: string;
   caPem: string;
+  /** The CA's private key, for the CSR signer. */
+  caKeyPem: string;
   server: KeyPair;
   issueClientCert(user: string, groups: string[]): KeyPair;
 }
@@ -72,6 +74,7 @@ export function createPki(dir: string): Pki {
   return {
     caFile,
     caPem: readFileSync(caFile, 'utf8'),
+    caKeyPem: readFileSync(caKey, 'utf8'),
     server,
     issueClientCert(user, groups) {
       const base = `client-${++clients}-${user.replace(/[^a-zA-Z0-9_.-]/g, '_')}`;

@@ -44,6 +44,7 @@ export const RESOURCES: readonly ResourceType[] = [
   rt('', 'events', 'Event', true, ['ev']),
   rt('coordination.k8s.io', 'leases', 'Lease', true),
   rt('events.k8s.io', 'events', 'Event', true, ['ev']),
+  rt('certificates.k8s.io', 'certificatesigningrequests', 'CertificateSigningRequest', false, ['csr'], ['approval', 'status']),
 ];
 
 export function apiVersionOf(t: ResourceType): string {
@@ -60,7 +61,7 @@ export function byKey(storageKey: string): ResourceType {
   return found;
 }
 
-export const GROUPS: readonly string[] = ['coordination.k8s.io', 'events.k8s.io'];
+export const GROUPS: readonly string[] = ['coordination.k8s.io', 'events.k8s.io', 'certificates.k8s.io'];
 
 /** Namespaces that a fresh cluster has. */
 export const INITIAL_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];

@@ -85,6 +85,7 @@ const FIELDS_BY_RESOURCE: Record<string, Record<string, FieldGetter>> = {
   },
   nodes: { 'spec.unschedulable': (o) => String(obj(o.spec).unschedulable === true) },
   namespaces: { 'status.phase': (o) => str(obj(o.status).phase) },
+  'certificatesigningrequests.certificates.k8s.io': { 'spec.signerName': (o) => str(obj(o.spec).signerName) },
   events: {
     'involvedObject.kind': (o) => str(obj(o.involvedObject).kind),
     'involvedObject.name': (o) => str(obj(o.involvedObject).name),

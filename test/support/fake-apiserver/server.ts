@@ -4,6 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Socket } from 'node:net';
 import type { TokenTable } from './authn.js';
+import { BOOTSTRAP_TOKEN_GROUP } from './authz.js';
+import { CsrApprover, type ApproverSettings } from './certificates/approver.js';
+import { CsrSigner, type SignerSettings } from './certificates/signer.js';
 import { Chaos, type RequestFacts, type WatchFault } from './chaos.js';
 import { GarbageCollector } from './garbage-collector.js';
 import { handleRequest, type HandlerDeps, type RequestRecord } from './handle-request.js';
@@ -40,6 +43,8 @@ export class FakeApiServer {
   readonly store = new ObjectStore();
   private readonly chaos = new Chaos();
   private readonly gc = new GarbageCollector(this.store, () => this.running);
+  private readonly signer: CsrSigner;
+  private readonly approver = new CsrApprover(this.store);
   private readonly tokens: TokenTable = new Map();
   private server: Http2SecureServer | undefined;
   private readonly sockets = new Set<Socket>();
@@ -55,6 +60,7 @@ export class FakeApiServer {
     port: number,
   ) {
     this.boundPort = port;
+    this.signer = new CsrSigner(this.store, { certPem: pki.caPem, keyPem: pki.caKeyPem });
     this.seed();
   }
 
@@ -88,6 +94,34 @@ export class FakeApiServer {
 
   addToken(token: string, user: string, groups: string[]): void {
     this.tokens.set(token, { name: user, groups });
+  }
+
+  /**
+   * A bootstrap token `<id>.<secret>` as kube-apiserver's bootstrap authenticator reads it from its
+   * Secret: user `system:bootstrap:<id>`, group `system:bootstrappers` plus the token's
+   * auth-extra-groups (kubeadm: its default node token group, allowed to file CSRs).
+   */
+  addBootstrapToken(token: string, extraGroups: string[] = [BOOTSTRAP_TOKEN_GROUP]): void {
+    const m = /^([a-z0-9]{6})\.([a-z0-9]{16})$/.exec(token);
+    if (!m) throw new Error(`not a bootstrap token: ${token}`);
+    this.addToken(token, `system:bootstrap:${m[1]}`, ['system:bootstrappers', ...extraGroups]);
+  }
+
+  /** A kubeconfig as kubeadm writes bootstrap-kubelet.conf: the CA and a bootstrap token. */
+  writeBootstrapKubeconfig(path: string, token: string, opts: Omit<KubeconfigOptions, 'token'> = {}): string {
+    this.addBootstrapToken(token);
+    writeKubeconfigFile(path, this, 'tls-bootstrap-token-user', { token }, opts.embed ?? true);
+    return path;
+  }
+
+  /** The CSR signer's lifetimes (as kube-controller-manager's --cluster-signing-duration and its fixed backdate). */
+  configureSigner(settings: Partial<SignerSettings>): void {
+    this.signer.settings = { ...this.signer.settings, ...settings };
+  }
+
+  /** Auto-approval of kubelet client CSRs, as kubeadm's RBAC bindings enable it; off by default. */
+  autoApprove(settings: Partial<ApproverSettings>): void {
+    this.approver.settings = { ...this.approver.settings, ...settings };
   }
 
   writeKubeconfig(path: string, user: string, groups: string[], opts: KubeconfigOptions = {}): string {
@@ -210,6 +244,8 @@ export class FakeApiServer {
   async dispose(): Promise<void> {
     await this.stop();
     this.gc.close();
+    this.signer.close();
+    this.approver.close();
     if (this.ownsDir) rmSync(this.dir, { recursive: true, force: true });
   }
 

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { isCsr, prepareCsrForUpdate } from './certificates/csr-strategy.js';
 import { apiVersionOf, type ResourceType } from './resources.js';
 import { invalid } from './status.js';
 import { arr, deepCopy, isObject, jsonEqual, obj, str, type Json, type JsonObject, type KObject } from './types.js';
@@ -112,6 +113,10 @@ export function prepareForUpdate(rt: ResourceType, next: KObject, prev: KObject,
   out.metadata.uid ??= prev.metadata.uid as Json;
   out.metadata.creationTimestamp ??= prev.metadata.creationTimestamp as Json;
   delete out.metadata.managedFields;
+  if (isCsr(rt)) {
+    prepareCsrForUpdate(out, prev, subresource);
+    return out;
+  }
   const hasStatus = rt.subresources.includes('status');
   if (subresource === 'status') {
     for (const k of Object.keys(out)) if (k !== 'status' && k !== 'metadata' && k !== 'apiVersion' && k !== 'kind') delete out[k];

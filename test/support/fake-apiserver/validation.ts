@@ -1,3 +1,4 @@
+import { isCsr, validateCsr } from './certificates/csr-strategy.js';
 import type { ResourceType } from './resources.js';
 import { invalid, type ApiError, type FieldCause } from './status.js';
 import { arr, obj, str, type KObject } from './types.js';
@@ -57,9 +58,11 @@ export function validateObject(rt: ResourceType, o: KObject): void {
   const name = str(o.metadata.name);
   const causes: FieldCause[] = [];
   if (!name) causes.push(required('metadata.name', 'name or generateName is required'));
-  else causes.push(...checkName(name, 'metadata.name', rt.resource === 'namespaces'));
+  // "We don't care what you call your certificate requests": the kubelet's node-csr-<base64url> has capitals.
+  else if (!isCsr(rt)) causes.push(...checkName(name, 'metadata.name', rt.resource === 'namespaces'));
   if (rt.resource === 'pods' && rt.group === '') causes.push(...validatePodSpec(o.spec));
   if (causes.length > 0) throw invalid(rt, name, causes);
+  if (isCsr(rt)) validateCsr(rt, o);
 }
 
 /** Fields ValidateObjectMetaUpdate refuses to change. */

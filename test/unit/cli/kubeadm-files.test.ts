@@ -17,7 +17,7 @@ const fixtures = (v: string): string => {
 };
 
 /** What kubeadm's files may leave in the one warning: settings other helpers are building. */
-const PENDING = new Set(['--bootstrap-kubeconfig', 'rotateCertificates', 'authentication.x509.clientCAFile', '--rotate-certificates']);
+const PENDING = new Set(['authentication.x509.clientCAFile']);
 
 function startAsSystemd(v: string, etcDefaultKubelet?: string): { argv: string[]; opts: BootletOptions; deprecations: string[] } {
   const dir = fixtures(v);

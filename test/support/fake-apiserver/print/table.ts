@@ -2,6 +2,7 @@ import type { ResourceType } from '../resources.js';
 import { meta, obj, str, type Json, type JsonObject, type KObject } from '../types.js';
 import { AGE_COLUMN, NAME_COLUMN, col, columnJson, type Column } from './columns.js';
 import { since } from './human-duration.js';
+import { CSR_COLUMNS, csrCells } from './csr-row.js';
 import { EVENT_COLUMNS, eventCells } from './event-row.js';
 import { NODE_COLUMNS, nodeCells } from './node-row.js';
 import { POD_COLUMNS, podCells } from './pod-row.js';
@@ -24,6 +25,7 @@ const PRINTERS: Record<string, Printer> = {
     columns: [NAME_COLUMN, col('Status', 'The namespace phase.'), AGE_COLUMN],
     cells: (o) => [meta(o).name, str(obj(o.status).phase), since(str(o.metadata.creationTimestamp))],
   },
+  'certificatesigningrequests.certificates.k8s.io': { columns: CSR_COLUMNS, cells: csrCells },
   'leases.coordination.k8s.io': {
     columns: [NAME_COLUMN, col('Holder', 'The current holder of the lease.'), AGE_COLUMN],
     cells: (o) => [meta(o).name, str(obj(o.spec).holderIdentity), since(str(o.metadata.creationTimestamp))],

@@ -1,3 +1,4 @@
+import { decodeProtobuf, PROTOBUF } from '../protobuf.js';
 import { badRequest } from '../status.js';
 import type { UserInfo } from '../authn.js';
 import type { Res } from '../http.js';
@@ -13,6 +14,8 @@ export interface RestContext {
   req: ResourceRequest;
   /** The request body (already read); '' when there was none. */
   rawBody: string;
+  /** The same body as bytes (a protobuf body is not text). */
+  rawBytes: Buffer;
   contentType: string;
   accept: string;
   res: Res;
@@ -26,6 +29,7 @@ export interface Reply {
 }
 
 export function parseBody(ctx: RestContext): Json {
+  if (ctx.contentType.split(';')[0].trim() === PROTOBUF) return ctx.rawBytes.length ? decodeProtobuf(ctx.rawBytes) : null;
   if (!ctx.rawBody.trim()) return null;
   try {
     return JSON.parse(ctx.rawBody) as Json;

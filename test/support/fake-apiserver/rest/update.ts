@@ -1,5 +1,6 @@
 import { admitNodeRequest } from '../node-restriction.js';
 import { badRequest, conflict, MODIFIED_CONFLICT, notFound } from '../status.js';
+import { isCsr, validateCsrUpdate } from '../certificates/csr-strategy.js';
 import { prepareForUpdate } from '../strategy.js';
 import { jsonEqual, meta, str, type JsonObject, type KObject } from '../types.js';
 import { validateMetaUpdate, validateObject } from '../validation.js';
@@ -26,6 +27,8 @@ export function commitUpdate(ctx: RestContext, proposed: KObject, current: KObje
   const next = prepareForUpdate(rt, proposed, current, subresource);
   next.metadata.resourceVersion = current.metadata.resourceVersion;
   validateObject(rt, next);
+  const csrErr = isCsr(rt) ? validateCsrUpdate(rt, next, current, subresource) : undefined;
+  if (csrErr) throw csrErr;
   const denied = admitNodeRequest({ user: ctx.user, op: 'UPDATE', rt, subresource, namespace, name, object: next, oldObject: current }, ctx.store);
   if (denied) throw denied;
   if (jsonEqual(next as unknown as JsonObject, current as unknown as JsonObject)) return { status: 200, body: current as unknown as JsonObject };
