@@ -16,7 +16,9 @@ export interface StartupNotes {
   skipped: string[];
 }
 
-export interface BootletOptions extends ResolvedSettings {
+export interface BootletOptions extends Omit<ResolvedSettings, 'certDir'> {
+  /** --cert-dir, or `<root-dir>/pki` (the kubelet's /var/lib/kubelet/pki with the default root dir). */
+  certDir: string;
   /** From --hostname-override or the hostname, as the kubelet makes it. */
   nodeName: string;
   /** From --node-ip (its first address) or the first non-loopback address. */

@@ -3,7 +3,7 @@
 // the flag or the file, line and field. Settings bootlet does not implement are collected for the
 // one start-up warning when they hold anything but the kubelet's default.
 import { isIP } from 'node:net';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { UsageError, type FlagValues } from './argv.js';
 import { ConfigFileError, loadKubeletConfig, type ConfigValue, type LoadedKubeletConfig } from './kubelet-config.js';
 import { nodeIPFrom, nodeNameFrom, type BootletOptions, type StartupNotes } from './options.js';
@@ -76,7 +76,7 @@ export function resolveOptions(flags: FlagValues, deprecations: string[] = []): 
     configFile: o.configFile && abs(o.configFile),
     kubeconfig: o.kubeconfig && abs(o.kubeconfig),
     bootstrapKubeconfig: o.bootstrapKubeconfig && abs(o.bootstrapKubeconfig),
-    certDir: abs(o.certDir),
+    certDir: o.certDir ? abs(o.certDir) : join(abs(o.rootDir), 'pki'),
     resolvConf: o.resolvConf === '' ? '' : abs(o.resolvConf),
     nodeName: nodeNameFrom(o.hostnameOverride || undefined),
     nodeIP: nodeIPFrom(o.nodeIP),

@@ -92,7 +92,8 @@ export async function startPodCgroups(
     const manager = driver === 'systemd' ? new SystemdManager(subsystems, deps.connectSystemd) : new CgroupfsManager(subsystems);
     const cm = new ContainerManager({
       manager,
-      cgroupRoot: settings.cgroupRoot,
+      // As the kubelet: with cgroups per QoS, an unset cgroupRoot is the root of the hierarchy.
+      cgroupRoot: settings.cgroupRoot || '/',
       enforceCpuLimits: true,
       podPidsLimit: settings.podPidsLimit ?? -1,
       nodeCpuMilli: Math.max(1, cpus().length) * 1000,

@@ -13,7 +13,8 @@ export const FLAG_OPTIONS = {
     status: 'applied',
     help: 'kubeconfig used to request a client certificate when --kubeconfig does not exist yet (TLS bootstrap)',
   }),
-  certDir: setting({ flag: 'cert-dir', type: path, default: '/var/lib/kubelet/pki', validate: check.nonEmpty, status: 'applied', help: 'Directory of the certificates the kubelet requests or generates' }),
+  // The kubelet's default is /var/lib/kubelet/pki; bootlet's follows --root-dir (the same with the default root dir).
+  certDir: optionalSetting({ flag: 'cert-dir', type: path, status: 'applied', help: 'Directory of the certificates the kubelet requests or generates (default <root-dir>/pki)' }),
   rootDir: setting({ flag: 'root-dir', type: path, default: '/var/lib/kubelet', validate: check.nonEmpty, status: 'applied', help: 'Directory for pod volumes and state' }),
   hostnameOverride: optionalSetting({ flag: 'hostname-override', type: str, status: 'applied', help: 'Node name to use instead of the hostname (empty: the hostname)' }),
   nodeIP: optionalSetting({
