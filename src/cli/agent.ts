@@ -101,14 +101,15 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
   });
   const observers: PodWorkerObserver[] = [];
   let pleg: Pleg | undefined;
+  const prober = new ProberManager({ runtime, logger: logger.with({ component: 'prober' }) });
   const workers = new PodWorkers({
     runtime: podRuntime,
     logger,
     syncFrequencyMs: opts.syncFrequencyMs,
     observers,
     runtimeWatched: () => pleg !== undefined && pleg.sinceLastRelistMs() < RUNTIME_WATCHED_WITHIN_MS,
+    probes: prober,
   });
-  const prober = new ProberManager({ runtime, logger: logger.with({ component: 'prober' }) });
   observers.push(linkProber(prober, workers, opts.nodeIP));
   const status = new StatusManager({
     getRuntimePod: (uid) => getRuntimePod(runtime, uid, statusCache),

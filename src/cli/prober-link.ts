@@ -1,12 +1,13 @@
 // Connects the prober to the pod workers: what the workers see running is probed, and a failed
-// liveness or startup probe becomes a kill request to that pod's worker.
+// liveness or startup probe wakes that pod's worker, whose sync reads the result and plans the kill.
 import type { ProberManager } from '../prober/prober-manager.js';
 import type { PodWorkerObserver } from '../podworkers/observer.js';
 import type { PodWorkers } from '../podworkers/pod-workers.js';
 import { ContainerState } from '../runtime/cri-types.js';
 
 export function linkProber(prober: ProberManager, workers: PodWorkers, nodeIP: string): PodWorkerObserver {
-  prober.onFailure((e) => workers.containerUnhealthy(e.podUid, e.containerId, e.containerName, e.message, e.terminationGracePeriodSeconds));
+  // The result itself is read by the pod's next sync (computePodActions); this only wakes it.
+  prober.onFailure((e) => workers.wake(e.podUid));
   return {
     podSynced(pod, runtime) {
       const uid = pod.metadata.uid;

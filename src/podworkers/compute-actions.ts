@@ -20,6 +20,10 @@ export interface ContainerToKill {
   readonly id: string;
   readonly name: string;
   readonly why: string;
+  /** The kubelet's reason when it is not a plain stop: LivenessProbe, StartupProbe. */
+  readonly reason?: 'LivenessProbe' | 'StartupProbe';
+  /** The probe's terminationGracePeriodSeconds, when it sets one; otherwise the pod's. */
+  readonly graceSeconds?: number;
 }
 
 export interface WaitingReason {
@@ -55,6 +59,10 @@ export interface ComputeInput {
   readonly containers: readonly Container[];
   /** Whether a container instance was made from the current spec of the container of its name. */
   readonly specMatches: (inst: RuntimeContainer) => boolean;
+  /** The probe that has failed (at its threshold) for this running container, if any: it must go. */
+  readonly failedProbe?: (inst: RuntimeContainer) => 'liveness' | 'startup' | undefined;
+  /** Whether the image of this container is in its pull back-off, and until when. */
+  readonly pullHold?: (container: Container) => { readonly notBefore: number; readonly reason: string; readonly message: string } | undefined;
   readonly runtime: RuntimePod | undefined;
   readonly nowMs: number;
   /** Reserves a restart of a dead container, or says how long to wait (crash-loop back-off). */
@@ -95,6 +103,21 @@ class ActionsBuilder {
 
   wakeAt(ms: number): void {
     this.wakeAtMs = this.wakeAtMs === undefined ? ms : Math.min(this.wakeAtMs, ms);
+  }
+
+  /**
+   * A running container whose liveness (or startup) probe failed: killed, and restarted unless the
+   * pod's restartPolicy is Never (the kubelet's computePodActions), subject to the crash-loop back-off.
+   */
+  killFailedProbe(container: Container, type: ContainerType, inst: RuntimeContainer, policy: PodRestartPolicy): boolean {
+    const failed = this.input.failedProbe?.(inst);
+    if (!failed) return false;
+    const restart = policy !== 'Never';
+    const why = `Container ${container.name} failed ${failed} probe${restart ? ', will be restarted' : ''}`;
+    const probe = failed === 'liveness' ? container.livenessProbe : container.startupProbe;
+    this.kill.push({ id: inst.id, name: container.name, why, reason: failed === 'liveness' ? 'LivenessProbe' : 'StartupProbe', graceSeconds: probe?.terminationGracePeriodSeconds });
+    if (restart) this.restartDead(container, type, inst, why);
+    return true;
   }
 
   /** Restart a dead instance unless the crash-loop back-off holds it back. Returns true if started. */
@@ -172,6 +195,7 @@ function planInitContainers(b: ActionsBuilder, input: ComputeInput, policy: PodR
           b.start.push({ container: c, type: 'init', restartCount: inst.meta.restartCount + 1, why: 'sidecar spec changed' });
           return false;
         }
+        if (b.killFailedProbe(c, 'init', inst, policy)) return false;
         continue;
       }
       if (inst?.state === ContainerState.CONTAINER_CREATED && input.specMatches(inst)) {
@@ -215,7 +239,7 @@ function planAppContainers(b: ActionsBuilder, input: ComputeInput, policy: PodRe
       if (!input.specMatches(inst)) {
         b.kill.push({ id: inst.id, name: c.name, why: 'container spec changed' });
         b.start.push({ container: c, type: 'container', restartCount: inst.meta.restartCount + 1, why: 'container spec changed' });
-      }
+      } else b.killFailedProbe(c, 'container', inst, policy);
       continue;
     }
     if (inst.state === ContainerState.CONTAINER_CREATED) {
@@ -272,6 +296,14 @@ export function computePodActions(input: ComputeInput): PodActions {
     planStrays(b, input, sandbox.id);
     if (planInitContainers(b, input, policy, current)) planAppContainers(b, input, policy, current, newest);
   }
+  // An image in its pull back-off is not tried again before its time: the container waits.
+  const start = b.start.filter((s) => {
+    const hold = input.pullHold?.(s.container);
+    if (!hold) return true;
+    b.waiting.set(s.container.name, { reason: hold.reason, message: hold.message });
+    b.wakeAt(hold.notBefore);
+    return false;
+  });
   const killed = new Set(b.kill.map((k) => k.id));
   const garbage = planGarbage(input.runtime, sandbox?.id, killed);
   return {
@@ -279,7 +311,7 @@ export function computePodActions(input: ComputeInput): PodActions {
     stopSandboxes: b.stopSandboxes,
     kill: b.kill,
     startCreated: b.startCreated,
-    start: b.start,
+    start,
     removeContainers: garbage.containers,
     removeSandboxes: b.createSandbox ? [] : garbage.sandboxes,
     waiting: b.waiting,

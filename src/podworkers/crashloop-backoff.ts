@@ -1,5 +1,8 @@
 // Per-container crash-loop back-off: the first restart is immediate, then 10s doubling to a cap
-// (300s, or a per-pod override), reset once a container has run for 10 minutes.
+// (300s, or a per-pod override), forgotten once a container has run for 10 minutes. The growth
+// and the reset are the one back-off of bootlet (src/util/backoff.ts); this adds the kubelet's
+// rule that a restart is held back until `finishedAt + window`.
+import { Backoff } from '../util/backoff.js';
 
 export interface BackOffPolicy {
   initialMs: number;
@@ -11,7 +14,9 @@ export interface BackOffPolicy {
 export const KUBELET_BACKOFF: BackOffPolicy = { initialMs: 10_000, maxMs: 300_000, resetAfterRunMs: 600_000 };
 
 interface Entry {
-  delayMs: number;
+  readonly backoff: Backoff;
+  /** How long after its last death the container must wait before the next start. */
+  windowMs: number;
 }
 
 export interface BackOffDecision {
@@ -29,26 +34,33 @@ export class CrashLoopBackOff {
    * is expected to start it now.
    */
   admit(key: string, startedAtMs: number, finishedAtMs: number, nowMs: number, policy: BackOffPolicy): BackOffDecision {
+    // A cap of 0 (the per-pod annotation set to "0"): always at once.
+    if (policy.maxMs <= 0) return {};
     let entry = this.entries.get(key);
-    if (entry && startedAtMs > 0 && finishedAtMs - startedAtMs >= policy.resetAfterRunMs) {
-      this.entries.delete(key);
-      entry = undefined;
+    if (entry && startedAtMs > 0) {
+      // Ran long enough since its last restart: the back-off starts over.
+      entry.backoff.healthy(startedAtMs);
+      if (entry.backoff.settled(finishedAtMs)) {
+        this.entries.delete(key);
+        entry = undefined;
+      }
     }
-    if (entry) {
-      const delay = Math.min(entry.delayMs, policy.maxMs);
-      const notBefore = finishedAtMs + delay;
-      if (nowMs < notBefore) return { notBefore, delayMs: delay };
-      this.entries.set(key, { delayMs: Math.min(delay * 2, policy.maxMs) });
+    if (!entry) {
+      const backoff = new Backoff({ initialMs: policy.initialMs, maxMs: policy.maxMs, jitter: 0, resetAfterMs: policy.resetAfterRunMs });
+      this.entries.set(key, { backoff, windowMs: backoff.next(finishedAtMs) });
       return {};
     }
-    this.entries.set(key, { delayMs: policy.initialMs });
+    const delay = Math.min(entry.windowMs, policy.maxMs);
+    const notBefore = finishedAtMs + delay;
+    if (nowMs < notBefore) return { notBefore, delayMs: delay };
+    entry.windowMs = entry.backoff.next(finishedAtMs);
     return {};
   }
 
   /** Looks without advancing: when would `key` be allowed to start? */
   peek(key: string, finishedAtMs: number, policy: BackOffPolicy): number | undefined {
     const entry = this.entries.get(key);
-    return entry ? finishedAtMs + Math.min(entry.delayMs, policy.maxMs) : undefined;
+    return entry ? finishedAtMs + Math.min(entry.windowMs, policy.maxMs) : undefined;
   }
 
   forgetPod(uid: string): void {

@@ -19,7 +19,7 @@ export async function executeActions(ctx: WorkerContext, actions: PodActions, sa
   if (!pod) return { errors, waiting };
   const grace = pod.spec?.terminationGracePeriodSeconds ?? 30;
 
-  await Promise.all(actions.kill.map((k) => killContainer(ctx, { id: k.id, name: k.name, spec: containerSpec(pod, k.name) }, grace, k.why)));
+  await Promise.all(actions.kill.map((k) => killContainer(ctx, { id: k.id, name: k.name, spec: containerSpec(pod, k.name) }, k.graceSeconds ?? grace, k.why)));
   for (const id of actions.stopSandboxes) await ctx.runtime.stopSandbox(id);
 
   let current = sandbox;
@@ -37,6 +37,7 @@ export async function executeActions(ctx: WorkerContext, actions: PodActions, sa
     const name = s.container.name;
     try {
       const started = await ctx.runtime.startContainer(pod, current, s.container, s.type, s.restartCount);
+      ctx.pullBackOff.succeeded(ctx.uid, s.container.image ?? '');
       ctx.logger.info('Started container', { ...fields, container: name, containerID: started.id, reason: s.why });
       if (started.pullMs !== undefined) {
         ctx.event('Normal', 'Pulling', `Pulling image ${JSON.stringify(s.container.image)}`, name);
@@ -50,6 +51,7 @@ export async function executeActions(ctx: WorkerContext, actions: PodActions, sa
       const reason = err instanceof ContainerStartError ? err.reason : 'RunContainerError';
       const message = err instanceof Error ? err.message : String(err);
       waiting.set(name, { reason, message });
+      if (err instanceof ContainerStartError && err.step === 'pull') ctx.pullBackOff.failed(ctx.uid, s.container.image ?? '', ctx.now(), message);
       errors.push(`${name}: ${message}`);
       ctx.logger.error('Failed to start container', { ...fields, container: name, reason, err: message });
       if (err instanceof ContainerStartError && err.step === 'mount') ctx.event('Warning', 'FailedMount', message, name);

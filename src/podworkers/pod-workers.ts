@@ -4,6 +4,7 @@ import type { PodUpdate, StaticPod } from '../config/types.js';
 import type { Logger } from '../log/logger.js';
 import type { RuntimePod } from '../runtime/runtime-pods.js';
 import { CrashLoopBackOff } from './crashloop-backoff.js';
+import { ImagePullBackOff } from './image-pull-backoff.js';
 import type { PodRuntime } from './pod-runtime.js';
 import { notify, type PodEvent, type PodWorkerObserver } from './observer.js';
 import { PodWorker } from './pod-worker.js';
@@ -20,6 +21,8 @@ export interface PodWorkersOptions {
    * a periodic resync may reuse what the last sync read. Without it every sync reads the runtime.
    */
   runtimeWatched?: () => boolean;
+  /** Probe results, an input of every sync (a failed liveness probe plans a kill). */
+  probes?: { failedProbe(uid: string, containerName: string, containerId: string): 'liveness' | 'startup' | undefined };
 }
 
 export interface PodWorkerSnapshot {
@@ -34,6 +37,7 @@ export interface PodWorkerSnapshot {
 export class PodWorkers {
   private readonly workers = new Map<string, PodWorker>();
   private readonly backoff = new CrashLoopBackOff();
+  private readonly pullBackOff = new ImagePullBackOff();
   private readonly now: () => number;
   /** No pod starts before the runtime has been read back: a stale pod of the same name must be seen first. */
   private adopted = false;
@@ -72,17 +76,6 @@ export class PodWorkers {
     }
     this.adopted = true;
     this.wakeAll();
-  }
-
-  /**
-   * A liveness (or startup) probe failed: the container is killed at the pod's next step, with the
-   * reason logged, and then restarted or not by the restart policy.
-   */
-  containerUnhealthy(uid: string, containerId: string, name: string, message: string, graceSeconds?: number): void {
-    const w = this.workers.get(uid);
-    if (!w || w.ctx.terminationRequested) return;
-    w.ctx.pendingKills.set(containerId, { name, message, graceSeconds });
-    w.wake();
   }
 
   /** Wakes the worker of one pod (a runtime event for it). */
@@ -148,7 +141,6 @@ export class PodWorkers {
         namespace,
         desired,
         terminationRequested: false,
-        pendingKills: new Map(),
         externallyWoken: true,
         runtimeWatched: () => this.opts.runtimeWatched?.() ?? false,
         emit: (call) => notify(this.opts.observers ?? [], call, (err) => this.opts.logger.error('Pod worker observer failed', { podUID: uid, err: String(err) })),
@@ -160,6 +152,8 @@ export class PodWorkers {
         },
         runtime: this.opts.runtime,
         backoff: this.backoff,
+        pullBackOff: this.pullBackOff,
+        failedProbe: (name, id) => this.opts.probes?.failedProbe(uid, name, id),
         logger: this.opts.logger,
         syncFrequencyMs: this.opts.syncFrequencyMs,
         mayStart: () => this.mayStart(uid, key),

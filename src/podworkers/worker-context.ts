@@ -2,6 +2,7 @@
 import type { Logger } from '../log/logger.js';
 import type { RuntimePod } from '../runtime/runtime-pods.js';
 import type { CrashLoopBackOff } from './crashloop-backoff.js';
+import type { ImagePullBackOff } from './image-pull-backoff.js';
 import type { PodRuntime, DesiredPod } from './pod-runtime.js';
 import type { WaitingReason } from './compute-actions.js';
 import type { PodEvent, PodWorkerObserver } from './observer.js';
@@ -14,13 +15,6 @@ export interface SyncOutcome {
   readonly waiting: ReadonlyMap<string, WaitingReason>;
   readonly error?: string;
   readonly podFailed?: string;
-}
-
-export interface PendingKill {
-  readonly name: string;
-  readonly message: string;
-  /** The probe's terminationGracePeriodSeconds, when it sets one. */
-  readonly graceSeconds?: number;
 }
 
 /** The runtime state a sync read and left as it was (it took no action). */
@@ -44,6 +38,9 @@ export interface WorkerContext {
   orphan?: RuntimePod;
   readonly runtime: PodRuntime;
   readonly backoff: CrashLoopBackOff;
+  readonly pullBackOff: ImagePullBackOff;
+  /** The probe that has failed for this container (liveness or startup at its threshold), if any. */
+  failedProbe(containerName: string, containerId: string): 'liveness' | 'startup' | undefined;
   readonly logger: Logger;
   readonly syncFrequencyMs: number;
   /** True when no other pod with the same key is still running or terminating. */
@@ -58,8 +55,6 @@ export interface WorkerContext {
   untouched?: UntouchedRuntime;
   /** True while the PLEG watches the runtime (its relists succeed), so a change would have woken the worker. */
   runtimeWatched(): boolean;
-  /** Containers to kill at the next step (a failed liveness or startup probe), by container ID. */
-  readonly pendingKills: Map<string, PendingKill>;
   /** Emits to the observers (prober, status); never throws. */
   emit(call: (o: PodWorkerObserver) => void): void;
   /** Records a pod event (Pulled, Created, Started, Killing, BackOff, ...). */

@@ -5,7 +5,6 @@ import type { Container, ContainerStatus, Pod } from 'kubernetes-types/core/v1';
 import { ContainerState } from '../runtime/cri-types.js';
 import type { RuntimeContainer, RuntimePod } from '../runtime/runtime-pods.js';
 import { CONTAINER_STATUS_UNKNOWN, convertRuntimeContainer } from './container-state.js';
-import { imagePullWaiting } from './image-pull-backoff.js';
 import { shouldBeRestarted } from './restart-rules.js';
 import type { WaitingReason } from './types.js';
 
@@ -19,7 +18,6 @@ export interface ContainerStatusesInput {
   readonly runtime: RuntimePod | undefined;
   readonly previous: readonly ContainerStatus[] | undefined;
   readonly waiting: ReadonlyMap<string, WaitingReason>;
-  readonly pullFailures: ReadonlyMap<string, number>;
   readonly runtimeName: string;
   readonly terminating: boolean;
   readonly terminationMessages: ReadonlyMap<string, string>;
@@ -95,7 +93,7 @@ export function containerStatuses(input: ContainerStatusesInput): ContainerStatu
     const initDone = input.isInit && newest?.state === ContainerState.CONTAINER_EXITED && newest.exitCode === 0;
     if (why && !initDone && shouldBeRestarted(input.pod, spec, newest, input.terminating)) {
       if (status.state?.terminated) status.lastState = status.state;
-      status.state = { waiting: imagePullWaiting(spec, why, input.pullFailures.get(spec.name) ?? 0) };
+      status.state = { waiting: { reason: why.reason, message: why.message } };
     }
     out.push(status);
   }

@@ -28,7 +28,6 @@ export function generatePodStatus(input: GenerateInput): PodStatus {
     pod,
     runtime: input.runtime,
     waiting: input.waiting,
-    pullFailures: input.pullFailures ?? NONE,
     runtimeName: input.runtimeName,
     terminating: input.terminating === true,
     terminationMessages: input.terminationMessages ?? NONE,

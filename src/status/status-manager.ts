@@ -9,7 +9,6 @@ import { readTerminationMessage } from '../runtime/termination-message.js';
 import { ContainerState } from '../runtime/cri-types.js';
 import { PerKeyCoalescer } from './coalescer.js';
 import { generatePodStatus } from './generate-pod-status.js';
-import { nextPullFailures } from './image-pull-backoff.js';
 import type { ProbeState, WaitingReason } from './types.js';
 
 /** What the status needs to know of one pod worker (PodWorkers.snapshot() entries satisfy it). */
@@ -52,14 +51,8 @@ export type StatusListener = (uid: string, entry: PodStatusEntry | undefined) =>
 
 const TERMINATING_STATES = new Set(['Terminating', 'Terminated']);
 
-interface PullTracking {
-  syncAt?: number;
-  failures: ReadonlyMap<string, number>;
-}
-
 export class StatusManager {
   private readonly entries = new Map<string, PodStatusEntry>();
-  private readonly pulls = new Map<string, PullTracking>();
   /** By pod UID, then container id: an exited container's message never changes, so it is read once. */
   private readonly terminationMessages = new Map<string, Map<string, string>>();
   private readonly listeners = new Set<StatusListener>();
@@ -150,7 +143,6 @@ export class StatusManager {
       runtime,
       probes: this.opts.probes,
       waiting,
-      pullFailures: this.trackPulls(uid, worker.lastSync?.at, waiting),
       podFailed: worker.lastSync?.podFailed,
       nodeIP: this.opts.nodeIP,
       runtimeName: this.opts.runtimeName,
@@ -190,17 +182,8 @@ export class StatusManager {
     return next;
   }
 
-  private trackPulls(uid: string, syncAt: Date | undefined, waiting: ReadonlyMap<string, WaitingReason>): ReadonlyMap<string, number> {
-    const prev = this.pulls.get(uid) ?? { failures: new Map<string, number>() };
-    const at = syncAt?.getTime();
-    const next: PullTracking = { syncAt: at, failures: nextPullFailures(prev.failures, waiting, at !== undefined && at !== prev.syncAt) };
-    this.pulls.set(uid, next);
-    return next.failures;
-  }
-
   private forget(uid: string): void {
     this.seen.delete(uid);
-    this.pulls.delete(uid);
     this.terminationMessages.delete(uid);
     if (this.entries.delete(uid)) this.emit(uid, undefined);
   }

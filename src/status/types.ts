@@ -22,11 +22,6 @@ export interface GenerateInput {
   readonly probes: ProbeState;
   /** By container name: CrashLoopBackOff, ErrImagePull, CreateContainerConfigError, ... */
   readonly waiting: ReadonlyMap<string, WaitingReason>;
-  /**
-   * By container name: how many syncs in a row failed to pull its image. From the second one on,
-   * ErrImagePull shows as ImagePullBackOff, as the kubelet shows it between pull attempts.
-   */
-  readonly pullFailures?: ReadonlyMap<string, number>;
   /** Set when the worker gave the pod up for good (an init container failed under Never). */
   readonly podFailed?: string;
   readonly nodeIP: string;

@@ -5,21 +5,7 @@ import { containerMatchesSpec } from '../../runtime/container-hash.js';
 import { computePodActions, isEmpty } from '../compute-actions.js';
 import { policyForPod } from '../crashloop-backoff.js';
 import { executeActions } from '../execute-actions.js';
-import { containerSpec, killContainer } from '../kill-container.js';
 import { errorRetryMs, resyncMs, runtimeForSync, type PodState, type WorkerContext } from '../worker-context.js';
-
-/** Kills the containers a failed probe asked to have killed, if they still run. */
-async function killUnhealthy(ctx: WorkerContext): Promise<void> {
-  if (ctx.pendingKills.size === 0) return;
-  const kills = [...ctx.pendingKills];
-  ctx.pendingKills.clear();
-  await Promise.all(
-    kills.map(([id, k]) => {
-      const grace = k.graceSeconds ?? ctx.desired?.spec?.terminationGracePeriodSeconds ?? 30;
-      return killContainer(ctx, { id, name: k.name, spec: containerSpec(ctx.desired, k.name) }, grace, k.message);
-    }),
-  );
-}
 
 export const syncing: PodState = {
   name: 'Syncing',
@@ -28,7 +14,6 @@ export const syncing: PodState = {
     if (ctx.terminationRequested || !pod) return { next: 'Terminating' };
     const spec = pod.spec ?? { containers: [] };
     try {
-      await killUnhealthy(ctx);
       const read = await runtimeForSync(ctx);
       const runtime = read.pod;
       const policy = policyForPod(pod.metadata.annotations);
@@ -40,6 +25,8 @@ export const syncing: PodState = {
         restartPolicy: spec.restartPolicy,
         initContainers: spec.initContainers ?? [],
         containers: spec.containers,
+        failedProbe: (inst) => ctx.failedProbe(inst.name, inst.id),
+        pullHold: (c) => ctx.pullBackOff.hold(ctx.uid, c.image ?? '', now),
         specMatches: (inst) => {
           const c = specs.get(inst.name);
           return c !== undefined && containerMatchesSpec(inst.meta, c);

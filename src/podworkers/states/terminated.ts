@@ -29,6 +29,7 @@ export const terminated: PodState = {
     if (failures.length === 0) await attempt('removing pod directories', () => ctx.runtime.cleanupPod(ctx.uid, ctx.namespace, ctx.name));
     if (failures.length > 0) throw new Error(`cleaning up the pod: ${failures.join('; ')}`);
     ctx.backoff.forgetPod(ctx.uid);
+    ctx.pullBackOff.forgetPod(ctx.uid);
     ctx.emit((o) => o.podRemoved?.(ctx.uid));
     ctx.logger.info('Pod removed', { pod: ctx.key, podUID: ctx.uid });
     return { next: 'Done' };

@@ -203,5 +203,35 @@ describe('computePodActions', () => {
     expect(a.stopSandboxes).toEqual(['s1']);
     expect(a.start.map((s) => s.container.name)).toEqual(['i1']);
   });
-});
 
+  describe('probe results and image pulls are inputs', () => {
+    const running = pod([sandbox('s1')], [ctr('c1', 'a', { startedAt: (NOW_MS - 60_000) * 1e6 })]);
+
+    it('plans a kill with reason LivenessProbe and a restart, with the probe\'s grace', () => {
+      const spec = c('a', { livenessProbe: { exec: { command: ['x'] }, terminationGracePeriodSeconds: 7 } });
+      const a = computePodActions(input({ containers: [spec], runtime: running, failedProbe: (i) => (i.id === 'c1' ? 'liveness' : undefined) }));
+      expect(a.kill).toEqual([{ id: 'c1', name: 'a', why: 'Container a failed liveness probe, will be restarted', reason: 'LivenessProbe', graceSeconds: 7 }]);
+      expect(a.start.map((s) => [s.container.name, s.restartCount])).toEqual([['a', 1]]);
+    });
+
+    it('under restartPolicy Never, kills without a restart', () => {
+      const a = computePodActions(input({ restartPolicy: 'Never', runtime: running, failedProbe: () => 'startup' }));
+      expect(a.kill.map((k) => [k.id, k.reason, k.why])).toEqual([['c1', 'StartupProbe', 'Container a failed startup probe']]);
+      expect(a.start).toEqual([]);
+    });
+
+    it('a container with no failed probe is left alone', () => {
+      expect(isEmpty(computePodActions(input({ runtime: running, failedProbe: () => undefined })))).toBe(true);
+    });
+
+    it('holds a start while the image is in its pull back-off, waking when it ends', () => {
+      const a = computePodActions(
+        input({ runtime: undefined, pullHold: (ct) => (ct.name === 'a' ? { notBefore: NOW_MS + 20_000, reason: 'ImagePullBackOff', message: 'Back-off pulling image "img": ErrImagePull: no' } : undefined) }),
+      );
+      expect(a.createSandbox).toBeDefined();
+      expect(a.start).toEqual([]);
+      expect(a.waiting.get('a')).toEqual({ reason: 'ImagePullBackOff', message: 'Back-off pulling image "img": ErrImagePull: no' });
+      expect(a.wakeAtMs).toBe(NOW_MS + 20_000);
+    });
+  });
+});

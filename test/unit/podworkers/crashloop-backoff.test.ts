@@ -48,4 +48,10 @@ describe('crash-loop back-off', () => {
     expect(policyForPod({ [BACKOFF_MAX_ANNOTATION]: 'soon' })).toEqual(KUBELET_BACKOFF);
     expect(policyForPod(undefined)).toEqual(KUBELET_BACKOFF);
   });
+
+  it('restarts at once, every time, with a cap of 0', () => {
+    const p = policyForPod({ [BACKOFF_MAX_ANNOTATION]: '0' });
+    const b = new CrashLoopBackOff();
+    for (let i = 0; i < 5; i++) expect(b.admit('u/c', i * 1000, i * 1000 + 500, i * 1000 + 500, p).notBefore).toBeUndefined();
+  });
 });

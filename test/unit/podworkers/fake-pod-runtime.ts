@@ -2,7 +2,7 @@
 // make a call slow and a journal of calls in order.
 import type { Container, LifecycleHandler } from 'kubernetes-types/core/v1';
 import type { ContainerType } from '../../../src/podworkers/compute-actions.js';
-import type { DesiredPod, PodRuntime, SandboxRef, StartedContainer } from '../../../src/podworkers/pod-runtime.js';
+import { ContainerStartError, type DesiredPod, type PodRuntime, type SandboxRef, type StartedContainer } from '../../../src/podworkers/pod-runtime.js';
 import { ContainerState, PodSandboxState } from '../../../src/runtime/cri-types.js';
 import type { RuntimeContainer, RuntimePod, RuntimeSandbox } from '../../../src/runtime/runtime-pods.js';
 import { hashContainer, kubeletContainerHash } from '../../../src/runtime/container-hash.js';
@@ -15,6 +15,9 @@ export class FakePodRuntime implements PodRuntime {
   /** Errors the next calls of an operation throw, one per call (faults of a real runtime). */
   readonly faults = new Map<string, Error[]>();
   private seq = 0;
+  /** Images that cannot be pulled (startContainer fails with ErrImagePull), and every pull attempt. */
+  readonly missingImages = new Set<string>();
+  readonly pulls: string[] = [];
 
   private fault(op: string): void {
     const e = this.faults.get(op)?.shift();
@@ -61,6 +64,8 @@ export class FakePodRuntime implements PodRuntime {
   }
 
   async startContainer(pod: DesiredPod, sandbox: SandboxRef, container: Container, type: ContainerType, restartCount: number | undefined): Promise<StartedContainer> {
+    this.pulls.push(container.image ?? '');
+    if (this.missingImages.has(container.image ?? '')) throw new ContainerStartError(container.name, 'ErrImagePull', `failed to pull image ${JSON.stringify(container.image)}: not found`, 'pull');
     await this.gate.get(container.name);
     const id = `c${++this.seq}`;
     const now = Date.now() * 1e6;

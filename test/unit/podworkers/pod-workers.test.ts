@@ -224,15 +224,34 @@ describe('PodWorkers', () => {
     expect(runtime.graces.every((g) => g >= 2 && g <= 20)).toBe(true);
   });
 
-  it('kills a container whose liveness probe failed and restarts it under Always', async () => {
-    const { runtime, workers } = setup();
+  it('kills a container whose liveness probe failed and restarts it under Always: the result is an input of the sync', async () => {
+    const runtime = new FakePodRuntime();
+    const failed = new Set<string>();
+    const workers = new PodWorkers({ runtime, logger: nullLogger, syncFrequencyMs: 60_000, probes: { failedProbe: (_u, _n, id) => (failed.has(id) ? 'liveness' : undefined) } });
     workers.adoptRuntimePods(new Map());
-    workers.apply({ op: 'ADD', pod: staticPod('a', 'uid-a') });
+    const p = staticPod('a', 'uid-a');
+    p.pod.spec!.containers[0]!.livenessProbe = { exec: { command: ['true'] }, terminationGracePeriodSeconds: 7 };
+    workers.apply({ op: 'ADD', pod: p });
     const first = await waitFor(() => running(runtime, 'uid-a'), { timeoutMs: 5000, what: 'a running' });
-    workers.containerUnhealthy('uid-a', first.id, 'main', 'Container main failed liveness probe, will be restarted', 7);
+    failed.add(first.id);
+    workers.wake('uid-a');
     const second = await waitFor(() => running(runtime, 'uid-a')?.id !== first.id && running(runtime, 'uid-a'), { timeoutMs: 5000, what: 'a restarted' });
     expect(second.meta.restartCount).toBe(1);
     expect(runtime.graces).toContain(7);
   });
-});
 
+  it('shows ErrImagePull after a failed pull, then waits out the pull back-off as ImagePullBackOff without pulling', async () => {
+    const { runtime, workers } = setup();
+    runtime.missingImages.add('img');
+    workers.adoptRuntimePods(new Map());
+    workers.apply({ op: 'ADD', pod: staticPod('a', 'uid-a') });
+    const waitingOf = () => workers.snapshot().find((w) => w.uid === 'uid-a')?.lastSync?.waiting.get('main');
+    await waitFor(() => waitingOf()?.reason === 'ErrImagePull', { timeoutMs: 5000, what: 'ErrImagePull' });
+    expect(runtime.pulls).toEqual(['img']);
+    workers.wake('uid-a');
+    await waitFor(() => waitingOf()?.reason === 'ImagePullBackOff', { timeoutMs: 5000, what: 'ImagePullBackOff' });
+    expect(waitingOf()?.message).toBe('Back-off pulling image "img": ErrImagePull: failed to pull image "img": not found');
+    await workers.idle();
+    expect(runtime.pulls).toEqual(['img']);
+  });
+});

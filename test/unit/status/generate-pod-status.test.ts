@@ -129,14 +129,14 @@ const cases: Case[] = [
   },
   {
     name: 'first image pull failure: ErrImagePull',
-    in: { waiting: new Map([['app', { reason: 'ErrImagePull', message: 'failed to pull and unpack image "busybox:1.36": not found' }]]), pullFailures: new Map([['app', 1]]) },
+    in: { waiting: new Map([['app', { reason: 'ErrImagePull', message: 'failed to pull and unpack image "busybox:1.36": not found' }]]) },
     phase: 'Pending',
     container: 'app',
     state: { waiting: { reason: 'ErrImagePull', message: 'failed to pull and unpack image "busybox:1.36": not found' } },
   },
   {
-    name: 'second image pull failure in a row: ImagePullBackOff',
-    in: { waiting: new Map([['app', { reason: 'ErrImagePull', message: 'not found' }]]), pullFailures: new Map([['app', 2]]) },
+    name: 'image in its pull back-off: ImagePullBackOff, as the pod worker planned it',
+    in: { waiting: new Map([['app', { reason: 'ImagePullBackOff', message: 'Back-off pulling image "busybox:1.36": ErrImagePull: not found' }]]) },
     phase: 'Pending',
     container: 'app',
     state: { waiting: { reason: 'ImagePullBackOff', message: 'Back-off pulling image "busybox:1.36": ErrImagePull: not found' } },

@@ -162,20 +162,4 @@ describe('StatusManager', () => {
     expect(m.get(UID)?.status.containerStatuses?.[0]?.state?.terminated?.message).toBe('runtime says: app says');
     expect(reads).toBe(1);
   });
-
-  it('shows ErrImagePull after the first failed sync and ImagePullBackOff after the second', async () => {
-    let lastSync = { at: new Date(T0), waiting: new Map([['app', { reason: 'ErrImagePull', message: 'not found' }]]) };
-    const m = manager(() => [worker({ lastSync })], async () => runtimePod([sandbox()], []));
-    const reason = (): string | undefined => m.get(UID)?.status.containerStatuses?.[0]?.state?.waiting?.reason;
-    m.update(UID);
-    await m.idle();
-    expect(reason()).toBe('ErrImagePull');
-    m.update(UID); // a recomputation without a new sync changes nothing
-    await m.idle();
-    expect(reason()).toBe('ErrImagePull');
-    lastSync = { at: new Date(T0 + 10_000), waiting: lastSync.waiting };
-    m.update(UID);
-    await m.idle();
-    expect(reason()).toBe('ImagePullBackOff');
-  });
 });
