@@ -2,6 +2,7 @@
 // CPU it used over an idle window as one JSON line. A process of its own, so that nothing of the
 // benchmark (pod starts, its own gRPC channel, garbage from earlier phases) is counted.
 import { nullLogger } from '../src/log/logger.js';
+import { PodCache } from '../src/pleg/pod-cache.js';
 import { createPleg } from '../src/pleg/pleg.js';
 import { connectRuntime } from '../src/runtime/cri-client.js';
 
@@ -24,6 +25,7 @@ async function main(): Promise<void> {
       ? undefined
       : createPleg({
           runtime,
+          cache: new PodCache(runtime),
           endpoint,
           // relist-1s: the kubelet's generic PLEG, chosen as bootlet would for a non-containerd runtime.
           runtimeName: mode === 'relist-1s' ? 'relist-only' : version.runtimeName,

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { startContainerd, type PrivateContainerd } from '../dev/containerd.js';
 import { importTestImages } from '../dev/images.js';
 import { nullLogger } from '../src/log/logger.js';
+import { PodCache } from '../src/pleg/pod-cache.js';
 import { createPleg, DEFAULT_EVENTED_RELIST_PERIOD_MS, type EventedPleg } from '../src/pleg/pleg.js';
 import { ContainerdEventsClient } from '../src/runtime/containerd-events.js';
 import { connectRuntime } from '../src/runtime/cri-client.js';
@@ -81,6 +82,7 @@ function watcher(cri: PlegPodContext, endpoint: string, runtimeName: string): Wa
   const died = new Map<string, number>();
   const pleg = createPleg({
     runtime: cri.runtime,
+    cache: new PodCache(cri.runtime),
     endpoint,
     runtimeName,
     logger: nullLogger,

@@ -8,8 +8,8 @@ import { StaticPodSet } from '../config/static-pod-set.js';
 import { validateClientConfig } from '../apiserver/index.js';
 import type { Logger } from '../log/logger.js';
 import { unexpectedErrorCount } from '../log/unexpected-errors.js';
+import { PodCache } from '../pleg/pod-cache.js';
 import { createPleg } from '../pleg/pleg.js';
-import type { Pleg } from '../pleg/types.js';
 import type { PodWorkerObserver } from '../podworkers/observer.js';
 import { PodWorkers } from '../podworkers/pod-workers.js';
 import { ProberManager } from '../prober/prober-manager.js';
@@ -17,7 +17,6 @@ import { ContainerLogManager } from '../runtime/container-log-manager.js';
 import { connectRuntime } from '../runtime/cri-client.js';
 import { CriPodRuntime } from '../runtime/pod-operations.js';
 import { RuntimeHealth } from '../runtime/runtime-health.js';
-import { getRuntimePod, listRuntimePods, RuntimeStatusCache } from '../runtime/runtime-pods.js';
 import { startEndpoints } from '../server/endpoints.js';
 import { StatusManager } from '../status/status-manager.js';
 import { onProbeResult, statusObserver } from '../status/worker-events.js';
@@ -32,8 +31,6 @@ import { linkProber } from './prober-link.js';
 const MEMORY_REDUCER_PERIOD_MS = 15_000;
 const STATUS_SETTLE_MS = 100;
 const STATUS_FULL_PASS_MS = 5 * 60_000;
-/** Two safety-net relists (10 s apart) may fail before resyncs stop trusting the PLEG. */
-const RUNTIME_WATCHED_WITHIN_MS = 25_000;
 
 /** resolvConf "" means no host DNS at all; an unreadable file gives pods an empty one. */
 function readResolvConf(file: string, logger: Logger): string | undefined {
@@ -84,7 +81,8 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     logger.with({ component: 'cm' }),
   );
 
-  const statusCache = new RuntimeStatusCache();
+  // The one cache of runtime state: the PLEG keeps it current; workers and status read it.
+  const cache = new PodCache(runtime);
   const podRuntime = new CriPodRuntime({
     runtime,
     images,
@@ -96,23 +94,21 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     clusterDNS: opts.clusterDNS,
     clusterDomain: opts.clusterDomain,
     logger,
-    statusCache,
     cgroups,
   });
   const observers: PodWorkerObserver[] = [];
-  let pleg: Pleg | undefined;
   const prober = new ProberManager({ runtime, logger: logger.with({ component: 'prober' }) });
   const workers = new PodWorkers({
     runtime: podRuntime,
     logger,
     syncFrequencyMs: opts.syncFrequencyMs,
     observers,
-    runtimeWatched: () => pleg !== undefined && pleg.sinceLastRelistMs() < RUNTIME_WATCHED_WITHIN_MS,
+    cache,
     probes: prober,
   });
   observers.push(linkProber(prober, workers, opts.nodeIP));
   const status = new StatusManager({
-    getRuntimePod: (uid) => getRuntimePod(runtime, uid, statusCache),
+    runtimePod: (uid) => cache.get(uid).pod,
     pods: () => workers.snapshot(),
     probes: { ready: (u, n) => prober.readiness(u, n), started: (u, n) => prober.started(u, n) },
     nodeIP: opts.nodeIP,
@@ -123,8 +119,9 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
   });
   observers.push(statusObserver(status));
   prober.onResult(onProbeResult(status));
-  pleg = createPleg({
+  const pleg = createPleg({
     runtime,
+    cache,
     endpoint: opts.containerRuntimeEndpoint,
     runtimeName: version.runtimeName,
     logger,
@@ -199,8 +196,11 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
         // The runtime may be restarting: the read is retried (nothing starts before it succeeds).
         let attempt = 0;
         const adopt = (): void => {
-          listRuntimePods(runtime)
-            .then((found) => {
+          // The first full read of the pod cache is also the read that adoption works from.
+          cache
+            .refreshAll()
+            .then(() => {
+              const found = cache.pods();
               logger.info('Manifests read, adopting running pods', { runtimePods: found.size });
               workers.adoptRuntimePods(found);
               staticPods.markReady();

@@ -8,6 +8,7 @@ import { ContainerdEventsClient } from '../runtime/containerd-events.js';
 import type { RuntimeService } from '../runtime/cri-types.js';
 import { openContainerdEventStream } from './containerd-event-source.js';
 import { openCriEventStream } from './cri-event-source.js';
+import type { PodCache } from './pod-cache.js';
 import { RelistPleg } from './relist-pleg.js';
 import { StreamSupervisor, type StreamCallbacks, type StreamHandle } from './stream-supervisor.js';
 import type { Pleg, PlegMechanism, PodLifecycleEvent } from './types.js';
@@ -31,6 +32,8 @@ export type ContainerdEvents = Pick<ContainerdEventsClient, 'subscribeTaskEvents
 
 export interface CreatePlegOptions {
   runtime: RuntimeService;
+  /** The one cache of runtime state, which the PLEG keeps current. */
+  cache: PodCache;
   /** The CRI endpoint: containerd serves its own event service on the same socket. */
   endpoint: string;
   /** VersionResponse.runtimeName: containerd's task events are tried only for 'containerd'. */
@@ -55,7 +58,7 @@ export function createPleg(opts: CreatePlegOptions): EventedPleg {
   const fastMs = opts.relistPeriodMs ?? DEFAULT_RELIST_PERIOD_MS;
   const slowMs = opts.eventedRelistPeriodMs ?? DEFAULT_EVENTED_RELIST_PERIOD_MS;
   const log = opts.logger;
-  const relister = new RelistPleg({ runtime: opts.runtime, periodMs: fastMs, logger: log, onEvent: opts.onEvent });
+  const relister = new RelistPleg({ cache: opts.cache, periodMs: fastMs, logger: log, onEvent: opts.onEvent });
   let current: PlegMechanism = 'relist';
   let chosen = false;
   let supervisor: StreamSupervisor | undefined;

@@ -1,60 +1,65 @@
-// The relisting PLEG: lists all sandboxes and containers every period and turns state changes into
-// events for the affected pod only. It works with any CRI runtime, and it is the engine under the
-// evented mechanisms too: a runtime event asks for an immediate relist (requestRelist) or applies
-// one object's new state (apply/remove), so the event semantics are always the relist's.
+// The PLEG: keeps the pod cache current and turns what changes in it into events for the affected
+// pod only. It relists (a full read of the cache) every period, and at once when a runtime event
+// asks; an event about an object the cache already knows reads only that object's pod (a CRI list
+// filtered by the pod's UID label). Reads are coalesced by the cache. When an event announced a
+// change the CRI does not show yet (containerd publishes /tasks/exit before its CRI plugin marks
+// the container exited), the read is followed up until it does.
 import type { Logger } from '../log/logger.js';
-import type { RuntimeService } from '../runtime/cri-types.js';
-import { listRuntimePods } from '../runtime/runtime-pods.js';
-import { isRunning, observeAll, PodRecord, type Observed } from './pod-record.js';
+import { ContainerState, PodSandboxState } from '../runtime/cri-types.js';
+import type { PodCache } from './pod-cache.js';
+import { podEvents } from './pod-events.js';
 import type { Pleg, PodLifecycleEvent } from './types.js';
 
 export interface RelistPlegOptions {
-  runtime: RuntimeService;
+  cache: PodCache;
   periodMs: number;
   logger: Logger;
   onEvent: (e: PodLifecycleEvent) => void;
   now?: () => number;
   /**
-   * Delays of the follow-up relists while a change a runtime event announced has not reached the
-   * CRI yet (containerd publishes /tasks/exit before its CRI plugin marks the container exited).
+   * Delays of the follow-up reads while a change a runtime event announced has not reached the
+   * CRI yet.
    */
   followUpDelaysMs?: readonly number[];
   /** How long to chase an announced change before leaving it to the periodic relist. */
   followUpGiveUpMs?: number;
 }
 
-/** What a runtime event announced about one object, to be confirmed by a relist. */
+/** What a runtime event announced about one object, to be confirmed by a read. */
 export interface Expectation {
   id: string;
   running: boolean;
 }
 
 // Dense at first, where containerd's CRI plugin catches up: it deletes the task, then records the
-// exit, ~70 ms after /tasks/delete and ~140 ms after the kill in bench/pleg.ts. A few relists
+// exit, ~70 ms after /tasks/delete and ~140 ms after the kill in bench/pleg.ts. A few reads
 // more per death are cheap; deaths are rare.
 const DEFAULT_FOLLOW_UP_DELAYS_MS = [10, 20, 30, 50, 50, 100, 100, 100, 200, 200, 500] as const;
 const DEFAULT_FOLLOW_UP_GIVE_UP_MS = 5000;
 
 export class RelistPleg implements Pleg {
-  private readonly record = new PodRecord();
   private readonly now: () => number;
   private periodMs: number;
   private timer: NodeJS.Timeout | undefined;
-  private lastRelist: number;
-  private inFlight: Promise<void> | undefined;
-  private again = false;
   private soon: NodeJS.Immediate | undefined;
+  /** Pods to read on the next turn (events about objects the cache knows); '' = a full relist. */
+  private readonly soonPods = new Set<string>();
   private readonly expected = new Map<string, { running: boolean; since: number }>();
   private followUps = 0;
   private followUpTimer: NodeJS.Timeout | undefined;
   private started = false;
-  /** Counts updates from runtime events, so a relist that overlapped one is not applied. */
-  private eventUpdates = 0;
+  /** Containers the runtime reported an OOM kill for, until they are gone. */
+  private readonly oom = new Set<string>();
+  private readonly unsubscribe: () => void;
+  private failing = false;
 
   constructor(private readonly opts: RelistPlegOptions) {
     this.now = opts.now ?? Date.now;
-    this.lastRelist = this.now();
     this.periodMs = opts.periodMs;
+    this.unsubscribe = opts.cache.onChange((c) => {
+      for (const e of podEvents(c.uid, c.before, c.after, (id) => this.oom.has(id))) this.emit(e);
+      for (const id of this.oom) if (!(c.after?.containers ?? []).some((x) => x.id === id) && (c.before?.containers ?? []).some((x) => x.id === id)) this.oom.delete(id);
+    });
   }
 
   start(): void {
@@ -66,6 +71,7 @@ export class RelistPleg implements Pleg {
 
   stop(): void {
     this.started = false;
+    this.unsubscribe();
     if (this.timer) clearInterval(this.timer);
     if (this.followUpTimer) clearTimeout(this.followUpTimer);
     if (this.soon) clearImmediate(this.soon);
@@ -74,7 +80,7 @@ export class RelistPleg implements Pleg {
   }
 
   sinceLastRelistMs(): number {
-    return this.now() - this.lastRelist;
+    return this.opts.cache.sinceLastFullReadMs();
   }
 
   /** The period of the safety-net relist; changed when an event stream comes up or goes down. */
@@ -88,64 +94,65 @@ export class RelistPleg implements Pleg {
     return this.periodMs;
   }
 
-  /**
-   * One relist now. If one is in flight, exactly one more runs after it (its list may predate the
-   * change the caller heard of); the promise settles when that one has.
-   */
-  relist(): Promise<void> {
-    if (this.inFlight) {
-      this.again = true;
-      return this.inFlight;
+  /** One full relist now (coalesced with one in flight); settles when a relist that started after this call has. */
+  async relist(): Promise<void> {
+    try {
+      await this.opts.cache.refreshAll();
+      if (this.failing) this.opts.logger.info('PLEG relist works again');
+      this.failing = false;
+    } catch (err) {
+      // Said once per outage; the runtime's own health check says more.
+      if (!this.failing) this.opts.logger.error('PLEG relist failed', { err: err instanceof Error ? err.message : String(err) });
+      else this.opts.logger.v(2).info('PLEG relist failed again', { err: err instanceof Error ? err.message : String(err) });
+      this.failing = true;
     }
-    this.inFlight = (async () => {
-      do {
-        this.again = false;
-        await this.relistOnce();
-      } while (this.again);
-    })().finally(() => {
-      this.inFlight = undefined;
-    });
-    return this.inFlight;
+    this.checkExpectations();
+  }
+
+  /** One pod's read now (a CRI event named it). */
+  refreshPod(uid: string): void {
+    this.schedule(uid);
   }
 
   /**
-   * A relist on the next turn of the event loop, so that a burst of runtime events costs one.
-   * With `expect`, relists follow until the CRI shows the announced state (or a deadline passes).
+   * A read on the next turn of the event loop, so that a burst of runtime events costs one: of
+   * the object's pod when the cache knows it, else a full relist. With `expect`, reads follow until
+   * the CRI shows the announced state (or a deadline passes).
    */
   requestRelist(expect?: Expectation): void {
     if (expect) {
       const prev = this.expected.get(expect.id);
       if (prev?.running !== expect.running) this.expected.set(expect.id, { running: expect.running, since: this.now() });
-      // A new event is news (containerd's /tasks/delete comes just before its CRI plugin records
-      // the exit): follow-ups start again from the shortest delay.
+      // A new event is news: follow-ups start again from the shortest delay.
       this.followUps = 0;
       if (this.followUpTimer) clearTimeout(this.followUpTimer);
       this.followUpTimer = undefined;
     }
-    if (this.soon || !this.started) return;
-    this.soon = setImmediate(() => {
-      this.soon = undefined;
-      void this.relist();
-    });
-  }
-
-  /** One object's new state from a runtime event that carries it (CRI GetContainerEvents). */
-  apply(o: Observed): void {
-    this.eventUpdates++;
-    for (const e of this.record.upsert(o)) this.emit(e);
-  }
-
-  remove(id: string): void {
-    this.eventUpdates++;
-    for (const e of this.record.remove(id)) this.emit(e);
+    this.schedule(expect ? (this.opts.cache.podOf(expect.id) ?? '') : '');
   }
 
   markOomKilled(id: string): void {
-    this.record.markOomKilled(id);
+    this.oom.add(id);
   }
 
-  observed(id: string): Observed | undefined {
-    return this.record.get(id);
+  private schedule(uid: string): void {
+    this.soonPods.add(uid);
+    if (this.soon || !this.started) return;
+    this.soon = setImmediate(() => {
+      this.soon = undefined;
+      const pods = [...this.soonPods];
+      this.soonPods.clear();
+      if (pods.includes('')) void this.relist();
+      else void this.readPods(pods);
+    });
+  }
+
+  private async readPods(uids: string[]): Promise<void> {
+    const results = await Promise.allSettled(uids.map((u) => this.opts.cache.refreshPod(u)));
+    for (const r of results) {
+      if (r.status === 'rejected') this.opts.logger.v(2).info('PLEG read of a pod failed; the next relist will catch up', { err: r.reason instanceof Error ? r.reason.message : String(r.reason) });
+    }
+    this.checkExpectations();
   }
 
   private arm(): void {
@@ -154,30 +161,23 @@ export class RelistPleg implements Pleg {
     this.timer.unref?.();
   }
 
-  private async relistOnce(): Promise<void> {
-    try {
-      const updatesBefore = this.eventUpdates;
-      const pods = await listRuntimePods(this.opts.runtime);
-      if (updatesBefore !== this.eventUpdates) {
-        // An event applied meanwhile may be newer than this list: applying the list would undo it
-        // and report the change twice. List again instead.
-        this.again = true;
-        return;
-      }
-      for (const e of this.record.replaceAll(observeAll(pods))) this.emit(e);
-      this.lastRelist = this.now();
-    } catch (err) {
-      this.opts.logger.error('PLEG relist failed', { err: err instanceof Error ? err.message : String(err) });
+  /** Whether the object `id` is running as the cache has it (undefined: the cache does not know it). */
+  private running(id: string): boolean | undefined {
+    for (const pod of this.opts.cache.pods().values()) {
+      const c = pod.containers.find((x) => x.id === id);
+      if (c) return c.state === ContainerState.CONTAINER_RUNNING;
+      const s = pod.sandboxes.find((x) => x.id === id);
+      if (s) return s.state === PodSandboxState.SANDBOX_READY;
     }
-    this.checkExpectations();
+    return undefined;
   }
 
   private checkExpectations(): void {
     const giveUpMs = this.opts.followUpGiveUpMs ?? DEFAULT_FOLLOW_UP_GIVE_UP_MS;
     for (const [id, want] of this.expected) {
-      const o = this.record.get(id);
+      const running = this.running(id);
       // Unknown to the CRI (not a kubelet-labelled object, or already removed): nothing to wait for.
-      if (!o || isRunning(o) === want.running) this.expected.delete(id);
+      if (running === undefined || running === want.running) this.expected.delete(id);
       else if (this.now() - want.since > giveUpMs) {
         this.opts.logger.v(4).info('PLEG gave up waiting for the runtime to show a change', { id, running: want.running });
         this.expected.delete(id);
@@ -193,7 +193,10 @@ export class RelistPleg implements Pleg {
     this.followUps++;
     this.followUpTimer = setTimeout(() => {
       this.followUpTimer = undefined;
-      void this.relist();
+      const ids = [...this.expected.keys()];
+      const pods = new Set(ids.map((id) => this.opts.cache.podOf(id) ?? ''));
+      if (pods.has('')) void this.relist();
+      else void this.readPods([...pods]);
     }, delay);
     this.followUpTimer.unref?.();
   }

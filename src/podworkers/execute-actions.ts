@@ -19,7 +19,7 @@ export async function executeActions(ctx: WorkerContext, actions: PodActions, sa
   if (!pod) return { errors, waiting };
   const grace = pod.spec?.terminationGracePeriodSeconds ?? 30;
 
-  await Promise.all(actions.kill.map((k) => killContainer(ctx, { id: k.id, name: k.name, spec: containerSpec(pod, k.name) }, k.graceSeconds ?? grace, k.why)));
+  await Promise.all(actions.kill.map((k) => killContainer(ctx, { id: k.id, name: k.name, spec: containerSpec(pod, k.name), podIP: sandbox?.ip }, k.graceSeconds ?? grace, k.why)));
   for (const id of actions.stopSandboxes) await ctx.runtime.stopSandbox(id);
 
   let current = sandbox;

@@ -11,6 +11,8 @@ export const MIN_GRACE_SECONDS = 2;
 export interface KillTarget {
   readonly id: string;
   readonly name: string;
+  /** The pod's IP, for an httpGet preStop hook of a pod that is not host-network. */
+  readonly podIP?: string;
   /** The spec of the running container, when known; otherwise rebuilt from its annotations. */
   readonly spec?: Container;
   readonly meta?: RuntimeContainer['meta'];
@@ -37,7 +39,7 @@ export async function killContainer(ctx: WorkerContext, target: KillTarget, grac
     const started = ctx.now();
     const spec: Container = target.spec ?? { name: target.name, ports: target.meta?.ports };
     try {
-      await ctx.runtime.runHook(ctx.desired, spec, target.id, preStop, Math.max(1, grace));
+      await ctx.runtime.runHook(ctx.desired, spec, target.id, preStop, Math.max(1, grace), target.podIP);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       ctx.logger.warn('PreStop hook failed', { ...fields, err: message });

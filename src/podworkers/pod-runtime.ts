@@ -1,8 +1,8 @@
-// What a pod worker needs from the container runtime, in pod terms. Implemented over CRI by
+// What a pod worker does to the container runtime, in pod terms (what runs, it reads from the pod
+// cache). Implemented over CRI by
 // src/runtime/pod-operations.ts; unit tests use a fake.
 import type { Container, LifecycleHandler } from 'kubernetes-types/core/v1';
 import type { StaticPod } from '../config/types.js';
-import type { RuntimePod } from '../runtime/runtime-pods.js';
 import type { ContainerType } from './compute-actions.js';
 
 export type DesiredPod = StaticPod['pod'];
@@ -10,6 +10,8 @@ export type DesiredPod = StaticPod['pod'];
 export interface SandboxRef {
   readonly id: string;
   readonly attempt: number;
+  /** The sandbox's IP ('' for host-network pods or when the runtime has none yet). */
+  readonly ip: string;
 }
 
 /** A start that failed for a reason the pod's status should show (ErrImagePull, CreateContainerConfigError, ...). */
@@ -33,15 +35,13 @@ export interface StartedContainer {
 }
 
 export interface PodRuntime {
-  /** The pod's sandboxes and containers as the runtime has them, newest first; undefined if none. */
-  getPod(uid: string): Promise<RuntimePod | undefined>;
   /** Creates the pod's directories and runs a sandbox. */
   createSandbox(pod: DesiredPod, attempt: number): Promise<SandboxRef>;
   /** Pulls if needed, prepares volumes, creates and starts the container. */
   startContainer(pod: DesiredPod, sandbox: SandboxRef, container: Container, type: ContainerType, restartCount: number | undefined): Promise<StartedContainer>;
   startCreatedContainer(id: string): Promise<void>;
   /** Runs a preStop (or postStart) handler against a running container; rejects with the reason it failed. */
-  runHook(pod: DesiredPod | undefined, container: Container, containerId: string, handler: LifecycleHandler, timeoutSeconds: number): Promise<void>;
+  runHook(pod: DesiredPod | undefined, container: Container, containerId: string, handler: LifecycleHandler, timeoutSeconds: number, podIP: string | undefined): Promise<void>;
   /** Stop signal, then SIGKILL after `graceSeconds` (done by the runtime). NotFound is success. */
   stopContainer(id: string, graceSeconds: number): Promise<void>;
   stopSandbox(id: string): Promise<void>;

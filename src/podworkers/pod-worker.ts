@@ -35,12 +35,8 @@ export class PodWorker {
     return this.stateName;
   }
 
-  /**
-   * Ask for a step soon; many wakes while a step runs collapse into one more step. Something may
-   * have changed, so the step reads the runtime afresh.
-   */
+  /** Ask for a step soon; many wakes while a step runs collapse into one more step. */
   wake(): void {
-    this.ctx.externallyWoken = true;
     this.step();
   }
 
@@ -104,6 +100,8 @@ export class PodWorker {
           this.lastFailure = text;
           t = { next: this.stateName, wakeAfterMs: this.failureDelayMs() };
         }
+        // Whatever the step did, the next one syncs from a read of the runtime that started after it.
+        this.ctx.lastStepAt = this.ctx.cache.tick();
         if (t.next !== this.stateName) {
           this.ctx.logger.v(3).info('Pod worker state', { pod: this.ctx.key, podUID: this.ctx.uid, from: this.stateName, to: t.next });
           this.stateName = t.next;

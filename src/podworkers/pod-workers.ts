@@ -8,7 +8,7 @@ import { ImagePullBackOff } from './image-pull-backoff.js';
 import type { PodRuntime } from './pod-runtime.js';
 import { notify, type PodEvent, type PodWorkerObserver } from './observer.js';
 import { PodWorker } from './pod-worker.js';
-import type { PodWorkerStateName, SyncOutcome } from './worker-context.js';
+import type { PodCacheView, PodWorkerStateName, SyncOutcome } from './worker-context.js';
 
 export interface PodWorkersOptions {
   runtime: PodRuntime;
@@ -16,11 +16,8 @@ export interface PodWorkersOptions {
   syncFrequencyMs: number;
   now?: () => number;
   observers?: PodWorkerObserver[];
-  /**
-   * True while a PLEG watches the runtime and would wake a worker on any change of its pod; then
-   * a periodic resync may reuse what the last sync read. Without it every sync reads the runtime.
-   */
-  runtimeWatched?: () => boolean;
+  /** The one cache of runtime state, where every step reads its pod. */
+  cache: PodCacheView;
   /** Probe results, an input of every sync (a failed liveness probe plans a kill). */
   probes?: { failedProbe(uid: string, containerName: string, containerId: string): 'liveness' | 'startup' | undefined };
 }
@@ -141,8 +138,8 @@ export class PodWorkers {
         namespace,
         desired,
         terminationRequested: false,
-        externallyWoken: true,
-        runtimeWatched: () => this.opts.runtimeWatched?.() ?? false,
+        cache: this.opts.cache,
+        lastStepAt: 0,
         emit: (call) => notify(this.opts.observers ?? [], call, (err) => this.opts.logger.error('Pod worker observer failed', { podUID: uid, err: String(err) })),
         event: (type, reason, message, container) => {
           const initContainer = container !== undefined && (desired?.spec?.initContainers ?? []).some((c) => c.name === container);

@@ -1,11 +1,23 @@
 // What every state of a pod worker can see and use.
 import type { Logger } from '../log/logger.js';
+import type { CacheTime, CachedPod } from '../pleg/pod-cache.js';
 import type { RuntimePod } from '../runtime/runtime-pods.js';
 import type { CrashLoopBackOff } from './crashloop-backoff.js';
 import type { ImagePullBackOff } from './image-pull-backoff.js';
 import type { PodRuntime, DesiredPod } from './pod-runtime.js';
 import type { WaitingReason } from './compute-actions.js';
 import type { PodEvent, PodWorkerObserver } from './observer.js';
+
+/** What a pod worker uses of the pod cache. */
+export interface PodCacheView {
+  getNewerThan(uid: string, t: CacheTime): Promise<CachedPod>;
+  tick(): CacheTime;
+}
+
+/** The pod's runtime state for a step: read after the previous step ended. */
+export async function podForStep(ctx: WorkerContext): Promise<CachedPod> {
+  return ctx.cache.getNewerThan(ctx.uid, ctx.lastStepAt);
+}
 
 export type PodWorkerStateName = 'WaitingToStart' | 'Syncing' | 'Terminating' | 'Terminated' | 'Done';
 
@@ -15,13 +27,6 @@ export interface SyncOutcome {
   readonly waiting: ReadonlyMap<string, WaitingReason>;
   readonly error?: string;
   readonly podFailed?: string;
-}
-
-/** The runtime state a sync read and left as it was (it took no action). */
-export interface UntouchedRuntime {
-  readonly pod: RuntimePod | undefined;
-  /** When the read began. */
-  readonly readAt: number;
 }
 
 export interface WorkerContext {
@@ -46,15 +51,10 @@ export interface WorkerContext {
   /** True when no other pod with the same key is still running or terminating. */
   mayStart(): boolean;
   lastSync?: SyncOutcome;
-  /**
-   * Set by every wake from outside the worker (runtime event, manifest change, probe, another
-   * pod stopping); cleared when a sync begins to read the runtime.
-   */
-  externallyWoken: boolean;
-  /** What the last sync read, when it changed nothing; a resync may use it instead of reading again. */
-  untouched?: UntouchedRuntime;
-  /** True while the PLEG watches the runtime (its relists succeed), so a change would have woken the worker. */
-  runtimeWatched(): boolean;
+  /** The one cache of runtime state: a step reads its pod there, newer than the last step. */
+  readonly cache: PodCacheView;
+  /** When the last step ended (cache time): the next one needs a read that started after it. */
+  lastStepAt: CacheTime;
   /** Emits to the observers (prober, status); never throws. */
   emit(call: (o: PodWorkerObserver) => void): void;
   /** Records a pod event (Pulled, Created, Started, Killing, BackOff, ...). */
@@ -76,25 +76,6 @@ export interface PodState {
 /** The kubelet's 10s error back-off, jittered to 10-15s so that failing pods do not march in step. */
 export function errorRetryMs(): number {
   return 10_000 + Math.floor(Math.random() * 5_000);
-}
-
-/** A resync reads the runtime itself at least this often, even while the PLEG reports no change. */
-export const MAX_UNTOUCHED_REUSE_MS = 5 * 60_000;
-
-/**
- * The pod's runtime state for a sync: what the last sync read, if nothing can have changed since
- * (only the worker's own timer woke it, the PLEG is watching, and the read is recent), else a new
- * read. This is the kubelet's resync from its PLEG cache: an idle pod's periodic resync costs no
- * runtime call, and a change still wakes the worker through the PLEG and gets a fresh read.
- */
-export async function runtimeForSync(ctx: WorkerContext): Promise<UntouchedRuntime> {
-  const now = ctx.now();
-  const last = ctx.untouched;
-  const reusable = !ctx.externallyWoken && last !== undefined && now - last.readAt < MAX_UNTOUCHED_REUSE_MS && ctx.runtimeWatched();
-  ctx.externallyWoken = false;
-  ctx.untouched = undefined;
-  if (reusable) return last;
-  return { pod: await ctx.runtime.getPod(ctx.uid), readAt: now };
 }
 
 /** syncFrequency jittered up to +50%, as the kubelet does. */

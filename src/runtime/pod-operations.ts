@@ -11,7 +11,6 @@ import { buildContainerConfig, containerLogPath } from './container-config.js';
 import { CriError, type ImageService, type RuntimeService } from './cri-types.js';
 import { ensureImage, ImageError } from './images.js';
 import type { ContainerType } from './labels.js';
-import { getRuntimePod, type RuntimePod, type RuntimeStatusCache } from './runtime-pods.js';
 import { buildSandboxConfig, podLogDirectory } from './sandbox-config.js';
 import { podLogsDirName } from './pod-dirs.js';
 import { removeTreeOnOneMount } from './remove-tree.js';
@@ -35,8 +34,6 @@ export interface CriPodRuntimeOptions {
   clusterDNS?: string[];
   clusterDomain?: string;
   logger: Logger;
-  /** Shared with the other readers of pod state (the status manager), so each status is asked for once. */
-  statusCache?: RuntimeStatusCache;
   /** The pod cgroups (src/cm); without it sandboxes get no cgroup parent. */
   cgroups?: PodCgroups;
 }
@@ -63,10 +60,6 @@ export class CriPodRuntime implements PodRuntime {
     this.containerLogLinksDir = path.join(path.dirname(o.podLogsDir), 'containers');
   }
 
-  getPod(uid: string): Promise<RuntimePod | undefined> {
-    return getRuntimePod(this.o.runtime, uid, this.o.statusCache);
-  }
-
   private sandboxConfig(pod: DesiredPod, attempt: number) {
     const cgroupParent = this.o.cgroups?.podCgroupParent(pod) ?? '';
     return buildSandboxConfig(pod, { podLogsDir: this.o.podLogsDir, attempt, resolvConf: this.o.resolvConf, clusterDNS: this.o.clusterDNS, clusterDomain: this.o.clusterDomain, cgroupParent });
@@ -85,7 +78,10 @@ export class CriPodRuntime implements PodRuntime {
       throw explained !== undefined && err instanceof CriError ? new CriError(err.method, err.code, explained) : err;
     }
     await this.o.cgroups?.checkSandboxPlacement(pod).catch(() => undefined);
-    return { id, attempt };
+    // As the kubelet's SyncPod: the new sandbox's IP (for hooks and probes) from its status; a
+    // host-network pod has the node's.
+    const ip = pod.spec?.hostNetwork ? '' : ((await this.o.runtime.podSandboxStatus(id).catch(() => undefined))?.network?.ip ?? '');
+    return { id, attempt, ip };
   }
 
   /** With no earlier instance in the runtime, the next restart count is read from the log files. */
@@ -152,7 +148,7 @@ export class CriPodRuntime implements PodRuntime {
     const postStart = container.lifecycle?.postStart;
     if (postStart) {
       try {
-        await this.runHook(pod, container, id, postStart, POST_START_TIMEOUT_SECONDS);
+        await this.runHook(pod, container, id, postStart, POST_START_TIMEOUT_SECONDS, sandbox.ip);
       } catch (err) {
         // As the kubelet: a failed postStart hook kills the container; the restart policy decides what next.
         await ignoreNotFound(this.o.runtime.stopContainer(id, Math.max(2, pod.spec?.terminationGracePeriodSeconds ?? 30)));
@@ -162,10 +158,9 @@ export class CriPodRuntime implements PodRuntime {
     return { id, pullMs };
   }
 
-  async runHook(pod: DesiredPod | undefined, container: Container, containerId: string, handler: LifecycleHandler, timeoutSeconds: number): Promise<void> {
-    let podIP = this.o.nodeIP;
-    if (pod && !pod.spec?.hostNetwork) podIP = (await this.getPod(pod.metadata.uid))?.sandboxes[0]?.ip || this.o.nodeIP;
-    await runLifecycleHook({ runtime: this.o.runtime, containerId, container, podIP, timeoutSeconds }, handler);
+  async runHook(pod: DesiredPod | undefined, container: Container, containerId: string, handler: LifecycleHandler, timeoutSeconds: number, podIP: string | undefined): Promise<void> {
+    const ip = pod?.spec?.hostNetwork || !podIP ? this.o.nodeIP : podIP;
+    await runLifecycleHook({ runtime: this.o.runtime, containerId, container, podIP: ip, timeoutSeconds }, handler);
   }
 
   startCreatedContainer(id: string): Promise<void> {

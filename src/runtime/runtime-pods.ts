@@ -13,6 +13,8 @@ export interface RuntimeSandbox {
   /** From PodSandboxStatus; '' when read from a list or when the sandbox has no IP. */
   ip: string;
   additionalIps: string[];
+  /** Whether the status fields were read (PodSandboxStatus) or are list defaults. */
+  hasStatus: boolean;
 }
 
 export interface RuntimeContainer {
@@ -64,6 +66,7 @@ function sandboxFrom(s: PodSandbox | PodSandboxStatus): RuntimeSandbox {
     attempt: s.metadata?.attempt ?? 0,
     ip: network?.ip ?? '',
     additionalIps: (network?.additionalIps ?? []).map((x) => x.ip),
+    hasStatus: 'network' in s,
   };
 }
 
@@ -127,65 +130,63 @@ async function ignoreNotFound<T>(p: Promise<T>): Promise<T | undefined> {
   }
 }
 
-/**
- * The statuses the runtime last gave for each pod's sandboxes and containers. A status does not
- * change while its object stays in the same state (a running container's start time, image and
- * mounts are fixed; an exited one's exit code too), so it is asked for again only when the list
- * shows another state. That halves the calls of every periodic resync of an idle pod.
- */
-export class RuntimeStatusCache {
-  private readonly pods = new Map<string, { sandboxes: Map<string, PodSandboxStatus>; containers: Map<string, ContainerStatus> }>();
-
-  sandbox(uid: string, s: PodSandbox): PodSandboxStatus | undefined {
-    const st = this.pods.get(uid)?.sandboxes.get(s.id);
-    return st && st.state === s.state ? st : undefined;
-  }
-
-  container(uid: string, c: Container): ContainerStatus | undefined {
-    const st = this.pods.get(uid)?.containers.get(c.id);
-    return st && st.state === c.state && st.state !== ContainerState.CONTAINER_UNKNOWN ? st : undefined;
-  }
-
-  /** Replaces what is kept for the pod: objects no longer listed are forgotten with it. */
-  set(uid: string, sandboxes: PodSandboxStatus[], containers: ContainerStatus[]): void {
-    if (sandboxes.length === 0 && containers.length === 0) this.pods.delete(uid);
-    else this.pods.set(uid, { sandboxes: new Map(sandboxes.map((s) => [s.id, s])), containers: new Map(containers.map((c) => [c.id, c])) });
-  }
-
-  get size(): number {
-    return this.pods.size;
-  }
+export interface ReadOptions {
+  /** Only this pod (a label selector on its UID): a read of what changed, where the CRI can filter. */
+  readonly podUid?: string;
+  /**
+   * What was read before, by pod UID. An object whose listed state is the same as then keeps the
+   * status read then: a status does not change while its object stays in one state (a running
+   * container's start time, image and mounts are fixed; an exited one's exit code too), so an
+   * unchanged pod costs no status call. UNKNOWN is always asked again.
+   */
+  readonly previous?: (uid: string) => RuntimePod | undefined;
 }
 
 /**
- * One pod's full state (GetPodStatus): lists by the UID label, then the status of each object
- * (from `cache` when the object's state has not changed since).
+ * The full state of every kubelet-labelled pod (or of one): one ListPodSandbox and one
+ * ListContainers, then a status call for each object whose state is new since `previous`.
  */
-export async function getRuntimePod(runtime: RuntimeService, uid: string, cache?: RuntimeStatusCache): Promise<RuntimePod | undefined> {
-  const selector = { labelSelector: { [POD_UID_LABEL]: uid } };
-  const [sandboxes, containers] = await Promise.all([runtime.listPodSandbox(selector), runtime.listContainers(selector)]);
-  const [sandboxStatuses, containerStatuses] = await Promise.all([
-    Promise.all(sandboxes.map((s) => cache?.sandbox(uid, s) ?? ignoreNotFound(runtime.podSandboxStatus(s.id)))),
-    Promise.all(containers.map((c) => cache?.container(uid, c) ?? ignoreNotFound(runtime.containerStatus(c.id)))),
-  ]);
-  cache?.set(
-    uid,
-    sandboxStatuses.filter((st) => st !== undefined),
-    containerStatuses.filter((st) => st !== undefined),
-  );
+export async function readRuntimePods(runtime: RuntimeService, opts: ReadOptions = {}): Promise<Map<string, RuntimePod>> {
+  const filter = opts.podUid === undefined ? undefined : { labelSelector: { [POD_UID_LABEL]: opts.podUid } };
+  const [sandboxes, containers] = await Promise.all([runtime.listPodSandbox(filter), runtime.listContainers(filter)]);
+  const previousSandbox = (uid: string, id: string): RuntimeSandbox | undefined => opts.previous?.(uid)?.sandboxes.find((s) => s.id === id);
+  const previousContainer = (uid: string, id: string): RuntimeContainer | undefined => opts.previous?.(uid)?.containers.find((c) => c.id === id);
   const pods = new Map<string, RuntimePod>();
-  sandboxStatuses.forEach((st) => {
-    const id = st && parseSandboxLabels(st.labels);
-    if (st && id) podEntry(pods, uid, id.podName, id.podNamespace).sandboxes.push(sandboxFrom(st));
-  });
-  containerStatuses.forEach((st, i) => {
-    const meta = st && parseContainerMeta(st.labels, st.annotations);
-    if (st && meta) podEntry(pods, uid, meta.podName, meta.podNamespace).containers.push(containerFrom(st, containers[i]!.podSandboxId, meta));
-  });
-  const pod = pods.get(uid);
-  if (pod) {
-    newestFirst(pod.sandboxes);
-    newestFirst(pod.containers);
+  await Promise.all([
+    ...sandboxes.map(async (s) => {
+      const id = parseSandboxLabels(s.labels);
+      if (!id) return;
+      const prev = previousSandbox(id.podUid, s.id);
+      let entry: RuntimeSandbox | undefined;
+      if (prev && prev.hasStatus && prev.state === s.state) entry = prev;
+      else {
+        const st = await ignoreNotFound(runtime.podSandboxStatus(s.id));
+        if (st) entry = sandboxFrom(st);
+      }
+      if (entry) podEntry(pods, id.podUid, id.podName, id.podNamespace).sandboxes.push(entry);
+    }),
+    ...containers.map(async (c) => {
+      const meta = parseContainerMeta(c.labels, c.annotations);
+      if (!meta) return;
+      const prev = previousContainer(meta.podUid, c.id);
+      let entry: RuntimeContainer | undefined;
+      if (prev && prev.hasStatus && prev.state === c.state && c.state !== ContainerState.CONTAINER_UNKNOWN) entry = prev;
+      else {
+        const st = await ignoreNotFound(runtime.containerStatus(c.id));
+        const stMeta = st && parseContainerMeta(st.labels, st.annotations);
+        if (st && stMeta) entry = containerFrom(st, c.podSandboxId, stMeta);
+      }
+      if (entry) podEntry(pods, meta.podUid, meta.podName, meta.podNamespace).containers.push(entry);
+    }),
+  ]);
+  for (const p of pods.values()) {
+    newestFirst(p.sandboxes);
+    newestFirst(p.containers);
   }
-  return pod;
+  return pods;
+}
+
+/** One pod's full state, read now (tests and tools; the agent reads through its pod cache). */
+export async function readRuntimePod(runtime: RuntimeService, uid: string): Promise<RuntimePod | undefined> {
+  return (await readRuntimePods(runtime, { podUid: uid })).get(uid);
 }

@@ -21,7 +21,8 @@ export interface PodWorkerView {
 }
 
 export interface StatusManagerOptions {
-  getRuntimePod(uid: string): Promise<RuntimePod | undefined>;
+  /** The pod's runtime state as the pod cache has it (the one cache; status never reads the runtime). */
+  runtimePod(uid: string): RuntimePod | undefined;
   /** The pod workers as they are now. */
   pods(): readonly PodWorkerView[];
   probes: ProbeState;
@@ -56,8 +57,6 @@ export class StatusManager {
   /** By pod UID, then container id: an exited container's message never changes, so it is read once. */
   private readonly terminationMessages = new Map<string, Map<string, string>>();
   private readonly listeners = new Set<StatusListener>();
-  /** Runtime state handed over with the latest update request, used instead of reading it again. */
-  private readonly seen = new Map<string, { runtime: RuntimePod | undefined }>();
   private readonly coalescer: PerKeyCoalescer;
   private readonly now: () => Date;
   private timer: NodeJS.Timeout | undefined;
@@ -71,13 +70,8 @@ export class StatusManager {
     );
   }
 
-  /**
-   * Recomputes one pod's status soon; returns at once. `seen` is the pod's runtime state read just
-   * now by someone else; without it (or when a later call comes without one) the runtime is read.
-   */
-  update(uid: string, seen?: { runtime: RuntimePod | undefined }): void {
-    if (seen) this.seen.set(uid, seen);
-    else this.seen.delete(uid);
+  /** Recomputes one pod's status soon, from the pod cache; returns at once. */
+  update(uid: string): void {
     this.coalescer.request(uid);
   }
 
@@ -132,9 +126,7 @@ export class StatusManager {
       this.forget(uid);
       return;
     }
-    const seen = this.seen.get(uid);
-    this.seen.delete(uid);
-    const runtime = seen ? seen.runtime : await this.opts.getRuntimePod(uid);
+    const runtime = this.opts.runtimePod(uid);
     const previous = this.entries.get(uid);
     const terminating = TERMINATING_STATES.has(worker.state);
     const waiting = worker.lastSync?.waiting ?? new Map<string, WaitingReason>();
@@ -183,7 +175,6 @@ export class StatusManager {
   }
 
   private forget(uid: string): void {
-    this.seen.delete(uid);
     this.terminationMessages.delete(uid);
     if (this.entries.delete(uid)) this.emit(uid, undefined);
   }

@@ -4,13 +4,12 @@ import type { PodWorkerObserver } from '../podworkers/observer.js';
 import type { StatusManager } from './status-manager.js';
 
 /**
- * To push into the pod workers' observers: every sync, start of termination and removal. A sync
- * that changed nothing hands over the runtime state it read, so the status is computed without
- * reading the runtime a second time (every periodic resync of an idle pod is such a sync).
+ * To push into the pod workers' observers: every sync, start of termination and removal. The
+ * status is computed from the pod cache, where the sync read its pod.
  */
 export function statusObserver(status: Pick<StatusManager, 'update'>): PodWorkerObserver {
   return {
-    podSynced: (pod, runtime, acted) => status.update(pod.metadata.uid, acted ? undefined : { runtime }),
+    podSynced: (pod) => status.update(pod.metadata.uid),
     podTerminating: (uid) => status.update(uid),
     podRemoved: (uid) => status.update(uid),
   };

@@ -5,7 +5,7 @@ import { containerMatchesSpec } from '../../runtime/container-hash.js';
 import { computePodActions, isEmpty } from '../compute-actions.js';
 import { policyForPod } from '../crashloop-backoff.js';
 import { executeActions } from '../execute-actions.js';
-import { errorRetryMs, resyncMs, runtimeForSync, type PodState, type WorkerContext } from '../worker-context.js';
+import { errorRetryMs, podForStep, resyncMs, type PodState } from '../worker-context.js';
 
 export const syncing: PodState = {
   name: 'Syncing',
@@ -14,8 +14,7 @@ export const syncing: PodState = {
     if (ctx.terminationRequested || !pod) return { next: 'Terminating' };
     const spec = pod.spec ?? { containers: [] };
     try {
-      const read = await runtimeForSync(ctx);
-      const runtime = read.pod;
+      const { pod: runtime } = await podForStep(ctx);
       const policy = policyForPod(pod.metadata.annotations);
       const specs = new Map([...(spec.initContainers ?? []), ...spec.containers].map((c) => [c.name, c]));
       const now = ctx.now();
@@ -40,10 +39,9 @@ export const syncing: PodState = {
         ctx.event('Warning', 'BackOff', `Back-off restarting failed container ${name} in pod ${ctx.name}_${ctx.namespace}(${ctx.uid})`, name);
       }
       const newest = runtime?.sandboxes[0];
-      const sandbox = newest && newest.state === PodSandboxState.SANDBOX_READY ? { id: newest.id, attempt: newest.attempt } : undefined;
+      const sandbox = newest && newest.state === PodSandboxState.SANDBOX_READY ? { id: newest.id, attempt: newest.attempt, ip: newest.ip } : undefined;
       const acted = !isEmpty(actions);
       const result = acted ? await executeActions(ctx, actions, sandbox) : { errors: [], waiting: new Map(actions.waiting) };
-      if (!acted) ctx.untouched = read;
       ctx.lastSync = { at: new Date(now), waiting: result.waiting, error: result.errors[0], podFailed: actions.podFailed };
       ctx.emit((o) => o.podSynced?.(pod, runtime, acted));
       ctx.logger.v(3).info('Pod synced', { pod: ctx.key, podUID: ctx.uid, started: actions.start.length + actions.startCreated.length, killed: actions.kill.length, sandboxCreated: actions.createSandbox !== undefined });

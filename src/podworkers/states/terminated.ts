@@ -2,7 +2,7 @@
 // Any step may fail (the runtime restarting, a deadline, "device or resource busy"): what can be
 // removed is removed, and the worker's loop retries the rest with back-off until it is all gone.
 import { ContainerState, PodSandboxState } from '../../runtime/cri-types.js';
-import type { PodState } from '../worker-context.js';
+import { podForStep, type PodState } from '../worker-context.js';
 
 function text(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
@@ -11,7 +11,7 @@ function text(err: unknown): string {
 export const terminated: PodState = {
   name: 'Terminated',
   async run(ctx) {
-    const rt = await ctx.runtime.getPod(ctx.uid);
+    const { pod: rt } = await podForStep(ctx);
     // Something runs again (a stop that did not take, a container started behind our back): stop it first.
     const live = (rt?.containers ?? []).some((c) => c.state === ContainerState.CONTAINER_RUNNING) || (rt?.sandboxes ?? []).some((s) => s.state === PodSandboxState.SANDBOX_READY);
     if (live) return { next: 'Terminating' };

@@ -4,12 +4,12 @@
 import { ContainerState, PodSandboxState } from '../../runtime/cri-types.js';
 import type { RuntimeContainer } from '../../runtime/runtime-pods.js';
 import { containerSpec, killContainer, podGraceSeconds } from '../kill-container.js';
-import type { PodState, WorkerContext } from '../worker-context.js';
+import { podForStep, type PodState, type WorkerContext } from '../worker-context.js';
 
-async function stopAll(ctx: WorkerContext, containers: RuntimeContainer[]): Promise<void> {
+async function stopAll(ctx: WorkerContext, containers: RuntimeContainer[], podIP: string | undefined): Promise<void> {
   await Promise.all(
     containers.map((c) => {
-      const target = { id: c.id, name: c.name, spec: containerSpec(ctx.desired, c.name), meta: c.meta };
+      const target = { id: c.id, name: c.name, spec: containerSpec(ctx.desired, c.name), meta: c.meta, podIP };
       return killContainer(ctx, target, podGraceSeconds(ctx, target), 'pod is terminating');
     }),
   );
@@ -21,10 +21,11 @@ export const terminating: PodState = {
     ctx.emit((o) => o.podTerminating?.(ctx.uid));
     // A failure here (the runtime away, a stop that timed out) is retried by the worker's loop with
     // back-off; the pod stays in Terminating until everything of it has stopped.
-    const rt = await ctx.runtime.getPod(ctx.uid);
+    const { pod: rt } = await podForStep(ctx);
     const live = (rt?.containers ?? []).filter((c) => c.state === ContainerState.CONTAINER_RUNNING || c.state === ContainerState.CONTAINER_CREATED);
-    await stopAll(ctx, live.filter((c) => c.meta.type !== 'init'));
-    await stopAll(ctx, live.filter((c) => c.meta.type === 'init'));
+    const podIP = rt?.sandboxes[0]?.ip;
+    await stopAll(ctx, live.filter((c) => c.meta.type !== 'init'), podIP);
+    await stopAll(ctx, live.filter((c) => c.meta.type === 'init'), podIP);
     for (const s of rt?.sandboxes ?? []) {
       if (s.state === PodSandboxState.SANDBOX_READY) await ctx.runtime.stopSandbox(s.id);
     }

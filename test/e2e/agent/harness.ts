@@ -7,7 +7,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { cleanupStaleContainerds, startContainerd, type PrivateContainerd, type StartContainerdOptions } from '../../../dev/containerd.js';
 import { importTestImages } from '../../../dev/images.js';
 import { connectRuntime, type RuntimeConnection } from '../../../src/runtime/cri-client.js';
-import { getRuntimePod, listRuntimePods, type RuntimePod } from '../../../src/runtime/runtime-pods.js';
+import { listRuntimePods, readRuntimePod, type RuntimePod } from '../../../src/runtime/runtime-pods.js';
 import { startAgent, type AgentOptions, type RunningAgent } from '../../support/agent.js';
 import { useTmpDir } from '../../support/tmp.js';
 
@@ -88,7 +88,7 @@ export function useAgentHarness(
     },
     async pods(podName) {
       const listed = [...(await listRuntimePods(must(cri, 'the CRI client').runtime)).values()].filter((p) => p.name === `${podName}-${node}`);
-      const full = await Promise.all(listed.map((p) => getRuntimePod(must(cri, 'the CRI client').runtime, p.uid)));
+      const full = await Promise.all(listed.map((p) => readRuntimePod(must(cri, 'the CRI client').runtime, p.uid)));
       return full.filter((p): p is RuntimePod => p !== undefined);
     },
   };

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startContainerd, type PrivateContainerd } from '../../../dev/containerd.js';
 import { importTestImages } from '../../../dev/images.js';
 import { memoryLogger } from '../../../src/log/logger.js';
+import { PodCache } from '../../../src/pleg/pod-cache.js';
 import { createPleg, type EventedPleg } from '../../../src/pleg/pleg.js';
 import type { PodLifecycleEvent } from '../../../src/pleg/types.js';
 import { connectRuntime, type RuntimeConnection } from '../../../src/runtime/cri-client.js';
@@ -31,7 +32,7 @@ interface Watched {
 function watch(runtimeName: string): Watched {
   const events: PodLifecycleEvent[] = [];
   const { logger, lines } = memoryLogger(2);
-  const pleg = createPleg({ runtime: cri!.runtime, endpoint: cd!.endpoint, runtimeName, logger, onEvent: (e) => events.push(e) });
+  const pleg = createPleg({ runtime: cri!.runtime, cache: new PodCache(cri!.runtime), endpoint: cd!.endpoint, runtimeName, logger, onEvent: (e) => events.push(e) });
   plegs.push(pleg);
   return { pleg, events, lines };
 }

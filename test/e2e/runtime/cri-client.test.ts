@@ -15,7 +15,7 @@ import { hashContainer, kubeletContainerHash } from '../../../src/runtime/contai
 import { connectRuntime, RuntimeConnectError, type RuntimeConnection } from '../../../src/runtime/cri-client.js';
 import { ContainerState, CriError, PodSandboxState, type ContainerEventResponse } from '../../../src/runtime/cri-types.js';
 import { ensureImage, ImageError } from '../../../src/runtime/images.js';
-import { getRuntimePod, listRuntimePods } from '../../../src/runtime/runtime-pods.js';
+import { listRuntimePods, readRuntimePod } from '../../../src/runtime/runtime-pods.js';
 import { buildSandboxConfig } from '../../../src/runtime/sandbox-config.js';
 import { prepareVolumes, removePodDirs } from '../../../src/runtime/volumes.js';
 import { useTmpDir } from '../../support/tmp.js';
@@ -218,7 +218,7 @@ describe('a host-network pod through the CRI', () => {
       state: ContainerState.CONTAINER_RUNNING,
       meta: { hash: kubeletContainerHash(busybox), specHash: hashContainer(busybox), restartCount: 0, type: 'container', terminationGracePeriodSeconds: 30, terminationMessagePath: '/dev/termination-log' },
     });
-    const full = await getRuntimePod(cri!.runtime, UID);
+    const full = await readRuntimePod(cri!.runtime, UID);
     expect(full!.containers[0]!.startedAt).toBeGreaterThan(0);
     expect(full!.containers[0]!.imageRef).toMatch(/sha256:/);
   });

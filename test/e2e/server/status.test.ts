@@ -16,7 +16,8 @@ import type { PodWorkerObserver } from '../../../src/podworkers/observer.js';
 import { PodWorkers } from '../../../src/podworkers/pod-workers.js';
 import { connectRuntime, type RuntimeConnection } from '../../../src/runtime/cri-client.js';
 import { CriPodRuntime } from '../../../src/runtime/pod-operations.js';
-import { getRuntimePod, listRuntimePods } from '../../../src/runtime/runtime-pods.js';
+import { listRuntimePods } from '../../../src/runtime/runtime-pods.js';
+import { PodCache } from '../../../src/pleg/pod-cache.js';
 import { startEndpoints, type RunningEndpoints } from '../../../src/server/endpoints.js';
 import { StatusManager } from '../../../src/status/status-manager.js';
 import { statusObserver } from '../../../src/status/worker-events.js';
@@ -73,9 +74,10 @@ beforeAll(async () => {
     logger,
   });
   const observers: PodWorkerObserver[] = [];
-  workers = new PodWorkers({ runtime: podRuntime, logger, syncFrequencyMs: 5_000, observers });
+  const cache = new PodCache(cri.runtime);
+  workers = new PodWorkers({ runtime: podRuntime, logger, syncFrequencyMs: 5_000, observers, cache });
   status = new StatusManager({
-    getRuntimePod: (uid) => getRuntimePod(cri.runtime, uid),
+    runtimePod: (uid) => cache.get(uid).pod,
     pods: () => workers.snapshot(),
     probes: { ready: () => undefined, started: () => undefined },
     nodeIP: NODE_IP,

@@ -43,6 +43,10 @@ export class FakeRuntime {
   sandboxes: PodSandbox[] = [];
   containers: Container[] = [];
   lists = 0;
+  /** Lists filtered by a label selector (one pod's read). */
+  filteredLists = 0;
+  /** PodSandboxStatus and ContainerStatus calls. */
+  statusCalls = 0;
   failLists = false;
   /** Called at each list, before it answers: lets a test change state "in the runtime". */
   onList: (() => void) | undefined;
@@ -76,13 +80,14 @@ export class FakeRuntime {
   }
 
   readonly service: RuntimeService = {
-    listPodSandbox: async () => {
+    listPodSandbox: async (f) => {
       this.lists++;
+      if (f?.labelSelector) this.filteredLists++;
       this.onList?.();
       if (this.failLists) throw new CriError('ListPodSandbox', 14, 'runtime down');
-      return this.sandboxes.map((s) => ({ ...s }));
+      return this.sandboxes.filter((s) => selected(s.labels, f?.labelSelector)).map((s) => ({ ...s }));
     },
-    listContainers: async () => this.containers.map((c) => ({ ...c })),
+    listContainers: async (f) => this.containers.filter((c) => selected(c.labels, f?.labelSelector)).map((c) => ({ ...c })),
     getContainerEvents: (onEvent, onEnd) => {
       this.eventSubscriptions++;
       if (this.eventsMode === 'open') {
@@ -101,16 +106,30 @@ export class FakeRuntime {
     runPodSandbox: unused,
     stopPodSandbox: unused,
     removePodSandbox: unused,
-    podSandboxStatus: unused,
+    podSandboxStatus: async (id) => {
+      this.statusCalls++;
+      const sb = this.sandboxes.find((x) => x.id === id);
+      if (!sb) throw new CriError('PodSandboxStatus', 5, 'not found');
+      return { ...sb, network: { ip: '', additionalIps: [] } };
+    },
     createContainer: unused,
     startContainer: unused,
     stopContainer: unused,
     removeContainer: unused,
-    containerStatus: unused,
+    containerStatus: async (id) => {
+      this.statusCalls++;
+      const c = this.containers.find((x) => x.id === id);
+      if (!c) throw new CriError('ContainerStatus', 5, 'not found');
+      return { ...c, startedAt: c.createdAt, finishedAt: 0, exitCode: 0, reason: '', message: '', mounts: [], logPath: '' };
+    },
     execSync: unused,
     reopenContainerLog: unused,
     close: () => {},
   };
+}
+
+function selected(labels: Record<string, string>, sel: Record<string, string> | undefined): boolean {
+  return Object.entries(sel ?? {}).every(([k, v]) => labels[k] === v);
 }
 
 function unused(): never {

@@ -3,6 +3,7 @@
 // and the health signal.
 import { afterEach, describe, expect, it } from 'vitest';
 import { nullLogger } from '../../../src/log/logger.js';
+import { PodCache } from '../../../src/pleg/pod-cache.js';
 import { RelistPleg } from '../../../src/pleg/relist-pleg.js';
 import type { PodLifecycleEvent } from '../../../src/pleg/types.js';
 import { ContainerState, PodSandboxState } from '../../../src/runtime/cri-types.js';
@@ -24,7 +25,8 @@ function setup(opts: { now?: () => number } = {}): { rt: FakeRuntime; pleg: Reli
   rt.containers = [container('ca', 'sa', A, 'app'), container('cb', 'sb', B, 'app')];
   const events: PodLifecycleEvent[] = [];
   // A long period: the tests drive relists themselves.
-  const pleg = new RelistPleg({ runtime: rt.service, periodMs: 3_600_000, logger: nullLogger, onEvent: (e) => events.push(e), ...opts });
+  const cache = new PodCache(rt.service, opts.now);
+  const pleg = new RelistPleg({ cache, periodMs: 3_600_000, logger: nullLogger, onEvent: (e) => events.push(e), ...opts });
   plegs.push(pleg);
   return { rt, pleg, events };
 }

@@ -10,7 +10,7 @@ const S = 1e9; // ns per second
 const NOW_MS = 1_000_000;
 
 function sandbox(id: string, state = PodSandboxState.SANDBOX_READY, attempt = 0, createdAt = 1): RuntimeSandbox {
-  return { id, state, createdAt, attempt, ip: '', additionalIps: [] };
+  return { id, state, createdAt, attempt, ip: '', additionalIps: [], hasStatus: true };
 }
 
 function ctr(id: string, name: string, o: Partial<RuntimeContainer> & { hash?: string; restartCount?: number; type?: 'init' | 'container' } = {}): RuntimeContainer {

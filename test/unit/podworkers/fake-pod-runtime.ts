@@ -5,6 +5,7 @@ import type { ContainerType } from '../../../src/podworkers/compute-actions.js';
 import { ContainerStartError, type DesiredPod, type PodRuntime, type SandboxRef, type StartedContainer } from '../../../src/podworkers/pod-runtime.js';
 import { ContainerState, PodSandboxState } from '../../../src/runtime/cri-types.js';
 import type { RuntimeContainer, RuntimePod, RuntimeSandbox } from '../../../src/runtime/runtime-pods.js';
+import type { PodCacheView } from '../../../src/podworkers/worker-context.js';
 import { hashContainer, kubeletContainerHash } from '../../../src/runtime/container-hash.js';
 
 export class FakePodRuntime implements PodRuntime {
@@ -46,21 +47,43 @@ export class FakePodRuntime implements PodRuntime {
     return undefined;
   }
 
-  /** getPod calls, by pod UID. */
+  /** Reads of one pod through the cache view, by pod UID. */
   readonly reads = new Map<string, number>();
+  private clock = 0;
+  /** When the PLEG (simulated by relist()) last read everything. */
+  private fullAt = 0;
+  private readonly readAt = new Map<string, number>();
 
-  async getPod(uid: string): Promise<RuntimePod | undefined> {
-    this.fault('getPod');
-    this.reads.set(uid, (this.reads.get(uid) ?? 0) + 1);
-    const p = this.pods.get(uid);
-    return p ? structuredClone(p) : undefined;
+  /** The pod cache as the workers see it, over this fake: a read when nothing newer is cached. */
+  readonly cache: PodCacheView = {
+    tick: () => ++this.clock,
+    getNewerThan: async (uid, t) => {
+      // A PLEG that keeps up relists between any two steps.
+      if (this.plegKeepsUp) this.fullAt = ++this.clock;
+      const at = Math.max(this.readAt.get(uid) ?? 0, this.fullAt);
+      if (at <= t) {
+        this.fault('getPod');
+        this.reads.set(uid, (this.reads.get(uid) ?? 0) + 1);
+        this.readAt.set(uid, ++this.clock);
+      }
+      const p = this.pods.get(uid);
+      return { pod: p ? structuredClone(p) : undefined, at: Math.max(this.readAt.get(uid) ?? 0, this.fullAt) };
+    },
+  };
+
+  /** Simulates a PLEG whose relists always come between two steps of a worker. */
+  plegKeepsUp = false;
+
+  /** What the PLEG's relist does for the cache: every pod is read as of now. */
+  relist(): void {
+    this.fullAt = ++this.clock;
   }
 
   async createSandbox(pod: DesiredPod, attempt: number): Promise<SandboxRef> {
     const id = `s${++this.seq}`;
-    this.entry(pod).sandboxes.unshift({ id, state: PodSandboxState.SANDBOX_READY, createdAt: ++this.seq, attempt, ip: '', additionalIps: [] });
+    this.entry(pod).sandboxes.unshift({ id, state: PodSandboxState.SANDBOX_READY, createdAt: ++this.seq, attempt, ip: '', additionalIps: [], hasStatus: true });
     this.journal.push(`createSandbox ${pod.metadata.name} ${pod.metadata.uid}`);
-    return { id, attempt };
+    return { id, attempt, ip: '' };
   }
 
   async startContainer(pod: DesiredPod, sandbox: SandboxRef, container: Container, type: ContainerType, restartCount: number | undefined): Promise<StartedContainer> {

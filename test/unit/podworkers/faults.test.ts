@@ -28,7 +28,7 @@ const WAIT = { timeoutMs: 20_000, intervalMs: 20 };
 async function runningPod() {
   const runtime = new FakePodRuntime();
   const { logger, lines } = memoryLogger(2);
-  const workers = new PodWorkers({ runtime, logger, syncFrequencyMs: 60_000 });
+  const workers = new PodWorkers({ runtime, cache: runtime.cache, logger, syncFrequencyMs: 60_000 });
   workers.adoptRuntimePods(new Map());
   const pod = staticPod('a', 'uid-a');
   workers.apply({ op: 'ADD', pod });

@@ -22,7 +22,7 @@ function staticPod(name: string, uid: string, containers = ['main']): StaticPod 
 
 function setup() {
   const runtime = new FakePodRuntime();
-  const workers = new PodWorkers({ runtime, logger: nullLogger, syncFrequencyMs: 60_000 });
+  const workers = new PodWorkers({ runtime, cache: runtime.cache, logger: nullLogger, syncFrequencyMs: 60_000 });
   return { runtime, workers };
 }
 
@@ -44,6 +44,7 @@ describe('PodWorkers', () => {
     const synced: Array<{ acted: boolean; running: boolean }> = [];
     const workers = new PodWorkers({
       runtime,
+      cache: runtime.cache,
       logger: nullLogger,
       syncFrequencyMs: 60_000,
       observers: [
@@ -64,75 +65,26 @@ describe('PodWorkers', () => {
     expect(synced.at(-1)).toEqual({ acted: false, running: true });
   });
 
-  it('resyncs an untouched pod from what the last sync read while the PLEG watches, and reads again after any outside wake', async () => {
+  it('resyncs from the pod cache: no read while relists keep it newer than the last step, one per step otherwise', async () => {
     const runtime = new FakePodRuntime();
-    let watched = true;
     const synced: boolean[] = [];
-    const workers = new PodWorkers({
-      runtime,
-      logger: nullLogger,
-      syncFrequencyMs: 20,
-      runtimeWatched: () => watched,
-      observers: [{ podSynced: (_pod, _rt, acted) => synced.push(acted) }],
-    });
+    const workers = new PodWorkers({ runtime, cache: runtime.cache, logger: nullLogger, syncFrequencyMs: 20, observers: [{ podSynced: (_pod, _rt, acted) => synced.push(acted) }] });
     workers.adoptRuntimePods(new Map());
     workers.apply({ op: 'ADD', pod: staticPod('a', 'uid-a') });
     await waitFor(() => running(runtime, 'uid-a'), { timeoutMs: 5000, what: 'a running' });
-    // Start-up: a read that acted, then one that found everything running; after that only resyncs.
-    await waitFor(() => synced.filter((a) => !a).length >= 6, { timeoutMs: 5000, what: 'resyncs' });
+    // The PLEG relisting between steps: every resync finds a read newer than its last step.
+    runtime.plegKeepsUp = true;
+    await waitFor(() => synced.filter((a) => !a).length >= 3, { timeoutMs: 5000, what: 'resyncs' });
     const reads = runtime.reads.get('uid-a')!;
-    await waitFor(() => synced.filter((a) => !a).length >= 12, { timeoutMs: 5000, what: 'more resyncs' });
+    const relisted = synced.length;
+    await waitFor(() => synced.length >= relisted + 6, { timeoutMs: 5000, what: 'more resyncs' });
     expect(runtime.reads.get('uid-a')).toBe(reads);
-
-    // A runtime event (or any outside wake) makes the next sync read, and the dead container is restarted.
-    const c = running(runtime, 'uid-a')!;
-    c.state = ContainerState.CONTAINER_EXITED;
-    workers.wake('uid-a');
-    await waitFor(() => running(runtime, 'uid-a') && running(runtime, 'uid-a')!.id !== c.id, { timeoutMs: 5000, what: 'restarted' });
-    expect(runtime.reads.get('uid-a')!).toBeGreaterThan(reads);
-
-    // Without a watching PLEG every resync reads.
-    watched = false;
+    runtime.plegKeepsUp = false;
+    // No relist since: each step reads its pod itself.
     const before = runtime.reads.get('uid-a')!;
     const syncs = synced.length;
-    await waitFor(() => synced.length >= syncs + 5, { timeoutMs: 5000, what: 'unwatched resyncs' });
+    await waitFor(() => synced.length >= syncs + 5, { timeoutMs: 5000, what: 'resyncs without relists' });
     expect(runtime.reads.get('uid-a')! - before).toBeGreaterThanOrEqual(4);
-    workers.shutdown();
-  });
-
-  it('reads the runtime itself at least every 5 minutes, however often it resyncs from the last read', async () => {
-    const runtime = new FakePodRuntime();
-    let clock = 1_000_000;
-    const workers = new PodWorkers({ runtime, logger: nullLogger, syncFrequencyMs: 20, runtimeWatched: () => true, now: () => clock });
-    workers.adoptRuntimePods(new Map());
-    workers.apply({ op: 'ADD', pod: staticPod('a', 'uid-a') });
-    await waitFor(() => running(runtime, 'uid-a'), { timeoutMs: 5000, what: 'a running' });
-    await waitFor(() => (runtime.reads.get('uid-a') ?? 0) >= 2, { timeoutMs: 5000, what: 'an untouched read' });
-    await new Promise((r) => setTimeout(r, 100));
-    const reads = runtime.reads.get('uid-a')!;
-    // Many resyncs, each a minute apart on the agent's clock: one read per 5 minutes.
-    for (let i = 0; i < 11; i++) {
-      clock += 60_000;
-      await new Promise((r) => setTimeout(r, 150)); // several 20-30 ms resyncs at each clock reading
-    }
-    expect(runtime.reads.get('uid-a')! - reads).toBe(2);
-    workers.shutdown();
-  });
-
-  it('notices a change it was not told about at the first resync once the PLEG stops watching', async () => {
-    const runtime = new FakePodRuntime();
-    let watched = true;
-    const workers = new PodWorkers({ runtime, logger: nullLogger, syncFrequencyMs: 20, runtimeWatched: () => watched });
-    workers.adoptRuntimePods(new Map());
-    workers.apply({ op: 'ADD', pod: staticPod('a', 'uid-a') });
-    await waitFor(() => running(runtime, 'uid-a'), { timeoutMs: 5000, what: 'a running' });
-    const c = running(runtime, 'uid-a')!;
-    await waitFor(() => (runtime.reads.get('uid-a') ?? 0) >= 2, { timeoutMs: 5000, what: 'an untouched read' });
-    await new Promise((r) => setTimeout(r, 100)); // resyncs from the snapshot
-    // A death nobody reported: trusted snapshots hide it; an unwatched runtime is read and it is restarted.
-    c.state = ContainerState.CONTAINER_EXITED;
-    watched = false;
-    await waitFor(() => running(runtime, 'uid-a'), { timeoutMs: 5000, what: 'restarted after the unreported death' });
     workers.shutdown();
   });
 
@@ -140,8 +92,8 @@ describe('PodWorkers', () => {
     const { runtime, workers } = setup();
     const old = staticPod('old', 'uid-old');
     await runtime.createSandbox(old.pod, 0);
-    await runtime.startContainer(old.pod, { id: runtime.pods.get('uid-old')!.sandboxes[0]!.id, attempt: 0 }, old.pod.spec!.containers[0]!, 'container', 0);
-    workers.adoptRuntimePods(new Map([['uid-old', (await runtime.getPod('uid-old'))!]]));
+    await runtime.startContainer(old.pod, { id: runtime.pods.get('uid-old')!.sandboxes[0]!.id, attempt: 0, ip: '' }, old.pod.spec!.containers[0]!, 'container', 0);
+    workers.adoptRuntimePods(new Map([['uid-old', structuredClone(runtime.pods.get('uid-old')!)]]));
     await waitFor(() => !runtime.pods.has('uid-old'), { timeoutMs: 5000, what: 'orphan removed' });
     expect(runtime.journal.slice(-2)).toEqual(['stop old uid-old main', 'cleanup uid-old']);
   });
@@ -166,7 +118,7 @@ describe('PodWorkers', () => {
     const sb = await runtime.createSandbox(stale.pod, 0);
     await runtime.startContainer(stale.pod, sb, stale.pod.spec!.containers[0]!, 'container', 0);
     workers.apply({ op: 'ADD', pod: staticPod('etcd', 'uid-new') });
-    workers.adoptRuntimePods(new Map([['uid-stale', (await runtime.getPod('uid-stale'))!]]));
+    workers.adoptRuntimePods(new Map([['uid-stale', structuredClone(runtime.pods.get('uid-stale')!)]]));
     await waitFor(() => running(runtime, 'uid-new'), { timeoutMs: 5000, what: 'new etcd running' });
     expect(runtime.journal.indexOf('stop etcd uid-stale main')).toBeLessThan(runtime.journal.indexOf('createSandbox etcd uid-new'));
   });
@@ -227,7 +179,7 @@ describe('PodWorkers', () => {
   it('kills a container whose liveness probe failed and restarts it under Always: the result is an input of the sync', async () => {
     const runtime = new FakePodRuntime();
     const failed = new Set<string>();
-    const workers = new PodWorkers({ runtime, logger: nullLogger, syncFrequencyMs: 60_000, probes: { failedProbe: (_u, _n, id) => (failed.has(id) ? 'liveness' : undefined) } });
+    const workers = new PodWorkers({ runtime, cache: runtime.cache, logger: nullLogger, syncFrequencyMs: 60_000, probes: { failedProbe: (_u, _n, id) => (failed.has(id) ? 'liveness' : undefined) } });
     workers.adoptRuntimePods(new Map());
     const p = staticPod('a', 'uid-a');
     p.pod.spec!.containers[0]!.livenessProbe = { exec: { command: ['true'] }, terminationGracePeriodSeconds: 7 };

@@ -24,6 +24,7 @@ function setup(driver: 'cgroupfs' | 'systemd', runSandbox?: () => Promise<string
       sandboxes.push(config);
       return runSandbox ? runSandbox() : 'sandbox1';
     },
+    podSandboxStatus: async () => ({ network: { ip: '10.1.0.5', additionalIps: [] } }),
     createContainer: async (_id: string, config: ContainerConfig, sandboxConfig: PodSandboxConfig) => {
       calls.push('CreateContainer');
       created.push({ config, sandboxConfig });

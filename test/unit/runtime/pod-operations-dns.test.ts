@@ -13,7 +13,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function runtimeWith(o: { resolvConf: string | undefined; clusterDNS?: string[]; clusterDomain?: string }): { pods: CriPodRuntime; sandboxes: PodSandboxConfig[] } {
   const sandboxes: PodSandboxConfig[] = [];
-  const runtime = { runPodSandbox: async (c: PodSandboxConfig) => (sandboxes.push(c), 'sb-1') } as unknown as RuntimeService;
+  const runtime = { runPodSandbox: async (c: PodSandboxConfig) => (sandboxes.push(c), 'sb-1'), podSandboxStatus: async () => ({ network: { ip: '10.1.0.5', additionalIps: [] } }) } as unknown as RuntimeService;
   const pods = new CriPodRuntime({
     runtime,
     images: {} as ImageService,

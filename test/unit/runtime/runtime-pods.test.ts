@@ -10,7 +10,7 @@ import {
   type RuntimeService,
 } from '../../../src/runtime/cri-types.js';
 import { containerAnnotations, containerLabels, sandboxLabels } from '../../../src/runtime/labels.js';
-import { getRuntimePod, listRuntimePods, RuntimeStatusCache } from '../../../src/runtime/runtime-pods.js';
+import { listRuntimePods, readRuntimePod, readRuntimePods, type RuntimePod } from '../../../src/runtime/runtime-pods.js';
 import { UID, container, pod } from './fixtures.js';
 
 const OTHER = 'ffffffffffffffffffffffffffffffff';
@@ -95,11 +95,11 @@ describe('listRuntimePods', () => {
   });
 });
 
-describe('getRuntimePod', () => {
+describe('readRuntimePod', () => {
   it('reads statuses of the pod objects, skipping ones removed meanwhile', async () => {
     const f = fake();
     f.gone.add('c-0');
-    const p = (await getRuntimePod(f as unknown as RuntimeService, UID))!;
+    const p = (await readRuntimePod(f as unknown as RuntimeService, UID))!;
     expect(p.sandboxes.map((s) => [s.id, s.ip, s.additionalIps])).toEqual([
       ['s-new', '192.0.2.10', ['2001:db8::10']],
       ['s-old', '192.0.2.10', ['2001:db8::10']],
@@ -109,7 +109,7 @@ describe('getRuntimePod', () => {
   });
 
   it('is undefined for a UID with nothing', async () => {
-    expect(await getRuntimePod(fake() as unknown as RuntimeService, '0'.repeat(32))).toBeUndefined();
+    expect(await readRuntimePod(fake() as unknown as RuntimeService, '0'.repeat(32))).toBeUndefined();
   });
 
   it('passes other errors on', async () => {
@@ -117,11 +117,11 @@ describe('getRuntimePod', () => {
     f.containerStatus = async () => {
       throw new CriError('ContainerStatus', 14, 'unavailable');
     };
-    await expect(getRuntimePod(f as unknown as RuntimeService, UID)).rejects.toThrow('CRI ContainerStatus failed: unavailable');
+    await expect(readRuntimePod(f as unknown as RuntimeService, UID)).rejects.toThrow('CRI ContainerStatus failed: unavailable');
   });
 });
 
-describe('getRuntimePod with a status cache', () => {
+describe('readRuntimePods with what was read before', () => {
   function counting(f: FakeRuntime): { calls: string[] } {
     const calls: string[] = [];
     const sandboxStatus = f.podSandboxStatus;
@@ -134,36 +134,30 @@ describe('getRuntimePod with a status cache', () => {
   it('asks for a status again only when the listed state changed', async () => {
     const f = fake();
     const { calls } = counting(f);
-    const cache = new RuntimeStatusCache();
     const rt = f as unknown as RuntimeService;
-    const first = await getRuntimePod(rt, UID, cache);
+    const first = await readRuntimePods(rt, { podUid: UID });
     expect(calls.sort()).toEqual(['c-0', 'c-1', 's-new', 's-old']);
     calls.length = 0;
-    expect(await getRuntimePod(rt, UID, cache)).toEqual(first);
+    const previous = (uid: string): RuntimePod | undefined => first.get(uid);
+    expect(await readRuntimePods(rt, { podUid: UID, previous })).toEqual(first);
     expect(calls).toEqual([]);
     // c-1 died: only its status is read again, and the pod shows it exited.
     f.containers.find((c) => c.id === 'c-1')!.state = ContainerState.CONTAINER_EXITED;
-    const after = (await getRuntimePod(rt, UID, cache))!;
+    const after = (await readRuntimePods(rt, { podUid: UID, previous })).get(UID)!;
     expect(calls).toEqual(['c-1']);
     expect(after.containers.find((c) => c.id === 'c-1')!.state).toBe(ContainerState.CONTAINER_EXITED);
   });
 
-  it('never reuses an unknown state, and forgets objects and pods no longer listed', async () => {
+  it('never reuses an unknown state, and reads only the pod asked for', async () => {
     const f = fake();
     const { calls } = counting(f);
-    const cache = new RuntimeStatusCache();
     const rt = f as unknown as RuntimeService;
     f.containers.find((c) => c.id === 'c-1')!.state = ContainerState.CONTAINER_UNKNOWN;
-    await getRuntimePod(rt, UID, cache);
+    const first = await readRuntimePods(rt, { podUid: UID });
     calls.length = 0;
-    await getRuntimePod(rt, UID, cache);
+    await readRuntimePods(rt, { podUid: UID, previous: (uid) => first.get(uid) });
     expect(calls).toEqual(['c-1']);
-    await getRuntimePod(rt, OTHER, cache);
-    expect(cache.size).toBe(2);
-    f.sandboxes.splice(0);
-    f.containers.splice(0);
-    await getRuntimePod(rt, UID, cache);
-    await getRuntimePod(rt, OTHER, cache);
-    expect(cache.size).toBe(0);
+    const other = await readRuntimePods(rt, { podUid: OTHER });
+    expect([...other.keys()]).toEqual([OTHER]);
   });
 });

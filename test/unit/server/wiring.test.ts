@@ -25,7 +25,7 @@ describe('status manager → pods socket → bootlet pods', () => {
       },
     ];
     const status = new StatusManager({
-      getRuntimePod: async () => runtimePod([sandbox()], [exited('c3', 'app', 1, { restartCount: 3, createdAt: ns(T0 + 50_000), finishedAt: ns(T0 + 290_000) }), exited('c2', 'app', 1, { restartCount: 2 })]),
+      runtimePod: () => runtimePod([sandbox()], [exited('c3', 'app', 1, { restartCount: 3, createdAt: ns(T0 + 50_000), finishedAt: ns(T0 + 290_000) }), exited('c2', 'app', 1, { restartCount: 2 })]),
       pods: () => workers,
       probes: probes(),
       nodeIP: '10.0.0.11',

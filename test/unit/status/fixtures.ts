@@ -26,7 +26,7 @@ export function staticPod(spec: Partial<PodSpec> & { containers?: Container[] } 
 }
 
 export function sandbox(id = 's1', o: Partial<RuntimeSandbox> = {}): RuntimeSandbox {
-  return { id, state: PodSandboxState.SANDBOX_READY, createdAt: ns(T0 + 1000), attempt: 0, ip: '', additionalIps: [], ...o };
+  return { id, state: PodSandboxState.SANDBOX_READY, createdAt: ns(T0 + 1000), attempt: 0, ip: '', additionalIps: [], hasStatus: true, ...o };
 }
 
 export interface CtrOptions extends Partial<Omit<RuntimeContainer, 'meta'>> {
