@@ -17,7 +17,8 @@ import { ContainerLogManager } from '../runtime/container-log-manager.js';
 import { connectRuntime } from '../runtime/cri-client.js';
 import { CriPodRuntime } from '../runtime/pod-operations.js';
 import { RuntimeHealth } from '../runtime/runtime-health.js';
-import { getRuntimePod, listRuntimePods, RuntimeStatusCache } from '../runtime/runtime-pods.js';
+import { getRuntimePod, listRuntimePods, RuntimeStatusCache, warnInvalidIdentityOnce } from '../runtime/runtime-pods.js';
+import { findKubeletAdoptions } from '../podworkers/kubelet-adoption.js';
 import { startEndpoints } from '../server/endpoints.js';
 import { StatusManager } from '../status/status-manager.js';
 import { onProbeResult, statusObserver } from '../status/worker-events.js';
@@ -193,14 +194,17 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
       },
       error: () => {}, // the file source logs each refused manifest once, with file and reason
       warning: () => {},
+      refusedClaims: (claims) => workers.refusedClaims(claims),
       ready: () => {
         // Only now is the desired set complete: what runs without a manifest can be told apart.
         // The runtime may be restarting: the read is retried (nothing starts before it succeeds).
         let attempt = 0;
         const adopt = (): void => {
-          listRuntimePods(runtime)
+          listRuntimePods(runtime, { invalidIdentity: warnInvalidIdentityOnce(logger) })
             .then((found) => {
               logger.info('Manifests read, adopting running pods', { runtimePods: found.size });
+              // A kubelet's pod of the same manifest keeps running under its UID (config re-emits the pod under it).
+              for (const a of findKubeletAdoptions(staticPods.list(), found)) source.adoptIdentity(a.file, a.computedUid, a.runtimeUid);
               workers.adoptRuntimePods(found);
               staticPods.markReady();
               pleg.start();

@@ -1,8 +1,10 @@
 // What runs, read back from the runtime and grouped by pod UID through the kubelet labels:
 // the basis for adopting containers after a restart and for every sync.
-import type { Container, ContainerStatus, PodSandbox, PodSandboxStatus, RuntimeService } from './cri-types.js';
+import type { Container, ContainerStatus, KeyValueMap, PodSandbox, PodSandboxStatus, RuntimeService } from './cri-types.js';
 import { ContainerState, CriError, PodSandboxState } from './cri-types.js';
-import { parseContainerMeta, parseSandboxLabels, POD_UID_LABEL, type ContainerMeta } from './labels.js';
+import { parseContainerMeta, parseSandboxLabels, POD_UID_LABEL, type ContainerMeta, type SandboxIdentity } from './labels.js';
+import { identityProblem } from './static-source.js';
+import type { Logger } from '../log/logger.js';
 
 export interface RuntimeSandbox {
   id: string;
@@ -13,6 +15,9 @@ export interface RuntimeSandbox {
   /** From PodSandboxStatus; '' when read from a list or when the sandbox has no IP. */
   ip: string;
   additionalIps: string[];
+  /** As the runtime lists them: the pod's labels plus the identity labels, the pod's annotations. */
+  labels?: KeyValueMap;
+  annotations?: KeyValueMap;
 }
 
 export interface RuntimeContainer {
@@ -64,6 +69,8 @@ function sandboxFrom(s: PodSandbox | PodSandboxStatus): RuntimeSandbox {
     attempt: s.metadata?.attempt ?? 0,
     ip: network?.ip ?? '',
     additionalIps: (network?.additionalIps ?? []).map((x) => x.ip),
+    labels: s.labels,
+    annotations: s.annotations,
   };
 }
 
@@ -98,16 +105,41 @@ function podEntry(pods: Map<string, RuntimePod>, uid: string, name: string, name
   return p;
 }
 
+export interface ListRuntimePodsOptions {
+  /** Told about each object whose identity labels cannot be used (see identityProblem); it is left out. */
+  invalidIdentity?(id: SandboxIdentity, problem: string): void;
+}
+
+/** The identity if it can be used; an object with unusable labels is never touched, so it is left out. */
+function usable<T extends SandboxIdentity>(id: T | undefined, opts: ListRuntimePodsOptions): T | undefined {
+  if (!id) return undefined;
+  const problem = identityProblem(id);
+  if (problem === undefined) return id;
+  opts.invalidIdentity?.(id, problem);
+  return undefined;
+}
+
+/** An invalidIdentity callback that warns once per identity (a pod's sandbox and containers share one). */
+export function warnInvalidIdentityOnce(logger: Logger): NonNullable<ListRuntimePodsOptions['invalidIdentity']> {
+  const told = new Set<string>();
+  return (id, problem) => {
+    const key = JSON.stringify([id.podNamespace, id.podName, id.podUid]);
+    if (told.has(key)) return;
+    told.add(key);
+    logger.warn('Leaving runtime pod alone: its labels are not a valid pod identity', { namespace: id.podNamespace, name: id.podName, podUID: id.podUid, err: problem });
+  };
+}
+
 /** Every kubelet-labelled pod, from one ListPodSandbox and one ListContainers (all states). */
-export async function listRuntimePods(runtime: RuntimeService): Promise<Map<string, RuntimePod>> {
+export async function listRuntimePods(runtime: RuntimeService, opts: ListRuntimePodsOptions = {}): Promise<Map<string, RuntimePod>> {
   const [sandboxes, containers] = await Promise.all([runtime.listPodSandbox(), runtime.listContainers()]);
   const pods = new Map<string, RuntimePod>();
   for (const s of sandboxes) {
-    const id = parseSandboxLabels(s.labels);
+    const id = usable(parseSandboxLabels(s.labels), opts);
     if (id) podEntry(pods, id.podUid, id.podName, id.podNamespace).sandboxes.push(sandboxFrom(s));
   }
   for (const c of containers) {
-    const meta = parseContainerMeta(c.labels, c.annotations);
+    const meta = usable(parseContainerMeta(c.labels, c.annotations), opts);
     if (meta) podEntry(pods, meta.podUid, meta.podName, meta.podNamespace).containers.push(containerFrom(c, c.podSandboxId, meta));
   }
   for (const p of pods.values()) {
@@ -175,11 +207,11 @@ export async function getRuntimePod(runtime: RuntimeService, uid: string, cache?
   );
   const pods = new Map<string, RuntimePod>();
   sandboxStatuses.forEach((st) => {
-    const id = st && parseSandboxLabels(st.labels);
+    const id = st && usable(parseSandboxLabels(st.labels), {});
     if (st && id) podEntry(pods, uid, id.podName, id.podNamespace).sandboxes.push(sandboxFrom(st));
   });
   containerStatuses.forEach((st, i) => {
-    const meta = st && parseContainerMeta(st.labels, st.annotations);
+    const meta = st && usable(parseContainerMeta(st.labels, st.annotations), {});
     if (st && meta) podEntry(pods, uid, meta.podName, meta.podNamespace).containers.push(containerFrom(st, containers[i]!.podSandboxId, meta));
   });
   const pod = pods.get(uid);
