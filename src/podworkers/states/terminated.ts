@@ -30,7 +30,7 @@ export const terminated: PodState = {
     if (failures.length > 0) throw new Error(`cleaning up the pod: ${failures.join('; ')}`);
     ctx.backoff.forgetPod(ctx.uid);
     ctx.emit((o) => o.podRemoved?.(ctx.uid));
-    ctx.logger.info('Pod removed', { pod: ctx.key, podUID: ctx.uid });
+    (rt ? ctx.logger : ctx.logger.v(2)).info('Pod removed', { pod: ctx.key, podUID: ctx.uid });
     return { next: 'Done' };
   },
 };
