@@ -260,7 +260,7 @@ export function startFileSource(opts: FileSourceOptions): FileSource {
     if (desired.files().some((f) => desired.podOfFile(f)?.uid === runtimeUid)) return false;
     aliases.set(file, { computedUid, runtimeUid });
     desired.putFile(withAdoptedUid(pod, runtimeUid));
-    log.info('Static pod takes the UID of the running pod a kubelet started from the same manifest', { pod: pod.key, uid: runtimeUid, computedUID: computedUid, file });
+    log.v(2).info('Static pod takes the UID of the running pod a kubelet started from the same manifest', { pod: pod.key, uid: runtimeUid, computedUID: computedUid, file });
     flush(true);
     return true;
   };

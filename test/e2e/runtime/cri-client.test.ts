@@ -11,7 +11,7 @@ import { startContainerd, type PrivateContainerd } from '../../../dev/containerd
 import { importTestImages, TEST_IMAGES } from '../../../dev/images.js';
 import type { StaticPod } from '../../../src/config/types.js';
 import { buildContainerConfig } from '../../../src/runtime/container-config.js';
-import { hashContainer } from '../../../src/runtime/container-hash.js';
+import { hashContainer, kubeletContainerHash } from '../../../src/runtime/container-hash.js';
 import { connectRuntime, RuntimeConnectError, type RuntimeConnection } from '../../../src/runtime/cri-client.js';
 import { ContainerState, CriError, PodSandboxState, type ContainerEventResponse } from '../../../src/runtime/cri-types.js';
 import { ensureImage, ImageError } from '../../../src/runtime/images.js';
@@ -216,7 +216,7 @@ describe('a host-network pod through the CRI', () => {
       sandboxId,
       name: 'app',
       state: ContainerState.CONTAINER_RUNNING,
-      meta: { hash: hashContainer(busybox), restartCount: 0, type: 'container', terminationGracePeriodSeconds: 30, terminationMessagePath: '/dev/termination-log' },
+      meta: { hash: kubeletContainerHash(busybox), specHash: hashContainer(busybox), restartCount: 0, type: 'container', terminationGracePeriodSeconds: 30, terminationMessagePath: '/dev/termination-log' },
     });
     const full = await getRuntimePod(cri!.runtime, UID);
     expect(full!.containers[0]!.startedAt).toBeGreaterThan(0);
