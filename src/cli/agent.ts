@@ -10,6 +10,7 @@ import type { Logger } from '../log/logger.js';
 import { unexpectedErrorCount } from '../log/unexpected-errors.js';
 import { PodCache } from '../pleg/pod-cache.js';
 import { createPleg } from '../pleg/pleg.js';
+import { findKubeletAdoptions } from '../podworkers/kubelet-adoption.js';
 import type { PodWorkerObserver } from '../podworkers/observer.js';
 import { PodWorkers } from '../podworkers/pod-workers.js';
 import { ProberManager } from '../prober/prober-manager.js';
@@ -17,6 +18,7 @@ import { ContainerLogManager } from '../runtime/container-log-manager.js';
 import { connectRuntime } from '../runtime/cri-client.js';
 import { CriPodRuntime } from '../runtime/pod-operations.js';
 import { RuntimeHealth } from '../runtime/runtime-health.js';
+import { warnInvalidIdentityOnce } from '../runtime/runtime-pods.js';
 import { startEndpoints } from '../server/endpoints.js';
 import { StatusManager } from '../status/status-manager.js';
 import { onProbeResult, statusObserver } from '../status/worker-events.js';
@@ -82,7 +84,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
   );
 
   // The one cache of runtime state: the PLEG keeps it current; workers and status read it.
-  const cache = new PodCache(runtime);
+  const cache = new PodCache(runtime, { invalidIdentity: warnInvalidIdentityOnce(logger) });
   const podRuntime = new CriPodRuntime({
     runtime,
     images,
@@ -191,6 +193,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
       },
       error: () => {}, // the file source logs each refused manifest once, with file and reason
       warning: () => {},
+      refusedClaims: (claims) => workers.refusedClaims(claims),
       ready: () => {
         // Only now is the desired set complete: what runs without a manifest can be told apart.
         // The runtime may be restarting: the read is retried (nothing starts before it succeeds).
@@ -202,6 +205,8 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
             .then(() => {
               const found = cache.pods();
               logger.info('Manifests read, adopting running pods', { runtimePods: found.size });
+              // A kubelet's pod of the same manifest keeps running under its UID (config re-emits the pod under it).
+              for (const a of findKubeletAdoptions(staticPods.list(), found)) source.adoptIdentity(a.file, a.computedUid, a.runtimeUid);
               workers.adoptRuntimePods(found);
               staticPods.markReady();
               pleg.start();

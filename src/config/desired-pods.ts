@@ -34,8 +34,8 @@ export class DesiredPods {
   private readonly byFile = new Map<string, StaticPod>();
   /** What downstream has been told: key -> pod. */
   private readonly current = new Map<string, StaticPod>();
-  /** Losing file -> the file that holds its key, as last reported. */
-  private readonly losing = new Map<string, string>();
+  /** Losing file -> the file that holds its key (or its pinned uid), and the error last reported. */
+  private readonly losing = new Map<string, { winner: string; error: ManifestError }>();
 
   /** A file now holds this good pod. */
   setFile(pod: StaticPod): DesiredChange {
@@ -69,6 +69,11 @@ export class DesiredPods {
   /** True when the file's pod is held back because an earlier file declares the same key. */
   isLosing(file: string): boolean {
     return this.losing.has(file);
+  }
+
+  /** The files held back by a conflict, with the error each was refused with. */
+  losingErrors(): ManifestError[] {
+    return [...this.losing.values()].map((l) => l.error);
   }
 
   /** Files whose last good pod is held (winning or not). */
@@ -109,10 +114,11 @@ export class DesiredPods {
     const stillLosing = new Set<string>();
     for (const { pod, winner, why } of losers) {
       stillLosing.add(pod.file);
-      if (this.losing.get(pod.file) === winner.file) continue;
-      this.losing.set(pod.file, winner.file);
+      if (this.losing.get(pod.file)?.winner === winner.file) continue;
       const clash = why === 'key' ? `pod ${pod.key} is already declared by ${winner.file}` : `pod uid ${pod.uid} is already pinned by ${winner.file} (for ${winner.key})`;
-      errors.push({ file: pod.file, message: `${clash}; ${pod.file} is ignored until that file is removed or declares another pod` });
+      const error = { file: pod.file, message: `${clash}; ${pod.file} is ignored until that file is removed or declares another pod`, podKey: pod.key };
+      this.losing.set(pod.file, { winner: winner.file, error });
+      errors.push(error);
     }
     for (const file of [...this.losing.keys()]) if (!stillLosing.has(file)) this.losing.delete(file);
 

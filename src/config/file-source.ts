@@ -10,12 +10,13 @@ import { createHash } from 'node:crypto';
 import { basename, dirname, join, resolve } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import type { Logger } from '../log/logger';
-import type { ConfigSourceEvents, ManifestError } from './types';
+import type { ConfigSourceEvents, ManifestClaim, ManifestError, StaticPod } from './types';
 import { ignoredNameReason, isUtf8Name, OnceSet, printableName } from './ignore';
 import { readManifestFile, type ReadOptions } from './read-manifest';
 import { completeManifest } from './manifest';
 import { createManifestDecoder } from './decode/decode-off-thread';
 import { DesiredPods } from './desired-pods';
+import { withAdoptedUid } from './identity';
 import { UnchangedFiles } from './unchanged-files';
 
 /** Names whose last write time is kept (for the quiet-file check); far above any real directory. */
@@ -41,6 +42,27 @@ export interface FileSource {
   stop(): Promise<void>;
   /** A full scan now; resolves when it is done. */
   rescan(): Promise<void>;
+  /**
+   * The pod of `file`, to which bootlet gave `computedUid`, is the running pod `runtimeUid` that a
+   * kubelet started from the same manifest. From now on, and for as long as the file's content gives
+   * that same computed UID, its pod is emitted under `runtimeUid`; any edit gives a fresh UID as
+   * usual. The change is emitted before this returns (an UPDATE whose pod has `computedUid`). False,
+   * and nothing changed, when it cannot apply: the file's pod is another by now, or the UID is taken.
+   */
+  adoptIdentity(file: string, computedUid: string, runtimeUid: string): boolean;
+}
+
+/** A pod UID as validation allows it (and as it may name a directory). */
+const POD_UID = /^[0-9A-Za-z-]{1,36}$/;
+
+/** The UID a file's pod takes instead of the computed one, for exactly that content. */
+interface IdentityAlias {
+  readonly computedUid: string;
+  readonly runtimeUid: string;
+}
+
+function claimOf(e: ManifestError): ManifestClaim {
+  return e.podKey === undefined ? { file: e.file, message: e.message } : { file: e.file, podKey: e.podKey, message: e.message };
 }
 
 /** Per-name serial queue state. */
@@ -84,14 +106,22 @@ export function startFileSource(opts: FileSourceOptions): FileSource {
   let rescanTimer: NodeJS.Timeout | undefined;
   let missingTimer: NodeJS.Timeout | undefined;
 
+  /** Files refused for what they contain or for not being readable (key conflicts are in `desired`). */
+  const refused = new Map<string, ManifestError>();
+  /** The refused claims as last told downstream. */
+  let toldClaims = '[]';
+  const aliases = new Map<string, IdentityAlias>();
   /** Files loaded since the last flush, to be logged as accepted unless they lost a key conflict. */
   const loadedFiles = new Set<string>();
   /** While above zero (a full scan runs), changes are collected and flushed once at the end. */
   let batchDepth = 0;
 
-  /** Computes the desired-set difference, logs it and hands it downstream. */
-  const flush = (): void => {
-    if (batchDepth > 0 || stopped) return;
+  /**
+   * Computes the desired-set difference, logs it and hands it downstream. `now`: even in the middle
+   * of a scan (the files read so far are a valid desired set, only an earlier one).
+   */
+  const flush = (now = false): void => {
+    if ((batchDepth > 0 && !now) || stopped) return;
     const change = desired.reconcile();
     for (const e of change.errors) reportError(e);
     for (const file of [...loadedFiles].sort()) {
@@ -101,13 +131,34 @@ export function startFileSource(opts: FileSourceOptions): FileSource {
     for (const u of change.updates) {
       if (u.op === 'REMOVE') log.info('Static pod removed from desired set', { pod: u.pod.key, uid: u.pod.uid, file: u.pod.file });
       // A file's pod that takes over a key because its rival went away is accepted now.
-      else if (!loadedFiles.has(u.pod.file)) log.info('Static pod manifest accepted', { pod: u.pod.key, uid: u.pod.uid, file: u.pod.file });
+      else if (!loadedFiles.has(u.pod.file) && !(u.op === 'UPDATE' && u.pod.computedUid === u.previous.uid)) log.info('Static pod manifest accepted', { pod: u.pod.key, uid: u.pod.uid, file: u.pod.file });
     }
     loadedFiles.clear();
     for (const u of change.updates) {
       if (stopped) return;
       events.update(u);
     }
+    publishClaims();
+  };
+
+  /** Tells downstream which refused files declare which pods, when that changed. */
+  const publishClaims = (): void => {
+    if (batchDepth > 0 || stopped) return;
+    const byFile = new Map<string, ManifestClaim>();
+    for (const e of refused.values()) byFile.set(e.file, claimOf(e));
+    for (const e of desired.losingErrors()) if (!byFile.has(e.file)) byFile.set(e.file, claimOf(e));
+    const claims = [...byFile.values()].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+    const text = JSON.stringify(claims);
+    if (text === toldClaims) return;
+    toldClaims = text;
+    events.refusedClaims?.(claims);
+  };
+
+  /** A file is refused for its content or for not being readable. */
+  const refuse = (e: ManifestError): void => {
+    refused.set(e.file, e);
+    reportError(e);
+    publishClaims();
   };
 
   const reportError = (e: ManifestError): void => {
@@ -120,6 +171,8 @@ export function startFileSource(opts: FileSourceOptions): FileSource {
     lastDigest.delete(file);
     unchangedFiles.forget(file);
     lastWriteAt.delete(file);
+    aliases.delete(file);
+    if (refused.delete(file)) publishClaims();
     if (!desired.podOfFile(file)) return;
     desired.dropFile(file);
     flush();
@@ -159,7 +212,7 @@ export function startFileSource(opts: FileSourceOptions): FileSource {
         const digest = `error:${r.message}`;
         if (lastDigest.get(file) === digest) return;
         lastDigest.set(file, digest);
-        reportError({ file, message: r.message });
+        refuse({ file, message: r.message });
         return;
       }
       case 'ok':
@@ -177,16 +230,39 @@ export function startFileSource(opts: FileSourceOptions): FileSource {
     const loaded = completeManifest(file, decoded, opts.nodeName, now());
     if ('error' in loaded) {
       // The file's last good pod (if any) stays: a broken edit is not a deletion.
-      reportError(loaded.error);
+      refuse(loaded.error);
       return;
     }
     for (const w of loaded.warnings) {
       log.warn('Static pod manifest warning', { file, warning: w });
       events.warning({ file, message: w });
     }
-    desired.putFile(loaded.pod);
+    refused.delete(file);
+    desired.putFile(identityFor(file, loaded.pod));
     loadedFiles.add(file);
     flush();
+  };
+
+  /** The pod as loaded, or under its adopted UID if the alias was made for exactly this content. */
+  const identityFor = (file: string, pod: StaticPod): StaticPod => {
+    const alias = aliases.get(file);
+    if (!alias) return pod;
+    if (alias.computedUid === pod.uid) return withAdoptedUid(pod, alias.runtimeUid);
+    aliases.delete(file);
+    log.info('Static pod manifest changed: the pod no longer takes the UID of the pod it was adopted from', { file, uid: pod.uid, adoptedUID: alias.runtimeUid });
+    return pod;
+  };
+
+  const adoptIdentity = (file: string, computedUid: string, runtimeUid: string): boolean => {
+    const pod = desired.podOfFile(file);
+    if (stopped || !pod || pod.computedUid !== undefined || pod.uid !== computedUid || desired.isLosing(file)) return false;
+    if (!POD_UID.test(runtimeUid) || runtimeUid === computedUid) return false;
+    if (desired.files().some((f) => desired.podOfFile(f)?.uid === runtimeUid)) return false;
+    aliases.set(file, { computedUid, runtimeUid });
+    desired.putFile(withAdoptedUid(pod, runtimeUid));
+    log.v(2).info('Static pod takes the UID of the running pod a kubelet started from the same manifest', { pod: pod.key, uid: runtimeUid, computedUID: computedUid, file });
+    flush(true);
+    return true;
   };
 
   /** Runs processName for `file`, never twice at once; a request while running runs it once more after. */
@@ -386,6 +462,7 @@ export function startFileSource(opts: FileSourceOptions): FileSource {
 
   return {
     rescan,
+    adoptIdentity,
     async stop() {
       stopped = true;
       if (rescanTimer) clearTimeout(rescanTimer);

@@ -86,5 +86,19 @@ export function applyIdentity({ defaulted, nodeName, file, seen }: IdentityInput
     spec: { ...spec, nodeName, tolerations: withNoExecuteToleration(spec.tolerations) },
     status: { ...(pod.status ?? {}), phase: 'Pending' },
   };
-  return { pod: out, uid, key: `${namespace}/${name}`, file };
+  return { pod: out, uid, key: `${namespace}/${name}`, file, ...(pinned ? { uidPinned: true as const } : {}) };
+}
+
+/**
+ * The same pod under the UID of a running pod a kubelet started from the same content: metadata.uid
+ * and config.hash change, the key does not, and `computedUid` remembers the UID bootlet gave it.
+ */
+export function withAdoptedUid(sp: StaticPod, uid: string): StaticPod {
+  const meta = sp.pod.metadata;
+  return {
+    ...sp,
+    uid,
+    computedUid: sp.computedUid ?? sp.uid,
+    pod: { ...sp.pod, metadata: { ...meta, uid, annotations: { ...meta.annotations, [CONFIG_HASH]: uid } } },
+  };
 }

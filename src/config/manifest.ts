@@ -14,15 +14,23 @@ export type { DecodedManifest };
 export type LoadResult = { readonly pod: StaticPod; readonly warnings: string[] } | { readonly error: ManifestError };
 
 /** Defaults, rules and identity for a decoded pod from `file` on `nodeName`. */
+/** The key a static pod of this name and namespace gets on `nodeName` (the namespace defaults as in applyIdentity). */
+export function staticPodKey(name: string, namespace: string | undefined, nodeName: string): string {
+  return `${namespace || 'default'}/${staticPodName(name, nodeName)}`;
+}
+
 export function completeManifest(file: string, decoded: DecodedManifest, nodeName: string, now: Date): LoadResult {
   if (!decoded.ok) {
-    const { ok: _ok, ...error } = decoded;
-    return { error: { file, ...error } };
+    const { ok: _ok, claims, ...error } = decoded;
+    return { error: { file, ...error, ...(claims ? { podKey: staticPodKey(claims.name, claims.namespace, nodeName) } : {}) } };
   }
   const defaulted = applySchemeDefaults(decoded.pod);
   const name = defaulted.metadata?.name;
   const problems = validateSemantic(defaulted, name ? staticPodName(name, nodeName) : undefined);
-  if (problems.length > 0) return { error: { file, message: problems.join('; ') } };
+  if (problems.length > 0) {
+    const podKey = name ? staticPodKey(name, defaulted.metadata?.namespace, nodeName) : undefined;
+    return { error: { file, message: problems.join('; '), ...(podKey ? { podKey } : {}) } };
+  }
   return { pod: applyIdentity({ defaulted, nodeName, file, seen: now }), warnings: decoded.warnings };
 }
 

@@ -11,6 +11,13 @@ export interface StaticPod {
   readonly key: string;
   /** Absolute path of the file it came from. */
   readonly file: string;
+  /**
+   * Set when the pod carries the UID of a running pod a kubelet started from the same content
+   * (FileSource.adoptIdentity): the UID bootlet computed for it, which it would have otherwise.
+   */
+  readonly computedUid?: string;
+  /** The manifest sets `metadata.uid`: the UID is the operator's, never replaced by another. */
+  readonly uidPinned?: true;
 }
 
 /**
@@ -32,6 +39,20 @@ export interface ManifestError {
   readonly column?: number;
   /** Refused for crossing one of the parser's limits (depth, values, aliases, size, time, memory). */
   readonly limit?: true;
+  /** The pod key (`<namespace>/<name>-<node>`) the file declares, when it could be read that far. */
+  readonly podKey?: string;
+}
+
+/**
+ * A manifest file that exists but is refused, and the pod it declares: a pod an earlier agent (or
+ * an earlier bootlet) started from that file must be left running while the file is refused.
+ */
+export interface ManifestClaim {
+  readonly file: string;
+  /** `<namespace>/<name>-<node>`; undefined when the file could not be read that far (it could be any pod's). */
+  readonly podKey?: string;
+  /** Why the file is refused. */
+  readonly message: string;
 }
 
 /** A manifest that was accepted with something worth telling the operator (unknown field, ...). */
@@ -46,4 +67,9 @@ export interface ConfigSourceEvents {
   warning(w: ManifestWarning): void;
   /** The first full scan has been done: the desired set is complete (kubelet's sourcesReady). */
   ready(): void;
+  /**
+   * The refused files and the pods they declare, whenever that set changes (sorted by file). It
+   * starts empty; what the first scan finds is told before ready().
+   */
+  refusedClaims?(claims: readonly ManifestClaim[]): void;
 }

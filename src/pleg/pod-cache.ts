@@ -9,7 +9,7 @@
 // coalesced: one full read in flight and at most one queued; the same per pod. A read never
 // overwrites what a read that started later already wrote.
 import type { RuntimeService } from '../runtime/cri-types.js';
-import { readRuntimePods, type RuntimePod } from '../runtime/runtime-pods.js';
+import { readRuntimePods, type ListRuntimePodsOptions, type RuntimePod } from '../runtime/runtime-pods.js';
 import { KeyedSerialRunner } from '../util/serial-runner.js';
 
 /** A logical time: every read takes a new one when it starts; workers compare with it. */
@@ -46,11 +46,14 @@ export class PodCache {
   private readonly listeners = new Set<(c: PodCacheChange) => void>();
   private readonly reads: KeyedSerialRunner<string>;
 
+  private readonly now: () => number;
+
   constructor(
     private readonly runtime: RuntimeService,
-    private readonly now: () => number = Date.now,
+    private readonly opts: { now?: () => number; invalidIdentity?: ListRuntimePodsOptions['invalidIdentity'] } = {},
   ) {
-    this.lastFullMs = now();
+    this.now = opts.now ?? Date.now;
+    this.lastFullMs = this.now();
     this.reads = new KeyedSerialRunner((key) => (key === ALL ? this.readAll() : this.readPod(key)));
   }
 
@@ -112,7 +115,7 @@ export class PodCache {
 
   private async readAll(): Promise<void> {
     const started = this.tick();
-    const pods = await readRuntimePods(this.runtime, { previous: (uid) => this.entries.get(uid)?.pod });
+    const pods = await readRuntimePods(this.runtime, { previous: (uid) => this.entries.get(uid)?.pod, invalidIdentity: this.opts.invalidIdentity });
     for (const [uid, pod] of pods) this.write(uid, pod, started, false);
     for (const uid of [...this.entries.keys()]) if (!pods.has(uid)) this.write(uid, undefined, started, false);
     this.fullAt = Math.max(this.fullAt, started);
@@ -122,7 +125,7 @@ export class PodCache {
 
   private async readPod(uid: string): Promise<void> {
     const started = this.tick();
-    const pods = await readRuntimePods(this.runtime, { podUid: uid, previous: (u) => this.entries.get(u)?.pod });
+    const pods = await readRuntimePods(this.runtime, { podUid: uid, previous: (u) => this.entries.get(u)?.pod, invalidIdentity: this.opts.invalidIdentity });
     this.write(uid, pods.get(uid), started, true);
   }
 

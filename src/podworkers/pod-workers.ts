@@ -1,8 +1,11 @@
 // Dispatches desired-state changes and runtime events to one PodWorker per pod UID, and keeps
 // at most one pod per name running: a replacement waits until its predecessor has stopped.
-import type { PodUpdate, StaticPod } from '../config/types.js';
+// Of the pods found running with no manifest, it stops only those a static source (or bootlet)
+// made, and keeps those a refused manifest may declare ("held") until that file is fixed or gone.
+import type { ManifestClaim, PodUpdate, StaticPod } from '../config/types.js';
 import type { Logger } from '../log/logger.js';
 import type { RuntimePod } from '../runtime/runtime-pods.js';
+import { configSourceOf, identityProblem, isStaticRuntimePod } from '../runtime/static-source.js';
 import { CrashLoopBackOff } from './crashloop-backoff.js';
 import { ImagePullBackOff } from './image-pull-backoff.js';
 import type { PodRuntime } from './pod-runtime.js';
@@ -31,8 +34,19 @@ export interface PodWorkerSnapshot {
   readonly lastSync?: SyncOutcome;
 }
 
+/** A runtime pod with no accepted manifest, kept running because a refused file may declare it. */
+interface HeldPod {
+  readonly rt: RuntimePod;
+  readonly key: string;
+  /** The refusal it is held for, as last logged. */
+  claim: ManifestClaim;
+}
+
 export class PodWorkers {
   private readonly workers = new Map<string, PodWorker>();
+  private readonly held = new Map<string, HeldPod>();
+  /** The refused manifest files and the pods they declare, from config. */
+  private claims: readonly ManifestClaim[] = [];
   private readonly backoff = new CrashLoopBackOff();
   private readonly pullBackOff = new ImagePullBackOff();
   private readonly now: () => number;
@@ -47,7 +61,9 @@ export class PodWorkers {
     if (u.op === 'ADD') return this.ensure(u.pod);
     if (u.op === 'REMOVE') return this.terminate(u.pod.uid);
     if (u.previous.uid !== u.pod.uid) {
-      this.opts.logger.info('Static pod changed, replacing it', { pod: u.pod.key, oldUID: u.previous.uid, podUID: u.pod.uid });
+      // Re-identified with a kubelet's running pod: the computed UID never ran, its worker ends at once.
+      if (u.pod.computedUid === u.previous.uid) this.opts.logger.info('Adopting the running pod a kubelet started from the same manifest', { pod: u.pod.key, podUID: u.pod.uid, computedUID: u.previous.uid });
+      else this.opts.logger.info('Static pod changed, replacing it', { pod: u.pod.key, oldUID: u.previous.uid, podUID: u.pod.uid });
       this.terminate(u.previous.uid);
       return this.ensure(u.pod);
     }
@@ -59,20 +75,54 @@ export class PodWorkers {
   }
 
   /**
-   * Called once the desired set is complete (all manifests read): every runtime pod that no
-   * manifest wants any more is stopped and removed. Pods that are wanted are adopted by their
-   * workers, which find their sandbox and containers by UID and keep them.
+   * Called once the desired set is complete (all manifests read). Pods that are wanted are adopted
+   * by their workers, which find their sandbox and containers by UID and keep them. Of the others,
+   * only those a static source made (or bootlet) are this agent's: a pod from the API server, or
+   * one with no kubelet labels, is left alone. Such a pod is stopped and removed, unless a refused
+   * manifest may declare it: then it is held, running, until that file is fixed or removed.
    */
   adoptRuntimePods(found: ReadonlyMap<string, RuntimePod>): void {
     for (const [uid, rt] of found) {
       if (this.workers.has(uid)) continue;
-      this.opts.logger.info('Found pod with no manifest, stopping it', { pod: `${rt.namespace}/${rt.name}`, podUID: uid });
-      const w = this.create(uid, rt.namespace, rt.name, undefined);
-      w.ctx.orphan = rt;
-      w.requestTermination();
+      const key = `${rt.namespace}/${rt.name}`;
+      const problem = identityProblem({ podNamespace: rt.namespace, podName: rt.name, podUid: uid });
+      if (problem !== undefined) {
+        this.opts.logger.warn('Leaving runtime pod alone: its labels are not a valid pod identity', { podUID: uid, err: problem });
+        continue;
+      }
+      if (!isStaticRuntimePod(rt)) {
+        this.opts.logger.v(2).info('Leaving runtime pod alone: no static source made it', { pod: key, podUID: uid, source: configSourceOf(rt) ?? '' });
+        continue;
+      }
+      const claim = this.claimFor(key);
+      if (claim) this.hold(uid, rt, key, claim);
+      else this.stopOrphan(uid, rt, 'Found pod with no manifest, stopping it');
     }
     this.adopted = true;
     this.wakeAll();
+  }
+
+  /**
+   * The refused manifest files and the pods they declare changed: held pods whose file is gone
+   * (or no longer declares them) are stopped; a held pod stays while anything may still claim it.
+   */
+  refusedClaims(claims: readonly ManifestClaim[]): void {
+    this.claims = claims;
+    for (const [uid, h] of [...this.held]) {
+      const claim = this.claimFor(h.key);
+      if (!claim) {
+        this.held.delete(uid);
+        this.stopOrphan(uid, h.rt, 'The refused manifest that kept the pod running is gone or declares another pod, stopping it');
+      } else if (claim.file !== h.claim.file || claim.message !== h.claim.message) {
+        h.claim = claim;
+        this.logHeld(uid, h);
+      }
+    }
+  }
+
+  /** Runtime pods kept running while a refused manifest may declare them. */
+  heldPods(): Array<{ uid: string; key: string; file: string; message: string }> {
+    return [...this.held].map(([uid, h]) => ({ uid, key: h.key, file: h.claim.file, message: h.claim.message }));
   }
 
   /** Wakes the worker of one pod (a runtime event for it). */
@@ -121,7 +171,43 @@ export class PodWorkers {
       existing.wake();
       return;
     }
-    this.create(sp.uid, sp.pod.metadata.namespace, sp.pod.metadata.name, sp.pod).wake();
+    const w = this.create(sp.uid, sp.pod.metadata.namespace, sp.pod.metadata.name, sp.pod);
+    this.releaseHeld(sp);
+    w.wake();
+  }
+
+  /** The refused claim that keeps a pod of this key running, if no accepted manifest declares the key. */
+  private claimFor(key: string): ManifestClaim | undefined {
+    for (const w of this.workers.values()) if (w.ctx.key === key && w.ctx.desired !== undefined && !w.ctx.terminationRequested) return undefined;
+    // A file that could not be read far enough may declare any pod.
+    return this.claims.find((c) => c.podKey === key) ?? this.claims.find((c) => c.podKey === undefined);
+  }
+
+  private hold(uid: string, rt: RuntimePod, key: string, claim: ManifestClaim): void {
+    const h: HeldPod = { rt, key, claim };
+    this.held.set(uid, h);
+    this.logHeld(uid, h);
+  }
+
+  private logHeld(uid: string, h: HeldPod): void {
+    this.opts.logger.warn('Keeping pod running: its manifest is refused', { pod: h.key, podUID: uid, file: h.claim.file, err: h.claim.message });
+  }
+
+  /** An accepted manifest now declares the key of held pods: the same UID is adopted, any other replaced. */
+  private releaseHeld(sp: StaticPod): void {
+    for (const [uid, h] of [...this.held]) {
+      if (h.key !== sp.key) continue;
+      this.held.delete(uid);
+      if (uid === sp.uid) continue; // its worker now exists and adopts it as it runs
+      this.stopOrphan(uid, h.rt, 'Manifest accepted, replacing the pod kept running while it was refused');
+    }
+  }
+
+  private stopOrphan(uid: string, rt: RuntimePod, message: string): void {
+    this.opts.logger.info(message, { pod: `${rt.namespace}/${rt.name}`, podUID: uid });
+    const w = this.create(uid, rt.namespace, rt.name, undefined);
+    w.ctx.orphan = rt;
+    w.requestTermination();
   }
 
   private terminate(uid: string): void {
@@ -165,6 +251,7 @@ export class PodWorkers {
   private mayStart(uid: string, key: string): boolean {
     if (!this.adopted) return false;
     for (const w of this.workers.values()) if (w.ctx.uid !== uid && w.ctx.key === key) return false;
+    for (const [heldUid, h] of this.held) if (heldUid !== uid && h.key === key) return false;
     return true;
   }
 

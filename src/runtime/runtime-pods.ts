@@ -1,8 +1,10 @@
 // What runs, read back from the runtime and grouped by pod UID through the kubelet labels:
 // the basis for adopting containers after a restart and for every sync.
-import type { Container, ContainerStatus, PodSandbox, PodSandboxStatus, RuntimeService } from './cri-types.js';
+import type { Container, ContainerStatus, KeyValueMap, PodSandbox, PodSandboxStatus, RuntimeService } from './cri-types.js';
 import { ContainerState, CriError, PodSandboxState } from './cri-types.js';
-import { parseContainerMeta, parseSandboxLabels, POD_UID_LABEL, type ContainerMeta } from './labels.js';
+import { parseContainerMeta, parseSandboxLabels, POD_UID_LABEL, type ContainerMeta, type SandboxIdentity } from './labels.js';
+import { identityProblem } from './static-source.js';
+import type { Logger } from '../log/logger.js';
 
 export interface RuntimeSandbox {
   id: string;
@@ -15,6 +17,9 @@ export interface RuntimeSandbox {
   additionalIps: string[];
   /** Whether the status fields were read (PodSandboxStatus) or are list defaults. */
   hasStatus: boolean;
+  /** As the runtime lists them: the pod's labels plus the identity labels, the pod's annotations. */
+  labels?: KeyValueMap;
+  annotations?: KeyValueMap;
 }
 
 export interface RuntimeContainer {
@@ -24,7 +29,7 @@ export interface RuntimeContainer {
   state: ContainerState;
   /** Nanoseconds since the epoch. */
   createdAt: number;
-  /** The fields below come from ContainerStatus: getRuntimePod fills them, a list leaves 0 / ''. */
+  /** The fields below come from ContainerStatus: readRuntimePods fills them, a list leaves 0 / ''. */
   startedAt: number;
   finishedAt: number;
   exitCode: number;
@@ -67,6 +72,8 @@ function sandboxFrom(s: PodSandbox | PodSandboxStatus): RuntimeSandbox {
     ip: network?.ip ?? '',
     additionalIps: (network?.additionalIps ?? []).map((x) => x.ip),
     hasStatus: 'network' in s,
+    labels: s.labels,
+    annotations: s.annotations,
   };
 }
 
@@ -101,16 +108,41 @@ function podEntry(pods: Map<string, RuntimePod>, uid: string, name: string, name
   return p;
 }
 
+export interface ListRuntimePodsOptions {
+  /** Told about each object whose identity labels cannot be used (see identityProblem); it is left out. */
+  invalidIdentity?(id: SandboxIdentity, problem: string): void;
+}
+
+/** The identity if it can be used; an object with unusable labels is never touched, so it is left out. */
+function usable<T extends SandboxIdentity>(id: T | undefined, opts: ListRuntimePodsOptions): T | undefined {
+  if (!id) return undefined;
+  const problem = identityProblem(id);
+  if (problem === undefined) return id;
+  opts.invalidIdentity?.(id, problem);
+  return undefined;
+}
+
+/** An invalidIdentity callback that warns once per identity (a pod's sandbox and containers share one). */
+export function warnInvalidIdentityOnce(logger: Logger): NonNullable<ListRuntimePodsOptions['invalidIdentity']> {
+  const told = new Set<string>();
+  return (id, problem) => {
+    const key = JSON.stringify([id.podNamespace, id.podName, id.podUid]);
+    if (told.has(key)) return;
+    told.add(key);
+    logger.warn('Leaving runtime pod alone: its labels are not a valid pod identity', { namespace: id.podNamespace, name: id.podName, podUID: id.podUid, err: problem });
+  };
+}
+
 /** Every kubelet-labelled pod, from one ListPodSandbox and one ListContainers (all states). */
-export async function listRuntimePods(runtime: RuntimeService): Promise<Map<string, RuntimePod>> {
+export async function listRuntimePods(runtime: RuntimeService, opts: ListRuntimePodsOptions = {}): Promise<Map<string, RuntimePod>> {
   const [sandboxes, containers] = await Promise.all([runtime.listPodSandbox(), runtime.listContainers()]);
   const pods = new Map<string, RuntimePod>();
   for (const s of sandboxes) {
-    const id = parseSandboxLabels(s.labels);
+    const id = usable(parseSandboxLabels(s.labels), opts);
     if (id) podEntry(pods, id.podUid, id.podName, id.podNamespace).sandboxes.push(sandboxFrom(s));
   }
   for (const c of containers) {
-    const meta = parseContainerMeta(c.labels, c.annotations);
+    const meta = usable(parseContainerMeta(c.labels, c.annotations), opts);
     if (meta) podEntry(pods, meta.podUid, meta.podName, meta.podNamespace).containers.push(containerFrom(c, c.podSandboxId, meta));
   }
   for (const p of pods.values()) {
@@ -130,7 +162,7 @@ async function ignoreNotFound<T>(p: Promise<T>): Promise<T | undefined> {
   }
 }
 
-export interface ReadOptions {
+export interface ReadOptions extends ListRuntimePodsOptions {
   /** Only this pod (a label selector on its UID): a read of what changed, where the CRI can filter. */
   readonly podUid?: string;
   /**
@@ -154,7 +186,7 @@ export async function readRuntimePods(runtime: RuntimeService, opts: ReadOptions
   const pods = new Map<string, RuntimePod>();
   await Promise.all([
     ...sandboxes.map(async (s) => {
-      const id = parseSandboxLabels(s.labels);
+      const id = usable(parseSandboxLabels(s.labels), opts);
       if (!id) return;
       const prev = previousSandbox(id.podUid, s.id);
       let entry: RuntimeSandbox | undefined;
@@ -166,14 +198,14 @@ export async function readRuntimePods(runtime: RuntimeService, opts: ReadOptions
       if (entry) podEntry(pods, id.podUid, id.podName, id.podNamespace).sandboxes.push(entry);
     }),
     ...containers.map(async (c) => {
-      const meta = parseContainerMeta(c.labels, c.annotations);
+      const meta = usable(parseContainerMeta(c.labels, c.annotations), opts);
       if (!meta) return;
       const prev = previousContainer(meta.podUid, c.id);
       let entry: RuntimeContainer | undefined;
       if (prev && prev.hasStatus && prev.state === c.state && c.state !== ContainerState.CONTAINER_UNKNOWN) entry = prev;
       else {
         const st = await ignoreNotFound(runtime.containerStatus(c.id));
-        const stMeta = st && parseContainerMeta(st.labels, st.annotations);
+        const stMeta = st && usable(parseContainerMeta(st.labels, st.annotations), opts);
         if (st && stMeta) entry = containerFrom(st, c.podSandboxId, stMeta);
       }
       if (entry) podEntry(pods, meta.podUid, meta.podName, meta.podNamespace).containers.push(entry);

@@ -31,7 +31,7 @@ export const terminated: PodState = {
     ctx.backoff.forgetPod(ctx.uid);
     ctx.pullBackOff.forgetPod(ctx.uid);
     ctx.emit((o) => o.podRemoved?.(ctx.uid));
-    ctx.logger.info('Pod removed', { pod: ctx.key, podUID: ctx.uid });
+    (rt ? ctx.logger : ctx.logger.v(2)).info('Pod removed', { pod: ctx.key, podUID: ctx.uid });
     return { next: 'Done' };
   },
 };

@@ -29,7 +29,8 @@ export const terminating: PodState = {
     for (const s of rt?.sandboxes ?? []) {
       if (s.state === PodSandboxState.SANDBOX_READY) await ctx.runtime.stopSandbox(s.id);
     }
-    ctx.logger.info('Pod terminated', { pod: ctx.key, podUID: ctx.uid });
+    // Nothing of it in the runtime (it never started: replaced or re-identified first): not worth an info line.
+    (rt ? ctx.logger : ctx.logger.v(2)).info('Pod terminated', { pod: ctx.key, podUID: ctx.uid });
     return { next: 'Terminated' };
   },
 };

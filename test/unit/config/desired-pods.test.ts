@@ -48,7 +48,7 @@ describe('DesiredPods', () => {
     const c1 = d.setFile(sp('/m/a.yaml', 'web'));
     expect(ops(c1.updates)).toEqual(['UPDATE default/web-node-a /m/a.yaml (was /m/b.yaml)']);
     expect(c1.errors).toEqual([
-      { file: '/m/b.yaml', message: expect.stringMatching(/^pod default\/web-node-a is already declared by \/m\/a\.yaml; \/m\/b\.yaml is ignored/) },
+      { file: '/m/b.yaml', podKey: 'default/web-node-a', message: expect.stringMatching(/^pod default\/web-node-a is already declared by \/m\/a\.yaml; \/m\/b\.yaml is ignored/) },
     ]);
     // c.yaml also declares it: refused, nothing changes for the running pod.
     const c2 = d.setFile(sp('/m/c.yaml', 'web'));
@@ -59,7 +59,7 @@ describe('DesiredPods', () => {
     // The winner goes: b.yaml (next by name) takes over; c.yaml is now refused because of b.yaml.
     const c3 = d.removeFile('/m/a.yaml');
     expect(ops(c3.updates)).toEqual(['UPDATE default/web-node-a /m/b.yaml (was /m/a.yaml)']);
-    expect(c3.errors).toEqual([{ file: '/m/c.yaml', message: expect.stringContaining('already declared by /m/b.yaml') }]);
+    expect(c3.errors).toEqual([{ file: '/m/c.yaml', podKey: 'default/web-node-a', message: expect.stringContaining('already declared by /m/b.yaml') }]);
     d.removeFile('/m/b.yaml');
     expect(d.pods().find((p) => p.key === 'default/web-node-a')?.file).toBe('/m/c.yaml');
     expect(ops(d.removeFile('/m/c.yaml').updates)).toEqual(['REMOVE default/web-node-a /m/c.yaml']);
@@ -117,6 +117,7 @@ describe('DesiredPods', () => {
     expect(change.errors).toEqual([
       {
         file: '/m/b.yaml',
+        podKey: 'default/second-node-a',
         message: 'pod uid 11111111-2222-3333-4444-555555555555 is already pinned by /m/a.yaml (for default/first-node-a); /m/b.yaml is ignored until that file is removed or declares another pod',
       },
     ]);

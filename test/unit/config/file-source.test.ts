@@ -202,7 +202,7 @@ describe('startFileSource', () => {
     const { events } = start(dir);
     await ready(events);
     expect(events.updates.map(images)).toEqual(['busybox:a']);
-    expect(events.errors).toEqual([{ file: join(dir, 'b.yaml'), message: expect.stringContaining(`already declared by ${join(dir, 'a.yaml')}`) }]);
+    expect(events.errors).toEqual([{ file: join(dir, 'b.yaml'), podKey: 'default/web-node-a', message: expect.stringContaining(`already declared by ${join(dir, 'a.yaml')}`) }]);
     rmSync(join(dir, 'a.yaml'));
     await updates(events, 2, 'takeover by b.yaml');
     expect(events.updates[1]!.op === 'UPDATE' && images(events.updates[1]!)).toBe('busybox:b');

@@ -25,7 +25,7 @@ function setup(opts: { now?: () => number } = {}): { rt: FakeRuntime; pleg: Reli
   rt.containers = [container('ca', 'sa', A, 'app'), container('cb', 'sb', B, 'app')];
   const events: PodLifecycleEvent[] = [];
   // A long period: the tests drive relists themselves.
-  const cache = new PodCache(rt.service, opts.now);
+  const cache = new PodCache(rt.service, { now: opts.now });
   const pleg = new RelistPleg({ cache, periodMs: 3_600_000, logger: nullLogger, onEvent: (e) => events.push(e), ...opts });
   plegs.push(pleg);
   return { rt, pleg, events };

@@ -10,7 +10,9 @@ import {
   type RuntimeService,
 } from '../../../src/runtime/cri-types.js';
 import { containerAnnotations, containerLabels, sandboxLabels } from '../../../src/runtime/labels.js';
-import { listRuntimePods, readRuntimePod, readRuntimePods, type RuntimePod } from '../../../src/runtime/runtime-pods.js';
+import { listRuntimePods, readRuntimePod, readRuntimePods, warnInvalidIdentityOnce, type RuntimePod } from '../../../src/runtime/runtime-pods.js';
+import { configSourceOf, isStaticRuntimePod, madeByBootlet, podLabelsOf } from '../../../src/runtime/static-source.js';
+import { memoryLogger } from '../../../src/log/logger.js';
 import { UID, container, pod } from './fixtures.js';
 
 const OTHER = 'ffffffffffffffffffffffffffffffff';
@@ -92,6 +94,55 @@ describe('listRuntimePods', () => {
       ['c-1', 's-new', 'app', 1, 'abc', false],
       ['c-0', 's-old', 'app', 0, 'abc', false],
     ]);
+  });
+});
+
+describe('listRuntimePods: what the handoff needs', () => {
+  it('reads config.source, the pod labels and who made the pod from the newest sandbox and the containers', async () => {
+    const f = fake();
+    const newest = f.sandboxes.find((s) => s.id === 's-new')!;
+    newest.labels = { ...newest.labels, component: 'etcd' };
+    newest.annotations = { 'kubernetes.io/config.source': 'file', 'kubernetes.io/config.hash': UID };
+    f.sandboxes.find((s) => s.id === 's-old')!.annotations = { 'kubernetes.io/config.source': 'api' };
+    f.containers.find((c) => c.id === 'c-x')!.annotations['bootlet.io/container.hash'] = 'abc';
+    const pods = await listRuntimePods(f as unknown as RuntimeService);
+    const p = pods.get(UID)!;
+    expect([configSourceOf(p), podLabelsOf(p), madeByBootlet(p), isStaticRuntimePod(p)]).toEqual(['file', { component: 'etcd', tier: 'control-plane' }, false, true]);
+    const other = pods.get(OTHER)!;
+    expect([configSourceOf(other), madeByBootlet(other), isStaticRuntimePod(other)]).toEqual([undefined, true, true]);
+    newest.annotations = { 'kubernetes.io/config.source': 'api' };
+    expect(isStaticRuntimePod((await listRuntimePods(f as unknown as RuntimeService)).get(UID)!)).toBe(false);
+  });
+
+  it('leaves out objects whose identity labels cannot name a pod, and says so once per pod', async () => {
+    const f = fake();
+    const evil = (s: PodSandbox, labels: Record<string, string>): PodSandbox => ({ ...s, id: `${s.id}-evil`, labels: { ...s.labels, ...labels } });
+    const base = f.sandboxes[1]!;
+    f.sandboxes.push(
+      evil(base, { 'io.kubernetes.pod.name': '../../../etc' }),
+      evil(base, { 'io.kubernetes.pod.uid': 'a/b' }),
+      evil(base, { 'io.kubernetes.pod.namespace': 'Kube_System' }),
+      evil(base, { 'io.kubernetes.pod.uid': 'x'.repeat(37) }),
+    );
+    f.containers.push({ ...f.containers[1]!, id: 'c-evil', labels: { ...f.containers[1]!.labels, 'io.kubernetes.pod.name': '../../../etc' } });
+    const { logger, lines } = memoryLogger();
+    const warn = warnInvalidIdentityOnce(logger);
+    const pods = await listRuntimePods(f as unknown as RuntimeService, { invalidIdentity: warn });
+    expect([...pods.keys()].sort()).toEqual([UID, OTHER].sort());
+    expect(pods.get(UID)!.sandboxes.map((s) => s.id)).toEqual(['s-new', 's-old']);
+    expect(pods.get(UID)!.containers.map((c) => c.id)).toEqual(['c-1', 'c-0']);
+    // Four bad identities (the sandbox and the container of the first share one), each said once.
+    await listRuntimePods(f as unknown as RuntimeService, { invalidIdentity: warn });
+    const warned = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((r) => r.msg === 'Leaving runtime pod alone: its labels are not a valid pod identity');
+    expect(warned.map((r) => [r.name, r.namespace, r.podUID])).toEqual([
+      ['../../../etc', 'kube-system', UID],
+      ['web-node1', 'kube-system', 'a/b'],
+      ['web-node1', 'Kube_System', UID],
+      ['web-node1', 'kube-system', 'x'.repeat(37)],
+    ]);
+    // A pod's own read never includes them either.
+    const full = (await readRuntimePod(f as unknown as RuntimeService, UID))!;
+    expect(full.sandboxes.map((s) => s.id)).toEqual(['s-new', 's-old']);
   });
 });
 
