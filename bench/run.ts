@@ -12,6 +12,7 @@ import { measureKillToRestart } from './restart.js';
 import { printPlegResult, runPlegBench } from './pleg.js';
 import { printProberBench, runProberBench } from './prober.js';
 import { printApiServerBench, runApiServerBench } from './apiserver.js';
+import { printKubeadmBench, runKubeadmBench } from './kubeadm.js';
 import { idleCpuPercent, rssMiB } from './proc.js';
 import { percentile, printTable, type Row } from './report.js';
 import { waitFor } from '../test/support/wait.js';
@@ -162,6 +163,10 @@ async function sections(): Promise<void> {
   if (!skip.has('apiserver')) {
     console.log('\n== API side: fake API server, 50 static pods (fake sources)');
     printApiServerBench(await runApiServerBench());
+  }
+  if (!skip.has('kubeadm')) {
+    console.log("\n== kubeadm's control plane (the corpus's four manifests, real etcd, stand-ins), bootlet vs direct CRI calls");
+    printKubeadmBench(await runKubeadmBench());
   }
   if (!skip.has('pleg')) {
     console.log('\n== PLEG mechanisms, measured in-process against containerd');

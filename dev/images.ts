@@ -18,7 +18,7 @@ export const TEST_IMAGES = {
 
 export type TestImage = keyof typeof TEST_IMAGES;
 
-const PATH_ENV = 'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+export const PATH_ENV = 'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
 const PAUSE_C = `/* bootlet pause: holds the pod's namespaces, reaps orphans, exits 0 on SIGINT/SIGTERM. */
 #include <signal.h>
@@ -47,12 +47,12 @@ int main(void) {
 }
 `;
 
-const PASSWD = 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n';
-const GROUP = 'root:x:0:\nnobody:x:65534:\n';
-const NSSWITCH = 'passwd: files\ngroup: files\nhosts: files dns\n';
+export const PASSWD = 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n';
+export const GROUP = 'root:x:0:\nnobody:x:65534:\n';
+export const NSSWITCH = 'passwd: files\ngroup: files\nhosts: files dns\n';
 
 /** Everything that goes into one image, and what its cache key is made of. */
-interface Recipe {
+export interface Recipe {
   files: TarEntry[];
   config: ImageConfig;
   /** Host files the layer was made from (their identity goes into the cache key). */
@@ -60,14 +60,14 @@ interface Recipe {
   extraKey: string;
 }
 
-function file(p: string, data: Buffer | string, mode = 0o644): TarEntry {
+export function file(p: string, data: Buffer | string, mode = 0o644): TarEntry {
   return { type: 'file', path: p, mode, data: typeof data === 'string' ? Buffer.from(data) : data };
 }
-function dir(p: string, mode = 0o755): TarEntry {
+export function dir(p: string, mode = 0o755): TarEntry {
   return { type: 'dir', path: p, mode };
 }
 
-async function which(cmd: string): Promise<string | undefined> {
+export async function which(cmd: string): Promise<string | undefined> {
   for (const d of (process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin').split(':').concat(['/usr/sbin', '/usr/bin', '/sbin', '/bin'])) {
     const p = path.join(d, cmd);
     try {
@@ -80,20 +80,20 @@ async function which(cmd: string): Promise<string | undefined> {
   return undefined;
 }
 
-async function need(cmd: string, pkg: string): Promise<string> {
+export async function need(cmd: string, pkg: string): Promise<string> {
   const p = await which(cmd);
   if (!p) throw new Error(`${cmd} not found: install the Debian package ${pkg} (apt-get install -y ${pkg})`);
   return p;
 }
 
-function hostFile(src: string, dest: string, mode?: number): TarEntry {
+export function hostFile(src: string, dest: string, mode?: number): TarEntry {
   const real = fs.realpathSync(src);
   const st = fs.statSync(real);
   return file(dest, fs.readFileSync(real), mode ?? st.mode & 0o7777);
 }
 
 /** The shared libraries (and the loader) a dynamic executable needs, as ldd reports them. */
-async function sharedLibraries(binary: string): Promise<string[]> {
+export async function sharedLibraries(binary: string): Promise<string[]> {
   let out: string;
   try {
     out = await run('ldd', [binary], { timeoutMs: 30_000 });
@@ -109,7 +109,7 @@ async function sharedLibraries(binary: string): Promise<string[]> {
 }
 
 /** Puts each library at the path ldd names, with the real file behind any symlink. */
-function libraryEntries(libs: string[]): TarEntry[] {
+export function libraryEntries(libs: string[]): TarEntry[] {
   const out: TarEntry[] = [];
   for (const lib of libs) {
     const real = fs.realpathSync(lib);
@@ -151,7 +151,7 @@ async function pauseRecipe(cacheDir: string): Promise<Recipe> {
   };
 }
 
-async function busyboxRecipe(): Promise<Recipe> {
+export async function busyboxRecipe(): Promise<Recipe> {
   const busybox = await need('busybox', 'busybox-static');
   const libs = await sharedLibraries(busybox);
   if (libs.length > 0) throw new Error(`${busybox} is dynamically linked: install busybox-static`);
@@ -202,14 +202,14 @@ async function etcdRecipe(): Promise<Recipe> {
 }
 
 /** Our own sources: a change to how images are made must rebuild them. */
-function builderDigest(): string {
+export function builderDigest(extra: string[] = []): string {
   const here = path.dirname(fileURLToPath(import.meta.url));
   const h = createHash('sha256');
-  for (const f of ['images.ts', 'oci-image.ts', 'tar.ts']) h.update(fs.readFileSync(path.join(here, f)));
+  for (const f of ['images.ts', 'oci-image.ts', 'tar.ts', ...extra]) h.update(fs.readFileSync(path.join(here, f)));
   return h.digest('hex');
 }
 
-function inputsDigest(files: string[]): string {
+export function inputsDigest(files: string[]): string {
   const h = createHash('sha256');
   for (const f of files) {
     const st = fs.statSync(f);

@@ -18,6 +18,8 @@ export interface ImageConfig {
 export interface OciImageSpec {
   /** Full reference, e.g. `bootlet.local/busybox:1.36`. */
   name: string;
+  /** More references to the same manifest (one index entry each: `ctr images import` names them all). */
+  aliases?: string[];
   /** Files of the single layer. */
   files: TarEntry[];
   config: ImageConfig;
@@ -94,18 +96,16 @@ export function writeOciImage(spec: OciImageSpec, outFile: string): BuiltImage {
     JSON.stringify({
       schemaVersion: 2,
       mediaType: MEDIA.index,
-      manifests: [
-        {
-          mediaType: MEDIA.manifest,
-          digest: manifestDigest,
-          size: manifest.length,
-          platform: { architecture: spec.architecture, os: 'linux' },
-          annotations: {
-            'io.containerd.image.name': spec.name,
-            'org.opencontainers.image.ref.name': tagOf(spec.name),
-          },
+      manifests: [spec.name, ...(spec.aliases ?? [])].map((name) => ({
+        mediaType: MEDIA.manifest,
+        digest: manifestDigest,
+        size: manifest.length,
+        platform: { architecture: spec.architecture, os: 'linux' },
+        annotations: {
+          'io.containerd.image.name': name,
+          'org.opencontainers.image.ref.name': tagOf(name),
         },
-      ],
+      })),
     }),
   );
 

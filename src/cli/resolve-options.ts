@@ -65,6 +65,8 @@ export function resolveOptions(flags: FlagValues, deprecations: string[] = []): 
   const dns = o.clusterDNS.filter((a) => isIP(a) !== 0);
   notes.skipped.push(...o.clusterDNS.filter((a) => isIP(a) === 0).map((a) => `clusterDNS ${JSON.stringify(a)} is not an IP address`));
   o.clusterDNS = dns;
+  // As the kubelet's run(): with cgroups per QoS and no --cgroup-root, the pods' root is "/".
+  if (o.cgroupsPerQOS && o.cgroupRoot === '') o.cgroupRoot = '/';
 
   // Paths from flags are taken from the working directory (the file's are already absolute).
   const abs = (p: string): string => resolve(p);

@@ -77,9 +77,26 @@ export function containerAnnotations(pod: LabelledPod, container: Container, opt
   }
   // JSON so that the stop path can be rebuilt for an orphan whose manifest is gone.
   if (container.lifecycle?.preStop) a[CONTAINER_PRESTOP_HANDLER_ANNOTATION] = JSON.stringify(container.lifecycle.preStop);
-  if (container.ports && container.ports.length > 0) a[CONTAINER_PORTS_ANNOTATION] = JSON.stringify(container.ports);
+  if (container.ports && container.ports.length > 0) a[CONTAINER_PORTS_ANNOTATION] = containerPortsJson(container.ports);
   a[CONTAINER_TYPE_ANNOTATION] = opts.type;
   return a;
+}
+
+/**
+ * The ports as Go's json.Marshal writes []v1.ContainerPort: fields in struct order (name,
+ * hostPort, containerPort, protocol, hostIP), the omitempty ones left out when zero, whatever
+ * order the manifest had.
+ */
+export function containerPortsJson(ports: ContainerPort[]): string {
+  return JSON.stringify(
+    ports.map((p) => ({
+      ...(p.name ? { name: p.name } : {}),
+      ...(p.hostPort ? { hostPort: p.hostPort } : {}),
+      containerPort: p.containerPort,
+      ...(p.protocol ? { protocol: p.protocol } : {}),
+      ...(p.hostIP ? { hostIP: p.hostIP } : {}),
+    })),
+  );
 }
 
 export interface SandboxIdentity {

@@ -58,8 +58,13 @@ function childPids(pid: number): number[] {
 }
 
 export function startAgent(o: AgentOptions): RunningAgent {
+  return spawnAgent(agentArgs(o), o.wrap);
+}
+
+/** Runs build/bootlet with exactly `agentArgv` (e.g. what systemd makes of kubeadm's drop-in). */
+export function spawnAgent(agentArgv: string[], wrap?: string[]): RunningAgent {
   if (!existsSync(BOOTLET_EXE)) throw new Error(`${BOOTLET_EXE} is missing: run npm run build first`);
-  const [cmd, ...args] = [...(o.wrap ?? []), BOOTLET_EXE, ...agentArgs(o)] as [string, ...string[]];
+  const [cmd, ...args] = [...(wrap ?? []), BOOTLET_EXE, ...agentArgv] as [string, ...string[]];
   const proc = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: string[] = [];
   const collect = (chunk: Buffer, carry: { rest: string }): void => {
@@ -89,7 +94,7 @@ export function startAgent(o: AgentOptions): RunningAgent {
     async kill(signal = 'SIGTERM') {
       if (proc.exitCode !== null || proc.signalCode !== null) return proc.exitCode;
       // A wrapper (nsenter) does not pass signals on: the agent is its child.
-      const target = o.wrap ? childPids(proc.pid!)[0] : proc.pid;
+      const target = wrap ? childPids(proc.pid!)[0] : proc.pid;
       if (target !== undefined) process.kill(target, signal);
       else proc.kill(signal);
       return exited;

@@ -52,6 +52,13 @@ describe('options', () => {
     expect(o.notes.notImplemented).toEqual([]);
   });
 
+  it('roots the pod cgroups at "/" when cgroupsPerQOS is on and cgroupRoot is unset or empty, as the kubelet', () => {
+    expect(resolve([]).cgroupRoot).toBe('/');
+    expect(resolve([`--config=${configFile('cgroupRoot: ""\ncgroupDriver: systemd\n')}`]).cgroupRoot).toBe('/');
+    expect(resolve(['--cgroup-root=/custom']).cgroupRoot).toBe('/custom');
+    expect(resolve(['--cgroups-per-qos=false']).cgroupRoot).toBe('');
+  });
+
   it('reads the config file and lets flags win over it', () => {
     const f = configFile('staticPodPath: /from/file\nfileCheckFrequency: 5s\nsyncFrequency: 2m\npodLogsDir: /logs\ncontainerRuntimeEndpoint: unix:///file.sock\nlogging:\n  format: json\n  verbosity: 4\n');
     const o = resolve([`--config=${f}`, '--pod-manifest-path=/from/flag', '-v', '1']);

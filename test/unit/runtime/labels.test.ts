@@ -12,6 +12,7 @@ import {
   POD_NAMESPACE_LABEL,
   POD_TERMINATION_GRACE_PERIOD_ANNOTATION,
   POD_UID_LABEL,
+  containerPortsJson,
   containerAnnotations,
   containerLabels,
   parseContainerMeta,
@@ -55,6 +56,18 @@ describe('container labels and annotations', () => {
     lifecycle: { preStop: { exec: { command: ['/bin/sh', '-c', 'sleep 1'] } } },
   });
 
+  it("writes the ports as the kubelet's json.Marshal does, in Go field order whatever the manifest's order", () => {
+    // kubeadm 1.34's probe port, keys as kubeadm serializes them (sorted), defaulted for a host-network pod.
+    const kubeadm = container({ ports: [{ containerPort: 2381, name: 'probe-port', protocol: 'TCP', hostPort: 2381 }] });
+    expect(containerAnnotations(pod(), kubeadm, { hash: '0', restartCount: 0, type: 'container' })[CONTAINER_PORTS_ANNOTATION]).toBe(
+      '[{"name":"probe-port","hostPort":2381,"containerPort":2381,"protocol":"TCP"}]',
+    );
+    // omitempty: no name, no hostPort, no protocol, no hostIP when unset.
+    expect(containerPortsJson([{ containerPort: 80 }, { containerPort: 53, protocol: 'UDP', hostIP: '127.0.0.1', hostPort: 5353 }])).toBe(
+      '[{"containerPort":80},{"hostPort":5353,"containerPort":53,"protocol":"UDP","hostIP":"127.0.0.1"}]',
+    );
+  });
+
   it('labels are identity plus container name only, no pod labels', () => {
     expect(containerLabels(pod(), 'app')).toEqual({
       [POD_NAME_LABEL]: 'web-node1',
@@ -73,7 +86,7 @@ describe('container labels and annotations', () => {
       [CONTAINER_TERMINATION_MESSAGE_POLICY_ANNOTATION]: 'File',
       [POD_TERMINATION_GRACE_PERIOD_ANNOTATION]: '30',
       [CONTAINER_PRESTOP_HANDLER_ANNOTATION]: '{"exec":{"command":["/bin/sh","-c","sleep 1"]}}',
-      [CONTAINER_PORTS_ANNOTATION]: '[{"name":"http","containerPort":8080,"hostPort":8080,"protocol":"TCP"}]',
+      [CONTAINER_PORTS_ANNOTATION]: '[{"name":"http","hostPort":8080,"containerPort":8080,"protocol":"TCP"}]',
       [CONTAINER_TYPE_ANNOTATION]: 'container',
     });
   });
