@@ -8,6 +8,7 @@ import { StaticPodSet } from '../config/static-pod-set.js';
 import { validateClientConfig } from '../apiserver/index.js';
 import type { Logger } from '../log/logger.js';
 import { unexpectedErrorCount } from '../log/unexpected-errors.js';
+import { AgentMetrics } from '../metrics/agent-metrics.js';
 import { createPleg } from '../pleg/pleg.js';
 import type { Pleg } from '../pleg/types.js';
 import type { PodWorkerObserver } from '../podworkers/observer.js';
@@ -26,6 +27,7 @@ import { startApiLink, type ApiLink } from './api-link.js';
 import { formatDuration } from './duration.js';
 import { startMemoryReducer } from './memory-reducer.js';
 import type { BootletOptions } from './options.js';
+import { criCallMetrics, linkMetrics, probeMetrics, registerRestClientMetrics, relistMetrics } from './metrics-link.js';
 import { linkProber } from './prober-link.js';
 
 /** Often enough that memory settles soon after a burst, rarely enough to cost nothing measurable. */
@@ -71,9 +73,13 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
   if (opts.kubeconfig) validateClientConfig(opts.kubeconfig, opts.bootstrapKubeconfig);
   else if (opts.bootstrapKubeconfig) logger.warn('--bootstrap-kubeconfig is ignored without --kubeconfig: running standalone', { bootstrapKubeconfig: opts.bootstrapKubeconfig });
 
+  // One registry for every server that serves /metrics; parts report to it through callbacks.
+  const metrics = new AgentMetrics({ nodeName: opts.nodeName });
+  registerRestClientMetrics(metrics);
   const { runtime, images, version } = await connectRuntime(opts.containerRuntimeEndpoint, {
     requestTimeoutMs: opts.runtimeRequestTimeoutMs,
     imageServiceEndpoint: opts.imageServiceEndpoint,
+    onCall: criCallMetrics(metrics),
   });
   logger.info('Container runtime initialized', { containerRuntime: version.runtimeName, version: version.runtimeVersion, apiVersion: version.runtimeApiVersion });
   const health = new RuntimeHealth(runtime, logger);
@@ -108,7 +114,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     observers,
     runtimeWatched: () => pleg !== undefined && pleg.sinceLastRelistMs() < RUNTIME_WATCHED_WITHIN_MS,
   });
-  const prober = new ProberManager({ runtime, logger: logger.with({ component: 'prober' }) });
+  const prober = new ProberManager({ runtime, logger: logger.with({ component: 'prober' }), onProbeRun: probeMetrics(metrics) });
   observers.push(linkProber(prober, workers, opts.nodeIP));
   const status = new StatusManager({
     getRuntimePod: (uid) => getRuntimePod(runtime, uid, statusCache),
@@ -121,6 +127,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     settleMs: STATUS_SETTLE_MS,
   });
   observers.push(statusObserver(status));
+  observers.push(linkMetrics(metrics, status));
   prober.onResult(onProbeResult(status));
   pleg = createPleg({
     runtime,
@@ -131,6 +138,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
       workers.wake(e.podUid);
       status.update(e.podUid);
     },
+    onRelist: relistMetrics(metrics),
   });
   const logRotation = new ContainerLogManager({
     runtime,
@@ -139,6 +147,8 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     maxFiles: opts.containerLogMaxFiles,
     intervalMs: opts.containerLogMonitorIntervalMs,
   });
+  const serverSource = { statuses: () => status.all(), sinceLastRelistMs: () => pleg.sinceLastRelistMs(), unexpectedErrors: unexpectedErrorCount };
+  metrics.bind(serverSource);
   const endpoints = await startEndpoints({
     healthzBindAddress: opts.healthzBindAddress,
     healthzPort: opts.healthzPort,
@@ -146,7 +156,8 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     readOnlyPort: opts.readOnlyPort,
     rootDir: opts.rootDir,
     syncFrequencyMs: opts.syncFrequencyMs,
-    source: { statuses: () => status.all(), sinceLastRelistMs: () => pleg.sinceLastRelistMs(), unexpectedErrors: unexpectedErrorCount },
+    source: serverSource,
+    metrics,
     logger,
   });
 

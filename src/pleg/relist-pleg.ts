@@ -21,6 +21,11 @@ export interface RelistPlegOptions {
   followUpDelaysMs?: readonly number[];
   /** How long to chase an announced change before leaving it to the periodic relist. */
   followUpGiveUpMs?: number;
+  /**
+   * After each successful relist: how long it took and the time since the start of the previous
+   * successful one (undefined for the first), for kubelet_pleg_relist_{duration,interval}_seconds.
+   */
+  onRelist?: (durationMs: number, intervalMs: number | undefined) => void;
 }
 
 /** What a runtime event announced about one object, to be confirmed by a relist. */
@@ -50,6 +55,8 @@ export class RelistPleg implements Pleg {
   private started = false;
   /** Counts updates from runtime events, so a relist that overlapped one is not applied. */
   private eventUpdates = 0;
+  /** When the last successful relist began (the kubelet's relistTime). */
+  private lastRelistStart: number | undefined;
 
   constructor(private readonly opts: RelistPlegOptions) {
     this.now = opts.now ?? Date.now;
@@ -157,6 +164,7 @@ export class RelistPleg implements Pleg {
   private async relistOnce(): Promise<void> {
     try {
       const updatesBefore = this.eventUpdates;
+      const startedAt = performance.now();
       const pods = await listRuntimePods(this.opts.runtime);
       if (updatesBefore !== this.eventUpdates) {
         // An event applied meanwhile may be newer than this list: applying the list would undo it
@@ -166,6 +174,8 @@ export class RelistPleg implements Pleg {
       }
       for (const e of this.record.replaceAll(observeAll(pods))) this.emit(e);
       this.lastRelist = this.now();
+      this.opts.onRelist?.(performance.now() - startedAt, this.lastRelistStart === undefined ? undefined : startedAt - this.lastRelistStart);
+      this.lastRelistStart = startedAt;
     } catch (err) {
       this.opts.logger.error('PLEG relist failed', { err: err instanceof Error ? err.message : String(err) });
     }
