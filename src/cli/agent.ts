@@ -20,6 +20,7 @@ import { CriPodRuntime } from '../runtime/pod-operations.js';
 import { RuntimeHealth } from '../runtime/runtime-health.js';
 import { getRuntimePod, listRuntimePods, RuntimeStatusCache } from '../runtime/runtime-pods.js';
 import { startEndpoints } from '../server/endpoints.js';
+import { syncLoopCheck } from '../server/healthz.js';
 import { StatusManager } from '../status/status-manager.js';
 import { onProbeResult, statusObserver } from '../status/worker-events.js';
 import { BOOTLET_VERSION, kubeletVersion } from '../version.js';
@@ -29,11 +30,14 @@ import { startMemoryReducer } from './memory-reducer.js';
 import type { BootletOptions } from './options.js';
 import { criCallMetrics, linkMetrics, probeMetrics, registerRestClientMetrics, relistMetrics } from './metrics-link.js';
 import { linkProber } from './prober-link.js';
+import { startSystemdLink } from './systemd-link.js';
 
 /** Often enough that memory settles soon after a burst, rarely enough to cost nothing measurable. */
 const MEMORY_REDUCER_PERIOD_MS = 15_000;
 const STATUS_SETTLE_MS = 100;
 const STATUS_FULL_PASS_MS = 5 * 60_000;
+/** The kubelet's genericPlegRelistThreshold: a PLEG that has not relisted for longer is unhealthy. */
+const PLEG_RELIST_THRESHOLD_MS = 3 * 60_000;
 /** Two safety-net relists (10 s apart) may fail before resyncs stop trusting the PLEG. */
 const RUNTIME_WATCHED_WITHIN_MS = 25_000;
 
@@ -147,6 +151,19 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     maxFiles: opts.containerLogMaxFiles,
     intervalMs: opts.containerLogMonitorIntervalMs,
   });
+  const syncLoop = syncLoopCheck(() => pleg.sinceLastRelistMs(), opts.syncFrequencyMs);
+  const systemd = startSystemdLink({
+    env: process.env,
+    logger,
+    workers: () => workers.snapshot(),
+    status: (uid) => status.get(uid),
+    onStatusChange: (listener) => void status.onChange(() => listener()),
+    health: () => {
+      const since = pleg.sinceLastRelistMs();
+      if (since > PLEG_RELIST_THRESHOLD_MS) return `PLEG is not healthy: pleg was last seen active ${formatDuration(Math.floor(since / 1000) * 1000)} ago; threshold is ${formatDuration(PLEG_RELIST_THRESHOLD_MS)}`;
+      return syncLoop.check();
+    },
+  });
   const serverSource = { statuses: () => status.all(), sinceLastRelistMs: () => pleg.sinceLastRelistMs(), unexpectedErrors: unexpectedErrorCount };
   metrics.bind(serverSource);
   const endpoints = await startEndpoints({
@@ -215,6 +232,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
               workers.adoptRuntimePods(found);
               staticPods.markReady();
               pleg.start();
+              systemd?.sourcesReady(staticPods.list().map((p) => p.uid));
             })
             .catch((err: unknown) => {
               const delay = Math.min(10_000, 500 * 2 ** Math.min(attempt++, 5));
@@ -229,6 +247,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
 
   return {
     async shutdown() {
+      await systemd?.stop();
       pleg.stop();
       prober.stop();
       status.stop();
