@@ -4,6 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { startPodCgroups } from '../cm/start.js';
 import { startFileSource } from '../config/file-source.js';
+import { startHttpSource } from '../config/http-source.js';
+import { SourceMerger } from '../config/source-merger.js';
 import { StaticPodSet } from '../config/static-pod-set.js';
 import { validateClientConfig } from '../apiserver/index.js';
 import type { Logger } from '../log/logger.js';
@@ -18,7 +20,8 @@ import { ContainerLogManager } from '../runtime/container-log-manager.js';
 import { connectRuntime } from '../runtime/cri-client.js';
 import { CriPodRuntime } from '../runtime/pod-operations.js';
 import { RuntimeHealth } from '../runtime/runtime-health.js';
-import { getRuntimePod, listRuntimePods, RuntimeStatusCache } from '../runtime/runtime-pods.js';
+import { getRuntimePod, listRuntimePods, RuntimeStatusCache, type RuntimePod } from '../runtime/runtime-pods.js';
+import { podUidsFromSource } from '../runtime/sandbox-sources.js';
 import { startEndpoints } from '../server/endpoints.js';
 import { syncLoopCheck } from '../server/healthz.js';
 import { StatusManager } from '../status/status-manager.js';
@@ -208,17 +211,44 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
   logRotation.start();
   const memory = startMemoryReducer({ intervalMs: MEMORY_REDUCER_PERIOD_MS });
 
+  const merger = new SourceMerger((u) => {
+    if (u.op !== 'REMOVE') cgroups.trackPod(u.pod.pod);
+    workers.apply(u);
+    staticPods.apply(u);
+  }, logger);
+  // Runtime pods that staticPodURL made before this agent started are not orphans until the URL
+  // has answered: an unreachable server never removes a pod.
+  let heldForHttp: Map<string, RuntimePod> | undefined;
+  const http = opts.staticPodURL
+    ? startHttpSource({
+        url: opts.staticPodURL,
+        headers: opts.staticPodURLHeader,
+        nodeName: opts.nodeName,
+        checkFrequencyMs: opts.httpCheckFrequencyMs,
+        logger,
+        events: {
+          update: (u) => merger.update('http', u),
+          error: () => {}, // the source logs each refused answer once
+          warning: () => {},
+          ready: () => {},
+        },
+        beforeFirstAnswer: (pods) => {
+          if (!heldForHttp) return;
+          const wanted = new Set(pods.map((p) => p.uid));
+          // Those the URL still gives are adopted by their workers; the rest stop first.
+          workers.adoptRuntimePods(new Map([...heldForHttp].filter(([uid]) => !wanted.has(uid))));
+          heldForHttp = undefined;
+        },
+      })
+    : undefined;
+
   const source = startFileSource({
     path: opts.podManifestPath,
     nodeName: opts.nodeName,
     fileCheckFrequencyMs: opts.fileCheckFrequencyMs,
     logger,
     events: {
-      update: (u) => {
-        if (u.op !== 'REMOVE') cgroups.trackPod(u.pod.pod);
-        workers.apply(u);
-        staticPods.apply(u);
-      },
+      update: (u) => merger.update('file', u),
       error: () => {}, // the file source logs each refused manifest once, with file and reason
       warning: () => {},
       ready: () => {
@@ -227,7 +257,16 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
         let attempt = 0;
         const adopt = (): void => {
           listRuntimePods(runtime)
-            .then((found) => {
+            .then(async (found) => {
+              const fromHttp = http && !http.answered() ? await podUidsFromSource(runtime, 'http') : new Set<string>();
+              if (http && !http.answered()) {
+                const held = new Map([...found].filter(([uid]) => fromHttp.has(uid)));
+                for (const uid of held.keys()) found.delete(uid);
+                if (held.size > 0) {
+                  heldForHttp = held;
+                  logger.info('Pods from staticPodURL keep running until it answers', { pods: held.size });
+                }
+              }
               logger.info('Manifests read, adopting running pods', { runtimePods: found.size });
               workers.adoptRuntimePods(found);
               staticPods.markReady();
@@ -256,7 +295,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
       logRotation.stop();
       workers.shutdown();
       cgroups.stop();
-      await Promise.allSettled([source.stop(), endpoints.close(), api?.stop()]);
+      await Promise.allSettled([source.stop(), http?.stop(), endpoints.close(), api?.stop()]);
       runtime.close();
     },
   };

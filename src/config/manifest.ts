@@ -7,14 +7,14 @@ import type { ManifestError, StaticPod } from './types';
 import { decodeManifest, type DecodedManifest } from './decode/decode-manifest';
 import { applySchemeDefaults } from './defaults';
 import { validateSemantic } from './validate-semantic';
-import { applyIdentity, staticPodName } from './identity';
+import { applyIdentity, staticPodName, type PodOrigin } from './identity';
 
 export type { DecodedManifest };
 
 export type LoadResult = { readonly pod: StaticPod; readonly warnings: string[] } | { readonly error: ManifestError };
 
-/** Defaults, rules and identity for a decoded pod from `file` on `nodeName`. */
-export function completeManifest(file: string, decoded: DecodedManifest, nodeName: string, now: Date): LoadResult {
+/** Defaults, rules and identity for a decoded pod from `file` (or, for http, the URL) on `nodeName`. */
+export function completeManifest(file: string, decoded: DecodedManifest, nodeName: string, now: Date, origin?: PodOrigin): LoadResult {
   if (!decoded.ok) {
     const { ok: _ok, ...error } = decoded;
     return { error: { file, ...error } };
@@ -23,7 +23,7 @@ export function completeManifest(file: string, decoded: DecodedManifest, nodeNam
   const name = defaulted.metadata?.name;
   const problems = validateSemantic(defaulted, name ? staticPodName(name, nodeName) : undefined);
   if (problems.length > 0) return { error: { file, message: problems.join('; ') } };
-  return { pod: applyIdentity({ defaulted, nodeName, file, seen: now }), warnings: decoded.warnings };
+  return { pod: applyIdentity({ defaulted, nodeName, file, seen: now, origin }), warnings: decoded.warnings };
 }
 
 export function loadManifest(file: string, bytes: Buffer | string, nodeName: string, now: Date): LoadResult {
