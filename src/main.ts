@@ -7,6 +7,19 @@ const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === 'version' || argv[0] === '--version')) {
   // `--version` answers as the kubelet does: kubeadm's preflight runs `kubelet --version`.
   process.stdout.write(`${argv[0] === 'version' ? bootletVersionLine() : kubeletVersionLine()}\n`);
+} else if (argv[0] === 'validate' || argv[0] === 'logs') {
+  // Tools for the operator; they never start the agent.
+  const command = argv[0] === 'validate' ? import('./cli/validate-command.js').then((m) => m.runValidateCommand) : import('./cli/logs-command.js').then((m) => m.runLogsCommand);
+  command
+    .then(async (run) => {
+      const code = await run(argv.slice(1), (s: string) => process.stdout.write(s), (s: string) => process.stderr.write(s));
+      // Exit once stdout has been written out (a pipe to a CI log may take a moment).
+      process.stdout.write('', () => process.exit(code));
+    })
+    .catch((err: unknown) => {
+      process.stderr.write(`bootlet: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.exit(1);
+    });
 } else if (argv[0] === 'pods') {
   // A client of the running agent: it needs none of the agent's own machinery.
   import('./cli/pods-command.js')

@@ -9,6 +9,7 @@ import type { DeleteOptions } from 'kubernetes-types/meta/v1';
 import { ApiError, TransportError } from './api-error.js';
 import type { TlsKeyPair } from './client-certificate.js';
 import type { ClusterConnection } from './kubeconfig.js';
+import { recordRequestResult } from './request-metrics.js';
 import { MAX_RESPONSE_BYTES, readBody, RESPONSE_TOO_LARGE, responseTooLarge, WatchLineSplitter } from './response-body.js';
 
 export type PatchType = 'merge' | 'strategic' | 'json';
@@ -121,6 +122,15 @@ export class ApiClient {
     return this.conn.server;
   }
 
+  /** host[:port] of the server, the `host` label of rest_client_requests_total. */
+  private get host(): string {
+    try {
+      return new URL(this.conn.server).host;
+    } catch {
+      return this.conn.server;
+    }
+  }
+
   close(): void {
     this.closed = true;
     for (const a of [this.agents, ...this.retired]) {
@@ -161,15 +171,18 @@ export class ApiClient {
     return new Promise<T>((resolve, reject) => {
       if (this.closed) return reject(new TransportError('other', 'client closed'));
       let settled = false;
+      let answeredCode: number | undefined;
       const finish = (err: Error | undefined, value?: T): void => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
+        recordRequestResult(answeredCode, method, this.host);
         this.observer(answered(err) ? undefined : err);
         if (err) reject(err);
         else resolve(value as T);
       };
       const req = httpsRequest(this.url(path, opts.query), this.requestOptions(method, headers, this.current().agent), (res) => {
+        answeredCode = res.statusCode;
         readBody(res, this.maxResponseBytes)
           .then(({ text, truncated }) => {
             const code = res.statusCode ?? 0;
@@ -207,6 +220,7 @@ export class ApiClient {
     let stopped = false;
     const done = new Promise<void>((resolve, reject) => {
       let settled = false;
+      let gotResponse = false;
       const finish = (err?: Error): void => {
         if (settled) return;
         settled = true;
@@ -222,6 +236,8 @@ export class ApiClient {
       };
       const req = httpsRequest(this.url(path, { ...query, watch: 1 }), this.requestOptions('GET', headers, this.current().watchAgent), (res) => {
         const code = res.statusCode ?? 0;
+        gotResponse = true;
+        recordRequestResult(code, 'GET', this.host);
         if (code === 200) this.observer(undefined);
         if (code !== 200) {
           readBody(res, this.maxResponseBytes)
@@ -266,7 +282,10 @@ export class ApiClient {
         res.on('close', () => finish(res.complete ? undefined : new TransportError('reset', 'watch stream cut')));
       });
       const lifeTimer = serverTimeout > 0 ? setTimeout(() => finish(), (serverTimeout + 30) * 1000) : undefined;
-      req.on('error', (e) => finish(TransportError.from(e)));
+      req.on('error', (e) => {
+        if (!gotResponse) recordRequestResult(undefined, 'GET', this.host);
+        finish(TransportError.from(e));
+      });
       req.end();
     });
     return { done, stop: () => stop() };

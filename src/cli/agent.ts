@@ -4,11 +4,14 @@
 import { readFileSync } from 'node:fs';
 import { startPodCgroups } from '../cm/start.js';
 import { startFileSource } from '../config/file-source.js';
+import { startHttpSource } from '../config/http-source.js';
+import { SourceMerger } from '../config/source-merger.js';
 import { StaticPodSet } from '../config/static-pod-set.js';
 import { validateClientConfig } from '../apiserver/index.js';
 import type { Logger } from '../log/logger.js';
 import { unexpectedErrorCount } from '../log/unexpected-errors.js';
 import { PodCache } from '../pleg/pod-cache.js';
+import { AgentMetrics } from '../metrics/agent-metrics.js';
 import { createPleg } from '../pleg/pleg.js';
 import { findKubeletAdoptions } from '../podworkers/kubelet-adoption.js';
 import type { PodWorkerObserver } from '../podworkers/observer.js';
@@ -18,8 +21,10 @@ import { ContainerLogManager } from '../runtime/container-log-manager.js';
 import { connectRuntime } from '../runtime/cri-client.js';
 import { CriPodRuntime } from '../runtime/pod-operations.js';
 import { RuntimeHealth } from '../runtime/runtime-health.js';
-import { warnInvalidIdentityOnce } from '../runtime/runtime-pods.js';
+import { warnInvalidIdentityOnce, type RuntimePod } from '../runtime/runtime-pods.js';
+import { configSourceOf } from '../runtime/static-source.js';
 import { startEndpoints } from '../server/endpoints.js';
+import { syncLoopCheck } from '../server/healthz.js';
 import { StatusManager } from '../status/status-manager.js';
 import { onProbeResult, statusObserver } from '../status/worker-events.js';
 import { BOOTLET_VERSION, kubeletVersion } from '../version.js';
@@ -27,12 +32,16 @@ import { startApiLink, type ApiLink } from './api-link.js';
 import { formatDuration } from './duration.js';
 import { startMemoryReducer } from './memory-reducer.js';
 import type { BootletOptions } from './options.js';
+import { criCallMetrics, linkMetrics, probeMetrics, registerRestClientMetrics, relistMetrics } from './metrics-link.js';
 import { linkProber } from './prober-link.js';
+import { startSystemdLink } from './systemd-link.js';
 
 /** Often enough that memory settles soon after a burst, rarely enough to cost nothing measurable. */
 const MEMORY_REDUCER_PERIOD_MS = 15_000;
 const STATUS_SETTLE_MS = 100;
 const STATUS_FULL_PASS_MS = 5 * 60_000;
+/** The kubelet's genericPlegRelistThreshold: a PLEG that has not relisted for longer is unhealthy. */
+const PLEG_RELIST_THRESHOLD_MS = 3 * 60_000;
 
 /** resolvConf "" means no host DNS at all; an unreadable file gives pods an empty one. */
 function readResolvConf(file: string, logger: Logger): string | undefined {
@@ -70,9 +79,13 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
   if (opts.kubeconfig) validateClientConfig(opts.kubeconfig, opts.bootstrapKubeconfig);
   else if (opts.bootstrapKubeconfig) logger.warn('--bootstrap-kubeconfig is ignored without --kubeconfig: running standalone', { bootstrapKubeconfig: opts.bootstrapKubeconfig });
 
+  // One registry for every server that serves /metrics; parts report to it through callbacks.
+  const metrics = new AgentMetrics({ nodeName: opts.nodeName });
+  registerRestClientMetrics(metrics);
   const { runtime, images, version } = await connectRuntime(opts.containerRuntimeEndpoint, {
     requestTimeoutMs: opts.runtimeRequestTimeoutMs,
     imageServiceEndpoint: opts.imageServiceEndpoint,
+    onCall: criCallMetrics(metrics),
   });
   logger.info('Container runtime initialized', { containerRuntime: version.runtimeName, version: version.runtimeVersion, apiVersion: version.runtimeApiVersion });
   const health = new RuntimeHealth(runtime, logger);
@@ -99,7 +112,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     cgroups,
   });
   const observers: PodWorkerObserver[] = [];
-  const prober = new ProberManager({ runtime, logger: logger.with({ component: 'prober' }) });
+  const prober = new ProberManager({ runtime, logger: logger.with({ component: 'prober' }), onProbeRun: probeMetrics(metrics) });
   const workers = new PodWorkers({
     runtime: podRuntime,
     logger,
@@ -120,6 +133,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     settleMs: STATUS_SETTLE_MS,
   });
   observers.push(statusObserver(status));
+  observers.push(linkMetrics(metrics, status));
   prober.onResult(onProbeResult(status));
   const pleg = createPleg({
     runtime,
@@ -131,6 +145,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
       workers.wake(e.podUid);
       status.update(e.podUid);
     },
+    onRelist: relistMetrics(metrics),
   });
   const logRotation = new ContainerLogManager({
     runtime,
@@ -139,6 +154,21 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     maxFiles: opts.containerLogMaxFiles,
     intervalMs: opts.containerLogMonitorIntervalMs,
   });
+  const syncLoop = syncLoopCheck(() => pleg.sinceLastRelistMs(), opts.syncFrequencyMs);
+  const systemd = startSystemdLink({
+    env: process.env,
+    logger,
+    workers: () => workers.snapshot(),
+    status: (uid) => status.get(uid),
+    onStatusChange: (listener) => void status.onChange(() => listener()),
+    health: () => {
+      const since = pleg.sinceLastRelistMs();
+      if (since > PLEG_RELIST_THRESHOLD_MS) return `PLEG is not healthy: pleg was last seen active ${formatDuration(Math.floor(since / 1000) * 1000)} ago; threshold is ${formatDuration(PLEG_RELIST_THRESHOLD_MS)}`;
+      return syncLoop.check();
+    },
+  });
+  const serverSource = { statuses: () => status.all(), sinceLastRelistMs: () => pleg.sinceLastRelistMs(), unexpectedErrors: unexpectedErrorCount };
+  metrics.bind(serverSource);
   const endpoints = await startEndpoints({
     healthzBindAddress: opts.healthzBindAddress,
     healthzPort: opts.healthzPort,
@@ -146,7 +176,8 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     readOnlyPort: opts.readOnlyPort,
     rootDir: opts.rootDir,
     syncFrequencyMs: opts.syncFrequencyMs,
-    source: { statuses: () => status.all(), sinceLastRelistMs: () => pleg.sinceLastRelistMs(), unexpectedErrors: unexpectedErrorCount },
+    source: serverSource,
+    metrics,
     logger,
   });
 
@@ -180,17 +211,44 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
   logRotation.start();
   const memory = startMemoryReducer({ intervalMs: MEMORY_REDUCER_PERIOD_MS });
 
+  const merger = new SourceMerger((u) => {
+    if (u.op !== 'REMOVE') cgroups.trackPod(u.pod.pod);
+    workers.apply(u);
+    staticPods.apply(u);
+  }, logger);
+  // Runtime pods that staticPodURL made before this agent started are not orphans until the URL
+  // has answered: an unreachable server never removes a pod.
+  let heldForHttp: Map<string, RuntimePod> | undefined;
+  const http = opts.staticPodURL
+    ? startHttpSource({
+        url: opts.staticPodURL,
+        headers: opts.staticPodURLHeader,
+        nodeName: opts.nodeName,
+        checkFrequencyMs: opts.httpCheckFrequencyMs,
+        logger,
+        events: {
+          update: (u) => merger.update('http', u),
+          error: () => {}, // the source logs each refused answer once
+          warning: () => {},
+          ready: () => {},
+        },
+        beforeFirstAnswer: (pods) => {
+          if (!heldForHttp) return;
+          const wanted = new Set(pods.map((p) => p.uid));
+          // Those the URL still gives are adopted by their workers; the rest stop first.
+          workers.adoptRuntimePods(new Map([...heldForHttp].filter(([uid]) => !wanted.has(uid))));
+          heldForHttp = undefined;
+        },
+      })
+    : undefined;
+
   const source = startFileSource({
     path: opts.podManifestPath,
     nodeName: opts.nodeName,
     fileCheckFrequencyMs: opts.fileCheckFrequencyMs,
     logger,
     events: {
-      update: (u) => {
-        if (u.op !== 'REMOVE') cgroups.trackPod(u.pod.pod);
-        workers.apply(u);
-        staticPods.apply(u);
-      },
+      update: (u) => merger.update('file', u),
       error: () => {}, // the file source logs each refused manifest once, with file and reason
       warning: () => {},
       refusedClaims: (claims) => workers.refusedClaims(claims),
@@ -203,13 +261,22 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
           cache
             .refreshAll()
             .then(() => {
-              const found = cache.pods();
+              const found = new Map(cache.pods());
+              if (http && !http.answered()) {
+                const held = new Map([...found].filter(([, p]) => configSourceOf(p) === 'http'));
+                for (const uid of held.keys()) found.delete(uid);
+                if (held.size > 0) {
+                  heldForHttp = held;
+                  logger.info('Pods from staticPodURL keep running until it answers', { pods: held.size });
+                }
+              }
               logger.info('Manifests read, adopting running pods', { runtimePods: found.size });
               // A kubelet's pod of the same manifest keeps running under its UID (config re-emits the pod under it).
               for (const a of findKubeletAdoptions(staticPods.list(), found)) source.adoptIdentity(a.file, a.computedUid, a.runtimeUid);
               workers.adoptRuntimePods(found);
               staticPods.markReady();
               pleg.start();
+              systemd?.sourcesReady(staticPods.list().map((p) => p.uid));
             })
             .catch((err: unknown) => {
               const delay = Math.min(10_000, 500 * 2 ** Math.min(attempt++, 5));
@@ -224,6 +291,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
 
   return {
     async shutdown() {
+      await systemd?.stop();
       pleg.stop();
       prober.stop();
       status.stop();
@@ -232,7 +300,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
       logRotation.stop();
       workers.shutdown();
       cgroups.stop();
-      await Promise.allSettled([source.stop(), endpoints.close(), api?.stop()]);
+      await Promise.allSettled([source.stop(), http?.stop(), endpoints.close(), api?.stop()]);
       runtime.close();
     },
   };

@@ -68,13 +68,14 @@ function unreachable(err: NodeJS.ErrnoException, path: string, rootDir: string):
   }
 }
 
-function fetchPods(rootDir: string): Promise<PodList> {
+/** The running agent's pods, from its socket under `rootDir`; rejects with a one-line reason. */
+export function fetchPods(rootDir: string, timeoutMs = TIMEOUT_MS): Promise<PodList> {
   const socketPath = podsSocketPath(rootDir);
   if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH_BYTES) {
     return Promise.reject(new Error(`the socket path ${socketPath} is longer than a unix socket path may be; no agent can serve it`));
   }
   return new Promise((resolveList, reject) => {
-    const req = http.get({ socketPath, path: '/pods', timeout: TIMEOUT_MS }, (res) => {
+    const req = http.get({ socketPath, path: '/pods', timeout: timeoutMs }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
@@ -88,7 +89,7 @@ function fetchPods(rootDir: string): Promise<PodList> {
       });
       res.on('error', reject);
     });
-    req.on('timeout', () => req.destroy(new Error(`no answer from the bootlet agent on ${socketPath} within ${TIMEOUT_MS / 1000}s`)));
+    req.on('timeout', () => req.destroy(new Error(`no answer from the bootlet agent on ${socketPath} within ${timeoutMs / 1000}s`)));
     req.on('error', (err: NodeJS.ErrnoException) => reject(err.code ? new Error(unreachable(err, socketPath, rootDir)) : err));
   });
 }

@@ -5,6 +5,7 @@ import { KubeconfigError } from '../apiserver/index.js';
 import { goArch } from '../apiserver/node-info.js';
 import { createLogger } from '../log/logger.js';
 import { guardProcess } from '../log/unexpected-errors.js';
+import { stderrIsJournal } from '../systemd/journal.js';
 import { RuntimeConnectError } from '../runtime/cri-client.js';
 import { BOOTLET_VERSION, bootletVersionLine, kubeletVersion, kubeletVersionLine } from '../version.js';
 import { startAgent } from './agent.js';
@@ -51,7 +52,7 @@ export async function main(argv: string[]): Promise<void> {
     if (isOneLine(err)) fail(err.message);
     throw err;
   }
-  const logger = createLogger({ format: opts.loggingFormat === 'json' ? 'json' : 'text', verbosity: opts.verbosity });
+  const logger = createLogger({ format: opts.loggingFormat === 'json' ? 'json' : 'text', verbosity: opts.verbosity, journal: stderrIsJournal() });
   guardProcess(logger);
   logStartupNotes(opts.notes, logger, opts.configFile);
   try {

@@ -36,6 +36,14 @@ export function computeStaticPodUid(defaulted: Pod, nodeName: string, file: stri
     .slice(0, 32);
 }
 
+/** The UID of a pod from staticPodURL: as the kubelet, its content and the URL, not the node. */
+export function computeHttpPodUid(defaulted: Pod, url: string): string {
+  return createHash('sha256').update(canonicalJson(defaulted)).update(`url:${url}`).digest('hex').slice(0, 32);
+}
+
+/** Where a static pod comes from: a manifest file, or the HTTP source (staticPodURL). */
+export type PodOrigin = { readonly kind: 'file' } | { readonly kind: 'http'; readonly url: string };
+
 export function staticPodName(name: string, nodeName: string): string {
   return `${name}-${nodeName.toLowerCase()}`;
 }
@@ -63,12 +71,15 @@ export interface IdentityInput {
   readonly file: string;
   /** When this UID was seen; becomes `kubernetes.io/config.seen`. */
   readonly seen: Date;
+  /** Default: a file (`file` is its path). For http, `file` is the URL the pod came from. */
+  readonly origin?: PodOrigin;
 }
 
-export function applyIdentity({ defaulted, nodeName, file, seen }: IdentityInput): StaticPod {
+export function applyIdentity({ defaulted, nodeName, file, seen, origin = { kind: 'file' } }: IdentityInput): StaticPod {
   // A pinned uid is kept as written (it may be an RFC 4122 UUID rather than 32 hex), as the kubelet does.
   const pinned = defaulted.metadata?.uid;
-  const uid = pinned ? pinned : computeStaticPodUid(defaulted, nodeName, file);
+  const http = origin.kind === 'http';
+  const uid = pinned ? pinned : http ? computeHttpPodUid(defaulted, origin.url) : computeStaticPodUid(defaulted, nodeName, file);
   const pod = structuredClone(defaulted);
   const meta = pod.metadata ?? {};
   const name = staticPodName(meta.name ?? '', nodeName);
@@ -77,13 +88,14 @@ export function applyIdentity({ defaulted, nodeName, file, seen }: IdentityInput
     ...(meta.annotations ?? {}),
     [CONFIG_HASH]: uid,
     [CONFIG_SEEN]: formatRfc3339Nano(seen),
-    [CONFIG_SOURCE]: 'file',
+    [CONFIG_SOURCE]: origin.kind,
   };
   const spec = pod.spec ?? { containers: [] };
   const out = {
     ...pod,
     metadata: { ...meta, name, namespace, uid, annotations },
-    spec: { ...spec, nodeName, tolerations: withNoExecuteToleration(spec.tolerations) },
+    // The NoExecute toleration is the file source's alone, as in the kubelet.
+    spec: { ...spec, nodeName, ...(http ? {} : { tolerations: withNoExecuteToleration(spec.tolerations) }) },
     status: { ...(pod.status ?? {}), phase: 'Pending' },
   };
   return { pod: out, uid, key: `${namespace}/${name}`, file, ...(pinned ? { uidPinned: true as const } : {}) };

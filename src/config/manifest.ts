@@ -7,19 +7,19 @@ import type { ManifestError, StaticPod } from './types';
 import { decodeManifest, type DecodedManifest } from './decode/decode-manifest';
 import { applySchemeDefaults } from './defaults';
 import { validateSemantic } from './validate-semantic';
-import { applyIdentity, staticPodName } from './identity';
+import { applyIdentity, staticPodName, type PodOrigin } from './identity';
 
 export type { DecodedManifest };
 
 export type LoadResult = { readonly pod: StaticPod; readonly warnings: string[] } | { readonly error: ManifestError };
 
-/** Defaults, rules and identity for a decoded pod from `file` on `nodeName`. */
 /** The key a static pod of this name and namespace gets on `nodeName` (the namespace defaults as in applyIdentity). */
 export function staticPodKey(name: string, namespace: string | undefined, nodeName: string): string {
   return `${namespace || 'default'}/${staticPodName(name, nodeName)}`;
 }
 
-export function completeManifest(file: string, decoded: DecodedManifest, nodeName: string, now: Date): LoadResult {
+/** Defaults, rules and identity for a decoded pod from `file` (or, for http, the URL) on `nodeName`. */
+export function completeManifest(file: string, decoded: DecodedManifest, nodeName: string, now: Date, origin?: PodOrigin): LoadResult {
   if (!decoded.ok) {
     const { ok: _ok, claims, ...error } = decoded;
     return { error: { file, ...error, ...(claims ? { podKey: staticPodKey(claims.name, claims.namespace, nodeName) } : {}) } };
@@ -31,7 +31,7 @@ export function completeManifest(file: string, decoded: DecodedManifest, nodeNam
     const podKey = name ? staticPodKey(name, defaulted.metadata?.namespace, nodeName) : undefined;
     return { error: { file, message: problems.join('; '), ...(podKey ? { podKey } : {}) } };
   }
-  return { pod: applyIdentity({ defaulted, nodeName, file, seen: now }), warnings: decoded.warnings };
+  return { pod: applyIdentity({ defaulted, nodeName, file, seen: now, origin }), warnings: decoded.warnings };
 }
 
 export function loadManifest(file: string, bytes: Buffer | string, nodeName: string, now: Date): LoadResult {

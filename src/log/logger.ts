@@ -22,6 +22,12 @@ export interface LogSink {
 export interface LoggerOptions {
   format: LogFormat;
   verbosity: number;
+  /**
+   * stderr is the systemd journal: each line starts with its syslog priority (`<3>` error,
+   * `<4>` warning, `<6>` info, `<7>` verbose), which journald takes as the entry's priority and
+   * strips, so that `journalctl -p err` finds the errors.
+   */
+  journal?: boolean;
   sink?: LogSink;
   now?: () => Date;
 }
@@ -59,13 +65,21 @@ function formatJson(sev: Severity, d: Date, verbosity: number, msg: string, fiel
   return JSON.stringify(record);
 }
 
+/** sd-daemon(3) priorities: err, warning, info, debug (klog's verbose lines). */
+function syslogPriority(sev: Severity, level: number): number {
+  if (sev === 'E') return 3;
+  if (sev === 'W') return 4;
+  return level > 0 ? 7 : 6;
+}
+
 export function createLogger(opts: LoggerOptions, base: LogFields = {}): Logger {
   const sink = opts.sink ?? stderrSink;
   const now = opts.now ?? (() => new Date());
   const emit = (sev: Severity, level: number, msg: string, fields: LogFields = {}): void => {
     const all = { ...base, ...fields };
     const d = now();
-    sink.write(opts.format === 'json' ? formatJson(sev, d, level, msg, all) : formatText(sev, d, msg, all));
+    const line = opts.format === 'json' ? formatJson(sev, d, level, msg, all) : formatText(sev, d, msg, all);
+    sink.write(opts.journal ? `<${syslogPriority(sev, level)}>${line}` : line);
   };
   return {
     info: (msg, fields) => emit('I', 0, msg, fields),

@@ -40,6 +40,8 @@ export interface CreatePlegOptions {
   runtimeName: string;
   logger: Logger;
   onEvent: (e: PodLifecycleEvent) => void;
+  /** After each successful relist (metrics). */
+  onRelist?: (durationMs: number, intervalMs: number | undefined) => void;
   relistPeriodMs?: number;
   eventedRelistPeriodMs?: number;
   confirmMs?: number;
@@ -58,7 +60,7 @@ export function createPleg(opts: CreatePlegOptions): EventedPleg {
   const fastMs = opts.relistPeriodMs ?? DEFAULT_RELIST_PERIOD_MS;
   const slowMs = opts.eventedRelistPeriodMs ?? DEFAULT_EVENTED_RELIST_PERIOD_MS;
   const log = opts.logger;
-  const relister = new RelistPleg({ cache: opts.cache, periodMs: fastMs, logger: log, onEvent: opts.onEvent });
+  const relister = new RelistPleg({ cache: opts.cache, periodMs: fastMs, logger: log, onEvent: opts.onEvent, onRelist: opts.onRelist });
   let current: PlegMechanism = 'relist';
   let chosen = false;
   let supervisor: StreamSupervisor | undefined;

@@ -23,6 +23,11 @@ export interface RelistPlegOptions {
   followUpDelaysMs?: readonly number[];
   /** How long to chase an announced change before leaving it to the periodic relist. */
   followUpGiveUpMs?: number;
+  /**
+   * After each successful relist: how long it took and the time since the start of the previous
+   * successful one (undefined for the first), for kubelet_pleg_relist_{duration,interval}_seconds.
+   */
+  onRelist?: (durationMs: number, intervalMs: number | undefined) => void;
 }
 
 /** What a runtime event announced about one object, to be confirmed by a read. */
@@ -52,6 +57,8 @@ export class RelistPleg implements Pleg {
   private readonly oom = new Set<string>();
   private readonly unsubscribe: () => void;
   private failing = false;
+  /** When the last successful relist began (the kubelet's relistTime). */
+  private lastRelistStart: number | undefined;
 
   constructor(private readonly opts: RelistPlegOptions) {
     this.now = opts.now ?? Date.now;
@@ -97,7 +104,10 @@ export class RelistPleg implements Pleg {
   /** One full relist now (coalesced with one in flight); settles when a relist that started after this call has. */
   async relist(): Promise<void> {
     try {
+      const startedAt = performance.now();
       await this.opts.cache.refreshAll();
+      this.opts.onRelist?.(performance.now() - startedAt, this.lastRelistStart === undefined ? undefined : startedAt - this.lastRelistStart);
+      this.lastRelistStart = startedAt;
       if (this.failing) this.opts.logger.info('PLEG relist works again');
       this.failing = false;
     } catch (err) {

@@ -35,9 +35,12 @@ export async function executeActions(ctx: WorkerContext, actions: PodActions, sa
   }
   for (const s of actions.start) {
     const name = s.container.name;
+    ctx.emit((o) => o.containerStartAttempt?.(ctx.uid, s.type));
     try {
       const started = await ctx.runtime.startContainer(pod, current, s.container, s.type, s.restartCount);
       ctx.pullBackOff.succeeded(ctx.uid, s.container.image ?? '');
+      const pull = started.pullMs === undefined ? undefined : { pullMs: started.pullMs, pulledAtMs: ctx.now() };
+      ctx.emit((o) => o.containerStarted?.(ctx.uid, s.type, pull));
       ctx.logger.info('Started container', { ...fields, container: name, containerID: started.id, reason: s.why });
       if (started.pullMs !== undefined) {
         ctx.event('Normal', 'Pulling', `Pulling image ${JSON.stringify(s.container.image)}`, name);
@@ -52,6 +55,7 @@ export async function executeActions(ctx: WorkerContext, actions: PodActions, sa
       const message = err instanceof Error ? err.message : String(err);
       waiting.set(name, { reason, message });
       if (err instanceof ContainerStartError && err.step === 'pull') ctx.pullBackOff.failed(ctx.uid, s.container.image ?? '', ctx.now(), message);
+      ctx.emit((o) => o.containerStartFailed?.(ctx.uid, s.type, reason));
       errors.push(`${name}: ${message}`);
       ctx.logger.error('Failed to start container', { ...fields, container: name, reason, err: message });
       if (err instanceof ContainerStartError && err.step === 'mount') ctx.event('Warning', 'FailedMount', message, name);

@@ -1,5 +1,6 @@
 // What pod workers tell the parts after them (prober, status): events, never calls back in.
 import type { RuntimePod } from '../runtime/runtime-pods.js';
+import type { ContainerType } from './compute-actions.js';
 import type { DesiredPod } from './pod-runtime.js';
 
 /** What `kubectl describe pod` shows under Events, with the kubelet's reasons and words. */
@@ -27,6 +28,19 @@ export interface PodWorkerObserver {
   podRemoved?(uid: string): void;
   /** Something an operator reads in `kubectl describe pod` happened. */
   podEvent?(e: PodEvent): void;
+  /**
+   * One step of the pod's worker finished, named as the kubelet labels its pod worker durations:
+   * create (first sync), update (spec changed), sync, kill (terminating), terminated (clean-up).
+   */
+  podWorkerStep?(uid: string, operationType: string, durationMs: number): void;
+  /** A container is about to be created and started. */
+  containerStartAttempt?(uid: string, type: ContainerType): void;
+  /** It started; `pullMs` when its image had to be pulled first, `pulledAtMs` when that pull ended. */
+  containerStarted?(uid: string, type: ContainerType, pull?: { pullMs: number; pulledAtMs: number }): void;
+  /** It did not start; `reason` is the waiting reason it leaves (ErrImagePull, CreateContainerError, ...). */
+  containerStartFailed?(uid: string, type: ContainerType, reason: string): void;
+  /** A pod came back with the same UID while its previous run was still being stopped (kubelet_restarted_pods_total). */
+  podRestarted?(uid: string): void;
 }
 
 /** Calls every observer; one that throws is logged by the caller and does not stop the others. */

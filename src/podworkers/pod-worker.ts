@@ -25,6 +25,8 @@ export class PodWorker {
   private idleWaiters: (() => void)[] = [];
   private failures = 0;
   private lastFailure: string | undefined;
+  /** The desired pod of the last sync: a different object means the spec was updated. */
+  private lastSynced: WorkerContext['desired'] | null = null;
 
   constructor(
     readonly ctx: WorkerContext,
@@ -78,6 +80,24 @@ export class PodWorker {
     this.timer = undefined;
   }
 
+  /** The kubelet's label for this step in kubelet_pod_worker_duration_seconds; undefined when not a sync. */
+  private operationType(): string | undefined {
+    switch (this.stateName) {
+      case 'Syncing': {
+        const first = this.lastSynced === null;
+        const updated = !first && this.lastSynced !== this.ctx.desired;
+        this.lastSynced = this.ctx.desired;
+        return first ? 'create' : updated ? 'update' : 'sync';
+      }
+      case 'Terminating':
+        return 'kill';
+      case 'Terminated':
+        return 'terminated';
+      default:
+        return undefined;
+    }
+  }
+
   private async loop(): Promise<void> {
     this.running = true;
     try {
@@ -86,8 +106,11 @@ export class PodWorker {
         this.stopTimers();
         const state = STATES[this.stateName as Exclude<PodWorkerStateName, 'Done'>];
         let t: Transition;
+        const operation = this.operationType();
+        const startedAt = performance.now();
         try {
           t = await state.run(this.ctx);
+          if (operation) this.ctx.emit((o) => o.podWorkerStep?.(this.ctx.uid, operation, performance.now() - startedAt));
           this.failures = 0;
           this.lastFailure = undefined;
         } catch (err) {

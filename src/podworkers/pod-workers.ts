@@ -52,6 +52,8 @@ export class PodWorkers {
   private readonly now: () => number;
   /** No pod starts before the runtime has been read back: a stale pod of the same name must be seen first. */
   private adopted = false;
+  /** Pods added again (same UID) while their previous run was still stopping: started once it has. */
+  private readonly restarts = new Map<string, StaticPod>();
 
   constructor(private readonly opts: PodWorkersOptions) {
     this.now = opts.now ?? Date.now;
@@ -166,6 +168,10 @@ export class PodWorkers {
 
   private ensure(sp: StaticPod): void {
     const existing = this.workers.get(sp.uid);
+    if (existing?.ctx.terminationRequested) {
+      this.restarts.set(sp.uid, sp);
+      return;
+    }
     if (existing) {
       existing.ctx.desired = sp.pod;
       existing.wake();
@@ -211,6 +217,7 @@ export class PodWorkers {
   }
 
   private terminate(uid: string): void {
+    this.restarts.delete(uid);
     this.workers.get(uid)?.requestTermination();
   }
 
@@ -257,6 +264,13 @@ export class PodWorkers {
 
   private onDone(w: PodWorker): void {
     this.workers.delete(w.ctx.uid);
+    const again = this.restarts.get(w.ctx.uid);
+    if (again) {
+      this.restarts.delete(w.ctx.uid);
+      notify(this.opts.observers ?? [], (o) => o.podRestarted?.(again.uid), (err) => this.opts.logger.error('Pod worker observer failed', { podUID: again.uid, err: String(err) }));
+      this.opts.logger.info('Static pod added again with the same UID, starting it anew', { pod: again.key, podUID: again.uid });
+      this.create(again.uid, again.pod.metadata.namespace, again.pod.metadata.name, again.pod).wake();
+    }
     for (const other of this.workers.values()) if (other.ctx.key === w.ctx.key) other.wake();
   }
 }

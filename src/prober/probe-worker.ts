@@ -23,6 +23,8 @@ export interface ProbeWorkerOptions {
   isStarted(): boolean;
   /** A result was recorded: a threshold was reached. */
   onRecord(rec: ProbeRecord): void;
+  /** Each probe that ran and gave a result, before thresholds (prober_probe_total). */
+  onRun?(result: 'success' | 'failure'): void;
   /** A probe could not be run; its result is thrown away. `repeated` when the same as last time. */
   onError?(containerId: string, output: string, repeated: boolean): void;
   /** A failure below the failure threshold (the kubelet still reports each as `Unhealthy`). */
@@ -206,6 +208,7 @@ export class ProbeWorker {
       return;
     }
     this.lastError = undefined;
+    this.opts.onRun?.(o.result);
     if (o.result === this.lastRaw) this.run++;
     else {
       this.lastRaw = o.result;

@@ -17,6 +17,17 @@ export interface ProberManagerOptions {
   handlers?: ProbeHandlers;
   now?: () => number;
   random?: () => number;
+  /** Each probe that ran and gave a result (prober_probe_total). */
+  onProbeRun?: (e: ProbeRunEvent) => void;
+}
+
+export interface ProbeRunEvent {
+  readonly podUid: string;
+  readonly podName: string;
+  readonly namespace: string;
+  readonly containerName: string;
+  readonly probeType: ProbeType;
+  readonly result: 'success' | 'failure';
 }
 
 interface ContainerProbes {
@@ -216,6 +227,8 @@ export class ProberManager {
       isStarted: () => this.isStarted(cp),
       probe: (containerId) => runProbe(this.handlers, probe, { container: cp.spec, containerId, podIP: entry.podIP }, timing.timeoutSeconds),
       onRecord: (rec) => this.recorded(entry, cp, type, probe, rec, log),
+      onRun: (result) =>
+        this.opts.onProbeRun?.({ podUid: uid, podName: entry.pod.metadata?.name ?? '', namespace: entry.pod.metadata?.namespace ?? 'default', containerName: cp.spec.name, probeType: type, result }),
       onError: (containerId, output, repeated) => {
         const msg = `${TITLE[type]} probe errored and resulted in unknown state: ${output}`;
         if (repeated) log.v(2).info('Probe errored', { containerID: containerId, output, message: msg });

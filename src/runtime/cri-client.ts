@@ -8,6 +8,7 @@ import { CriError } from './cri-types.js';
 import { parseRuntimeEndpoint } from './endpoint.js';
 import { CriTransport } from './grpc-transport.js';
 import { createImageService } from './image-service.js';
+import type { CriCallObserver } from './operation-type.js';
 import { createRuntimeService } from './runtime-service.js';
 
 /** The kubelet's default runtimeRequestTimeout. */
@@ -37,6 +38,8 @@ export interface ConnectOptions {
   connectTimeoutMs?: number;
   /** kubelet imageServiceEndpoint: a separate socket for the image service; default the runtime's. */
   imageServiceEndpoint?: string;
+  /** Hears every unary call (for kubelet_runtime_operations_*). */
+  onCall?: CriCallObserver;
 }
 
 function seconds(ms: number): string {
@@ -75,7 +78,7 @@ export async function connectRuntime(endpoint: string, opts: ConnectOptions = {}
   if ('error' in parsed) throw new RuntimeConnectError(endpoint, parsed.error);
   await checkSocket(endpoint, parsed.socketPath);
 
-  const transport = new CriTransport(parsed.address);
+  const transport = new CriTransport(parsed.address, opts.onCall);
   let version: VersionResponse;
   try {
     version = await createRuntimeService(transport, connectTimeoutMs).version();
@@ -101,7 +104,7 @@ export async function connectRuntime(endpoint: string, opts: ConnectOptions = {}
     transport.close();
     throw err;
   }
-  const imageTransport = new CriTransport(image.address);
+  const imageTransport = new CriTransport(image.address, opts.onCall);
   return {
     // Closing the runtime closes both connections.
     runtime: { ...runtime, close: () => (runtime.close(), imageTransport.close()) },

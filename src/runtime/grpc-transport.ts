@@ -6,6 +6,7 @@ import { followServerStream } from './grpc-stream.js';
 import { fromJSON, type MethodDefinition, type PackageDefinition } from '@grpc/proto-loader';
 import descriptor from './generated/cri-descriptor.json';
 import { CriError } from './cri-types.js';
+import type { CriCallObserver } from './operation-type.js';
 
 /** As the kubelet: CRI responses (ListContainers on a busy node) can exceed grpc's 4 MiB default. */
 export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
@@ -47,7 +48,10 @@ export function toCriError(methodName: string, err: unknown): CriError {
 export class CriTransport {
   private readonly client: grpc.Client;
 
-  constructor(address: string) {
+  constructor(
+    address: string,
+    private readonly observe?: CriCallObserver,
+  ) {
     this.client = new grpc.Client(address, grpc.credentials.createInsecure(), {
       'grpc.max_receive_message_length': MAX_MESSAGE_BYTES,
       'grpc.max_send_message_length': MAX_MESSAGE_BYTES,
@@ -58,6 +62,7 @@ export class CriTransport {
   unary<Res>(service: CriServiceName, name: string, request: object, timeoutMs: number | undefined): Promise<Res> {
     const m = method(service, name);
     const options: grpc.CallOptions = timeoutMs === undefined ? {} : { deadline: Date.now() + timeoutMs };
+    const started = performance.now();
     return new Promise<Res>((resolve, reject) => {
       this.client.makeUnaryRequest(
         m.path,
@@ -67,6 +72,7 @@ export class CriTransport {
         new grpc.Metadata(),
         options,
         (err, res) => {
+          this.observe?.(name, performance.now() - started, err !== null && err !== undefined);
           if (err) reject(toCriError(name, err));
           else resolve(res as Res);
         },

@@ -9,6 +9,7 @@ import type { Logger } from '../log/logger.js';
 import { pingCheck, syncLoopCheck } from './healthz.js';
 import { RefusalLog } from './host-check.js';
 import { createHttpServer } from './http-server.js';
+import { standaloneMetrics, type MetricsRenderer } from './metrics.js';
 import { bindPodsSocket } from './pods-socket.js';
 import { healthzRouter, readOnlyRouter } from './routes.js';
 import type { ServerSource } from './source.js';
@@ -25,6 +26,8 @@ export interface EndpointOptions {
   rootDir: string;
   syncFrequencyMs: number;
   source: ServerSource;
+  /** The agent's metrics registry; by default one of the endpoints' own over `source`. */
+  metrics?: MetricsRenderer;
   logger: Logger;
   now?: () => number;
   retry?: RetryOptions;
@@ -41,7 +44,7 @@ export interface RunningEndpoints {
 /** Resolves after each endpoint's first bind attempt; those that failed keep retrying. */
 export async function startEndpoints(o: EndpointOptions): Promise<RunningEndpoints> {
   const checks = [pingCheck, syncLoopCheck(() => o.source.sinceLastRelistMs(), o.syncFrequencyMs)];
-  const readOnlyRoutes = readOnlyRouter(o.source, checks, o.now ?? Date.now);
+  const readOnlyRoutes = readOnlyRouter(o.source, checks, o.metrics ?? standaloneMetrics(o.source, o.now ?? Date.now));
   const paths = { paths: '/pods,/metrics,/healthz' };
 
   const socketServer = createHttpServer(readOnlyRoutes, o.logger);

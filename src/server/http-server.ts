@@ -11,8 +11,8 @@ export interface RouteResult {
   readonly body: string;
 }
 
-/** Answers a path (without query) or returns undefined for 404. */
-export type Router = (path: string, query: URLSearchParams) => RouteResult | undefined;
+/** Answers a path (without query) or returns undefined for 404; /metrics answers asynchronously. */
+export type Router = (path: string, query: URLSearchParams) => RouteResult | Promise<RouteResult> | undefined;
 
 const TEXT = 'text/plain; charset=utf-8';
 const FOREIGN_HOST_BODY = 'forbidden: this endpoint answers only requests to localhost, 127.0.0.1 or [::1]\n';
@@ -28,16 +28,23 @@ function handle(router: Router, logger: Logger, hostCheck: RefusalLog | undefine
     res.writeHead(405, { 'Content-Type': TEXT, Allow: 'GET, HEAD' }).end('method not allowed\n');
     return;
   }
-  let result: RouteResult | undefined;
+  const failed = (err: unknown): RouteResult => {
+    logger.error('HTTP handler failed', { path: url.pathname, err: err instanceof Error ? err.message : String(err) });
+    return { statusCode: 500, contentType: TEXT, body: 'internal error\n' };
+  };
+  const send = (result: RouteResult | undefined): void => {
+    const r = result ?? { statusCode: 404, contentType: TEXT, body: '404 page not found\n' };
+    res.writeHead(r.statusCode, { 'Content-Type': r.contentType, 'Content-Length': Buffer.byteLength(r.body) });
+    res.end(req.method === 'HEAD' ? undefined : r.body);
+  };
+  let result: RouteResult | Promise<RouteResult> | undefined;
   try {
     result = router(url.pathname, url.searchParams);
   } catch (err) {
-    logger.error('HTTP handler failed', { path: url.pathname, err: err instanceof Error ? err.message : String(err) });
-    result = { statusCode: 500, contentType: TEXT, body: 'internal error\n' };
+    result = failed(err);
   }
-  if (!result) result = { statusCode: 404, contentType: TEXT, body: '404 page not found\n' };
-  res.writeHead(result.statusCode, { 'Content-Type': result.contentType, 'Content-Length': Buffer.byteLength(result.body) });
-  res.end(req.method === 'HEAD' ? undefined : result.body);
+  if (result instanceof Promise) result.then(send, (err: unknown) => send(failed(err)));
+  else send(result);
 }
 
 /**

@@ -2,7 +2,7 @@
 // the read-only port (and bootlet's root-only socket) /healthz, /pods and /metrics.
 import { podList } from './pod-list.js';
 import { runHealthz, type HealthCheck } from './healthz.js';
-import { METRICS_CONTENT_TYPE, renderMetrics } from './metrics.js';
+import { METRICS_CONTENT_TYPE, type MetricsRenderer } from './metrics.js';
 import type { RouteResult, Router } from './http-server.js';
 import type { ServerSource } from './source.js';
 
@@ -19,12 +19,12 @@ export function healthzRouter(checks: readonly HealthCheck[]): Router {
   return (path, query) => healthzRoute(checks, path, query);
 }
 
-export function readOnlyRouter(source: ServerSource, checks: readonly HealthCheck[], now: () => number): Router {
+export function readOnlyRouter(source: ServerSource, checks: readonly HealthCheck[], metrics: MetricsRenderer): Router {
   return (path, query) => {
     if (path === '/pods' || path === '/pods/') {
       return { statusCode: 200, contentType: 'application/json', body: JSON.stringify(podList(source.statuses())) };
     }
-    if (path === '/metrics') return { statusCode: 200, contentType: METRICS_CONTENT_TYPE, body: renderMetrics(source, now()) };
+    if (path === '/metrics') return metrics.render().then((body) => ({ statusCode: 200, contentType: METRICS_CONTENT_TYPE, body }));
     return healthzRoute(checks, path, query);
   };
 }

@@ -22,6 +22,10 @@ export interface AgentOptions {
   readOnlyPort?: number;
   /** A command that runs the agent, e.g. nsenter into a test systemd's namespaces (dev/systemd-node.ts). */
   wrap?: string[];
+  /** A command that execs the agent (its PID stays the agent's), e.g. a shell that sets a variable first. */
+  execWrap?: string[];
+  /** Added to the agent's environment (NOTIFY_SOCKET, WATCHDOG_USEC, ...). */
+  env?: Record<string, string>;
 }
 
 export interface RunningAgent {
@@ -58,14 +62,14 @@ function childPids(pid: number): number[] {
 }
 
 export function startAgent(o: AgentOptions): RunningAgent {
-  return spawnAgent(agentArgs(o), o.wrap);
+  return spawnAgent(agentArgs(o), o.wrap ?? o.execWrap, o.env);
 }
 
 /** Runs build/bootlet with exactly `agentArgv` (e.g. what systemd makes of kubeadm's drop-in). */
-export function spawnAgent(agentArgv: string[], wrap?: string[]): RunningAgent {
+export function spawnAgent(agentArgv: string[], wrap?: string[], env?: Record<string, string>): RunningAgent {
   if (!existsSync(BOOTLET_EXE)) throw new Error(`${BOOTLET_EXE} is missing: run npm run build first`);
   const [cmd, ...args] = [...(wrap ?? []), BOOTLET_EXE, ...agentArgv] as [string, ...string[]];
-  const proc = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   const lines: string[] = [];
   const collect = (chunk: Buffer, carry: { rest: string }): void => {
     const text = carry.rest + chunk.toString('utf8');
@@ -81,7 +85,8 @@ export function spawnAgent(agentArgv: string[], wrap?: string[]): RunningAgent {
   const records = (): Record<string, unknown>[] =>
     lines.flatMap((l) => {
       try {
-        return [JSON.parse(l) as Record<string, unknown>];
+        // A line for the journal starts with its priority (<6>): the record follows it.
+        return [JSON.parse(l.replace(/^<\d>/, '')) as Record<string, unknown>];
       } catch {
         return [];
       }

@@ -50,3 +50,14 @@ export const nodeIPs: Check<string> = (v) => {
   if (ips.length > 2 || (ips.length === 2 && isIP(ips[0]!) === isIP(ips[1]!))) return 'takes at most one IPv4 and one IPv6 address';
   return undefined;
 };
+
+/** staticPodURL: empty (off), or an http or https URL. */
+export const httpUrlOrEmpty: Check<string> = (v) => {
+  if (v === '') return undefined;
+  try {
+    const u = new URL(v);
+    return u.protocol === 'http:' || u.protocol === 'https:' ? undefined : `must be an http or https URL, not ${u.protocol}`;
+  } catch {
+    return 'is not a valid URL';
+  }
+};

@@ -3,7 +3,7 @@
 // config-recognised.ts; flags without a field are in flag-options.ts.
 import * as check from './checks.js';
 import { optionalSetting, setting } from './setting.js';
-import { bool, boolMap, duration, int32, int64, ip, path, quantityBytes, str, stringList, stringMap, taints, uint32 } from './value-types.js';
+import { bool, boolMap, duration, headerMap, int32, int64, ip, path, quantityBytes, str, stringList, stringMap, taints, uint32 } from './value-types.js';
 
 const DEFAULT_EVICTION_HARD = { 'memory.available': '100Mi', 'nodefs.available': '10%', 'nodefs.inodesFree': '5%', 'imagefs.available': '15%', 'imagefs.inodesFree': '5%' };
 
@@ -21,6 +21,17 @@ export const CONFIG_OPTIONS = {
     help: 'Directory of static pod manifests, or a single manifest file',
     note: 'The kubelet runs no static pods unless told where they are; running them is what bootlet is for.',
   }),
+  staticPodURL: setting({
+    flag: 'manifest-url',
+    field: 'staticPodURL',
+    type: str,
+    default: '',
+    validate: check.httpUrlOrEmpty,
+    status: 'applied',
+    help: 'URL of a Pod or PodList to run as static pods, read every httpCheckFrequency (as the kubelet)',
+  }),
+  staticPodURLHeader: setting({ flag: 'manifest-url-header', field: 'staticPodURLHeader', type: headerMap, default: {}, status: 'applied', help: 'HTTP headers sent with --manifest-url (Name:value,...; repeatable)' }),
+  httpCheckFrequencyMs: setting({ flag: 'http-check-frequency', field: 'httpCheckFrequency', type: duration, default: 20_000, validate: check.positiveDuration, status: 'applied', help: 'How often --manifest-url is read' }),
   fileCheckFrequencyMs: setting({ flag: 'file-check-frequency', field: 'fileCheckFrequency', type: duration, default: 20_000, validate: check.positiveDuration, status: 'applied', help: 'Full rescan of the manifest path, a safety net under the file watcher' }),
   syncFrequencyMs: setting({ flag: 'sync-frequency', field: 'syncFrequency', type: duration, default: 60_000, validate: check.positiveDuration, status: 'applied', help: 'Longest time between two syncs of a running pod' }),
   containerRuntimeEndpoint: setting({

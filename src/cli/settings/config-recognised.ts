@@ -24,9 +24,6 @@ const NO_EFFECT_FLAG = 'This flag has no effect and will be removed in a future 
 
 export const CONFIG_RECOGNISED: AnySetting[] = [
   field('enableServer', 'enable-server', bool, true, "Serve the kubelet API", P),
-  field('httpCheckFrequency', 'http-check-frequency', duration, 20_000, 'Poll period of --manifest-url'),
-  field('staticPodURL', 'manifest-url', str, '', 'URL of static pod manifests'),
-  field('staticPodURLHeader', 'manifest-url-header', opaque, undefined, 'HTTP headers for --manifest-url'),
   field('tlsCipherSuites', 'tls-cipher-suites', stringList, [], 'TLS cipher suites of the kubelet API'),
   field('tlsMinVersion', 'tls-min-version', str, '', 'Lowest TLS version of the kubelet API'),
   field('registryPullQPS', 'registry-qps', int32, 5, 'Image pulls per second', P),

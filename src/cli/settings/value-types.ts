@@ -331,6 +331,32 @@ export const taints: ValueType<Taint[]> = {
 };
 
 /**
+ * staticPodURLHeader (map[string][]string): `Name:value,Name2:value` on the command line, repeats
+ * adding values in order (--manifest-url-header); a map of names to lists of values in the file.
+ */
+export const headerMap: ValueType<Record<string, string[]>> = {
+  kind: 'HTTP headers',
+  placeholder: 'Name:value,...',
+  fromFlag(text, prev) {
+    const out: Record<string, string[]> = Object.fromEntries(Object.entries(prev ?? {}).map(([k, v]) => [k, [...v]]));
+    for (const pair of text.split(',')) {
+      if (pair.trim() === '') continue;
+      const i = pair.indexOf(':');
+      if (i <= 0) throw new Error(`malformed header ${JSON.stringify(pair)}, expect Name:value`);
+      const name = pair.slice(0, i).trim();
+      (out[name] ??= []).push(pair.slice(i + 1).trim());
+    }
+    return out;
+  },
+  fromConfig(v) {
+    must(isPlainObject(v) && Object.values(v).every((x) => Array.isArray(x) && x.every((s) => typeof s === 'string')), 'a map of header names to lists of strings', v);
+    return v as Record<string, string[]>;
+  },
+  isZero: (v) => Object.keys(v).length === 0,
+  format: (v) => Object.entries(v).flatMap(([k, xs]) => xs.map((x) => `${k}:${x}`)).join(',') || '{}',
+};
+
+/**
  * A value bootlet only needs to recognise (it does not implement the setting): any JSON in the
  * file; on the command line the texts given, in order.
  */

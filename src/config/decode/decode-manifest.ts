@@ -54,3 +54,42 @@ export function decodeManifest(bytes: Buffer | string): DecodedManifest {
   }
 }
 
+
+/** What decoding an HTTP source's answer gives: its pods (a Pod, or a PodList's items), or the error. */
+export type DecodedPodSet =
+  | { readonly ok: true; readonly list: boolean; readonly pods: Array<{ readonly pod: Pod; readonly warnings: string[] }> }
+  | { readonly ok: false; readonly message: string; readonly line?: number; readonly column?: number; readonly limit?: true };
+
+function decodeItem(o: Record<string, unknown>): { pod: Pod; warnings: string[] } | { error: string } {
+  try {
+    const decoded = decodePod(o);
+    if (!decoded.pod) return { error: decoded.errors.join('; ') };
+    return { pod: decoded.pod, warnings: capWarnings(decoded.warnings) };
+  } catch (err) {
+    if (err instanceof Error && err.name === 'LimitError') return { error: `refused: ${err.message}` };
+    return { error: `could not decode: ${err instanceof Error ? err.message : String(err)}` };
+  }
+}
+
+/** A Pod or a v1 PodList; one item that cannot be decoded refuses the whole answer, as in the kubelet. */
+export function decodePodOrList(bytes: Buffer | string): DecodedPodSet {
+  const parsed = parseManifest(bytes, true);
+  if (!parsed.ok) return { ok: false, ...parsed.error };
+  const o = parsed.object;
+  if (o.kind === 'Pod') {
+    const one = decodeItem(o);
+    return 'error' in one ? { ok: false, message: one.error } : { ok: true, list: false, pods: [one] };
+  }
+  const items = Array.isArray(o.items) ? (o.items as unknown[]) : [];
+  const pods: Array<{ pod: Pod; warnings: string[] }> = [];
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i];
+    if (item === null || typeof item !== 'object' || Array.isArray(item)) return { ok: false, message: `items[${i}]: must be a Pod object` };
+    const it = item as Record<string, unknown>;
+    if ((it.kind !== undefined && it.kind !== 'Pod') || (it.apiVersion !== undefined && it.apiVersion !== 'v1')) return { ok: false, message: `items[${i}]: expected a v1 Pod` };
+    const one = decodeItem({ ...it, kind: 'Pod', apiVersion: 'v1' });
+    if ('error' in one) return { ok: false, message: `items[${i}]: ${one.error}` };
+    pods.push(one);
+  }
+  return { ok: true, list: true, pods };
+}

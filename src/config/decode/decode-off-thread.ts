@@ -4,7 +4,7 @@
 // the agent. The worker is started on demand and stopped when idle, so an agent whose manifests
 // are all small never pays for it.
 import { Worker } from 'node:worker_threads';
-import { decodeManifest, type DecodedManifest } from './decode-manifest';
+import { decodeManifest, decodePodOrList, type DecodedManifest, type DecodedPodSet } from './decode-manifest';
 import { INLINE_PARSE_MAX_BYTES } from '../parse/limits';
 
 /** The worker's code, put in by the build (build/build.mjs); undefined when running from source. */
@@ -18,6 +18,8 @@ const WORKER_IDLE_MS = 5_000;
 
 export interface ManifestDecoder {
   decode(bytes: Buffer): Promise<DecodedManifest>;
+  /** A Pod or a PodList (the HTTP source's answer), with the same limits and thread. */
+  decodeList(bytes: Buffer): Promise<DecodedPodSet>;
   close(): Promise<void>;
 }
 
@@ -37,9 +39,13 @@ function startWorker(): Worker {
   return new Worker(boot, { eval: true, resourceLimits });
 }
 
+/** Failures are the same for both kinds of job. */
+type Failure = Extract<DecodedManifest, { ok: false }>;
+
 interface Job {
   readonly bytes: Buffer;
-  readonly resolve: (r: DecodedManifest) => void;
+  readonly list: boolean;
+  readonly resolve: (r: DecodedManifest | DecodedPodSet | Failure) => void;
 }
 
 export function createManifestDecoder(opts: ManifestDecoderOptions = {}): ManifestDecoder {
@@ -72,7 +78,7 @@ export function createManifestDecoder(opts: ManifestDecoderOptions = {}): Manife
       }
       const id = nextId++;
       let settled = false;
-      const finish = (result: DecodedManifest, restart: boolean): void => {
+      const finish = (result: DecodedManifest | DecodedPodSet, restart: boolean): void => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
@@ -83,7 +89,7 @@ export function createManifestDecoder(opts: ManifestDecoderOptions = {}): Manife
         job.resolve(result);
         done();
       };
-      const onMessage = (m: { id: number; result: DecodedManifest }): void => {
+      const onMessage = (m: { id: number; result: DecodedManifest | DecodedPodSet }): void => {
         if (m.id === id) finish(m.result, false);
       };
       const onError = (err: Error): void => {
@@ -93,7 +99,7 @@ export function createManifestDecoder(opts: ManifestDecoderOptions = {}): Manife
       const onExit = (): void => finish({ ok: false, message: 'could not parse: the parser thread stopped' }, true);
       const timer = setTimeout(() => finish({ ok: false, limit: true, message: `refused: parsing took longer than ${deadlineMs / 1000} s` }, true), deadlineMs);
       w.on('message', onMessage).on('error', onError).on('exit', onExit);
-      w.postMessage({ id, bytes: job.bytes });
+      w.postMessage({ id, bytes: job.bytes, list: job.list });
     });
 
   const pump = async (): Promise<void> => {
@@ -111,14 +117,22 @@ export function createManifestDecoder(opts: ManifestDecoderOptions = {}): Manife
     }
   };
 
+  const offThread = <R>(bytes: Buffer, list: boolean): Promise<R> => {
+    if (closed) return Promise.resolve({ ok: false, message: 'the agent is stopping' } as R);
+    return new Promise<R>((resolve) => {
+      queue.push({ bytes, list, resolve: (r) => resolve(r as R) });
+      void pump();
+    });
+  };
+
   return {
     decode(bytes) {
       if (bytes.length <= inlineMax) return Promise.resolve(decodeManifest(bytes));
-      if (closed) return Promise.resolve({ ok: false, message: 'the agent is stopping' });
-      return new Promise((resolve) => {
-        queue.push({ bytes, resolve });
-        void pump();
-      });
+      return offThread<DecodedManifest>(bytes, false);
+    },
+    decodeList(bytes) {
+      if (bytes.length <= inlineMax) return Promise.resolve(decodePodOrList(bytes));
+      return offThread<DecodedPodSet>(bytes, true);
     },
     async close() {
       closed = true;

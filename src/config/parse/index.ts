@@ -27,14 +27,19 @@ function describe(v: unknown): string {
   return `a ${typeof v}`;
 }
 
-/** Checks that an object is one v1 Pod, saying what was found instead. */
-function checkKind(object: unknown): ParseResult {
+/** Checks that an object is one v1 Pod (or, when `lists`, a v1 PodList), saying what was found instead. */
+function checkKind(object: unknown, lists = false): ParseResult {
   if (object === null || typeof object !== 'object' || Array.isArray(object)) {
     return fail(`expected a Pod object, found ${describe(object)}`);
   }
   const o = object as Record<string, unknown>;
   const { kind, apiVersion } = o;
   if (kind === undefined || kind === '' || kind === null) return fail('kind is missing: expected "Pod"');
+  if (lists && kind === 'PodList') {
+    if (apiVersion !== 'v1') return fail(`apiVersion is ${JSON.stringify(apiVersion ?? null)}: expected "v1"`);
+    if (o.items !== undefined && o.items !== null && !Array.isArray(o.items)) return fail('items: must be a list');
+    return { ok: true, object: o };
+  }
   if (kind !== 'Pod') {
     const hint = kind === 'PodList' ? ' (a file holds exactly one Pod; a PodList is not accepted)' : '';
     return fail(`kind is ${JSON.stringify(kind)}: expected "Pod"${hint}`);
@@ -44,14 +49,15 @@ function checkKind(object: unknown): ParseResult {
   return { ok: true, object: o };
 }
 
-export function parseManifest(bytes: Buffer | string): ParseResult {
+/** @param lists accept a v1 PodList too (the HTTP source does; a manifest file holds one Pod). */
+export function parseManifest(bytes: Buffer | string, lists = false): ParseResult {
   const text = (typeof bytes === 'string' ? bytes : bytes.toString('utf8')).replace(/^\uFEFF/, '');
   if (text.trim() === '') return fail('file is empty');
   try {
     // JSON gets the stricter JSON reader: YAML reads `"b": }` as a null value instead of refusing it.
-    if (/^\s*[{[]/.test(text)) return checkKind(readJson(text));
+    if (/^\s*[{[]/.test(text)) return checkKind(readJson(text), lists);
     const r = readYaml(text);
-    return 'empty' in r ? fail('file has no content') : checkKind(r.value);
+    return 'empty' in r ? fail('file has no content') : checkKind(r.value, lists);
   } catch (err) {
     if (err instanceof LimitError) return { ok: false, error: { message: `refused: ${err.message}`, limit: true } };
     if (err instanceof JsonSyntaxError) return fail(`invalid JSON: ${err.message}`, lineColumnAt(text, err.offset));

@@ -19,7 +19,7 @@ afterEach(() => {
   plegs = [];
 });
 
-function setup(opts: { now?: () => number } = {}): { rt: FakeRuntime; pleg: RelistPleg; events: PodLifecycleEvent[] } {
+function setup(opts: { now?: () => number; onRelist?: (d: number, i: number | undefined) => void } = {}): { rt: FakeRuntime; pleg: RelistPleg; events: PodLifecycleEvent[] } {
   const rt = new FakeRuntime();
   rt.sandboxes = [sandbox('sa', A), sandbox('sb', B)];
   rt.containers = [container('ca', 'sa', A, 'app'), container('cb', 'sb', B, 'app')];
@@ -188,5 +188,20 @@ describe('RelistPleg health', () => {
     rt.failLists = false;
     await pleg.relist();
     expect(pleg.sinceLastRelistMs()).toBe(0);
+  });
+});
+
+describe('RelistPleg metrics', () => {
+  it('reports each successful relist with its duration and the interval since the one before, and no failed one', async () => {
+    const seen: Array<[number, number | undefined]> = [];
+    const { rt, pleg } = setup({ onRelist: (d, i) => seen.push([d, i]) });
+    await pleg.relist();
+    rt.failLists = true;
+    await pleg.relist();
+    rt.failLists = false;
+    await pleg.relist();
+    expect(seen).toHaveLength(2);
+    expect(seen[0]![1]).toBeUndefined();
+    expect(seen[1]![1]).toBeGreaterThanOrEqual(seen[0]![0]); // it began after the first had ended
   });
 });

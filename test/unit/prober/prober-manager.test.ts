@@ -344,3 +344,26 @@ describe('log lines', () => {
     ]);
   });
 });
+
+describe('probe runs (prober_probe_total)', () => {
+  it('reports every probe that gave a result, below thresholds too, but not one that errored', async () => {
+    const mem = memoryLogger(0);
+    const runs: string[] = [];
+    mgr = new ProberManager({
+      runtime: { execSync: () => Promise.reject(new Error('unused')) },
+      handlers: script.handlers,
+      logger: mem.logger,
+      random: () => 0,
+      onProbeRun: (e) => runs.push(`${e.namespace}/${e.podName} ${e.containerName} ${e.probeType} ${e.result}`),
+    });
+    await startedLongAgo();
+    mgr.addPod(pod({ readinessProbe: { exec: { command: ['ready'] }, periodSeconds: 1, failureThreshold: 3 } }), '10.0.0.1');
+    mgr.containerStarted(UID, 'app', 'c1', Date.now());
+    await vi.advanceTimersByTimeAsync(10);
+    script.set('ready', 'failure');
+    await vi.advanceTimersByTimeAsync(1000);
+    script.set('ready', 'unknown', 'exec failed');
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(runs).toEqual(['kube-system/p-node1 app readiness success', 'kube-system/p-node1 app readiness failure']);
+  });
+});

@@ -19,6 +19,7 @@ export function pendingEntry(): PodStatusEntry {
 export class FakeSource implements ServerSource {
   entries: PodStatusEntry[] = [];
   relistAgoMs = 1_000;
+  unexpectedErrors?: () => number;
   statuses(): readonly PodStatusEntry[] {
     return this.entries;
   }

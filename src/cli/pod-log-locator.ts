@@ -1,0 +1,112 @@
+// Finds a static pod's container log file under podLogsDir
+// (`<namespace>_<name>_<uid>/<container>/<restartCount>.log`): the pod from the running agent's
+// socket when it answers, else from the directory names alone, which is all there is before the
+// agent (or the API server) runs. Names from either place are checked before they become paths.
+import { readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Pod } from 'kubernetes-types/core/v1';
+import { checkContainerName, podLogsDirName } from '../runtime/pod-dirs.js';
+
+export class LogLookupError extends Error {}
+
+export interface PodLogRef {
+  readonly namespace: string;
+  readonly name: string;
+  readonly uid: string;
+  /** Container names from the agent's spec, when the agent answered. */
+  readonly containers?: readonly string[];
+}
+
+const DIR_NAME = /^([a-z0-9-]+)_([a-z0-9.-]+)_([0-9A-Za-z-]{1,36})$/;
+const LOG_FILE = /^(\d+)\.log$/;
+
+/** Picks POD from the agent's pods: the exact name, or `POD-<node>` when only one pod is so named. */
+export function pickAgentPod(pods: readonly Pod[], name: string, namespace: string | undefined): PodLogRef | undefined {
+  const inNs = pods.filter((p) => namespace === undefined || p.metadata?.namespace === namespace);
+  const exact = inNs.filter((p) => p.metadata?.name === name);
+  const matches = exact.length > 0 ? exact : inNs.filter((p) => p.metadata?.name?.startsWith(`${name}-`));
+  if (matches.length === 0) return undefined;
+  if (matches.length > 1) throw new LogLookupError(`${matches.length} pods match "${name}": ${matches.map((p) => `${p.metadata?.namespace}/${p.metadata?.name}`).join(', ')}; name one exactly (and -n NAMESPACE)`);
+  const p = matches[0]!;
+  const spec = p.spec;
+  return {
+    namespace: p.metadata?.namespace ?? 'default',
+    name: p.metadata?.name ?? name,
+    uid: p.metadata?.uid ?? '',
+    containers: [...(spec?.initContainers ?? []), ...(spec?.containers ?? [])].map((c) => c.name),
+  };
+}
+
+async function newestMtime(dir: string): Promise<number> {
+  let newest = (await stat(dir)).mtimeMs;
+  for (const c of await readdir(dir).catch(() => [])) newest = Math.max(newest, (await stat(join(dir, c)).catch(() => undefined))?.mtimeMs ?? 0);
+  return newest;
+}
+
+/** Finds POD among the log directories; of several UIDs (earlier versions of the pod), the newest. */
+export async function findPodInLogDir(podLogsDir: string, name: string, namespace: string | undefined): Promise<PodLogRef | undefined> {
+  let entries: string[];
+  try {
+    entries = await readdir(podLogsDir);
+  } catch (err) {
+    throw new LogLookupError(`cannot read ${podLogsDir}: ${(err as Error).message}`);
+  }
+  const all = entries.flatMap((e) => {
+    const m = DIR_NAME.exec(e);
+    return m && (namespace === undefined || m[1] === namespace) ? [{ namespace: m[1]!, name: m[2]!, uid: m[3]!, dir: e }] : [];
+  });
+  let matches = all.filter((p) => p.name === name);
+  if (matches.length === 0) matches = all.filter((p) => p.name.startsWith(`${name}-`));
+  const pods = new Set(matches.map((m) => `${m.namespace}/${m.name}`));
+  if (pods.size === 0) return undefined;
+  if (pods.size > 1) throw new LogLookupError(`${pods.size} pods in ${podLogsDir} match "${name}": ${[...pods].join(', ')}; name one exactly (and -n NAMESPACE)`);
+  const dated = await Promise.all(matches.map(async (m) => ({ m, at: await newestMtime(join(podLogsDir, m.dir)) })));
+  dated.sort((a, b) => b.at - a.at);
+  const { namespace: ns, name: podName, uid } = dated[0]!.m;
+  return { namespace: ns, name: podName, uid };
+}
+
+/** The restart counts that have a log file, highest first. */
+async function restartFiles(containerDir: string): Promise<number[]> {
+  const names = await readdir(containerDir).catch(() => [] as string[]);
+  return names.flatMap((n) => {
+    const m = LOG_FILE.exec(n);
+    return m ? [Number(m[1])] : [];
+  }).sort((a, b) => b - a);
+}
+
+export interface LogFileChoice {
+  readonly container: string;
+  readonly file: string;
+  /** The pod's log directory, where a newer restart's file will appear. */
+  readonly containerDir: string;
+  readonly restart: number;
+}
+
+/** The log file of the container's current (or previous) instance. */
+export async function chooseLogFile(podLogsDir: string, pod: PodLogRef, container: string | undefined, previous: boolean): Promise<LogFileChoice> {
+  const podDir = join(podLogsDir, podLogsDirName(pod.namespace, pod.name, pod.uid));
+  const present = (await readdir(podDir).catch(() => [] as string[])).filter((c) => /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(c)).sort();
+  const known = pod.containers && pod.containers.length > 0 ? [...pod.containers] : present;
+  let name = container;
+  if (name === undefined) {
+    if (known.length !== 1) throw new LogLookupError(`a container name must be specified for pod ${pod.name}, choose one of: [${known.join(' ')}]`);
+    name = known[0]!;
+  } else if (!known.includes(name)) {
+    throw new LogLookupError(`container ${name} is not valid for pod ${pod.name}; its containers: [${known.join(' ')}]`);
+  }
+  const containerDir = join(podDir, checkContainerName(name));
+  const restarts = await restartFiles(containerDir);
+  const restart = previous ? restarts[1] : restarts[0];
+  if (restart === undefined) {
+    if (previous) throw new LogLookupError(`previous terminated container "${name}" in pod "${pod.name}" not found`);
+    throw new LogLookupError(`container "${name}" in pod "${pod.name}" has no log file yet under ${containerDir}`);
+  }
+  return { container: name, file: join(containerDir, `${restart}.log`), containerDir, restart };
+}
+
+/** The restart count of the newest log file now, if newer than `than`. */
+export async function newerRestart(containerDir: string, than: number): Promise<number | undefined> {
+  const newest = (await restartFiles(containerDir))[0];
+  return newest !== undefined && newest > than ? newest : undefined;
+}
