@@ -212,8 +212,6 @@ export async function runKubeadmBench(): Promise<KubeadmBenchResult | { skipped:
         '--cgroup-driver=cgroupfs',
         '--resolv-conf=/etc/resolv.conf',
         '--healthz-port=0',
-        '--kubeconfig=',
-        '--bootstrap-kubeconfig=',
         '--logging-format=json',
         '--v=2',
       ])

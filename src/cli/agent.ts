@@ -1,7 +1,7 @@
 // Builds the agent from its parts and starts it: manifest directory → desired pods → pod workers
 // → CRI, with the PLEG and the prober waking workers, status computed beside them, the local
 // endpoints, and the API side when a kubeconfig is given.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { startPodCgroups } from '../cm/start.js';
 import { startFileSource } from '../config/file-source.js';
 import { startHttpSource } from '../config/http-source.js';
@@ -74,6 +74,13 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     bootstrapKubeconfig: opts.bootstrapKubeconfig,
     rotateCertificates: opts.rotateCertificates,
   });
+  // Before `kubeadm init` or `join` neither kubeconfig exists yet: the kubelet exits and systemd
+  // restarts it until they do; bootlet runs its static pods standalone meanwhile (kubeadm restarts
+  // the service once it has written them).
+  if (opts.kubeconfig && !existsSync(opts.kubeconfig) && !(opts.bootstrapKubeconfig && existsSync(opts.bootstrapKubeconfig))) {
+    logger.warn('Neither the kubeconfig nor the bootstrap kubeconfig exists yet: running standalone until restarted', { kubeconfig: opts.kubeconfig, bootstrapKubeconfig: opts.bootstrapKubeconfig });
+    opts = { ...opts, kubeconfig: undefined, bootstrapKubeconfig: undefined };
+  }
   // A kubeconfig that cannot be used is a start-up error (unless a bootstrap kubeconfig can replace
   // it); a server that does not answer is not.
   if (opts.kubeconfig) validateClientConfig(opts.kubeconfig, opts.bootstrapKubeconfig);

@@ -3,6 +3,7 @@
 // other driver, and builds the QoS hierarchy. When that cannot be done the pods still run, with
 // no cgroup parent, and the reason is logged once.
 import { cpus } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../log/logger.js';
 import type { RuntimeService } from '../runtime/cri-types.js';
 import type { CgroupDriver } from './cgroup-name.js';
@@ -12,6 +13,9 @@ import { ContainerManager, type StartedPodCgroups } from './container-manager.js
 import { containerdDriverHint, driverFromRuntimeError, runtimeConfigDriver } from './runtime-cgroup-driver.js';
 import type { SystemdDbus } from './systemd-dbus.js';
 import { SystemdManager } from './systemd-manager.js';
+
+/** Tries of the QoS hierarchy's set-up at start (1 s, 2 s, ... apart) before pods go without a parent. */
+const START_ATTEMPTS = 4;
 
 export interface CgroupSettings {
   /** cgroupDriver / --cgroup-driver; the runtime's RuntimeConfig answer wins over it. */
@@ -100,13 +104,20 @@ export async function startPodCgroups(
       logger,
     });
     if (runtimeDriver) cm.reportRuntimeDriver(runtimeDriver);
-    try {
-      await cm.start();
-    } catch (err) {
-      cm.stop();
-      throw err;
+    // A systemd still starting up may not answer at once: a few tries before giving up on cgroups.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await cm.start();
+        return cm;
+      } catch (err) {
+        if (attempt >= START_ATTEMPTS) {
+          cm.stop();
+          throw err;
+        }
+        logger.warn('Could not set up the pod cgroups yet, trying again', { cgroupDriver: driver, attempt, err: err instanceof Error ? err.message : String(err) });
+        await sleep(1000 * attempt);
+      }
     }
-    return cm;
   } catch (err) {
     logger.error('Could not set up the pod cgroups; pods start without a cgroup parent', {
       cgroupDriver: driver,

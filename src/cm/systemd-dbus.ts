@@ -11,6 +11,11 @@ const MANAGER_PATH = '/org/freedesktop/systemd1';
 const MANAGER = 'org.freedesktop.systemd1.Manager';
 /** runc waits as long for its own StartTransientUnit jobs. */
 const JOB_TIMEOUT_MS = 30_000;
+/**
+ * A systemd that does not answer a call (or the handshake) in this long is treated as gone: the
+ * connection is dropped and made again at the next call, so nothing waits on it forever.
+ */
+const CALL_TIMEOUT_MS = 15_000;
 const MESSAGE_TYPE_SIGNAL = 4;
 
 export const PRIVATE_SOCKET = '/run/systemd/private';
@@ -85,12 +90,18 @@ export class SystemdDbus {
    * Connects and authenticates (EXTERNAL: the kernel vouches for our uid). systemd's private
    * socket is peer-to-peer; on the system bus the daemon first wants a Hello.
    */
-  static connect(socket: string = PRIVATE_SOCKET): Promise<SystemdDbus> {
+  static connect(socket: string = PRIVATE_SOCKET, timeoutMs = CALL_TIMEOUT_MS): Promise<SystemdDbus> {
     return new Promise((resolve, reject) => {
       const stream = createConnection(socket);
       const client = new SystemdDbus(stream);
       const early = (err: Error) => reject(err);
       stream.once('error', early);
+      const timer = setTimeout(() => {
+        stream.destroy();
+        reject(new Error(`systemd did not complete the D-Bus handshake on ${socket} within ${timeoutMs / 1000} s`));
+      }, timeoutMs);
+      timer.unref();
+      stream.once('close', () => clearTimeout(timer));
       handshake(stream, { authMethods: ['EXTERNAL'] }, (err) => {
         if (err) {
           stream.destroy();
@@ -102,6 +113,7 @@ export class SystemdDbus {
         ready
           .then(() => client.call('Subscribe', '', []))
           .then(() => {
+            clearTimeout(timer);
             stream.removeListener('error', early);
             resolve(client);
           })
@@ -134,7 +146,25 @@ export class SystemdDbus {
     if (this.closedWith) return Promise.reject(this.closedWith);
     const serial = this.serial++;
     return new Promise((resolve, reject) => {
-      this.calls.set(serial, { resolve, reject });
+      const timer = setTimeout(() => {
+        this.calls.delete(serial);
+        const err = new Error(`systemd did not answer ${String(msg.member)} within ${CALL_TIMEOUT_MS / 1000} s`);
+        reject(err);
+        // Whatever it was doing, this connection is not to be trusted any more.
+        this.closedWith ??= err;
+        this.stream.destroy();
+      }, CALL_TIMEOUT_MS);
+      timer.unref();
+      this.calls.set(serial, {
+        resolve: (v) => {
+          clearTimeout(timer);
+          resolve(v);
+        },
+        reject: (e) => {
+          clearTimeout(timer);
+          reject(e);
+        },
+      });
       this.stream.write(codec.marshall({ ...msg, type: TYPE_CALL, serial }));
     });
   }
