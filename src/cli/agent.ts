@@ -19,6 +19,9 @@ import { CriPodRuntime } from '../runtime/pod-operations.js';
 import { RuntimeHealth } from '../runtime/runtime-health.js';
 import { getRuntimePod, listRuntimePods, RuntimeStatusCache } from '../runtime/runtime-pods.js';
 import { startEndpoints } from '../server/endpoints.js';
+import { pingCheck, syncLoopCheck } from '../server/healthz.js';
+import { startKubeletApi } from '../server/kubelet/start-kubelet-api.js';
+import type { ServerSource } from '../server/source.js';
 import { StatusManager } from '../status/status-manager.js';
 import { onProbeResult, statusObserver } from '../status/worker-events.js';
 import { BOOTLET_VERSION, kubeletVersion } from '../version.js';
@@ -139,6 +142,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     maxFiles: opts.containerLogMaxFiles,
     intervalMs: opts.containerLogMonitorIntervalMs,
   });
+  const serverSource: ServerSource = { statuses: () => status.all(), sinceLastRelistMs: () => pleg.sinceLastRelistMs(), unexpectedErrors: unexpectedErrorCount };
   const endpoints = await startEndpoints({
     healthzBindAddress: opts.healthzBindAddress,
     healthzPort: opts.healthzPort,
@@ -146,7 +150,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     readOnlyPort: opts.readOnlyPort,
     rootDir: opts.rootDir,
     syncFrequencyMs: opts.syncFrequencyMs,
-    source: { statuses: () => status.all(), sinceLastRelistMs: () => pleg.sinceLastRelistMs(), unexpectedErrors: unexpectedErrorCount },
+    source: serverSource,
     logger,
   });
 
@@ -173,6 +177,14 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
   } else {
     logger.info('No --kubeconfig: running standalone, no API server will be contacted');
   }
+
+  const kubeletApi = startKubeletApi(opts, {
+    source: serverSource,
+    runtime,
+    checks: [pingCheck, syncLoopCheck(() => pleg.sinceLastRelistMs(), opts.syncFrequencyMs)],
+    api,
+    logger,
+  });
 
   // Events and every worker's periodic resync keep statuses current; the full pass is only a
   // safety net, and it reads the runtime for every pod, so it is rare.
@@ -226,7 +238,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
       logRotation.stop();
       workers.shutdown();
       cgroups.stop();
-      await Promise.allSettled([source.stop(), endpoints.close(), api?.stop()]);
+      await Promise.allSettled([source.stop(), endpoints.close(), kubeletApi?.close(), api?.stop()]);
       runtime.close();
     },
   };

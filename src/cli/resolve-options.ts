@@ -66,6 +66,12 @@ export function resolveOptions(flags: FlagValues, deprecations: string[] = []): 
   notes.skipped.push(...o.clusterDNS.filter((a) => isIP(a) === 0).map((a) => `clusterDNS ${JSON.stringify(a)} is not an IP address`));
   o.clusterDNS = dns;
 
+  // The kubelet loads the pair together: one without the other cannot be served.
+  if (!o.tlsCertFile !== !o.tlsPrivateKeyFile) {
+    const given = o.tlsCertFile ? 'tlsCertFile (--tls-cert-file)' : 'tlsPrivateKeyFile (--tls-private-key-file)';
+    throw new UsageError(`${given} is set without its pair: give both tlsCertFile and tlsPrivateKeyFile, or neither for a self-signed certificate`);
+  }
+
   // Paths from flags are taken from the working directory (the file's are already absolute).
   const abs = (p: string): string => resolve(p);
   return {
@@ -77,6 +83,9 @@ export function resolveOptions(flags: FlagValues, deprecations: string[] = []): 
     kubeconfig: o.kubeconfig && abs(o.kubeconfig),
     bootstrapKubeconfig: o.bootstrapKubeconfig && abs(o.bootstrapKubeconfig),
     certDir: abs(o.certDir),
+    tlsCertFile: o.tlsCertFile && abs(o.tlsCertFile),
+    tlsPrivateKeyFile: o.tlsPrivateKeyFile && abs(o.tlsPrivateKeyFile),
+    clientCAFile: o.clientCAFile && abs(o.clientCAFile),
     resolvConf: o.resolvConf === '' ? '' : abs(o.resolvConf),
     nodeName: nodeNameFrom(o.hostnameOverride || undefined),
     nodeIP: nodeIPFrom(o.nodeIP),

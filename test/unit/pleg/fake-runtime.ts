@@ -109,6 +109,11 @@ export class FakeRuntime {
     containerStatus: unused,
     execSync: unused,
     reopenContainerLog: unused,
+    exec: unused,
+    attach: unused,
+    portForward: unused,
+    listContainerStats: unused,
+    listPodSandboxStats: unused,
     close: () => {},
   };
 }
