@@ -40,28 +40,50 @@ function headBlock(res: IncomingMessage): Buffer {
   return Buffer.from(lines.join('\r\n') + '\r\n\r\n', 'latin1');
 }
 
-/** Joins two sockets: whatever one sends the other gets; when one side ends or fails, both are closed. */
+/** After one side has closed, how long the other may take to flush and close before it is cut. */
+const CLOSE_GRACE_MS = 5_000;
+
+/**
+ * Joins two sockets: whatever one sends the other gets (pipe, with back-pressure). When one side
+ * ends, the other is ended after what was sent to it is flushed (a destroy would drop the last
+ * frames, e.g. an exec's exit status); a side that fails takes both down.
+ */
 function splice(a: Duplex, b: Duplex): Promise<void> {
   return new Promise((resolve) => {
-    let done = false;
-    const finish = (): void => {
-      if (done) return;
-      done = true;
+    let closed = 0;
+    let grace: NodeJS.Timeout | undefined;
+    const onClose = (other: Duplex) => (): void => {
+      other.end();
+      if (++closed === 2) {
+        clearTimeout(grace);
+        resolve();
+        return;
+      }
+      grace = setTimeout(() => other.destroy(), CLOSE_GRACE_MS);
+      grace.unref();
+    };
+    const fail = (): void => {
       a.destroy();
       b.destroy();
-      resolve();
     };
-    for (const s of [a, b]) {
-      s.on('error', finish);
-      s.on('close', finish);
-      s.on('end', finish);
-    }
+    a.on('error', fail);
+    b.on('error', fail);
+    a.once('close', onClose(b));
+    b.once('close', onClose(a));
     a.pipe(b);
     b.pipe(a);
   });
 }
 
-export function proxyUpgrade(req: IncomingMessage, client: Duplex, head: Buffer, runtimeUrl: URL): Promise<ProxyResult> {
+/** TLS towards the upstream (the fake API server reuses this to reach the kubelet with its client certificate). */
+export interface UpstreamTls {
+  cert?: string;
+  key?: string;
+  ca?: string;
+  rejectUnauthorized?: boolean;
+}
+
+export function proxyUpgrade(req: IncomingMessage, client: Duplex, head: Buffer, runtimeUrl: URL, tls: UpstreamTls = {}): Promise<ProxyResult> {
   return new Promise((resolve) => {
     let settled = false;
     const settle = (r: ProxyResult): void => {
@@ -70,7 +92,7 @@ export function proxyUpgrade(req: IncomingMessage, client: Duplex, head: Buffer,
       resolve(r);
     };
     const send = runtimeUrl.protocol === 'https:' ? httpsRequest : httpRequest;
-    const upstream = send(runtimeUrl, { method: req.method, headers: forwardHeaders(req), agent: false, timeout: RUNTIME_ANSWER_TIMEOUT_MS });
+    const upstream = send(runtimeUrl, { method: req.method, headers: forwardHeaders(req), agent: false, timeout: RUNTIME_ANSWER_TIMEOUT_MS, ...tls });
     upstream.on('upgrade', (res, runtimeSocket, runtimeHead) => {
       upstream.setTimeout(0);
       runtimeSocket.setTimeout(0);
