@@ -4,7 +4,9 @@
 // node with its kube-apiserver-kubelet-client certificate, and serves metrics.k8s.io from the
 // node's /metrics/resource), plus direct requests for the 401/403 paths and bad input.
 import { request as httpRequest } from 'node:http';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { X509Certificate } from 'node:crypto';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { connect as tlsConnect } from 'node:tls';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_IMAGES } from '../../../dev/images.js';
@@ -71,7 +73,7 @@ authorization:
   h.write('talker.yaml', pod('talker', 'i=0; while true; do echo line-$i; echo err-$i >&2; i=$((i+1)); sleep 0.2; done'));
   h.write('crasher.yaml', pod('crasher', 'echo "run at $(date +%s)"; sleep 1; exit 3'));
   h.write('web.yaml', pod('web', `mkdir -p /tmp/www && echo hello-through-port-forward > /tmp/www/index.html && exec httpd -f -p 127.0.0.1:${httpPort} -h /tmp/www`));
-  h.launch({ configFile: config, kubeletPort, extraArgs: [`--kubeconfig=${kubeconfig}`, '--node-ip=127.0.0.1'] });
+  h.launch({ configFile: config, kubeletPort, extraArgs: [`--kubeconfig=${kubeconfig}`, '--node-ip=127.0.0.1', `--cert-dir=${join(h.rootDir, 'pki')}`] });
   await waitFor(() => api.object('pods', 'kube-system', TALKER), { timeoutMs: 60_000, what: 'the talker mirror pod' });
   await waitFor(async () => (await running('talker')) && (await running('web')), { timeoutMs: 60_000, what: 'talker and web running' });
 });
@@ -246,6 +248,22 @@ describe('authentication and authorization of the kubelet API', () => {
     expect((await get('/healthz')).body).toBe('ok');
     expect(JSON.parse((await get('/configz')).body)).toMatchObject({ kubeletconfig: { port: kubeletPort, authorization: { mode: 'Webhook' } } });
     expect((await get('/metrics/resource')).body).toMatch(new RegExp(`container_memory_working_set_bytes\\{container="main",namespace="kube-system",pod="${WEB}"\\} \\d+ \\d+`));
+  });
+
+  it('serves a self-signed certificate it made in <cert-dir>/kubelet.crt for the node name and IP', async () => {
+    const file = readFileSync(join(h.rootDir, 'pki', 'kubelet.crt'), 'utf8');
+    const [leaf, ca] = file.split(/(?<=-----END CERTIFICATE-----\n)/).map((p) => new X509Certificate(p));
+    expect(leaf!.verify(ca!.publicKey)).toBe(true);
+    expect(leaf!.subject).toMatch(new RegExp(`^CN=${NODE}@\\d+$`));
+    expect(leaf!.subjectAltName).toBe(`DNS:${NODE}, IP Address:127.0.0.1`);
+    expect(statSync(join(h.rootDir, 'pki', 'kubelet.key')).mode & 0o777).toBe(0o600);
+    const served = await new Promise<string>((resolve, reject) => {
+      const s = tlsConnect({ host: '127.0.0.1', port: kubeletPort, rejectUnauthorized: false }, () => {
+        resolve(s.getPeerX509Certificate()!.fingerprint256);
+        s.destroy();
+      }).on('error', reject);
+    });
+    expect(served).toBe(leaf!.fingerprint256);
   });
 
   it('while the API server is away, cached decisions for certificate users still work and new questions are refused', async () => {
