@@ -12,6 +12,7 @@ import { measureKillToRestart } from './restart.js';
 import { printPlegResult, runPlegBench } from './pleg.js';
 import { printProberBench, runProberBench } from './prober.js';
 import { printApiServerBench, runApiServerBench } from './apiserver.js';
+import { printKubeletApiBench, runKubeletApiBench } from './kubelet-api.js';
 import { idleCpuPercent, rssMiB } from './proc.js';
 import { percentile, printTable, type Row } from './report.js';
 import { waitFor } from '../test/support/wait.js';
@@ -162,6 +163,10 @@ async function sections(): Promise<void> {
   if (!skip.has('apiserver')) {
     console.log('\n== API side: fake API server, 50 static pods (fake sources)');
     printApiServerBench(await runApiServerBench());
+  }
+  if (!skip.has('kubelet-api')) {
+    console.log('\n== kubelet API: kubectl logs of 10 MB vs cat, kubectl exec vs ExecSync, idle cost of the server');
+    printKubeletApiBench(await runKubeletApiBench());
   }
   if (!skip.has('pleg')) {
     console.log('\n== PLEG mechanisms, measured in-process against containerd');

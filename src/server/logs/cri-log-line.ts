@@ -14,23 +14,32 @@ export interface CriLogLine {
 const SPACE = 0x20;
 const NEWLINE = 0x0a;
 
-/** `line` includes its trailing newline when it has one. Returns undefined for a line that is not CRI format. */
+const STDOUT = Buffer.from('stdout');
+const STDERR = Buffer.from('stderr');
+const P = 0x50;
+const COLON = 0x3a;
+const DIGIT_0 = 0x30;
+const DIGIT_9 = 0x39;
+
+/**
+ * `line` includes its trailing newline when it has one. Returns undefined for a line that is not CRI
+ * format. The time is only checked for its shape here (a digit first, a `T`): it is parsed when a
+ * `since` filter needs it, so that plain reads stay cheap.
+ */
 export function parseCriLogLine(line: Buffer): CriLogLine | undefined {
   const a = line.indexOf(SPACE);
-  if (a <= 0) return undefined;
-  const b = line.indexOf(SPACE, a + 1);
-  if (b < 0) return undefined;
-  const stream = line.toString('latin1', a + 1, b);
-  if (stream !== 'stdout' && stream !== 'stderr') return undefined;
+  if (a < 20 || (line[0] ?? 0) < DIGIT_0 || (line[0] ?? 0) > DIGIT_9 || line[10] !== 0x54) return undefined;
+  const b = a + 7;
+  if (line[b] !== SPACE) return undefined;
+  const isOut = STDOUT.equals(line.subarray(a + 1, b));
+  if (!isOut && !STDERR.equals(line.subarray(a + 1, b))) return undefined;
   const c = line.indexOf(SPACE, b + 1);
   if (c < 0) return undefined;
-  const tag = line.toString('latin1', b + 1, c);
-  const partial = tag.split(':')[0] === 'P';
+  // The first tag decides (P:more-tags is still partial).
+  const partial = line[b + 1] === P && (c === b + 2 || line[b + 2] === COLON);
   let end = line.length;
   if (partial && end > c + 1 && line[end - 1] === NEWLINE) end--;
-  const time = line.toString('latin1', 0, a);
-  if (parseLogTime(time) === undefined) return undefined;
-  return { time, stream, partial, content: line.subarray(c + 1, end) };
+  return { time: line.toString('latin1', 0, a), stream: isOut ? 'stdout' : 'stderr', partial, content: line.subarray(c + 1, end) };
 }
 
 /** Nanoseconds since the epoch of an RFC 3339 time with up to 9 fractional digits; undefined when malformed. */

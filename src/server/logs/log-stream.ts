@@ -60,7 +60,7 @@ class LogWriter {
       onBad?.(raw);
       return;
     }
-    if (this.o.sinceNs !== undefined && (parseLogTime(msg.time) ?? 0n) < this.o.sinceNs) {
+    if (this.o.sinceNs !== undefined && (parseLogTime(msg.time) ?? -1n) < this.o.sinceNs) {
       this.countLine();
       return;
     }

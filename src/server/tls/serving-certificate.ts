@@ -58,6 +58,8 @@ export class FileServingCertificate implements ServingCertificateSource {
   }
 
   current(): ServingPair | undefined {
+    // Until a first pair loads, every bind attempt looks again (the files may be written late).
+    if (!this.pair) this.load();
     return this.pair;
   }
   waiting(): string {

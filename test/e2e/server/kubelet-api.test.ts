@@ -138,6 +138,13 @@ describe('kubectl against the kubelet API', () => {
     expect(upgrades.some((r) => r.status === 101 && /SPDY/i.test(r.protocol))).toBe(true);
   });
 
+  it('kubectl attach streams what the running container writes', async () => {
+    const attach = kubectl.start(['attach', '-n', 'kube-system', TALKER]);
+    await waitFor(() => /line-\d+\n/.test(attach.stdout), { timeoutMs: 30_000, what: 'attached output' });
+    await attach.stop();
+    expect(api.requests.some((r) => r.path.endsWith(`/pods/${TALKER}/attach`) && r.status === 101)).toBe(true);
+  });
+
   it('WebSocket where the runtime accepts it: an exec with v4.channel.k8s.io is proxied as is', async () => {
     const admin = api.kubeletClientCert;
     const frames = await webSocketExec(`127.0.0.1`, kubeletPort, `/exec/kube-system/${TALKER}/main?command=echo&command=via-websocket&output=1&error=1`, { cert: admin.certPem, key: admin.keyPem }, 'v4.channel.k8s.io');
