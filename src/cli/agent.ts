@@ -20,6 +20,7 @@ import { RuntimeHealth } from '../runtime/runtime-health.js';
 import { getRuntimePod, listRuntimePods, RuntimeStatusCache } from '../runtime/runtime-pods.js';
 import { startEndpoints } from '../server/endpoints.js';
 import { pingCheck, syncLoopCheck } from '../server/healthz.js';
+import { renderMetrics } from '../server/metrics.js';
 import { startKubeletApi } from '../server/kubelet/start-kubelet-api.js';
 import type { ServerSource } from '../server/source.js';
 import { StatusManager } from '../status/status-manager.js';
@@ -180,6 +181,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
 
   const kubeletApi = startKubeletApi(opts, {
     source: serverSource,
+    metrics: () => renderMetrics(serverSource, Date.now()),
     runtime,
     checks: [pingCheck, syncLoopCheck(() => pleg.sinceLastRelistMs(), opts.syncFrequencyMs)],
     api,

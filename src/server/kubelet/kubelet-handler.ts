@@ -11,7 +11,7 @@ import { authorizeRequest } from '../auth/authorize-request.js';
 import type { Authorizer } from '../auth/subject-access-review.js';
 import type { UserInfo } from '../auth/user.js';
 import { runHealthz, type HealthCheck } from '../healthz.js';
-import { METRICS_CONTENT_TYPE, renderMetrics } from '../metrics.js';
+import { METRICS_CONTENT_TYPE } from '../metrics.js';
 import { podList } from '../pod-list.js';
 import type { ServerSource } from '../source.js';
 import { renderResourceMetrics, RESOURCE_METRICS_CONTENT_TYPE } from '../stats/resource-metrics.js';
@@ -28,6 +28,8 @@ export interface KubeletHandlerDeps {
   podLogsDir: string;
   stats: StatsProvider;
   configz(): unknown;
+  /** /metrics: the agent's metrics in the Prometheus text format (shared with the read-only port). */
+  metrics(): string | Promise<string>;
   checks: readonly HealthCheck[];
   enableDebuggingHandlers: boolean;
   authenticator: RequestAuthenticator;
@@ -121,7 +123,7 @@ export class KubeletHandler {
       case 'pods':
         return replyJson(res, 200, podList(this.d.source.statuses()));
       case 'metrics':
-        return replyText(res, 200, renderMetrics(this.d.source, Date.now()), METRICS_CONTENT_TYPE);
+        return replyText(res, 200, await this.d.metrics(), METRICS_CONTENT_TYPE);
       case 'metrics/resource': {
         const summary = await this.d.stats.summary(true).catch((e: unknown) => {
           this.d.logger.warn('Error getting summary for the resource metrics endpoint', { err: e instanceof Error ? e.message : String(e) });

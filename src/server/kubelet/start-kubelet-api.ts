@@ -25,6 +25,8 @@ export interface ApiCredentials {
 
 export interface KubeletApiDeps {
   source: ServerSource;
+  /** /metrics, as the read-only port serves it. */
+  metrics(): string | Promise<string>;
   runtime: RuntimeService;
   checks: readonly HealthCheck[];
   /** Undefined when the agent runs without an API server. */
@@ -67,6 +69,7 @@ export function startKubeletApi(o: BootletOptions, d: KubeletApiDeps): RunningKu
     podLogsDir: o.podLogsDir,
     stats: new StatsProvider({ runtime: d.runtime, nodeName: o.nodeName, rootDir: o.rootDir, statuses: () => d.source.statuses() }),
     configz: () => configz(o),
+    metrics: d.metrics,
     checks: d.checks,
     enableDebuggingHandlers: o.enableDebuggingHandlers,
     authenticator: new RequestAuthenticator({ x509: o.clientCAFile !== undefined, tokens, anonymous: o.anonymousAuth }),

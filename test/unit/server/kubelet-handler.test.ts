@@ -28,6 +28,7 @@ async function serve(o: { anonymous: boolean; debugging: boolean; authorizer?: A
     podLogsDir: '/var/log/pods',
     stats: {} as StatsProvider,
     configz: () => ({ kubeletconfig: {} }),
+    metrics: () => 'kubelet_running_pods 1\n',
     checks: [pingCheck],
     enableDebuggingHandlers: o.debugging,
     authenticator: new RequestAuthenticator({ x509: false, tokens: undefined, anonymous: o.anonymous }),
@@ -76,5 +77,6 @@ describe('the kubelet API handler', () => {
     expect(await get('/containerLogs/kube-system/etcd-n1/etcd?previous=true')).toEqual({ status: 400, body: 'previous terminated container "etcd" in pod "etcd-n1" not found' });
     expect(await get('/exec/kube-system/etcd-n1/etcd?command=true&output=1')).toEqual({ status: 400, body: 'Upgrade request required\n' });
     expect(JSON.parse((await get('/pods')).body).items[0].metadata.name).toBe('etcd-n1');
+    expect(await get('/metrics')).toEqual({ status: 200, body: 'kubelet_running_pods 1\n' });
   });
 });
