@@ -13,6 +13,7 @@ import { printPlegResult, runPlegBench } from './pleg.js';
 import { printProberBench, runProberBench } from './prober.js';
 import { printApiServerBench, runApiServerBench } from './apiserver.js';
 import { printKubeadmBench, runKubeadmBench } from './kubeadm.js';
+import { printKubeletApiBench, runKubeletApiBench } from './kubelet-api.js';
 import { idleCpuPercent, rssMiB } from './proc.js';
 import { percentile, printTable, type Row } from './report.js';
 import { waitFor } from '../test/support/wait.js';
@@ -167,6 +168,10 @@ async function sections(): Promise<void> {
   if (!skip.has('kubeadm')) {
     console.log("\n== kubeadm's control plane (the corpus's four manifests, real etcd, stand-ins), bootlet vs direct CRI calls");
     printKubeadmBench(await runKubeadmBench());
+  }
+  if (!skip.has('kubelet-api')) {
+    console.log('\n== kubelet API: kubectl logs of 10 MB vs cat, kubectl exec vs ExecSync, idle cost of the server');
+    printKubeletApiBench(await runKubeletApiBench());
   }
   if (!skip.has('pleg')) {
     console.log('\n== PLEG mechanisms, measured in-process against containerd');

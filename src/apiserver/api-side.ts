@@ -17,13 +17,21 @@ export interface ApiSideOptions extends Omit<ApiAgentOptions, 'kubeconfigPath' |
   rotateCertificates: boolean;
 }
 
+/** The API side, plus the node's credentials for others that talk to the API server (the kubelet API's reviews and serving certificate). */
+export interface ApiSide extends ApiAgent {
+  /** The connection with the node's identity, once there is one. */
+  connection(): ClusterConnection | undefined;
+  /** Resolves when there is one (never rejects; stays pending when stopped first). */
+  readonly connectionReady: Promise<ClusterConnection>;
+}
+
 /** Events recorded before the agent exists; beyond this the oldest are dropped, as the agent's own buffer does. */
 const EARLY_EVENTS = 200;
 
 type EarlyEvent = [EventObject, EventType, string, string];
 
 /** Starts at once when the kubeconfig is usable, else when a certificate is bootstrapped. Throws KubeconfigError for unusable files. */
-export function startApiSide(opts: ApiSideOptions): ApiAgent {
+export function startApiSide(opts: ApiSideOptions): ApiSide {
   const logger: Logger = opts.logger;
   const creds = startClientCredentials({
     kubeconfigPath: opts.kubeconfigPath,
@@ -36,6 +44,8 @@ export function startApiSide(opts: ApiSideOptions): ApiAgent {
   });
   const start = (connection: ClusterConnection): ApiAgent => startApiAgent({ ...opts, connection });
   let agent: ApiAgent | undefined = creds.now ? start(creds.now) : undefined;
+  let connection: ClusterConnection | undefined = creds.now;
+  void creds.ready.then((c) => (connection = c));
   let early: EarlyEvent[] = [];
   let stopped = false;
   if (!agent) {
@@ -59,6 +69,8 @@ export function startApiSide(opts: ApiSideOptions): ApiAgent {
     },
   };
   return {
+    connection: () => connection,
+    connectionReady: creds.ready,
     recorder,
     state: () => agent?.state() ?? { connected: false },
     stop: async () => {

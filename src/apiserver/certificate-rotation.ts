@@ -50,6 +50,10 @@ export interface CertificateRotationOptions {
   random?: () => number;
   /** Longest single sleep; the deadline is re-checked after it (timers cannot wait a year). */
   maxSleepMs?: number;
+  /** In log lines: "client certificate" (default) or "serving certificate". */
+  label?: string;
+  /** Whether a pair is still what the node asks for; default: the subject (a serving pair also checks its SANs). */
+  satisfies?: (pair: CertificatePair) => boolean;
 }
 
 export class CertificateRotation {
@@ -62,7 +66,12 @@ export class CertificateRotation {
   private wake: AbortController | undefined;
   private done: Promise<void> = Promise.resolve();
 
+  private readonly label: string;
+  private readonly Label: string;
+
   constructor(private readonly opts: CertificateRotationOptions) {
+    this.label = opts.label ?? 'client certificate';
+    this.Label = this.label[0]!.toUpperCase() + this.label.slice(1);
     this.clock = opts.clock ?? systemClock;
     this.random = opts.random ?? Math.random;
     this.force = opts.forceRotation ?? false;
@@ -70,9 +79,9 @@ export class CertificateRotation {
 
   start(current: CertificatePair | undefined): void {
     this.current = current;
-    this.opts.logger.info('Client certificate rotation is enabled', current ? { subject: current.commonName, notAfter: current.notAfter.toISOString() } : { subject: 'none yet' });
+    this.opts.logger.info(`${this.Label} rotation is enabled`, current ? { subject: current.commonName, notAfter: current.notAfter.toISOString() } : { subject: 'none yet' });
     this.done = this.run().catch((e: unknown) => {
-      if (!this.abort.signal.aborted) this.opts.logger.error('Client certificate rotation stopped unexpectedly', { err: e instanceof Error ? e.message : String(e) });
+      if (!this.abort.signal.aborted) this.opts.logger.error(`${this.Label} rotation stopped unexpectedly`, { err: e instanceof Error ? e.message : String(e) });
     });
   }
 
@@ -92,20 +101,20 @@ export class CertificateRotation {
     const signal = this.abort.signal;
     while (!signal.aborted) {
       let deadline = this.clock.now();
-      let reason = 'no client certificate';
+      let reason = `no ${this.label}`;
       if (this.force) reason = 'replacing the bootstrap certificate';
-      else if (this.current && !satisfiesSubject(this.current, this.opts.subject)) reason = `certificate subject ${this.current.commonName} does not match ${this.opts.subject.commonName}`;
+      else if (this.current && !this.fits(this.current)) reason = `certificate ${this.current.commonName} does not match what the node asks for (${this.opts.subject.commonName})`;
       else if (this.current) {
         deadline = nextRotationDeadline(this.current, this.opts.subject, this.clock.now(), this.random);
         reason = 'rotation deadline reached';
-        this.opts.logger.info('Client certificate rotation deadline', { notAfter: this.current.notAfter.toISOString(), deadline: deadline.toISOString() });
+        this.opts.logger.info(`${this.Label} rotation deadline`, { notAfter: this.current.notAfter.toISOString(), deadline: deadline.toISOString() });
       }
       this.force = false;
       if (!(await this.sleepUntil(deadline))) continue; // woken: the pair changed, plan again
-      this.opts.logger.info('Rotating the client certificate', { reason });
-      const pair = await retryUntilDone(() => this.rotateOnce(), { what: 'Requesting a client certificate', signal, logger: this.opts.logger, random: this.random });
+      this.opts.logger.info(`Rotating the ${this.label}`, { reason });
+      const pair = await retryUntilDone(() => this.rotateOnce(), { what: `Requesting a ${this.label}`, signal, logger: this.opts.logger, random: this.random });
       this.current = pair;
-      this.opts.logger.info('Client certificate rotated', { file: this.opts.store.currentPath, subject: pair.commonName, notAfter: pair.notAfter.toISOString() });
+      this.opts.logger.info(`${this.Label} rotated`, { file: this.opts.store.currentPath, subject: pair.commonName, notAfter: pair.notAfter.toISOString() });
       this.opts.onRotated(pair);
     }
   }
@@ -129,6 +138,10 @@ export class CertificateRotation {
     }
   }
 
+  private fits(pair: CertificatePair): boolean {
+    return satisfiesSubject(pair, this.opts.subject) && (this.opts.satisfies?.(pair) ?? true);
+  }
+
   private async rotateOnce(): Promise<CertificatePair> {
     const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
     const valid = this.current && this.current.notAfter.getTime() > this.clock.now().getTime() ? this.current : undefined;
@@ -138,7 +151,7 @@ export class CertificateRotation {
       const keyPem = privateKey.export({ type: 'sec1', format: 'pem' }).toString();
       // A certificate for another subject would be "due" again at once: a failure, retried with back-off.
       const issued = parseCertificatePair(certPem, keyPem);
-      if (!satisfiesSubject(issued, this.opts.subject)) throw new Error(`the issued certificate is for ${issued.commonName} (${issued.organization.join(',')}), not ${this.opts.subject.commonName}`);
+      if (!this.fits(issued)) throw new Error(`the issued certificate is for ${issued.commonName} (${issued.organization.join(',')}), not ${this.opts.subject.commonName}`);
       return this.opts.store.update(certPem, keyPem);
     } finally {
       client.close();

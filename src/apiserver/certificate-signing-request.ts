@@ -9,10 +9,12 @@ import type { Logger } from '../log/logger.js';
 import { describeError, isAlreadyExists, isUnavailable } from './api-error.js';
 import { certificatesValidAt } from './certificate-pair.js';
 import type { ApiClient } from './client.js';
+import type { AltNames } from './der.js';
 import { makeCertificateRequest, parseCertificateRequest, type RequestSubject } from './pkcs10.js';
 
 export const CSR_PATH = '/apis/certificates.k8s.io/v1/certificatesigningrequests';
 export const KUBE_APISERVER_CLIENT_KUBELET_SIGNER = 'kubernetes.io/kube-apiserver-client-kubelet';
+export const KUBELET_SERVING_SIGNER = 'kubernetes.io/kubelet-serving';
 
 export type KeyUsage = 'digital signature' | 'key encipherment' | 'client auth' | 'server auth';
 
@@ -25,6 +27,8 @@ export interface CertificateRequestSpec {
   name?: string;
   /** spec.expirationSeconds; the signer may ignore it. */
   expirationSeconds?: number;
+  /** Subject alternative names (a serving certificate's DNS names and IPs). */
+  altNames?: AltNames;
 }
 
 /** A request that can never succeed as made (denied, failed, deleted, incompatible): log and start over. */
@@ -39,6 +43,11 @@ export function nodeClientSubject(nodeName: string): RequestSubject {
 /** bootstrap.requestNodeCertificate: key encipherment only for RSA keys, after client auth. */
 export function bootstrapClientUsages(key: KeyObject): KeyUsage[] {
   return key.asymmetricKeyType === 'rsa' ? ['digital signature', 'client auth', 'key encipherment'] : ['digital signature', 'client auth'];
+}
+
+/** The kubelet's serving certificate manager: key encipherment only for RSA keys. */
+export function servingUsages(key: KeyObject): KeyUsage[] {
+  return key.asymmetricKeyType === 'rsa' ? ['digital signature', 'key encipherment', 'server auth'] : ['digital signature', 'server auth'];
 }
 
 /** certificate.DefaultKubeletClientGetUsages (rotation). */
@@ -66,7 +75,7 @@ export function digestedName(key: KeyObject, subject: RequestSubject, usages: re
 
 /** Creates the request (or adopts ours under the same name). Returns its name and UID. */
 export async function fileCertificateRequest(client: ApiClient, privateKey: KeyObject, spec: CertificateRequestSpec): Promise<{ name: string; uid: string }> {
-  const request = makeCertificateRequest(privateKey, spec.subject);
+  const request = makeCertificateRequest(privateKey, spec.subject, spec.altNames);
   const body: CertificateSigningRequest = {
     apiVersion: 'certificates.k8s.io/v1',
     kind: 'CertificateSigningRequest',

@@ -24,6 +24,8 @@ export interface CollectNodeInfoOptions {
   /** The filesystem behind ephemeral-storage (the kubelet uses its root dir); default '/'. */
   rootDir?: string;
   maxPods?: number;
+  /** `port` of the kubelet API. */
+  kubeletPort?: number;
 }
 
 /** Node.js arch names → GOARCH, which is what `kubernetes.io/arch` and nodeInfo carry. */
@@ -89,6 +91,7 @@ export function collectNodeInfo(opts: CollectNodeInfoOptions): NodeInfoSource {
     kubeletVersion: opts.kubeletVersion,
     labels: opts.labels ?? {},
     taints: opts.taints ?? [],
+    kubeletPort: opts.kubeletPort,
     runtimeReady: opts.runtimeReady,
     osImage: osImage(),
     kernelVersion: release(),

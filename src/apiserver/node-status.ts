@@ -78,7 +78,7 @@ export function computeNodeStatus(info: NodeInfoSource, previous: NodeStatus | u
     allocatable: info.allocatable(),
     capacity: info.capacity(),
     conditions,
-    daemonEndpoints: { kubeletEndpoint: { Port: KUBELET_PORT } },
+    daemonEndpoints: { kubeletEndpoint: { Port: info.kubeletPort ?? KUBELET_PORT } },
     nodeInfo: {
       architecture: info.architecture,
       bootID: info.bootID,

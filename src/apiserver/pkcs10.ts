@@ -3,6 +3,7 @@
 // the signature; only the DER around them is ours (a library for this was measured at 0.55-0.63 MB
 // bundled and +6-13 MiB RSS when used; see src/apiserver/README.md). Loaded only when a request is made.
 import { createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
+import { bitString, extension, name, NULL, objectIdentifier, OID_CN, OID_O, OID_SUBJECT_ALT_NAME, sequence, set, smallInteger, subjectAltNames, tlv, type AltNames } from './der.js';
 import { encodePem, pemBlocks } from './pem.js';
 
 export interface RequestSubject {
@@ -10,18 +11,17 @@ export interface RequestSubject {
   organization: string[];
 }
 
-const OID_CN = '2.5.4.3';
-const OID_O = '2.5.4.10';
+const OID_EXTENSION_REQUEST = '1.2.840.113549.1.9.14';
 
 /** Signature algorithms as Go's x509 picks them for a key (certutil.MakeCSR). */
-interface SignatureAlgorithm {
+export interface SignatureAlgorithm {
   oid: string;
   hash: string | null;
   /** RSA algorithm identifiers carry an explicit NULL, ECDSA ones nothing. */
   nullParams: boolean;
 }
 
-function signatureAlgorithmFor(key: KeyObject): SignatureAlgorithm {
+export function signatureAlgorithmFor(key: KeyObject): SignatureAlgorithm {
   const d = key.asymmetricKeyDetails ?? {};
   switch (key.asymmetricKeyType) {
     case 'ec':
@@ -41,55 +41,24 @@ function signatureAlgorithmFor(key: KeyObject): SignatureAlgorithm {
   throw new Error(`private key of type ${key.asymmetricKeyType ?? 'unknown'}${d.namedCurve ? ` (${d.namedCurve})` : ''} cannot sign a certificate request`);
 }
 
-// ---- DER writing ----
-
-function tlv(tag: number, body: Buffer): Buffer {
-  const n = body.length;
-  let len: number[];
-  if (n < 0x80) len = [n];
-  else {
-    const bytes: number[] = [];
-    for (let v = n; v > 0; v = Math.floor(v / 256)) bytes.unshift(v & 0xff);
-    len = [0x80 | bytes.length, ...bytes];
-  }
-  return Buffer.concat([Buffer.from([tag, ...len]), body]);
+/** The AlgorithmIdentifier of `alg` (RSA ones carry an explicit NULL). */
+export function algorithmIdentifier(alg: SignatureAlgorithm): Buffer {
+  return sequence(objectIdentifier(alg.oid), ...(alg.nullParams ? [NULL] : []));
 }
 
-const sequence = (...parts: Buffer[]): Buffer => tlv(0x30, Buffer.concat(parts));
-const set = (...parts: Buffer[]): Buffer => tlv(0x31, Buffer.concat(parts));
-
-function objectIdentifier(dotted: string): Buffer {
-  const [a, b, ...rest] = dotted.split('.').map(Number);
-  const out = [40 * a + b];
-  for (const v of rest) {
-    const bytes = [v & 0x7f];
-    for (let x = Math.floor(v / 128); x > 0; x = Math.floor(x / 128)) bytes.unshift((x & 0x7f) | 0x80);
-    out.push(...bytes);
-  }
-  return tlv(0x06, Buffer.from(out));
-}
-
-/** Go's asn1 writes a PrintableString when it can, else UTF8String. */
-function directoryString(value: string): Buffer {
-  const printable = /^[A-Za-z0-9 '()+,\-./:=?]*$/.test(value);
-  return tlv(printable ? 0x13 : 0x0c, Buffer.from(value, 'utf8'));
-}
-
-/** One attribute per RDN, in pkix.Name.ToRDNSequence order (O before CN). */
-function name(subject: RequestSubject): Buffer {
-  const rdns = [...subject.organization.map((o) => [OID_O, o] as const), [OID_CN, subject.commonName] as const];
-  return sequence(...rdns.map(([oid, value]) => set(sequence(objectIdentifier(oid), directoryString(value)))));
-}
-
-/** A PEM `CERTIFICATE REQUEST` for `subject`, signed with `privateKey`. */
-export function makeCertificateRequest(privateKey: KeyObject, subject: RequestSubject): string {
+/**
+ * A PEM `CERTIFICATE REQUEST` for `subject`, signed with `privateKey`. With `altNames` (a serving
+ * certificate), the SANs go in an extensionRequest attribute, as x509.CreateCertificateRequest writes them.
+ */
+export function makeCertificateRequest(privateKey: KeyObject, subject: RequestSubject, altNames?: AltNames): string {
   const alg = signatureAlgorithmFor(privateKey);
   const spki = createPublicKey(privateKey).export({ type: 'spki', format: 'der' });
-  // version 0, subject, key, and an empty [0] attributes set, as Go writes it.
-  const info = sequence(tlv(0x02, Buffer.from([0])), name(subject), spki, Buffer.from([0xa0, 0x00]));
+  const hasSANs = altNames !== undefined && altNames.dnsNames.length + altNames.ipAddresses.length > 0;
+  const attributes = hasSANs ? sequence(objectIdentifier(OID_EXTENSION_REQUEST), set(sequence(extension(OID_SUBJECT_ALT_NAME, false, subjectAltNames(altNames))))) : Buffer.alloc(0);
+  // version 0, subject, key, and the [0] attributes set (empty without SANs), as Go writes it.
+  const info = sequence(smallInteger(0), name(subject), spki, tlv(0xa0, attributes));
   const signature = sign(alg.hash, info, privateKey);
-  const algorithm = sequence(objectIdentifier(alg.oid), ...(alg.nullParams ? [Buffer.from([0x05, 0x00])] : []));
-  const der = sequence(info, algorithm, tlv(0x03, Buffer.concat([Buffer.from([0]), signature])));
+  const der = sequence(info, algorithmIdentifier(alg), bitString(signature));
   return encodePem('CERTIFICATE REQUEST', der);
 }
 

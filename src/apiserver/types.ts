@@ -43,6 +43,8 @@ export interface NodeInfoSource {
   readonly labels: Readonly<Record<string, string>>;
   /** `--register-with-taints`. */
   readonly taints: readonly Taint[];
+  /** `port`: where the kubelet API listens, shown as daemonEndpoints.kubeletEndpoint (default 10250). */
+  readonly kubeletPort?: number;
   runtimeReady(): boolean;
   readonly osImage: string;
   readonly kernelVersion: string;

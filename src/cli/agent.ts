@@ -24,7 +24,9 @@ import { RuntimeHealth } from '../runtime/runtime-health.js';
 import { warnInvalidIdentityOnce, type RuntimePod } from '../runtime/runtime-pods.js';
 import { configSourceOf } from '../runtime/static-source.js';
 import { startEndpoints } from '../server/endpoints.js';
-import { syncLoopCheck } from '../server/healthz.js';
+import { pingCheck, syncLoopCheck } from '../server/healthz.js';
+import { startKubeletApi } from '../server/kubelet/start-kubelet-api.js';
+import type { ServerSource } from '../server/source.js';
 import { StatusManager } from '../status/status-manager.js';
 import { onProbeResult, statusObserver } from '../status/worker-events.js';
 import { BOOTLET_VERSION, kubeletVersion } from '../version.js';
@@ -174,7 +176,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
       return syncLoop.check();
     },
   });
-  const serverSource = { statuses: () => status.all(), sinceLastRelistMs: () => pleg.sinceLastRelistMs(), unexpectedErrors: unexpectedErrorCount };
+  const serverSource: ServerSource = { statuses: () => status.all(), sinceLastRelistMs: () => pleg.sinceLastRelistMs(), unexpectedErrors: unexpectedErrorCount };
   metrics.bind(serverSource);
   const endpoints = await startEndpoints({
     healthzBindAddress: opts.healthzBindAddress,
@@ -211,6 +213,15 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
   } else {
     logger.info('No --kubeconfig: running standalone, no API server will be contacted');
   }
+
+  const kubeletApi = startKubeletApi(opts, {
+    source: serverSource,
+    metrics: () => metrics.render(),
+    runtime,
+    checks: [pingCheck, syncLoopCheck(() => pleg.sinceLastRelistMs(), opts.syncFrequencyMs)],
+    api,
+    logger,
+  });
 
   // Events and every worker's periodic resync keep statuses current; the full pass is only a
   // safety net, and it reads the runtime for every pod, so it is rare.
@@ -307,7 +318,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
       logRotation.stop();
       workers.shutdown();
       cgroups.stop();
-      await Promise.allSettled([source.stop(), http?.stop(), endpoints.close(), api?.stop()]);
+      await Promise.allSettled([source.stop(), http?.stop(), endpoints.close(), kubeletApi?.close(), api?.stop()]);
       runtime.close();
     },
   };

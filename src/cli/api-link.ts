@@ -1,7 +1,7 @@
 // Connects bootlet to the API server when a kubeconfig is given: the node, its lease, mirror pods
 // and statuses are kept true there from what bootlet already knows, and pod events are recorded.
 // Nothing here can stop, start or restart a container: the API side only reads.
-import { collectNodeInfo, startApiSide, type ApiAgent } from '../apiserver/index.js';
+import { collectNodeInfo, startApiSide, type ApiSide, type ClusterConnection } from '../apiserver/index.js';
 import type { StaticPodSet } from '../config/static-pod-set.js';
 import type { Logger } from '../log/logger.js';
 import type { PodEvent, PodWorkerObserver } from '../podworkers/observer.js';
@@ -13,6 +13,9 @@ export interface ApiLink {
   /** Records pod events in the API server (aggregated, rate-limited, dropped while it is away). */
   readonly observer: PodWorkerObserver;
   recordPodEvent(e: PodEvent): void;
+  /** The node's API credentials, once it has an identity (for the kubelet API's reviews and serving certificate). */
+  connection(): ClusterConnection | undefined;
+  readonly connectionReady: Promise<ClusterConnection>;
   stop(): Promise<void>;
 }
 
@@ -26,7 +29,7 @@ export interface ApiLinkDeps {
 }
 
 export function startApiLink(opts: BootletOptions & { kubeconfig: string }, deps: ApiLinkDeps): ApiLink {
-  const agent: ApiAgent = startApiSide({
+  const agent: ApiSide = startApiSide({
     kubeconfigPath: opts.kubeconfig,
     bootstrapKubeconfigPath: opts.bootstrapKubeconfig,
     certDir: opts.certDir,
@@ -41,6 +44,7 @@ export function startApiLink(opts: BootletOptions & { kubeconfig: string }, deps
       runtimeReady: deps.runtimeReady,
       rootDir: opts.rootDir,
       maxPods: opts.maxPods,
+      kubeletPort: opts.port,
     }),
     staticPods: deps.staticPods,
     statuses: {
@@ -65,6 +69,8 @@ export function startApiLink(opts: BootletOptions & { kubeconfig: string }, deps
   return {
     observer: { podEvent: recordPodEvent },
     recordPodEvent,
+    connection: () => agent.connection(),
+    connectionReady: agent.connectionReady,
     stop: () => agent.stop(),
   };
 }

@@ -68,6 +68,12 @@ export function resolveOptions(flags: FlagValues, deprecations: string[] = []): 
   // As the kubelet's run(): with cgroups per QoS and no --cgroup-root, the pods' root is "/".
   if (o.cgroupsPerQOS && o.cgroupRoot === '') o.cgroupRoot = '/';
 
+  // The kubelet loads the pair together: one without the other cannot be served.
+  if (!o.tlsCertFile !== !o.tlsPrivateKeyFile) {
+    const given = o.tlsCertFile ? 'tlsCertFile (--tls-cert-file)' : 'tlsPrivateKeyFile (--tls-private-key-file)';
+    throw new UsageError(`${given} is set without its pair: give both tlsCertFile and tlsPrivateKeyFile, or neither for a self-signed certificate`);
+  }
+
   // Paths from flags are taken from the working directory (the file's are already absolute).
   const abs = (p: string): string => resolve(p);
   return {
@@ -79,6 +85,9 @@ export function resolveOptions(flags: FlagValues, deprecations: string[] = []): 
     kubeconfig: o.kubeconfig && abs(o.kubeconfig),
     bootstrapKubeconfig: o.bootstrapKubeconfig && abs(o.bootstrapKubeconfig),
     certDir: o.certDir ? abs(o.certDir) : join(abs(o.rootDir), 'pki'),
+    tlsCertFile: o.tlsCertFile && abs(o.tlsCertFile),
+    tlsPrivateKeyFile: o.tlsPrivateKeyFile && abs(o.tlsPrivateKeyFile),
+    clientCAFile: o.clientCAFile && abs(o.clientCAFile),
     resolvConf: o.resolvConf === '' ? '' : abs(o.resolvConf),
     nodeName: nodeNameFrom(o.hostnameOverride || undefined),
     nodeIP: nodeIPFrom(o.nodeIP),

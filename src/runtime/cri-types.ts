@@ -301,6 +301,86 @@ export interface Image {
   pinned: boolean;
 }
 
+export interface ExecRequest {
+  containerId: string;
+  cmd: string[];
+  tty: boolean;
+  stdin: boolean;
+  stdout: boolean;
+  stderr: boolean;
+}
+
+export interface AttachRequest {
+  containerId: string;
+  stdin: boolean;
+  tty: boolean;
+  stdout: boolean;
+  stderr: boolean;
+}
+
+/** A wrapped uint64: absent (null) means "not reported", unlike 0. */
+export interface UInt64Value {
+  value: number;
+}
+
+type Maybe<T> = T | null | undefined;
+
+export interface CpuUsage {
+  /** Nanoseconds since the epoch. */
+  timestamp: number;
+  usageCoreNanoSeconds?: Maybe<UInt64Value>;
+  usageNanoCores?: Maybe<UInt64Value>;
+}
+
+export interface MemoryUsage {
+  timestamp: number;
+  workingSetBytes?: Maybe<UInt64Value>;
+  availableBytes?: Maybe<UInt64Value>;
+  usageBytes?: Maybe<UInt64Value>;
+  rssBytes?: Maybe<UInt64Value>;
+  pageFaults?: Maybe<UInt64Value>;
+  majorPageFaults?: Maybe<UInt64Value>;
+}
+
+export interface FilesystemUsage {
+  timestamp: number;
+  fsId?: Maybe<{ mountpoint: string }>;
+  usedBytes?: Maybe<UInt64Value>;
+  inodesUsed?: Maybe<UInt64Value>;
+}
+
+export interface ContainerStats {
+  attributes?: Maybe<{ id: string; metadata?: Maybe<ContainerMetadata>; labels: KeyValueMap; annotations: KeyValueMap }>;
+  cpu?: Maybe<CpuUsage>;
+  memory?: Maybe<MemoryUsage>;
+  writableLayer?: Maybe<FilesystemUsage>;
+}
+
+export interface NetworkInterfaceUsage {
+  name: string;
+  rxBytes?: Maybe<UInt64Value>;
+  rxErrors?: Maybe<UInt64Value>;
+  txBytes?: Maybe<UInt64Value>;
+  txErrors?: Maybe<UInt64Value>;
+}
+
+export interface PodSandboxStats {
+  attributes?: Maybe<{ id: string; metadata?: Maybe<PodSandboxMetadata>; labels: KeyValueMap; annotations: KeyValueMap }>;
+  linux?: Maybe<{
+    cpu?: Maybe<CpuUsage>;
+    memory?: Maybe<MemoryUsage>;
+    network?: Maybe<{ timestamp: number; defaultInterface?: Maybe<NetworkInterfaceUsage>; interfaces: NetworkInterfaceUsage[] }>;
+    process?: Maybe<{ timestamp: number; processCount?: Maybe<UInt64Value> }>;
+    containers: ContainerStats[];
+  }>;
+}
+
+export interface ContainerStatsFilter {
+  id?: string;
+  podSandboxId?: string;
+  labelSelector?: KeyValueMap;
+}
+
 /** Errors from the runtime keep the gRPC status code so callers can treat NOT_FOUND as success. */
 export class CriError extends Error {
   constructor(
@@ -340,6 +420,13 @@ export interface RuntimeService {
   containerStatus(containerId: string): Promise<ContainerStatus>;
   execSync(containerId: string, cmd: string[], timeoutSeconds: number): Promise<ExecSyncResponse>;
   reopenContainerLog(containerId: string): Promise<void>;
+  /** The streaming server URL that runs `cmd` (the caller proxies the client to it). */
+  exec(req: ExecRequest): Promise<string>;
+  attach(req: AttachRequest): Promise<string>;
+  portForward(podSandboxId: string, ports: number[]): Promise<string>;
+  listContainerStats(filter?: ContainerStatsFilter): Promise<ContainerStats[]>;
+  /** Runtimes before CRI v1.24 (and some since) answer UNIMPLEMENTED. */
+  listPodSandboxStats(filter?: { id?: string; labelSelector?: KeyValueMap }): Promise<PodSandboxStats[]>;
   /** Server stream of container events; `onEnd` is called once when the stream ends or fails. */
   getContainerEvents(
     onEvent: (e: ContainerEventResponse) => void,

@@ -4,12 +4,14 @@ import type {
   ContainerConfig,
   ContainerEventResponse,
   ContainerFilter,
+  ContainerStats,
   ContainerStatus,
   Container,
   ExecSyncResponse,
   PodSandbox,
   PodSandboxConfig,
   PodSandboxFilter,
+  PodSandboxStats,
   PodSandboxStatus,
   RuntimeConfigResponse,
   RuntimeService,
@@ -69,6 +71,11 @@ export function createRuntimeService(t: CriTransport, requestTimeoutMs: number):
     reopenContainerLog: async (containerId: string) => {
       await call('ReopenContainerLog', { containerId });
     },
+    exec: async (req) => (await call<{ url: string }>('Exec', req)).url,
+    attach: async (req) => (await call<{ url: string }>('Attach', req)).url,
+    portForward: async (podSandboxId, port) => (await call<{ url: string }>('PortForward', { podSandboxId, port })).url,
+    listContainerStats: async (filter) => (await call<{ stats: ContainerStats[] }>('ListContainerStats', filter ? { filter } : {})).stats,
+    listPodSandboxStats: async (filter) => (await call<{ stats: PodSandboxStats[] }>('ListPodSandboxStats', filter ? { filter } : {})).stats,
     getContainerEvents: (onEvent, onEnd) =>
       t.serverStream<ContainerEventResponse>('RuntimeService', 'GetContainerEvents', {}, onEvent, onEnd),
     close: () => t.close(),

@@ -60,6 +60,14 @@ export class SupervisedListener {
     return this.bound?.where;
   }
 
+  /** A reason to fail has gone away (a certificate arrived): try now instead of at the next back-off. */
+  retryNow(): void {
+    if (this.closed || this.bound || !this.timer) return;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    void this.tryBind();
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);

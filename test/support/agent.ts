@@ -20,6 +20,8 @@ export interface AgentOptions {
   healthzPort?: number;
   /** Left to the agent's default (off) unless given. */
   readOnlyPort?: number;
+  /** The kubelet API (port): off (--enable-server=false) unless given, since 10250 is shared by every agent of a run. */
+  kubeletPort?: number;
   /** A command that runs the agent, e.g. nsenter into a test systemd's namespaces (dev/systemd-node.ts). */
   wrap?: string[];
   /** A command that execs the agent (its PID stays the agent's), e.g. a shell that sets a variable first. */
@@ -46,6 +48,7 @@ export function agentArgs(o: AgentOptions): string[] {
     '--logging-format=json',
     `--healthz-port=${o.healthzPort ?? 0}`,
     ...(o.readOnlyPort === undefined ? [] : [`--read-only-port=${o.readOnlyPort}`]),
+    ...(o.kubeletPort === undefined ? ['--enable-server=false'] : [`--port=${o.kubeletPort}`]),
     '--v=2',
     ...(o.extraArgs ?? []),
   ];

@@ -23,16 +23,13 @@ const P = { pointer: true };
 const NO_EFFECT_FLAG = 'This flag has no effect and will be removed in a future version.';
 
 export const CONFIG_RECOGNISED: AnySetting[] = [
-  field('enableServer', 'enable-server', bool, true, "Serve the kubelet API", P),
   field('tlsCipherSuites', 'tls-cipher-suites', stringList, [], 'TLS cipher suites of the kubelet API'),
-  field('tlsMinVersion', 'tls-min-version', str, '', 'Lowest TLS version of the kubelet API'),
   field('registryPullQPS', 'registry-qps', int32, 5, 'Image pulls per second', P),
   field('registryBurst', 'registry-burst', int32, 10, 'Image pull burst'),
   field('imagePullCredentialsVerificationPolicy', undefined, str, '', 'Whether pods must prove pull credentials for images already on the node'),
   field('preloadedImagesVerificationAllowlist', undefined, stringList, [], 'Images exempt from pull credential verification'),
   field('eventRecordQPS', 'event-qps', int32, 50, 'Events per second', P),
   field('eventBurst', 'event-burst', int32, 100, 'Event burst'),
-  field('enableDebuggingHandlers', 'enable-debugging-handlers', bool, true, 'Logs, exec, attach and port-forward on the kubelet API', P),
   field('enableContentionProfiling', 'contention-profiling', bool, false, 'Block profiling'),
   field('oomScoreAdj', 'oom-score-adj', int32, -999, "The agent's own oom_score_adj", { ...P, validate: check.between(-1000, 1000) }),
   field('streamingConnectionIdleTimeout', 'streaming-connection-idle-timeout', duration, 4 * 3_600_000, 'Idle timeout of exec/attach streams (no effect in the kubelet either)', { status: 'no-effect' }),

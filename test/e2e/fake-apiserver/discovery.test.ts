@@ -29,7 +29,7 @@ describe('discovery', () => {
     const names = (v1.json.resources as { name: string }[]).map((r) => r.name);
     expect(names).toEqual(expect.arrayContaining(['pods', 'pods/status', 'nodes', 'nodes/status', 'namespaces', 'events']));
     const groups = await admin.get('/apis');
-    expect((groups.json.groups as { name: string }[]).map((g) => g.name)).toEqual(['coordination.k8s.io', 'events.k8s.io', 'certificates.k8s.io']);
+    expect((groups.json.groups as { name: string }[]).map((g) => g.name)).toEqual(['coordination.k8s.io', 'events.k8s.io', 'certificates.k8s.io', 'authentication.k8s.io', 'authorization.k8s.io', 'metrics.k8s.io']);
     const coord = await admin.get('/apis/coordination.k8s.io/v1');
     expect(coord.json).toMatchObject({ kind: 'APIResourceList', groupVersion: 'coordination.k8s.io/v1', resources: [{ name: 'leases', namespaced: true, kind: 'Lease' }] });
     expect((await admin.get('/version')).json).toMatchObject({ major: '1', minor: '32', gitVersion: 'v1.32.4' });
@@ -40,7 +40,7 @@ describe('discovery', () => {
     expect(r.headers['content-type']).toBe('application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList');
     expect(r.json).toMatchObject({ kind: 'APIGroupDiscoveryList', apiVersion: 'apidiscovery.k8s.io/v2' });
     const resources = (r.json.items as { versions: { resources: { resource: string; scope: string; subresources?: { subresource: string }[] }[] }[] }[])[0].versions[0].resources;
-    expect(resources.find((x) => x.resource === 'pods')).toMatchObject({ scope: 'Namespaced', subresources: [{ subresource: 'status' }] });
+    expect(resources.find((x) => x.resource === 'pods')).toMatchObject({ scope: 'Namespaced', subresources: [{ subresource: 'status' }, { subresource: 'log' }, { subresource: 'exec' }, { subresource: 'attach' }, { subresource: 'portforward' }] });
     expect(resources.find((x) => x.resource === 'nodes')?.scope).toBe('Cluster');
   });
 

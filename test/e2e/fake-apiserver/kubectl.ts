@@ -19,13 +19,14 @@ export class Kubectl {
   }
 
   /** Runs kubectl without blocking the event loop (the fake server lives in this process). */
-  run(args: string[], timeoutMs = 60_000): Promise<KubectlResult> {
+  run(args: string[], timeoutMs = 60_000, input?: string): Promise<KubectlResult> {
     return new Promise((resolve, reject) => {
-      const child = spawn('/usr/bin/kubectl', this.args(args), { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, HOME: this.dir } });
+      const child = spawn('/usr/bin/kubectl', this.args(args), { stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'], env: { ...process.env, HOME: this.dir } });
+      if (input !== undefined) child.stdin?.end(input);
       let stdout = '';
       let stderr = '';
-      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
       const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
       child.on('error', reject);
       child.on('close', (code) => {
@@ -35,8 +36,8 @@ export class Kubectl {
     });
   }
 
-  async ok(args: string[], timeoutMs?: number): Promise<string> {
-    const r = await this.run(args, timeoutMs);
+  async ok(args: string[], timeoutMs?: number, input?: string): Promise<string> {
+    const r = await this.run(args, timeoutMs, input);
     if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed (${r.code}): ${r.stderr}${r.stdout}`);
     return r.stdout;
   }
@@ -53,10 +54,15 @@ export class RunningKubectl {
   stderr = '';
   private readonly exited: Promise<number>;
 
-  constructor(private readonly child: ChildProcess) {
+  constructor(readonly child: ChildProcess) {
     child.stdout?.on('data', (d: Buffer) => (this.stdout += d.toString()));
     child.stderr?.on('data', (d: Buffer) => (this.stderr += d.toString()));
     this.exited = new Promise((resolve) => child.on('close', (code) => resolve(code ?? -1)));
+  }
+
+  /** Resolves with the exit code once kubectl ends by itself. */
+  get done(): Promise<number> {
+    return this.exited;
   }
 
   async stop(): Promise<number> {

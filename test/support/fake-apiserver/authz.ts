@@ -12,7 +12,19 @@ const NODE_RULES: Record<string, string[]> = {
   'events.k8s.io/events': ['create', 'update', 'patch'],
   'coordination.k8s.io/leases': ['get', 'create', 'update', 'patch', 'delete'],
   'certificates.k8s.io/certificatesigningrequests': ['create', 'get', 'list', 'watch'],
+  // The kubelet API's webhooks (system:node has them, for --authentication-token-webhook and Webhook authorization).
+  'authentication.k8s.io/tokenreviews': ['create'],
+  'authorization.k8s.io/subjectaccessreviews': ['create'],
 };
+
+/** system:kubelet-api-admin, which kubeadm binds to the API server's kubelet client (CN kube-apiserver-kubelet-client). */
+export const KUBELET_API_CLIENT = 'kube-apiserver-kubelet-client';
+const KUBELET_API_ADMIN_RULES: Record<string, string[]> = Object.fromEntries(
+  ['nodes/proxy', 'nodes/log', 'nodes/stats', 'nodes/metrics', 'nodes/spec', 'nodes/pods', 'nodes/healthz', 'nodes/configz'].map((r) => [r, ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'proxy']]),
+);
+
+/** Rules granted in a test (an RBAC binding): resource key (`nodes/proxy`, `pods/log`) → verbs, per user or group. */
+export type Grants = Map<string, Record<string, string[]>>;
 
 /** system:node-bootstrapper, which kubeadm binds to the group of its node bootstrap tokens. */
 export const BOOTSTRAP_TOKEN_GROUP = 'system:bootstrappers:kubeadm:default-node-token';
@@ -24,7 +36,7 @@ const BOOTSTRAPPER_RULES: Record<string, string[]> = {
 const DISCOVERY = /^\/(api|apis)(\/[^/]+(\/[^/]+)?)?\/?$|^\/version\/?$|^\/(healthz|livez|readyz)(\/.*)?$|^\/openapi\//;
 
 /** Returns undefined when allowed, else the 403 Status the server would write. */
-export function authorize(user: UserInfo, info: RequestInfo): ApiError | undefined {
+export function authorize(user: UserInfo, info: RequestInfo, grants: Grants = new Map()): ApiError | undefined {
   if (user.groups.includes('system:masters')) return undefined;
   if (info.kind !== 'resource') {
     const path = info.path;
@@ -37,6 +49,8 @@ export function authorize(user: UserInfo, info: RequestInfo): ApiError | undefin
   const ruleKey = info.rt.group ? `${info.rt.group}/${res}` : res;
   if (isNode && (NODE_RULES[ruleKey] ?? []).includes(info.verb)) return undefined;
   if (user.groups.includes(BOOTSTRAP_TOKEN_GROUP) && (BOOTSTRAPPER_RULES[ruleKey] ?? []).includes(info.verb)) return undefined;
+  if (user.name === KUBELET_API_CLIENT && (KUBELET_API_ADMIN_RULES[ruleKey] ?? []).includes(info.verb)) return undefined;
+  for (const who of [user.name, ...user.groups]) if ((grants.get(who)?.[ruleKey] ?? []).includes(info.verb)) return undefined;
   const scope = info.namespace && info.rt.namespaced ? `in the namespace "${info.namespace}"` : 'at the cluster scope';
   return forbidden(
     info.rt,

@@ -1,4 +1,4 @@
-import { GROUPS, RESOURCES, type ResourceType } from './resources.js';
+import { GROUPS, groupVersion, RESOURCES, type ResourceType } from './resources.js';
 import type { JsonObject } from './types.js';
 
 export const SERVER_VERSION: JsonObject = {
@@ -16,6 +16,8 @@ export const SERVER_VERSION: JsonObject = {
 export const AGGREGATED_V2 = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
 
 const SUB_VERBS = ['get', 'patch', 'update'];
+const PROXY_SUB_VERBS: Record<string, string[]> = { log: ['get'], exec: ['create', 'get'], attach: ['create', 'get'], portforward: ['create', 'get'] };
+const subVerbs = (s: string): string[] => PROXY_SUB_VERBS[s] ?? SUB_VERBS;
 
 function legacyResources(group: string): JsonObject[] {
   const out: JsonObject[] = [];
@@ -25,7 +27,7 @@ function legacyResources(group: string): JsonObject[] {
     if (r.resource === 'pods') entry.categories = ['all'];
     out.push(entry);
     for (const s of r.subresources)
-      out.push({ name: `${r.resource}/${s}`, singularName: '', namespaced: r.namespaced, kind: r.kind, verbs: SUB_VERBS });
+      out.push({ name: `${r.resource}/${s}`, singularName: '', namespaced: r.namespaced, kind: r.kind, verbs: subVerbs(s) });
   }
   return out;
 }
@@ -41,13 +43,14 @@ export function apiGroupList(): JsonObject {
 }
 
 export function apiGroup(name: string): JsonObject {
-  const gv = { groupVersion: `${name}/v1`, version: 'v1' };
+  const v = groupVersion(name);
+  const gv = { groupVersion: `${name}/${v}`, version: v };
   return { name, versions: [gv], preferredVersion: gv };
 }
 
 export function resourceList(group: string): JsonObject {
-  const groupVersion = group ? `${group}/v1` : 'v1';
-  return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion, resources: legacyResources(group) };
+  const gv = group ? `${group}/${groupVersion(group)}` : 'v1';
+  return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: gv, resources: legacyResources(group) };
 }
 
 function aggregatedResource(r: ResourceType): JsonObject {
@@ -61,7 +64,7 @@ function aggregatedResource(r: ResourceType): JsonObject {
   };
   if (r.shortNames.length) out.shortNames = r.shortNames;
   if (r.resource === 'pods') out.categories = ['all'];
-  if (r.subresources.length) out.subresources = r.subresources.map((s) => ({ subresource: s, responseKind: kind, verbs: SUB_VERBS }));
+  if (r.subresources.length) out.subresources = r.subresources.map((s) => ({ subresource: s, responseKind: kind, verbs: subVerbs(s) }));
   return out;
 }
 
@@ -76,7 +79,7 @@ export function aggregatedDiscovery(legacy: boolean): JsonObject {
       metadata: { name: g, creationTimestamp: null },
       versions: [
         {
-          version: 'v1',
+          version: groupVersion(g),
           resources: RESOURCES.filter((r) => r.group === g).map(aggregatedResource),
           freshness: 'Current',
         },

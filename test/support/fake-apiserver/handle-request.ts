@@ -1,11 +1,20 @@
 import { authenticate, type TokenTable } from './authn.js';
-import { authorize } from './authz.js';
+import { authorize, type Grants } from './authz.js';
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { proxyPodLog } from './kubelet/pod-log.js';
+import { kubeletStreamUrl, proxyPodStream } from './kubelet/pod-stream.js';
+import type { KubeletClientTls } from './kubelet/node-endpoint.js';
+import type { MetricsApi } from './metrics-api.js';
+import { POD_PROXY_SUBRESOURCES } from './resources.js';
+import { subjectAccessReview, tokenReview, type ReviewRecord } from './reviews.js';
+import { isObject, type JsonObject } from './types.js';
 import type { Chaos } from './chaos.js';
 import { header, readBody, sendJson, tlsSocketOf, type Req, type Res } from './http.js';
 import { serveNonResource } from './nonresource.js';
 import { parseRequest } from './request-info.js';
 import { dispatchResource, type WatchRegistry } from './rest/dispatch.js';
-import { ApiError, pathNotFound, unauthorized } from './status.js';
+import { ApiError, badRequest, methodNotAllowed, pathNotFound, unauthorized } from './status.js';
 import type { ObjectStore } from './store.js';
 import type { Json } from './types.js';
 
@@ -34,6 +43,11 @@ export interface HandlerDeps {
   /** Keeps a request that will never be answered (hang mode). */
   park(res: Res): void;
   watches: WatchRegistry;
+  grants: Grants;
+  /** The API server's kubelet client certificate (and the CA to check kubelets with, if any). */
+  kubeletTls(): KubeletClientTls;
+  metrics: MetricsApi;
+  reviewed(r: ReviewRecord): void;
 }
 
 /** One request through the chain kube-apiserver applies: authn, faults, authz, then discovery or REST. */
@@ -71,9 +85,37 @@ export async function handleRequest(deps: HandlerDeps, req: Req, res: Res): Prom
     if (failure) throw failure;
     const info = parseRequest(method, req.url ?? '/');
     record.verb = info.kind === 'resource' ? info.verb : method.toLowerCase();
-    const denied = authorize(user, info);
+    const denied = authorize(user, info, deps.grants);
     if (denied) throw denied;
     if (info.kind === 'unknown-resource') throw pathNotFound();
+    if (info.kind === 'resource' && info.rt.group === 'metrics.k8s.io') {
+      if (info.verb !== 'get' && info.verb !== 'list') throw methodNotAllowed();
+      return reply(200, await deps.metrics.serve(info.rt.resource as 'nodes' | 'pods', info.namespace, info.name));
+    }
+    if (info.kind === 'resource' && (info.rt.resource === 'tokenreviews' || info.rt.resource === 'subjectaccessreviews')) {
+      if (info.verb !== 'create') throw methodNotAllowed();
+      let body: unknown;
+      try {
+        body = JSON.parse(rawBody.toString('utf8'));
+      } catch {
+        throw badRequest('the review is not JSON');
+      }
+      if (!isObject(body)) throw badRequest('the review is not an object');
+      if (info.rt.resource === 'tokenreviews') {
+        const review = tokenReview(body, deps.tokens);
+        deps.reviewed({ kind: 'TokenReview', by: user.name, spec: {}, allowed: (review.status as JsonObject).authenticated === true });
+        return reply(201, review);
+      }
+      const { review, allowed } = subjectAccessReview(body, deps.grants);
+      deps.reviewed({ kind: 'SubjectAccessReview', by: user.name, spec: review.spec as JsonObject, allowed });
+      return reply(201, review);
+    }
+    if (info.kind === 'resource' && info.rt.resource === 'pods' && POD_PROXY_SUBRESOURCES.includes(info.subresource)) {
+      if (info.subresource !== 'log') throw badRequest('Upgrade request required');
+      if (info.verb !== 'get') throw methodNotAllowed();
+      record.status = await proxyPodLog(deps.store, deps.kubeletTls(), info.namespace, info.name, info.query, res);
+      return;
+    }
     if (info.kind === 'nonresource') {
       const r = serveNonResource(info.path, accept, deps.serverAddress);
       if (typeof r.body !== 'string') return reply(r.status, r.body, {}, r.contentType);
@@ -90,5 +132,48 @@ export async function handleRequest(deps: HandlerDeps, req: Req, res: Res): Prom
   } catch (e) {
     if (e instanceof ApiError) reply(e.code, e.toStatus(), e.headers);
     else reply(500, new ApiError(500, 'InternalError', `Internal error occurred: ${(e as Error).message}`).toStatus());
+  }
+}
+
+/** An upgrade request (exec, attach, portforward from kubectl): authenticated, authorized, proxied to the node. */
+export async function handleUpgrade(deps: HandlerDeps, req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+  const method = req.method ?? 'GET';
+  const url = new URL(req.url ?? '/', 'https://fake');
+  const record: RequestRecord = {
+    method,
+    path: url.pathname,
+    query: url.search.replace(/^\?/, ''),
+    user: '',
+    status: 0,
+    verb: '',
+    protocol: `HTTP/${req.httpVersion} upgrade ${String(req.headers.upgrade ?? '')}`,
+    userAgent: String(req.headers['user-agent'] ?? ''),
+    clientCert: tlsSocketOf(req as unknown as Req)?.getPeerCertificate?.()?.fingerprint256 ?? '',
+    accept: String(req.headers.accept ?? ''),
+    contentType: '',
+  };
+  deps.log(record);
+  const fail = (e: unknown): void => {
+    const err = e instanceof ApiError ? e : new ApiError(500, 'InternalError', `Internal error occurred: ${(e as Error).message}`);
+    record.status = err.code;
+    const text = JSON.stringify(err.toStatus()) + '\n';
+    socket.end(`HTTP/1.1 ${err.code} ${err.reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`);
+  };
+  socket.on('error', () => socket.destroy());
+  try {
+    const user = authenticate(tlsSocketOf(req as unknown as Req), header(req as unknown as Req, 'authorization'), deps.tokens);
+    record.user = user?.name ?? '';
+    if (!user) throw unauthorized();
+    const info = parseRequest(method, req.url ?? '/');
+    if (info.kind !== 'resource' || info.rt.resource !== 'pods' || !['exec', 'attach', 'portforward'].includes(info.subresource)) throw badRequest('this path does not accept an upgrade');
+    record.verb = info.verb;
+    const denied = authorize(user, info, deps.grants);
+    if (denied) throw denied;
+    const target = kubeletStreamUrl(deps.store, info);
+    const proxied = await proxyPodStream(target, deps.kubeletTls(), req, socket, head);
+    record.status = proxied.statusCode;
+    await proxied.ended;
+  } catch (e) {
+    fail(e);
   }
 }

@@ -1,6 +1,6 @@
 import { aggregatedDiscovery, AGGREGATED_V2, apiGroup, apiGroupList, apiVersions, resourceList, SERVER_VERSION, wantsAggregated } from './discovery.js';
 import { openApiDocument, openApiGroupOf, openApiIndex } from './openapi.js';
-import { GROUPS } from './resources.js';
+import { GROUPS, groupVersion } from './resources.js';
 import { pathNotFound } from './status.js';
 import type { Json } from './types.js';
 
@@ -22,7 +22,7 @@ export function serveNonResource(path: string, accept: string, serverAddress: st
   if (p === '/openapi/v3') return json(openApiIndex());
   const openApiGroup = p.startsWith('/openapi/v3/') ? openApiGroupOf(p) : undefined;
   if (openApiGroup !== undefined) return json(openApiDocument(openApiGroup));
-  const m = /^\/apis\/([^/]+)(?:\/(v1))?$/.exec(p);
-  if (m && GROUPS.includes(m[1])) return m[2] ? json(resourceList(m[1])) : json({ kind: 'APIGroup', apiVersion: 'v1', ...apiGroup(m[1]) });
+  const m = /^\/apis\/([^/]+)(?:\/(v1|v1beta1))?$/.exec(p);
+  if (m && GROUPS.includes(m[1]) && (!m[2] || m[2] === groupVersion(m[1]))) return m[2] ? json(resourceList(m[1])) : json({ kind: 'APIGroup', apiVersion: 'v1', ...apiGroup(m[1]) });
   throw pathNotFound();
 }

@@ -3,13 +3,19 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Socket } from 'node:net';
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { TokenTable } from './authn.js';
 import { BOOTSTRAP_TOKEN_GROUP } from './authz.js';
 import { CsrApprover, type ApproverSettings } from './certificates/approver.js';
 import { CsrSigner, type SignerSettings } from './certificates/signer.js';
 import { Chaos, type RequestFacts, type WatchFault } from './chaos.js';
 import { GarbageCollector } from './garbage-collector.js';
-import { handleRequest, type HandlerDeps, type RequestRecord } from './handle-request.js';
+import { handleRequest, handleUpgrade, type HandlerDeps, type RequestRecord } from './handle-request.js';
+import { KUBELET_API_CLIENT, type Grants } from './authz.js';
+import type { KubeletClientTls } from './kubelet/node-endpoint.js';
+import { MetricsApi } from './metrics-api.js';
+import type { ReviewRecord } from './reviews.js';
 import type { Req, Res } from './http.js';
 import { writeKubeconfigFile } from './kubeconfig.js';
 import { createPki, type KeyPair, type Pki } from './pki.js';
@@ -40,6 +46,12 @@ export const ADMIN = { user: 'system:admin', groups: ['system:masters'] };
 /** A kube-apiserver stand-in for tests: TLS, authn/authz, NodeRestriction, the resources bootlet uses. */
 export class FakeApiServer {
   readonly requests: RequestRecord[] = [];
+  /** TokenReviews and SubjectAccessReviews answered, in order. */
+  readonly reviews: ReviewRecord[] = [];
+  private readonly grants: Grants = new Map();
+  private kubeletClient: KeyPair | undefined;
+  private kubeletCa: string | undefined;
+  private readonly metricsApi: MetricsApi;
   readonly store = new ObjectStore();
   private readonly chaos = new Chaos();
   private readonly gc = new GarbageCollector(this.store, () => this.running);
@@ -61,6 +73,7 @@ export class FakeApiServer {
   ) {
     this.boundPort = port;
     this.signer = new CsrSigner(this.store, { certPem: pki.caPem, keyPem: pki.caKeyPem });
+    this.metricsApi = new MetricsApi(this.store, () => this.kubeletTls());
     this.seed();
   }
 
@@ -112,6 +125,32 @@ export class FakeApiServer {
     this.addBootstrapToken(token);
     writeKubeconfigFile(path, this, 'tls-bootstrap-token-user', { token }, opts.embed ?? true);
     return path;
+  }
+
+  /**
+   * The API server's kubelet client (kube-apiserver --kubelet-client-certificate): CN
+   * kube-apiserver-kubelet-client, bound to system:kubelet-api-admin as kubeadm does. Made on first use.
+   */
+  get kubeletClientCert(): KeyPair {
+    this.kubeletClient ??= this.pki.issueClientCert(KUBELET_API_CLIENT, ['kubeadm:cluster-admins']);
+    return this.kubeletClient;
+  }
+
+  /** --kubelet-certificate-authority: verify kubelets' serving certificates (and their IP) against this CA. */
+  verifyKubelets(caPem: string | undefined): void {
+    this.kubeletCa = caPem;
+  }
+
+  private kubeletTls(): KubeletClientTls {
+    const c = this.kubeletClientCert;
+    return { cert: c.certPem, key: c.keyPem, ca: this.kubeletCa };
+  }
+
+  /** An RBAC rule for a test: `who` (user or group) may `verbs` on `resource` (`nodes/proxy`, `pods/log`, ...). */
+  grant(who: string, resource: string, verbs: string[]): void {
+    const rules = this.grants.get(who) ?? {};
+    rules[resource] = [...new Set([...(rules[resource] ?? []), ...verbs])];
+    this.grants.set(who, rules);
   }
 
   /** The CSR signer's lifetimes (as kube-controller-manager's --cluster-signing-duration and its fixed backdate). */
@@ -198,6 +237,8 @@ export class FakeApiServer {
       },
       (req, res) => void handleRequest(this.handlerDeps(), req as unknown as Req, res as unknown as Res),
     );
+    // kubectl exec, attach and port-forward upgrade an HTTP/1.1 connection.
+    server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => void handleUpgrade(this.handlerDeps(), req, socket, head));
     server.setTimeout(0);
     // Raw TCP sockets, so that a connection still in its TLS handshake is cut by stop() too.
     server.on('connection', (s: Socket) => {
@@ -266,6 +307,13 @@ export class FakeApiServer {
       watches: (end) => {
         this.watches.add(end);
         return () => this.watches.delete(end);
+      },
+      grants: this.grants,
+      kubeletTls: () => this.kubeletTls(),
+      metrics: this.metricsApi,
+      reviewed: (r) => {
+        this.reviews.push(r);
+        if (this.reviews.length > REQUEST_LOG_LIMIT) this.reviews.splice(0, this.reviews.length - REQUEST_LOG_LIMIT);
       },
     };
   }

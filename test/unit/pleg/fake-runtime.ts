@@ -124,6 +124,11 @@ export class FakeRuntime {
     },
     execSync: unused,
     reopenContainerLog: unused,
+    exec: unused,
+    attach: unused,
+    portForward: unused,
+    listContainerStats: unused,
+    listPodSandboxStats: unused,
     close: () => {},
   };
 }

@@ -16,9 +16,16 @@ describe('CRI descriptor', () => {
     const rs = root.lookupService('runtime.v1.RuntimeService');
     expect(Object.keys(rs.methods).sort()).toEqual(
       [
+        'Attach',
+        'ContainerStats',
         'ContainerStatus',
         'CreateContainer',
+        'Exec',
         'ExecSync',
+        'ListContainerStats',
+        'ListPodSandboxStats',
+        'PodSandboxStats',
+        'PortForward',
         'GetContainerEvents',
         'ListContainers',
         'ListPodSandbox',
@@ -57,6 +64,28 @@ describe('CRI descriptor', () => {
     ['ContainerEventResponse', 'containersStatuses', 5],
     ['RuntimeConfigResponse', 'linux', 1],
     ['LinuxRuntimeConfiguration', 'cgroupDriver', 1],
+    // Streaming and stats, as in kubernetes/cri-api pkg/apis/runtime/v1/api.proto.
+    ['ExecRequest', 'cmd', 2],
+    ['ExecRequest', 'tty', 3],
+    ['ExecRequest', 'stdin', 4],
+    ['ExecRequest', 'stdout', 5],
+    ['ExecRequest', 'stderr', 6],
+    ['AttachRequest', 'stdin', 2],
+    ['AttachRequest', 'tty', 3],
+    ['AttachRequest', 'stdout', 4],
+    ['AttachRequest', 'stderr', 5],
+    ['PortForwardRequest', 'podSandboxId', 1],
+    ['PortForwardRequest', 'port', 2],
+    ['ExecResponse', 'url', 1],
+    ['ContainerStats', 'writableLayer', 4],
+    ['CpuUsage', 'usageCoreNanoSeconds', 2],
+    ['CpuUsage', 'usageNanoCores', 3],
+    ['MemoryUsage', 'workingSetBytes', 2],
+    ['MemoryUsage', 'majorPageFaults', 7],
+    ['FilesystemUsage', 'inodesUsed', 4],
+    ['ContainerStatsFilter', 'labelSelector', 3],
+    ['LinuxPodSandboxStats', 'containers', 5],
+    ['PodSandboxStats', 'linux', 2],
   ])('%s.%s = %i', (m, f, id) => expect(fieldId(m, f)).toBe(id));
 
   it('loads through proto-loader with camelCase names', () => {

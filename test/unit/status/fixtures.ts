@@ -65,7 +65,7 @@ export function exited(id: string, name: string, exitCode: number, o: CtrOptions
   });
 }
 
-/** Containers newest first, as getRuntimePod returns them. */
+/** Containers newest first, as readRuntimePods returns them. */
 export function runtimePod(sandboxes: RuntimeSandbox[], containers: RuntimeContainer[]): RuntimePod {
   const newestFirst = [...containers].sort((a, b) => b.createdAt - a.createdAt);
   return { uid: UID, name: 'web-node1', namespace: 'default', sandboxes, containers: newestFirst };

@@ -21,6 +21,7 @@ import { parseRequest, type ParsedRequest } from './csr-request.js';
 import { CSR_STORAGE_KEY } from './csr-strategy.js';
 
 export const KUBELET_CLIENT_SIGNER = 'kubernetes.io/kube-apiserver-client-kubelet';
+export const KUBELET_SERVING_SIGNER = 'kubernetes.io/kubelet-serving';
 const KUBE_APISERVER_CLIENT_SIGNER = 'kubernetes.io/kube-apiserver-client';
 
 export interface SignerSettings {
@@ -62,6 +63,17 @@ function validateKubeletClient(req: ParsedRequest, usages: string[]): string | u
   return undefined;
 }
 
+/** ValidateKubeletServingCSR: a node's serving certificate, with DNS or IP SANs only. */
+function validateKubeletServing(req: ParsedRequest, usages: string[]): string | undefined {
+  if (req.organization.length !== 1 || req.organization[0] !== 'system:nodes') return 'subject organization is not system:nodes';
+  if (!req.commonName.startsWith('system:node:')) return 'subject common name does not begin with system:node:';
+  const san = req.csr.getExtension('2.5.29.17');
+  if (!san) return 'DNS or IP subjectAltName is required';
+  const set = [...new Set(usages)].sort().join(',');
+  if (set !== 'digital signature,key encipherment,server auth' && set !== 'digital signature,server auth') return 'usages did not match [digital signature key encipherment server auth]';
+  return undefined;
+}
+
 function validateApiServerClient(usages: string[]): string | undefined {
   for (const u of usages) if (!['digital signature', 'key encipherment', 'client auth'].includes(u)) return `invalid usage for client certificate: ${u}`;
   return usages.includes('client auth') ? undefined : 'missing required usage for client certificate: client auth';
@@ -88,7 +100,7 @@ export class CsrSigner {
     if (ev.storageKey !== CSR_STORAGE_KEY || ev.type === 'DELETED') return;
     const o = ev.object;
     const signer = str(obj(o.spec).signerName);
-    if (signer !== KUBELET_CLIENT_SIGNER && signer !== KUBE_APISERVER_CLIENT_SIGNER) return;
+    if (signer !== KUBELET_CLIENT_SIGNER && signer !== KUBE_APISERVER_CLIENT_SIGNER && signer !== KUBELET_SERVING_SIGNER) return;
     if (!condition(o, 'Approved') || condition(o, 'Failed') || str(obj(o.status).certificate)) return;
     const key = `${meta(o).name}/${meta(o).uid}`;
     if (this.inFlight.has(key)) return;
@@ -105,7 +117,8 @@ export class CsrSigner {
     const spec = obj(o.spec);
     const usages = arr(spec.usages).map((u) => str(u));
     const req = parseRequest(str(spec.request));
-    const why = str(spec.signerName) === KUBELET_CLIENT_SIGNER ? validateKubeletClient(req, usages) : validateApiServerClient(usages);
+    const signer = str(spec.signerName);
+    const why = signer === KUBELET_CLIENT_SIGNER ? validateKubeletClient(req, usages) : signer === KUBELET_SERVING_SIGNER ? validateKubeletServing(req, usages) : validateApiServerClient(usages);
     if (why) return this.fail(o, 'SignerValidationFailure', why);
     const pem = await this.issue(req, usages, num(spec.expirationSeconds));
     const current = this.store.get(CSR_STORAGE_KEY, '', meta(o).name);
@@ -159,6 +172,8 @@ export class CsrSigner {
         ...(ext.length ? [new ExtendedKeyUsageExtension(ext, false)] : []),
         new BasicConstraintsExtension(false, undefined, true),
         await AuthorityKeyIdentifierExtension.create(ca, false),
+        // The requested SANs, as the kubelet-serving signer copies them.
+        ...req.csr.extensions.filter((e) => e.type === '2.5.29.17'),
       ],
     });
     return cert.toString('pem') + '\n';

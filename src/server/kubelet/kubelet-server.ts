@@ -1,0 +1,161 @@
+// The kubelet API on `port` (10250) at `address`: HTTPS with the serving certificate of
+// serving-certificate.ts, client certificates asked for (verified against the client CA) when one
+// is configured, every request through KubeletHandler. It binds once there is a certificate and
+// keeps retrying a taken port, like the local endpoints. Idle, it costs nothing: no timer runs
+// until a client connects (the per-connection header deadline is set on connect).
+import { readFileSync, statSync } from 'node:fs';
+import { createServer, type Server } from 'node:https';
+import type { Socket } from 'node:net';
+import type { SecureContextOptions, TLSSocket } from 'node:tls';
+import type { Logger } from '../../log/logger.js';
+import { rawReply } from '../streaming/raw-reply.js';
+import { BindError, SupervisedListener, type RetryOptions } from '../supervised-listener.js';
+import { bindTcp } from '../tcp-listener.js';
+import type { ServingCertificateSource } from '../tls/serving-certificate.js';
+import type { KubeletHandler } from './kubelet-handler.js';
+
+export interface KubeletServerOptions {
+  address: string;
+  port: number;
+  certificate: ServingCertificateSource;
+  /** authentication.x509.clientCAFile: client certificates are requested and checked against it. */
+  clientCAFile?: string;
+  /** tlsMinVersion (VersionTLS12...); '' for TLS 1.2. */
+  tlsMinVersion: string;
+  handler: KubeletHandler;
+  logger: Logger;
+  retry?: RetryOptions;
+}
+
+/** A client must send its request headers within this long after connecting (slow clients are cut). */
+const HEADERS_DEADLINE_MS = 60_000;
+/** As the kubelet's http.Server IdleTimeout. */
+const IDLE_KEEPALIVE_MS = 90_000;
+const MAX_CONNECTIONS = 512;
+const RECHECK_CA_MS = 60_000;
+/** Node's default periodic check of request deadlines would run every 30 s even with no client. */
+const NO_PERIODIC_CHECK_MS = 2 ** 31 - 1;
+
+const TLS_VERSIONS: Record<string, 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3'> = {
+  '': 'TLSv1.2',
+  VersionTLS10: 'TLSv1',
+  VersionTLS11: 'TLSv1.1',
+  VersionTLS12: 'TLSv1.2',
+  VersionTLS13: 'TLSv1.3',
+};
+
+export interface RunningKubeletServer {
+  /** `https://0.0.0.0:10250` once bound. */
+  readonly url: string | undefined;
+  close(): Promise<void>;
+}
+
+export function startKubeletServer(o: KubeletServerOptions): RunningKubeletServer {
+  let server: Server | undefined;
+  let caSignature = '';
+  let caCheckedAt = 0;
+  const readCa = (): Buffer | undefined => {
+    if (!o.clientCAFile) return undefined;
+    const st = statSync(o.clientCAFile);
+    caSignature = `${st.ino}:${st.size}:${st.mtimeMs}`;
+    caCheckedAt = Date.now();
+    return readFileSync(o.clientCAFile);
+  };
+  const context = (): SecureContextOptions => {
+    const pair = o.certificate.current();
+    if (!pair) throw new BindError(o.certificate.waiting());
+    let ca: Buffer | undefined;
+    try {
+      ca = readCa();
+    } catch (e) {
+      throw new BindError(`cannot read the client CA file ${o.clientCAFile}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}; fix authentication.x509.clientCAFile (--client-ca-file)`);
+    }
+    return { cert: pair.cert, key: pair.key, ...(ca ? { ca } : {}), minVersion: TLS_VERSIONS[o.tlsMinVersion] ?? 'TLSv1.2' };
+  };
+  const refresh = (why: string): void => {
+    if (!server) return;
+    try {
+      server.setSecureContext(context());
+      o.logger.info('Kubelet API serves new TLS settings', { why });
+    } catch (e) {
+      o.logger.warn('Kubelet API keeps its TLS settings', { why, err: e instanceof Error ? e.message : String(e) });
+    }
+  };
+
+  const create = (): Server => {
+    const s = createServer({
+      ...context(),
+      requestCert: o.clientCAFile !== undefined,
+      rejectUnauthorized: false,
+      connectionsCheckingInterval: NO_PERIODIC_CHECK_MS,
+      keepAliveTimeout: IDLE_KEEPALIVE_MS,
+      requestTimeout: 0,
+      headersTimeout: 0,
+    });
+    s.maxConnections = MAX_CONNECTIONS;
+    // Before TLS wraps the socket: a client CA or certificate changed on disk is used from this connection on.
+    s.prependListener('connection', () => {
+      o.certificate.recheck();
+      if (o.clientCAFile && Date.now() - caCheckedAt >= RECHECK_CA_MS) {
+        const before = caSignature;
+        try {
+          const st = statSync(o.clientCAFile);
+          caCheckedAt = Date.now();
+          if (`${st.ino}:${st.size}:${st.mtimeMs}` !== before) refresh('client CA file changed');
+        } catch {
+          caCheckedAt = Date.now();
+        }
+      }
+    });
+    s.on('secureConnection', (socket: TLSSocket) => {
+      socket.setTimeout(HEADERS_DEADLINE_MS, () => socket.destroy());
+    });
+    s.on('request', (req, res) => {
+      req.socket.setTimeout(0);
+      void o.handler.request(req, res);
+    });
+    s.on('upgrade', (req, socket: Socket, head: Buffer) => {
+      socket.setTimeout(0);
+      void o.handler.upgrade(req, socket, head);
+    });
+    s.on('clientError', (_err, socket) => {
+      if (socket.writable && !(socket as Socket).destroyed) rawReply(socket, 400, 'Bad Request');
+      else socket.destroy();
+    });
+    s.on('tlsClientError', (_err, socket) => socket.destroy());
+    s.on('error', (err: NodeJS.ErrnoException) => {
+      if (s.listening) o.logger.v(2).info('Kubelet API error', { err: err.message });
+    });
+    return s;
+  };
+
+  const setting = { flag: '--port', field: 'port' };
+  const listener = new SupervisedListener(
+    {
+      what: 'the kubelet API',
+      fields: { address: `${o.address}:${o.port}` },
+      servingFields: { clientCA: o.clientCAFile ?? 'none' },
+      bind: async () => {
+        server = create();
+        const bound = await bindTcp(server as unknown as Parameters<typeof bindTcp>[0], o.address, o.port, setting);
+        return { where: bound.where.replace(/^http:/, 'https:'), close: bound.close };
+      },
+    },
+    o.logger,
+    o.retry,
+  );
+  o.certificate.onChange(() => {
+    if (server?.listening) refresh('serving certificate changed');
+    else listener.retryNow();
+  });
+  void listener.start();
+  return {
+    get url() {
+      return listener.where;
+    },
+    close: async () => {
+      await listener.close();
+      await o.certificate.stop();
+    },
+  };
+}

@@ -1,0 +1,105 @@
+// Builds the kubelet API from the agent's settings: the serving certificate, the authenticator and
+// authorizer the configuration asks for, the routes, and the HTTPS listener. Nothing here holds
+// pod state: it reads the status manager's entries and asks the runtime.
+import type { ClusterConnection } from '../../apiserver/kubeconfig.js';
+import type { BootletOptions } from '../../cli/options.js';
+import type { Logger } from '../../log/logger.js';
+import type { RuntimeService } from '../../runtime/cri-types.js';
+import { RequestAuthenticator } from '../auth/authenticator.js';
+import { NodeReviewClient } from '../auth/review-client.js';
+import { alwaysAllow, WebhookAuthorizer, type Authorizer } from '../auth/subject-access-review.js';
+import { TokenReviewAuthenticator } from '../auth/token-review.js';
+import type { HealthCheck } from '../healthz.js';
+import type { ServerSource } from '../source.js';
+import { StatsProvider } from '../stats/stats-provider.js';
+import { BootstrappedServingCertificate } from '../tls/serving-bootstrap.js';
+import { FileServingCertificate, SelfSignedServingCertificate, type ServingCertificateSource } from '../tls/serving-certificate.js';
+import { configz } from './configz.js';
+import { KubeletHandler } from './kubelet-handler.js';
+import { startKubeletServer, type RunningKubeletServer } from './kubelet-server.js';
+
+export interface ApiCredentials {
+  connection(): ClusterConnection | undefined;
+  readonly connectionReady: Promise<ClusterConnection>;
+}
+
+export interface KubeletApiDeps {
+  source: ServerSource;
+  /** /metrics, as the read-only port serves it. */
+  metrics(): string | Promise<string>;
+  runtime: RuntimeService;
+  checks: readonly HealthCheck[];
+  /** Undefined when the agent runs without an API server. */
+  api: ApiCredentials | undefined;
+  logger: Logger;
+}
+
+function servingCertificate(o: BootletOptions, api: ApiCredentials | undefined, logger: Logger): ServingCertificateSource {
+  if (o.tlsCertFile && o.tlsPrivateKeyFile) return new FileServingCertificate(o.tlsCertFile, o.tlsPrivateKeyFile, logger);
+  if (o.serverTLSBootstrap) {
+    return new BootstrappedServingCertificate({
+      certDir: o.certDir,
+      nodeName: o.nodeName,
+      altNames: { dnsNames: [o.nodeName], ipAddresses: o.nodeIP ? [o.nodeIP] : [] },
+      connection: api?.connectionReady,
+      logger,
+    });
+  }
+  return new SelfSignedServingCertificate(o.certDir, o.nodeName, o.nodeIP, logger);
+}
+
+export function startKubeletApi(o: BootletOptions, d: KubeletApiDeps): RunningKubeletServer | undefined {
+  const logger = d.logger.with({ component: 'kubelet-api' });
+  if (!o.enableServer) {
+    logger.info('The kubelet API is off (enableServer: false)');
+    return undefined;
+  }
+  const reviews = new NodeReviewClient(() => d.api?.connection());
+  const tokens = o.authenticationTokenWebhook ? new TokenReviewAuthenticator(reviews, o.authenticationTokenWebhookCacheTTLMs) : undefined;
+  const authorizer: Authorizer =
+    o.authorizationMode === 'AlwaysAllow'
+      ? alwaysAllow
+      : new WebhookAuthorizer(reviews, { nodeName: o.nodeName, authorizedTtlMs: o.authorizationWebhookCacheAuthorizedTTLMs, unauthorizedTtlMs: o.authorizationWebhookCacheUnauthorizedTTLMs });
+  if (!d.api && o.authorizationMode === 'Webhook') {
+    logger.warn('authorization.mode is Webhook but there is no API server (no --kubeconfig): every kubelet API request is refused; use AlwaysAllow with a client CA to serve it standalone');
+  }
+  const handler = new KubeletHandler({
+    source: d.source,
+    runtime: d.runtime,
+    podLogsDir: o.podLogsDir,
+    stats: new StatsProvider({ runtime: d.runtime, nodeName: o.nodeName, rootDir: o.rootDir, statuses: () => d.source.statuses() }),
+    configz: () => configz(o),
+    metrics: d.metrics,
+    checks: d.checks,
+    enableDebuggingHandlers: o.enableDebuggingHandlers,
+    authenticator: new RequestAuthenticator({ x509: o.clientCAFile !== undefined, tokens, anonymous: o.anonymousAuth }),
+    authorizer,
+    logger,
+  });
+  logger.info('Starting the kubelet API', {
+    address: `${o.address}:${o.port}`,
+    clientCAFile: o.clientCAFile,
+    tokenWebhook: o.authenticationTokenWebhook,
+    anonymous: o.anonymousAuth,
+    authorizationMode: o.authorizationMode,
+    servingCertificate: o.tlsCertFile ? o.tlsCertFile : o.serverTLSBootstrap ? 'serverTLSBootstrap' : 'self-signed',
+  });
+  const server = startKubeletServer({
+    address: o.address,
+    port: o.port,
+    certificate: servingCertificate(o, d.api, logger),
+    clientCAFile: o.clientCAFile,
+    tlsMinVersion: o.tlsMinVersion,
+    handler,
+    logger,
+  });
+  return {
+    get url() {
+      return server.url;
+    },
+    close: async () => {
+      await server.close();
+      reviews.close();
+    },
+  };
+}

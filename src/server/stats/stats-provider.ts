@@ -1,0 +1,128 @@
+// /stats/summary from what the runtime reports (CRI ListContainerStats) for the static pods this
+// agent runs, and the node's root cgroup. Pod figures are the sums of their running containers'.
+// Everything is read when asked: no sampling loop runs when nobody asks. The node's usageNanoCores
+// needs two readings, so the last one is kept (one small record).
+import type { PodStatusEntry } from '../../status/status-manager.js';
+import type { ContainerStats as CriContainerStats, RuntimeService } from '../../runtime/cri-types.js';
+import { POD_UID_LABEL } from '../../runtime/labels.js';
+import { runtimeId } from '../kubelet/pod-lookup.js';
+import { bootTime, filesystemStats, processLimits, readNodeUsage, type NodeUsage } from './node-usage.js';
+import type { ContainerStats, CPUStats, FsStats, MemoryStats, PodStats, Summary } from './summary-types.js';
+
+export interface StatsProviderOptions {
+  runtime: RuntimeService;
+  nodeName: string;
+  /** The kubelet root directory: its filesystem is the node's `fs`. */
+  rootDir: string;
+  statuses(): readonly PodStatusEntry[];
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+const isoNs = (ns: number): string => (ns > 0 ? iso(Math.floor(ns / 1e6)) : iso(Date.now()));
+const val = (v: { value: number } | null | undefined): number | undefined => (v ? v.value : undefined);
+
+function cpuOf(s: CriContainerStats): CPUStats | undefined {
+  if (!s.cpu) return undefined;
+  return { time: isoNs(s.cpu.timestamp), usageNanoCores: val(s.cpu.usageNanoCores), usageCoreNanoSeconds: val(s.cpu.usageCoreNanoSeconds) };
+}
+
+function memoryOf(s: CriContainerStats): MemoryStats | undefined {
+  const m = s.memory;
+  if (!m) return undefined;
+  return {
+    time: isoNs(m.timestamp),
+    availableBytes: val(m.availableBytes),
+    usageBytes: val(m.usageBytes),
+    workingSetBytes: val(m.workingSetBytes),
+    rssBytes: val(m.rssBytes),
+    pageFaults: val(m.pageFaults),
+    majorPageFaults: val(m.majorPageFaults),
+  };
+}
+
+function sum<T>(xs: readonly T[], pick: (x: T) => number | undefined): number | undefined {
+  let total: number | undefined;
+  for (const x of xs) {
+    const v = pick(x);
+    if (v !== undefined) total = (total ?? 0) + v;
+  }
+  return total;
+}
+
+export class StatsProvider {
+  private lastNode: NodeUsage | undefined;
+
+  constructor(private readonly o: StatsProviderOptions) {}
+
+  async summary(onlyCpuAndMemory = false): Promise<Summary> {
+    const now = Date.now();
+    const time = iso(now);
+    const [usage, criStats] = await Promise.all([readNodeUsage(), this.o.runtime.listContainerStats()]);
+    const pods = await this.podStats(criStats, onlyCpuAndMemory);
+    const cpu: CPUStats | undefined = usage.cpuCoreNanoSeconds === undefined ? undefined : { time, usageCoreNanoSeconds: usage.cpuCoreNanoSeconds };
+    const prev = this.lastNode;
+    if (cpu && prev?.cpuCoreNanoSeconds !== undefined && usage.at - prev.at >= 1000 && usage.cpuCoreNanoSeconds! >= prev.cpuCoreNanoSeconds) {
+      cpu.usageNanoCores = Math.round(((usage.cpuCoreNanoSeconds! - prev.cpuCoreNanoSeconds) / (usage.at - prev.at)) * 1e6);
+    }
+    if (!prev || usage.at - prev.at >= 1000) this.lastNode = usage;
+    const summary: Summary = {
+      node: {
+        nodeName: this.o.nodeName,
+        startTime: iso(bootTime(now).getTime()),
+        cpu,
+        memory: usage.memory ? { time, ...usage.memory } : undefined,
+      },
+      pods,
+    };
+    if (!onlyCpuAndMemory) {
+      summary.node.fs = await filesystemStats(this.o.rootDir, time);
+      const imageFsMount = criStats.find((s) => s.writableLayer?.fsId?.mountpoint)?.writableLayer?.fsId?.mountpoint;
+      const imageFs = imageFsMount ? await filesystemStats(imageFsMount, time) : undefined;
+      if (imageFs) summary.node.runtime = { imageFs };
+      summary.node.rlimit = { time, ...(await processLimits()) };
+    }
+    return summary;
+  }
+
+  private async podStats(criStats: CriContainerStats[], cpuAndMemoryOnly: boolean): Promise<PodStats[]> {
+    const byId = new Map(criStats.filter((s) => s.attributes?.id).map((s) => [s.attributes!.id, s]));
+    const fsCache = new Map<string, FsStats | undefined>();
+    const out: PodStats[] = [];
+    for (const e of this.o.statuses()) {
+      const containers: ContainerStats[] = [];
+      for (const st of e.status.containerStatuses ?? []) {
+        const id = st.state?.running ? runtimeId(st.containerID) : undefined;
+        const s = id ? byId.get(id) : undefined;
+        if (!s || s.attributes?.labels[POD_UID_LABEL] !== e.uid) continue;
+        const c: ContainerStats = { name: st.name, startTime: st.state?.running?.startedAt ?? iso(Date.now()), cpu: cpuOf(s), memory: memoryOf(s) };
+        if (!cpuAndMemoryOnly && s.writableLayer) {
+          const mount = s.writableLayer.fsId?.mountpoint ?? '';
+          if (!fsCache.has(mount)) fsCache.set(mount, mount ? await filesystemStats(mount, isoNs(s.writableLayer.timestamp)) : undefined);
+          const fs = fsCache.get(mount);
+          c.rootfs = { ...fs, time: isoNs(s.writableLayer.timestamp), usedBytes: val(s.writableLayer.usedBytes), inodesUsed: val(s.writableLayer.inodesUsed) };
+        }
+        containers.push(c);
+      }
+      if (containers.length === 0) continue;
+      const time = containers.find((c) => c.cpu)?.cpu?.time ?? iso(Date.now());
+      const pod: PodStats = {
+        podRef: { name: e.pod.metadata?.name ?? '', namespace: e.pod.metadata?.namespace ?? '', uid: e.uid },
+        startTime: e.status.startTime ?? time,
+        containers,
+        cpu: { time, usageNanoCores: sum(containers, (c) => c.cpu?.usageNanoCores), usageCoreNanoSeconds: sum(containers, (c) => c.cpu?.usageCoreNanoSeconds) },
+        memory: {
+          time,
+          usageBytes: sum(containers, (c) => c.memory?.usageBytes),
+          workingSetBytes: sum(containers, (c) => c.memory?.workingSetBytes),
+          rssBytes: sum(containers, (c) => c.memory?.rssBytes),
+          pageFaults: sum(containers, (c) => c.memory?.pageFaults),
+          majorPageFaults: sum(containers, (c) => c.memory?.majorPageFaults),
+        },
+      };
+      const rootfs = containers.map((c) => c.rootfs).filter((f): f is FsStats => f !== undefined);
+      if (rootfs.length > 0) pod['ephemeral-storage'] = { ...rootfs[0], time, usedBytes: sum(rootfs, (f) => f.usedBytes), inodesUsed: sum(rootfs, (f) => f.inodesUsed) };
+      out.push(pod);
+    }
+    return out;
+  }
+}

@@ -1,0 +1,60 @@
+// The Summary API (k8s.io/kubelet/pkg/apis/stats/v1alpha1), the parts bootlet fills: what
+// metrics-server (summary or resource metrics), `kubectl top` and dashboards read.
+
+export interface CPUStats {
+  time: string;
+  usageNanoCores?: number;
+  usageCoreNanoSeconds?: number;
+}
+
+export interface MemoryStats {
+  time: string;
+  availableBytes?: number;
+  usageBytes?: number;
+  workingSetBytes?: number;
+  rssBytes?: number;
+  pageFaults?: number;
+  majorPageFaults?: number;
+}
+
+export interface FsStats {
+  time: string;
+  availableBytes?: number;
+  capacityBytes?: number;
+  usedBytes?: number;
+  inodesFree?: number;
+  inodes?: number;
+  inodesUsed?: number;
+}
+
+export interface ContainerStats {
+  name: string;
+  startTime: string;
+  cpu?: CPUStats;
+  memory?: MemoryStats;
+  rootfs?: FsStats;
+}
+
+export interface PodStats {
+  podRef: { name: string; namespace: string; uid: string };
+  startTime: string;
+  containers: ContainerStats[];
+  cpu?: CPUStats;
+  memory?: MemoryStats;
+  'ephemeral-storage'?: FsStats;
+}
+
+export interface NodeStats {
+  nodeName: string;
+  startTime: string;
+  cpu?: CPUStats;
+  memory?: MemoryStats;
+  fs?: FsStats;
+  runtime?: { imageFs?: FsStats };
+  rlimit?: { time: string; maxpid?: number; curproc?: number };
+}
+
+export interface Summary {
+  node: NodeStats;
+  pods: PodStats[];
+}

@@ -1,0 +1,291 @@
+// The kubelet API of the packaged agent on the real containerd, as kubeadm configures it (client CA
+// = the cluster CA, TokenReview, Webhook authorization, no anonymous), driven by the real kubectl
+// 1.32 through the fake API server (which proxies pods/log, exec, attach and portforward to the
+// node with its kube-apiserver-kubelet-client certificate, and serves metrics.k8s.io from the
+// node's /metrics/resource), plus direct requests for the 401/403 paths and bad input.
+import { request as httpRequest } from 'node:http';
+import { X509Certificate } from 'node:crypto';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { connect as tlsConnect } from 'node:tls';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_IMAGES } from '../../../dev/images.js';
+import { ContainerState } from '../../../src/runtime/cri-types.js';
+import { startFakeApiServer, type FakeApiServer } from '../../support/fake-apiserver/index.js';
+import { createPki } from '../../support/fake-apiserver/pki.js';
+import { httpsGet } from '../../support/https-get.js';
+import { webSocketExec } from '../../support/websocket-client.js';
+import { freePorts } from '../../support/ports.js';
+import { waitFor } from '../../support/wait.js';
+import { Kubectl } from '../fake-apiserver/kubectl.js';
+import { useAgentHarness } from '../agent/harness.js';
+
+const NODE = 'kapi-e2e';
+const h = useAgentHarness('kapi', NODE);
+let api: FakeApiServer;
+let kubectl: Kubectl;
+let kubeletPort: number;
+let httpPort: number;
+let base: string;
+
+const pod = (name: string, command: string, extra = ''): string => `apiVersion: v1
+kind: Pod
+metadata: {name: ${name}, namespace: kube-system}
+spec:
+  hostNetwork: true
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: main
+    image: ${TEST_IMAGES.busybox}
+    command: ["sh", "-c", ${JSON.stringify(command)}]
+${extra}`;
+
+const TALKER = `talker-${NODE}`;
+const CRASHER = `crasher-${NODE}`;
+const WEB = `web-${NODE}`;
+
+async function running(name: string): Promise<boolean> {
+  return (await h.pods(name)).some((p) => p.containers.some((c) => c.state === ContainerState.CONTAINER_RUNNING));
+}
+
+beforeAll(async () => {
+  [kubeletPort, httpPort] = await freePorts(2);
+  base = `https://127.0.0.1:${kubeletPort}`;
+  api = await startFakeApiServer({ dir: h.dir });
+  kubectl = new Kubectl(api.writeAdminKubeconfig(join(h.dir, 'admin.kubeconfig')), h.dir);
+  const kubeconfig = api.writeKubeconfig(join(h.dir, 'kubelet.conf'), `system:node:${NODE}`, ['system:nodes']);
+  const config = join(h.dir, 'kubelet-api-config.yaml');
+  writeFileSync(
+    config,
+    `apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+podLogsDir: ${h.podLogsDir}
+port: ${kubeletPort}
+authentication:
+  anonymous: {enabled: false}
+  webhook: {enabled: true, cacheTTL: 0s}
+  x509: {clientCAFile: ${api.caFile}}
+authorization:
+  mode: Webhook
+  webhook: {cacheAuthorizedTTL: 5m, cacheUnauthorizedTTL: 30s}
+`,
+  );
+  h.write('talker.yaml', pod('talker', 'i=0; while true; do echo line-$i; echo err-$i >&2; i=$((i+1)); sleep 0.2; done'));
+  h.write('crasher.yaml', pod('crasher', 'echo "run at $(date +%s)"; sleep 1; exit 3'));
+  h.write('web.yaml', pod('web', `mkdir -p /tmp/www && echo hello-through-port-forward > /tmp/www/index.html && exec httpd -f -p 127.0.0.1:${httpPort} -h /tmp/www`));
+  h.launch({ configFile: config, kubeletPort, extraArgs: [`--kubeconfig=${kubeconfig}`, '--node-ip=127.0.0.1', `--cert-dir=${join(h.rootDir, 'pki')}`] });
+  await waitFor(() => api.object('pods', 'kube-system', TALKER), { timeoutMs: 60_000, what: 'the talker mirror pod' });
+  await waitFor(async () => (await running('talker')) && (await running('web')), { timeoutMs: 60_000, what: 'talker and web running' });
+});
+
+let failed = false;
+afterEach((ctx) => {
+  if (ctx.task.result?.state === 'fail') failed = true;
+});
+
+afterAll(async () => {
+  if (failed || process.env.SHOW_AGENT_LOG) console.log(`agent log:\n${h.agent().lines.slice(-60).join('\n')}`);
+  await api?.dispose();
+});
+
+describe('kubectl against the kubelet API', () => {
+  it('kubectl logs and --tail read the CRI log through the API server and the kubelet API', async () => {
+    await waitFor(async () => (await kubectl.ok(['logs', '-n', 'kube-system', TALKER])).includes('line-5'), { timeoutMs: 30_000, what: 'five lines logged' });
+    const tail = await kubectl.ok(['logs', '-n', 'kube-system', TALKER, '--tail=4']);
+    const lines = tail.trimEnd().split('\n');
+    expect(lines).toHaveLength(4);
+    // stdout and stderr both, in the order written.
+    expect(lines.every((l) => /^(line|err)-\d+$/.test(l))).toBe(true);
+    const stamped = await kubectl.ok(['logs', '-n', 'kube-system', TALKER, '--tail=1', '--timestamps']);
+    expect(stamped).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z (line|err)-\d+\n$/);
+    const limited = await kubectl.ok(['logs', '-n', 'kube-system', TALKER, '--limit-bytes=7']);
+    expect(limited).toHaveLength(7);
+    expect((await kubectl.ok(['logs', '-n', 'kube-system', TALKER])).startsWith(limited)).toBe(true);
+    const proxied = api.requests.filter((r) => r.path.endsWith(`/pods/${TALKER}/log`));
+    expect(proxied.length).toBeGreaterThanOrEqual(4);
+    expect(proxied.filter((r) => r.status >= 400)).toEqual([]);
+  });
+
+  it('kubectl logs -f follows new lines', async () => {
+    const follow = kubectl.start(['logs', '-f', '-n', 'kube-system', TALKER, '--tail=1']);
+    const seen = await waitFor(() => follow.stdout.split('\n').filter((l) => l.startsWith('line-')).length >= 5 && follow.stdout, { timeoutMs: 30_000, what: 'five followed lines' });
+    const numbers = seen.split('\n').filter((l) => l.startsWith('line-')).map((l) => Number(l.slice(5)));
+    expect(numbers).toEqual([...numbers].sort((a, b) => a - b));
+    await follow.stop();
+  });
+
+  it('kubectl logs --previous shows the run before the restart', async () => {
+    await waitFor(async () => (await h.pods('crasher'))[0]?.containers.some((c) => c.meta.restartCount >= 1), { timeoutMs: 60_000, what: 'the crasher restarted' });
+    const previous = await waitFor(async () => {
+      const r = await kubectl.run(['logs', '-n', 'kube-system', CRASHER, '--previous']);
+      return r.code === 0 && r.stdout.startsWith('run at ') && r.stdout;
+    }, { timeoutMs: 60_000, what: 'the previous run\'s log' });
+    expect(previous).toMatch(/^run at \d+\n$/);
+    const missing = await kubectl.run(['logs', '-n', 'kube-system', TALKER, '--previous']);
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toContain('previous terminated container "main" in pod "talker-kapi-e2e" not found');
+  });
+
+  it('kubectl exec runs a command, with its exit code, and with stdin', async () => {
+    expect(await kubectl.ok(['exec', '-n', 'kube-system', TALKER, '--', 'sh', '-c', 'echo out; echo err >&2'])).toBe('out\n');
+    const failing = await kubectl.run(['exec', '-n', 'kube-system', TALKER, '--', 'sh', '-c', 'exit 7']);
+    expect(failing.code).toBe(7);
+    const interactive = await kubectl.ok(['exec', '-i', '-n', 'kube-system', TALKER, '--', 'sh', '-c', 'read a; read b; echo "got $a and $b"'], 60_000, 'hello\nworld\n');
+    expect(interactive).toBe('got hello and world\n');
+    expect(await kubectl.ok(['exec', '-n', 'kube-system', TALKER, '--', 'true'])).toBe('');
+    const upgrades = api.requests.filter((r) => r.path.endsWith(`/pods/${TALKER}/exec`));
+    // kubectl 1.32 tries WebSocket (v5.channel.k8s.io) first; the runtime answers with SPDY only, kubectl falls back.
+    expect(upgrades.some((r) => r.status === 101 && /SPDY/i.test(r.protocol))).toBe(true);
+  });
+
+  it('kubectl attach streams what the running container writes', async () => {
+    const attach = kubectl.start(['attach', '-n', 'kube-system', TALKER]);
+    await waitFor(() => /line-\d+\n/.test(attach.stdout), { timeoutMs: 30_000, what: 'attached output' });
+    await attach.stop();
+    expect(api.requests.some((r) => r.path.endsWith(`/pods/${TALKER}/attach`) && r.status === 101)).toBe(true);
+  });
+
+  it('WebSocket where the runtime accepts it: an exec with v4.channel.k8s.io is proxied as is', async () => {
+    const admin = api.kubeletClientCert;
+    const frames = await webSocketExec(`127.0.0.1`, kubeletPort, `/exec/kube-system/${TALKER}/main?command=echo&command=via-websocket&output=1&error=1`, { cert: admin.certPem, key: admin.keyPem }, 'v4.channel.k8s.io');
+    expect(frames.protocol).toBe('v4.channel.k8s.io');
+    expect(frames.channels[1]).toBe('via-websocket\n');
+    expect(JSON.parse(frames.channels[3] ?? '{}')).toMatchObject({ status: 'Success' });
+  });
+
+  it('kubectl port-forward forwards a local port to the pod, and a request goes through', async () => {
+    const [local] = await freePorts(1);
+    const pf = kubectl.start(['port-forward', '-n', 'kube-system', `pod/${WEB}`, `${local}:${httpPort}`]);
+    await waitFor(() => pf.stdout.includes('Forwarding from'), { timeoutMs: 30_000, what: 'port-forward ready' });
+    const body = await waitFor(
+      () =>
+        new Promise<string>((resolve, reject) => {
+          httpRequest({ host: '127.0.0.1', port: local, path: '/', agent: false }, (res) => {
+            let b = '';
+            res.on('data', (c: Buffer) => (b += c.toString()));
+            res.on('end', () => resolve(b));
+          })
+            .on('error', reject)
+            .end();
+        }),
+      { timeoutMs: 30_000, what: 'an HTTP answer through the forwarded port' },
+    );
+    expect(body).toBe('hello-through-port-forward\n');
+    await pf.stop();
+  });
+
+  it('kubectl top shows CPU and memory of the node and the pods (metrics from /metrics/resource)', async () => {
+    const pods = await kubectl.ok(['top', 'pod', '-n', 'kube-system'], 90_000);
+    expect(pods).toMatch(/NAME\s+CPU\(cores\)\s+MEMORY\(bytes\)/);
+    expect(pods).toMatch(new RegExp(`${TALKER}\\s+\\d+m\\s+\\d+Mi`));
+    const node = await kubectl.ok(['top', 'node'], 90_000);
+    expect(node).toMatch(new RegExp(`${NODE}\\s+\\d+m\\s+\\d+%\\s+\\d+Mi\\s+\\d+%`));
+  });
+
+  it('kubectl logs -f ends when the container is removed', async () => {
+    const follow = kubectl.start(['logs', '-f', '-n', 'kube-system', TALKER, '--tail=0']);
+    await waitFor(() => follow.stdout.includes('line-'), { timeoutMs: 30_000, what: 'the follower streaming' });
+    h.remove('talker.yaml');
+    const code = await Promise.race([follow.done, new Promise<string>((r) => setTimeout(() => r('still running'), 60_000))]);
+    expect(code).toBe(0);
+  });
+});
+
+describe('authentication and authorization of the kubelet API', () => {
+  const viewer = (): { cert: string; key: string } => {
+    const c = api.issueClientCert('viewer', ['viewers']);
+    return { cert: c.certPem, key: c.keyPem };
+  };
+
+  it('answers 401 without credentials, with a certificate from another CA, and with an unknown token', async () => {
+    expect((await httpsGet(`${base}/pods`)).status).toBe(401);
+    const otherDir = join(h.dir, 'other-ca');
+    mkdirSync(otherDir, { recursive: true });
+    const other = createPki(otherDir);
+    const stranger = other.issueClientCert('system:admin', ['system:masters']);
+    const r = await httpsGet(`${base}/pods`, { cert: stranger.certPem, key: stranger.keyPem });
+    expect(r).toMatchObject({ status: 401, body: 'Unauthorized' });
+    expect((await httpsGet(`${base}/pods`, { token: 'not-a-token' })).status).toBe(401);
+  });
+
+  it('answers 403 to an authenticated user without rights, and tells nothing about which pods exist', async () => {
+    const v = viewer();
+    const pods = await httpsGet(`${base}/pods`, v);
+    expect(pods.status).toBe(403);
+    expect(pods.body).toBe('Forbidden (user=viewer, verb=get, resource=nodes, subresource(s)=[pods proxy])\n');
+    const real = await httpsGet(`${base}/containerLogs/kube-system/${WEB}/main`, v);
+    const made_up = await httpsGet(`${base}/containerLogs/kube-system/no-such-pod/main`, v);
+    expect(real.status).toBe(403);
+    expect(made_up).toEqual({ ...real, headers: made_up.headers });
+    const sar = api.reviews.filter((x) => x.kind === 'SubjectAccessReview' && (x.spec.user as string) === 'viewer');
+    expect(sar.map((x) => (x.spec.resourceAttributes as { subresource: string }).subresource)).toEqual(expect.arrayContaining(['pods', 'proxy']));
+    expect(sar.every((x) => x.by === `system:node:${NODE}`)).toBe(true);
+  });
+
+  it('lets through what SubjectAccessReview allows: nodes/stats for /stats, nodes/proxy for logs, and a bearer token via TokenReview', async () => {
+    api.grant('stats-reader', 'nodes/stats', ['get']);
+    const c = api.issueClientCert('stats-reader', []);
+    const summary = await httpsGet(`${base}/stats/summary`, { cert: c.certPem, key: c.keyPem });
+    expect(summary.status).toBe(200);
+    const doc = JSON.parse(summary.body) as { node: { nodeName: string; memory: { workingSetBytes: number } }; pods: { podRef: { name: string } }[] };
+    expect(doc.node.nodeName).toBe(NODE);
+    expect(doc.node.memory.workingSetBytes).toBeGreaterThan(0);
+    expect(doc.pods.map((p) => p.podRef.name)).toContain(WEB);
+    expect((await httpsGet(`${base}/pods`, { cert: c.certPem, key: c.keyPem })).status).toBe(403);
+    api.addToken('reader-token', 'token-reader', ['readers']);
+    api.grant('readers', 'nodes/proxy', ['get']);
+    const logs = await httpsGet(`${base}/containerLogs/kube-system/${WEB}/main`, { token: 'reader-token' });
+    expect(logs.status).toBe(200);
+    expect(api.reviews.some((x) => x.kind === 'TokenReview' && x.allowed)).toBe(true);
+  });
+
+  it('parses paths strictly and validates queries: 404 for unknown pods and containers, 400/422 for bad values', async () => {
+    const admin = api.kubeletClientCert;
+    const as = { cert: admin.certPem, key: admin.keyPem };
+    const get = (p: string): Promise<{ status: number; body: string }> => httpsGet(`${base}${p}`, as);
+    expect((await get(`/containerLogs/kube-system/no-such-pod/main`)).status).toBe(404);
+    expect(await get(`/containerLogs/kube-system/${WEB}/nope`)).toMatchObject({ status: 404, body: `container "nope" not found in pod "${WEB}"` });
+    expect((await get(`/containerLogs/kube-system/${WEB}/main?tailLines=-1`)).status).toBe(422);
+    expect((await get(`/containerLogs/kube-system/${WEB}/main?tailLines=ten`)).status).toBe(400);
+    expect((await get(`/containerLogs/kube-system/${WEB}/main?sinceSeconds=5&sinceTime=2024-01-01T00:00:00Z`)).status).toBe(422);
+    expect((await get(`/containerLogs/kube-system/${WEB}/main/extra`)).status).toBe(404);
+    expect((await get(`/containerLogs/kube-system/../${WEB}/main`)).status).toBe(404);
+    expect((await get(`/containerLogs/kube-system/${WEB.toUpperCase()}/main`)).status).toBe(404);
+    expect((await get(`/exec/kube-system/${WEB}/main?command=true&output=1`)).status).toBe(400);
+    expect((await get('/healthz')).body).toBe('ok');
+    expect(JSON.parse((await get('/configz')).body)).toMatchObject({ kubeletconfig: { port: kubeletPort, authorization: { mode: 'Webhook' } } });
+    expect((await get('/metrics/resource')).body).toMatch(new RegExp(`container_memory_working_set_bytes\\{container="main",namespace="kube-system",pod="${WEB}"\\} \\d+ \\d+`));
+  });
+
+  it('serves a self-signed certificate it made in <cert-dir>/kubelet.crt for the node name and IP', async () => {
+    const file = readFileSync(join(h.rootDir, 'pki', 'kubelet.crt'), 'utf8');
+    const [leaf, ca] = file.split(/(?<=-----END CERTIFICATE-----\n)/).map((p) => new X509Certificate(p));
+    expect(leaf!.verify(ca!.publicKey)).toBe(true);
+    expect(leaf!.subject).toMatch(new RegExp(`^CN=${NODE}@\\d+$`));
+    expect(leaf!.subjectAltName).toBe(`DNS:${NODE}, IP Address:127.0.0.1`);
+    expect(statSync(join(h.rootDir, 'pki', 'kubelet.key')).mode & 0o777).toBe(0o600);
+    const served = await new Promise<string>((resolve, reject) => {
+      const s = tlsConnect({ host: '127.0.0.1', port: kubeletPort, rejectUnauthorized: false }, () => {
+        resolve(s.getPeerX509Certificate()!.fingerprint256);
+        s.destroy();
+      }).on('error', reject);
+    });
+    expect(served).toBe(leaf!.fingerprint256);
+  });
+
+  it('while the API server is away, cached decisions for certificate users still work and new questions are refused', async () => {
+    const admin = api.kubeletClientCert;
+    const as = { cert: admin.certPem, key: admin.keyPem };
+    expect((await httpsGet(`${base}/pods`, as)).status).toBe(200);
+    await api.stop();
+    try {
+      expect((await httpsGet(`${base}/pods`, as)).status).toBe(200);
+      const v = viewer();
+      const r = await httpsGet(`${base}/healthz`, v);
+      expect(r.status).toBe(500);
+      expect(r.body).toBe('Authorization error (user=viewer, verb=get, resource=nodes, subresource=healthz)');
+    } finally {
+      await api.start();
+    }
+  });
+});

@@ -1,0 +1,50 @@
+// TokenReview and SubjectAccessReview, as the kubelet's webhooks call them: a token is looked up in
+// the fake's token table (bootstrap and test tokens), an access question is answered by the same
+// rules the fake applies to its own requests (authz.ts, with the test's grants).
+import type { TokenTable, UserInfo } from './authn.js';
+import { authorize, type Grants } from './authz.js';
+import type { ResourceRequest } from './request-info.js';
+import { findResource } from './resources.js';
+import { badRequest } from './status.js';
+import { obj, str, type JsonObject } from './types.js';
+
+export interface ReviewRecord {
+  kind: 'TokenReview' | 'SubjectAccessReview';
+  /** The reviewing client (the kubelet). */
+  by: string;
+  spec: JsonObject;
+  allowed: boolean;
+}
+
+export function tokenReview(body: JsonObject, tokens: TokenTable): JsonObject {
+  const token = str(obj(body.spec).token);
+  if (!token) throw badRequest('TokenReview: spec.token is required');
+  const user = tokens.get(token);
+  const status: JsonObject = user ? { authenticated: true, user: { username: user.name, groups: [...user.groups, 'system:authenticated'] } } : { authenticated: false };
+  return { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', metadata: { creationTimestamp: null }, spec: obj(body.spec), status };
+}
+
+export function subjectAccessReview(body: JsonObject, grants: Grants): { review: JsonObject; allowed: boolean } {
+  const spec = obj(body.spec);
+  const ra = obj(spec.resourceAttributes);
+  const user: UserInfo = { name: str(spec.user), groups: Array.isArray(spec.groups) ? spec.groups.map((g) => str(g)) : [] };
+  const rt = findResource(str(ra.group), str(ra.version) || 'v1', str(ra.resource));
+  let allowed = false;
+  let reason = '';
+  if (rt) {
+    const info: ResourceRequest = {
+      kind: 'resource',
+      verb: str(ra.verb) as ResourceRequest['verb'],
+      rt,
+      namespace: str(ra.namespace),
+      name: str(ra.name),
+      subresource: str(ra.subresource),
+      query: new URLSearchParams(),
+    };
+    const denied = authorize(user, info, grants);
+    allowed = denied === undefined;
+    reason = denied ? denied.message : 'allowed by the fake API server';
+  } else reason = 'no such resource';
+  const status: JsonObject = { allowed, ...(allowed ? {} : { reason }) };
+  return { review: { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', metadata: { creationTimestamp: null }, spec, status }, allowed };
+}
