@@ -255,7 +255,7 @@ describe.skipIf(unavailable !== undefined)("kubeadm's control plane, as kubeadm 
       // kubeadm's kubeconfig flags name files that do not exist before `kubeadm init`: said once.
       expect(agent.records().filter((r) => r.msg === 'Neither the kubeconfig nor the bootstrap kubeconfig exists yet: running standalone until restarted')).toHaveLength(1);
       console.log(`kubeadm ${v} (${rt.driver}): settings named as not implemented: ${String(warnings[0]?.settings ?? '(none)')}`);
-      expect(agent.records().filter((r) => /refused|Error syncing pod/i.test(String(r.msg)))).toEqual([]);
+      expect(agent.records().filter((r) => /manifest refused|Error syncing pod/i.test(String(r.msg)))).toEqual([]);
       expect(agent.proc.exitCode).toBeNull();
 
       // Removing the manifests stops all four within their grace period (the stand-ins and etcd

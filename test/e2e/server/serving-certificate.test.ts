@@ -107,7 +107,7 @@ describe('serverTLSBootstrap', () => {
     const next = await waitFor(async () => {
       const c = await servedCertificate();
       return c && c.fingerprint256 !== first && c;
-    }, { timeoutMs: 30_000, what: 'the renewed certificate served' });
+    }, { timeoutMs: 90_000, what: 'the renewed certificate served' });
     expect(next.subject).toBe(`O=system:nodes\nCN=system:node:${NODE}`);
-  });
+  }, 240_000);
 });
