@@ -1,6 +1,6 @@
 // Entry point of the executable. `--version` is answered before the rest of bootlet is loaded,
 // so tooling that probes the binary gets an answer fast.
-import './v8-flags.js';
+import './process/v8-flags.js';
 import { bootletVersionLine, kubeletVersionLine } from './version.js';
 
 const argv = process.argv.slice(2);

@@ -9,11 +9,11 @@ import { SourceMerger } from '../config/source-merger.js';
 import { StaticPodSet } from '../config/static-pod-set.js';
 import { validateClientConfig } from '../apiserver/index.js';
 import type { Logger } from '../log/logger.js';
-import { unexpectedErrorCount } from '../log/unexpected-errors.js';
+import { unexpectedErrorCount } from '../process/unexpected-errors.js';
 import { PodCache } from '../pleg/pod-cache.js';
 import { AgentMetrics } from '../metrics/agent-metrics.js';
 import { createPleg } from '../pleg/pleg.js';
-import { findKubeletAdoptions } from '../podworkers/kubelet-adoption.js';
+import { startAdoption } from '../podworkers/start-adoption.js';
 import type { PodWorkerObserver } from '../podworkers/observer.js';
 import { PodWorkers } from '../podworkers/pod-workers.js';
 import { ProberManager } from '../prober/prober-manager.js';
@@ -30,13 +30,14 @@ import type { ServerSource } from '../server/source.js';
 import { StatusManager } from '../status/status-manager.js';
 import { onProbeResult, statusObserver } from '../status/worker-events.js';
 import { BOOTLET_VERSION, kubeletVersion } from '../version.js';
-import { startApiLink, type ApiLink } from './api-link.js';
-import { formatDuration } from './duration.js';
-import { startMemoryReducer } from './memory-reducer.js';
+import { startApiLink, type ApiLink } from '../apiserver/api-link.js';
+import { formatDuration } from '../util/duration.js';
+import { startMemoryReducer } from '../process/memory-reducer.js';
 import type { BootletOptions } from './options.js';
-import { criCallMetrics, linkMetrics, probeMetrics, registerRestClientMetrics, relistMetrics } from './metrics-link.js';
-import { linkProber } from './prober-link.js';
-import { startSystemdLink } from './systemd-link.js';
+import { criCallMetrics, linkMetrics, probeMetrics, registerRestClientMetrics, relistMetrics } from '../metrics/metrics-link.js';
+import { linkProber } from '../prober/pod-worker-link.js';
+import { unhealthyEvent } from '../prober/unhealthy-event.js';
+import { startSystemdLink } from '../systemd/systemd-link.js';
 
 /** Often enough that memory settles soon after a burst, rarely enough to cost nothing measurable. */
 const MEMORY_REDUCER_PERIOD_MS = 15_000;
@@ -203,11 +204,9 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     });
     observers.push(api.observer);
     prober.onResult((e) => {
-      if (!e.changed || e.result !== 'failure') return;
-      const pod = workers.podRef(e.podUid);
-      if (!pod) return;
-      const probe = e.probeType[0]!.toUpperCase() + e.probeType.slice(1);
-      api?.recordPodEvent({ ...pod, uid: e.podUid, type: 'Warning', reason: 'Unhealthy', message: `${probe} probe failed: ${e.output}`, container: e.containerName });
+      const event = unhealthyEvent(e);
+      const pod = event && workers.podRef(e.podUid);
+      if (event && pod) api?.recordPodEvent({ ...pod, uid: e.podUid, ...event, container: e.containerName });
     });
     logger.info('API server client configured; the node runs on its own until the server answers', { kubeconfig: opts.kubeconfig });
   } else {
@@ -260,6 +259,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
       })
     : undefined;
 
+  let stopAdoption: (() => void) | undefined;
   const source = startFileSource({
     path: opts.podManifestPath,
     nodeName: opts.nodeName,
@@ -270,45 +270,40 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
       error: () => {}, // the file source logs each refused manifest once, with file and reason
       warning: () => {},
       refusedClaims: (claims) => workers.refusedClaims(claims),
+      // Only now is the desired set complete: what runs without a manifest can be told apart.
       ready: () => {
-        // Only now is the desired set complete: what runs without a manifest can be told apart.
-        // The runtime may be restarting: the read is retried (nothing starts before it succeeds).
-        let attempt = 0;
-        const adopt = (): void => {
-          // The first full read of the pod cache is also the read that adoption works from.
-          cache
-            .refreshAll()
-            .then(() => {
-              const found = new Map(cache.pods());
-              if (http && !http.answered()) {
-                const held = new Map([...found].filter(([, p]) => configSourceOf(p) === 'http'));
-                for (const uid of held.keys()) found.delete(uid);
-                if (held.size > 0) {
-                  heldForHttp = held;
-                  logger.info('Pods from staticPodURL keep running until it answers', { pods: held.size });
-                }
-              }
-              logger.info('Manifests read, adopting running pods', { runtimePods: found.size });
-              // A kubelet's pod of the same manifest keeps running under its UID (config re-emits the pod under it).
-              for (const a of findKubeletAdoptions(staticPods.list(), found)) source.adoptIdentity(a.file, a.computedUid, a.runtimeUid);
-              workers.adoptRuntimePods(found);
-              staticPods.markReady();
-              pleg.start();
-              systemd?.sourcesReady(staticPods.list().map((p) => p.uid));
-            })
-            .catch((err: unknown) => {
-              const delay = Math.min(10_000, 500 * 2 ** Math.min(attempt++, 5));
-              logger.error('Could not read pods back from the runtime, will retry', { err: err instanceof Error ? err.message : String(err), retryIn: formatDuration(delay) });
-              setTimeout(adopt, delay).unref();
-            });
-        };
-        adopt();
+        stopAdoption = startAdoption({
+          readAll: async () => {
+            await cache.refreshAll();
+            return cache.pods();
+          },
+          desired: () => staticPods.list(),
+          adoptIdentity: (a) => source.adoptIdentity(a.file, a.computedUid, a.runtimeUid),
+          // Pods staticPodURL made before this start are not orphans until the URL has answered.
+          holdBack: (found) => {
+            if (!http || http.answered()) return new Set();
+            const held = new Map([...found].filter(([, p]) => configSourceOf(p) === 'http'));
+            if (held.size > 0) {
+              heldForHttp = held;
+              logger.info('Pods from staticPodURL keep running until it answers', { pods: held.size });
+            }
+            return new Set(held.keys());
+          },
+          adoptRuntimePods: (found) => workers.adoptRuntimePods(found),
+          adopted: () => {
+            staticPods.markReady();
+            pleg.start();
+            systemd?.sourcesReady(staticPods.list().map((p) => p.uid));
+          },
+          logger,
+        });
       },
     },
   });
 
   return {
     async shutdown() {
+      stopAdoption?.();
       await systemd?.stop();
       pleg.stop();
       prober.stop();

@@ -4,7 +4,7 @@ import { platform } from 'node:os';
 import { KubeconfigError } from '../apiserver/index.js';
 import { goArch } from '../apiserver/node-info.js';
 import { createLogger } from '../log/logger.js';
-import { guardProcess } from '../log/unexpected-errors.js';
+import { guardProcess } from '../process/unexpected-errors.js';
 import { stderrIsJournal } from '../systemd/journal.js';
 import { RuntimeConnectError } from '../runtime/cri-client.js';
 import { BOOTLET_VERSION, bootletVersionLine, kubeletVersion, kubeletVersionLine } from '../version.js';

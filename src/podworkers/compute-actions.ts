@@ -6,7 +6,9 @@ import type { RuntimeContainer, RuntimePod, RuntimeSandbox } from '../runtime/ru
 import type { BackOffDecision } from './crashloop-backoff.js';
 import { isSidecar, podRestartPolicy, shouldRestart, type PodRestartPolicy } from './restart-policy.js';
 
-export type ContainerType = 'init' | 'container';
+import type { ContainerType } from '../runtime/labels.js';
+
+export type { ContainerType };
 
 export interface ContainerToStart {
   readonly container: Container;

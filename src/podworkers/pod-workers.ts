@@ -8,7 +8,7 @@ import type { RuntimePod } from '../runtime/runtime-pods.js';
 import { configSourceOf, identityProblem, isStaticRuntimePod } from '../runtime/static-source.js';
 import { CrashLoopBackOff } from './crashloop-backoff.js';
 import { ImagePullBackOff } from './image-pull-backoff.js';
-import type { PodRuntime } from './pod-runtime.js';
+import type { PodRuntime } from '../runtime/pod-runtime.js';
 import { notify, type PodEvent, type PodWorkerObserver } from './observer.js';
 import { PodWorker } from './pod-worker.js';
 import type { PodCacheView, PodWorkerStateName, SyncOutcome } from './worker-context.js';

@@ -4,7 +4,7 @@ import type { CacheTime, CachedPod } from '../pleg/pod-cache.js';
 import type { RuntimePod } from '../runtime/runtime-pods.js';
 import type { CrashLoopBackOff } from './crashloop-backoff.js';
 import type { ImagePullBackOff } from './image-pull-backoff.js';
-import type { PodRuntime, DesiredPod } from './pod-runtime.js';
+import type { PodRuntime, DesiredPod } from '../runtime/pod-runtime.js';
 import type { WaitingReason } from './compute-actions.js';
 import type { PodEvent, PodWorkerObserver } from './observer.js';
 

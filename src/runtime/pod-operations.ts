@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { Container, LifecycleHandler } from 'kubernetes-types/core/v1';
 import type { PodCgroups } from '../cm/container-manager.js';
 import type { Logger } from '../log/logger.js';
-import { ContainerStartError, type DesiredPod, type PodRuntime, type SandboxRef, type StartedContainer } from '../podworkers/pod-runtime.js';
+import { ContainerStartError, type DesiredPod, type PodRuntime, type SandboxRef, type StartedContainer } from './pod-runtime.js';
 import { buildContainerConfig, containerLogPath } from './container-config.js';
 import { CriError, type ImageService, type RuntimeService } from './cri-types.js';
 import { ensureImage, ImageError } from './images.js';

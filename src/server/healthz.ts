@@ -1,7 +1,7 @@
 // /healthz as the kubelet serves it (k8s.io/apiserver healthz): `ok` when every check passes,
 // otherwise 500 with one line per check. bootlet names the reason of a failing check: the
 // endpoint is local, and "reason withheld" helps nobody at 3 a.m.
-import { formatDuration } from '../cli/duration.js';
+import { formatDuration } from '../util/duration.js';
 
 export interface HealthCheck {
   readonly name: string;

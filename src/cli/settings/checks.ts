@@ -2,7 +2,7 @@
 // validators), as small reusable predicates returning the reason a value is refused.
 import { isIP } from 'node:net';
 import { posix } from 'node:path';
-import { formatDuration } from '../duration.js';
+import { formatDuration } from '../../util/duration.js';
 
 export type Check<T> = (value: T) => string | undefined;
 

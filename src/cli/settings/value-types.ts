@@ -6,7 +6,7 @@ import { isIP } from 'node:net';
 import type { Taint } from 'kubernetes-types/core/v1';
 import { parseNodeLabels, parseTaints } from '../../apiserver/node-flags.js';
 import { parseQuantity } from '../../runtime/quantity.js';
-import { formatDuration, parseDuration } from '../duration.js';
+import { formatDuration, parseDuration } from '../../util/duration.js';
 
 export interface ValueType<T> {
   /** In words, for --help and the README ("duration", "IP", "list of strings"). */

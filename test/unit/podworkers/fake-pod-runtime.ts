@@ -2,7 +2,7 @@
 // make a call slow and a journal of calls in order.
 import type { Container, LifecycleHandler } from 'kubernetes-types/core/v1';
 import type { ContainerType } from '../../../src/podworkers/compute-actions.js';
-import { ContainerStartError, type DesiredPod, type PodRuntime, type SandboxRef, type StartedContainer } from '../../../src/podworkers/pod-runtime.js';
+import { ContainerStartError, type DesiredPod, type PodRuntime, type SandboxRef, type StartedContainer } from '../../../src/runtime/pod-runtime.js';
 import { ContainerState, PodSandboxState } from '../../../src/runtime/cri-types.js';
 import type { RuntimeContainer, RuntimePod, RuntimeSandbox } from '../../../src/runtime/runtime-pods.js';
 import type { PodCacheView } from '../../../src/podworkers/worker-context.js';

@@ -1,13 +1,13 @@
-// Connects bootlet to the API server when a kubeconfig is given: the node, its lease, mirror pods
+// Connects the rest of bootlet to the API server when a kubeconfig is given: the node, its lease, mirror pods
 // and statuses are kept true there from what bootlet already knows, and pod events are recorded.
 // Nothing here can stop, start or restart a container: the API side only reads.
-import { collectNodeInfo, startApiSide, type ApiSide, type ClusterConnection } from '../apiserver/index.js';
+import { collectNodeInfo, startApiSide, type ApiSide, type ClusterConnection } from './index.js';
 import type { StaticPodSet } from '../config/static-pod-set.js';
 import type { Logger } from '../log/logger.js';
 import type { PodEvent, PodWorkerObserver } from '../podworkers/observer.js';
 import type { StatusManager } from '../status/status-manager.js';
 import { kubeletVersion } from '../version.js';
-import type { BootletOptions } from './options.js';
+import type { Taint } from 'kubernetes-types/core/v1';
 
 export interface ApiLink {
   /** Records pod events in the API server (aggregated, rate-limited, dropped while it is away). */
@@ -19,6 +19,25 @@ export interface ApiLink {
   stop(): Promise<void>;
 }
 
+/** The settings the API side uses (the agent's options satisfy it). */
+export interface ApiLinkOptions {
+  kubeconfig: string;
+  bootstrapKubeconfig?: string;
+  certDir: string;
+  rotateCertificates: boolean;
+  nodeName: string;
+  nodeIP: string;
+  nodeLabels: Record<string, string>;
+  registerWithTaints: Taint[];
+  rootDir: string;
+  maxPods: number;
+  port: number;
+  registerNode: boolean;
+  nodeStatusUpdateFrequencyMs: number;
+  nodeStatusReportFrequencyMs: number;
+  nodeLeaseDurationSeconds: number;
+}
+
 export interface ApiLinkDeps {
   staticPods: StaticPodSet;
   status: StatusManager;
@@ -28,7 +47,7 @@ export interface ApiLinkDeps {
   logger: Logger;
 }
 
-export function startApiLink(opts: BootletOptions & { kubeconfig: string }, deps: ApiLinkDeps): ApiLink {
+export function startApiLink(opts: ApiLinkOptions, deps: ApiLinkDeps): ApiLink {
   const agent: ApiSide = startApiSide({
     kubeconfigPath: opts.kubeconfig,
     bootstrapKubeconfigPath: opts.bootstrapKubeconfig,

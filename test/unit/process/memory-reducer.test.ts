@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { startMemoryReducer } from '../../../src/cli/memory-reducer.js';
+import { startMemoryReducer } from '../../../src/process/memory-reducer.js';
 
 describe('memory reducer', () => {
   beforeEach(() => vi.useFakeTimers());

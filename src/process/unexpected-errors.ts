@@ -1,7 +1,7 @@
 // The last line of defence: a rejection nobody handled or an exception nobody caught is a bug in
 // bootlet, and it is logged and counted as one. The process keeps running, because a node agent
 // that exits takes etcd and the API server with it.
-import type { Logger } from './logger.js';
+import type { Logger } from '../log/logger.js';
 
 let count = 0;
 

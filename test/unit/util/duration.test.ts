@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDuration, parseDuration } from '../../../src/cli/duration.js';
+import { formatDuration, parseDuration } from '../../../src/util/duration.js';
 
 describe('durations, as Go parses them', () => {
   it.each([

@@ -8,7 +8,7 @@ import type { PodStatusEntry } from '../status/status-manager.js';
 import { notifierFromEnv, type NotifySender } from '../systemd/notify.js';
 import { startupProgress, type PodView } from '../systemd/startup-progress.js';
 import { Watchdog, watchdogUsecFromEnv } from '../systemd/watchdog.js';
-import { formatDuration } from './duration.js';
+import { formatDuration } from '../util/duration.js';
 
 export interface SystemdLinkOptions {
   env: NodeJS.ProcessEnv;

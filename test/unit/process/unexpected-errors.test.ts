@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { memoryLogger } from '../../../src/log/logger.js';
-import { guardProcess, unexpectedErrorCount } from '../../../src/log/unexpected-errors.js';
+import { guardProcess, unexpectedErrorCount } from '../../../src/process/unexpected-errors.js';
 
 let unguard: (() => void) | undefined;
 afterEach(() => unguard?.());

@@ -1,11 +1,11 @@
 // What a pod worker does to the container runtime, in pod terms (what runs, it reads from the pod
 // cache). Implemented over CRI by
 // src/runtime/pod-operations.ts; unit tests use a fake.
-import type { Container, LifecycleHandler } from 'kubernetes-types/core/v1';
-import type { StaticPod } from '../config/types.js';
-import type { ContainerType } from './compute-actions.js';
+import type { Container, LifecycleHandler, Pod } from 'kubernetes-types/core/v1';
+import type { ContainerType } from './labels.js';
 
-export type DesiredPod = StaticPod['pod'];
+/** A pod as the workers hand it to the runtime: named, in a namespace, with its UID and annotations. */
+export type DesiredPod = Pod & { metadata: { name: string; namespace: string; uid: string; annotations: Record<string, string> } };
 
 export interface SandboxRef {
   readonly id: string;
