@@ -17,11 +17,11 @@ import { cleanupStaleContainerds, startContainerd, type PrivateContainerd } from
 import { importTestImages } from '../dev/images.js';
 import { importKubeadmImages } from '../dev/kubeadm-images.js';
 import { loadManifest } from '../src/config/manifest.js';
-import { buildContainerConfig } from '../src/runtime/container-config.js';
-import { connectRuntime, type RuntimeConnection } from '../src/runtime/cri-client.js';
-import { ContainerState, type ContainerConfig, type PodSandboxConfig } from '../src/runtime/cri-types.js';
-import { buildSandboxConfig, podLogDirectory } from '../src/runtime/sandbox-config.js';
-import { prepareVolumes } from '../src/runtime/volumes.js';
+import { buildContainerConfig } from '../src/kuberuntime/container-config.js';
+import { connectRuntime, type RuntimeConnection } from '../src/cri/cri-client.js';
+import { ContainerState, type ContainerConfig, type PodSandboxConfig } from '../src/cri/cri-types.js';
+import { buildSandboxConfig, podLogDirectory } from '../src/kuberuntime/sandbox-config.js';
+import { prepareVolumes } from '../src/node/volumes.js';
 import { spawnAgent, type RunningAgent } from '../test/support/agent.js';
 import { COMPONENTS, kubeadmImageRefs, kubeadmNodeUnavailable, manifestText, prepareKubeadmNode, type KubeadmNode, type KubeadmVersion } from '../test/support/kubeadm-node.js';
 import { makeTmpDir, removeTmpDir } from '../test/support/tmp.js';

@@ -4,7 +4,7 @@
 import { nullLogger } from '../src/log/logger.js';
 import { PodCache } from '../src/pleg/pod-cache.js';
 import { createPleg } from '../src/pleg/pleg.js';
-import { connectRuntime } from '../src/runtime/cri-client.js';
+import { connectRuntime } from '../src/cri/cri-client.js';
 
 export type IdleMode = 'none' | 'relist-1s' | 'events-1s' | 'events-default';
 

@@ -6,10 +6,10 @@ import { totalmem } from 'node:os';
 import path from 'node:path';
 import type { Container } from 'kubernetes-types/core/v1';
 import { TEST_IMAGES } from '../dev/images.js';
-import { buildContainerConfig } from '../src/runtime/container-config.js';
-import type { ImageService, RuntimeService } from '../src/runtime/cri-types.js';
-import type { LabelledPod } from '../src/runtime/labels.js';
-import { buildSandboxConfig, podLogDirectory } from '../src/runtime/sandbox-config.js';
+import { buildContainerConfig } from '../src/kuberuntime/container-config.js';
+import type { ImageService, RuntimeService } from '../src/cri/cri-types.js';
+import type { LabelledPod } from '../src/kuberuntime/labels.js';
+import { buildSandboxConfig, podLogDirectory } from '../src/kuberuntime/sandbox-config.js';
 
 export const BENCH_NODE = 'bench-node';
 const COMMAND = ['sh', '-c', "trap 'exit 0' TERM; while true; do sleep 1; done"];

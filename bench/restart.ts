@@ -4,8 +4,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { PrivateContainerd } from '../dev/containerd.js';
-import type { RuntimeService } from '../src/runtime/cri-types.js';
-import { listRuntimePods } from '../src/runtime/runtime-pods.js';
+import type { RuntimeService } from '../src/cri/cri-types.js';
+import { listRuntimePods } from '../src/kuberuntime/runtime-pods.js';
 import type { RunningAgent } from '../test/support/agent.js';
 import { waitFor } from '../test/support/wait.js';
 import { benchPodManifest, BENCH_NODE } from './pods.js';

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { cleanupStaleContainerds, startContainerd } from '../dev/containerd.js';
 import { importTestImages } from '../dev/images.js';
 import { makeTmpDir, removeTmpDir } from '../test/support/tmp.js';
-import { connectRuntime } from '../src/runtime/cri-client.js';
+import { connectRuntime } from '../src/cri/cri-client.js';
 import { startAgent } from '../test/support/agent.js';
 import { benchPodManifest, BENCH_NODE, rawStartPod, rawStopPod } from './pods.js';
 import { measureKillToRestart } from './restart.js';
@@ -17,7 +17,7 @@ import { printKubeletApiBench, runKubeletApiBench } from './kubelet-api.js';
 import { idleCpuPercent, rssMiB } from './proc.js';
 import { percentile, printTable, type Row } from './report.js';
 import { waitFor } from '../test/support/wait.js';
-import { listRuntimePods } from '../src/runtime/runtime-pods.js';
+import { listRuntimePods } from '../src/kuberuntime/runtime-pods.js';
 
 const ONE_POD_RUNS = Number(process.env.BENCH_RUNS ?? 15);
 const MANY = Number(process.env.BENCH_PODS ?? 50);

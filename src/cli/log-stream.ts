@@ -4,7 +4,7 @@
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { renderCriLogLine } from '../runtime/cri-log-line.js';
+import { renderCriLogLine } from '../node/cri-log-line.js';
 import { newerRestart } from './pod-log-locator.js';
 
 export interface StreamOptions {

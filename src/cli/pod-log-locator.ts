@@ -5,7 +5,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Pod } from 'kubernetes-types/core/v1';
-import { checkContainerName, podLogsDirName } from '../runtime/pod-dirs.js';
+import { checkContainerName, podLogsDirName } from '../node/pod-dirs.js';
 
 export class LogLookupError extends Error {}
 

@@ -6,7 +6,7 @@ import { goArch } from '../apiserver/node-info.js';
 import { createLogger } from '../log/logger.js';
 import { guardProcess } from '../process/unexpected-errors.js';
 import { stderrIsJournal } from '../systemd/journal.js';
-import { RuntimeConnectError } from '../runtime/cri-client.js';
+import { RuntimeConnectError } from '../cri/cri-client.js';
 import { BOOTLET_VERSION, bootletVersionLine, kubeletVersion, kubeletVersionLine } from '../version.js';
 import { startAgent } from './agent.js';
 import { parseCommandLine, UsageError, type Command } from './argv.js';

@@ -4,8 +4,8 @@
 // sure the pod cgroup exists before the sandbox, and removes it when the pod is cleaned up.
 import type { Pod } from 'kubernetes-types/core/v1';
 import type { Logger } from '../log/logger.js';
-import { qosClass } from '../runtime/qos.js';
-import { MIN_CPU_SHARES, milliCpuToShares } from '../runtime/resources.js';
+import { qosClass } from '../kuberuntime/qos.js';
+import { MIN_CPU_SHARES, milliCpuToShares } from '../kuberuntime/resources.js';
 import { cgroupName, parseCgroupRoot, type CgroupDriver, type CgroupName } from './cgroup-name.js';
 import type { CgroupManager } from './cgroup-manager.js';
 import { podCpuRequestMilli, resourceConfigForPod } from './pod-resources.js';
@@ -16,7 +16,7 @@ const QOS_UPDATE_PERIOD_MS = 60_000;
 const REMOVE_RETRY_FIRST_MS = 1_000;
 const REMOVE_RETRY_MAX_MS = 60_000;
 
-/** What the runtime side needs; src/runtime depends on this, not on the whole manager. */
+/** What the runtime side needs; src/kuberuntime depends on this, not on the whole manager. */
 export interface PodCgroups {
   /** The CgroupParent for the pod's sandbox, as the kubelet sends it for this driver ('' without QoS cgroups). */
   podCgroupParent(pod: Pod): string;

@@ -3,9 +3,9 @@
 // containers and sidecars add up, a plain init container counts while it runs alone, overhead is
 // added), cpu.shares always, cfs quota and memory limit only when every container declares one.
 import type { Container, Pod } from 'kubernetes-types/core/v1';
-import { qosClass } from '../runtime/qos.js';
-import { parseQuantity, Quantity } from '../runtime/quantity.js';
-import { CPU_PERIOD_US, MIN_CPU_SHARES, milliCpuToQuota, milliCpuToShares } from '../runtime/resources.js';
+import { qosClass } from '../kuberuntime/qos.js';
+import { parseQuantity, Quantity } from '../kuberuntime/quantity.js';
+import { CPU_PERIOD_US, MIN_CPU_SHARES, milliCpuToQuota, milliCpuToShares } from '../kuberuntime/resources.js';
 
 /** What bootlet sets on a cgroup; an absent field is left as it is. */
 export interface ResourceConfig {

@@ -1,7 +1,7 @@
 // Which cgroup driver the container runtime uses, as far as it can be known: CRI RuntimeConfig
 // (CRI v1.28+, e.g. containerd 2.x), else containerd's own config in a verbose Status (a hint,
 // for an early warning only), else nothing until a sandbox fails with the runtime's own words.
-import { CgroupDriver as CriCgroupDriver, CriError, type RuntimeService } from '../runtime/cri-types.js';
+import { CgroupDriver as CriCgroupDriver, CriError, type RuntimeService } from '../cri/cri-types.js';
 import type { CgroupDriver } from './cgroup-name.js';
 
 /** The driver from CRI RuntimeConfig; undefined when the runtime does not serve it. */

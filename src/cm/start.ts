@@ -5,7 +5,7 @@
 import { cpus } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../log/logger.js';
-import type { RuntimeService } from '../runtime/cri-types.js';
+import type { RuntimeService } from '../cri/cri-types.js';
 import type { CgroupDriver } from './cgroup-name.js';
 import { detectCgroupSubsystems, type CgroupSubsystems } from './cgroup-subsystems.js';
 import { CgroupfsManager } from './cgroupfs-manager.js';

@@ -4,7 +4,7 @@
 // /metrics (the read-only port, the root-only socket, the kubelet API port) renders this one
 // registry. Parts of the agent never import it: they get plain callbacks (see agent wiring).
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { ContainerState, PodSandboxState } from '../runtime/cri-types.js';
+import { ContainerState, PodSandboxState } from '../cri/cri-types.js';
 import type { PodStatusEntry } from '../status/status-manager.js';
 import { DEF_BUCKETS, POD_STARTUP_BUCKETS, RUNTIME_OPERATION_BUCKETS } from './buckets.js';
 import { registerProcessMetrics } from './process-metrics.js';

@@ -7,7 +7,7 @@ import { PodStartTracker } from '../metrics/pod-start-tracker.js';
 import type { ContainerType } from '../podworkers/compute-actions.js';
 import type { PodWorkerObserver } from '../podworkers/observer.js';
 import type { ProbeRunEvent } from '../prober/prober-manager.js';
-import { operationType, type CriCallObserver } from '../runtime/operation-type.js';
+import { operationType, type CriCallObserver } from '../cri/operation-type.js';
 import type { StatusManager } from '../status/status-manager.js';
 
 const CONTAINER_TYPE: Record<ContainerType, ContainerTypeLabel> = { container: 'container', init: 'init_container' };

@@ -2,7 +2,7 @@
 // only says that a task started, exited or was deleted, and containerd publishes /tasks/exit before
 // its CRI plugin records the container as exited. So an event does not update the record itself; it
 // asks the relist PLEG for an immediate relist that is followed up until the CRI shows the change.
-import type { ContainerdEventsClient, ContainerdTaskEvent } from '../runtime/containerd-events.js';
+import type { ContainerdEventsClient, ContainerdTaskEvent } from '../cri/containerd-events.js';
 import type { RelistPleg } from './relist-pleg.js';
 import type { StreamCallbacks, StreamHandle } from './stream-supervisor.js';
 

@@ -1,7 +1,7 @@
 // CRI GetContainerEvents (containerd >= 1.7, CRI-O with events): each event names the pod it is
 // about (its sandbox's or container's labels), so only that pod is read again, at once.
-import { ContainerEventType, type ContainerEventResponse, type ContainerStatus, type RuntimeService } from '../runtime/cri-types.js';
-import { parseContainerMeta, parseSandboxLabels } from '../runtime/labels.js';
+import { ContainerEventType, type ContainerEventResponse, type ContainerStatus, type RuntimeService } from '../cri/cri-types.js';
+import { parseContainerMeta, parseSandboxLabels } from '../kuberuntime/labels.js';
 import type { RelistPleg } from './relist-pleg.js';
 import type { StreamCallbacks, StreamHandle } from './stream-supervisor.js';
 

@@ -4,8 +4,8 @@
 // second (the kubelet's generic PLEG) when neither is served. While an event stream is up the relist
 // is only a slow safety net; while it is down (reconnecting with back-off) relisting is fast again.
 import type { Logger } from '../log/logger.js';
-import { ContainerdEventsClient } from '../runtime/containerd-events.js';
-import type { RuntimeService } from '../runtime/cri-types.js';
+import { ContainerdEventsClient } from '../cri/containerd-events.js';
+import type { RuntimeService } from '../cri/cri-types.js';
 import { openContainerdEventStream } from './containerd-event-source.js';
 import { openCriEventStream } from './cri-event-source.js';
 import type { PodCache } from './pod-cache.js';

@@ -8,8 +8,8 @@
 // pod is read, once however many ask. Status is computed from the same entries. Reads are
 // coalesced: one full read in flight and at most one queued; the same per pod. A read never
 // overwrites what a read that started later already wrote.
-import type { RuntimeService } from '../runtime/cri-types.js';
-import { readRuntimePods, type ListRuntimePodsOptions, type RuntimePod } from '../runtime/runtime-pods.js';
+import type { RuntimeService } from '../cri/cri-types.js';
+import { readRuntimePods, type ListRuntimePodsOptions, type RuntimePod } from '../kuberuntime/runtime-pods.js';
 import { KeyedSerialRunner } from '../util/serial-runner.js';
 
 /** A logical time: every read takes a new one when it starts; workers compare with it. */

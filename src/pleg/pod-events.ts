@@ -2,8 +2,8 @@
 // (pkg/kubelet/pleg/generic.go). Running → ContainerStarted, exited → ContainerDied, gone after
 // running → ContainerDied then ContainerRemoved; a sandbox's change of state or removal is one
 // SandboxChanged.
-import { ContainerState } from '../runtime/cri-types.js';
-import type { RuntimePod } from '../runtime/runtime-pods.js';
+import { ContainerState } from '../cri/cri-types.js';
+import type { RuntimePod } from '../kuberuntime/runtime-pods.js';
 import type { PodLifecycleEvent } from './types.js';
 
 export function podEvents(uid: string, before: RuntimePod | undefined, after: RuntimePod | undefined, oomKilled: (id: string) => boolean): PodLifecycleEvent[] {

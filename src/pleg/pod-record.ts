@@ -2,8 +2,8 @@
 // observation implies. The state table is the kubelet's generic PLEG (pkg/kubelet/pleg/generic.go):
 // running → ContainerStarted, exited → ContainerDied, gone after running → ContainerDied then
 // ContainerRemoved; a sandbox's change of state or removal is one SandboxChanged.
-import type { RuntimePod } from '../runtime/runtime-pods.js';
-import { ContainerState, PodSandboxState } from '../runtime/cri-types.js';
+import type { RuntimePod } from '../kuberuntime/runtime-pods.js';
+import { ContainerState, PodSandboxState } from '../cri/cri-types.js';
 import type { PodLifecycleEvent } from './types.js';
 
 export interface ObservedContainer {

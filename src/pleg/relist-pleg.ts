@@ -5,7 +5,7 @@
 // change the CRI does not show yet (containerd publishes /tasks/exit before its CRI plugin marks
 // the container exited), the read is followed up until it does.
 import type { Logger } from '../log/logger.js';
-import { ContainerState, PodSandboxState } from '../runtime/cri-types.js';
+import { ContainerState, PodSandboxState } from '../cri/cri-types.js';
 import type { PodCache } from './pod-cache.js';
 import { podEvents } from './pod-events.js';
 import type { Pleg, PodLifecycleEvent } from './types.js';

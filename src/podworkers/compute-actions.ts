@@ -1,12 +1,12 @@
 // Decides, from what should run and what runs, the CRI actions one sync of a pod takes
 // (the kubelet's computePodActions). Pure apart from the back-off reservation it is handed.
 import type { Container } from 'kubernetes-types/core/v1';
-import { ContainerState, PodSandboxState } from '../runtime/cri-types.js';
-import type { RuntimeContainer, RuntimePod, RuntimeSandbox } from '../runtime/runtime-pods.js';
+import { ContainerState, PodSandboxState } from '../cri/cri-types.js';
+import type { RuntimeContainer, RuntimePod, RuntimeSandbox } from '../kuberuntime/runtime-pods.js';
 import type { BackOffDecision } from './crashloop-backoff.js';
 import { isSidecar, podRestartPolicy, shouldRestart, type PodRestartPolicy } from './restart-policy.js';
 
-import type { ContainerType } from '../runtime/labels.js';
+import type { ContainerType } from '../kuberuntime/labels.js';
 
 export type { ContainerType };
 

@@ -3,7 +3,7 @@
 // to start does not stop the others; the errors are returned for the pod's status.
 import type { PodActions } from './compute-actions.js';
 import { containerSpec, killContainer } from './kill-container.js';
-import { ContainerStartError, type SandboxRef } from '../runtime/pod-runtime.js';
+import { ContainerStartError, type SandboxRef } from '../kuberuntime/pod-runtime.js';
 import type { WorkerContext } from './worker-context.js';
 
 export interface ExecutionResult {

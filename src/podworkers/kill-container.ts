@@ -1,8 +1,8 @@
 // Stops one container as the kubelet's killContainer does: the preStop hook first (its time counts
 // against the grace period), then the runtime's stop signal and, after the rest of the grace, SIGKILL.
 import type { Container, LifecycleHandler } from 'kubernetes-types/core/v1';
-import type { RuntimeContainer } from '../runtime/runtime-pods.js';
-import type { DesiredPod } from '../runtime/pod-runtime.js';
+import type { RuntimeContainer } from '../kuberuntime/runtime-pods.js';
+import type { DesiredPod } from '../kuberuntime/pod-runtime.js';
 import type { WorkerContext } from './worker-context.js';
 
 /** The kubelet never gives a container less than this to stop. */

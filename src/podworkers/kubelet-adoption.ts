@@ -5,11 +5,11 @@
 // pod under the running pod's UID (FileSource.adoptIdentity).
 import type { Container, ContainerPort } from 'kubernetes-types/core/v1';
 import type { StaticPod } from '../config/types.js';
-import { canonicalJson } from '../runtime/canonical-json.js';
-import { containerMatchesSpec } from '../runtime/container-hash.js';
-import { PodSandboxState, type KeyValueMap } from '../runtime/cri-types.js';
-import type { RuntimeContainer, RuntimePod } from '../runtime/runtime-pods.js';
-import { configSourceOf, madeByBootlet, podAnnotationsOf, podLabelsOf } from '../runtime/static-source.js';
+import { canonicalJson } from '../kuberuntime/canonical-json.js';
+import { containerMatchesSpec } from '../kuberuntime/container-hash.js';
+import { PodSandboxState, type KeyValueMap } from '../cri/cri-types.js';
+import type { RuntimeContainer, RuntimePod } from '../kuberuntime/runtime-pods.js';
+import { configSourceOf, madeByBootlet, podAnnotationsOf, podLabelsOf } from '../kuberuntime/static-source.js';
 
 /** The desired pod of `file`, UID `computedUid`, is the running pod `runtimeUid`. */
 export interface KubeletAdoption {

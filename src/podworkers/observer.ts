@@ -1,7 +1,7 @@
 // What pod workers tell the parts after them (prober, status): events, never calls back in.
-import type { RuntimePod } from '../runtime/runtime-pods.js';
+import type { RuntimePod } from '../kuberuntime/runtime-pods.js';
 import type { ContainerType } from './compute-actions.js';
-import type { DesiredPod } from '../runtime/pod-runtime.js';
+import type { DesiredPod } from '../kuberuntime/pod-runtime.js';
 
 /** What `kubectl describe pod` shows under Events, with the kubelet's reasons and words. */
 export interface PodEvent {

@@ -4,11 +4,11 @@
 // made, and keeps those a refused manifest may declare ("held") until that file is fixed or gone.
 import type { ManifestClaim, PodUpdate, StaticPod } from '../config/types.js';
 import type { Logger } from '../log/logger.js';
-import type { RuntimePod } from '../runtime/runtime-pods.js';
-import { configSourceOf, identityProblem, isStaticRuntimePod } from '../runtime/static-source.js';
+import type { RuntimePod } from '../kuberuntime/runtime-pods.js';
+import { configSourceOf, identityProblem, isStaticRuntimePod } from '../kuberuntime/static-source.js';
 import { CrashLoopBackOff } from './crashloop-backoff.js';
 import { ImagePullBackOff } from './image-pull-backoff.js';
-import type { PodRuntime } from '../runtime/pod-runtime.js';
+import type { PodRuntime } from '../kuberuntime/pod-runtime.js';
 import { notify, type PodEvent, type PodWorkerObserver } from './observer.js';
 import { PodWorker } from './pod-worker.js';
 import type { PodCacheView, PodWorkerStateName, SyncOutcome } from './worker-context.js';

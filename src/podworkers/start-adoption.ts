@@ -4,7 +4,7 @@
 // unreachable staticPodURL) are held, and every other runtime pod becomes a worker's to adopt or
 // stop. Nothing starts before the read succeeds; a failed read is retried with back-off.
 import type { Logger } from '../log/logger.js';
-import type { RuntimePod } from '../runtime/runtime-pods.js';
+import type { RuntimePod } from '../kuberuntime/runtime-pods.js';
 import type { StaticPod } from '../config/types.js';
 import { Backoff } from '../util/backoff.js';
 import { errorMessage } from '../util/error-message.js';

@@ -1,10 +1,10 @@
 // What every state of a pod worker can see and use.
 import type { Logger } from '../log/logger.js';
 import type { CacheTime, CachedPod } from '../pleg/pod-cache.js';
-import type { RuntimePod } from '../runtime/runtime-pods.js';
+import type { RuntimePod } from '../kuberuntime/runtime-pods.js';
 import type { CrashLoopBackOff } from './crashloop-backoff.js';
 import type { ImagePullBackOff } from './image-pull-backoff.js';
-import type { PodRuntime, DesiredPod } from '../runtime/pod-runtime.js';
+import type { PodRuntime, DesiredPod } from '../kuberuntime/pod-runtime.js';
 import type { WaitingReason } from './compute-actions.js';
 import type { PodEvent, PodWorkerObserver } from './observer.js';
 

@@ -1,7 +1,7 @@
 // exec probe: CRI ExecSync in the container with the probe's timeout; exit code 0 is success.
 import type { Container } from 'kubernetes-types/core/v1';
-import { CriError, type RuntimeService } from '../runtime/cri-types.js';
-import { expandVars } from '../runtime/expansion.js';
+import { CriError, type RuntimeService } from '../cri/cri-types.js';
+import { expandVars } from '../kuberuntime/expansion.js';
 import type { ProbeOutcome } from './types.js';
 
 /** As the kubelet: the combined output kept for the event message is capped at 10 KiB. */

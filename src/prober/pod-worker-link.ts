@@ -3,7 +3,7 @@
 import type { ProberManager } from '../prober/prober-manager.js';
 import type { PodWorkerObserver } from '../podworkers/observer.js';
 import type { PodWorkers } from '../podworkers/pod-workers.js';
-import { ContainerState } from '../runtime/cri-types.js';
+import { ContainerState } from '../cri/cri-types.js';
 
 export function linkProber(prober: ProberManager, workers: PodWorkers, nodeIP: string): PodWorkerObserver {
   // The result itself is read by the pod's next sync (computePodActions); this only wakes it.

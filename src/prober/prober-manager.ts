@@ -2,7 +2,7 @@
 // per container ID, and events for the pod worker. It reports; the pod worker acts (kills a
 // container whose liveness failed, sets readiness in the status).
 import type { Container, Pod, Probe } from 'kubernetes-types/core/v1';
-import type { RuntimeService } from '../runtime/cri-types.js';
+import type { RuntimeService } from '../cri/cri-types.js';
 import { nullLogger, type Logger } from '../log/logger.js';
 import { DriftRecorder } from './drift.js';
 import { probeTiming } from './probe-spec.js';

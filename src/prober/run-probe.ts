@@ -2,7 +2,7 @@
 // the pod provides (pod IP, named ports, env for the command), and retries a probe that could not
 // be run (as the kubelet, up to 3 times; failures are never retried).
 import type { Container, Probe } from 'kubernetes-types/core/v1';
-import type { RuntimeService } from '../runtime/cri-types.js';
+import type { RuntimeService } from '../cri/cri-types.js';
 import { expandProbeCommand, runExecProbe } from './exec.js';
 import { runGrpcProbe } from './grpc.js';
 import { runHttpProbe, type HttpProbeRequest } from './http.js';

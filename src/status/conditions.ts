@@ -2,8 +2,8 @@
 // writes them, with lastTransitionTime kept from the previous status while a condition's status
 // does not change.
 import type { ContainerStatus, Pod, PodCondition } from 'kubernetes-types/core/v1';
-import { PodSandboxState } from '../runtime/cri-types.js';
-import type { RuntimePod } from '../runtime/runtime-pods.js';
+import { PodSandboxState } from '../cri/cri-types.js';
+import type { RuntimePod } from '../kuberuntime/runtime-pods.js';
 import type { PodPhase } from './phase.js';
 import { isRestartableInit } from './restart-rules.js';
 import { apiTime } from './time.js';

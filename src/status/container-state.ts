@@ -2,8 +2,8 @@
 // kubelet_pods.go): state from the CRI state, ids with the runtime's scheme, restart count from
 // the annotation the kubelet wrote when it created the instance.
 import type { ContainerState as ApiContainerState, ContainerStateTerminated, ContainerStatus } from 'kubernetes-types/core/v1';
-import { ContainerState } from '../runtime/cri-types.js';
-import type { RuntimeContainer } from '../runtime/runtime-pods.js';
+import { ContainerState } from '../cri/cri-types.js';
+import type { RuntimeContainer } from '../kuberuntime/runtime-pods.js';
 import { apiTimeFromNs } from './time.js';
 
 export const CONTAINER_STATUS_UNKNOWN = 'ContainerStatusUnknown';

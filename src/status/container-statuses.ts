@@ -2,8 +2,8 @@
 // the newest runtime instance of each container gives `state`, the one before it `lastState`;
 // a container the last sync could not (re)start shows why it waits.
 import type { Container, ContainerStatus, Pod } from 'kubernetes-types/core/v1';
-import { ContainerState } from '../runtime/cri-types.js';
-import type { RuntimeContainer, RuntimePod } from '../runtime/runtime-pods.js';
+import { ContainerState } from '../cri/cri-types.js';
+import type { RuntimeContainer, RuntimePod } from '../kuberuntime/runtime-pods.js';
 import { CONTAINER_STATUS_UNKNOWN, convertRuntimeContainer } from './container-state.js';
 import { shouldBeRestarted } from './restart-rules.js';
 import type { WaitingReason } from './types.js';

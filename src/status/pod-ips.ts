@@ -2,7 +2,7 @@
 // has its sandbox's. bootlet sets them also without an API server (the kubelet does only with a
 // kube client) because `bootlet pods -o wide` and the probes want them from the start.
 import type { HostIP, Pod, PodIP, PodStatus } from 'kubernetes-types/core/v1';
-import type { RuntimePod } from '../runtime/runtime-pods.js';
+import type { RuntimePod } from '../kuberuntime/runtime-pods.js';
 
 export function podAddresses(pod: Pod, runtime: RuntimePod | undefined, nodeIP: string, previous: PodStatus | undefined): Pick<PodStatus, 'hostIP' | 'hostIPs' | 'podIP' | 'podIPs'> {
   const out: Pick<PodStatus, 'hostIP' | 'hostIPs' | 'podIP' | 'podIPs'> = {};

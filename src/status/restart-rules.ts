@@ -1,8 +1,8 @@
 // Which containers the kubelet would start again: only those may show a waiting reason
 // (ShouldContainerBeRestarted in pkg/kubelet/container/helpers.go).
 import type { Container, Pod } from 'kubernetes-types/core/v1';
-import { ContainerState } from '../runtime/cri-types.js';
-import type { RuntimeContainer } from '../runtime/runtime-pods.js';
+import { ContainerState } from '../cri/cri-types.js';
+import type { RuntimeContainer } from '../kuberuntime/runtime-pods.js';
 
 /** A sidecar: an init container that keeps running beside the app containers. */
 export function isRestartableInit(c: Container | undefined): boolean {

@@ -2,7 +2,7 @@
 // manifest (the kubernetes.io/config.seen annotation); for a pod it adopted from an earlier run,
 // the creation of its oldest sandbox, which is when the pod really started.
 import type { Pod, PodStatus } from 'kubernetes-types/core/v1';
-import type { RuntimePod } from '../runtime/runtime-pods.js';
+import type { RuntimePod } from '../kuberuntime/runtime-pods.js';
 import { apiTime } from './time.js';
 
 const CONFIG_SEEN_ANNOTATION = 'kubernetes.io/config.seen';

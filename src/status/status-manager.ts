@@ -4,9 +4,9 @@
 import type { PodStatus } from 'kubernetes-types/core/v1';
 import type { StaticPod } from '../config/types.js';
 import type { Logger } from '../log/logger.js';
-import type { RuntimeContainer, RuntimePod } from '../runtime/runtime-pods.js';
-import { readTerminationMessage } from '../runtime/termination-message.js';
-import { ContainerState } from '../runtime/cri-types.js';
+import type { RuntimeContainer, RuntimePod } from '../kuberuntime/runtime-pods.js';
+import { readTerminationMessage } from '../kuberuntime/termination-message.js';
+import { ContainerState } from '../cri/cri-types.js';
 import { PerKeyCoalescer } from './coalescer.js';
 import { generatePodStatus } from './generate-pod-status.js';
 import type { ProbeState, WaitingReason } from './types.js';

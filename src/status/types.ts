@@ -2,7 +2,7 @@
 // depends on no other part's classes (the prober, the pod workers) but only on what they report.
 import type { PodStatus } from 'kubernetes-types/core/v1';
 import type { StaticPod } from '../config/types.js';
-import type { RuntimePod } from '../runtime/runtime-pods.js';
+import type { RuntimePod } from '../kuberuntime/runtime-pods.js';
 
 /** Probe results by pod UID and container name; undefined while a probe has no result yet. */
 export interface ProbeState {

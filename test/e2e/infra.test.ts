@@ -8,14 +8,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupStaleContainerds, startContainerd, type PrivateContainerd } from '../../dev/containerd.js';
 import { buildTestImages, importTestImages, TEST_IMAGES } from '../../dev/images.js';
 import { mountsUnder } from '../../dev/mounts.js';
-import { connectRuntime, type RuntimeConnection } from '../../src/runtime/cri-client.js';
+import { connectRuntime, type RuntimeConnection } from '../../src/cri/cri-client.js';
 import {
   ContainerState,
   NamespaceMode,
   type ContainerConfig,
   type NamespaceOption,
   type PodSandboxConfig,
-} from '../../src/runtime/cri-types.js';
+} from '../../src/cri/cri-types.js';
 import { freePorts } from '../support/ports.js';
 import { useTmpDir } from '../support/tmp.js';
 import { waitFor } from '../support/wait.js';

@@ -1,7 +1,7 @@
 // SyncPod: look at what runs, decide, act, and come back on the next event, when a back-off
 // expires, or after syncFrequency at the latest.
-import { PodSandboxState } from '../../runtime/cri-types.js';
-import { containerMatchesSpec } from '../../runtime/container-hash.js';
+import { PodSandboxState } from '../../cri/cri-types.js';
+import { containerMatchesSpec } from '../../kuberuntime/container-hash.js';
 import { computePodActions, isEmpty } from '../compute-actions.js';
 import { policyForPod } from '../crashloop-backoff.js';
 import { executeActions } from '../execute-actions.js';

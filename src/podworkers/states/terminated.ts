@@ -1,7 +1,7 @@
 // Removes what a terminated pod leaves behind: its containers, sandboxes, directories and logs.
 // Any step may fail (the runtime restarting, a deadline, "device or resource busy"): what can be
 // removed is removed, and the worker's loop retries the rest with back-off until it is all gone.
-import { ContainerState, PodSandboxState } from '../../runtime/cri-types.js';
+import { ContainerState, PodSandboxState } from '../../cri/cri-types.js';
 import { podForStep, type PodState } from '../worker-context.js';
 
 function text(err: unknown): string {

@@ -1,8 +1,8 @@
 // Stops a pod: app containers first (in parallel, each with the pod's grace period and its
 // preStop hook), then init containers and sidecars, then the sandbox. Nothing is removed here;
 // Terminated does that.
-import { ContainerState, PodSandboxState } from '../../runtime/cri-types.js';
-import type { RuntimeContainer } from '../../runtime/runtime-pods.js';
+import { ContainerState, PodSandboxState } from '../../cri/cri-types.js';
+import type { RuntimeContainer } from '../../kuberuntime/runtime-pods.js';
 import { containerSpec, killContainer, podGraceSeconds } from '../kill-container.js';
 import { podForStep, type PodState, type WorkerContext } from '../worker-context.js';
 

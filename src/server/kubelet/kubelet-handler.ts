@@ -5,7 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../../log/logger.js';
-import type { RuntimeService } from '../../runtime/cri-types.js';
+import type { RuntimeService } from '../../cri/cri-types.js';
 import type { RequestAuthenticator } from '../auth/authenticator.js';
 import { authorizeRequest } from '../auth/authorize-request.js';
 import type { Authorizer } from '../auth/subject-access-review.js';

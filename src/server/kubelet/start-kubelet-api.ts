@@ -4,7 +4,7 @@
 import type { ClusterConnection } from '../../apiserver/kubeconfig.js';
 import type { BootletOptions } from '../../cli/options.js';
 import type { Logger } from '../../log/logger.js';
-import type { RuntimeService } from '../../runtime/cri-types.js';
+import type { RuntimeService } from '../../cri/cri-types.js';
 import { RequestAuthenticator } from '../auth/authenticator.js';
 import { NodeReviewClient } from '../auth/review-client.js';
 import { alwaysAllow, WebhookAuthorizer, type Authorizer } from '../auth/subject-access-review.js';

@@ -3,8 +3,8 @@
 // Everything is read when asked: no sampling loop runs when nobody asks. The node's usageNanoCores
 // needs two readings, so the last one is kept (one small record).
 import type { PodStatusEntry } from '../../status/status-manager.js';
-import type { ContainerStats as CriContainerStats, RuntimeService } from '../../runtime/cri-types.js';
-import { POD_UID_LABEL } from '../../runtime/labels.js';
+import type { ContainerStats as CriContainerStats, RuntimeService } from '../../cri/cri-types.js';
+import { POD_UID_LABEL } from '../../kuberuntime/labels.js';
 import { runtimeId } from '../kubelet/pod-lookup.js';
 import { bootTime, filesystemStats, processLimits, readNodeUsage, type NodeUsage } from './node-usage.js';
 import type { ContainerStats, CPUStats, FsStats, MemoryStats, PodStats, Summary } from './summary-types.js';

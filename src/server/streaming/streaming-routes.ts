@@ -4,7 +4,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../../log/logger.js';
-import { CriError, type RuntimeService } from '../../runtime/cri-types.js';
+import { CriError, type RuntimeService } from '../../cri/cri-types.js';
 import type { PodStatusEntry } from '../../status/status-manager.js';
 import type { KubeletPath } from '../kubelet/kubelet-path.js';
 import { findPod, requireContainer, runningContainerId } from '../kubelet/pod-lookup.js';

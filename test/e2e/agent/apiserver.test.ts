@@ -7,7 +7,7 @@ import type { Lease } from 'kubernetes-types/coordination/v1';
 import type { Node, Pod } from 'kubernetes-types/core/v1';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_IMAGES } from '../../../dev/images.js';
-import { ContainerState } from '../../../src/runtime/cri-types.js';
+import { ContainerState } from '../../../src/cri/cri-types.js';
 import { startFakeApiServer, type FakeApiServer } from '../../support/fake-apiserver/index.js';
 import { waitFor } from '../../support/wait.js';
 import { Kubectl } from '../fake-apiserver/kubectl.js';

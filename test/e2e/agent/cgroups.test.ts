@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TEST_IMAGES } from '../../../dev/images.js';
 import { detectCgroupSubsystems } from '../../../src/cm/cgroup-subsystems.js';
-import { ContainerState } from '../../../src/runtime/cri-types.js';
+import { ContainerState } from '../../../src/cri/cri-types.js';
 import type { RunningAgent } from '../../support/agent.js';
 import { waitFor } from '../../support/wait.js';
 import { useAgentHarness } from './harness.js';

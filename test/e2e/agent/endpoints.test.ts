@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_IMAGES } from '../../../dev/images.js';
-import { ContainerState } from '../../../src/runtime/cri-types.js';
+import { ContainerState } from '../../../src/cri/cri-types.js';
 import { BOOTLET_EXE, type RunningAgent } from '../../support/agent.js';
 import { freePorts } from '../../support/ports.js';
 import { waitFor } from '../../support/wait.js';

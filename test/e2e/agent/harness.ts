@@ -6,8 +6,8 @@ import * as path from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { cleanupStaleContainerds, startContainerd, type PrivateContainerd, type StartContainerdOptions } from '../../../dev/containerd.js';
 import { importTestImages } from '../../../dev/images.js';
-import { connectRuntime, type RuntimeConnection } from '../../../src/runtime/cri-client.js';
-import { listRuntimePods, readRuntimePod, type RuntimePod } from '../../../src/runtime/runtime-pods.js';
+import { connectRuntime, type RuntimeConnection } from '../../../src/cri/cri-client.js';
+import { listRuntimePods, readRuntimePod, type RuntimePod } from '../../../src/kuberuntime/runtime-pods.js';
 import { startAgent, type AgentOptions, type RunningAgent } from '../../support/agent.js';
 import { useTmpDir } from '../../support/tmp.js';
 

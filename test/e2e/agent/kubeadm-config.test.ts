@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { TEST_IMAGES } from '../../../dev/images.js';
-import { ContainerState } from '../../../src/runtime/cri-types.js';
+import { ContainerState } from '../../../src/cri/cri-types.js';
 import { BOOTLET_EXE } from '../../support/agent.js';
 import { waitFor } from '../../support/wait.js';
 import { useAgentHarness } from './harness.js';

@@ -20,8 +20,8 @@ import { importTestImages } from '../../../dev/images.js';
 import { importKubeadmImages } from '../../../dev/kubeadm-images.js';
 import { startNamespacedSystemd, systemdNodeUnavailable, type NamespacedSystemd } from '../../../dev/systemd-node.js';
 import { detectCgroupSubsystems } from '../../../src/cm/cgroup-subsystems.js';
-import { connectRuntime, type RuntimeConnection } from '../../../src/runtime/cri-client.js';
-import { ContainerState, type Container, type PodSandbox } from '../../../src/runtime/cri-types.js';
+import { connectRuntime, type RuntimeConnection } from '../../../src/cri/cri-client.js';
+import { ContainerState, type Container, type PodSandbox } from '../../../src/cri/cri-types.js';
 import { BOOTLET_EXE, spawnAgent, type RunningAgent } from '../../support/agent.js';
 import {
   COMPONENTS,

@@ -7,10 +7,10 @@ import path from 'node:path';
 import type { Container } from 'kubernetes-types/core/v1';
 import type { PrivateContainerd } from '../../../dev/containerd.js';
 import { TEST_IMAGES } from '../../../dev/images.js';
-import { buildContainerConfig } from '../../../src/runtime/container-config.js';
-import type { ImageService, PodSandboxConfig, RuntimeService } from '../../../src/runtime/cri-types.js';
-import type { LabelledPod } from '../../../src/runtime/labels.js';
-import { buildSandboxConfig, podLogDirectory } from '../../../src/runtime/sandbox-config.js';
+import { buildContainerConfig } from '../../../src/kuberuntime/container-config.js';
+import type { ImageService, PodSandboxConfig, RuntimeService } from '../../../src/cri/cri-types.js';
+import type { LabelledPod } from '../../../src/kuberuntime/labels.js';
+import { buildSandboxConfig, podLogDirectory } from '../../../src/kuberuntime/sandbox-config.js';
 
 // Quiet while it runs (one sleep, not a loop that forks every second) and gone on TERM.
 const COMMAND = ['sh', '-c', "trap 'exit 0' TERM; sleep 100000 & wait"];

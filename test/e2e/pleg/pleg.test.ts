@@ -10,7 +10,7 @@ import { memoryLogger } from '../../../src/log/logger.js';
 import { PodCache } from '../../../src/pleg/pod-cache.js';
 import { createPleg, type EventedPleg } from '../../../src/pleg/pleg.js';
 import type { PodLifecycleEvent } from '../../../src/pleg/types.js';
-import { connectRuntime, type RuntimeConnection } from '../../../src/runtime/cri-client.js';
+import { connectRuntime, type RuntimeConnection } from '../../../src/cri/cri-client.js';
 import { useTmpDir } from '../../support/tmp.js';
 import { waitFor } from '../../support/wait.js';
 import { removePlegPod, startPlegPod, taskPid, type PlegPod, type PlegPodContext } from './pleg-pod.js';

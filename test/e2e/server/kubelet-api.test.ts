@@ -10,7 +10,7 @@ import { connect as tlsConnect } from 'node:tls';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_IMAGES } from '../../../dev/images.js';
-import { ContainerState } from '../../../src/runtime/cri-types.js';
+import { ContainerState } from '../../../src/cri/cri-types.js';
 import { startFakeApiServer, type FakeApiServer } from '../../support/fake-apiserver/index.js';
 import { createPki } from '../../support/fake-apiserver/pki.js';
 import { httpsGet } from '../../support/https-get.js';

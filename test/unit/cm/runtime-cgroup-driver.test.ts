@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { containerdDriverHint, driverFromRuntimeError, runtimeConfigDriver } from '../../../src/cm/runtime-cgroup-driver.js';
-import { CgroupDriver, CriError } from '../../../src/runtime/cri-types.js';
+import { CgroupDriver, CriError } from '../../../src/cri/cri-types.js';
 
 function containerdInfo(options: Record<string, unknown> | null, runtimeType = 'io.containerd.runc.v2'): Record<string, string> {
   // The shape containerd 1.6 returns in Status(verbose).info.config (trimmed).

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PodStatus } from 'kubernetes-types/core/v1';
 import { PodStartTracker } from '../../../src/metrics/pod-start-tracker.js';
-import { operationType } from '../../../src/runtime/operation-type.js';
+import { operationType } from '../../../src/cri/operation-type.js';
 import type { PodStatusEntry } from '../../../src/status/status-manager.js';
 
 describe('operationType', () => {

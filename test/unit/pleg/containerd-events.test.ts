@@ -5,8 +5,8 @@ import * as grpc from '@grpc/grpc-js';
 import * as path from 'node:path';
 import protobuf from 'protobufjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import descriptor from '../../../src/runtime/generated/containerd-events-descriptor.json';
-import { ContainerdEventsClient, ContainerdEventsError, taskEventFilters, type ContainerdTaskEvent } from '../../../src/runtime/containerd-events.js';
+import descriptor from '../../../src/cri/generated/containerd-events-descriptor.json';
+import { ContainerdEventsClient, ContainerdEventsError, taskEventFilters, type ContainerdTaskEvent } from '../../../src/cri/containerd-events.js';
 import { useTmpDir } from '../../support/tmp.js';
 import { waitFor } from '../../support/wait.js';
 

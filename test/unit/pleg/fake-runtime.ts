@@ -8,8 +8,8 @@ import {
   type ContainerEventResponse,
   type PodSandbox,
   type RuntimeService,
-} from '../../../src/runtime/cri-types.js';
-import { containerAnnotations, containerLabels, sandboxLabels, type LabelledPod } from '../../../src/runtime/labels.js';
+} from '../../../src/cri/cri-types.js';
+import { containerAnnotations, containerLabels, sandboxLabels, type LabelledPod } from '../../../src/kuberuntime/labels.js';
 
 export function labelledPod(uid: string): LabelledPod {
   return { metadata: { name: `pod-${uid}`, namespace: 'default', uid }, spec: { containers: [] } };

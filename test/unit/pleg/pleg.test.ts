@@ -5,8 +5,8 @@ import { memoryLogger } from '../../../src/log/logger.js';
 import { PodCache } from '../../../src/pleg/pod-cache.js';
 import { createPleg, type ContainerdEvents, type EventedPleg } from '../../../src/pleg/pleg.js';
 import type { PodLifecycleEvent } from '../../../src/pleg/types.js';
-import { ContainerdEventsError, type ContainerdTaskEvent } from '../../../src/runtime/containerd-events.js';
-import { ContainerEventType, ContainerState, type ContainerStatus } from '../../../src/runtime/cri-types.js';
+import { ContainerdEventsError, type ContainerdTaskEvent } from '../../../src/cri/containerd-events.js';
+import { ContainerEventType, ContainerState, type ContainerStatus } from '../../../src/cri/cri-types.js';
 import { waitFor } from '../../support/wait.js';
 import { container, FakeRuntime, sandbox } from './fake-runtime.js';
 

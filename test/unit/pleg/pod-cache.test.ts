@@ -2,7 +2,7 @@
 // only that pod, reads are coalesced, a read never overwrites a newer one, and changes are told.
 import { describe, expect, it } from 'vitest';
 import { PodCache, type PodCacheChange } from '../../../src/pleg/pod-cache.js';
-import { ContainerState } from '../../../src/runtime/cri-types.js';
+import { ContainerState } from '../../../src/cri/cri-types.js';
 import { container, FakeRuntime, sandbox } from './fake-runtime.js';
 
 const A = 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';

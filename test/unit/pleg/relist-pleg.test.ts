@@ -6,7 +6,7 @@ import { nullLogger } from '../../../src/log/logger.js';
 import { PodCache } from '../../../src/pleg/pod-cache.js';
 import { RelistPleg } from '../../../src/pleg/relist-pleg.js';
 import type { PodLifecycleEvent } from '../../../src/pleg/types.js';
-import { ContainerState, PodSandboxState } from '../../../src/runtime/cri-types.js';
+import { ContainerState, PodSandboxState } from '../../../src/cri/cri-types.js';
 import { waitFor } from '../../support/wait.js';
 import { container, FakeRuntime, sandbox } from './fake-runtime.js';
 

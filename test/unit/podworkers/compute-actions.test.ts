@@ -2,8 +2,8 @@ import type { Container } from 'kubernetes-types/core/v1';
 import { describe, expect, it } from 'vitest';
 import { computePodActions, isEmpty, type ComputeInput } from '../../../src/podworkers/compute-actions.js';
 import { CrashLoopBackOff, KUBELET_BACKOFF } from '../../../src/podworkers/crashloop-backoff.js';
-import { ContainerState, PodSandboxState } from '../../../src/runtime/cri-types.js';
-import type { RuntimeContainer, RuntimePod, RuntimeSandbox } from '../../../src/runtime/runtime-pods.js';
+import { ContainerState, PodSandboxState } from '../../../src/cri/cri-types.js';
+import type { RuntimeContainer, RuntimePod, RuntimeSandbox } from '../../../src/kuberuntime/runtime-pods.js';
 
 const UID = 'u1';
 const S = 1e9; // ns per second

@@ -2,11 +2,11 @@
 // make a call slow and a journal of calls in order.
 import type { Container, LifecycleHandler } from 'kubernetes-types/core/v1';
 import type { ContainerType } from '../../../src/podworkers/compute-actions.js';
-import { ContainerStartError, type DesiredPod, type PodRuntime, type SandboxRef, type StartedContainer } from '../../../src/runtime/pod-runtime.js';
-import { ContainerState, PodSandboxState } from '../../../src/runtime/cri-types.js';
-import type { RuntimeContainer, RuntimePod, RuntimeSandbox } from '../../../src/runtime/runtime-pods.js';
+import { ContainerStartError, type DesiredPod, type PodRuntime, type SandboxRef, type StartedContainer } from '../../../src/kuberuntime/pod-runtime.js';
+import { ContainerState, PodSandboxState } from '../../../src/cri/cri-types.js';
+import type { RuntimeContainer, RuntimePod, RuntimeSandbox } from '../../../src/kuberuntime/runtime-pods.js';
 import type { PodCacheView } from '../../../src/podworkers/worker-context.js';
-import { hashContainer, kubeletContainerHash } from '../../../src/runtime/container-hash.js';
+import { hashContainer, kubeletContainerHash } from '../../../src/kuberuntime/container-hash.js';
 
 export class FakePodRuntime implements PodRuntime {
   readonly pods = new Map<string, RuntimePod>();

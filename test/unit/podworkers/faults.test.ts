@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { StaticPod } from '../../../src/config/types.js';
 import { memoryLogger } from '../../../src/log/logger.js';
 import { PodWorkers } from '../../../src/podworkers/pod-workers.js';
-import { ContainerState } from '../../../src/runtime/cri-types.js';
+import { ContainerState } from '../../../src/cri/cri-types.js';
 import { waitFor } from '../../support/wait.js';
 import { FakePodRuntime } from './fake-pod-runtime.js';
 

@@ -5,9 +5,9 @@ import { describe, expect, it } from 'vitest';
 import type { ManifestClaim, StaticPod } from '../../../src/config/types.js';
 import { memoryLogger } from '../../../src/log/logger.js';
 import { PodWorkers } from '../../../src/podworkers/pod-workers.js';
-import { kubeletContainerHash } from '../../../src/runtime/container-hash.js';
-import { ContainerState, PodSandboxState } from '../../../src/runtime/cri-types.js';
-import type { RuntimePod } from '../../../src/runtime/runtime-pods.js';
+import { kubeletContainerHash } from '../../../src/kuberuntime/container-hash.js';
+import { ContainerState, PodSandboxState } from '../../../src/cri/cri-types.js';
+import type { RuntimePod } from '../../../src/kuberuntime/runtime-pods.js';
 import { waitFor } from '../../support/wait.js';
 import { FakePodRuntime } from './fake-pod-runtime.js';
 

@@ -4,9 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { loadManifest } from '../../../src/config/manifest.js';
 import type { StaticPod } from '../../../src/config/types.js';
 import { findKubeletAdoptions, kubeletPodMismatch } from '../../../src/podworkers/kubelet-adoption.js';
-import { ContainerState, PodSandboxState } from '../../../src/runtime/cri-types.js';
-import { parseContainerMeta } from '../../../src/runtime/labels.js';
-import type { RuntimePod } from '../../../src/runtime/runtime-pods.js';
+import { ContainerState, PodSandboxState } from '../../../src/cri/cri-types.js';
+import { parseContainerMeta } from '../../../src/kuberuntime/labels.js';
+import type { RuntimePod } from '../../../src/kuberuntime/runtime-pods.js';
 import { kubeadmManifest, KUBELET_NODE, kubeletPodObjects, kubeletRuntimeObjects, type KubeletPodObjects } from '../../support/kubelet-runtime-objects.js';
 
 const COMPONENTS = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler'];

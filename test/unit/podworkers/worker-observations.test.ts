@@ -4,9 +4,9 @@ import { describe, expect, it } from 'vitest';
 import type { StaticPod } from '../../../src/config/types.js';
 import { nullLogger } from '../../../src/log/logger.js';
 import type { PodWorkerObserver } from '../../../src/podworkers/observer.js';
-import { ContainerStartError } from '../../../src/runtime/pod-runtime.js';
+import { ContainerStartError } from '../../../src/kuberuntime/pod-runtime.js';
 import { PodWorkers } from '../../../src/podworkers/pod-workers.js';
-import { ContainerState } from '../../../src/runtime/cri-types.js';
+import { ContainerState } from '../../../src/cri/cri-types.js';
 import { waitFor } from '../../support/wait.js';
 import { FakePodRuntime } from './fake-pod-runtime.js';
 

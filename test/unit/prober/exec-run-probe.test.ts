@@ -2,7 +2,7 @@
 // retries.
 import type { Container } from 'kubernetes-types/core/v1';
 import { describe, expect, it } from 'vitest';
-import { CriError, type ExecSyncResponse, type RuntimeService } from '../../../src/runtime/cri-types.js';
+import { CriError, type ExecSyncResponse, type RuntimeService } from '../../../src/cri/cri-types.js';
 import { expandProbeCommand, MAX_EXEC_OUTPUT_BYTES, runExecProbe } from '../../../src/prober/exec.js';
 import { runProbe, type ProbeHandlers } from '../../../src/prober/run-probe.js';
 import type { ProbeOutcome } from '../../../src/prober/types.js';

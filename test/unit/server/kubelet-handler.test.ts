@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Pod, PodStatus } from 'kubernetes-types/core/v1';
 import { nullLogger } from '../../../src/log/logger.js';
-import type { RuntimeService } from '../../../src/runtime/cri-types.js';
+import type { RuntimeService } from '../../../src/cri/cri-types.js';
 import { RequestAuthenticator } from '../../../src/server/auth/authenticator.js';
 import { alwaysAllow, type Authorizer } from '../../../src/server/auth/subject-access-review.js';
 import { pingCheck } from '../../../src/server/healthz.js';

@@ -1,8 +1,8 @@
 // Builders for status tests: a defaulted static pod, runtime sandboxes and containers, probes.
 import type { Container, PodSpec } from 'kubernetes-types/core/v1';
 import type { StaticPod } from '../../../src/config/types.js';
-import { ContainerState, PodSandboxState } from '../../../src/runtime/cri-types.js';
-import type { RuntimeContainer, RuntimePod, RuntimeSandbox } from '../../../src/runtime/runtime-pods.js';
+import { ContainerState, PodSandboxState } from '../../../src/cri/cri-types.js';
+import type { RuntimeContainer, RuntimePod, RuntimeSandbox } from '../../../src/kuberuntime/runtime-pods.js';
 import type { GenerateInput, ProbeState, WaitingReason } from '../../../src/status/types.js';
 
 export const UID = '0123456789abcdef0123456789abcdef';

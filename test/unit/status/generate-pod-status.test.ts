@@ -1,6 +1,6 @@
 import type { ContainerStatus, PodCondition, PodStatus } from 'kubernetes-types/core/v1';
 import { describe, expect, it } from 'vitest';
-import { ContainerState, PodSandboxState } from '../../../src/runtime/cri-types.js';
+import { ContainerState, PodSandboxState } from '../../../src/cri/cri-types.js';
 import { generatePodStatus } from '../../../src/status/generate-pod-status.js';
 import type { GenerateInput } from '../../../src/status/types.js';
 import { ctr, exited, input, iso, ns, probes, runtimePod, sandbox, staticPod, T0 } from './fixtures.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/log/logger.js';
 import type { PodWorkerSnapshot } from '../../../src/podworkers/pod-workers.js';
-import type { RuntimePod } from '../../../src/runtime/runtime-pods.js';
+import type { RuntimePod } from '../../../src/kuberuntime/runtime-pods.js';
 import { StatusManager, type PodWorkerView } from '../../../src/status/status-manager.js';
 import { ctr, exited, probes, runtimePod, sandbox, staticPod, T0, UID } from './fixtures.js';
 

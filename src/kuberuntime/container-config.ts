@@ -1,0 +1,68 @@
+// ContainerConfig for CreateContainer, built from the pod and one of its containers as the
+// kubelet's generateContainerConfig does. Mounts are prepared beforehand (volumes.ts) and the
+// image reference resolved (images.ts).
+import type { Container } from 'kubernetes-types/core/v1';
+import { availableParallelism } from 'node:os';
+import type { ContainerConfig, Mount } from '../cri/cri-types.js';
+import { hashContainer, kubeletContainerHash } from './container-hash.js';
+import { containerEnv, expandCommand } from './env.js';
+import { containerAnnotations, containerLabels, type ContainerType, type LabelledPod } from './labels.js';
+import { linuxContainerResources } from './resources.js';
+import { containerSecurityContext, type SecurityOptions } from './security-context.js';
+
+export { qosClass, type QOSClass } from './qos.js';
+
+export interface ContainerConfigContext extends SecurityOptions {
+  restartCount: number;
+  /** Image id or reference the runtime resolved (ImageStatus / PullImage). */
+  imageRef: string;
+  type: ContainerType;
+  nodeName: string;
+  hostIP: string;
+  podIPs: string[];
+  mounts: Mount[];
+  nodeMemoryCapacityBytes: number;
+  /** For limits.cpu in resourceFieldRef when the container sets no limit; default: all CPUs. */
+  nodeCpuMillis?: number;
+  /** For limits.ephemeral-storage in resourceFieldRef when unset; default 0 (unknown). */
+  nodeEphemeralStorageBytes?: number;
+}
+
+/** Relative to the sandbox log directory, as the kubelet names it. */
+export function containerLogPath(containerName: string, restartCount: number): string {
+  return `${containerName}/${restartCount}.log`;
+}
+
+export function buildContainerConfig(pod: LabelledPod, container: Container, ctx: ContainerConfigContext): ContainerConfig {
+  // spec.nodeName is set by the static-pod defaulting; fill it for env if a caller did not.
+  const podForEnv = pod.spec?.nodeName ? pod : { ...pod, spec: { ...pod.spec, containers: pod.spec?.containers ?? [], nodeName: ctx.nodeName } };
+  const envs = containerEnv(podForEnv, container, {
+    hostIP: ctx.hostIP,
+    podIPs: ctx.podIPs,
+    nodeAllocatable: {
+      cpuMillis: ctx.nodeCpuMillis ?? availableParallelism() * 1000,
+      memoryBytes: ctx.nodeMemoryCapacityBytes,
+      ephemeralStorageBytes: ctx.nodeEphemeralStorageBytes ?? 0,
+    },
+  });
+  const config: ContainerConfig = {
+    metadata: { name: container.name, attempt: ctx.restartCount },
+    image: { image: ctx.imageRef, userSpecifiedImage: container.image ?? '' },
+    command: expandCommand(container.command, envs),
+    args: expandCommand(container.args, envs),
+    workingDir: container.workingDir ?? '',
+    envs,
+    mounts: ctx.mounts,
+    labels: containerLabels(pod, container.name),
+    annotations: containerAnnotations(pod, container, { hash: kubeletContainerHash(container), specHash: hashContainer(container), restartCount: ctx.restartCount, type: ctx.type }),
+    logPath: containerLogPath(container.name, ctx.restartCount),
+    stdin: container.stdin === true,
+    stdinOnce: container.stdinOnce === true,
+    tty: container.tty === true,
+    linux: {
+      resources: linuxContainerResources(pod, container, ctx.nodeMemoryCapacityBytes),
+      securityContext: containerSecurityContext(pod, container, ctx),
+    },
+  };
+  return config;
+}

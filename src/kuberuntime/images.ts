@@ -1,0 +1,75 @@
+// Making sure a container's image is present, honouring imagePullPolicy as the kubelet's image
+// manager does (pkg/kubelet/images). Back-off between failed pulls is the pod worker's business.
+import type { Container } from 'kubernetes-types/core/v1';
+import type { ImageService, PodSandboxConfig } from '../cri/cri-types.js';
+import { CriError } from '../cri/cri-types.js';
+
+export type ImageErrorReason = 'ErrImagePull' | 'ErrImageNeverPull' | 'InvalidImageName' | 'ImageInspectError';
+
+export class ImageError extends Error {
+  override name = 'ImageError';
+  constructor(
+    /** The waiting reason a container status shows. */
+    readonly reason: ImageErrorReason,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Appends `:latest` when the reference has neither tag nor digest. A colon before the last '/'
+ * belongs to a registry host:port, not a tag.
+ */
+export function withDefaultTag(image: string): string {
+  if (image.includes('@')) return image;
+  const lastSlash = image.lastIndexOf('/');
+  return image.slice(lastSlash + 1).includes(':') ? image : `${image}:latest`;
+}
+
+/** The API's default: Always for `:latest` or untagged (no digest) images, else IfNotPresent. */
+export function defaultPullPolicy(image: string): 'Always' | 'IfNotPresent' {
+  if (image.includes('@')) return 'IfNotPresent';
+  const last = image.slice(image.lastIndexOf('/') + 1);
+  const colon = last.lastIndexOf(':');
+  return colon === -1 || last.slice(colon + 1) === 'latest' ? 'Always' : 'IfNotPresent';
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof CriError ? err.details : err instanceof Error ? err.message : String(err);
+}
+
+export interface EnsuredImage {
+  /** What CreateContainer gets as image.image: the id the runtime resolved. */
+  imageRef: string;
+  pulled: boolean;
+}
+
+export async function ensureImage(images: ImageService, container: Container, sandboxConfig: PodSandboxConfig): Promise<EnsuredImage> {
+  const spec = container.image ?? '';
+  if (spec.trim() === '') throw new ImageError('InvalidImageName', `Failed to apply default image tag ${JSON.stringify(spec)}: image name is empty`);
+  const image = withDefaultTag(spec);
+  const policy = container.imagePullPolicy ?? defaultPullPolicy(spec);
+
+  if (policy !== 'Always') {
+    let present;
+    try {
+      present = await images.imageStatus({ image });
+    } catch (err) {
+      throw new ImageError('ImageInspectError', `Failed to inspect image ${JSON.stringify(spec)}: ${messageOf(err)}`);
+    }
+    if (present) return { imageRef: present.id, pulled: false };
+    if (policy === 'Never') {
+      throw new ImageError('ErrImageNeverPull', `Container image ${JSON.stringify(spec)} is not present with pull policy of Never`);
+    }
+  }
+  let ref: string;
+  try {
+    ref = await images.pullImage({ image }, sandboxConfig);
+  } catch (err) {
+    // containerd's own message usually starts with "failed to pull and unpack image"; say it once.
+    const msg = messageOf(err);
+    throw new ImageError('ErrImagePull', /^failed to pull/.test(msg) ? msg : `failed to pull and unpack image ${JSON.stringify(image)}: ${msg}`);
+  }
+  return { imageRef: ref, pulled: true };
+}

@@ -1,0 +1,227 @@
+// The pod-level operations a pod worker asks for, done over CRI as the kubelet's kuberuntime
+// manager does them: sandbox with its log directory, image, volumes, container config, start.
+import { mkdir, readdir, symlink, unlink } from 'node:fs/promises';
+import { totalmem } from 'node:os';
+import path from 'node:path';
+import type { Container, LifecycleHandler } from 'kubernetes-types/core/v1';
+import type { PodCgroups } from '../cm/container-manager.js';
+import type { Logger } from '../log/logger.js';
+import { ContainerStartError, type DesiredPod, type PodRuntime, type SandboxRef, type StartedContainer } from './pod-runtime.js';
+import { buildContainerConfig, containerLogPath } from './container-config.js';
+import { CriError, type ImageService, type RuntimeService } from '../cri/cri-types.js';
+import { ensureImage, ImageError } from './images.js';
+import type { ContainerType } from './labels.js';
+import { buildSandboxConfig, podLogDirectory } from './sandbox-config.js';
+import { podLogsDirName } from '../node/pod-dirs.js';
+import { removeTreeOnOneMount } from '../node/remove-tree.js';
+import { prepareVolumes, removePodDirs, UnsafePathComponentError, VolumeError } from '../node/volumes.js';
+import { runLifecycleHook } from './lifecycle-hooks.js';
+import { effectiveSecurityContext, verifyRunAsNonRoot } from './security-context.js';
+
+/** A postStart hook that never returns must not hold the pod worker forever. */
+const POST_START_TIMEOUT_SECONDS = 120;
+
+export interface CriPodRuntimeOptions {
+  runtime: RuntimeService;
+  images: ImageService;
+  rootDir: string;
+  podLogsDir: string;
+  nodeName: string;
+  nodeIP: string;
+  /** Content of the node's resolv.conf (resolvConf); undefined when resolvConf is "". */
+  resolvConf: string | undefined;
+  /** clusterDNS / clusterDomain, for pods that are not hostNetwork (and ClusterFirstWithHostNet). */
+  clusterDNS?: string[];
+  clusterDomain?: string;
+  logger: Logger;
+  /** The pod cgroups (src/cm); without it sandboxes get no cgroup parent. */
+  cgroups?: PodCgroups;
+}
+
+async function ignoreNotFound(p: Promise<void>): Promise<void> {
+  try {
+    await p;
+  } catch (err) {
+    if (err instanceof CriError && err.notFound) return;
+    throw err;
+  }
+}
+
+function messageOf(err: unknown): string {
+  if (err instanceof CriError) return err.details;
+  return err instanceof Error ? err.message : String(err);
+}
+
+export class CriPodRuntime implements PodRuntime {
+  /** The kubelet's legacy /var/log/containers symlinks live beside podLogsDir. */
+  private readonly containerLogLinksDir: string;
+
+  constructor(private readonly o: CriPodRuntimeOptions) {
+    this.containerLogLinksDir = path.join(path.dirname(o.podLogsDir), 'containers');
+  }
+
+  private sandboxConfig(pod: DesiredPod, attempt: number) {
+    const cgroupParent = this.o.cgroups?.podCgroupParent(pod) ?? '';
+    return buildSandboxConfig(pod, { podLogsDir: this.o.podLogsDir, attempt, resolvConf: this.o.resolvConf, clusterDNS: this.o.clusterDNS, clusterDomain: this.o.clusterDomain, cgroupParent });
+  }
+
+  async createSandbox(pod: DesiredPod, attempt: number): Promise<SandboxRef> {
+    const logDir = podLogDirectory(this.o.podLogsDir, pod);
+    await mkdir(logDir, { recursive: true, mode: 0o755 });
+    // As the kubelet's SyncPod: the pod cgroup, with its limits, before anything runs in it.
+    await this.o.cgroups?.ensurePodCgroup(pod);
+    let id: string;
+    try {
+      id = await this.o.runtime.runPodSandbox(this.sandboxConfig(pod, attempt));
+    } catch (err) {
+      const explained = err instanceof CriError ? this.o.cgroups?.explainRuntimeError(err.details) : undefined;
+      throw explained !== undefined && err instanceof CriError ? new CriError(err.method, err.code, explained) : err;
+    }
+    await this.o.cgroups?.checkSandboxPlacement(pod).catch(() => undefined);
+    // As the kubelet's SyncPod: the new sandbox's IP (for hooks and probes) from its status; a
+    // host-network pod has the node's.
+    const ip = pod.spec?.hostNetwork ? '' : ((await this.o.runtime.podSandboxStatus(id).catch(() => undefined))?.network?.ip ?? '');
+    return { id, attempt, ip };
+  }
+
+  /** With no earlier instance in the runtime, the next restart count is read from the log files. */
+  private async restartCountFromLogs(pod: DesiredPod, name: string): Promise<number> {
+    try {
+      const files = await readdir(path.join(podLogDirectory(this.o.podLogsDir, pod), name));
+      const counts = files.map((f) => /^(\d+)\.log$/.exec(f)?.[1]).filter((n): n is string => n !== undefined).map(Number);
+      return counts.length > 0 ? Math.max(...counts) + 1 : 0;
+    } catch {
+      return 0;
+    }
+  }
+
+  async startContainer(pod: DesiredPod, sandbox: SandboxRef, container: Container, type: ContainerType, restartCount: number | undefined): Promise<StartedContainer> {
+    const count = restartCount ?? (await this.restartCountFromLogs(pod, container.name));
+    // Made again if it went missing since the sandbox started, as the kubelet checks on each sync.
+    await this.o.cgroups?.ensurePodCgroup(pod);
+    const sandboxConfig = this.sandboxConfig(pod, sandbox.attempt);
+    let imageRef: string;
+    let pullMs: number | undefined;
+    try {
+      const t0 = Date.now();
+      const ensured = await ensureImage(this.o.images, container, sandboxConfig);
+      imageRef = ensured.imageRef;
+      if (ensured.pulled) pullMs = Date.now() - t0;
+    } catch (err) {
+      if (err instanceof ImageError) throw new ContainerStartError(container.name, err.reason, err.message, 'pull');
+      throw err;
+    }
+    let config;
+    try {
+      if (effectiveSecurityContext(pod, container).runAsNonRoot === true) {
+        // Only then is the image's user needed: one more ImageStatus, as the kubelet makes.
+        const image = await this.o.images.imageStatus({ image: imageRef });
+        verifyRunAsNonRoot(pod, container, image?.uid?.value, image?.username ?? '');
+      }
+      await mkdir(path.join(podLogDirectory(this.o.podLogsDir, pod), container.name), { recursive: true, mode: 0o755 });
+      const mounts = await prepareVolumes(pod, container, { rootDir: this.o.rootDir });
+      config = buildContainerConfig(pod, container, {
+        restartCount: count,
+        imageRef,
+        type,
+        nodeName: this.o.nodeName,
+        hostIP: this.o.nodeIP,
+        podIPs: pod.spec?.hostNetwork ? [this.o.nodeIP] : [],
+        mounts,
+        nodeMemoryCapacityBytes: totalmem(),
+      });
+    } catch (err) {
+      throw new ContainerStartError(container.name, 'CreateContainerConfigError', messageOf(err), err instanceof VolumeError ? 'mount' : 'start');
+    }
+    let id: string;
+    try {
+      id = await this.o.runtime.createContainer(sandbox.id, config, sandboxConfig);
+    } catch (err) {
+      throw new ContainerStartError(container.name, 'CreateContainerError', messageOf(err));
+    }
+    try {
+      await this.o.runtime.startContainer(id);
+    } catch (err) {
+      throw new ContainerStartError(container.name, 'RunContainerError', messageOf(err));
+    }
+    await this.linkContainerLog(pod, container.name, id, containerLogPath(container.name, count));
+    const postStart = container.lifecycle?.postStart;
+    if (postStart) {
+      try {
+        await this.runHook(pod, container, id, postStart, POST_START_TIMEOUT_SECONDS, sandbox.ip);
+      } catch (err) {
+        // As the kubelet: a failed postStart hook kills the container; the restart policy decides what next.
+        await ignoreNotFound(this.o.runtime.stopContainer(id, Math.max(2, pod.spec?.terminationGracePeriodSeconds ?? 30)));
+        throw new ContainerStartError(container.name, 'PostStartHookError', messageOf(err));
+      }
+    }
+    return { id, pullMs };
+  }
+
+  async runHook(pod: DesiredPod | undefined, container: Container, containerId: string, handler: LifecycleHandler, timeoutSeconds: number, podIP: string | undefined): Promise<void> {
+    const ip = pod?.spec?.hostNetwork || !podIP ? this.o.nodeIP : podIP;
+    await runLifecycleHook({ runtime: this.o.runtime, containerId, container, podIP: ip, timeoutSeconds }, handler);
+  }
+
+  startCreatedContainer(id: string): Promise<void> {
+    return this.o.runtime.startContainer(id);
+  }
+
+  stopContainer(id: string, graceSeconds: number): Promise<void> {
+    return ignoreNotFound(this.o.runtime.stopContainer(id, graceSeconds));
+  }
+
+  stopSandbox(id: string): Promise<void> {
+    return ignoreNotFound(this.o.runtime.stopPodSandbox(id));
+  }
+
+  async removeContainer(id: string): Promise<void> {
+    await this.unlinkContainerLog(id);
+    await ignoreNotFound(this.o.runtime.removeContainer(id));
+  }
+
+  removeSandbox(id: string): Promise<void> {
+    return ignoreNotFound(this.o.runtime.removePodSandbox(id));
+  }
+
+  /**
+   * Throws PodCleanupError (retryable: a subPath bind that would not unmount, a mount found in
+   * the way, an I/O error) with nothing crossed. Names from runtime labels that could never have
+   * named a directory of ours are logged and skipped: there is nothing to remove for them.
+   */
+  async cleanupPod(uid: string, namespace: string, name: string): Promise<void> {
+    let logsDir: string | undefined;
+    try {
+      logsDir = path.join(this.o.podLogsDir, podLogsDirName(namespace, name, uid));
+    } catch (err) {
+      if (!(err instanceof UnsafePathComponentError)) throw err;
+      this.o.logger.warn('Not removing pod directories: a name read back from the runtime is not a valid path component', { pod: `${namespace}/${name}`, podUID: uid, err: err.message });
+      return;
+    }
+    await removePodDirs(this.o.rootDir, uid);
+    await removeTreeOnOneMount(logsDir);
+    // Never throws; a cgroup still busy is retried by the container manager on its own.
+    await this.o.cgroups?.removePodCgroup(uid);
+  }
+
+  /** `<podName>_<namespace>_<container>-<id>.log`, what log shippers configured for the kubelet read. */
+  private async linkContainerLog(pod: DesiredPod, name: string, id: string, relLog: string): Promise<void> {
+    const link = path.join(this.containerLogLinksDir, `${pod.metadata.name}_${pod.metadata.namespace}_${name}-${id}.log`);
+    try {
+      await mkdir(this.containerLogLinksDir, { recursive: true });
+      await symlink(path.join(podLogDirectory(this.o.podLogsDir, pod), relLog), link);
+    } catch (err) {
+      this.o.logger.v(2).info('Could not create the container log symlink', { path: link, err: messageOf(err) });
+    }
+  }
+
+  private async unlinkContainerLog(id: string): Promise<void> {
+    let entries: string[];
+    try {
+      entries = await readdir(this.containerLogLinksDir);
+    } catch {
+      return;
+    }
+    await Promise.all(entries.filter((e) => e.endsWith(`-${id}.log`)).map((e) => unlink(path.join(this.containerLogLinksDir, e)).catch(() => undefined)));
+  }
+}

@@ -1,0 +1,52 @@
+// What a pod worker does to the container runtime, in pod terms (what runs, it reads from the pod
+// cache). Implemented over CRI by
+// src/kuberuntime/pod-operations.ts; unit tests use a fake.
+import type { Container, LifecycleHandler, Pod } from 'kubernetes-types/core/v1';
+import type { ContainerType } from './labels.js';
+
+/** A pod as the workers hand it to the runtime: named, in a namespace, with its UID and annotations. */
+export type DesiredPod = Pod & { metadata: { name: string; namespace: string; uid: string; annotations: Record<string, string> } };
+
+export interface SandboxRef {
+  readonly id: string;
+  readonly attempt: number;
+  /** The sandbox's IP ('' for host-network pods or when the runtime has none yet). */
+  readonly ip: string;
+}
+
+/** A start that failed for a reason the pod's status should show (ErrImagePull, CreateContainerConfigError, ...). */
+export class ContainerStartError extends Error {
+  constructor(
+    readonly container: string,
+    readonly reason: string,
+    message: string,
+    /** The step that failed, for the event: 'pull' (Failed), 'mount' (FailedMount), or 'start'. */
+    readonly step: 'pull' | 'mount' | 'start' = 'start',
+  ) {
+    super(message);
+    this.name = 'ContainerStartError';
+  }
+}
+
+export interface StartedContainer {
+  readonly id: string;
+  /** Set when the image had to be pulled, with how long it took. */
+  readonly pullMs?: number;
+}
+
+export interface PodRuntime {
+  /** Creates the pod's directories and runs a sandbox. */
+  createSandbox(pod: DesiredPod, attempt: number): Promise<SandboxRef>;
+  /** Pulls if needed, prepares volumes, creates and starts the container. */
+  startContainer(pod: DesiredPod, sandbox: SandboxRef, container: Container, type: ContainerType, restartCount: number | undefined): Promise<StartedContainer>;
+  startCreatedContainer(id: string): Promise<void>;
+  /** Runs a preStop (or postStart) handler against a running container; rejects with the reason it failed. */
+  runHook(pod: DesiredPod | undefined, container: Container, containerId: string, handler: LifecycleHandler, timeoutSeconds: number, podIP: string | undefined): Promise<void>;
+  /** Stop signal, then SIGKILL after `graceSeconds` (done by the runtime). NotFound is success. */
+  stopContainer(id: string, graceSeconds: number): Promise<void>;
+  stopSandbox(id: string): Promise<void>;
+  removeContainer(id: string): Promise<void>;
+  removeSandbox(id: string): Promise<void>;
+  /** Removes what the node keeps for a pod that is gone: volume dirs, etc-hosts, logs. */
+  cleanupPod(uid: string, namespace: string, name: string): Promise<void>;
+}

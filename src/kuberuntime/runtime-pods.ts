@@ -1,0 +1,224 @@
+// What runs, read back from the runtime and grouped by pod UID through the kubelet labels:
+// the basis for adopting containers after a restart and for every sync.
+import type { Container, ContainerStatus, KeyValueMap, PodSandbox, PodSandboxStatus, RuntimeService } from '../cri/cri-types.js';
+import { ContainerState, CriError, PodSandboxState } from '../cri/cri-types.js';
+import { parseContainerMeta, parseSandboxLabels, POD_UID_LABEL, type ContainerMeta, type SandboxIdentity } from './labels.js';
+import { identityProblem } from './static-source.js';
+import type { Logger } from '../log/logger.js';
+
+export interface RuntimeSandbox {
+  id: string;
+  state: PodSandboxState;
+  /** Nanoseconds since the epoch. */
+  createdAt: number;
+  attempt: number;
+  /** From PodSandboxStatus; '' when read from a list or when the sandbox has no IP. */
+  ip: string;
+  additionalIps: string[];
+  /** Whether the status fields were read (PodSandboxStatus) or are list defaults. */
+  hasStatus: boolean;
+  /** As the runtime lists them: the pod's labels plus the identity labels, the pod's annotations. */
+  labels?: KeyValueMap;
+  annotations?: KeyValueMap;
+}
+
+export interface RuntimeContainer {
+  id: string;
+  sandboxId: string;
+  name: string;
+  state: ContainerState;
+  /** Nanoseconds since the epoch. */
+  createdAt: number;
+  /** The fields below come from ContainerStatus: readRuntimePods fills them, a list leaves 0 / ''. */
+  startedAt: number;
+  finishedAt: number;
+  exitCode: number;
+  reason: string;
+  message: string;
+  imageRef: string;
+  /** The spec image as the runtime recorded it. */
+  image: string;
+  /** Whether the status fields were read (ContainerStatus) or are list defaults. */
+  hasStatus: boolean;
+  meta: ContainerMeta;
+  /** Host file mounted at the termination message path (from ContainerStatus mounts); '' if unknown. */
+  terminationMessageHostPath?: string;
+  /** Absolute log path (from ContainerStatus); '' if unknown. */
+  logPath?: string;
+}
+
+export interface RuntimePod {
+  uid: string;
+  name: string;
+  namespace: string;
+  /** Newest first. */
+  sandboxes: RuntimeSandbox[];
+  /** Newest first. */
+  containers: RuntimeContainer[];
+}
+
+/** Newest first; ties broken by id so that the order is stable. */
+function newestFirst<T extends { createdAt: number; id: string }>(xs: T[]): T[] {
+  return xs.sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+}
+
+function sandboxFrom(s: PodSandbox | PodSandboxStatus): RuntimeSandbox {
+  const network = 'network' in s ? s.network : undefined;
+  return {
+    id: s.id,
+    state: s.state,
+    createdAt: s.createdAt,
+    attempt: s.metadata?.attempt ?? 0,
+    ip: network?.ip ?? '',
+    additionalIps: (network?.additionalIps ?? []).map((x) => x.ip),
+    hasStatus: 'network' in s,
+    labels: s.labels,
+    annotations: s.annotations,
+  };
+}
+
+function containerFrom(c: Container | ContainerStatus, sandboxId: string, meta: ContainerMeta): RuntimeContainer {
+  const st = 'startedAt' in c ? c : undefined;
+  return {
+    id: c.id,
+    sandboxId,
+    name: meta.containerName,
+    state: c.state,
+    createdAt: c.createdAt,
+    startedAt: st?.startedAt ?? 0,
+    finishedAt: st?.finishedAt ?? 0,
+    exitCode: st?.exitCode ?? 0,
+    reason: st?.reason ?? '',
+    message: st?.message ?? '',
+    imageRef: c.imageRef,
+    image: c.image?.image ?? '',
+    hasStatus: st !== undefined,
+    meta,
+    terminationMessageHostPath: st?.mounts?.find((m) => m.containerPath === (meta.terminationMessagePath || '/dev/termination-log'))?.hostPath,
+    logPath: st?.logPath || undefined,
+  };
+}
+
+function podEntry(pods: Map<string, RuntimePod>, uid: string, name: string, namespace: string): RuntimePod {
+  let p = pods.get(uid);
+  if (!p) {
+    p = { uid, name, namespace, sandboxes: [], containers: [] };
+    pods.set(uid, p);
+  }
+  return p;
+}
+
+export interface ListRuntimePodsOptions {
+  /** Told about each object whose identity labels cannot be used (see identityProblem); it is left out. */
+  invalidIdentity?(id: SandboxIdentity, problem: string): void;
+}
+
+/** The identity if it can be used; an object with unusable labels is never touched, so it is left out. */
+function usable<T extends SandboxIdentity>(id: T | undefined, opts: ListRuntimePodsOptions): T | undefined {
+  if (!id) return undefined;
+  const problem = identityProblem(id);
+  if (problem === undefined) return id;
+  opts.invalidIdentity?.(id, problem);
+  return undefined;
+}
+
+/** An invalidIdentity callback that warns once per identity (a pod's sandbox and containers share one). */
+export function warnInvalidIdentityOnce(logger: Logger): NonNullable<ListRuntimePodsOptions['invalidIdentity']> {
+  const told = new Set<string>();
+  return (id, problem) => {
+    const key = JSON.stringify([id.podNamespace, id.podName, id.podUid]);
+    if (told.has(key)) return;
+    told.add(key);
+    logger.warn('Leaving runtime pod alone: its labels are not a valid pod identity', { namespace: id.podNamespace, name: id.podName, podUID: id.podUid, err: problem });
+  };
+}
+
+/** Every kubelet-labelled pod, from one ListPodSandbox and one ListContainers (all states). */
+export async function listRuntimePods(runtime: RuntimeService, opts: ListRuntimePodsOptions = {}): Promise<Map<string, RuntimePod>> {
+  const [sandboxes, containers] = await Promise.all([runtime.listPodSandbox(), runtime.listContainers()]);
+  const pods = new Map<string, RuntimePod>();
+  for (const s of sandboxes) {
+    const id = usable(parseSandboxLabels(s.labels), opts);
+    if (id) podEntry(pods, id.podUid, id.podName, id.podNamespace).sandboxes.push(sandboxFrom(s));
+  }
+  for (const c of containers) {
+    const meta = usable(parseContainerMeta(c.labels, c.annotations), opts);
+    if (meta) podEntry(pods, meta.podUid, meta.podName, meta.podNamespace).containers.push(containerFrom(c, c.podSandboxId, meta));
+  }
+  for (const p of pods.values()) {
+    newestFirst(p.sandboxes);
+    newestFirst(p.containers);
+  }
+  return pods;
+}
+
+async function ignoreNotFound<T>(p: Promise<T>): Promise<T | undefined> {
+  try {
+    return await p;
+  } catch (err) {
+    // Removed between the list and the status call: as if it had not been listed.
+    if (err instanceof CriError && err.notFound) return undefined;
+    throw err;
+  }
+}
+
+export interface ReadOptions extends ListRuntimePodsOptions {
+  /** Only this pod (a label selector on its UID): a read of what changed, where the CRI can filter. */
+  readonly podUid?: string;
+  /**
+   * What was read before, by pod UID. An object whose listed state is the same as then keeps the
+   * status read then: a status does not change while its object stays in one state (a running
+   * container's start time, image and mounts are fixed; an exited one's exit code too), so an
+   * unchanged pod costs no status call. UNKNOWN is always asked again.
+   */
+  readonly previous?: (uid: string) => RuntimePod | undefined;
+}
+
+/**
+ * The full state of every kubelet-labelled pod (or of one): one ListPodSandbox and one
+ * ListContainers, then a status call for each object whose state is new since `previous`.
+ */
+export async function readRuntimePods(runtime: RuntimeService, opts: ReadOptions = {}): Promise<Map<string, RuntimePod>> {
+  const filter = opts.podUid === undefined ? undefined : { labelSelector: { [POD_UID_LABEL]: opts.podUid } };
+  const [sandboxes, containers] = await Promise.all([runtime.listPodSandbox(filter), runtime.listContainers(filter)]);
+  const previousSandbox = (uid: string, id: string): RuntimeSandbox | undefined => opts.previous?.(uid)?.sandboxes.find((s) => s.id === id);
+  const previousContainer = (uid: string, id: string): RuntimeContainer | undefined => opts.previous?.(uid)?.containers.find((c) => c.id === id);
+  const pods = new Map<string, RuntimePod>();
+  await Promise.all([
+    ...sandboxes.map(async (s) => {
+      const id = usable(parseSandboxLabels(s.labels), opts);
+      if (!id) return;
+      const prev = previousSandbox(id.podUid, s.id);
+      let entry: RuntimeSandbox | undefined;
+      if (prev && prev.hasStatus && prev.state === s.state) entry = prev;
+      else {
+        const st = await ignoreNotFound(runtime.podSandboxStatus(s.id));
+        if (st) entry = sandboxFrom(st);
+      }
+      if (entry) podEntry(pods, id.podUid, id.podName, id.podNamespace).sandboxes.push(entry);
+    }),
+    ...containers.map(async (c) => {
+      const meta = usable(parseContainerMeta(c.labels, c.annotations), opts);
+      if (!meta) return;
+      const prev = previousContainer(meta.podUid, c.id);
+      let entry: RuntimeContainer | undefined;
+      if (prev && prev.hasStatus && prev.state === c.state && c.state !== ContainerState.CONTAINER_UNKNOWN) entry = prev;
+      else {
+        const st = await ignoreNotFound(runtime.containerStatus(c.id));
+        const stMeta = st && usable(parseContainerMeta(st.labels, st.annotations), opts);
+        if (st && stMeta) entry = containerFrom(st, c.podSandboxId, stMeta);
+      }
+      if (entry) podEntry(pods, meta.podUid, meta.podName, meta.podNamespace).containers.push(entry);
+    }),
+  ]);
+  for (const p of pods.values()) {
+    newestFirst(p.sandboxes);
+    newestFirst(p.containers);
+  }
+  return pods;
+}
+
+/** One pod's full state, read now (tests and tools; the agent reads through its pod cache). */
+export async function readRuntimePod(runtime: RuntimeService, uid: string): Promise<RuntimePod | undefined> {
+  return (await readRuntimePods(runtime, { podUid: uid })).get(uid);
+}

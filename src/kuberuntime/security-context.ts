@@ -1,0 +1,114 @@
+// The container's Linux security context: the pod's securityContext merged under the
+// container's (DetermineEffectiveSecurityContext), then mapped to CRI as the kubelet does.
+import type { Container, Pod, SeccompProfile, SecurityContext } from 'kubernetes-types/core/v1';
+import path from 'node:path';
+import type { LinuxContainerSecurityContext, SecurityProfile } from '../cri/cri-types.js';
+import { namespacesForPod } from './namespaces.js';
+
+/** What runc / Docker mask by default; the kubelet sends these unless procMount is Unmasked. */
+export const DEFAULT_MASKED_PATHS: readonly string[] = [
+  '/proc/asound',
+  '/proc/acpi',
+  '/proc/kcore',
+  '/proc/keys',
+  '/proc/latency_stats',
+  '/proc/timer_list',
+  '/proc/timer_stats',
+  '/proc/sched_debug',
+  '/proc/scsi',
+  '/sys/firmware',
+  '/sys/devices/virtual/powercap',
+];
+export const DEFAULT_READONLY_PATHS: readonly string[] = ['/proc/bus', '/proc/fs', '/proc/irq', '/proc/sys', '/proc/sysrq-trigger'];
+
+export const DEFAULT_SECCOMP_PROFILE_ROOT = '/var/lib/kubelet/seccomp';
+
+export interface SecurityOptions {
+  /** <rootDir>/seccomp: where Localhost profiles live. */
+  seccompProfileRoot?: string;
+  /** KubeletConfiguration seccompDefault: RuntimeDefault instead of Unconfined when nothing is set. */
+  seccompDefault?: boolean;
+  /** The image's numeric user / user name, used when the pod sets no runAsUser (as the kubelet). */
+  imageUid?: number;
+  imageUsername?: string;
+}
+
+const PROFILE_TYPE = { RuntimeDefault: 0, Unconfined: 1, Localhost: 2 } as const;
+
+function toProfile(p: SeccompProfile, root: string): SecurityProfile {
+  if (p.type === 'Localhost') return { profileType: PROFILE_TYPE.Localhost, localhostRef: path.join(root, p.localhostProfile ?? '') };
+  if (p.type === 'Unconfined') return { profileType: PROFILE_TYPE.Unconfined, localhostRef: '' };
+  return { profileType: PROFILE_TYPE.RuntimeDefault, localhostRef: '' };
+}
+
+/** Container profile over pod profile over the node default. */
+export function seccompProfile(pod: Pod, container: Container, opts: SecurityOptions = {}): SecurityProfile {
+  const root = opts.seccompProfileRoot ?? DEFAULT_SECCOMP_PROFILE_ROOT;
+  const p = container.securityContext?.seccompProfile ?? pod.spec?.securityContext?.seccompProfile;
+  if (p) return toProfile(p, root);
+  return { profileType: opts.seccompDefault ? PROFILE_TYPE.RuntimeDefault : PROFILE_TYPE.Unconfined, localhostRef: '' };
+}
+
+/** Pod-level user settings apply unless the container sets its own. */
+export function effectiveSecurityContext(pod: Pod, container: Container): SecurityContext {
+  const p = pod.spec?.securityContext ?? {};
+  const c = container.securityContext ?? {};
+  return {
+    ...c,
+    runAsUser: c.runAsUser ?? p.runAsUser,
+    runAsGroup: c.runAsGroup ?? p.runAsGroup,
+    runAsNonRoot: c.runAsNonRoot ?? p.runAsNonRoot,
+    seLinuxOptions: c.seLinuxOptions ?? p.seLinuxOptions,
+  };
+}
+
+export function containerSecurityContext(pod: Pod, container: Container, opts: SecurityOptions = {}): LinuxContainerSecurityContext {
+  const sc = effectiveSecurityContext(pod, container);
+  const podSc = pod.spec?.securityContext;
+  const supplementalGroups: number[] = [];
+  if (podSc?.fsGroup != null) supplementalGroups.push(podSc.fsGroup);
+  for (const g of podSc?.supplementalGroups ?? []) supplementalGroups.push(g);
+  const unmasked = sc.procMount === 'Unmasked';
+  const out: LinuxContainerSecurityContext = {
+    privileged: sc.privileged === true,
+    readonlyRootfs: sc.readOnlyRootFilesystem === true,
+    namespaceOptions: namespacesForPod(pod),
+    supplementalGroups,
+    // Only an explicit allowPrivilegeEscalation: false sets no_new_privs.
+    noNewPrivs: sc.allowPrivilegeEscalation === false,
+    // Sent for privileged containers too, as the kubelet does; the runtime drops them there.
+    maskedPaths: unmasked ? [] : [...DEFAULT_MASKED_PATHS],
+    readonlyPaths: unmasked ? [] : [...DEFAULT_READONLY_PATHS],
+    seccomp: seccompProfile(pod, container, opts),
+  };
+  if (sc.capabilities) {
+    // Names go through as written ("NET_ADMIN"); the runtime adds the CAP_ prefix.
+    out.capabilities = { addCapabilities: [...(sc.capabilities.add ?? [])], dropCapabilities: [...(sc.capabilities.drop ?? [])] };
+  }
+  if (sc.runAsUser != null) out.runAsUser = { value: sc.runAsUser };
+  else {
+    if (opts.imageUid !== undefined) out.runAsUser = { value: opts.imageUid };
+    if (opts.imageUsername) out.runAsUsername = opts.imageUsername;
+  }
+  if (sc.runAsGroup != null) out.runAsGroup = { value: sc.runAsGroup };
+  return out;
+}
+
+export class RunAsNonRootError extends Error {
+  override name = 'RunAsNonRootError';
+}
+
+/** runAsNonRoot needs the image's user, so the caller checks it after ImageStatus. */
+export function verifyRunAsNonRoot(pod: Pod, container: Container, imageUid: number | undefined, imageUsername: string): void {
+  const sc = effectiveSecurityContext(pod, container);
+  if (sc.runAsNonRoot !== true) return;
+  const where = `(pod: ${JSON.stringify(`${pod.metadata?.name ?? ''}_${pod.metadata?.namespace ?? ''}(${pod.metadata?.uid ?? ''})`)}, container: ${container.name})`;
+  if (sc.runAsUser != null) {
+    if (sc.runAsUser === 0) throw new RunAsNonRootError(`container's runAsUser breaks non-root policy ${where}`);
+    return;
+  }
+  if (imageUid === undefined && imageUsername) {
+    throw new RunAsNonRootError(`container has runAsNonRoot and image has non-numeric user (${imageUsername}), cannot verify user is non-root ${where}`);
+  }
+  if (imageUid === 0 || imageUid === undefined) throw new RunAsNonRootError(`container has runAsNonRoot and image will run as root ${where}`);
+}

@@ -1,0 +1,59 @@
+// What a runtime pod says about who made it, read back from the labels and annotations a kubelet
+// (or bootlet) left on it: whether a static source made it (and so an agent with no manifest for
+// it may stop it), the pod's own labels and annotations, and whether its identity is safe to use.
+import { checkNamespace, checkPodName, checkPodUID } from '../node/pod-dirs.js';
+import type { SandboxIdentity } from './labels.js';
+import { POD_NAME_LABEL, POD_NAMESPACE_LABEL, POD_UID_LABEL } from './labels.js';
+import type { KeyValueMap } from '../cri/cri-types.js';
+import type { RuntimePod } from './runtime-pods.js';
+import { UnsafePathComponentError } from '../node/volume-errors.js';
+
+/** kubetypes.ConfigSourceAnnotationKey: `file`, `http` or `api`, copied to the sandbox with the pod's annotations. */
+export const CONFIG_SOURCE_ANNOTATION = 'kubernetes.io/config.source';
+
+/** The sources whose pods exist only because a node agent read them: they are the node's to stop. */
+const STATIC_SOURCES = new Set(['file', 'http']);
+
+/**
+ * Why the identity labels cannot be used (namespace a DNS label, name a DNS subdomain, uid 1-36
+ * characters of [0-9A-Za-z-]), or undefined. Such an object is never touched: its labels end up in
+ * paths (pod and log directories) and in the names of what bootlet would stop.
+ */
+export function identityProblem(id: SandboxIdentity): string | undefined {
+  try {
+    checkNamespace(id.podNamespace);
+    checkPodName(id.podName);
+    checkPodUID(id.podUid);
+    return undefined;
+  } catch (err) {
+    if (err instanceof UnsafePathComponentError) return err.message;
+    throw err;
+  }
+}
+
+/** `kubernetes.io/config.source` of the newest sandbox; undefined when it has none (or there is no sandbox). */
+export function configSourceOf(rt: RuntimePod): string | undefined {
+  return rt.sandboxes[0]?.annotations?.[CONFIG_SOURCE_ANNOTATION];
+}
+
+/** bootlet made the pod: one of its containers carries bootlet's whole-spec hash. */
+export function madeByBootlet(rt: RuntimePod): boolean {
+  return rt.containers.some((c) => c.meta.specHash !== undefined);
+}
+
+/** A node agent may stop this pod when nothing asks for it: a static source made it, or bootlet did. */
+export function isStaticRuntimePod(rt: RuntimePod): boolean {
+  const source = configSourceOf(rt);
+  return (source !== undefined && STATIC_SOURCES.has(source)) || madeByBootlet(rt);
+}
+
+/** The pod's own labels, as a kubelet copies them onto the sandbox (the three identity labels taken off). */
+export function podLabelsOf(rt: RuntimePod): KeyValueMap {
+  const { [POD_NAME_LABEL]: _n, [POD_NAMESPACE_LABEL]: _ns, [POD_UID_LABEL]: _u, ...labels } = rt.sandboxes[0]?.labels ?? {};
+  return labels;
+}
+
+/** The pod's annotations, as a kubelet copies them onto the sandbox (config.* included). */
+export function podAnnotationsOf(rt: RuntimePod): KeyValueMap {
+  return { ...(rt.sandboxes[0]?.annotations ?? {}) };
+}

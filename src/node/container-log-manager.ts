@@ -1,0 +1,109 @@
+// Rotates the logs of running containers as the kubelet's container log manager does: when the live
+// file passes containerLogMaxSize it is renamed with a timestamp suffix, the runtime is told to
+// reopen it (ReopenContainerLog), older rotated files are gzip-compressed, and only
+// containerLogMaxFiles files (live one included) are kept.
+import { createReadStream, createWriteStream } from 'node:fs';
+import { readdir, rename, stat, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { createGzip } from 'node:zlib';
+import type { Logger } from '../log/logger.js';
+import { ContainerState, type RuntimeService } from '../cri/cri-types.js';
+
+export interface ContainerLogManagerOptions {
+  runtime: RuntimeService;
+  logger: Logger;
+  maxSizeBytes: number;
+  maxFiles: number;
+  intervalMs: number;
+  now?: () => Date;
+}
+
+/** `20261129-174115` as the kubelet's rotated-file suffix (a sortable UTC timestamp). */
+function stamp(d: Date): string {
+  const p = (n: number, w = 2) => String(n).padStart(w, '0');
+  return `${d.getUTCFullYear()}${p(d.getUTCMonth() + 1)}${p(d.getUTCDate())}-${p(d.getUTCHours())}${p(d.getUTCMinutes())}${p(d.getUTCSeconds())}.${p(d.getUTCMilliseconds(), 3)}`;
+}
+
+async function gzipFile(file: string): Promise<void> {
+  await pipeline(createReadStream(file), createGzip(), createWriteStream(`${file}.gz.tmp`));
+  await rename(`${file}.gz.tmp`, `${file}.gz`);
+  await unlink(file);
+}
+
+export class ContainerLogManager {
+  private timer: NodeJS.Timeout | undefined;
+  private running = false;
+  private readonly now: () => Date;
+  private readonly logPaths = new Map<string, string>();
+
+  constructor(private readonly o: ContainerLogManagerOptions) {
+    this.now = o.now ?? (() => new Date());
+  }
+
+  start(): void {
+    this.timer = setInterval(() => void this.rotateAll(), this.o.intervalMs);
+    this.timer.unref?.();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  async rotateAll(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    try {
+      const containers = await this.o.runtime.listContainers({ state: { state: ContainerState.CONTAINER_RUNNING } });
+      const live = new Set(containers.map((c) => c.id));
+      for (const id of this.logPaths.keys()) if (!live.has(id)) this.logPaths.delete(id);
+      for (const c of containers) {
+        try {
+          // A container's log path never changes: ask the runtime once per container, not every round.
+          let logPath = this.logPaths.get(c.id);
+          if (logPath === undefined) {
+            logPath = (await this.o.runtime.containerStatus(c.id)).logPath;
+            this.logPaths.set(c.id, logPath);
+          }
+          if (logPath) await this.rotateOne(c.id, logPath);
+        } catch (err) {
+          this.o.logger.v(2).info('Container log rotation skipped', { containerID: c.id, err: err instanceof Error ? err.message : String(err) });
+        }
+      }
+    } catch (err) {
+      this.o.logger.warn('Container log rotation failed', { err: err instanceof Error ? err.message : String(err) });
+    } finally {
+      this.running = false;
+    }
+  }
+
+  /** Rotates one container's log if it grew past the limit, then compresses and prunes old files. */
+  async rotateOne(containerId: string, logPath: string): Promise<boolean> {
+    const size = (await stat(logPath).catch(() => undefined))?.size ?? 0;
+    if (size <= this.o.maxSizeBytes) return false;
+    const rotatedPath = `${logPath}.${stamp(this.now())}`;
+    await rename(logPath, rotatedPath);
+    try {
+      await this.o.runtime.reopenContainerLog(containerId);
+    } catch (err) {
+      // The runtime keeps writing to the renamed file until it reopens; put it back rather than lose lines.
+      await rename(rotatedPath, logPath).catch(() => undefined);
+      throw err;
+    }
+    this.o.logger.v(2).info('Rotated container log', { containerID: containerId, path: logPath, bytes: size });
+    await this.prune(logPath);
+    return true;
+  }
+
+  /** Keeps maxFiles-1 rotated files (the newest stays plain, older ones are gzipped), removes the rest. */
+  private async prune(logPath: string): Promise<void> {
+    const dir = path.dirname(logPath);
+    const base = path.basename(logPath);
+    const rotated = (await readdir(dir)).filter((f) => f.startsWith(`${base}.`) && !f.endsWith('.tmp')).sort();
+    const keep = Math.max(0, this.o.maxFiles - 1);
+    const excess = rotated.slice(0, Math.max(0, rotated.length - keep));
+    for (const f of excess) await unlink(path.join(dir, f)).catch(() => undefined);
+    const kept = rotated.slice(excess.length);
+    for (const f of kept.slice(0, -1)) if (!f.endsWith('.gz')) await gzipFile(path.join(dir, f));
+  }
+}

@@ -1,0 +1,151 @@
+// Host-side preparation of a container's mounts: hostPath checks, emptyDir directories, subPaths
+// (bound safely, see subpath-mounts.ts), the managed /etc/hosts and the termination-message
+// file, returned as CRI mounts.
+import type { Container, Volume, VolumeMount } from 'kubernetes-types/core/v1';
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { MountPropagation, type Mount } from '../cri/cri-types.js';
+import { hostNetworkHostsFile, podNetworkHostsFile } from '../kuberuntime/etc-hosts.js';
+import { checkHostPathType } from './host-path.js';
+import type { LabelledPod } from '../kuberuntime/labels.js';
+import { podContainerDir, podDir, podEtcHostsPath, podVolumeDir } from './pod-dirs.js';
+import { bindSubPath } from './subpath-mounts.js';
+import { SubPathError, VolumeError } from './volume-errors.js';
+
+export { PodCleanupError, SubPathError, UnsafePathComponentError, VolumeError } from './volume-errors.js';
+export { removePodDirs } from './pod-cleanup.js';
+
+export const ETC_HOSTS_PATH = '/etc/hosts';
+export const EMPTY_DIR_PLUGIN_DIR = 'kubernetes.io~empty-dir';
+
+export interface PrepareVolumesOptions {
+  /** kubelet --root-dir, e.g. /var/lib/kubelet. */
+  rootDir: string;
+  /** The node's hosts file, copied for host-network pods; default /etc/hosts. */
+  nodeHostsFile?: string;
+  /** Pod-network pods only: their IPs (none: no managed /etc/hosts, as before the sandbox has an IP). */
+  podIPs?: string[];
+  /** Pod-network pods only: the sandbox hostname. */
+  hostname?: string;
+}
+
+function propagation(m: VolumeMount, container: Container): MountPropagation {
+  switch (m.mountPropagation) {
+    case 'HostToContainer':
+      return MountPropagation.PROPAGATION_HOST_TO_CONTAINER;
+    case 'Bidirectional':
+      if (container.securityContext?.privileged !== true) {
+        throw new VolumeError(`volumeMount ${JSON.stringify(m.name)}: Bidirectional mount propagation is available only to privileged containers`);
+      }
+      return MountPropagation.PROPAGATION_BIDIRECTIONAL;
+    case undefined:
+    case 'None':
+      return MountPropagation.PROPAGATION_PRIVATE;
+    default:
+      throw new VolumeError(`volumeMount ${JSON.stringify(m.name)}: invalid mountPropagation ${JSON.stringify(m.mountPropagation)}`);
+  }
+}
+
+/** Where the volume lives on the host, made ready (checked or created). */
+async function volumeHostPath(pod: LabelledPod, v: Volume, rootDir: string): Promise<string> {
+  if (v.hostPath) {
+    // Validation refuses these already; a path built from them would not be the one written.
+    if (!path.isAbsolute(v.hostPath.path) || v.hostPath.path.split('/').includes('..')) {
+      throw new VolumeError(`volume ${JSON.stringify(v.name)}: hostPath ${JSON.stringify(v.hostPath.path)} must be an absolute path without '..'`);
+    }
+    await checkHostPathType(v.hostPath.path, v.hostPath.type);
+    return v.hostPath.path;
+  }
+  if (v.emptyDir) {
+    // medium: Memory is a plain directory too for now: a tmpfs would have to be unmounted before
+    // the pod directory can be removed, and that bookkeeping (surviving agent restarts) is not
+    // written yet. sizeLimit is not enforced either.
+    const dir = podVolumeDir(rootDir, pod.metadata.uid, EMPTY_DIR_PLUGIN_DIR, v.name);
+    await mkdir(dir, { recursive: true });
+    // World-writable as the kubelet makes it, so non-root containers can use it; chmod because
+    // mkdir's mode is cut by the umask.
+    await chmod(dir, 0o777);
+    return dir;
+  }
+  const kind = Object.keys(v).find((k) => k !== 'name') ?? 'unknown';
+  throw new VolumeError(`volume ${JSON.stringify(v.name)}: volume type ${kind} is not supported for static pods by bootlet`);
+}
+
+/** The kubelet's checks and messages (makeMounts), then the safe bind of subpath-mounts.ts. */
+async function subPathHostPath(pod: LabelledPod, container: Container, v: Volume, index: number, volumePath: string, m: VolumeMount, rootDir: string): Promise<string> {
+  const subPath = m.subPath ?? '';
+  if (path.isAbsolute(subPath)) throw new VolumeError(`error SubPath \`${subPath}\` must not be an absolute path`);
+  if (subPath.split('/').includes('..')) throw new VolumeError(`unable to provision SubPath \`${subPath}\`: must not contain '..'`);
+  try {
+    return await bindSubPath({ rootDir, podUID: pod.metadata.uid, volumeName: v.name, containerName: container.name, mountIndex: index, volumePath, subPath });
+  } catch (err) {
+    if (!(err instanceof VolumeError)) throw err;
+    const why = `volumeMount ${JSON.stringify(m.name)} of container ${JSON.stringify(container.name)}: ${err.message}`;
+    throw err instanceof SubPathError ? new SubPathError(`failed to prepare subPath for ${why}`) : new VolumeError(`failed to prepare subPath for ${why}`);
+  }
+}
+
+async function writeEtcHosts(pod: LabelledPod, opts: PrepareVolumesOptions): Promise<string | undefined> {
+  let content: string;
+  if (pod.spec?.hostNetwork) {
+    content = hostNetworkHostsFile(await readFile(opts.nodeHostsFile ?? ETC_HOSTS_PATH, 'utf8'), pod.spec.hostAliases);
+  } else if (opts.podIPs && opts.podIPs.length > 0) {
+    content = podNetworkHostsFile(opts.podIPs, opts.hostname ?? pod.metadata.name, '', pod.spec?.hostAliases);
+  } else {
+    return undefined;
+  }
+  const file = podEtcHostsPath(opts.rootDir, pod.metadata.uid);
+  await writeFile(file, content, { mode: 0o644 });
+  await chmod(file, 0o644);
+  return file;
+}
+
+/** An empty file per container instance, where the container writes its termination message. */
+async function terminationMessageFile(pod: LabelledPod, container: Container, rootDir: string): Promise<string> {
+  const dir = podContainerDir(rootDir, pod.metadata.uid, container.name);
+  await mkdir(dir, { recursive: true, mode: 0o750 });
+  const file = path.join(dir, randomBytes(4).toString('hex'));
+  await writeFile(file, '', { flag: 'wx' });
+  // Any user in the container must be able to write it; chmod because of the umask.
+  await chmod(file, 0o666);
+  return file;
+}
+
+export async function prepareVolumes(pod: LabelledPod, container: Container, opts: PrepareVolumesOptions): Promise<Mount[]> {
+  await mkdir(podDir(opts.rootDir, pod.metadata.uid), { recursive: true, mode: 0o750 });
+  const volumes = new Map((pod.spec?.volumes ?? []).map((v) => [v.name, v]));
+  const mounts: Mount[] = [];
+  for (const [index, m] of (container.volumeMounts ?? []).entries()) {
+    const v = volumes.get(m.name);
+    if (!v) throw new VolumeError(`volumeMount ${JSON.stringify(m.name)}: no volume of that name in the pod`);
+    if (m.subPathExpr) throw new VolumeError(`volumeMount ${JSON.stringify(m.name)}: subPathExpr is not supported by bootlet`);
+    const base = await volumeHostPath(pod, v, opts.rootDir);
+    const hostPath = m.subPath ? await subPathHostPath(pod, container, v, index, base, m, opts.rootDir) : base;
+    mounts.push({
+      containerPath: m.mountPath,
+      hostPath,
+      readonly: m.readOnly === true,
+      selinuxRelabel: false,
+      propagation: propagation(m, container),
+    });
+  }
+  const mountsEtcHosts = (container.volumeMounts ?? []).some((m) => path.normalize(m.mountPath) === ETC_HOSTS_PATH);
+  if (!mountsEtcHosts) {
+    const hosts = await writeEtcHosts(pod, opts);
+    if (hosts) {
+      mounts.push({ containerPath: ETC_HOSTS_PATH, hostPath: hosts, readonly: false, selinuxRelabel: true, propagation: MountPropagation.PROPAGATION_PRIVATE });
+    }
+  }
+  if (container.terminationMessagePath) {
+    mounts.push({
+      containerPath: container.terminationMessagePath,
+      hostPath: await terminationMessageFile(pod, container, opts.rootDir),
+      readonly: false,
+      selinuxRelabel: false,
+      propagation: MountPropagation.PROPAGATION_PRIVATE,
+    });
+  }
+  return mounts;
+}
+
