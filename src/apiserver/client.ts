@@ -28,6 +28,11 @@ export interface RequestOptions {
   contentType?: string;
   /** Overrides the client's deadline for this request. */
   timeoutMs?: number;
+  /**
+   * Sent on a connection kept for this alone (the reachability probe): it never waits for a socket
+   * behind requests stuck on a server that went away under them.
+   */
+  ownConnection?: boolean;
 }
 
 export interface ClientOptions {
@@ -57,6 +62,7 @@ interface Agents {
   pair: TlsKeyPair | undefined;
   agent: Agent;
   watchAgent: Agent;
+  probeAgent: Agent;
 }
 
 export class ApiClient {
@@ -91,6 +97,8 @@ export class ApiClient {
       agent: new Agent({ ...tls, keepAlive: true, maxSockets: this.maxSockets, maxFreeSockets: this.maxSockets, scheduling: 'lifo' }),
       // Watches hold their socket for minutes; they get their own so they never starve requests.
       watchAgent: new Agent({ ...tls, keepAlive: false }),
+      // One kept-alive socket: a server that answers "not ready" is asked again without a handshake.
+      probeAgent: new Agent({ ...tls, keepAlive: true, maxSockets: 1, maxFreeSockets: 1 }),
     };
   }
 
@@ -105,9 +113,11 @@ export class ApiClient {
     const pair = source.current();
     if (pair === this.agents.pair) return this.agents;
     const old = this.agents;
-    old.agent.keepSocketAlive = () => false;
-    for (const list of Object.values(old.agent.freeSockets)) for (const s of list ?? []) s.destroy();
-    this.retired = this.retired.filter((a) => Object.keys(a.agent.sockets).length + Object.keys(a.watchAgent.sockets).length > 0);
+    for (const a of [old.agent, old.probeAgent]) {
+      a.keepSocketAlive = () => false;
+      for (const list of Object.values(a.freeSockets)) for (const s of list ?? []) s.destroy();
+    }
+    this.retired = this.retired.filter((a) => [a.agent, a.watchAgent, a.probeAgent].some((x) => Object.keys(x.sockets).length > 0));
     this.retired.push(old);
     this.agents = this.makeAgents(pair);
     return this.agents;
@@ -136,6 +146,7 @@ export class ApiClient {
     for (const a of [this.agents, ...this.retired]) {
       a.agent.destroy();
       a.watchAgent.destroy();
+      a.probeAgent.destroy();
     }
     this.retired = [];
   }
@@ -181,7 +192,7 @@ export class ApiClient {
         if (err) reject(err);
         else resolve(value as T);
       };
-      const req = httpsRequest(this.url(path, opts.query), this.requestOptions(method, headers, this.current().agent), (res) => {
+      const req = httpsRequest(this.url(path, opts.query), this.requestOptions(method, headers, opts.ownConnection ? this.current().probeAgent : this.current().agent), (res) => {
         answeredCode = res.statusCode;
         readBody(res, this.maxResponseBytes)
           .then(({ text, truncated }) => {
