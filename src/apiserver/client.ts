@@ -11,6 +11,7 @@ import type { TlsKeyPair } from './client-certificate.js';
 import type { ClusterConnection } from './kubeconfig.js';
 import { recordRequestResult } from './request-metrics.js';
 import { MAX_RESPONSE_BYTES, readBody, RESPONSE_TOO_LARGE, responseTooLarge, WatchLineSplitter } from './response-body.js';
+import { errorMessage } from '../util/error-message.js';
 
 export type PatchType = 'merge' | 'strategic' | 'json';
 
@@ -202,7 +203,7 @@ export class ApiClient {
               try {
                 finish(undefined, (text ? JSON.parse(text) : undefined) as T);
               } catch (e) {
-                finish(new ApiError(code, 'InvalidResponse', `response is not JSON: ${(e as Error).message}`));
+                finish(new ApiError(code, 'InvalidResponse', `response is not JSON: ${errorMessage(e)}`));
               }
             } else finish(ApiError.fromResponse(code, text, headerOf(res, 'retry-after')));
           })

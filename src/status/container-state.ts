@@ -4,7 +4,7 @@
 import type { ContainerState as ApiContainerState, ContainerStateTerminated, ContainerStatus } from 'kubernetes-types/core/v1';
 import { ContainerState } from '../runtime/cri-types.js';
 import type { RuntimeContainer } from '../runtime/runtime-pods.js';
-import { apiTimeFromNs } from './time.js';
+import { apiTimeFromNs } from '../util/api-time.js';
 
 export const CONTAINER_STATUS_UNKNOWN = 'ContainerStatusUnknown';
 
