@@ -11,7 +11,7 @@ import type { Logger } from '../log/logger.js';
 import { Backoff, RECONNECT_BACKOFF } from '../util/backoff.js';
 import { ApiError, describeError, isUnavailable } from './api-error.js';
 import type { ApiClient, WatchHandle } from './client.js';
-import type { Connectivity } from './connectivity.js';
+import type { ConnectionGate } from './connectivity.js';
 import { isMirrorPod, podKey } from './mirror-pod.js';
 import { RESPONSE_TOO_LARGE } from './response-body.js';
 
@@ -44,8 +44,8 @@ export class MirrorPodCache {
   private listed = false;
 
   constructor(
-    private readonly client: ApiClient,
-    private readonly conn: Connectivity,
+    private readonly client: Pick<ApiClient, 'list' | 'watch'>,
+    private readonly conn: ConnectionGate,
     private readonly nodeName: string,
     private readonly logger: Logger,
     /** Watch length asked of the server before a relist; randomized per round like a reflector. */
