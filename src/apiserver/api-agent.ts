@@ -16,7 +16,6 @@ import { NodeLease } from './node-lease.js';
 import { NodeRegistrar } from './node-registration.js';
 import { NodeStatusReporter } from './node-status-reporter.js';
 import { PodStatusSync } from './pod-status-sync.js';
-import { SerialTask } from './serial-task.js';
 import { systemClock, type Clock, type EventRecorder, type NodeInfoSource, type PodStatusSource, type StaticPodSource } from './types.js';
 
 export interface ApiAgentOptions {
@@ -84,10 +83,13 @@ export function startApiAgent(opts: ApiAgentOptions): ApiAgent {
 
   const reconciler = new MirrorPodReconciler(client, cache, nodeName, () => registrar.uid, (k) => desired.get(k), () => desiredComplete, logger);
   const statusSync = new PodStatusSync(client, cache, opts.statuses);
-  const pods = new KeyedQueue(
+  // Mirror pods and their statuses, up to 8 pods at a time (the client's sockets): create, then
+  // status, per pod; the pods side by side.
+  const pods: KeyedQueue = new KeyedQueue(
     'Syncing mirror pod',
     async (key) => {
-      const mirror = await reconciler.reconcile(key);
+      const { mirror, retryAfterMs } = await reconciler.reconcile(key);
+      if (retryAfterMs !== undefined) pods.addAfter(key, retryAfterMs);
       const sp = desired.get(key);
       if (mirror && sp) await statusSync.sync(sp, mirror);
     },
@@ -96,11 +98,19 @@ export function startApiAgent(opts: ApiAgentOptions): ApiAgent {
   );
   const allKeys = (): Set<string> => new Set([...desired.keys(), ...cache.keys()]);
 
-  const nodeTask = new SerialTask('Updating node status', () => reporter.sync(), conn, logger);
-  const leaseTask = new SerialTask('Renewing node lease', () => lease.renew(), conn, logger);
+  // The node (registration first, then its status) and its lease: one key each, beside the pods.
+  const nodeTask = new KeyedQueue('Updating node status', () => reporter.sync(), conn, logger, { concurrency: 1, failureLog: 'info' });
+  const leaseTask = new KeyedQueue('Renewing node lease', () => lease.renew(), conn, logger, { concurrency: 1, failureLog: 'info' });
+  const syncNode = (): void => nodeTask.add('node');
+  const renewLease = (): void => leaseTask.add('lease');
   registrar.onRegistered(() => {
-    leaseTask.kick();
+    renewLease();
     pods.addAll(allKeys());
+  });
+  // Back after an outage: heartbeat and status at once, not at the next tick.
+  conn.onUp(() => {
+    syncNode();
+    renewLease();
   });
 
   opts.staticPods.onChange(() => {
@@ -115,8 +125,8 @@ export function startApiAgent(opts: ApiAgentOptions): ApiAgent {
   cache.onResync(() => pods.addAll(allKeys()));
 
   const timers = [
-    setInterval(() => nodeTask.kick(), opts.nodeStatusUpdateFrequencyMs ?? 10_000),
-    setInterval(() => leaseTask.kick(), (leaseDuration * 1000) / 4),
+    setInterval(syncNode, opts.nodeStatusUpdateFrequencyMs ?? 10_000),
+    setInterval(renewLease, (leaseDuration * 1000) / 4),
     setInterval(() => {
       pods.addAll(allKeys());
       const current = new Set<string>();
@@ -131,7 +141,7 @@ export function startApiAgent(opts: ApiAgentOptions): ApiAgent {
 
   logger.info('Connecting to the API server', { server: client.server, node: nodeName });
   cache.start();
-  nodeTask.kick();
+  syncNode();
   events.event({ kind: 'Node', name: nodeName, uid: nodeName }, 'Normal', 'Starting', 'Starting kubelet.');
 
   let stopped: Promise<void> | undefined;

@@ -1,6 +1,7 @@
 // The two ways a request fails: the server answered with a Status (ApiError), or there was no
 // answer at all (TransportError). Which of them are worth retrying is decided here, once.
 import type { Status } from 'kubernetes-types/meta/v1';
+import { errorMessage } from '../util/error-message.js';
 
 /** A Status failure the API server returned (404 NotFound, 409 Conflict/AlreadyExists, 422 Invalid...). */
 export class ApiError extends Error {
@@ -91,5 +92,5 @@ export function isAlreadyExists(e: unknown): boolean {
 export function describeError(e: unknown): string {
   if (e instanceof ApiError) return `${e.code}${e.reason ? ' ' + e.reason : ''}: ${e.message}`;
   if (e instanceof TransportError) return `${e.kind}: ${e.message}`;
-  return e instanceof Error ? e.message : String(e);
+  return errorMessage(e);
 }

@@ -6,6 +6,7 @@ import { startApiAgent, type ApiAgent, type ApiAgentOptions } from './api-agent.
 import { startClientCredentials } from './client-credentials.js';
 import type { ClusterConnection } from './kubeconfig.js';
 import type { EventObject, EventRecorder, EventType } from './types.js';
+import { errorMessage } from '../util/error-message.js';
 
 export interface ApiSideOptions extends Omit<ApiAgentOptions, 'kubeconfigPath' | 'connection'> {
   kubeconfigPath: string;
@@ -54,7 +55,7 @@ export function startApiSide(opts: ApiSideOptions): ApiSide {
       try {
         agent = start(connection);
       } catch (e) {
-        logger.error('The API side cannot start', { err: e instanceof Error ? e.message : String(e) });
+        logger.error('The API side cannot start', { err: errorMessage(e) });
         return;
       }
       for (const e of early) agent.recorder.event(...e);

@@ -15,6 +15,7 @@ import { ApiClient } from './client.js';
 import { KubeconfigError, loadKubeconfig, type ClusterConnection } from './kubeconfig.js';
 import { PRIVATE_KEY_TYPES, pemBlocks } from './pem.js';
 import type { Clock } from './types.js';
+import { errorMessage } from '../util/error-message.js';
 
 /** The private key kept between attempts and restarts until the certificate arrives (same key → same CSR name). */
 export const TMP_PRIVATE_KEY_FILE = 'kubelet-client.key.tmp';
@@ -41,7 +42,7 @@ export function checkClientConfig(kubeconfigPath: string, now: Date): ClientConf
   try {
     parseCertificatePair(conn.cert, conn.key);
   } catch (e) {
-    return { valid: false, reason: `client certificate: ${(e as Error).message}` };
+    return { valid: false, reason: `client certificate: ${errorMessage(e)}` };
   }
   const v = certificatesValidAt(conn.cert, now);
   return v.ok ? { valid: true } : { valid: false, reason: v.reason };
@@ -80,7 +81,7 @@ export function loadOrGenerateKeyFile(path: string, logger: Logger): string {
     }
     logger.warn('Pending private key is not a key; making a new one', { file: path });
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') logger.warn('Pending private key is unreadable; making a new one', { file: path, err: (e as Error).message });
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') logger.warn('Pending private key is unreadable; making a new one', { file: path, err: errorMessage(e) });
   }
   const pem = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'sec1', format: 'pem' }).toString();
   mkdirSync(dirname(path), { recursive: true, mode: 0o755 });

@@ -2,6 +2,7 @@
 // certificate is the leaf, the key must be the leaf's. Only node:crypto, no ASN.1 of our own.
 import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
 import { pemBlocks, pemOf, PRIVATE_KEY_TYPES, encodePem } from './pem.js';
+import { errorMessage } from '../util/error-message.js';
 
 export interface CertificatePair {
   /** The CERTIFICATE blocks, leaf first. */
@@ -26,13 +27,13 @@ export function parseCertificatePair(certText: string | Buffer, keyText: string 
   try {
     leaf = new X509Certificate(certPem);
   } catch (e) {
-    throw new Error(`certificate does not parse: ${(e as Error).message}`);
+    throw new Error(`certificate does not parse: ${errorMessage(e)}`);
   }
   let privateKey: KeyObject;
   try {
     privateKey = createPrivateKey(keyPem);
   } catch (e) {
-    throw new Error(`private key does not parse: ${(e as Error).message}`);
+    throw new Error(`private key does not parse: ${errorMessage(e)}`);
   }
   if (!leaf.checkPrivateKey(privateKey)) throw new Error('private key does not match the certificate');
   const subject = subjectFields(leaf.subject);
@@ -66,7 +67,7 @@ export function certificatesValidAt(certText: string | Buffer, now: Date): { ok:
     try {
       notAfter = Date.parse(new X509Certificate(b.der).validTo);
     } catch (e) {
-      return { ok: false, reason: `client certificate does not parse: ${(e as Error).message}` };
+      return { ok: false, reason: `client certificate does not parse: ${errorMessage(e)}` };
     }
     if (now.getTime() > notAfter) return { ok: false, reason: `client certificate expired at ${new Date(notAfter).toISOString()}` };
   }

@@ -13,6 +13,7 @@ import type { CertificateStore } from './certificate-store.js';
 import type { RequestSubject } from './pkcs10.js';
 import type { ApiClient } from './client.js';
 import { systemClock, type Clock } from './types.js';
+import { errorMessage } from '../util/error-message.js';
 
 /** Go's wait.Jitter(d, 0.2) - 0.3 d: a point in [70 %, 90 %) of the lifetime. */
 export function jitteryDuration(totalMs: number, random: () => number): number {
@@ -81,7 +82,7 @@ export class CertificateRotation {
     this.current = current;
     this.opts.logger.info(`${this.Label} rotation is enabled`, current ? { subject: current.commonName, notAfter: current.notAfter.toISOString() } : { subject: 'none yet' });
     this.done = this.run().catch((e: unknown) => {
-      if (!this.abort.signal.aborted) this.opts.logger.error(`${this.Label} rotation stopped unexpectedly`, { err: e instanceof Error ? e.message : String(e) });
+      if (!this.abort.signal.aborted) this.opts.logger.error(`${this.Label} rotation stopped unexpectedly`, { err: errorMessage(e) });
     });
   }
 

@@ -11,6 +11,7 @@ import { certificatesValidAt } from './certificate-pair.js';
 import type { ApiClient } from './client.js';
 import type { AltNames } from './der.js';
 import { makeCertificateRequest, parseCertificateRequest, type RequestSubject } from './pkcs10.js';
+import { errorMessage } from '../util/error-message.js';
 
 export const CSR_PATH = '/apis/certificates.k8s.io/v1/certificatesigningrequests';
 export const KUBE_APISERVER_CLIENT_KUBELET_SIGNER = 'kubernetes.io/kube-apiserver-client-kubelet';
@@ -105,7 +106,7 @@ function ensureCompatible(existing: CertificateSigningRequest, spec: Certificate
   try {
     parsed = parseCertificateRequest(Buffer.from(existing.spec.request, 'base64'));
   } catch (e) {
-    throw new CertificateRequestError(`existing csr ${name} is not compatible: unable to parse it: ${(e as Error).message}`);
+    throw new CertificateRequestError(`existing csr ${name} is not compatible: unable to parse it: ${errorMessage(e)}`);
   }
   const same = parsed.subject.commonName === spec.subject.commonName && parsed.subject.organization.join('\n') === spec.subject.organization.join('\n');
   if (!same) throw new CertificateRequestError(`existing csr ${name} is not compatible: subjects differ`);

@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { parseCertificatePair, type CertificatePair } from './certificate-pair.js';
 import { pemOf } from './pem.js';
 import { systemClock, type Clock } from './types.js';
+import { errorMessage } from '../util/error-message.js';
 
 export class CertificateStoreError extends Error {
   override readonly name = 'CertificateStoreError';
@@ -88,7 +89,7 @@ export class CertificateStore {
       return parseCertificatePair(readFileSync(files.certFile), readFileSync(files.keyFile));
     } catch (e) {
       const where = files.certFile === files.keyFile ? files.certFile : `${files.certFile} and ${files.keyFile}`;
-      throw new CertificateStoreError(`${where}: ${(e as Error).message}`);
+      throw new CertificateStoreError(`${where}: ${errorMessage(e)}`);
     }
   }
 
@@ -98,7 +99,7 @@ export class CertificateStore {
     try {
       pair = parseCertificatePair(certPem, keyPem);
     } catch (e) {
-      throw new CertificateStoreError(`refusing to store the new pair: ${(e as Error).message}`);
+      throw new CertificateStoreError(`refusing to store the new pair: ${errorMessage(e)}`);
     }
     const file = join(this.certDir, `${this.opts.pairNamePrefix}-${pairTimestamp(this.clock.now())}.pem`);
     try {
@@ -113,7 +114,7 @@ export class CertificateStore {
       this.switchTo(file);
     } catch (e) {
       if (e instanceof CertificateStoreError) throw e;
-      throw new CertificateStoreError(`cannot store ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      throw new CertificateStoreError(`cannot store ${file}: ${(e as NodeJS.ErrnoException).code ?? errorMessage(e)}`);
     }
     return pair;
   }

@@ -6,6 +6,7 @@ import { statSync, readFileSync } from 'node:fs';
 import type { Logger } from '../log/logger.js';
 import { parseCertificatePair, type CertificatePair } from './certificate-pair.js';
 import type { PairFiles } from './certificate-store.js';
+import { errorMessage } from '../util/error-message.js';
 
 export interface TlsKeyPair {
   readonly cert: Buffer;
@@ -71,7 +72,7 @@ export class ClientCertificateFiles implements ClientCertificateSource {
     try {
       next = parseCertificatePair(readFileSync(files.certFile), readFileSync(files.keyFile));
     } catch (e) {
-      this.opts.logger.warn('Client certificate on disk is not usable; keeping the one in use', { files: describe(files), err: (e as Error).message });
+      this.opts.logger.warn('Client certificate on disk is not usable; keeping the one in use', { files: describe(files), err: errorMessage(e) });
       return false;
     }
     const first = this.pair === undefined;

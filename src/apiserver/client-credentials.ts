@@ -16,6 +16,7 @@ import { ClientCertificateFiles } from './client-certificate.js';
 import { ApiClient } from './client.js';
 import { loadKubeconfig, type ClusterConnection } from './kubeconfig.js';
 import { systemClock, type Clock } from './types.js';
+import { errorMessage } from '../util/error-message.js';
 
 /** The hook for serverTLSBootstrap: the same store and rotation with `kubelet-server`, the kubelet-serving signer and SANs. */
 export const CLIENT_PAIR_PREFIX = 'kubelet-client';
@@ -107,7 +108,7 @@ export function startClientCredentials(opts: ClientCredentialsOptions): ClientCr
     const settled = ready.then(
       () => undefined,
       (e: unknown) => {
-        if (!abort.signal.aborted) logger.error('The bootstrapped kubeconfig cannot be used', { kubeconfig: opts.kubeconfigPath, err: (e as Error).message });
+        if (!abort.signal.aborted) logger.error('The bootstrapped kubeconfig cannot be used', { kubeconfig: opts.kubeconfigPath, err: errorMessage(e) });
       },
     );
     return {
@@ -155,7 +156,7 @@ export function startClientCredentials(opts: ClientCredentialsOptions): ClientCr
       try {
         return loadKubeconfig(opts.bootstrapKubeconfigPath);
       } catch (e) {
-        logger.warn('Bootstrap kubeconfig not usable for a new client certificate', { err: (e as Error).message });
+        logger.warn('Bootstrap kubeconfig not usable for a new client certificate', { err: errorMessage(e) });
       }
     }
     return conn ?? server;

@@ -4,6 +4,7 @@
 // every request means a server that never answers costs a timer, not a stuck caller.
 import { Agent, request as httpsRequest, type RequestOptions as HttpsRequestOptions } from 'node:https';
 import type { IncomingMessage } from 'node:http';
+import { createSecureContext } from 'node:tls';
 import { readFileSync } from 'node:fs';
 import type { DeleteOptions } from 'kubernetes-types/meta/v1';
 import { ApiError, TransportError } from './api-error.js';
@@ -11,6 +12,7 @@ import type { TlsKeyPair } from './client-certificate.js';
 import type { ClusterConnection } from './kubeconfig.js';
 import { recordRequestResult } from './request-metrics.js';
 import { MAX_RESPONSE_BYTES, readBody, RESPONSE_TOO_LARGE, responseTooLarge, WatchLineSplitter } from './response-body.js';
+import { errorMessage } from '../util/error-message.js';
 
 export type PatchType = 'merge' | 'strategic' | 'json';
 
@@ -28,6 +30,11 @@ export interface RequestOptions {
   contentType?: string;
   /** Overrides the client's deadline for this request. */
   timeoutMs?: number;
+  /**
+   * Sent on a connection kept for this alone (the reachability probe): it never waits for a socket
+   * behind requests stuck on a server that went away under them.
+   */
+  ownConnection?: boolean;
 }
 
 export interface ClientOptions {
@@ -57,6 +64,7 @@ interface Agents {
   pair: TlsKeyPair | undefined;
   agent: Agent;
   watchAgent: Agent;
+  probeAgent: Agent;
 }
 
 export class ApiClient {
@@ -85,12 +93,17 @@ export class ApiClient {
   }
 
   private makeAgents(pair: TlsKeyPair | undefined): Agents {
-    const tls = { ca: this.conn.ca, cert: pair?.cert, key: pair?.key, servername: this.conn.tlsServerName, rejectUnauthorized: true };
+    // One context per credential set, shared by every connection: building one parses the CA and the
+    // key (~1.5 ms), which each new connection (and each probe of an absent server) would repeat.
+    const secureContext = createSecureContext({ ca: this.conn.ca, cert: pair?.cert, key: pair?.key });
+    const tls = { secureContext, servername: this.conn.tlsServerName, rejectUnauthorized: true };
     return {
       pair,
       agent: new Agent({ ...tls, keepAlive: true, maxSockets: this.maxSockets, maxFreeSockets: this.maxSockets, scheduling: 'lifo' }),
       // Watches hold their socket for minutes; they get their own so they never starve requests.
       watchAgent: new Agent({ ...tls, keepAlive: false }),
+      // One kept-alive socket: a server that answers "not ready" is asked again without a handshake.
+      probeAgent: new Agent({ ...tls, keepAlive: true, maxSockets: 1, maxFreeSockets: 1 }),
     };
   }
 
@@ -105,9 +118,11 @@ export class ApiClient {
     const pair = source.current();
     if (pair === this.agents.pair) return this.agents;
     const old = this.agents;
-    old.agent.keepSocketAlive = () => false;
-    for (const list of Object.values(old.agent.freeSockets)) for (const s of list ?? []) s.destroy();
-    this.retired = this.retired.filter((a) => Object.keys(a.agent.sockets).length + Object.keys(a.watchAgent.sockets).length > 0);
+    for (const a of [old.agent, old.probeAgent]) {
+      a.keepSocketAlive = () => false;
+      for (const list of Object.values(a.freeSockets)) for (const s of list ?? []) s.destroy();
+    }
+    this.retired = this.retired.filter((a) => [a.agent, a.watchAgent, a.probeAgent].some((x) => Object.keys(x.sockets).length > 0));
     this.retired.push(old);
     this.agents = this.makeAgents(pair);
     return this.agents;
@@ -136,6 +151,7 @@ export class ApiClient {
     for (const a of [this.agents, ...this.retired]) {
       a.agent.destroy();
       a.watchAgent.destroy();
+      a.probeAgent.destroy();
     }
     this.retired = [];
   }
@@ -181,7 +197,7 @@ export class ApiClient {
         if (err) reject(err);
         else resolve(value as T);
       };
-      const req = httpsRequest(this.url(path, opts.query), this.requestOptions(method, headers, this.current().agent), (res) => {
+      const req = httpsRequest(this.url(path, opts.query), this.requestOptions(method, headers, opts.ownConnection ? this.current().probeAgent : this.current().agent), (res) => {
         answeredCode = res.statusCode;
         readBody(res, this.maxResponseBytes)
           .then(({ text, truncated }) => {
@@ -191,7 +207,7 @@ export class ApiClient {
               try {
                 finish(undefined, (text ? JSON.parse(text) : undefined) as T);
               } catch (e) {
-                finish(new ApiError(code, 'InvalidResponse', `response is not JSON: ${(e as Error).message}`));
+                finish(new ApiError(code, 'InvalidResponse', `response is not JSON: ${errorMessage(e)}`));
               }
             } else finish(ApiError.fromResponse(code, text, headerOf(res, 'retry-after')));
           })

@@ -1,9 +1,16 @@
 // Whether the API server is there. Every request reports its outcome here; the first failure that
 // says "no server" (refused, cut, timeout, TLS, 5xx, 429) flips the state to down and logs once.
-// While down, only one cheap probe runs (GET /readyz, jittered back-off capped at 1 s so that a
-// returning server is noticed well within the 2 s convergence budget) and every worker waits; the
-// first success flips it up, logs once, and wakes them all. A server that flaps keeps the probe at
-// its slower pace: the back-off starts again from 200 ms only after 10 s of the server being up.
+// While down, every worker waits and only one cheap probe runs, about every 250 ms, so a server
+// that returns is noticed within a quarter of a second and the waiting writes go at once instead
+// of each waiting out a back-off. The first answer flips the state up, logs once, and wakes them all.
+//
+// The probe is GET /readyz, not a TCP connect. Against a server that is not listening both cost the
+// same (a refused connect; the TLS handshake never starts). But kube-apiserver listens well before
+// it is ready: until its post-start hooks finish (RBAC roles, priority classes, etcd reachable) it
+// answers /readyz with 500, and writes sent then meet 5xx or a 403 from an RBAC cache not yet
+// filled, a refusal that would put each object on the slow back-off. /readyz says 200 only when
+// the writes can succeed. It goes over a connection of its own (client.ts), so it never queues
+// behind requests stuck on a server that died under them.
 import type { Logger } from '../log/logger.js';
 import { Backoff, type BackoffPolicy } from '../util/backoff.js';
 import { ApiError, describeError, isUnavailable } from './api-error.js';
@@ -17,10 +24,21 @@ export interface ConnectionGate {
   onUp(listener: () => void): void;
 }
 
+/** What the Connectivity needs of the client. */
+export type ProbeClient = Pick<ApiClient, 'observe' | 'request' | 'server'>;
+
 /** Retry-After is honoured, within reason: a wrong header must not silence the node for an hour. */
 const MAX_RETRY_AFTER_MS = 30_000;
 
-const probePolicy = (maxMs: number): BackoffPolicy => ({ initialMs: Math.min(200, maxMs), maxMs, jitter: 0.2, resetAfterMs: 10_000 });
+/**
+ * The pause between probes while the server is away: 200–250 ms, jittered so that the nodes of a
+ * cluster do not probe in step. Flat, not growing: a probe of a server that is not listening is
+ * one refused connect, and one that is not ready yet answers from a kept-alive connection.
+ */
+export const PROBE_INTERVAL: BackoffPolicy = { initialMs: 200, maxMs: 200, jitter: 0.25, resetAfterMs: 0, factor: 1 };
+
+/** A probe that gets no answer in this long counts as a failure; the next one follows at the interval. */
+export const PROBE_TIMEOUT_MS = 5000;
 
 export class Connectivity implements ConnectionGate {
   private state: ConnectionState = 'unknown';
@@ -31,14 +49,12 @@ export class Connectivity implements ConnectionGate {
   private notBefore = 0;
   private stopped = false;
   private everUp = false;
-  private readonly backoff: Backoff;
+  private readonly interval = new Backoff(PROBE_INTERVAL);
 
   constructor(
-    private readonly client: ApiClient,
+    private readonly client: ProbeClient,
     private readonly logger: Logger,
-    probeMaxMs = 1000,
   ) {
-    this.backoff = new Backoff(probePolicy(probeMaxMs));
     client.observe((e) => this.report(e));
   }
 
@@ -61,7 +77,6 @@ export class Connectivity implements ConnectionGate {
     this.lastContactAt = new Date();
     if (this.state === 'up' || this.stopped) return;
     this.state = 'up';
-    this.backoff.healthy();
     this.cancelProbe();
     this.logger.info(this.everUp ? 'API server reachable again' : 'API server reachable', { server: this.client.server });
     this.everUp = true;
@@ -99,8 +114,8 @@ export class Connectivity implements ConnectionGate {
   }
 
   private scheduleProbe(): void {
-    if (this.probeTimer || this.probing || this.stopped) return;
-    const delay = Math.max(this.backoff.next(), this.notBefore - Date.now());
+    if (this.probeTimer || this.probing || this.stopped || this.state !== 'down') return;
+    const delay = Math.max(this.interval.next(), this.notBefore - Date.now());
     this.probeTimer = setTimeout(() => {
       this.probeTimer = undefined;
       void this.probe();
@@ -112,12 +127,12 @@ export class Connectivity implements ConnectionGate {
     this.probing = true;
     try {
       // /readyz answers text, not JSON; the client reports a 200 that does not parse as an answer.
-      await this.client.request('GET', '/readyz', { timeoutMs: 5000 });
+      await this.client.request('GET', '/readyz', { timeoutMs: PROBE_TIMEOUT_MS, ownConnection: true });
     } catch {
       // the client reported it; 401/403 on /readyz still means a server is answering
     } finally {
       this.probing = false;
     }
-    if (this.state === 'down') this.scheduleProbe();
+    this.scheduleProbe();
   }
 }

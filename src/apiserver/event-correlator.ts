@@ -3,7 +3,7 @@
 // object+reason in 10 minutes become one "(combined from similar events)" event; and a per-object
 // token bucket (burst 25, one more every 5 minutes) drops the long tail of a flapping object.
 import type { Event } from 'kubernetes-types/core/v1';
-import { apiTime } from './time.js';
+import { apiTime } from '../util/api-time.js';
 import type { Clock } from './types.js';
 
 const LRU_ENTRIES = 4096;

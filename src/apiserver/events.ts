@@ -67,7 +67,9 @@ export class EventSender implements EventRecorder {
     private readonly maxPending = MAX_PENDING_EVENTS,
   ) {
     this.correlator = new EventCorrelator(clock, eventName);
-    this.queue = new KeyedQueue('Sending event', (name) => this.send(name), conn, logger, 4);
+    // One at a time, as client-go's recordToSink sends them: the client's sockets go to the node,
+    // lease and mirror pods first, which is what must converge when the server comes back.
+    this.queue = new KeyedQueue('Sending event', (name) => this.send(name), conn, logger, { concurrency: 1 });
   }
 
   event(object: EventObject, type: EventType, reason: string, message: string): void {

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse } from 'yaml';
 import type { ClientCertificateSource } from './client-certificate.js';
+import { errorMessage } from '../util/error-message.js';
 
 /** A kubeconfig that cannot be used: one line, made a start-up error by the caller. */
 export class KubeconfigError extends Error {
@@ -61,13 +62,13 @@ export function loadKubeconfig(path: string): ClusterConnection {
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new KubeconfigError(`kubeconfig ${file}: cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw new KubeconfigError(`kubeconfig ${file}: cannot read: ${(e as NodeJS.ErrnoException).code ?? errorMessage(e)}`);
   }
   let doc: unknown;
   try {
     doc = parse(text);
   } catch (e) {
-    throw new KubeconfigError(`kubeconfig ${file}: not valid YAML: ${(e as Error).message.split('\n')[0]}`);
+    throw new KubeconfigError(`kubeconfig ${file}: not valid YAML: ${errorMessage(e).split('\n')[0]}`);
   }
   if (!isDict(doc)) throw new KubeconfigError(`kubeconfig ${file}: not a kubeconfig (expected a mapping with clusters, users and contexts)`);
   const contextName = str(doc, 'current-context');
@@ -93,7 +94,7 @@ export function loadKubeconfig(path: string): ClusterConnection {
     try {
       return { data: readFileSync(at(p)), file: at(p) };
     } catch (e) {
-      throw new KubeconfigError(`kubeconfig ${file}: cannot read ${what} ${at(p)}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      throw new KubeconfigError(`kubeconfig ${file}: cannot read ${what} ${at(p)}: ${(e as NodeJS.ErrnoException).code ?? errorMessage(e)}`);
     }
   };
 
@@ -122,7 +123,7 @@ export function loadKubeconfig(path: string): ClusterConnection {
     try {
       readFileSync(tokenFile);
     } catch (e) {
-      throw new KubeconfigError(`kubeconfig ${file}: cannot read tokenFile ${tokenFile}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      throw new KubeconfigError(`kubeconfig ${file}: cannot read tokenFile ${tokenFile}: ${(e as NodeJS.ErrnoException).code ?? errorMessage(e)}`);
     }
   }
   if (!cert && !token && !tokenFile) throw new KubeconfigError(`kubeconfig ${file}: user "${userName ?? ''}" has no credentials (client certificate or token)`);

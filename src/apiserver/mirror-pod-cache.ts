@@ -11,7 +11,7 @@ import type { Logger } from '../log/logger.js';
 import { Backoff, RECONNECT_BACKOFF } from '../util/backoff.js';
 import { ApiError, describeError, isUnavailable } from './api-error.js';
 import type { ApiClient, WatchHandle } from './client.js';
-import type { Connectivity } from './connectivity.js';
+import type { ConnectionGate } from './connectivity.js';
 import { isMirrorPod, podKey } from './mirror-pod.js';
 import { RESPONSE_TOO_LARGE } from './response-body.js';
 
@@ -40,10 +40,12 @@ export class MirrorPodCache {
   /** The watch was stopped on purpose (the server came back): relist without the failure back-off. */
   private restartRequested = false;
   private waitingForServer = false;
+  /** The last LIST was answered (a failure after it is the watch's). */
+  private listed = false;
 
   constructor(
-    private readonly client: ApiClient,
-    private readonly conn: Connectivity,
+    private readonly client: Pick<ApiClient, 'list' | 'watch'>,
+    private readonly conn: ConnectionGate,
     private readonly nodeName: string,
     private readonly logger: Logger,
     /** Watch length asked of the server before a relist; randomized per round like a reflector. */
@@ -137,6 +139,7 @@ export class MirrorPodCache {
         continue;
       }
       this.lastListAt = Date.now();
+      this.listed = false;
       let failure: unknown;
       try {
         await this.listAndWatch();
@@ -154,6 +157,7 @@ export class MirrorPodCache {
     const path = '/api/v1/pods';
     const fieldSelector = `spec.nodeName=${this.nodeName}`;
     const list = await this.client.list<PodList>(path, { fieldSelector });
+    this.listed = true;
     this.synced = true;
     this.replace(list.items);
     // The server answers: from here on the stream counts towards the healthy period.
@@ -177,6 +181,13 @@ export class MirrorPodCache {
       return;
     }
     this.restartRequested = false;
+    if (!this.listed && isUnavailable(failure) && !this.conn.usable) {
+      // The LIST found no server: the loop waits for the Connectivity, and LISTs as soon as the
+      // server is back (not sooner than the floor after this one). Nothing here ran too often, so
+      // the back-off does not grow; a server that keeps failing LISTs is paced by the probe.
+      this.notBefore = this.lastListAt + floorMs;
+      return;
+    }
     const delay = this.backoff.next();
     this.notBefore = Date.now() + delay;
     const retryIn = `${delay}ms`;

@@ -4,7 +4,7 @@
 import type { Lease } from 'kubernetes-types/coordination/v1';
 import { isConflict, isNotFound } from './api-error.js';
 import type { ApiClient } from './client.js';
-import { apiMicroTime } from './time.js';
+import { apiMicroTime } from '../util/api-time.js';
 import type { Clock } from './types.js';
 
 export const NODE_LEASE_NAMESPACE = 'kube-node-lease';

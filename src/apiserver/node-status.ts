@@ -2,7 +2,7 @@
 // (addresses, capacity, nodeInfo, conditions), computed from NodeInfoSource alone, so that it can
 // be diffed without a server. Heartbeat times change every round; they alone never justify a post.
 import type { Node, NodeCondition, NodeStatus } from 'kubernetes-types/core/v1';
-import { apiTime } from './time.js';
+import { apiTime } from '../util/api-time.js';
 import type { NodeInfoSource } from './types.js';
 
 /** The kubelet's default kubelet port, shown as daemonEndpoints.kubeletEndpoint. */

@@ -3,7 +3,7 @@
 // conditions by type), so a status that did not change never causes a request.
 import type { PodCondition, PodStatus } from 'kubernetes-types/core/v1';
 import { stableJson } from './node-status.js';
-import { truncateTime } from './time.js';
+import { truncateTime } from '../util/api-time.js';
 
 /** Conditions the kubelet owns; others (DisruptionTarget...) are the server's and are left alone. */
 const KUBELET_CONDITIONS = new Set(['PodScheduled', 'Ready', 'Initialized', 'ContainersReady', 'PodReadyToStartContainers']);

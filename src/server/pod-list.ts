@@ -1,7 +1,7 @@
 // The /pods answer: a v1 PodList of the static pods this agent runs, under their suffixed names
 // and UIDs, each with its current status instead of the manifest's (as the kubelet since #57106).
 import type { Pod, PodList } from 'kubernetes-types/core/v1';
-import { apiTime } from '../status/time.js';
+import { apiTime } from '../util/api-time.js';
 import type { PodStatusEntry } from '../status/status-manager.js';
 
 function podWithStatus(e: PodStatusEntry): Pod {

@@ -6,7 +6,7 @@ import { PodSandboxState } from '../cri/cri-types.js';
 import type { RuntimePod } from '../kuberuntime/runtime-pods.js';
 import type { PodPhase } from './phase.js';
 import { isRestartableInit } from './restart-rules.js';
-import { apiTime } from './time.js';
+import { apiTime } from '../util/api-time.js';
 
 type Status = 'True' | 'False';
 

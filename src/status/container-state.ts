@@ -4,7 +4,7 @@
 import type { ContainerState as ApiContainerState, ContainerStateTerminated, ContainerStatus } from 'kubernetes-types/core/v1';
 import { ContainerState } from '../cri/cri-types.js';
 import type { RuntimeContainer } from '../kuberuntime/runtime-pods.js';
-import { apiTimeFromNs } from './time.js';
+import { apiTimeFromNs } from '../util/api-time.js';
 
 export const CONTAINER_STATUS_UNKNOWN = 'ContainerStatusUnknown';
 

@@ -3,7 +3,7 @@
 // the creation of its oldest sandbox, which is when the pod really started.
 import type { Pod, PodStatus } from 'kubernetes-types/core/v1';
 import type { RuntimePod } from '../kuberuntime/runtime-pods.js';
-import { apiTime } from './time.js';
+import { apiTime } from '../util/api-time.js';
 
 const CONFIG_SEEN_ANNOTATION = 'kubernetes.io/config.seen';
 

@@ -10,6 +10,7 @@ import { ContainerState } from '../cri/cri-types.js';
 import { PerKeyCoalescer } from './coalescer.js';
 import { generatePodStatus } from './generate-pod-status.js';
 import type { ProbeState, WaitingReason } from './types.js';
+import { errorMessage } from '../util/error-message.js';
 
 /** What the status needs to know of one pod worker (PodWorkers.snapshot() entries satisfy it). */
 export interface PodWorkerView {
@@ -65,7 +66,7 @@ export class StatusManager {
     this.now = opts.now ?? (() => new Date());
     this.coalescer = new PerKeyCoalescer(
       (uid) => this.recompute(uid),
-      (uid, err) => opts.logger.warn('Failed to compute pod status, keeping the last one', { podUID: uid, err: err instanceof Error ? err.message : String(err) }),
+      (uid, err) => opts.logger.warn('Failed to compute pod status, keeping the last one', { podUID: uid, err: errorMessage(err) }),
       opts.settleMs ?? 0,
     );
   }
@@ -184,7 +185,7 @@ export class StatusManager {
       try {
         l(uid, entry);
       } catch (err) {
-        this.opts.logger.error('Pod status listener failed', { podUID: uid, err: err instanceof Error ? err.message : String(err) });
+        this.opts.logger.error('Pod status listener failed', { podUID: uid, err: errorMessage(err) });
       }
     }
   }

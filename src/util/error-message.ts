@@ -1,4 +1,6 @@
-// One way to turn whatever was thrown into the text of a log line or a status message.
+// The text of anything thrown, for a log field or an error message: an Error's message, else the
+// value as a string (a rejected promise may carry anything).
+
 export function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }

@@ -8,6 +8,7 @@ import { POD_UID_LABEL } from '../../kuberuntime/labels.js';
 import { runtimeId } from '../kubelet/pod-lookup.js';
 import { bootTime, filesystemStats, processLimits, readNodeUsage, type NodeUsage } from './node-usage.js';
 import type { ContainerStats, CPUStats, FsStats, MemoryStats, PodStats, Summary } from './summary-types.js';
+import { apiTime } from '../../util/api-time.js';
 
 export interface StatsProviderOptions {
   runtime: RuntimeService;
@@ -17,7 +18,7 @@ export interface StatsProviderOptions {
   statuses(): readonly PodStatusEntry[];
 }
 
-const iso = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+const iso = (ms: number): string => apiTime(new Date(ms));
 const isoNs = (ns: number): string => (ns > 0 ? iso(Math.floor(ns / 1e6)) : iso(Date.now()));
 const val = (v: { value: number } | null | undefined): number | undefined => (v ? v.value : undefined);
 

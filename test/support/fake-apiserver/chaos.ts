@@ -19,6 +19,8 @@ export type WatchFault = 'end-after-first-event' | 'cut-after-first-event' | 'hu
 export class Chaos {
   latencyMs = 0;
   hanging = false;
+  /** /readyz answers 500, as kube-apiserver's does while its post-start hooks run; everything else is served. */
+  notReady = false;
   watchFault: WatchFault | undefined;
   hugeLineBytes = 100 * 1024 * 1024;
   /** Bytes of huge lines written so far (accepted by the socket): how much the client let in. */
@@ -41,6 +43,7 @@ export class Chaos {
   reset(): void {
     this.latencyMs = 0;
     this.hanging = false;
+    this.notReady = false;
     this.watchFault = undefined;
     this.failures = undefined;
   }

@@ -32,6 +32,9 @@ export interface RequestRecord {
   clientCert: string;
   accept: string;
   contentType: string;
+  /** performance.now() when the request came in, and when its response closed (undefined while open). */
+  receivedAt: number;
+  closedAt?: number;
 }
 
 export interface HandlerDeps {
@@ -68,8 +71,10 @@ export async function handleRequest(deps: HandlerDeps, req: Req, res: Res): Prom
     clientCert: tlsSocketOf(req)?.getPeerCertificate?.()?.fingerprint256 ?? '',
     accept,
     contentType,
+    receivedAt: performance.now(),
   };
   deps.log(record);
+  res.on('close', () => (record.closedAt = performance.now()));
   const reply = (status: number, body: Json, headers: Record<string, string> = {}, ct?: string): void => {
     record.status = status;
     sendJson(res, status, body, headers, ct);
@@ -117,6 +122,12 @@ export async function handleRequest(deps: HandlerDeps, req: Req, res: Res): Prom
       return;
     }
     if (info.kind === 'nonresource') {
+      if (deps.chaos.notReady && /^\/readyz\/?$/.test(info.path)) {
+        record.status = 500;
+        res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' });
+        res.end('[-]poststarthook/rbac/bootstrap-roles failed: not finished\nreadyz check failed\n');
+        return;
+      }
       const r = serveNonResource(info.path, accept, deps.serverAddress);
       if (typeof r.body !== 'string') return reply(r.status, r.body, {}, r.contentType);
       record.status = r.status;
@@ -151,6 +162,7 @@ export async function handleUpgrade(deps: HandlerDeps, req: IncomingMessage, soc
     clientCert: tlsSocketOf(req as unknown as Req)?.getPeerCertificate?.()?.fingerprint256 ?? '',
     accept: String(req.headers.accept ?? ''),
     contentType: '',
+    receivedAt: performance.now(),
   };
   deps.log(record);
   const fail = (e: unknown): void => {

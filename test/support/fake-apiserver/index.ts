@@ -5,7 +5,7 @@
  *   api.writeKubeconfig(path, 'system:node:n1', ['system:nodes']);   // what bootlet gets
  *   api.writeAdminKubeconfig(path2);                   // system:admin / system:masters, for kubectl
  *   api.objects('pods', 'kube-system'); api.object('nodes', '', 'n1'); api.requests
- *   api.stop(); api.start(); api.wipe(); api.setLatency(ms); api.failNext(n, 503, 2); api.hang(true)
+ *   api.stop(); api.start(); api.wipe(); api.setLatency(ms); api.failNext(n, 503, 2); api.hang(true); api.notReady(true)
  *   api.faultWatches('end-after-first-event' | 'cut-after-first-event' | 'huge-line')
  *   await api.dispose();                               // stop + remove its temp dir
  *

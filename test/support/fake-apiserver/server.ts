@@ -188,6 +188,10 @@ export class FakeApiServer {
   hang(on: boolean): void {
     this.chaos.hanging = on;
   }
+  /** A server that listens but is not ready: /readyz answers 500 (as during kube-apiserver's start), the rest is served. */
+  notReady(on: boolean): void {
+    this.chaos.notReady = on;
+  }
   /** Watches opened from now on misbehave as `fault` says (undefined: stream normally). */
   faultWatches(fault: WatchFault | undefined, hugeLineBytes?: number): void {
     this.chaos.watchFault = fault;

@@ -114,4 +114,85 @@ describe('KeyedQueue', () => {
       vi.useRealTimers();
     }
   });
+
+  it('sends everything held while the server was away as soon as it is back, at most `concurrency` at a time', async () => {
+    const gate = new FakeGate();
+    gate.down();
+    let active = 0;
+    let maxActive = 0;
+    const waiting: (() => void)[] = [];
+    const done: string[] = [];
+    const q = new KeyedQueue(
+      'test',
+      async (k) => {
+        active++;
+        maxActive = Math.max(maxActive, active);
+        await new Promise<void>((r) => waiting.push(r));
+        active--;
+        done.push(k);
+      },
+      gate,
+      nullLogger,
+      { concurrency: 8 },
+    );
+    const keys = Array.from({ length: 50 }, (_, i) => `pod-${i}`);
+    for (let round = 0; round < 3; round++) q.addAll(keys);
+    expect(q.size).toBe(50);
+    expect(active).toBe(0);
+    gate.up();
+    expect(active).toBe(8); // at once, not one after another
+    while (done.length < 50) {
+      waiting.splice(0).forEach((r) => r());
+      await new Promise((r) => setImmediate(r));
+    }
+    await q.idle();
+    expect(maxActive).toBe(8);
+    expect(done.sort()).toEqual([...keys].sort()); // each once
+  });
+
+  it('addAfter runs a key later, unless it is added earlier; of two delays the shorter wins', async () => {
+    vi.useFakeTimers();
+    try {
+      const gate = new FakeGate();
+      const runs: string[] = [];
+      const q = new KeyedQueue('test', async (k) => void runs.push(k), gate, nullLogger);
+      q.addAfter('a', 1000);
+      q.addAfter('a', 3000); // later: ignored
+      q.addAfter('b', 1000);
+      q.addAfter('b', 500); // sooner: replaces
+      await vi.advanceTimersByTimeAsync(600);
+      expect(runs).toEqual(['b']);
+      await vi.advanceTimersByTimeAsync(500);
+      expect(runs).toEqual(['b', 'a']);
+      await vi.advanceTimersByTimeAsync(5000);
+      expect(runs).toEqual(['b', 'a']);
+      q.addAfter('c', 1000);
+      q.add('c'); // now, and the timer is gone
+      await vi.advanceTimersByTimeAsync(5000);
+      expect(runs).toEqual(['b', 'a', 'c']);
+      await q.stop();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('a key woken many times during its run is one more run, and one entry', async () => {
+    const gate = new FakeGate();
+    let release: () => void = () => {};
+    let runs = 0;
+    const q = new KeyedQueue(
+      'test',
+      async () => {
+        if (++runs === 1) await new Promise<void>((r) => (release = r));
+      },
+      gate,
+      nullLogger,
+    );
+    q.add('k');
+    for (let i = 0; i < 10_000; i++) q.add('k');
+    expect(q.size).toBe(1);
+    release();
+    await q.idle();
+    expect(runs).toBe(2);
+  });
 });
