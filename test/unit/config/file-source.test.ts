@@ -245,6 +245,21 @@ describe('startFileSource', () => {
     expect(ops(events)).toEqual(['ADD default/etcd-node-a', 'UPDATE default/etcd-node-a', 'REMOVE default/etcd-node-a']);
   });
 
+  it('sees a manifest written the moment the first scan is done: the watch is in place before the listing', async () => {
+    const dir = newDir();
+    const f = join(dir, 'early.yaml');
+    const events = recorder();
+    const ready = events.ready;
+    events.ready = () => {
+      writeFileSync(f, podYaml('early'));
+      ready();
+    };
+    // No rescan within the test: only the watcher can find the file.
+    running.push(startFileSource({ path: dir, nodeName: 'node-a', fileCheckFrequencyMs: 600_000, logger: memoryLogger(0).logger, events }));
+    await updates(events, 1, 'ADD of the file written at ready()');
+    expect(ops(events)).toEqual(['ADD default/early-node-a']);
+  });
+
   it('reports unknown fields as warnings and still accepts the pod', async () => {
     const dir = newDir();
     writeFileSync(join(dir, 'web.yaml'), podYaml('web', 'busybox:1', '    imagePullPolcy: Never\n'));
