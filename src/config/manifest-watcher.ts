@@ -73,13 +73,25 @@ export class ManifestWatcher {
         return reason !== undefined;
       },
     });
+    // Raw inotify events, one per change, say which names to look at: chokidar drops a "change"
+    // of a name within 50 ms of the one before (its throttle has no trailing edge), which would
+    // lose the last of two quick saves until the next rescan. Its own events below still tell
+    // about the directory itself; for names they are duplicates, which the queue's quiet time folds.
     w.on('raw', (event: string, rawPath: string) => {
-      if (event !== 'change' || !rawPath) return;
+      if (!rawPath) return;
       const file = join(dir, basename(rawPath));
       if (ignoredNameReason(file) !== undefined) return;
-      // Bounded like every per-name record: a burst of writes to many names must not grow the agent.
-      if (this.writes.size >= MAX_TRACKED_WRITES && !this.writes.has(file)) this.writes.delete(this.writes.keys().next().value as string);
-      this.writes.set(file, Date.now());
+      if (event === 'rename') {
+        // The name was linked, moved or removed: it names another file now (or none), and what was
+        // written to the one before does not matter. This keeps a rename over an existing manifest
+        // fast: unlinking the old file shows as a "change" on its own watch, just before.
+        this.writes.delete(file);
+      } else if (event === 'change') {
+        // Bounded like every per-name record: a burst of writes to many names must not grow the agent.
+        if (this.writes.size >= MAX_TRACKED_WRITES && !this.writes.has(file)) this.writes.delete(this.writes.keys().next().value as string);
+        this.writes.set(file, Date.now());
+      }
+      this.onEvent(file);
     });
     const onEvent = (p: string): void => this.onEvent(resolve(p));
     w.on('add', onEvent).on('change', onEvent).on('unlink', onEvent);

@@ -260,6 +260,38 @@ describe('startFileSource', () => {
     expect(ops(events)).toEqual(['ADD default/early-node-a']);
   });
 
+  it('reads a manifest renamed over an existing one without waiting for in-place writes to settle', async () => {
+    const dir = newDir();
+    const f = join(dir, 'web.yaml');
+    writeFileSync(f, podYaml('web', 'busybox:1'));
+    // A settle time far beyond the wait below: only a file taken as written in place would wait it out.
+    const { events } = start(dir, { settleMs: 30_000 });
+    await updates(events, 1, 'ADD');
+    // Unlinking the replaced file shows as a change on its own watch; it must not count as a write.
+    writeFileSync(join(dir, '.web.yaml.tmp'), podYaml('web', 'busybox:2'));
+    renameSync(join(dir, '.web.yaml.tmp'), f);
+    await updates(events, 2, 'UPDATE by rename-over');
+    expect(images(events.updates[1]!)).toBe('busybox:2');
+  });
+
+  it('ends with the last of several quick saves, however close together', async () => {
+    const dir = newDir();
+    const f = join(dir, 'web.yaml');
+    writeFileSync(f, podYaml('web', 'busybox:0'));
+    const { events } = start(dir);
+    await updates(events, 1, 'ADD');
+    // chokidar drops a second "change" of a name within 50 ms; the raw events must make up for it.
+    for (const gapMs of [5, 30]) {
+      for (let i = 1; i <= 5; i++) {
+        writeFileSync(join(dir, '.web.yaml.tmp'), podYaml('web', `busybox:${gapMs}-${i}`));
+        renameSync(join(dir, '.web.yaml.tmp'), f);
+        await sleep(gapMs);
+      }
+      await waitFor(() => events.updates.at(-1) && images(events.updates.at(-1)!) === `busybox:${gapMs}-5`, { ...WAIT, what: `the last save (${gapMs} ms apart)` });
+    }
+    expect(events.errors).toEqual([]);
+  });
+
   it('reports unknown fields as warnings and still accepts the pod', async () => {
     const dir = newDir();
     writeFileSync(join(dir, 'web.yaml'), podYaml('web', 'busybox:1', '    imagePullPolcy: Never\n'));
