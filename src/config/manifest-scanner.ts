@@ -81,7 +81,12 @@ export class ManifestScanner {
     }
     if (!this.scanned && !this.stopped) {
       this.scanned = true;
-      this.opts.onFirstScan();
+      // Its failure is not the scan's, and must not become an unhandled rejection.
+      try {
+        this.opts.onFirstScan();
+      } catch (err) {
+        this.opts.log.error('Static pod source ready handler failed', { path: this.opts.root, err: errorMessage(err) });
+      }
     }
   }
 

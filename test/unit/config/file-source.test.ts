@@ -292,6 +292,21 @@ describe('startFileSource', () => {
     expect(events.errors).toEqual([]);
   });
 
+  it('survives a ready() handler that throws, says so, and keeps following the directory', async () => {
+    const dir = newDir();
+    const events = recorder();
+    events.ready = () => {
+      events.isReady = true;
+      throw new Error('handler broke');
+    };
+    const { logger, lines } = memoryLogger(0);
+    running.push(startFileSource({ path: dir, nodeName: 'node-a', fileCheckFrequencyMs: 60_000, logger, events }));
+    await ready(events);
+    expect(lines.filter((l) => l.includes('ready handler failed') && l.includes('handler broke'))).toHaveLength(1);
+    writeFileSync(join(dir, 'web.yaml'), podYaml('web'));
+    await updates(events, 1, 'ADD after the failed handler');
+  });
+
   it('reports unknown fields as warnings and still accepts the pod', async () => {
     const dir = newDir();
     writeFileSync(join(dir, 'web.yaml'), podYaml('web', 'busybox:1', '    imagePullPolcy: Never\n'));
