@@ -7,10 +7,10 @@ import type { Logger } from '../log/logger.js';
 import type { RuntimeContainer, RuntimePod } from '../runtime/runtime-pods.js';
 import { readTerminationMessage } from '../runtime/termination-message.js';
 import { ContainerState } from '../runtime/cri-types.js';
-import { errorMessage } from '../util/error-message.js';
 import { KeyedSerialRunner } from '../util/serial-runner.js';
 import { generatePodStatus } from './generate-pod-status.js';
 import type { ProbeState, WaitingReason } from './types.js';
+import { errorMessage } from '../util/error-message.js';
 
 /** What the status needs to know of one pod worker (PodWorkers.snapshot() entries satisfy it). */
 export interface PodWorkerView {
