@@ -1,26 +1,21 @@
-// The manifest directory (or single manifest file) as a source of desired static pods.
-//
-// Events from the watcher only say "look at this name again"; what counts is always what is on disk
-// when the file is read (stably, see read-manifest.ts). A full rescan at start and every
-// fileCheckFrequency catches whatever the watcher missed (inotify overflow, a symlink's target
-// changing, the directory being replaced). Every change to a name goes through one serial queue per
-// name, so an older read can never overtake a newer one.
-import { readdir, stat } from 'node:fs/promises';
+// The manifest directory (or single manifest file) as a source of desired static pods: a watcher
+// (manifest-watcher.ts) and full scans (manifest-scanner.ts) say which names to look at, a serial
+// queue per name (manifest-queue.ts) looks at each, so an older read can never overtake a newer
+// one, and file-source-pods.ts turns what was found into the desired set and its events. What
+// counts is always what is on disk when the file is read (stably, see read-manifest.ts).
 import { createHash } from 'node:crypto';
-import { basename, dirname, join, resolve } from 'node:path';
-import { watch, type FSWatcher } from 'chokidar';
+import { resolve } from 'node:path';
 import type { Logger } from '../log/logger';
-import type { ConfigSourceEvents, ManifestClaim, ManifestError, StaticPod } from './types';
-import { ignoredNameReason, isUtf8Name, OnceSet, printableName } from './ignore';
+import type { ConfigSourceEvents } from './types';
+import { ignoredNameReason, OnceSet } from './ignore';
 import { readManifestFile, type ReadOptions } from './read-manifest';
 import { completeManifest } from './manifest';
 import { createManifestDecoder } from './decode/decode-off-thread';
-import { DesiredPods } from './desired-pods';
-import { withAdoptedUid } from './identity';
 import { UnchangedFiles } from './unchanged-files';
-
-/** Names whose last write time is kept (for the quiet-file check); far above any real directory. */
-const MAX_TRACKED_WRITES = 4096;
+import { FileSourcePods } from './file-source-pods';
+import { ManifestQueue } from './manifest-queue';
+import { ManifestScanner } from './manifest-scanner';
+import { ManifestWatcher } from './manifest-watcher';
 
 export interface FileSourceOptions {
   /** A directory of manifests, or a single manifest file. */
@@ -52,149 +47,58 @@ export interface FileSource {
   adoptIdentity(file: string, computedUid: string, runtimeUid: string): boolean;
 }
 
-/** A pod UID as validation allows it (and as it may name a directory). */
-const POD_UID = /^[0-9A-Za-z-]{1,36}$/;
-
-/** The UID a file's pod takes instead of the computed one, for exactly that content. */
-interface IdentityAlias {
-  readonly computedUid: string;
-  readonly runtimeUid: string;
-}
-
-function claimOf(e: ManifestError): ManifestClaim {
-  return e.podKey === undefined ? { file: e.file, message: e.message } : { file: e.file, podKey: e.podKey, message: e.message };
-}
-
-/** Per-name serial queue state. */
-interface NameState {
-  timer?: NodeJS.Timeout;
-  running?: Promise<void>;
-  again: boolean;
-}
+/** A file still being written is looked at again after this long. */
+const CHANGING_RETRY_MS = 250;
 
 export function startFileSource(opts: FileSourceOptions): FileSource {
   const root = resolve(opts.path);
   const log = opts.logger.with({ source: 'file' });
-  const events = opts.events;
   const now = opts.now ?? (() => new Date());
-  const checkEvery = opts.fileCheckFrequencyMs ?? 20_000;
   const debounceMs = opts.eventDebounceMs ?? 10;
-  const missingRetryMs = opts.missingPathRetryMs ?? 1000;
-  const changingRetryMs = 250;
 
-  const desired = new DesiredPods();
+  const pods = new FileSourcePods(log, opts.events);
   const decoder = createManifestDecoder();
   /** Digest of the bytes (or read error) last handled per file: unchanged content is not reprocessed. */
   const lastDigest = new Map<string, string>();
   const unchangedFiles = new UnchangedFiles();
-  const names = new Map<string, NameState>();
   const skippedOnce = new OnceSet();
-  const badNames = new OnceSet();
-  /** Last in-place write event per file (raw inotify "change"): such a file may be half-written. */
-  const lastWriteAt = new Map<string, number>();
-  let watcher: FSWatcher | undefined;
-  /** The directory being watched, or undefined (missing path, or single-file mode not started). */
-  let watchedDir: string | undefined;
-  /** Inode of the watched directory: a directory replaced between two scans needs a new watch. */
-  let watchedIno: number | undefined;
-  /** In single-file mode, the only name that matters. */
-  let singleFile: string | undefined;
   let stopped = false;
-  let readySent = false;
-  let pathMissingLogged = false;
-  let scanning: Promise<void> | undefined;
-  let rescanTimer: NodeJS.Timeout | undefined;
-  let missingTimer: NodeJS.Timeout | undefined;
 
-  /** Files refused for what they contain or for not being readable (key conflicts are in `desired`). */
-  const refused = new Map<string, ManifestError>();
-  /** The refused claims as last told downstream. */
-  let toldClaims = '[]';
-  const aliases = new Map<string, IdentityAlias>();
-  /** Files loaded since the last flush, to be logged as accepted unless they lost a key conflict. */
-  const loadedFiles = new Set<string>();
-  /** While above zero (a full scan runs), changes are collected and flushed once at the end. */
-  let batchDepth = 0;
-
-  /**
-   * Computes the desired-set difference, logs it and hands it downstream. `now`: even in the middle
-   * of a scan (the files read so far are a valid desired set, only an earlier one).
-   */
-  const flush = (now = false): void => {
-    if ((batchDepth > 0 && !now) || stopped) return;
-    const change = desired.reconcile();
-    for (const e of change.errors) reportError(e);
-    for (const file of [...loadedFiles].sort()) {
-      const pod = desired.podOfFile(file);
-      if (pod && !desired.isLosing(file)) log.info('Static pod manifest accepted', { pod: pod.key, uid: pod.uid, file });
-    }
-    for (const u of change.updates) {
-      if (u.op === 'REMOVE') log.info('Static pod removed from desired set', { pod: u.pod.key, uid: u.pod.uid, file: u.pod.file });
-      // A file's pod that takes over a key because its rival went away is accepted now.
-      else if (!loadedFiles.has(u.pod.file) && !(u.op === 'UPDATE' && u.pod.computedUid === u.previous.uid)) log.info('Static pod manifest accepted', { pod: u.pod.key, uid: u.pod.uid, file: u.pod.file });
-    }
-    loadedFiles.clear();
-    for (const u of change.updates) {
-      if (stopped) return;
-      events.update(u);
-    }
-    publishClaims();
+  const logSkip = (file: string, reason: string): void => {
+    if (skippedOnce.first(file)) log.v(2).info('Skipping file in manifest directory', { file, reason });
   };
 
-  /** Tells downstream which refused files declare which pods, when that changed. */
-  const publishClaims = (): void => {
-    if (batchDepth > 0 || stopped) return;
-    const byFile = new Map<string, ManifestClaim>();
-    for (const e of refused.values()) byFile.set(e.file, claimOf(e));
-    for (const e of desired.losingErrors()) if (!byFile.has(e.file)) byFile.set(e.file, claimOf(e));
-    const claims = [...byFile.values()].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
-    const text = JSON.stringify(claims);
-    if (text === toldClaims) return;
-    toldClaims = text;
-    events.refusedClaims?.(claims);
-  };
-
-  /** A file is refused for its content or for not being readable. */
-  const refuse = (e: ManifestError): void => {
-    refused.set(e.file, e);
-    reportError(e);
-    publishClaims();
-  };
-
-  const reportError = (e: ManifestError): void => {
-    if (stopped) return;
-    log.error('Static pod manifest refused', { file: e.file, err: e.message });
-    events.error(e);
-  };
+  const watcher = new ManifestWatcher({
+    log,
+    onName: (file) => queue.schedule(file, debounceMs),
+    onDirectory: () => scanner.checkPathSoon(),
+    onIgnored: logSkip,
+  });
 
   const forget = (file: string): void => {
     lastDigest.delete(file);
     unchangedFiles.forget(file);
-    lastWriteAt.delete(file);
-    aliases.delete(file);
-    if (refused.delete(file)) publishClaims();
-    if (!desired.podOfFile(file)) return;
-    desired.dropFile(file);
-    flush();
+    watcher.forget(file);
+    pods.forget(file);
   };
 
-  /** Looks at one name in the manifest directory and brings the desired set in line with it. */
-  const processName = async (file: string): Promise<void> => {
+  /** Looks at one name in the manifest path and brings the desired set in line with it. */
+  const look = async (file: string): Promise<void> => {
     const reason = ignoredNameReason(file);
     if (reason !== undefined) {
-      if (skippedOnce.first(file)) log.v(2).info('Skipping file in manifest directory', { file, reason });
+      logSkip(file, reason);
       forget(file);
       return;
     }
     if (await unchangedFiles.unchanged(file)) return;
     const readStart = Date.now();
-    const r = await readManifestFile(file, { ...opts.read, lastWriteEventAt: watcher ? () => lastWriteAt.get(file) : undefined });
+    const r = await readManifestFile(file, { ...opts.read, lastWriteEventAt: watcher.watching ? () => watcher.lastWriteAt(file) : undefined });
     if (stopped) return;
     switch (r.kind) {
       case 'missing':
         skippedOnce.forget(file);
         forget(file);
-        checkRootSoon();
+        scanner.checkPathSoon();
         return;
       case 'not-file':
         if (skippedOnce.first(file)) {
@@ -205,22 +109,21 @@ export function startFileSource(opts: FileSourceOptions): FileSource {
         return;
       case 'changing':
         log.v(4).info('Manifest file still changing; looking again shortly', { file });
-        schedule(file, changingRetryMs);
+        queue.schedule(file, CHANGING_RETRY_MS);
         return;
       case 'error': {
         unchangedFiles.forget(file);
         const digest = `error:${r.message}`;
         if (lastDigest.get(file) === digest) return;
         lastDigest.set(file, digest);
-        refuse({ file, message: r.message });
+        pods.refuse({ file, message: r.message });
         return;
       }
       case 'ok':
         break;
     }
     skippedOnce.forget(file);
-    const lastWrite = lastWriteAt.get(file);
-    if (lastWrite !== undefined && lastWrite < readStart) lastWriteAt.delete(file);
+    watcher.readFrom(file, readStart);
     unchangedFiles.remember(file, r.stat);
     const digest = createHash('sha256').update(r.bytes).digest('hex');
     if (lastDigest.get(file) === digest) return;
@@ -228,250 +131,42 @@ export function startFileSource(opts: FileSourceOptions): FileSource {
     const decoded = await decoder.decode(r.bytes);
     if (stopped) return;
     const loaded = completeManifest(file, decoded, opts.nodeName, now());
-    if ('error' in loaded) {
-      // The file's last good pod (if any) stays: a broken edit is not a deletion.
-      refuse(loaded.error);
-      return;
-    }
-    for (const w of loaded.warnings) {
-      log.warn('Static pod manifest warning', { file, warning: w });
-      events.warning({ file, message: w });
-    }
-    refused.delete(file);
-    desired.putFile(identityFor(file, loaded.pod));
-    loadedFiles.add(file);
-    flush();
+    // A broken edit is not a deletion: the file's last good pod (if any) stays.
+    if ('error' in loaded) pods.refuse(loaded.error);
+    else pods.accept(file, loaded.pod, loaded.warnings);
   };
 
-  /** The pod as loaded, or under its adopted UID if the alias was made for exactly this content. */
-  const identityFor = (file: string, pod: StaticPod): StaticPod => {
-    const alias = aliases.get(file);
-    if (!alias) return pod;
-    if (alias.computedUid === pod.uid) return withAdoptedUid(pod, alias.runtimeUid);
-    aliases.delete(file);
-    log.info('Static pod manifest changed: the pod no longer takes the UID of the pod it was adopted from', { file, uid: pod.uid, adoptedUID: alias.runtimeUid });
-    return pod;
-  };
+  const queue = new ManifestQueue(look, log);
 
-  const adoptIdentity = (file: string, computedUid: string, runtimeUid: string): boolean => {
-    const pod = desired.podOfFile(file);
-    if (stopped || !pod || pod.computedUid !== undefined || pod.uid !== computedUid || desired.isLosing(file)) return false;
-    if (!POD_UID.test(runtimeUid) || runtimeUid === computedUid) return false;
-    if (desired.files().some((f) => desired.podOfFile(f)?.uid === runtimeUid)) return false;
-    aliases.set(file, { computedUid, runtimeUid });
-    desired.putFile(withAdoptedUid(pod, runtimeUid));
-    log.v(2).info('Static pod takes the UID of the running pod a kubelet started from the same manifest', { pod: pod.key, uid: runtimeUid, computedUID: computedUid, file });
-    flush(true);
-    return true;
-  };
-
-  /** Runs processName for `file`, never twice at once; a request while running runs it once more after. */
-  const runName = (file: string): Promise<void> => {
-    let st = names.get(file);
-    if (!st) {
-      st = { again: false };
-      names.set(file, st);
-    }
-    const state = st;
-    if (state.running) {
-      state.again = true;
-      return state.running;
-    }
-    state.running = (async () => {
-      try {
-        do {
-          state.again = false;
-          if (stopped) return;
-          await processName(file);
-        } while (state.again);
-      } catch (err) {
-        log.error('Could not process manifest file', { file, err: (err as Error).message });
-      } finally {
-        state.running = undefined;
-        if (!state.timer) names.delete(file);
-      }
-    })();
-    return state.running;
-  };
-
-  const schedule = (file: string, delayMs: number): void => {
-    if (stopped) return;
-    let st = names.get(file);
-    if (!st) {
-      st = { again: false };
-      names.set(file, st);
-    }
-    const state = st;
-    if (state.timer) clearTimeout(state.timer);
-    state.timer = setTimeout(() => {
-      state.timer = undefined;
-      void runName(file);
-    }, delayMs);
-  };
-
-  /**
-   * The watched directory itself may have gone (removed, renamed away); the watcher then falls silent,
-   * so a rescan takes over and waits for the path to come back.
-   */
-  let rootCheck: NodeJS.Timeout | undefined;
-  const checkRootSoon = (): void => {
-    if (stopped || rootCheck) return;
-    rootCheck = setTimeout(() => {
-      rootCheck = undefined;
-      stat(watchedDir ?? root).catch(() => void rescan());
-    }, debounceMs);
-  };
-
-  const onWatchEvent = (p: string): void => {
-    const file = resolve(p);
-    if (file === watchedDir) return checkRootSoon();
-    if (singleFile !== undefined && file !== singleFile) return;
-    if (dirname(file) !== watchedDir) return;
-    schedule(file, debounceMs);
-  };
-
-  const startWatcher = async (dir: string): Promise<void> => {
-    const ino = (await stat(dir)).ino;
-    if (watcher && watchedDir === dir && watchedIno === ino) return;
-    await stopWatcher();
-    watchedDir = dir;
-    watchedIno = ino;
-    const w = watch(dir, {
-      depth: 0,
-      ignoreInitial: true,
-      followSymlinks: true,
-      // Only the directory's own entries are judged by name; the directory itself never is.
-      ignored: (p: string) => {
-        const abs = resolve(p);
-        if (abs === dir || dirname(abs) !== dir) return false;
-        if (singleFile !== undefined) return abs !== singleFile;
-        const reason = ignoredNameReason(abs);
-        if (reason !== undefined && skippedOnce.first(abs)) log.v(2).info('Skipping file in manifest directory', { file: abs, reason });
-        return reason !== undefined;
-      },
-    });
-    w.on('raw', (event: string, rawPath: string) => {
-      if (event !== 'change' || !rawPath) return;
-      const file = join(dir, basename(rawPath));
-      if (ignoredNameReason(file) !== undefined) return;
-      // Bounded like every per-name record: a burst of writes to many names must not grow the agent.
-      if (lastWriteAt.size >= MAX_TRACKED_WRITES && !lastWriteAt.has(file)) lastWriteAt.delete(lastWriteAt.keys().next().value as string);
-      lastWriteAt.set(file, Date.now());
-    });
-    w.on('add', onWatchEvent).on('change', onWatchEvent).on('unlink', onWatchEvent);
-    w.on('addDir', onWatchEvent).on('unlinkDir', onWatchEvent);
-    w.on('error', (err: unknown) => log.warn('Manifest directory watch error; periodic rescan continues', { err: String(err) }));
-    watcher = w;
-  };
-
-  const stopWatcher = async (): Promise<void> => {
-    const w = watcher;
-    watcher = undefined;
-    watchedDir = undefined;
-    if (w) await w.close();
-  };
-
-  /** Finds every name in the path, processes each, and drops files that are gone. */
-  const scanOnce = async (): Promise<void> => {
-    batchDepth++;
-    try {
-      await scanPath();
-    } finally {
-      batchDepth--;
-      flush();
-    }
-  };
-
-  const scanPath = async (): Promise<void> => {
-    let st;
-    try {
-      st = await stat(root);
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (!pathMissingLogged) {
-        pathMissingLogged = true;
-        if (code === 'ENOENT' || code === 'ENOTDIR') log.warn('Manifest path does not exist; waiting for it to appear', { path: root });
-        else log.error('Cannot stat manifest path; retrying', { path: root, err: (err as Error).message });
-      }
-      await stopWatcher();
-      // The path is gone: so are the files in it, as in the kubelet (an empty snapshot).
-      await Promise.all(desired.files().map((f) => runName(f)));
-      armMissingRetry();
-      return;
-    }
-    if (pathMissingLogged) log.info('Manifest path appeared', { path: root });
-    pathMissingLogged = false;
-    let listed: string[];
-    if (st.isDirectory()) {
-      singleFile = undefined;
-      await startWatcher(root);
-      listed = [];
-      for (const raw of await readdir(root, { encoding: 'buffer' })) {
-        // Node can only name files whose names are valid UTF-8; say so instead of skipping in silence.
-        if (isUtf8Name(raw)) listed.push(join(root, raw.toString('utf8')));
-        else if (badNames.first(raw.toString('hex'))) log.error('Skipping manifest file whose name is not valid UTF-8; rename it', { dir: root, name: printableName(raw) });
-      }
-    } else {
-      // A single manifest file: watch its directory, so a rename-over the file is seen too.
-      singleFile = root;
-      await startWatcher(dirname(root));
-      listed = [root];
-    }
-    const all = new Set([...listed, ...desired.files()]);
-    await Promise.all([...all].map((f) => runName(f)));
-  };
-
-  const armMissingRetry = (): void => {
-    if (stopped || missingTimer) return;
-    missingTimer = setTimeout(() => {
-      missingTimer = undefined;
-      void rescan();
-    }, missingRetryMs);
-  };
-
-  const rescan = async (): Promise<void> => {
-    while (scanning) await scanning;
-    if (stopped) return;
-    scanning = (async () => {
-      try {
-        await scanOnce();
-        log.v(4).info('Manifest path rescanned', { path: root, files: desired.files().length });
-      } catch (err) {
-        log.error('Manifest path scan failed; retrying at the next rescan', { path: root, err: (err as Error).message });
-      } finally {
-        scanning = undefined;
-      }
-      if (!readySent && !stopped) {
-        readySent = true;
-        events.ready();
-      }
-    })();
-    await scanning;
-  };
-
-  const periodic = (): void => {
-    rescanTimer = setTimeout(() => {
-      void rescan().finally(() => {
-        if (!stopped) periodic();
+  const scanner = new ManifestScanner({
+    root,
+    log,
+    watcher,
+    periodMs: opts.fileCheckFrequencyMs ?? 20_000,
+    missingRetryMs: opts.missingPathRetryMs ?? 1000,
+    checkDelayMs: debounceMs,
+    // Files that were held but are not listed any more are looked at too: they are gone.
+    pass: async (names) => {
+      await pods.batch(async () => {
+        await Promise.all([...new Set([...names, ...pods.files()])].map((f) => queue.run(f)));
       });
-    }, checkEvery);
-  };
-
-  void rescan();
-  periodic();
+      log.v(4).info('Manifest path rescanned', { path: root, files: pods.files().length });
+    },
+    onFirstScan: () => opts.events.ready(),
+  });
+  scanner.start();
 
   return {
-    rescan,
-    adoptIdentity,
+    rescan: () => scanner.rescan(),
+    adoptIdentity: (file, computedUid, runtimeUid) => !stopped && pods.adoptIdentity(file, computedUid, runtimeUid),
     async stop() {
       stopped = true;
-      if (rescanTimer) clearTimeout(rescanTimer);
-      if (missingTimer) clearTimeout(missingTimer);
-      if (rootCheck) clearTimeout(rootCheck);
-      for (const st of names.values()) if (st.timer) clearTimeout(st.timer);
-      await stopWatcher();
+      pods.close();
+      queue.stop();
+      const scans = scanner.stop();
+      await watcher.close();
       await decoder.close();
-      await Promise.all([scanning, ...[...names.values()].map((s) => s.running)]);
+      await Promise.all([scans, queue.idle()]);
     },
   };
 }

@@ -17,6 +17,7 @@ import { sameStaticPod } from './desired-pods';
 import { completeManifest } from './manifest';
 import { MAX_MANIFEST_BYTES } from './read-manifest';
 import type { ConfigSourceEvents, PodUpdate, StaticPod } from './types';
+import { errorMessage } from '../util/error-message';
 
 /** The kubelet's http.Client timeout for the manifest URL. */
 export const HTTP_SOURCE_TIMEOUT_MS = 10_000;
@@ -94,7 +95,7 @@ async function fetchBounded(url: string, headers: Headers, timeoutMs: number, ma
     if (deadline.aborted) return { ok: false, reason: `no complete answer within ${timeoutMs / 1000} s` };
     if (stop.aborted) return { ok: false, reason: 'stopping' };
     const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-    return { ok: false, reason: cause?.code ?? cause?.message ?? (err instanceof Error ? err.message : String(err)) };
+    return { ok: false, reason: cause?.code ?? cause?.message ?? errorMessage(err) };
   }
 }
 
@@ -193,7 +194,7 @@ export function startHttpSource(opts: HttpSourceOptions): HttpSource {
 
   const poll = (): Promise<void> => {
     running ??= pollOnce()
-      .catch((err: unknown) => outage(err instanceof Error ? err.message : String(err)))
+      .catch((err: unknown) => outage(errorMessage(err)))
       .finally(() => {
         running = undefined;
       });

@@ -4,6 +4,7 @@ import { open, stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { entryKind, type EntryKind } from './ignore';
+import { errorMessage } from '../util/error-message';
 
 /** The kubelet reads manifests through a 10 MiB bounded reader; so do we. */
 export const MAX_MANIFEST_BYTES = 10 * 1024 * 1024;
@@ -121,6 +122,6 @@ export async function readManifestFile(file: string, opts: ReadOptions = {}): Pr
     return { kind: 'changing' };
   } catch (err) {
     if (isNotFound(err)) return { kind: 'missing' };
-    return { kind: 'error', message: `cannot read file: ${(err as Error).message}` };
+    return { kind: 'error', message: `cannot read file: ${errorMessage(err)}` };
   }
 }

@@ -7,7 +7,7 @@ import type { Logger } from '../log/logger.js';
 import type { RuntimeContainer, RuntimePod } from '../kuberuntime/runtime-pods.js';
 import { readTerminationMessage } from '../kuberuntime/termination-message.js';
 import { ContainerState } from '../cri/cri-types.js';
-import { PerKeyCoalescer } from './coalescer.js';
+import { KeyedSerialRunner } from '../util/serial-runner.js';
 import { generatePodStatus } from './generate-pod-status.js';
 import type { ProbeState, WaitingReason } from './types.js';
 import { errorMessage } from '../util/error-message.js';
@@ -58,22 +58,28 @@ export class StatusManager {
   /** By pod UID, then container id: an exited container's message never changes, so it is read once. */
   private readonly terminationMessages = new Map<string, Map<string, string>>();
   private readonly listeners = new Set<StatusListener>();
-  private readonly coalescer: PerKeyCoalescer;
+  /** One recomputation per pod at a time; a request during one makes one more after it. */
+  private readonly recomputes: KeyedSerialRunner<string>;
+  /**
+   * Pods with a recomputation requested that has not begun reading yet, and whether it waits
+   * settleMs first: further requests fold into it, since it will see their change anyway.
+   */
+  private readonly pending = new Map<string, boolean>();
   private readonly now: () => Date;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly opts: StatusManagerOptions) {
     this.now = opts.now ?? (() => new Date());
-    this.coalescer = new PerKeyCoalescer(
-      (uid) => this.recompute(uid),
-      (uid, err) => opts.logger.warn('Failed to compute pod status, keeping the last one', { podUID: uid, err: errorMessage(err) }),
-      opts.settleMs ?? 0,
-    );
+    this.recomputes = new KeyedSerialRunner((uid) => this.settleAndRecompute(uid));
   }
 
   /** Recomputes one pod's status soon, from the pod cache; returns at once. */
   update(uid: string): void {
-    this.coalescer.request(uid);
+    if (this.pending.has(uid)) return;
+    // A burst's first request waits for the rest of it; one made during a recomputation is
+    // answered right after it, as the burst has had its pause.
+    this.pending.set(uid, !this.recomputes.busy(uid));
+    void this.recomputes.run(uid);
   }
 
   /** Recomputes every known pod, and forgets pods that have no worker any more. */
@@ -117,7 +123,21 @@ export class StatusManager {
   }
 
   idle(): Promise<void> {
-    return this.coalescer.idle();
+    return this.recomputes.idle();
+  }
+
+  /** Never rejects: a failure keeps the last status. */
+  private async settleAndRecompute(uid: string): Promise<void> {
+    if (this.pending.get(uid)) {
+      const settleMs = this.opts.settleMs ?? 0;
+      await (settleMs > 0 ? new Promise((r) => setTimeout(r, settleMs)) : Promise.resolve());
+    }
+    this.pending.delete(uid);
+    try {
+      await this.recompute(uid);
+    } catch (err) {
+      this.opts.logger.warn('Failed to compute pod status, keeping the last one', { podUID: uid, err: errorMessage(err) });
+    }
   }
 
   private async recompute(uid: string): Promise<void> {

@@ -4,6 +4,7 @@
 import type { Pod } from 'kubernetes-types/core/v1';
 import { parseManifest } from '../parse';
 import { decodePod } from './decode-pod';
+import { errorMessage } from '../../util/error-message';
 
 /** What decoding gives: a pod and its warnings, or the error. Plain data, so it can cross a thread. */
 export type DecodedManifest =
@@ -50,7 +51,7 @@ export function decodeManifest(bytes: Buffer | string): DecodedManifest {
     return { ok: true, pod: decoded.pod, warnings: capWarnings(decoded.warnings) };
   } catch (err) {
     if (err instanceof Error && err.name === 'LimitError') return { ok: false, message: `refused: ${err.message}`, limit: true, ...withClaim };
-    return { ok: false, message: `could not decode: ${err instanceof Error ? err.message : String(err)}`, ...withClaim };
+    return { ok: false, message: `could not decode: ${errorMessage(err)}`, ...withClaim };
   }
 }
 
@@ -67,7 +68,7 @@ function decodeItem(o: Record<string, unknown>): { pod: Pod; warnings: string[] 
     return { pod: decoded.pod, warnings: capWarnings(decoded.warnings) };
   } catch (err) {
     if (err instanceof Error && err.name === 'LimitError') return { error: `refused: ${err.message}` };
-    return { error: `could not decode: ${err instanceof Error ? err.message : String(err)}` };
+    return { error: `could not decode: ${errorMessage(err)}` };
   }
 }
 

@@ -6,6 +6,7 @@
 import { Worker } from 'node:worker_threads';
 import { decodeManifest, decodePodOrList, type DecodedManifest, type DecodedPodSet } from './decode-manifest';
 import { INLINE_PARSE_MAX_BYTES } from '../parse/limits';
+import { errorMessage } from '../../util/error-message';
 
 /** The worker's code, put in by the build (build/build.mjs); undefined when running from source. */
 declare const __BOOTLET_DECODE_WORKER__: string | undefined;
@@ -72,7 +73,7 @@ export function createManifestDecoder(opts: ManifestDecoderOptions = {}): Manife
       try {
         w = worker ??= startWorker();
       } catch (err) {
-        job.resolve({ ok: false, message: `could not start the manifest parser thread: ${err instanceof Error ? err.message : String(err)}` });
+        job.resolve({ ok: false, message: `could not start the manifest parser thread: ${errorMessage(err)}` });
         done();
         return;
       }

@@ -11,6 +11,7 @@ import { entryKind, ignoredNameReason, isUtf8Name, printableName } from '../igno
 import { completeManifest } from '../manifest';
 import { readManifestFile } from '../read-manifest';
 import type { StaticPod } from '../types';
+import { errorMessage } from '../../util/error-message';
 
 export type FileCheck =
   | { readonly file: string; readonly result: 'accepted'; readonly pod: string; readonly uid: string; readonly warnings: string[] }
@@ -114,7 +115,7 @@ export async function checkManifests(paths: readonly string[], opts: CheckOption
         kind = entryKind(await stat(abs));
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
-        throw new PathError(`${abs}: ${code === 'ENOENT' || code === 'ENOTDIR' ? 'no such file or directory' : (err as Error).message}`);
+        throw new PathError(`${abs}: ${code === 'ENOENT' || code === 'ENOTDIR' ? 'no such file or directory' : errorMessage(err)}`);
       }
       if (kind === 'directory') {
         const { files, unusable } = await listDirectory(abs);

@@ -245,6 +245,68 @@ describe('startFileSource', () => {
     expect(ops(events)).toEqual(['ADD default/etcd-node-a', 'UPDATE default/etcd-node-a', 'REMOVE default/etcd-node-a']);
   });
 
+  it('sees a manifest written the moment the first scan is done: the watch is in place before the listing', async () => {
+    const dir = newDir();
+    const f = join(dir, 'early.yaml');
+    const events = recorder();
+    const ready = events.ready;
+    events.ready = () => {
+      writeFileSync(f, podYaml('early'));
+      ready();
+    };
+    // No rescan within the test: only the watcher can find the file.
+    running.push(startFileSource({ path: dir, nodeName: 'node-a', fileCheckFrequencyMs: 600_000, logger: memoryLogger(0).logger, events }));
+    await updates(events, 1, 'ADD of the file written at ready()');
+    expect(ops(events)).toEqual(['ADD default/early-node-a']);
+  });
+
+  it('reads a manifest renamed over an existing one without waiting for in-place writes to settle', async () => {
+    const dir = newDir();
+    const f = join(dir, 'web.yaml');
+    writeFileSync(f, podYaml('web', 'busybox:1'));
+    // A settle time far beyond the wait below: only a file taken as written in place would wait it out.
+    const { events } = start(dir, { settleMs: 30_000 });
+    await updates(events, 1, 'ADD');
+    // Unlinking the replaced file shows as a change on its own watch; it must not count as a write.
+    writeFileSync(join(dir, '.web.yaml.tmp'), podYaml('web', 'busybox:2'));
+    renameSync(join(dir, '.web.yaml.tmp'), f);
+    await updates(events, 2, 'UPDATE by rename-over');
+    expect(images(events.updates[1]!)).toBe('busybox:2');
+  });
+
+  it('ends with the last of several quick saves, however close together', async () => {
+    const dir = newDir();
+    const f = join(dir, 'web.yaml');
+    writeFileSync(f, podYaml('web', 'busybox:0'));
+    const { events } = start(dir);
+    await updates(events, 1, 'ADD');
+    // chokidar drops a second "change" of a name within 50 ms; the raw events must make up for it.
+    for (const gapMs of [5, 30]) {
+      for (let i = 1; i <= 5; i++) {
+        writeFileSync(join(dir, '.web.yaml.tmp'), podYaml('web', `busybox:${gapMs}-${i}`));
+        renameSync(join(dir, '.web.yaml.tmp'), f);
+        await sleep(gapMs);
+      }
+      await waitFor(() => events.updates.at(-1) && images(events.updates.at(-1)!) === `busybox:${gapMs}-5`, { ...WAIT, what: `the last save (${gapMs} ms apart)` });
+    }
+    expect(events.errors).toEqual([]);
+  });
+
+  it('survives a ready() handler that throws, says so, and keeps following the directory', async () => {
+    const dir = newDir();
+    const events = recorder();
+    events.ready = () => {
+      events.isReady = true;
+      throw new Error('handler broke');
+    };
+    const { logger, lines } = memoryLogger(0);
+    running.push(startFileSource({ path: dir, nodeName: 'node-a', fileCheckFrequencyMs: 60_000, logger, events }));
+    await ready(events);
+    expect(lines.filter((l) => l.includes('ready handler failed') && l.includes('handler broke'))).toHaveLength(1);
+    writeFileSync(join(dir, 'web.yaml'), podYaml('web'));
+    await updates(events, 1, 'ADD after the failed handler');
+  });
+
   it('reports unknown fields as warnings and still accepts the pod', async () => {
     const dir = newDir();
     writeFileSync(join(dir, 'web.yaml'), podYaml('web', 'busybox:1', '    imagePullPolcy: Never\n'));

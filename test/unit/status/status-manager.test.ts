@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../../src/log/logger.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createLogger, memoryLogger } from '../../../src/log/logger.js';
 import type { PodWorkerSnapshot } from '../../../src/podworkers/pod-workers.js';
 import type { RuntimePod } from '../../../src/kuberuntime/runtime-pods.js';
 import { StatusManager, type PodWorkerView } from '../../../src/status/status-manager.js';
@@ -111,5 +111,85 @@ describe('StatusManager', () => {
     await m.idle();
     expect(m.get(UID)?.status.containerStatuses?.[0]?.state?.terminated?.message).toBe('runtime says: app says');
     expect(reads).toBe(1);
+  });
+  it('recomputes once more right after a computation that a change arrived during, and sees the change', async () => {
+    const gate = deferred<string>();
+    let reads = 0;
+    let message = 'first';
+    let computations = 0;
+    const m = new StatusManager({
+      runtimePod: () => {
+        computations++;
+        return runtimePod([sandbox()], [exited('c1', 'app', 1, { message })]);
+      },
+      pods: () => [worker({ pod: staticPod({ restartPolicy: 'Never' }) })],
+      probes: probes(),
+      nodeIP: '10.0.0.11',
+      runtimeName: 'containerd',
+      logger,
+      readTerminationMessage: () => (++reads === 1 ? gate.promise : Promise.resolve('')),
+    });
+    m.update(UID);
+    await vi.waitFor(() => expect(reads).toBe(1)); // the first computation is under way, held at its read
+    message = 'second';
+    m.update(UID);
+    m.update(UID);
+    gate.resolve('');
+    await m.idle();
+    // One more computation for both requests, not two; it saw the change.
+    expect(computations).toBe(2);
+    expect(m.get(UID)?.status.containerStatuses?.[0]?.state?.terminated?.message).toBe('second');
+  });
+
+  it('keeps the last status when a computation fails, and says so', async () => {
+    let fail = false;
+    const { logger: memLogger, lines } = memoryLogger(0);
+    const m = new StatusManager({
+      runtimePod: () => {
+        if (fail) throw new Error('cache broken');
+        return runtimePod([sandbox()], [ctr('c1', 'app')]);
+      },
+      pods: () => [worker()],
+      probes: probes(),
+      nodeIP: '10.0.0.11',
+      runtimeName: 'containerd',
+      logger: memLogger,
+    });
+    m.update(UID);
+    await m.idle();
+    fail = true;
+    m.update(UID);
+    await m.idle();
+    expect(m.get(UID)?.status.phase).toBe('Running');
+    expect(lines.filter((l) => l.includes('Failed to compute pod status, keeping the last one') && l.includes('cache broken'))).toHaveLength(1);
+  });
+
+  describe('with a settle time', () => {
+    afterEach(() => vi.useRealTimers());
+
+    it('waits for the end of a burst and computes once', async () => {
+      vi.useFakeTimers();
+      let calls = 0;
+      const m = new StatusManager({
+        runtimePod: () => {
+          calls++;
+          return runtimePod([sandbox()], [ctr('c1', 'app')]);
+        },
+        pods: () => [worker()],
+        probes: probes(),
+        nodeIP: '10.0.0.11',
+        runtimeName: 'containerd',
+        logger,
+        settleMs: 100,
+      });
+      m.update(UID);
+      await vi.advanceTimersByTimeAsync(60);
+      m.update(UID);
+      expect(calls).toBe(0);
+      await vi.advanceTimersByTimeAsync(60);
+      await m.idle();
+      expect(calls).toBe(1);
+      expect(m.get(UID)?.status.phase).toBe('Running');
+    });
   });
 });

@@ -1,0 +1,156 @@
+// The file source's desired set and what it tells downstream: the ADD/UPDATE/REMOVE of each change,
+// one log line per accepted, refused or removed manifest, the refused files' claims, and the UIDs
+// adopted from a kubelet's pods. It touches no file: the source hands it each file's outcome.
+import type { Logger } from '../log/logger';
+import { DesiredPods } from './desired-pods';
+import { withAdoptedUid } from './identity';
+import type { ConfigSourceEvents, ManifestClaim, ManifestError, StaticPod } from './types';
+
+/** A pod UID as validation allows it (and as it may name a directory). */
+const POD_UID = /^[0-9A-Za-z-]{1,36}$/;
+
+/** The UID a file's pod takes instead of the computed one, for exactly that content. */
+interface IdentityAlias {
+  readonly computedUid: string;
+  readonly runtimeUid: string;
+}
+
+function claimOf(e: ManifestError): ManifestClaim {
+  return e.podKey === undefined ? { file: e.file, message: e.message } : { file: e.file, podKey: e.podKey, message: e.message };
+}
+
+export class FileSourcePods {
+  private readonly desired = new DesiredPods();
+  /** Files refused for what they contain or for not being readable (key conflicts are in `desired`). */
+  private readonly refused = new Map<string, ManifestError>();
+  /** The refused claims as last told downstream. */
+  private toldClaims = '[]';
+  private readonly aliases = new Map<string, IdentityAlias>();
+  /** Files loaded since the last flush, to be logged as accepted unless they lost a key conflict. */
+  private readonly loaded = new Set<string>();
+  /** While above zero (a full scan runs), changes are collected and told once at the end. */
+  private batchDepth = 0;
+  private closed = false;
+
+  constructor(
+    private readonly log: Logger,
+    private readonly events: ConfigSourceEvents,
+  ) {}
+
+  /** Files whose last good pod is held. */
+  files(): string[] {
+    return this.desired.files();
+  }
+
+  /** Runs `fn` (a full scan) and tells downstream what changed once, when it is done. */
+  async batch(fn: () => Promise<void>): Promise<void> {
+    this.batchDepth++;
+    try {
+      await fn();
+    } finally {
+      this.batchDepth--;
+      this.flush();
+    }
+  }
+
+  /** The file holds this good pod now. */
+  accept(file: string, pod: StaticPod, warnings: readonly string[]): void {
+    for (const w of warnings) {
+      this.log.warn('Static pod manifest warning', { file, warning: w });
+      this.events.warning({ file, message: w });
+    }
+    this.refused.delete(file);
+    this.desired.putFile(this.identityFor(file, pod));
+    this.loaded.add(file);
+    this.flush();
+  }
+
+  /** The file is refused for its content or for not being readable; its last good pod (if any) stays. */
+  refuse(e: ManifestError): void {
+    this.refused.set(e.file, e);
+    this.reportError(e);
+    this.publishClaims();
+  }
+
+  /** The file is gone, or is no longer a manifest. */
+  forget(file: string): void {
+    this.aliases.delete(file);
+    if (this.refused.delete(file)) this.publishClaims();
+    if (!this.desired.podOfFile(file)) return;
+    this.desired.dropFile(file);
+    this.flush();
+  }
+
+  /** See FileSource.adoptIdentity. */
+  adoptIdentity(file: string, computedUid: string, runtimeUid: string): boolean {
+    const pod = this.desired.podOfFile(file);
+    if (this.closed || !pod || pod.computedUid !== undefined || pod.uid !== computedUid || this.desired.isLosing(file)) return false;
+    if (!POD_UID.test(runtimeUid) || runtimeUid === computedUid) return false;
+    if (this.desired.files().some((f) => this.desired.podOfFile(f)?.uid === runtimeUid)) return false;
+    this.aliases.set(file, { computedUid, runtimeUid });
+    this.desired.putFile(withAdoptedUid(pod, runtimeUid));
+    this.log.v(2).info('Static pod takes the UID of the running pod a kubelet started from the same manifest', { pod: pod.key, uid: runtimeUid, computedUID: computedUid, file });
+    this.flush(true);
+    return true;
+  }
+
+  /** Nothing is told downstream from now on. */
+  close(): void {
+    this.closed = true;
+  }
+
+  /** The pod as loaded, or under its adopted UID if the alias was made for exactly this content. */
+  private identityFor(file: string, pod: StaticPod): StaticPod {
+    const alias = this.aliases.get(file);
+    if (!alias) return pod;
+    if (alias.computedUid === pod.uid) return withAdoptedUid(pod, alias.runtimeUid);
+    this.aliases.delete(file);
+    this.log.info('Static pod manifest changed: the pod no longer takes the UID of the pod it was adopted from', { file, uid: pod.uid, adoptedUID: alias.runtimeUid });
+    return pod;
+  }
+
+  /**
+   * Computes the desired-set difference, logs it and hands it downstream. `now`: even in the middle
+   * of a scan (the files read so far are a valid desired set, only an earlier one).
+   */
+  private flush(now = false): void {
+    if ((this.batchDepth > 0 && !now) || this.closed) return;
+    const { desired, log, loaded } = this;
+    const change = desired.reconcile();
+    for (const e of change.errors) this.reportError(e);
+    for (const file of [...loaded].sort()) {
+      const pod = desired.podOfFile(file);
+      if (pod && !desired.isLosing(file)) log.info('Static pod manifest accepted', { pod: pod.key, uid: pod.uid, file });
+    }
+    for (const u of change.updates) {
+      if (u.op === 'REMOVE') log.info('Static pod removed from desired set', { pod: u.pod.key, uid: u.pod.uid, file: u.pod.file });
+      // A file's pod that takes over a key because its rival went away is accepted now.
+      else if (!loaded.has(u.pod.file) && !(u.op === 'UPDATE' && u.pod.computedUid === u.previous.uid)) log.info('Static pod manifest accepted', { pod: u.pod.key, uid: u.pod.uid, file: u.pod.file });
+    }
+    loaded.clear();
+    for (const u of change.updates) {
+      if (this.closed) return;
+      this.events.update(u);
+    }
+    this.publishClaims();
+  }
+
+  /** Tells downstream which refused files declare which pods, when that changed. */
+  private publishClaims(): void {
+    if (this.batchDepth > 0 || this.closed) return;
+    const byFile = new Map<string, ManifestClaim>();
+    for (const e of this.refused.values()) byFile.set(e.file, claimOf(e));
+    for (const e of this.desired.losingErrors()) if (!byFile.has(e.file)) byFile.set(e.file, claimOf(e));
+    const claims = [...byFile.values()].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+    const text = JSON.stringify(claims);
+    if (text === this.toldClaims) return;
+    this.toldClaims = text;
+    this.events.refusedClaims?.(claims);
+  }
+
+  private reportError(e: ManifestError): void {
+    if (this.closed) return;
+    this.log.error('Static pod manifest refused', { file: e.file, err: e.message });
+    this.events.error(e);
+  }
+}

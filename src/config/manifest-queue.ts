@@ -1,0 +1,49 @@
+// One serial queue per name in the manifest path: a name is never looked at twice at once, so an
+// older read can never overtake a newer one, and requests while a look is under way fold into one
+// more look after it. Watcher events wait a short quiet time first (editors write in bursts).
+import type { Logger } from '../log/logger';
+import { errorMessage } from '../util/error-message';
+import { KeyedSerialRunner } from '../util/serial-runner';
+
+export class ManifestQueue {
+  private readonly runner: KeyedSerialRunner<string>;
+  /** Names waiting out their quiet time; only names with a pending event are here. */
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private stopped = false;
+
+  constructor(look: (file: string) => Promise<void>, log: Logger) {
+    const logFailure = (file: string, err: unknown): void => log.error('Could not process manifest file', { file, err: errorMessage(err) });
+    this.runner = new KeyedSerialRunner((file) => (this.stopped ? Promise.resolve() : look(file).catch((err: unknown) => logFailure(file, err))));
+  }
+
+  /** Looks at `file` now, or once more after the look under way; never rejects. */
+  run(file: string): Promise<void> {
+    return this.runner.run(file);
+  }
+
+  /** Looks at `file` after `delayMs` without another request for it (each request restarts the wait). */
+  schedule(file: string, delayMs: number): void {
+    if (this.stopped) return;
+    const pending = this.timers.get(file);
+    if (pending) clearTimeout(pending);
+    this.timers.set(
+      file,
+      setTimeout(() => {
+        this.timers.delete(file);
+        void this.run(file);
+      }, delayMs),
+    );
+  }
+
+  /** No look starts from now on; pending quiet times are dropped. */
+  stop(): void {
+    this.stopped = true;
+    for (const t of this.timers.values()) clearTimeout(t);
+    this.timers.clear();
+  }
+
+  /** Resolves when no look is under way or queued. */
+  idle(): Promise<void> {
+    return this.runner.idle();
+  }
+}
