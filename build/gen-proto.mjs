@@ -5,12 +5,12 @@
 //   the bundler.
 // - The types: @grpc/proto-loader's proto-loader-gen-types, run with the options the decoder uses
 //   (src/cri/decode-options.json, read by both), so each `X__Output` type is exactly the object the
-//   decoder hands out and each `X` what the encoder accepts. The directory is emptied first: a
-//   message or field gone from a .proto is gone from the types too.
+//   decoder hands out and each `X` what the encoder accepts. A message gone from a .proto takes
+//   its file with it.
 // `--check` writes nothing: it generates into a temporary directory and fails when
 // src/cri/generated/ differs (a .proto edited since the last `npm run gen`).
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
@@ -78,24 +78,35 @@ function files(dir, base = dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name), base) : [relative(base, join(dir, e.name))]));
 }
 
-if (process.argv.includes('--check')) {
-  const fresh = mkdtempSync(join(tmpdir(), 'bootlet-gen-proto-'));
-  try {
-    generate(fresh);
-    const want = files(fresh);
-    const have = new Set(files(generated));
-    const stale = [
-      ...want.filter((f) => !have.has(f) || readFileSync(join(fresh, f), 'utf8') !== readFileSync(join(generated, f), 'utf8')),
-      ...[...have].filter((f) => !want.includes(f)),
-    ];
-    if (stale.length > 0) {
-      console.error(`src/cri/generated/ does not match the .proto files (run npm run gen):\n  ${stale.sort().join('\n  ')}`);
+/** Files of `fresh` that are new or changed in `dir`, and files of `dir` that `fresh` no longer has. */
+function differences(fresh, dir) {
+  const want = files(fresh);
+  const have = files(dir);
+  return {
+    changed: want.filter((f) => !have.includes(f) || readFileSync(join(fresh, f), 'utf8') !== readFileSync(join(dir, f), 'utf8')),
+    gone: have.filter((f) => !want.includes(f)),
+  };
+}
+
+const fresh = mkdtempSync(join(tmpdir(), 'bootlet-gen-proto-'));
+try {
+  generate(fresh);
+  const { changed, gone } = differences(fresh, generated);
+  if (process.argv.includes('--check')) {
+    if (changed.length + gone.length > 0) {
+      console.error(`src/cri/generated/ does not match the .proto files (run npm run gen):\n  ${[...changed, ...gone].sort().join('\n  ')}`);
       process.exitCode = 1;
     }
-  } finally {
-    rmSync(fresh, { recursive: true, force: true });
+  } else {
+    // Only what changed is written: unchanged files keep their times, so `build.mjs --if-missing`
+    // and watchers do not see a change that is not one.
+    for (const f of changed) {
+      mkdirSync(dirname(join(generated, f)), { recursive: true });
+      copyFileSync(join(fresh, f), join(generated, f));
+    }
+    for (const f of gone) rmSync(join(generated, f));
+    console.log(`src/cri/generated/: ${changed.length} written, ${gone.length} removed`);
   }
-} else {
-  generate(generated);
-  console.log(`wrote ${relative(root, generated)}/ (descriptors and types)`);
+} finally {
+  rmSync(fresh, { recursive: true, force: true });
 }

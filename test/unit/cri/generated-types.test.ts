@@ -8,8 +8,8 @@ import type { MessageTypeDefinition } from '@grpc/proto-loader';
 import protobuf from 'protobufjs';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import descriptor from '../../../src/cri/generated/cri-descriptor.json';
-import type { ContainerState, CriInput, CriMessageName, CriOutput, Mount, PodSandboxConfig } from '../../../src/cri/cri-types.js';
-import { criPackageDefinition } from '../../../src/cri/grpc-transport.js';
+import type { Container, ContainerState, CriInput, CriMessageName, CriOutput, Mount, PodSandboxConfig } from '../../../src/cri/cri-types.js';
+import { criPackageDefinition, type CriMethodName, type CriRequest, type CriResponse } from '../../../src/cri/grpc-transport.js';
 
 const repoRoot = path.resolve(import.meta.dirname, '../../..');
 const root = protobuf.Root.fromJSON(descriptor as protobuf.INamespace);
@@ -124,6 +124,13 @@ describe('CRI types generated from cri.proto', () => {
     // No optional key in any output type: the decoder fills every field.
     type WithOptionalKeys = { [M in CriMessageName]: CriOutput<M> extends Required<CriOutput<M>> ? never : M }[CriMessageName];
     expectTypeOf<WithOptionalKeys>().toEqualTypeOf<never>();
+  });
+
+  it('the transport types each call by the method it names', () => {
+    expectTypeOf<CriMethodName<'ImageService'>>().toEqualTypeOf<'ImageStatus' | 'ListImages' | 'PullImage'>();
+    expectTypeOf<CriRequest<'RuntimeService', 'StopContainer'>>().toEqualTypeOf<CriInput<'StopContainerRequest'>>();
+    expectTypeOf<CriResponse<'RuntimeService', 'ListContainers'>['containers']>().toEqualTypeOf<Container[]>();
+    expectTypeOf<CriResponse<'RuntimeService', 'PodSandboxStatus'>['status']>().toEqualTypeOf<CriOutput<'PodSandboxStatus'> | null>();
   });
 
   it('the input types take what bootlet builds: optional fields, enums by number or name', () => {
