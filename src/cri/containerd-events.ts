@@ -6,7 +6,13 @@ import * as grpc from '@grpc/grpc-js';
 import { followServerStream } from './grpc-stream.js';
 import protobuf from 'protobufjs';
 import descriptor from './generated/containerd-events-descriptor.json';
+import { DECODE_OPTIONS } from './decode-options.js';
 import { parseRuntimeEndpoint } from './endpoint.js';
+import type { Envelope__Output } from './generated/types/containerd/services/events/v1/Envelope.js';
+import type { TaskDelete__Output } from './generated/types/containerd/services/events/v1/TaskDelete.js';
+import type { TaskExit__Output } from './generated/types/containerd/services/events/v1/TaskExit.js';
+import type { TaskOOM__Output } from './generated/types/containerd/services/events/v1/TaskOOM.js';
+import type { TaskStart__Output } from './generated/types/containerd/services/events/v1/TaskStart.js';
 
 /** containerd's Kubernetes namespace: where the CRI plugin keeps pods' containers and tasks. */
 export const CRI_NAMESPACE = 'k8s.io';
@@ -46,30 +52,23 @@ export class ContainerdEventsError extends Error {
   }
 }
 
-interface WireTimestamp {
-  seconds?: number;
-  nanos?: number;
+/** The payload of each topic, as decoded with DECODE_OPTIONS (types generated from containerd-events.proto). */
+interface TaskPayloads {
+  '/tasks/start': TaskStart__Output;
+  '/tasks/exit': TaskExit__Output;
+  '/tasks/delete': TaskDelete__Output;
+  '/tasks/oom': TaskOOM__Output;
 }
 
-interface WireEnvelope {
-  timestamp?: WireTimestamp;
-  namespace?: string;
-  topic?: string;
-  event?: { typeUrl?: string; value?: Uint8Array };
+/** A protobufjs type whose decoded object is T. */
+interface Decoder<T> {
+  decode(bytes: Uint8Array): T;
 }
-
-interface WireTaskEvent {
-  containerId?: string;
-  id?: string;
-  exitStatus?: number;
-}
-
-const TO_OBJECT: protobuf.IConversionOptions = { longs: Number, defaults: true };
 
 interface Codec {
   subscribeRequest: protobuf.Type;
-  envelope: protobuf.Type;
-  byTopic: Record<TaskTopic, protobuf.Type>;
+  envelope: Decoder<Envelope__Output>;
+  byTopic: { [K in TaskTopic]: Decoder<TaskPayloads[K]> };
 }
 
 let codec: Codec | undefined;
@@ -77,10 +76,20 @@ let codec: Codec | undefined;
 function loadCodec(): Codec {
   const root = protobuf.Root.fromJSON(descriptor as protobuf.INamespace);
   const t = (name: string): protobuf.Type => root.lookupType(`containerd.services.events.v1.${name}`);
+  // The objects have the shape of the generated X__Output types: same .proto, same options.
+  const decoder = <T>(name: string): Decoder<T> => {
+    const type = t(name);
+    return { decode: (bytes) => type.toObject(type.decode(bytes), DECODE_OPTIONS) as T };
+  };
   return {
     subscribeRequest: t('SubscribeRequest'),
-    envelope: t('Envelope'),
-    byTopic: { '/tasks/start': t('TaskStart'), '/tasks/exit': t('TaskExit'), '/tasks/delete': t('TaskDelete'), '/tasks/oom': t('TaskOOM') },
+    envelope: decoder('Envelope'),
+    byTopic: {
+      '/tasks/start': decoder('TaskStart'),
+      '/tasks/exit': decoder('TaskExit'),
+      '/tasks/delete': decoder('TaskDelete'),
+      '/tasks/oom': decoder('TaskOOM'),
+    },
   };
 }
 
@@ -96,22 +105,23 @@ export function taskEventFilters(namespace: string): string[] {
 /** Decodes one envelope; undefined for anything that is not a task event we asked for. */
 export function decodeTaskEnvelope(bytes: Uint8Array): ContainerdTaskEvent | undefined {
   codec ??= loadCodec();
-  const env = codec.envelope.toObject(codec.envelope.decode(bytes), TO_OBJECT) as WireEnvelope;
+  const env = codec.envelope.decode(bytes);
   // The topic, not the Any's type URL, picks the payload type: the URL's spelling changed across
   // containerd versions, the topics did not.
-  if (!isTaskTopic(env.topic) || !env.event?.value) return undefined;
-  const type = codec.byTopic[env.topic];
-  const payload = type.toObject(type.decode(env.event.value), TO_OBJECT) as WireTaskEvent;
+  if (!isTaskTopic(env.topic) || !env.event) return undefined;
   const ts = env.timestamp;
   const event: ContainerdTaskEvent = {
     topic: env.topic,
-    namespace: env.namespace ?? '',
-    containerId: payload.containerId ?? '',
-    processId: payload.id ?? '',
-    publishedAtMs: ts ? (ts.seconds ?? 0) * 1000 + Math.floor((ts.nanos ?? 0) / 1e6) : 0,
+    namespace: env.namespace,
+    containerId: '',
+    processId: '',
+    publishedAtMs: ts ? ts.seconds * 1000 + Math.floor(ts.nanos / 1e6) : 0,
   };
-  if (env.topic === '/tasks/exit' || env.topic === '/tasks/delete') event.exitStatus = payload.exitStatus ?? 0;
-  return event;
+  if (env.topic === '/tasks/exit' || env.topic === '/tasks/delete') {
+    const payload = codec.byTopic[env.topic].decode(env.event.value);
+    return { ...event, containerId: payload.containerId, processId: payload.id, exitStatus: payload.exitStatus };
+  }
+  return { ...event, containerId: codec.byTopic[env.topic].decode(env.event.value).containerId };
 }
 
 export function encodeSubscribeRequest(filters: string[]): Buffer {

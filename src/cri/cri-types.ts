@@ -1,385 +1,108 @@
-// TypeScript shapes of the CRI runtime.v1 messages bootlet uses (field names in camelCase as
-// @grpc/proto-loader gives them; int64 as number: nanosecond timestamps lose sub-microsecond
-// precision, which nothing here needs). Only what bootlet sends or reads is declared.
+// The one import point for CRI types in bootlet. The message and enum types are generated from
+// cri.proto at build time (build/gen-proto.mjs, with the decoder's own options from
+// decode-options.json), so they cannot drift from what goes on the wire; this file only names them
+// and adds what the .proto does not describe: CriError and the service interfaces.
+//
+// Two shapes of each message, as @grpc/proto-loader has them:
+// - CriOutput: what the transport hands out. Every field is present (defaults filled), int64 is a
+//   number (nanosecond timestamps lose sub-microsecond precision, which nothing here needs), enums
+//   are numbers, and a message field the runtime left out is null.
+// - CriInput: what bootlet sends. Every field optional, as proto3 has it; an unset field is the zero
+//   value on the wire.
+// Messages the runtime returns are named here after their output shape, messages bootlet builds
+// after their input shape.
+import type { MessageTypeDefinition } from '@grpc/proto-loader';
+import type { ProtoGrpcType } from './generated/types/cri.js';
+import { CgroupDriver as CgroupDriverValues } from './generated/types/runtime/v1/CgroupDriver.js';
+import { ContainerEventType as ContainerEventTypeValues } from './generated/types/runtime/v1/ContainerEventType.js';
+import { ContainerState as ContainerStateValues } from './generated/types/runtime/v1/ContainerState.js';
+import { MountPropagation as MountPropagationValues } from './generated/types/runtime/v1/MountPropagation.js';
+import { NamespaceMode as NamespaceModeValues } from './generated/types/runtime/v1/NamespaceMode.js';
+import { PodSandboxState as PodSandboxStateValues } from './generated/types/runtime/v1/PodSandboxState.js';
+import { Protocol as ProtocolValues } from './generated/types/runtime/v1/Protocol.js';
+import { _runtime_v1_SecurityProfile_ProfileType as ProfileTypeValues } from './generated/types/runtime/v1/SecurityProfile.js';
+
+type RuntimeV1 = ProtoGrpcType['runtime']['v1'];
+export type CriMessageName = {
+  [K in keyof RuntimeV1]: RuntimeV1[K] extends MessageTypeDefinition<infer _I, infer _O> ? K : never;
+}[keyof RuntimeV1];
+export type CriInput<M extends CriMessageName> = RuntimeV1[M] extends MessageTypeDefinition<infer I, infer _O> ? I : never;
+export type CriOutput<M extends CriMessageName> = RuntimeV1[M] extends MessageTypeDefinition<infer _I, infer O> ? O : never;
+
+// Enums: a const object for `ContainerState.CONTAINER_RUNNING`, and the type of its numeric values.
+export const ContainerState = ContainerStateValues;
+export type ContainerState = (typeof ContainerState)[keyof typeof ContainerState];
+export const PodSandboxState = PodSandboxStateValues;
+export type PodSandboxState = (typeof PodSandboxState)[keyof typeof PodSandboxState];
+export const ContainerEventType = ContainerEventTypeValues;
+export type ContainerEventType = (typeof ContainerEventType)[keyof typeof ContainerEventType];
+export const NamespaceMode = NamespaceModeValues;
+export type NamespaceMode = (typeof NamespaceMode)[keyof typeof NamespaceMode];
+export const MountPropagation = MountPropagationValues;
+export type MountPropagation = (typeof MountPropagation)[keyof typeof MountPropagation];
+export const Protocol = ProtocolValues;
+export type Protocol = (typeof Protocol)[keyof typeof Protocol];
+export const CgroupDriver = CgroupDriverValues;
+export type CgroupDriver = (typeof CgroupDriver)[keyof typeof CgroupDriver];
+/** SecurityProfile.ProfileType. */
+export const SecurityProfileType = ProfileTypeValues;
+export type SecurityProfileType = (typeof SecurityProfileType)[keyof typeof SecurityProfileType];
+
+/** The name of an enum value, for messages: `enumName(ContainerState, 1)` is 'CONTAINER_RUNNING'. */
+export function enumName<E extends Readonly<Record<string, number>>>(values: E, value: number): string {
+  return Object.keys(values).find((k) => values[k] === value) ?? String(value);
+}
 
 export type KeyValueMap = Record<string, string>;
 
-export enum NamespaceMode {
-  POD = 0,
-  CONTAINER = 1,
-  NODE = 2,
-  TARGET = 3,
-}
+// ---- what the runtime returns ----
+export type VersionResponse = CriOutput<'VersionResponse'>;
+export type RuntimeCondition = CriOutput<'RuntimeCondition'>;
+export type RuntimeStatus = CriOutput<'RuntimeStatus'>;
+export type RuntimeConfigResponse = CriOutput<'RuntimeConfigResponse'>;
+export type PodSandbox = CriOutput<'PodSandbox'>;
+export type PodSandboxStatus = CriOutput<'PodSandboxStatus'>;
+export type PodSandboxNetworkStatus = CriOutput<'PodSandboxNetworkStatus'>;
+export type Container = CriOutput<'Container'>;
+export type ContainerStatus = CriOutput<'ContainerStatus'>;
+export type ExecSyncResponse = CriOutput<'ExecSyncResponse'>;
+export type ContainerEventResponse = CriOutput<'ContainerEventResponse'>;
+export type Image = CriOutput<'Image'>;
+export type ContainerStats = CriOutput<'ContainerStats'>;
+export type PodSandboxStats = CriOutput<'PodSandboxStats'>;
+export type CpuUsage = CriOutput<'CpuUsage'>;
+export type MemoryUsage = CriOutput<'MemoryUsage'>;
+export type FilesystemUsage = CriOutput<'FilesystemUsage'>;
+export type NetworkInterfaceUsage = CriOutput<'NetworkInterfaceUsage'>;
+/** A wrapped uint64: null means "not reported", unlike 0. */
+export type UInt64Value = CriOutput<'UInt64Value'>;
+/** Also what bootlet sends: node/volumes builds every mount whole, and ContainerStatus.mounts reads back the same shape. */
+export type Mount = CriOutput<'Mount'>;
 
-export enum PodSandboxState {
-  SANDBOX_READY = 0,
-  SANDBOX_NOTREADY = 1,
-}
-
-export enum ContainerState {
-  CONTAINER_CREATED = 0,
-  CONTAINER_RUNNING = 1,
-  CONTAINER_EXITED = 2,
-  CONTAINER_UNKNOWN = 3,
-}
-
-export enum MountPropagation {
-  PROPAGATION_PRIVATE = 0,
-  PROPAGATION_HOST_TO_CONTAINER = 1,
-  PROPAGATION_BIDIRECTIONAL = 2,
-}
-
-export enum Protocol {
-  TCP = 0,
-  UDP = 1,
-  SCTP = 2,
-}
-
-export enum ContainerEventType {
-  CONTAINER_CREATED_EVENT = 0,
-  CONTAINER_STARTED_EVENT = 1,
-  CONTAINER_STOPPED_EVENT = 2,
-  CONTAINER_DELETED_EVENT = 3,
-}
-
-export interface VersionResponse {
-  version: string;
-  runtimeName: string;
-  runtimeVersion: string;
-  runtimeApiVersion: string;
-}
-
-export interface RuntimeCondition {
-  type: string;
-  status: boolean;
-  reason: string;
-  message: string;
-}
-
-export interface RuntimeStatus {
-  conditions: RuntimeCondition[];
-}
-
-export enum CgroupDriver {
-  SYSTEMD = 0,
-  CGROUPFS = 1,
-}
-
-export interface RuntimeConfigResponse {
-  linux?: { cgroupDriver: CgroupDriver } | null;
-}
-
-export interface PodSandboxMetadata {
-  name: string;
-  uid: string;
-  namespace: string;
-  attempt: number;
-}
-
-export interface DNSConfig {
-  servers: string[];
-  searches: string[];
-  options: string[];
-}
-
-export interface PortMapping {
-  protocol: Protocol;
-  containerPort: number;
-  hostPort: number;
-  hostIp: string;
-}
-
-export interface NamespaceOption {
-  network: NamespaceMode;
-  pid: NamespaceMode;
-  ipc: NamespaceMode;
-  targetId?: string;
-}
-
-export interface Int64Value {
-  value: number;
-}
-
-export interface SecurityProfile {
-  /** 0 RuntimeDefault, 1 Unconfined, 2 Localhost */
-  profileType: number;
-  localhostRef: string;
-}
-
-export interface LinuxSandboxSecurityContext {
-  namespaceOptions?: NamespaceOption;
-  runAsUser?: Int64Value;
-  runAsGroup?: Int64Value;
-  readonlyRootfs?: boolean;
-  supplementalGroups?: number[];
-  privileged?: boolean;
-  seccomp?: SecurityProfile;
-}
-
-export interface LinuxPodSandboxConfig {
-  cgroupParent?: string;
-  securityContext?: LinuxSandboxSecurityContext;
-  sysctls?: KeyValueMap;
-}
-
-export interface PodSandboxConfig {
-  metadata: PodSandboxMetadata;
-  hostname: string;
-  logDirectory: string;
-  dnsConfig?: DNSConfig;
-  portMappings: PortMapping[];
-  labels: KeyValueMap;
-  annotations: KeyValueMap;
-  linux?: LinuxPodSandboxConfig;
-}
-
-export interface PodSandboxNetworkStatus {
-  ip: string;
-  additionalIps: { ip: string }[];
-}
-
-export interface PodSandboxStatus {
-  id: string;
-  metadata: PodSandboxMetadata;
-  state: PodSandboxState;
-  createdAt: number;
-  network?: PodSandboxNetworkStatus;
-  labels: KeyValueMap;
-  annotations: KeyValueMap;
-  runtimeHandler: string;
-}
-
-export interface PodSandbox {
-  id: string;
-  metadata: PodSandboxMetadata;
-  state: PodSandboxState;
-  createdAt: number;
-  labels: KeyValueMap;
-  annotations: KeyValueMap;
-  runtimeHandler: string;
-}
-
-export interface PodSandboxFilter {
-  id?: string;
-  state?: { state: PodSandboxState };
-  labelSelector?: KeyValueMap;
-}
-
-export interface ImageSpec {
-  image: string;
-  annotations?: KeyValueMap;
-  userSpecifiedImage?: string;
-  runtimeHandler?: string;
-}
-
-export interface KeyValue {
-  key: string;
-  value: string;
-}
-
-export interface Mount {
-  containerPath: string;
-  hostPath: string;
-  readonly: boolean;
-  selinuxRelabel?: boolean;
-  propagation?: MountPropagation;
-}
-
-export interface Capability {
-  addCapabilities: string[];
-  dropCapabilities: string[];
-}
-
-export interface LinuxContainerResources {
-  cpuPeriod?: number;
-  cpuQuota?: number;
-  cpuShares?: number;
-  memoryLimitInBytes?: number;
-  oomScoreAdj?: number;
-}
-
-export interface LinuxContainerSecurityContext {
-  capabilities?: Capability;
-  privileged?: boolean;
-  namespaceOptions?: NamespaceOption;
-  runAsUser?: Int64Value;
-  runAsGroup?: Int64Value;
-  runAsUsername?: string;
-  readonlyRootfs?: boolean;
-  supplementalGroups?: number[];
-  noNewPrivs?: boolean;
-  maskedPaths?: string[];
-  readonlyPaths?: string[];
-  seccomp?: SecurityProfile;
-}
-
-export interface LinuxContainerConfig {
-  resources?: LinuxContainerResources;
-  securityContext?: LinuxContainerSecurityContext;
-}
-
-export interface ContainerMetadata {
-  name: string;
-  attempt: number;
-}
-
-export interface ContainerConfig {
-  metadata: ContainerMetadata;
-  image: ImageSpec;
-  command: string[];
-  args: string[];
-  workingDir: string;
-  envs: KeyValue[];
-  mounts: Mount[];
-  labels: KeyValueMap;
-  annotations: KeyValueMap;
-  logPath: string;
-  stdin?: boolean;
-  stdinOnce?: boolean;
-  tty?: boolean;
-  linux?: LinuxContainerConfig;
-}
-
-export interface Container {
-  id: string;
-  podSandboxId: string;
-  metadata: ContainerMetadata;
-  image: ImageSpec;
-  imageRef: string;
-  state: ContainerState;
-  createdAt: number;
-  labels: KeyValueMap;
-  annotations: KeyValueMap;
-}
-
-export interface ContainerFilter {
-  id?: string;
-  state?: { state: ContainerState };
-  podSandboxId?: string;
-  labelSelector?: KeyValueMap;
-}
-
-export interface ContainerStatus {
-  id: string;
-  metadata: ContainerMetadata;
-  state: ContainerState;
-  createdAt: number;
-  startedAt: number;
-  finishedAt: number;
-  exitCode: number;
-  image: ImageSpec;
-  imageRef: string;
-  reason: string;
-  message: string;
-  labels: KeyValueMap;
-  annotations: KeyValueMap;
-  mounts: Mount[];
-  logPath: string;
-}
-
-export interface ExecSyncResponse {
-  stdout: Buffer;
-  stderr: Buffer;
-  exitCode: number;
-}
-
-export interface ContainerEventResponse {
-  containerId: string;
-  containerEventType: ContainerEventType;
-  createdAt: number;
-  podSandboxStatus?: PodSandboxStatus;
-  containersStatuses: ContainerStatus[];
-}
-
-export interface Image {
-  id: string;
-  repoTags: string[];
-  repoDigests: string[];
-  size: number;
-  uid?: Int64Value;
-  username: string;
-  pinned: boolean;
-}
-
-export interface ExecRequest {
-  containerId: string;
-  cmd: string[];
-  tty: boolean;
-  stdin: boolean;
-  stdout: boolean;
-  stderr: boolean;
-}
-
-export interface AttachRequest {
-  containerId: string;
-  stdin: boolean;
-  tty: boolean;
-  stdout: boolean;
-  stderr: boolean;
-}
-
-/** A wrapped uint64: absent (null) means "not reported", unlike 0. */
-export interface UInt64Value {
-  value: number;
-}
-
-type Maybe<T> = T | null | undefined;
-
-export interface CpuUsage {
-  /** Nanoseconds since the epoch. */
-  timestamp: number;
-  usageCoreNanoSeconds?: Maybe<UInt64Value>;
-  usageNanoCores?: Maybe<UInt64Value>;
-}
-
-export interface MemoryUsage {
-  timestamp: number;
-  workingSetBytes?: Maybe<UInt64Value>;
-  availableBytes?: Maybe<UInt64Value>;
-  usageBytes?: Maybe<UInt64Value>;
-  rssBytes?: Maybe<UInt64Value>;
-  pageFaults?: Maybe<UInt64Value>;
-  majorPageFaults?: Maybe<UInt64Value>;
-}
-
-export interface FilesystemUsage {
-  timestamp: number;
-  fsId?: Maybe<{ mountpoint: string }>;
-  usedBytes?: Maybe<UInt64Value>;
-  inodesUsed?: Maybe<UInt64Value>;
-}
-
-export interface ContainerStats {
-  attributes?: Maybe<{ id: string; metadata?: Maybe<ContainerMetadata>; labels: KeyValueMap; annotations: KeyValueMap }>;
-  cpu?: Maybe<CpuUsage>;
-  memory?: Maybe<MemoryUsage>;
-  writableLayer?: Maybe<FilesystemUsage>;
-}
-
-export interface NetworkInterfaceUsage {
-  name: string;
-  rxBytes?: Maybe<UInt64Value>;
-  rxErrors?: Maybe<UInt64Value>;
-  txBytes?: Maybe<UInt64Value>;
-  txErrors?: Maybe<UInt64Value>;
-}
-
-export interface PodSandboxStats {
-  attributes?: Maybe<{ id: string; metadata?: Maybe<PodSandboxMetadata>; labels: KeyValueMap; annotations: KeyValueMap }>;
-  linux?: Maybe<{
-    cpu?: Maybe<CpuUsage>;
-    memory?: Maybe<MemoryUsage>;
-    network?: Maybe<{ timestamp: number; defaultInterface?: Maybe<NetworkInterfaceUsage>; interfaces: NetworkInterfaceUsage[] }>;
-    process?: Maybe<{ timestamp: number; processCount?: Maybe<UInt64Value> }>;
-    containers: ContainerStats[];
-  }>;
-}
-
-export interface ContainerStatsFilter {
-  id?: string;
-  podSandboxId?: string;
-  labelSelector?: KeyValueMap;
-}
+// ---- what bootlet sends ----
+export type PodSandboxConfig = CriInput<'PodSandboxConfig'>;
+export type PodSandboxMetadata = CriInput<'PodSandboxMetadata'>;
+export type LinuxPodSandboxConfig = CriInput<'LinuxPodSandboxConfig'>;
+export type LinuxSandboxSecurityContext = CriInput<'LinuxSandboxSecurityContext'>;
+export type DNSConfig = CriInput<'DNSConfig'>;
+export type PortMapping = CriInput<'PortMapping'>;
+export type NamespaceOption = CriInput<'NamespaceOption'>;
+export type SecurityProfile = CriInput<'SecurityProfile'>;
+export type Int64Value = CriInput<'Int64Value'>;
+export type ContainerConfig = CriInput<'ContainerConfig'>;
+export type ContainerMetadata = CriInput<'ContainerMetadata'>;
+export type ImageSpec = CriInput<'ImageSpec'>;
+export type KeyValue = CriInput<'KeyValue'>;
+export type LinuxContainerConfig = CriInput<'LinuxContainerConfig'>;
+export type LinuxContainerResources = CriInput<'LinuxContainerResources'>;
+export type LinuxContainerSecurityContext = CriInput<'LinuxContainerSecurityContext'>;
+export type Capability = CriInput<'Capability'>;
+export type PodSandboxFilter = CriInput<'PodSandboxFilter'>;
+export type ContainerFilter = CriInput<'ContainerFilter'>;
+export type ContainerStatsFilter = CriInput<'ContainerStatsFilter'>;
+export type PodSandboxStatsFilter = CriInput<'PodSandboxStatsFilter'>;
+export type ExecRequest = CriInput<'ExecRequest'>;
+export type AttachRequest = CriInput<'AttachRequest'>;
 
 /** Errors from the runtime keep the gRPC status code so callers can treat NOT_FOUND as success. */
 export class CriError extends Error {
@@ -403,7 +126,7 @@ export interface RuntimeService {
   version(): Promise<VersionResponse>;
   status(): Promise<RuntimeStatus>;
   /** The `info` map of a verbose Status: free-form, runtime-specific (containerd puts its config there). */
-  statusInfo(): Promise<Record<string, string>>;
+  statusInfo(): Promise<KeyValueMap>;
   /** Runtime-wide settings (the cgroup driver); runtimes before CRI v1.28 answer UNIMPLEMENTED. */
   runtimeConfig(): Promise<RuntimeConfigResponse>;
   runPodSandbox(config: PodSandboxConfig, runtimeHandler?: string): Promise<string>;
@@ -426,7 +149,7 @@ export interface RuntimeService {
   portForward(podSandboxId: string, ports: number[]): Promise<string>;
   listContainerStats(filter?: ContainerStatsFilter): Promise<ContainerStats[]>;
   /** Runtimes before CRI v1.24 (and some since) answer UNIMPLEMENTED. */
-  listPodSandboxStats(filter?: { id?: string; labelSelector?: KeyValueMap }): Promise<PodSandboxStats[]>;
+  listPodSandboxStats(filter?: PodSandboxStatsFilter): Promise<PodSandboxStats[]>;
   /** Server stream of container events; `onEnd` is called once when the stream ends or fails. */
   getContainerEvents(
     onEvent: (e: ContainerEventResponse) => void,

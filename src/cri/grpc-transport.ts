@@ -1,37 +1,47 @@
 // One gRPC channel to the runtime socket and the two primitives every CRI call is built from:
-// a unary call with an optional deadline and a server stream. All gRPC errors leave this file as
+// a unary call with an optional deadline and a server stream. Requests and responses are typed by
+// the method's name from the generated service definitions. All gRPC errors leave this file as
 // CriError, so callers never see grpc-js types.
 import * as grpc from '@grpc/grpc-js';
 import { followServerStream } from './grpc-stream.js';
 import { fromJSON, type MethodDefinition, type PackageDefinition } from '@grpc/proto-loader';
 import descriptor from './generated/cri-descriptor.json';
+import type { ImageServiceDefinition } from './generated/types/runtime/v1/ImageService.js';
+import type { RuntimeServiceDefinition } from './generated/types/runtime/v1/RuntimeService.js';
 import { CriError } from './cri-types.js';
+import { DECODE_OPTIONS } from './decode-options.js';
 import type { CriCallObserver } from './operation-type.js';
 
 /** As the kubelet: CRI responses (ListContainers on a busy node) can exceed grpc's 4 MiB default. */
 export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 
-export type CriServiceName = 'RuntimeService' | 'ImageService';
-
-type AnyMethod = MethodDefinition<object, object>;
-
-function loadDefinition(): PackageDefinition {
-  return fromJSON(descriptor as unknown as Parameters<typeof fromJSON>[0], {
-    keepCase: false,
-    longs: Number,
-    enums: Number,
-    defaults: true,
-    arrays: true,
-    objects: true,
-    oneofs: true,
-  });
+interface CriServices {
+  RuntimeService: RuntimeServiceDefinition;
+  ImageService: ImageServiceDefinition;
 }
+export type CriServiceName = keyof CriServices;
+
+/** The generated definitions extend grpc-js's string-indexed ServiceDefinition: keep the named methods. */
+type NamedKeys<T> = keyof { [K in keyof T as string extends K ? never : number extends K ? never : K]: T[K] };
+export type CriMethodName<S extends CriServiceName> = NamedKeys<CriServices[S]> & string;
+type Method<S extends CriServiceName, M extends CriMethodName<S>> = CriServices[S][M];
+/** What the method accepts (every field optional). */
+export type CriRequest<S extends CriServiceName, M extends CriMethodName<S>> =
+  Method<S, M> extends MethodDefinition<infer Req extends object, infer _Res, infer _ReqOut, infer _ResOut> ? Req : never;
+/** What the transport hands out for the method: see CriOutput in cri-types.ts. */
+export type CriResponse<S extends CriServiceName, M extends CriMethodName<S>> =
+  Method<S, M> extends MethodDefinition<infer _Req, infer _Res, infer _ReqOut, infer ResOut> ? ResOut : never;
 
 let cachedDefinition: PackageDefinition | undefined;
 
-function method(service: CriServiceName, name: string): AnyMethod {
-  cachedDefinition ??= loadDefinition();
-  const svc = cachedDefinition[`runtime.v1.${service}`] as Record<string, AnyMethod> | undefined;
+/** The CRI package as the transport loads it (exported for tests that decode as the transport does). */
+export function criPackageDefinition(): PackageDefinition {
+  cachedDefinition ??= fromJSON(descriptor as unknown as Parameters<typeof fromJSON>[0], DECODE_OPTIONS);
+  return cachedDefinition;
+}
+
+function method(service: CriServiceName, name: string): MethodDefinition<object, object> {
+  const svc = criPackageDefinition()[`runtime.v1.${service}`] as Record<string, MethodDefinition<object, object>> | undefined;
   const m = svc?.[name];
   if (!m) throw new Error(`CRI descriptor has no ${service}.${name}: regenerate it (npm run gen)`);
   return m;
@@ -59,37 +69,35 @@ export class CriTransport {
   }
 
   /** `timeoutMs` undefined means no deadline (image pulls may take many minutes). */
-  unary<Res>(service: CriServiceName, name: string, request: object, timeoutMs: number | undefined): Promise<Res> {
+  unary<S extends CriServiceName, M extends CriMethodName<S>>(
+    service: S,
+    name: M,
+    request: CriRequest<S, M>,
+    timeoutMs: number | undefined,
+  ): Promise<CriResponse<S, M>> {
     const m = method(service, name);
     const options: grpc.CallOptions = timeoutMs === undefined ? {} : { deadline: Date.now() + timeoutMs };
     const started = performance.now();
-    return new Promise<Res>((resolve, reject) => {
-      this.client.makeUnaryRequest(
-        m.path,
-        m.requestSerialize,
-        m.responseDeserialize,
-        request,
-        new grpc.Metadata(),
-        options,
-        (err, res) => {
-          this.observe?.(name, performance.now() - started, err !== null && err !== undefined);
-          if (err) reject(toCriError(name, err));
-          else resolve(res as Res);
-        },
-      );
+    return new Promise((resolve, reject) => {
+      this.client.makeUnaryRequest(m.path, m.requestSerialize, m.responseDeserialize, request, new grpc.Metadata(), options, (err, res) => {
+        this.observe?.(name, performance.now() - started, err !== null && err !== undefined);
+        if (err) reject(toCriError(name, err));
+        // The deserializer built the object from the same descriptor the type was generated from.
+        else resolve(res as CriResponse<S, M>);
+      });
     });
   }
 
-  serverStream<Res>(
-    service: CriServiceName,
-    name: string,
-    request: object,
-    onMessage: (m: Res) => void,
+  serverStream<S extends CriServiceName, M extends CriMethodName<S>>(
+    service: S,
+    name: M,
+    request: CriRequest<S, M>,
+    onMessage: (m: CriResponse<S, M>) => void,
     onEnd: (err?: CriError) => void,
   ): { cancel(): void } {
     const m = method(service, name);
     const call = this.client.makeServerStreamRequest(m.path, m.requestSerialize, m.responseDeserialize, request, new grpc.Metadata(), {});
-    return followServerStream<Res, CriError>(call as grpc.ClientReadableStream<Res>, onMessage, onEnd, (err) => toCriError(name, err));
+    return followServerStream(call as grpc.ClientReadableStream<CriResponse<S, M>>, onMessage, onEnd, (err) => toCriError(name, err));
   }
 
   close(): void {

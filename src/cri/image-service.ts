@@ -1,17 +1,15 @@
 // ImageService over a CriTransport.
-import type { Image, ImageService, ImageSpec, PodSandboxConfig } from './cri-types.js';
+import type { ImageService } from './cri-types.js';
 import type { CriTransport } from './grpc-transport.js';
 
 export function createImageService(t: CriTransport, requestTimeoutMs: number): ImageService {
   return {
     // A missing image is not an error in CRI: the response simply has no image.
-    imageStatus: async (image: ImageSpec) =>
-      (await t.unary<{ image: Image | null }>('ImageService', 'ImageStatus', { image }, requestTimeoutMs)).image ?? undefined,
+    imageStatus: async (image) => (await t.unary('ImageService', 'ImageStatus', { image }, requestTimeoutMs)).image ?? undefined,
     // No deadline, as the kubelet: a large pull takes as long as it takes; the runtime has its own
     // progress timeout for stalled pulls.
-    pullImage: async (image: ImageSpec, sandboxConfig?: PodSandboxConfig) =>
-      (await t.unary<{ imageRef: string }>('ImageService', 'PullImage', sandboxConfig ? { image, sandboxConfig } : { image }, undefined))
-        .imageRef,
-    listImages: async () => (await t.unary<{ images: Image[] }>('ImageService', 'ListImages', {}, requestTimeoutMs)).images,
+    pullImage: async (image, sandboxConfig) =>
+      (await t.unary('ImageService', 'PullImage', sandboxConfig ? { image, sandboxConfig } : { image }, undefined)).imageRef,
+    listImages: async () => (await t.unary('ImageService', 'ListImages', {}, requestTimeoutMs)).images,
   };
 }

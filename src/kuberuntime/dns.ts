@@ -4,6 +4,9 @@
 import type { Pod, PodDNSConfigOption } from 'kubernetes-types/core/v1';
 import type { DNSConfig } from '../cri/cri-types.js';
 
+/** A DNSConfig with every list present (the generated CRI type has them optional): the merges below read them. */
+type ResolverConfig = Required<DNSConfig>;
+
 /** glibc reads at most 3 nameservers. */
 export const MAX_DNS_NAMESERVERS = 3;
 /** Limits the API and the kubelet apply to search domains (count, total characters). */
@@ -18,7 +21,7 @@ export interface ClusterDnsOptions {
 }
 
 /** Parses resolv.conf text: every nameserver, the last search line, options merged by name. */
-export function parseResolvConf(text: string): DNSConfig {
+export function parseResolvConf(text: string): ResolverConfig {
   const servers: string[] = [];
   let searches: string[] = [];
   let options: string[] = [];
@@ -88,10 +91,10 @@ function fitSearches(searches: string[]): string[] {
  * `resolvConf` is the content of the node's resolv.conf (kubelet --resolv-conf), or undefined when
  * there is none: then, as the kubelet, host-DNS pods get 127.0.0.1 and search '.'.
  */
-export function podDnsConfig(pod: Pod, resolvConf: string | undefined, opts: ClusterDnsOptions = {}): DNSConfig {
+export function podDnsConfig(pod: Pod, resolvConf: string | undefined, opts: ClusterDnsOptions = {}): ResolverConfig {
   const clusterDNS = opts.clusterDNS ?? [];
   const host = resolvConf === undefined ? { servers: [], searches: [], options: [] } : parseResolvConf(resolvConf);
-  let cfg: DNSConfig;
+  let cfg: ResolverConfig;
   switch (dnsType(pod, clusterDNS.length > 0)) {
     case 'none':
       cfg = { servers: [], searches: [], options: [] };

@@ -2,7 +2,7 @@
 // from the pod as the kubelet's generatePodSandboxConfig does.
 import type { Pod } from 'kubernetes-types/core/v1';
 import path from 'node:path';
-import { Protocol, type PodSandboxConfig, type PortMapping } from '../cri/cri-types.js';
+import { Protocol, SecurityProfileType, type PodSandboxConfig, type PortMapping } from '../cri/cri-types.js';
 import { podDnsConfig, type ClusterDnsOptions } from './dns.js';
 import { sandboxAnnotations, sandboxLabels, type LabelledPod } from './labels.js';
 import { namespacesForPod } from './namespaces.js';
@@ -76,7 +76,7 @@ export function buildSandboxConfig(pod: LabelledPod, opts: SandboxConfigOptions)
         privileged: hasPrivilegedContainer(pod),
         // As the kubelet: the sandbox (pause) always runs RuntimeDefault, whatever the pod asks;
         // the pod's profile applies to its containers (kubernetes#84623).
-        seccomp: { profileType: 0, localhostRef: '' },
+        seccomp: { profileType: SecurityProfileType.RuntimeDefault, localhostRef: '' },
         ...(sc?.runAsUser != null ? { runAsUser: { value: sc.runAsUser } } : {}),
         ...(sc?.runAsGroup != null ? { runAsGroup: { value: sc.runAsGroup } } : {}),
         supplementalGroups,

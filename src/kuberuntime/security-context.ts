@@ -2,7 +2,7 @@
 // container's (DetermineEffectiveSecurityContext), then mapped to CRI as the kubelet does.
 import type { Container, Pod, SeccompProfile, SecurityContext } from 'kubernetes-types/core/v1';
 import path from 'node:path';
-import type { LinuxContainerSecurityContext, SecurityProfile } from '../cri/cri-types.js';
+import { SecurityProfileType, type LinuxContainerSecurityContext, type SecurityProfile } from '../cri/cri-types.js';
 import { namespacesForPod } from './namespaces.js';
 
 /** What runc / Docker mask by default; the kubelet sends these unless procMount is Unmasked. */
@@ -33,12 +33,10 @@ export interface SecurityOptions {
   imageUsername?: string;
 }
 
-const PROFILE_TYPE = { RuntimeDefault: 0, Unconfined: 1, Localhost: 2 } as const;
-
 function toProfile(p: SeccompProfile, root: string): SecurityProfile {
-  if (p.type === 'Localhost') return { profileType: PROFILE_TYPE.Localhost, localhostRef: path.join(root, p.localhostProfile ?? '') };
-  if (p.type === 'Unconfined') return { profileType: PROFILE_TYPE.Unconfined, localhostRef: '' };
-  return { profileType: PROFILE_TYPE.RuntimeDefault, localhostRef: '' };
+  if (p.type === 'Localhost') return { profileType: SecurityProfileType.Localhost, localhostRef: path.join(root, p.localhostProfile ?? '') };
+  if (p.type === 'Unconfined') return { profileType: SecurityProfileType.Unconfined, localhostRef: '' };
+  return { profileType: SecurityProfileType.RuntimeDefault, localhostRef: '' };
 }
 
 /** Container profile over pod profile over the node default. */
@@ -46,7 +44,7 @@ export function seccompProfile(pod: Pod, container: Container, opts: SecurityOpt
   const root = opts.seccompProfileRoot ?? DEFAULT_SECCOMP_PROFILE_ROOT;
   const p = container.securityContext?.seccompProfile ?? pod.spec?.securityContext?.seccompProfile;
   if (p) return toProfile(p, root);
-  return { profileType: opts.seccompDefault ? PROFILE_TYPE.RuntimeDefault : PROFILE_TYPE.Unconfined, localhostRef: '' };
+  return { profileType: opts.seccompDefault ? SecurityProfileType.RuntimeDefault : SecurityProfileType.Unconfined, localhostRef: '' };
 }
 
 /** Pod-level user settings apply unless the container sets its own. */

@@ -9,7 +9,7 @@ const UNIMPLEMENTED = 12;
 
 function podUidOf(e: ContainerEventResponse, status: ContainerStatus | undefined): string | undefined {
   const fromContainer = status && parseContainerMeta(status.labels, status.annotations)?.podUid;
-  return fromContainer ?? (e.podSandboxStatus && parseSandboxLabels(e.podSandboxStatus.labels)?.podUid);
+  return fromContainer ?? (e.podSandboxStatus ? parseSandboxLabels(e.podSandboxStatus.labels)?.podUid : undefined);
 }
 
 /** Reads again the pod one CRI container event is about; relists when it names none. */

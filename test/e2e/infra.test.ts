@@ -39,7 +39,11 @@ function processesUsing(socket: string): string[] {
     });
 }
 
-function sandboxConfig(name: string): PodSandboxConfig {
+/** The generated input types have every field optional; these tests read back what they set. */
+type SandboxConfig = PodSandboxConfig & { logDirectory: string };
+type NamedContainerConfig = ContainerConfig & { metadata: { name: string } };
+
+function sandboxConfig(name: string): SandboxConfig {
   const uid = `infra-${name}-${process.pid}`;
   const logDirectory = path.join(tmp, 'pods', `default_${name}_${uid}`);
   fs.mkdirSync(logDirectory, { recursive: true });
@@ -55,7 +59,7 @@ function sandboxConfig(name: string): PodSandboxConfig {
   };
 }
 
-function containerConfig(name: string, image: string, command: string[], extra: Partial<ContainerConfig> = {}): ContainerConfig {
+function containerConfig(name: string, image: string, command: string[], extra: Omit<ContainerConfig, 'metadata'> = {}): NamedContainerConfig {
   return {
     metadata: { name, attempt: 0 },
     image: { image },
@@ -72,7 +76,7 @@ function containerConfig(name: string, image: string, command: string[], extra: 
   };
 }
 
-async function runPod(name: string, containers: ContainerConfig[]): Promise<{ sandboxId: string; ids: string[]; config: PodSandboxConfig }> {
+async function runPod(name: string, containers: NamedContainerConfig[]): Promise<{ sandboxId: string; ids: string[]; config: SandboxConfig }> {
   const config = sandboxConfig(name);
   const sandboxId = await cri.runtime.runPodSandbox(config);
   const ids: string[] = [];

@@ -20,7 +20,7 @@ import { TEST_IMAGES } from '../../../dev/images.js';
 import { loadManifest } from '../../../src/config/manifest.js';
 import { buildContainerConfig } from '../../../src/kuberuntime/container-config.js';
 import { kubeletContainerHash } from '../../../src/kuberuntime/container-hash.js';
-import { ContainerState, PodSandboxState, type KeyValueMap } from '../../../src/cri/cri-types.js';
+import { ContainerState, enumName, PodSandboxState, type KeyValueMap } from '../../../src/cri/cri-types.js';
 import type { LabelledPod } from '../../../src/kuberuntime/labels.js';
 import { buildSandboxConfig } from '../../../src/kuberuntime/sandbox-config.js';
 import { BOOTLET_EXE } from '../../support/agent.js';
@@ -154,8 +154,8 @@ async function runtimeState(): Promise<{ sandboxes: string[]; containers: string
   const { runtime } = h.cri();
   const [sandboxes, containers] = await Promise.all([runtime.listPodSandbox(), runtime.listContainers()]);
   return {
-    sandboxes: sandboxes.map((s) => `${s.id} ${PodSandboxState[s.state]}`).sort(),
-    containers: containers.map((c) => `${c.id} ${c.podSandboxId} ${ContainerState[c.state]} restartCount=${c.annotations['io.kubernetes.container.restartCount'] ?? '-'}`).sort(),
+    sandboxes: sandboxes.map((s) => `${s.id} ${enumName(PodSandboxState, s.state)}`).sort(),
+    containers: containers.map((c) => `${c.id} ${c.podSandboxId} ${enumName(ContainerState, c.state)} restartCount=${c.annotations['io.kubernetes.container.restartCount'] ?? '-'}`).sort(),
   };
 }
 

@@ -163,7 +163,7 @@ describe('a host-network pod through the CRI', () => {
     const resolvConf = fs.existsSync('/etc/resolv.conf') ? fs.readFileSync('/etc/resolv.conf', 'utf8') : undefined;
     const sb = buildSandboxConfig(pod, { podLogsDir, attempt: 0, resolvConf });
     expect(sb.hostname).toBe('');
-    fs.mkdirSync(sb.logDirectory, { recursive: true, mode: 0o755 });
+    fs.mkdirSync(sb.logDirectory!, { recursive: true, mode: 0o755 });
     sandboxId = await cri!.runtime.runPodSandbox(sb);
     sandboxes.push(sandboxId);
     const st = await cri!.runtime.podSandboxStatus(sandboxId);
@@ -196,13 +196,13 @@ describe('a host-network pod through the CRI', () => {
       mounts,
       nodeMemoryCapacityBytes: os.totalmem(),
     });
-    fs.mkdirSync(path.join(sb.logDirectory, busybox.name), { recursive: true, mode: 0o755 });
+    fs.mkdirSync(path.join(sb.logDirectory!, busybox.name), { recursive: true, mode: 0o755 });
     containerId = await cri!.runtime.createContainer(sandboxId, config, sb);
     containers.push(containerId);
     await cri!.runtime.startContainer(containerId);
     const st = await cri!.runtime.containerStatus(containerId);
     expect(st.state).toBe(ContainerState.CONTAINER_RUNNING);
-    expect(st.image.image).toBe(TEST_IMAGES.busybox);
+    expect(st.image?.image).toBe(TEST_IMAGES.busybox);
   });
 
   it('is found again by its labels, with hash and restart count', async () => {
@@ -298,7 +298,7 @@ describe('security context and resources reach the container', () => {
 
   it('applies user, capabilities, no_new_privs, read-only rootfs, cpu and memory limits, oom score', async () => {
     const sb = buildSandboxConfig(pod2, { podLogsDir, attempt: 0 });
-    fs.mkdirSync(path.join(sb.logDirectory, limited.name), { recursive: true });
+    fs.mkdirSync(path.join(sb.logDirectory!, limited.name), { recursive: true });
     const sandboxId = await cri!.runtime.runPodSandbox(sb);
     sandboxes.push(sandboxId);
     const { imageRef } = await ensureImage(cri!.images, limited, sb);

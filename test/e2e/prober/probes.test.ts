@@ -89,7 +89,7 @@ describe('probes on a running host-network container', () => {
     };
     pod = podWith(app);
     const sb = buildSandboxConfig(pod, { podLogsDir, attempt: 0 });
-    fs.mkdirSync(path.join(sb.logDirectory, app.name), { recursive: true, mode: 0o755 });
+    fs.mkdirSync(path.join(sb.logDirectory!, app.name), { recursive: true, mode: 0o755 });
     const sandboxId = await cri!.runtime.runPodSandbox(sb);
     sandboxes.push(sandboxId);
     const { imageRef } = await ensureImage(cri!.images, app, sb);

@@ -43,6 +43,8 @@ beforeAll(async () => {
     Version: unary('Version', (req) => ({ version: req.version, runtimeName: 'fake', runtimeVersion: '9.9', runtimeApiVersion: 'v1' })),
     ExecSync: unary('ExecSync', (req) => ({ stdout: Buffer.from(`ran ${(req.cmd as string[]).join(' ')}`), stderr: Buffer.alloc(0), exitCode: 0 })),
     StopContainer: unary('StopContainer', () => ({})),
+    // proto3 cannot make a field required: an answer may come without the status.
+    PodSandboxStatus: unary('PodSandboxStatus', () => ({})),
     ContainerStatus: unary('ContainerStatus', (req) =>
       Object.assign(new Error('gone'), { code: grpc.status.NOT_FOUND, details: `container ${String(req.containerId)} not found` }) as grpc.ServiceError,
     ),
@@ -98,6 +100,12 @@ describe('CRI transport', () => {
     expect(err).toBeInstanceOf(CriError);
     expect([err.method, err.code, err.details, err.notFound]).toEqual(['ContainerStatus', grpc.status.NOT_FOUND, 'container c9 not found', true]);
     expect(err.message).toBe('CRI ContainerStatus failed: container c9 not found');
+  });
+
+  it('a status answer without the status is a CriError, not a null status', async () => {
+    const err = (await cri.runtime.podSandboxStatus('s1').catch((e: unknown) => e)) as CriError;
+    expect(err).toBeInstanceOf(CriError);
+    expect([err.method, err.code, err.details]).toEqual(['PodSandboxStatus', grpc.status.UNKNOWN, "the runtime's answer has no status"]);
   });
 
   it('unimplemented methods surface as CriError UNIMPLEMENTED', async () => {

@@ -200,7 +200,7 @@ describe('buildContainerConfig', () => {
       tty: true,
     });
     const p = pod({ spec: { hostNetwork: true, containers: [c] } });
-    const mounts = [{ containerPath: '/data', hostPath: '/srv/data', readonly: true, propagation: MountPropagation.PROPAGATION_PRIVATE }];
+    const mounts = [{ containerPath: '/data', hostPath: '/srv/data', readonly: true, selinuxRelabel: false, propagation: MountPropagation.PROPAGATION_PRIVATE }];
     const cfg = buildContainerConfig(p, c, ctx({ restartCount: 3, mounts }));
     expect(cfg.metadata).toEqual({ name: 'app', attempt: 3 });
     expect(cfg.image).toEqual({ image: 'sha256:abc', userSpecifiedImage: 'bootlet.local/busybox:1.36' });

@@ -3,6 +3,7 @@ import { CriError, type Image, type ImageService, type ImageSpec, type PodSandbo
 import { ImageError, defaultPullPolicy, ensureImage, withDefaultTag } from '../../../src/kuberuntime/images.js';
 import { buildSandboxConfig } from '../../../src/kuberuntime/sandbox-config.js';
 import { container, pod } from './fixtures.js';
+import { criOutput } from '../../support/cri-messages.js';
 
 class FakeImages implements ImageService {
   readonly calls: string[] = [];
@@ -11,15 +12,17 @@ class FakeImages implements ImageService {
     readonly pullError?: CriError,
   ) {}
   async imageStatus(image: ImageSpec): Promise<Image | undefined> {
-    this.calls.push(`status ${image.image}`);
-    const id = this.present.get(image.image);
-    return id ? { id, repoTags: [image.image], repoDigests: [], size: 1, username: '', pinned: false } : undefined;
+    const ref = image.image ?? '';
+    this.calls.push(`status ${ref}`);
+    const id = this.present.get(ref);
+    return id ? criOutput('Image', { id, repoTags: [ref], size: 1 }) : undefined;
   }
   async pullImage(image: ImageSpec, sandbox?: PodSandboxConfig): Promise<string> {
-    this.calls.push(`pull ${image.image}${sandbox ? ' with sandbox' : ''}`);
+    const ref = image.image ?? '';
+    this.calls.push(`pull ${ref}${sandbox ? ' with sandbox' : ''}`);
     if (this.pullError) throw this.pullError;
-    const id = `sha256:${image.image.length}`;
-    this.present.set(image.image, id);
+    const id = `sha256:${ref.length}`;
+    this.present.set(ref, id);
     return id;
   }
   async listImages(): Promise<Image[]> {

@@ -9,6 +9,7 @@ import {
   type PodSandboxStatus,
   type RuntimeService,
 } from '../../../src/cri/cri-types.js';
+import { criOutput } from '../../support/cri-messages.js';
 import { containerAnnotations, containerLabels, sandboxLabels } from '../../../src/kuberuntime/labels.js';
 import { listRuntimePods, readRuntimePod, readRuntimePods, warnInvalidIdentityOnce, type RuntimePod } from '../../../src/kuberuntime/runtime-pods.js';
 import { configSourceOf, isStaticRuntimePod, madeByBootlet, podLabelsOf } from '../../../src/kuberuntime/static-source.js';
@@ -17,20 +18,20 @@ import { UID, container, pod } from './fixtures.js';
 
 const OTHER = 'ffffffffffffffffffffffffffffffff';
 
-function sandbox(id: string, uid: string, createdAt: number, attempt: number, state = PodSandboxState.SANDBOX_READY): PodSandbox {
+function sandbox(id: string, uid: string, createdAt: number, attempt: number, state: PodSandboxState = PodSandboxState.SANDBOX_READY): PodSandbox {
   const p = pod();
   p.metadata.uid = uid;
   return { id, metadata: { name: p.metadata.name, uid, namespace: p.metadata.namespace, attempt }, state, createdAt, labels: sandboxLabels(p), annotations: {}, runtimeHandler: '' };
 }
 
-function ctr(id: string, sandboxId: string, uid: string, name: string, createdAt: number, restartCount: number, state = ContainerState.CONTAINER_RUNNING): Container {
+function ctr(id: string, sandboxId: string, uid: string, name: string, createdAt: number, restartCount: number, state: ContainerState = ContainerState.CONTAINER_RUNNING): Container {
   const p = pod();
   p.metadata.uid = uid;
   return {
     id,
     podSandboxId: sandboxId,
     metadata: { name, attempt: restartCount },
-    image: { image: 'bootlet.local/busybox:1.36' },
+    image: criOutput('ImageSpec', { image: 'bootlet.local/busybox:1.36' }),
     imageRef: 'sha256:bb',
     state,
     createdAt,

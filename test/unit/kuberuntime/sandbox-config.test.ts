@@ -20,9 +20,9 @@ describe('buildSandboxConfig', () => {
   it('fills metadata, log directory, labels and annotations', () => {
     expect(cfg.metadata).toEqual({ name: 'web-node1', uid: UID, namespace: 'kube-system', attempt: 2 });
     expect(cfg.logDirectory).toBe(`/var/log/pods/kube-system_web-node1_${UID}`);
-    expect(cfg.labels['io.kubernetes.pod.uid']).toBe(UID);
-    expect(cfg.labels.component).toBe('web');
-    expect(cfg.annotations['kubernetes.io/config.source']).toBe('file');
+    expect(cfg.labels?.['io.kubernetes.pod.uid']).toBe(UID);
+    expect(cfg.labels?.component).toBe('web');
+    expect(cfg.annotations?.['kubernetes.io/config.source']).toBe('file');
   });
 
   it('host network: NODE network namespace, empty hostname, host DNS for ClusterFirst', () => {

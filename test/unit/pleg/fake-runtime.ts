@@ -9,24 +9,25 @@ import {
   type PodSandbox,
   type RuntimeService,
 } from '../../../src/cri/cri-types.js';
+import { criOutput } from '../../support/cri-messages.js';
 import { containerAnnotations, containerLabels, sandboxLabels, type LabelledPod } from '../../../src/kuberuntime/labels.js';
 
 export function labelledPod(uid: string): LabelledPod {
   return { metadata: { name: `pod-${uid}`, namespace: 'default', uid }, spec: { containers: [] } };
 }
 
-export function sandbox(id: string, uid: string, state = PodSandboxState.SANDBOX_READY): PodSandbox {
+export function sandbox(id: string, uid: string, state: PodSandboxState = PodSandboxState.SANDBOX_READY): PodSandbox {
   const p = labelledPod(uid);
   return { id, metadata: { name: p.metadata.name, uid, namespace: 'default', attempt: 0 }, state, createdAt: 1, labels: sandboxLabels(p), annotations: {}, runtimeHandler: '' };
 }
 
-export function container(id: string, sandboxId: string, uid: string, name: string, state = ContainerState.CONTAINER_RUNNING): Container {
+export function container(id: string, sandboxId: string, uid: string, name: string, state: ContainerState = ContainerState.CONTAINER_RUNNING): Container {
   const p = labelledPod(uid);
   return {
     id,
     podSandboxId: sandboxId,
     metadata: { name, attempt: 0 },
-    image: { image: 'bootlet.local/busybox:1.36' },
+    image: criOutput('ImageSpec', { image: 'bootlet.local/busybox:1.36' }),
     imageRef: 'sha256:bb',
     state,
     createdAt: 1,

@@ -7,6 +7,7 @@ import { createPleg, type ContainerdEvents, type EventedPleg } from '../../../sr
 import type { PodLifecycleEvent } from '../../../src/pleg/types.js';
 import { ContainerdEventsError, type ContainerdTaskEvent } from '../../../src/cri/containerd-events.js';
 import { ContainerEventType, ContainerState, type ContainerStatus } from '../../../src/cri/cri-types.js';
+import { criOutput } from '../../support/cri-messages.js';
 import { waitFor } from '../../support/wait.js';
 import { container, FakeRuntime, sandbox } from './fake-runtime.js';
 
@@ -208,17 +209,19 @@ describe('CRI container events', () => {
     await startAndSettle(s);
     const full = s.rt.lists - s.rt.filteredLists;
     s.rt.setContainerState('ca', ContainerState.CONTAINER_EXITED);
-    s.rt.sendEvent({
-      containerId: 'ca',
-      containerEventType: ContainerEventType.CONTAINER_STOPPED_EVENT,
-      createdAt: 3,
-      podSandboxStatus: { ...sandbox('sa', A), network: undefined },
-      containersStatuses: [status('ca', A, ContainerState.CONTAINER_EXITED)],
-    });
+    s.rt.sendEvent(
+      criOutput('ContainerEventResponse', {
+        containerId: 'ca',
+        containerEventType: ContainerEventType.CONTAINER_STOPPED_EVENT,
+        createdAt: 3,
+        podSandboxStatus: { ...sandbox('sa', A), network: null },
+        containersStatuses: [status('ca', A, ContainerState.CONTAINER_EXITED)],
+      }),
+    );
     await waitFor(() => s.events.length === 1, { timeoutMs: 5000, what: 'ContainerDied' });
     expect(s.events).toEqual([{ podUid: A, type: 'ContainerDied', id: 'ca', name: 'app' }]);
     s.rt.removeObject('ca');
-    s.rt.sendEvent({ containerId: 'ca', containerEventType: ContainerEventType.CONTAINER_DELETED_EVENT, createdAt: 4, containersStatuses: [] });
+    s.rt.sendEvent(criOutput('ContainerEventResponse', { containerId: 'ca', containerEventType: ContainerEventType.CONTAINER_DELETED_EVENT, createdAt: 4, containersStatuses: [] }));
     await waitFor(() => s.events.length === 2, { timeoutMs: 5000, what: 'ContainerRemoved' });
     expect(s.events.map((e) => e.type)).toEqual(['ContainerDied', 'ContainerRemoved']);
     expect(s.rt.lists - s.rt.filteredLists).toBe(full);
@@ -235,12 +238,14 @@ describe('CRI container events', () => {
       // The event arrives while the full list is being answered with the state from before it;
       // the pod's own read, which starts after, sees the container exited.
       if (call === 1) {
-        s.rt.sendEvent({
-          containerId: 'ca',
-          containerEventType: ContainerEventType.CONTAINER_STOPPED_EVENT,
-          createdAt: 3,
-          containersStatuses: [status('ca', A, ContainerState.CONTAINER_EXITED)],
-        });
+        s.rt.sendEvent(
+          criOutput('ContainerEventResponse', {
+            containerId: 'ca',
+            containerEventType: ContainerEventType.CONTAINER_STOPPED_EVENT,
+            createdAt: 3,
+            containersStatuses: [status('ca', A, ContainerState.CONTAINER_EXITED)],
+          }),
+        );
       } else s.rt.setContainerState('ca', ContainerState.CONTAINER_EXITED);
     };
     await s.pleg.relist();

@@ -9,7 +9,7 @@ const UID = 'u1';
 const S = 1e9; // ns per second
 const NOW_MS = 1_000_000;
 
-function sandbox(id: string, state = PodSandboxState.SANDBOX_READY, attempt = 0, createdAt = 1): RuntimeSandbox {
+function sandbox(id: string, state: PodSandboxState = PodSandboxState.SANDBOX_READY, attempt = 0, createdAt = 1): RuntimeSandbox {
   return { id, state, createdAt, attempt, ip: '', additionalIps: [], hasStatus: true };
 }
 
