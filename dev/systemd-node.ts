@@ -20,6 +20,8 @@ export interface NamespacedSystemd {
   readonly cgroup: string;
   /** Command prefix that runs a program inside its namespaces. */
   readonly enter: string[];
+  /** The end of systemd's own log (its stdout/stderr), for a test that failed. */
+  log(): string;
   stop(): Promise<void>;
 }
 
@@ -206,7 +208,7 @@ export async function startNamespacedSystemd(name = 'test'): Promise<NamespacedS
     }
     await sleep(100);
   }
-  return { pid, cgroup, enter, stop: () => teardown(record) };
+  return { pid, cgroup, enter, log: () => safeRead(path.join(dir, 'systemd.log')), stop: () => teardown(record) };
 }
 
 function safeRead(p: string): string {

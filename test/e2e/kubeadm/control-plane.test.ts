@@ -10,6 +10,7 @@
 // /var/lib/etcd, 192.168.56.10 on lo. This file must not run twice at once, nor beside the
 // kubeadm bench section; it skips, saying why, when any of that is taken.
 import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as path from 'node:path';
@@ -36,6 +37,7 @@ import { freePort } from '../../support/ports.js';
 import { useTmpDir } from '../../support/tmp.js';
 import { waitFor } from '../../support/wait.js';
 
+const execFileP = promisify(execFile);
 const unavailable = kubeadmNodeUnavailable();
 if (unavailable) console.warn(`skipping the kubeadm control-plane e2e test: ${unavailable}`);
 const noSystemd = systemdNodeUnavailable();
@@ -267,6 +269,10 @@ describe.skipIf(unavailable !== undefined)("kubeadm's control plane, as kubeadm 
       const notable = process.env.KUBEADM_E2E_ALL_LINES ? agent.lines : agent.lines.filter((l) => /"severity":"(error|warning)"|Probe failed|refused/.test(l));
       console.error(`kubeadm ${v}: agent warnings and errors (last 40):\n${notable.slice(-40).join('\n')}`);
       console.error(`kubeadm ${v}: pods:\n${JSON.stringify((await bootletPods(rootDir).catch(() => [])).map((p) => [p.metadata?.name, p.status?.conditions, p.status?.containerStatuses]), null, 1)}`);
+      if (rt.sd) {
+        const state = await execFileP(rt.sd.enter[0]!, [...rt.sd.enter.slice(1), 'systemctl', 'is-system-running'], { timeout: 10_000 }).then((r) => r.stdout, (e: unknown) => String(e));
+        console.error(`kubeadm ${v}: the test's systemd says ${state.trim()}; its log:\n${rt.sd.log()}`);
+      }
       throw err;
     } finally {
       n.removeManifests();
