@@ -8,7 +8,7 @@ import { startHttpSource } from '../config/http-source.js';
 import { SourceMerger } from '../config/source-merger.js';
 import { StaticPodSet } from '../config/static-pod-set.js';
 import { validateClientConfig } from '../apiserver/index.js';
-import type { Logger } from '../log/logger.js';
+import { droppedLogLines, type Logger } from '../log/logger.js';
 import { unexpectedErrorCount } from '../process/unexpected-errors.js';
 import { PodCache } from '../pleg/pod-cache.js';
 import { AgentMetrics } from '../metrics/agent-metrics.js';
@@ -177,7 +177,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
       return syncLoop.check();
     },
   });
-  const serverSource: ServerSource = { statuses: () => status.all(), sinceLastRelistMs: () => pleg.sinceLastRelistMs(), unexpectedErrors: unexpectedErrorCount };
+  const serverSource: ServerSource = { statuses: () => status.all(), sinceLastRelistMs: () => pleg.sinceLastRelistMs(), unexpectedErrors: unexpectedErrorCount, droppedLogLines };
   metrics.bind(serverSource);
   const endpoints = await startEndpoints({
     healthzBindAddress: opts.healthzBindAddress,

@@ -32,7 +32,42 @@ export interface LoggerOptions {
   now?: () => Date;
 }
 
-const stderrSink: LogSink = { write: (line) => process.stderr.write(line + '\n') };
+let droppedLines = 0;
+
+/** Log lines dropped because stderr was broken (the metric's value). */
+export function droppedLogLines(): number {
+  return droppedLines;
+}
+
+/**
+ * A sink on a stream that may break: a closed pipe or a journal socket that went away. Without an
+ * error listener the EPIPE is an uncaught exception, whose log line fails again: a loop that held
+ * a core. Once broken, lines are dropped and counted; the agent goes on without its log, as it
+ * would go on without its API server.
+ */
+export function streamSink(stream: NodeJS.WritableStream): LogSink {
+  let broken = false;
+  stream.on('error', () => {
+    broken = true;
+  });
+  return {
+    write(line) {
+      if (broken) {
+        droppedLines++;
+        return;
+      }
+      try {
+        stream.write(line + '\n');
+      } catch {
+        broken = true;
+        droppedLines++;
+      }
+    },
+  };
+}
+
+let stderrSinkOnce: LogSink | undefined;
+const stderrSink: LogSink = { write: (line) => (stderrSinkOnce ??= streamSink(process.stderr)).write(line) };
 
 function pad(n: number, width = 2): string {
   return String(n).padStart(width, '0');

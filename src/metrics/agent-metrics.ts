@@ -14,6 +14,7 @@ export interface NodeStateSource {
   statuses(): readonly PodStatusEntry[];
   sinceLastRelistMs(): number;
   unexpectedErrors?(): number;
+  droppedLogLines?(): number;
 }
 
 export type ContainerTypeLabel = 'container' | 'init_container';
@@ -183,6 +184,17 @@ export class AgentMetrics {
         const total = self.state?.unexpectedErrors?.() ?? 0;
         if (total > reported) this.inc(total - reported);
         reported = Math.max(reported, total);
+      },
+    });
+    let dropped = 0;
+    new Counter({
+      name: 'bootlet_log_lines_dropped_total',
+      help: 'Log lines dropped because stderr was broken (a closed pipe or journal socket).',
+      registers,
+      collect() {
+        const total = self.state?.droppedLogLines?.() ?? 0;
+        if (total > dropped) this.inc(total - dropped);
+        dropped = Math.max(dropped, total);
       },
     });
     registerProcessMetrics(this.registry);

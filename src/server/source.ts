@@ -9,4 +9,5 @@ export interface ServerSource {
   sinceLastRelistMs(): number;
   /** Unhandled rejections and uncaught exceptions so far (bugs, logged and survived). */
   unexpectedErrors?(): number;
+  droppedLogLines?(): number;
 }
