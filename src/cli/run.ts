@@ -43,6 +43,8 @@ export async function main(argv: string[]): Promise<void> {
     const cmd = parseCommandLine(argv);
     const output = commandOutput(cmd);
     if (output !== undefined || cmd.kind !== 'run') {
+      // --help into a pager that quits early: a closed pipe ends the command quietly.
+      process.stdout.on('error', () => process.exit(0));
       process.stdout.write(`${output ?? ''}\n`);
       return;
     }
