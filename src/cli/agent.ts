@@ -32,15 +32,12 @@ import { onProbeResult, statusObserver } from '../status/worker-events.js';
 import { BOOTLET_VERSION, kubeletVersion } from '../version.js';
 import { startApiLink, type ApiLink } from '../apiserver/api-link.js';
 import { formatDuration } from '../util/duration.js';
-import { startMemoryReducer } from '../process/memory-reducer.js';
 import type { BootletOptions } from './options.js';
 import { criCallMetrics, linkMetrics, probeMetrics, registerRestClientMetrics, relistMetrics } from '../metrics/metrics-link.js';
 import { linkProber } from '../prober/pod-worker-link.js';
 import { unhealthyEvent } from '../prober/unhealthy-event.js';
 import { startSystemdLink } from '../systemd/systemd-link.js';
 
-/** Often enough that memory settles soon after a burst, rarely enough to cost nothing measurable. */
-const MEMORY_REDUCER_PERIOD_MS = 15_000;
 const STATUS_SETTLE_MS = 100;
 const STATUS_FULL_PASS_MS = 5 * 60_000;
 /** The kubelet's genericPlegRelistThreshold: a PLEG that has not relisted for longer is unhealthy. */
@@ -226,7 +223,6 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
   // safety net, and it reads the runtime for every pod, so it is rare.
   status.start(STATUS_FULL_PASS_MS);
   logRotation.start();
-  const memory = startMemoryReducer({ intervalMs: MEMORY_REDUCER_PERIOD_MS });
 
   const merger = new SourceMerger((u) => {
     if (u.op !== 'REMOVE') cgroups.trackPod(u.pod.pod);
@@ -308,7 +304,6 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
       pleg.stop();
       prober.stop();
       status.stop();
-      memory.stop();
       health.stop();
       logRotation.stop();
       workers.shutdown();
