@@ -70,7 +70,9 @@ export function startFileSource(opts: FileSourceOptions): FileSource {
 
   const watcher = new ManifestWatcher({
     log,
-    onName: (file) => queue.schedule(file, debounceMs),
+    // A name renamed into place (no in-place write seen) is complete: it is looked at at once. An
+    // in-place writer's events wait out the quiet time, since editors write in bursts.
+    onName: (file) => queue.schedule(file, watcher.lastWriteAt(file) === undefined ? 0 : debounceMs),
     onDirectory: () => scanner.checkPathSoon(),
     onIgnored: logSkip,
   });

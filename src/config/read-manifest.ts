@@ -1,5 +1,6 @@
 // Reads a manifest so that a pod is never started from a half-written file: the bytes are taken only
-// once the file has been quiet for a moment and two consecutive reads agree.
+// once the file has been quiet for a moment and a read saw no change (two reads that agree, unless
+// the watcher vouches that nobody has written the file in place).
 import { open, stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -39,7 +40,7 @@ export interface ReadOptions {
   readonly lastWriteEventAt?: () => number | undefined;
 }
 
-/** Gap between the two agreeing reads of a file nobody is writing (renamed into place). */
+/** Pause before reading a quiet file again whose stat moved during the read. */
 const QUIET_REREAD_MS = 2;
 
 const sameStat = (a: Stats, b: Stats): boolean =>
@@ -112,7 +113,15 @@ export async function readManifestFile(file: string, opts: ReadOptions = {}): Pr
         await sleep(gap);
         continue;
       }
-      if (previous !== undefined && previous.equals(bytes)) {
+      // A quiet file (renamed into place, or its writer gone for settleMs) that did not change
+      // during the read is complete; any other needs two reads that agree.
+      if (quiet || (previous !== undefined && previous.equals(bytes))) {
+        // A write event that arrived during the reads (the event loop ran while they were under
+        // way) makes the file one being written after all: it must settle first.
+        if (quiet && opts.lastWriteEventAt?.() !== lastWrite) {
+          previous = undefined;
+          continue;
+        }
         if (bytes.length === 0) return { kind: 'error', message: 'file is empty' };
         return { kind: 'ok', bytes, stat: after };
       }

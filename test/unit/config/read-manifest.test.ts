@@ -50,6 +50,25 @@ describe('readManifestFile', () => {
     expect(r.kind).toBe('ok');
   });
 
+  it('does not take a file as renamed into place when its write event arrives during the reads', async () => {
+    const half = Math.floor(WEB_YAML.length / 2);
+    const f = file(WEB_YAML.slice(0, half));
+    // The writer's event is seen only after the read began (the second look at the event record);
+    // the rest of the file is written at that moment.
+    let looks = 0;
+    let eventAt: number | undefined;
+    const lastWriteEventAt = (): number | undefined => {
+      if (++looks === 2 && eventAt === undefined) {
+        eventAt = Date.now();
+        writeFileSync(f, WEB_YAML);
+      }
+      return eventAt;
+    };
+    const r = await readManifestFile(f, { settleMs: 30, lastWriteEventAt });
+    expect(looks).toBeGreaterThanOrEqual(2);
+    expect(r.kind === 'ok' && r.bytes.toString()).toBe(WEB_YAML);
+  });
+
   it('waits for a writer that pauses between two chunks and returns the whole file', async () => {
     const f = file('');
     const fd = openSync(f, 'r+');
