@@ -102,7 +102,8 @@ describe('serverTLSBootstrap', () => {
 
   it('rotates the short-lived serving certificate with a new CSR and serves the new one', async () => {
     const first = (await servedCertificate())!.fingerprint256;
-    const renewal = await waitFor(() => servingCsrs()[1], { timeoutMs: 90_000, what: 'a renewal CSR' });
+    // The fake API server lists by name, so the renewal is the CSR not yet approved, not the second.
+    const renewal = await waitFor(() => servingCsrs().find((c) => !c.status?.conditions?.some((x) => x.type === 'Approved')), { timeoutMs: 90_000, what: 'a renewal CSR' });
     await kubectl.ok(['certificate', 'approve', renewal.metadata.name]);
     const next = await waitFor(async () => {
       const c = await servedCertificate();
