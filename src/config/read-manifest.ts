@@ -38,6 +38,8 @@ export interface ReadOptions {
    * so it needs no settle time; that is what keeps an atomic save fast.
    */
   readonly lastWriteEventAt?: () => number | undefined;
+  /** The clock file ages are measured with (ms since the epoch, as ctime); read once per attempt. */
+  readonly now?: () => number;
 }
 
 /** Pause before reading a quiet file again whose stat moved during the read. */
@@ -83,6 +85,7 @@ export async function readManifestFile(file: string, opts: ReadOptions = {}): Pr
   const settleMs = opts.settleMs ?? 80;
   const maxAttempts = opts.maxAttempts ?? 12;
   const maxBytes = opts.maxBytes ?? MAX_MANIFEST_BYTES;
+  const now = opts.now ?? Date.now;
   const tooLarge = `file is larger than the ${maxBytes / (1024 * 1024)} MiB limit`;
   let previous: Buffer | undefined;
   try {
@@ -91,10 +94,11 @@ export async function readManifestFile(file: string, opts: ReadOptions = {}): Pr
       const kind = entryKind(before);
       if (kind !== 'file') return { kind: 'not-file', what: kind };
       if (before.size > maxBytes) return { kind: 'error', message: tooLarge };
-      const age = Date.now() - before.ctimeMs;
+      const t = now();
+      const age = t - before.ctimeMs;
       const fresh = age >= 0 && age < settleMs;
       const lastWrite = opts.lastWriteEventAt?.();
-      const quiet = opts.lastWriteEventAt !== undefined && (lastWrite === undefined || Date.now() - lastWrite >= settleMs);
+      const quiet = opts.lastWriteEventAt !== undefined && (lastWrite === undefined || t - lastWrite >= settleMs);
       if (fresh && !quiet) {
         await sleep(settleMs - age + 1);
         continue;

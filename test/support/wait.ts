@@ -2,6 +2,11 @@
 // and what was last seen, so a red test explains itself.
 import { inspect } from 'node:util';
 
+// The real clock and timer, taken before any test can install fake timers: a wait is in real time
+// even while the code under test runs on a fake clock (vi.useFakeTimers).
+const realSetTimeout = globalThis.setTimeout;
+const realNow = Date.now;
+
 export interface WaitOptions {
   timeoutMs: number;
   /** Delay between polls; default 100 ms. */
@@ -18,7 +23,7 @@ type Falsy = undefined | false | null;
  */
 export async function waitFor<T>(fn: () => Promise<T | Falsy> | T | Falsy, opts: WaitOptions): Promise<T> {
   const interval = opts.intervalMs ?? 100;
-  const start = Date.now();
+  const start = realNow();
   const deadline = start + opts.timeoutMs;
   let last: { value?: unknown; error?: unknown } = {};
   for (let attempt = 1; ; attempt++) {
@@ -29,15 +34,15 @@ export async function waitFor<T>(fn: () => Promise<T | Falsy> | T | Falsy, opts:
     } catch (e) {
       last = { error: e };
     }
-    if (Date.now() >= deadline) {
+    if (realNow() >= deadline) {
       const seen =
         'error' in last
           ? `last error: ${last.error instanceof Error ? last.error.stack ?? last.error.message : inspect(last.error)}`
           : `last value: ${inspect(last.value, { depth: 4 })}`;
-      const err = new Error(`timed out after ${Date.now() - start} ms (${attempt} tries) waiting for ${opts.what}; ${seen}`);
+      const err = new Error(`timed out after ${realNow() - start} ms (${attempt} tries) waiting for ${opts.what}; ${seen}`);
       if ('error' in last) (err as Error & { cause?: unknown }).cause = last.error;
       throw err;
     }
-    await new Promise((r) => setTimeout(r, Math.min(interval, Math.max(0, deadline - Date.now()))));
+    await new Promise((r) => realSetTimeout(r, Math.min(interval, Math.max(0, deadline - realNow()))));
   }
 }

@@ -55,11 +55,25 @@ function unserve(): Promise<void> {
 
 const options = (): Partial<AgentOptions> => ({
   readOnlyPort,
-  extraArgs: [`--manifest-url=http://127.0.0.1:${urlPort}/pods`, '--http-check-frequency=1s'],
+  // --v=4: each failed poll of the URL and each pod sync is a line the tests wait for.
+  extraArgs: [`--manifest-url=http://127.0.0.1:${urlPort}/pods`, '--http-check-frequency=1s', '--v=4'],
   env: { NOTIFY_SOCKET: notify.path, WATCHDOG_USEC: '2000000' },
   // stderr is the journal when JOURNAL_STREAM names it, as systemd sets it for a service.
   execWrap: ['sh', '-c', 'export JOURNAL_STREAM=$(stat -L -c %d:%i /proc/self/fd/2); exec "$@"', 'sh'],
 });
+
+const OUTAGE = 'Cannot read static pods from staticPodURL; the pods it gave keep running, retrying every httpCheckFrequency';
+
+/** The agent's records from index `from` on with message `msg`. */
+function logged(msg: string, from = 0): Record<string, unknown>[] {
+  return agent.records().slice(from).filter((r) => r.msg === msg);
+}
+
+/** Waits until the agent has polled the unreachable URL `n` more times (a v=4 line each). */
+async function failedPolls(n: number, what: string): Promise<void> {
+  const from = agent.records().length;
+  await waitFor(() => logged('staticPodURL still unreadable', from).length >= n, { timeoutMs: 30_000, what: `${n} more failed polls of the URL: ${what}` });
+}
 
 async function running(name: string): Promise<string | undefined> {
   const pods = await h.pods(name);
@@ -105,26 +119,30 @@ describe('the packaged agent for an operator', () => {
   });
 
   it('serves the kubelet metric families, filled in by what the agent did', async () => {
-    const text = await (await fetch(`http://127.0.0.1:${readOnlyPort}/metrics`)).text();
-    const families = parsePrometheusText(text);
-    for (const f of FAMILIES) expect(families.get(f.name)?.type, f.name).toBe(f.type);
-    const value = (name: string, labels: Record<string, string> = {}): number =>
-      families
-        .get(name.replace(/_(count|sum|bucket)$/, ''))
-        ?.samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))
-        .reduce((n, s) => n + s.value, 0) ?? 0;
-    expect(value('kubelet_runtime_operations_total', { operation_type: 'run_podsandbox' })).toBeGreaterThanOrEqual(3);
-    expect(value('kubelet_runtime_operations_total', { operation_type: 'list_containers' })).toBeGreaterThan(0);
-    expect(value('kubelet_runtime_operations_duration_seconds_count', { operation_type: 'create_container' })).toBeGreaterThanOrEqual(3);
-    expect(value('kubelet_pleg_relist_duration_seconds_count')).toBeGreaterThan(0);
-    expect(value('kubelet_pod_worker_duration_seconds_count', { operation_type: 'create' })).toBeGreaterThanOrEqual(3);
-    expect(value('kubelet_pod_worker_duration_seconds_count', { operation_type: 'sync' })).toBeGreaterThan(0);
-    expect(value('kubelet_started_containers_total', { container_type: 'container' })).toBeGreaterThanOrEqual(3);
-    expect(value('kubelet_pod_start_duration_seconds_count')).toBeGreaterThanOrEqual(2);
-    expect(value('kubelet_pod_start_sli_duration_seconds_count')).toBeGreaterThanOrEqual(2);
-    expect(value('kubelet_running_pods')).toBe(3);
-    expect(value('kubelet_node_name', { node: NODE })).toBe(1);
-    expect(value('process_resident_memory_bytes')).toBeGreaterThan(10 * 1024 * 1024);
+    // The remote pod may still be starting: the figures are awaited (the last failed one is reported).
+    await waitFor(async () => {
+      const text = await (await fetch(`http://127.0.0.1:${readOnlyPort}/metrics`)).text();
+      const families = parsePrometheusText(text);
+      for (const f of FAMILIES) expect(families.get(f.name)?.type, f.name).toBe(f.type);
+      const value = (name: string, labels: Record<string, string> = {}): number =>
+        families
+          .get(name.replace(/_(count|sum|bucket)$/, ''))
+          ?.samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))
+          .reduce((n, s) => n + s.value, 0) ?? 0;
+      expect(value('kubelet_runtime_operations_total', { operation_type: 'run_podsandbox' })).toBeGreaterThanOrEqual(3);
+      expect(value('kubelet_runtime_operations_total', { operation_type: 'list_containers' })).toBeGreaterThan(0);
+      expect(value('kubelet_runtime_operations_duration_seconds_count', { operation_type: 'create_container' })).toBeGreaterThanOrEqual(3);
+      expect(value('kubelet_pleg_relist_duration_seconds_count')).toBeGreaterThan(0);
+      expect(value('kubelet_pod_worker_duration_seconds_count', { operation_type: 'create' })).toBeGreaterThanOrEqual(3);
+      expect(value('kubelet_pod_worker_duration_seconds_count', { operation_type: 'sync' })).toBeGreaterThan(0);
+      expect(value('kubelet_started_containers_total', { container_type: 'container' })).toBeGreaterThanOrEqual(3);
+      expect(value('kubelet_pod_start_duration_seconds_count')).toBeGreaterThanOrEqual(2);
+      expect(value('kubelet_pod_start_sli_duration_seconds_count')).toBeGreaterThanOrEqual(2);
+      expect(value('kubelet_running_pods')).toBe(3);
+      expect(value('kubelet_node_name', { node: NODE })).toBe(1);
+      expect(value('process_resident_memory_bytes')).toBeGreaterThan(10 * 1024 * 1024);
+      return true;
+    }, { timeoutMs: 60_000, intervalMs: 500, what: 'the metrics to show what the agent did' });
   });
 
   it('runs the pods of staticPodURL as http pods, and keeps them running when the server goes away', async () => {
@@ -132,11 +150,10 @@ describe('the packaged agent for an operator', () => {
     const sandboxes = await h.cri().runtime.listPodSandbox();
     expect(sandboxes.find((s) => s.metadata?.name === `remote-${NODE}`)?.annotations?.['kubernetes.io/config.source']).toBe('http');
     await unserve();
-    const polls = agent.records().length;
-    await agent.waitForLog((r) => r.msg === 'Cannot read static pods from staticPodURL; the pods it gave keep running, retrying every httpCheckFrequency', 'the outage line', 30_000);
-    await waitFor(() => agent.records().length > polls + 3, { timeoutMs: 30_000, what: 'a few more seconds of the agent' });
-    await new Promise((r) => setTimeout(r, 3_500)); // three more polls of the 1 s httpCheckFrequency
+    await agent.waitForLog((r) => r.msg === OUTAGE, 'the outage line', 30_000);
+    await failedPolls(3, 'each could have said so again, or dropped the pods');
     expect(agent.records().filter((r) => typeof r.msg === 'string' && (r.msg as string).startsWith('Cannot read static pods from staticPodURL'))).toHaveLength(1);
+    expect(logged('Static pod removed from desired set').filter((r) => String(r.pod).includes('remote'))).toEqual([]);
     expect(await running('remote')).toBe(id);
   });
 
@@ -160,13 +177,20 @@ describe('the packaged agent for an operator', () => {
     agent = h.launch(options());
     await agent.waitForLog((r) => r.msg === 'Pods from staticPodURL keep running until it answers', 'http pods held', 60_000);
     await agent.waitForLog((r) => r.msg === 'Manifests read, adopting running pods', 'adoption', 60_000);
-    await new Promise((r) => setTimeout(r, 3_000));
+    const adoptedAt = agent.records().findIndex((r) => r.msg === 'Manifests read, adopting running pods');
+    // After the adoption: the other pods' workers have synced, and the URL has failed twice more.
+    await waitFor(() => ['good', 'crash'].every((n) => logged('Pod synced', adoptedAt).some((r) => String(r.pod).includes(`${n}-${NODE}`))), { timeoutMs: 60_000, what: 'good and crash synced after the adoption' });
+    await failedPolls(2, 'the held pod must outlast them');
+    const stoppedRemote = (): Record<string, unknown>[] => agent.records().filter((r) => typeof r.msg === 'string' && /stopping it$/.test(r.msg) && String(r.pod).includes('remote'));
+    expect(stoppedRemote()).toEqual([]);
     expect(await running('remote')).toBe(id);
     await serve();
     await agent.waitForLog((r) => r.msg === 'Static pod from staticPodURL accepted', 'the URL answering again', 30_000);
-    await new Promise((r) => setTimeout(r, 3_000));
+    // Its worker has synced it: adopted as it runs, nothing started, killed or created.
+    const synced = await agent.waitForLog((r) => r.msg === 'Pod synced' && String(r.pod).includes(`remote-${NODE}`), 'the remote pod synced by its worker', 60_000);
+    expect(synced).toMatchObject({ started: 0, killed: 0, sandboxCreated: false });
     expect(await running('remote')).toBe(id);
-    expect(agent.records().some((r) => r.msg === 'Found pod with no manifest, stopping it' && String(r.pod).includes('remote'))).toBe(false);
+    expect(stoppedRemote()).toEqual([]);
   });
 
   it('validates manifests with the packaged binary, a big one decoded off the event loop', async () => {

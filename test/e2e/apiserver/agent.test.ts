@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Pod } from 'kubernetes-types/core/v1';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApiAgent, type ApiAgent } from '../../../src/apiserver/api-agent.js';
+import { registerRequestResult } from '../../../src/apiserver/request-metrics.js';
 import { memoryLogger } from '../../../src/log/logger.js';
 import { startFakeApiServer, type FakeApiServer, type KObject } from '../../support/fake-apiserver/index.js';
 import { useTmpDir } from '../../support/tmp.js';
@@ -17,6 +18,8 @@ let api: FakeApiServer;
 let kubectl: Kubectl;
 let agent: ApiAgent | undefined;
 const log = memoryLogger(2);
+/** Requests that got no answer (rest_client_requests_total{code="<error>"}): while the server is away, its probes. */
+let unanswered = 0;
 const pods = new FakeStaticPods(['etcd', 'kube-apiserver', 'kube-scheduler'].map((n) => staticPod(n, NODE)));
 const statuses = new FakeStatuses();
 
@@ -49,6 +52,9 @@ beforeAll(async () => {
   kubectl = new Kubectl(api.writeAdminKubeconfig(join(dir, 'admin.kubeconfig')), dir);
   await api.stop();
   for (const sp of pods.list()) statuses.set(sp.uid, runningStatus(sp));
+  registerRequestResult((code) => {
+    if (code === '<error>') unanswered++;
+  });
 });
 
 afterAll(async () => {
@@ -56,7 +62,14 @@ afterAll(async () => {
   if (warnings.length) console.log(`agent warnings:\n${warnings.join('\n')}`);
   await agent?.stop();
   await api?.dispose();
+  registerRequestResult(undefined);
 });
+
+/** Waits until the agent has sent `n` more requests that found no server (its probes while the server is away). */
+async function unansweredRequests(n: number, what: string): Promise<void> {
+  const from = unanswered;
+  await waitFor(() => unanswered - from >= n, { timeoutMs: 15_000, what: `${n} unanswered requests: ${what}` });
+}
 
 describe('a server that is not there yet', () => {
   it('idles quietly, then registers the node, lease, mirror pods and statuses once the server appears', async () => {
@@ -69,7 +82,7 @@ describe('a server that is not there yet', () => {
       requestTimeoutMs: 2000,
     });
     await waitFor(() => logged('API server not reachable yet; running on our own and retrying') === 1, { timeoutMs: 10_000, what: 'the one "not reachable" line' });
-    await new Promise((r) => setTimeout(r, 1500)); // a few probes' worth
+    await unansweredRequests(5, 'probes after the "not reachable" line, each of which could have logged again');
     expect(logged('API server not reachable yet; running on our own and retrying')).toBe(1);
     expect(agent.state().connected).toBe(false);
 
@@ -157,11 +170,20 @@ describe('keeping mirror pods true', () => {
   });
 
   it('never changes what runs: editing a mirror is undone only through its hash', async () => {
+    const key = `kube-system/etcd-${NODE}`;
+    const sp = pods.get(key)!;
+    const uid = mirror(key)?.metadata?.uid;
     // A label edit by an admin is left alone (the mirror is a copy, not a source of truth).
     await kubectl.ok(['label', 'pod', '-n', 'kube-system', `etcd-${NODE}`, 'edited=yes']);
-    await new Promise((r) => setTimeout(r, 500));
-    expect(mirror(`kube-system/etcd-${NODE}`)?.metadata?.labels?.edited).toBe('yes');
-    expect(pods.get(`kube-system/etcd-${NODE}`)?.pod.metadata.labels?.edited).toBeUndefined();
+    // Two status changes, each written by the agent: the answer to the first carries the edited
+    // mirror into its cache, so the pass that writes the second has reconciled the edited mirror.
+    for (const ip of ['10.0.0.8', '10.0.0.7']) {
+      statuses.set(sp.uid, runningStatus(sp, 0, ip));
+      await waitFor(() => mirror(key)?.status?.podIP === ip, { timeoutMs: 15_000, what: `the agent to write the status with podIP ${ip}` });
+    }
+    expect(mirror(key)?.metadata?.uid).toBe(uid);
+    expect(mirror(key)?.metadata?.labels?.edited).toBe('yes');
+    expect(pods.get(key)?.pod.metadata.labels?.edited).toBeUndefined();
   });
 });
 
@@ -171,7 +193,7 @@ describe('the server going away and coming back', () => {
     await waitFor(() => !agent!.state().connected, { timeoutMs: 15_000, what: 'the agent to notice' });
     expect(logged('API server unreachable; running on our own and retrying')).toBe(1);
     for (let restarts = 1; restarts <= 20; restarts++) for (const sp of pods.list()) statuses.set(sp.uid, runningStatus(sp, restarts));
-    await new Promise((r) => setTimeout(r, 1500));
+    await unansweredRequests(3, 'probes of the stopped server after the status changes');
     const t0 = Date.now();
     const before = api.requests.length;
     await api.start();
@@ -245,8 +267,10 @@ describe('the server going away and coming back', () => {
     pods.set(next);
     pods.set(staticPod('kube-controller-manager', NODE));
     for (const sp of pods.list()) statuses.set(sp.uid, runningStatus(sp, 3));
+    const notYet = logged('API server not reachable yet; running on our own and retrying');
     agent = startApiAgent({ kubeconfigPath: join(dir, 'node.kubeconfig'), nodeInfo: fakeNodeInfo(NODE), staticPods: pods, statuses, logger: log.logger, requestTimeoutMs: 2000 });
-    await new Promise((r) => setTimeout(r, 500));
+    // The server returns under an agent that has found it away, not under one still starting.
+    await waitFor(() => logged('API server not reachable yet; running on our own and retrying') > notYet, { timeoutMs: 15_000, what: 'the restarted agent to find no server' });
     await api.start();
     await waitFor(() => converged(3) && mirrors().length === pods.list().length, { timeoutMs: 20_000, what: 'mirrors of the restarted agent' });
   });

@@ -54,7 +54,10 @@ describe('an existing Node', () => {
 
   it('with registerNode false, waits for the Node, then uses it', async () => {
     const { lines } = start('later-1', false);
-    await new Promise((r) => setTimeout(r, 1000));
+    // The agent has looked for its Node twice and found none: twice it had the chance to create it.
+    const lookedFor = () => api.requests.filter((r) => r.user === 'system:node:later-1' && r.method === 'GET' && r.path === '/api/v1/nodes/later-1' && r.status === 404).length;
+    await waitFor(() => lookedFor() >= 2 || api.object('nodes', '', 'later-1'), { timeoutMs: 30_000, what: 'two looks for the Node later-1, answered 404' });
+    expect(api.requests.filter((r) => r.user === 'system:node:later-1' && r.method === 'POST' && r.path === '/api/v1/nodes')).toEqual([]);
     expect(api.object('nodes', '', 'later-1')).toBeUndefined();
     api.seedObject('nodes', { metadata: { name: 'later-1' } });
     await waitFor(() => api.object('pods', 'kube-system', 'etcd-later-1') && api.object('leases', 'kube-node-lease', 'later-1'), { timeoutMs: 90_000, what: 'mirror pod and lease once the Node exists' });

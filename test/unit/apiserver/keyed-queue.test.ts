@@ -44,7 +44,8 @@ describe('KeyedQueue', () => {
       nullLogger,
     );
     q.add('x');
-    await new Promise((r) => setTimeout(r, 20));
+    // Idle: the run is over and its failure handled (held keys do not count as work).
+    await q.idle();
     expect(runs).toEqual(['x']);
     expect(q.size).toBe(1);
     fail = false;
@@ -60,22 +61,28 @@ describe('KeyedQueue', () => {
     let maxActive = 0;
     let runs = 0;
     let release: () => void = () => {};
+    let firstRunStarted: () => void = () => {};
+    const started = new Promise<void>((r) => (firstRunStarted = r));
     const q = new KeyedQueue(
       'test',
       async () => {
         runs++;
         active++;
         maxActive = Math.max(maxActive, active);
-        if (runs === 1) await new Promise<void>((r) => (release = r));
+        if (runs === 1) {
+          firstRunStarted();
+          await new Promise<void>((r) => (release = r));
+        }
         active--;
       },
       gate,
       nullLogger,
     );
     q.add('k');
+    await started;
+    // Two changes while the first run is in progress.
     q.add('k');
     q.add('k');
-    await new Promise((r) => setTimeout(r, 10));
     release();
     await q.idle();
     expect(maxActive).toBe(1);

@@ -1,10 +1,10 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, openSync, writeSync, closeSync, writeFileSync, ftruncateSync, symlinkSync } from 'node:fs';
+import { mkdirSync, openSync, writeSync, closeSync, writeFileSync, statSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { MAX_MANIFEST_BYTES, readManifestFile } from '../../../src/config/read-manifest';
+import { MAX_MANIFEST_BYTES, readManifestFile, type ReadResult } from '../../../src/config/read-manifest';
 import { makeTmpDir, removeTmpDir } from '../../support/tmp';
+import { waitFor } from '../../support/wait';
 import { WEB_YAML } from './helpers';
 
 const dir = makeTmpDir('read-manifest');
@@ -72,29 +72,34 @@ describe('readManifestFile', () => {
   it('waits for a writer that pauses between two chunks and returns the whole file', async () => {
     const f = file('');
     const fd = openSync(f, 'r+');
-    ftruncateSync(fd, 0);
     const half = Math.floor(WEB_YAML.length / 2);
     writeSync(fd, WEB_YAML.slice(0, half), 0);
-    const reading = readManifestFile(f, { settleMs: 200 });
-    await sleep(40);
+    // The reader's clock stands still at the first chunk's write while the writer pauses: however
+    // long the pause takes in real time, it stays shorter than the settle time.
+    let frozenAt: number | undefined = statSync(f).ctimeMs;
+    let looks = 0;
+    let result: ReadResult | undefined;
+    const reading = readManifestFile(f, { settleMs: 50, maxAttempts: 1000, now: () => (looks++, frozenAt ?? Date.now()) }).then((r) => (result = r));
+    // Three looks at the half-written file: a reader that took it would have been done after two.
+    await waitFor(() => looks >= 3 || result !== undefined, { timeoutMs: 10_000, intervalMs: 5, what: 'the reader to look at the first chunk three times' });
+    expect(result).toBeUndefined();
     writeSync(fd, WEB_YAML.slice(half), half);
     closeSync(fd);
+    frozenAt = undefined;
     const r = await reading;
     expect(r.kind === 'ok' && r.bytes.toString()).toBe(WEB_YAML);
   });
 
   it('gives up with "changing" (not an error) while a writer keeps appending', async () => {
     const f = file('a: 1\n');
-    let stop = false;
-    const writer = (async () => {
-      for (let i = 0; !stop; i++) {
-        writeFileSync(f, `a: ${i}\n`, { flag: 'a' });
-        await sleep(3);
-      }
-    })();
-    const r = await readManifestFile(f, { settleMs: 0, debounceMs: 10, maxAttempts: 4 });
-    stop = true;
-    await writer;
+    let appends = 0;
+    // The writer appends each time the reader looks at the file, between its stat and its read.
+    const appendNow = (): number => {
+      writeFileSync(f, `a: ${++appends}\n`, { flag: 'a' });
+      return Date.now();
+    };
+    const r = await readManifestFile(f, { settleMs: 0, debounceMs: 10, maxAttempts: 4, lastWriteEventAt: appendNow });
     expect(r).toEqual({ kind: 'changing' });
+    expect(appends).toBe(4);
   });
 });

@@ -4,6 +4,7 @@ import { renameSync, statSync, writeFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { STABLE_AFTER_MS, UnchangedFiles } from '../../../src/config/unchanged-files';
 import { makeTmpDir, removeTmpDir } from '../../support/tmp';
+import { waitFor } from '../../support/wait';
 
 const dir = makeTmpDir('unchanged-files');
 afterAll(() => removeTmpDir(dir));
@@ -26,13 +27,21 @@ describe('UnchangedFiles', () => {
     const st = statSync(f);
     const u = new UnchangedFiles();
     u.remember(f, st, later(f));
-    await new Promise((r) => setTimeout(r, 20)); // let the coarse file clock move on
+    // File times come from a coarse clock: wait until a new write gets a later ctime than f's.
     const ref = join(dir, 'b.ref');
-    writeFileSync(ref, '');
+    await waitFor(
+      () => {
+        writeFileSync(ref, '');
+        return statSync(ref).ctimeMs > st.ctimeMs;
+      },
+      { timeoutMs: 10_000, intervalMs: 1, what: 'the file clock to move past the first write' },
+    );
     execFileSync('touch', ['-r', f, ref]); // keeps the nanoseconds, which Date-based utimes loses
     writeFileSync(f, 'two');
     execFileSync('touch', ['-m', '-r', ref, f]);
     expect(statSync(f).mtimeMs).toBe(st.mtimeMs);
+    expect(statSync(f).size).toBe(st.size);
+    expect(statSync(f).ctimeMs).toBeGreaterThan(st.ctimeMs); // what is left to tell the rewrite apart
     expect(await u.unchanged(f)).toBe(false);
     // Forgotten after a change: a later identical stat does not bring it back.
     expect(await u.unchanged(f)).toBe(false);

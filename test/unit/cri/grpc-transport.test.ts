@@ -9,6 +9,7 @@ import descriptor from '../../../src/cri/generated/cri-descriptor.json';
 import { connectRuntime, type RuntimeConnection } from '../../../src/cri/cri-client.js';
 import { ContainerEventType, CriError, type ContainerEventResponse } from '../../../src/cri/cri-types.js';
 import { useTmpDir } from '../../support/tmp.js';
+import { waitFor } from '../../support/wait.js';
 
 const tmp = useTmpDir('grpc-transport');
 const sock = path.join(tmp, 'fake-cri.sock');
@@ -120,19 +121,13 @@ describe('CRI transport', () => {
       (e) => got.push(e),
       (err) => ends.push(err),
     );
-    await new Promise<void>((resolve) => {
-      const check = (): void => (got.length >= 2 ? resolve() : void setTimeout(check, 10));
-      check();
-    });
+    await waitFor(() => got.length >= 2, { timeoutMs: 10_000, intervalMs: 10, what: 'two container events' });
     expect(got.map((e) => [e.containerId, e.containerEventType, e.createdAt])).toEqual([
       ['c1', ContainerEventType.CONTAINER_CREATED_EVENT, 1_700_000_000_123_456_800],
       ['c1', ContainerEventType.CONTAINER_STARTED_EVENT, 2],
     ]);
     sub.cancel();
-    await new Promise<void>((resolve) => {
-      const check = (): void => (ends.length > 0 && streamCancelled ? resolve() : void setTimeout(check, 10));
-      check();
-    });
+    await waitFor(() => ends.length > 0 && streamCancelled, { timeoutMs: 10_000, intervalMs: 10, what: 'the stream to end and the server to see the cancel' });
     expect(ends).toEqual([undefined]);
   });
 });

@@ -1,6 +1,6 @@
 // Choosing the mechanism at start (CRI events, containerd task events, relisting), what each kind
 // of runtime event does, and falling back to fast relisting while a stream is down.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { memoryLogger } from '../../../src/log/logger.js';
 import { PodCache } from '../../../src/pleg/pod-cache.js';
 import { createPleg, type ContainerdEvents, type EventedPleg } from '../../../src/pleg/pleg.js';
@@ -167,11 +167,18 @@ describe('containerd task events', () => {
     const s = setup();
     await startAndSettle(s);
     const before = s.rt.lists;
-    s.cd.send({ topic: '/tasks/exit', containerId: 'ca', processId: 'exec-probe-1', exitStatus: 0 });
-    s.cd.send({ topic: '/tasks/start', containerId: 'ca' });
-    await waitFor(() => s.rt.lists > before, { ...WAIT, what: 'the relist of the start event' });
-    await new Promise((r) => setTimeout(r, 100));
-    expect(s.rt.lists - before).toBe(1);
+    // Follow-ups are timers: on a fake clock, every one the exit could arm is run below.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      s.cd.send({ topic: '/tasks/exit', containerId: 'ca', processId: 'exec-probe-1', exitStatus: 0 });
+      // The marker: an event of the other pod, read on the same turn as a read of ca's pod would be.
+      s.cd.send({ topic: '/tasks/start', containerId: 'cb' });
+      await waitFor(() => s.rt.lists > before, { ...WAIT, what: 'the read of the start event' });
+      await vi.advanceTimersByTimeAsync(10_000);
+      expect(s.rt.lists - before).toBe(1);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('an OOM kill marks the ContainerDied that follows', async () => {

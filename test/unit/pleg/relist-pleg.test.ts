@@ -1,7 +1,7 @@
 // The relist engine: the kubelet's state table per container and sandbox, events only for the pod
 // that changed, coalescing of requested relists, follow-ups until the CRI shows an announced change,
 // and the health signal.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { nullLogger } from '../../../src/log/logger.js';
 import { PodCache } from '../../../src/pleg/pod-cache.js';
 import { RelistPleg } from '../../../src/pleg/relist-pleg.js';
@@ -167,10 +167,17 @@ describe('RelistPleg relist requests', () => {
     const { rt, pleg } = setup();
     pleg.start();
     await waitFor(() => rt.lists === 1, { timeoutMs: 10_000, what: 'the first relist' });
-    pleg.requestRelist({ id: 'an-exec-or-foreign-task', running: false });
-    await waitFor(() => rt.lists === 2, { timeoutMs: 10_000, what: 'the requested relist' });
-    await new Promise((r) => setTimeout(r, 100));
-    expect(rt.lists).toBe(2);
+    // Follow-ups are timers: on a fake clock, every one it could arm (and the give-up) is run below.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      pleg.requestRelist({ id: 'an-exec-or-foreign-task', running: false });
+      await waitFor(() => rt.lists === 2, { timeoutMs: 10_000, what: 'the requested relist' });
+      await vi.advanceTimersByTimeAsync(10_000);
+      expect(vi.getTimerCount()).toBe(0);
+      expect(rt.lists).toBe(2);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

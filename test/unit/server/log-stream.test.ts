@@ -124,8 +124,9 @@ describe('container log streaming (ReadLogs)', () => {
     });
     const done = streamContainerLog(p, await openLogFile(p), { options: opts(''), out: slow, signal: new AbortController().signal });
     await waitFor(() => pending !== undefined, { timeoutMs: 10_000, intervalMs: 1, what: 'the first write' });
-    // Nothing more is read while the first chunk is not taken: the writer holds at most its buffer.
-    await new Promise((r) => setImmediate(r));
+    // Nothing more is read while the first chunk is not taken: the streamer waits for 'drain', and
+    // the writer holds at most its buffer.
+    await waitFor(() => slow.listenerCount('drain') > 0, { timeoutMs: 10_000, intervalMs: 1, what: 'the streamer to wait for drain' });
     expect(slow.writableLength).toBeLessThanOrEqual(2 * 64 * 1024 + 16 * 1024);
     const total = big.reduce((n, l) => n + l.length - 'YYYY-MM-DDTHH:MM:SSZ stdout F '.length + 1, 0);
     for (;;) {
