@@ -1,5 +1,8 @@
 // Dispatches desired-state changes and runtime events to one PodWorker per pod UID, and keeps
-// at most one pod per name running: a replacement waits until its predecessor has stopped.
+// at most one pod per name running: a replacement waits until its predecessor has stopped. Stopped,
+// not removed: as in the kubelet (a static pod's name is free once its old UID has terminated),
+// a leftover the runtime will not remove (containerd keeps some after a cancelled start) must not
+// keep the new pod from running.
 import type { PodUpdate, StaticPod } from '../config/types.js';
 import type { Logger } from '../log/logger.js';
 import type { RuntimePod } from '../runtime/runtime-pods.js';
@@ -166,6 +169,7 @@ export class PodWorkers {
         now: this.now,
       },
       (done) => this.onDone(done),
+      (stopped) => this.wakeSameKey(stopped),
     );
     this.workers.set(uid, w);
     return w;
@@ -173,12 +177,16 @@ export class PodWorkers {
 
   private mayStart(uid: string, key: string): boolean {
     if (!this.adopted) return false;
-    for (const w of this.workers.values()) if (w.ctx.uid !== uid && w.ctx.key === key) return false;
+    for (const w of this.workers.values()) if (w.ctx.uid !== uid && w.ctx.key === key && w.state !== 'Terminated') return false;
     return true;
   }
 
   private onDone(w: PodWorker): void {
     this.workers.delete(w.ctx.uid);
-    for (const other of this.workers.values()) if (other.ctx.key === w.ctx.key) other.wake();
+    this.wakeSameKey(w);
+  }
+
+  private wakeSameKey(w: PodWorker): void {
+    for (const other of this.workers.values()) if (other !== w && other.ctx.key === w.ctx.key) other.wake();
   }
 }
