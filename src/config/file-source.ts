@@ -13,7 +13,6 @@ import type { Logger } from '../log/logger';
 import type { ConfigSourceEvents, ManifestError } from './types';
 import { ignoredNameReason, isUtf8Name, OnceSet, printableName } from './ignore';
 import { readManifestFile, type ReadOptions } from './read-manifest';
-import { completeManifest } from './manifest';
 import { createManifestDecoder } from './decode/decode-off-thread';
 import { DesiredPods } from './desired-pods';
 import { UnchangedFiles } from './unchanged-files';
@@ -172,9 +171,8 @@ export function startFileSource(opts: FileSourceOptions): FileSource {
     const digest = createHash('sha256').update(r.bytes).digest('hex');
     if (lastDigest.get(file) === digest) return;
     lastDigest.set(file, digest);
-    const decoded = await decoder.decode(r.bytes);
+    const loaded = await decoder.load(file, r.bytes, opts.nodeName, now());
     if (stopped) return;
-    const loaded = completeManifest(file, decoded, opts.nodeName, now());
     if ('error' in loaded) {
       // The file's last good pod (if any) stays: a broken edit is not a deletion.
       reportError(loaded.error);

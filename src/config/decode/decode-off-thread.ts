@@ -5,7 +5,8 @@
 // are all small never pays for it.
 import { Worker } from 'node:worker_threads';
 import { decodeManifest, type DecodedManifest } from './decode-manifest';
-import { INLINE_PARSE_MAX_BYTES } from '../parse/limits';
+import { completeManifest, loadManifest, type LoadResult } from '../manifest';
+import { INLINE_PARSE_MAX_BYTES, INLINE_PARSE_MAX_STRUCTURE } from '../parse/limits';
 
 /** The worker's code, put in by the build (build/build.mjs); undefined when running from source. */
 declare const __BOOTLET_DECODE_WORKER__: string | undefined;
@@ -18,14 +19,56 @@ const WORKER_IDLE_MS = 5_000;
 
 export interface ManifestDecoder {
   decode(bytes: Buffer): Promise<DecodedManifest>;
+  /**
+   * The whole of loadManifest: a costly file is decoded, defaulted, validated and given its
+   * identity in the worker (the rules and the hash cost 40-60 ms on the biggest pod allowed), so
+   * the event loop only receives the result.
+   */
+  load(file: string, bytes: Buffer, nodeName: string, now: Date): Promise<LoadResult>;
   close(): Promise<void>;
 }
+
+/** What the worker is asked: decode only, or load as well. */
+export interface WorkerRequest {
+  readonly id: number;
+  readonly bytes: Uint8Array;
+  readonly load?: { readonly file: string; readonly nodeName: string; readonly nowMs: number };
+}
+
+export type WorkerReply = { readonly id: number } & ({ readonly decoded: DecodedManifest } | { readonly loaded: LoadResult });
 
 export interface ManifestDecoderOptions {
   /** Files above this size go to the worker. */
   readonly inlineMaxBytes?: number;
+  /** And files with more structure bytes than this. */
+  readonly inlineMaxStructure?: number;
   readonly deadlineMs?: number;
   readonly idleMs?: number;
+}
+
+const COMMA = 0x2c;
+const NEWLINE = 0x0a;
+const DASH = 0x2d;
+const COLON = 0x3a;
+const BRACKET = 0x5b;
+const BRACE = 0x7b;
+
+/** Bytes that start or separate values: counted in one pass, far cheaper than parsing. */
+export function structureBytes(bytes: Buffer, stopAbove = Infinity): number {
+  let n = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i];
+    if (b === COMMA || b === NEWLINE || b === DASH || b === COLON || b === BRACKET || b === BRACE) {
+      if (++n > stopAbove) return n;
+    }
+  }
+  return n;
+}
+
+/** Whether a manifest is decoded on the event loop (cheap to parse) rather than in the worker. */
+export function decodesInline(bytes: Buffer, opts: ManifestDecoderOptions = {}): boolean {
+  const maxStructure = opts.inlineMaxStructure ?? INLINE_PARSE_MAX_STRUCTURE;
+  return bytes.length <= (opts.inlineMaxBytes ?? INLINE_PARSE_MAX_BYTES) && structureBytes(bytes, maxStructure) <= maxStructure;
 }
 
 function startWorker(): Worker {
@@ -37,13 +80,15 @@ function startWorker(): Worker {
   return new Worker(boot, { eval: true, resourceLimits });
 }
 
+type Outcome = { readonly decoded: DecodedManifest } | { readonly loaded: LoadResult };
+
 interface Job {
   readonly bytes: Buffer;
-  readonly resolve: (r: DecodedManifest) => void;
+  readonly load?: WorkerRequest['load'];
+  readonly resolve: (r: Outcome) => void;
 }
 
 export function createManifestDecoder(opts: ManifestDecoderOptions = {}): ManifestDecoder {
-  const inlineMax = opts.inlineMaxBytes ?? INLINE_PARSE_MAX_BYTES;
   const deadlineMs = opts.deadlineMs ?? DECODE_DEADLINE_MS;
   const idleMs = opts.idleMs ?? WORKER_IDLE_MS;
   const queue: Job[] = [];
@@ -66,13 +111,13 @@ export function createManifestDecoder(opts: ManifestDecoderOptions = {}): Manife
       try {
         w = worker ??= startWorker();
       } catch (err) {
-        job.resolve({ ok: false, message: `could not start the manifest parser thread: ${err instanceof Error ? err.message : String(err)}` });
+        job.resolve({ decoded: { ok: false, message: `could not start the manifest parser thread: ${err instanceof Error ? err.message : String(err)}` } });
         done();
         return;
       }
       const id = nextId++;
       let settled = false;
-      const finish = (result: DecodedManifest, restart: boolean): void => {
+      const finish = (result: Outcome, restart: boolean): void => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
@@ -83,17 +128,18 @@ export function createManifestDecoder(opts: ManifestDecoderOptions = {}): Manife
         job.resolve(result);
         done();
       };
-      const onMessage = (m: { id: number; result: DecodedManifest }): void => {
-        if (m.id === id) finish(m.result, false);
+      const onMessage = (m: WorkerReply): void => {
+        if (m.id === id) finish(m, false);
       };
       const onError = (err: Error): void => {
         const oom = (err as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY';
-        finish({ ok: false, limit: true, message: oom ? `refused: parsing needed more than ${WORKER_HEAP_MB} MiB of memory` : `could not parse: ${err.message}` }, true);
+        finish({ decoded: { ok: false, limit: true, message: oom ? `refused: parsing needed more than ${WORKER_HEAP_MB} MiB of memory` : `could not parse: ${err.message}` } }, true);
       };
-      const onExit = (): void => finish({ ok: false, message: 'could not parse: the parser thread stopped' }, true);
-      const timer = setTimeout(() => finish({ ok: false, limit: true, message: `refused: parsing took longer than ${deadlineMs / 1000} s` }, true), deadlineMs);
+      const onExit = (): void => finish({ decoded: { ok: false, message: 'could not parse: the parser thread stopped' } }, true);
+      const timer = setTimeout(() => finish({ decoded: { ok: false, limit: true, message: `refused: parsing took longer than ${deadlineMs / 1000} s` } }, true), deadlineMs);
       w.on('message', onMessage).on('error', onError).on('exit', onExit);
-      w.postMessage({ id, bytes: job.bytes });
+      const request: WorkerRequest = { id, bytes: job.bytes, load: job.load };
+      w.postMessage(request);
     });
 
   const pump = async (): Promise<void> => {
@@ -111,19 +157,31 @@ export function createManifestDecoder(opts: ManifestDecoderOptions = {}): Manife
     }
   };
 
+  const offThread = (bytes: Buffer, load?: WorkerRequest['load']): Promise<Outcome> => {
+    if (closed) return Promise.resolve({ decoded: { ok: false, message: 'the agent is stopping' } });
+    return new Promise((resolve) => {
+      queue.push({ bytes, load, resolve });
+      void pump();
+    });
+  };
+
   return {
-    decode(bytes) {
-      if (bytes.length <= inlineMax) return Promise.resolve(decodeManifest(bytes));
-      if (closed) return Promise.resolve({ ok: false, message: 'the agent is stopping' });
-      return new Promise((resolve) => {
-        queue.push({ bytes, resolve });
-        void pump();
-      });
+    async decode(bytes) {
+      if (decodesInline(bytes, opts)) return decodeManifest(bytes);
+      const r = await offThread(bytes);
+      // A decode-only request is answered with a decoded manifest (failures too).
+      return 'decoded' in r ? r.decoded : { ok: false, message: 'could not parse: unexpected answer from the parser thread' };
+    },
+    async load(file, bytes, nodeName, now) {
+      if (decodesInline(bytes, opts)) return loadManifest(file, bytes, nodeName, now);
+      const r = await offThread(bytes, { file, nodeName, nowMs: now.getTime() });
+      // Failures of the thread itself (deadline, memory) come back as a decoded refusal.
+      return 'loaded' in r ? r.loaded : completeManifest(file, r.decoded, nodeName, now);
     },
     async close() {
       closed = true;
       if (idleTimer) clearTimeout(idleTimer);
-      for (const job of queue.splice(0)) job.resolve({ ok: false, message: 'the agent is stopping' });
+      for (const job of queue.splice(0)) job.resolve({ decoded: { ok: false, message: 'the agent is stopping' } });
       const w = worker;
       worker = undefined;
       if (w) await w.terminate().catch(() => undefined);
