@@ -37,6 +37,8 @@ export interface CreatePlegOptions {
   runtimeName: string;
   logger: Logger;
   onEvent: (e: PodLifecycleEvent) => void;
+  /** The runtime answers again after relists failed. */
+  onRuntimeBack?: () => void;
   relistPeriodMs?: number;
   eventedRelistPeriodMs?: number;
   confirmMs?: number;
@@ -55,7 +57,7 @@ export function createPleg(opts: CreatePlegOptions): EventedPleg {
   const fastMs = opts.relistPeriodMs ?? DEFAULT_RELIST_PERIOD_MS;
   const slowMs = opts.eventedRelistPeriodMs ?? DEFAULT_EVENTED_RELIST_PERIOD_MS;
   const log = opts.logger;
-  const relister = new RelistPleg({ runtime: opts.runtime, periodMs: fastMs, logger: log, onEvent: opts.onEvent });
+  const relister = new RelistPleg({ runtime: opts.runtime, periodMs: fastMs, logger: log, onEvent: opts.onEvent, onRuntimeBack: opts.onRuntimeBack });
   let current: PlegMechanism = 'relist';
   let chosen = false;
   let supervisor: StreamSupervisor | undefined;

@@ -13,6 +13,11 @@ export interface RelistPlegOptions {
   periodMs: number;
   logger: Logger;
   onEvent: (e: PodLifecycleEvent) => void;
+  /**
+   * The runtime answers again after relists failed (containerd restarted): work that failed
+   * meanwhile and waits out a back-off can be retried now.
+   */
+  onRuntimeBack?: () => void;
   now?: () => number;
   /**
    * Delays of the follow-up relists while a change a runtime event announced has not reached the
@@ -41,6 +46,8 @@ export class RelistPleg implements Pleg {
   private periodMs: number;
   private timer: NodeJS.Timeout | undefined;
   private lastRelist: number;
+  /** The last relist failed (the runtime is away). */
+  private failing = false;
   private inFlight: Promise<void> | undefined;
   private again = false;
   private soon: NodeJS.Immediate | undefined;
@@ -166,7 +173,13 @@ export class RelistPleg implements Pleg {
       }
       for (const e of this.record.replaceAll(observeAll(pods))) this.emit(e);
       this.lastRelist = this.now();
+      if (this.failing) {
+        this.failing = false;
+        this.opts.logger.info('PLEG relist works again');
+        this.opts.onRuntimeBack?.();
+      }
     } catch (err) {
+      this.failing = true;
       this.opts.logger.error('PLEG relist failed', { err: err instanceof Error ? err.message : String(err) });
     }
     this.checkExpectations();

@@ -18,7 +18,7 @@ afterEach(() => {
   plegs = [];
 });
 
-function setup(opts: { now?: () => number } = {}): { rt: FakeRuntime; pleg: RelistPleg; events: PodLifecycleEvent[] } {
+function setup(opts: { now?: () => number; onRuntimeBack?: () => void } = {}): { rt: FakeRuntime; pleg: RelistPleg; events: PodLifecycleEvent[] } {
   const rt = new FakeRuntime();
   rt.sandboxes = [sandbox('sa', A), sandbox('sb', B)];
   rt.containers = [container('ca', 'sa', A, 'app'), container('cb', 'sb', B, 'app')];
@@ -186,5 +186,22 @@ describe('RelistPleg health', () => {
     rt.failLists = false;
     await pleg.relist();
     expect(pleg.sinceLastRelistMs()).toBe(0);
+  });
+});
+
+describe('RelistPleg and a runtime that goes away', () => {
+  it('says once when relisting works again, so that work waiting out a back-off is retried', async () => {
+    let back = 0;
+    const { rt, pleg } = setup({ onRuntimeBack: () => back++ });
+    await pleg.relist();
+    expect(back).toBe(0);
+    rt.failLists = true;
+    await pleg.relist();
+    await pleg.relist();
+    expect(back).toBe(0);
+    rt.failLists = false;
+    await pleg.relist();
+    await pleg.relist();
+    expect(back).toBe(1);
   });
 });
