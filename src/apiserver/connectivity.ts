@@ -6,7 +6,7 @@
 // its slower pace: the back-off starts again from 200 ms only after 10 s of the server being up.
 import type { Logger } from '../log/logger.js';
 import { Backoff, type BackoffPolicy } from '../util/backoff.js';
-import { ApiError, describeError, isUnavailable } from './api-error.js';
+import { ApiError, describeError, isUnavailable, TransportError } from './api-error.js';
 import type { ApiClient } from './client.js';
 
 export type ConnectionState = 'unknown' | 'up' | 'down';
@@ -84,6 +84,9 @@ export class Connectivity implements ConnectionGate {
         server: this.client.server,
         err: describeError(e),
       });
+      // A request that got no answer at all: the others sent to the same server are as stuck. A
+      // lease renewal sent into a hung server waited 10 s after it answered again.
+      if (e instanceof TransportError && e.kind === 'timeout') this.client.abandonInFlight('the API server is not answering');
     }
     this.scheduleProbe();
   }
