@@ -20,6 +20,8 @@ export interface FuzzTotals {
    * the result's arrival, plus any time the main thread waited for a CPU the worker was using.
    */
   readonly longestLatenessMs: number;
+  /** Which file, and how much of it was the hand-over (the synchronous part of the call). */
+  readonly longestLatenessShape: string;
   /** The 99th percentile of the same, ms. */
   readonly p99BlockMs: number;
   readonly p99LatenessMs: number;
@@ -87,6 +89,7 @@ async function main(): Promise<void> {
   const msByShape: Record<string, number> = {};
   const blocks: number[] = [];
   const lateness: number[] = [];
+  let latenessShape = '';
   const top: FuzzTotals['topBlocks'] = [];
   for (let i = start; i < all.length; i++) {
     const g = all[i]!;
@@ -113,7 +116,10 @@ async function main(): Promise<void> {
         const loaded = await pending;
         const waited = probe.stop();
         if (decodesInline(bytes)) blocked = handOver;
-        else late = Math.max(handOver, waited);
+        else {
+          late = Math.max(handOver, waited);
+          if (late > Math.max(0, ...lateness)) latenessShape = `${g.shape} (${bytes.length} bytes; hand-over ${handOver.toFixed(1)} ms)`;
+        }
         accepted = 'pod' in loaded;
       }
       if (accepted) byClass[g.class].accepted++;
@@ -145,6 +151,7 @@ async function main(): Promise<void> {
       longestBlockShape: longestShape,
       p99BlockMs: p99(blocks),
       longestLatenessMs: Math.max(0, ...lateness),
+      longestLatenessShape: latenessShape,
       p99LatenessMs: p99(lateness),
       topBlocks: top,
       offThread,
