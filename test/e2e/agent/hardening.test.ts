@@ -168,15 +168,18 @@ describe('hostile manifests through the packaged agent', () => {
   //    outside podLogsDir and crashed the agent at clean-up; two files pinning one uid ran one pod silently.
   it('refuses a pinned uid that is not a UID and creates nothing for it; of two files pinning one uid, refuses the second naming both', async () => {
     const evil = '../../../../../ESCAPED/evil';
-    h.write('evil.yaml', sleeper('evil', `, uid: "${evil}"`));
-    expect(String((await refusal(agent, 'evil.yaml')).err)).toContain(`metadata.uid: Invalid value: "${evil}": a pinned uid must be 1 to 36 characters`);
+    // Where the agent once made directories for it: the log dir and pod dir it names, and what they resolve to.
     const wouldBe = [
       path.join(h.podLogsDir, `default_evil-${NODE}_${evil}`),
       path.join(h.rootDir, 'pods', evil),
       path.resolve(h.podLogsDir, '..', '..', '..', '..', 'ESCAPED'),
       path.resolve(h.podLogsDir, '..', '..', '..', 'ESCAPED'),
     ];
-    for (const p of wouldBe) expect(fs.existsSync(p), p).toBe(false);
+    const state = () => wouldBe.map((p) => (fs.existsSync(p) ? `${p} ${fs.statSync(p).mtimeMs}` : `${p} absent`));
+    const before = state();
+    h.write('evil.yaml', sleeper('evil', `, uid: "${evil}"`));
+    expect(String((await refusal(agent, 'evil.yaml')).err)).toContain(`metadata.uid: Invalid value: "${evil}": a pinned uid must be 1 to 36 characters`);
+    expect(state()).toEqual(before);
     expect(await h.pods('evil')).toEqual([]);
 
     const uid = '6f1c5a2e-34b1-4d0e-9a0b-3c2d1e0f9a8b';
