@@ -28,16 +28,20 @@ async function runningSet(site: Site): Promise<Map<string, string>> {
   return out;
 }
 
+/** The lease is renewed every quarter of its 40 s duration: a healthy node's is never older than that. */
+const LEASE_RENEW_MS = 10_000;
+
 /**
- * Whether the server shows the node as it is: Ready, its lease renewed since `since`, a mirror pod
- * for each static pod and no other, each with the status of the containers that run.
+ * Whether the server shows the node as it is: Ready, its lease as fresh as a healthy node's (an
+ * outage the agent never noticed, between two renewals, needs no renewal), a mirror pod for each
+ * static pod and no other, each with the status of the containers that run.
  */
-async function apiMatches(api: FakeApiServer, site: Site, since: number): Promise<string | true> {
+async function apiMatches(api: FakeApiServer, site: Site): Promise<string | true> {
   const node = api.object('nodes', '', site.nodeName) as unknown as Node | undefined;
   if (node?.status?.conditions?.find((c) => c.type === 'Ready')?.status !== 'True') return 'node not Ready';
   const lease = api.object('leases', 'kube-node-lease', site.nodeName) as unknown as Lease | undefined;
   const renewed = lease?.spec?.renewTime ? Date.parse(String(lease.spec.renewTime)) : 0;
-  if (renewed < since - 1000) return 'lease not renewed since';
+  if (renewed < Date.now() - LEASE_RENEW_MS - 1000) return 'lease older than a renewal period';
   const expected = site.expected();
   const mirrors = (api.objects('pods') as unknown as Pod[]).filter((m) => m.spec?.nodeName === site.nodeName);
   if (mirrors.length !== expected.size) return `${mirrors.length} mirror pods for ${expected.size} static pods`;
@@ -64,7 +68,7 @@ async function apiConverged(api: FakeApiServer, site: Site, since: number, timeo
   const trace: string[] = [];
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    const r = await apiMatches(api, site, since);
+    const r = await apiMatches(api, site);
     if (r === true) return { ms: Date.now() - since, last: 'converged', trace: trace.join('; ') };
     if (r !== last) trace.push(`+${Date.now() - since} ms ${r}`);
     last = r;
