@@ -16,9 +16,16 @@ export interface PrivateContainerd {
   root: string;
   state: string;
   dir: string;
-  pid: number;
+  /** The running daemon's pid (a new one after restart()). */
+  readonly pid: number;
   snapshotter: 'overlayfs' | 'native';
   stop(): Promise<void>;
+  /**
+   * Stops the daemon alone (SIGTERM, as `systemctl restart` does, or SIGKILL) and starts it again on
+   * the same config, root and state: containers keep running under their shims, as on a node.
+   * `whileDown` runs between the two. Resolves once the CRI plugin answers again.
+   */
+  restart(o?: { signal?: 'SIGTERM' | 'SIGKILL'; whileDown?: () => Promise<void> | void }): Promise<void>;
   /** Runs `ctr --address SOCK -n k8s.io ...args` and returns its stdout. */
   ctr(args: string[], opts?: { timeoutMs?: number }): Promise<string>;
 }
@@ -89,24 +96,11 @@ export async function startContainerd(opts: StartContainerdOptions = {}): Promis
   );
 
   const logPath = path.join(dir, 'containerd.log');
-  const logFd = fs.openSync(logPath, 'a');
-  // detached: Node calls setsid() in the child, so containerd gets its own session and process
-  // group (what `setsid containerd ...` does) and the spawned pid is containerd's own; a Ctrl-C
-  // in the terminal of a test run does not reach it, stop() does.
   const argv = ['containerd', '--config', path.join(dir, 'config.toml'), '--address', socket, '--root', root, '--state', state];
-  const [cmd, ...args] = [...(opts.wrap ?? []), ...argv] as [string, ...string[]];
-  const child = spawn(cmd, args, { detached: true, stdio: ['ignore', logFd, logFd], cwd: dir });
-  fs.closeSync(logFd);
-  const pid = child.pid;
-  if (!pid) throw new Error(`could not spawn containerd: ${tail(logPath)}`);
-  child.unref();
-  let exited: string | undefined;
-  child.on('exit', (code, sig) => {
-    exited = `containerd exited early (code ${code}, signal ${sig})`;
-  });
+  const spawned = spawnDaemon([...(opts.wrap ?? []), ...argv], dir, logPath);
 
   const record: InstanceRecord = {
-    pid,
+    pid: spawned.pid,
     ownerPid: process.pid,
     ownerStart: processStartTime(process.pid),
     persistent: opts.persistent ?? false,
@@ -117,34 +111,85 @@ export async function startContainerd(opts: StartContainerdOptions = {}): Promis
     state,
     startedAt: new Date().toISOString(),
   };
-  fs.writeFileSync(path.join(dir, RECORD_FILE), JSON.stringify(record, null, 2));
+  const writeRecord = (): void => fs.writeFileSync(path.join(dir, RECORD_FILE), JSON.stringify(record, null, 2));
+  writeRecord();
 
   const ctr = (args: string[], o: { timeoutMs?: number } = {}): Promise<string> =>
     run('ctr', ['--address', socket, '-n', K8S_NAMESPACE, ...args], { timeoutMs: o.timeoutMs ?? 120_000 });
 
+  const startTimeoutMs = opts.startTimeoutMs ?? 90_000;
+  let current = spawned;
   const instance: PrivateContainerd = {
     endpoint: `unix://${socket}`,
     socket,
     root,
     state,
     dir,
-    pid,
+    get pid() {
+      return record.pid;
+    },
     snapshotter,
     ctr,
     stop: () => stopInstance(record),
+    async restart(o = {}) {
+      const pid = record.pid;
+      try {
+        process.kill(pid, o.signal ?? 'SIGTERM');
+      } catch {
+        /* already gone */
+      }
+      const deadline = Date.now() + 15_000;
+      while (isAlive(pid) && Date.now() < deadline) await sleep(20);
+      if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+      while (isAlive(pid)) await sleep(20);
+      await o.whileDown?.();
+      current = spawnDaemon([...(opts.wrap ?? []), ...argv], dir, logPath);
+      record.pid = current.pid;
+      writeRecord();
+      await waitForCri(socket, logPath, current, startTimeoutMs, record);
+    },
   };
+  await waitForCri(socket, logPath, current, startTimeoutMs, record);
+  return instance;
+}
 
-  const deadline = Date.now() + (opts.startTimeoutMs ?? 90_000);
+interface SpawnedDaemon {
+  pid: number;
+  /** Set once the daemon has exited. */
+  exited?: string;
+}
+
+function spawnDaemon(command: string[], cwd: string, logPath: string): SpawnedDaemon {
+  const logFd = fs.openSync(logPath, 'a');
+  // detached: Node calls setsid() in the child, so containerd gets its own session and process
+  // group (what `setsid containerd ...` does) and the spawned pid is containerd's own; a Ctrl-C
+  // in the terminal of a test run does not reach it, stop() does.
+  const [cmd, ...args] = command as [string, ...string[]];
+  const child = spawn(cmd, args, { detached: true, stdio: ['ignore', logFd, logFd], cwd });
+  fs.closeSync(logFd);
+  const pid = child.pid;
+  if (!pid) throw new Error(`could not spawn containerd: ${tail(logPath)}`);
+  child.unref();
+  const d: SpawnedDaemon = { pid };
+  child.on('exit', (code, sig) => {
+    d.exited = `containerd exited early (code ${code}, signal ${sig})`;
+  });
+  return d;
+}
+
+/** Waits until the CRI plugin of the daemon on `socket` reports ok; stops the instance on failure. */
+async function waitForCri(socket: string, logPath: string, daemon: SpawnedDaemon, timeoutMs: number, record: InstanceRecord): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
   let last = '';
   for (;;) {
-    if (exited) {
+    if (daemon.exited) {
       await stopInstance(record);
-      throw new Error(`${exited}; log ${logPath}:\n${tail(logPath)}`);
+      throw new Error(`${daemon.exited}; log ${logPath}:\n${tail(logPath)}`);
     }
     try {
       const plugins = await run('ctr', ['--address', socket, 'plugins', 'ls'], { timeoutMs: 10_000 });
       const cri = plugins.split('\n').find((l) => /\bio\.containerd\.grpc\.v1\s+cri\b/.test(l));
-      if (cri && /\bok\s*$/.test(cri)) break;
+      if (cri && /\bok\s*$/.test(cri)) return;
       last = cri ? `cri plugin: ${cri.trim()}` : 'cri plugin not listed yet';
       if (cri && /\berror\s*$/.test(cri)) {
         await stopInstance(record);
@@ -160,7 +205,6 @@ export async function startContainerd(opts: StartContainerdOptions = {}): Promis
     }
     await sleep(100);
   }
-  return instance;
 }
 
 /**

@@ -71,6 +71,8 @@ export class ApiClient {
   private agents: Agents;
   /** Agents of an earlier client certificate, kept until their requests end. */
   private retired: Agents[] = [];
+  /** Requests waiting for an answer (not watches), each with the way to give it up. */
+  private readonly inFlight = new Set<(why: string) => void>();
   private readonly staticPair: TlsKeyPair | undefined;
   private readonly maxSockets: number;
   private readonly timeoutMs: number;
@@ -146,6 +148,17 @@ export class ApiClient {
     }
   }
 
+  /**
+   * Gives up every request still waiting for an answer, and the idle connections: the server has
+   * let one request time out, so the others on it are likely hung too (a server that accepts and
+   * never answers). They fail now, as "reset", and are sent again once the server answers, instead
+   * of each waiting out its own 10 s. The kubelet closes all its connections for the same reason.
+   */
+  abandonInFlight(why: string): void {
+    for (const give of [...this.inFlight]) give(why);
+    for (const a of [this.agents, ...this.retired]) for (const list of Object.values(a.agent.freeSockets)) for (const sock of list ?? []) sock.destroy();
+  }
+
   close(): void {
     this.closed = true;
     for (const a of [this.agents, ...this.retired]) {
@@ -193,9 +206,14 @@ export class ApiClient {
         settled = true;
         clearTimeout(timer);
         recordRequestResult(answeredCode, method, this.host);
+        this.inFlight.delete(abandon);
         this.observer(answered(err) ? undefined : err);
         if (err) reject(err);
         else resolve(value as T);
+      };
+      const abandon = (why: string): void => {
+        finish(new TransportError('reset', `${method} ${path}: given up, ${why}`));
+        req.destroy();
       };
       const req = httpsRequest(this.url(path, opts.query), this.requestOptions(method, headers, opts.ownConnection ? this.current().probeAgent : this.current().agent), (res) => {
         answeredCode = res.statusCode;
@@ -217,6 +235,7 @@ export class ApiClient {
         finish(new TransportError('timeout', `${method} ${path}: no answer within ${deadline} ms`));
         req.destroy();
       }, deadline);
+      this.inFlight.add(abandon);
       req.on('error', (e) => finish(TransportError.from(e)));
       req.end(payload);
     });

@@ -13,7 +13,7 @@
 // behind requests stuck on a server that died under them.
 import type { Logger } from '../log/logger.js';
 import { Backoff, type BackoffPolicy } from '../util/backoff.js';
-import { ApiError, describeError, isUnavailable } from './api-error.js';
+import { ApiError, describeError, isUnavailable, TransportError } from './api-error.js';
 import type { ApiClient } from './client.js';
 
 export type ConnectionState = 'unknown' | 'up' | 'down';
@@ -25,7 +25,7 @@ export interface ConnectionGate {
 }
 
 /** What the Connectivity needs of the client. */
-export type ProbeClient = Pick<ApiClient, 'observe' | 'request' | 'server'>;
+export type ProbeClient = Pick<ApiClient, 'observe' | 'request' | 'server' | 'abandonInFlight'>;
 
 /** Retry-After is honoured, within reason: a wrong header must not silence the node for an hour. */
 const MAX_RETRY_AFTER_MS = 30_000;
@@ -99,6 +99,9 @@ export class Connectivity implements ConnectionGate {
         server: this.client.server,
         err: describeError(e),
       });
+      // A request that got no answer at all: the others sent to the same server are as stuck. A
+      // lease renewal sent into a hung server waited 10 s after it answered again.
+      if (e instanceof TransportError && e.kind === 'timeout') this.client.abandonInFlight('the API server is not answering');
     }
     this.scheduleProbe();
   }

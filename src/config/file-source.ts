@@ -9,7 +9,6 @@ import type { Logger } from '../log/logger';
 import type { ConfigSourceEvents } from './types';
 import { ignoredNameReason, OnceSet } from './ignore';
 import { readManifestFile, type ReadOptions } from './read-manifest';
-import { completeManifest } from './manifest';
 import { createManifestDecoder } from './decode/decode-off-thread';
 import { UnchangedFiles } from './unchanged-files';
 import { FileSourcePods } from './file-source-pods';
@@ -130,9 +129,8 @@ export function startFileSource(opts: FileSourceOptions): FileSource {
     const digest = createHash('sha256').update(r.bytes).digest('hex');
     if (lastDigest.get(file) === digest) return;
     lastDigest.set(file, digest);
-    const decoded = await decoder.decode(r.bytes);
+    const loaded = await decoder.load(file, r.bytes, opts.nodeName, now());
     if (stopped) return;
-    const loaded = completeManifest(file, decoded, opts.nodeName, now());
     // A broken edit is not a deletion: the file's last good pod (if any) stays.
     if ('error' in loaded) pods.refuse(loaded.error);
     else pods.accept(file, loaded.pod, loaded.warnings);

@@ -42,6 +42,8 @@ export interface CreatePlegOptions {
   onEvent: (e: PodLifecycleEvent) => void;
   /** After each successful relist (metrics). */
   onRelist?: (durationMs: number, intervalMs: number | undefined) => void;
+  /** The runtime answers again after relists failed. */
+  onRuntimeBack?: () => void;
   relistPeriodMs?: number;
   eventedRelistPeriodMs?: number;
   confirmMs?: number;
@@ -60,7 +62,7 @@ export function createPleg(opts: CreatePlegOptions): EventedPleg {
   const fastMs = opts.relistPeriodMs ?? DEFAULT_RELIST_PERIOD_MS;
   const slowMs = opts.eventedRelistPeriodMs ?? DEFAULT_EVENTED_RELIST_PERIOD_MS;
   const log = opts.logger;
-  const relister = new RelistPleg({ cache: opts.cache, periodMs: fastMs, logger: log, onEvent: opts.onEvent, onRelist: opts.onRelist });
+  const relister = new RelistPleg({ cache: opts.cache, periodMs: fastMs, logger: log, onEvent: opts.onEvent, onRelist: opts.onRelist, onRuntimeBack: opts.onRuntimeBack });
   let current: PlegMechanism = 'relist';
   let chosen = false;
   let supervisor: StreamSupervisor | undefined;

@@ -15,6 +15,11 @@ export interface RelistPlegOptions {
   periodMs: number;
   logger: Logger;
   onEvent: (e: PodLifecycleEvent) => void;
+  /**
+   * The runtime answers again after relists failed (containerd restarted): work that failed
+   * meanwhile and waits out a back-off can be retried now.
+   */
+  onRuntimeBack?: () => void;
   now?: () => number;
   /**
    * Delays of the follow-up reads while a change a runtime event announced has not reached the
@@ -108,8 +113,11 @@ export class RelistPleg implements Pleg {
       await this.opts.cache.refreshAll();
       this.opts.onRelist?.(performance.now() - startedAt, this.lastRelistStart === undefined ? undefined : startedAt - this.lastRelistStart);
       this.lastRelistStart = startedAt;
-      if (this.failing) this.opts.logger.info('PLEG relist works again');
-      this.failing = false;
+      if (this.failing) {
+        this.failing = false;
+        this.opts.logger.info('PLEG relist works again');
+        this.opts.onRuntimeBack?.();
+      }
     } catch (err) {
       // Said once per outage; the runtime's own health check says more.
       if (!this.failing) this.opts.logger.error('PLEG relist failed', { err: err instanceof Error ? err.message : String(err) });

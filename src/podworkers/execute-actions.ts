@@ -34,6 +34,10 @@ export async function executeActions(ctx: WorkerContext, actions: PodActions, sa
     ctx.logger.info('Started container', { ...fields, container: c.name, containerID: c.id, reason: 'found created, not started' });
   }
   for (const s of actions.start) {
+    // The pod is to go (its manifest removed or replaced): start nothing more, as the kubelet
+    // cancels a sync in flight. A pod of 1,500 containers whose image cannot be pulled kept its
+    // worker (and a replacement of the same name) waiting while each pull failed in turn.
+    if (ctx.terminationRequested) break;
     const name = s.container.name;
     ctx.emit((o) => o.containerStartAttempt?.(ctx.uid, s.type));
     try {

@@ -31,6 +31,8 @@ export class PodWorker {
   constructor(
     readonly ctx: WorkerContext,
     private readonly onDone: (w: PodWorker) => void,
+    /** Called when the pod has stopped (Terminated): nothing of it runs, only clean-up is left. */
+    private readonly onStopped: (w: PodWorker) => void = () => {},
   ) {}
 
   get state(): PodWorkerStateName {
@@ -129,6 +131,7 @@ export class PodWorker {
           this.ctx.logger.v(3).info('Pod worker state', { pod: this.ctx.key, podUID: this.ctx.uid, from: this.stateName, to: t.next });
           this.stateName = t.next;
           if (t.next !== 'Done') this.pending = true;
+          if (t.next === 'Terminated') this.onStopped(this);
         } else if (t.wakeAfterMs !== undefined && Number.isFinite(t.wakeAfterMs)) {
           this.timer = setTimeout(() => this.step(), t.wakeAfterMs);
           this.timer.unref?.();

@@ -1,5 +1,8 @@
 // Dispatches desired-state changes and runtime events to one PodWorker per pod UID, and keeps
-// at most one pod per name running: a replacement waits until its predecessor has stopped.
+// at most one pod per name running: a replacement waits until its predecessor has stopped. Stopped,
+// not removed: as in the kubelet (a static pod's name is free once its old UID has terminated),
+// a leftover the runtime will not remove (containerd keeps some after a cancelled start) must not
+// keep the new pod from running.
 // Of the pods found running with no manifest, it stops only those a static source (or bootlet)
 // made, and keeps those a refused manifest may declare ("held") until that file is fixed or gone.
 import type { ManifestClaim, PodUpdate, StaticPod } from '../config/types.js';
@@ -250,6 +253,7 @@ export class PodWorkers {
         now: this.now,
       },
       (done) => this.onDone(done),
+      (stopped) => this.wakeSameKey(stopped),
     );
     this.workers.set(uid, w);
     return w;
@@ -257,7 +261,7 @@ export class PodWorkers {
 
   private mayStart(uid: string, key: string): boolean {
     if (!this.adopted) return false;
-    for (const w of this.workers.values()) if (w.ctx.uid !== uid && w.ctx.key === key) return false;
+    for (const w of this.workers.values()) if (w.ctx.uid !== uid && w.ctx.key === key && w.state !== 'Terminated') return false;
     for (const [heldUid, h] of this.held) if (heldUid !== uid && h.key === key) return false;
     return true;
   }
@@ -271,6 +275,10 @@ export class PodWorkers {
       this.opts.logger.info('Static pod added again with the same UID, starting it anew', { pod: again.key, podUID: again.uid });
       this.create(again.uid, again.pod.metadata.namespace, again.pod.metadata.name, again.pod).wake();
     }
-    for (const other of this.workers.values()) if (other.ctx.key === w.ctx.key) other.wake();
+    this.wakeSameKey(w);
+  }
+
+  private wakeSameKey(w: PodWorker): void {
+    for (const other of this.workers.values()) if (other !== w && other.ctx.key === w.ctx.key) other.wake();
   }
 }

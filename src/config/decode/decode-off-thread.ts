@@ -5,7 +5,8 @@
 // are all small never pays for it.
 import { Worker } from 'node:worker_threads';
 import { decodeManifest, decodePodOrList, type DecodedManifest, type DecodedPodSet } from './decode-manifest';
-import { INLINE_PARSE_MAX_BYTES } from '../parse/limits';
+import { completeManifest, loadManifest, type LoadResult } from '../manifest';
+import { INLINE_PARSE_MAX_BYTES, INLINE_PARSE_MAX_STRUCTURE } from '../parse/limits';
 import { errorMessage } from '../../util/error-message';
 
 /** The worker's code, put in by the build (build/build.mjs); undefined when running from source. */
@@ -19,16 +20,61 @@ const WORKER_IDLE_MS = 5_000;
 
 export interface ManifestDecoder {
   decode(bytes: Buffer): Promise<DecodedManifest>;
+  /**
+   * The whole of loadManifest: a costly file is decoded, defaulted, validated and given its
+   * identity in the worker (the rules and the hash cost 40-60 ms on the biggest pod allowed), so
+   * the event loop only receives the result.
+   */
+  load(file: string, bytes: Buffer, nodeName: string, now: Date): Promise<LoadResult>;
   /** A Pod or a PodList (the HTTP source's answer), with the same limits and thread. */
   decodeList(bytes: Buffer): Promise<DecodedPodSet>;
   close(): Promise<void>;
 }
 
+type Outcome = { readonly decoded: DecodedManifest } | { readonly loaded: LoadResult } | { readonly list: DecodedPodSet };
+
+/** What the worker is asked: decode a manifest (and load it, when `load` is given) or a Pod or PodList. */
+export interface WorkerRequest {
+  readonly id: number;
+  readonly bytes: Uint8Array;
+  readonly load?: { readonly file: string; readonly nodeName: string; readonly nowMs: number };
+  readonly list?: boolean;
+}
+
+export type WorkerReply = { readonly id: number } & Outcome;
+
 export interface ManifestDecoderOptions {
   /** Files above this size go to the worker. */
   readonly inlineMaxBytes?: number;
+  /** And files with more structure bytes than this. */
+  readonly inlineMaxStructure?: number;
   readonly deadlineMs?: number;
   readonly idleMs?: number;
+}
+
+const COMMA = 0x2c;
+const NEWLINE = 0x0a;
+const DASH = 0x2d;
+const COLON = 0x3a;
+const BRACKET = 0x5b;
+const BRACE = 0x7b;
+
+/** Bytes that start or separate values: counted in one pass, far cheaper than parsing. */
+export function structureBytes(bytes: Buffer, stopAbove = Infinity): number {
+  let n = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i];
+    if (b === COMMA || b === NEWLINE || b === DASH || b === COLON || b === BRACKET || b === BRACE) {
+      if (++n > stopAbove) return n;
+    }
+  }
+  return n;
+}
+
+/** Whether a manifest is decoded on the event loop (cheap to parse) rather than in the worker. */
+export function decodesInline(bytes: Buffer, opts: ManifestDecoderOptions = {}): boolean {
+  const maxStructure = opts.inlineMaxStructure ?? INLINE_PARSE_MAX_STRUCTURE;
+  return bytes.length <= (opts.inlineMaxBytes ?? INLINE_PARSE_MAX_BYTES) && structureBytes(bytes, maxStructure) <= maxStructure;
 }
 
 function startWorker(): Worker {
@@ -40,17 +86,16 @@ function startWorker(): Worker {
   return new Worker(boot, { eval: true, resourceLimits });
 }
 
-/** Failures are the same for both kinds of job. */
-type Failure = Extract<DecodedManifest, { ok: false }>;
+
 
 interface Job {
   readonly bytes: Buffer;
-  readonly list: boolean;
-  readonly resolve: (r: DecodedManifest | DecodedPodSet | Failure) => void;
+  readonly load?: WorkerRequest['load'];
+  readonly list?: boolean;
+  readonly resolve: (r: Outcome) => void;
 }
 
 export function createManifestDecoder(opts: ManifestDecoderOptions = {}): ManifestDecoder {
-  const inlineMax = opts.inlineMaxBytes ?? INLINE_PARSE_MAX_BYTES;
   const deadlineMs = opts.deadlineMs ?? DECODE_DEADLINE_MS;
   const idleMs = opts.idleMs ?? WORKER_IDLE_MS;
   const queue: Job[] = [];
@@ -73,13 +118,13 @@ export function createManifestDecoder(opts: ManifestDecoderOptions = {}): Manife
       try {
         w = worker ??= startWorker();
       } catch (err) {
-        job.resolve({ ok: false, message: `could not start the manifest parser thread: ${errorMessage(err)}` });
+        job.resolve({ decoded: { ok: false, message: `could not start the manifest parser thread: ${errorMessage(err)}` } });
         done();
         return;
       }
       const id = nextId++;
       let settled = false;
-      const finish = (result: DecodedManifest | DecodedPodSet, restart: boolean): void => {
+      const finish = (result: Outcome, restart: boolean): void => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
@@ -90,17 +135,18 @@ export function createManifestDecoder(opts: ManifestDecoderOptions = {}): Manife
         job.resolve(result);
         done();
       };
-      const onMessage = (m: { id: number; result: DecodedManifest | DecodedPodSet }): void => {
-        if (m.id === id) finish(m.result, false);
+      const onMessage = (m: WorkerReply): void => {
+        if (m.id === id) finish(m, false);
       };
       const onError = (err: Error): void => {
         const oom = (err as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY';
-        finish({ ok: false, limit: true, message: oom ? `refused: parsing needed more than ${WORKER_HEAP_MB} MiB of memory` : `could not parse: ${err.message}` }, true);
+        finish({ decoded: { ok: false, limit: true, message: oom ? `refused: parsing needed more than ${WORKER_HEAP_MB} MiB of memory` : `could not parse: ${err.message}` } }, true);
       };
-      const onExit = (): void => finish({ ok: false, message: 'could not parse: the parser thread stopped' }, true);
-      const timer = setTimeout(() => finish({ ok: false, limit: true, message: `refused: parsing took longer than ${deadlineMs / 1000} s` }, true), deadlineMs);
+      const onExit = (): void => finish({ decoded: { ok: false, message: 'could not parse: the parser thread stopped' } }, true);
+      const timer = setTimeout(() => finish({ decoded: { ok: false, limit: true, message: `refused: parsing took longer than ${deadlineMs / 1000} s` } }, true), deadlineMs);
       w.on('message', onMessage).on('error', onError).on('exit', onExit);
-      w.postMessage({ id, bytes: job.bytes, list: job.list });
+      const request: WorkerRequest = { id, bytes: job.bytes, load: job.load, list: job.list };
+      w.postMessage(request);
     });
 
   const pump = async (): Promise<void> => {
@@ -118,27 +164,39 @@ export function createManifestDecoder(opts: ManifestDecoderOptions = {}): Manife
     }
   };
 
-  const offThread = <R>(bytes: Buffer, list: boolean): Promise<R> => {
-    if (closed) return Promise.resolve({ ok: false, message: 'the agent is stopping' } as R);
-    return new Promise<R>((resolve) => {
-      queue.push({ bytes, list, resolve: (r) => resolve(r as R) });
+  const offThread = (bytes: Buffer, ask: Pick<Job, 'load' | 'list'> = {}): Promise<Outcome> => {
+    if (closed) return Promise.resolve({ decoded: { ok: false, message: 'the agent is stopping' } });
+    return new Promise((resolve) => {
+      queue.push({ bytes, ...ask, resolve });
       void pump();
     });
   };
 
   return {
-    decode(bytes) {
-      if (bytes.length <= inlineMax) return Promise.resolve(decodeManifest(bytes));
-      return offThread<DecodedManifest>(bytes, false);
+    async decode(bytes) {
+      if (decodesInline(bytes, opts)) return decodeManifest(bytes);
+      const r = await offThread(bytes);
+      // A decode-only request is answered with a decoded manifest (failures too).
+      return 'decoded' in r ? r.decoded : { ok: false, message: 'could not parse: unexpected answer from the parser thread' };
     },
-    decodeList(bytes) {
-      if (bytes.length <= inlineMax) return Promise.resolve(decodePodOrList(bytes));
-      return offThread<DecodedPodSet>(bytes, true);
+    async load(file, bytes, nodeName, now) {
+      if (decodesInline(bytes, opts)) return loadManifest(file, bytes, nodeName, now);
+      const r = await offThread(bytes, { load: { file, nodeName, nowMs: now.getTime() } });
+      // Failures of the thread itself (deadline, memory) come back as a decoded refusal.
+      if ('loaded' in r) return r.loaded;
+      return completeManifest(file, 'decoded' in r ? r.decoded : { ok: false, message: 'could not parse: unexpected answer from the parser thread' }, nodeName, now);
+    },
+    async decodeList(bytes) {
+      if (decodesInline(bytes, opts)) return decodePodOrList(bytes);
+      const r = await offThread(bytes, { list: true });
+      if ('list' in r) return r.list;
+      // Failures of the thread itself come back as a decoded refusal, the same for both kinds.
+      return 'decoded' in r && !r.decoded.ok ? r.decoded : { ok: false, message: 'could not parse: unexpected answer from the parser thread' };
     },
     async close() {
       closed = true;
       if (idleTimer) clearTimeout(idleTimer);
-      for (const job of queue.splice(0)) job.resolve({ ok: false, message: 'the agent is stopping' });
+      for (const job of queue.splice(0)) job.resolve({ decoded: { ok: false, message: 'the agent is stopping' } });
       const w = worker;
       worker = undefined;
       if (w) await w.terminate().catch(() => undefined);

@@ -15,6 +15,7 @@ import podSchemaJson from '../generated/pod-schema.json';
 import { formatPath, type PathPart } from '../field-path';
 import { LimitError, MAX_DECODED_BYTES, MAX_NODES } from '../parse/limits';
 import { GO_POINTER_FIELDS } from './go-pointer-fields';
+import { Quantity } from '../../kuberuntime/quantity';
 
 interface SchemaNode {
   readonly $ref?: string;
@@ -131,6 +132,23 @@ function decodeScalar(v: unknown, n: SchemaNode, path: PathPart[], w: Walk): Dec
   return typeError(w, path, types, v);
 }
 
+/**
+ * A resource.Quantity must parse, as when the API machinery decodes it: the kubelet refuses such a
+ * manifest, where a pod accepted with `memory: 12Q` would fail to start at every sync.
+ */
+function decodeQuantity(v: unknown, n: SchemaNode, path: PathPart[], w: Walk): Decoded {
+  const s = decodeScalar(v, n, path, w);
+  if (s === UNSET) return s;
+  try {
+    Quantity.parse(String(s));
+    return s;
+  } catch {
+    const shown = String(s).length > 40 ? `${String(s).slice(0, 40)}…` : String(s);
+    w.errors.push(`${formatPath(path)}: Invalid value: ${JSON.stringify(shown)}: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`);
+    return UNSET;
+  }
+}
+
 function decodeObject(v: unknown, n: SchemaNode, type: string | undefined, path: PathPart[], w: Walk): Decoded {
   if (!isRecord(v)) return typeError(w, path, ['object'], v);
   charge(w, 2);
@@ -205,6 +223,7 @@ function decodeNode(v: unknown, node: SchemaNode, path: PathPart[], w: Walk): De
     }
     return decodeObject(v, n, type, path, w);
   }
+  if (type === 'Quantity') return decodeQuantity(v, n, path, w);
   return decodeScalar(v, n, path, w);
 }
 

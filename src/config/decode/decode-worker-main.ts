@@ -1,9 +1,16 @@
 // The entry of the manifest-decoding worker thread (see decode-off-thread.ts): bytes in, a
-// DecodedManifest (or, for the HTTP source, a DecodedPodSet) out, one message at a time.
+// DecodedManifest (or, when asked, the whole loaded manifest, or the HTTP source's Pod or PodList) out, one message at a time.
 import { parentPort } from 'node:worker_threads';
 import { decodeManifest, decodePodOrList } from './decode-manifest';
+import { loadManifest } from '../manifest';
+import type { WorkerReply, WorkerRequest } from './decode-off-thread';
 
-parentPort?.on('message', (m: { id: number; bytes: Uint8Array; list?: boolean }) => {
+parentPort?.on('message', (m: WorkerRequest) => {
   const bytes = Buffer.from(m.bytes.buffer, m.bytes.byteOffset, m.bytes.byteLength);
-  parentPort?.postMessage({ id: m.id, result: m.list ? decodePodOrList(bytes) : decodeManifest(bytes) });
+  const reply: WorkerReply = m.load
+    ? { id: m.id, loaded: loadManifest(m.load.file, bytes, m.load.nodeName, new Date(m.load.nowMs)) }
+    : m.list
+      ? { id: m.id, list: decodePodOrList(bytes) }
+      : { id: m.id, decoded: decodeManifest(bytes) };
+  parentPort?.postMessage(reply);
 });

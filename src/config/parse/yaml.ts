@@ -3,7 +3,7 @@
 // counted token by token while lexing, the block nesting is measured on the syntax tree before it
 // is composed (composing recurses), and what aliases expand to is measured before anything is
 // expanded. A file over a limit is refused; nothing large is ever built from it.
-import { CST, Composer, Lexer, Parser, isAlias, isMap, isPair, isScalar, isSeq, type Document, type Node } from 'yaml';
+import { CST, Composer, Lexer, Parser, isAlias, isMap, isNode, isPair, isScalar, isSeq, type Alias, type Document, type Node } from 'yaml';
 import { LimitError, MAX_ALIASES, MAX_DEPTH, MAX_NODES } from './limits';
 
 export class YamlSyntaxError extends Error {
@@ -71,18 +71,42 @@ function syntaxDepth(root: CST.Token): number {
 }
 
 /**
+ * Every alias's node, found in one pass in document order (an alias names the latest anchor of that
+ * name before it). The library's own lookup walks the document again for each alias.
+ */
+function aliasTargets(doc: Document.Parsed): Map<Alias, Node> {
+  const anchors = new Map<string, Node>();
+  const targets = new Map<Alias, Node>();
+  const walk = (node: unknown): void => {
+    if (isAlias(node)) {
+      const target = anchors.get(node.source);
+      if (!target) throw new YamlSyntaxError(`unresolved alias *${node.source}`, node.range?.[0] ?? 0);
+      targets.set(node, target);
+      return;
+    }
+    if (!isNode(node)) return;
+    // Set before the children: an alias inside a node to that node's own anchor is a cycle, found below.
+    if (node.anchor) anchors.set(node.anchor, node);
+    if (isMap(node)) {
+      for (const pair of node.items) {
+        walk(pair.key);
+        walk(pair.value);
+      }
+    } else if (isSeq(node)) for (const item of node.items) walk(item);
+  };
+  walk(doc.contents);
+  return targets;
+}
+
+/**
  * How many values the document holds once every alias is expanded, stopping as soon as the limit
  * is passed. Sizes of anchored nodes are remembered, so a node aliased many times is measured once.
  */
-function expandedSize(doc: Document.Parsed): number {
+function expandedSize(doc: Document.Parsed, targets: ReadonlyMap<Alias, Node>): number {
   const sizes = new Map<Node, number>();
   const visiting = new Set<Node>();
   const size = (node: unknown): number => {
-    if (isAlias(node)) {
-      const target = node.resolve(doc);
-      if (!target) throw new YamlSyntaxError(`unresolved alias *${node.source}`, node.range?.[0] ?? 0);
-      return size(target);
-    }
+    if (isAlias(node)) return size(targets.get(node));
     if (!isMap(node) && !isSeq(node)) return 1;
     const known = sizes.get(node);
     if (known !== undefined) return known;
@@ -98,6 +122,90 @@ function expandedSize(doc: Document.Parsed): number {
     return total;
   };
   return size(doc.contents);
+}
+
+/** `<<` as a plain scalar: YAML 1.1's merge key (the composer gives it a symbol of its own). */
+function isMergeKey(key: unknown): boolean {
+  return isScalar(key) && typeof key.value === 'symbol' && key.value.description === '<<';
+}
+
+/**
+ * The document as plain data. Each node is converted once, and an alias shares its anchor's value,
+ * so the work is bounded by what expandedSize measured (the library converts a merge source again
+ * at every use: a 3 KB chain of 100 merges held the event loop for 200 ms). Keys are strings as
+ * the library makes them (`1` → "1", null → ""); a collection used as a key is refused, as the
+ * Kubernetes YAML-to-JSON conversion refuses it.
+ */
+function toPlain(doc: Document.Parsed, targets: ReadonlyMap<Alias, Node>): unknown {
+  const done = new Map<Node, unknown>();
+  const set = (o: Record<string, unknown>, key: string, value: unknown): void => {
+    // defineProperty: "__proto__" is an ordinary field name here.
+    Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
+  };
+  const plain = (node: unknown): unknown => {
+    if (isAlias(node)) return plain(targets.get(node));
+    if (isScalar(node)) return node.value;
+    if (!isMap(node) && !isSeq(node)) return node ?? null;
+    if (done.has(node)) return done.get(node);
+    if (isSeq(node)) {
+      const list = node.items.map(plain);
+      done.set(node, list);
+      return list;
+    }
+    const o: Record<string, unknown> = {};
+    for (const pair of node.items) {
+      if (isMergeKey(pair.key)) {
+        // Merged keys never override one the mapping already has, nor one merged before them.
+        const source = isAlias(pair.value) ? targets.get(pair.value) : pair.value;
+        const sources = isSeq(source) ? source.items.map((i) => (isAlias(i) ? targets.get(i) : i)) : [source];
+        for (const src of sources) {
+          if (!isMap(src)) throw new YamlSyntaxError('merge sources must be mappings or aliases of mappings', (pair.value as Node | null)?.range?.[0] ?? 0);
+          for (const [k, v] of Object.entries(plain(src) as Record<string, unknown>)) if (!Object.hasOwn(o, k)) set(o, k, v);
+        }
+        continue;
+      }
+      const key = isAlias(pair.key) ? targets.get(pair.key) : pair.key;
+      if (!isScalar(key)) throw new YamlSyntaxError('a mapping key must be a string, a number or a boolean', (pair.key as Node | null)?.range?.[0] ?? 0);
+      set(o, key.value === null || key.value === undefined ? '' : String(key.value), plain(pair.value));
+    }
+    done.set(node, o);
+    return o;
+  };
+  return plain(doc.contents);
+}
+
+/**
+ * Refuses a mapping that names a key twice. The library's own check (uniqueKeys) compares each key
+ * with every key before it: 6,000 keys in a 32 KiB file held the event loop for more than a second.
+ * Here each mapping's keys go through a set once. Keys are equal as the library judges them: same
+ * scalar value and type (`1` and `"1"` differ); merge keys (`<<`) and collection keys are never equal.
+ */
+function checkUniqueKeys(doc: Document.Parsed): void {
+  const seenNodes = new Set<Node>();
+  const stack: unknown[] = [doc.contents];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    // An alias's target is checked where it is defined.
+    if (!isMap(node) && !isSeq(node)) continue;
+    if (seenNodes.has(node)) continue;
+    seenNodes.add(node);
+    if (isSeq(node)) {
+      for (const item of node.items) stack.push(item);
+      continue;
+    }
+    const keys = new Set<string>();
+    for (const item of node.items) {
+      stack.push(item.key, item.value);
+      const key = item.key;
+      if (!isScalar(key)) continue;
+      const v = key.value;
+      // What === can find equal: a merge key's value is a fresh symbol, NaN equals nothing.
+      if (typeof v === 'symbol' || (typeof v === 'object' && v !== null) || (typeof v === 'number' && Number.isNaN(v))) continue;
+      const id = `${typeof v}:${String(v)}`;
+      if (keys.has(id)) throw new YamlSyntaxError('duplicate field: field names must be unique', key.range?.[0] ?? 0);
+      keys.add(id);
+    }
+  }
 }
 
 function isEmptyDocument(d: Document.Parsed): boolean {
@@ -119,7 +227,8 @@ export function readYaml(text: string): YamlResult {
   }
   const composer = new Composer({
     version: '1.1',
-    uniqueKeys: true,
+    // Checked in linear time by checkUniqueKeys.
+    uniqueKeys: false,
     // Dates stay strings: an unquoted date in an annotation is text to Kubernetes.
     customTags: (tags) => tags.filter((t) => typeof t === 'string' || t.tag !== 'tag:yaml.org,2002:timestamp'),
   });
@@ -136,7 +245,8 @@ export function readYaml(text: string): YamlResult {
     throw new YamlSyntaxError(message, err.pos[0]);
   }
   if (second) throw new YamlSyntaxError('a second YAML document starts here; a manifest file holds exactly one Pod', second.range[0]);
-  expandedSize(first);
-  // Aliases were measured above; the library's own (coarser) alias check is not needed.
-  return { value: first.toJS({ maxAliasCount: -1 }) };
+  checkUniqueKeys(first);
+  const targets = aliasTargets(first);
+  expandedSize(first, targets);
+  return { value: toPlain(first, targets) };
 }

@@ -8,7 +8,6 @@ import { join, resolve } from 'node:path';
 import { createManifestDecoder, type ManifestDecoder } from '../decode/decode-off-thread';
 import { DesiredPods } from '../desired-pods';
 import { entryKind, ignoredNameReason, isUtf8Name, printableName } from '../ignore';
-import { completeManifest } from '../manifest';
 import { readManifestFile } from '../read-manifest';
 import type { StaticPod } from '../types';
 import { errorMessage } from '../../util/error-message';
@@ -49,7 +48,7 @@ async function checkFile(file: string, nodeName: string, decoder: ManifestDecode
     case 'ok':
       break;
   }
-  const loaded = completeManifest(file, await decoder.decode(r.bytes), nodeName, now);
+  const loaded = await decoder.load(file, r.bytes, nodeName, now);
   if ('error' in loaded) {
     const e = loaded.error;
     return { check: { file, result: 'refused', reason: withoutPosition(e.message, e.line), line: e.line, column: e.column, warnings: [] } };

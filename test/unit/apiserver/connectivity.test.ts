@@ -38,6 +38,12 @@ class FakeServer implements ProbeClient {
     }
   }
 
+  /** Why the requests in flight were given up, once per call. */
+  readonly abandoned: string[] = [];
+  abandonInFlight(why: string): void {
+    this.abandoned.push(why);
+  }
+
   unhang(): void {
     this.release?.();
   }
@@ -103,6 +109,25 @@ describe('Connectivity', () => {
     await vi.advanceTimersByTimeAsync(250);
     expect(conn.usable).toBe(true);
     expect(woken()).toBe(1);
+    conn.stop();
+  });
+
+  it('gives up the requests in flight when one got no answer at all, not when the server refused or answered', async () => {
+    const { api, conn } = down();
+    expect(api.abandoned).toEqual([]); // refused: nothing can be stuck on it
+    api.state = 'ready';
+    await vi.advanceTimersByTimeAsync(250);
+    expect(conn.current).toBe('up');
+    conn.report(new ApiError(503, 'ServiceUnavailable', 'etcd is down'));
+    expect(api.abandoned).toEqual([]);
+    api.state = 'ready';
+    await vi.advanceTimersByTimeAsync(250);
+    expect(conn.current).toBe('up');
+    conn.report(new TransportError('timeout', 'PUT /apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/n: no answer within 10000 ms'));
+    expect(api.abandoned).toHaveLength(1);
+    // Said once per outage: more timeouts while down do not give up the requests sent since.
+    conn.report(new TransportError('timeout', 'GET /api/v1/nodes/n: no answer within 10000 ms'));
+    expect(api.abandoned).toHaveLength(1);
     conn.stop();
   });
 

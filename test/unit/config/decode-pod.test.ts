@@ -40,6 +40,31 @@ describe('decodePod: types', () => {
     expect(s?.containers[0]?.resources).toEqual({ limits: { cpu: '1', memory: '1Gi' }, requests: { cpu: '0.5' } });
   });
 
+  it('refuses a quantity that does not parse, wherever it is (once accepted, then failing at every container start)', () => {
+    const bad = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+    const r = decode(
+      pod({
+        containers: [{ name: 'c', image: 'i', resources: { limits: { memory: '12Q' }, requests: { cpu: '1.5.5' } }, env: [{ name: 'L', valueFrom: { resourceFieldRef: { resource: 'limits.cpu', divisor: 'x' } } }] }],
+        volumes: [{ name: 'v', emptyDir: { sizeLimit: '1Gb' } }],
+        overhead: { cpu: '' },
+      }),
+    );
+    expect(r.pod).toBeUndefined();
+    expect(r.errors).toEqual(
+      expect.arrayContaining([
+        `spec.containers[0].resources.limits.memory: Invalid value: "12Q": ${bad}`,
+        `spec.containers[0].resources.requests.cpu: Invalid value: "1.5.5": ${bad}`,
+        `spec.containers[0].env[0].valueFrom.resourceFieldRef.divisor: Invalid value: "x": ${bad}`,
+        `spec.volumes[0].emptyDir.sizeLimit: Invalid value: "1Gb": ${bad}`,
+        `spec.overhead.cpu: Invalid value: "": ${bad}`,
+      ]),
+    );
+    expect(r.errors).toHaveLength(5);
+    for (const ok of ['100m', '1', '0.5', '.5', '1e3', '128Mi', '2Gi', '1k', '+1', '5.']) {
+      expect(decode(pod({ containers: [{ name: 'c', image: 'i', resources: { limits: { cpu: ok } } }] })).errors, ok).toEqual([]);
+    }
+  });
+
   it('accepts int-or-string ports as either, but not as a fraction', () => {
     const probe = (port: unknown) => pod({ containers: [{ name: 'c', image: 'i', livenessProbe: { httpGet: { port } } }] });
     expect(decode(probe(8080)).errors).toEqual([]);

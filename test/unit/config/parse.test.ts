@@ -59,6 +59,20 @@ describe('parseManifest', () => {
     expect(j.line).toBe(2);
   });
 
+  it('refuses a key repeated far apart in a big mapping, and keeps keys that only look alike', () => {
+    // The library's own check compared every key with every other (6,000 keys: over a second on
+    // the event loop); the duplicate is still found, at its line.
+    const keys = Array.from({ length: 6000 }, (_, i) => `  k${i}: v`);
+    const text = `apiVersion: v1\nkind: Pod\nmetadata: {name: a}\nx:\n${[...keys, '  k17: again'].join('\n')}\n`;
+    expect(err(text).line).toBe(4 + 6000 + 1);
+    expect(parseManifest(`apiVersion: v1\nkind: Pod\nx:\n${keys.join('\n')}\n`).ok).toBe(true);
+    // 1 and "1" are two keys; merge keys may repeat; a repeat inside an aliased map is found once.
+    expect(parseManifest('apiVersion: v1\nkind: Pod\nx: {1: a, "1": b, true: c, "true": d}\n').ok).toBe(true);
+    expect(parseManifest('apiVersion: v1\nkind: Pod\nb: &b {w: 1}\nc: &c {z: 1}\nm:\n  <<: *b\n  <<: *c\nq: *b\n').ok).toBe(true);
+    expect(err('apiVersion: v1\nkind: Pod\nb: &b {w: 1, w: 2}\nq: *b\n').line).toBe(3);
+    expect(err('apiVersion: v1\nkind: Pod\nx:\n  - {a: 1}\n  - {a: 1, a: 2}\n').line).toBe(5);
+  });
+
   it('refuses a PodList', () => {
     expect(err('apiVersion: v1\nkind: PodList\nitems: []\n').message).toBe(
       'kind is "PodList": expected "Pod" (a file holds exactly one Pod; a PodList is not accepted)',

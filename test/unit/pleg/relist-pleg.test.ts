@@ -19,7 +19,7 @@ afterEach(() => {
   plegs = [];
 });
 
-function setup(opts: { now?: () => number; onRelist?: (d: number, i: number | undefined) => void } = {}): { rt: FakeRuntime; pleg: RelistPleg; events: PodLifecycleEvent[] } {
+function setup(opts: { now?: () => number; onRelist?: (d: number, i: number | undefined) => void; onRuntimeBack?: () => void } = {}): { rt: FakeRuntime; pleg: RelistPleg; events: PodLifecycleEvent[] } {
   const rt = new FakeRuntime();
   rt.sandboxes = [sandbox('sa', A), sandbox('sb', B)];
   rt.containers = [container('ca', 'sa', A, 'app'), container('cb', 'sb', B, 'app')];
@@ -210,5 +210,22 @@ describe('RelistPleg metrics', () => {
     expect(seen).toHaveLength(2);
     expect(seen[0]![1]).toBeUndefined();
     expect(seen[1]![1]).toBeGreaterThanOrEqual(seen[0]![0]); // it began after the first had ended
+  });
+});
+
+describe('RelistPleg and a runtime that goes away', () => {
+  it('says once when relisting works again, so that work waiting out a back-off is retried', async () => {
+    let back = 0;
+    const { rt, pleg } = setup({ onRuntimeBack: () => back++ });
+    await pleg.relist();
+    expect(back).toBe(0);
+    rt.failLists = true;
+    await pleg.relist();
+    await pleg.relist();
+    expect(back).toBe(0);
+    rt.failLists = false;
+    await pleg.relist();
+    await pleg.relist();
+    expect(back).toBe(1);
   });
 });

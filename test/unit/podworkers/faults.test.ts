@@ -73,4 +73,23 @@ describe('pod workers under runtime faults', () => {
     await waitFor(() => !workers.has('uid-a'), { ...WAIT, what: 'pod removed' });
     expect(runtime.journal.filter((l) => l === 'stop a uid-a main')).toHaveLength(2);
   });
+
+  it('starts the edited pod once its predecessor has stopped, while the runtime still refuses to remove the old one', async () => {
+    // containerd keeps a container whose start was cancelled (the agent killed mid-StartContainer)
+    // and then refuses to remove it: "cannot delete running task" (containerd/containerd#11037).
+    // Once a 120 s soak of SIGKILLs left the new pod of that name waiting for ever.
+    const { runtime, workers, pod } = await runningPod();
+    const stuck = new Error('CRI RemoveContainer failed: failed to delete containerd container "c1": cannot delete running task c1: failed precondition');
+    runtime.faults.set('removeContainer', Array.from({ length: 1000 }, () => stuck));
+    workers.apply({ op: 'UPDATE', pod: staticPod('a', 'uid-a2'), previous: pod });
+    await waitFor(() => runtime.pods.get('uid-a2')?.containers.some((c) => c.state === ContainerState.CONTAINER_RUNNING), { ...WAIT, what: 'the edited pod running' });
+    // The old one is stopped, and still being removed (with back-off), not forgotten.
+    const old = runtime.pods.get('uid-a')!;
+    expect(old.containers.every((c) => c.state !== ContainerState.CONTAINER_RUNNING)).toBe(true);
+    expect(workers.has('uid-a')).toBe(true);
+    expect(runtime.journal.indexOf('stop a uid-a main')).toBeLessThan(runtime.journal.indexOf('createSandbox a uid-a2'));
+    runtime.faults.set('removeContainer', []);
+    workers.wake('uid-a');
+    await waitFor(() => !workers.has('uid-a') && !runtime.pods.has('uid-a'), { ...WAIT, what: 'the old pod removed once the runtime lets it go' });
+  });
 });

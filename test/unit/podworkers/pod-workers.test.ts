@@ -136,6 +136,21 @@ describe('PodWorkers', () => {
     await waitFor(() => running(runtime, 'uid-a', 'slow'), { timeoutMs: 5000, what: 'a running once released' });
   });
 
+  it('starts no more containers of a pod once it is to be removed, and stops the ones it started', async () => {
+    const { runtime, workers } = setup();
+    let release!: () => void;
+    runtime.gate.set('first', new Promise<void>((r) => (release = r)));
+    workers.adoptRuntimePods(new Map());
+    const pod = staticPod('a', 'uid-a', ['first', 'second', 'third']);
+    workers.apply({ op: 'ADD', pod });
+    await waitFor(() => runtime.journal.some((l) => l.startsWith('createSandbox a')), { timeoutMs: 5000, what: 'a sandbox' });
+    workers.apply({ op: 'REMOVE', pod });
+    release();
+    await waitFor(() => !workers.has('uid-a'), { timeoutMs: 5000, what: 'a removed' });
+    expect(runtime.journal.filter((l) => l.startsWith('start a'))).toEqual(['start a uid-a first']);
+    expect(runtime.journal).toContain('stop a uid-a first');
+  });
+
   it('restarts a dead container when woken by a runtime event', async () => {
     const { runtime, workers } = setup();
     workers.adoptRuntimePods(new Map());
