@@ -16,6 +16,12 @@ export interface AgentExit {
   readonly tail: string[];
 }
 
+/** Agents not yet exited: killed when the soak itself ends, however it ends, so none outlives it. */
+const live = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const p of live) p.kill('SIGKILL');
+});
+
 const KEEP_RECORDS = 50_000;
 const KEEP_RAW = 40;
 
@@ -41,6 +47,7 @@ export class AgentProcess {
     this.logFile = logFile === undefined ? undefined : createWriteStream(logFile, { flags: 'a' });
     if (!this.proc.pid) throw new Error('could not start build/bootlet');
     this.pid = this.proc.pid;
+    live.add(this.proc);
     const carry = { out: '', err: '' };
     const onData = (which: 'out' | 'err') => (chunk: Buffer) => {
       const parts = (carry[which] + chunk.toString('utf8')).split('\n');
@@ -51,6 +58,7 @@ export class AgentProcess {
     this.proc.stderr?.on('data', onData('err'));
     this.exited = new Promise((resolve) =>
       this.proc.once('exit', (code, signal) => {
+        live.delete(this.proc);
         this.exit = { code, signal, expected: this.stopping, tail: [...this.raw] };
         this.logFile?.end(`--- exit code ${code} signal ${signal}${this.stopping ? ' (stopped by the soak)' : ''}\n`);
         resolve(this.exit);

@@ -138,6 +138,10 @@ function hash(s: string): number {
   return h >>> 0;
 }
 
+// Interrupted (Ctrl-C, a CI timeout): exit through process.exit, so that every agent is killed
+// (soak/agent-process.ts); the private containerds are removed by the next run or dev/cleanup.ts.
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(sig, () => process.exit(128 + (sig === 'SIGINT' ? 2 : sig === 'SIGTERM' ? 15 : 1)));
+
 main().then(
   (code) => process.exit(code),
   (err: unknown) => {
