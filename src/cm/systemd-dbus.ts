@@ -94,11 +94,14 @@ export class SystemdDbus {
     return new Promise((resolve, reject) => {
       const stream = createConnection(socket);
       const client = new SystemdDbus(stream);
+      // How far it got, for the error: a hang says which side stopped answering.
+      let stage = 'connecting';
+      stream.once('connect', () => (stage = 'authenticating (no OK to AUTH EXTERNAL)'));
       const early = (err: Error) => reject(err);
       stream.once('error', early);
       const timer = setTimeout(() => {
         stream.destroy();
-        reject(new Error(`systemd did not complete the D-Bus handshake on ${socket} within ${timeoutMs / 1000} s`));
+        reject(new Error(`systemd did not complete the D-Bus handshake on ${socket} within ${timeoutMs / 1000} s: ${stage}`));
       }, timeoutMs);
       timer.unref();
       stream.once('close', () => clearTimeout(timer));
@@ -107,6 +110,7 @@ export class SystemdDbus {
           stream.destroy();
           return reject(err);
         }
+        stage = 'authenticated, no reply to Subscribe';
         codec.unmarshalMessages(stream, (m) => client.onMessage(m), {});
         const ready = socket === PRIVATE_SOCKET ? Promise.resolve() : client.invoke({ destination: 'org.freedesktop.DBus', path: '/org/freedesktop/DBus', interface: 'org.freedesktop.DBus', member: 'Hello' });
         // Subscribe makes systemd send JobRemoved to this connection; it also proves the link works.
