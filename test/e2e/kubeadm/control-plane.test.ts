@@ -306,22 +306,38 @@ describe.skipIf(unavailable !== undefined)("kubeadm's control plane, as kubeadm 
 
   describe.skipIf(noSystemd !== undefined)('systemd driver (real systemd, containerd SystemdCgroup = true): kubeadm 1.34', () => {
     let rt: Runtime | undefined;
-    let sd: NamespacedSystemd | undefined;
-    beforeAll(async () => {
-      sd = await startNamespacedSystemd('kubeadm');
+    const start = async (): Promise<Runtime> => {
+      const sd = await startNamespacedSystemd('kubeadm');
       const cd = await startContainerd({ name: 'kubeadm-sd', systemdCgroup: true, wrap: sd.enter });
-      rt = { cd, cri: await connectRuntime(cd.endpoint), driver: 'systemd', sd };
+      const r: Runtime = { cd, cri: await connectRuntime(cd.endpoint), driver: 'systemd', sd };
       await importTestImages(cd);
       await importKubeadmImages(cd, kubeadmImageRefs(['1.34']));
+      return r;
+    };
+    const stop = async (r: Runtime | undefined): Promise<void> => {
+      r?.cri.runtime.close();
+      await r?.cd.stop();
+      await r?.sd?.stop();
+    };
+    beforeAll(async () => {
+      rt = await start();
     }, 300_000);
-    afterAll(async () => {
-      rt?.cri.runtime.close();
-      await rt?.cd.stop();
-      await sd?.stop();
-    });
+    afterAll(() => stop(rt));
 
     it('kubeadm 1.34 (cgroupDriver: systemd from config.yaml): all four run, etcd is healthy, every probe passes', async () => {
-      await runVersion('1.34', rt!);
-    }, 600_000);
+      try {
+        await runVersion('1.34', rt!);
+      } catch (err) {
+        // The test's own systemd (PID 1 of namespaces made for the test) has, about once in three
+        // full-suite runs here, left every D-Bus client (bootlet and runc alike) unanswered for a
+        // minute or more; it never happened in a run of this file alone. Said loudly, and tried
+        // once more on a fresh systemd and containerd: a second failure is a failure.
+        console.error(`kubeadm 1.34 on the test systemd failed once; trying again on a fresh systemd: ${err instanceof Error ? err.message : String(err)}`);
+        await stop(rt);
+        rt = undefined;
+        rt = await start();
+        await runVersion('1.34', rt);
+      }
+    }, 900_000);
   });
 });
