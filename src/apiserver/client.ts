@@ -11,6 +11,7 @@ import { ApiError, TransportError } from './api-error.js';
 import type { TlsKeyPair } from './client-certificate.js';
 import type { ClusterConnection } from './kubeconfig.js';
 import { recordRequestResult } from './request-metrics.js';
+import { MAX_PROBES_IN_FLIGHT } from './retry-policy.js';
 import { MAX_RESPONSE_BYTES, readBody, RESPONSE_TOO_LARGE, responseTooLarge, WatchLineSplitter } from './response-body.js';
 import { errorMessage } from '../util/error-message.js';
 
@@ -35,6 +36,8 @@ export interface RequestOptions {
    * behind requests stuck on a server that went away under them.
    */
   ownConnection?: boolean;
+  /** Its outcome is not reported to the observer: the caller judges it (the reachability probe). */
+  unobserved?: boolean;
 }
 
 export interface ClientOptions {
@@ -105,7 +108,7 @@ export class ApiClient {
       // Watches hold their socket for minutes; they get their own so they never starve requests.
       watchAgent: new Agent({ ...tls, keepAlive: false }),
       // One kept-alive socket: a server that answers "not ready" is asked again without a handshake.
-      probeAgent: new Agent({ ...tls, keepAlive: true, maxSockets: 1, maxFreeSockets: 1 }),
+      probeAgent: new Agent({ ...tls, keepAlive: true, maxSockets: MAX_PROBES_IN_FLIGHT, maxFreeSockets: 1 }),
     };
   }
 
@@ -207,7 +210,7 @@ export class ApiClient {
         clearTimeout(timer);
         recordRequestResult(answeredCode, method, this.host);
         this.inFlight.delete(abandon);
-        this.observer(answered(err) ? undefined : err);
+        if (!opts.unobserved) this.observer(answered(err) ? undefined : err);
         if (err) reject(err);
         else resolve(value as T);
       };
@@ -364,6 +367,7 @@ function headerOf(res: IncomingMessage, name: string): string | undefined {
 }
 
 /** An answer that did not parse or was too large is still an answer: the server is there (e.g. /readyz says "ok"). */
-function answered(err: Error | undefined): boolean {
+/** An error that still means the server answered as a server does (a body that is not JSON, or too big). */
+export function answered(err: unknown): boolean {
   return err instanceof ApiError && (err.reason === 'InvalidResponse' || err.reason === RESPONSE_TOO_LARGE);
 }

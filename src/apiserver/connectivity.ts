@@ -1,6 +1,6 @@
 // Whether the API server is there. Every request reports its outcome here; the first failure that
 // says "no server" (refused, cut, timeout, TLS, 5xx, 429) flips the state to down and logs once.
-// While down, every worker waits and only one cheap probe runs, about every 250 ms, so a server
+// While down, every worker waits and only a cheap probe runs, about every 250 ms, so a server
 // that returns is noticed within a quarter of a second and the waiting writes go at once instead
 // of each waiting out a back-off. The first answer flips the state up, logs once, and wakes them all.
 //
@@ -13,8 +13,9 @@
 // behind requests stuck on a server that died under them.
 import type { Logger } from '../log/logger.js';
 import { Backoff, type BackoffPolicy } from '../util/backoff.js';
+import { MAX_PROBES_IN_FLIGHT, PROBE_HUNG_MS } from './retry-policy.js';
 import { ApiError, describeError, isUnavailable, TransportError } from './api-error.js';
-import type { ApiClient } from './client.js';
+import { answered, type ApiClient } from './client.js';
 
 export type ConnectionState = 'unknown' | 'up' | 'down';
 
@@ -45,7 +46,9 @@ export class Connectivity implements ConnectionGate {
   private lastContactAt: Date | undefined;
   private readonly listeners: (() => void)[] = [];
   private probeTimer: NodeJS.Timeout | undefined;
-  private probing = false;
+  /** Probes in flight, and those of them not yet waiting PROBE_HUNG_MS for an answer. */
+  private probesInFlight = 0;
+  private freshProbes = 0;
   private notBefore = 0;
   private stopped = false;
   private everUp = false;
@@ -117,7 +120,7 @@ export class Connectivity implements ConnectionGate {
   }
 
   private scheduleProbe(): void {
-    if (this.probeTimer || this.probing || this.stopped || this.state !== 'down') return;
+    if (this.probeTimer || this.freshProbes > 0 || this.probesInFlight >= MAX_PROBES_IN_FLIGHT || this.stopped || this.state !== 'down') return;
     const delay = Math.max(this.interval.next(), this.notBefore - Date.now());
     this.probeTimer = setTimeout(() => {
       this.probeTimer = undefined;
@@ -127,15 +130,35 @@ export class Connectivity implements ConnectionGate {
 
   private async probe(): Promise<void> {
     if (this.state !== 'down' || this.stopped) return;
-    this.probing = true;
+    this.probesInFlight++;
+    this.freshProbes++;
+    let fresh = true;
+    const notFresh = (): void => {
+      if (!fresh) return;
+      fresh = false;
+      this.freshProbes--;
+    };
+    // A server that accepts and never answers holds a probe for its whole timeout: after a second
+    // the next probe may go (on a connection of its own), so its coming back is seen at once.
+    const hung = setTimeout(() => {
+      notFresh();
+      this.scheduleProbe();
+    }, PROBE_HUNG_MS);
+    let outcome: unknown;
     try {
-      // /readyz answers text, not JSON; the client reports a 200 that does not parse as an answer.
-      await this.client.request('GET', '/readyz', { timeoutMs: PROBE_TIMEOUT_MS, ownConnection: true });
-    } catch {
-      // the client reported it; 401/403 on /readyz still means a server is answering
+      // /readyz answers text, not JSON; a 200 that does not parse still counts as an answer, and
+      // 401/403 on /readyz still mean a server is answering.
+      await this.client.request('GET', '/readyz', { timeoutMs: PROBE_TIMEOUT_MS, ownConnection: true, unobserved: true });
+    } catch (e) {
+      outcome = answered(e) ? undefined : e;
     } finally {
-      this.probing = false;
+      clearTimeout(hung);
+      notFresh();
+      this.probesInFlight--;
     }
+    // The failure of a probe that another one overtook says nothing about the server now.
+    if (outcome === undefined || this.state === 'down') this.report(outcome);
     this.scheduleProbe();
   }
+
 }

@@ -12,7 +12,7 @@ class FakeServer implements ProbeClient {
   inFlight = 0;
   maxInFlight = 0;
   private observer: (e?: unknown) => void = () => {};
-  private release: (() => void) | undefined;
+  private releases: (() => void)[] = [];
 
   observe(fn: (e?: unknown) => void): void {
     this.observer = fn;
@@ -23,14 +23,26 @@ class FakeServer implements ProbeClient {
     this.inFlight++;
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
     try {
-      if (this.state === 'hung') await new Promise<void>((r) => (this.release = r));
-      const err =
-        this.state === 'absent' || this.state === 'hung'
+      // A hung server answers nothing: the request ends at its own deadline, as the client's do.
+      let timedOut = false;
+      if (this.state === 'hung') {
+        await new Promise<void>((r) => {
+          this.releases.push(r);
+          if (opts.timeoutMs !== undefined)
+            setTimeout(() => {
+              timedOut = true;
+              r();
+            }, opts.timeoutMs);
+        });
+      }
+      const err = timedOut
+        ? new TransportError('timeout', 'GET /readyz: no answer')
+        : this.state === 'absent' || this.state === 'hung'
           ? new TransportError('refused', 'connect ECONNREFUSED')
           : this.state === 'not-ready'
             ? new ApiError(500, '', '[-]poststarthook/rbac/bootstrap-roles failed: not finished')
             : undefined;
-      this.observer(err);
+      if (!opts.unobserved) this.observer(err);
       if (err) throw err;
       return undefined as T;
     } finally {
@@ -45,7 +57,7 @@ class FakeServer implements ProbeClient {
   }
 
   unhang(): void {
-    this.release?.();
+    for (const r of this.releases.splice(0)) r();
   }
 
   /** The pauses between one probe and the next, from the `from`-th on. */
@@ -142,18 +154,36 @@ describe('Connectivity', () => {
     conn.stop();
   });
 
-  it('runs one probe at a time: a hung probe is not piled on', async () => {
+  it('gives a hung probe company once a second, never more than 5 in flight (each waits out its 5 s), and none while a probe is fresh', async () => {
     const { api, conn } = down();
     api.state = 'hung';
-    await vi.advanceTimersByTimeAsync(3000);
-    expect(api.probes).toHaveLength(1);
-    api.unhang(); // it ends (as a failure); the next probe follows at the interval
-    await vi.advanceTimersByTimeAsync(0);
+    await vi.advanceTimersByTimeAsync(900);
+    expect(api.probes).toHaveLength(1); // under a second old: nobody else goes
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(api.maxInFlight).toBe(5);
+    // Each probe ends at its 5 s deadline: about one new probe per second, none piled on.
+    const gaps = api.gaps(1);
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(1000);
+    expect(api.probes.length).toBeLessThanOrEqual(51);
     expect(conn.usable).toBe(false);
-    api.state = 'ready';
-    await vi.advanceTimersByTimeAsync(250);
-    expect(api.probes).toHaveLength(2);
+    conn.stop();
+  });
+
+  it('sees a server that stops hanging within 1.3 s, while older probes still hang', async () => {
+    const { api, conn, woken } = down();
+    api.state = 'hung';
+    await vi.advanceTimersByTimeAsync(30_000);
+    // The worst moment: just after a probe went out into the hang.
+    const seen = api.probes.length;
+    while (api.probes.length === seen) await vi.advanceTimersByTimeAsync(1);
+    api.state = 'ready'; // requests already sent stay unanswered until their deadline
+    await vi.advanceTimersByTimeAsync(1300);
     expect(conn.current).toBe('up');
+    expect(woken()).toBe(1);
+    // The older probes' timeouts, later, do not take it down again.
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(conn.current).toBe('up');
+    expect(woken()).toBe(1);
     conn.stop();
   });
 });
