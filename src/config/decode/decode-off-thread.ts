@@ -31,7 +31,15 @@ export interface ManifestDecoder {
   close(): Promise<void>;
 }
 
-type Outcome = { readonly decoded: DecodedManifest } | { readonly loaded: LoadResult } | { readonly list: DecodedPodSet };
+/** A refusal: of the file, or by the thread itself (deadline, memory, stopping). */
+type Failure = Extract<DecodedManifest, { ok: false }>;
+
+type Outcome = { readonly decoded: DecodedManifest } | { readonly loaded: LoadResult } | { readonly list: DecodedPodSet } | { readonly failed: Failure };
+
+/** The thread's own refusal, or (never expected) an answer of another kind than asked. */
+function failureOf(r: Outcome): Failure {
+  return 'failed' in r ? r.failed : { ok: false, message: 'could not parse: unexpected answer from the parser thread' };
+}
 
 /** What the worker is asked: decode a manifest (and load it, when `load` is given) or a Pod or PodList. */
 export interface WorkerRequest {
@@ -118,7 +126,7 @@ export function createManifestDecoder(opts: ManifestDecoderOptions = {}): Manife
       try {
         w = worker ??= startWorker();
       } catch (err) {
-        job.resolve({ decoded: { ok: false, message: `could not start the manifest parser thread: ${errorMessage(err)}` } });
+        job.resolve({ failed: { ok: false, message: `could not start the manifest parser thread: ${errorMessage(err)}` } });
         done();
         return;
       }
@@ -140,10 +148,10 @@ export function createManifestDecoder(opts: ManifestDecoderOptions = {}): Manife
       };
       const onError = (err: Error): void => {
         const oom = (err as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY';
-        finish({ decoded: { ok: false, limit: true, message: oom ? `refused: parsing needed more than ${WORKER_HEAP_MB} MiB of memory` : `could not parse: ${err.message}` } }, true);
+        finish({ failed: { ok: false, limit: true, message: oom ? `refused: parsing needed more than ${WORKER_HEAP_MB} MiB of memory` : `could not parse: ${err.message}` } }, true);
       };
-      const onExit = (): void => finish({ decoded: { ok: false, message: 'could not parse: the parser thread stopped' } }, true);
-      const timer = setTimeout(() => finish({ decoded: { ok: false, limit: true, message: `refused: parsing took longer than ${deadlineMs / 1000} s` } }, true), deadlineMs);
+      const onExit = (): void => finish({ failed: { ok: false, message: 'could not parse: the parser thread stopped' } }, true);
+      const timer = setTimeout(() => finish({ failed: { ok: false, limit: true, message: `refused: parsing took longer than ${deadlineMs / 1000} s` } }, true), deadlineMs);
       w.on('message', onMessage).on('error', onError).on('exit', onExit);
       const request: WorkerRequest = { id, bytes: job.bytes, load: job.load, list: job.list };
       w.postMessage(request);
@@ -165,7 +173,7 @@ export function createManifestDecoder(opts: ManifestDecoderOptions = {}): Manife
   };
 
   const offThread = (bytes: Buffer, ask: Pick<Job, 'load' | 'list'> = {}): Promise<Outcome> => {
-    if (closed) return Promise.resolve({ decoded: { ok: false, message: 'the agent is stopping' } });
+    if (closed) return Promise.resolve({ failed: { ok: false, message: 'the agent is stopping' } });
     return new Promise((resolve) => {
       queue.push({ bytes, ...ask, resolve });
       void pump();
@@ -176,27 +184,23 @@ export function createManifestDecoder(opts: ManifestDecoderOptions = {}): Manife
     async decode(bytes) {
       if (decodesInline(bytes, opts)) return decodeManifest(bytes);
       const r = await offThread(bytes);
-      // A decode-only request is answered with a decoded manifest (failures too).
-      return 'decoded' in r ? r.decoded : { ok: false, message: 'could not parse: unexpected answer from the parser thread' };
+      return 'decoded' in r ? r.decoded : failureOf(r);
     },
     async load(file, bytes, nodeName, now) {
       if (decodesInline(bytes, opts)) return loadManifest(file, bytes, nodeName, now);
       const r = await offThread(bytes, { load: { file, nodeName, nowMs: now.getTime() } });
-      // Failures of the thread itself (deadline, memory) come back as a decoded refusal.
-      if ('loaded' in r) return r.loaded;
-      return completeManifest(file, 'decoded' in r ? r.decoded : { ok: false, message: 'could not parse: unexpected answer from the parser thread' }, nodeName, now);
+      // The thread's own refusal (deadline, memory) is reported as the file's, with its name.
+      return 'loaded' in r ? r.loaded : completeManifest(file, failureOf(r), nodeName, now);
     },
     async decodeList(bytes) {
       if (decodesInline(bytes, opts)) return decodePodOrList(bytes);
       const r = await offThread(bytes, { list: true });
-      if ('list' in r) return r.list;
-      // Failures of the thread itself come back as a decoded refusal, the same for both kinds.
-      return 'decoded' in r && !r.decoded.ok ? r.decoded : { ok: false, message: 'could not parse: unexpected answer from the parser thread' };
+      return 'list' in r ? r.list : failureOf(r);
     },
     async close() {
       closed = true;
       if (idleTimer) clearTimeout(idleTimer);
-      for (const job of queue.splice(0)) job.resolve({ decoded: { ok: false, message: 'the agent is stopping' } });
+      for (const job of queue.splice(0)) job.resolve({ failed: { ok: false, message: 'the agent is stopping' } });
       const w = worker;
       worker = undefined;
       if (w) await w.terminate().catch(() => undefined);
