@@ -107,7 +107,8 @@ export class ApiClient {
       agent: new Agent({ ...tls, keepAlive: true, maxSockets: this.maxSockets, maxFreeSockets: this.maxSockets, scheduling: 'lifo' }),
       // Watches hold their socket for minutes; they get their own so they never starve requests.
       watchAgent: new Agent({ ...tls, keepAlive: false }),
-      // One kept-alive socket: a server that answers "not ready" is asked again without a handshake.
+      // Kept alive: a server that answers "not ready" is asked again without a handshake. More than
+      // one only while probes of a hung server wait for their deadline (connectivity.ts).
       probeAgent: new Agent({ ...tls, keepAlive: true, maxSockets: MAX_PROBES_IN_FLIGHT, maxFreeSockets: 1 }),
     };
   }
@@ -367,7 +368,6 @@ function headerOf(res: IncomingMessage, name: string): string | undefined {
 }
 
 /** An answer that did not parse or was too large is still an answer: the server is there (e.g. /readyz says "ok"). */
-/** An error that still means the server answered as a server does (a body that is not JSON, or too big). */
 export function answered(err: unknown): boolean {
   return err instanceof ApiError && (err.reason === 'InvalidResponse' || err.reason === RESPONSE_TOO_LARGE);
 }

@@ -12,8 +12,8 @@
 // the writes can succeed. It goes over a connection of its own (client.ts), so it never queues
 // behind requests stuck on a server that died under them.
 import type { Logger } from '../log/logger.js';
-import { Backoff, type BackoffPolicy } from '../util/backoff.js';
-import { MAX_PROBES_IN_FLIGHT, PROBE_HUNG_MS } from './retry-policy.js';
+import { Backoff } from '../util/backoff.js';
+import { MAX_PROBES_IN_FLIGHT, PROBE_HUNG_MS, PROBE_INTERVAL, PROBE_TIMEOUT_MS } from './retry-policy.js';
 import { ApiError, describeError, isUnavailable, TransportError } from './api-error.js';
 import { answered, type ApiClient } from './client.js';
 
@@ -30,16 +30,6 @@ export type ProbeClient = Pick<ApiClient, 'observe' | 'request' | 'server' | 'ab
 
 /** Retry-After is honoured, within reason: a wrong header must not silence the node for an hour. */
 const MAX_RETRY_AFTER_MS = 30_000;
-
-/**
- * The pause between probes while the server is away: 200–250 ms, jittered so that the nodes of a
- * cluster do not probe in step. Flat, not growing: a probe of a server that is not listening is
- * one refused connect, and one that is not ready yet answers from a kept-alive connection.
- */
-export const PROBE_INTERVAL: BackoffPolicy = { initialMs: 200, maxMs: 200, jitter: 0.25, resetAfterMs: 0, factor: 1 };
-
-/** A probe that gets no answer in this long counts as a failure; the next one follows at the interval. */
-export const PROBE_TIMEOUT_MS = 5000;
 
 export class Connectivity implements ConnectionGate {
   private state: ConnectionState = 'unknown';
@@ -160,5 +150,4 @@ export class Connectivity implements ConnectionGate {
     if (outcome === undefined || this.state === 'down') this.report(outcome);
     this.scheduleProbe();
   }
-
 }
