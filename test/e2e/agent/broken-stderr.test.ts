@@ -5,8 +5,8 @@ import { execFile } from 'node:child_process';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { TEST_IMAGES } from '../../../dev/images.js';
 import { ContainerState } from '../../../src/cri/cri-types.js';
+import { busyboxPod, SLEEP_LOOP } from '../../support/busybox-pod.js';
 import { waitFor } from '../../support/wait.js';
 import { useAgentHarness } from './harness.js';
 
@@ -14,17 +14,6 @@ const NODE = 'node-stderr';
 const h = useAgentHarness('stderr', NODE);
 const run = promisify(execFile);
 
-const manifest = (name: string) => `apiVersion: v1
-kind: Pod
-metadata: {name: ${name}, namespace: kube-system}
-spec:
-  hostNetwork: true
-  terminationGracePeriodSeconds: 1
-  containers:
-  - name: main
-    image: ${TEST_IMAGES.busybox}
-    command: ["sh", "-c", "trap 'exit 0' TERM; while true; do sleep 1; done"]
-`;
 
 async function metric(name: string): Promise<number | undefined> {
   const { stdout } = await run('curl', ['-sS', '--max-time', '5', '--unix-socket', path.join(h.rootDir, 'bootlet.sock'), 'http://localhost/metrics']);
@@ -38,14 +27,14 @@ const running = async (name: string) =>
 describe('an agent whose stderr is closed', () => {
   it('drops and counts its log lines, raises no error about them, and goes on running pods', async () => {
     const agent = h.launch();
-    h.write('before.yaml', manifest('before'));
+    h.write('before.yaml', busyboxPod('before', SLEEP_LOOP));
     await waitFor(() => running('before'), { timeoutMs: 90_000, what: 'the first pod to run' });
 
     // The reader goes away: every write the agent makes from now on fails with EPIPE.
     agent.proc.stderr?.destroy();
     agent.proc.stdout?.destroy();
     h.write('broken.yaml', 'apiVersion: v1\nkind: Pod\nmetadata: {name: broken}\nspec: {containers: [{name: c}]}\n');
-    h.write('after.yaml', manifest('after'));
+    h.write('after.yaml', busyboxPod('after', SLEEP_LOOP));
 
     await waitFor(async () => ((await metric('bootlet_log_lines_dropped_total')) ?? 0) > 0, { timeoutMs: 30_000, what: 'dropped log lines to be counted' });
     await waitFor(() => running('after'), { timeoutMs: 90_000, what: 'a pod written after stderr closed to run' });

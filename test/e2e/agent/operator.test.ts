@@ -13,6 +13,7 @@ import { BOOTLET_EXE, type AgentOptions, type RunningAgent } from '../../support
 import { startNotifySocket, type NotifySocket } from '../../support/notify-socket.js';
 import { freePorts } from '../../support/ports.js';
 import { parsePrometheusText } from '../../support/prom-text.js';
+import { busyboxPod, SLEEP_LOOP } from '../../support/busybox-pod.js';
 import { waitFor } from '../../support/wait.js';
 import { useAgentHarness } from './harness.js';
 
@@ -21,19 +22,7 @@ const h = useAgentHarness('operator', NODE);
 const run = promisify(execFile);
 const FAMILIES = (JSON.parse(fs.readFileSync(path.join(__dirname, '../../fixtures/kubelet/metric-families.json'), 'utf8')) as { families: Array<{ name: string; type: string }> }).families;
 
-const pod = (name: string, script: string): string => `apiVersion: v1
-kind: Pod
-metadata: {name: ${name}, namespace: kube-system}
-spec:
-  hostNetwork: true
-  terminationGracePeriodSeconds: 1
-  containers:
-  - name: main
-    image: ${TEST_IMAGES.busybox}
-    command: ["sh", "-c", ${JSON.stringify(script)}]
-`;
-const LOOP = "trap 'exit 0' TERM; while true; do sleep 1; done";
-const REMOTE = JSON.stringify({ apiVersion: 'v1', kind: 'PodList', items: [{ metadata: { name: 'remote', namespace: 'kube-system' }, spec: { hostNetwork: true, terminationGracePeriodSeconds: 1, containers: [{ name: 'main', image: TEST_IMAGES.busybox, command: ['sh', '-c', LOOP] }] } }] });
+const REMOTE = JSON.stringify({ apiVersion: 'v1', kind: 'PodList', items: [{ metadata: { name: 'remote', namespace: 'kube-system' }, spec: { hostNetwork: true, terminationGracePeriodSeconds: 1, containers: [{ name: 'main', image: TEST_IMAGES.busybox, command: ['sh', '-c', SLEEP_LOOP] }] } }] });
 
 let notify: NotifySocket;
 let agent: RunningAgent;
@@ -84,8 +73,8 @@ beforeAll(async () => {
   [readOnlyPort, urlPort] = await freePorts(2);
   notify = await startNotifySocket(path.join(h.dir, 'notify.sock'));
   await serve();
-  h.write('good.yaml', pod('good', `echo hello from good; ${LOOP}`));
-  h.write('crash.yaml', pod('crash', 'echo boom; exit 1'));
+  h.write('good.yaml', busyboxPod('good', `echo hello from good; ${SLEEP_LOOP}`));
+  h.write('crash.yaml', busyboxPod('crash', 'echo boom; exit 1'));
   agent = h.launch(options());
 });
 
@@ -196,7 +185,7 @@ describe('the packaged agent for an operator', () => {
   it('validates manifests with the packaged binary, a big one decoded off the event loop', async () => {
     const dir = path.join(h.dir, 'to-validate');
     fs.mkdirSync(dir, { recursive: true });
-    const big = pod('big', LOOP).replace('metadata: {name: big, namespace: kube-system}', `metadata: {name: big, namespace: kube-system, annotations: {blob: "${'x'.repeat(40_000)}"}}`);
+    const big = busyboxPod('big', SLEEP_LOOP).replace('metadata: {name: big, namespace: kube-system}', `metadata: {name: big, namespace: kube-system, annotations: {blob: "${'x'.repeat(40_000)}"}}`);
     fs.writeFileSync(path.join(dir, 'big.yaml'), big);
     fs.writeFileSync(path.join(dir, 'bad.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata: {name: bad}\nspec: {containers: [{name: c}]}\n');
     const r = await run(BOOTLET_EXE, ['validate', dir, '--hostname-override', NODE]).then(

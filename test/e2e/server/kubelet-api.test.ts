@@ -9,13 +9,13 @@ import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { connect as tlsConnect } from 'node:tls';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_IMAGES } from '../../../dev/images.js';
 import { ContainerState } from '../../../src/cri/cri-types.js';
 import { startFakeApiServer, type FakeApiServer } from '../../support/fake-apiserver/index.js';
 import { createPki } from '../../support/fake-apiserver/pki.js';
 import { httpsGet } from '../../support/https-get.js';
 import { webSocketExec } from '../../support/websocket-client.js';
 import { freePorts } from '../../support/ports.js';
+import { busyboxPod } from '../../support/busybox-pod.js';
 import { waitFor } from '../../support/wait.js';
 import { Kubectl } from '../fake-apiserver/kubectl.js';
 import { useAgentHarness } from '../agent/harness.js';
@@ -28,17 +28,6 @@ let kubeletPort: number;
 let httpPort: number;
 let base: string;
 
-const pod = (name: string, command: string, extra = ''): string => `apiVersion: v1
-kind: Pod
-metadata: {name: ${name}, namespace: kube-system}
-spec:
-  hostNetwork: true
-  terminationGracePeriodSeconds: 1
-  containers:
-  - name: main
-    image: ${TEST_IMAGES.busybox}
-    command: ["sh", "-c", ${JSON.stringify(command)}]
-${extra}`;
 
 const TALKER = `talker-${NODE}`;
 const CRASHER = `crasher-${NODE}`;
@@ -70,9 +59,9 @@ authorization:
   webhook: {cacheAuthorizedTTL: 5m, cacheUnauthorizedTTL: 30s}
 `,
   );
-  h.write('talker.yaml', pod('talker', 'i=0; while true; do echo line-$i; echo err-$i >&2; i=$((i+1)); sleep 0.2; done'));
-  h.write('crasher.yaml', pod('crasher', 'echo "run at $(date +%s)"; sleep 1; exit 3'));
-  h.write('web.yaml', pod('web', `mkdir -p /tmp/www && echo hello-through-port-forward > /tmp/www/index.html && exec httpd -f -p 127.0.0.1:${httpPort} -h /tmp/www`));
+  h.write('talker.yaml', busyboxPod('talker', 'i=0; while true; do echo line-$i; echo err-$i >&2; i=$((i+1)); sleep 0.2; done'));
+  h.write('crasher.yaml', busyboxPod('crasher', 'echo "run at $(date +%s)"; sleep 1; exit 3'));
+  h.write('web.yaml', busyboxPod('web', `mkdir -p /tmp/www && echo hello-through-port-forward > /tmp/www/index.html && exec httpd -f -p 127.0.0.1:${httpPort} -h /tmp/www`));
   h.launch({ configFile: config, kubeletPort, extraArgs: [`--kubeconfig=${kubeconfig}`, '--node-ip=127.0.0.1', `--cert-dir=${join(h.rootDir, 'pki')}`] });
   await waitFor(() => api.object('pods', 'kube-system', TALKER), { timeoutMs: 60_000, what: 'the talker mirror pod' });
   await waitFor(async () => (await running('talker')) && (await running('web')), { timeoutMs: 60_000, what: 'talker and web running' });
