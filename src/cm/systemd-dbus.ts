@@ -110,7 +110,7 @@ export class SystemdDbus {
           stream.destroy();
           return reject(err);
         }
-        stage = 'authenticated, no reply to Subscribe';
+        stage = socket === PRIVATE_SOCKET ? 'authenticated, no reply to Subscribe' : 'authenticated, no reply to Hello or Subscribe';
         codec.unmarshalMessages(stream, (m) => client.onMessage(m), {});
         const ready = socket === PRIVATE_SOCKET ? Promise.resolve() : client.invoke({ destination: 'org.freedesktop.DBus', path: '/org/freedesktop/DBus', interface: 'org.freedesktop.DBus', member: 'Hello' });
         // Subscribe makes systemd send JobRemoved to this connection; it also proves the link works.
