@@ -218,7 +218,15 @@ spec:
       await agent.kill('SIGKILL');
       h.remove('crasher.yaml');
       launch();
-      await waitFor(async () => (await h.pods('crasher')).length === 0, { timeoutMs: 90_000, what: 'the crasher removed by the next agent' });
+      try {
+        await waitFor(async () => (await h.pods('crasher')).length === 0, { timeoutMs: 90_000, what: 'the crasher removed by the next agent' });
+      } catch (err) {
+        // What the runtime still holds and what the agent said explain it (a container containerd
+        // refuses to remove after a start the kill cut off is containerd#11037).
+        const left = (await h.pods('crasher')).map((p) => ({ sandboxes: p.sandboxes.map((x) => x.state), containers: p.containers.map((c) => [c.id.slice(0, 12), c.state]) }));
+        console.error(`round ${round}: the crasher left in the runtime: ${JSON.stringify(left)}\nagent errors:\n${agent.lines.filter((l) => /"severity":"(error|warning)"|crasher/.test(l)).slice(-30).join('\n')}`);
+        throw err;
+      }
       await healthy(agent);
     }
     expect(await running('marker')).toBeDefined();
