@@ -13,12 +13,22 @@ const ours = (text: string): unknown => {
   return r.value;
 };
 
+/** A value, or that the text was refused. */
+const outcome = (read: () => unknown): { value: unknown } | { refused: true } => {
+  try {
+    return { value: read() };
+  } catch {
+    return { refused: true };
+  }
+};
+
 describe('readYaml conversion', () => {
   it('gives what the library gives for any plain data, in block and flow style', () => {
     fc.assert(
       fc.property(fc.dictionary(fc.string({ minLength: 1 }), fc.jsonValue({ maxDepth: 4 })), fc.boolean(), (o, flow) => {
         const text = stringify({ root: o }, { version: '1.1', ...(flow ? { collectionStyle: 'flow' as const } : {}) });
-        expect(ours(text)).toEqual(library(text));
+        // A key "<<" comes out as a merge key, which the library refuses too: the same answer, refusal included.
+        expect(outcome(() => ours(text))).toEqual(outcome(() => library(text)));
       }),
       { numRuns: 300 },
     );
