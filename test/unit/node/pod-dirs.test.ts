@@ -1,22 +1,11 @@
 // Names from manifests and runtime labels are checked before they become path components.
 import { describe, expect, it } from 'vitest';
 import { podContainerDir, podDir, podSubPathTarget, podVolumeDir } from '../../../src/node/pod-dirs.js';
-import { UnsafePathComponentError } from '../../../src/node/volume-errors.js';
+import { refused } from './refused.js';
 
 const ROOT = '/var/lib/kubelet';
 const UID = '0123456789abcdef0123456789abcdef';
 const EMPTY_DIR = 'kubernetes.io~empty-dir';
-
-function refused(fn: () => unknown, what: string): void {
-  let err: unknown;
-  try {
-    fn();
-  } catch (e) {
-    err = e;
-  }
-  expect(err).toBeInstanceOf(UnsafePathComponentError);
-  expect((err as UnsafePathComponentError).what).toBe(what);
-}
 
 describe('pod directory paths', () => {
   it('are where the kubelet keeps them', () => {

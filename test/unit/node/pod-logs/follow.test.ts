@@ -39,6 +39,21 @@ async function follow(file: string, sink: LogLineSink, o: Partial<FollowLogOptio
   await followContainerLog({ path: file, file: await openLogFile(file), sink, follow: true, forceCheckMs: 50, ...o });
 }
 
+/** A follower running in the background; `stop` ends it and gives the lines it handed on. */
+function following(file: string, o: Partial<FollowLogOptions> = {}): { sink: Lines; stop(): Promise<string[]> } {
+  const sink = new Lines();
+  const ac = new AbortController();
+  const done = follow(file, sink, { ...o, signal: ac.signal });
+  return {
+    sink,
+    async stop() {
+      ac.abort();
+      await done;
+      return sink.got;
+    },
+  };
+}
+
 const until = (what: string, fn: () => boolean) => waitFor(fn, { timeoutMs: 10_000, intervalMs: 5, what });
 
 describe('container log follower', () => {
@@ -62,66 +77,50 @@ describe('container log follower', () => {
 
   it('holds an unfinished line while following until its newline is written', async () => {
     const file = logFile('');
-    const sink = new Lines();
-    const ac = new AbortController();
-    const done = follow(file, sink, { signal: ac.signal });
+    const f = following(file);
     fs.appendFileSync(file, 'hal');
-    await until('a read of the unfinished line', () => sink.flushes > 0);
+    await until('a read of the unfinished line', () => f.sink.flushes > 0);
     fs.appendFileSync(file, 'f\nnext\n');
-    await until('the completed line', () => sink.got.length === 2);
-    ac.abort();
-    await done;
-    expect(sink.got).toEqual(['half\n', 'next\n']);
+    await until('the completed line', () => f.sink.got.length === 2);
+    expect(await f.stop()).toEqual(['half\n', 'next\n']);
   });
 
   it('follows a rotation: the old file read to its end (written to until the reopen), then the new one', async () => {
     const file = logFile('one\n');
-    const sink = new Lines();
-    const ac = new AbortController();
-    const done = follow(file, sink, { signal: ac.signal });
-    await until('the first line', () => sink.got.length === 1);
+    const f = following(file);
+    await until('the first line', () => f.sink.got.length === 1);
     fs.renameSync(file, `${file}.20260101-000000.000`);
     // The runtime keeps writing to the renamed file until it is told to reopen.
     fs.appendFileSync(`${file}.20260101-000000.000`, 'two\nthr');
     fs.appendFileSync(`${file}.20260101-000000.000`, 'ee\n');
     fs.writeFileSync(file, 'four\n');
-    await until('the new file', () => sink.got.length === 4);
+    await until('the new file', () => f.sink.got.length === 4);
     fs.appendFileSync(file, 'five\n');
-    await until('an append to the new file', () => sink.got.length === 5);
-    ac.abort();
-    await done;
-    expect(sink.got).toEqual(['one\n', 'two\n', 'three\n', 'four\n', 'five\n']);
+    await until('an append to the new file', () => f.sink.got.length === 5);
+    expect(await f.stop()).toEqual(['one\n', 'two\n', 'three\n', 'four\n', 'five\n']);
   });
 
   it('follows a truncation in place (copytruncate) from the start of the file', async () => {
     const file = logFile('a long first line\n');
-    const sink = new Lines();
-    const ac = new AbortController();
-    const done = follow(file, sink, { signal: ac.signal });
-    await until('the first line', () => sink.got.length === 1);
+    const f = following(file);
+    await until('the first line', () => f.sink.got.length === 1);
     fs.truncateSync(file, 0);
     fs.appendFileSync(file, 'after\n');
-    await until('the line after the truncation', () => sink.got.length === 2);
-    ac.abort();
-    await done;
-    expect(sink.got).toEqual(['a long first line\n', 'after\n']);
+    await until('the line after the truncation', () => f.sink.got.length === 2);
+    expect(await f.stop()).toEqual(['a long first line\n', 'after\n']);
   });
 
   it("follows into the next restart's file, after the last lines of the old one", async () => {
     const file = logFile('run 0\n');
-    const sink = new Lines();
     const restarts: string[] = [];
-    const ac = new AbortController();
-    const done = follow(file, sink, { signal: ac.signal, restarts: { restart: 0, onRestart: (p, r) => restarts.push(`${r} ${path.basename(p)}`) } });
-    await until('the first line', () => sink.got.length === 1);
+    const f = following(file, { restarts: { restart: 0, onRestart: (p, r) => restarts.push(`${r} ${path.basename(p)}`) } });
+    await until('the first line', () => f.sink.got.length === 1);
     fs.appendFileSync(file, 'last of run 0');
     fs.writeFileSync(path.join(path.dirname(file), '2.log'), 'run 2\n');
-    await until("the restart's file", () => sink.got.length === 3);
+    await until("the restart's file", () => f.sink.got.length === 3);
     fs.appendFileSync(path.join(path.dirname(file), '2.log'), 'more\n');
-    await until("an append to the restart's file", () => sink.got.length === 4);
-    ac.abort();
-    await done;
-    expect(sink.got).toEqual(['run 0\n', 'last of run 0', 'run 2\n', 'more\n']);
+    await until("an append to the restart's file", () => f.sink.got.length === 4);
+    expect(await f.stop()).toEqual(['run 0\n', 'last of run 0', 'run 2\n', 'more\n']);
     expect(restarts).toEqual(['2 2.log']);
   });
 

@@ -19,24 +19,13 @@ import {
   restartCountsWithLogs,
   rotatedLogPath,
 } from '../../../../src/node/pod-logs/layout.js';
-import { UnsafePathComponentError } from '../../../../src/node/volume-errors.js';
 import { useTmpDir } from '../../../support/tmp.js';
+import { refused } from '../refused.js';
 
 const UID = '0123456789abcdef0123456789abcdef';
 const LOGS = '/var/log/pods';
 const pod = { metadata: { namespace: 'kube-system', name: 'etcd-node1', uid: UID } };
 const tmp = useTmpDir('pod-logs-layout');
-
-function refused(fn: () => unknown, what: string): void {
-  let err: unknown;
-  try {
-    fn();
-  } catch (e) {
-    err = e;
-  }
-  expect(err).toBeInstanceOf(UnsafePathComponentError);
-  expect((err as UnsafePathComponentError).what).toBe(what);
-}
 
 describe('container log layout', () => {
   it('names directories and files as the kubelet does', () => {
