@@ -5,6 +5,9 @@ import { StringDecoder } from 'node:string_decoder';
 import { fixedLogTime, parseCriLogLine } from '../node/pod-logs/cri-log-line.js';
 import { followContainerLog, openLogFile, type LogLineSink } from '../node/pod-logs/follow.js';
 
+const NEWLINE = 0x0a;
+const NEWLINE_BUF = Buffer.from('\n');
+
 export interface StreamOptions {
   readonly file: string;
   readonly restart: number;
@@ -20,6 +23,7 @@ export interface StreamOptions {
 /** kubectl's rendering: the content (partial lines joined), the fixed-width time first with --timestamps. */
 class TerminalSink implements LogLineSink {
   readonly done = false;
+  private pieces: Buffer[] = [];
   // One decoder for all content: a runtime splits long lines at a byte count, maybe inside a character.
   private readonly text = new StringDecoder('utf8');
 
@@ -31,15 +35,20 @@ class TerminalSink implements LogLineSink {
   line(raw: Buffer): void {
     const l = parseCriLogLine(raw);
     if (!l) {
-      const s = this.text.end() + raw.toString('utf8');
-      this.write(s.endsWith('\n') ? s : `${s}\n`);
+      this.pieces.push(raw[raw.length - 1] === NEWLINE ? raw : Buffer.concat([raw, NEWLINE_BUF]));
       return;
     }
-    const s = this.text.write(l.content);
-    this.write(this.timestamps ? `${fixedLogTime(l.time)} ${s}` : s);
+    if (this.timestamps) this.pieces.push(Buffer.from(`${fixedLogTime(l.time)} `, 'latin1'));
+    this.pieces.push(l.content);
   }
 
+  /** Written once per read: the pieces are views into the follower's buffer, used before it is reused. */
   async flush(): Promise<boolean> {
+    if (this.pieces.length > 0) {
+      const s = this.text.write(Buffer.concat(this.pieces));
+      this.pieces = [];
+      if (s !== '') this.write(s);
+    }
     return true;
   }
 

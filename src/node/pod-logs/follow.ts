@@ -126,8 +126,11 @@ export async function followContainerLog(o: FollowLogOptions): Promise<void> {
   };
   /** The old file read to its end, then the new one from its start. */
   const switchTo = async (next: FileHandle, nextPath: string): Promise<boolean> => {
-    const more = await readAvailable();
-    if (more) lines.end();
+    let more = await readAvailable();
+    if (more) {
+      lines.end();
+      more = await sink.flush();
+    }
     await file.close();
     file = next;
     path = nextPath;

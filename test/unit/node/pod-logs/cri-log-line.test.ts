@@ -6,7 +6,7 @@ import { fixedLogTime, parseCriLogLine, parseLogTime } from '../../../../src/nod
 const T = '2016-10-06T00:17:09.669794202Z';
 const parse = (line: string) => {
   const l = parseCriLogLine(Buffer.from(line));
-  return l && { ...l, content: l.content.toString() };
+  return l && { time: l.time, stream: l.stream, partial: l.partial, content: l.content.toString() };
 };
 
 describe('CRI log line', () => {
