@@ -154,14 +154,14 @@ export async function followContainerLog(o: FollowLogOptions): Promise<void> {
         lines.reset();
         continue;
       }
-      if (o.restarts && restart !== undefined) {
-        const newer = await newerRestart(dirname(path), restart);
-        const nextPath = newer === undefined ? undefined : join(dirname(path), containerLogFileName(newer));
-        const next = nextPath === undefined ? undefined : await openLogFile(nextPath).catch(() => undefined);
-        if (next && nextPath && newer !== undefined) {
+      const newer = o.restarts && restart !== undefined ? await newerRestart(dirname(path), restart) : undefined;
+      if (newer !== undefined) {
+        const nextPath = join(dirname(path), containerLogFileName(newer));
+        const next = await openLogFile(nextPath).catch(() => undefined);
+        if (next) {
           if (!(await switchTo(next, nextPath))) break;
           restart = newer;
-          o.restarts.onRestart(nextPath, newer);
+          o.restarts?.onRestart(nextPath, newer);
           continue;
         }
       }
