@@ -9,7 +9,8 @@ import { TEST_IMAGES } from '../dev/images.js';
 import { buildContainerConfig } from '../src/kuberuntime/container-config.js';
 import type { ImageService, RuntimeService } from '../src/cri/cri-types.js';
 import type { LabelledPod } from '../src/kuberuntime/labels.js';
-import { buildSandboxConfig, podLogDirectory } from '../src/kuberuntime/sandbox-config.js';
+import { buildSandboxConfig } from '../src/kuberuntime/sandbox-config.js';
+import { podLogDirectory } from '../src/node/pod-logs/layout.js';
 
 export const BENCH_NODE = 'bench-node';
 const COMMAND = ['sh', '-c', "trap 'exit 0' TERM; while true; do sleep 1; done"];

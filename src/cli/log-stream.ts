@@ -1,15 +1,15 @@
 // Prints a container log file as `kubectl logs` does, and with follow keeps printing what the
-// runtime appends: across a rotation (the file renamed away, a new one in its place: the old one is
-// read to its end first) and across a restart of the container (a newer <restart>.log appears).
-import { open, stat, type FileHandle } from 'node:fs/promises';
-import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { renderCriLogLine } from '../node/cri-log-line.js';
-import { newerRestart } from './pod-log-locator.js';
+// runtime appends, across rotations and restarts of the container (the node's follower,
+// src/node/pod-logs/follow.ts). A line that is not in the CRI format is shown as it is.
+import { StringDecoder } from 'node:string_decoder';
+import { fixedLogTime, parseCriLogLine } from '../node/pod-logs/cri-log-line.js';
+import { followContainerLog, openLogFile, type LogLineSink } from '../node/pod-logs/follow.js';
+
+const NEWLINE = 0x0a;
+const NEWLINE_BUF = Buffer.from('\n');
 
 export interface StreamOptions {
   readonly file: string;
-  readonly containerDir: string;
   readonly restart: number;
   readonly follow: boolean;
   readonly timestamps: boolean;
@@ -20,80 +20,54 @@ export interface StreamOptions {
   readonly pollMs?: number;
 }
 
-const CHUNK = 64 * 1024;
-/** A runtime splits longer lines into partial ones (16 KiB); anything longer is shown in pieces. */
-const MAX_CARRY = 1024 * 1024;
-
-class LineReader {
-  private carry = '';
-  private position = 0;
-  private readonly buf = Buffer.allocUnsafe(CHUNK);
+/** kubectl's rendering: the content (partial lines joined), the fixed-width time first with --timestamps. */
+class TerminalSink implements LogLineSink {
+  readonly done = false;
+  private pieces: Buffer[] = [];
+  // One decoder for all content: a runtime splits long lines at a byte count, maybe inside a character.
+  private readonly text = new StringDecoder('utf8');
 
   constructor(
-    readonly fh: FileHandle,
-    private readonly emit: (line: string) => void,
+    private readonly timestamps: boolean,
+    private readonly write: (s: string) => void,
   ) {}
 
-  /** Reads to the current end of the file; true when anything was read. */
-  async drain(): Promise<boolean> {
-    let any = false;
-    for (;;) {
-      const { bytesRead } = await this.fh.read(this.buf, 0, CHUNK, this.position);
-      if (bytesRead === 0) return any;
-      any = true;
-      this.position += bytesRead;
-      const parts = (this.carry + this.buf.toString('utf8', 0, bytesRead)).split('\n');
-      this.carry = parts.pop() ?? '';
-      for (const p of parts) this.emit(p);
-      if (this.carry.length > MAX_CARRY) {
-        this.emit(this.carry);
-        this.carry = '';
-      }
+  line(raw: Buffer): void {
+    const l = parseCriLogLine(raw);
+    if (!l) {
+      this.pieces.push(raw[raw.length - 1] === NEWLINE ? raw : Buffer.concat([raw, NEWLINE_BUF]));
+      return;
     }
+    if (this.timestamps) this.pieces.push(Buffer.from(`${fixedLogTime(l.time)} `, 'latin1'));
+    this.pieces.push(l.content);
   }
 
-  /** A last line without its newline (the file ended there). */
-  flush(): void {
-    if (this.carry !== '') this.emit(this.carry);
-    this.carry = '';
+  /** Written once per read: the pieces are views into the follower's buffer, used before it is reused. */
+  async flush(): Promise<boolean> {
+    if (this.pieces.length > 0) {
+      const s = this.text.write(Buffer.concat(this.pieces));
+      this.pieces = [];
+      if (s !== '') this.write(s);
+    }
+    return true;
+  }
+
+  end(): void {
+    const rest = this.text.end();
+    if (rest !== '') this.write(rest);
   }
 }
 
 export async function streamLog(o: StreamOptions): Promise<void> {
-  const emit = (line: string): void => o.write(renderCriLogLine(line, o.timestamps));
-  let file = o.file;
-  let restart = o.restart;
-  let reader = new LineReader(await open(file, 'r'), emit);
-  try {
-    await reader.drain();
-    if (!o.follow) return reader.flush();
-    const pollMs = o.pollMs ?? 250;
-    while (!o.signal?.aborted) {
-      await sleep(pollMs, undefined, { signal: o.signal }).catch(() => undefined);
-      if (o.signal?.aborted) break;
-      await reader.drain();
-      const [now, current] = await Promise.all([stat(file).catch(() => undefined), reader.fh.stat()]);
-      const newer = await newerRestart(o.containerDir, restart);
-      if (newer !== undefined) {
-        await reader.drain();
-        reader.flush();
-        await reader.fh.close();
-        restart = newer;
-        file = join(o.containerDir, `${newer}.log`);
-        o.notice(`--- the container restarted; following ${file} ---\n`);
-        reader = new LineReader(await open(file, 'r'), emit);
-        continue;
-      }
-      if (now && now.ino !== current.ino) {
-        // Rotated: what was appended before the rename is read from the old file first.
-        await reader.drain();
-        reader.flush();
-        await reader.fh.close();
-        reader = new LineReader(await open(file, 'r'), emit);
-      }
-    }
-    reader.flush();
-  } finally {
-    await reader.fh.close().catch(() => undefined);
-  }
+  const sink = new TerminalSink(o.timestamps, (s) => o.write(s));
+  await followContainerLog({
+    path: o.file,
+    file: await openLogFile(o.file),
+    sink,
+    signal: o.signal ?? new AbortController().signal,
+    follow: o.follow,
+    restarts: { restart: o.restart, onRestart: (file) => o.notice(`--- the container restarted; following ${file} ---\n`) },
+    forceCheckMs: o.pollMs ?? 250,
+  });
+  sink.end();
 }

@@ -103,7 +103,7 @@ export async function runLogsCommand(argv: string[], out: (s: string) => void, e
       process.once('SIGTERM', () => ac.abort());
       stop = ac.signal;
     }
-    await streamLog({ file: choice.file, containerDir: choice.containerDir, restart: choice.restart, follow: args.follow, timestamps: args.timestamps, write: out, notice: err, signal: stop });
+    await streamLog({ file: choice.file, restart: choice.restart, follow: args.follow, timestamps: args.timestamps, write: out, notice: err, signal: stop });
     return 0;
   } catch (e) {
     if (e instanceof LogLookupError || (e as NodeJS.ErrnoException).code !== undefined || (e as Error).name === 'UnsafePathComponentError') {

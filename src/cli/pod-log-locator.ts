@@ -1,11 +1,11 @@
-// Finds a static pod's container log file under podLogsDir
-// (`<namespace>_<name>_<uid>/<container>/<restartCount>.log`): the pod from the running agent's
-// socket when it answers, else from the directory names alone, which is all there is before the
-// agent (or the API server) runs. Names from either place are checked before they become paths.
+// Finds a static pod's container log file under podLogsDir (the layout of src/node/pod-logs/layout.ts):
+// the pod from the running agent's socket when it answers, else from the directory names alone,
+// which is all there is before the agent (or the API server) runs. Names from either place are
+// checked (by the layout) before they become paths.
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Pod } from 'kubernetes-types/core/v1';
-import { checkContainerName, podLogsDirName } from '../node/pod-dirs.js';
+import { containerLogDirectory, containerLogFileName, isContainerLogDirName, parsePodLogsDirName, podLogDirectory, restartCountsWithLogs } from '../node/pod-logs/layout.js';
 
 export class LogLookupError extends Error {}
 
@@ -16,9 +16,6 @@ export interface PodLogRef {
   /** Container names from the agent's spec, when the agent answered. */
   readonly containers?: readonly string[];
 }
-
-const DIR_NAME = /^([a-z0-9-]+)_([a-z0-9.-]+)_([0-9A-Za-z-]{1,36})$/;
-const LOG_FILE = /^(\d+)\.log$/;
 
 /** Picks POD from the agent's pods: the exact name, or `POD-<node>` when only one pod is so named. */
 export function pickAgentPod(pods: readonly Pod[], name: string, namespace: string | undefined): PodLogRef | undefined {
@@ -52,8 +49,8 @@ export async function findPodInLogDir(podLogsDir: string, name: string, namespac
     throw new LogLookupError(`cannot read ${podLogsDir}: ${(err as Error).message}`);
   }
   const all = entries.flatMap((e) => {
-    const m = DIR_NAME.exec(e);
-    return m && (namespace === undefined || m[1] === namespace) ? [{ namespace: m[1]!, name: m[2]!, uid: m[3]!, dir: e }] : [];
+    const p = parsePodLogsDirName(e);
+    return p && (namespace === undefined || p.namespace === namespace) ? [{ ...p, dir: e }] : [];
   });
   let matches = all.filter((p) => p.name === name);
   if (matches.length === 0) matches = all.filter((p) => p.name.startsWith(`${name}-`));
@@ -66,15 +63,6 @@ export async function findPodInLogDir(podLogsDir: string, name: string, namespac
   return { namespace: ns, name: podName, uid };
 }
 
-/** The restart counts that have a log file, highest first. */
-async function restartFiles(containerDir: string): Promise<number[]> {
-  const names = await readdir(containerDir).catch(() => [] as string[]);
-  return names.flatMap((n) => {
-    const m = LOG_FILE.exec(n);
-    return m ? [Number(m[1])] : [];
-  }).sort((a, b) => b - a);
-}
-
 export interface LogFileChoice {
   readonly container: string;
   readonly file: string;
@@ -85,8 +73,9 @@ export interface LogFileChoice {
 
 /** The log file of the container's current (or previous) instance. */
 export async function chooseLogFile(podLogsDir: string, pod: PodLogRef, container: string | undefined, previous: boolean): Promise<LogFileChoice> {
-  const podDir = join(podLogsDir, podLogsDirName(pod.namespace, pod.name, pod.uid));
-  const present = (await readdir(podDir).catch(() => [] as string[])).filter((c) => /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(c)).sort();
+  const owner = { metadata: pod };
+  const podDir = podLogDirectory(podLogsDir, owner);
+  const present = (await readdir(podDir).catch(() => [] as string[])).filter(isContainerLogDirName).sort();
   const known = pod.containers && pod.containers.length > 0 ? [...pod.containers] : present;
   let name = container;
   if (name === undefined) {
@@ -95,18 +84,12 @@ export async function chooseLogFile(podLogsDir: string, pod: PodLogRef, containe
   } else if (!known.includes(name)) {
     throw new LogLookupError(`container ${name} is not valid for pod ${pod.name}; its containers: [${known.join(' ')}]`);
   }
-  const containerDir = join(podDir, checkContainerName(name));
-  const restarts = await restartFiles(containerDir);
+  const containerDir = containerLogDirectory(podLogsDir, owner, name);
+  const restarts = await restartCountsWithLogs(containerDir);
   const restart = previous ? restarts[1] : restarts[0];
   if (restart === undefined) {
     if (previous) throw new LogLookupError(`previous terminated container "${name}" in pod "${pod.name}" not found`);
     throw new LogLookupError(`container "${name}" in pod "${pod.name}" has no log file yet under ${containerDir}`);
   }
-  return { container: name, file: join(containerDir, `${restart}.log`), containerDir, restart };
-}
-
-/** The restart count of the newest log file now, if newer than `than`. */
-export async function newerRestart(containerDir: string, than: number): Promise<number | undefined> {
-  const newest = (await restartFiles(containerDir))[0];
-  return newest !== undefined && newest > than ? newest : undefined;
+  return { container: name, file: join(containerDir, containerLogFileName(restart)), containerDir, restart };
 }

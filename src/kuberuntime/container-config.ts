@@ -7,6 +7,7 @@ import type { ContainerConfig, Mount } from '../cri/cri-types.js';
 import { hashContainer, kubeletContainerHash } from './container-hash.js';
 import { containerEnv, expandCommand } from './env.js';
 import { containerAnnotations, containerLabels, type ContainerType, type LabelledPod } from './labels.js';
+import { containerLogPath } from '../node/pod-logs/layout.js';
 import { linuxContainerResources } from './resources.js';
 import { containerSecurityContext, type SecurityOptions } from './security-context.js';
 
@@ -26,11 +27,6 @@ export interface ContainerConfigContext extends SecurityOptions {
   nodeCpuMillis?: number;
   /** For limits.ephemeral-storage in resourceFieldRef when unset; default 0 (unknown). */
   nodeEphemeralStorageBytes?: number;
-}
-
-/** Relative to the sandbox log directory, as the kubelet names it. */
-export function containerLogPath(containerName: string, restartCount: number): string {
-  return `${containerName}/${restartCount}.log`;
 }
 
 export function buildContainerConfig(pod: LabelledPod, container: Container, ctx: ContainerConfigContext): ContainerConfig {

@@ -7,12 +7,12 @@ import type { Container, LifecycleHandler } from 'kubernetes-types/core/v1';
 import type { PodCgroups } from '../cm/container-manager.js';
 import type { Logger } from '../log/logger.js';
 import { ContainerStartError, type DesiredPod, type PodRuntime, type SandboxRef, type StartedContainer } from './pod-runtime.js';
-import { buildContainerConfig, containerLogPath } from './container-config.js';
+import { buildContainerConfig } from './container-config.js';
 import { CriError, type ImageService, type RuntimeService } from '../cri/cri-types.js';
 import { ensureImage, ImageError } from './images.js';
 import type { ContainerType } from './labels.js';
-import { buildSandboxConfig, podLogDirectory } from './sandbox-config.js';
-import { podLogsDirName } from '../node/pod-dirs.js';
+import { buildSandboxConfig } from './sandbox-config.js';
+import { containerLogDirectory, containerLogLinkName, containerLogLinksDir, containerLogPath, isContainerLogLinkOf, podLogDirectory, podLogsDirName, restartCountsWithLogs } from '../node/pod-logs/layout.js';
 import { removeTreeOnOneMount } from '../node/remove-tree.js';
 import { prepareVolumes, removePodDirs, UnsafePathComponentError, VolumeError } from '../node/volumes.js';
 import { runLifecycleHook } from './lifecycle-hooks.js';
@@ -57,7 +57,7 @@ export class CriPodRuntime implements PodRuntime {
   private readonly containerLogLinksDir: string;
 
   constructor(private readonly o: CriPodRuntimeOptions) {
-    this.containerLogLinksDir = path.join(path.dirname(o.podLogsDir), 'containers');
+    this.containerLogLinksDir = containerLogLinksDir(o.podLogsDir);
   }
 
   private sandboxConfig(pod: DesiredPod, attempt: number) {
@@ -86,13 +86,8 @@ export class CriPodRuntime implements PodRuntime {
 
   /** With no earlier instance in the runtime, the next restart count is read from the log files. */
   private async restartCountFromLogs(pod: DesiredPod, name: string): Promise<number> {
-    try {
-      const files = await readdir(path.join(podLogDirectory(this.o.podLogsDir, pod), name));
-      const counts = files.map((f) => /^(\d+)\.log$/.exec(f)?.[1]).filter((n): n is string => n !== undefined).map(Number);
-      return counts.length > 0 ? Math.max(...counts) + 1 : 0;
-    } catch {
-      return 0;
-    }
+    const newest = (await restartCountsWithLogs(containerLogDirectory(this.o.podLogsDir, pod, name)))[0];
+    return newest === undefined ? 0 : newest + 1;
   }
 
   async startContainer(pod: DesiredPod, sandbox: SandboxRef, container: Container, type: ContainerType, restartCount: number | undefined): Promise<StartedContainer> {
@@ -118,7 +113,7 @@ export class CriPodRuntime implements PodRuntime {
         const image = await this.o.images.imageStatus({ image: imageRef });
         verifyRunAsNonRoot(pod, container, image?.uid?.value, image?.username ?? '');
       }
-      await mkdir(path.join(podLogDirectory(this.o.podLogsDir, pod), container.name), { recursive: true, mode: 0o755 });
+      await mkdir(containerLogDirectory(this.o.podLogsDir, pod, container.name), { recursive: true, mode: 0o755 });
       const mounts = await prepareVolumes(pod, container, { rootDir: this.o.rootDir });
       config = buildContainerConfig(pod, container, {
         restartCount: count,
@@ -204,10 +199,11 @@ export class CriPodRuntime implements PodRuntime {
     await this.o.cgroups?.removePodCgroup(uid);
   }
 
-  /** `<podName>_<namespace>_<container>-<id>.log`, what log shippers configured for the kubelet read. */
+  /** The legacy /var/log/containers link, what log shippers configured for the kubelet read. */
   private async linkContainerLog(pod: DesiredPod, name: string, id: string, relLog: string): Promise<void> {
-    const link = path.join(this.containerLogLinksDir, `${pod.metadata.name}_${pod.metadata.namespace}_${name}-${id}.log`);
+    let link = this.containerLogLinksDir;
     try {
+      link = path.join(this.containerLogLinksDir, containerLogLinkName(pod, name, id));
       await mkdir(this.containerLogLinksDir, { recursive: true });
       await symlink(path.join(podLogDirectory(this.o.podLogsDir, pod), relLog), link);
     } catch (err) {
@@ -222,6 +218,6 @@ export class CriPodRuntime implements PodRuntime {
     } catch {
       return;
     }
-    await Promise.all(entries.filter((e) => e.endsWith(`-${id}.log`)).map((e) => unlink(path.join(this.containerLogLinksDir, e)).catch(() => undefined)));
+    await Promise.all(entries.filter((e) => isContainerLogLinkOf(e, id)).map((e) => unlink(path.join(this.containerLogLinksDir, e)).catch(() => undefined)));
   }
 }

@@ -1,12 +1,12 @@
 // PodSandboxConfig for RunPodSandbox (and CreateContainer / PullImage, which repeat it), built
 // from the pod as the kubelet's generatePodSandboxConfig does.
 import type { Pod } from 'kubernetes-types/core/v1';
-import path from 'node:path';
 import { Protocol, SecurityProfileType, type PodSandboxConfig, type PortMapping } from '../cri/cri-types.js';
 import { podDnsConfig, type ClusterDnsOptions } from './dns.js';
 import { sandboxAnnotations, sandboxLabels, type LabelledPod } from './labels.js';
 import { namespacesForPod } from './namespaces.js';
 import { podHostname } from './pod-hostname.js';
+import { podLogDirectory } from '../node/pod-logs/layout.js';
 
 export interface SandboxConfigOptions extends ClusterDnsOptions {
   /** kubelet podLogsDir, default /var/log/pods. */
@@ -17,10 +17,6 @@ export interface SandboxConfigOptions extends ClusterDnsOptions {
   resolvConf?: string;
   /** The pod cgroup from src/cm, in the form the runtime's driver takes; '' leaves it to the runtime. */
   cgroupParent?: string;
-}
-
-export function podLogDirectory(podLogsDir: string, pod: LabelledPod): string {
-  return path.join(podLogsDir, `${pod.metadata.namespace}_${pod.metadata.name}_${pod.metadata.uid}`);
 }
 
 const PROTOCOLS: Record<string, Protocol> = { TCP: Protocol.TCP, UDP: Protocol.UDP, SCTP: Protocol.SCTP };

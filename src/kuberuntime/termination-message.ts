@@ -6,6 +6,7 @@
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { ContainerState } from '../cri/cri-types.js';
+import { parseCriLogLine } from '../node/pod-logs/cri-log-line.js';
 import type { RuntimeContainer } from './runtime-pods.js';
 
 const MAX_MESSAGE_BYTES = 4096;
@@ -47,9 +48,10 @@ async function readLast(file: string, max: number): Promise<string> {
   }
 }
 
+/** A line's text (a full line with its newline); a line that is not CRI format counts as it is. */
 function lineText(l: string): string {
-  const m = /^\S+ (?:stdout|stderr) ([FP]) (.*)$/.exec(l);
-  return m ? m[2] + (m[1] === 'F' ? '\n' : '') : l + '\n';
+  const parsed = parseCriLogLine(Buffer.from(`${l}\n`));
+  return parsed ? parsed.content.toString('utf8') : `${l}\n`;
 }
 
 /**

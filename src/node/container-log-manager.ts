@@ -1,7 +1,7 @@
 // Rotates the logs of running containers as the kubelet's container log manager does: when the live
-// file passes containerLogMaxSize it is renamed with a timestamp suffix, the runtime is told to
-// reopen it (ReopenContainerLog), older rotated files are gzip-compressed, and only
-// containerLogMaxFiles files (live one included) are kept.
+// file passes containerLogMaxSize it is renamed with a timestamp suffix (the names are
+// pod-logs/layout.ts's), the runtime is told to reopen it (ReopenContainerLog), older rotated files
+// are gzip-compressed, and only containerLogMaxFiles files (live one included) are kept.
 import { createReadStream, createWriteStream } from 'node:fs';
 import { readdir, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
@@ -9,6 +9,7 @@ import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import type { Logger } from '../log/logger.js';
 import { ContainerState, type RuntimeService } from '../cri/cri-types.js';
+import { isRotatedLogOf, rotatedLogPath } from './pod-logs/layout.js';
 
 export interface ContainerLogManagerOptions {
   runtime: RuntimeService;
@@ -17,12 +18,6 @@ export interface ContainerLogManagerOptions {
   maxFiles: number;
   intervalMs: number;
   now?: () => Date;
-}
-
-/** `20261129-174115` as the kubelet's rotated-file suffix (a sortable UTC timestamp). */
-function stamp(d: Date): string {
-  const p = (n: number, w = 2) => String(n).padStart(w, '0');
-  return `${d.getUTCFullYear()}${p(d.getUTCMonth() + 1)}${p(d.getUTCDate())}-${p(d.getUTCHours())}${p(d.getUTCMinutes())}${p(d.getUTCSeconds())}.${p(d.getUTCMilliseconds(), 3)}`;
 }
 
 async function gzipFile(file: string): Promise<void> {
@@ -81,7 +76,7 @@ export class ContainerLogManager {
   async rotateOne(containerId: string, logPath: string): Promise<boolean> {
     const size = (await stat(logPath).catch(() => undefined))?.size ?? 0;
     if (size <= this.o.maxSizeBytes) return false;
-    const rotatedPath = `${logPath}.${stamp(this.now())}`;
+    const rotatedPath = rotatedLogPath(logPath, this.now());
     await rename(logPath, rotatedPath);
     try {
       await this.o.runtime.reopenContainerLog(containerId);
@@ -99,7 +94,7 @@ export class ContainerLogManager {
   private async prune(logPath: string): Promise<void> {
     const dir = path.dirname(logPath);
     const base = path.basename(logPath);
-    const rotated = (await readdir(dir)).filter((f) => f.startsWith(`${base}.`) && !f.endsWith('.tmp')).sort();
+    const rotated = (await readdir(dir)).filter((f) => isRotatedLogOf(base, f)).sort();
     const keep = Math.max(0, this.o.maxFiles - 1);
     const excess = rotated.slice(0, Math.max(0, rotated.length - keep));
     for (const f of excess) await unlink(path.join(dir, f)).catch(() => undefined);

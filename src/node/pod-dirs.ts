@@ -68,8 +68,3 @@ export function podSubPathTarget(rootDir: string, uid: string, volumeName: strin
   if (!Number.isSafeInteger(mountIndex) || mountIndex < 0) throw new UnsafePathComponentError('volumeMount index', String(mountIndex));
   return path.join(podVolumeSubpathsDir(rootDir, uid), checkVolumeName(volumeName), checkContainerName(containerName), String(mountIndex));
 }
-
-/** `<namespace>_<name>_<uid>`, the pod's directory under podLogsDir, from checked parts. */
-export function podLogsDirName(namespace: string, name: string, uid: string): string {
-  return `${checkNamespace(namespace)}_${checkPodName(name)}_${checkPodUID(uid)}`;
-}

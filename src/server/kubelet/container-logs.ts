@@ -3,14 +3,14 @@
 // container is 404, a bad option 400/422, no such instance 400, as the kubelet answers); then the
 // log streams until it is done, the client leaves, or (follow) the container stops or is removed.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { basename, dirname, join, resolve } from 'node:path';
 import type { FileHandle } from 'node:fs/promises';
 import type { Logger } from '../../log/logger.js';
 import { ContainerState, CriError, type RuntimeService } from '../../cri/cri-types.js';
-import { podLogDirectory } from '../../kuberuntime/sandbox-config.js';
+import { isContainerLogPathOf } from '../../node/pod-logs/layout.js';
+import { openLogFile, type ContainerRunState } from '../../node/pod-logs/follow.js';
 import type { PodStatusEntry } from '../../status/status-manager.js';
 import { LogOptionsError, parseLogOptions } from '../logs/log-options.js';
-import { openLogFile, streamContainerLog, type ContainerRunState } from '../logs/log-stream.js';
+import { streamContainerLog } from '../logs/log-stream.js';
 import type { PodRef } from './kubelet-path.js';
 import { findPod, logContainerId, requireContainer } from './pod-lookup.js';
 import { HttpError } from './reply.js';
@@ -24,12 +24,11 @@ export interface ContainerLogsDeps {
 
 /** The runtime's log path, accepted only where this agent put it: `<podLogsDir>/<ns>_<name>_<uid>/<container>/<n>.log`. */
 export function checkedLogPath(logPath: string, podLogsDir: string, e: PodStatusEntry, container: string): string {
-  const expectedDir = join(podLogDirectory(podLogsDir, { metadata: { namespace: e.pod.metadata?.namespace ?? '', name: e.pod.metadata?.name ?? '', uid: e.uid } }), container);
-  const p = resolve(logPath);
-  if (p !== logPath || dirname(p) !== expectedDir || !/^\d{1,9}\.log$/.test(basename(p))) {
+  const owner = { metadata: { namespace: e.pod.metadata?.namespace ?? '', name: e.pod.metadata?.name ?? '', uid: e.uid } };
+  if (!isContainerLogPathOf(logPath, podLogsDir, owner, container)) {
     throw new HttpError(500, `the runtime reports a log path outside this pod's log directory; not reading it`);
   }
-  return p;
+  return logPath;
 }
 
 async function runState(runtime: RuntimeService, id: string): Promise<ContainerRunState> {

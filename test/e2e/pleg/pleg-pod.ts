@@ -10,7 +10,8 @@ import { TEST_IMAGES } from '../../../dev/images.js';
 import { buildContainerConfig } from '../../../src/kuberuntime/container-config.js';
 import type { ImageService, PodSandboxConfig, RuntimeService } from '../../../src/cri/cri-types.js';
 import type { LabelledPod } from '../../../src/kuberuntime/labels.js';
-import { buildSandboxConfig, podLogDirectory } from '../../../src/kuberuntime/sandbox-config.js';
+import { buildSandboxConfig } from '../../../src/kuberuntime/sandbox-config.js';
+import { podLogDirectory } from '../../../src/node/pod-logs/layout.js';
 
 // Quiet while it runs (one sleep, not a loop that forks every second) and gone on TERM.
 const COMMAND = ['sh', '-c', "trap 'exit 0' TERM; sleep 100000 & wait"];

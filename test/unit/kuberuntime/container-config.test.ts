@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildContainerConfig, containerLogPath, qosClass, type ContainerConfigContext } from '../../../src/kuberuntime/container-config.js';
+import { buildContainerConfig, qosClass, type ContainerConfigContext } from '../../../src/kuberuntime/container-config.js';
+import { containerLogPath } from '../../../src/node/pod-logs/layout.js';
 import { hashContainer, kubeletContainerHash } from '../../../src/kuberuntime/container-hash.js';
 import { MountPropagation, NamespaceMode } from '../../../src/cri/cri-types.js';
 import { EnvError, containerEnv } from '../../../src/kuberuntime/env.js';

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseLogOptions, type LogOptions } from '../../../src/server/logs/log-options.js';
-import { openLogFile, streamContainerLog, type ContainerRunState } from '../../../src/server/logs/log-stream.js';
+import { openLogFile, type ContainerRunState } from '../../../src/node/pod-logs/follow.js';
+import { streamContainerLog } from '../../../src/server/logs/log-stream.js';
 import { waitFor } from '../../support/wait.js';
 
 const dirs: string[] = [];
