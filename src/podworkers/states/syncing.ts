@@ -5,10 +5,12 @@ import { containerMatchesSpec } from '../../kuberuntime/container-hash.js';
 import { computePodActions, isEmpty } from '../compute-actions.js';
 import { policyForPod } from '../crashloop-backoff.js';
 import { executeActions } from '../execute-actions.js';
-import { errorRetryMs, podForStep, resyncMs, type PodState } from '../worker-context.js';
+import { podState } from './pod-state.js';
+import { errorRetryMs, podForStep, resyncMs } from '../worker-context.js';
 
-export const syncing: PodState = {
+export const syncing = podState({
   name: 'Syncing',
+  next: ['Terminating'],
   async run(ctx) {
     const pod = ctx.desired;
     if (ctx.terminationRequested || !pod) return { next: 'Terminating' };
@@ -55,4 +57,4 @@ export const syncing: PodState = {
       return { next: 'Syncing', wakeAfterMs: errorRetryMs() };
     }
   },
-};
+});
