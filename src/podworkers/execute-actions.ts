@@ -118,6 +118,7 @@ export async function executeActions(ctx: WorkerContext, plan: PodActions, sandb
   for (let i = 0; i < actions.length; ) {
     const executor = executorOf(actions[i].kind);
     if (executor.needsSandbox && !x.sandbox) break;
+    // A run of actions of a parallel kind goes at once; every other action waits for the one before.
     let end = i + 1;
     if (executor.parallel) while (end < actions.length && actions[end].kind === actions[i].kind) end++;
     if (end - i > 1) await Promise.all(actions.slice(i, end).map((a) => executorOf(a.kind).run(x, a)));
