@@ -65,7 +65,11 @@ describe('pod worker state transitions', () => {
       const seen = new Set<PodWorkerStateName>();
       const walk = (s: PodWorkerStateName): void => {
         if (s === 'Done') return;
-        for (const n of STATES[s].next) if (!seen.has(n)) seen.add(n) && walk(n);
+        for (const n of STATES[s].next) {
+          if (seen.has(n)) continue;
+          seen.add(n);
+          walk(n);
+        }
       };
       walk(from);
       return seen;
