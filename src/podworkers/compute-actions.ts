@@ -33,23 +33,36 @@ export interface WaitingReason {
   readonly message: string;
 }
 
+/** One step of a sync, named after the PodRuntime call that carries it out. */
+export type PodAction =
+  | ({ readonly kind: 'killContainer' } & ContainerToKill)
+  | { readonly kind: 'stopSandbox'; readonly id: string }
+  /** The pod needs a (new) sandbox; everything running is killed first. */
+  | { readonly kind: 'createSandbox'; readonly attempt: number; readonly why: string }
+  /** A container found CREATED with the right spec (an agent died between create and start). */
+  | { readonly kind: 'startCreatedContainer'; readonly id: string; readonly name: string }
+  | ({ readonly kind: 'startContainer' } & ContainerToStart)
+  /** A dead container instance no longer needed (the newest of each name is kept for lastState/logs). */
+  | { readonly kind: 'removeContainer'; readonly id: string }
+  | { readonly kind: 'removeSandbox'; readonly id: string };
+
+export type PodActionKind = PodAction['kind'];
+export type PodActionOf<K extends PodActionKind> = Extract<PodAction, { readonly kind: K }>;
+
 export interface PodActions {
-  /** Set when the pod needs a (new) sandbox; everything running is killed first. */
-  readonly createSandbox?: { readonly attempt: number; readonly why: string };
-  readonly stopSandboxes: string[];
-  readonly kill: ContainerToKill[];
-  /** Containers found CREATED with the right spec (an agent died between create and start). */
-  readonly startCreated: { readonly id: string; readonly name: string }[];
-  readonly start: ContainerToStart[];
-  /** Dead container instances no longer needed (the newest of each name is kept for lastState/logs). */
-  readonly removeContainers: string[];
-  readonly removeSandboxes: string[];
+  /** In the kubelet's order: kills, sandbox stops, the new sandbox, starts, then garbage. */
+  readonly actions: readonly PodAction[];
   /** Containers held back, e.g. CrashLoopBackOff, keyed by container name. */
   readonly waiting: Map<string, WaitingReason>;
   /** The earliest time a held-back container may start (ms since epoch). */
   readonly wakeAtMs?: number;
   /** Set when restartPolicy Never and an init container failed: the pod has failed for good. */
   readonly podFailed?: string;
+}
+
+/** The plan's actions of one kind, in order. */
+export function actionsOf<K extends PodActionKind>(plan: PodActions, kind: K): PodActionOf<K>[] {
+  return plan.actions.filter((a): a is PodActionOf<K> => a.kind === kind);
 }
 
 export interface ComputeInput {
@@ -307,21 +320,21 @@ export function computePodActions(input: ComputeInput): PodActions {
     return false;
   });
   const killed = new Set(b.kill.map((k) => k.id));
-  const garbage = planGarbage(input.runtime, sandbox?.id, killed);
-  return {
-    createSandbox: b.createSandbox,
-    stopSandboxes: b.stopSandboxes,
-    kill: b.kill,
-    startCreated: b.startCreated,
-    start,
-    removeContainers: garbage.containers,
-    removeSandboxes: b.createSandbox ? [] : garbage.sandboxes,
-    waiting: b.waiting,
-    wakeAtMs: b.wakeAtMs,
-    podFailed: b.podFailed,
-  };
+  // Without a sandbox to keep or make (a Never pod whose sandbox died) nothing is collected: what
+  // the pod left stays for its status until it is removed.
+  const garbage = sandbox || b.createSandbox ? planGarbage(input.runtime, sandbox?.id, killed) : { containers: [], sandboxes: [] };
+  const actions: PodAction[] = [
+    ...b.kill.map((k) => ({ kind: 'killContainer' as const, ...k })),
+    ...b.stopSandboxes.map((id) => ({ kind: 'stopSandbox' as const, id })),
+    ...(b.createSandbox ? [{ kind: 'createSandbox' as const, ...b.createSandbox }] : []),
+    ...b.startCreated.map((c) => ({ kind: 'startCreatedContainer' as const, ...c })),
+    ...start.map((s) => ({ kind: 'startContainer' as const, ...s })),
+    ...garbage.containers.map((id) => ({ kind: 'removeContainer' as const, id })),
+    ...(b.createSandbox ? [] : garbage.sandboxes).map((id) => ({ kind: 'removeSandbox' as const, id })),
+  ];
+  return { actions, waiting: b.waiting, wakeAtMs: b.wakeAtMs, podFailed: b.podFailed };
 }
 
 export function isEmpty(a: PodActions): boolean {
-  return !a.createSandbox && a.stopSandboxes.length === 0 && a.kill.length === 0 && a.startCreated.length === 0 && a.start.length === 0 && a.removeContainers.length === 0 && a.removeSandboxes.length === 0;
+  return a.actions.length === 0;
 }

@@ -1,9 +1,10 @@
 // Carries out one sync's actions against the runtime, in the kubelet's order: kill what must go,
 // make the sandbox, start containers in spec order, then collect garbage. One container failing
-// to start does not stop the others; the errors are returned for the pod's status.
-import type { PodActions } from './compute-actions.js';
+// to start does not stop the others; the errors are returned for the pod's status. Each action kind
+// has its executor in EXECUTORS.
+import type { PodAction, PodActionKind, PodActionOf, PodActions, WaitingReason } from './compute-actions.js';
 import { containerSpec, killContainer } from './kill-container.js';
-import { ContainerStartError, type SandboxRef } from '../kuberuntime/pod-runtime.js';
+import { ContainerStartError, type DesiredPod, type SandboxRef } from '../kuberuntime/pod-runtime.js';
 import type { WorkerContext } from './worker-context.js';
 
 export interface ExecutionResult {
@@ -11,65 +12,118 @@ export interface ExecutionResult {
   readonly waiting: Map<string, { reason: string; message: string }>;
 }
 
-export async function executeActions(ctx: WorkerContext, actions: PodActions, sandbox: SandboxRef | undefined): Promise<ExecutionResult> {
+/** One sync's execution: what its actions share. */
+export interface Execution {
+  readonly ctx: WorkerContext;
+  readonly pod: DesiredPod;
+  readonly fields: { readonly pod: string; readonly podUID: string };
+  /** The pod's grace period, for a kill that does not bring its own. */
+  readonly grace: number;
+  /** The pod's sandbox: the ready one found, or the one this sync created. */
+  sandbox: SandboxRef | undefined;
+  readonly errors: string[];
+  readonly waiting: Map<string, WaitingReason>;
+  /** No more containers start in this sync: the pod is to go, or an init container failed. */
+  startsHalted: boolean;
+}
+
+export interface ActionExecutor<A> {
+  /** Runs together with the actions of its kind beside it (a pod's containers are stopped in parallel). */
+  readonly parallel?: true;
+  /** Without a sandbox the sync ends before this action (and everything after it). */
+  readonly needsSandbox?: true;
+  run(x: Execution, action: A): Promise<void>;
+}
+
+/** One executor per action kind: a kind without one fails to compile. */
+export type ActionExecutors<A extends { readonly kind: string } = PodAction> = {
+  readonly [K in A['kind']]: ActionExecutor<Extract<A, { readonly kind: K }>>;
+};
+
+async function startContainer(x: Execution, s: PodActionOf<'startContainer'>): Promise<void> {
+  const { ctx, pod, fields } = x;
+  // The pod is to go (its manifest removed or replaced): start nothing more, as the kubelet
+  // cancels a sync in flight. A pod of 1,500 containers whose image cannot be pulled kept its
+  // worker (and a replacement of the same name) waiting while each pull failed in turn.
+  if (ctx.terminationRequested) x.startsHalted = true;
+  const sandbox = x.sandbox;
+  if (x.startsHalted || !sandbox) return;
+  const name = s.container.name;
+  ctx.emit((o) => o.containerStartAttempt?.(ctx.uid, s.type));
+  try {
+    const started = await ctx.runtime.startContainer(pod, sandbox, s.container, s.type, s.restartCount);
+    ctx.pullBackOff.succeeded(ctx.uid, s.container.image ?? '');
+    const pull = started.pullMs === undefined ? undefined : { pullMs: started.pullMs, pulledAtMs: ctx.now() };
+    ctx.emit((o) => o.containerStarted?.(ctx.uid, s.type, pull));
+    ctx.logger.info('Started container', { ...fields, container: name, containerID: started.id, reason: s.why });
+    if (started.pullMs !== undefined) {
+      ctx.event('Normal', 'Pulling', `Pulling image ${JSON.stringify(s.container.image)}`, name);
+      ctx.event('Normal', 'Pulled', `Successfully pulled image ${JSON.stringify(s.container.image)} in ${(started.pullMs / 1000).toFixed(3)}s`, name);
+    } else {
+      ctx.event('Normal', 'Pulled', `Container image ${JSON.stringify(s.container.image)} already present on machine`, name);
+    }
+    ctx.event('Normal', 'Created', `Created container: ${name}`, name);
+    ctx.event('Normal', 'Started', `Started container ${name}`, name);
+  } catch (err) {
+    const reason = err instanceof ContainerStartError ? err.reason : 'RunContainerError';
+    const message = err instanceof Error ? err.message : String(err);
+    x.waiting.set(name, { reason, message });
+    if (err instanceof ContainerStartError && err.step === 'pull') ctx.pullBackOff.failed(ctx.uid, s.container.image ?? '', ctx.now(), message);
+    ctx.emit((o) => o.containerStartFailed?.(ctx.uid, s.type, reason));
+    x.errors.push(`${name}: ${message}`);
+    ctx.logger.error('Failed to start container', { ...fields, container: name, reason, err: message });
+    if (err instanceof ContainerStartError && err.step === 'mount') ctx.event('Warning', 'FailedMount', message, name);
+    else ctx.event('Warning', 'Failed', `Error: ${reason}: ${message}`, name);
+    // An init container must succeed before anything after it; stop here.
+    if (s.type === 'init') x.startsHalted = true;
+  }
+}
+
+export const EXECUTORS: ActionExecutors = {
+  killContainer: {
+    parallel: true,
+    run: (x, k) => killContainer(x.ctx, { id: k.id, name: k.name, spec: containerSpec(x.pod, k.name), podIP: x.sandbox?.ip }, k.graceSeconds ?? x.grace, k.why),
+  },
+  stopSandbox: { run: (x, a) => x.ctx.runtime.stopSandbox(a.id) },
+  createSandbox: {
+    async run(x, a) {
+      x.sandbox = await x.ctx.runtime.createSandbox(x.pod, a.attempt);
+      x.ctx.logger.info('Created pod sandbox', { ...x.fields, sandboxID: x.sandbox.id, attempt: a.attempt, reason: a.why });
+    },
+  },
+  startCreatedContainer: {
+    needsSandbox: true,
+    async run(x, c) {
+      await x.ctx.runtime.startCreatedContainer(c.id);
+      x.ctx.logger.info('Started container', { ...x.fields, container: c.name, containerID: c.id, reason: 'found created, not started' });
+    },
+  },
+  startContainer: { needsSandbox: true, run: startContainer },
+  removeContainer: { run: (x, a) => x.ctx.runtime.removeContainer(a.id) },
+  removeSandbox: { run: (x, a) => x.ctx.runtime.removeSandbox(a.id) },
+};
+
+function executorOf<K extends PodActionKind>(kind: K): ActionExecutor<PodActionOf<K>> {
+  return EXECUTORS[kind];
+}
+
+export async function executeActions(ctx: WorkerContext, plan: PodActions, sandbox: SandboxRef | undefined): Promise<ExecutionResult> {
   const pod = ctx.desired;
   const errors: string[] = [];
-  const waiting = new Map(actions.waiting);
-  const fields = { pod: ctx.key, podUID: ctx.uid };
+  const waiting = new Map(plan.waiting);
   if (!pod) return { errors, waiting };
   const grace = pod.spec?.terminationGracePeriodSeconds ?? 30;
-
-  await Promise.all(actions.kill.map((k) => killContainer(ctx, { id: k.id, name: k.name, spec: containerSpec(pod, k.name), podIP: sandbox?.ip }, k.graceSeconds ?? grace, k.why)));
-  for (const id of actions.stopSandboxes) await ctx.runtime.stopSandbox(id);
-
-  let current = sandbox;
-  if (actions.createSandbox) {
-    current = await ctx.runtime.createSandbox(pod, actions.createSandbox.attempt);
-    ctx.logger.info('Created pod sandbox', { ...fields, sandboxID: current.id, attempt: actions.createSandbox.attempt, reason: actions.createSandbox.why });
+  const x: Execution = { ctx, pod, fields: { pod: ctx.key, podUID: ctx.uid }, grace, sandbox, errors, waiting, startsHalted: false };
+  const actions = plan.actions;
+  for (let i = 0; i < actions.length; ) {
+    const executor = executorOf(actions[i].kind);
+    if (executor.needsSandbox && !x.sandbox) break;
+    // A run of actions of a parallel kind goes at once; every other action waits for the one before.
+    let end = i + 1;
+    if (executor.parallel) while (end < actions.length && actions[end].kind === actions[i].kind) end++;
+    if (end - i > 1) await Promise.all(actions.slice(i, end).map((a) => executorOf(a.kind).run(x, a)));
+    else await executor.run(x, actions[i]);
+    i = end;
   }
-  if (!current) return { errors, waiting };
-
-  for (const c of actions.startCreated) {
-    await ctx.runtime.startCreatedContainer(c.id);
-    ctx.logger.info('Started container', { ...fields, container: c.name, containerID: c.id, reason: 'found created, not started' });
-  }
-  for (const s of actions.start) {
-    // The pod is to go (its manifest removed or replaced): start nothing more, as the kubelet
-    // cancels a sync in flight. A pod of 1,500 containers whose image cannot be pulled kept its
-    // worker (and a replacement of the same name) waiting while each pull failed in turn.
-    if (ctx.terminationRequested) break;
-    const name = s.container.name;
-    ctx.emit((o) => o.containerStartAttempt?.(ctx.uid, s.type));
-    try {
-      const started = await ctx.runtime.startContainer(pod, current, s.container, s.type, s.restartCount);
-      ctx.pullBackOff.succeeded(ctx.uid, s.container.image ?? '');
-      const pull = started.pullMs === undefined ? undefined : { pullMs: started.pullMs, pulledAtMs: ctx.now() };
-      ctx.emit((o) => o.containerStarted?.(ctx.uid, s.type, pull));
-      ctx.logger.info('Started container', { ...fields, container: name, containerID: started.id, reason: s.why });
-      if (started.pullMs !== undefined) {
-        ctx.event('Normal', 'Pulling', `Pulling image ${JSON.stringify(s.container.image)}`, name);
-        ctx.event('Normal', 'Pulled', `Successfully pulled image ${JSON.stringify(s.container.image)} in ${(started.pullMs / 1000).toFixed(3)}s`, name);
-      } else {
-        ctx.event('Normal', 'Pulled', `Container image ${JSON.stringify(s.container.image)} already present on machine`, name);
-      }
-      ctx.event('Normal', 'Created', `Created container: ${name}`, name);
-      ctx.event('Normal', 'Started', `Started container ${name}`, name);
-    } catch (err) {
-      const reason = err instanceof ContainerStartError ? err.reason : 'RunContainerError';
-      const message = err instanceof Error ? err.message : String(err);
-      waiting.set(name, { reason, message });
-      if (err instanceof ContainerStartError && err.step === 'pull') ctx.pullBackOff.failed(ctx.uid, s.container.image ?? '', ctx.now(), message);
-      ctx.emit((o) => o.containerStartFailed?.(ctx.uid, s.type, reason));
-      errors.push(`${name}: ${message}`);
-      ctx.logger.error('Failed to start container', { ...fields, container: name, reason, err: message });
-      if (err instanceof ContainerStartError && err.step === 'mount') ctx.event('Warning', 'FailedMount', message, name);
-      else ctx.event('Warning', 'Failed', `Error: ${reason}: ${message}`, name);
-      // An init container must succeed before anything after it; stop here.
-      if (s.type === 'init') break;
-    }
-  }
-
-  for (const id of actions.removeContainers) await ctx.runtime.removeContainer(id);
-  for (const id of actions.removeSandboxes) await ctx.runtime.removeSandbox(id);
   return { errors, waiting };
 }

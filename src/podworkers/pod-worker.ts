@@ -4,13 +4,14 @@ import { syncing } from './states/syncing.js';
 import { terminated } from './states/terminated.js';
 import { terminating } from './states/terminating.js';
 import { waitingToStart } from './states/waiting-to-start.js';
-import type { PodState, PodWorkerStateName, Transition, WorkerContext } from './worker-context.js';
+import type { PodStates, Transition } from './states/pod-state.js';
+import type { PodWorkerStateName, WorkerContext } from './worker-context.js';
 
 function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-const STATES: Record<Exclude<PodWorkerStateName, 'Done'>, PodState> = {
+const STATES: PodStates = {
   WaitingToStart: waitingToStart,
   Syncing: syncing,
   Terminating: terminating,
@@ -106,7 +107,7 @@ export class PodWorker {
       while (this.pending && this.stateName !== 'Done') {
         this.pending = false;
         this.stopTimers();
-        const state = STATES[this.stateName as Exclude<PodWorkerStateName, 'Done'>];
+        const state = STATES[this.stateName];
         let t: Transition;
         const operation = this.operationType();
         const startedAt = performance.now();

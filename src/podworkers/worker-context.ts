@@ -62,17 +62,6 @@ export interface WorkerContext {
   now(): number;
 }
 
-export interface Transition {
-  readonly next: PodWorkerStateName;
-  /** Run again after this delay unless woken earlier; undefined: only when woken. */
-  readonly wakeAfterMs?: number;
-}
-
-export interface PodState {
-  readonly name: PodWorkerStateName;
-  run(ctx: WorkerContext): Promise<Transition>;
-}
-
 /** The kubelet's 10s error back-off, jittered to 10-15s so that failing pods do not march in step. */
 export function errorRetryMs(): number {
   return 10_000 + Math.floor(Math.random() * 5_000);

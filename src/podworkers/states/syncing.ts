@@ -2,13 +2,15 @@
 // expires, or after syncFrequency at the latest.
 import { PodSandboxState } from '../../cri/cri-types.js';
 import { containerMatchesSpec } from '../../kuberuntime/container-hash.js';
-import { computePodActions, isEmpty } from '../compute-actions.js';
+import { actionsOf, computePodActions, isEmpty } from '../compute-actions.js';
 import { policyForPod } from '../crashloop-backoff.js';
 import { executeActions } from '../execute-actions.js';
-import { errorRetryMs, podForStep, resyncMs, type PodState } from '../worker-context.js';
+import { podState } from './pod-state.js';
+import { errorRetryMs, podForStep, resyncMs } from '../worker-context.js';
 
-export const syncing: PodState = {
+export const syncing = podState({
   name: 'Syncing',
+  next: ['Terminating'],
   async run(ctx) {
     const pod = ctx.desired;
     if (ctx.terminationRequested || !pod) return { next: 'Terminating' };
@@ -44,7 +46,7 @@ export const syncing: PodState = {
       const result = acted ? await executeActions(ctx, actions, sandbox) : { errors: [], waiting: new Map(actions.waiting) };
       ctx.lastSync = { at: new Date(now), waiting: result.waiting, error: result.errors[0], podFailed: actions.podFailed };
       ctx.emit((o) => o.podSynced?.(pod, runtime, acted));
-      ctx.logger.v(3).info('Pod synced', { pod: ctx.key, podUID: ctx.uid, started: actions.start.length + actions.startCreated.length, killed: actions.kill.length, sandboxCreated: actions.createSandbox !== undefined });
+      ctx.logger.v(3).info('Pod synced', { pod: ctx.key, podUID: ctx.uid, started: actionsOf(actions, 'startContainer').length + actionsOf(actions, 'startCreatedContainer').length, killed: actionsOf(actions, 'killContainer').length, sandboxCreated: actionsOf(actions, 'createSandbox').length > 0 });
       if (result.errors.length > 0) return { next: 'Syncing', wakeAfterMs: errorRetryMs() };
       const untilBackOff = actions.wakeAtMs !== undefined ? Math.max(0, actions.wakeAtMs - ctx.now()) : Infinity;
       return { next: 'Syncing', wakeAfterMs: Math.min(untilBackOff, resyncMs(ctx)) };
@@ -55,4 +57,4 @@ export const syncing: PodState = {
       return { next: 'Syncing', wakeAfterMs: errorRetryMs() };
     }
   },
-};
+});

@@ -2,14 +2,16 @@
 // Any step may fail (the runtime restarting, a deadline, "device or resource busy"): what can be
 // removed is removed, and the worker's loop retries the rest with back-off until it is all gone.
 import { ContainerState, PodSandboxState } from '../../cri/cri-types.js';
-import { podForStep, type PodState } from '../worker-context.js';
+import { podForStep } from '../worker-context.js';
+import { podState } from './pod-state.js';
 
 function text(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-export const terminated: PodState = {
+export const terminated = podState({
   name: 'Terminated',
+  next: ['Terminating', 'Done'],
   async run(ctx) {
     const { pod: rt } = await podForStep(ctx);
     // Something runs again (a stop that did not take, a container started behind our back): stop it first.
@@ -34,4 +36,4 @@ export const terminated: PodState = {
     (rt ? ctx.logger : ctx.logger.v(2)).info('Pod removed', { pod: ctx.key, podUID: ctx.uid });
     return { next: 'Done' };
   },
-};
+});

@@ -4,7 +4,8 @@
 import { ContainerState, PodSandboxState } from '../../cri/cri-types.js';
 import type { RuntimeContainer } from '../../kuberuntime/runtime-pods.js';
 import { containerSpec, killContainer, podGraceSeconds } from '../kill-container.js';
-import { podForStep, type PodState, type WorkerContext } from '../worker-context.js';
+import { podForStep, type WorkerContext } from '../worker-context.js';
+import { podState } from './pod-state.js';
 
 async function stopAll(ctx: WorkerContext, containers: RuntimeContainer[], podIP: string | undefined): Promise<void> {
   await Promise.all(
@@ -15,8 +16,9 @@ async function stopAll(ctx: WorkerContext, containers: RuntimeContainer[], podIP
   );
 }
 
-export const terminating: PodState = {
+export const terminating = podState({
   name: 'Terminating',
+  next: ['Terminated'],
   async run(ctx) {
     ctx.emit((o) => o.podTerminating?.(ctx.uid));
     // A failure here (the runtime away, a stop that timed out) is retried by the worker's loop with
@@ -33,4 +35,4 @@ export const terminating: PodState = {
     (rt ? ctx.logger : ctx.logger.v(2)).info('Pod terminated', { pod: ctx.key, podUID: ctx.uid });
     return { next: 'Terminated' };
   },
-};
+});

@@ -1,6 +1,6 @@
 import type { Container } from 'kubernetes-types/core/v1';
 import { describe, expect, it } from 'vitest';
-import { computePodActions, isEmpty, type ComputeInput } from '../../../src/podworkers/compute-actions.js';
+import { actionsOf, computePodActions as plan, isEmpty, type ComputeInput, type PodActionKind, type PodActionOf, type PodActions } from '../../../src/podworkers/compute-actions.js';
 import { CrashLoopBackOff, KUBELET_BACKOFF } from '../../../src/podworkers/crashloop-backoff.js';
 import { ContainerState, PodSandboxState } from '../../../src/cri/cri-types.js';
 import type { RuntimeContainer, RuntimePod, RuntimeSandbox } from '../../../src/kuberuntime/runtime-pods.js';
@@ -52,6 +52,26 @@ function input(over: Partial<ComputeInput>): ComputeInput {
     nowMs: NOW_MS,
     admitRestart: (key, startedAt, finishedAt) => backoff.admit(key, startedAt, finishedAt, NOW_MS, KUBELET_BACKOFF),
     ...over,
+  };
+}
+
+/** The plan's actions of one kind, without their kind. */
+function of<K extends PodActionKind>(p: PodActions, kind: K): Omit<PodActionOf<K>, 'kind'>[] {
+  return actionsOf(p, kind).map(({ kind: _, ...rest }) => rest);
+}
+
+/** The plan, and its actions grouped by kind: the tests below read them so. */
+function computePodActions(i: ComputeInput) {
+  const p = plan(i);
+  return {
+    ...p,
+    createSandbox: of(p, 'createSandbox')[0],
+    stopSandboxes: of(p, 'stopSandbox').map((a) => a.id),
+    kill: of(p, 'killContainer'),
+    startCreated: of(p, 'startCreatedContainer'),
+    start: of(p, 'startContainer'),
+    removeContainers: of(p, 'removeContainer').map((a) => a.id),
+    removeSandboxes: of(p, 'removeSandbox').map((a) => a.id),
   };
 }
 
@@ -202,6 +222,30 @@ describe('computePodActions', () => {
     expect(a.kill.map((k) => k.id)).toEqual(['c1']);
     expect(a.stopSandboxes).toEqual(['s1']);
     expect(a.start.map((s) => s.container.name)).toEqual(['i1']);
+  });
+
+  it("lists the plan in the kubelet's order: kills, sandbox stops, the new sandbox, then starts", () => {
+    const p = plan(
+      input({
+        initContainers: [c('i1')],
+        runtime: pod([sandbox('s1', PodSandboxState.SANDBOX_READY, 0)], [ctr('x1', 'i1', { type: 'init', hash: 'old', state: ContainerState.CONTAINER_EXITED }), ctr('c1', 'a', { createdAt: 20 })]),
+      }),
+    );
+    expect(p.actions.map((a) => a.kind)).toEqual(['killContainer', 'stopSandbox', 'createSandbox', 'startContainer']);
+  });
+
+  it('leaves a Never pod whose sandbox died as it is: nothing started, nothing collected', () => {
+    const exited = { state: ContainerState.CONTAINER_EXITED, exitCode: 1, sandboxId: 's1' };
+    const p = plan(
+      input({
+        restartPolicy: 'Never',
+        runtime: pod(
+          [sandbox('s1', PodSandboxState.SANDBOX_NOTREADY, 1, 2), sandbox('s0', PodSandboxState.SANDBOX_NOTREADY, 0, 1)],
+          [ctr('c3', 'a', { ...exited, createdAt: 30 }), ctr('c2', 'a', { ...exited, createdAt: 20 }), ctr('c1', 'a', { ...exited, createdAt: 10 })],
+        ),
+      }),
+    );
+    expect(p.actions).toEqual([]);
   });
 
   describe('probe results and image pulls are inputs', () => {

@@ -1,0 +1,118 @@
+// The import directions of ../shared/design.md, as data, and the check of a set of imports against
+// them. DEVELOPERS.md ("Import directions") says the same in words; change both together.
+
+/** A part of src/: its top folder (`podworkers`), or a file at src/'s top (`main.ts`). */
+export type Part = string;
+
+export interface ImportException {
+  /** The importing file and the imported one, relative to src/. */
+  readonly from: string;
+  readonly to: string;
+  readonly why: string;
+}
+
+export interface ImportRules {
+  /** Wiring: may import every part. */
+  readonly wiring: readonly Part[];
+  /**
+   * The parts in the design's order, earliest first: a part imports only parts of later groups.
+   * Parts of one group stand side by side and import neither each other.
+   */
+  readonly order: readonly (readonly Part[])[];
+  /** Leaves: every part may import them; they import only other leaves. */
+  readonly leaves: readonly Part[];
+  /** Leaves that import nothing of bootlet's at all. */
+  readonly sealed: readonly Part[];
+  /** Imports that break the order today, each with the reason it stands. */
+  readonly exceptions: readonly ImportException[];
+}
+
+/** One import of one file: both relative to src/, the target as a .ts path. */
+export interface SourceImport {
+  readonly from: string;
+  readonly to: string;
+}
+
+export interface Violation extends SourceImport {
+  readonly message: string;
+}
+
+const k8sFact = 'a Kubernetes fact, to move to src/k8s (issue 16 part 2)';
+const staticPodType = 'the static pod type of config; to move to the one pod type of src/k8s (issue 16 parts 1 and 2)';
+
+export const RULES: ImportRules = {
+  wiring: ['main.ts', 'cli', 'server'],
+  order: [
+    // Report the node outward (Prometheus, systemd): they read the parts below.
+    ['metrics', 'systemd'],
+    ['apiserver'],
+    ['status'],
+    // The sources feed the workers; the prober reports to them.
+    ['config', 'prober'],
+    ['podworkers'],
+    // The pod cache and its relists: read by workers and status, reading the runtime.
+    ['pleg'],
+    ['kuberuntime'],
+    ['node', 'cm'],
+    ['cri'],
+  ],
+  leaves: ['k8s', 'util', 'log', 'process', 'version.ts'],
+  sealed: ['k8s'],
+  exceptions: [
+    { from: 'podworkers/kubelet-adoption.ts', to: 'config/types.ts', why: staticPodType },
+    { from: 'podworkers/start-adoption.ts', to: 'config/types.ts', why: staticPodType },
+    { from: 'podworkers/pod-workers.ts', to: 'config/types.ts', why: 'the desired set updates (PodUpdate, ManifestClaim) and StaticPod; reshaped by the one desired pod set (issue 16 part 1)' },
+    { from: 'node/volumes.ts', to: 'kuberuntime/etc-hosts.ts', why: 'the managed /etc/hosts is written by node but its content is built in kuberuntime; one of them should own it' },
+    { from: 'node/volumes.ts', to: 'kuberuntime/labels.ts', why: 'LabelledPod, the pod identity both read; belongs in src/k8s' },
+    { from: 'cm/container-manager.ts', to: 'kuberuntime/qos.ts', why: `the QoS class: ${k8sFact}` },
+    { from: 'cm/pod-resources.ts', to: 'kuberuntime/qos.ts', why: `the QoS class: ${k8sFact}` },
+    { from: 'cm/pod-resources.ts', to: 'kuberuntime/quantity.ts', why: `resource quantities: ${k8sFact}` },
+    { from: 'cm/container-manager.ts', to: 'kuberuntime/resources.ts', why: 'CPU shares and quota arithmetic, shared with the CRI resources; belongs in cm or src/k8s' },
+    { from: 'cm/pod-resources.ts', to: 'kuberuntime/resources.ts', why: 'CPU shares and quota arithmetic, shared with the CRI resources; belongs in cm or src/k8s' },
+  ],
+};
+
+/** The part a file of src/ belongs to. */
+export function partOf(file: string): Part {
+  const slash = file.indexOf('/');
+  return slash === -1 ? file : file.slice(0, slash);
+}
+
+function rank(rules: ImportRules, part: Part): number {
+  return rules.order.findIndex((group) => group.includes(part));
+}
+
+/** Why `from` may not import `to`, or undefined when it may. */
+function refusal(rules: ImportRules, from: Part, to: Part): string | undefined {
+  if (from === to) return undefined;
+  const known = (p: Part): boolean => rules.wiring.includes(p) || rules.leaves.includes(p) || rank(rules, p) !== -1;
+  for (const p of [from, to]) if (!known(p)) return `${p} has no place in the import rules: add it to test/unit/architecture/import-rules.ts and DEVELOPERS.md`;
+  if (rules.sealed.includes(from)) return `${from} imports nothing of bootlet's`;
+  if (rules.wiring.includes(from)) return undefined;
+  if (rules.leaves.includes(to)) return undefined;
+  if (rules.leaves.includes(from)) return `${from} is a leaf: it imports only other leaves (${rules.leaves.join(', ')})`;
+  if (rules.wiring.includes(to)) return `${to} is wiring: only wiring imports it`;
+  const a = rank(rules, from);
+  const b = rank(rules, to);
+  if (a === b) return `${from} and ${to} stand side by side in design.md's order and import neither each other`;
+  if (a > b) return `${from} comes after ${to} in design.md's order (a later part never imports an earlier one)`;
+  return undefined;
+}
+
+/** The imports that break the rules (less the named exceptions), and the exceptions nothing uses any more. */
+export function checkImports(imports: readonly SourceImport[], rules: ImportRules = RULES): { violations: Violation[]; unusedExceptions: ImportException[] } {
+  const used = new Set<ImportException>();
+  const violations: Violation[] = [];
+  for (const i of imports) {
+    if (i.to.startsWith('../')) {
+      violations.push({ ...i, message: `${i.from} imports ${i.to}, outside src/` });
+      continue;
+    }
+    const why = refusal(rules, partOf(i.from), partOf(i.to));
+    if (why === undefined) continue;
+    const exception = rules.exceptions.find((e) => e.from === i.from && e.to === i.to);
+    if (exception) used.add(exception);
+    else violations.push({ ...i, message: `${i.from} imports ${i.to}: ${why}` });
+  }
+  return { violations, unusedExceptions: rules.exceptions.filter((e) => !used.has(e)) };
+}
