@@ -30,7 +30,8 @@ interface FileRefusals {
   unlogged: number;
   unloggedSince: number;
   latest: string;
-  lastLineAt: number;
+  /** When the count was last told (or the first line logged): it is told at most every summaryEveryMs. */
+  countToldAt: number;
 }
 
 export class RefusalLog {
@@ -55,7 +56,7 @@ export class RefusalLog {
     const t = this.now();
     let f = this.files.get(e.file);
     if (!f) {
-      f = { reasons: new Set(), tokens: this.burst, tokensAt: t, unlogged: 0, unloggedSince: t, latest: e.message, lastLineAt: t };
+      f = { reasons: new Set(), tokens: this.burst, tokensAt: t, unlogged: 0, unloggedSince: t, latest: e.message, countToldAt: t };
       this.files.set(e.file, f);
     }
     const refill = Math.floor((t - f.tokensAt) / this.refillMs);
@@ -68,13 +69,12 @@ export class RefusalLog {
       f.tokens--;
       if (f.reasons.size >= MAX_REASONS_PER_FILE) f.reasons.delete(f.reasons.values().next().value as string);
       f.reasons.add(e.message);
-      f.lastLineAt = t;
       this.log.error('Static pod manifest refused', { file: e.file, err: e.message });
       return;
     }
     if (f.unlogged === 0) f.unloggedSince = t;
     f.unlogged++;
-    if (t - f.lastLineAt >= this.summaryEveryMs) this.tellCount(e.file, f, t);
+    if (t - f.countToldAt >= this.summaryEveryMs) this.tellCount(e.file, f, t);
   }
 
   /** The file is accepted now, or gone: the count not yet told is told, and its next refusal is logged. */
@@ -88,6 +88,6 @@ export class RefusalLog {
   private tellCount(file: string, f: FileRefusals, t: number): void {
     this.log.error('Static pod manifest refused again', { file, times: f.unlogged, since: new Date(f.unloggedSince).toISOString(), err: f.latest });
     f.unlogged = 0;
-    f.lastLineAt = t;
+    f.countToldAt = t;
   }
 }

@@ -47,6 +47,17 @@ describe('RefusalLog', () => {
     expect(records()).toHaveLength(2);
   });
 
+  it('tells the count every summary period even while new reasons keep getting a line of their own', () => {
+    const { log, records, advance } = setup();
+    for (let minute = 0; minute <= 5; minute++) {
+      for (let i = 0; i < 10; i++) log.refused({ file: '/m/a.yaml', message: `m${minute} r${i}` });
+      advance(60_000);
+    }
+    const again = records().filter((r) => r.msg === 'Static pod manifest refused again');
+    expect(again).toHaveLength(1);
+    expect(again[0]).toMatchObject({ times: 44, since: '2026-12-01T10:00:00.000Z', err: 'm5 r1' });
+  });
+
   it('tells what is left uncounted when the file settles, and logs its next refusal again', () => {
     const { log, records } = setup();
     log.refused({ file: '/m/a.yaml', message: 'x' });
