@@ -10,13 +10,15 @@ import { validateEnv, validateEnvFrom } from './validate/env-rules';
 import { duplicate, forbidden, invalid, notFound, required, unsupported } from './validate/field-errors';
 import { validateHandlers } from './validate/handler-rules';
 import { validateAnnotations, validateLabels } from './validate/meta-rules';
+import { validatePodSpecFields } from './validate/spec-rules';
 
 const dnsLabel = (p: PathPart[], v: string, out: string[]): void => {
   for (const m of isDNS1123Label(v)) out.push(invalid(p, v, m));
 };
 
 const PROTOCOLS = ['SCTP', 'TCP', 'UDP'] as const;
-const RESTART_POLICIES = ['Always', 'Never', 'OnFailure'] as const;
+/** In the order the API server lists them. */
+const RESTART_POLICIES = ['Always', 'OnFailure', 'Never'] as const;
 const HOST_PATH_TYPES = ['', 'BlockDevice', 'CharDevice', 'Directory', 'DirectoryOrCreate', 'File', 'FileOrCreate', 'Socket'] as const;
 const PULL_POLICIES = ['Always', 'IfNotPresent', 'Never'] as const;
 const TERMINATION_MESSAGE_POLICIES = ['File', 'FallbackToLogsOnError'] as const;
@@ -149,6 +151,7 @@ export function validateSemantic(pod: Pod, podName: string | undefined): string[
   if (!spec) return [...out, required(['spec'])];
   if (spec.hostname) dnsLabel(['spec', 'hostname'], spec.hostname, out);
   if (spec.subdomain) dnsLabel(['spec', 'subdomain'], spec.subdomain, out);
+  out.push(...validatePodSpecFields(spec));
   if (!(RESTART_POLICIES as readonly string[]).includes(spec.restartPolicy ?? '')) {
     out.push(unsupported(['spec', 'restartPolicy'], spec.restartPolicy, RESTART_POLICIES));
   }

@@ -100,7 +100,7 @@ describe('validateSemantic', () => {
 
   it('checks restartPolicy', () => {
     expect(problems(pod({ restartPolicy: 'Sometimes' }))).toEqual([
-      'spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "Never", "OnFailure"',
+      'spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"',
     ]);
   });
 

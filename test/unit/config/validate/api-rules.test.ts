@@ -132,4 +132,28 @@ describe('other fields', () => {
       'spec.containers[0].terminationMessagePolicy: Unsupported value: "Stdout": supported values: "File", "FallbackToLogsOnError"',
     ]);
   });
+  it('checks dnsPolicy, dnsConfig, hostAliases host names, readiness gates', () => {
+    expect(problems(pod({ dnsPolicy: 'Cluster' }))).toEqual([
+      'spec.dnsPolicy: Unsupported value: "Cluster": supported values: "ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"',
+    ]);
+    expect(problems(pod({ dnsPolicy: 'None' }))).toEqual(['spec.dnsConfig: Required value: must provide `dnsConfig` when `dnsPolicy` is None']);
+    expect(problems(pod({ dnsPolicy: 'None', dnsConfig: {} }))).toEqual(['spec.dnsConfig.nameservers: Required value: must provide at least one DNS nameserver when `dnsPolicy` is None']);
+    expect(problems(pod({ dnsConfig: { nameservers: ['1.1.1.1', '1.0.0.1', '8.8.8.8', '8.8.4.4'] } }))).toEqual([
+      'spec.dnsConfig.nameservers: Invalid value: []string{"1.1.1.1", "1.0.0.1", "8.8.8.8", "8.8.4.4"}: must not have more than 3 nameservers',
+    ]);
+    expect(problems(pod({ dnsConfig: { searches: ['_sip._tcp.example.com.', '.', 'Bad'], options: [{ value: '1' }] } }))).toEqual([
+      `spec.dnsConfig.searches[2]: Invalid value: "Bad": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '_', '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '_?[a-z0-9]([-_a-z0-9]*[a-z0-9])?(\\._?[a-z0-9]([-_a-z0-9]*[a-z0-9])?)*')`,
+      'spec.dnsConfig.options[0]: Required value: must not be empty',
+    ]);
+    expect(problems(pod({ hostAliases: [{ ip: '127.0.0.1', hostnames: ['ok.local', 'not ok'] }] }))[0]).toMatch(/^spec\.hostAliases\[0\]\.hostnames\[1\]: Invalid value: "not ok": a lowercase RFC 1123 subdomain/);
+    expect(problems(pod({ readinessGates: [{ conditionType: 'example.com/ready' }, { conditionType: 'no good' }] }))[0]).toMatch(/^spec\.readinessGates\[1\]\.conditionType: Invalid value: "no good": name part must consist/);
+  });
+
+  it('on the host network, a hostPort must be the containerPort; the restart policies are listed in the API server order', () => {
+    expect(problems(pod({ hostNetwork: true, containers: [c({ ports: [{ containerPort: 80, hostPort: 8080 }] })] }))).toEqual([
+      'spec.containers[0].ports[0].hostPort: Invalid value: 8080: must match `containerPort` when `hostNetwork` is true',
+    ]);
+    expect(problems(pod({ hostNetwork: true, containers: [c({ ports: [{ containerPort: 80 }] })] }))).toEqual([]);
+    expect(problems(pod({ restartPolicy: 'Sometimes' }))).toEqual(['spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"']);
+  });
 });
