@@ -94,7 +94,8 @@ describe('hostile inputs through the packaged agent', () => {
     fs.writeFileSync(path.join(dir, 'nul.yaml'), withLabel('nul', 'a\u0000b'));
     fs.writeFileSync(path.join(dir, 'newline.yaml'), withLabel('newline', 'a\nb'));
     fs.writeFileSync(path.join(dir, 'env.yaml'), withEnv('env', 'A\nB'));
-    fs.writeFileSync(path.join(dir, 'values.yaml'), `${busyboxPod('values', SLEEP_LOOP)}x: [${'1,'.repeat(50_001)}1]\n`);
+    // A limit refusal (it once read "refused: refused: ..."); the depth limit is cheap to reach even on a loaded machine.
+    fs.writeFileSync(path.join(dir, 'deep.json'), `{"apiVersion":"v1","kind":"Pod","x":${'['.repeat(100)}${']'.repeat(100)}}`);
     fs.writeFileSync(path.join(dir, 'good.yaml'), withLabel('good', 'my_value'));
     const r = await run(BOOTLET_EXE, ['validate', dir, '--hostname-override', NODE]).then(
       (ok) => ({ code: 0, stdout: ok.stdout }),
@@ -104,7 +105,7 @@ describe('hostile inputs through the packaged agent', () => {
     expect(r.stdout).toContain(`${path.join(dir, 'nul.yaml')}: refused: metadata.labels: Invalid value: "a\\x00b": ${LABEL_MSG}`);
     expect(r.stdout).toContain(`${path.join(dir, 'newline.yaml')}: refused: metadata.labels: Invalid value: "a\\nb": ${LABEL_MSG}`);
     expect(r.stdout).toContain(`${path.join(dir, 'env.yaml')}: refused: spec.containers[0].env[0].name: Invalid value: "A\\nB": ${ENV_MSG}`);
-    expect(r.stdout).toContain(`${path.join(dir, 'values.yaml')}: refused: more than 50000 values (the limit for a manifest)`);
+    expect(r.stdout).toContain(`${path.join(dir, 'deep.json')}: refused: nested deeper than 64 levels (the limit for a manifest)`);
     expect(r.stdout).not.toContain('refused: refused');
     expect(r.stdout).toContain(`${path.join(dir, 'good.yaml')}: accepted: pod kube-system/good-${NODE}`);
   });
