@@ -62,7 +62,8 @@ const podObject: fc.Arbitrary<Record<string, Json>> = fc
     name: dnsLabel,
     namespace: fc.option(fc.constantFrom('default', 'kube-system', 'etcd'), { nil: undefined }),
     labels: fc.dictionary(dnsLabel, dnsLabel, { maxKeys: 4 }),
-    annotations: fc.dictionary(fc.stringMatching(/^[a-z0-9.]{1,20}\/[a-z]{1,10}$/), anyText, { maxKeys: 3 }),
+    // A key prefix must be a DNS subdomain (the API server, and bootlet, refuse "a..b/x").
+    annotations: fc.dictionary(fc.stringMatching(/^[a-z0-9]{1,10}(\.[a-z0-9]{1,8})?\/[a-z]{1,10}$/), anyText, { maxKeys: 3 }),
     containers: fc.uniqueArray(container(dnsLabel), { minLength: 1, maxLength: 3, selector: (c) => c.name }),
     // Control-plane pods use the host's network, and the soak's containerd has no CNI for others.
     hostNetwork: fc.constant(true),

@@ -135,7 +135,7 @@ async function throughAgent(ctx: ScenarioContext, seed: number, count: number): 
           if (r.msg === 'Static pod manifest accepted') verdicts.accepted++;
           else {
             verdicts.refused++;
-            if (String(r.err).includes('refused:') || String(r.err).includes('larger than')) refusedLimit.n++;
+            if (/the limit for a manifest|larger than|parsing (took|needed)/.test(String(r.err))) refusedLimit.n++;
           }
         } catch {
           verdicts.none++;

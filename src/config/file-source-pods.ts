@@ -4,6 +4,7 @@
 import type { Logger } from '../log/logger';
 import { DesiredPods } from './desired-pods';
 import { withAdoptedUid } from './identity';
+import { RefusalLog } from './refusal-log';
 import type { ConfigSourceEvents, ManifestClaim, ManifestError, StaticPod } from './types';
 
 /** A pod UID as validation allows it (and as it may name a directory). */
@@ -31,11 +32,14 @@ export class FileSourcePods {
   /** While above zero (a full scan runs), changes are collected and told once at the end. */
   private batchDepth = 0;
   private closed = false;
+  private readonly refusals: RefusalLog;
 
   constructor(
     private readonly log: Logger,
     private readonly events: ConfigSourceEvents,
-  ) {}
+  ) {
+    this.refusals = new RefusalLog(log);
+  }
 
   /** Files whose last good pod is held. */
   files(): string[] {
@@ -60,6 +64,7 @@ export class FileSourcePods {
       this.events.warning({ file, message: w });
     }
     this.refused.delete(file);
+    this.refusals.settled(file);
     this.desired.putFile(this.identityFor(file, pod));
     this.loaded.add(file);
     this.flush();
@@ -75,6 +80,7 @@ export class FileSourcePods {
   /** The file is gone, or is no longer a manifest. */
   forget(file: string): void {
     this.aliases.delete(file);
+    this.refusals.settled(file);
     if (this.refused.delete(file)) this.publishClaims();
     if (!this.desired.podOfFile(file)) return;
     this.desired.dropFile(file);
@@ -150,7 +156,7 @@ export class FileSourcePods {
 
   private reportError(e: ManifestError): void {
     if (this.closed) return;
-    this.log.error('Static pod manifest refused', { file: e.file, err: e.message });
+    this.refusals.refused(e);
     this.events.error(e);
   }
 }

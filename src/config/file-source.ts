@@ -15,6 +15,7 @@ import { FileSourcePods } from './file-source-pods';
 import { ManifestQueue } from './manifest-queue';
 import { ManifestScanner } from './manifest-scanner';
 import { ManifestWatcher } from './manifest-watcher';
+import { ownOutputFiles, ownOutputReason } from './own-output';
 
 export interface FileSourceOptions {
   /** A directory of manifests, or a single manifest file. */
@@ -61,6 +62,9 @@ export function startFileSource(opts: FileSourceOptions): FileSource {
   const lastDigest = new Map<string, string>();
   const unchangedFiles = new UnchangedFiles();
   const skippedOnce = new OnceSet();
+  // Never read as a manifest; an unchanged refusal is not handled again (lastDigest), so writes to it cost a stat.
+  const ownFiles = ownOutputFiles();
+  const ownOutput = opts.read?.ownOutput ?? ((st: { dev: number; ino: number }) => ownOutputReason(st, ownFiles));
   let stopped = false;
 
   const logSkip = (file: string, reason: string): void => {
@@ -93,7 +97,7 @@ export function startFileSource(opts: FileSourceOptions): FileSource {
     }
     if (await unchangedFiles.unchanged(file)) return;
     const readStart = Date.now();
-    const r = await readManifestFile(file, { ...opts.read, lastWriteEventAt: watcher.watching ? () => watcher.lastWriteAt(file) : undefined });
+    const r = await readManifestFile(file, { ...opts.read, ownOutput, lastWriteEventAt: watcher.watching ? () => watcher.lastWriteAt(file) : undefined });
     if (stopped) return;
     switch (r.kind) {
       case 'missing':

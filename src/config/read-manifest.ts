@@ -40,6 +40,8 @@ export interface ReadOptions {
   readonly lastWriteEventAt?: () => number | undefined;
   /** The clock file ages are measured with (ms since the epoch, as ctime); read once per attempt. */
   readonly now?: () => number;
+  /** Why a file must not be read at all (it is the agent's own output, own-output.ts), if so. */
+  readonly ownOutput?: (st: Stats) => string | undefined;
 }
 
 /** Pause before reading a quiet file again whose stat moved during the read. */
@@ -93,6 +95,9 @@ export async function readManifestFile(file: string, opts: ReadOptions = {}): Pr
       const before = await stat(file);
       const kind = entryKind(before);
       if (kind !== 'file') return { kind: 'not-file', what: kind };
+      // Before its size or age: a log file is always large and fresh, and never to be waited for.
+      const own = opts.ownOutput?.(before);
+      if (own !== undefined) return { kind: 'error', message: own };
       if (before.size > maxBytes) return { kind: 'error', message: tooLarge };
       const t = now();
       const age = t - before.ctimeMs;

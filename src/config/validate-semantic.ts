@@ -1,22 +1,27 @@
 // The API server's pod-create rules that matter for a static pod, plus the static-pod restrictions.
-// Every problem is collected (not just the first) so one edit can fix them all; each names its field.
+// Every problem is collected (not just the first) so one edit can fix them all; each names its field,
+// in the API server's words (validate/field-errors.ts, validate/api-formats.ts).
 import type { Container, Pod, PodSpec } from 'kubernetes-types/core/v1';
-import { formatPath, type PathPart } from './field-path';
-import { dns1123LabelProblem, dns1123SubdomainProblem, ianaSvcNameProblem } from './k8s-names';
+import type { PathPart } from './field-path';
 import { staticPodReferenceErrors } from './static-pod-references';
 import { VOLUME_SOURCES } from './defaults';
+import { isDNS1123Label, isDNS1123Subdomain, isValidPortName, isValidPortNum } from './validate/api-formats';
+import { validateEnv, validateEnvFrom } from './validate/env-rules';
+import { duplicate, forbidden, invalid, notFound, required, unsupported } from './validate/field-errors';
+import { validateHandlers } from './validate/handler-rules';
+import { validateAnnotations, validateLabels } from './validate/meta-rules';
+import { validatePodSpecFields } from './validate/spec-rules';
 
-const q = JSON.stringify;
-const required = (p: PathPart[], why?: string): string => `${formatPath(p)}: Required value${why ? `: ${why}` : ''}`;
-const invalid = (p: PathPart[], v: unknown, why: string): string => `${formatPath(p)}: Invalid value: ${q(v)}: ${why}`;
-const duplicate = (p: PathPart[], v: unknown): string => `${formatPath(p)}: Duplicate value: ${q(v)}`;
-const unsupported = (p: PathPart[], v: unknown, ok: readonly string[]): string =>
-  `${formatPath(p)}: Unsupported value: ${q(v)}: supported values: ${ok.map((s) => q(s)).join(', ')}`;
-const forbidden = (p: PathPart[], why: string): string => `${formatPath(p)}: Forbidden: ${why}`;
+const dnsLabel = (p: PathPart[], v: string, out: string[]): void => {
+  for (const m of isDNS1123Label(v)) out.push(invalid(p, v, m));
+};
 
 const PROTOCOLS = ['SCTP', 'TCP', 'UDP'] as const;
-const RESTART_POLICIES = ['Always', 'Never', 'OnFailure'] as const;
+/** In the order the API server lists them. */
+const RESTART_POLICIES = ['Always', 'OnFailure', 'Never'] as const;
 const HOST_PATH_TYPES = ['', 'BlockDevice', 'CharDevice', 'Directory', 'DirectoryOrCreate', 'File', 'FileOrCreate', 'Socket'] as const;
+const PULL_POLICIES = ['Always', 'IfNotPresent', 'Never'] as const;
+const TERMINATION_MESSAGE_POLICIES = ['File', 'FallbackToLogsOnError'] as const;
 
 /** The API server's validatePathNoBacksteps. */
 function noBacksteps(p: PathPart[], v: string, out: string[]): void {
@@ -37,11 +42,14 @@ interface ContainerRef {
 
 function validateContainer({ c, path, init }: ContainerRef, volumeNames: ReadonlySet<string>, out: string[]): void {
   if (!c.name) out.push(required([...path, 'name']));
-  else {
-    const p = dns1123LabelProblem(c.name);
-    if (p) out.push(invalid([...path, 'name'], c.name, p));
-  }
+  else dnsLabel([...path, 'name'], c.name, out);
   if (c.image === undefined || c.image.trim() === '') out.push(required([...path, 'image']));
+  if (c.imagePullPolicy && !(PULL_POLICIES as readonly string[]).includes(c.imagePullPolicy)) out.push(unsupported([...path, 'imagePullPolicy'], c.imagePullPolicy, PULL_POLICIES));
+  if (c.terminationMessagePolicy && !(TERMINATION_MESSAGE_POLICIES as readonly string[]).includes(c.terminationMessagePolicy)) {
+    out.push(unsupported([...path, 'terminationMessagePolicy'], c.terminationMessagePolicy, TERMINATION_MESSAGE_POLICIES));
+  }
+  out.push(...validateEnv(c.env, [...path, 'env']), ...validateEnvFrom(c.envFrom, [...path, 'envFrom']));
+  out.push(...validateHandlers(c, path, init && c.restartPolicy !== 'Always'));
   if (c.restartPolicy !== undefined) {
     if (!init) out.push(forbidden([...path, 'restartPolicy'], 'may not be set for non-init containers'));
     else if (c.restartPolicy !== 'Always') out.push(unsupported([...path, 'restartPolicy'], c.restartPolicy, ['Always']));
@@ -49,19 +57,17 @@ function validateContainer({ c, path, init }: ContainerRef, volumeNames: Readonl
   const portNames = new Set<string>();
   (c.ports ?? []).forEach((port, i) => {
     const pp = [...path, 'ports', i];
-    if (!(port.containerPort >= 1 && port.containerPort <= 65535)) {
-      out.push(invalid([...pp, 'containerPort'], port.containerPort, 'must be between 1 and 65535, inclusive'));
-    }
-    if (port.hostPort !== undefined && !(port.hostPort >= 0 && port.hostPort <= 65535)) {
-      out.push(invalid([...pp, 'hostPort'], port.hostPort, 'must be between 0 and 65535, inclusive'));
-    }
+    if (!port.containerPort) out.push(required([...pp, 'containerPort']));
+    else for (const m of isValidPortNum(port.containerPort)) out.push(invalid([...pp, 'containerPort'], port.containerPort, m));
+    if (port.hostPort) for (const m of isValidPortNum(port.hostPort)) out.push(invalid([...pp, 'hostPort'], port.hostPort, m));
     if (port.protocol !== undefined && !(PROTOCOLS as readonly string[]).includes(port.protocol)) {
       out.push(unsupported([...pp, 'protocol'], port.protocol, PROTOCOLS));
     }
     if (port.name !== undefined && port.name !== '') {
-      const p = ianaSvcNameProblem(port.name);
-      if (p) out.push(invalid([...pp, 'name'], port.name, p));
-      else if (portNames.has(port.name)) out.push(duplicate([...pp, 'name'], port.name));
+      const problems = isValidPortName(port.name);
+      for (const m of problems) out.push(invalid([...pp, 'name'], port.name, m));
+      if (problems.length > 0) return;
+      if (portNames.has(port.name)) out.push(duplicate([...pp, 'name'], port.name));
       portNames.add(port.name);
     }
   });
@@ -69,7 +75,7 @@ function validateContainer({ c, path, init }: ContainerRef, volumeNames: Readonl
   (c.volumeMounts ?? []).forEach((m, i) => {
     const mp = [...path, 'volumeMounts', i];
     if (!m.name) out.push(required([...mp, 'name']));
-    else if (!volumeNames.has(m.name)) out.push(`${formatPath([...mp, 'name'])}: Not found: ${q(m.name)}`);
+    else if (!volumeNames.has(m.name)) out.push(notFound([...mp, 'name'], m.name));
     if (!m.mountPath) out.push(required([...mp, 'mountPath']));
     else if (mountPaths.has(m.mountPath)) out.push(invalid([...mp, 'mountPath'], m.mountPath, 'must be unique'));
     else mountPaths.add(m.mountPath);
@@ -88,7 +94,7 @@ function validateHostPorts(refs: readonly ContainerRef[], out: string[]): void {
     if (init && c.restartPolicy !== 'Always') continue;
     (c.ports ?? []).forEach((port, i) => {
       if (!port.hostPort) return;
-      const key = `${port.hostPort}/${port.protocol ?? 'TCP'}${port.hostIP ? ` on ${port.hostIP}` : ''}`;
+      const key = `${port.protocol ?? 'TCP'}/${port.hostIP ?? ''}/${port.hostPort}`;
       if (seen.has(key)) out.push(duplicate([...path, 'ports', i, 'hostPort'], key));
       seen.add(key);
     });
@@ -101,9 +107,9 @@ function validateVolumes(spec: PodSpec, out: string[]): Set<string> {
     const vp: PathPart[] = ['spec', 'volumes', i];
     if (!v.name) out.push(required([...vp, 'name']));
     else {
-      const p = dns1123LabelProblem(v.name);
-      if (p) out.push(invalid([...vp, 'name'], v.name, p));
-      else if (names.has(v.name)) out.push(duplicate([...vp, 'name'], v.name));
+      const before = out.length;
+      dnsLabel([...vp, 'name'], v.name, out);
+      if (out.length === before && names.has(v.name)) out.push(duplicate([...vp, 'name'], v.name));
       names.add(v.name);
     }
     if (v.hostPath) {
@@ -134,20 +140,18 @@ export function validateSemantic(pod: Pod, podName: string | undefined): string[
   const out: string[] = [];
   const meta = pod.metadata ?? {};
   if (!meta.name) out.push(required(['metadata', 'name'], 'name is needed for the pod'));
-  else if (podName !== undefined) {
-    const p = dns1123SubdomainProblem(podName);
-    if (p) out.push(invalid(['metadata', 'name'], podName, p));
-  }
+  else if (podName !== undefined) for (const m of isDNS1123Subdomain(podName)) out.push(invalid(['metadata', 'name'], podName, m));
   // A pinned UID names directories (pod dir, log dir) and runtime objects: it must be path-safe.
   if (meta.uid !== undefined && !/^[0-9A-Za-z-]{1,36}$/.test(meta.uid)) {
     out.push(invalid(['metadata', 'uid'], meta.uid, 'a pinned uid must be 1 to 36 characters of letters, digits and "-" (a UUID or 32 hex digits)'));
   }
-  if (meta.namespace) {
-    const p = dns1123LabelProblem(meta.namespace);
-    if (p) out.push(invalid(['metadata', 'namespace'], meta.namespace, p));
-  }
+  if (meta.namespace) dnsLabel(['metadata', 'namespace'], meta.namespace, out);
+  out.push(...validateLabels(meta.labels, ['metadata', 'labels']), ...validateAnnotations(meta.annotations, ['metadata', 'annotations']));
   const spec = pod.spec;
   if (!spec) return [...out, required(['spec'])];
+  if (spec.hostname) dnsLabel(['spec', 'hostname'], spec.hostname, out);
+  if (spec.subdomain) dnsLabel(['spec', 'subdomain'], spec.subdomain, out);
+  out.push(...validatePodSpecFields(spec));
   if (!(RESTART_POLICIES as readonly string[]).includes(spec.restartPolicy ?? '')) {
     out.push(unsupported(['spec', 'restartPolicy'], spec.restartPolicy, RESTART_POLICIES));
   }

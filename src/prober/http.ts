@@ -2,7 +2,10 @@
 // per probe (no keep-alive pool to go stale between probes), no proxy, no compression, TLS without
 // verification, one deadline for the whole exchange including redirects and the body; 200-399 is
 // success; redirects are followed on the same host only, and a redirect elsewhere is a success
-// with a warning; at most 10 KiB of the body is read.
+// with a warning; at most 10 KiB of the body is read (pkg/probe/http's maxRespBodyLength) and up to
+// 10 MiB of status line and headers, Go's http.Transport default (Node's own default, 16 KiB, made a
+// server with 32 KiB of headers never ready). llhttp parses headers as they arrive, chunk by chunk,
+// so even 10 MiB of them never holds the event loop for long.
 import * as http from 'node:http';
 import * as https from 'node:https';
 import type { HTTPHeader } from 'kubernetes-types/core/v1';
@@ -12,6 +15,8 @@ import type { ProbeOutcome } from './types.js';
 import { PROBE_USER_AGENT } from './user-agent.js';
 
 export const MAX_HTTP_BODY_BYTES = 10 * 1024;
+/** Go's http.Transport with MaxResponseHeaderBytes unset (the kubelet's prober leaves it so). */
+export const MAX_HTTP_RESPONSE_HEADER_BYTES = 10 << 20;
 const MAX_REDIRECTS = 10;
 const REDIRECT_CODES = new Set([301, 302, 303, 307, 308]);
 
@@ -64,7 +69,7 @@ class ProbeHttpError extends Error {}
 function getOnce(url: URL, headers: HeaderMap, signal: AbortSignal): Promise<Response> {
   const mod = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
-    const req = mod.get(url, { headers, agent: false, rejectUnauthorized: false, signal }, (res) => {
+    const req = mod.get(url, { headers, agent: false, rejectUnauthorized: false, signal, maxHeaderSize: MAX_HTTP_RESPONSE_HEADER_BYTES }, (res) => {
       const chunks: Buffer[] = [];
       let size = 0;
       let done = false;
@@ -95,6 +100,7 @@ function describeError(err: unknown, url: URL, timedOut: boolean): string {
   if (timedOut) return 'context deadline exceeded (Client.Timeout exceeded while awaiting headers)';
   if (err instanceof ProbeHttpError) return err.message;
   const e = err as NodeJS.ErrnoException;
+  if (e?.code === 'HPE_HEADER_OVERFLOW') return `net/http: server response headers exceeded ${MAX_HTTP_RESPONSE_HEADER_BYTES} bytes; aborted`;
   if (e && typeof e.code === 'string' && e.syscall === 'connect') {
     return `dial tcp ${url.host}: connect: ${describeSocketError(e)}`;
   }

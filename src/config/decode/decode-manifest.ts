@@ -50,7 +50,7 @@ export function decodeManifest(bytes: Buffer | string): DecodedManifest {
     if (!decoded.pod) return { ok: false, message: decoded.errors.join('; '), ...withClaim };
     return { ok: true, pod: decoded.pod, warnings: capWarnings(decoded.warnings) };
   } catch (err) {
-    if (err instanceof Error && err.name === 'LimitError') return { ok: false, message: `refused: ${err.message}`, limit: true, ...withClaim };
+    if (err instanceof Error && err.name === 'LimitError') return { ok: false, message: err.message, limit: true, ...withClaim };
     return { ok: false, message: `could not decode: ${errorMessage(err)}`, ...withClaim };
   }
 }
@@ -67,7 +67,7 @@ function decodeItem(o: Record<string, unknown>): { pod: Pod; warnings: string[] 
     if (!decoded.pod) return { error: decoded.errors.join('; ') };
     return { pod: decoded.pod, warnings: capWarnings(decoded.warnings) };
   } catch (err) {
-    if (err instanceof Error && err.name === 'LimitError') return { error: `refused: ${err.message}` };
+    if (err instanceof Error && err.name === 'LimitError') return { error: err.message };
     return { error: `could not decode: ${errorMessage(err)}` };
   }
 }

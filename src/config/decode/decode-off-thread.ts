@@ -148,10 +148,10 @@ export function createManifestDecoder(opts: ManifestDecoderOptions = {}): Manife
       };
       const onError = (err: Error): void => {
         const oom = (err as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY';
-        finish({ failed: { ok: false, limit: true, message: oom ? `refused: parsing needed more than ${WORKER_HEAP_MB} MiB of memory` : `could not parse: ${err.message}` } }, true);
+        finish({ failed: { ok: false, limit: true, message: oom ? `parsing needed more than ${WORKER_HEAP_MB} MiB of memory` : `could not parse: ${err.message}` } }, true);
       };
       const onExit = (): void => finish({ failed: { ok: false, message: 'could not parse: the parser thread stopped' } }, true);
-      const timer = setTimeout(() => finish({ failed: { ok: false, limit: true, message: `refused: parsing took longer than ${deadlineMs / 1000} s` } }, true), deadlineMs);
+      const timer = setTimeout(() => finish({ failed: { ok: false, limit: true, message: `parsing took longer than ${deadlineMs / 1000} s` } }, true), deadlineMs);
       w.on('message', onMessage).on('error', onError).on('exit', onExit);
       const request: WorkerRequest = { id, bytes: job.bytes, load: job.load, list: job.list };
       w.postMessage(request);

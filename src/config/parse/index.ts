@@ -59,7 +59,8 @@ export function parseManifest(bytes: Buffer | string, lists = false): ParseResul
     const r = readYaml(text);
     return 'empty' in r ? fail('file has no content') : checkKind(r.value, lists);
   } catch (err) {
-    if (err instanceof LimitError) return { ok: false, error: { message: `refused: ${err.message}`, limit: true } };
+    // The message says why; "refused" is the caller's verdict (the log line, `bootlet validate`).
+    if (err instanceof LimitError) return { ok: false, error: { message: err.message, limit: true } };
     if (err instanceof JsonSyntaxError) return fail(`invalid JSON: ${err.message}`, lineColumnAt(text, err.offset));
     if (err instanceof YamlSyntaxError) {
       const pos = lineColumnAt(text, err.offset);

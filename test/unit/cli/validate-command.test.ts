@@ -66,6 +66,18 @@ describe('bootlet validate', () => {
     expect(r.out).toMatch(/1 accepted, 2 refused, 0 ignored, 1 warnings\n$/);
   });
 
+  it('says "refused" once for a manifest over a limit, parsed on the loop or off it', async () => {
+    const d = dir('limits', {
+      'small.yaml': `${POD('small')}x: [${'1,'.repeat(50_001)}1]\n`,
+      'deep.json': `{"apiVersion":"v1","kind":"Pod","x":${'['.repeat(100)}${']'.repeat(100)}}`,
+    });
+    const r = await validate(d);
+    expect(r.code).toBe(1);
+    expect(r.out).toContain(`${path.join(d, 'small.yaml')}: refused: more than 50000 values (the limit for a manifest)`);
+    expect(r.out).toContain(`${path.join(d, 'deep.json')}: refused: nested deeper than 64 levels (the limit for a manifest)`);
+    expect(r.out).not.toMatch(/refused: refused/);
+  });
+
   it('in a directory, says which files the agent ignores and why, and which pods two files both define', async () => {
     const d = dir('dir', {
       'etcd.yaml': POD('etcd'),

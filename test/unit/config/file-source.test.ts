@@ -2,12 +2,13 @@
 // patterns. Every wait polls for a condition with a generous deadline.
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { closeSync, ftruncateSync, mkdirSync, openSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, ftruncateSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startFileSource, type FileSource } from '../../../src/config/file-source';
 import type { ConfigSourceEvents, ManifestError, ManifestWarning, PodUpdate } from '../../../src/config/types';
-import { memoryLogger } from '../../../src/log/logger';
+import { createLogger, memoryLogger } from '../../../src/log/logger';
+import { ownOutputReason } from '../../../src/config/own-output';
 import { makeTmpDir, removeTmpDir } from '../../support/tmp';
 import { waitFor } from '../../support/wait';
 import { podYaml } from './helpers';
@@ -201,6 +202,57 @@ describe('startFileSource', () => {
     writeFileSync(target, podYaml('linked', 'busybox:9'));
     await src.rescan();
     expect(events.updates.map(images)).toEqual(['busybox:1.36', 'busybox:9']);
+  });
+
+  it("refuses a symlink to the agent's own log once, and each line the agent writes there is not read again", async () => {
+    const dir = newDir();
+    const log = join(base, `agent-${dirs}.log`);
+    writeFileSync(log, '');
+    const fd = openSync(log, 'a');
+    const own = [{ dev: statSync(log).dev, ino: statSync(log).ino, what: 'standard error' }];
+    // The agent's log is the file the manifest links to: every line it logs grows the manifest.
+    const logger = createLogger({ format: 'json', verbosity: 4, sink: { write: (l) => writeSync(fd, l + '\n') } });
+    symlinkSync(log, join(dir, 'self.yaml'));
+    const events = recorder();
+    const src = startFileSource({ path: dir, nodeName: 'node-a', fileCheckFrequencyMs: 60_000, logger, events, read: { ownOutput: (st) => ownOutputReason(st, own) } });
+    running.push(src);
+    try {
+      await ready(events);
+      for (let i = 0; i < 5; i++) {
+        writeSync(fd, `{"msg":"another line ${i}"}\n`);
+        await src.rescan();
+      }
+      const refusals = readFileSync(log, 'utf8').split('\n').filter((l) => l.includes('Static pod manifest refused'));
+      expect(refusals).toHaveLength(1);
+      expect(refusals[0]).toContain("the file is the agent's own standard error (its log): bootlet never reads its own output as a manifest");
+      expect(events.errors).toHaveLength(1);
+      expect(events.updates).toEqual([]);
+    } finally {
+      closeSync(fd);
+    }
+  });
+
+  it('logs a manifest whose content changes at every read a few times, then counts, and tells the count when it is fixed', async () => {
+    const dir = newDir();
+    const { events, lines, src } = start(dir);
+    await ready(events);
+    const file = join(dir, 'flappy.yaml');
+    const save = (content: string): void => {
+      writeFileSync(join(dir, '.flappy.yaml.tmp'), content);
+      renameSync(join(dir, '.flappy.yaml.tmp'), file);
+    };
+    for (let i = 0; i < 20; i++) {
+      save(`apiVersion: v1\nkind: Pod${i}\n`);
+      await src.rescan();
+    }
+    await waitFor(() => events.errors.length >= 20, { ...WAIT, what: '20 refusals' });
+    const logged = () => lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((r) => r.file === file);
+    expect(logged().filter((r) => r.msg === 'Static pod manifest refused')).toHaveLength(5);
+    save(podYaml('flappy'));
+    await updates(events, 1, 'flappy accepted');
+    const again = logged().find((r) => r.msg === 'Static pod manifest refused again');
+    expect(again).toMatchObject({ times: 15, err: 'kind is "Pod19": expected "Pod"' });
+    expect(logged().map((r) => r.msg).slice(-2)).toEqual(['Static pod manifest refused again', 'Static pod manifest accepted']);
   });
 
   it('gives a key to the first file by name and hands it over when that file goes', async () => {

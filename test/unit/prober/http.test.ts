@@ -2,7 +2,7 @@
 import type * as http from 'node:http';
 import * as net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_HTTP_BODY_BYTES, probeHeaders, runHttpProbe, type HttpProbeRequest } from '../../../src/prober/http.js';
+import { MAX_HTTP_BODY_BYTES, MAX_HTTP_RESPONSE_HEADER_BYTES, probeHeaders, runHttpProbe, type HttpProbeRequest } from '../../../src/prober/http.js';
 import { PROBE_USER_AGENT } from '../../../src/prober/user-agent.js';
 import { useTmpDir } from '../../support/tmp.js';
 import { selfSignedCert, startHttp, startHttps, type Listening } from './servers.js';
@@ -15,6 +15,30 @@ let tls: Listening;
 let stalled: net.Server;
 let stalledPort = 0;
 const stalledSockets = new Set<net.Socket>();
+let endlessHeaders: net.Server;
+let endlessHeadersPort = 0;
+const endlessSockets = new Set<net.Socket>();
+
+/** Answers 200 and then header lines without end, 64 KiB per turn of its loop, until the client goes. */
+function sendEndlessHeaders(s: net.Socket): void {
+  endlessSockets.add(s);
+  let open = true;
+  s.on('close', () => {
+    open = false;
+    endlessSockets.delete(s);
+  });
+  s.on('error', () => {});
+  s.once('data', () => {
+    s.write('HTTP/1.1 200 OK\r\n');
+    const line = `X-Pad: ${'p'.repeat(1010)}\r\n`;
+    const more = (): void => {
+      if (!open) return;
+      if (s.write(line.repeat(64))) setImmediate(more);
+      else s.once('drain', more);
+    };
+    more();
+  });
+}
 
 function route(req: http.IncomingMessage, res: http.ServerResponse): void {
   seen.push(req.headers);
@@ -61,6 +85,9 @@ function route(req: http.IncomingMessage, res: http.ServerResponse): void {
     case '/host':
       res.writeHead(req.headers.host === 'probe.example' ? 200 : 400).end(req.headers.host);
       return;
+    case '/headers-32k':
+      res.writeHead(200, { 'X-Big': 'h'.repeat(32 * 1024) }).end('big headers');
+      return;
     case '/no-location':
       res.writeHead(302).end();
       return;
@@ -79,6 +106,9 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => stalled.listen(0, '127.0.0.1', () => r()));
   stalledPort = (stalled.address() as net.AddressInfo).port;
+  endlessHeaders = net.createServer(sendEndlessHeaders);
+  await new Promise<void>((r) => endlessHeaders.listen(0, '127.0.0.1', () => r()));
+  endlessHeadersPort = (endlessHeaders.address() as net.AddressInfo).port;
 });
 
 afterAll(async () => {
@@ -86,6 +116,8 @@ afterAll(async () => {
   await tls?.close();
   for (const s of stalledSockets) s.destroy();
   await new Promise<void>((r) => (stalled ? stalled.close(() => r()) : r()));
+  for (const s of endlessSockets) s.destroy();
+  await new Promise<void>((r) => (endlessHeaders ? endlessHeaders.close(() => r()) : r()));
 });
 
 function req(path: string, more: Partial<HttpProbeRequest> = {}): HttpProbeRequest {
@@ -148,6 +180,19 @@ describe('httpGet probe', () => {
     const endless = await runHttpProbe(req('/endless', { timeoutMs: 5000 }));
     expect(endless.result).toBe('success');
     expect(endless.output.length).toBe(MAX_HTTP_BODY_BYTES);
+  });
+
+  it("takes response headers up to Go's 10 MiB (Node's default is 16 KiB), and fails beyond with Go's words", async () => {
+    expect(MAX_HTTP_RESPONSE_HEADER_BYTES).toBe(10 * 1024 * 1024);
+    expect(await runHttpProbe(req('/headers-32k'))).toEqual({ result: 'success', output: 'big headers' });
+    // Headers that never end: the probe gives up at the limit, long before its deadline, and the
+    // event loop keeps turning meanwhile (a timer set beside it fires while the headers arrive).
+    let ticks = 0;
+    const ticker = setInterval(() => ticks++, 5);
+    const r = await runHttpProbe(req('/', { port: endlessHeadersPort, timeoutMs: 60_000 }));
+    clearInterval(ticker);
+    expect(r).toEqual({ result: 'failure', output: `Get "http://127.0.0.1:${endlessHeadersPort}/": net/http: server response headers exceeded 10485760 bytes; aborted` });
+    expect(ticks).toBeGreaterThan(0);
   });
 
   it('fails when the server does not answer within the timeout', async () => {

@@ -1,0 +1,74 @@
+// Pod-level fields of the spec as the API server checks them on create (validateDNSPolicy,
+// validatePodDNSConfig with relaxed searches as v1.34, ValidateHostAliases' host names,
+// validateReadinessGates, validatePodHostNetworkDeps).
+import type { PodSpec } from 'kubernetes-types/core/v1';
+import { isDNS1123Subdomain, isQualifiedName, regexError } from './api-formats';
+import { invalid, required, unsupported } from './field-errors';
+
+/** In the order the API server lists them. */
+const DNS_POLICIES = ['ClusterFirstWithHostNet', 'ClusterFirst', 'Default', 'None'] as const;
+const MAX_DNS_NAMESERVERS = 3;
+const MAX_DNS_SEARCH_PATHS = 32;
+const MAX_DNS_SEARCH_LIST_CHARS = 2048;
+const SUBDOMAIN_WITH_UNDERSCORE_LABEL = '_?[a-z0-9]([-_a-z0-9]*[a-z0-9])?';
+const SUBDOMAIN_WITH_UNDERSCORE = `${SUBDOMAIN_WITH_UNDERSCORE_LABEL}(\\.${SUBDOMAIN_WITH_UNDERSCORE_LABEL})*`;
+
+/** A []string as field.Error prints it (%#v). */
+const goStrings = (list: readonly string[]): string => `[]string{${list.map((s) => JSON.stringify(s)).join(', ')}}`;
+
+function isDNS1123SubdomainWithUnderscore(v: string): string[] {
+  const errs: string[] = [];
+  if (Buffer.byteLength(v, 'utf8') > 253) errs.push('must be no more than 253 characters');
+  if (!new RegExp(`^(?:${SUBDOMAIN_WITH_UNDERSCORE})$`).test(v)) {
+    errs.push(regexError("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '_', '-' or '.', and must start and end with an alphanumeric character", SUBDOMAIN_WITH_UNDERSCORE, 'example.com'));
+  }
+  return errs;
+}
+
+function dnsConfig(spec: PodSpec, out: string[]): void {
+  const path = ['spec', 'dnsConfig'];
+  const cfg = spec.dnsConfig;
+  if (spec.dnsPolicy === 'None') {
+    if (!cfg) return void out.push(required(path, 'must provide `dnsConfig` when `dnsPolicy` is None'));
+    if (!cfg.nameservers || cfg.nameservers.length === 0) return void out.push(required([...path, 'nameservers'], 'must provide at least one DNS nameserver when `dnsPolicy` is None'));
+  }
+  if (!cfg) return;
+  const ns = cfg.nameservers ?? [];
+  if (ns.length > MAX_DNS_NAMESERVERS) out.push(`spec.dnsConfig.nameservers: Invalid value: ${goStrings(ns)}: must not have more than ${MAX_DNS_NAMESERVERS} nameservers`);
+  const searches = cfg.searches ?? [];
+  if (searches.length > MAX_DNS_SEARCH_PATHS) out.push(`spec.dnsConfig.searches: Invalid value: ${goStrings(searches)}: must not have more than ${MAX_DNS_SEARCH_PATHS} search paths`);
+  if (searches.join(' ').length > MAX_DNS_SEARCH_LIST_CHARS) {
+    out.push(`spec.dnsConfig.searches: Invalid value: ${goStrings(searches)}: must not have more than ${MAX_DNS_SEARCH_LIST_CHARS} characters (including spaces) in the search list`);
+  }
+  searches.forEach((s, i) => {
+    if (s === '.') return;
+    const trimmed = s.endsWith('.') ? s.slice(0, -1) : s;
+    for (const m of isDNS1123SubdomainWithUnderscore(trimmed)) out.push(invalid([...path, 'searches', i], trimmed, m));
+  });
+  (cfg.options ?? []).forEach((o, i) => {
+    if (!o.name) out.push(required([...path, 'options', i], 'must not be empty'));
+  });
+}
+
+export function validatePodSpecFields(spec: PodSpec): string[] {
+  const out: string[] = [];
+  if (!spec.dnsPolicy) out.push(required(['spec', 'dnsPolicy']));
+  else if (!(DNS_POLICIES as readonly string[]).includes(spec.dnsPolicy)) out.push(unsupported(['spec', 'dnsPolicy'], spec.dnsPolicy, DNS_POLICIES));
+  dnsConfig(spec, out);
+  (spec.hostAliases ?? []).forEach((a, i) => {
+    (a.hostnames ?? []).forEach((h, j) => {
+      for (const m of isDNS1123Subdomain(h)) out.push(invalid(['spec', 'hostAliases', i, 'hostnames', j], h, m));
+    });
+  });
+  (spec.readinessGates ?? []).forEach((g, i) => {
+    for (const m of isQualifiedName(g.conditionType)) out.push(invalid(['spec', 'readinessGates', i, 'conditionType'], g.conditionType, m));
+  });
+  if (spec.hostNetwork) {
+    spec.containers?.forEach((c, i) => {
+      (c.ports ?? []).forEach((p, j) => {
+        if (p.hostPort !== p.containerPort) out.push(invalid(['spec', 'containers', i, 'ports', j, 'hostPort'], p.hostPort ?? 0, 'must match `containerPort` when `hostNetwork` is true'));
+      });
+    });
+  }
+  return out;
+}
