@@ -92,10 +92,13 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
   logger.info('Container runtime initialized', { containerRuntime: version.runtimeName, version: version.runtimeVersion, apiVersion: version.runtimeApiVersion });
   const health = new RuntimeHealth(runtime, logger);
   health.start();
+  // The one desired pod set: every source feeds it, the workers subscribe, cgroups and the API side read it.
+  const podConfig = new PodConfig({ sources: configuredSources(opts), logger });
   const cgroups = await startPodCgroups(
     { cgroupDriver: opts.cgroupDriver === 'systemd' ? 'systemd' : 'cgroupfs', cgroupsPerQOS: opts.cgroupsPerQOS, cgroupRoot: opts.cgroupRoot, podPidsLimit: opts.podPidsLimit },
     runtime,
     logger.with({ component: 'cm' }),
+    { desiredPods: () => podConfig.all().map((p) => p.pod) },
   );
 
   // The one cache of runtime state: the PLEG keeps it current; workers and status read it.
@@ -113,8 +116,6 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     logger,
     cgroups,
   });
-  // The one desired pod set: every source feeds it, workers and cgroups subscribe, the API side reads it.
-  const podConfig = new PodConfig({ sources: configuredSources(opts), logger });
   const observers: PodWorkerObserver[] = [];
   const prober = new ProberManager({ runtime, logger: logger.with({ component: 'prober' }), onProbeRun: probeMetrics(metrics) });
   const workers = new PodWorkers({
@@ -125,9 +126,6 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     cache,
     probes: prober,
     desired: podConfig,
-  });
-  podConfig.subscribe((u) => {
-    if (u.op !== 'REMOVE') cgroups.trackPod(u.pod.pod);
   });
   podConfig.subscribe((u) => workers.apply(u));
   observers.push(linkProber(prober, workers, opts.nodeIP));
