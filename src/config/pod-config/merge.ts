@@ -1,5 +1,5 @@
-// The clash rules between sources, as one pure function: which source's pod is desired under each
-// key. Within a source, clashes are the source's own (files: pod-config/file-pods.ts; the http
+// The clash rules between sources, for one pod key at a time: which source's pod is desired under
+// it. Within a source, clashes are the source's own (files: pod-config/file-pods.ts; the http
 // answer: its first pod of a name).
 import type { StaticPod } from '../types';
 import { isMirrorOfStaticPod, SOURCE_PRIORITY, type SourceName } from './sources';
@@ -9,7 +9,7 @@ export interface DesiredEntry {
   readonly pod: StaticPod;
 }
 
-/** A pod held back because an earlier source has its key, or its UID under another key. */
+/** A pod held back because an earlier source has its key, or another key's desired pod has its UID. */
 export interface ShadowedPod {
   readonly source: SourceName;
   readonly pod: StaticPod;
@@ -17,36 +17,32 @@ export interface ShadowedPod {
   readonly why: 'key' | 'uid';
 }
 
-export interface Merged {
-  readonly winners: Map<string, DesiredEntry>;
-  readonly shadowed: ShadowedPod[];
+/** The pods of every source under one key, in priority order; a mirror pod from the API server is none. */
+export function candidatesOf(bySource: ReadonlyMap<SourceName, ReadonlyMap<string, StaticPod>>, key: string): DesiredEntry[] {
+  const out: DesiredEntry[] = [];
+  for (const source of SOURCE_PRIORITY) {
+    const pod = bySource.get(source)?.get(key);
+    if (pod && !isMirrorOfStaticPod(source, pod)) out.push({ source, pod });
+  }
+  return out;
 }
 
 /**
- * Sources in priority order, keys in code-unit order: the first pod of a key wins it, and a pod
- * whose UID a winner already has is held back too (two pods with one UID would share a worker, a
- * pod directory and their runtime objects).
+ * The earliest source wins the key. A candidate whose UID another key's desired pod already has is
+ * held back until that pod goes (two pods with one UID would share a worker, a pod directory and
+ * their runtime objects): the pod that had the UID first keeps it.
  */
-export function mergeSources(bySource: ReadonlyMap<SourceName, ReadonlyMap<string, StaticPod>>): Merged {
-  const winners = new Map<string, DesiredEntry>();
-  const byUid = new Map<string, DesiredEntry>();
+export function chooseWinner(candidates: readonly DesiredEntry[], uidTakenBy: (uid: string) => DesiredEntry | undefined): { winner?: DesiredEntry; shadowed: ShadowedPod[] } {
+  let winner: DesiredEntry | undefined;
   const shadowed: ShadowedPod[] = [];
-  for (const source of SOURCE_PRIORITY) {
-    const pods = bySource.get(source);
-    if (!pods) continue;
-    for (const key of [...pods.keys()].sort()) {
-      const pod = pods.get(key)!;
-      if (isMirrorOfStaticPod(source, pod)) continue;
-      const byKey = winners.get(key);
-      const sameUid = byUid.get(pod.uid);
-      if (byKey) shadowed.push({ source, pod, by: byKey, why: 'key' });
-      else if (sameUid) shadowed.push({ source, pod, by: sameUid, why: 'uid' });
-      else {
-        const entry = { source, pod };
-        winners.set(key, entry);
-        byUid.set(pod.uid, entry);
-      }
+  for (const c of candidates) {
+    if (winner) {
+      shadowed.push({ ...c, by: winner, why: 'key' });
+      continue;
     }
+    const holder = uidTakenBy(c.pod.uid);
+    if (holder) shadowed.push({ ...c, by: holder, why: 'uid' });
+    else winner = c;
   }
-  return { winners, shadowed };
+  return { winner, shadowed };
 }

@@ -6,12 +6,10 @@
 import type { Logger } from '../../log/logger';
 import type { ConfigSourceEvents, PodUpdate, StaticPod, StaticPodView } from '../types';
 import { HoldBack, type HeldPodRef } from './hold-back';
-import { mergeSources, type DesiredEntry, type ShadowedPod } from './merge';
+import { candidatesOf, chooseWinner, type DesiredEntry, type ShadowedPod } from './merge';
 import { isSourceName, SOURCE_LABEL, STATIC_SOURCES, type SourceName } from './sources';
 
 export type { SourceName } from './sources';
-
-const OP_ORDER: Record<PodUpdate['op'], number> = { REMOVE: 0, ADD: 1, UPDATE: 2 };
 
 export interface PodConfigOptions {
   /** The sources this node reads; the set is complete once each has been seen in full. */
@@ -29,6 +27,8 @@ export class PodConfig implements StaticPodView {
   private readonly subscribers: ((u: PodUpdate) => void)[] = [];
   private readonly changeListeners: (() => void)[] = [];
   private readonly seenListeners: ((s: SourceName) => void)[] = [];
+  /** The pods held back under each key that has a clash. */
+  private readonly shadowed = new Map<string, ShadowedPod[]>();
   /** Clashes already logged, as `source:key:uid`. */
   private readonly shadowedReported = new Set<string>();
   private readonly held = new HoldBack();
@@ -52,7 +52,7 @@ export class PodConfig implements StaticPodView {
     const pods = this.pods(source);
     if (u.op === 'REMOVE') pods.delete(u.pod.key);
     else pods.set(u.pod.key, u.pod);
-    this.settle();
+    this.settle(u.pod.key);
   }
 
   /** The source has been seen in full once (the kubelet's SeenAllSources counts these). */
@@ -165,48 +165,63 @@ export class PodConfig implements StaticPodView {
     return pods;
   }
 
-  /** Brings the desired set in line with the sources and tells what changed. */
-  private settle(): void {
-    const { winners, shadowed } = mergeSources(this.bySource);
-    this.reportShadowed(shadowed);
+  /**
+   * Brings the key's desired pod in line with the sources and tells what changed. A UID that a
+   * change frees is looked at again for the keys whose pods were held back for it.
+   */
+  private settle(key: string): void {
+    const queue = [key];
+    const requeued = new Set<string>();
     const updates: PodUpdate[] = [];
-    for (const [key, prev] of this.desired) if (!winners.has(key)) updates.push({ op: 'REMOVE', pod: prev.pod });
-    for (const [key, next] of winners) {
-      const prev = this.desired.get(key);
-      if (!prev) updates.push({ op: 'ADD', pod: next.pod });
-      else if (prev.pod !== next.pod) updates.push({ op: 'UPDATE', pod: next.pod, previous: prev.pod });
+    for (let k = queue.shift(); k !== undefined; k = queue.shift()) {
+      const here = k;
+      const { winner, shadowed } = chooseWinner(candidatesOf(this.bySource, here), (uid) => {
+        const owner = this.keyOfUid.get(uid);
+        return owner === undefined || owner === here ? undefined : this.desired.get(owner);
+      });
+      this.reportShadowed(here, shadowed);
+      const prev = this.desired.get(here);
+      if (prev?.pod === winner?.pod) continue;
+      if (prev) this.keyOfUid.delete(prev.pod.uid);
+      if (winner) {
+        this.desired.set(here, winner);
+        this.keyOfUid.set(winner.pod.uid, here);
+      } else this.desired.delete(here);
+      if (!winner) updates.push({ op: 'REMOVE', pod: prev!.pod });
+      else if (!prev) updates.push({ op: 'ADD', pod: winner.pod });
+      else updates.push({ op: 'UPDATE', pod: winner.pod, previous: prev.pod });
+      const freed = prev && prev.pod.uid !== winner?.pod.uid ? prev.pod.uid : undefined;
+      if (freed === undefined) continue;
+      for (const [other, held] of this.shadowed) {
+        if (other === here || requeued.has(other) || !held.some((h) => h.why === 'uid' && h.pod.uid === freed)) continue;
+        requeued.add(other);
+        queue.push(other);
+      }
     }
     if (updates.length === 0) return;
-    updates.sort((a, b) => OP_ORDER[a.op] - OP_ORDER[b.op] || (a.pod.key < b.pod.key ? -1 : a.pod.key > b.pod.key ? 1 : 0));
     for (const u of updates) {
-      if (u.op === 'REMOVE') {
-        this.desired.delete(u.pod.key);
-        this.keyOfUid.delete(u.pod.uid);
-      } else {
-        if (u.op === 'UPDATE' && this.keyOfUid.get(u.previous.uid) === u.pod.key) this.keyOfUid.delete(u.previous.uid);
-        this.desired.set(u.pod.key, winners.get(u.pod.key)!);
-        this.keyOfUid.set(u.pod.uid, u.pod.key);
-        // A held pod of this name stops before its successor can start; the same UID is adopted.
-        this.held.desired(u.pod.key, u.pod.uid);
-      }
+      // A held pod of this name stops before its successor can start; the same UID is adopted.
+      if (u.op !== 'REMOVE') this.held.desired(u.pod.key, u.pod.uid);
       for (const s of this.subscribers) s(u);
     }
     this.changed();
   }
 
-  private reportShadowed(shadowed: readonly ShadowedPod[]): void {
-    const now = new Set<string>();
+  /** Logs each clash once; one that is over is logged again if it comes back. */
+  private reportShadowed(key: string, shadowed: readonly ShadowedPod[]): void {
+    if (shadowed.length === 0) {
+      this.shadowed.delete(key);
+      for (const id of [...this.shadowedReported]) if (id.slice(id.indexOf(':') + 1, id.lastIndexOf(':')) === key) this.shadowedReported.delete(id);
+      return;
+    }
+    this.shadowed.set(key, [...shadowed]);
     for (const s of shadowed) {
-      const id = `${s.source}:${s.pod.key}:${s.pod.uid}`;
-      now.add(id);
+      const id = `${s.source}:${key}:${s.pod.uid}`;
       if (this.shadowedReported.has(id)) continue;
       this.shadowedReported.add(id);
-      if (s.why === 'key') this.opts.logger.error('Static pod ignored: another source declares the same pod', { pod: s.pod.key, source: s.source, from: s.pod.file, declaredBy: s.by.pod.file });
-      else this.opts.logger.error('Static pod ignored: another source has a pod with the same UID', { pod: s.pod.key, uid: s.pod.uid, source: s.source, from: s.pod.file, declaredBy: s.by.pod.file });
+      if (s.why === 'key') this.opts.logger.error('Static pod ignored: another source declares the same pod', { pod: key, source: s.source, from: s.pod.file, declaredBy: s.by.pod.file });
+      else this.opts.logger.error('Static pod ignored: another source has a pod with the same UID', { pod: key, uid: s.pod.uid, source: s.source, from: s.pod.file, declaredBy: s.by.pod.file });
     }
-    // A clash that is over is reported again if it comes back; one that goes on is not repeated.
-    const clashing = new Set(shadowed.map((s) => s.pod.key));
-    for (const id of [...this.shadowedReported]) if (!now.has(id) && !clashing.has(id.slice(id.indexOf(':') + 1, id.lastIndexOf(':')))) this.shadowedReported.delete(id);
   }
 
   private changed(): void {
