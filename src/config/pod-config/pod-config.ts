@@ -1,8 +1,9 @@
 // The one desired pod set (the kubelet's PodConfig): every source (the manifest path, staticPodURL,
 // next the API server) feeds it ADD/UPDATE/REMOVE and says when it has been seen in full. It
-// merges them with the clash rules (merge.ts), tells its subscribers (pod workers, cgroups) each
-// change in order, and answers lookups by UID and by key. Runtime pods of a source that has not
-// answered are held back here (hold-back.ts) so that an absent source never stops what it made.
+// merges them with the clash rules (merge.ts), tells its subscribers (the pod workers) each change
+// in order, and answers lookups by UID and by key (workers, cgroups, the API side: none keeps a
+// copy of its own). Runtime pods of a source that has not answered are held back here
+// (hold-back.ts), so that an absent source never stops what it made.
 import type { Logger } from '../../log/logger';
 import type { ConfigSourceEvents, PodUpdate, StaticPod, StaticPodView } from '../types';
 import { HoldBack, type HeldPodRef } from './hold-back';
