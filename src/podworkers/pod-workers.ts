@@ -247,10 +247,12 @@ export class PodWorkers {
         key,
         name,
         namespace,
-        // Read from the set while it holds this UID; an orphan (nothing given) never has a pod.
+        // Read from the set while the pod is wanted; once it is being stopped, the pod it was
+        // stopped with (a same-UID pod added meanwhile is started anew after). An orphan has none.
         get desired() {
           const last = lastGiven.get(uid);
-          return last && (lookup?.podByUid(uid)?.pod ?? last);
+          if (!last || this.terminationRequested) return last;
+          return lookup?.podByUid(uid)?.pod ?? last;
         },
         terminationRequested: false,
         cache: this.opts.cache,
