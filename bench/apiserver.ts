@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Lease } from 'kubernetes-types/coordination/v1';
 import type { Node, Pod } from 'kubernetes-types/core/v1';
-import { startApiAgent, type ApiAgent } from '../src/apiserver/api-agent.js';
+import { startApiSide, type ApiSide } from '../src/apiserver/api-side.js';
 import { nullLogger } from '../src/log/logger.js';
 import { startFakeApiServer, type FakeApiServer } from '../test/support/fake-apiserver/index.js';
 import { waitFor } from '../test/support/wait.js';
@@ -98,8 +98,8 @@ export async function runApiServerBench(): Promise<ApiServerBenchResult> {
   const pods = new FakeStaticPods(Array.from({ length: PODS }, (_, i) => staticPod(`bench-${i}`, NODE)));
   const statuses = new FakeStatuses();
   for (const sp of pods.list()) statuses.set(sp.uid, runningStatus(sp));
-  const start = (): ApiAgent => startApiAgent({ kubeconfigPath: kubeconfig, nodeInfo: fakeNodeInfo(NODE), staticPods: pods, statuses, logger: nullLogger });
-  let agent: ApiAgent | undefined;
+  const start = (): ApiSide => startApiSide({ kubeconfigPath: kubeconfig, nodeInfo: fakeNodeInfo(NODE), staticPods: pods, statuses, logger: nullLogger });
+  let agent: ApiSide | undefined;
   // Started at spread moments of the agent's probing, not in step with it.
   const spread = (run: number): number => 1000 + (1000 * (run + 0.5)) / RUNS;
   /** Starts the server and times it until all is right. */

@@ -1,82 +1,229 @@
-// The API side as the rest of bootlet starts it: first a client identity (the kubeconfig, or one
-// bootstrapped and kept rotated), then the agent. Until the agent runs, events wait in a small
-// buffer and the node goes on without it; nothing here delays a pod.
+// The API side of bootlet, in one piece: a client identity first (the kubeconfig, or one
+// bootstrapped and kept rotated), then on that connection node registration and status, the node
+// lease, mirror pods and their status, and events. Everything here runs off the callers' path:
+// bootlet only notifies and this side marks objects dirty. While the API server is away nothing
+// piles up (one entry per object, the latest state read when sent), and when it returns everything
+// converges at once. Until there is an identity, events wait in a small buffer and the node goes on
+// without it. Nothing here can stop, start or restart a container: the API side only reads.
 import type { Logger } from '../log/logger.js';
-import { startApiAgent, type ApiAgent, type ApiAgentOptions } from './api-agent.js';
-import { startClientCredentials } from './client-credentials.js';
-import type { ClusterConnection } from './kubeconfig.js';
-import type { EventObject, EventRecorder, EventType } from './types.js';
+import type { PodEvent, PodWorkerObserver } from '../podworkers/observer.js';
 import { errorMessage } from '../util/error-message.js';
+import { ApiClient } from './client.js';
+import { startClientCredentials } from './client-credentials.js';
+import { Connectivity } from './connectivity.js';
+import { EventSender } from './events.js';
+import { KeyedQueue } from './keyed-queue.js';
+import type { ClusterConnection } from './kubeconfig.js';
+import { MirrorPodCache } from './mirror-pod-cache.js';
+import { MirrorPodReconciler } from './mirror-pods.js';
+import { NodeLease } from './node-lease.js';
+import { NodeRegistrar } from './node-registration.js';
+import { NodeStatusReporter } from './node-status-reporter.js';
+import { PodStatusSync } from './pod-status-sync.js';
+import { systemClock, type Clock, type EventObject, type EventRecorder, type EventType, type NodeInfoSource, type PodStatusSource, type StaticPodSource } from './types.js';
 
-export interface ApiSideOptions extends Omit<ApiAgentOptions, 'kubeconfigPath' | 'connection'> {
+export interface ApiSideOptions {
   kubeconfigPath: string;
   /** `--bootstrap-kubeconfig`: used to get a client certificate while the kubeconfig is not usable. */
   bootstrapKubeconfigPath?: string;
-  /** `--cert-dir`. */
-  certDir: string;
-  /** `rotateCertificates`. */
-  rotateCertificates: boolean;
+  /** `--cert-dir`: needed to bootstrap or rotate the client certificate. */
+  certDir?: string;
+  /** `rotateCertificates`, default false. */
+  rotateCertificates?: boolean;
+  nodeInfo: NodeInfoSource;
+  staticPods: StaticPodSource;
+  statuses: PodStatusSource;
+  logger: Logger;
+  clock?: Clock;
+  /** `registerNode` (default true): create the Node; when false, only use one that exists. */
+  registerNode?: boolean;
+  /** `nodeStatusUpdateFrequency`, default 10 s. */
+  nodeStatusUpdateFrequencyMs?: number;
+  /** `nodeStatusReportFrequency`, default 5 min. */
+  nodeStatusReportFrequencyMs?: number;
+  /** `nodeLeaseDurationSeconds`, default 40; renewed every quarter of it, as the kubelet does. */
+  nodeLeaseDurationSeconds?: number;
+  /** Deadline of every request, default 10 s. */
+  requestTimeoutMs?: number;
+  /** Full pass over all mirror pods and statuses, default 10 s (the status manager's syncPeriod). */
+  resyncPeriodMs?: number;
+  userAgent?: string;
 }
 
-/** The API side, plus the node's credentials for others that talk to the API server (the kubelet API's reviews and serving certificate). */
-export interface ApiSide extends ApiAgent {
-  /** The connection with the node's identity, once there is one. */
+export interface ApiSide {
+  recorder: EventRecorder;
+  /** A pod worker's event, recorded against its pod (aggregated, rate-limited, dropped while the server is away). */
+  recordPodEvent(e: PodEvent): void;
+  /** Records the pod workers' events. */
+  readonly observer: PodWorkerObserver;
+  state(): { connected: boolean; lastContact?: Date };
+  /** The connection with the node's identity, once there is one (for the kubelet API's reviews and serving certificate). */
   connection(): ClusterConnection | undefined;
   /** Resolves when there is one (never rejects; stays pending when stopped first). */
   readonly connectionReady: Promise<ClusterConnection>;
+  stop(): Promise<void>;
 }
 
-/** Events recorded before the agent exists; beyond this the oldest are dropped, as the agent's own buffer does. */
+/** The parts that run on one connection. */
+interface ConnectedParts {
+  readonly recorder: EventRecorder;
+  state(): { connected: boolean; lastContact?: Date };
+  stop(): Promise<void>;
+}
+
+/** Events recorded before there is a connection; beyond this the oldest are dropped, as the event sender's own buffer does. */
 const EARLY_EVENTS = 200;
 
 type EarlyEvent = [EventObject, EventType, string, string];
 
-/** Starts at once when the kubeconfig is usable, else when a certificate is bootstrapped. Throws KubeconfigError for unusable files. */
+/**
+ * Starts at once when the kubeconfig is usable, else when a certificate is bootstrapped. Throws
+ * KubeconfigError (synchronously) for unusable files; an absent server is not an error.
+ */
 export function startApiSide(opts: ApiSideOptions): ApiSide {
-  const logger: Logger = opts.logger;
+  const logger = opts.logger.with({ component: 'apiserver' });
+  const rotateCertificates = opts.rotateCertificates ?? false;
+  if ((opts.bootstrapKubeconfigPath || rotateCertificates) && !opts.certDir) throw new Error('startApiSide: a certDir is needed to bootstrap or rotate the client certificate');
   const creds = startClientCredentials({
     kubeconfigPath: opts.kubeconfigPath,
     bootstrapKubeconfigPath: opts.bootstrapKubeconfigPath,
-    certDir: opts.certDir,
+    certDir: opts.certDir ?? '',
     nodeName: opts.nodeInfo.nodeName,
-    rotateCertificates: opts.rotateCertificates,
-    logger,
+    rotateCertificates,
+    logger: opts.logger,
     clock: opts.clock,
   });
-  const start = (connection: ClusterConnection): ApiAgent => startApiAgent({ ...opts, connection });
-  let agent: ApiAgent | undefined = creds.now ? start(creds.now) : undefined;
+  let parts: ConnectedParts | undefined = creds.now ? connect(opts, creds.now, logger) : undefined;
   let connection: ClusterConnection | undefined = creds.now;
   void creds.ready.then((c) => (connection = c));
   let early: EarlyEvent[] = [];
   let stopped = false;
-  if (!agent) {
-    void creds.ready.then((connection) => {
-      if (stopped || agent) return;
+  if (!parts) {
+    void creds.ready.then((c) => {
+      if (stopped || parts) return;
       try {
-        agent = start(connection);
+        parts = connect(opts, c, logger);
       } catch (e) {
         logger.error('The API side cannot start', { err: errorMessage(e) });
         return;
       }
-      for (const e of early) agent.recorder.event(...e);
+      for (const e of early) parts.recorder.event(...e);
       early = [];
     });
   }
   const recorder: EventRecorder = {
     event: (...e: EarlyEvent) => {
-      if (agent) return agent.recorder.event(...e);
+      if (parts) return parts.recorder.event(...e);
       early.push(e);
       if (early.length > EARLY_EVENTS) early.shift();
     },
   };
+  const recordPodEvent = (e: PodEvent): void => {
+    const prefix = e.initContainer ? 'spec.initContainers' : 'spec.containers';
+    recorder.event({ kind: 'Pod', namespace: e.namespace, name: e.name, uid: e.uid, ...(e.container ? { fieldPath: `${prefix}{${e.container}}` } : {}) }, e.type, e.reason, e.message);
+  };
   return {
+    recorder,
+    recordPodEvent,
+    observer: { podEvent: recordPodEvent },
+    state: () => parts?.state() ?? { connected: false },
     connection: () => connection,
     connectionReady: creds.ready,
-    recorder,
-    state: () => agent?.state() ?? { connected: false },
     stop: async () => {
       stopped = true;
-      await Promise.all([creds.stop(), agent?.stop()]);
+      await Promise.all([creds.stop(), parts?.stop()]);
+    },
+  };
+}
+
+/** The node, its lease, mirror pods, statuses and events on one connection (its client certificate may change while running). */
+function connect(opts: ApiSideOptions, connection: ClusterConnection, logger: Logger): ConnectedParts {
+  const clock = opts.clock ?? systemClock;
+  const nodeName = opts.nodeInfo.nodeName;
+  const client = new ApiClient(connection, { timeoutMs: opts.requestTimeoutMs, userAgent: opts.userAgent ?? `bootlet/${opts.nodeInfo.kubeletVersion}` });
+  const conn = new Connectivity(client, logger);
+  const registrar = new NodeRegistrar(client, opts.nodeInfo, clock, logger, opts.registerNode ?? true);
+  const events = new EventSender(client, conn, nodeName, clock, logger);
+  const reporter = new NodeStatusReporter(client, opts.nodeInfo, registrar, clock, opts.nodeStatusReportFrequencyMs ?? 300_000, events);
+  const leaseDuration = opts.nodeLeaseDurationSeconds ?? 40;
+  const lease = new NodeLease(client, nodeName, () => registrar.uid, leaseDuration, clock);
+  const cache = new MirrorPodCache(client, conn, nodeName, logger);
+  const desired = opts.staticPods;
+
+  const reconciler = new MirrorPodReconciler(client, cache, nodeName, () => registrar.uid, (k) => desired.podByKey(k), () => desired.ready?.() ?? true, logger);
+  const statusSync = new PodStatusSync(client, cache, opts.statuses);
+  // Mirror pods and their statuses, up to 8 pods at a time (the client's sockets): create, then
+  // status, per pod; the pods side by side.
+  const pods: KeyedQueue = new KeyedQueue(
+    'Syncing mirror pod',
+    async (key) => {
+      const { mirror, retryAfterMs } = await reconciler.reconcile(key);
+      if (retryAfterMs !== undefined) pods.addAfter(key, retryAfterMs);
+      const sp = desired.podByKey(key);
+      if (mirror && sp) await statusSync.sync(sp, mirror);
+    },
+    conn,
+    logger,
+  );
+  const allKeys = (): Set<string> => new Set([...desired.list().map((sp) => sp.key), ...cache.keys()]);
+
+  // The node (registration first, then its status) and its lease: one key each, beside the pods.
+  const nodeTask = new KeyedQueue('Updating node status', () => reporter.sync(), conn, logger, { concurrency: 1, failureLog: 'info' });
+  const leaseTask = new KeyedQueue('Renewing node lease', () => lease.renew(), conn, logger, { concurrency: 1, failureLog: 'info' });
+  const syncNode = (): void => nodeTask.add('node');
+  const renewLease = (): void => leaseTask.add('lease');
+  registrar.onRegistered(() => {
+    renewLease();
+    pods.addAll(allKeys());
+  });
+  // Back after an outage: heartbeat and status at once, not at the next tick.
+  conn.onUp(() => {
+    syncNode();
+    renewLease();
+  });
+
+  desired.onChange(() => pods.addAll(allKeys()));
+  opts.statuses.onChange((uid) => {
+    const sp = desired.podByUid(uid);
+    if (sp) pods.add(sp.key);
+  });
+  cache.onChange((key) => pods.add(key));
+  cache.onResync(() => pods.addAll(allKeys()));
+
+  const timers = [
+    setInterval(syncNode, opts.nodeStatusUpdateFrequencyMs ?? 10_000),
+    setInterval(renewLease, (leaseDuration * 1000) / 4),
+    setInterval(() => {
+      pods.addAll(allKeys());
+      const current = new Set<string>();
+      for (const k of cache.keys()) {
+        const uid = cache.get(k)?.metadata?.uid;
+        if (uid) current.add(uid);
+      }
+      statusSync.retain(current);
+    }, opts.resyncPeriodMs ?? 10_000),
+  ];
+  for (const t of timers) t.unref?.();
+
+  logger.info('Connecting to the API server', { server: client.server, node: nodeName });
+  cache.start();
+  syncNode();
+  events.event({ kind: 'Node', name: nodeName, uid: nodeName }, 'Normal', 'Starting', 'Starting kubelet.');
+
+  let stopped: Promise<void> | undefined;
+  return {
+    recorder: events,
+    state: () => ({ connected: conn.current === 'up', lastContact: conn.lastContact }),
+    stop: () => {
+      stopped ??= (async () => {
+        for (const t of timers) clearInterval(t);
+        conn.stop();
+        const done = Promise.all([nodeTask.stop(), leaseTask.stop(), pods.stop(), events.stop(), cache.stop()]);
+        // In-flight requests end at their deadline at the latest; closing the client ends them now.
+        client.close();
+        await done;
+      })();
+      return stopped;
     },
   };
 }

@@ -1,5 +1,4 @@
 // What the rest of bootlet uses of the API side.
-export { startApiAgent, type ApiAgent, type ApiAgentOptions } from './api-agent.js';
 export { startApiSide, type ApiSide, type ApiSideOptions } from './api-side.js';
 export { defaultCertDir, validateClientConfig } from './client-credentials.js';
 export { collectNodeInfo, type CollectNodeInfoOptions } from './node-info.js';

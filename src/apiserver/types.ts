@@ -3,9 +3,11 @@
 import type { PodStatus, Taint } from 'kubernetes-types/core/v1';
 import type { StaticPod } from '../config/types.js';
 
-/** The desired static pods (from the manifest directory), with their identity. */
+/** The desired static pods (from the manifest path and staticPodURL), with their identity: a view of the one desired set. */
 export interface StaticPodSource {
   list(): readonly StaticPod[];
+  podByKey(key: string): StaticPod | undefined;
+  podByUid(uid: string): StaticPod | undefined;
   /** Called after the desired set changed (add, update, remove). */
   onChange(listener: () => void): void;
   /**

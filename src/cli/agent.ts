@@ -3,11 +3,9 @@
 // endpoints, and the API side when a kubeconfig is given.
 import { existsSync, readFileSync } from 'node:fs';
 import { startPodCgroups } from '../cm/start.js';
-import { startFileSource } from '../config/file-source.js';
-import { startHttpSource } from '../config/http-source.js';
-import { SourceMerger } from '../config/source-merger.js';
-import { StaticPodSet } from '../config/static-pod-set.js';
-import { validateClientConfig } from '../apiserver/index.js';
+import { PodConfig } from '../config/pod-config/pod-config.js';
+import { configuredSources, startPodSources } from '../config/pod-config/start-sources.js';
+import { collectNodeInfo, startApiSide, validateClientConfig, type ApiSide } from '../apiserver/index.js';
 import { droppedLogLines, type Logger } from '../log/logger.js';
 import { unexpectedErrorCount } from '../process/unexpected-errors.js';
 import { PodCache } from '../pleg/pod-cache.js';
@@ -21,7 +19,7 @@ import { ContainerLogManager } from '../node/container-log-manager.js';
 import { connectRuntime } from '../cri/cri-client.js';
 import { CriPodRuntime } from '../kuberuntime/pod-operations.js';
 import { RuntimeHealth } from '../kuberuntime/runtime-health.js';
-import { warnInvalidIdentityOnce, type RuntimePod } from '../kuberuntime/runtime-pods.js';
+import { warnInvalidIdentityOnce } from '../kuberuntime/runtime-pods.js';
 import { configSourceOf } from '../kuberuntime/static-source.js';
 import { startEndpoints } from '../server/endpoints.js';
 import { pingCheck, syncLoopCheck } from '../server/healthz.js';
@@ -30,7 +28,6 @@ import type { ServerSource } from '../server/source.js';
 import { StatusManager } from '../status/status-manager.js';
 import { onProbeResult, statusObserver } from '../status/worker-events.js';
 import { BOOTLET_VERSION, kubeletVersion } from '../version.js';
-import { startApiLink, type ApiLink } from '../apiserver/api-link.js';
 import { formatDuration } from '../util/duration.js';
 import type { BootletOptions } from './options.js';
 import { criCallMetrics, linkMetrics, probeMetrics, registerRestClientMetrics, relistMetrics } from '../metrics/metrics-link.js';
@@ -40,8 +37,6 @@ import { startSystemdLink } from '../systemd/systemd-link.js';
 
 const STATUS_SETTLE_MS = 100;
 const STATUS_FULL_PASS_MS = 5 * 60_000;
-/** The kubelet's genericPlegRelistThreshold: a PLEG that has not relisted for longer is unhealthy. */
-const PLEG_RELIST_THRESHOLD_MS = 3 * 60_000;
 
 /** resolvConf "" means no host DNS at all; an unreadable file gives pods an empty one. */
 function readResolvConf(file: string, logger: Logger): string | undefined {
@@ -97,10 +92,13 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
   logger.info('Container runtime initialized', { containerRuntime: version.runtimeName, version: version.runtimeVersion, apiVersion: version.runtimeApiVersion });
   const health = new RuntimeHealth(runtime, logger);
   health.start();
+  // The one desired pod set: every source feeds it, the workers subscribe, cgroups and the API side read it.
+  const podConfig = new PodConfig({ sources: configuredSources(opts), logger });
   const cgroups = await startPodCgroups(
     { cgroupDriver: opts.cgroupDriver === 'systemd' ? 'systemd' : 'cgroupfs', cgroupsPerQOS: opts.cgroupsPerQOS, cgroupRoot: opts.cgroupRoot, podPidsLimit: opts.podPidsLimit },
     runtime,
     logger.with({ component: 'cm' }),
+    { desiredPods: () => podConfig.all().map((p) => p.pod) },
   );
 
   // The one cache of runtime state: the PLEG keeps it current; workers and status read it.
@@ -127,7 +125,9 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     observers,
     cache,
     probes: prober,
+    desired: podConfig,
   });
+  podConfig.subscribe((u) => workers.apply(u));
   observers.push(linkProber(prober, workers, opts.nodeIP));
   const status = new StatusManager({
     runtimePod: (uid) => cache.get(uid).pod,
@@ -165,17 +165,14 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     intervalMs: opts.containerLogMonitorIntervalMs,
   });
   const syncLoop = syncLoopCheck(() => pleg.sinceLastRelistMs(), opts.syncFrequencyMs);
+  const healthChecks = [pingCheck, syncLoop];
   const systemd = startSystemdLink({
     env: process.env,
     logger,
     workers: () => workers.snapshot(),
     status: (uid) => status.get(uid),
     onStatusChange: (listener) => void status.onChange(() => listener()),
-    health: () => {
-      const since = pleg.sinceLastRelistMs();
-      if (since > PLEG_RELIST_THRESHOLD_MS) return `PLEG is not healthy: pleg was last seen active ${formatDuration(Math.floor(since / 1000) * 1000)} ago; threshold is ${formatDuration(PLEG_RELIST_THRESHOLD_MS)}`;
-      return syncLoop.check();
-    },
+    health: () => pleg.healthProblem() ?? syncLoop.check(),
   });
   const serverSource: ServerSource = { statuses: () => status.all(), sinceLastRelistMs: () => pleg.sinceLastRelistMs(), unexpectedErrors: unexpectedErrorCount, droppedLogLines };
   metrics.bind(serverSource);
@@ -187,20 +184,37 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     rootDir: opts.rootDir,
     syncFrequencyMs: opts.syncFrequencyMs,
     source: serverSource,
+    checks: healthChecks,
     metrics,
     logger,
   });
 
-  const staticPods = new StaticPodSet();
-  let api: ApiLink | undefined;
+  let api: ApiSide | undefined;
   if (opts.kubeconfig) {
-    api = startApiLink({ ...opts, kubeconfig: opts.kubeconfig }, {
-      staticPods,
-      status,
-      runtimeName: version.runtimeName,
-      runtimeVersion: version.runtimeVersion,
-      runtimeReady: () => health.ready(),
+    api = startApiSide({
+      kubeconfigPath: opts.kubeconfig,
+      bootstrapKubeconfigPath: opts.bootstrapKubeconfig,
+      certDir: opts.certDir,
+      rotateCertificates: opts.rotateCertificates,
+      nodeInfo: collectNodeInfo({
+        nodeName: opts.nodeName,
+        nodeIP: opts.nodeIP,
+        runtimeVersion: `${version.runtimeName}://${version.runtimeVersion}`,
+        kubeletVersion: kubeletVersion(),
+        labels: opts.nodeLabels,
+        taints: opts.registerWithTaints,
+        runtimeReady: () => health.ready(),
+        rootDir: opts.rootDir,
+        maxPods: opts.maxPods,
+        kubeletPort: opts.port,
+      }),
+      staticPods: podConfig.staticPods(),
+      statuses: status.podStatuses(),
       logger,
+      registerNode: opts.registerNode,
+      nodeStatusUpdateFrequencyMs: opts.nodeStatusUpdateFrequencyMs,
+      nodeStatusReportFrequencyMs: opts.nodeStatusReportFrequencyMs,
+      nodeLeaseDurationSeconds: opts.nodeLeaseDurationSeconds,
     });
     observers.push(api.observer);
     prober.onResult((e) => {
@@ -217,7 +231,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     source: serverSource,
     metrics: () => metrics.render(),
     runtime,
-    checks: [pingCheck, syncLoopCheck(() => pleg.sinceLastRelistMs(), opts.syncFrequencyMs)],
+    checks: healthChecks,
     api,
     logger,
   });
@@ -227,77 +241,27 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
   status.start(STATUS_FULL_PASS_MS);
   logRotation.start();
 
-  const merger = new SourceMerger((u) => {
-    if (u.op !== 'REMOVE') cgroups.trackPod(u.pod.pod);
-    workers.apply(u);
-    staticPods.apply(u);
-  }, logger);
-  // Runtime pods that staticPodURL made before this agent started are not orphans until the URL
-  // has answered: an unreachable server never removes a pod.
-  let heldForHttp: Map<string, RuntimePod> | undefined;
-  const http = opts.staticPodURL
-    ? startHttpSource({
-        url: opts.staticPodURL,
-        headers: opts.staticPodURLHeader,
-        nodeName: opts.nodeName,
-        checkFrequencyMs: opts.httpCheckFrequencyMs,
-        logger,
-        events: {
-          update: (u) => merger.update('http', u),
-          error: () => {}, // the source logs each refused answer once
-          warning: () => {},
-          ready: () => {},
-        },
-        beforeFirstAnswer: (pods) => {
-          if (!heldForHttp) return;
-          const wanted = new Set(pods.map((p) => p.uid));
-          // Those the URL still gives are adopted by their workers; the rest stop first.
-          workers.adoptRuntimePods(new Map([...heldForHttp].filter(([uid]) => !wanted.has(uid))));
-          heldForHttp = undefined;
-        },
-      })
-    : undefined;
-
   let stopAdoption: (() => void) | undefined;
-  const source = startFileSource({
-    path: opts.podManifestPath,
-    nodeName: opts.nodeName,
-    fileCheckFrequencyMs: opts.fileCheckFrequencyMs,
-    logger,
-    events: {
-      update: (u) => merger.update('file', u),
-      error: () => {}, // the file source logs each refused manifest once, with file and reason
-      warning: () => {},
-      refusedClaims: (claims) => workers.refusedClaims(claims),
-      // Only now is the desired set complete: what runs without a manifest can be told apart.
-      ready: () => {
-        stopAdoption = startAdoption({
-          readAll: async () => {
-            await cache.refreshAll();
-            return cache.pods();
-          },
-          desired: () => staticPods.list(),
-          adoptIdentity: (a) => source.adoptIdentity(a.file, a.computedUid, a.runtimeUid),
-          // Pods staticPodURL made before this start are not orphans until the URL has answered.
-          holdBack: (found) => {
-            if (!http || http.answered()) return new Set();
-            const held = new Map([...found].filter(([, p]) => configSourceOf(p) === 'http'));
-            if (held.size > 0) {
-              heldForHttp = held;
-              logger.info('Pods from staticPodURL keep running until it answers', { pods: held.size });
-            }
-            return new Set(held.keys());
-          },
-          adoptRuntimePods: (found) => workers.adoptRuntimePods(found),
-          adopted: () => {
-            staticPods.markReady();
-            pleg.start();
-            systemd?.sourcesReady(staticPods.list().map((p) => p.uid));
-          },
-          logger,
-        });
+  const sources = startPodSources(opts, podConfig, logger, (claims) => workers.refusedClaims(claims));
+  // Once the manifests have all been read, what runs without one can be told apart.
+  podConfig.onSeen((seen) => {
+    if (seen !== 'file') return;
+    stopAdoption = startAdoption({
+      readAll: async () => {
+        await cache.refreshAll();
+        return cache.pods();
       },
-    },
+      desired: () => podConfig.all(),
+      adoptIdentity: (a) => sources.adoptIdentity(a.file, a.computedUid, a.runtimeUid),
+      holdBack: (found) => podConfig.holdBack(found, configSourceOf, (pods) => workers.adoptRuntimePods(pods)),
+      adoptRuntimePods: (found) => workers.adoptRuntimePods(found),
+      adopted: () => {
+        podConfig.adoptionDone();
+        pleg.start();
+        systemd?.sourcesReady(podConfig.all().map((p) => p.uid));
+      },
+      logger,
+    });
   });
 
   return {
@@ -311,7 +275,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
       logRotation.stop();
       workers.shutdown();
       cgroups.stop();
-      await Promise.allSettled([source.stop(), http?.stop(), endpoints.close(), kubeletApi?.close(), api?.stop()]);
+      await Promise.allSettled([sources.stop(), endpoints.close(), kubeletApi?.close(), api?.stop()]);
       runtime.close();
     },
   };

@@ -33,8 +33,6 @@ export interface PodCgroups {
 /** What the agent holds: PodCgroups plus the wiring around it. */
 export interface StartedPodCgroups extends PodCgroups {
   readonly driver: CgroupDriver;
-  /** The pod's manifest is known: its requests count for the QoS cgroups. */
-  trackPod(pod: Pod): void;
   /** The runtime is known (from its config) to use `driver`: a mismatch is logged, once. */
   reportRuntimeDriver(driver: CgroupDriver): void;
   stop(): void;
@@ -50,6 +48,8 @@ export interface ContainerManagerOptions {
   /** The node's cpu capacity, for the kubepods cgroup's shares (node allocatable, no reservations). */
   nodeCpuMilli: number;
   logger: Logger;
+  /** The desired pods, read from the one desired set: their requests count before their cgroups exist. */
+  desiredPods?: () => Iterable<Pod>;
 }
 
 interface PendingRemoval {
@@ -61,8 +61,8 @@ export class ContainerManager implements StartedPodCgroups {
   private readonly kubepods: CgroupName;
   private readonly burstable: CgroupName;
   private readonly besteffort: CgroupName;
-  /** Pods that count for the QoS cgroups' shares: known from the manifests or given a cgroup here. */
-  private readonly activePods = new Map<string, Pod>();
+  /** Pods given a cgroup here: they count for the QoS cgroups' shares (beside the desired ones) until it is removed. */
+  private readonly withCgroup = new Map<string, Pod>();
   private readonly removals = new Map<string, PendingRemoval>();
   private qosTimer: NodeJS.Timeout | undefined;
   private placementChecked = false;
@@ -105,12 +105,6 @@ export class ContainerManager implements StartedPodCgroups {
     this.o.manager.close();
   }
 
-  /** The desired pods, from the manifests: their requests count before their cgroups exist. */
-  trackPod(pod: Pod): void {
-    const uid = pod.metadata?.uid;
-    if (uid) this.activePods.set(uid, pod);
-  }
-
   podCgroup(pod: Pod): CgroupName {
     if (!pod.metadata?.uid) throw new Error('pod has no UID');
     const parent = { Guaranteed: this.kubepods, Burstable: this.burstable, BestEffort: this.besteffort }[qosClass(pod)];
@@ -125,7 +119,7 @@ export class ContainerManager implements StartedPodCgroups {
     const name = this.podCgroup(pod);
     const uid = pod.metadata!.uid!;
     this.cancelRemoval(uid);
-    this.activePods.set(uid, pod);
+    this.withCgroup.set(uid, pod);
     if (await this.o.manager.exists(name)) return;
     // As the kubelet: the QoS shares first, so the new pod's request is counted when it starts.
     await this.updateQosCgroups().catch((err: unknown) => this.o.logger.v(2).info('Failed to update QoS cgroups', { err: String(err) }));
@@ -135,7 +129,9 @@ export class ContainerManager implements StartedPodCgroups {
   /** Burstable shares follow the sum of the Burstable pods' cpu requests; BestEffort stays at 2. */
   async updateQosCgroups(): Promise<void> {
     let burstableMilli = 0;
-    for (const pod of this.activePods.values()) if (qosClass(pod) === 'Burstable') burstableMilli += podCpuRequestMilli(pod);
+    const active = new Map(this.withCgroup);
+    for (const pod of this.o.desiredPods?.() ?? []) if (pod.metadata?.uid) active.set(pod.metadata.uid, pod);
+    for (const pod of active.values()) if (qosClass(pod) === 'Burstable') burstableMilli += podCpuRequestMilli(pod);
     await this.o.manager.update(this.besteffort, { cpuShares: MIN_CPU_SHARES });
     await this.o.manager.update(this.burstable, { cpuShares: milliCpuToShares(burstableMilli) });
   }
@@ -169,7 +165,7 @@ export class ContainerManager implements StartedPodCgroups {
   }
 
   async removePodCgroup(uid: string): Promise<void> {
-    this.activePods.delete(uid);
+    this.withCgroup.delete(uid);
     this.cancelRemoval(uid);
     await this.tryRemove(uid, REMOVE_RETRY_FIRST_MS);
   }
@@ -195,7 +191,7 @@ export class ContainerManager implements StartedPodCgroups {
       this.o.logger.v(2).info('Failed to remove pod cgroup, will retry', { podUID: uid, err: err instanceof Error ? err.message : String(err) });
       busy = true;
     }
-    if (!busy || this.stopped || this.activePods.has(uid)) return;
+    if (!busy || this.stopped || this.withCgroup.has(uid)) return;
     this.o.logger.v(3).info('Pod cgroup still busy, will retry', { podUID: uid, retryIn: `${delayMs}ms` });
     const timer = setTimeout(() => {
       this.removals.delete(uid);

@@ -4,6 +4,7 @@
 // no cgroup parent, and the reason is logged once.
 import { cpus } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Pod } from 'kubernetes-types/core/v1';
 import type { Logger } from '../log/logger.js';
 import type { RuntimeService } from '../cri/cri-types.js';
 import type { CgroupDriver } from './cgroup-name.js';
@@ -41,7 +42,6 @@ class NoPodCgroups implements StartedPodCgroups {
   async ensurePodCgroup(): Promise<void> {}
   async checkSandboxPlacement(): Promise<void> {}
   async removePodCgroup(): Promise<void> {}
-  trackPod(): void {}
   stop(): void {}
   /** An empty parent is refused by the systemd driver only; cgroupfs takes it. */
   reportRuntimeDriver(driver: CgroupDriver): void {
@@ -61,6 +61,8 @@ class NoPodCgroups implements StartedPodCgroups {
 }
 
 export interface StartPodCgroupsDeps {
+  /** The desired pods (the one desired set): their requests count for the QoS cgroups before their cgroups exist. */
+  desiredPods?: () => Iterable<Pod>;
   subsystems?: CgroupSubsystems;
   connectSystemd?: () => Promise<SystemdDbus>;
 }
@@ -102,6 +104,7 @@ export async function startPodCgroups(
       podPidsLimit: settings.podPidsLimit ?? -1,
       nodeCpuMilli: Math.max(1, cpus().length) * 1000,
       logger,
+      desiredPods: deps.desiredPods,
     });
     if (runtimeDriver) cm.reportRuntimeDriver(runtimeDriver);
     // A systemd still starting up may not answer at once: a few tries before giving up on cgroups.

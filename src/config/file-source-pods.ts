@@ -2,7 +2,7 @@
 // one log line per accepted, refused or removed manifest, the refused files' claims, and the UIDs
 // adopted from a kubelet's pods. It touches no file: the source hands it each file's outcome.
 import type { Logger } from '../log/logger';
-import { DesiredPods } from './desired-pods';
+import { FilePods } from './pod-config/file-pods';
 import { withAdoptedUid } from './identity';
 import { RefusalLog } from './refusal-log';
 import type { ConfigSourceEvents, ManifestClaim, ManifestError, StaticPod } from './types';
@@ -21,7 +21,7 @@ function claimOf(e: ManifestError): ManifestClaim {
 }
 
 export class FileSourcePods {
-  private readonly desired = new DesiredPods();
+  private readonly desired = new FilePods();
   /** Files refused for what they contain or for not being readable (key conflicts are in `desired`). */
   private readonly refused = new Map<string, ManifestError>();
   /** The refused claims as last told downstream. */

@@ -13,7 +13,7 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from '../log/logger';
 import { createManifestDecoder, type ManifestDecoder } from './decode/decode-off-thread';
-import { sameStaticPod } from './desired-pods';
+import { sameStaticPod } from './pod-config/file-pods';
 import { completeManifest } from './manifest';
 import { MAX_MANIFEST_BYTES } from './read-manifest';
 import type { ConfigSourceEvents, PodUpdate, StaticPod } from './types';
@@ -34,12 +34,6 @@ export interface HttpSourceOptions {
   readonly now?: () => Date;
   readonly timeoutMs?: number;
   readonly maxBytes?: number;
-  /**
-   * The first answer that can be used, before its pods go downstream: the agent stops here the
-   * pods an earlier run got from the URL that it no longer gives, so that a new version of a pod
-   * never starts beside the old one.
-   */
-  readonly beforeFirstAnswer?: (pods: readonly StaticPod[]) => void;
 }
 
 export interface HttpSource {
@@ -184,7 +178,6 @@ export function startHttpSource(opts: HttpSourceOptions): HttpSource {
       pods.push(done.pod);
     }
     lastDigest = digest;
-    if (!used) opts.beforeFirstAnswer?.(pods);
     apply(pods);
     if (!used) {
       used = true;

@@ -73,3 +73,18 @@ export interface ConfigSourceEvents {
    */
   refusedClaims?(claims: readonly ManifestClaim[]): void;
 }
+
+/** The one desired pod set, read-only, by UID and by key (`<namespace>/<name>`). */
+export interface DesiredPodLookup {
+  podByUid(uid: string): StaticPod | undefined;
+  podByKey(key: string): StaticPod | undefined;
+}
+
+/** The desired static pods as the API side reads them (mirror pods are made for these only). */
+export interface StaticPodView extends DesiredPodLookup {
+  list(): readonly StaticPod[];
+  /** Called after the set changed (add, update, remove) and when it becomes ready. */
+  onChange(listener: () => void): void;
+  /** Every source has been seen in full and the runtime's pods adopted: a pod missing now is gone. */
+  ready(): boolean;
+}

@@ -12,6 +12,7 @@ import type { PodCache } from './pod-cache.js';
 import { RelistPleg } from './relist-pleg.js';
 import { StreamSupervisor, type StreamCallbacks, type StreamHandle } from './stream-supervisor.js';
 import type { Pleg, PlegMechanism, PodLifecycleEvent } from './types.js';
+import { plegHealthProblem } from './pleg-health.js';
 
 /** Without events: the kubelet's genericPlegRelistPeriod. */
 export const DEFAULT_RELIST_PERIOD_MS = 1000;
@@ -56,6 +57,8 @@ export interface EventedPleg extends Pleg {
   mechanism(): PlegMechanism;
   /** One relist now (tests, and a caller that wants an immediate look). */
   relist(): Promise<void>;
+  /** Why the PLEG is not healthy (no relist within the kubelet's threshold), or undefined. */
+  healthProblem(): string | undefined;
 }
 
 export function createPleg(opts: CreatePlegOptions): EventedPleg {
@@ -139,5 +142,6 @@ export function createPleg(opts: CreatePlegOptions): EventedPleg {
     sinceLastRelistMs: () => relister.sinceLastRelistMs(),
     mechanism: () => current,
     relist: () => relister.relist(),
+    healthProblem: () => plegHealthProblem(relister.sinceLastRelistMs()),
   };
 }

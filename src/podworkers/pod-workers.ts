@@ -5,7 +5,7 @@
 // keep the new pod from running.
 // Of the pods found running with no manifest, it stops only those a static source (or bootlet)
 // made, and keeps those a refused manifest may declare ("held") until that file is fixed or gone.
-import type { ManifestClaim, PodUpdate, StaticPod } from '../config/types.js';
+import type { DesiredPodLookup, ManifestClaim, PodUpdate, StaticPod } from '../config/types.js';
 import type { Logger } from '../log/logger.js';
 import type { RuntimePod } from '../kuberuntime/runtime-pods.js';
 import { configSourceOf, identityProblem, isStaticRuntimePod } from '../kuberuntime/static-source.js';
@@ -26,6 +26,11 @@ export interface PodWorkersOptions {
   cache: PodCacheView;
   /** Probe results, an input of every sync (a failed liveness probe plans a kill). */
   probes?: { failedProbe(uid: string, containerName: string, containerId: string): 'liveness' | 'startup' | undefined };
+  /**
+   * The one desired pod set, where a worker reads its pod for as long as the set holds its UID.
+   * Without it (a worker set tested alone) a worker has the pod of the last update it was given.
+   */
+  desired?: DesiredPodLookup;
 }
 
 export interface PodWorkerSnapshot {
@@ -57,6 +62,12 @@ export class PodWorkers {
   private adopted = false;
   /** Pods added again (same UID) while their previous run was still stopping: started once it has. */
   private readonly restarts = new Map<string, StaticPod>();
+  /**
+   * The pod of each worker's last update: what a worker works with once its pod has left the
+   * desired set (it is being stopped, as the kubelet's kill request carries the pod), or when
+   * there is no set to read.
+   */
+  private readonly lastGiven = new Map<string, StaticPod['pod']>();
 
   constructor(private readonly opts: PodWorkersOptions) {
     this.now = opts.now ?? Date.now;
@@ -73,10 +84,8 @@ export class PodWorkers {
       return this.ensure(u.pod);
     }
     const w = this.workers.get(u.pod.uid);
-    if (w) {
-      w.ctx.desired = u.pod.pod;
-      w.wake();
-    } else this.ensure(u.pod);
+    if (w) this.updated(w, u.pod);
+    else this.ensure(u.pod);
   }
 
   /**
@@ -175,13 +184,15 @@ export class PodWorkers {
       this.restarts.set(sp.uid, sp);
       return;
     }
-    if (existing) {
-      existing.ctx.desired = sp.pod;
-      existing.wake();
-      return;
-    }
+    if (existing) return this.updated(existing, sp);
     const w = this.create(sp.uid, sp.pod.metadata.namespace, sp.pod.metadata.name, sp.pod);
     this.releaseHeld(sp);
+    w.wake();
+  }
+
+  /** The pod under the worker's UID changed (same UID, new content): it syncs to it. */
+  private updated(w: PodWorker, sp: StaticPod): void {
+    this.lastGiven.set(w.ctx.uid, sp.pod);
     w.wake();
   }
 
@@ -224,21 +235,31 @@ export class PodWorkers {
     this.workers.get(uid)?.requestTermination();
   }
 
-  private create(uid: string, namespace: string, name: string, desired: StaticPod['pod'] | undefined): PodWorker {
+  private create(uid: string, namespace: string, name: string, given: StaticPod['pod'] | undefined): PodWorker {
     const key = `${namespace}/${name}`;
+    if (given) this.lastGiven.set(uid, given);
+    else this.lastGiven.delete(uid);
+    const lookup = this.opts.desired;
+    const lastGiven = this.lastGiven;
     const w = new PodWorker(
       {
         uid,
         key,
         name,
         namespace,
-        desired,
+        // Read from the set while the pod is wanted; once it is being stopped, the pod it was
+        // stopped with (a same-UID pod added meanwhile is started anew after). An orphan has none.
+        get desired() {
+          const last = lastGiven.get(uid);
+          if (!last || this.terminationRequested) return last;
+          return lookup?.podByUid(uid)?.pod ?? last;
+        },
         terminationRequested: false,
         cache: this.opts.cache,
         lastStepAt: 0,
         emit: (call) => notify(this.opts.observers ?? [], call, (err) => this.opts.logger.error('Pod worker observer failed', { podUID: uid, err: String(err) })),
         event: (type, reason, message, container) => {
-          const initContainer = container !== undefined && (desired?.spec?.initContainers ?? []).some((c) => c.name === container);
+          const initContainer = container !== undefined && (given?.spec?.initContainers ?? []).some((c) => c.name === container);
           const e: PodEvent = { uid, namespace, name, type, reason, message, container, initContainer };
           this.opts.logger.v(2).info('Event', { pod: key, podUID: uid, type, reason, message, container });
           notify(this.opts.observers ?? [], (o) => o.podEvent?.(e), (err) => this.opts.logger.error('Pod worker observer failed', { podUID: uid, err: String(err) }));
@@ -268,6 +289,7 @@ export class PodWorkers {
 
   private onDone(w: PodWorker): void {
     this.workers.delete(w.ctx.uid);
+    this.lastGiven.delete(w.ctx.uid);
     const again = this.restarts.get(w.ctx.uid);
     if (again) {
       this.restarts.delete(w.ctx.uid);

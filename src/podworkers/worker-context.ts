@@ -35,8 +35,11 @@ export interface WorkerContext {
   readonly key: string;
   readonly name: string;
   readonly namespace: string;
-  /** The pod as configured; undefined for an orphan found in the runtime with no manifest. */
-  desired: DesiredPod | undefined;
+  /**
+   * The pod as configured, read from the one desired set (the pod it was last given once it has
+   * left the set); undefined for an orphan found in the runtime with no manifest.
+   */
+  readonly desired: DesiredPod | undefined;
   /** Set when the worker must stop the pod (manifest removed or replaced, orphan). */
   terminationRequested: boolean;
   /** Grace for killing containers of an orphan, read back from the runtime's annotations. */

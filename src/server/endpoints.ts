@@ -6,7 +6,7 @@
 // Both TCP ports answer only requests addressed to a loopback name or address. Each endpoint
 // binds on its own and keeps retrying: a taken port never stops the agent. Port 0 disables one.
 import type { Logger } from '../log/logger.js';
-import { pingCheck, syncLoopCheck } from './healthz.js';
+import { pingCheck, syncLoopCheck, type HealthCheck } from './healthz.js';
 import { RefusalLog } from './host-check.js';
 import { createHttpServer } from './http-server.js';
 import { standaloneMetrics, type MetricsRenderer } from './metrics.js';
@@ -26,6 +26,8 @@ export interface EndpointOptions {
   rootDir: string;
   syncFrequencyMs: number;
   source: ServerSource;
+  /** The agent's health checks (shared with the kubelet API); by default ping and syncloop over `source`. */
+  checks?: readonly HealthCheck[];
   /** The agent's metrics registry; by default one of the endpoints' own over `source`. */
   metrics?: MetricsRenderer;
   logger: Logger;
@@ -43,7 +45,7 @@ export interface RunningEndpoints {
 
 /** Resolves after each endpoint's first bind attempt; those that failed keep retrying. */
 export async function startEndpoints(o: EndpointOptions): Promise<RunningEndpoints> {
-  const checks = [pingCheck, syncLoopCheck(() => o.source.sinceLastRelistMs(), o.syncFrequencyMs)];
+  const checks = o.checks ?? [pingCheck, syncLoopCheck(() => o.source.sinceLastRelistMs(), o.syncFrequencyMs)];
   const readOnlyRoutes = readOnlyRouter(o.source, checks, o.metrics ?? standaloneMetrics(o.source, o.now ?? Date.now));
   const paths = { paths: '/pods,/metrics,/healthz' };
 

@@ -122,6 +122,11 @@ export class StatusManager {
     return () => this.listeners.delete(listener);
   }
 
+  /** The statuses as the API side reads them: the v1 PodStatus by UID, and which UID changed. */
+  podStatuses(): { get(uid: string): PodStatus | undefined; onChange(listener: (uid: string) => void): void } {
+    return { get: (uid) => this.get(uid)?.status, onChange: (l) => void this.onChange((uid) => l(uid)) };
+  }
+
   idle(): Promise<void> {
     return this.recomputes.idle();
   }

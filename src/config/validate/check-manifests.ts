@@ -1,12 +1,12 @@
 // `bootlet validate` for manifests: each file goes through exactly what the agent's file source
 // does with it (the name rules of ignore.ts, the bounded stable read, parse and decode on or off the
 // event loop, defaulting, the semantic rules, the static pod's identity for this node and path),
-// and the files of one directory through the agent's duplicate rules (desired-pods.ts). Nothing a
+// and the files of one directory through the agent's duplicate rules (pod-config/file-pods.ts). Nothing a
 // manifest names is run, pulled, mounted or connected to.
 import { readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { createManifestDecoder, type ManifestDecoder } from '../decode/decode-off-thread';
-import { DesiredPods } from '../desired-pods';
+import { FilePods } from '../pod-config/file-pods';
 import { entryKind, ignoredNameReason, isUtf8Name, printableName } from '../ignore';
 import { readManifestFile } from '../read-manifest';
 import type { StaticPod } from '../types';
@@ -83,7 +83,7 @@ async function listDirectory(dir: string): Promise<{ files: string[]; unusable: 
 
 /** The agent's duplicate rules over one directory's (or one command line's) accepted pods. */
 function applyDuplicateRules(checks: FileCheck[], pods: ReadonlyMap<string, StaticPod>): void {
-  const desired = new DesiredPods();
+  const desired = new FilePods();
   for (const p of pods.values()) desired.putFile(p);
   const losers = new Map(desired.reconcile().errors.map((e) => [e.file, e.message]));
   for (let i = 0; i < checks.length; i++) {

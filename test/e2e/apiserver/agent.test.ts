@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import type { Pod } from 'kubernetes-types/core/v1';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApiAgent, type ApiAgent } from '../../../src/apiserver/api-agent.js';
+import { startApiSide, type ApiSide } from '../../../src/apiserver/api-side.js';
 import { registerRequestResult } from '../../../src/apiserver/request-metrics.js';
 import { memoryLogger } from '../../../src/log/logger.js';
 import { startFakeApiServer, type FakeApiServer, type KObject } from '../../support/fake-apiserver/index.js';
@@ -16,7 +16,7 @@ const NODE = 'cp-1';
 const dir = useTmpDir('apiserver-agent');
 let api: FakeApiServer;
 let kubectl: Kubectl;
-let agent: ApiAgent | undefined;
+let agent: ApiSide | undefined;
 const log = memoryLogger(2);
 /** Requests that got no answer (rest_client_requests_total{code="<error>"}): while the server is away, its probes. */
 let unanswered = 0;
@@ -73,7 +73,7 @@ async function unansweredRequests(n: number, what: string): Promise<void> {
 
 describe('a server that is not there yet', () => {
   it('idles quietly, then registers the node, lease, mirror pods and statuses once the server appears', async () => {
-    agent = startApiAgent({
+    agent = startApiSide({
       kubeconfigPath: join(dir, 'node.kubeconfig'),
       nodeInfo: fakeNodeInfo(NODE),
       staticPods: pods,
@@ -268,7 +268,7 @@ describe('the server going away and coming back', () => {
     pods.set(staticPod('kube-controller-manager', NODE));
     for (const sp of pods.list()) statuses.set(sp.uid, runningStatus(sp, 3));
     const notYet = logged('API server not reachable yet; running on our own and retrying');
-    agent = startApiAgent({ kubeconfigPath: join(dir, 'node.kubeconfig'), nodeInfo: fakeNodeInfo(NODE), staticPods: pods, statuses, logger: log.logger, requestTimeoutMs: 2000 });
+    agent = startApiSide({ kubeconfigPath: join(dir, 'node.kubeconfig'), nodeInfo: fakeNodeInfo(NODE), staticPods: pods, statuses, logger: log.logger, requestTimeoutMs: 2000 });
     // The server returns under an agent that has found it away, not under one still starting.
     await waitFor(() => logged('API server not reachable yet; running on our own and retrying') > notYet, { timeoutMs: 15_000, what: 'the restarted agent to find no server' });
     await api.start();

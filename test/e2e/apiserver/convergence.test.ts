@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { Lease } from 'kubernetes-types/coordination/v1';
 import type { Node, Pod } from 'kubernetes-types/core/v1';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApiAgent, type ApiAgent } from '../../../src/apiserver/api-agent.js';
+import { startApiSide, type ApiSide } from '../../../src/apiserver/api-side.js';
 import { memoryLogger } from '../../../src/log/logger.js';
 import { startFakeApiServer, type FakeApiServer, type RequestRecord } from '../../support/fake-apiserver/index.js';
 import { useTmpDir } from '../../support/tmp.js';
@@ -20,7 +20,7 @@ const log = memoryLogger(2);
 const pods = new FakeStaticPods(Array.from({ length: 50 }, (_, i) => staticPod(`static-${i}`, NODE)));
 const statuses = new FakeStatuses();
 let api: FakeApiServer;
-let agent: ApiAgent | undefined;
+let agent: ApiSide | undefined;
 
 beforeAll(async () => {
   api = await startFakeApiServer();
@@ -62,7 +62,7 @@ function peakInFlight(reqs: RequestRecord[]): number {
 
 describe('an API server that comes up under 50 static pods', () => {
   it('is asked about every 250 ms while it listens but is not ready, and gets no writes', async () => {
-    agent = startApiAgent({ kubeconfigPath: join(dir, 'node.kubeconfig'), nodeInfo: fakeNodeInfo(NODE), staticPods: pods, statuses, logger: log.logger, requestTimeoutMs: 5000 });
+    agent = startApiSide({ kubeconfigPath: join(dir, 'node.kubeconfig'), nodeInfo: fakeNodeInfo(NODE), staticPods: pods, statuses, logger: log.logger, requestTimeoutMs: 5000 });
     await waitFor(() => log.lines.some((l) => l.includes('API server not reachable yet')), { timeoutMs: 10_000, what: 'the agent to find no server' });
     api.notReady(true);
     await api.start();

@@ -43,6 +43,12 @@ export class FakeStaticPods implements StaticPodSource {
   get(key: string): StaticPod | undefined {
     return this.pods.get(key);
   }
+  podByKey(key: string): StaticPod | undefined {
+    return this.pods.get(key);
+  }
+  podByUid(uid: string): StaticPod | undefined {
+    return [...this.pods.values()].find((p) => p.uid === uid);
+  }
 }
 
 export class FakeStatuses implements PodStatusSource {

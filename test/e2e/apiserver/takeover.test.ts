@@ -3,7 +3,7 @@
 // taints left alone. With registerNode false, the agent waits for the Node instead of creating it.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApiAgent, type ApiAgent } from '../../../src/apiserver/api-agent.js';
+import { startApiSide, type ApiSide } from '../../../src/apiserver/api-side.js';
 import { memoryLogger } from '../../../src/log/logger.js';
 import { startFakeApiServer, type FakeApiServer } from '../../support/fake-apiserver/index.js';
 import { useTmpDir } from '../../support/tmp.js';
@@ -12,7 +12,7 @@ import { FakeStaticPods, FakeStatuses, fakeNodeInfo, runningStatus, staticPod } 
 
 const dir = useTmpDir('apiserver-takeover');
 let api: FakeApiServer;
-const agents: ApiAgent[] = [];
+const agents: ApiSide[] = [];
 
 beforeAll(async () => {
   api = await startFakeApiServer();
@@ -22,13 +22,13 @@ afterAll(async () => {
   await api?.dispose();
 });
 
-function start(node: string, registerNode = true): { agent: ApiAgent; lines: string[] } {
+function start(node: string, registerNode = true): { agent: ApiSide; lines: string[] } {
   const kubeconfigPath = api.writeKubeconfig(join(dir, `${node}.kubeconfig`), `system:node:${node}`, ['system:nodes']);
   const pods = new FakeStaticPods([staticPod('etcd', node)]);
   const statuses = new FakeStatuses();
   statuses.set(pods.list()[0].uid, runningStatus(pods.list()[0]));
   const log = memoryLogger(2);
-  const agent = startApiAgent({ kubeconfigPath, nodeInfo: fakeNodeInfo(node), staticPods: pods, statuses, logger: log.logger, registerNode, requestTimeoutMs: 2000 });
+  const agent = startApiSide({ kubeconfigPath, nodeInfo: fakeNodeInfo(node), staticPods: pods, statuses, logger: log.logger, registerNode, requestTimeoutMs: 2000 });
   agents.push(agent);
   return { agent, lines: log.lines };
 }

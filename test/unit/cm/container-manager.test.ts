@@ -12,11 +12,11 @@ function pod(uid: string, resources: Container['resources'] = {}): Pod {
 const burstable = (uid: string, cpu: string) => pod(uid, { requests: { cpu } });
 const guaranteed = (uid: string) => pod(uid, { requests: { cpu: '1', memory: '1Gi' }, limits: { cpu: '1', memory: '1Gi' } });
 
-function setup(driver: 'cgroupfs' | 'systemd' = 'cgroupfs', cgroupRoot = '/') {
+function setup(driver: 'cgroupfs' | 'systemd' = 'cgroupfs', cgroupRoot = '/', desired: Pod[] = []) {
   const lines: string[] = [];
   const logger = createLogger({ format: 'json', verbosity: 4, sink: { write: (l) => lines.push(l) } });
   const manager = new FakeCgroupManager(driver);
-  const cm = new ContainerManager({ manager, cgroupRoot, enforceCpuLimits: true, podPidsLimit: -1, nodeCpuMilli: 2000, logger });
+  const cm = new ContainerManager({ manager, cgroupRoot, enforceCpuLimits: true, podPidsLimit: -1, nodeCpuMilli: 2000, logger, desiredPods: () => desired });
   const errors = () => lines.map((l) => JSON.parse(l) as { msg: string; err?: string }).filter((r) => r.err !== undefined);
   return { cm, manager, lines, errors };
 }
@@ -48,9 +48,10 @@ describe('ContainerManager', () => {
   });
 
   it('a new pod cgroup gets its limits, after the Burstable shares count its request', async () => {
-    const { cm, manager } = setup();
+    const desired: Pod[] = [];
+    const { cm, manager } = setup('cgroupfs', '/', desired);
     await cm.start();
-    cm.trackPod(burstable('a', '300m'));
+    desired.push(burstable('a', '300m'));
     await cm.ensurePodCgroup(burstable('b', '200m'));
     cm.stop();
     expect(manager.cgroups.get('/kubepods/burstable')?.cpuShares).toBe(512);

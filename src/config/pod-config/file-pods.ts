@@ -1,4 +1,4 @@
-// The desired set of static pods, per file and per pod key, and the ADD/UPDATE/REMOVE diffs to it.
+// The file source's pods, per file and per pod key, and the ADD/UPDATE/REMOVE diffs it feeds the pod config.
 //
 // Rules (where bootlet differs from the kubelet on purpose):
 // - A file keeps its last good pod while its content is broken: a bad edit is not a deletion (the
@@ -6,8 +6,8 @@
 // - Two files declaring the same key: the first file by name wins, whatever order the events came
 //   in; the other is refused with an error naming both, and takes over when the winner goes away
 //   (the kubelet lets the later-sorting file win on relist and flips on every event, §2.5).
-import type { ManifestError, PodUpdate, StaticPod } from './types';
-import { CONFIG_SEEN, canonicalJson } from './identity';
+import type { ManifestError, PodUpdate, StaticPod } from '../types';
+import { CONFIG_SEEN, canonicalJson } from '../identity';
 
 export interface DesiredChange {
   readonly updates: PodUpdate[];
@@ -29,7 +29,7 @@ export function sameStaticPod(a: StaticPod, b: StaticPod): boolean {
 
 const OP_ORDER: Record<PodUpdate['op'], number> = { REMOVE: 0, ADD: 1, UPDATE: 2 };
 
-export class DesiredPods {
+export class FilePods {
   /** The last good pod of every file, including files that lose a key conflict. */
   private readonly byFile = new Map<string, StaticPod>();
   /** What downstream has been told: key -> pod. */

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { DesiredPods } from '../../../src/config/desired-pods';
-import { loadManifest } from '../../../src/config/manifest';
-import type { PodUpdate, StaticPod } from '../../../src/config/types';
-import { podYaml } from './helpers';
+import { FilePods } from '../../../../src/config/pod-config/file-pods';
+import { loadManifest } from '../../../../src/config/manifest';
+import type { PodUpdate, StaticPod } from '../../../../src/config/types';
+import { podYaml } from '../helpers';
 
 let clock = 0;
 function sp(file: string, name: string, image = 'busybox:1.36'): StaticPod {
@@ -12,9 +12,9 @@ function sp(file: string, name: string, image = 'busybox:1.36'): StaticPod {
 }
 const ops = (us: PodUpdate[]) => us.map((u) => `${u.op} ${u.pod.key} ${u.pod.file}${u.op === 'UPDATE' ? ` (was ${u.previous.file})` : ''}`);
 
-describe('DesiredPods', () => {
+describe('FilePods', () => {
   it('adds, updates on a content change, ignores unchanged content, removes', () => {
-    const d = new DesiredPods();
+    const d = new FilePods();
     const v1 = sp('/m/web.yaml', 'web');
     expect(ops(d.setFile(v1).updates)).toEqual(['ADD default/web-node-a /m/web.yaml']);
     // Same content loaded again (a rescan, a touch): nothing, and the first-seen time stays.
@@ -28,20 +28,20 @@ describe('DesiredPods', () => {
   });
 
   it('keeps the last good pod of a file whose new content is broken (no call, no change)', () => {
-    const d = new DesiredPods();
+    const d = new FilePods();
     d.setFile(sp('/m/web.yaml', 'web'));
     // The file source reports the error and does not touch the desired set.
     expect(d.pods().map((p) => p.key)).toEqual(['default/web-node-a']);
   });
 
   it('renaming the pod inside a file removes the old key and adds the new', () => {
-    const d = new DesiredPods();
+    const d = new FilePods();
     d.setFile(sp('/m/a.yaml', 'web'));
     expect(ops(d.setFile(sp('/m/a.yaml', 'api')).updates)).toEqual(['REMOVE default/web-node-a /m/a.yaml', 'ADD default/api-node-a /m/a.yaml']);
   });
 
   it('lets the first file by name win a key, refuses the other naming both, and hands over when the winner goes', () => {
-    const d = new DesiredPods();
+    const d = new FilePods();
     // b.yaml arrives first and runs.
     expect(ops(d.setFile(sp('/m/b.yaml', 'web')).updates)).toEqual(['ADD default/web-node-a /m/b.yaml']);
     // a.yaml sorts first: it takes the key over, b.yaml is refused.
@@ -66,10 +66,10 @@ describe('DesiredPods', () => {
   });
 
   it('the same files give the same winner whatever order they arrive in', () => {
-    const one = new DesiredPods();
+    const one = new FilePods();
     one.setFile(sp('/m/a.yaml', 'web'));
     one.setFile(sp('/m/b.yaml', 'web'));
-    const two = new DesiredPods();
+    const two = new FilePods();
     two.setFile(sp('/m/b.yaml', 'web'));
     two.setFile(sp('/m/a.yaml', 'web'));
     expect(one.pods().map((p) => p.file)).toEqual(['/m/a.yaml']);
@@ -77,14 +77,14 @@ describe('DesiredPods', () => {
   });
 
   it('an edit of a losing file is answered again', () => {
-    const d = new DesiredPods();
+    const d = new FilePods();
     d.setFile(sp('/m/a.yaml', 'web'));
     expect(d.setFile(sp('/m/b.yaml', 'web')).errors).toHaveLength(1);
     expect(d.setFile(sp('/m/b.yaml', 'web', 'busybox:2')).errors).toHaveLength(1);
   });
 
   it('a losing file that declares another key is accepted', () => {
-    const d = new DesiredPods();
+    const d = new FilePods();
     d.setFile(sp('/m/a.yaml', 'web'));
     d.setFile(sp('/m/b.yaml', 'web'));
     const c = d.setFile(sp('/m/b.yaml', 'api'));
@@ -93,7 +93,7 @@ describe('DesiredPods', () => {
   });
 
   it('emits REMOVE before ADD before UPDATE', () => {
-    const d = new DesiredPods();
+    const d = new FilePods();
     d.setFile(sp('/m/a.yaml', 'a'));
     d.setFile(sp('/m/b.yaml', 'b'));
     d.setFile(sp('/m/b2.yaml', 'c'));
@@ -109,7 +109,7 @@ describe('DesiredPods', () => {
       if ('error' in r) throw new Error(r.error.message);
       return r.pod;
     };
-    const d = new DesiredPods();
+    const d = new FilePods();
     d.putFile(pinned('/m/b.yaml', 'second'));
     d.putFile(pinned('/m/a.yaml', 'first'));
     const change = d.reconcile();

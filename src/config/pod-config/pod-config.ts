@@ -1,0 +1,231 @@
+// The one desired pod set (the kubelet's PodConfig): every source (the manifest path, staticPodURL,
+// next the API server) feeds it ADD/UPDATE/REMOVE and says when it has been seen in full. It
+// merges them with the clash rules (merge.ts), tells its subscribers (the pod workers) each change
+// in order, and answers lookups by UID and by key (workers, cgroups, the API side: none keeps a
+// copy of its own). Runtime pods of a source that has not answered are held back here
+// (hold-back.ts), so that an absent source never stops what it made.
+import type { Logger } from '../../log/logger';
+import type { ConfigSourceEvents, PodUpdate, StaticPod, StaticPodView } from '../types';
+import { HoldBack, type HeldPodRef } from './hold-back';
+import { candidatesOf, chooseWinner, type DesiredEntry, type ShadowedPod } from './merge';
+import { isSourceName, SOURCE_LABEL, STATIC_SOURCES, type SourceName } from './sources';
+
+export type { SourceName } from './sources';
+
+export interface PodConfigOptions {
+  /** The sources this node reads; the set is complete once each has been seen in full. */
+  readonly sources: readonly SourceName[];
+  readonly logger: Logger;
+}
+
+export class PodConfig implements StaticPodView {
+  private readonly bySource = new Map<SourceName, Map<string, StaticPod>>();
+  private readonly seen = new Set<SourceName>();
+  /** The desired set: the winner of each key. */
+  private readonly desired = new Map<string, DesiredEntry>();
+  /** Index of `desired` by UID. */
+  private readonly keyOfUid = new Map<string, string>();
+  private readonly subscribers: ((u: PodUpdate) => void)[] = [];
+  private readonly changeListeners: (() => void)[] = [];
+  private readonly seenListeners: ((s: SourceName) => void)[] = [];
+  /** The pods held back under each key that has a clash. */
+  private readonly shadowed = new Map<string, ShadowedPod[]>();
+  /** Clashes already logged, as `source:key:uid`. */
+  private readonly shadowedReported = new Set<string>();
+  private readonly held = new HoldBack();
+  private adopted = false;
+
+  constructor(private readonly opts: PodConfigOptions) {
+    for (const s of opts.sources) this.bySource.set(s, new Map());
+  }
+
+  /** What a source is handed: its updates and its first full answer go here (errors and warnings it logs itself). */
+  feed(source: SourceName): ConfigSourceEvents {
+    return {
+      update: (u) => this.update(source, u),
+      ready: () => this.markSeen(source),
+      error: () => {},
+      warning: () => {},
+    };
+  }
+
+  update(source: SourceName, u: PodUpdate): void {
+    const pods = this.pods(source);
+    if (u.op === 'REMOVE') pods.delete(u.pod.key);
+    else pods.set(u.pod.key, u.pod);
+    this.settle(u.pod.key);
+  }
+
+  /** The source has been seen in full once (the kubelet's SeenAllSources counts these). */
+  markSeen(source: SourceName): void {
+    this.pods(source);
+    if (this.seen.has(source)) return;
+    this.seen.add(source);
+    this.held.answered(source, (uid) => this.keyOfUid.has(uid));
+    for (const l of [...this.seenListeners]) l(source);
+    this.changed();
+  }
+
+  seenAllSources(): boolean {
+    return [...this.bySource.keys()].every((s) => this.seen.has(s));
+  }
+
+  hasSeen(source: SourceName): boolean {
+    return this.seen.has(source);
+  }
+
+  /** Called once for each source when it is first seen in full (after its pods have been told). */
+  onSeen(listener: (source: SourceName) => void): void {
+    this.seenListeners.push(listener);
+  }
+
+  /** Every change, in order, as it happens. */
+  subscribe(subscriber: (u: PodUpdate) => void): void {
+    this.subscribers.push(subscriber);
+  }
+
+  /** After every change, and when the set becomes ready. */
+  onChange(listener: () => void): void {
+    this.changeListeners.push(listener);
+  }
+
+  /** The runtime's pods have been read back and adopted: the set may be acted on as a whole now. */
+  adoptionDone(): void {
+    if (this.adopted) return;
+    this.adopted = true;
+    this.changed();
+  }
+
+  ready(): boolean {
+    return this.adopted && this.seenAllSources();
+  }
+
+  /** Every desired pod, of every source. */
+  all(): StaticPod[] {
+    return [...this.desired.values()].map((e) => e.pod);
+  }
+
+  /** The desired static pods (those that get a mirror pod). */
+  list(): StaticPod[] {
+    return [...this.desired.values()].filter((e) => STATIC_SOURCES.has(e.source)).map((e) => e.pod);
+  }
+
+  podByKey(key: string): StaticPod | undefined {
+    return this.desired.get(key)?.pod;
+  }
+
+  podByUid(uid: string): StaticPod | undefined {
+    const key = this.keyOfUid.get(uid);
+    return key === undefined ? undefined : this.desired.get(key)?.pod;
+  }
+
+  sourceOfUid(uid: string): SourceName | undefined {
+    const key = this.keyOfUid.get(uid);
+    return key === undefined ? undefined : this.desired.get(key)?.source;
+  }
+
+  /** A read-only view for the API side: static pods only. */
+  staticPods(): StaticPodView {
+    const isStatic = (p: StaticPod | undefined): StaticPod | undefined => (p && STATIC_SOURCES.has(this.sourceOfUid(p.uid)!) ? p : undefined);
+    return {
+      list: () => this.list(),
+      onChange: (l) => this.onChange(l),
+      ready: () => this.ready(),
+      podByKey: (k) => isStatic(this.podByKey(k)),
+      podByUid: (u) => isStatic(this.podByUid(u)),
+    };
+  }
+
+  /**
+   * Of the runtime pods found at start, those made by a configured source that has not been seen
+   * in full yet: they are kept out of adoption (the returned UIDs) and keep running. Once the source
+   * answers, those it no longer gives go to `release` to be stopped (before a pod of the same name
+   * starts); those it gives are adopted by their workers. A pod whose name is desired already from
+   * another source is not held: it is replaced as any stale pod of that name.
+   */
+  holdBack<T extends { readonly namespace: string; readonly name: string }>(found: ReadonlyMap<string, T>, sourceOf: (p: T) => string | undefined, release: (pods: Map<string, T>) => void): Set<string> {
+    const held = new Map<string, HeldPodRef>();
+    for (const [uid, p] of found) {
+      const source = sourceOf(p);
+      if (!isSourceName(source) || !this.bySource.has(source) || this.seen.has(source)) continue;
+      const key = `${p.namespace}/${p.name}`;
+      if (this.desired.has(key)) continue;
+      held.set(uid, { key, source });
+    }
+    this.held.hold(held, (uids) => release(new Map(uids.map((u) => [u, found.get(u)!]))));
+    for (const source of this.bySource.keys()) {
+      const n = this.held.size(source);
+      if (n > 0 && [...held.values()].some((h) => h.source === source)) this.opts.logger.info(`Pods from ${SOURCE_LABEL[source]} keep running until it answers`, { pods: n });
+    }
+    return new Set(held.keys());
+  }
+
+  private pods(source: SourceName): Map<string, StaticPod> {
+    let pods = this.bySource.get(source);
+    if (!pods) this.bySource.set(source, (pods = new Map()));
+    return pods;
+  }
+
+  /**
+   * Brings the key's desired pod in line with the sources and tells what changed. A UID that a
+   * change frees is looked at again for the keys whose pods were held back for it.
+   */
+  private settle(key: string): void {
+    const queue = [key];
+    const requeued = new Set<string>();
+    const updates: PodUpdate[] = [];
+    for (let k = queue.shift(); k !== undefined; k = queue.shift()) {
+      const here = k;
+      const { winner, shadowed } = chooseWinner(candidatesOf(this.bySource, here), (uid) => {
+        const owner = this.keyOfUid.get(uid);
+        return owner === undefined || owner === here ? undefined : this.desired.get(owner);
+      });
+      this.reportShadowed(here, shadowed);
+      const prev = this.desired.get(here);
+      if (prev?.pod === winner?.pod) continue;
+      if (prev) this.keyOfUid.delete(prev.pod.uid);
+      if (winner) {
+        this.desired.set(here, winner);
+        this.keyOfUid.set(winner.pod.uid, here);
+      } else this.desired.delete(here);
+      if (!winner) updates.push({ op: 'REMOVE', pod: prev!.pod });
+      else if (!prev) updates.push({ op: 'ADD', pod: winner.pod });
+      else updates.push({ op: 'UPDATE', pod: winner.pod, previous: prev.pod });
+      const freed = prev && prev.pod.uid !== winner?.pod.uid ? prev.pod.uid : undefined;
+      if (freed === undefined) continue;
+      for (const [other, held] of this.shadowed) {
+        if (other === here || requeued.has(other) || !held.some((h) => h.why === 'uid' && h.pod.uid === freed)) continue;
+        requeued.add(other);
+        queue.push(other);
+      }
+    }
+    if (updates.length === 0) return;
+    for (const u of updates) {
+      // A held pod of this name stops before its successor can start; the same UID is adopted.
+      if (u.op !== 'REMOVE') this.held.desired(u.pod.key, u.pod.uid);
+      for (const s of this.subscribers) s(u);
+    }
+    this.changed();
+  }
+
+  /** Logs each clash once; one that is over is logged again if it comes back. */
+  private reportShadowed(key: string, shadowed: readonly ShadowedPod[]): void {
+    if (shadowed.length === 0) {
+      this.shadowed.delete(key);
+      for (const id of [...this.shadowedReported]) if (id.slice(id.indexOf(':') + 1, id.lastIndexOf(':')) === key) this.shadowedReported.delete(id);
+      return;
+    }
+    this.shadowed.set(key, [...shadowed]);
+    for (const s of shadowed) {
+      const id = `${s.source}:${key}:${s.pod.uid}`;
+      if (this.shadowedReported.has(id)) continue;
+      this.shadowedReported.add(id);
+      if (s.why === 'key') this.opts.logger.error('Static pod ignored: another source declares the same pod', { pod: key, source: s.source, from: s.pod.file, declaredBy: s.by.pod.file });
+      else this.opts.logger.error('Static pod ignored: another source has a pod with the same UID', { pod: key, uid: s.pod.uid, source: s.source, from: s.pod.file, declaredBy: s.by.pod.file });
+    }
+  }
+
+  private changed(): void {
+    for (const l of [...this.changeListeners]) l();
+  }
+}

@@ -1,0 +1,59 @@
+// Starts the node's pod sources, each feeding the one desired set: the manifest path always,
+// staticPodURL when it is set (next: the API server's pods bound to the node).
+import type { Logger } from '../../log/logger';
+import { startFileSource, type FileSource } from '../file-source';
+import { startHttpSource, type HttpSource } from '../http-source';
+import type { ManifestClaim } from '../types';
+import { PodConfig, type SourceName } from './pod-config';
+
+export interface PodSourcesOptions {
+  readonly podManifestPath: string;
+  readonly nodeName: string;
+  readonly fileCheckFrequencyMs: number;
+  readonly staticPodURL?: string;
+  readonly staticPodURLHeader?: Readonly<Record<string, readonly string[]>>;
+  readonly httpCheckFrequencyMs: number;
+}
+
+export interface PodSources {
+  /** See FileSource.adoptIdentity. */
+  adoptIdentity(file: string, computedUid: string, runtimeUid: string): boolean;
+  stop(): Promise<void>;
+}
+
+/** The sources the options configure: the set is complete once each has been seen in full. */
+export function configuredSources(opts: Pick<PodSourcesOptions, 'staticPodURL'>): SourceName[] {
+  return opts.staticPodURL ? ['file', 'http'] : ['file'];
+}
+
+/**
+ * `refusedClaims`: the manifest files that are refused and the pods they declare (the pod workers
+ * keep such pods running until the file is fixed or gone).
+ */
+export function startPodSources(opts: PodSourcesOptions, pods: PodConfig, logger: Logger, refusedClaims: (claims: readonly ManifestClaim[]) => void): PodSources {
+  const http: HttpSource | undefined = opts.staticPodURL
+    ? startHttpSource({
+        url: opts.staticPodURL,
+        headers: opts.staticPodURLHeader,
+        nodeName: opts.nodeName,
+        checkFrequencyMs: opts.httpCheckFrequencyMs,
+        logger,
+        // The source logs each refused answer once.
+        events: pods.feed('http'),
+      })
+    : undefined;
+  const file: FileSource = startFileSource({
+    path: opts.podManifestPath,
+    nodeName: opts.nodeName,
+    fileCheckFrequencyMs: opts.fileCheckFrequencyMs,
+    logger,
+    // The file source logs each refused manifest once, with file and reason.
+    events: { ...pods.feed('file'), refusedClaims },
+  });
+  return {
+    adoptIdentity: (f, computedUid, runtimeUid) => file.adoptIdentity(f, computedUid, runtimeUid),
+    async stop() {
+      await Promise.all([file.stop(), http?.stop()]);
+    },
+  };
+}
