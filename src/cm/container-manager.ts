@@ -4,7 +4,7 @@
 // sure the pod cgroup exists before the sandbox, and removes it when the pod is cleaned up.
 import type { Pod } from 'kubernetes-types/core/v1';
 import type { Logger } from '../log/logger.js';
-import { qosClass } from '../kuberuntime/qos.js';
+import { qosClass } from '../k8s/qos.js';
 import { MIN_CPU_SHARES, milliCpuToShares } from '../kuberuntime/resources.js';
 import { cgroupName, parseCgroupRoot, type CgroupDriver, type CgroupName } from './cgroup-name.js';
 import type { CgroupManager } from './cgroup-manager.js';

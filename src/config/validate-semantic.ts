@@ -4,7 +4,8 @@ import type { Container, Pod, PodSpec } from 'kubernetes-types/core/v1';
 import { formatPath, type PathPart } from './field-path';
 import { dns1123LabelProblem, dns1123SubdomainProblem, ianaSvcNameProblem } from './k8s-names';
 import { staticPodReferenceErrors } from './static-pod-references';
-import { VOLUME_SOURCES } from './defaults';
+import { VOLUME_SOURCES } from '../k8s/defaults.js';
+import { isRestartableInit } from '../k8s/restart.js';
 
 const q = JSON.stringify;
 const required = (p: PathPart[], why?: string): string => `${formatPath(p)}: Required value${why ? `: ${why}` : ''}`;
@@ -85,7 +86,7 @@ function validateContainer({ c, path, init }: ContainerRef, volumeNames: Readonl
 function validateHostPorts(refs: readonly ContainerRef[], out: string[]): void {
   const seen = new Set<string>();
   for (const { c, path, init } of refs) {
-    if (init && c.restartPolicy !== 'Always') continue;
+    if (init && !isRestartableInit(c)) continue;
     (c.ports ?? []).forEach((port, i) => {
       if (!port.hostPort) return;
       const key = `${port.hostPort}/${port.protocol ?? 'TCP'}${port.hostIP ? ` on ${port.hostIP}` : ''}`;

@@ -10,7 +10,6 @@ import { containerAnnotations, containerLabels, type ContainerType, type Labelle
 import { linuxContainerResources } from './resources.js';
 import { containerSecurityContext, type SecurityOptions } from './security-context.js';
 
-export { qosClass, type QOSClass } from './qos.js';
 
 export interface ContainerConfigContext extends SecurityOptions {
   restartCount: number;

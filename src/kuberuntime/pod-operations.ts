@@ -6,7 +6,9 @@ import path from 'node:path';
 import type { Container, LifecycleHandler } from 'kubernetes-types/core/v1';
 import type { PodCgroups } from '../cm/container-manager.js';
 import type { Logger } from '../log/logger.js';
-import { ContainerStartError, type DesiredPod, type PodRuntime, type SandboxRef, type StartedContainer } from './pod-runtime.js';
+import type { DefaultedPod } from '../k8s/pod.js';
+import { DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS } from '../k8s/defaults.js';
+import { ContainerStartError, type PodRuntime, type SandboxRef, type StartedContainer } from './pod-runtime.js';
 import { buildContainerConfig, containerLogPath } from './container-config.js';
 import { CriError, type ImageService, type RuntimeService } from '../cri/cri-types.js';
 import { ensureImage, ImageError } from './images.js';
@@ -60,12 +62,12 @@ export class CriPodRuntime implements PodRuntime {
     this.containerLogLinksDir = path.join(path.dirname(o.podLogsDir), 'containers');
   }
 
-  private sandboxConfig(pod: DesiredPod, attempt: number) {
+  private sandboxConfig(pod: DefaultedPod, attempt: number) {
     const cgroupParent = this.o.cgroups?.podCgroupParent(pod) ?? '';
     return buildSandboxConfig(pod, { podLogsDir: this.o.podLogsDir, attempt, resolvConf: this.o.resolvConf, clusterDNS: this.o.clusterDNS, clusterDomain: this.o.clusterDomain, cgroupParent });
   }
 
-  async createSandbox(pod: DesiredPod, attempt: number): Promise<SandboxRef> {
+  async createSandbox(pod: DefaultedPod, attempt: number): Promise<SandboxRef> {
     const logDir = podLogDirectory(this.o.podLogsDir, pod);
     await mkdir(logDir, { recursive: true, mode: 0o755 });
     // As the kubelet's SyncPod: the pod cgroup, with its limits, before anything runs in it.
@@ -85,7 +87,7 @@ export class CriPodRuntime implements PodRuntime {
   }
 
   /** With no earlier instance in the runtime, the next restart count is read from the log files. */
-  private async restartCountFromLogs(pod: DesiredPod, name: string): Promise<number> {
+  private async restartCountFromLogs(pod: DefaultedPod, name: string): Promise<number> {
     try {
       const files = await readdir(path.join(podLogDirectory(this.o.podLogsDir, pod), name));
       const counts = files.map((f) => /^(\d+)\.log$/.exec(f)?.[1]).filter((n): n is string => n !== undefined).map(Number);
@@ -95,7 +97,7 @@ export class CriPodRuntime implements PodRuntime {
     }
   }
 
-  async startContainer(pod: DesiredPod, sandbox: SandboxRef, container: Container, type: ContainerType, restartCount: number | undefined): Promise<StartedContainer> {
+  async startContainer(pod: DefaultedPod, sandbox: SandboxRef, container: Container, type: ContainerType, restartCount: number | undefined): Promise<StartedContainer> {
     const count = restartCount ?? (await this.restartCountFromLogs(pod, container.name));
     // Made again if it went missing since the sandbox started, as the kubelet checks on each sync.
     await this.o.cgroups?.ensurePodCgroup(pod);
@@ -151,14 +153,14 @@ export class CriPodRuntime implements PodRuntime {
         await this.runHook(pod, container, id, postStart, POST_START_TIMEOUT_SECONDS, sandbox.ip);
       } catch (err) {
         // As the kubelet: a failed postStart hook kills the container; the restart policy decides what next.
-        await ignoreNotFound(this.o.runtime.stopContainer(id, Math.max(2, pod.spec?.terminationGracePeriodSeconds ?? 30)));
+        await ignoreNotFound(this.o.runtime.stopContainer(id, Math.max(2, pod.spec?.terminationGracePeriodSeconds ?? DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS)));
         throw new ContainerStartError(container.name, 'PostStartHookError', messageOf(err));
       }
     }
     return { id, pullMs };
   }
 
-  async runHook(pod: DesiredPod | undefined, container: Container, containerId: string, handler: LifecycleHandler, timeoutSeconds: number, podIP: string | undefined): Promise<void> {
+  async runHook(pod: DefaultedPod | undefined, container: Container, containerId: string, handler: LifecycleHandler, timeoutSeconds: number, podIP: string | undefined): Promise<void> {
     const ip = pod?.spec?.hostNetwork || !podIP ? this.o.nodeIP : podIP;
     await runLifecycleHook({ runtime: this.o.runtime, containerId, container, podIP: ip, timeoutSeconds }, handler);
   }
@@ -205,7 +207,7 @@ export class CriPodRuntime implements PodRuntime {
   }
 
   /** `<podName>_<namespace>_<container>-<id>.log`, what log shippers configured for the kubelet read. */
-  private async linkContainerLog(pod: DesiredPod, name: string, id: string, relLog: string): Promise<void> {
+  private async linkContainerLog(pod: DefaultedPod, name: string, id: string, relLog: string): Promise<void> {
     const link = path.join(this.containerLogLinksDir, `${pod.metadata.name}_${pod.metadata.namespace}_${name}-${id}.log`);
     try {
       await mkdir(this.containerLogLinksDir, { recursive: true });

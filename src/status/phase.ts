@@ -1,7 +1,7 @@
 // The pod phase from its container statuses (getPhase in kubelet_pods.go, without the
 // ContainerRestartRules gate). Static pods are never forced terminal when they are stopped.
 import type { ContainerStatus, Pod } from 'kubernetes-types/core/v1';
-import { isRestartableInit } from './restart-rules.js';
+import { isRestartableInit } from '../k8s/restart.js';
 
 export type PodPhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed';
 
