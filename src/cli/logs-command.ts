@@ -7,6 +7,7 @@ import { fetchPods, DEFAULT_ROOT_DIR } from './pods-command.js';
 import { chooseLogFile, findPodInLogDir, LogLookupError, pickAgentPod, type PodLogRef } from './pod-log-locator.js';
 import { streamLog } from './log-stream.js';
 import { resolve } from 'node:path';
+import { errorMessage } from '../util/error-message.js';
 
 const DEFAULT_POD_LOGS_DIR = '/var/log/pods';
 /** The agent answers at once or is not there: a stuck socket must not delay the fallback much. */
@@ -89,7 +90,7 @@ export async function runLogsCommand(argv: string[], out: (s: string) => void, e
   try {
     args = parseArgs(argv);
   } catch (e) {
-    err(`bootlet logs: ${(e as Error).message}\n${LOGS_USAGE}\n`);
+    err(`bootlet logs: ${errorMessage(e)}\n${LOGS_USAGE}\n`);
     return 2;
   }
   try {
@@ -107,7 +108,7 @@ export async function runLogsCommand(argv: string[], out: (s: string) => void, e
     return 0;
   } catch (e) {
     if (e instanceof LogLookupError || (e as NodeJS.ErrnoException).code !== undefined || (e as Error).name === 'UnsafePathComponentError') {
-      err(`bootlet logs: ${(e as Error).message}\n`);
+      err(`bootlet logs: ${errorMessage(e)}\n`);
       return 1;
     }
     throw e;

@@ -8,6 +8,7 @@ import { ConfigFileError } from './kubelet-config.js';
 import { nodeNameFrom, type BootletOptions } from './options.js';
 import { resolveOptions } from './resolve-options.js';
 import { checkManifests, PathError, type FileCheck } from '../config/validate/check-manifests.js';
+import { errorMessage } from '../util/error-message.js';
 
 export const VALIDATE_USAGE = `Usage: bootlet validate [FILE|DIR]... [--config FILE] [--hostname-override NAME] [-o json]
 
@@ -134,7 +135,7 @@ export async function runValidateCommand(argv: string[], out: (s: string) => voi
   try {
     args = parseArgs(argv);
   } catch (e) {
-    err(`bootlet validate: ${(e as Error).message}\n${VALIDATE_USAGE}\n`);
+    err(`bootlet validate: ${errorMessage(e)}\n${VALIDATE_USAGE}\n`);
     return 2;
   }
   let report: ValidateReport;

@@ -10,6 +10,7 @@ import { cgroupName, parseCgroupRoot, type CgroupDriver, type CgroupName } from 
 import type { CgroupManager } from './cgroup-manager.js';
 import { podCpuRequestMilli, resourceConfigForPod } from './pod-resources.js';
 import { driverFromRuntimeError, driverMismatchMessage } from './runtime-cgroup-driver.js';
+import { errorMessage } from '../util/error-message.js';
 
 /** The kubelet re-applies the QoS cgroups' settings this often. */
 const QOS_UPDATE_PERIOD_MS = 60_000;
@@ -192,7 +193,7 @@ export class ContainerManager implements StartedPodCgroups {
     try {
       for (const name of names) if ((await this.o.manager.destroy(name)) === 'busy') busy = true;
     } catch (err) {
-      this.o.logger.v(2).info('Failed to remove pod cgroup, will retry', { podUID: uid, err: err instanceof Error ? err.message : String(err) });
+      this.o.logger.v(2).info('Failed to remove pod cgroup, will retry', { podUID: uid, err: errorMessage(err) });
       busy = true;
     }
     if (!busy || this.stopped || this.activePods.has(uid)) return;

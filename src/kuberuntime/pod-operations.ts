@@ -19,6 +19,7 @@ import { removeTreeOnOneMount } from '../node/remove-tree.js';
 import { prepareVolumes, removePodDirs, UnsafePathComponentError, VolumeError } from '../node/volumes.js';
 import { runLifecycleHook } from './lifecycle-hooks.js';
 import { effectiveSecurityContext, verifyRunAsNonRoot } from './security-context.js';
+import { errorMessage } from '../util/error-message.js';
 
 /** A postStart hook that never returns must not hold the pod worker forever. */
 const POST_START_TIMEOUT_SECONDS = 120;
@@ -51,7 +52,7 @@ async function ignoreNotFound(p: Promise<void>): Promise<void> {
 
 function messageOf(err: unknown): string {
   if (err instanceof CriError) return err.details;
-  return err instanceof Error ? err.message : String(err);
+  return errorMessage(err);
 }
 
 export class CriPodRuntime implements PodRuntime {

@@ -5,6 +5,7 @@ import type { RuntimeContainer } from '../kuberuntime/runtime-pods.js';
 import type { DefaultedPod } from '../k8s/pod.js';
 import { DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS } from '../k8s/defaults.js';
 import type { WorkerContext } from './worker-context.js';
+import { errorMessage } from '../util/error-message.js';
 
 /** The kubelet never gives a container less than this to stop. */
 export const MIN_GRACE_SECONDS = 2;
@@ -42,7 +43,7 @@ export async function killContainer(ctx: WorkerContext, target: KillTarget, grac
     try {
       await ctx.runtime.runHook(ctx.desired, spec, target.id, preStop, Math.max(1, grace), target.podIP);
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
+      const message = errorMessage(err);
       ctx.logger.warn('PreStop hook failed', { ...fields, err: message });
       ctx.event('Warning', 'FailedPreStopHook', `PreStopHook failed: ${message}`, target.name);
     }
