@@ -8,6 +8,7 @@ import { chooseLogFile, findPodInLogDir, LogLookupError, pickAgentPod, type PodL
 import { streamLog } from './log-stream.js';
 import { resolve } from 'node:path';
 import { errorMessage } from '../util/error-message.js';
+import { usageError } from './usage-error.js';
 
 const DEFAULT_POD_LOGS_DIR = '/var/log/pods';
 /** The agent answers at once or is not there: a stuck socket must not delay the fallback much. */
@@ -90,8 +91,7 @@ export async function runLogsCommand(argv: string[], out: (s: string) => void, e
   try {
     args = parseArgs(argv);
   } catch (e) {
-    err(`bootlet logs: ${errorMessage(e)}\n${LOGS_USAGE}\n`);
-    return 2;
+    return usageError('logs', errorMessage(e), err, LOGS_USAGE);
   }
   try {
     const pod = (await fromAgent(args)) ?? (await findPodInLogDir(args.podLogsDir, args.pod, args.namespace));

@@ -8,6 +8,7 @@ import { MAX_SOCKET_PATH_BYTES, podsSocketPath } from '../server/socket-path.js'
 import { podRow } from '../status/print/pod-row.js';
 import { formatTable } from '../status/print/table.js';
 import { errorMessage } from '../util/error-message.js';
+import { usageError } from './usage-error.js';
 
 /** The agent's --root-dir default (DEFAULTS.rootDir in options.ts, not imported: this client stays small). */
 export const DEFAULT_ROOT_DIR = '/var/lib/kubelet';
@@ -119,8 +120,7 @@ export async function runPodsCommand(
   try {
     args = parseArgs(argv);
   } catch (e) {
-    err(`bootlet pods: ${errorMessage(e)}\n${PODS_USAGE}\n`);
-    return 1;
+    return usageError('pods', errorMessage(e), err, PODS_USAGE);
   }
   let list: PodList;
   try {
