@@ -5,7 +5,7 @@ import { formatPath, type PathPart } from './field-path';
 import { dns1123LabelProblem, dns1123SubdomainProblem, ianaSvcNameProblem } from './k8s-names';
 import { staticPodReferenceErrors } from './static-pod-references';
 import { VOLUME_SOURCES } from '../k8s/defaults.js';
-import { isRestartableInit } from '../k8s/restart.js';
+import { isRestartableInit, RESTART_POLICIES } from '../k8s/restart.js';
 
 const q = JSON.stringify;
 const required = (p: PathPart[], why?: string): string => `${formatPath(p)}: Required value${why ? `: ${why}` : ''}`;
@@ -16,7 +16,6 @@ const unsupported = (p: PathPart[], v: unknown, ok: readonly string[]): string =
 const forbidden = (p: PathPart[], why: string): string => `${formatPath(p)}: Forbidden: ${why}`;
 
 const PROTOCOLS = ['SCTP', 'TCP', 'UDP'] as const;
-const RESTART_POLICIES = ['Always', 'Never', 'OnFailure'] as const;
 const HOST_PATH_TYPES = ['', 'BlockDevice', 'CharDevice', 'Directory', 'DirectoryOrCreate', 'File', 'FileOrCreate', 'Socket'] as const;
 
 /** The API server's validatePathNoBacksteps. */

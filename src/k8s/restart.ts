@@ -2,7 +2,10 @@
 // pkg/kubelet/container/helpers.go, and the restartable init containers of KEP-753).
 import type { Container } from 'kubernetes-types/core/v1';
 
-export type PodRestartPolicy = 'Always' | 'OnFailure' | 'Never';
+/** The values the API accepts for a pod's restartPolicy, in its order. */
+export const RESTART_POLICIES = ['Always', 'Never', 'OnFailure'] as const;
+
+export type PodRestartPolicy = (typeof RESTART_POLICIES)[number];
 
 /** The pod's restartPolicy; `Always` when unset, as the scheme defaults it. */
 export function podRestartPolicy(policy: string | undefined): PodRestartPolicy {
