@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { ignoredNameReason } from '../src/config/ignore.js';
 import { loadManifest } from '../src/config/manifest.js';
 import { ContainerState, PodSandboxState, type RuntimeService } from '../src/cri/cri-types.js';
-import { CONTAINER_NAME_LABEL, POD_NAME_LABEL, POD_NAMESPACE_LABEL } from '../src/kuberuntime/labels.js';
+import { CONTAINER_NAME_LABEL, POD_NAME_LABEL, POD_NAMESPACE_LABEL } from '../src/k8s/cri-labels.js';
 import { listRuntimePods } from '../src/kuberuntime/runtime-pods.js';
 
 export interface ExpectedPod {

@@ -2,6 +2,7 @@
 // so tooling that probes the binary gets an answer fast.
 import './process/v8-flags.js';
 import { bootletVersionLine, kubeletVersionLine } from './version.js';
+import { errorMessage } from './util/error-message.js';
 
 const argv = process.argv.slice(2);
 
@@ -24,7 +25,7 @@ if (argv.length === 1 && (argv[0] === 'version' || argv[0] === '--version')) {
       process.stdout.write('', () => process.exit(code));
     })
     .catch((err: unknown) => {
-      process.stderr.write(`bootlet: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.stderr.write(`bootlet: ${errorMessage(err)}\n`);
       process.exit(1);
     });
 } else if (argv[0] === 'pods') {
@@ -33,14 +34,14 @@ if (argv.length === 1 && (argv[0] === 'version' || argv[0] === '--version')) {
   import('./cli/pods-command.js')
     .then(async (m) => process.exit(await m.runPodsCommand(argv.slice(1), (s) => process.stdout.write(s), (s) => process.stderr.write(s))))
     .catch((err: unknown) => {
-      process.stderr.write(`bootlet: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.stderr.write(`bootlet: ${errorMessage(err)}\n`);
       process.exit(1);
     });
 } else {
   import('./cli/run.js')
     .then((m) => m.main(argv))
     .catch((err: unknown) => {
-      process.stderr.write(`bootlet: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.stderr.write(`bootlet: ${errorMessage(err)}\n`);
       process.exit(1);
     });
 }

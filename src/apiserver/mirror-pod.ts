@@ -2,9 +2,7 @@
 // `kubernetes.io/config.mirror` annotation (= the static pod's config hash) and owned by the Node.
 import type { Pod } from 'kubernetes-types/core/v1';
 import type { StaticPod } from '../config/types.js';
-
-export const MIRROR_ANNOTATION = 'kubernetes.io/config.mirror';
-export const CONFIG_HASH_ANNOTATION = 'kubernetes.io/config.hash';
+import { CONFIG_HASH, CONFIG_MIRROR } from '../k8s/annotations.js';
 
 export function podKey(namespace: string, name: string): string {
   return `${namespace}/${name}`;
@@ -15,12 +13,12 @@ export function podPath(namespace: string, name: string): string {
 }
 
 export function isMirrorPod(pod: Pod): boolean {
-  return pod.metadata?.annotations?.[MIRROR_ANNOTATION] !== undefined;
+  return pod.metadata?.annotations?.[CONFIG_MIRROR] !== undefined;
 }
 
 /** The static pod's hash, which its mirror must carry. */
 export function staticHash(sp: StaticPod): string {
-  return sp.pod.metadata.annotations[CONFIG_HASH_ANNOTATION] ?? sp.uid;
+  return sp.pod.metadata.annotations[CONFIG_HASH] ?? sp.uid;
 }
 
 /** IsMirrorPodOf: same name and namespace, and the mirror annotation equals the static pod's hash. */
@@ -28,7 +26,7 @@ export function isMirrorOf(mirror: Pod, sp: StaticPod): boolean {
   return (
     mirror.metadata?.name === sp.pod.metadata.name &&
     mirror.metadata?.namespace === sp.pod.metadata.namespace &&
-    mirror.metadata?.annotations?.[MIRROR_ANNOTATION] === staticHash(sp)
+    mirror.metadata?.annotations?.[CONFIG_MIRROR] === staticHash(sp)
   );
 }
 
@@ -46,7 +44,7 @@ export function buildMirrorPod(sp: StaticPod, nodeName: string, nodeUid: string)
       ...meta,
       name: src.metadata.name,
       namespace: src.metadata.namespace,
-      annotations: { ...src.metadata.annotations, [MIRROR_ANNOTATION]: staticHash(sp) },
+      annotations: { ...src.metadata.annotations, [CONFIG_MIRROR]: staticHash(sp) },
       // controller true, blockOwnerDeletion unset: exactly what NodeRestriction admits.
       ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: nodeName, uid: nodeUid, controller: true }],
     },

@@ -2,38 +2,16 @@
 // a node may not give itself labels under kubernetes.io / k8s.io except the kubelet's own (the
 // NodeRestriction admission plugin would refuse the registration otherwise).
 import type { Taint } from 'kubernetes-types/core/v1';
+import { isKubeletLabel, isKubernetesNamespace, labelNamespace } from '../k8s/node-labels.js';
 
 export class NodeFlagError extends Error {
   override readonly name = 'NodeFlagError';
 }
 
-const KUBELET_LABELS = new Set([
-  'kubernetes.io/hostname',
-  'kubernetes.io/os',
-  'kubernetes.io/arch',
-  'beta.kubernetes.io/os',
-  'beta.kubernetes.io/arch',
-  'beta.kubernetes.io/instance-type',
-  'node.kubernetes.io/instance-type',
-  'failure-domain.beta.kubernetes.io/region',
-  'failure-domain.beta.kubernetes.io/zone',
-  'topology.kubernetes.io/region',
-  'topology.kubernetes.io/zone',
-  'node.kubernetes.io/windows-build',
-]);
-const KUBELET_LABEL_NAMESPACES = ['kubelet.kubernetes.io', 'node.kubernetes.io'];
 const EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
 
-function prefixOf(key: string): string {
-  const i = key.indexOf('/');
-  return i < 0 ? '' : key.slice(0, i);
-}
-
 function isKubeletLabelAllowed(key: string): boolean {
-  const ns = prefixOf(key);
-  const restricted = ns === 'kubernetes.io' || ns.endsWith('.kubernetes.io') || ns === 'k8s.io' || ns.endsWith('.k8s.io');
-  if (!restricted) return true;
-  return KUBELET_LABELS.has(key) || KUBELET_LABEL_NAMESPACES.some((p) => ns === p || ns.endsWith(`.${p}`));
+  return !isKubernetesNamespace(labelNamespace(key)) || isKubeletLabel(key);
 }
 
 const NAME = /^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$/;

@@ -5,7 +5,8 @@ import type { Node } from 'kubernetes-types/core/v1';
 import type { Logger } from '../log/logger.js';
 import { ApiError, isAlreadyExists, isNotFound } from './api-error.js';
 import type { ApiClient } from './client.js';
-import { ATTACH_DETACH_ANNOTATION, buildNode, computeNodeStatus, defaultNodeLabels } from './node-status.js';
+import { buildNode, computeNodeStatus, defaultNodeLabels } from './node-status.js';
+import { ATTACH_DETACH_ANNOTATION } from '../k8s/node-labels.js';
 import type { Clock, NodeInfoSource } from './types.js';
 
 export function nodePath(name: string): string {

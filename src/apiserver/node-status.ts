@@ -4,6 +4,7 @@
 import type { Node, NodeCondition, NodeStatus } from 'kubernetes-types/core/v1';
 import { apiTime } from '../util/api-time.js';
 import type { NodeInfoSource } from './types.js';
+import { ATTACH_DETACH_ANNOTATION, LABEL_ARCH, LABEL_ARCH_BETA, LABEL_HOSTNAME, LABEL_OS, LABEL_OS_BETA } from '../k8s/node-labels.js';
 
 /** The kubelet's default kubelet port, shown as daemonEndpoints.kubeletEndpoint. */
 const KUBELET_PORT = 10250;
@@ -11,15 +12,13 @@ const KUBELET_PORT = 10250;
 /** Labels the kubelet puts on its own Node, and reconciles on a node it takes over. */
 export function defaultNodeLabels(info: NodeInfoSource): Record<string, string> {
   return {
-    'beta.kubernetes.io/arch': info.architecture,
-    'beta.kubernetes.io/os': info.operatingSystem,
-    'kubernetes.io/arch': info.architecture,
-    'kubernetes.io/hostname': info.nodeName,
-    'kubernetes.io/os': info.operatingSystem,
+    [LABEL_ARCH_BETA]: info.architecture,
+    [LABEL_OS_BETA]: info.operatingSystem,
+    [LABEL_ARCH]: info.architecture,
+    [LABEL_HOSTNAME]: info.nodeName,
+    [LABEL_OS]: info.operatingSystem,
   };
 }
-
-export const ATTACH_DETACH_ANNOTATION = 'volumes.kubernetes.io/controller-managed-attach-detach';
 
 interface ConditionSpec {
   type: string;

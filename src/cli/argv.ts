@@ -5,6 +5,7 @@
 // skipped.
 import type { AnySetting } from './settings/setting.js';
 import { SETTING_BY_FLAG, SETTING_BY_SHORTHAND } from './settings/table.js';
+import { errorMessage } from '../util/error-message.js';
 
 export class UsageError extends Error {
   override name = 'UsageError';
@@ -48,7 +49,7 @@ export function parseCommandLine(argv: readonly string[]): Command {
     try {
       value = s.type.fromFlag(text, values.get(s)?.value);
     } catch (err) {
-      throw new UsageError(`invalid value ${JSON.stringify(text)} for flag ${name}: ${(err as Error).message}`);
+      throw new UsageError(`invalid value ${JSON.stringify(text)} for flag ${name}: ${errorMessage(err)}`);
     }
     values.set(s, { value, written, text });
     const line = s.deprecated && `Flag --${s.flag} has been deprecated, ${s.deprecated}`;

@@ -8,6 +8,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { isMap, isScalar, LineCounter, parseDocument, type Document, type Node, type YAMLMap } from 'yaml';
 import type { AnySetting } from './settings/setting.js';
 import { CONFIG_STRUCTS, SETTING_BY_FIELD } from './settings/table.js';
+import { errorMessage } from '../util/error-message.js';
 
 export const KUBELET_CONFIG_API_VERSION = 'kubelet.config.k8s.io/v1beta1';
 
@@ -93,7 +94,7 @@ export function parseKubeletConfig(file: string, content: string): LoadedKubelet
       try {
         value = s.type.fromConfig(raw);
       } catch (err) {
-        throw new ConfigFileError(`${file}:${line}: ${path}: ${(err as Error).message}`);
+        throw new ConfigFileError(`${file}:${line}: ${path}: ${errorMessage(err)}`);
       }
       if (!s.pointer && s.type.isZero(value)) {
         values.delete(s);
@@ -113,7 +114,7 @@ export function loadKubeletConfig(file: string): LoadedKubeletConfig {
     content = readFileSync(file, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new ConfigFileError(`cannot read config file ${file}: ${code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
+    throw new ConfigFileError(`cannot read config file ${file}: ${code === 'ENOENT' ? 'no such file' : errorMessage(err)}`);
   }
   return parseKubeletConfig(file, content);
 }

@@ -7,6 +7,8 @@ import { fetchPods, DEFAULT_ROOT_DIR } from './pods-command.js';
 import { chooseLogFile, findPodInLogDir, LogLookupError, pickAgentPod, type PodLogRef } from './pod-log-locator.js';
 import { streamLog } from './log-stream.js';
 import { resolve } from 'node:path';
+import { errorMessage } from '../util/error-message.js';
+import { usageError } from './usage-error.js';
 
 const DEFAULT_POD_LOGS_DIR = '/var/log/pods';
 /** The agent answers at once or is not there: a stuck socket must not delay the fallback much. */
@@ -89,8 +91,7 @@ export async function runLogsCommand(argv: string[], out: (s: string) => void, e
   try {
     args = parseArgs(argv);
   } catch (e) {
-    err(`bootlet logs: ${(e as Error).message}\n${LOGS_USAGE}\n`);
-    return 2;
+    return usageError('logs', errorMessage(e), err, LOGS_USAGE);
   }
   try {
     const pod = (await fromAgent(args)) ?? (await findPodInLogDir(args.podLogsDir, args.pod, args.namespace));
@@ -107,7 +108,7 @@ export async function runLogsCommand(argv: string[], out: (s: string) => void, e
     return 0;
   } catch (e) {
     if (e instanceof LogLookupError || (e as NodeJS.ErrnoException).code !== undefined || (e as Error).name === 'UnsafePathComponentError') {
-      err(`bootlet logs: ${(e as Error).message}\n`);
+      err(`bootlet logs: ${errorMessage(e)}\n`);
       return 1;
     }
     throw e;

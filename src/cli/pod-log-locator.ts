@@ -6,6 +6,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Pod } from 'kubernetes-types/core/v1';
 import { containerLogDirectory, containerLogFileName, isContainerLogDirName, parsePodLogsDirName, podLogDirectory, restartCountsWithLogs } from '../node/pod-logs/layout.js';
+import { errorMessage } from '../util/error-message.js';
 
 export class LogLookupError extends Error {}
 
@@ -46,7 +47,7 @@ export async function findPodInLogDir(podLogsDir: string, name: string, namespac
   try {
     entries = await readdir(podLogsDir);
   } catch (err) {
-    throw new LogLookupError(`cannot read ${podLogsDir}: ${(err as Error).message}`);
+    throw new LogLookupError(`cannot read ${podLogsDir}: ${errorMessage(err)}`);
   }
   const all = entries.flatMap((e) => {
     const p = parsePodLogsDirName(e);

@@ -7,6 +7,8 @@ import type { Pod, PodList } from 'kubernetes-types/core/v1';
 import { MAX_SOCKET_PATH_BYTES, podsSocketPath } from '../server/socket-path.js';
 import { podRow } from '../status/print/pod-row.js';
 import { formatTable } from '../status/print/table.js';
+import { errorMessage } from '../util/error-message.js';
+import { usageError } from './usage-error.js';
 
 /** The agent's --root-dir default (DEFAULTS.rootDir in options.ts, not imported: this client stays small). */
 export const DEFAULT_ROOT_DIR = '/var/lib/kubelet';
@@ -118,14 +120,13 @@ export async function runPodsCommand(
   try {
     args = parseArgs(argv);
   } catch (e) {
-    err(`bootlet pods: ${(e as Error).message}\n${PODS_USAGE}\n`);
-    return 1;
+    return usageError('pods', errorMessage(e), err, PODS_USAGE);
   }
   let list: PodList;
   try {
     list = await fetchPods(args.rootDir);
   } catch (e) {
-    err(`bootlet pods: ${(e as Error).message}\n`);
+    err(`bootlet pods: ${errorMessage(e)}\n`);
     return 1;
   }
   if (args.output === 'json') {

@@ -1,13 +1,15 @@
 // `bootlet validate [FILE|DIR]... [--config F] [--hostname-override NAME] [-o json]`: checks
 // manifests and a KubeletConfiguration exactly as the agent would read them (same code, same
 // defaulting, same UID for this node and path), for an operator before dropping a file in, or a CI
-// job over a manifests repository. Exit 0: all good (warnings allowed); 1: something refused;
-// 2: a usage error. Nothing a manifest names is ever run.
+// job over a manifests repository. Exit 0: all good (warnings allowed); 1: something refused,
+// or a command line it cannot use (src/cli/usage-error.ts). Nothing a manifest names is ever run.
 import { UsageError, parseCommandLine } from './argv.js';
 import { ConfigFileError } from './kubelet-config.js';
 import { nodeNameFrom, type BootletOptions } from './options.js';
 import { resolveOptions } from './resolve-options.js';
 import { checkManifests, PathError, type FileCheck } from '../config/validate/check-manifests.js';
+import { errorMessage } from '../util/error-message.js';
+import { usageError } from './usage-error.js';
 
 export const VALIDATE_USAGE = `Usage: bootlet validate [FILE|DIR]... [--config FILE] [--hostname-override NAME] [-o json]
 
@@ -18,7 +20,7 @@ With no FILE or DIR it checks the manifest path of --config (default /etc/kubern
   --config FILE              a KubeletConfiguration, checked as the agent reads it
   --hostname-override NAME   the node name the UIDs and pod names are computed for (default: this host's)
   -o, --output json          one JSON document instead of one line per file
-Exit status: 0 all accepted (warnings allowed), 1 something refused, 2 usage error.`;
+Exit status: 0 all accepted (warnings allowed), 1 something refused or a usage error.`;
 
 interface ValidateArgs {
   paths: string[];
@@ -124,7 +126,7 @@ export function formatReport(r: ValidateReport): string {
   return lines.join('\n') + '\n';
 }
 
-/** Returns the exit code. */
+/** Returns the exit code: 0, or 1 for a refused file or a usage error (the reason written to `err`). */
 export async function runValidateCommand(argv: string[], out: (s: string) => void, err: (s: string) => void): Promise<number> {
   if (argv.includes('-h') || argv.includes('--help')) {
     out(VALIDATE_USAGE + '\n');
@@ -134,16 +136,14 @@ export async function runValidateCommand(argv: string[], out: (s: string) => voi
   try {
     args = parseArgs(argv);
   } catch (e) {
-    err(`bootlet validate: ${(e as Error).message}\n${VALIDATE_USAGE}\n`);
-    return 2;
+    return usageError('validate', errorMessage(e), err, VALIDATE_USAGE);
   }
   let report: ValidateReport;
   try {
     report = await validate(args);
   } catch (e) {
     if (e instanceof PathError) {
-      err(`bootlet validate: ${e.message}\n`);
-      return 2;
+      return usageError('validate', e.message, err);
     }
     throw e;
   }

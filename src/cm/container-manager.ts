@@ -4,12 +4,13 @@
 // sure the pod cgroup exists before the sandbox, and removes it when the pod is cleaned up.
 import type { Pod } from 'kubernetes-types/core/v1';
 import type { Logger } from '../log/logger.js';
-import { qosClass } from '../kuberuntime/qos.js';
+import { qosClass } from '../k8s/qos.js';
 import { MIN_CPU_SHARES, milliCpuToShares } from '../kuberuntime/resources.js';
 import { cgroupName, parseCgroupRoot, type CgroupDriver, type CgroupName } from './cgroup-name.js';
 import type { CgroupManager } from './cgroup-manager.js';
 import { podCpuRequestMilli, resourceConfigForPod } from './pod-resources.js';
 import { driverFromRuntimeError, driverMismatchMessage } from './runtime-cgroup-driver.js';
+import { errorMessage } from '../util/error-message.js';
 
 /** The kubelet re-applies the QoS cgroups' settings this often. */
 const QOS_UPDATE_PERIOD_MS = 60_000;
@@ -188,7 +189,7 @@ export class ContainerManager implements StartedPodCgroups {
     try {
       for (const name of names) if ((await this.o.manager.destroy(name)) === 'busy') busy = true;
     } catch (err) {
-      this.o.logger.v(2).info('Failed to remove pod cgroup, will retry', { podUID: uid, err: err instanceof Error ? err.message : String(err) });
+      this.o.logger.v(2).info('Failed to remove pod cgroup, will retry', { podUID: uid, err: errorMessage(err) });
       busy = true;
     }
     if (!busy || this.stopped || this.withCgroup.has(uid)) return;

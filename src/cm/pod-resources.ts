@@ -2,9 +2,10 @@
 // computes them: the pod's requests and limits are summed as the scheduler sums them (regular
 // containers and sidecars add up, a plain init container counts while it runs alone, overhead is
 // added), cpu.shares always, cfs quota and memory limit only when every container declares one.
-import type { Container, Pod } from 'kubernetes-types/core/v1';
-import { qosClass } from '../kuberuntime/qos.js';
-import { parseQuantity, Quantity } from '../kuberuntime/quantity.js';
+import type { Pod } from 'kubernetes-types/core/v1';
+import { qosClass } from '../k8s/qos.js';
+import { parseQuantity, Quantity } from '../k8s/quantity.js';
+import { isRestartableInit } from '../k8s/restart.js';
 import { CPU_PERIOD_US, MIN_CPU_SHARES, milliCpuToQuota, milliCpuToShares } from '../kuberuntime/resources.js';
 
 /** What bootlet sets on a cgroup; an absent field is left as it is. */
@@ -45,8 +46,6 @@ function max(into: ResourceList, from: ResourceList): void {
   }
 }
 
-const isSidecar = (c: Container): boolean => c.restartPolicy === 'Always';
-
 /**
  * Sums one side (requests or limits) of the pod's containers, calling `each` with what every
  * container effectively needs (an init container together with the sidecars started before it).
@@ -63,7 +62,7 @@ function aggregate(pod: Pod, side: 'requests' | 'limits', each?: (r: ResourceLis
   for (const c of pod.spec?.initContainers ?? []) {
     const own = list(c.resources?.[side]);
     let effective: ResourceList;
-    if (isSidecar(c)) {
+    if (isRestartableInit(c)) {
       add(total, own);
       add(sidecars, own);
       effective = sidecars;

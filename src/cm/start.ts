@@ -14,6 +14,7 @@ import { ContainerManager, type StartedPodCgroups } from './container-manager.js
 import { containerdDriverHint, driverFromRuntimeError, runtimeConfigDriver } from './runtime-cgroup-driver.js';
 import type { SystemdDbus } from './systemd-dbus.js';
 import { SystemdManager } from './systemd-manager.js';
+import { errorMessage } from '../util/error-message.js';
 
 /** Tries of the QoS hierarchy's set-up at start (1 s, 2 s, ... apart) before pods go without a parent. */
 const START_ATTEMPTS = 4;
@@ -77,7 +78,7 @@ export async function startPodCgroups(
   /** What the runtime's own config says, when it can be read: for the early warning. */
   let runtimeDriver: CgroupDriver | undefined;
   const fromRuntime = await runtimeConfigDriver(runtime).catch((err: unknown) => {
-    logger.v(2).info('Could not ask the runtime for its cgroup driver', { err: err instanceof Error ? err.message : String(err) });
+    logger.v(2).info('Could not ask the runtime for its cgroup driver', { err: errorMessage(err) });
     return undefined;
   });
   if (fromRuntime !== undefined) {
@@ -117,7 +118,7 @@ export async function startPodCgroups(
           cm.stop();
           throw err;
         }
-        logger.warn('Could not set up the pod cgroups yet, trying again', { cgroupDriver: driver, attempt, err: err instanceof Error ? err.message : String(err) });
+        logger.warn('Could not set up the pod cgroups yet, trying again', { cgroupDriver: driver, attempt, err: errorMessage(err) });
         await sleep(1000 * attempt);
       }
     }
@@ -125,7 +126,7 @@ export async function startPodCgroups(
     logger.error('Could not set up the pod cgroups; pods start without a cgroup parent', {
       cgroupDriver: driver,
       cgroupRoot: settings.cgroupRoot,
-      err: err instanceof Error ? err.message : String(err),
+      err: errorMessage(err),
     });
     return new NoPodCgroups(driver, logger);
   }

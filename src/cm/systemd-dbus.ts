@@ -5,6 +5,7 @@ import handshake from '@homebridge/dbus-native/lib/handshake.js';
 import * as codec from '@homebridge/dbus-native/lib/message.js';
 import type { DbusMessage } from '@homebridge/dbus-native/lib/message.js';
 import { createConnection, type Socket } from 'node:net';
+import { errorMessage } from '../util/error-message.js';
 
 const SYSTEMD = 'org.freedesktop.systemd1';
 const MANAGER_PATH = '/org/freedesktop/systemd1';
@@ -137,7 +138,7 @@ export class SystemdDbus {
       try {
         return await SystemdDbus.connect(SYSTEM_BUS_SOCKET);
       } catch {
-        throw new Error(`cannot reach systemd over D-Bus at ${PRIVATE_SOCKET} or ${SYSTEM_BUS_SOCKET}: ${first instanceof Error ? first.message : String(first)}`);
+        throw new Error(`cannot reach systemd over D-Bus at ${PRIVATE_SOCKET} or ${SYSTEM_BUS_SOCKET}: ${errorMessage(first)}`);
       }
     }
   }

@@ -9,10 +9,10 @@
 import { createHash } from 'node:crypto';
 import type { Pod, Toleration } from 'kubernetes-types/core/v1';
 import type { StaticPod } from './types';
+import { CONFIG_HASH, CONFIG_SEEN, CONFIG_SOURCE } from '../k8s/annotations.js';
 
-export const CONFIG_HASH = 'kubernetes.io/config.hash';
-export const CONFIG_SOURCE = 'kubernetes.io/config.source';
-export const CONFIG_SEEN = 'kubernetes.io/config.seen';
+// Still exported from here for importers that predate src/k8s (config/desired-pods.ts).
+export { CONFIG_HASH, CONFIG_SEEN, CONFIG_SOURCE };
 
 /** JSON with object keys sorted at every level, so key order in the file does not matter. */
 export function canonicalJson(value: unknown): string {

@@ -5,7 +5,7 @@
 import type { Pod } from 'kubernetes-types/core/v1';
 import type { ManifestError, StaticPod } from './types';
 import { decodeManifest, type DecodedManifest } from './decode/decode-manifest';
-import { applySchemeDefaults } from './defaults';
+import { applySchemeDefaults } from '../k8s/defaults.js';
 import { validateSemantic } from './validate-semantic';
 import { applyIdentity, staticPodName, type PodOrigin } from './identity';
 

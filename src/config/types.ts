@@ -1,10 +1,10 @@
 // What the config part hands downstream: desired static pods and the changes to them.
-import type { Pod } from 'kubernetes-types/core/v1';
+import type { DefaultedPod } from '../k8s/pod.js';
 
 /** A Pod from a manifest, decoded, defaulted, validated and given its static-pod identity. */
 export interface StaticPod {
   /** The pod as the kubelet works with it: name `<name>-<node>`, namespace, uid, annotations, spec defaulted. */
-  readonly pod: Pod & { metadata: { name: string; namespace: string; uid: string; annotations: Record<string, string> } };
+  readonly pod: DefaultedPod;
   /** 32 lowercase hex characters; equals the `kubernetes.io/config.hash` annotation. */
   readonly uid: string;
   /** `<namespace>/<name>` after suffixing: the key under which at most one desired pod exists. */

@@ -4,7 +4,8 @@
 import type { Container, Pod, PodSpec } from 'kubernetes-types/core/v1';
 import type { PathPart } from './field-path';
 import { staticPodReferenceErrors } from './static-pod-references';
-import { VOLUME_SOURCES } from './defaults';
+import { VOLUME_SOURCES } from '../k8s/defaults.js';
+import { isRestartableInit, RESTART_POLICIES } from '../k8s/restart.js';
 import { isDNS1123Label, isDNS1123Subdomain, isValidPortName, isValidPortNum } from './validate/api-formats';
 import { validateEnv, validateEnvFrom } from './validate/env-rules';
 import { duplicate, forbidden, invalid, notFound, required, unsupported } from './validate/field-errors';
@@ -17,8 +18,6 @@ const dnsLabel = (p: PathPart[], v: string, out: string[]): void => {
 };
 
 const PROTOCOLS = ['SCTP', 'TCP', 'UDP'] as const;
-/** In the order the API server lists them. */
-const RESTART_POLICIES = ['Always', 'OnFailure', 'Never'] as const;
 const HOST_PATH_TYPES = ['', 'BlockDevice', 'CharDevice', 'Directory', 'DirectoryOrCreate', 'File', 'FileOrCreate', 'Socket'] as const;
 const PULL_POLICIES = ['Always', 'IfNotPresent', 'Never'] as const;
 const TERMINATION_MESSAGE_POLICIES = ['File', 'FallbackToLogsOnError'] as const;
@@ -91,7 +90,7 @@ function validateContainer({ c, path, init }: ContainerRef, volumeNames: Readonl
 function validateHostPorts(refs: readonly ContainerRef[], out: string[]): void {
   const seen = new Set<string>();
   for (const { c, path, init } of refs) {
-    if (init && c.restartPolicy !== 'Always') continue;
+    if (init && !isRestartableInit(c)) continue;
     (c.ports ?? []).forEach((port, i) => {
       if (!port.hostPort) return;
       const key = `${port.protocol ?? 'TCP'}/${port.hostIP ?? ''}/${port.hostPort}`;

@@ -11,6 +11,7 @@ import type { RuntimeServiceDefinition } from './generated/types/runtime/v1/Runt
 import { CriError } from './cri-types.js';
 import { DECODE_OPTIONS } from './decode-options.js';
 import type { CriCallObserver } from './operation-type.js';
+import { errorMessage } from '../util/error-message.js';
 
 /** As the kubelet: CRI responses (ListContainers on a busy node) can exceed grpc's 4 MiB default. */
 export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
@@ -51,7 +52,7 @@ export function toCriError(methodName: string, err: unknown): CriError {
   if (err instanceof CriError) return err;
   const e = err as Partial<grpc.ServiceError>;
   const code = typeof e.code === 'number' ? e.code : grpc.status.UNKNOWN;
-  const details = e.details || (err instanceof Error ? err.message : String(err));
+  const details = e.details || errorMessage(err);
   return new CriError(methodName, code, details);
 }
 

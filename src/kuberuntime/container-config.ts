@@ -11,7 +11,6 @@ import { containerLogPath } from '../node/pod-logs/layout.js';
 import { linuxContainerResources } from './resources.js';
 import { containerSecurityContext, type SecurityOptions } from './security-context.js';
 
-export { qosClass, type QOSClass } from './qos.js';
 
 export interface ContainerConfigContext extends SecurityOptions {
   restartCount: number;

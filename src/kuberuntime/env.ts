@@ -5,7 +5,7 @@
 import type { Container, EnvVar, Pod } from 'kubernetes-types/core/v1';
 import type { KeyValue } from '../cri/cri-types.js';
 import { expandVars } from './expansion.js';
-import { parseQuantity } from './quantity.js';
+import { parseQuantity } from '../k8s/quantity.js';
 
 export interface EnvContext {
   hostIP: string;

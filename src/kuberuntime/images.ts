@@ -3,6 +3,7 @@
 import type { Container } from 'kubernetes-types/core/v1';
 import type { ImageService, PodSandboxConfig } from '../cri/cri-types.js';
 import { CriError } from '../cri/cri-types.js';
+import { errorMessage } from '../util/error-message.js';
 
 export type ImageErrorReason = 'ErrImagePull' | 'ErrImageNeverPull' | 'InvalidImageName' | 'ImageInspectError';
 
@@ -36,7 +37,7 @@ export function defaultPullPolicy(image: string): 'Always' | 'IfNotPresent' {
 }
 
 function messageOf(err: unknown): string {
-  return err instanceof CriError ? err.details : err instanceof Error ? err.message : String(err);
+  return err instanceof CriError ? err.details : errorMessage(err);
 }
 
 export interface EnsuredImage {

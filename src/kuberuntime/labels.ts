@@ -1,30 +1,29 @@
 // The labels and annotations the kubelet writes on CRI sandboxes and containers, and their reading
 // back. They are the only record of what a pod is running: a restarted agent adopts containers by
-// them, and crictl / log shippers read them. Keys and value formats follow kuberuntime/labels.go.
+// them, and crictl / log shippers read them. Value formats follow kuberuntime/labels.go; the keys
+// are src/k8s/cri-labels.ts.
 import type { Container, ContainerPort, LifecycleHandler, Pod } from 'kubernetes-types/core/v1';
 import type { KeyValueMap } from '../cri/cri-types.js';
-
-export const POD_NAME_LABEL = 'io.kubernetes.pod.name';
-export const POD_NAMESPACE_LABEL = 'io.kubernetes.pod.namespace';
-export const POD_UID_LABEL = 'io.kubernetes.pod.uid';
-export const CONTAINER_NAME_LABEL = 'io.kubernetes.container.name';
-
-export const POD_DELETION_GRACE_PERIOD_ANNOTATION = 'io.kubernetes.pod.deletionGracePeriod';
-export const POD_TERMINATION_GRACE_PERIOD_ANNOTATION = 'io.kubernetes.pod.terminationGracePeriod';
-export const CONTAINER_HASH_ANNOTATION = 'io.kubernetes.container.hash';
-export const CONTAINER_HASH_WITHOUT_RESOURCES_ANNOTATION = 'io.kubernetes.container.hashWithoutResources';
-export const CONTAINER_RESTART_COUNT_ANNOTATION = 'io.kubernetes.container.restartCount';
-export const CONTAINER_TERMINATION_MESSAGE_PATH_ANNOTATION = 'io.kubernetes.container.terminationMessagePath';
-export const CONTAINER_TERMINATION_MESSAGE_POLICY_ANNOTATION = 'io.kubernetes.container.terminationMessagePolicy';
-export const CONTAINER_PRESTOP_HANDLER_ANNOTATION = 'io.kubernetes.container.preStopHandler';
-export const CONTAINER_PORTS_ANNOTATION = 'io.kubernetes.container.ports';
-export const CONTAINER_TYPE_ANNOTATION = 'io.kubernetes.container.type';
-/** bootlet's whole-spec fingerprint; its presence also marks a container bootlet made. */
-export const BOOTLET_CONTAINER_HASH_ANNOTATION = 'bootlet.io/container.hash';
+import {
+  POD_NAME_LABEL,
+  POD_NAMESPACE_LABEL,
+  POD_UID_LABEL,
+  CONTAINER_NAME_LABEL,
+  POD_DELETION_GRACE_PERIOD_ANNOTATION,
+  POD_TERMINATION_GRACE_PERIOD_ANNOTATION,
+  CONTAINER_HASH_ANNOTATION,
+  CONTAINER_RESTART_COUNT_ANNOTATION,
+  CONTAINER_TERMINATION_MESSAGE_PATH_ANNOTATION,
+  CONTAINER_TERMINATION_MESSAGE_POLICY_ANNOTATION,
+  CONTAINER_PRESTOP_HANDLER_ANNOTATION,
+  CONTAINER_PORTS_ANNOTATION,
+  CONTAINER_TYPE_ANNOTATION,
+  BOOTLET_CONTAINER_HASH_ANNOTATION,
+} from '../k8s/cri-labels.js';
 
 export type ContainerType = 'init' | 'container';
 
-/** The pod fields the codec needs; StaticPod['pod'] satisfies it. */
+/** The pod fields the codec needs; a DefaultedPod satisfies it. */
 export type LabelledPod = Pod & { metadata: { name: string; namespace: string; uid: string } };
 
 export function sandboxLabels(pod: LabelledPod): KeyValueMap {

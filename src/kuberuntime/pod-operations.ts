@@ -6,7 +6,9 @@ import path from 'node:path';
 import type { Container, LifecycleHandler } from 'kubernetes-types/core/v1';
 import type { PodCgroups } from '../cm/container-manager.js';
 import type { Logger } from '../log/logger.js';
-import { ContainerStartError, type DesiredPod, type PodRuntime, type SandboxRef, type StartedContainer } from './pod-runtime.js';
+import type { DefaultedPod } from '../k8s/pod.js';
+import { DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS } from '../k8s/defaults.js';
+import { ContainerStartError, type PodRuntime, type SandboxRef, type StartedContainer } from './pod-runtime.js';
 import { buildContainerConfig } from './container-config.js';
 import { CriError, type ImageService, type RuntimeService } from '../cri/cri-types.js';
 import { ensureImage, ImageError } from './images.js';
@@ -17,6 +19,7 @@ import { removeTreeOnOneMount } from '../node/remove-tree.js';
 import { prepareVolumes, removePodDirs, UnsafePathComponentError, VolumeError } from '../node/volumes.js';
 import { runLifecycleHook } from './lifecycle-hooks.js';
 import { effectiveSecurityContext, verifyRunAsNonRoot } from './security-context.js';
+import { errorMessage } from '../util/error-message.js';
 
 /** A postStart hook that never returns must not hold the pod worker forever. */
 const POST_START_TIMEOUT_SECONDS = 120;
@@ -49,7 +52,7 @@ async function ignoreNotFound(p: Promise<void>): Promise<void> {
 
 function messageOf(err: unknown): string {
   if (err instanceof CriError) return err.details;
-  return err instanceof Error ? err.message : String(err);
+  return errorMessage(err);
 }
 
 export class CriPodRuntime implements PodRuntime {
@@ -60,12 +63,12 @@ export class CriPodRuntime implements PodRuntime {
     this.containerLogLinksDir = containerLogLinksDir(o.podLogsDir);
   }
 
-  private sandboxConfig(pod: DesiredPod, attempt: number) {
+  private sandboxConfig(pod: DefaultedPod, attempt: number) {
     const cgroupParent = this.o.cgroups?.podCgroupParent(pod) ?? '';
     return buildSandboxConfig(pod, { podLogsDir: this.o.podLogsDir, attempt, resolvConf: this.o.resolvConf, clusterDNS: this.o.clusterDNS, clusterDomain: this.o.clusterDomain, cgroupParent });
   }
 
-  async createSandbox(pod: DesiredPod, attempt: number): Promise<SandboxRef> {
+  async createSandbox(pod: DefaultedPod, attempt: number): Promise<SandboxRef> {
     const logDir = podLogDirectory(this.o.podLogsDir, pod);
     await mkdir(logDir, { recursive: true, mode: 0o755 });
     // As the kubelet's SyncPod: the pod cgroup, with its limits, before anything runs in it.
@@ -85,12 +88,12 @@ export class CriPodRuntime implements PodRuntime {
   }
 
   /** With no earlier instance in the runtime, the next restart count is read from the log files. */
-  private async restartCountFromLogs(pod: DesiredPod, name: string): Promise<number> {
+  private async restartCountFromLogs(pod: DefaultedPod, name: string): Promise<number> {
     const newest = (await restartCountsWithLogs(containerLogDirectory(this.o.podLogsDir, pod, name)))[0];
     return newest === undefined ? 0 : newest + 1;
   }
 
-  async startContainer(pod: DesiredPod, sandbox: SandboxRef, container: Container, type: ContainerType, restartCount: number | undefined): Promise<StartedContainer> {
+  async startContainer(pod: DefaultedPod, sandbox: SandboxRef, container: Container, type: ContainerType, restartCount: number | undefined): Promise<StartedContainer> {
     const count = restartCount ?? (await this.restartCountFromLogs(pod, container.name));
     // Made again if it went missing since the sandbox started, as the kubelet checks on each sync.
     await this.o.cgroups?.ensurePodCgroup(pod);
@@ -146,14 +149,14 @@ export class CriPodRuntime implements PodRuntime {
         await this.runHook(pod, container, id, postStart, POST_START_TIMEOUT_SECONDS, sandbox.ip);
       } catch (err) {
         // As the kubelet: a failed postStart hook kills the container; the restart policy decides what next.
-        await ignoreNotFound(this.o.runtime.stopContainer(id, Math.max(2, pod.spec?.terminationGracePeriodSeconds ?? 30)));
+        await ignoreNotFound(this.o.runtime.stopContainer(id, Math.max(2, pod.spec?.terminationGracePeriodSeconds ?? DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS)));
         throw new ContainerStartError(container.name, 'PostStartHookError', messageOf(err));
       }
     }
     return { id, pullMs };
   }
 
-  async runHook(pod: DesiredPod | undefined, container: Container, containerId: string, handler: LifecycleHandler, timeoutSeconds: number, podIP: string | undefined): Promise<void> {
+  async runHook(pod: DefaultedPod | undefined, container: Container, containerId: string, handler: LifecycleHandler, timeoutSeconds: number, podIP: string | undefined): Promise<void> {
     const ip = pod?.spec?.hostNetwork || !podIP ? this.o.nodeIP : podIP;
     await runLifecycleHook({ runtime: this.o.runtime, containerId, container, podIP: ip, timeoutSeconds }, handler);
   }
@@ -200,7 +203,7 @@ export class CriPodRuntime implements PodRuntime {
   }
 
   /** The legacy /var/log/containers link, what log shippers configured for the kubelet read. */
-  private async linkContainerLog(pod: DesiredPod, name: string, id: string, relLog: string): Promise<void> {
+  private async linkContainerLog(pod: DefaultedPod, name: string, id: string, relLog: string): Promise<void> {
     let link = this.containerLogLinksDir;
     try {
       link = path.join(this.containerLogLinksDir, containerLogLinkName(pod, name, id));

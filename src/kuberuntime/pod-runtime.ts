@@ -1,11 +1,12 @@
 // What a pod worker does to the container runtime, in pod terms (what runs, it reads from the pod
 // cache). Implemented over CRI by
 // src/kuberuntime/pod-operations.ts; unit tests use a fake.
-import type { Container, LifecycleHandler, Pod } from 'kubernetes-types/core/v1';
+import type { Container, LifecycleHandler } from 'kubernetes-types/core/v1';
 import type { ContainerType } from './labels.js';
+import type { DefaultedPod } from '../k8s/pod.js';
 
-/** A pod as the workers hand it to the runtime: named, in a namespace, with its UID and annotations. */
-export type DesiredPod = Pod & { metadata: { name: string; namespace: string; uid: string; annotations: Record<string, string> } };
+/** The old name of DefaultedPod, kept for importers that predate src/k8s. */
+export type DesiredPod = DefaultedPod;
 
 export interface SandboxRef {
   readonly id: string;
@@ -36,12 +37,12 @@ export interface StartedContainer {
 
 export interface PodRuntime {
   /** Creates the pod's directories and runs a sandbox. */
-  createSandbox(pod: DesiredPod, attempt: number): Promise<SandboxRef>;
+  createSandbox(pod: DefaultedPod, attempt: number): Promise<SandboxRef>;
   /** Pulls if needed, prepares volumes, creates and starts the container. */
-  startContainer(pod: DesiredPod, sandbox: SandboxRef, container: Container, type: ContainerType, restartCount: number | undefined): Promise<StartedContainer>;
+  startContainer(pod: DefaultedPod, sandbox: SandboxRef, container: Container, type: ContainerType, restartCount: number | undefined): Promise<StartedContainer>;
   startCreatedContainer(id: string): Promise<void>;
   /** Runs a preStop (or postStart) handler against a running container; rejects with the reason it failed. */
-  runHook(pod: DesiredPod | undefined, container: Container, containerId: string, handler: LifecycleHandler, timeoutSeconds: number, podIP: string | undefined): Promise<void>;
+  runHook(pod: DefaultedPod | undefined, container: Container, containerId: string, handler: LifecycleHandler, timeoutSeconds: number, podIP: string | undefined): Promise<void>;
   /** Stop signal, then SIGKILL after `graceSeconds` (done by the runtime). NotFound is success. */
   stopContainer(id: string, graceSeconds: number): Promise<void>;
   stopSandbox(id: string): Promise<void>;

@@ -2,8 +2,8 @@
 // (kuberuntime_container_linux.go, cm/helpers_linux.go, qos/policy.go).
 import type { Container, Pod } from 'kubernetes-types/core/v1';
 import type { LinuxContainerResources } from '../cri/cri-types.js';
-import { qosClass } from './qos.js';
-import { parseQuantity } from './quantity.js';
+import { qosClass } from '../k8s/qos.js';
+import { parseQuantity } from '../k8s/quantity.js';
 
 export const MIN_CPU_SHARES = 2;
 export const MAX_CPU_SHARES = 262144;

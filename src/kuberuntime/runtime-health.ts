@@ -2,6 +2,7 @@
 // does; the Node's Ready condition follows it.
 import type { Logger } from '../log/logger.js';
 import type { RuntimeService } from '../cri/cri-types.js';
+import { errorMessage } from '../util/error-message.js';
 
 export class RuntimeHealth {
   private readyNow = true;
@@ -36,7 +37,7 @@ export class RuntimeHealth {
       ready = cond?.status === true;
       why = cond ? `${cond.reason} ${cond.message}`.trim() : 'no RuntimeReady condition';
     } catch (err) {
-      why = err instanceof Error ? err.message : String(err);
+      why = errorMessage(err);
     }
     if (ready !== this.readyNow) {
       if (ready) this.logger.info('Container runtime is ready again');

@@ -2,7 +2,8 @@
 // the basis for adopting containers after a restart and for every sync.
 import type { Container, ContainerStatus, KeyValueMap, PodSandbox, PodSandboxStatus, RuntimeService } from '../cri/cri-types.js';
 import { ContainerState, CriError, PodSandboxState } from '../cri/cri-types.js';
-import { parseContainerMeta, parseSandboxLabels, POD_UID_LABEL, type ContainerMeta, type SandboxIdentity } from './labels.js';
+import { parseContainerMeta, parseSandboxLabels, type ContainerMeta, type SandboxIdentity } from './labels.js';
+import { POD_UID_LABEL } from '../k8s/cri-labels.js';
 import { identityProblem } from './static-source.js';
 import type { Logger } from '../log/logger.js';
 

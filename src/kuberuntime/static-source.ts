@@ -3,16 +3,11 @@
 // it may stop it), the pod's own labels and annotations, and whether its identity is safe to use.
 import { checkNamespace, checkPodName, checkPodUID } from '../node/pod-dirs.js';
 import type { SandboxIdentity } from './labels.js';
-import { POD_NAME_LABEL, POD_NAMESPACE_LABEL, POD_UID_LABEL } from './labels.js';
+import { POD_NAME_LABEL, POD_NAMESPACE_LABEL, POD_UID_LABEL } from '../k8s/cri-labels.js';
 import type { KeyValueMap } from '../cri/cri-types.js';
 import type { RuntimePod } from './runtime-pods.js';
 import { UnsafePathComponentError } from '../node/volume-errors.js';
-
-/** kubetypes.ConfigSourceAnnotationKey: `file`, `http` or `api`, copied to the sandbox with the pod's annotations. */
-export const CONFIG_SOURCE_ANNOTATION = 'kubernetes.io/config.source';
-
-/** The sources whose pods exist only because a node agent read them: they are the node's to stop. */
-const STATIC_SOURCES = new Set(['file', 'http']);
+import { CONFIG_SOURCE, STATIC_SOURCES } from '../k8s/annotations.js';
 
 /**
  * Why the identity labels cannot be used (namespace a DNS label, name a DNS subdomain, uid 1-36
@@ -33,7 +28,7 @@ export function identityProblem(id: SandboxIdentity): string | undefined {
 
 /** `kubernetes.io/config.source` of the newest sandbox; undefined when it has none (or there is no sandbox). */
 export function configSourceOf(rt: RuntimePod): string | undefined {
-  return rt.sandboxes[0]?.annotations?.[CONFIG_SOURCE_ANNOTATION];
+  return rt.sandboxes[0]?.annotations?.[CONFIG_SOURCE];
 }
 
 /** bootlet made the pod: one of its containers carries bootlet's whole-spec hash. */

@@ -4,7 +4,7 @@
 // spent pulling images (kubelet_pod_start_sli_duration_seconds, the pod startup latency SLI). A
 // pod already running when first seen (adopted after a restart of the agent) is not counted.
 import type { PodStatus } from 'kubernetes-types/core/v1';
-import { CONFIG_SEEN } from '../config/identity.js';
+import { CONFIG_SEEN } from '../k8s/annotations.js';
 import type { PodStatusEntry } from '../status/status-manager.js';
 
 export interface PodStartSink {

@@ -10,6 +10,7 @@ import { createGzip } from 'node:zlib';
 import type { Logger } from '../log/logger.js';
 import { ContainerState, type RuntimeService } from '../cri/cri-types.js';
 import { isRotatedLogOf, rotatedLogPath } from './pod-logs/layout.js';
+import { errorMessage } from '../util/error-message.js';
 
 export interface ContainerLogManagerOptions {
   runtime: RuntimeService;
@@ -62,11 +63,11 @@ export class ContainerLogManager {
           }
           if (logPath) await this.rotateOne(c.id, logPath);
         } catch (err) {
-          this.o.logger.v(2).info('Container log rotation skipped', { containerID: c.id, err: err instanceof Error ? err.message : String(err) });
+          this.o.logger.v(2).info('Container log rotation skipped', { containerID: c.id, err: errorMessage(err) });
         }
       }
     } catch (err) {
-      this.o.logger.warn('Container log rotation failed', { err: err instanceof Error ? err.message : String(err) });
+      this.o.logger.warn('Container log rotation failed', { err: errorMessage(err) });
     } finally {
       this.running = false;
     }

@@ -2,13 +2,14 @@
 import { mkdir, open, stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import { VolumeError } from './volume-errors.js';
+import { errorMessage } from '../util/error-message.js';
 
 async function statOrUndefined(p: string): Promise<Stats | undefined> {
   try {
     return await stat(p);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new VolumeError(`hostPath ${p}: ${(err as Error).message}`);
+    throw new VolumeError(`hostPath ${p}: ${errorMessage(err)}`);
   }
 }
 
@@ -38,7 +39,7 @@ export async function checkHostPathType(p: string, type: string | undefined): Pr
         try {
           await (await open(p, 'a', 0o644)).close();
         } catch (err) {
-          throw new VolumeError(`hostPath type check failed: cannot create ${p}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+          throw new VolumeError(`hostPath type check failed: cannot create ${p}: ${(err as NodeJS.ErrnoException).code ?? errorMessage(err)}`);
         }
         st = await statOrUndefined(p);
       }

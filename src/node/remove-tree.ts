@@ -7,6 +7,7 @@ import { readdir, rmdir, unlink, open, type FileHandle } from 'node:fs/promises'
 import path from 'node:path';
 import { at, errnoOf, mountIdOf, O_DIRECTORY, O_NOFOLLOW, O_PATH, O_RDONLY, openAt, self } from './proc-fd.js';
 import { PodCleanupError } from './volume-errors.js';
+import { errorMessage } from '../util/error-message.js';
 
 /** Files unlinked at once in one directory. */
 const PARALLEL_UNLINKS = 32;
@@ -22,7 +23,7 @@ function crossing(top: Top, where: string): PodCleanupError {
 }
 
 function failed(where: string, what: string, err: unknown): PodCleanupError {
-  return new PodCleanupError(`cannot ${what} ${where}: ${errnoOf(err) ?? (err as Error).message}`, where, { cause: err });
+  return new PodCleanupError(`cannot ${what} ${where}: ${errnoOf(err) ?? errorMessage(err)}`, where, { cause: err });
 }
 
 /** `retyped`: the entry already turned out to be of the other kind once; no third attempt. */

@@ -9,6 +9,7 @@ import { lstat, mkdir, open, realpath, stat, type FileHandle } from 'node:fs/pro
 import path from 'node:path';
 import { at, errnoOf, O_DIRECTORY, O_NOFOLLOW, O_PATH, O_RDONLY, openAt } from './proc-fd.js';
 import { SubPathError, VolumeError } from './volume-errors.js';
+import { errorMessage } from '../util/error-message.js';
 
 export interface OpenedSubPath {
   /** An O_PATH handle on the subPath itself (directory, file, socket, ...); the caller closes it. */
@@ -53,7 +54,7 @@ async function openDir(dir: FileHandle, name: string, flags: number, shown: stri
   } catch (err) {
     const code = errnoOf(err);
     if (code === 'ENOTDIR' || code === 'ELOOP') throw await whyNotADirectory(dir, name, shown, subPath);
-    throw new SubPathError(`subPath ${q(subPath)}: cannot open ${q(shown)}: ${code ?? (err as Error).message}`);
+    throw new SubPathError(`subPath ${q(subPath)}: cannot open ${q(shown)}: ${code ?? errorMessage(err)}`);
   }
 }
 
@@ -67,7 +68,7 @@ export async function walkInVolume(base: string, components: string[], toCreate:
   try {
     current = await open(base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
   } catch (err) {
-    throw new VolumeError(`cannot open volume directory ${base}: ${errnoOf(err) ?? (err as Error).message}`);
+    throw new VolumeError(`cannot open volume directory ${base}: ${errnoOf(err) ?? errorMessage(err)}`);
   }
   const shown: string[] = [];
   try {
@@ -83,7 +84,7 @@ export async function walkInVolume(base: string, components: string[], toCreate:
         try {
           next = await openAt(current, name, O_PATH);
         } catch (err) {
-          throw new SubPathError(`subPath ${q(subPath)}: cannot open ${q(shown.join('/'))}: ${errnoOf(err) ?? (err as Error).message}`);
+          throw new SubPathError(`subPath ${q(subPath)}: cannot open ${q(shown.join('/'))}: ${errnoOf(err) ?? errorMessage(err)}`);
         }
         if ((await next.stat()).isSymbolicLink()) {
           await next.close();
@@ -99,7 +100,7 @@ export async function walkInVolume(base: string, components: string[], toCreate:
         await mkdir(at(current, name), perm);
       } catch (err) {
         // EEXIST: made meanwhile, or a (dangling) symlink, which openDir refuses below.
-        if (errnoOf(err) !== 'EEXIST') throw new SubPathError(`subPath ${q(subPath)}: cannot create ${q(shown.join('/'))}: ${errnoOf(err) ?? (err as Error).message}`);
+        if (errnoOf(err) !== 'EEXIST') throw new SubPathError(`subPath ${q(subPath)}: cannot create ${q(shown.join('/'))}: ${errnoOf(err) ?? errorMessage(err)}`);
       }
       const next = await openDir(current, name, O_RDONLY, shown.join('/'), subPath);
       await current.close();
@@ -127,7 +128,7 @@ export async function openSubPath(volumePath: string, subPath: string): Promise<
     base = await realpath(volumePath);
     perm = (await stat(base)).mode & 0o7777;
   } catch (err) {
-    throw new VolumeError(`volume directory ${volumePath}: ${errnoOf(err) ?? (err as Error).message}`);
+    throw new VolumeError(`volume directory ${volumePath}: ${errnoOf(err) ?? errorMessage(err)}`);
   }
   let existing: string[] = [];
   let toCreate: string[] = [];
@@ -136,7 +137,7 @@ export async function openSubPath(volumePath: string, subPath: string): Promise<
   } catch (err) {
     if (err instanceof SubPathError) throw err;
     const code = errnoOf(err);
-    if (code !== 'ENOENT') throw new SubPathError(`subPath ${q(subPath)}: ${code ?? (err as Error).message}`);
+    if (code !== 'ENOENT') throw new SubPathError(`subPath ${q(subPath)}: ${code ?? errorMessage(err)}`);
     // The longest prefix that exists (symlinks resolved) must be inside; the rest is created.
     let found = false;
     for (let i = wanted.length - 1; i >= 0 && !found; i--) {
@@ -146,7 +147,7 @@ export async function openSubPath(volumePath: string, subPath: string): Promise<
         found = true;
       } catch (e) {
         if (e instanceof SubPathError) throw e;
-        if (errnoOf(e) !== 'ENOENT') throw new SubPathError(`subPath ${q(subPath)}: ${errnoOf(e) ?? (e as Error).message}`);
+        if (errnoOf(e) !== 'ENOENT') throw new SubPathError(`subPath ${q(subPath)}: ${errnoOf(e) ?? errorMessage(e)}`);
       }
     }
   }
@@ -155,6 +156,6 @@ export async function openSubPath(volumePath: string, subPath: string): Promise<
     return { handle, stat: await handle.stat(), resolved: [...existing, ...toCreate].join('/') };
   } catch (err) {
     await handle.close();
-    throw new SubPathError(`subPath ${q(subPath)}: ${errnoOf(err) ?? (err as Error).message}`);
+    throw new SubPathError(`subPath ${q(subPath)}: ${errnoOf(err) ?? errorMessage(err)}`);
   }
 }

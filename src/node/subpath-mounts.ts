@@ -12,6 +12,7 @@ import { errnoOf, forChildProcess } from './proc-fd.js';
 import { removeTreeOnOneMount } from './remove-tree.js';
 import { openSubPath } from './safe-subpath.js';
 import { PodCleanupError, SubPathError, VolumeError } from './volume-errors.js';
+import { errorMessage } from '../util/error-message.js';
 
 export interface SubPathRequest {
   rootDir: string;
@@ -36,7 +37,7 @@ async function mounted(target: string): Promise<boolean> {
   try {
     return await isMountPoint(target);
   } catch (err) {
-    throw new PodCleanupError(`cannot tell whether ${target} is mounted: ${errnoOf(err) ?? (err as Error).message}`, target, { cause: err });
+    throw new PodCleanupError(`cannot tell whether ${target} is mounted: ${errnoOf(err) ?? errorMessage(err)}`, target, { cause: err });
   }
 }
 
@@ -46,7 +47,7 @@ async function unmountAll(target: string): Promise<void> {
     try {
       await unmount(target);
     } catch (err) {
-      throw new PodCleanupError(`cannot unmount ${target}: ${(err as Error).message}`, target, { cause: err });
+      throw new PodCleanupError(`cannot unmount ${target}: ${errorMessage(err)}`, target, { cause: err });
     }
   }
 }
@@ -89,7 +90,7 @@ export async function bindSubPath(r: SubPathRequest): Promise<string> {
     try {
       await bindMount(forChildProcess(opened.handle), target);
     } catch (err) {
-      throw new VolumeError(`cannot bind subPath ${JSON.stringify(r.subPath)}: ${(err as Error).message}`);
+      throw new VolumeError(`cannot bind subPath ${JSON.stringify(r.subPath)}: ${errorMessage(err)}`);
     }
     if (!sameFile(await stat(target), opened.stat)) {
       await unmountAll(target);
@@ -114,7 +115,7 @@ export async function cleanSubPathMounts(rootDir: string, podUID: string): Promi
       return (await readdir(dir)).map((n) => path.join(dir, n));
     } catch (err) {
       if (errnoOf(err) === 'ENOENT') return [];
-      throw new PodCleanupError(`cannot read ${dir}: ${errnoOf(err) ?? (err as Error).message}`, dir, { cause: err });
+      throw new PodCleanupError(`cannot read ${dir}: ${errnoOf(err) ?? errorMessage(err)}`, dir, { cause: err });
     }
   };
   // <volume>/<container>/<mount index>: each index is a mount point, or was one.

@@ -9,6 +9,7 @@ import { ContainerState, PodSandboxState } from '../cri/cri-types.js';
 import type { PodCache } from './pod-cache.js';
 import { podEvents } from './pod-events.js';
 import type { Pleg, PodLifecycleEvent } from './types.js';
+import { errorMessage } from '../util/error-message.js';
 
 export interface RelistPlegOptions {
   cache: PodCache;
@@ -120,8 +121,8 @@ export class RelistPleg implements Pleg {
       }
     } catch (err) {
       // Said once per outage; the runtime's own health check says more.
-      if (!this.failing) this.opts.logger.error('PLEG relist failed', { err: err instanceof Error ? err.message : String(err) });
-      else this.opts.logger.v(2).info('PLEG relist failed again', { err: err instanceof Error ? err.message : String(err) });
+      if (!this.failing) this.opts.logger.error('PLEG relist failed', { err: errorMessage(err) });
+      else this.opts.logger.v(2).info('PLEG relist failed again', { err: errorMessage(err) });
       this.failing = true;
     }
     this.checkExpectations();
@@ -168,7 +169,7 @@ export class RelistPleg implements Pleg {
   private async readPods(uids: string[]): Promise<void> {
     const results = await Promise.allSettled(uids.map((u) => this.opts.cache.refreshPod(u)));
     for (const r of results) {
-      if (r.status === 'rejected') this.opts.logger.v(2).info('PLEG read of a pod failed; the next relist will catch up', { err: r.reason instanceof Error ? r.reason.message : String(r.reason) });
+      if (r.status === 'rejected') this.opts.logger.v(2).info('PLEG read of a pod failed; the next relist will catch up', { err: errorMessage(r.reason) });
     }
     this.checkExpectations();
   }

@@ -4,7 +4,7 @@ import type { Container } from 'kubernetes-types/core/v1';
 import { ContainerState, PodSandboxState } from '../cri/cri-types.js';
 import type { RuntimeContainer, RuntimePod, RuntimeSandbox } from '../kuberuntime/runtime-pods.js';
 import type { BackOffDecision } from './crashloop-backoff.js';
-import { isSidecar, podRestartPolicy, shouldRestart, type PodRestartPolicy } from './restart-policy.js';
+import { isRestartableInit as isSidecar, podRestartPolicy, shouldRestart, type PodRestartPolicy } from '../k8s/restart.js';
 
 import type { ContainerType } from '../kuberuntime/labels.js';
 

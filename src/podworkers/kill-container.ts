@@ -2,8 +2,10 @@
 // against the grace period), then the runtime's stop signal and, after the rest of the grace, SIGKILL.
 import type { Container, LifecycleHandler } from 'kubernetes-types/core/v1';
 import type { RuntimeContainer } from '../kuberuntime/runtime-pods.js';
-import type { DesiredPod } from '../kuberuntime/pod-runtime.js';
+import type { DefaultedPod } from '../k8s/pod.js';
+import { DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS } from '../k8s/defaults.js';
 import type { WorkerContext } from './worker-context.js';
+import { errorMessage } from '../util/error-message.js';
 
 /** The kubelet never gives a container less than this to stop. */
 export const MIN_GRACE_SECONDS = 2;
@@ -19,14 +21,14 @@ export interface KillTarget {
 }
 
 /** The spec of the container called `name`, init or app, if the pod has one. */
-export function containerSpec(pod: DesiredPod | undefined, name: string): Container | undefined {
+export function containerSpec(pod: DefaultedPod | undefined, name: string): Container | undefined {
   const spec = pod?.spec;
   return [...(spec?.initContainers ?? []), ...(spec?.containers ?? [])].find((c) => c.name === name);
 }
 
 /** Grace for a pod-level stop: the pod's terminationGracePeriodSeconds, else the container's annotation, else 30. */
 export function podGraceSeconds(ctx: WorkerContext, target: KillTarget): number {
-  return ctx.desired?.spec?.terminationGracePeriodSeconds ?? target.meta?.terminationGracePeriodSeconds ?? 30;
+  return ctx.desired?.spec?.terminationGracePeriodSeconds ?? target.meta?.terminationGracePeriodSeconds ?? DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS;
 }
 
 export async function killContainer(ctx: WorkerContext, target: KillTarget, graceSeconds: number, reason: string): Promise<void> {
@@ -41,7 +43,7 @@ export async function killContainer(ctx: WorkerContext, target: KillTarget, grac
     try {
       await ctx.runtime.runHook(ctx.desired, spec, target.id, preStop, Math.max(1, grace), target.podIP);
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
+      const message = errorMessage(err);
       ctx.logger.warn('PreStop hook failed', { ...fields, err: message });
       ctx.event('Warning', 'FailedPreStopHook', `PreStopHook failed: ${message}`, target.name);
     }

@@ -10,6 +10,7 @@ import { containerMatchesSpec } from '../kuberuntime/container-hash.js';
 import { PodSandboxState, type KeyValueMap } from '../cri/cri-types.js';
 import type { RuntimeContainer, RuntimePod } from '../kuberuntime/runtime-pods.js';
 import { configSourceOf, madeByBootlet, podAnnotationsOf, podLabelsOf } from '../kuberuntime/static-source.js';
+import { SOURCE_ANNOTATIONS } from '../k8s/annotations.js';
 
 /** The desired pod of `file`, UID `computedUid`, is the running pod `runtimeUid`. */
 export interface KubeletAdoption {
@@ -18,9 +19,6 @@ export interface KubeletAdoption {
   readonly computedUid: string;
   readonly runtimeUid: string;
 }
-
-/** Annotations the config source adds, which differ between two agents by nature (UID, time first seen). */
-const SOURCE_ANNOTATIONS = new Set(['kubernetes.io/config.hash', 'kubernetes.io/config.seen', 'kubernetes.io/config.source']);
 
 function withoutSourceAnnotations(a: KeyValueMap): KeyValueMap {
   return Object.fromEntries(Object.entries(a).filter(([k]) => !SOURCE_ANNOTATIONS.has(k)));

@@ -1,7 +1,7 @@
 // What pod workers tell the parts after them (prober, status): events, never calls back in.
 import type { RuntimePod } from '../kuberuntime/runtime-pods.js';
 import type { ContainerType } from './compute-actions.js';
-import type { DesiredPod } from '../kuberuntime/pod-runtime.js';
+import type { DefaultedPod } from '../k8s/pod.js';
 
 /** What `kubectl describe pod` shows under Events, with the kubelet's reasons and words. */
 export interface PodEvent {
@@ -21,7 +21,7 @@ export interface PodWorkerObserver {
    * After each sync of a running pod, with the runtime state that sync saw. `acted` says whether
    * the sync changed the runtime after reading it; if not, `runtime` is still the pod's state.
    */
-  podSynced?(pod: DesiredPod, runtime: RuntimePod | undefined, acted: boolean): void;
+  podSynced?(pod: DefaultedPod, runtime: RuntimePod | undefined, acted: boolean): void;
   /** The pod started terminating (manifest removed or replaced, orphan). */
   podTerminating?(uid: string): void;
   /** Everything of the pod has been removed. */

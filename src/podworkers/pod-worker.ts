@@ -6,10 +6,8 @@ import { terminating } from './states/terminating.js';
 import { waitingToStart } from './states/waiting-to-start.js';
 import type { PodStates, Transition } from './states/pod-state.js';
 import type { PodWorkerStateName, WorkerContext } from './worker-context.js';
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
+import { Backoff, POD_WORKER_FAILURE_BACKOFF } from '../util/backoff.js';
+import { errorMessage } from '../util/error-message.js';
 
 const STATES: PodStates = {
   WaitingToStart: waitingToStart,
@@ -24,7 +22,7 @@ export class PodWorker {
   private pending = false;
   private timer: NodeJS.Timeout | undefined;
   private idleWaiters: (() => void)[] = [];
-  private failures = 0;
+  private readonly failures = new Backoff(POD_WORKER_FAILURE_BACKOFF);
   private lastFailure: string | undefined;
   /** The desired pod of the last sync: a different object means the spec was updated. */
   private lastSynced: WorkerContext['desired'] | null = null;
@@ -54,7 +52,7 @@ export class PodWorker {
 
   /** Last resort: the loop itself threw (a bug). The pod is retried, never dropped, never fatal. */
   private loopFailed(err: unknown): void {
-    this.ctx.logger.error('Pod worker failed unexpectedly, will retry', { pod: this.ctx.key, podUID: this.ctx.uid, state: this.stateName, err: errorText(err) });
+    this.ctx.logger.error('Pod worker failed unexpectedly, will retry', { pod: this.ctx.key, podUID: this.ctx.uid, state: this.stateName, err: errorMessage(err) });
     this.running = false;
     this.stopTimers();
     this.timer = setTimeout(() => this.step(), this.failureDelayMs());
@@ -63,8 +61,7 @@ export class PodWorker {
 
   /** 1 s doubling to 15 s (jittered) while a state keeps failing; reset by a step that succeeds. */
   private failureDelayMs(): number {
-    const base = Math.min(15_000, 1_000 * 2 ** Math.min(this.failures++, 4));
-    return base + Math.floor(Math.random() * base * 0.25);
+    return this.failures.next();
   }
 
   requestTermination(): void {
@@ -114,12 +111,12 @@ export class PodWorker {
         try {
           t = await state.run(this.ctx);
           if (operation) this.ctx.emit((o) => o.podWorkerStep?.(this.ctx.uid, operation, performance.now() - startedAt));
-          this.failures = 0;
+          this.failures.reset();
           this.lastFailure = undefined;
         } catch (err) {
           // Each state handles the errors it expects; anything else is retried here with back-off,
           // and said once per distinct error rather than at every retry.
-          const text = errorText(err);
+          const text = errorMessage(err);
           const fields = { pod: this.ctx.key, podUID: this.ctx.uid, state: this.stateName, err: text };
           if (text === this.lastFailure) this.ctx.logger.v(2).info('Pod worker step failed again, will retry', fields);
           else this.ctx.logger.error('Pod worker step failed, will retry', fields);

@@ -7,6 +7,7 @@ import type { ImagePullBackOff } from './image-pull-backoff.js';
 import type { PodRuntime, DesiredPod } from '../kuberuntime/pod-runtime.js';
 import type { WaitingReason } from './compute-actions.js';
 import type { PodEvent, PodWorkerObserver } from './observer.js';
+import { jittered } from '../util/backoff.js';
 
 /** What a pod worker uses of the pod cache. */
 export interface PodCacheView {
@@ -67,10 +68,10 @@ export interface WorkerContext {
 
 /** The kubelet's 10s error back-off, jittered to 10-15s so that failing pods do not march in step. */
 export function errorRetryMs(): number {
-  return 10_000 + Math.floor(Math.random() * 5_000);
+  return jittered(10_000, 0.5);
 }
 
 /** syncFrequency jittered up to +50%, as the kubelet does. */
 export function resyncMs(ctx: WorkerContext): number {
-  return ctx.syncFrequencyMs + Math.floor(Math.random() * ctx.syncFrequencyMs * 0.5);
+  return jittered(ctx.syncFrequencyMs, 0.5);
 }

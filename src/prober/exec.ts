@@ -3,6 +3,7 @@ import type { Container } from 'kubernetes-types/core/v1';
 import { CriError, type RuntimeService } from '../cri/cri-types.js';
 import { expandVars } from '../kuberuntime/expansion.js';
 import type { ProbeOutcome } from './types.js';
+import { errorMessage } from '../util/error-message.js';
 
 /** As the kubelet: the combined output kept for the event message is capped at 10 KiB. */
 export const MAX_EXEC_OUTPUT_BYTES = 10 * 1024;
@@ -40,6 +41,6 @@ export async function runExecProbe(
     if (err instanceof CriError && (err.code === DEADLINE_EXCEEDED || /timeout .*exceeded|deadline exceeded/i.test(err.details))) {
       return { result: 'failure', output: `command ${JSON.stringify(command.join(' '))} timed out after ${timeoutSeconds}s` };
     }
-    return { result: 'unknown', output: err instanceof Error ? err.message : String(err) };
+    return { result: 'unknown', output: errorMessage(err) };
   }
 }

@@ -13,6 +13,7 @@ import { describeSocketError } from './tcp.js';
 import { joinHostPort } from './port.js';
 import type { ProbeOutcome } from './types.js';
 import { PROBE_USER_AGENT } from './user-agent.js';
+import { errorMessage } from '../util/error-message.js';
 
 export const MAX_HTTP_BODY_BYTES = 10 * 1024;
 /** Go's http.Transport with MaxResponseHeaderBytes unset (the kubelet's prober leaves it so). */
@@ -104,7 +105,7 @@ function describeError(err: unknown, url: URL, timedOut: boolean): string {
   if (e && typeof e.code === 'string' && e.syscall === 'connect') {
     return `dial tcp ${url.host}: connect: ${describeSocketError(e)}`;
   }
-  return e instanceof Error ? e.message : String(err);
+  return errorMessage(err);
 }
 
 export async function runHttpProbe(req: HttpProbeRequest): Promise<ProbeOutcome> {

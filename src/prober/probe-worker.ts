@@ -4,6 +4,7 @@
 import type { DriftRecorder } from './drift.js';
 import type { ProbeTiming } from './probe-spec.js';
 import type { ProbeOutcome, ProbeState, ProbeType } from './types.js';
+import { errorMessage } from '../util/error-message.js';
 
 export interface ProbeRecord {
   containerId: string;
@@ -183,7 +184,7 @@ export class ProbeWorker {
     try {
       outcome = await this.opts.probe(id);
     } catch (err) {
-      outcome = { result: 'unknown', output: err instanceof Error ? err.message : String(err) };
+      outcome = { result: 'unknown', output: errorMessage(err) };
     } finally {
       this.probing = false;
     }

@@ -9,6 +9,7 @@ import { probeTiming } from './probe-spec.js';
 import { ProbeWorker, type ProbeRecord } from './probe-worker.js';
 import { realHandlers, runProbe, type ProbeHandlers } from './run-probe.js';
 import type { DriftStats, ProbeFailureEvent, ProbeResultEvent, ProbeType } from './types.js';
+import { podRestartPolicy, restartableInitContainers } from '../k8s/restart.js';
 
 export interface ProberManagerOptions {
   runtime: Pick<RuntimeService, 'execSync'>;
@@ -52,8 +53,7 @@ function probeOf(c: Container, type: ProbeType): Probe | undefined {
 
 /** Regular containers and sidecars (restartable init containers) are the ones probed. */
 function probedContainers(pod: Pod): Container[] {
-  const sidecars = (pod.spec?.initContainers ?? []).filter((c) => c.restartPolicy === 'Always');
-  return [...sidecars, ...(pod.spec?.containers ?? [])];
+  return [...restartableInitContainers(pod.spec?.initContainers), ...(pod.spec?.containers ?? [])];
 }
 
 export class ProberManager {
@@ -251,7 +251,7 @@ export class ProberManager {
     // Readiness need not wait a whole period once the container has started (the kubelet triggers it too).
     if (type === 'startup' && rec.result === 'success' && rec.changed) cp.workers.get('readiness')?.trigger();
     if (type !== 'readiness' && rec.result === 'failure') {
-      const restarts = entry.pod.spec?.restartPolicy !== 'Never';
+      const restarts = podRestartPolicy(entry.pod.spec?.restartPolicy) !== 'Never';
       const failure: ProbeFailureEvent = {
         type: type === 'liveness' ? 'livenessFailed' : 'startupFailed',
         podUid: uid,

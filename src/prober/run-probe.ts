@@ -9,6 +9,7 @@ import { runHttpProbe, type HttpProbeRequest } from './http.js';
 import { resolveContainerPort } from './port.js';
 import { runTcpProbe } from './tcp.js';
 import type { ProbeOutcome } from './types.js';
+import { errorMessage } from '../util/error-message.js';
 
 export const MAX_PROBE_ATTEMPTS = 3;
 
@@ -73,7 +74,7 @@ export async function runProbe(h: ProbeHandlers, probe: Probe, target: ProbeTarg
     try {
       last = await runOnce(h, probe, target, timeoutSeconds);
     } catch (err) {
-      last = { result: 'unknown', output: err instanceof Error ? err.message : String(err) };
+      last = { result: 'unknown', output: errorMessage(err) };
     }
     if (last.result !== 'unknown') return last;
   }

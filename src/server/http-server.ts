@@ -4,6 +4,7 @@
 import * as http from 'node:http';
 import type { Logger } from '../log/logger.js';
 import { isAllowedHost, type RefusalLog } from './host-check.js';
+import { errorMessage } from '../util/error-message.js';
 
 export interface RouteResult {
   readonly statusCode: number;
@@ -29,7 +30,7 @@ function handle(router: Router, logger: Logger, hostCheck: RefusalLog | undefine
     return;
   }
   const failed = (err: unknown): RouteResult => {
-    logger.error('HTTP handler failed', { path: url.pathname, err: err instanceof Error ? err.message : String(err) });
+    logger.error('HTTP handler failed', { path: url.pathname, err: errorMessage(err) });
     return { statusCode: 500, contentType: TEXT, body: 'internal error\n' };
   };
   const send = (result: RouteResult | undefined): void => {

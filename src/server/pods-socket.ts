@@ -11,14 +11,13 @@ import { join } from 'node:path';
 import { closeHttpServer, listenOnce } from './http-server.js';
 import { MAX_SOCKET_PATH_BYTES, podsSocketPath } from './socket-path.js';
 import { BindError, type BoundEndpoint } from './supervised-listener.js';
+import { errorMessage } from '../util/error-message.js';
 
 /** As the kubelet makes its root directory. */
 const ROOT_DIR_MODE = 0o750;
 const PROBE_TIMEOUT_MS = 1_000;
 /** Short, so the temporary path is no longer than the final one. */
 const TMP_PREFIX = '.bs-';
-
-const errText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 function kind(st: Stats): string {
   if (st.isSymbolicLink()) return 'a symbolic link';
@@ -31,7 +30,7 @@ function checkRootDir(rootDir: string): void {
   try {
     mkdirSync(rootDir, { recursive: true, mode: ROOT_DIR_MODE });
   } catch (err) {
-    throw new BindError(`cannot create the root directory ${rootDir}: ${errText(err)}; check --root-dir`);
+    throw new BindError(`cannot create the root directory ${rootDir}: ${errorMessage(err)}; check --root-dir`);
   }
   // The root directory itself may be a symlink (to a bigger disk): stat, not lstat.
   const st = statSync(rootDir);
@@ -66,7 +65,7 @@ async function checkExisting(path: string): Promise<void> {
     st = lstatSync(path);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
-    throw new BindError(`cannot check ${path}: ${errText(err)}; check --root-dir`);
+    throw new BindError(`cannot check ${path}: ${errorMessage(err)}; check --root-dir`);
   }
   if (!st.isSocket()) throw new BindError(`${path} exists and is ${kind(st)}; bootlet does not remove it: remove it or use another --root-dir`);
   if (await isServed(path)) throw new BindError(`another process serves ${path} (another bootlet with this --root-dir?); stop it or use another --root-dir`);
@@ -93,7 +92,7 @@ export async function bindPodsSocket(server: http.Server, rootDir: string): Prom
   try {
     tmpDir = mkdtempSync(join(rootDir, TMP_PREFIX));
   } catch (err) {
-    throw new BindError(`cannot create a directory in ${rootDir}: ${errText(err)}; check --root-dir`);
+    throw new BindError(`cannot create a directory in ${rootDir}: ${errorMessage(err)}; check --root-dir`);
   }
   const tmpPath = join(tmpDir, 's');
   let st: Stats;
@@ -104,7 +103,7 @@ export async function bindPodsSocket(server: http.Server, rootDir: string): Prom
     renameSync(tmpPath, path);
   } catch (err) {
     if (server.listening) await closeHttpServer(server);
-    throw new BindError(`cannot create ${path}: ${errText(err)}; check --root-dir`);
+    throw new BindError(`cannot create ${path}: ${errorMessage(err)}; check --root-dir`);
   } finally {
     rmSync(tmpDir, { recursive: true, force: true });
   }

@@ -3,6 +3,7 @@
 // reason is logged once, again only when it changes, and the success once it finally binds.
 import { Backoff } from '../util/backoff.js';
 import type { Logger } from '../log/logger.js';
+import { errorMessage } from '../util/error-message.js';
 
 export interface BoundEndpoint {
   /** Where it is served: `http://127.0.0.1:10248` or the socket path. */
@@ -97,7 +98,7 @@ export class SupervisedListener {
   private failed(err: unknown): void {
     if (this.closed) return;
     this.failures++;
-    const reason = err instanceof Error ? err.message : String(err);
+    const reason = errorMessage(err);
     if (reason !== this.lastReason) {
       this.logger.error(`Cannot serve ${this.spec.what}; the agent runs on and retries with back-off`, { ...this.spec.fields, err: reason });
       this.lastReason = reason;

@@ -5,7 +5,7 @@ import type { ContainerStatus, Pod, PodCondition } from 'kubernetes-types/core/v
 import { PodSandboxState } from '../cri/cri-types.js';
 import type { RuntimePod } from '../kuberuntime/runtime-pods.js';
 import type { PodPhase } from './phase.js';
-import { isRestartableInit } from './restart-rules.js';
+import { isRestartableInit } from '../k8s/restart.js';
 import { apiTime } from '../util/api-time.js';
 
 type Status = 'True' | 'False';

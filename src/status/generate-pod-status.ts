@@ -2,7 +2,7 @@
 // and what the last sync could not do (generateAPIPodStatus in kubelet_pods.go). Pure: the same
 // input gives the same status, so it is tested as a table.
 import type { ContainerStatus, PodStatus } from 'kubernetes-types/core/v1';
-import { qosClass } from '../kuberuntime/qos.js';
+import { qosClass } from '../k8s/qos.js';
 import { podConditions } from './conditions.js';
 import { containerStatuses } from './container-statuses.js';
 import { podPhase, isTerminal } from './phase.js';

@@ -1,7 +1,7 @@
 // The pod phase from its container statuses (getPhase in kubelet_pods.go, without the
 // ContainerRestartRules gate). Static pods are never forced terminal when they are stopped.
 import type { ContainerStatus, Pod } from 'kubernetes-types/core/v1';
-import { isRestartableInit } from './restart-rules.js';
+import { isRestartableInit, podRestartPolicy } from '../k8s/restart.js';
 
 export type PodPhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed';
 
@@ -74,7 +74,7 @@ export function podPhase(pod: Pod, statuses: readonly ContainerStatus[], hasInit
   const n: Counts = { pendingInit: 0, pendingSidecars: 0, failedInit: 0, unknown: 0, running: 0, waiting: 0, stopped: 0, succeeded: 0 };
   countInit(pod, byName, n);
   countRegular(pod, byName, n);
-  const policy = pod.spec?.restartPolicy ?? 'Always';
+  const policy = podRestartPolicy(pod.spec?.restartPolicy);
 
   if (n.failedInit > 0 && policy === 'Never') return 'Failed';
   if (n.pendingInit > 0 || (n.pendingSidecars > 0 && !hasInitialized)) return 'Pending';

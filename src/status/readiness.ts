@@ -2,7 +2,7 @@
 // without a startup probe is started once running; without a readiness probe it is ready once
 // started. A regular init container is "ready" when it has completed successfully.
 import type { Container, ContainerStatus } from 'kubernetes-types/core/v1';
-import { isRestartableInit } from './restart-rules.js';
+import { isRestartableInit } from '../k8s/restart.js';
 import type { ProbeState } from './types.js';
 
 function startedOf(uid: string, spec: Container, s: ContainerStatus, probes: ProbeState): boolean {

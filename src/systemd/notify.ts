@@ -8,6 +8,7 @@
 // so a burst of status changes costs one process.
 import { execFile } from 'node:child_process';
 import type { Logger } from '../log/logger.js';
+import { errorMessage } from '../util/error-message.js';
 
 /** A systemd-notify run: resolves, or rejects with the reason. */
 export type NotifySender = (socket: string, fields: ReadonlyArray<readonly [string, string]>) => Promise<void>;
@@ -66,7 +67,7 @@ export class SystemdNotifier {
           this.lastError = undefined;
         },
         (err: unknown) => {
-          const reason = err instanceof Error ? err.message : String(err);
+          const reason = errorMessage(err);
           // Once per distinct reason: a missing systemd-notify must not flood the journal.
           if (reason !== this.lastError) this.logger.error('Could not notify systemd; the service manager may not see READY or the watchdog', { notifySocket: this.socket, err: reason });
           this.lastError = reason;

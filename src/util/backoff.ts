@@ -33,6 +33,20 @@ export interface BackoffPolicy {
  */
 export const RECONNECT_BACKOFF: BackoffPolicy = { initialMs: 1000, maxMs: 30_000, jitter: 0.5, resetAfterMs: 30_000 };
 
+/**
+ * A delay of `baseMs` stretched by a random factor in [1, 1 + fraction), as wait.Jitter does: the
+ * spread every back-off and periodic wait uses, so that many pods or streams do not fire in step.
+ */
+export function jittered(baseMs: number, fraction: number, random: () => number = Math.random): number {
+  return Math.round(baseMs * (1 + fraction * random()));
+}
+
+/**
+ * A pod worker step that failed with an error its state did not expect: 1 s doubling to 15 s, up to
+ * a quarter more with jitter. Reset (`reset`) by the next step that succeeds.
+ */
+export const POD_WORKER_FAILURE_BACKOFF: BackoffPolicy = { initialMs: 1000, maxMs: 15_000, jitter: 0.25, resetAfterMs: 0 };
+
 export interface BackoffDeps {
   /** Milliseconds, monotonic enough for durations; default Date.now. */
   now?: () => number;
@@ -66,7 +80,7 @@ export class Backoff {
     this.healthySince = undefined;
     const base = this.base(this.attempt);
     this.attempt++;
-    return Math.round(base * (1 + this.policy.jitter * this.random()));
+    return jittered(base, this.policy.jitter, this.random);
   }
 
   /**

@@ -5,7 +5,7 @@
 import { isIP } from 'node:net';
 import type { Taint } from 'kubernetes-types/core/v1';
 import { parseNodeLabels, parseTaints } from '../../apiserver/node-flags.js';
-import { parseQuantity } from '../../kuberuntime/quantity.js';
+import { parseQuantity } from '../../k8s/quantity.js';
 import { formatDuration, parseDuration } from '../../util/duration.js';
 
 export interface ValueType<T> {

@@ -15,7 +15,7 @@ import podSchemaJson from '../generated/pod-schema.json';
 import { formatPath, type PathPart } from '../field-path';
 import { LimitError, MAX_DECODED_BYTES, MAX_NODES } from '../parse/limits';
 import { GO_POINTER_FIELDS } from './go-pointer-fields';
-import { Quantity } from '../../kuberuntime/quantity';
+import { Quantity } from '../../k8s/quantity.js';
 
 interface SchemaNode {
   readonly $ref?: string;

@@ -7,6 +7,7 @@ import type { TLSSocket } from 'node:tls';
 import { authenticateCertificate } from './x509-authenticator.js';
 import type { TokenReviewAuthenticator } from './token-review.js';
 import { ANONYMOUS, withAuthenticatedGroup, type UserInfo } from './user.js';
+import { errorMessage } from '../../util/error-message.js';
 
 export type AuthnResult = { user: UserInfo } | { error: string } | { unauthenticated: true };
 
@@ -40,7 +41,7 @@ export class RequestAuthenticator {
         const user = await this.o.tokens.authenticate(token);
         if (user) return { user: withAuthenticatedGroup(user) };
       } catch (e) {
-        errors.push(`token review failed: ${e instanceof Error ? e.message : String(e)}`);
+        errors.push(`token review failed: ${errorMessage(e)}`);
       }
     }
     if (errors.length > 0) return { error: errors.join('; ') };

@@ -4,6 +4,7 @@
 import { requestAttributes } from './request-attributes.js';
 import type { Authorizer } from './subject-access-review.js';
 import type { UserInfo } from './user.js';
+import { errorMessage } from '../../util/error-message.js';
 
 export type AuthzVerdict = { allowed: true } | { allowed: false; statusCode: 403 | 500; message: string; cause?: string };
 
@@ -17,7 +18,7 @@ export async function authorizeRequest(authorizer: Authorizer, user: UserInfo, m
         allowed: false,
         statusCode: 500,
         message: `Authorization error (user=${user.name}, verb=${attrs.verb}, resource=nodes, subresource=${subresource})`,
-        cause: e instanceof Error ? e.message : String(e),
+        cause: errorMessage(e),
       };
     }
   }

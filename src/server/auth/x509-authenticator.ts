@@ -4,6 +4,7 @@
 // O a group. A certificate that does not verify is an error (401), never anonymous.
 import type { TLSSocket } from 'node:tls';
 import type { UserInfo } from './user.js';
+import { errorMessage } from '../../util/error-message.js';
 
 const CLIENT_AUTH = '1.3.6.1.5.5.7.3.2';
 const ANY_EXTENDED_KEY_USAGE = '2.5.29.37.0';
@@ -27,7 +28,7 @@ export function authenticateCertificate(socket: TLSSocket, now: number = Date.no
   const subject = subjectFields(cert.subject);
   const who = subject.CN?.[0] ?? '';
   if (!socket.authorized) {
-    const why = socket.authorizationError instanceof Error ? socket.authorizationError.message : String(socket.authorizationError ?? 'not verified');
+    const why = errorMessage(socket.authorizationError ?? 'not verified');
     return { error: `verifying certificate CN=${who} failed: ${why}` };
   }
   if (now < Date.parse(cert.validFrom) || now > Date.parse(cert.validTo)) return { error: `certificate CN=${who} is not valid now (valid ${cert.validFrom} to ${cert.validTo})` };

@@ -14,6 +14,7 @@ import { streamContainerLog } from '../logs/log-stream.js';
 import type { PodRef } from './kubelet-path.js';
 import { findPod, logContainerId, requireContainer } from './pod-lookup.js';
 import { HttpError } from './reply.js';
+import { errorMessage } from '../../util/error-message.js';
 
 export interface ContainerLogsDeps {
   runtime: RuntimeService;
@@ -63,7 +64,7 @@ export async function serveContainerLogs(req: IncomingMessage, res: ServerRespon
   try {
     file = await openLogFile(path);
   } catch (e) {
-    throw new HttpError(400, `failed to open the log of container "${container}" in pod "${ref.name}": ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw new HttpError(400, `failed to open the log of container "${container}" in pod "${ref.name}": ${(e as NodeJS.ErrnoException).code ?? errorMessage(e)}`);
   }
   const abort = new AbortController();
   const onClose = (): void => abort.abort();
@@ -84,7 +85,7 @@ export async function serveContainerLogs(req: IncomingMessage, res: ServerRespon
       },
     });
   } catch (e) {
-    d.logger.warn('Container log stream failed', { pod, container, err: e instanceof Error ? e.message : String(e) });
+    d.logger.warn('Container log stream failed', { pod, container, err: errorMessage(e) });
     res.destroy();
     return;
   } finally {

@@ -21,6 +21,7 @@ import { serveStream } from '../streaming/streaming-routes.js';
 import { serveContainerLogs } from './container-logs.js';
 import { parseKubeletPath, type KubeletPath } from './kubelet-path.js';
 import { HttpError, replyJson, replyText } from './reply.js';
+import { errorMessage } from '../../util/error-message.js';
 
 export interface KubeletHandlerDeps {
   source: ServerSource;
@@ -110,7 +111,7 @@ export class KubeletHandler {
 
   private fail(e: unknown, path: string, answer: Answer): void {
     if (e instanceof HttpError) return answer(e.statusCode, e.message);
-    this.d.logger.error('Kubelet API request failed', { path, err: e instanceof Error ? e.message : String(e) });
+    this.d.logger.error('Kubelet API request failed', { path, err: errorMessage(e) });
     answer(500, 'internal error\n');
   }
 
@@ -126,7 +127,7 @@ export class KubeletHandler {
         return replyText(res, 200, await this.d.metrics(), METRICS_CONTENT_TYPE);
       case 'metrics/resource': {
         const summary = await this.d.stats.summary(true).catch((e: unknown) => {
-          this.d.logger.warn('Error getting summary for the resource metrics endpoint', { err: e instanceof Error ? e.message : String(e) });
+          this.d.logger.warn('Error getting summary for the resource metrics endpoint', { err: errorMessage(e) });
           return undefined;
         });
         return replyText(res, 200, renderResourceMetrics(summary), RESOURCE_METRICS_CONTENT_TYPE);

@@ -13,6 +13,7 @@ import { BindError, SupervisedListener, type RetryOptions } from '../supervised-
 import { bindTcp } from '../tcp-listener.js';
 import type { ServingCertificateSource } from '../tls/serving-certificate.js';
 import type { KubeletHandler } from './kubelet-handler.js';
+import { errorMessage } from '../../util/error-message.js';
 
 export interface KubeletServerOptions {
   address: string;
@@ -68,7 +69,7 @@ export function startKubeletServer(o: KubeletServerOptions): RunningKubeletServe
     try {
       ca = readCa();
     } catch (e) {
-      throw new BindError(`cannot read the client CA file ${o.clientCAFile}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}; fix authentication.x509.clientCAFile (--client-ca-file)`);
+      throw new BindError(`cannot read the client CA file ${o.clientCAFile}: ${(e as NodeJS.ErrnoException).code ?? errorMessage(e)}; fix authentication.x509.clientCAFile (--client-ca-file)`);
     }
     return { cert: pair.cert, key: pair.key, ...(ca ? { ca } : {}), minVersion: TLS_VERSIONS[o.tlsMinVersion] ?? 'TLSv1.2' };
   };
@@ -78,7 +79,7 @@ export function startKubeletServer(o: KubeletServerOptions): RunningKubeletServe
       server.setSecureContext(context());
       o.logger.info('Kubelet API serves new TLS settings', { why });
     } catch (e) {
-      o.logger.warn('Kubelet API keeps its TLS settings', { why, err: e instanceof Error ? e.message : String(e) });
+      o.logger.warn('Kubelet API keeps its TLS settings', { why, err: errorMessage(e) });
     }
   };
 

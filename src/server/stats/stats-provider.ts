@@ -4,7 +4,7 @@
 // needs two readings, so the last one is kept (one small record).
 import type { PodStatusEntry } from '../../status/status-manager.js';
 import type { ContainerStats as CriContainerStats, RuntimeService } from '../../cri/cri-types.js';
-import { POD_UID_LABEL } from '../../kuberuntime/labels.js';
+import { POD_UID_LABEL } from '../../k8s/cri-labels.js';
 import { runtimeId } from '../kubelet/pod-lookup.js';
 import { bootTime, filesystemStats, processLimits, readNodeUsage, type NodeUsage } from './node-usage.js';
 import type { ContainerStats, CPUStats, FsStats, MemoryStats, PodStats, Summary } from './summary-types.js';

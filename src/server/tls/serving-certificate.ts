@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import { parseCertificatePair } from '../../apiserver/certificate-pair.js';
 import type { Logger } from '../../log/logger.js';
 import { generateSelfSignedCertKey } from './self-signed-certificate.js';
+import { errorMessage } from '../../util/error-message.js';
 
 export interface ServingPair {
   readonly cert: string;
@@ -86,7 +87,7 @@ export class FileServingCertificate implements ServingCertificateSource {
       const p = parseCertificatePair(readFileSync(this.certFile), readFileSync(this.keyFile));
       next = { cert: p.certPem, key: p.keyPem };
     } catch (e) {
-      this.problem = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+      this.problem = (e as NodeJS.ErrnoException).code ?? errorMessage(e);
       if (this.pair) this.logger.warn('Serving certificate on disk is not usable; keeping the one in use', { certFile: this.certFile, err: this.problem });
       return;
     }
@@ -133,7 +134,7 @@ export class SelfSignedServingCertificate implements ServingCertificateSource {
         for (const l of this.listeners) l();
       })
       .catch((e: unknown) => {
-        this.problem = e instanceof Error ? e.message : String(e);
+        this.problem = errorMessage(e);
         logger.error('Cannot make the self-signed serving certificate; the kubelet API is not served', { certFile: this.certFile, err: this.problem });
       });
   }

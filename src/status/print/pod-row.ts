@@ -3,6 +3,7 @@
 // sidecars, STATUS is the most telling container reason, RESTARTS says when the last one was.
 import type { ContainerStatus, Pod } from 'kubernetes-types/core/v1';
 import { ageSince } from './human-duration.js';
+import { restartableInitContainers } from '../../k8s/restart.js';
 
 export interface PodRow {
   readonly namespace: string;
@@ -32,7 +33,7 @@ interface Tally {
 /** Walks init containers; returns true while the pod is still initializing (reason set). */
 function tallyInit(pod: Pod, t: Tally, sidecar: { restarts: number; lastRestart?: string }): boolean {
   const specs = pod.spec?.initContainers ?? [];
-  const restartable = new Set(specs.filter((c) => c.restartPolicy === 'Always').map((c) => c.name));
+  const restartable = new Set(restartableInitContainers(specs).map((c) => c.name));
   const statuses = pod.status?.initContainerStatuses ?? [];
   for (let i = 0; i < statuses.length; i++) {
     const s = statuses[i]!;
@@ -92,7 +93,7 @@ export function podRow(pod: Pod, nowMs: number): PodRow {
   }
   if (pod.metadata?.deletionTimestamp && phase !== 'Succeeded' && phase !== 'Failed') t.reason = 'Terminating';
 
-  const total = (pod.spec?.containers ?? []).length + (pod.spec?.initContainers ?? []).filter((c) => c.restartPolicy === 'Always').length;
+  const total = (pod.spec?.containers ?? []).length + restartableInitContainers(pod.spec?.initContainers).length;
   const restarts = t.restarts !== 0 && t.lastRestart ? `${t.restarts} (${ageSince(t.lastRestart, nowMs)} ago)` : String(t.restarts);
   return {
     namespace: pod.metadata?.namespace ?? '',

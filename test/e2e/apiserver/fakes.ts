@@ -1,6 +1,6 @@
 // Stand-ins for what bootlet feeds the API agent: static pods, their computed statuses, node facts.
 import type { Pod, PodStatus } from 'kubernetes-types/core/v1';
-import { applySchemeDefaults } from '../../../src/config/defaults.js';
+import { applySchemeDefaults } from '../../../src/k8s/defaults.js';
 import { applyIdentity } from '../../../src/config/identity.js';
 import type { StaticPod } from '../../../src/config/types.js';
 import type { NodeInfoSource, PodStatusSource, StaticPodSource } from '../../../src/apiserver/types.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildMirrorPod, isMirrorOf, MIRROR_ANNOTATION } from '../../../src/apiserver/mirror-pod.js';
+import { buildMirrorPod, isMirrorOf } from '../../../src/apiserver/mirror-pod.js';
+import { CONFIG_MIRROR } from '../../../src/k8s/annotations.js';
 import { staticPod } from '../../e2e/apiserver/fakes.js';
 
 describe('buildMirrorPod', () => {
@@ -11,7 +12,7 @@ describe('buildMirrorPod', () => {
     expect(m.metadata?.namespace).toBe('kube-system');
     expect(m.metadata?.uid).toBeUndefined();
     expect(m.metadata?.labels).toEqual(sp.pod.metadata.labels);
-    expect(m.metadata?.annotations).toEqual({ ...sp.pod.metadata.annotations, [MIRROR_ANNOTATION]: sp.uid });
+    expect(m.metadata?.annotations).toEqual({ ...sp.pod.metadata.annotations, [CONFIG_MIRROR]: sp.uid });
     expect(m.metadata?.ownerReferences).toEqual([{ apiVersion: 'v1', kind: 'Node', name: 'n1', uid: 'node-uid', controller: true }]);
     expect(m.spec?.nodeName).toBe('n1');
     expect(m.spec?.containers).toEqual(sp.pod.spec?.containers);
@@ -29,7 +30,7 @@ describe('buildMirrorPod', () => {
   it('recognises its mirror by name, namespace and hash only', () => {
     const m = buildMirrorPod(sp, 'n1', 'u');
     expect(isMirrorOf(m, sp)).toBe(true);
-    expect(isMirrorOf({ ...m, metadata: { ...m.metadata, annotations: { [MIRROR_ANNOTATION]: 'old' } } }, sp)).toBe(false);
+    expect(isMirrorOf({ ...m, metadata: { ...m.metadata, annotations: { [CONFIG_MIRROR]: 'old' } } }, sp)).toBe(false);
     expect(isMirrorOf(m, staticPod('etcd', 'n1', { image: 'other:1' }))).toBe(false);
   });
 });

@@ -60,7 +60,7 @@ describe('bootlet logs without an agent', () => {
     const prev = await logs_('kube-apiserver-node1', '-c', 'sidecar', '-p');
     expect(prev.err).toContain('previous terminated container "sidecar" in pod "kube-apiserver-node1" not found');
     expect((await logs_('nope')).err).toContain('pod "nope" not found');
-    expect((await logs_()).code).toBe(2);
+    expect((await logs_()).code).toBe(1);
   });
 
   it('follows appends, a rotation and a restart of the container', async () => {

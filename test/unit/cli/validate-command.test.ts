@@ -127,11 +127,11 @@ describe('bootlet validate', () => {
     expect(r.out).toContain(`${path.join(d, 'a.yaml')}: accepted: pod kube-system/a-n1`);
   });
 
-  it('exits 2 on a usage error or a path that does not exist', async () => {
-    expect((await validate('--frobnicate')).code).toBe(2);
-    expect((await validate('-o', 'yaml', tmp)).code).toBe(2);
+  it('exits 1 on a usage error or a path that does not exist, as the kubelet does', async () => {
+    expect((await validate('--frobnicate')).code).toBe(1);
+    expect((await validate('-o', 'yaml', tmp)).code).toBe(1);
     const r = await validate(path.join(tmp, 'nope'));
-    expect(r.code).toBe(2);
+    expect(r.code).toBe(1);
     expect(r.err).toContain('no such file or directory');
   });
 

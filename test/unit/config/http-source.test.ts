@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { computeHttpPodUid } from '../../../src/config/identity.js';
 import { startHttpSource, type HttpSource } from '../../../src/config/http-source.js';
-import { applySchemeDefaults } from '../../../src/config/defaults.js';
+import { applySchemeDefaults } from '../../../src/k8s/defaults.js';
 import { decodeManifest } from '../../../src/config/decode/decode-manifest.js';
 import type { PodUpdate } from '../../../src/config/types.js';
 import { memoryLogger } from '../../../src/log/logger.js';

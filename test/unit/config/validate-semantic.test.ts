@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Pod } from 'kubernetes-types/core/v1';
-import { applySchemeDefaults } from '../../../src/config/defaults';
+import { applySchemeDefaults } from '../../../src/k8s/defaults.js';
 import { validateSemantic } from '../../../src/config/validate-semantic';
 import { pod } from './helpers';
 

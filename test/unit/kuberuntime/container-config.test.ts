@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildContainerConfig, qosClass, type ContainerConfigContext } from '../../../src/kuberuntime/container-config.js';
+import { buildContainerConfig, type ContainerConfigContext } from '../../../src/kuberuntime/container-config.js';
 import { containerLogPath } from '../../../src/node/pod-logs/layout.js';
 import { hashContainer, kubeletContainerHash } from '../../../src/kuberuntime/container-hash.js';
 import { MountPropagation, NamespaceMode } from '../../../src/cri/cri-types.js';
@@ -171,22 +171,6 @@ describe('resources', () => {
     // system-node-critical static pods are protected whatever their QoS; cluster-critical are not
     expect(oomScoreAdj(one(container(), { priorityClassName: 'system-node-critical' }), container(), 8 * GiB)).toBe(-997);
     expect(oomScoreAdj(one(container(), { priorityClassName: 'system-cluster-critical' }), container(), 8 * GiB)).toBe(1000);
-  });
-
-  it('qosClass follows the API rules', () => {
-    const g = { requests: { cpu: '1', memory: '1Gi' }, limits: { cpu: '1000m', memory: '1Gi' } };
-    expect(qosClass(pod({ spec: { containers: [container({ resources: g })] } }))).toBe('Guaranteed');
-    expect(qosClass(pod({ spec: { containers: [container({ resources: g }), container({ name: 'b' })] } }))).toBe('Burstable');
-    expect(qosClass(pod({ spec: { containers: [container({ resources: { limits: { cpu: '1' } } })] } }))).toBe('Burstable');
-    expect(qosClass(pod({ spec: { containers: [container({ resources: { requests: { cpu: '0' } } })] } }))).toBe('BestEffort');
-    expect(qosClass(pod())).toBe('BestEffort');
-    const initBigger = pod({
-      spec: {
-        initContainers: [container({ name: 'i', resources: { requests: { cpu: '2', memory: '1Gi' }, limits: { cpu: '2', memory: '1Gi' } } })],
-        containers: [container({ resources: g })],
-      },
-    });
-    expect(qosClass(initBigger)).toBe('Guaranteed');
   });
 });
 

@@ -12,6 +12,8 @@ import {
   POD_NAMESPACE_LABEL,
   POD_TERMINATION_GRACE_PERIOD_ANNOTATION,
   POD_UID_LABEL,
+} from '../../../src/k8s/cri-labels.js';
+import {
   containerPortsJson,
   containerAnnotations,
   containerLabels,

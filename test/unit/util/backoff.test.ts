@@ -1,6 +1,6 @@
 // The one back-off: floor, cap, jitter, and a reset that needs a healthy period, on an injected clock.
 import { describe, expect, it } from 'vitest';
-import { Backoff, RECONNECT_BACKOFF, type BackoffPolicy } from '../../../src/util/backoff.js';
+import { Backoff, jittered, POD_WORKER_FAILURE_BACKOFF, RECONNECT_BACKOFF, type BackoffPolicy } from '../../../src/util/backoff.js';
 
 const POLICY: BackoffPolicy = { initialMs: 1000, maxMs: 30_000, jitter: 0.5, resetAfterMs: 30_000 };
 
@@ -119,5 +119,25 @@ describe('Backoff', () => {
   it('reconnects are at least a second apart, and reset only after 30 s of health', () => {
     expect(RECONNECT_BACKOFF.initialMs).toBeGreaterThanOrEqual(1000);
     expect(RECONNECT_BACKOFF.resetAfterMs).toBeGreaterThanOrEqual(30_000);
+  });
+});
+
+describe('jittered', () => {
+  it('stretches the base by up to the fraction, never shrinks it', () => {
+    expect(jittered(10_000, 0.5, () => 0)).toBe(10_000);
+    expect(jittered(10_000, 0.5, () => 0.5)).toBe(12_500);
+    expect(jittered(10_000, 0.5, () => 0.999999)).toBeLessThanOrEqual(15_000);
+    expect(jittered(10_000, 0, () => 0.9)).toBe(10_000);
+  });
+});
+
+describe('POD_WORKER_FAILURE_BACKOFF', () => {
+  it('waits 1 s doubling to 15 s, a quarter more at most, and starts again after a reset', () => {
+    const low = new Backoff(POD_WORKER_FAILURE_BACKOFF, { random: () => 0 });
+    expect(Array.from({ length: 6 }, () => low.next())).toEqual([1000, 2000, 4000, 8000, 15_000, 15_000]);
+    low.reset();
+    expect(low.next()).toBe(1000);
+    const high = new Backoff(POD_WORKER_FAILURE_BACKOFF, { random: () => 0.999999 });
+    expect(Array.from({ length: 5 }, () => high.next())).toEqual([1250, 2500, 5000, 10_000, 18_750]);
   });
 });

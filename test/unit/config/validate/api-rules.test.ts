@@ -2,7 +2,7 @@
 // metadata labels and annotations, env names, probes and hooks, ports, host name, policies.
 import { describe, expect, it } from 'vitest';
 import type { Pod } from 'kubernetes-types/core/v1';
-import { applySchemeDefaults } from '../../../../src/config/defaults';
+import { applySchemeDefaults } from '../../../../src/k8s/defaults.js';
 import { validateSemantic } from '../../../../src/config/validate-semantic';
 import { goQuote } from '../../../../src/config/validate/field-errors';
 import { isDNS1123Label, isQualifiedName, isRelaxedEnvVarName, isValidLabelValue, regexError } from '../../../../src/config/validate/api-formats';

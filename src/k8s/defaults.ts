@@ -6,6 +6,12 @@ import type { Container, HTTPGetAction, Pod, PodSpec, Probe, Volume, ObjectField
 /** Kubernetes' DefaultMode for secret/configMap/downwardAPI/projected files: 0644. */
 const DEFAULT_FILE_MODE = 0o644;
 
+/**
+ * v1.DefaultTerminationGracePeriodSeconds: the scheme sets it on every pod; the runtime falls back to
+ * it for a pod it did not read through the scheme (an orphan with no grace annotation).
+ */
+export const DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS = 30;
+
 /** `Always` for `:latest` or an untagged, undigested reference; otherwise `IfNotPresent`. */
 export function defaultImagePullPolicy(image: string): 'Always' | 'IfNotPresent' {
   if (image.includes('@')) return 'IfNotPresent';
@@ -78,7 +84,7 @@ function defaultVolume(v: Volume): void {
 function defaultSpec(spec: PodSpec): void {
   spec.restartPolicy ||= 'Always';
   spec.dnsPolicy ||= 'ClusterFirst';
-  spec.terminationGracePeriodSeconds ??= 30;
+  spec.terminationGracePeriodSeconds ??= DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS;
   spec.securityContext ??= {};
   spec.schedulerName ||= 'default-scheduler';
   spec.enableServiceLinks ??= true;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Container, Pod } from 'kubernetes-types/core/v1';
-import { applySchemeDefaults, defaultImagePullPolicy } from '../../../src/config/defaults';
-import { pod } from './helpers';
+import { applySchemeDefaults, defaultImagePullPolicy } from '../../../src/k8s/defaults.js';
+import { pod } from '../config/helpers';
 
 const container = (p: Pod, i = 0): Container => p.spec!.containers[i]!;
 

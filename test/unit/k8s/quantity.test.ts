@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseQuantity } from '../../../src/kuberuntime/quantity.js';
+import { parseQuantity } from '../../../src/k8s/quantity.js';
 
 describe('parseQuantity', () => {
   it.each([
