@@ -107,11 +107,10 @@ export function startApiAgent(opts: ApiAgentOptions): ApiAgent {
     renewLease();
     pods.addAll(allKeys());
   });
-  // Back after an outage: heartbeat and status at once, not at the next tick.
-  conn.onUp(() => {
-    syncNode();
-    renewLease();
-  });
+  // Back after an outage: heartbeat and status at once, not at the next tick; one run each, even
+  // when a tick was held meanwhile.
+  nodeTask.runWhenBack('node');
+  leaseTask.runWhenBack('lease');
 
   opts.staticPods.onChange(() => {
     refreshDesired();

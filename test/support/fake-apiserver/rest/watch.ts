@@ -84,7 +84,13 @@ export function serveWatch(ctx: RestContext, onEnd: (end: () => void) => () => v
     if (!res.writableEnded) res.end();
   };
   const unregister = onEnd(end);
-  if (timeout > 0) timer = setTimeout(end, timeout * 1000);
+  // As the watch cache does, a watch that asked for bookmarks gets one as it times out: the
+  // client's next watch starts from there, however long nothing it watches changed.
+  if (timeout > 0)
+    timer = setTimeout(() => {
+      if (bookmarks) bookmark(store.currentRv);
+      end();
+    }, timeout * 1000);
   res.on('close', end);
 
   const fault = ctx.chaos?.watchFault;
