@@ -51,6 +51,8 @@ export class TransportError extends Error {
     const msg = `${code ? code + ': ' : ''}${err?.message ?? String(e)}`;
     if (code === 'ECONNREFUSED') return new TransportError('refused', msg);
     if (['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ERR_STREAM_PREMATURE_CLOSE', 'EHOSTUNREACH', 'ENETUNREACH'].includes(code)) return new TransportError('reset', msg);
+    // HTTP/2: a stream reset, a session that failed or went away under the request.
+    if (code.startsWith('ERR_HTTP2_')) return new TransportError('reset', msg);
     if (code === 'ETIMEDOUT') return new TransportError('timeout', msg);
     if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new TransportError('dns', msg);
     if (code.startsWith('ERR_TLS') || code.startsWith('ERR_SSL') || /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|DEPTH_ZERO|HOSTNAME|ALTNAME/.test(code) || /certificate|ssl|tls/i.test(err?.message ?? ''))

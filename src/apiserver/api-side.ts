@@ -176,11 +176,10 @@ function connect(opts: ApiSideOptions, connection: ClusterConnection, logger: Lo
     renewLease();
     pods.addAll(allKeys());
   });
-  // Back after an outage: heartbeat and status at once, not at the next tick.
-  conn.onUp(() => {
-    syncNode();
-    renewLease();
-  });
+  // Back after an outage: heartbeat and status at once, not at the next tick; one run each, even
+  // when a tick was held meanwhile.
+  nodeTask.runWhenBack('node');
+  leaseTask.runWhenBack('lease');
 
   desired.onChange(() => pods.addAll(allKeys()));
   opts.statuses.onChange((uid) => {

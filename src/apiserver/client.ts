@@ -1,17 +1,16 @@
-// A thin typed REST client for the few API calls a node agent makes. HTTP/1.1 over a keep-alive
-// https.Agent: each request owns its socket while in flight, so a hung or cut request fails alone
-// (destroying it never disturbs the others, unlike one shared HTTP/2 session), and a deadline on
-// every request means a server that never answers costs a timer, not a stuck caller.
-import { Agent, request as httpsRequest, type RequestOptions as HttpsRequestOptions } from 'node:https';
-import type { IncomingMessage } from 'node:http';
+// A thin typed REST client for the few API calls a node agent makes. Every request, watch and
+// probe goes over one connection (api-connection.ts: one HTTP/2 session, HTTP/1.1 when the server
+// does not offer h2), as client-go multiplexes them; a hung or cut request is one stream reset
+// alone, and a deadline on every request means a server that never answers costs a timer, not a
+// stuck caller.
 import { createSecureContext } from 'node:tls';
 import { readFileSync } from 'node:fs';
 import type { DeleteOptions } from 'kubernetes-types/meta/v1';
+import { ApiConnection, type ApiResponse, type Protocol } from './api-connection.js';
 import { ApiError, TransportError } from './api-error.js';
 import type { TlsKeyPair } from './client-certificate.js';
 import type { ClusterConnection } from './kubeconfig.js';
 import { recordRequestResult } from './request-metrics.js';
-import { MAX_PROBES_IN_FLIGHT } from './retry-policy.js';
 import { MAX_RESPONSE_BYTES, readBody, RESPONSE_TOO_LARGE, responseTooLarge, WatchLineSplitter } from './response-body.js';
 import { errorMessage } from '../util/error-message.js';
 
@@ -32,10 +31,10 @@ export interface RequestOptions {
   /** Overrides the client's deadline for this request. */
   timeoutMs?: number;
   /**
-   * Sent on a connection kept for this alone (the reachability probe): it never waits for a socket
-   * behind requests stuck on a server that went away under them.
+   * Sent on a new connection; the current one drains (a reachability probe sent while the last one
+   * is unanswered: that connection may be dead).
    */
-  ownConnection?: boolean;
+  freshConnection?: boolean;
   /** Its outcome is not reported to the observer: the caller judges it (the reachability probe). */
   unobserved?: boolean;
 }
@@ -44,7 +43,7 @@ export interface ClientOptions {
   /** Whole-request deadline; default 10 s. */
   timeoutMs?: number;
   userAgent?: string;
-  /** Concurrent requests (sockets) to the server; default 8. */
+  /** Sockets to a server that speaks only HTTP/1.1; default 8 (HTTP/2 needs one connection). */
   maxSockets?: number;
   /** A response body longer than this is refused (ResponseTooLarge); default MAX_RESPONSE_BYTES (64 MiB). */
   maxResponseBytes?: number;
@@ -63,17 +62,15 @@ export interface WatchHandle {
 
 const TOKEN_FILE_REREAD_MS = 60_000;
 
-interface Agents {
+interface Link {
   pair: TlsKeyPair | undefined;
-  agent: Agent;
-  watchAgent: Agent;
-  probeAgent: Agent;
+  connection: ApiConnection;
 }
 
 export class ApiClient {
-  private agents: Agents;
-  /** Agents of an earlier client certificate, kept until their requests end. */
-  private retired: Agents[] = [];
+  private link: Link;
+  /** Connections of an earlier client certificate, draining: their streams finish, then they close. */
+  private retired: ApiConnection[] = [];
   /** Requests waiting for an answer (not watches), each with the way to give it up. */
   private readonly inFlight = new Set<(why: string) => void>();
   private readonly staticPair: TlsKeyPair | undefined;
@@ -94,44 +91,38 @@ export class ApiClient {
     this.userAgent = opts.userAgent ?? 'bootlet';
     this.maxSockets = opts.maxSockets ?? 8;
     this.staticPair = conn.cert && conn.key ? { cert: conn.cert, key: conn.key } : undefined;
-    this.agents = this.makeAgents(conn.clientCertificate ? conn.clientCertificate.current() : this.staticPair);
+    this.link = this.makeLink(conn.clientCertificate ? conn.clientCertificate.current() : this.staticPair);
   }
 
-  private makeAgents(pair: TlsKeyPair | undefined): Agents {
+  private makeLink(pair: TlsKeyPair | undefined): Link {
     // One context per credential set, shared by every connection: building one parses the CA and the
     // key (~1.5 ms), which each new connection (and each probe of an absent server) would repeat.
     const secureContext = createSecureContext({ ca: this.conn.ca, cert: pair?.cert, key: pair?.key });
-    const tls = { secureContext, servername: this.conn.tlsServerName, rejectUnauthorized: true };
-    return {
-      pair,
-      agent: new Agent({ ...tls, keepAlive: true, maxSockets: this.maxSockets, maxFreeSockets: this.maxSockets, scheduling: 'lifo' }),
-      // Watches hold their socket for minutes; they get their own so they never starve requests.
-      watchAgent: new Agent({ ...tls, keepAlive: false }),
-      // Kept alive: a server that answers "not ready" is asked again without a handshake. More than
-      // one only while probes of a hung server wait for their deadline (connectivity.ts).
-      probeAgent: new Agent({ ...tls, keepAlive: true, maxSockets: MAX_PROBES_IN_FLIGHT, maxFreeSockets: 1 }),
-    };
+    return { pair, connection: new ApiConnection(new URL(this.conn.server), { secureContext, servername: this.conn.tlsServerName }, this.maxSockets) };
   }
 
   /**
-   * The agents for a new request. When the client certificate changed, new connections present the
-   * new one; requests and watches in flight finish on their old connection, which is then closed
-   * instead of kept alive (client-go closes all connections on rotation; nothing here needs to be cut).
+   * The connection for a new request. When the client certificate changed, new requests go over a
+   * new connection that presents it; requests and watches in flight finish on the old one, which
+   * takes nothing new and closes when they have ended (client-go closes all connections on rotation;
+   * nothing here needs to be cut).
    */
-  private current(): Agents {
+  private current(): ApiConnection {
     const source = this.conn.clientCertificate;
-    if (!source || this.closed) return this.agents;
+    if (!source || this.closed) return this.link.connection;
     const pair = source.current();
-    if (pair === this.agents.pair) return this.agents;
-    const old = this.agents;
-    for (const a of [old.agent, old.probeAgent]) {
-      a.keepSocketAlive = () => false;
-      for (const list of Object.values(a.freeSockets)) for (const s of list ?? []) s.destroy();
-    }
-    this.retired = this.retired.filter((a) => [a.agent, a.watchAgent, a.probeAgent].some((x) => Object.keys(x.sockets).length > 0));
+    if (pair === this.link.pair) return this.link.connection;
+    const old = this.link.connection;
+    old.drain();
+    this.retired = this.retired.filter((c) => c.busy);
     this.retired.push(old);
-    this.agents = this.makeAgents(pair);
-    return this.agents;
+    this.link = this.makeLink(pair);
+    return this.link.connection;
+  }
+
+  /** What the server speaks on the connection: 'h2', 'http/1.1', or undefined before the first one. */
+  get protocol(): Protocol | undefined {
+    return this.link.connection.protocol;
   }
 
   /** Hears every outcome: undefined for an answer, else the error (Connectivity listens here). */
@@ -160,16 +151,12 @@ export class ApiClient {
    */
   abandonInFlight(why: string): void {
     for (const give of [...this.inFlight]) give(why);
-    for (const a of [this.agents, ...this.retired]) for (const list of Object.values(a.agent.freeSockets)) for (const sock of list ?? []) sock.destroy();
+    this.link.connection.reset();
   }
 
   close(): void {
     this.closed = true;
-    for (const a of [this.agents, ...this.retired]) {
-      a.agent.destroy();
-      a.watchAgent.destroy();
-      a.probeAgent.destroy();
-    }
+    for (const c of [this.link.connection, ...this.retired]) c.destroy();
     this.retired = [];
   }
 
@@ -215,33 +202,31 @@ export class ApiClient {
         if (err) reject(err);
         else resolve(value as T);
       };
+      const exchange = this.current().send({ method, url: this.url(path, opts.query), headers, body: payload, fresh: opts.freshConnection });
       const abandon = (why: string): void => {
         finish(new TransportError('reset', `${method} ${path}: given up, ${why}`));
-        req.destroy();
+        exchange.cancel();
       };
-      const req = httpsRequest(this.url(path, opts.query), this.requestOptions(method, headers, opts.ownConnection ? this.current().probeAgent : this.current().agent), (res) => {
-        answeredCode = res.statusCode;
-        readBody(res, this.maxResponseBytes)
-          .then(({ text, truncated }) => {
-            const code = res.statusCode ?? 0;
-            if (code >= 200 && code < 300) {
-              if (truncated) return finish(responseTooLarge(`${method} ${path}`, this.maxResponseBytes));
-              try {
-                finish(undefined, (text ? JSON.parse(text) : undefined) as T);
-              } catch (e) {
-                finish(new ApiError(code, 'InvalidResponse', `response is not JSON: ${errorMessage(e)}`));
-              }
-            } else finish(ApiError.fromResponse(code, text, headerOf(res, 'retry-after')));
-          })
-          .catch((e: unknown) => finish(TransportError.from(e)));
-      });
       const timer = setTimeout(() => {
         finish(new TransportError('timeout', `${method} ${path}: no answer within ${deadline} ms`));
-        req.destroy();
+        exchange.cancel();
       }, deadline);
       this.inFlight.add(abandon);
-      req.on('error', (e) => finish(TransportError.from(e)));
-      req.end(payload);
+      exchange.response
+        .then(async (res) => {
+          answeredCode = res.status;
+          const { text, truncated } = await readBody(res.body, this.maxResponseBytes);
+          const code = res.status;
+          if (code >= 200 && code < 300) {
+            if (truncated) return finish(responseTooLarge(`${method} ${path}`, this.maxResponseBytes));
+            try {
+              finish(undefined, (text ? JSON.parse(text) : undefined) as T);
+            } catch (e) {
+              finish(new ApiError(code, 'InvalidResponse', `response is not JSON: ${errorMessage(e)}`));
+            }
+          } else finish(ApiError.fromResponse(code, text, res.header('retry-after')));
+        })
+        .catch((e: unknown) => finish(TransportError.from(e)));
     });
   }
 
@@ -260,11 +245,13 @@ export class ApiClient {
     const done = new Promise<void>((resolve, reject) => {
       let settled = false;
       let gotResponse = false;
+      let body: ApiResponse['body'] | undefined;
       const finish = (err?: Error): void => {
         if (settled) return;
         settled = true;
         clearTimeout(lifeTimer);
-        req.destroy();
+        exchange.cancel();
+        body?.destroy();
         if (err && !stopped) this.observer(answered(err) ? undefined : err);
         if (err) reject(err);
         else resolve();
@@ -273,59 +260,64 @@ export class ApiClient {
         stopped = true;
         finish();
       };
-      const req = httpsRequest(this.url(path, { ...query, watch: 1 }), this.requestOptions('GET', headers, this.current().watchAgent), (res) => {
-        const code = res.statusCode ?? 0;
-        gotResponse = true;
-        recordRequestResult(code, 'GET', this.host);
-        if (code === 200) this.observer(undefined);
-        if (code !== 200) {
-          readBody(res, this.maxResponseBytes)
-            .then(({ text }) => finish(ApiError.fromResponse(code, text, headerOf(res, 'retry-after'))))
-            .catch((e: unknown) => finish(TransportError.from(e)));
-          return;
-        }
-        const lines = new WatchLineSplitter(`watch ${path}`);
-        res.on('data', (chunk: Buffer) => {
-          if (settled) return;
-          let complete: string[];
-          try {
-            complete = lines.push(chunk);
-          } catch (e) {
-            return finish(e as Error);
+      if (this.closed) return reject(new TransportError('other', 'client closed'));
+      const exchange = this.current().send({ method: 'GET', url: this.url(path, { ...query, watch: 1 }), headers });
+      const lifeTimer = serverTimeout > 0 ? setTimeout(() => finish(), (serverTimeout + 30) * 1000) : undefined;
+      exchange.response.then(
+        (res) => {
+          if (settled) return res.body.destroy();
+          const code = res.status;
+          gotResponse = true;
+          recordRequestResult(code, 'GET', this.host);
+          if (code === 200) this.observer(undefined);
+          if (code !== 200) {
+            readBody(res.body, this.maxResponseBytes)
+              .then(({ text }) => finish(ApiError.fromResponse(code, text, res.header('retry-after'))))
+              .catch((e: unknown) => finish(TransportError.from(e)));
+            return;
           }
-          for (const raw of complete) {
-            const line = raw.trim();
-            if (!line || settled) continue;
-            let ev: { type?: string; object?: unknown };
+          body = res.body;
+          const lines = new WatchLineSplitter(`watch ${path}`);
+          res.body.on('data', (chunk: Buffer) => {
+            if (settled) return;
+            let complete: string[];
             try {
-              ev = JSON.parse(line) as { type?: string; object?: unknown };
-            } catch {
-              return finish(new TransportError('other', 'watch stream: bad JSON line'));
+              complete = lines.push(chunk);
+            } catch (e) {
+              return finish(e as Error);
             }
-            if (ev.type === 'ERROR') {
-              const s = ev.object as { code?: number; reason?: string; message?: string } | undefined;
-              return finish(new ApiError(s?.code ?? 500, s?.reason ?? '', s?.message ?? 'watch error'));
-            }
-            if (ev.type === 'ADDED' || ev.type === 'MODIFIED' || ev.type === 'DELETED' || ev.type === 'BOOKMARK') {
+            for (const raw of complete) {
+              const line = raw.trim();
+              if (!line || settled) continue;
+              let ev: { type?: string; object?: unknown };
               try {
-                onEvent({ type: ev.type, object: ev.object as T });
-              } catch (e) {
-                return finish(e as Error);
+                ev = JSON.parse(line) as { type?: string; object?: unknown };
+              } catch {
+                return finish(new TransportError('other', 'watch stream: bad JSON line'));
+              }
+              if (ev.type === 'ERROR') {
+                const s = ev.object as { code?: number; reason?: string; message?: string } | undefined;
+                return finish(new ApiError(s?.code ?? 500, s?.reason ?? '', s?.message ?? 'watch error'));
+              }
+              if (ev.type === 'ADDED' || ev.type === 'MODIFIED' || ev.type === 'DELETED' || ev.type === 'BOOKMARK') {
+                try {
+                  onEvent({ type: ev.type, object: ev.object as T });
+                } catch (e) {
+                  return finish(e as Error);
+                }
               }
             }
-          }
-        });
-        res.on('end', () => finish());
-        res.on('aborted', () => finish(new TransportError('reset', 'watch stream cut')));
-        res.on('error', (e) => finish(TransportError.from(e)));
-        res.on('close', () => finish(res.complete ? undefined : new TransportError('reset', 'watch stream cut')));
-      });
-      const lifeTimer = serverTimeout > 0 ? setTimeout(() => finish(), (serverTimeout + 30) * 1000) : undefined;
-      req.on('error', (e) => {
-        if (!gotResponse) recordRequestResult(undefined, 'GET', this.host);
-        finish(TransportError.from(e));
-      });
-      req.end();
+          });
+          res.body.on('end', () => finish());
+          res.body.on('aborted', () => finish(new TransportError('reset', 'watch stream cut')));
+          res.body.on('error', (e: unknown) => finish(TransportError.from(e)));
+          res.body.on('close', () => finish(res.complete ? undefined : new TransportError('reset', 'watch stream cut')));
+        },
+        (e: unknown) => {
+          if (!gotResponse && !settled) recordRequestResult(undefined, 'GET', this.host);
+          finish(TransportError.from(e));
+        },
+      );
     });
     return { done, stop: () => stop() };
   }
@@ -334,10 +326,6 @@ export class ApiClient {
     const u = new URL(this.conn.server + path);
     for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) u.searchParams.set(k, String(v));
     return u;
-  }
-
-  private requestOptions(method: string, headers: Record<string, string>, agent: Agent): HttpsRequestOptions {
-    return { method, headers, agent, servername: this.conn.tlsServerName };
   }
 
   private authorize(headers: Record<string, string>): void {
@@ -360,11 +348,6 @@ export class ApiClient {
     }
     return this.tokenCache.value || this.conn.token;
   }
-}
-
-function headerOf(res: IncomingMessage, name: string): string | undefined {
-  const v = res.headers[name];
-  return Array.isArray(v) ? v[0] : v;
 }
 
 /** An answer that did not parse or was too large is still an answer: the server is there (e.g. /readyz says "ok"). */

@@ -9,8 +9,9 @@
 // it is ready: until its post-start hooks finish (RBAC roles, priority classes, etcd reachable) it
 // answers /readyz with 500, and writes sent then meet 5xx or a 403 from an RBAC cache not yet
 // filled, a refusal that would put each object on the slow back-off. /readyz says 200 only when
-// the writes can succeed. It goes over a connection of its own (client.ts), so it never queues
-// behind requests stuck on a server that died under them.
+// the writes can succeed. It goes over the client's one connection, beside everything else (HTTP/2
+// multiplexes; it never queues behind a stuck request); a probe sent while another is unanswered
+// opens a fresh connection, since the one the first went over may be dead.
 import type { Logger } from '../log/logger.js';
 import { Backoff } from '../util/backoff.js';
 import { MAX_PROBES_IN_FLIGHT, PROBE_HUNG_MS, PROBE_INTERVAL, PROBE_TIMEOUT_MS } from './retry-policy.js';
@@ -120,6 +121,8 @@ export class Connectivity implements ConnectionGate {
 
   private async probe(): Promise<void> {
     if (this.state !== 'down' || this.stopped) return;
+    // Company for a probe still unanswered: that connection may be dead, so this one opens another.
+    const company = this.probesInFlight > 0;
     this.probesInFlight++;
     this.freshProbes++;
     let fresh = true;
@@ -138,7 +141,7 @@ export class Connectivity implements ConnectionGate {
     try {
       // /readyz answers text, not JSON; a 200 that does not parse still counts as an answer, and
       // 401/403 on /readyz still mean a server is answering.
-      await this.client.request('GET', '/readyz', { timeoutMs: PROBE_TIMEOUT_MS, ownConnection: true, unobserved: true });
+      await this.client.request('GET', '/readyz', { timeoutMs: PROBE_TIMEOUT_MS, freshConnection: company, unobserved: true });
     } catch (e) {
       outcome = answered(e) ? undefined : e;
     } finally {

@@ -41,6 +41,8 @@ export class KeyedQueue {
   private readonly runner: KeyedSerialRunner<string>;
   /** Keys that wait for the server to come back. */
   private readonly held = new Set<string>();
+  /** Keys that run whenever the server comes back, held or not (runWhenBack). */
+  private readonly whenBack = new Set<string>();
   /** Runs asked for later: a retry, or a pause the worker asked for. */
   private readonly timers = new Map<string, Timer>();
   private readonly retries = new Map<string, RetryState>();
@@ -89,6 +91,15 @@ export class KeyedQueue {
     this.timers.set(key, { handle, dueAt });
   }
 
+  /**
+   * `key` runs every time the server comes back, whether it was held or not (node status, lease:
+   * at once, not at their next tick). Once: a held tick and the return are one ask, not a run and
+   * then one more because the second ask came while the first ran.
+   */
+  runWhenBack(key: string): void {
+    this.whenBack.add(key);
+  }
+
   /** Forgets a key that no longer needs work (e.g. an event dropped from a full buffer). */
   remove(key: string): void {
     this.held.delete(key);
@@ -125,7 +136,7 @@ export class KeyedQueue {
   /** The server is back: everything held goes at once (the runner keeps it within `concurrency`). */
   private release(): void {
     if (this.stopped || !this.conn.usable) return;
-    const keys = [...this.held];
+    const keys = new Set([...this.held, ...this.whenBack]);
     this.held.clear();
     for (const k of keys) this.runner.wake(k);
   }

@@ -1,15 +1,19 @@
 // What the API server holds of the mirror pods bound to this node: list, then watch
-// (fieldSelector spec.nodeName=<node>), relisting after every break and every few minutes. The
-// watch is what makes a `kubectl delete pod <mirror>` noticed in well under a second; the relist
-// is the periodic full resync, and the recovery after a restarted or wiped server.
+// (fieldSelector spec.nodeName=<node>), as client-go's reflector does: one LIST at start, then
+// watches from the last resourceVersion seen (an event's or a BOOKMARK's), each asked to end after
+// 5–10 min. A watch that ends, cleanly or cut, is opened again from that resourceVersion; only a
+// 410 Gone ("too old resource version"), an event that could not be read (too large, not JSON) or
+// a refusal means something was missed, and only then is there a LIST. The watch is what makes a
+// `kubectl delete pod <mirror>` noticed in well under a second.
 //
-// Every end of a watch, clean or not, waits the reconnect back-off before the next LIST, as the
-// reflector does: a server or proxy that ends streams early costs a LIST every few seconds at most,
-// never a spin. The back-off starts again from its floor only after a watch has lived 30 s.
+// Every end of a watch that had not lived 30 s waits the reconnect back-off before the next one,
+// so a server or proxy that ends streams early costs a watch every few seconds at most, never a
+// spin; one that lived longer (the routine end after its timeout) is opened again at once, as the
+// reflector does.
 import type { Pod, PodList } from 'kubernetes-types/core/v1';
 import type { Logger } from '../log/logger.js';
 import { Backoff, RECONNECT_BACKOFF } from '../util/backoff.js';
-import { ApiError, describeError, isUnavailable } from './api-error.js';
+import { ApiError, describeError, isUnavailable, TransportError } from './api-error.js';
 import type { ApiClient, WatchHandle } from './client.js';
 import type { ConnectionGate } from './connectivity.js';
 import { isMirrorPod, podKey } from './mirror-pod.js';
@@ -34,26 +38,27 @@ export class MirrorPodCache {
   private loop: Promise<void> | undefined;
   private readonly backoff = new Backoff(RECONNECT_BACKOFF);
   private wake: (() => void) | undefined;
-  /** The next LIST is not sent before this (ms since the epoch). */
+  /** The next LIST or watch is not sent before this (ms since the epoch). */
   private notBefore = 0;
   private lastListAt = 0;
-  /** The watch was stopped on purpose (the server came back): relist without the failure back-off. */
+  private lastWatchAt = 0;
+  /** The last resourceVersion seen (LIST, event, BOOKMARK); undefined: the next round LISTs. */
+  private resourceVersion: string | undefined;
+  /** The watch was stopped on purpose (the server came back): watch again without the failure back-off. */
   private restartRequested = false;
   private waitingForServer = false;
-  /** The last LIST was answered (a failure after it is the watch's). */
-  private listed = false;
 
   constructor(
     private readonly client: Pick<ApiClient, 'list' | 'watch'>,
     private readonly conn: ConnectionGate,
     private readonly nodeName: string,
     private readonly logger: Logger,
-    /** Watch length asked of the server before a relist; randomized per round like a reflector. */
-    private readonly resyncMs: () => number = () => (300 + Math.random() * 300) * 1000,
+    /** Watch length asked of the server; randomized per watch like a reflector's (5–10 min). */
+    private readonly watchTimeoutMs: () => number = () => (300 + Math.random() * 300) * 1000,
   ) {
-    // Back after an outage: a watch still open may be stale or hung; list afresh (no sooner than the
-    // floor after the last LIST). A loop waiting out a back-off keeps waiting: a server that flaps
-    // must not make it relist at the pace of the flaps.
+    // Back after an outage: a watch still open may be hung on a dead connection; open it again
+    // from the last resourceVersion (a LIST only if the server says 410). A loop waiting out a
+    // back-off keeps waiting: a server that flaps must not make it reconnect at the pace of the flaps.
     conn.onUp(() => {
       if (this.watch) {
         this.restartRequested = true;
@@ -78,7 +83,7 @@ export class MirrorPodCache {
     this.listeners.push(listener);
   }
 
-  /** Called after every full list (the first sync, and each relist). */
+  /** Called after every full list (the first sync, and each relist after a 410). */
   onResync(listener: () => void): void {
     this.resyncListeners.push(listener);
   }
@@ -138,66 +143,88 @@ export class MirrorPodCache {
         await this.sleep(wait);
         continue;
       }
-      this.lastListAt = Date.now();
-      this.listed = false;
+      const listing = this.resourceVersion === undefined;
       let failure: unknown;
       try {
-        await this.listAndWatch();
+        if (listing) await this.list();
+        if (!this.stopped) await this.watchFrom(this.resourceVersion ?? '');
       } catch (e) {
         failure = e;
       } finally {
         this.watch = undefined;
       }
       if (this.stopped) break;
-      this.scheduleNext(failure);
+      this.scheduleNext(failure, listing && this.resourceVersion === undefined);
     }
   }
 
-  private async listAndWatch(): Promise<void> {
-    const path = '/api/v1/pods';
-    const fieldSelector = `spec.nodeName=${this.nodeName}`;
-    const list = await this.client.list<PodList>(path, { fieldSelector });
-    this.listed = true;
+  private async list(): Promise<void> {
+    this.lastListAt = Date.now();
+    const list = await this.client.list<PodList>('/api/v1/pods', { fieldSelector: this.fieldSelector });
     this.synced = true;
     this.replace(list.items);
+    this.resourceVersion = list.metadata?.resourceVersion ?? '';
+  }
+
+  private get fieldSelector(): string {
+    return `spec.nodeName=${this.nodeName}`;
+  }
+
+  private async watchFrom(resourceVersion: string): Promise<void> {
     // The server answers: from here on the stream counts towards the healthy period.
     this.backoff.healthy();
-    if (this.stopped) return;
+    this.lastWatchAt = Date.now();
     this.watch = this.client.watch<Pod>(
-      path,
-      { fieldSelector, resourceVersion: list.metadata?.resourceVersion, allowWatchBookmarks: true, timeoutSeconds: Math.round(this.resyncMs() / 1000) },
+      '/api/v1/pods',
+      { fieldSelector: this.fieldSelector, resourceVersion, allowWatchBookmarks: true, timeoutSeconds: Math.round(this.watchTimeoutMs() / 1000) },
       (ev) => this.apply(ev.type, ev.object),
     );
     await this.watch.done;
   }
 
-  /** When to LIST again after a watch (or the list before it) ended. */
-  private scheduleNext(failure: unknown): void {
+  /** When to watch (or LIST) again after a watch, or the LIST before it, ended. */
+  private scheduleNext(failure: unknown, listFailed: boolean): void {
     const floorMs = RECONNECT_BACKOFF.initialMs;
+    const now = Date.now();
     if (this.restartRequested && failure === undefined) {
       this.restartRequested = false;
-      this.notBefore = this.lastListAt + floorMs;
-      this.logger.v(2).info('Mirror pod watch restarted after the API server came back', { retryIn: `${Math.max(0, this.notBefore - Date.now())}ms` });
+      this.notBefore = this.lastWatchAt + floorMs;
+      this.logger.v(2).info('Mirror pod watch restarted after the API server came back', { resourceVersion: this.resourceVersion });
       return;
     }
     this.restartRequested = false;
-    if (!this.listed && isUnavailable(failure) && !this.conn.usable) {
+    if (listFailed && isUnavailable(failure) && !this.conn.usable) {
       // The LIST found no server: the loop waits for the Connectivity, and LISTs as soon as the
       // server is back (not sooner than the floor after this one). Nothing here ran too often, so
       // the back-off does not grow; a server that keeps failing LISTs is paced by the probe.
       this.notBefore = this.lastListAt + floorMs;
       return;
     }
+    const expired = failure instanceof ApiError && (failure.code === 410 || failure.reason === 'Expired' || failure.reason === 'Gone');
+    // Something was missed: history the server no longer has, an event we could not read, a refusal.
+    if (failure !== undefined && !listFailed && (expired || !isUnavailable(failure) || isUnreadable(failure))) this.resourceVersion = undefined;
+    // A watch that lived its healthy period and ended (its timeout, or a 410 after long quiet) is
+    // routine: the next one at once. One that ended early waits the back-off, which then grows.
+    const livedLong = !listFailed && now - this.lastWatchAt >= RECONNECT_BACKOFF.resetAfterMs;
+    if ((failure === undefined || expired) && livedLong) {
+      this.backoff.reset();
+      this.notBefore = expired ? this.lastListAt + floorMs : 0;
+      this.logger.v(4).info(expired ? 'Mirror pod watch expired (410); relisting' : 'Mirror pod watch ended; watching again', { resourceVersion: this.resourceVersion });
+      return;
+    }
     const delay = this.backoff.next();
-    this.notBefore = Date.now() + delay;
+    this.notBefore = now + delay;
     const retryIn = `${delay}ms`;
-    if (failure === undefined) this.logger.v(this.backoff.failures > 1 ? 2 : 4).info('Mirror pod watch ended; relisting after back-off', { retryIn });
+    const again = this.resourceVersion === undefined ? 'relisting' : 'watching again';
+    if (failure === undefined) this.logger.v(this.backoff.failures > 1 ? 2 : 4).info(`Mirror pod watch ended; ${again} after back-off`, { retryIn });
     else if (failure instanceof ApiError && failure.reason === RESPONSE_TOO_LARGE)
       this.logger.warn('Mirror pod watch refused an oversized answer; relisting after back-off', { err: describeError(failure), retryIn });
-    else if (!isUnavailable(failure)) this.logger.v(2).info('Mirror pod watch failed; relisting after back-off', { err: describeError(failure), retryIn });
+    else if (!isUnavailable(failure) || isUnreadable(failure)) this.logger.v(2).info(`Mirror pod watch failed; ${again} after back-off`, { err: describeError(failure), retryIn });
   }
 
   private apply(type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK', pod: Pod): void {
+    const rv = pod.metadata?.resourceVersion;
+    if (rv) this.resourceVersion = rv;
     if (type === 'BOOKMARK' || !isMirrorPod(pod)) return;
     const key = podKey(pod.metadata?.namespace ?? '', pod.metadata?.name ?? '');
     if (type === 'DELETED') {
@@ -221,4 +248,9 @@ export class MirrorPodCache {
     for (const k of new Set([...before, ...this.pods.keys()])) this.notify(k);
     for (const l of this.resyncListeners) l();
   }
+}
+
+/** A watch line the client could not parse: an event was lost, so the next round must LIST. */
+function isUnreadable(e: unknown): boolean {
+  return e instanceof TransportError && e.kind === 'other' && e.message.startsWith('watch stream: bad JSON line');
 }

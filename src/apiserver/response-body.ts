@@ -1,7 +1,7 @@
 // Caps on what the API server (or whatever answers in its place) can make the agent hold: a
 // response body, and one line of a watch stream. Past a cap the response is dropped with an error
 // that says which cap, instead of growing a buffer until the process dies.
-import type { IncomingMessage } from 'node:http';
+import type { BodyStream } from './api-connection.js';
 import { ApiError, TransportError } from './api-error.js';
 
 const MiB = 1024 * 1024;
@@ -29,7 +29,7 @@ export interface Body {
 }
 
 /** Reads a body up to `limit` bytes; past that the response is destroyed and what was read is returned, marked truncated. */
-export function readBody(res: IncomingMessage, limit: number = MAX_RESPONSE_BYTES): Promise<Body> {
+export function readBody(res: BodyStream, limit: number = MAX_RESPONSE_BYTES): Promise<Body> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -59,6 +59,8 @@ export function readBody(res: IncomingMessage, limit: number = MAX_RESPONSE_BYTE
     res.on('end', () => done(false));
     res.on('error', fail);
     res.on('aborted', () => fail(new TransportError('reset', 'response cut')));
+    // An HTTP/2 stream reset before its end says only 'close'.
+    res.on('close', () => fail(new TransportError('reset', 'response cut')));
   });
 }
 

@@ -16,6 +16,20 @@ export class BindError extends Error {
   override name = 'BindError';
 }
 
+/**
+ * Not a failure: what the endpoint needs is on its way (a serving certificate being generated).
+ * The listener waits for `until` to settle, then binds; nothing is logged above verbosity 2.
+ */
+export class BindPending extends Error {
+  override name = 'BindPending';
+  constructor(
+    message: string,
+    readonly until: Promise<unknown>,
+  ) {
+    super(message);
+  }
+}
+
 export interface ListenerSpec {
   /** In log lines: "healthz", "the read-only port", "the bootlet pods socket". */
   readonly what: string;
@@ -97,6 +111,14 @@ export class SupervisedListener {
 
   private failed(err: unknown): void {
     if (this.closed) return;
+    if (err instanceof BindPending) {
+      this.logger.v(2).info(`Waiting to serve ${this.spec.what}`, { ...this.spec.fields, why: err.message });
+      const retry = (): void => {
+        if (!this.closed && !this.bound && !this.timer) void this.tryBind();
+      };
+      void err.until.then(retry, retry);
+      return;
+    }
     this.failures++;
     const reason = errorMessage(err);
     if (reason !== this.lastReason) {

@@ -9,7 +9,7 @@ import type { Socket } from 'node:net';
 import type { SecureContextOptions, TLSSocket } from 'node:tls';
 import type { Logger } from '../../log/logger.js';
 import { rawReply } from '../streaming/raw-reply.js';
-import { BindError, SupervisedListener, type RetryOptions } from '../supervised-listener.js';
+import { BindError, BindPending, SupervisedListener, type RetryOptions } from '../supervised-listener.js';
 import { bindTcp } from '../tcp-listener.js';
 import type { ServingCertificateSource } from '../tls/serving-certificate.js';
 import type { KubeletHandler } from './kubelet-handler.js';
@@ -64,7 +64,10 @@ export function startKubeletServer(o: KubeletServerOptions): RunningKubeletServe
   };
   const context = (): SecureContextOptions => {
     const pair = o.certificate.current();
-    if (!pair) throw new BindError(o.certificate.waiting());
+    if (!pair) {
+      const making = o.certificate.making?.();
+      throw making ? new BindPending(o.certificate.waiting(), making) : new BindError(o.certificate.waiting());
+    }
     let ca: Buffer | undefined;
     try {
       ca = readCa();

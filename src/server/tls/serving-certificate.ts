@@ -20,6 +20,11 @@ export interface ServingCertificateSource {
   current(): ServingPair | undefined;
   /** Why there is none (for the one log line while waiting). */
   waiting(): string;
+  /**
+   * While a pair is being made here (not waiting on anyone else): settles once it is made or has
+   * failed. A listener waits for it instead of reporting a failure; undefined otherwise.
+   */
+  making?(): Promise<void> | undefined;
   /** Called with each new pair. */
   onChange(listener: () => void): void;
   /** Look at files again (called on new connections, at most once a minute): no timer runs for it. */
@@ -108,6 +113,7 @@ export class FileServingCertificate implements ServingCertificateSource {
 export class SelfSignedServingCertificate implements ServingCertificateSource {
   private pair: ServingPair | undefined;
   private problem = 'being generated';
+  private generating = false;
   private readonly listeners: (() => void)[] = [];
   readonly certFile: string;
   readonly keyFile: string;
@@ -124,6 +130,7 @@ export class SelfSignedServingCertificate implements ServingCertificateSource {
     } catch {
       // CanReadCertAndKey is false: make a new pair.
     }
+    this.generating = true;
     this.ready = generateSelfSignedCertKey(host, { dnsNames: [], ipAddresses: nodeIP && nodeIP !== host ? [nodeIP] : [] })
       .then((made) => {
         mkdirSync(dirname(this.certFile), { recursive: true, mode: 0o755 });
@@ -136,7 +143,12 @@ export class SelfSignedServingCertificate implements ServingCertificateSource {
       .catch((e: unknown) => {
         this.problem = errorMessage(e);
         logger.error('Cannot make the self-signed serving certificate; the kubelet API is not served', { certFile: this.certFile, err: this.problem });
-      });
+      })
+      .finally(() => (this.generating = false));
+  }
+
+  making(): Promise<void> | undefined {
+    return this.generating ? this.ready : undefined;
   }
 
   current(): ServingPair | undefined {

@@ -49,26 +49,35 @@ function startCache(verbosity = 2) {
   return { cache, client, log };
 }
 
+function podWatches(): RequestRecord[] {
+  return api.requests.filter((r) => r.method === 'GET' && r.path === '/api/v1/pods' && /(^|&)watch=/.test(r.query));
+}
+
 function podLists(): RequestRecord[] {
   return api.requests.filter((r) => r.method === 'GET' && r.path === '/api/v1/pods' && !/(^|&)watch=/.test(r.query));
 }
 
 describe('watch streams that end right after their first event', () => {
   for (const fault of ['end-after-first-event', 'cut-after-first-event'] as const) {
-    it(`${fault}: LISTs a growing back-off apart, not a storm`, async () => {
+    it(`${fault}: watches again from the BOOKMARK's resourceVersion a growing back-off apart, with no LIST after the first`, async () => {
       api.faultWatches(fault);
       const before = podLists().length;
+      const watchesBefore = podWatches().length;
       startCache();
-      // It does reconnect: the first LIST and three more, each after a stream that ended.
-      await waitFor(() => podLists().length - before >= 4, { timeoutMs: 60_000, what: 'four LISTs' });
-      const lists = podLists().slice(before, before + 4);
-      const gaps = lists.slice(1).map((r, i) => r.receivedAt - lists[i]!.receivedAt);
-      console.log(`${fault}: gaps between LISTs ${gaps.map((g) => g.toFixed(0)).join(', ')} ms`);
+      // It does reconnect: the first watch and three more, each after a stream that ended.
+      await waitFor(() => podWatches().length - watchesBefore >= 4, { timeoutMs: 60_000, what: 'four watches' });
+      const watches = podWatches().slice(watchesBefore, watchesBefore + 4);
+      const gaps = watches.slice(1).map((r, i) => r.receivedAt - watches[i]!.receivedAt);
+      console.log(`${fault}: gaps between watches ${gaps.map((g) => g.toFixed(0)).join(', ')} ms`);
       // Floor 1 s, doubling (jitter only adds): at least 1, 2 and 4 s apart. Before the back-off
       // they came a few ms apart.
       expect(gaps[0]).toBeGreaterThanOrEqual(1000 - 50);
       expect(gaps[1]).toBeGreaterThanOrEqual(2000 - 50);
       expect(gaps[2]).toBeGreaterThanOrEqual(4000 - 50);
+      // The bookmark each stream sent before it ended is where the next one starts.
+      const rv = String(api.store.currentRv);
+      for (const w of watches.slice(1)) expect(new URLSearchParams(w.query).get('resourceVersion')).toBe(rv);
+      expect(podLists().length - before).toBe(1);
     });
   }
 });

@@ -78,6 +78,16 @@ afterAll(async () => {
 });
 
 describe('kubectl against the kubelet API', () => {
+  it('an ordinary start (no tlsCertFile: the self-signed pair is made first) logs no error or warning about serving', async () => {
+    await h.agent().waitForLog((r) => r.msg === 'Serving the kubelet API', 'the kubelet API served', 60_000);
+    const serving = h
+      .agent()
+      .records()
+      .filter((r) => /serv/i.test(String(r.msg)) && (r.severity === 'warning' || r.err !== undefined));
+    expect(serving).toEqual([]);
+    expect(h.agent().records().some((r) => r.msg === 'Generated a self-signed serving certificate')).toBe(true);
+  });
+
   it('kubectl logs and --tail read the CRI log through the API server and the kubelet API', async () => {
     await waitFor(async () => (await kubectl.ok(['logs', '-n', 'kube-system', TALKER])).includes('line-5'), { timeoutMs: 30_000, what: 'five lines logged' });
     const tail = await kubectl.ok(['logs', '-n', 'kube-system', TALKER, '--tail=4']);

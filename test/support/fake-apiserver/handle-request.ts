@@ -30,11 +30,19 @@ export interface RequestRecord {
   userAgent: string;
   /** SHA-256 fingerprint of the client certificate presented on the connection ('' = none). */
   clientCert: string;
+  /** The TLS connection it came over (FakeApiServer.connections[].id; 0 = unknown). */
+  connection: number;
   accept: string;
   contentType: string;
   /** performance.now() when the request came in, and when its response closed (undefined while open). */
   receivedAt: number;
   closedAt?: number;
+}
+
+/** The id FakeApiServer put on the connection's TLS socket (server.ts CONNECTION_ID). */
+function connectionOf(socket: unknown): number {
+  const id = (socket as Record<symbol, unknown> | undefined)?.[Symbol.for('fake-apiserver connection id')];
+  return typeof id === 'number' ? id : 0;
 }
 
 export interface HandlerDeps {
@@ -69,6 +77,7 @@ export async function handleRequest(deps: HandlerDeps, req: Req, res: Res): Prom
     protocol: req.httpVersion === '2.0' ? 'HTTP/2' : `HTTP/${req.httpVersion}`,
     userAgent: header(req, 'user-agent') ?? '',
     clientCert: tlsSocketOf(req)?.getPeerCertificate?.()?.fingerprint256 ?? '',
+    connection: connectionOf(req.socket),
     accept,
     contentType,
     receivedAt: performance.now(),
@@ -160,6 +169,7 @@ export async function handleUpgrade(deps: HandlerDeps, req: IncomingMessage, soc
     protocol: `HTTP/${req.httpVersion} upgrade ${String(req.headers.upgrade ?? '')}`,
     userAgent: String(req.headers['user-agent'] ?? ''),
     clientCert: tlsSocketOf(req as unknown as Req)?.getPeerCertificate?.()?.fingerprint256 ?? '',
+    connection: connectionOf(req.socket),
     accept: String(req.headers.accept ?? ''),
     contentType: '',
     receivedAt: performance.now(),

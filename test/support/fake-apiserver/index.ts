@@ -7,6 +7,8 @@
  *   api.objects('pods', 'kube-system'); api.object('nodes', '', 'n1'); api.requests
  *   api.stop(); api.start(); api.wipe(); api.setLatency(ms); api.failNext(n, 503, 2); api.hang(true); api.notReady(true)
  *   api.faultWatches('end-after-first-event' | 'cut-after-first-event' | 'huge-line')
+ *   api.connections                                    // every TLS connection (ALPN, client cert); requests[].connection
+ *   startFakeApiServer({ http2: false })               // an HTTP/1.1-only server (no ALPN)
  *   await api.dispose();                               // stop + remove its temp dir
  *
  * Served: core/v1 namespaces, nodes(+status), pods(+status), events; coordination.k8s.io/v1 leases;
@@ -19,7 +21,7 @@
  */
 import { FakeApiServer, type StartOptions } from './server.js';
 
-export { ADMIN, FakeApiServer, type KubeconfigOptions, type RequestRecord, type StartOptions } from './server.js';
+export { ADMIN, FakeApiServer, type ConnectionRecord, type KubeconfigOptions, type RequestRecord, type StartOptions } from './server.js';
 export type { RequestFacts, WatchFault } from './chaos.js';
 export type { KeyPair } from './pki.js';
 export type { KObject, Json, JsonObject } from './types.js';

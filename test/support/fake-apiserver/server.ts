@@ -1,4 +1,6 @@
 import { createSecureServer, type Http2SecureServer, type ServerHttp2Session } from 'node:http2';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
+import type { TLSSocket } from 'node:tls';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,6 +30,8 @@ export type { RequestRecord } from './handle-request.js';
 
 export interface StartOptions {
   port?: number;
+  /** Offer HTTP/2 (ALPN h2, and http/1.1); false: an HTTP/1.1-only server that offers no ALPN. Default true. */
+  http2?: boolean;
   /** Where certificates live; a temp dir (removed by dispose) when omitted. */
   dir?: string;
 }
@@ -41,11 +45,29 @@ export interface KubeconfigOptions {
 
 const REQUEST_LOG_LIMIT = 10_000;
 
+/** One TLS connection a client made (the handshake finished). */
+export interface ConnectionRecord {
+  /** RequestRecord.connection of the requests it carried. */
+  id: number;
+  /** ALPN: 'h2', 'http/1.1', or 'none' when nothing was negotiated. */
+  protocol: string;
+  /** SHA-256 fingerprint of the client certificate ('' = none). */
+  clientCert: string;
+  /** performance.now() at the handshake, and when it closed (undefined while open). */
+  openedAt: number;
+  closedAt?: number;
+}
+
+/** Where a connection's id is kept on its TLS socket (reachable through HTTP/2's socket proxy too). */
+export const CONNECTION_ID = Symbol.for('fake-apiserver connection id');
+
 export const ADMIN = { user: 'system:admin', groups: ['system:masters'] };
 
 /** A kube-apiserver stand-in for tests: TLS, authn/authz, NodeRestriction, the resources bootlet uses. */
 export class FakeApiServer {
   readonly requests: RequestRecord[] = [];
+  /** Every TLS connection clients made, in order (kept for the whole life of the server, across stop/start). */
+  readonly connections: ConnectionRecord[] = [];
   /** TokenReviews and SubjectAccessReviews answered, in order. */
   readonly reviews: ReviewRecord[] = [];
   private readonly grants: Grants = new Map();
@@ -58,10 +80,11 @@ export class FakeApiServer {
   private readonly signer: CsrSigner;
   private readonly approver = new CsrApprover(this.store);
   private readonly tokens: TokenTable = new Map();
-  private server: Http2SecureServer | undefined;
+  private server: Http2SecureServer | HttpsServer | undefined;
+  private readonly http2: boolean;
   private readonly sockets = new Set<Socket>();
   private readonly sessions = new Set<ServerHttp2Session>();
-  private readonly watches = new Set<() => void>();
+  private readonly watches = new Set<(how?: 'timeout') => void>();
   private readonly hung = new Set<Res>();
   private boundPort: number;
 
@@ -70,8 +93,10 @@ export class FakeApiServer {
     readonly dir: string,
     private readonly ownsDir: boolean,
     port: number,
+    http2: boolean,
   ) {
     this.boundPort = port;
+    this.http2 = http2;
     this.signer = new CsrSigner(this.store, { certPem: pki.caPem, keyPem: pki.caKeyPem });
     this.metricsApi = new MetricsApi(this.store, () => this.kubeletTls());
     this.seed();
@@ -80,7 +105,7 @@ export class FakeApiServer {
   static async create(opts: StartOptions = {}): Promise<FakeApiServer> {
     const ownsDir = !opts.dir;
     const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'fake-apiserver-'));
-    const s = new FakeApiServer(createPki(dir), dir, ownsDir, opts.port ?? 0);
+    const s = new FakeApiServer(createPki(dir), dir, ownsDir, opts.port ?? 0, opts.http2 ?? true);
     await s.start();
     return s;
   }
@@ -207,6 +232,11 @@ export class FakeApiServer {
     if (on) this.gc.schedule();
   }
 
+  /** Ends every open watch as if its timeoutSeconds had passed (a BOOKMARK first, when asked for). */
+  timeOutWatches(): void {
+    for (const end of [...this.watches]) end('timeout');
+  }
+
   /** A fresh etcd: every object gone, the initial namespaces back; old resourceVersions now 410. */
   wipe(): void {
     this.store.wipe();
@@ -230,17 +260,20 @@ export class FakeApiServer {
   // ---- lifecycle ----
   async start(): Promise<void> {
     if (this.server) return;
-    const server = createSecureServer(
-      {
-        key: this.pki.server.keyPem,
-        cert: this.pki.server.certPem,
-        ca: this.pki.caPem,
-        requestCert: true,
-        rejectUnauthorized: false,
-        allowHTTP1: true,
-      },
-      (req, res) => void handleRequest(this.handlerDeps(), req as unknown as Req, res as unknown as Res),
-    );
+    const tls = { key: this.pki.server.keyPem, cert: this.pki.server.certPem, ca: this.pki.caPem, requestCert: true, rejectUnauthorized: false };
+    const handler = (req: unknown, res: unknown): void => void handleRequest(this.handlerDeps(), req as Req, res as Res);
+    const server: Http2SecureServer | HttpsServer = this.http2 ? createSecureServer({ ...tls, allowHTTP1: true }, handler) : createHttpsServer(tls, handler);
+    server.on('secureConnection', (socket: TLSSocket) => {
+      const record: ConnectionRecord = {
+        id: this.connections.length + 1,
+        protocol: socket.alpnProtocol || 'none',
+        clientCert: socket.getPeerCertificate()?.fingerprint256 ?? '',
+        openedAt: performance.now(),
+      };
+      (socket as unknown as Record<symbol, number>)[CONNECTION_ID] = record.id;
+      this.connections.push(record);
+      socket.on('close', () => (record.closedAt = performance.now()));
+    });
     // kubectl exec, attach and port-forward upgrade an HTTP/1.1 connection.
     server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => void handleUpgrade(this.handlerDeps(), req, socket, head));
     server.setTimeout(0);
@@ -250,10 +283,11 @@ export class FakeApiServer {
       this.sockets.add(s);
       s.on('close', () => this.sockets.delete(s));
     });
-    server.on('session', (sess: ServerHttp2Session) => {
-      this.sessions.add(sess);
-      sess.on('close', () => this.sessions.delete(sess));
-    });
+    if (this.http2)
+      (server as Http2SecureServer).on('session', (sess: ServerHttp2Session) => {
+        this.sessions.add(sess);
+        sess.on('close', () => this.sessions.delete(sess));
+      });
     this.server = server;
     try {
       await new Promise<void>((resolve, reject) => {

@@ -89,8 +89,8 @@ describe('Connectivity', () => {
     expect(Math.min(...gaps)).toBeGreaterThanOrEqual(200);
     expect(Math.max(...gaps)).toBeLessThanOrEqual(250);
     expect(api.maxInFlight).toBe(1);
-    // On a connection of its own: never queued behind requests stuck on a dead server.
-    expect(api.probes.every((p) => p.opts.ownConnection === true)).toBe(true);
+    // One at a time, over the client's one connection: none asks for a fresh one.
+    expect(api.probes.every((p) => p.opts.freshConnection === false)).toBe(true);
     conn.stop();
   });
 
@@ -165,6 +165,9 @@ describe('Connectivity', () => {
     const gaps = api.gaps(1);
     expect(Math.min(...gaps)).toBeGreaterThanOrEqual(1000);
     expect(api.probes.length).toBeLessThanOrEqual(51);
+    // Each one sent while another was unanswered opens a fresh connection: the old may be dead.
+    expect(api.probes[0]!.opts.freshConnection).toBe(false);
+    expect(api.probes.slice(1).every((p) => p.opts.freshConnection === true)).toBe(true);
     expect(conn.usable).toBe(false);
     conn.stop();
   });

@@ -27,6 +27,28 @@ describe('KeyedQueue', () => {
     ]);
   });
 
+  it('runs a runWhenBack key once when the server returns, though a tick was held for it meanwhile', async () => {
+    const gate = new FakeGate();
+    let runs = 0;
+    let finish: () => void = () => {};
+    const q = new KeyedQueue('lease', () => new Promise<void>((r) => { runs++; finish = r; }), gate, nullLogger, { concurrency: 1 });
+    q.runWhenBack('lease');
+    gate.down();
+    q.add('lease'); // the renew tick while the server is away: held
+    gate.up();
+    expect(runs).toBe(1);
+    finish();
+    await q.idle();
+    expect(runs).toBe(1);
+    // Not held this time: the return alone asks for it.
+    gate.down();
+    gate.up();
+    expect(runs).toBe(2);
+    finish();
+    await q.idle();
+    expect(runs).toBe(2);
+  });
+
   it('keeps a key that failed because the server went away, and runs it when the server is back', async () => {
     const gate = new FakeGate();
     let fail = true;

@@ -1,7 +1,7 @@
-import type { PodList } from 'kubernetes-types/core/v1';
+import type { Pod, PodList } from 'kubernetes-types/core/v1';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { TransportError } from '../../../src/apiserver/api-error.js';
-import type { WatchHandle } from '../../../src/apiserver/client.js';
+import { ApiError, TransportError } from '../../../src/apiserver/api-error.js';
+import type { Query, WatchEvent, WatchHandle } from '../../../src/apiserver/client.js';
 import { MirrorPodCache } from '../../../src/apiserver/mirror-pod-cache.js';
 import { nullLogger } from '../../../src/log/logger.js';
 import { FakeGate } from './gate.js';
@@ -60,3 +60,100 @@ describe('MirrorPodCache', () => {
     await stopping;
   });
 });
+
+/** A server whose watches the test drives: events, a clean end, a failure. */
+class ScriptedServer {
+  readonly calls: { kind: 'list' | 'watch'; resourceVersion?: string }[] = [];
+  private current: { onEvent: (e: WatchEvent<Pod>) => void; end: (err?: Error) => void } | undefined;
+  readonly client = {
+    list: async <T>(): Promise<T> => {
+      this.calls.push({ kind: 'list' });
+      return { items: [], metadata: { resourceVersion: '10' } } satisfies PodList as T;
+    },
+    watch: <T>(_path: string, query: Query, onEvent: (e: WatchEvent<T>) => void): WatchHandle => {
+      this.calls.push({ kind: 'watch', resourceVersion: String(query.resourceVersion) });
+      let end: (err?: Error) => void = () => {};
+      const done = new Promise<void>((resolve, reject) => (end = (err) => (err ? reject(err) : resolve())));
+      this.current = { onEvent: onEvent as (e: WatchEvent<Pod>) => void, end };
+      return { done, stop: () => end() };
+    },
+  };
+  bookmark(rv: string): void {
+    this.current?.onEvent({ type: 'BOOKMARK', object: { metadata: { resourceVersion: rv } } });
+  }
+  end(err?: Error): void {
+    this.current?.end(err);
+  }
+  kinds(): string[] {
+    return this.calls.map((c) => (c.kind === 'watch' ? `watch@${c.resourceVersion}` : 'list'));
+  }
+}
+
+describe('MirrorPodCache re-watches from the last resourceVersion (as the reflector does)', () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  async function started(): Promise<{ api: ScriptedServer; cache: MirrorPodCache; gate: FakeGate }> {
+    const gate = new FakeGate();
+    const api = new ScriptedServer();
+    const cache = new MirrorPodCache(api.client, gate, 'n1', nullLogger, () => 300_000);
+    cache.start();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(api.kinds()).toEqual(['list', 'watch@10']);
+    return { api, cache, gate };
+  }
+
+  it('a watch that ends after its timeout is opened again at once from the last BOOKMARK, with no LIST', async () => {
+    const { api, cache } = await started();
+    api.bookmark('57');
+    await vi.advanceTimersByTimeAsync(300_000);
+    api.end();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(api.kinds()).toEqual(['list', 'watch@10', 'watch@57']);
+    await stopCache(cache);
+  });
+
+  it('a watch that ends early, or is cut, is opened again after the back-off, still with no LIST', async () => {
+    const { api, cache } = await started();
+    api.end();
+    await vi.advanceTimersByTimeAsync(999);
+    expect(api.kinds()).toEqual(['list', 'watch@10']);
+    await vi.advanceTimersByTimeAsync(600);
+    expect(api.kinds()).toEqual(['list', 'watch@10', 'watch@10']);
+    api.end(new TransportError('reset', 'watch stream cut'));
+    await vi.advanceTimersByTimeAsync(1999);
+    expect(api.kinds()).toHaveLength(3);
+    await vi.advanceTimersByTimeAsync(1100);
+    expect(api.kinds()).toEqual(['list', 'watch@10', 'watch@10', 'watch@10']);
+    await stopCache(cache);
+  });
+
+  it('a watch whose server went away is opened again from its resourceVersion when the server is back', async () => {
+    const { api, cache, gate } = await started();
+    api.bookmark('80');
+    await vi.advanceTimersByTimeAsync(60_000);
+    gate.down();
+    api.end(new TransportError('reset', 'watch stream cut'));
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(api.kinds()).toHaveLength(2);
+    gate.up();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(api.kinds()).toEqual(['list', 'watch@10', 'watch@80']);
+    await stopCache(cache);
+  });
+
+  it('LISTs once after a 410 Gone, then watches from the new list', async () => {
+    const { api, cache } = await started();
+    await vi.advanceTimersByTimeAsync(60_000);
+    api.end(new ApiError(410, 'Expired', 'too old resource version: 10 (20)'));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(api.kinds()).toEqual(['list', 'watch@10', 'list', 'watch@10']);
+    await stopCache(cache);
+  });
+});
+
+async function stopCache(cache: MirrorPodCache): Promise<void> {
+  const stopping = cache.stop();
+  await vi.advanceTimersByTimeAsync(0);
+  await stopping;
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../../src/log/logger.js';
-import { BindError, SupervisedListener, type BoundEndpoint } from '../../../src/server/supervised-listener.js';
+import { BindError, BindPending, SupervisedListener, type BoundEndpoint } from '../../../src/server/supervised-listener.js';
 import { waitFor } from '../../support/wait.js';
 
 function capture(): { lines: Record<string, unknown>[]; logger: ReturnType<typeof createLogger> } {
@@ -43,6 +43,43 @@ describe('SupervisedListener', () => {
     expect(lines[2]).toMatchObject({ afterFailedAttempts: 5 });
     await l.close();
     expect(closed).toEqual(['closed']);
+  });
+
+  it('waits for what is on its way (a certificate being made) without an error line, and binds when it comes', async () => {
+    vi.useFakeTimers();
+    try {
+      const { lines, logger } = capture();
+      let made!: () => void;
+      const making = new Promise<void>((r) => (made = r));
+      let ready = false;
+      let attempts = 0;
+      const l = new SupervisedListener(
+        {
+          what: 'the kubelet API',
+          fields: { address: '0.0.0.0:10250' },
+          bind: async () => {
+            attempts++;
+            if (!ready) throw new BindPending('no self-signed serving certificate: being generated', making);
+            return bound([]);
+          },
+        },
+        logger,
+        // A back-off this short would retry hundreds of times in the second below, were it used.
+        { initialMs: 1, maxMs: 1 },
+      );
+      await l.start();
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect(attempts).toBe(1);
+      ready = true;
+      made();
+      await vi.advanceTimersByTimeAsync(0);
+      expect(l.where).toBe('http://127.0.0.1:1');
+      expect(attempts).toBe(2);
+      expect(lines.map((r) => r.msg)).toEqual(['Serving the kubelet API']);
+      await l.close();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('stops retrying when closed', async () => {

@@ -7,7 +7,8 @@ import { getObject, listObjects } from './read.js';
 import { updateObject } from './update.js';
 import { serveWatch } from './watch.js';
 
-export type WatchRegistry = (end: () => void) => () => void;
+/** `end('timeout')` ends a watch as its timeoutSeconds would (a bookmark first, when asked for); `end()` just ends it. */
+export type WatchRegistry = (end: (how?: 'timeout') => void) => () => void;
 
 /** Routes a resource request to its verb; undefined means the response is a watch stream. */
 export function dispatchResource(ctx: RestContext, watches: WatchRegistry): Reply | undefined {

@@ -12,7 +12,7 @@ import { includeObject, wantsTable } from './output.js';
 type WatchType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
 /** Registers a watcher on the response; returns a function that ends it (server stop). */
-export function serveWatch(ctx: RestContext, onEnd: (end: () => void) => () => void): void {
+export function serveWatch(ctx: RestContext, onEnd: (end: (how?: 'timeout') => void) => () => void): void {
   const { rt, namespace, query, name } = ctx.req;
   const labels = parseLabelSelector(query.get('labelSelector'));
   let fieldText = query.get('fieldSelector') ?? '';
@@ -77,15 +77,18 @@ export function serveWatch(ctx: RestContext, onEnd: (end: () => void) => () => v
   for (const ev of backlog) deliver(ev);
   const unsubscribe = store.subscribe(deliver);
   let timer: NodeJS.Timeout | undefined;
-  const end = (): void => {
+  const end = (how?: 'timeout'): void => {
+    // As the watch cache does, a watch that asked for bookmarks gets one as it times out: the
+    // client's next watch starts from there, however long nothing it watches changed.
+    if (how === 'timeout' && bookmarks) bookmark(store.currentRv);
     unsubscribe();
     if (timer) clearTimeout(timer);
     unregister();
     if (!res.writableEnded) res.end();
   };
   const unregister = onEnd(end);
-  if (timeout > 0) timer = setTimeout(end, timeout * 1000);
-  res.on('close', end);
+  if (timeout > 0) timer = setTimeout(() => end('timeout'), timeout * 1000);
+  res.on('close', () => end());
 
   const fault = ctx.chaos?.watchFault;
   if (fault === 'end-after-first-event' || fault === 'cut-after-first-event') {
