@@ -16,7 +16,7 @@ describe('import directions of src/', () => {
   it('reads the imports of src/ (a sample the design depends on is there)', () => {
     expect(imports.length).toBeGreaterThan(500);
     expect(imports).toContainEqual(imp('podworkers/states/syncing.ts', 'kuberuntime/container-hash.ts'));
-    expect(imports).toContainEqual(imp('config/decode/decode-pod.ts', 'kuberuntime/quantity.ts'));
+    expect(imports).toContainEqual(imp('config/decode/decode-pod.ts', 'k8s/quantity.ts'));
   });
 
   it('no part imports one that design.md puts before it, beyond the named exceptions', () => {

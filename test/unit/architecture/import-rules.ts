@@ -37,7 +37,6 @@ export interface Violation extends SourceImport {
   readonly message: string;
 }
 
-const k8sFact = 'a Kubernetes fact, to move to src/k8s (issue 16 part 2)';
 const staticPodType = 'the static pod type of config; to move to the one pod type of src/k8s (issue 16 parts 1 and 2)';
 
 export const RULES: ImportRules = {
@@ -61,12 +60,9 @@ export const RULES: ImportRules = {
   exceptions: [
     { from: 'podworkers/kubelet-adoption.ts', to: 'config/types.ts', why: staticPodType },
     { from: 'podworkers/start-adoption.ts', to: 'config/types.ts', why: staticPodType },
-    { from: 'podworkers/pod-workers.ts', to: 'config/types.ts', why: 'the desired set updates (PodUpdate, ManifestClaim) and StaticPod; reshaped by the one desired pod set (issue 16 part 1)' },
+    { from: 'podworkers/pod-workers.ts', to: 'config/types.ts', why: 'type-only: the desired set\'s updates and lookup (PodUpdate, DesiredPodLookup, ManifestClaim, StaticPod), the message the set sends its subscribers' },
     { from: 'node/volumes.ts', to: 'kuberuntime/etc-hosts.ts', why: 'the managed /etc/hosts is written by node but its content is built in kuberuntime; one of them should own it' },
     { from: 'node/volumes.ts', to: 'kuberuntime/labels.ts', why: 'LabelledPod, the pod identity both read; belongs in src/k8s' },
-    { from: 'cm/container-manager.ts', to: 'kuberuntime/qos.ts', why: `the QoS class: ${k8sFact}` },
-    { from: 'cm/pod-resources.ts', to: 'kuberuntime/qos.ts', why: `the QoS class: ${k8sFact}` },
-    { from: 'cm/pod-resources.ts', to: 'kuberuntime/quantity.ts', why: `resource quantities: ${k8sFact}` },
     { from: 'cm/container-manager.ts', to: 'kuberuntime/resources.ts', why: 'CPU shares and quota arithmetic, shared with the CRI resources; belongs in cm or src/k8s' },
     { from: 'cm/pod-resources.ts', to: 'kuberuntime/resources.ts', why: 'CPU shares and quota arithmetic, shared with the CRI resources; belongs in cm or src/k8s' },
   ],
