@@ -25,13 +25,15 @@ const runtimeVersion = process.env.BOOTLET_NODE
   : JSON.parse(readFileSync(join(runtimeDir, 'package.json'), 'utf8')).version;
 
 // The V8 flags the agent runs with, given by the executable itself (SEA `execArgv`), so they apply
-// before V8 makes its heap (measured in README, "What an idle agent costs"):
+// before V8 makes its heap (measured in README, "What an idle agent costs"; on Node 24 without them
+// the agent idled at 260 MiB with 30 pods, with them at 80):
 // - `--max-opt=1`: baseline compiler only; an agent that mostly waits gains nothing from the
 //   optimizing compilers, and their code and memory are not resident;
 // - `--max-semi-space-size=1`: the young generation stays at its initial 1 MiB per semi-space; a
-//   burst of pod starts otherwise grows it to 16 MiB and keeps it.
+//   burst of pod starts otherwise grows it to 16 MiB and keeps it;
+// - `--optimize-for-size`: V8 grows its heap less and gives memory back (108 → 80 MiB idle).
 // BOOTLET_EXEC_ARGV='[...]' (JSON) builds with others, to measure them.
-const execArgv = process.env.BOOTLET_EXEC_ARGV ? JSON.parse(process.env.BOOTLET_EXEC_ARGV) : ['--max-opt=1', '--max-semi-space-size=1'];
+const execArgv = process.env.BOOTLET_EXEC_ARGV ? JSON.parse(process.env.BOOTLET_EXEC_ARGV) : ['--max-opt=1', '--max-semi-space-size=1', '--optimize-for-size'];
 // Which Node the last build put in, so --if-missing rebuilds after the pinned package moved.
 const runtimeStamp = join(out, 'bootlet.node-version');
 
