@@ -1,0 +1,111 @@
+// The kubelet's critical pod admission handler: a critical pod refused only for resources is
+// admitted after evicting other pods that free at least what it lacks. Victims are chosen as the
+// kubelet chooses them: BestEffort first, then Burstable, then Guaranteed, each class taking the
+// fewest pods closest to what is still missing (smaller requests first on a tie).
+import type { Pod } from 'kubernetes-types/core/v1';
+import { qosClass } from '../kuberuntime/qos.js';
+import { isCriticalPod } from './critical.js';
+import type { InsufficientResource, ResourceName } from './fits-resources.js';
+import { podRequests } from './pod-requests.js';
+
+interface Requirement {
+  readonly resourceName: ResourceName;
+  readonly quantity: number;
+}
+
+/** kubetypes.Preemptable. */
+export function preemptable(preemptor: Pod, preemptee: Pod): boolean {
+  if (isCriticalPod(preemptor) && !isCriticalPod(preemptee)) return true;
+  const a = preemptor.spec?.priority;
+  const b = preemptee.spec?.priority;
+  return a !== undefined && b !== undefined && a > b;
+}
+
+function requestOf(pod: Pod, name: ResourceName): number {
+  if (name === 'pods') return 1;
+  const r = podRequests(pod);
+  return name === 'cpu' ? r.milliCPU : name === 'memory' ? r.memory : r.ephemeralStorage;
+}
+
+function subtract(reqs: readonly Requirement[], pods: readonly Pod[]): Requirement[] {
+  const out: Requirement[] = [];
+  for (const r of reqs) {
+    let q = r.quantity;
+    for (const p of pods) {
+      q -= requestOf(p, r.resourceName);
+      if (q <= 0) break;
+    }
+    if (q > 0) out.push({ resourceName: r.resourceName, quantity: q });
+  }
+  return out;
+}
+
+function distance(reqs: readonly Requirement[], pod: Pod): number {
+  let d = 0;
+  for (const r of reqs) {
+    const remaining = r.quantity - requestOf(pod, r.resourceName);
+    if (remaining > 0) d += (remaining / r.quantity) ** 2;
+  }
+  return d;
+}
+
+function smaller(a: Pod, b: Pod): boolean {
+  for (const name of ['memory', 'cpu'] as const) {
+    const x = requestOf(a, name);
+    const y = requestOf(b, name);
+    if (x !== y) return x < y;
+  }
+  return true;
+}
+
+export function requirementsText(reqs: readonly Requirement[]): string {
+  return `[${reqs.map((r) => `(res: ${r.resourceName}, q: ${r.quantity}), `).join('')}]`;
+}
+
+class NoVictims extends Error {
+  constructor(reqs: readonly Requirement[]) {
+    super(`no set of running pods found to reclaim resources: ${requirementsText(reqs)}`);
+  }
+}
+
+function byDistance(candidates: readonly Pod[], reqs: Requirement[]): Pod[] {
+  const pods = [...candidates];
+  const out: Pod[] = [];
+  while (reqs.length > 0) {
+    if (pods.length === 0) throw new NoVictims(reqs);
+    let best = 0;
+    let bestDistance = reqs.length + 1;
+    pods.forEach((p, i) => {
+      const d = distance(reqs, p);
+      if (d < bestDistance || (d === bestDistance && smaller(p, pods[best]!))) {
+        bestDistance = d;
+        best = i;
+      }
+    });
+    const chosen = pods.splice(best, 1)[0]!;
+    reqs = subtract(reqs, [chosen]);
+    out.push(chosen);
+  }
+  return out;
+}
+
+export type PreemptionResult = { readonly victims: readonly Pod[] } | { readonly error: string };
+
+/** The pods to evict so that `pod` fits, or why there is no such set (getPodsToPreempt). */
+export function podsToPreempt(pod: Pod, others: readonly Pod[], lacking: readonly InsufficientResource[]): PreemptionResult {
+  const reqs: Requirement[] = lacking.map((r) => ({ resourceName: r.resourceName, quantity: r.requested - (r.capacity - r.used) }));
+  const classes = { BestEffort: [] as Pod[], Burstable: [] as Pod[], Guaranteed: [] as Pod[] };
+  for (const o of others) if (preemptable(pod, o)) classes[qosClass(o)].push(o);
+  const { BestEffort: bestEffort, Burstable: burstable, Guaranteed: guaranteed } = classes;
+  try {
+    const unmet = subtract(reqs, [...bestEffort, ...burstable, ...guaranteed]);
+    if (unmet.length > 0) throw new NoVictims(unmet);
+    const g = byDistance(guaranteed, subtract(reqs, [...bestEffort, ...burstable]));
+    const bu = byDistance(burstable, subtract(reqs, [...bestEffort, ...g]));
+    const be = byDistance(bestEffort, subtract(reqs, [...bu, ...g]));
+    return { victims: [...be, ...bu, ...g] };
+  } catch (err) {
+    if (err instanceof NoVictims) return { error: `preemption: error finding a set of pods to preempt: ${err.message}` };
+    throw err;
+  }
+}

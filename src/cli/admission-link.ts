@@ -1,0 +1,38 @@
+// Wires admission between the desired pod set and the pod workers: every change of the set goes
+// through PodAdmission, which hands admitted pods' changes on and reports refused ones Failed in the
+// status manager. The node's facts are the ones the agent registers its Node with.
+import type { NodeInfoSource } from '../apiserver/index.js';
+import { defaultNodeLabels } from '../apiserver/node-status.js';
+import type { PodUpdate } from '../config/types.js';
+import { PodAdmission } from '../admission/pod-admission.js';
+import type { NodeFacts } from '../admission/node-facts.js';
+import { parseQuantity } from '../kuberuntime/quantity.js';
+import type { Logger } from '../log/logger.js';
+import { refusedPodStatus } from '../status/refused-status.js';
+import type { StatusManager } from '../status/status-manager.js';
+
+/** The Node's labels and allocatable as the agent reports them, in admission's units. */
+export function nodeFactsOf(info: NodeInfoSource): NodeFacts {
+  const a = info.allocatable();
+  const num = (v: string | undefined, milli = false): number => (v === undefined ? 0 : milli ? parseQuantity(v).milliValue() : parseQuantity(v).value());
+  return {
+    name: info.nodeName,
+    labels: { ...defaultNodeLabels(info), ...info.labels },
+    allocatable: { milliCPU: num(a.cpu, true), memory: num(a.memory), ephemeralStorage: num(a['ephemeral-storage']), pods: num(a.pods) },
+    taints: info.taints,
+  };
+}
+
+export function linkAdmission(deps: { nodeInfo: NodeInfoSource; apply: (u: PodUpdate) => void; status: StatusManager; logger: Logger }): PodAdmission {
+  return new PodAdmission({
+    node: () => nodeFactsOf(deps.nodeInfo),
+    apply: deps.apply,
+    isTerminal: (uid) => {
+      const phase = deps.status.get(uid)?.status.phase;
+      return phase === 'Succeeded' || phase === 'Failed';
+    },
+    refused: (pod, reason, message) => deps.status.setRefused(pod, refusedPodStatus(pod.pod, reason, message)),
+    forgotten: (uid) => deps.status.forgetRefused(uid),
+    logger: deps.logger.with({ component: 'admission' }),
+  });
+}
