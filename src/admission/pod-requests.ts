@@ -41,7 +41,16 @@ function containerRequests(c: Container): PodRequests {
   return of(c.resources?.requests as Record<string, string | number> | undefined);
 }
 
+/** By pod object: a desired pod never changes in place, and admission reads the others' requests for every new pod. */
+const cache = new WeakMap<Pod, PodRequests>();
+
 export function podRequests(pod: Pod): PodRequests {
+  let r = cache.get(pod);
+  if (!r) cache.set(pod, (r = computePodRequests(pod)));
+  return r;
+}
+
+function computePodRequests(pod: Pod): PodRequests {
   const sum: Mutable = { ...ZERO };
   for (const c of pod.spec?.containers ?? []) add(sum, containerRequests(c));
   const sidecars: Mutable = { ...ZERO };

@@ -62,17 +62,14 @@ export function requirementsText(reqs: readonly Requirement[]): string {
   return `[${reqs.map((r) => `(res: ${r.resourceName}, q: ${r.quantity}), `).join('')}]`;
 }
 
-class NoVictims extends Error {
-  constructor(reqs: readonly Requirement[]) {
-    super(`no set of running pods found to reclaim resources: ${requirementsText(reqs)}`);
-  }
-}
+/** The pods chosen, or the requirements no set of them meets. */
+type Chosen = { readonly pods: Pod[] } | { readonly unmet: readonly Requirement[] };
 
-function byDistance(candidates: readonly Pod[], reqs: Requirement[]): Pod[] {
+function byDistance(candidates: readonly Pod[], reqs: Requirement[]): Chosen {
   const pods = [...candidates];
   const out: Pod[] = [];
   while (reqs.length > 0) {
-    if (pods.length === 0) throw new NoVictims(reqs);
+    if (pods.length === 0) return { unmet: reqs };
     let best = 0;
     let bestDistance = reqs.length + 1;
     pods.forEach((p, i) => {
@@ -86,7 +83,7 @@ function byDistance(candidates: readonly Pod[], reqs: Requirement[]): Pod[] {
     reqs = subtract(reqs, [chosen]);
     out.push(chosen);
   }
-  return out;
+  return { pods: out };
 }
 
 export type PreemptionResult = { readonly victims: readonly Pod[] } | { readonly error: string };
@@ -97,15 +94,14 @@ export function podsToPreempt(pod: Pod, others: readonly Pod[], lacking: readonl
   const classes = { BestEffort: [] as Pod[], Burstable: [] as Pod[], Guaranteed: [] as Pod[] };
   for (const o of others) if (preemptable(pod, o)) classes[qosClass(o)].push(o);
   const { BestEffort: bestEffort, Burstable: burstable, Guaranteed: guaranteed } = classes;
-  try {
-    const unmet = subtract(reqs, [...bestEffort, ...burstable, ...guaranteed]);
-    if (unmet.length > 0) throw new NoVictims(unmet);
-    const g = byDistance(guaranteed, subtract(reqs, [...bestEffort, ...burstable]));
-    const bu = byDistance(burstable, subtract(reqs, [...bestEffort, ...g]));
-    const be = byDistance(bestEffort, subtract(reqs, [...bu, ...g]));
-    return { victims: [...be, ...bu, ...g] };
-  } catch (err) {
-    if (err instanceof NoVictims) return { error: `preemption: error finding a set of pods to preempt: ${err.message}` };
-    throw err;
-  }
+  const noSet = (unmet: readonly Requirement[]): PreemptionResult => ({ error: `preemption: error finding a set of pods to preempt: no set of running pods found to reclaim resources: ${requirementsText(unmet)}` });
+  const unmet = subtract(reqs, [...bestEffort, ...burstable, ...guaranteed]);
+  if (unmet.length > 0) return noSet(unmet);
+  const g = byDistance(guaranteed, subtract(reqs, [...bestEffort, ...burstable]));
+  if ('unmet' in g) return noSet(g.unmet);
+  const bu = byDistance(burstable, subtract(reqs, [...bestEffort, ...g.pods]));
+  if ('unmet' in bu) return noSet(bu.unmet);
+  const be = byDistance(bestEffort, subtract(reqs, [...bu.pods, ...g.pods]));
+  if ('unmet' in be) return noSet(be.unmet);
+  return { victims: [...be.pods, ...bu.pods, ...g.pods] };
 }
