@@ -22,8 +22,11 @@ export interface PodAdmissionDeps {
   apply(u: PodUpdate): void;
   /** The pod's reported phase is Succeeded or Failed: it no longer counts against the node. */
   isTerminal(uid: string): boolean;
-  /** The pod is refused (or preempted): its status is Failed with this reason and message. */
-  refused(pod: StaticPod, reason: string, message: string): void;
+  /**
+   * The pod is refused at admission, or preempted to admit a critical pod: its status is Failed
+   * with this reason (the status message of a refusal says "Pod was rejected: " first).
+   */
+  refused(pod: StaticPod, reason: string, message: string, how: 'rejected' | 'preempted'): void;
   /** A refused pod left the desired set. */
   forgotten(uid: string): void;
   logger: Logger;
@@ -113,7 +116,7 @@ export class PodAdmission {
     if (!d.admit) {
       this.refusedPods.set(sp.uid, sp);
       this.deps.logger.warn('Pod refused admission', { pod: sp.key, podUID: sp.uid, reason: d.reason, message: d.message });
-      this.deps.refused(sp, d.reason, `Pod was rejected: ${d.message}`);
+      this.deps.refused(sp, d.reason, d.message, 'rejected');
       return false;
     }
     for (const victim of d.preempt) this.preempt(others.find((p) => p.pod === victim)!, sp);
@@ -125,7 +128,7 @@ export class PodAdmission {
     this.admitted.delete(victim.uid);
     this.refusedPods.set(victim.uid, victim);
     this.deps.logger.warn('Evicting pod to admit a critical pod', { pod: victim.key, podUID: victim.uid, criticalPod: by.key });
-    this.deps.refused(victim, PREEMPTING, PREEMPTED_MESSAGE);
+    this.deps.refused(victim, PREEMPTING, PREEMPTED_MESSAGE, 'preempted');
     this.deps.apply({ op: 'REMOVE', pod: victim });
   }
 }

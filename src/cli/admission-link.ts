@@ -6,6 +6,7 @@ import { defaultNodeLabels } from '../apiserver/node-status.js';
 import type { PodUpdate } from '../config/types.js';
 import { PodAdmission } from '../admission/pod-admission.js';
 import type { NodeFacts } from '../admission/node-facts.js';
+import { notify, type PodWorkerObserver } from '../podworkers/observer.js';
 import { parseQuantity } from '../kuberuntime/quantity.js';
 import type { Logger } from '../log/logger.js';
 import { refusedPodStatus } from '../status/refused-status.js';
@@ -23,7 +24,17 @@ export function nodeFactsOf(info: NodeInfoSource): NodeFacts {
   };
 }
 
-export function linkAdmission(deps: { nodeInfo: NodeInfoSource; apply: (u: PodUpdate) => void; status: StatusManager; logger: Logger }): PodAdmission {
+export interface AdmissionLinkDeps {
+  nodeInfo: NodeInfoSource;
+  apply: (u: PodUpdate) => void;
+  status: StatusManager;
+  /** Told a Warning event per refusal (the API side records it once it is there). */
+  observers: readonly PodWorkerObserver[];
+  logger: Logger;
+}
+
+export function linkAdmission(deps: AdmissionLinkDeps): PodAdmission {
+  const logger = deps.logger.with({ component: 'admission' });
   return new PodAdmission({
     node: () => nodeFactsOf(deps.nodeInfo),
     apply: deps.apply,
@@ -31,8 +42,12 @@ export function linkAdmission(deps: { nodeInfo: NodeInfoSource; apply: (u: PodUp
       const phase = deps.status.get(uid)?.status.phase;
       return phase === 'Succeeded' || phase === 'Failed';
     },
-    refused: (pod, reason, message) => deps.status.setRefused(pod, refusedPodStatus(pod.pod, reason, message)),
+    refused: (pod, reason, message, how) => {
+      deps.status.setRefused(pod, refusedPodStatus(pod.pod, reason, how === 'rejected' ? `Pod was rejected: ${message}` : message));
+      const { uid, namespace, name } = pod.pod.metadata;
+      notify(deps.observers, (o) => o.podEvent?.({ uid, namespace, name, type: 'Warning', reason, message }), (err) => logger.error('Pod event observer failed', { podUID: uid, err: String(err) }));
+    },
     forgotten: (uid) => deps.status.forgetRefused(uid),
-    logger: deps.logger.with({ component: 'admission' }),
+    logger,
   });
 }
