@@ -53,7 +53,13 @@ export class PodAdmission {
     if (!pending) return;
     this.pending = undefined;
     const all = [...pending.values()];
-    for (const sp of all.filter((p) => this.found.has(p.uid))) this.add(sp);
+    for (const sp of all.filter((p) => this.found.has(p.uid))) {
+      this.admitted.set(sp.uid, sp);
+      // Re-identified under a kubelet's running pod while waiting: the workers hear it as that
+      // change (the computed UID never had a worker), as they would have without admission.
+      if (sp.computedUid !== undefined && sp.computedUid !== sp.uid) this.deps.apply({ op: 'UPDATE', pod: sp, previous: { ...sp, uid: sp.computedUid } });
+      else this.deps.apply({ op: 'ADD', pod: sp });
+    }
     for (const sp of byCreationTime(all.filter((p) => !this.found.has(p.uid)))) this.add(sp);
   }
 

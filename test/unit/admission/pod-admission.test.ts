@@ -84,3 +84,17 @@ describe('PodAdmission', () => {
     expect(applied).toEqual(['ADD uid-x', 'UPDATE uid-x2']);
   });
 });
+
+describe('PodAdmission and a kubelet handoff', () => {
+  it('a pod re-identified under a kubelet UID while waiting reaches the workers as that change', () => {
+    const { a, applied } = setup(5);
+    const computed = staticPod('api');
+    a.update(add(computed));
+    const adopted: StaticPod = { ...computed, uid: 'kubelet-uid', computedUid: computed.uid };
+    a.update({ op: 'UPDATE', pod: adopted, previous: computed });
+    a.runtimeFound(['kubelet-uid']);
+    a.startAdmitting();
+    expect(applied).toEqual(['UPDATE kubelet-uid']);
+    expect(a.isAdmitted('kubelet-uid')).toBe(true);
+  });
+});
