@@ -2,9 +2,9 @@
 // gets it (the kubelet's HandlePodAdditions). Admitted pods' changes pass through to the workers;
 // a refused pod never reaches them and is reported Failed with the kubelet's reason. Nothing is
 // admitted before the runtime has been read back: a pod found there already runs and is admitted
-// as it is (a restart never kills a running pod for capacity), and the rest then follow in
-// creation order, measured against it. A refused pod is not looked at again until its UID changes.
-
+// as it is, whatever it asks (a restart of the agent never kills a running pod), and the rest then
+// follow in creation order, measured against it. A refused pod is not looked at again until its
+// UID changes; a pod that leaves frees its share at once (the kubelet's pod manager drops it).
 import type { PodUpdate, StaticPod } from '../config/types.js';
 import type { Logger } from '../log/logger.js';
 import { byCreationTime } from './admission-order.js';
