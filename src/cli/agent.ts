@@ -34,6 +34,7 @@ import { criCallMetrics, linkMetrics, probeMetrics, registerRestClientMetrics, r
 import { linkProber } from '../prober/pod-worker-link.js';
 import { unhealthyEvent } from '../prober/unhealthy-event.js';
 import { startSystemdLink } from '../systemd/systemd-link.js';
+import { linkAdmission } from './admission-link.js';
 
 const STATUS_SETTLE_MS = 100;
 const STATUS_FULL_PASS_MS = 5 * 60_000;
@@ -127,7 +128,6 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     probes: prober,
     desired: podConfig,
   });
-  podConfig.subscribe((u) => workers.apply(u));
   observers.push(linkProber(prober, workers, opts.nodeIP));
   const status = new StatusManager({
     runtimePod: (uid) => cache.get(uid).pod,
@@ -139,6 +139,21 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     // Out of the way of a starting pod's CRI calls; still well within the API side's 2 s.
     settleMs: STATUS_SETTLE_MS,
   });
+  // Admission sits between the desired set and the workers (the kubelet's HandlePodAdditions).
+  const nodeInfo = collectNodeInfo({
+    nodeName: opts.nodeName,
+    nodeIP: opts.nodeIP,
+    runtimeVersion: `${version.runtimeName}://${version.runtimeVersion}`,
+    kubeletVersion: kubeletVersion(),
+    labels: opts.nodeLabels,
+    taints: opts.registerWithTaints,
+    runtimeReady: () => health.ready(),
+    rootDir: opts.rootDir,
+    maxPods: opts.maxPods,
+    kubeletPort: opts.port,
+  });
+  const admission = linkAdmission({ nodeInfo, apply: (u) => workers.apply(u), status, observers, logger });
+  podConfig.subscribe((u) => admission.update(u));
   observers.push(statusObserver(status));
   observers.push(linkMetrics(metrics, status));
   prober.onResult(onProbeResult(status));
@@ -196,18 +211,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
       bootstrapKubeconfigPath: opts.bootstrapKubeconfig,
       certDir: opts.certDir,
       rotateCertificates: opts.rotateCertificates,
-      nodeInfo: collectNodeInfo({
-        nodeName: opts.nodeName,
-        nodeIP: opts.nodeIP,
-        runtimeVersion: `${version.runtimeName}://${version.runtimeVersion}`,
-        kubeletVersion: kubeletVersion(),
-        labels: opts.nodeLabels,
-        taints: opts.registerWithTaints,
-        runtimeReady: () => health.ready(),
-        rootDir: opts.rootDir,
-        maxPods: opts.maxPods,
-        kubeletPort: opts.port,
-      }),
+      nodeInfo,
       staticPods: podConfig.staticPods(),
       statuses: status.podStatuses(),
       logger,
@@ -249,16 +253,21 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     stopAdoption = startAdoption({
       readAll: async () => {
         await cache.refreshAll();
-        return cache.pods();
+        const found = cache.pods();
+        admission.runtimeFound(found.keys());
+        return found;
       },
       desired: () => podConfig.all(),
       adoptIdentity: (a) => sources.adoptIdentity(a.file, a.computedUid, a.runtimeUid),
       holdBack: (found) => podConfig.holdBack(found, configSourceOf, (pods) => workers.adoptRuntimePods(pods)),
-      adoptRuntimePods: (found) => workers.adoptRuntimePods(found),
+      adoptRuntimePods: (found) => {
+        admission.startAdmitting();
+        workers.adoptRuntimePods(found);
+      },
       adopted: () => {
         podConfig.adoptionDone();
         pleg.start();
-        systemd?.sourcesReady(podConfig.all().map((p) => p.uid));
+        systemd?.sourcesReady(podConfig.all().filter((p) => admission.isAdmitted(p.uid)).map((p) => p.uid));
       },
       logger,
     });

@@ -55,6 +55,8 @@ const TERMINATING_STATES = new Set(['Terminating', 'Terminated']);
 
 export class StatusManager {
   private readonly entries = new Map<string, PodStatusEntry>();
+  /** Pods refused at admission (or preempted): their Failed status is set, never computed. */
+  private readonly refused = new Map<string, PodStatusEntry>();
   /** By pod UID, then container id: an exited container's message never changes, so it is read once. */
   private readonly terminationMessages = new Map<string, Map<string, string>>();
   private readonly listeners = new Set<StatusListener>();
@@ -108,12 +110,25 @@ export class StatusManager {
   }
 
   get(uid: string): PodStatusEntry | undefined {
-    return this.entries.get(uid);
+    return this.refused.get(uid) ?? this.entries.get(uid);
+  }
+
+  /** The pod was refused at admission: its status is this one until it leaves the desired set. */
+  setRefused(pod: StaticPod, status: PodStatus): void {
+    const entry: PodStatusEntry = { uid: pod.uid, key: pod.key, pod: pod.pod, status };
+    this.refused.set(pod.uid, entry);
+    this.emit(pod.uid, entry);
+  }
+
+  forgetRefused(uid: string): void {
+    if (this.refused.delete(uid)) this.emit(uid, this.entries.get(uid));
   }
 
   /** Every pod's latest status, sorted by key. */
   all(): PodStatusEntry[] {
-    return [...this.entries.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    const byUid = new Map(this.entries);
+    for (const [uid, e] of this.refused) byUid.set(uid, e);
+    return [...byUid.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   }
 
   /** Called after a pod's status changed, or with undefined when the pod is gone. Returns an unsubscribe. */

@@ -47,6 +47,8 @@ export const RULES: ImportRules = {
     ['apiserver'],
     ['status'],
     // The sources feed the workers; the prober reports to them.
+    // Admission judges the desired set's new pods before a worker gets them (the kubelet's canAdmitPod).
+    ['admission'],
     ['config', 'prober'],
     ['podworkers'],
     // The pod cache and its relists: read by workers and status, reading the runtime.

@@ -1,0 +1,141 @@
+// The one point where a new pod of the desired set, from any source, is admitted before a worker
+// gets it (the kubelet's HandlePodAdditions). Admitted pods' changes pass through to the workers;
+// a refused pod never reaches them and is reported Failed with the kubelet's reason. Nothing is
+// admitted before the runtime has been read back: a pod found there already runs and is admitted
+// as it is, whatever it asks (a restart of the agent never kills a running pod), and the rest then
+// follow in creation order, measured against it. A refused pod is not looked at again until its
+// UID changes; a pod that leaves frees its share at once (the kubelet's pod manager drops it).
+import type { PodUpdate, StaticPod } from '../config/types.js';
+import type { Logger } from '../log/logger.js';
+import { byCreationTime } from './admission-order.js';
+import { canAdmitPod } from './can-admit.js';
+import type { NodeFacts } from './node-facts.js';
+
+/** events.PreemptContainer and the preemption handler's message. */
+export const PREEMPTING = 'Preempting';
+export const PREEMPTED_MESSAGE = 'Preempted in order to admit critical pod';
+
+export interface PodAdmissionDeps {
+  /** The node as it is now (labels, allocatable, taints). */
+  node(): NodeFacts;
+  /** An admitted pod's change, for the pod workers. */
+  apply(u: PodUpdate): void;
+  /** The pod's reported phase is Succeeded or Failed: it no longer counts against the node. */
+  isTerminal(uid: string): boolean;
+  /**
+   * The pod is refused at admission, or preempted to admit a critical pod: its status is Failed
+   * with this reason (the status message of a refusal says "Pod was rejected: " first).
+   */
+  refused(pod: StaticPod, reason: string, message: string, how: 'rejected' | 'preempted'): void;
+  /** A refused pod left the desired set. */
+  forgotten(uid: string): void;
+  logger: Logger;
+}
+
+export class PodAdmission {
+  private readonly admitted = new Map<string, StaticPod>();
+  private readonly refusedPods = new Map<string, StaticPod>();
+  /** Pods that arrived before the runtime was read, by UID. */
+  private pending: Map<string, StaticPod> | undefined = new Map();
+  /** UIDs the runtime had at start: those pods run already. */
+  private readonly found = new Set<string>();
+
+  constructor(private readonly deps: PodAdmissionDeps) {}
+
+  /** The UIDs of the pods the runtime has at start (before any is adopted). */
+  runtimeFound(uids: Iterable<string>): void {
+    for (const uid of uids) this.found.add(uid);
+  }
+
+  /** The runtime has been read: the pods that came so far are admitted, running ones first. */
+  startAdmitting(): void {
+    const pending = this.pending;
+    if (!pending) return;
+    this.pending = undefined;
+    const all = [...pending.values()];
+    for (const sp of all.filter((p) => this.found.has(p.uid))) {
+      this.admitted.set(sp.uid, sp);
+      // Re-identified under a kubelet's running pod while waiting: the workers hear it as that
+      // change (the computed UID never had a worker), as they would have without admission.
+      if (sp.computedUid !== undefined && sp.computedUid !== sp.uid) this.deps.apply({ op: 'UPDATE', pod: sp, previous: { ...sp, uid: sp.computedUid } });
+      else this.deps.apply({ op: 'ADD', pod: sp });
+    }
+    for (const sp of byCreationTime(all.filter((p) => !this.found.has(p.uid)))) this.add(sp);
+  }
+
+  update(u: PodUpdate): void {
+    if (this.pending) return this.updatePending(u);
+    if (u.op === 'ADD') return this.add(u.pod);
+    if (u.op === 'REMOVE') return this.remove(u.pod);
+    if (u.previous.uid === u.pod.uid) {
+      if (this.admitted.has(u.pod.uid)) {
+        this.admitted.set(u.pod.uid, u.pod);
+        this.deps.apply(u);
+      } else if (this.refusedPods.has(u.pod.uid)) this.refusedPods.set(u.pod.uid, u.pod);
+      else this.add(u.pod);
+      return;
+    }
+    // A new UID under the key: the old pod leaves the node's count before the new one is admitted.
+    const wasAdmitted = this.admitted.delete(u.previous.uid);
+    this.dropRefused(u.previous.uid);
+    this.found.delete(u.previous.uid);
+    if (this.admit(u.pod)) this.deps.apply(wasAdmitted ? u : { op: 'ADD', pod: u.pod });
+    else if (wasAdmitted) this.deps.apply({ op: 'REMOVE', pod: u.previous });
+  }
+
+  isAdmitted(uid: string): boolean {
+    return this.admitted.has(uid);
+  }
+
+  private updatePending(u: PodUpdate): void {
+    const pending = this.pending!;
+    if (u.op === 'REMOVE') pending.delete(u.pod.uid);
+    else {
+      if (u.op === 'UPDATE') pending.delete(u.previous.uid);
+      pending.set(u.pod.uid, u.pod);
+    }
+  }
+
+  private add(sp: StaticPod): void {
+    if (this.admitted.has(sp.uid) || this.refusedPods.has(sp.uid)) return;
+    if (this.admit(sp)) this.deps.apply({ op: 'ADD', pod: sp });
+  }
+
+  private remove(sp: StaticPod): void {
+    this.found.delete(sp.uid);
+    if (this.admitted.delete(sp.uid)) this.deps.apply({ op: 'REMOVE', pod: sp });
+    this.dropRefused(sp.uid);
+  }
+
+  private dropRefused(uid: string): void {
+    if (this.refusedPods.delete(uid)) this.deps.forgotten(uid);
+  }
+
+  /** Decides for one pod; an admitted one is recorded (and its victims evicted), a refused one reported. */
+  private admit(sp: StaticPod): boolean {
+    if (this.found.has(sp.uid)) {
+      this.admitted.set(sp.uid, sp);
+      return true;
+    }
+    const others: StaticPod[] = [...this.admitted.values()].filter((p) => !this.deps.isTerminal(p.uid));
+    const d = canAdmitPod(sp.pod, others.map((p) => p.pod), this.deps.node());
+    if (!d.admit) {
+      this.refusedPods.set(sp.uid, sp);
+      this.deps.logger.warn('Pod refused admission', { pod: sp.key, podUID: sp.uid, reason: d.reason, message: d.message });
+      this.deps.refused(sp, d.reason, d.message, 'rejected');
+      return false;
+    }
+    for (const victim of d.preempt) this.preempt(others.find((p) => p.pod === victim)!, sp);
+    this.admitted.set(sp.uid, sp);
+    return true;
+  }
+
+  private preempt(victim: StaticPod, by: StaticPod): void {
+    this.admitted.delete(victim.uid);
+    this.refusedPods.set(victim.uid, victim);
+    this.deps.logger.warn('Evicting pod to admit a critical pod', { pod: victim.key, podUID: victim.uid, criticalPod: by.key });
+    this.deps.refused(victim, PREEMPTING, PREEMPTED_MESSAGE, 'preempted');
+    this.deps.apply({ op: 'REMOVE', pod: victim });
+  }
+}
+

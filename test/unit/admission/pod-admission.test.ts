@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import { PodAdmission } from '../../../src/admission/pod-admission.js';
+import type { PodUpdate, StaticPod } from '../../../src/config/types.js';
+import { nullLogger } from '../../../src/log/logger.js';
+import { node, staticPod } from './pods.js';
+
+function setup(maxPods = 2) {
+  const applied: string[] = [];
+  const refused = new Map<string, string>();
+  const terminal = new Set<string>();
+  const logs: string[] = [];
+  const logger = { ...nullLogger, warn: (m: string) => void logs.push(m), with: () => logger };
+  const a = new PodAdmission({
+    node: () => node({ allocatable: { ...node().allocatable, pods: maxPods } }),
+    apply: (u: PodUpdate) => void applied.push(`${u.op} ${u.pod.uid}`),
+    isTerminal: (uid) => terminal.has(uid),
+    refused: (p, reason) => void refused.set(p.uid, reason),
+    forgotten: (uid) => void refused.delete(uid),
+    logger: logger as never,
+  });
+  return { a, applied, refused, terminal, logs };
+}
+
+const add = (pod: StaticPod): PodUpdate => ({ op: 'ADD', pod });
+
+describe('PodAdmission', () => {
+  it('admits nothing before the runtime is read, then running pods first and the rest by config.seen', () => {
+    const { a, applied, refused } = setup(2);
+    a.update(add(staticPod('late', { seen: '2026-01-01T00:00:03Z' })));
+    a.update(add(staticPod('early', { seen: '2026-01-01T00:00:01Z' })));
+    a.update(add(staticPod('running', { seen: '2026-01-01T00:00:09Z' })));
+    expect(applied).toEqual([]);
+    a.runtimeFound(['uid-running']);
+    a.startAdmitting();
+    expect(applied).toEqual(['ADD uid-running', 'ADD uid-early']);
+    expect([...refused]).toEqual([['uid-late', 'UnexpectedAdmissionError']]);
+  });
+
+  it('a pod found running is admitted even over maxPods: a restart never kills it', () => {
+    const { a, applied } = setup(1);
+    a.update(add(staticPod('x')));
+    a.update(add(staticPod('y')));
+    a.runtimeFound(['uid-x', 'uid-y']);
+    a.startAdmitting();
+    expect(applied).toEqual(['ADD uid-x', 'ADD uid-y']);
+  });
+
+  it('a refused pod never reaches the workers, is logged once, and is forgotten when removed', () => {
+    const { a, applied, refused, logs } = setup(1);
+    a.startAdmitting();
+    const x = staticPod('x');
+    const y = staticPod('y');
+    a.update(add(x));
+    a.update(add(y));
+    a.update({ op: 'UPDATE', pod: y, previous: y });
+    expect(applied).toEqual(['ADD uid-x']);
+    expect(logs).toEqual(['Pod refused admission']);
+    a.update({ op: 'REMOVE', pod: y });
+    expect(refused.size).toBe(0);
+    expect(applied).toEqual(['ADD uid-x']);
+  });
+
+  it('a removed or terminal pod frees its slot for the next new pod; a refused one is not retried', () => {
+    const { a, applied, refused, terminal } = setup(1);
+    a.startAdmitting();
+    a.update(add(staticPod('x')));
+    a.update(add(staticPod('y')));
+    a.update({ op: 'REMOVE', pod: staticPod('x') });
+    expect(applied).toEqual(['ADD uid-x', 'REMOVE uid-x']);
+    expect(refused.has('uid-y')).toBe(true);
+    a.update(add(staticPod('z')));
+    terminal.add('uid-z');
+    a.update(add(staticPod('w')));
+    expect(applied).toEqual(['ADD uid-x', 'REMOVE uid-x', 'ADD uid-z', 'ADD uid-w']);
+  });
+
+  it('a changed pod (new UID) is measured without its predecessor and replaces it as one update', () => {
+    const { a, applied } = setup(1);
+    a.startAdmitting();
+    const v1 = staticPod('x');
+    a.update(add(v1));
+    const v2: StaticPod = { ...v1, uid: 'uid-x2', pod: { ...v1.pod, metadata: { ...v1.pod.metadata, uid: 'uid-x2' } } };
+    a.update({ op: 'UPDATE', pod: v2, previous: v1 });
+    expect(applied).toEqual(['ADD uid-x', 'UPDATE uid-x2']);
+  });
+});
+
+describe('PodAdmission and a kubelet handoff', () => {
+  it('a pod re-identified under a kubelet UID while waiting reaches the workers as that change', () => {
+    const { a, applied } = setup(5);
+    const computed = staticPod('api');
+    a.update(add(computed));
+    const adopted: StaticPod = { ...computed, uid: 'kubelet-uid', computedUid: computed.uid };
+    a.update({ op: 'UPDATE', pod: adopted, previous: computed });
+    a.runtimeFound(['kubelet-uid']);
+    a.startAdmitting();
+    expect(applied).toEqual(['UPDATE kubelet-uid']);
+    expect(a.isAdmitted('kubelet-uid')).toBe(true);
+  });
+});

@@ -1,0 +1,33 @@
+import type { Container, Pod } from 'kubernetes-types/core/v1';
+import type { NodeFacts } from '../../../src/admission/node-facts.js';
+import type { StaticPod } from '../../../src/config/types.js';
+
+export const GiB = 1024 ** 3;
+
+export function node(over: Partial<NodeFacts> = {}): NodeFacts {
+  return {
+    name: 'n1',
+    labels: { 'kubernetes.io/hostname': 'n1', 'kubernetes.io/os': 'linux', disk: 'ssd' },
+    allocatable: { milliCPU: 2000, memory: 4 * GiB, ephemeralStorage: 10 * GiB, pods: 110 },
+    taints: [],
+    ...over,
+  };
+}
+
+/** An API pod (not critical) unless `static` is set. */
+export function pod(name: string, opts: { requests?: Record<string, string>; limits?: Record<string, string>; static?: boolean; spec?: Partial<Pod['spec']>; containers?: Container[]; seen?: string } = {}): Pod {
+  const annotations: Record<string, string> = opts.static ? { 'kubernetes.io/config.source': 'file' } : {};
+  if (opts.seen) annotations['kubernetes.io/config.seen'] = opts.seen;
+  return {
+    metadata: { name, namespace: 'default', uid: `uid-${name}`, annotations },
+    spec: {
+      containers: opts.containers ?? [{ name: 'c', image: 'i', resources: { requests: opts.requests, limits: opts.limits } }],
+      ...opts.spec,
+    },
+  };
+}
+
+export function staticPod(name: string, opts: Parameters<typeof pod>[1] = {}): StaticPod {
+  const p = pod(name, { static: true, ...opts }) as StaticPod['pod'];
+  return { pod: p, uid: p.metadata.uid, key: `default/${name}`, file: `/m/${name}.yaml` };
+}

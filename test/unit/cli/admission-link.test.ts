@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { collectNodeInfo } from '../../../src/apiserver/index.js';
+import { linkAdmission, nodeFactsOf } from '../../../src/cli/admission-link.js';
+import { createLogger } from '../../../src/log/logger.js';
+import type { PodEvent } from '../../../src/podworkers/observer.js';
+import { StatusManager } from '../../../src/status/status-manager.js';
+import { probes } from '../status/fixtures.js';
+import { staticPod } from '../admission/pods.js';
+
+const logger = createLogger({ format: 'text', verbosity: 0, sink: { write: () => {} } });
+const info = (maxPods: number) =>
+  collectNodeInfo({ nodeName: 'n1', nodeIP: '10.0.0.1', runtimeVersion: 'containerd://x', kubeletVersion: 'v1', labels: { role: 'cp' }, taints: [{ key: 'k', effect: 'NoExecute' }], runtimeReady: () => true, maxPods });
+
+describe('admission wiring', () => {
+  it('gives admission the labels, allocatable and taints the Node is registered with', () => {
+    const n = info(7);
+    const facts = nodeFactsOf(n);
+    expect(facts.labels).toMatchObject({ 'kubernetes.io/hostname': 'n1', 'kubernetes.io/os': 'linux', role: 'cp' });
+    expect(facts.allocatable.pods).toBe(7);
+    expect(facts.allocatable.milliCPU).toBe(Number(n.allocatable().cpu) * 1000);
+    expect(facts.allocatable.memory).toBeGreaterThan(0);
+    expect(facts.taints).toEqual([{ key: 'k', effect: 'NoExecute' }]);
+  });
+
+  it('a refusal is Failed in the status manager with "Pod was rejected: " and told as a Warning event', () => {
+    const status = new StatusManager({ runtimePod: () => undefined, pods: () => [], probes: probes(), nodeIP: '10.0.0.1', runtimeName: 'containerd', logger });
+    const events: PodEvent[] = [];
+    const applied: string[] = [];
+    const a = linkAdmission({ nodeInfo: info(1), apply: (u) => void applied.push(u.pod.uid), status, observers: [{ podEvent: (e) => void events.push(e) }], logger });
+    a.startAdmitting();
+    a.update({ op: 'ADD', pod: staticPod('x') });
+    a.update({ op: 'ADD', pod: staticPod('y', { spec: { nodeSelector: { role: 'worker' } } }) });
+    expect(applied).toEqual(['uid-x']);
+    expect(status.get('uid-y')?.status).toEqual({ phase: 'Failed', reason: 'NodeAffinity', message: "Pod was rejected: Predicate NodeAffinity failed: node(s) didn't match Pod's node affinity/selector", qosClass: 'BestEffort' });
+    expect(events).toEqual([{ uid: 'uid-y', namespace: 'default', name: 'y', type: 'Warning', reason: 'NodeAffinity', message: "Predicate NodeAffinity failed: node(s) didn't match Pod's node affinity/selector" }]);
+  });
+});
