@@ -15,6 +15,7 @@ import { MirrorPodReconciler } from './mirror-pods.js';
 import { NodeLease } from './node-lease.js';
 import { NodeRegistrar } from './node-registration.js';
 import { NodeStatusReporter } from './node-status-reporter.js';
+import { computeNodeStatus, nodeStatusChanged } from './node-status.js';
 import { PodStatusSync } from './pod-status-sync.js';
 import { systemClock, type Clock, type EventRecorder, type NodeInfoSource, type PodStatusSource, type StaticPodSource } from './types.js';
 
@@ -45,6 +46,11 @@ export interface ApiAgentOptions {
 
 export interface ApiAgent {
   recorder: EventRecorder;
+  /**
+   * Sends the node's status and these pods' statuses now; resolves once the server has them as
+   * they are now, or after `timeoutMs`, or at once while it is away (node shutdown).
+   */
+  flush(podUids: readonly string[], timeoutMs: number): Promise<void>;
   stop(): Promise<void>;
   state(): { connected: boolean; lastContact?: Date };
 }
@@ -144,9 +150,29 @@ export function startApiAgent(opts: ApiAgentOptions): ApiAgent {
   syncNode();
   events.event({ kind: 'Node', name: nodeName, uid: nodeName }, 'Normal', 'Starting', 'Starting kubelet.');
 
+  const flushed = (podUids: readonly string[]): boolean => {
+    if (nodeStatusChanged(reporter.lastPosted(), computeNodeStatus(opts.nodeInfo, reporter.lastPosted(), clock.now()))) return false;
+    return podUids.every((uid) => {
+      const key = keyOfUid.get(uid);
+      const ours = opts.statuses.get(uid);
+      if (!key || !ours) return true;
+      const theirs = cache.get(key)?.status;
+      return theirs?.phase === ours.phase && theirs?.reason === ours.reason && theirs?.message === ours.message;
+    });
+  };
+
   let stopped: Promise<void> | undefined;
   return {
     recorder: events,
+    flush: async (podUids, timeoutMs) => {
+      const deadline = Date.now() + timeoutMs;
+      syncNode();
+      pods.addAll(allKeys());
+      while (conn.current === 'up' && !flushed(podUids) && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 50));
+        syncNode();
+      }
+    },
     state: () => ({ connected: conn.current === 'up', lastContact: conn.lastContact }),
     stop: () => {
       stopped ??= (async () => {

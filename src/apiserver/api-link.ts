@@ -16,6 +16,8 @@ export interface ApiLink {
   /** The node's API credentials, once it has an identity (for the kubelet API's reviews and serving certificate). */
   connection(): ClusterConnection | undefined;
   readonly connectionReady: Promise<ClusterConnection>;
+  /** The node's and these pods' statuses reach the server now (node shutdown); bounded by `timeoutMs`. */
+  flush(podUids: readonly string[], timeoutMs: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -44,6 +46,8 @@ export interface ApiLinkDeps {
   runtimeName: string;
   runtimeVersion: string;
   runtimeReady: () => boolean;
+  /** Graceful node shutdown under way: the Node's Ready condition says so. */
+  shuttingDown?: () => boolean;
   logger: Logger;
 }
 
@@ -61,6 +65,7 @@ export function startApiLink(opts: ApiLinkOptions, deps: ApiLinkDeps): ApiLink {
       labels: opts.nodeLabels,
       taints: opts.registerWithTaints,
       runtimeReady: deps.runtimeReady,
+      shuttingDown: deps.shuttingDown,
       rootDir: opts.rootDir,
       maxPods: opts.maxPods,
       kubeletPort: opts.port,
@@ -90,6 +95,7 @@ export function startApiLink(opts: ApiLinkOptions, deps: ApiLinkDeps): ApiLink {
     recordPodEvent,
     connection: () => agent.connection(),
     connectionReady: agent.connectionReady,
+    flush: (podUids, timeoutMs) => agent.flush(podUids, timeoutMs),
     stop: () => agent.stop(),
   };
 }

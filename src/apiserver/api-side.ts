@@ -73,6 +73,7 @@ export function startApiSide(opts: ApiSideOptions): ApiSide {
     connection: () => connection,
     connectionReady: creds.ready,
     recorder,
+    flush: (podUids, timeoutMs) => agent?.flush(podUids, timeoutMs) ?? Promise.resolve(),
     state: () => agent?.state() ?? { connected: false },
     stop: async () => {
       stopped = true;
