@@ -37,6 +37,8 @@ import { criCallMetrics, linkMetrics, probeMetrics, registerRestClientMetrics, r
 import { linkProber } from '../prober/pod-worker-link.js';
 import { unhealthyEvent } from '../prober/unhealthy-event.js';
 import { startSystemdLink } from '../systemd/systemd-link.js';
+import type { NodeShutdownManager } from '../nodeshutdown/node-shutdown-manager.js';
+import { startNodeShutdown } from '../nodeshutdown/start.js';
 
 const STATUS_SETTLE_MS = 100;
 const STATUS_FULL_PASS_MS = 5 * 60_000;
@@ -193,6 +195,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
 
   const staticPods = new StaticPodSet();
   let api: ApiLink | undefined;
+  let nodeShutdown: NodeShutdownManager | undefined;
   if (opts.kubeconfig) {
     api = startApiLink({ ...opts, kubeconfig: opts.kubeconfig }, {
       staticPods,
@@ -200,6 +203,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
       runtimeName: version.runtimeName,
       runtimeVersion: version.runtimeVersion,
       runtimeReady: () => health.ready(),
+      shuttingDown: () => nodeShutdown?.isShuttingDown() ?? false,
       logger,
     });
     observers.push(api.observer);
@@ -219,6 +223,16 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     runtime,
     checks: [pingCheck, syncLoopCheck(() => pleg.sinceLastRelistMs(), opts.syncFrequencyMs)],
     api,
+    logger,
+  });
+
+  nodeShutdown = startNodeShutdown(opts, {
+    workers,
+    staticPods,
+    status,
+    api,
+    // The Node's Ready condition at once, not at the next status round (the kubelet's syncNodeStatus).
+    onShuttingDown: () => void api?.flush([], 0),
     logger,
   });
 
@@ -303,6 +317,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
   return {
     async shutdown() {
       stopAdoption?.();
+      await nodeShutdown?.stop();
       await systemd?.stop();
       pleg.stop();
       prober.stop();
