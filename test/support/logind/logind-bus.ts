@@ -25,6 +25,8 @@ export interface LogindBus {
   /** Emits PrepareForShutdown(true) or (false). */
   send(word: 'shutdown' | 'cancel'): void;
   waitEvent(pred: (e: LogindEvent) => boolean, what: string, timeoutMs?: number): Promise<LogindEvent>;
+  /** Called as each event line is read (to look at other state at that very moment). */
+  onEvent(listener: (e: LogindEvent) => void): void;
   stop(): Promise<void>;
 }
 
@@ -61,6 +63,7 @@ export async function startLogindBus(dir: string, defaultDelaySeconds = 5): Prom
   const address = `unix:path=${socket}`;
   const children: ChildProcess[] = [daemon];
   const events: LogindEvent[] = [];
+  const listeners: ((e: LogindEvent) => void)[] = [];
   try {
     await waitFor(
       async () => {
@@ -76,7 +79,9 @@ export async function startLogindBus(dir: string, defaultDelaySeconds = 5): Prom
     children.push(standin);
     createInterface({ input: standin.stdout! }).on('line', (line) => {
       try {
-        events.push(JSON.parse(line) as LogindEvent);
+        const e = JSON.parse(line) as LogindEvent;
+        events.push(e);
+        for (const l of listeners) l(e);
       } catch {
         // not an event line
       }
@@ -91,6 +96,7 @@ export async function startLogindBus(dir: string, defaultDelaySeconds = 5): Prom
       events,
       send: (word) => standin.stdin!.write(`${word}\n`),
       waitEvent,
+      onEvent: (l) => void listeners.push(l),
       stop: async () => {
         standin.stdin!.end();
         await Promise.all(children.map(stopChild));

@@ -88,16 +88,23 @@ class Systemd(dbus.service.Object):
 
 Systemd()
 
+pending = b''
+
 def on_stdin(fd, cond):
-    line = sys.stdin.readline()
-    if not line:
+    # Raw reads: several lines may come in one write, and a buffered readline would sit on the rest.
+    global pending
+    chunk = os.read(fd, 4096)
+    if not chunk:
         loop.quit()
         return False
-    word = line.strip()
-    if word == 'shutdown':
-        logind.PrepareForShutdown(True)
-    elif word == 'cancel':
-        logind.PrepareForShutdown(False)
+    pending += chunk
+    while b'\n' in pending:
+        line, pending = pending.split(b'\n', 1)
+        word = line.decode().strip()
+        if word == 'shutdown':
+            logind.PrepareForShutdown(True)
+        elif word == 'cancel':
+            logind.PrepareForShutdown(False)
     return True
 
 GLib.io_add_watch(sys.stdin.fileno(), GLib.IO_IN | GLib.IO_HUP, on_stdin)
