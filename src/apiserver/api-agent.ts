@@ -2,6 +2,7 @@
 // pods and their status, events. Everything here runs off the callers' path: sources only notify,
 // and the agent marks objects dirty. While the API server is away nothing piles up (one entry per
 // object, the latest state read when sent), and when it returns everything converges at once.
+import type { PodStatus } from 'kubernetes-types/core/v1';
 import type { StaticPod } from '../config/types.js';
 import type { Logger } from '../log/logger.js';
 import { ApiClient } from './client.js';
@@ -10,7 +11,7 @@ import { EventSender } from './events.js';
 import { KeyedQueue } from './keyed-queue.js';
 import { loadKubeconfig, type ClusterConnection } from './kubeconfig.js';
 import { MirrorPodCache } from './mirror-pod-cache.js';
-import { podKey } from './mirror-pod.js';
+import { isMirrorOf, podKey } from './mirror-pod.js';
 import { MirrorPodReconciler } from './mirror-pods.js';
 import { NodeLease } from './node-lease.js';
 import { NodeRegistrar } from './node-registration.js';
@@ -18,6 +19,9 @@ import { NodeStatusReporter } from './node-status-reporter.js';
 import { computeNodeStatus, nodeStatusChanged } from './node-status.js';
 import { PodStatusSync } from './pod-status-sync.js';
 import { systemClock, type Clock, type EventRecorder, type NodeInfoSource, type PodStatusSource, type StaticPodSource } from './types.js';
+
+/** Longest a removed static pod's mirror waits for its terminal status: its grace and the stop, with room. */
+const LEAVING_MAX_MS = 5 * 60_000;
 
 export interface ApiAgentOptions {
   /** Where the connection comes from, unless `connection` is given. */
@@ -75,7 +79,11 @@ export function startApiAgent(opts: ApiAgentOptions): ApiAgent {
   let desired = new Map<string, StaticPod>();
   let keyOfUid = new Map<string, string>();
   let desiredComplete = false;
+  // Static pods whose manifest went: their mirror stays, with the last status the agent computed,
+  // until that status is terminal and in the server; then the mirror is deleted as an orphan.
+  const leaving = new Map<string, { sp: StaticPod; status?: PodStatus; since: number }>();
   const refreshDesired = (): void => {
+    const before = desired;
     desired = new Map();
     keyOfUid = new Map();
     for (const sp of opts.staticPods.list()) {
@@ -84,11 +92,47 @@ export function startApiAgent(opts: ApiAgentOptions): ApiAgent {
       keyOfUid.set(sp.uid, key);
     }
     desiredComplete = opts.staticPods.ready?.() ?? true;
+    for (const [key, sp] of before) if (!desired.has(key) && desiredComplete) leaving.set(key, { sp, status: opts.statuses.get(sp.uid), since: clock.now().getTime() });
+    for (const key of desired.keys()) leaving.delete(key);
+  };
+  const leavingByUid = (uid: string): [string, { sp: StaticPod; status?: PodStatus; since: number }] | undefined => [...leaving].find(([, l]) => l.sp.uid === uid);
+  /** A leaving pod's mirror may go once its terminal status is there, or once the agent has nothing more to say. */
+  const releaseLeaving = (key: string): void => {
+    const l = leaving.get(key);
+    if (!l) return;
+    const theirs = cache.get(key)?.status;
+    const terminal = l.status?.phase === 'Succeeded' || l.status?.phase === 'Failed';
+    const posted = !l.status || (theirs?.phase === l.status.phase && theirs?.reason === l.status.reason);
+    const gone = opts.statuses.get(l.sp.uid) === undefined;
+    // A pod that never stops (the runtime refusing) does not keep its mirror forever.
+    const overdue = clock.now().getTime() - l.since > LEAVING_MAX_MS;
+    if ((terminal && posted) || (gone && posted) || overdue || !cache.get(key)) {
+      leaving.delete(key);
+      pods.add(key);
+    }
+  };
+  const statuses: PodStatusSource = {
+    get: (uid) => opts.statuses.get(uid) ?? leavingByUid(uid)?.[1].status,
+    onChange: (l) => opts.statuses.onChange(l),
   };
   refreshDesired();
 
-  const reconciler = new MirrorPodReconciler(client, cache, nodeName, () => registrar.uid, (k) => desired.get(k), () => desiredComplete, logger);
-  const statusSync = new PodStatusSync(client, cache, opts.statuses);
+  const reconciler = new MirrorPodReconciler(
+    client,
+    cache,
+    nodeName,
+    () => registrar.uid,
+    // A leaving pod keeps the mirror it has; it never gets a new one.
+    (k) => desired.get(k) ?? (isMirrorOfLeaving(k) ? leaving.get(k)?.sp : undefined),
+    () => desiredComplete,
+    logger,
+  );
+  const isMirrorOfLeaving = (k: string): boolean => {
+    const m = cache.get(k);
+    const l = leaving.get(k);
+    return !!m && !!l && isMirrorOf(m, l.sp) && !m.metadata?.deletionTimestamp;
+  };
+  const statusSync = new PodStatusSync(client, cache, statuses);
   // Mirror pods and their statuses, up to 8 pods at a time (the client's sockets): create, then
   // status, per pod; the pods side by side.
   const pods: KeyedQueue = new KeyedQueue(
@@ -96,13 +140,14 @@ export function startApiAgent(opts: ApiAgentOptions): ApiAgent {
     async (key) => {
       const { mirror, retryAfterMs } = await reconciler.reconcile(key);
       if (retryAfterMs !== undefined) pods.addAfter(key, retryAfterMs);
-      const sp = desired.get(key);
+      const sp = desired.get(key) ?? leaving.get(key)?.sp;
       if (mirror && sp) await statusSync.sync(sp, mirror);
+      if (!desired.has(key)) releaseLeaving(key);
     },
     conn,
     logger,
   );
-  const allKeys = (): Set<string> => new Set([...desired.keys(), ...cache.keys()]);
+  const allKeys = (): Set<string> => new Set([...desired.keys(), ...leaving.keys(), ...cache.keys()]);
 
   // The node (registration first, then its status) and its lease: one key each, beside the pods.
   const nodeTask = new KeyedQueue('Updating node status', () => reporter.sync(), conn, logger, { concurrency: 1, failureLog: 'info' });
@@ -125,7 +170,12 @@ export function startApiAgent(opts: ApiAgentOptions): ApiAgent {
   });
   opts.statuses.onChange((uid) => {
     const key = keyOfUid.get(uid);
-    if (key) pods.add(key);
+    if (key) return pods.add(key);
+    const l = leavingByUid(uid);
+    if (!l) return;
+    const now = opts.statuses.get(uid);
+    if (now) l[1].status = now;
+    pods.add(l[0]);
   });
   cache.onChange((key) => pods.add(key));
   cache.onResync(() => pods.addAll(allKeys()));

@@ -37,6 +37,8 @@ export interface PodWorkerSnapshot {
   readonly lastSync?: SyncOutcome;
   /** Stopped for the node's shutdown (the status it reports then). */
   readonly stoppedFor?: StopReason;
+  /** Being stopped for good: its manifest was removed or replaced (or it is an orphan). */
+  readonly removing?: boolean;
 }
 
 /** A runtime pod with no accepted manifest, kept running because a refused file may declare it. */
@@ -154,6 +156,7 @@ export class PodWorkers {
       orphan: w.ctx.desired === undefined,
       lastSync: w.ctx.lastSync,
       stoppedFor: w.ctx.stoppedFor,
+      removing: w.ctx.terminationRequested && !w.ctx.stoppedFor && !this.restarts.has(w.ctx.uid),
     }));
   }
 

@@ -9,7 +9,7 @@ import { readTerminationMessage } from '../kuberuntime/termination-message.js';
 import { ContainerState } from '../cri/cri-types.js';
 import { KeyedSerialRunner } from '../util/serial-runner.js';
 import { generatePodStatus } from './generate-pod-status.js';
-import { stoppedStatus, type StoppedFor } from './stopped-status.js';
+import { removedStatus, stoppedStatus, type StoppedFor } from './stopped-status.js';
 import type { ProbeState, WaitingReason } from './types.js';
 import { errorMessage } from '../util/error-message.js';
 
@@ -22,6 +22,8 @@ export interface PodWorkerView {
   readonly lastSync?: { readonly at: Date; readonly waiting: ReadonlyMap<string, WaitingReason>; readonly podFailed?: string };
   /** Stopped for good while its manifest stays (the node's shutdown). */
   readonly stoppedFor?: StoppedFor;
+  /** Being stopped for good because its manifest went: terminal once nothing of it runs. */
+  readonly removing?: boolean;
 }
 
 export interface StatusManagerOptions {
@@ -173,7 +175,7 @@ export class StatusManager {
     });
     // Terminal only once nothing of it runs: the last status posted is the true end.
     const stopped = worker.stoppedFor !== undefined && worker.state === 'Terminated';
-    const status = stopped ? stoppedStatus(computed, worker.stoppedFor!, previous?.status, this.now()) : computed;
+    const status = stopped ? stoppedStatus(computed, worker.stoppedFor!, previous?.status, this.now()) : worker.removing ? removedStatus(computed, runtime) : computed;
     // The worker may have finished while the runtime was read.
     if (!this.opts.pods().some((p) => p.uid === uid && p.state !== 'Done')) {
       this.forget(uid);

@@ -66,7 +66,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await h.agent().kill('SIGTERM').catch(() => undefined);
+  await h.agent().kill('SIGKILL').catch(() => undefined);
   await bus?.stop();
   await api?.stop();
 });
@@ -128,5 +128,32 @@ describe('graceful node shutdown', () => {
     await waitFor(async () => (await runningIds()).size === PODS.length, { timeoutMs: 90_000, what: 'every pod running again' });
     await waitFor(() => PODS.every((n) => mirror(n)?.status?.phase === 'Running') && ready()?.status === 'True', { timeoutMs: 60_000, what: 'mirrors Running and the node Ready again' });
     await bus.waitEvent((e) => e.event === 'inhibit' && bus.events.filter((x) => x.event === 'inhibit').indexOf(e) >= inhibits, 'the lock taken again', 30_000);
+  });
+
+  it('a removed manifest: the last status the mirror shows before it goes is the terminal one', async () => {
+    const seen: Array<{ type: string; phase?: string }> = [];
+    const unsubscribe = api.store.subscribe((ev) => {
+      const m = ev.object as unknown as Pod;
+      if (m.metadata?.name === `web-b-${NODE}` && m.metadata?.namespace === 'kube-system') seen.push({ type: ev.type, phase: m.status?.phase });
+    });
+    try {
+      h.remove('web-b.yaml');
+      await waitFor(() => seen.some((e) => e.type === 'DELETED'), { timeoutMs: 60_000, what: 'the web-b mirror to be deleted' });
+    } finally {
+      unsubscribe();
+    }
+    const beforeDelete = seen.slice(0, seen.findIndex((e) => e.type === 'DELETED'));
+    // The container exits 0 on SIGTERM: Succeeded, not the Running a kubelet leaves behind.
+    expect(beforeDelete.at(-1)?.phase).toBe('Succeeded');
+  });
+
+  it('stopping the agent leaves the pods running, and their mirrors say Running', async () => {
+    const before = await runningIds();
+    expect(before.size).toBe(PODS.length - 1);
+    await h.agent().kill('SIGTERM');
+    expect(await runningIds()).toEqual(before);
+    for (const n of PODS.filter((p) => p !== 'web-b')) expect({ n, phase: mirror(n)?.status?.phase }).toEqual({ n, phase: 'Running' });
+    // The lock went with the agent: a node without it is not held back.
+    await bus.waitEvent((e) => e.event === 'released' && bus.events.filter((x) => x.event === 'released').indexOf(e) >= 1, 'the second lock released with the agent', 20_000);
   });
 });
