@@ -100,6 +100,7 @@ export async function startLogindBus(dir: string, defaultDelaySeconds = 5): Prom
       stop: async () => {
         standin.stdin!.end();
         await Promise.all(children.map(stopChild));
+        rmSync(dir, { recursive: true, force: true });
       },
     };
   } catch (err) {
