@@ -34,6 +34,8 @@ import { criCallMetrics, linkMetrics, probeMetrics, registerRestClientMetrics, r
 import { linkProber } from '../prober/pod-worker-link.js';
 import { unhealthyEvent } from '../prober/unhealthy-event.js';
 import { startSystemdLink } from '../systemd/systemd-link.js';
+import type { NodeShutdownManager } from '../nodeshutdown/node-shutdown-manager.js';
+import { startNodeShutdown } from '../nodeshutdown/start.js';
 
 const STATUS_SETTLE_MS = 100;
 const STATUS_FULL_PASS_MS = 5 * 60_000;
@@ -190,6 +192,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
   });
 
   let api: ApiSide | undefined;
+  let nodeShutdown: NodeShutdownManager | undefined;
   if (opts.kubeconfig) {
     api = startApiSide({
       kubeconfigPath: opts.kubeconfig,
@@ -204,6 +207,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
         labels: opts.nodeLabels,
         taints: opts.registerWithTaints,
         runtimeReady: () => health.ready(),
+        shuttingDown: () => nodeShutdown?.isShuttingDown() ?? false,
         rootDir: opts.rootDir,
         maxPods: opts.maxPods,
         kubeletPort: opts.port,
@@ -233,6 +237,16 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     runtime,
     checks: healthChecks,
     api,
+    logger,
+  });
+
+  nodeShutdown = startNodeShutdown(opts, {
+    workers,
+    desired: podConfig,
+    status,
+    api,
+    // The Node's Ready condition at once, not at the next status round (the kubelet's syncNodeStatus).
+    onShuttingDown: () => void api?.flush([], 0),
     logger,
   });
 
@@ -267,6 +281,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
   return {
     async shutdown() {
       stopAdoption?.();
+      await nodeShutdown?.stop();
       await systemd?.stop();
       pleg.stop();
       prober.stop();
