@@ -5,6 +5,8 @@
 // piles up (one entry per object, the latest state read when sent), and when it returns everything
 // converges at once. Until there is an identity, events wait in a small buffer and the node goes on
 // without it. Nothing here can stop, start or restart a container: the API side only reads.
+import type { PodStatus } from 'kubernetes-types/core/v1';
+import type { StaticPod } from '../config/types.js';
 import type { Logger } from '../log/logger.js';
 import type { PodEvent, PodWorkerObserver } from '../podworkers/observer.js';
 import { errorMessage } from '../util/error-message.js';
@@ -15,10 +17,12 @@ import { EventSender } from './events.js';
 import { KeyedQueue } from './keyed-queue.js';
 import type { ClusterConnection } from './kubeconfig.js';
 import { MirrorPodCache } from './mirror-pod-cache.js';
+import { isMirrorOf } from './mirror-pod.js';
 import { MirrorPodReconciler } from './mirror-pods.js';
 import { NodeLease } from './node-lease.js';
 import { NodeRegistrar } from './node-registration.js';
 import { NodeStatusReporter } from './node-status-reporter.js';
+import { computeNodeStatus, nodeStatusChanged } from './node-status.js';
 import { PodStatusSync } from './pod-status-sync.js';
 import { systemClock, type Clock, type EventObject, type EventRecorder, type EventType, type NodeInfoSource, type PodStatusSource, type StaticPodSource } from './types.js';
 
@@ -61,6 +65,12 @@ export interface ApiSide {
   connection(): ClusterConnection | undefined;
   /** Resolves when there is one (never rejects; stays pending when stopped first). */
   readonly connectionReady: Promise<ClusterConnection>;
+  /**
+   * Sends the node's status and these pods' statuses now; resolves once the server has them as
+   * they are now, or after `timeoutMs`, or at once while it is away or there is no connection
+   * yet (node shutdown).
+   */
+  flush(podUids: readonly string[], timeoutMs: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -68,7 +78,18 @@ export interface ApiSide {
 interface ConnectedParts {
   readonly recorder: EventRecorder;
   state(): { connected: boolean; lastContact?: Date };
+  flush(podUids: readonly string[], timeoutMs: number): Promise<void>;
   stop(): Promise<void>;
+}
+
+/** Longest a removed static pod's mirror waits for its terminal status: its grace and the stop, with room. */
+const LEAVING_MAX_MS = 5 * 60_000;
+
+/** A static pod whose manifest went, with the last status computed for it. */
+interface LeavingPod {
+  sp: StaticPod;
+  status?: PodStatus;
+  since: number;
 }
 
 /** Events recorded before there is a connection; beyond this the oldest are dropped, as the event sender's own buffer does. */
@@ -129,6 +150,7 @@ export function startApiSide(opts: ApiSideOptions): ApiSide {
     state: () => parts?.state() ?? { connected: false },
     connection: () => connection,
     connectionReady: creds.ready,
+    flush: (podUids, timeoutMs) => parts?.flush(podUids, timeoutMs) ?? Promise.resolve(),
     stop: async () => {
       stopped = true;
       await Promise.all([creds.stop(), parts?.stop()]);
@@ -149,9 +171,58 @@ function connect(opts: ApiSideOptions, connection: ClusterConnection, logger: Lo
   const lease = new NodeLease(client, nodeName, () => registrar.uid, leaseDuration, clock);
   const cache = new MirrorPodCache(client, conn, nodeName, logger);
   const desired = opts.staticPods;
+  const desiredReady = (): boolean => desired.ready?.() ?? true;
 
-  const reconciler = new MirrorPodReconciler(client, cache, nodeName, () => registrar.uid, (k) => desired.podByKey(k), () => desired.ready?.() ?? true, logger);
-  const statusSync = new PodStatusSync(client, cache, opts.statuses);
+  // Static pods whose manifest went: their mirror stays, with the last status computed for it,
+  // until that status is terminal and in the server; then the mirror is deleted as an orphan.
+  const leaving = new Map<string, LeavingPod>();
+  let known = new Map(desired.list().map((sp) => [sp.key, sp] as const));
+  const refreshLeaving = (): void => {
+    const before = known;
+    known = new Map(desired.list().map((sp) => [sp.key, sp] as const));
+    if (desiredReady()) {
+      for (const [key, sp] of before) if (!known.has(key)) leaving.set(key, { sp, status: opts.statuses.get(sp.uid), since: clock.now().getTime() });
+    }
+    for (const key of known.keys()) leaving.delete(key);
+  };
+  const leavingByUid = (uid: string): [string, LeavingPod] | undefined => [...leaving].find(([, l]) => l.sp.uid === uid);
+  /** A leaving pod's mirror may go once its terminal status is there, or once the agent has nothing more to say. */
+  const releaseLeaving = (key: string): void => {
+    const l = leaving.get(key);
+    if (!l) return;
+    const theirs = cache.get(key)?.status;
+    const terminal = l.status?.phase === 'Succeeded' || l.status?.phase === 'Failed';
+    const posted = !l.status || (theirs?.phase === l.status.phase && theirs?.reason === l.status.reason);
+    const gone = opts.statuses.get(l.sp.uid) === undefined;
+    // A pod that never stops (the runtime refusing) does not keep its mirror forever.
+    const overdue = clock.now().getTime() - l.since > LEAVING_MAX_MS;
+    if ((terminal && posted) || (gone && posted) || overdue || !cache.get(key)) {
+      leaving.delete(key);
+      pods.add(key);
+    }
+  };
+  const isMirrorOfLeaving = (k: string): boolean => {
+    const m = cache.get(k);
+    const l = leaving.get(k);
+    return !!m && !!l && isMirrorOf(m, l.sp) && !m.metadata?.deletionTimestamp;
+  };
+  // A leaving pod's status stays readable after the status manager forgot it.
+  const statuses: PodStatusSource = {
+    get: (uid) => opts.statuses.get(uid) ?? leavingByUid(uid)?.[1].status,
+    onChange: (l) => opts.statuses.onChange(l),
+  };
+
+  const reconciler = new MirrorPodReconciler(
+    client,
+    cache,
+    nodeName,
+    () => registrar.uid,
+    // A leaving pod keeps the mirror it has; it never gets a new one.
+    (k) => desired.podByKey(k) ?? (isMirrorOfLeaving(k) ? leaving.get(k)?.sp : undefined),
+    desiredReady,
+    logger,
+  );
+  const statusSync = new PodStatusSync(client, cache, statuses);
   // Mirror pods and their statuses, up to 8 pods at a time (the client's sockets): create, then
   // status, per pod; the pods side by side.
   const pods: KeyedQueue = new KeyedQueue(
@@ -159,13 +230,14 @@ function connect(opts: ApiSideOptions, connection: ClusterConnection, logger: Lo
     async (key) => {
       const { mirror, retryAfterMs } = await reconciler.reconcile(key);
       if (retryAfterMs !== undefined) pods.addAfter(key, retryAfterMs);
-      const sp = desired.podByKey(key);
+      const sp = desired.podByKey(key) ?? leaving.get(key)?.sp;
       if (mirror && sp) await statusSync.sync(sp, mirror);
+      if (!desired.podByKey(key)) releaseLeaving(key);
     },
     conn,
     logger,
   );
-  const allKeys = (): Set<string> => new Set([...desired.list().map((sp) => sp.key), ...cache.keys()]);
+  const allKeys = (): Set<string> => new Set([...desired.list().map((sp) => sp.key), ...leaving.keys(), ...cache.keys()]);
 
   // The node (registration first, then its status) and its lease: one key each, beside the pods.
   const nodeTask = new KeyedQueue('Updating node status', () => reporter.sync(), conn, logger, { concurrency: 1, failureLog: 'info' });
@@ -181,10 +253,18 @@ function connect(opts: ApiSideOptions, connection: ClusterConnection, logger: Lo
   nodeTask.runWhenBack('node');
   leaseTask.runWhenBack('lease');
 
-  desired.onChange(() => pods.addAll(allKeys()));
+  desired.onChange(() => {
+    refreshLeaving();
+    pods.addAll(allKeys());
+  });
   opts.statuses.onChange((uid) => {
     const sp = desired.podByUid(uid);
-    if (sp) pods.add(sp.key);
+    if (sp) return pods.add(sp.key);
+    const l = leavingByUid(uid);
+    if (!l) return;
+    const now = opts.statuses.get(uid);
+    if (now) l[1].status = now;
+    pods.add(l[0]);
   });
   cache.onChange((key) => pods.add(key));
   cache.onResync(() => pods.addAll(allKeys()));
@@ -209,9 +289,29 @@ function connect(opts: ApiSideOptions, connection: ClusterConnection, logger: Lo
   syncNode();
   events.event({ kind: 'Node', name: nodeName, uid: nodeName }, 'Normal', 'Starting', 'Starting kubelet.');
 
+  const flushed = (podUids: readonly string[]): boolean => {
+    if (nodeStatusChanged(reporter.lastPosted(), computeNodeStatus(opts.nodeInfo, reporter.lastPosted(), clock.now()))) return false;
+    return podUids.every((uid) => {
+      const sp = desired.podByUid(uid);
+      const ours = opts.statuses.get(uid);
+      if (!sp || !ours) return true;
+      const theirs = cache.get(sp.key)?.status;
+      return theirs?.phase === ours.phase && theirs?.reason === ours.reason && theirs?.message === ours.message;
+    });
+  };
+
   let stopped: Promise<void> | undefined;
   return {
     recorder: events,
+    flush: async (podUids, timeoutMs) => {
+      const deadline = Date.now() + timeoutMs;
+      syncNode();
+      pods.addAll(allKeys());
+      while (conn.current === 'up' && !flushed(podUids) && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 50));
+        syncNode();
+      }
+    },
     state: () => ({ connected: conn.current === 'up', lastContact: conn.lastContact }),
     stop: () => {
       stopped ??= (async () => {

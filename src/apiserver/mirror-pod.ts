@@ -31,6 +31,17 @@ export function isMirrorOf(mirror: Pod, sp: StaticPod): boolean {
 }
 
 /**
+ * The Priority admission plugin computes spec.priority from priorityClassName on create and
+ * refuses a pod that brings a number of its own (older servers refuse any number), so the mirror
+ * never carries one; the server fills it in. With a class named, it derives preemptionPolicy
+ * from the class too and refuses a different one, so that goes as well.
+ */
+function mirrorSpec(spec: Pod['spec'], nodeName: string): NonNullable<Pod['spec']> {
+  const { priority: _priority, preemptionPolicy, ...rest } = structuredClone(spec ?? { containers: [] });
+  return { ...rest, ...(preemptionPolicy !== undefined && !rest.priorityClassName ? { preemptionPolicy } : {}), nodeName };
+}
+
+/**
  * The mirror pod to POST: a copy of the static pod without its identity (the server gives it a UID)
  * or status, bound to this node, annotated and owned as NodeRestriction demands.
  */
@@ -48,6 +59,6 @@ export function buildMirrorPod(sp: StaticPod, nodeName: string, nodeUid: string)
       // controller true, blockOwnerDeletion unset: exactly what NodeRestriction admits.
       ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: nodeName, uid: nodeUid, controller: true }],
     },
-    spec: { ...structuredClone(src.spec ?? { containers: [] }), nodeName },
+    spec: mirrorSpec(src.spec, nodeName),
   };
 }

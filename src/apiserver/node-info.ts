@@ -21,6 +21,7 @@ export interface CollectNodeInfoOptions {
   labels?: Record<string, string>;
   taints?: Taint[];
   runtimeReady: () => boolean;
+  shuttingDown?: () => boolean;
   /** The filesystem behind ephemeral-storage (the kubelet uses its root dir); default '/'. */
   rootDir?: string;
   maxPods?: number;
@@ -93,6 +94,7 @@ export function collectNodeInfo(opts: CollectNodeInfoOptions): NodeInfoSource {
     taints: opts.taints ?? [],
     kubeletPort: opts.kubeletPort,
     runtimeReady: opts.runtimeReady,
+    shuttingDown: opts.shuttingDown,
     osImage: osImage(),
     kernelVersion: release(),
     architecture: goArch(),

@@ -30,6 +30,11 @@ export class NodeStatusReporter {
     private readonly recorder: EventRecorder,
   ) {}
 
+  /** The status the server has from us, as it answered. */
+  lastPosted(): NodeStatus | undefined {
+    return this.lastSent;
+  }
+
   /** One round: register if needed, then post the status if it is due. */
   async sync(): Promise<void> {
     const fresh = await this.registrar.ensure();

@@ -27,6 +27,12 @@ interface ConditionSpec {
   notOk: { status: 'True' | 'False'; reason: string; message: string };
 }
 
+/** ReadyCondition's errors, aggregated as utilerrors does: one alone, several as [a, b]. */
+function notReadyMessage(info: NodeInfoSource): string {
+  const errs = [...(info.runtimeReady() ? [] : ['container runtime is down or not ready']), ...(info.shuttingDown?.() ? ['node is shutting down'] : [])];
+  return errs.length === 1 ? errs[0] : `[${errs.join(', ')}]`;
+}
+
 function conditionSpecs(info: NodeInfoSource): ConditionSpec[] {
   const p = info.pressure();
   return [
@@ -50,9 +56,9 @@ function conditionSpecs(info: NodeInfoSource): ConditionSpec[] {
     },
     {
       type: 'Ready',
-      bad: !info.runtimeReady(),
+      bad: !info.runtimeReady() || info.shuttingDown?.() === true,
       ok: { status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status' },
-      notOk: { status: 'False', reason: 'KubeletNotReady', message: 'container runtime is down or not ready' },
+      notOk: { status: 'False', reason: 'KubeletNotReady', message: notReadyMessage(info) },
     },
   ];
 }

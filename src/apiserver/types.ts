@@ -48,6 +48,8 @@ export interface NodeInfoSource {
   /** `port`: where the kubelet API listens, shown as daemonEndpoints.kubeletEndpoint (default 10250). */
   readonly kubeletPort?: number;
   runtimeReady(): boolean;
+  /** The node is shutting down (graceful node shutdown): Ready is False with the kubelet's message. */
+  shuttingDown?(): boolean;
   readonly osImage: string;
   readonly kernelVersion: string;
   /** GOARCH spelling: amd64, arm64, ... */

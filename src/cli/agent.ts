@@ -35,6 +35,8 @@ import { linkProber } from '../prober/pod-worker-link.js';
 import { unhealthyEvent } from '../prober/unhealthy-event.js';
 import { startSystemdLink } from '../systemd/systemd-link.js';
 import { linkAdmission } from './admission-link.js';
+import type { NodeShutdownManager } from '../nodeshutdown/node-shutdown-manager.js';
+import { startNodeShutdown } from '../nodeshutdown/start.js';
 
 const STATUS_SETTLE_MS = 100;
 const STATUS_FULL_PASS_MS = 5 * 60_000;
@@ -140,6 +142,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     settleMs: STATUS_SETTLE_MS,
   });
   // Admission sits between the desired set and the workers (the kubelet's HandlePodAdditions).
+  let nodeShutdown: NodeShutdownManager | undefined;
   const nodeInfo = collectNodeInfo({
     nodeName: opts.nodeName,
     nodeIP: opts.nodeIP,
@@ -148,6 +151,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     labels: opts.nodeLabels,
     taints: opts.registerWithTaints,
     runtimeReady: () => health.ready(),
+    shuttingDown: () => nodeShutdown?.isShuttingDown() ?? false,
     rootDir: opts.rootDir,
     maxPods: opts.maxPods,
     kubeletPort: opts.port,
@@ -240,6 +244,16 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     logger,
   });
 
+  nodeShutdown = startNodeShutdown(opts, {
+    workers,
+    desired: podConfig,
+    status,
+    api,
+    // The Node's Ready condition at once, not at the next status round (the kubelet's syncNodeStatus).
+    onShuttingDown: () => void api?.flush([], 0),
+    logger,
+  });
+
   // Events and every worker's periodic resync keep statuses current; the full pass is only a
   // safety net, and it reads the runtime for every pod, so it is rare.
   status.start(STATUS_FULL_PASS_MS);
@@ -276,6 +290,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
   return {
     async shutdown() {
       stopAdoption?.();
+      await nodeShutdown?.stop();
       await systemd?.stop();
       pleg.stop();
       prober.stop();

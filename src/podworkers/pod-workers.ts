@@ -14,7 +14,7 @@ import { ImagePullBackOff } from './image-pull-backoff.js';
 import type { PodRuntime } from '../kuberuntime/pod-runtime.js';
 import { notify, type PodEvent, type PodWorkerObserver } from './observer.js';
 import { PodWorker } from './pod-worker.js';
-import type { PodCacheView, PodWorkerStateName, SyncOutcome } from './worker-context.js';
+import type { PodCacheView, PodWorkerStateName, StopReason, SyncOutcome } from './worker-context.js';
 
 export interface PodWorkersOptions {
   runtime: PodRuntime;
@@ -40,6 +40,10 @@ export interface PodWorkerSnapshot {
   readonly pod?: StaticPod['pod'];
   readonly orphan: boolean;
   readonly lastSync?: SyncOutcome;
+  /** Stopped for the node's shutdown (the status it reports then). */
+  readonly stoppedFor?: StopReason;
+  /** Being stopped for good: its manifest was removed or replaced (or it is an orphan). */
+  readonly removing?: boolean;
 }
 
 /** A runtime pod with no accepted manifest, kept running because a refused file may declare it. */
@@ -68,6 +72,10 @@ export class PodWorkers {
    * there is no set to read.
    */
   private readonly lastGiven = new Map<string, StaticPod['pod']>();
+  /** The node is shutting down: nothing starts (the kubelet's shutdown admit handler refuses pods). */
+  private nodeShuttingDown = false;
+  /** Pods stopped for the node's shutdown, and who waits for each to have stopped. */
+  private readonly shutdownStops = new Map<string, { sp: StaticPod; waiters: (() => void)[]; removed?: boolean }>();
 
   constructor(private readonly opts: PodWorkersOptions) {
     this.now = opts.now ?? Date.now;
@@ -156,6 +164,8 @@ export class PodWorkers {
       pod: w.ctx.desired,
       orphan: w.ctx.desired === undefined,
       lastSync: w.ctx.lastSync,
+      stoppedFor: w.ctx.stoppedFor,
+      removing: w.ctx.terminationRequested && !w.ctx.stoppedFor && !this.restarts.has(w.ctx.uid),
     }));
   }
 
@@ -171,6 +181,41 @@ export class PodWorkers {
 
   async idle(): Promise<void> {
     await Promise.all([...this.workers.values()].map((w) => w.idle()));
+  }
+
+  /**
+   * Stops a pod for the node's shutdown through its worker's ordinary termination, with the
+   * shutdown's grace; resolves once nothing of it runs. Its stopped containers are kept, and its
+   * status says `reason`/`message`, until restoreAfterShutdown.
+   */
+  stopForNodeShutdown(sp: StaticPod, stop: StopReason): Promise<void> {
+    this.nodeShuttingDown = true;
+    const w = this.workers.get(sp.uid);
+    if (!w || w.state === 'Terminated' || w.state === 'Done') return Promise.resolve();
+    const entry = this.shutdownStops.get(sp.uid) ?? { sp, waiters: [] };
+    this.shutdownStops.set(sp.uid, entry);
+    w.ctx.stoppedFor = stop;
+    const stopped = new Promise<void>((resolve) => entry.waiters.push(resolve));
+    w.requestTermination();
+    return stopped;
+  }
+
+  /** The shutdown was cancelled: pods start again, each stopped one anew under its UID. */
+  restoreAfterShutdown(): void {
+    this.nodeShuttingDown = false;
+    for (const [uid, { sp, waiters, removed }] of this.shutdownStops) {
+      for (const resolve of waiters) resolve();
+      const w = this.workers.get(uid);
+      if (!w) continue;
+      // Cleared: its Terminated step removes what is left, and onDone starts it again (unless its
+      // manifest went meanwhile).
+      w.ctx.stoppedFor = undefined;
+      // Started as the set has it now (its content may have changed under the same UID meanwhile).
+      if (!removed) this.restarts.set(uid, this.opts.desired?.podByUid(uid) ?? sp);
+      w.wake();
+    }
+    this.shutdownStops.clear();
+    this.wakeAll();
   }
 
   /** Stops timers; leaves every pod running (stopping bootlet is not stopping the pods). */
@@ -232,6 +277,8 @@ export class PodWorkers {
 
   private terminate(uid: string): void {
     this.restarts.delete(uid);
+    const stop = this.shutdownStops.get(uid);
+    if (stop) stop.removed = true;
     this.workers.get(uid)?.requestTermination();
   }
 
@@ -274,14 +321,23 @@ export class PodWorkers {
         now: this.now,
       },
       (done) => this.onDone(done),
-      (stopped) => this.wakeSameKey(stopped),
+      (stopped) => {
+        this.releaseShutdownWaiters(stopped.ctx.uid);
+        this.wakeSameKey(stopped);
+      },
     );
     this.workers.set(uid, w);
     return w;
   }
 
+  private releaseShutdownWaiters(uid: string): void {
+    const entry = this.shutdownStops.get(uid);
+    if (!entry) return;
+    for (const resolve of entry.waiters.splice(0)) resolve();
+  }
+
   private mayStart(uid: string, key: string): boolean {
-    if (!this.adopted) return false;
+    if (!this.adopted || this.nodeShuttingDown) return false;
     for (const w of this.workers.values()) if (w.ctx.uid !== uid && w.ctx.key === key && w.state !== 'Terminated') return false;
     for (const [heldUid, h] of this.held) if (heldUid !== uid && h.key === key) return false;
     return true;
@@ -290,6 +346,7 @@ export class PodWorkers {
   private onDone(w: PodWorker): void {
     this.workers.delete(w.ctx.uid);
     this.lastGiven.delete(w.ctx.uid);
+    this.releaseShutdownWaiters(w.ctx.uid);
     const again = this.restarts.get(w.ctx.uid);
     if (again) {
       this.restarts.delete(w.ctx.uid);

@@ -20,6 +20,13 @@ export async function podForStep(ctx: WorkerContext): Promise<CachedPod> {
   return ctx.cache.getNewerThan(ctx.uid, ctx.lastStepAt);
 }
 
+/** Why the agent stopped a pod it still has a manifest for, as the pod's status says it. */
+export interface StopReason {
+  readonly graceSeconds: number;
+  readonly reason: string;
+  readonly message: string;
+}
+
 export type PodWorkerStateName = 'WaitingToStart' | 'Syncing' | 'Terminating' | 'Terminated' | 'Done';
 
 /** What the last sync found, for status and `bootlet pods`. */
@@ -43,6 +50,11 @@ export interface WorkerContext {
   readonly desired: DesiredPod | undefined;
   /** Set when the worker must stop the pod (manifest removed or replaced, orphan). */
   terminationRequested: boolean;
+  /**
+   * Stopped for the node's shutdown: the grace the shutdown manager gives, the terminal status
+   * to report, and the stopped containers kept (the node goes down; a cancel restarts the pod).
+   */
+  stoppedFor?: StopReason;
   /** Grace for killing containers of an orphan, read back from the runtime's annotations. */
   orphan?: RuntimePod;
   readonly runtime: PodRuntime;

@@ -9,6 +9,7 @@ import { readTerminationMessage } from '../kuberuntime/termination-message.js';
 import { ContainerState } from '../cri/cri-types.js';
 import { KeyedSerialRunner } from '../util/serial-runner.js';
 import { generatePodStatus } from './generate-pod-status.js';
+import { removedStatus, stoppedStatus, type StoppedFor } from './stopped-status.js';
 import type { ProbeState, WaitingReason } from './types.js';
 import { errorMessage } from '../util/error-message.js';
 
@@ -19,6 +20,10 @@ export interface PodWorkerView {
   readonly state: string;
   readonly pod?: StaticPod['pod'];
   readonly lastSync?: { readonly at: Date; readonly waiting: ReadonlyMap<string, WaitingReason>; readonly podFailed?: string };
+  /** Stopped for good while its manifest stays (the node's shutdown). */
+  readonly stoppedFor?: StoppedFor;
+  /** Being stopped for good because its manifest went: terminal once nothing of it runs. */
+  readonly removing?: boolean;
 }
 
 export interface StatusManagerOptions {
@@ -47,6 +52,8 @@ export interface PodStatusEntry {
   readonly terminatingSince?: Date;
   /** The runtime state the status was computed from (for metrics). */
   readonly runtime?: RuntimePod;
+  /** The status is the terminal one of a pod stopped for the node's shutdown. */
+  readonly stopped?: boolean;
 }
 
 export type StatusListener = (uid: string, entry: PodStatusEntry | undefined) => void;
@@ -168,10 +175,12 @@ export class StatusManager {
       return;
     }
     const runtime = this.opts.runtimePod(uid);
-    const previous = this.entries.get(uid);
+    // A pod started again after a cancelled shutdown leaves its terminal status behind.
+    const kept = this.entries.get(uid);
+    const previous = kept?.stopped && !worker.stoppedFor ? undefined : kept;
     const terminating = TERMINATING_STATES.has(worker.state);
     const waiting = worker.lastSync?.waiting ?? new Map<string, WaitingReason>();
-    const status = generatePodStatus({
+    const computed = generatePodStatus({
       pod: worker.pod,
       runtime,
       probes: this.opts.probes,
@@ -184,6 +193,9 @@ export class StatusManager {
       terminating,
       terminationMessages: await this.terminationMessagesOf(uid, runtime),
     });
+    // Terminal only once nothing of it runs: the last status posted is the true end.
+    const stopped = worker.stoppedFor !== undefined && worker.state === 'Terminated';
+    const status = stopped ? stoppedStatus(computed, worker.stoppedFor!, previous?.status, this.now()) : worker.removing ? removedStatus(computed, runtime) : computed;
     // The worker may have finished while the runtime was read.
     if (!this.opts.pods().some((p) => p.uid === uid && p.state !== 'Done')) {
       this.forget(uid);
@@ -196,6 +208,7 @@ export class StatusManager {
       status,
       terminatingSince: terminating ? (previous?.terminatingSince ?? this.now()) : undefined,
       runtime,
+      ...(stopped ? { stopped } : {}),
     };
     const changed = !previous || JSON.stringify(previous.status) !== JSON.stringify(status) || !!previous.terminatingSince !== !!entry.terminatingSince;
     this.entries.set(uid, entry);

@@ -3,6 +3,7 @@
 // config-recognised.ts; flags without a field are in flag-options.ts.
 import * as check from './checks.js';
 import { optionalSetting, setting } from './setting.js';
+import { checkShutdownPriorities, shutdownPriorities } from './shutdown-priorities.js';
 import { bool, boolMap, duration, headerMap, int32, int64, ip, path, quantityBytes, str, stringList, stringMap, taints, uint32 } from './value-types.js';
 
 const DEFAULT_EVICTION_HARD = { 'memory.available': '100Mi', 'nodefs.available': '10%', 'nodefs.inodesFree': '5%', 'imagefs.available': '15%', 'imagefs.inodesFree': '5%' };
@@ -108,6 +109,11 @@ export const CONFIG_OPTIONS = {
   nodeLeaseDurationSeconds: setting({ field: 'nodeLeaseDurationSeconds', type: int32, default: 40, validate: (n) => (n > 0 ? undefined : 'must be greater than 0'), status: 'applied', help: "Duration of the node's Lease" }),
   maxPods: setting({ flag: 'max-pods', field: 'maxPods', type: int32, default: 110, validate: check.atLeast(0), status: 'applied', help: 'Most pods admitted to the node (and the pods capacity it reports)' }),
   rotateCertificates: setting({ flag: 'rotate-certificates', field: 'rotateCertificates', type: bool, default: false, status: 'applied', help: 'Renew the client certificate from the API server before it expires' }),
+
+  // Graceful node shutdown (src/nodeshutdown): off while both are 0, as in the kubelet
+  shutdownGracePeriodMs: setting({ field: 'shutdownGracePeriod', type: duration, default: 0, validate: check.atLeastDuration(0), status: 'applied', help: 'Delay of node shutdown for pod termination (logind delay lock); 0 turns graceful shutdown off' }),
+  shutdownGracePeriodCriticalPodsMs: setting({ field: 'shutdownGracePeriodCriticalPods', type: duration, default: 0, validate: check.atLeastDuration(0), status: 'applied', help: 'Part of shutdownGracePeriod kept for critical pods, stopped last' }),
+  shutdownGracePeriodByPodPriority: setting({ field: 'shutdownGracePeriodByPodPriority', type: shutdownPriorities, default: [], validate: checkShutdownPriorities, status: 'applied', help: 'Shutdown grace periods by pod priority (replaces the two above)' }),
 
   // cgroups and limits
   cgroupDriver: setting({ flag: 'cgroup-driver', field: 'cgroupDriver', type: str, default: 'cgroupfs', validate: check.oneOf('cgroupfs', 'systemd'), status: 'applied', help: 'cgroupfs or systemd, as the runtime is configured' }),

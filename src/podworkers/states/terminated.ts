@@ -17,6 +17,8 @@ export const terminated = podState({
     // Something runs again (a stop that did not take, a container started behind our back): stop it first.
     const live = (rt?.containers ?? []).some((c) => c.state === ContainerState.CONTAINER_RUNNING) || (rt?.sandboxes ?? []).some((s) => s.state === PodSandboxState.SANDBOX_READY);
     if (live) return { next: 'Terminating' };
+    // Stopped for the node's shutdown: what exited stays for the status to show, until a cancel.
+    if (ctx.stoppedFor) return { next: 'Terminated' };
     const failures: string[] = [];
     const attempt = async (what: string, op: () => Promise<void>): Promise<void> => {
       try {

@@ -164,8 +164,19 @@ describe('keeping mirror pods true', () => {
       spec: { nodeName: NODE, containers: [{ name: 'c', image: 'i' }] },
     });
     const gone = `kube-system/kube-apiserver-${NODE}`;
+    const removed = pods.get(gone)!;
     pods.remove(gone);
-    await waitFor(() => !mirror(gone) && !api.object('pods', 'default', `stray-${NODE}`), { timeoutMs: 15_000, what: 'the removed and the orphan mirror pods gone' });
+    // The orphan goes at once; the removed pod's mirror waits for its last, terminal status.
+    await waitFor(() => !api.object('pods', 'default', `stray-${NODE}`), { timeoutMs: 15_000, what: 'the orphan mirror pod gone' });
+    expect(mirror(gone)).toBeDefined();
+    const phases: string[] = [];
+    const unsubscribe = api.store.subscribe((ev) => {
+      if (ev.object.metadata.name === `kube-apiserver-${NODE}`) phases.push(`${ev.type} ${String((ev.object.status as { phase?: string } | undefined)?.phase)}`);
+    });
+    statuses.set(removed.uid, { ...runningStatus(removed), phase: 'Succeeded' });
+    await waitFor(() => !mirror(gone), { timeoutMs: 15_000, what: 'the removed mirror pod gone' });
+    unsubscribe();
+    expect(phases.slice(-2)).toEqual(['MODIFIED Succeeded', 'DELETED Succeeded']);
     expect(mirrors()).toHaveLength(2);
   });
 

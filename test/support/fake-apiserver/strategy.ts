@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { isCsr, prepareCsrForUpdate } from './certificates/csr-strategy.js';
 import { apiVersionOf, type ResourceType } from './resources.js';
-import { invalid } from './status.js';
+import { forbidden, invalid } from './status.js';
 import { arr, deepCopy, isObject, jsonEqual, obj, str, type Json, type JsonObject, type KObject } from './types.js';
 
 const PRIORITY_CLASSES: Record<string, number> = {
@@ -27,10 +27,25 @@ export function prepareForCreate(rt: ResourceType, o: KObject): KObject {
   delete m.selfLink;
   delete m.managedFields;
   if (!rt.namespaced) delete m.namespace;
-  if (rt.resource === 'pods' && !rt.group) preparePodForCreate(out);
+  if (rt.resource === 'pods' && !rt.group) {
+    admitPodPriority(rt, out);
+    preparePodForCreate(out);
+  }
   if (rt.resource === 'nodes') out.spec = { ...obj(out.spec) };
   if (rt.resource === 'namespaces') prepareNamespaceForCreate(out);
   return out;
+}
+
+/** The Priority admission plugin on create: a number of the client's own must be the class's value. */
+function admitPodPriority(rt: ResourceType, pod: KObject): void {
+  const spec = obj(pod.spec);
+  const pc = str(spec.priorityClassName);
+  if (pc && !(pc in PRIORITY_CLASSES)) throw forbidden(rt, str(pod.metadata.name), `no PriorityClass with name ${pc} was found`);
+  const computed = PRIORITY_CLASSES[pc] ?? 0;
+  if (typeof spec.priority === 'number' && spec.priority !== computed)
+    throw forbidden(rt, str(pod.metadata.name), `the integer value of priority (${spec.priority}) must not be provided in pod spec; priority admission controller computed ${computed} from the given PriorityClass name`);
+  if (pc && typeof spec.preemptionPolicy === 'string' && spec.preemptionPolicy !== 'PreemptLowerPriority')
+    throw forbidden(rt, str(pod.metadata.name), `the string value of PreemptionPolicy (${spec.preemptionPolicy}) must not be provided in pod spec; priority admission controller computed PreemptLowerPriority from the given PriorityClass name`);
 }
 
 function preparePodForCreate(pod: KObject): void {

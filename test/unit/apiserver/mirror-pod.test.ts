@@ -34,3 +34,23 @@ describe('buildMirrorPod', () => {
     expect(isMirrorOf(m, staticPod('etcd', 'n1', { image: 'other:1' }))).toBe(false);
   });
 });
+
+describe('buildMirrorPod and the Priority admission plugin', () => {
+  it('sends no number of its own: the server computes spec.priority from the class', () => {
+    const sp = staticPod('etcd', 'n1');
+    sp.pod.spec!.priority = 2_000_001_000;
+    sp.pod.spec!.preemptionPolicy = 'Never';
+    const m = buildMirrorPod(sp, 'n1', 'u');
+    expect(m.spec?.priorityClassName).toBe('system-node-critical');
+    expect(m.spec?.priority).toBeUndefined();
+    expect(m.spec?.preemptionPolicy).toBeUndefined();
+    expect(sp.pod.spec?.priority).toBe(2_000_001_000);
+  });
+
+  it('keeps preemptionPolicy when no class is named', () => {
+    const sp = staticPod('etcd', 'n1');
+    delete sp.pod.spec!.priorityClassName;
+    sp.pod.spec!.preemptionPolicy = 'Never';
+    expect(buildMirrorPod(sp, 'n1', 'u').spec?.preemptionPolicy).toBe('Never');
+  });
+});

@@ -30,6 +30,13 @@ describe('node status', () => {
     expect(nodeStatusChanged(a, b)).toBe(false);
   });
 
+  it('a node shutting down is not Ready, with the kubelet\'s message (aggregated with the runtime\'s)', () => {
+    const ready = (o: Parameters<typeof fakeNodeInfo>[1]) => computeNodeStatus(fakeNodeInfo('n1', o), undefined, t0).conditions?.find((c) => c.type === 'Ready');
+    expect(ready({ shuttingDown: () => true })).toMatchObject({ status: 'False', reason: 'KubeletNotReady', message: 'node is shutting down' });
+    expect(ready({ shuttingDown: () => true, runtimeReady: () => false })?.message).toBe('[container runtime is down or not ready, node is shutting down]');
+    expect(ready({ shuttingDown: () => false })?.status).toBe('True');
+  });
+
   it('a flip of a condition is a change, with a new transition time', () => {
     const a = computeNodeStatus(fakeNodeInfo('n1'), undefined, t0);
     const b = computeNodeStatus(fakeNodeInfo('n1', { runtimeReady: () => false }), a, t1);

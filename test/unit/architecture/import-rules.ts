@@ -42,8 +42,9 @@ const staticPodType = 'the static pod type of config; to move to the one pod typ
 export const RULES: ImportRules = {
   wiring: ['main.ts', 'cli', 'server'],
   order: [
-    // Report the node outward (Prometheus, systemd): they read the parts below.
-    ['metrics', 'systemd'],
+    // Report the node outward (Prometheus, systemd) and act on the node's shutdown (logind): they
+    // read the parts below through views the wiring hands them.
+    ['metrics', 'systemd', 'nodeshutdown'],
     ['apiserver'],
     ['status'],
     // The sources feed the workers; the prober reports to them.

@@ -1,0 +1,47 @@
+// The status of a pod the agent stopped for good while its manifest stays (the node's shutdown):
+// terminal, with the reason and message the kubelet's status function sets, and the
+// DisruptionTarget condition (PodDisruptionConditions, on by default since 1.31).
+import type { PodCondition, PodStatus } from 'kubernetes-types/core/v1';
+import { ContainerState } from '../cri/cri-types.js';
+import type { RuntimePod } from '../kuberuntime/runtime-pods.js';
+import { apiTime } from '../util/api-time.js';
+
+export interface StoppedFor {
+  readonly reason: string;
+  readonly message: string;
+}
+
+/** What the kubelet's eviction and shutdown give as DisruptionTarget's reason. */
+const TERMINATION_BY_KUBELET = 'TerminationByKubelet';
+
+export function stoppedStatus(status: PodStatus, stoppedFor: StoppedFor, previous: PodStatus | undefined, now: Date): PodStatus {
+  const prev = previous?.conditions?.find((c) => c.type === 'DisruptionTarget');
+  const disruption: PodCondition = {
+    type: 'DisruptionTarget',
+    status: 'True',
+    reason: TERMINATION_BY_KUBELET,
+    message: stoppedFor.message,
+    lastTransitionTime: prev?.status === 'True' && prev.lastTransitionTime ? prev.lastTransitionTime : apiTime(now),
+  };
+  return {
+    ...status,
+    phase: status.phase === 'Succeeded' ? 'Succeeded' : 'Failed',
+    reason: stoppedFor.reason,
+    message: stoppedFor.message,
+    conditions: [disruption, ...(status.conditions ?? []).filter((c) => c.type !== 'DisruptionTarget')],
+  };
+}
+
+/**
+ * A pod whose manifest was removed, once none of its containers runs: terminal, as the kubelet
+ * makes a deleted pod's last status (Succeeded when every container exited 0, else Failed), so
+ * the mirror's last status before it goes is the true end rather than Running.
+ */
+export function removedStatus(status: PodStatus, runtime: RuntimePod | undefined): PodStatus {
+  if ((runtime?.containers ?? []).some((c) => c.state === ContainerState.CONTAINER_RUNNING || c.state === ContainerState.CONTAINER_CREATED)) return status;
+  if (status.phase === 'Succeeded' || status.phase === 'Failed') return status;
+  const all = [...(status.initContainerStatuses ?? []), ...(status.containerStatuses ?? [])];
+  const regular = status.containerStatuses ?? [];
+  const exitedZero = regular.length > 0 && regular.every((c) => c.state?.terminated?.exitCode === 0);
+  return { ...status, phase: exitedZero && all.every((c) => !c.state?.running) ? 'Succeeded' : 'Failed' };
+}

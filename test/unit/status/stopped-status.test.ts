@@ -1,0 +1,42 @@
+// A pod stopped for the node's shutdown reports the kubelet's terminal status once nothing of it
+// runs, and leaves it behind when a cancelled shutdown starts it again.
+import { PodSandboxState } from '../../../src/cri/cri-types.js';
+import { describe, expect, it } from 'vitest';
+import { createLogger } from '../../../src/log/logger.js';
+import { StatusManager, type PodWorkerView } from '../../../src/status/status-manager.js';
+import { ctr, exited, probes, runtimePod, sandbox, staticPod, T0, UID } from './fixtures.js';
+
+const logger = createLogger({ format: 'text', verbosity: 0, sink: { write: () => {} } });
+const STOP = { reason: 'Terminated', message: 'Pod was terminated in response to imminent node shutdown.' };
+
+describe('status of a pod stopped for the node shutdown', () => {
+  it('is Failed with reason Terminated and a DisruptionTarget condition once stopped, Running again after a cancel', async () => {
+    let view: PodWorkerView = { uid: UID, key: 'default/web-node1', state: 'Terminating', pod: staticPod(), stoppedFor: STOP };
+    let rt = runtimePod([sandbox()], [ctr('c1', 'app')]);
+    const m = new StatusManager({ runtimePod: () => rt, pods: () => [view], probes: probes(), nodeIP: '10.0.0.11', runtimeName: 'containerd', logger, now: () => new Date(T0 + 60_000) });
+    m.update(UID);
+    await m.idle();
+    // Still stopping: not terminal yet.
+    expect(m.get(UID)?.status.phase).toBe('Running');
+    expect(m.get(UID)?.status.reason).toBeUndefined();
+
+    view = { ...view, state: 'Terminated' };
+    rt = runtimePod([sandbox('s1', { state: PodSandboxState.SANDBOX_NOTREADY })], [exited('c1', 'app', 137)]);
+    m.update(UID);
+    await m.idle();
+    const s = m.get(UID)!.status;
+    expect({ phase: s.phase, reason: s.reason, message: s.message }).toEqual({ phase: 'Failed', ...STOP });
+    expect(s.conditions?.find((c) => c.type === 'DisruptionTarget')).toMatchObject({ status: 'True', reason: 'TerminationByKubelet', message: STOP.message });
+    expect(s.conditions?.find((c) => c.type === 'Ready')?.status).toBe('False');
+    expect(s.containerStatuses?.[0].state?.terminated?.exitCode).toBe(137);
+
+    // Cancelled: the pod runs again under its UID; the terminal status does not stick.
+    view = { uid: UID, key: 'default/web-node1', state: 'Syncing', pod: staticPod() };
+    rt = runtimePod([sandbox('s2')], [ctr('c2', 'app')]);
+    m.update(UID);
+    await m.idle();
+    expect(m.get(UID)?.status.phase).toBe('Running');
+    expect(m.get(UID)?.status.reason).toBeUndefined();
+    expect(m.get(UID)?.status.conditions?.some((c) => c.type === 'DisruptionTarget')).toBe(false);
+  });
+});
