@@ -10,7 +10,7 @@ import type { PodEvent, PodWorkerObserver } from '../podworkers/observer.js';
 import { errorMessage } from '../util/error-message.js';
 import { ApiClient } from './client.js';
 import { startClientCredentials } from './client-credentials.js';
-import { Connectivity } from './connectivity.js';
+import { Connectivity, type ConnectionGate } from './connectivity.js';
 import { EventSender } from './events.js';
 import { KeyedQueue } from './keyed-queue.js';
 import type { ClusterConnection } from './kubeconfig.js';
@@ -48,6 +48,8 @@ export interface ApiSideOptions {
   /** Full pass over all mirror pods and statuses, default 10 s (the status manager's syncPeriod). */
   resyncPeriodMs?: number;
   userAgent?: string;
+  /** The API pods source (src/config/api), started on the connection's client and gate, stopped with it. */
+  podSource?: (client: ApiClient, gate: ConnectionGate) => { stop(): Promise<void> };
 }
 
 export interface ApiSide {
@@ -207,6 +209,7 @@ function connect(opts: ApiSideOptions, connection: ClusterConnection, logger: Lo
 
   logger.info('Connecting to the API server', { server: client.server, node: nodeName });
   cache.start();
+  const podSource = opts.podSource?.(client, conn);
   syncNode();
   events.event({ kind: 'Node', name: nodeName, uid: nodeName }, 'Normal', 'Starting', 'Starting kubelet.');
 
@@ -218,7 +221,7 @@ function connect(opts: ApiSideOptions, connection: ClusterConnection, logger: Lo
       stopped ??= (async () => {
         for (const t of timers) clearInterval(t);
         conn.stop();
-        const done = Promise.all([nodeTask.stop(), leaseTask.stop(), pods.stop(), events.stop(), cache.stop()]);
+        const done = Promise.all([nodeTask.stop(), leaseTask.stop(), pods.stop(), events.stop(), cache.stop(), podSource?.stop()]);
         // In-flight requests end at their deadline at the latest; closing the client ends them now.
         client.close();
         await done;

@@ -4,7 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { startPodCgroups } from '../cm/start.js';
 import { PodConfig } from '../config/pod-config/pod-config.js';
-import { configuredSources, startPodSources } from '../config/pod-config/start-sources.js';
+import { configuredSources, startApiPodSource, startPodSources } from '../config/pod-config/start-sources.js';
 import { collectNodeInfo, startApiSide, validateClientConfig, type ApiSide } from '../apiserver/index.js';
 import { droppedLogLines, type Logger } from '../log/logger.js';
 import { unexpectedErrorCount } from '../process/unexpected-errors.js';
@@ -215,6 +215,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
       nodeStatusUpdateFrequencyMs: opts.nodeStatusUpdateFrequencyMs,
       nodeStatusReportFrequencyMs: opts.nodeStatusReportFrequencyMs,
       nodeLeaseDurationSeconds: opts.nodeLeaseDurationSeconds,
+      podSource: (client, gate) => startApiPodSource(client, gate, podConfig, opts.nodeName, logger),
     });
     observers.push(api.observer);
     prober.onResult((e) => {
