@@ -8,6 +8,7 @@
 import type { Logger } from '../log/logger.js';
 import type { PodEvent, PodWorkerObserver } from '../podworkers/observer.js';
 import { errorMessage } from '../util/error-message.js';
+import { ApiPodStatusSync, type ApiPodView } from './api-pod-status.js';
 import { ApiClient } from './client.js';
 import { startClientCredentials } from './client-credentials.js';
 import { Connectivity, type ConnectionGate } from './connectivity.js';
@@ -50,6 +51,8 @@ export interface ApiSideOptions {
   userAgent?: string;
   /** The API pods source (src/config/api), started on the connection's client and gate, stopped with it. */
   podSource?: (client: ApiClient, gate: ConnectionGate) => { stop(): Promise<void> };
+  /** The desired API pods: their statuses are patched onto the pods themselves. */
+  apiPods?: ApiPodView;
 }
 
 export interface ApiSide {
@@ -185,9 +188,19 @@ function connect(opts: ApiSideOptions, connection: ClusterConnection, logger: Lo
   });
 
   desired.onChange(() => pods.addAll(allKeys()));
+  // API pods: their own status, one key per UID, beside the mirror pods.
+  const apiPods = opts.apiPods;
+  const apiStatus = apiPods && new ApiPodStatusSync(client, opts.statuses, apiPods);
+  const apiStatusQueue = apiStatus && new KeyedQueue('Updating API pod status', (uid) => apiStatus.sync(uid), conn, logger);
+  const allApiPods = (): void => {
+    if (!apiPods || !apiStatusQueue) return;
+    apiStatus?.retain();
+    apiStatusQueue.addAll(new Set(apiPods.apiPods().map((p) => p.uid)));
+  };
   opts.statuses.onChange((uid) => {
     const sp = desired.podByUid(uid);
     if (sp) pods.add(sp.key);
+    else if (apiPods?.apiPodByUid(uid)) apiStatusQueue?.add(uid);
   });
   cache.onChange((key) => pods.add(key));
   cache.onResync(() => pods.addAll(allKeys()));
@@ -196,6 +209,7 @@ function connect(opts: ApiSideOptions, connection: ClusterConnection, logger: Lo
     setInterval(syncNode, opts.nodeStatusUpdateFrequencyMs ?? 10_000),
     setInterval(renewLease, (leaseDuration * 1000) / 4),
     setInterval(() => {
+      allApiPods();
       pods.addAll(allKeys());
       const current = new Set<string>();
       for (const k of cache.keys()) {
@@ -221,7 +235,7 @@ function connect(opts: ApiSideOptions, connection: ClusterConnection, logger: Lo
       stopped ??= (async () => {
         for (const t of timers) clearInterval(t);
         conn.stop();
-        const done = Promise.all([nodeTask.stop(), leaseTask.stop(), pods.stop(), events.stop(), cache.stop(), podSource?.stop()]);
+        const done = Promise.all([nodeTask.stop(), leaseTask.stop(), pods.stop(), events.stop(), cache.stop(), podSource?.stop(), apiStatusQueue?.stop()]);
         // In-flight requests end at their deadline at the latest; closing the client ends them now.
         client.close();
         await done;

@@ -216,6 +216,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
       nodeStatusReportFrequencyMs: opts.nodeStatusReportFrequencyMs,
       nodeLeaseDurationSeconds: opts.nodeLeaseDurationSeconds,
       podSource: (client, gate) => startApiPodSource(client, gate, podConfig, opts.nodeName, logger),
+      apiPods: { apiPods: () => podConfig.apiPods(), apiPodByUid: (uid) => podConfig.apiPodByUid(uid) },
     });
     observers.push(api.observer);
     prober.onResult((e) => {

@@ -88,6 +88,16 @@ describe('API pods', () => {
     await waitFor(() => api.object('pods', 'kube-system', `web-${NODE}`), { timeoutMs: 30_000, what: 'the mirror pod' });
     expect((await runtimePods(`web-${NODE}`)).length).toBe(1);
     expect((await runtimePods('web')).length).toBe(1);
+    // Its status is the pod's own (no mirror of it), patched with the UID precondition.
+    const reported = await waitFor(() => {
+      const o = api.object('pods', 'kube-system', 'web') as unknown as { metadata: { uid: string }; status?: { phase?: string; containerStatuses?: { containerID?: string; ready?: boolean }[] } } | undefined;
+      return o?.status?.phase === 'Running' && o.status.containerStatuses?.[0]?.ready ? o : undefined;
+    }, { timeoutMs: 30_000, what: 'the API pod Running in the API' });
+    expect(reported.metadata.uid).toBe(uid);
+    expect(reported.status!.containerStatuses![0]!.containerID).toBe(`containerd://${running(apiPod)!.id}`);
+    const patches = api.requests.filter((r) => r.method === 'PATCH' && r.path === '/api/v1/namespaces/kube-system/pods/web/status');
+    expect(patches.length).toBeGreaterThan(0);
+    expect(patches.every((r) => r.user === `system:node:${NODE}` && r.status === 200)).toBe(true);
   });
 
   it('an agent restarted while the server is away keeps the API pod running, and restarts or duplicates nothing when it is back', async () => {
