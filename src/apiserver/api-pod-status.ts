@@ -16,6 +16,8 @@ import type { PodStatusSource } from './types.js';
 export interface ApiPodView {
   apiPodByUid(uid: string): StaticPod | undefined;
   apiPods(): readonly StaticPod[];
+  /** Each API pod the desired set lets go of (deleted, or replaced under its name). */
+  onRemoved(listener: (pod: StaticPod) => void): void;
 }
 
 const isTerminal = (phase: string | undefined): boolean => phase === 'Succeeded' || phase === 'Failed';

@@ -8,6 +8,7 @@
 import type { Logger } from '../log/logger.js';
 import type { PodEvent, PodWorkerObserver } from '../podworkers/observer.js';
 import { errorMessage } from '../util/error-message.js';
+import { ApiPodFinalDelete } from './api-pod-deletion.js';
 import { ApiPodStatusSync, type ApiPodView } from './api-pod-status.js';
 import { ApiClient } from './client.js';
 import { startClientCredentials } from './client-credentials.js';
@@ -72,6 +73,8 @@ export interface ApiSide {
 /** The parts that run on one connection. */
 interface ConnectedParts {
   readonly recorder: EventRecorder;
+  /** A pod worker removed everything of the pod. */
+  podRemoved(uid: string): void;
   state(): { connected: boolean; lastContact?: Date };
   stop(): Promise<void>;
 }
@@ -130,7 +133,7 @@ export function startApiSide(opts: ApiSideOptions): ApiSide {
   return {
     recorder,
     recordPodEvent,
-    observer: { podEvent: recordPodEvent },
+    observer: { podEvent: recordPodEvent, podRemoved: (uid) => parts?.podRemoved(uid) },
     state: () => parts?.state() ?? { connected: false },
     connection: () => connection,
     connectionReady: creds.ready,
@@ -192,6 +195,9 @@ function connect(opts: ApiSideOptions, connection: ClusterConnection, logger: Lo
   const apiPods = opts.apiPods;
   const apiStatus = apiPods && new ApiPodStatusSync(client, opts.statuses, apiPods);
   const apiStatusQueue = apiStatus && new KeyedQueue('Updating API pod status', (uid) => apiStatus.sync(uid), conn, logger);
+  const finalDelete = apiPods && new ApiPodFinalDelete(client);
+  const deleteQueue = finalDelete && new KeyedQueue('Deleting API pod', (uid) => finalDelete.send(uid), conn, logger, { concurrency: 2 });
+  apiPods?.onRemoved((sp) => finalDelete?.deletionStarted(sp));
   const allApiPods = (): void => {
     if (!apiPods || !apiStatusQueue) return;
     apiStatus?.retain();
@@ -230,12 +236,15 @@ function connect(opts: ApiSideOptions, connection: ClusterConnection, logger: Lo
   let stopped: Promise<void> | undefined;
   return {
     recorder: events,
+    podRemoved: (uid) => {
+      if (finalDelete?.podRemoved(uid)) deleteQueue?.add(uid);
+    },
     state: () => ({ connected: conn.current === 'up', lastContact: conn.lastContact }),
     stop: () => {
       stopped ??= (async () => {
         for (const t of timers) clearInterval(t);
         conn.stop();
-        const done = Promise.all([nodeTask.stop(), leaseTask.stop(), pods.stop(), events.stop(), cache.stop(), podSource?.stop(), apiStatusQueue?.stop()]);
+        const done = Promise.all([nodeTask.stop(), leaseTask.stop(), pods.stop(), events.stop(), cache.stop(), podSource?.stop(), apiStatusQueue?.stop(), deleteQueue?.stop()]);
         // In-flight requests end at their deadline at the latest; closing the client ends them now.
         client.close();
         await done;

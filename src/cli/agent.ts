@@ -216,7 +216,15 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
       nodeStatusReportFrequencyMs: opts.nodeStatusReportFrequencyMs,
       nodeLeaseDurationSeconds: opts.nodeLeaseDurationSeconds,
       podSource: (client, gate) => startApiPodSource(client, gate, podConfig, opts.nodeName, logger),
-      apiPods: { apiPods: () => podConfig.apiPods(), apiPodByUid: (uid) => podConfig.apiPodByUid(uid) },
+      apiPods: {
+        apiPods: () => podConfig.apiPods(),
+        apiPodByUid: (uid) => podConfig.apiPodByUid(uid),
+        onRemoved: (l) =>
+          podConfig.subscribe((u) => {
+            const gone = u.op === 'REMOVE' ? u.pod : u.op === 'UPDATE' && u.previous.uid !== u.pod.uid ? u.previous : undefined;
+            if (gone?.pod.metadata.annotations['kubernetes.io/config.source'] === 'api') l(gone);
+          }),
+      },
     });
     observers.push(api.observer);
     prober.onResult((e) => {

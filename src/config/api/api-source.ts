@@ -52,6 +52,8 @@ export class ApiPodSource {
   private readonly told = new Map<string, StaticPod>();
   /** Refusals already logged, as `uid:reason`. */
   private readonly refusedLogged = new Set<string>();
+  /** Pods whose deletion the set has been told (their REMOVE), by UID, until the object is gone. */
+  private readonly deletionTold = new Set<string>();
   private readonly backoff: Backoff;
   private resourceVersion: string | undefined;
   private listedOnce = false;
@@ -146,6 +148,7 @@ export class ApiPodSource {
     if (rv) this.resourceVersion = rv;
     if (type === 'BOOKMARK') return;
     if (type === 'DELETED') {
+      this.deletionTold.delete(p.metadata?.uid ?? '');
       const key = `${p.metadata?.namespace ?? ''}/${p.metadata?.name ?? ''}`;
       const had = this.told.get(key);
       if (had && had.uid === p.metadata?.uid) this.remove(key);
@@ -156,6 +159,8 @@ export class ApiPodSource {
 
   /** A full LIST: what it lacks is gone. */
   private replace(items: readonly Pod[]): void {
+    const listed = new Set(items.map((p) => p.metadata?.uid ?? ''));
+    for (const uid of [...this.deletionTold]) if (!listed.has(uid)) this.deletionTold.delete(uid);
     const keys = new Set<string>();
     for (const p of items) {
       const key = this.put(p);
@@ -179,10 +184,35 @@ export class ApiPodSource {
       if (had) this.remove(key);
       return undefined;
     }
+    if (p.metadata?.deletionTimestamp) {
+      this.deletionStarted(key, had?.uid === r.pod.uid ? had : undefined, r.pod);
+      return undefined;
+    }
     if (had && sameApiPod(had, r.pod)) return key;
     this.told.set(key, r.pod);
     this.opts.events.update(had ? { op: 'UPDATE', pod: r.pod, previous: had } : { op: 'ADD', pod: r.pod });
     return key;
+  }
+
+  /**
+   * Someone deletes the pod: its worker stops it with the shorter of its grace period and the
+   * deletion's, and the API side sends the final DELETE once it is gone. The set is told the pod
+   * with that grace (an UPDATE, or an ADD when it was not told yet: an agent restarted during the
+   * deletion adopts the pod so that its stop ends in the DELETE), then its REMOVE.
+   */
+  private deletionStarted(key: string, had: StaticPod | undefined, now: StaticPod): void {
+    // Told already; a shorter grace later is not followed (the worker is stopping it).
+    if (this.deletionTold.has(now.uid)) return;
+    this.deletionTold.add(now.uid);
+    const spec = now.pod.spec!;
+    const deletionGrace = now.pod.metadata.deletionGracePeriodSeconds;
+    const grace = Math.min(spec.terminationGracePeriodSeconds ?? 30, deletionGrace ?? Number.POSITIVE_INFINITY);
+    const last: StaticPod = { ...now, pod: { ...now.pod, spec: { ...spec, terminationGracePeriodSeconds: grace } } };
+    const other = this.told.get(key);
+    if (other && other.uid !== now.uid) this.remove(key);
+    this.told.delete(key);
+    this.opts.events.update(had ? { op: 'UPDATE', pod: last, previous: had } : { op: 'ADD', pod: last });
+    this.opts.events.update({ op: 'REMOVE', pod: last });
   }
 
   private remove(key: string): void {

@@ -122,4 +122,25 @@ describe('API pods', () => {
     expect(running(staticAfter[0])?.id).toBe(staticBefore.id);
     expect(agent.lines.filter((l) => l.includes('"severity":"error"'))).toEqual([]);
   });
+
+  it('kubectl delete pod: stopped within the shorter grace period, then the object is gone (grace-0 DELETE with the UID)', async () => {
+    // A container that ignores TERM: only the grace period ends it.
+    const stubborn = JSON.parse(daemonPod('stubborn', api.object('nodes', '', NODE)!.metadata.uid as string)) as { spec: { terminationGracePeriodSeconds: number; containers: { command: string[] }[] } };
+    stubborn.spec.terminationGracePeriodSeconds = 30;
+    stubborn.spec.containers[0]!.command = ['sh', '-c', "trap '' TERM; while true; do sleep 1; done"];
+    await kubectl.ok(['create', '-f', '-'], 60_000, JSON.stringify(stubborn));
+    const uid = api.object('pods', 'kube-system', 'stubborn')!.metadata.uid as string;
+    await waitFor(async () => running((await runtimePods('stubborn'))[0]), { timeoutMs: 60_000, what: 'stubborn running' });
+    const t0 = Date.now();
+    await kubectl.ok(['delete', 'pod', '-n', 'kube-system', 'stubborn', '--grace-period=3'], 60_000);
+    const took = Date.now() - t0;
+    console.log(`kubectl delete pod (grace 3 s of 30 s) returned after ${took} ms`);
+    expect(api.object('pods', 'kube-system', 'stubborn')).toBeUndefined();
+    expect(took).toBeLessThan(15_000);
+    expect(took).toBeGreaterThanOrEqual(2_500);
+    expect((await runtimePods('stubborn')).every((p) => !running(p))).toBe(true);
+    const deletes = api.requests.filter((r) => r.method === 'DELETE' && r.path === '/api/v1/namespaces/kube-system/pods/stubborn' && r.user === `system:node:${NODE}`);
+    expect(deletes.map((r) => r.status)).toEqual([200]);
+    expect(uid).toBeTruthy();
+  });
 });

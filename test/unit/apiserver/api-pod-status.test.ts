@@ -23,7 +23,7 @@ function setup(statuses: Map<string, PodStatus>, answer: (body: Record<string, u
       return r as T;
     },
   };
-  const sync = new ApiPodStatusSync(client, { get: (u) => statuses.get(u), onChange: () => {} }, { apiPodByUid: (u) => (u === sp.uid ? sp : undefined), apiPods: () => [sp] });
+  const sync = new ApiPodStatusSync(client, { get: (u) => statuses.get(u), onChange: () => {} }, { apiPodByUid: (u) => (u === sp.uid ? sp : undefined), apiPods: () => [sp], onRemoved: () => {} });
   return { sync, patches };
 }
 

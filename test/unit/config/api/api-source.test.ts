@@ -170,4 +170,23 @@ describe('ApiPodSource', () => {
     expect(config.all().map((p) => p.uid).sort()).toEqual(['f1', 'u-api']);
     await source.stop();
   });
+
+  it('on a deletionTimestamp, tells the pod with the shorter grace period, then its REMOVE, once', async () => {
+    const { client, config, source } = setup([list('5', [apiPod('web', 'u1', '4', { spec: { nodeName: NODE, terminationGracePeriodSeconds: 30, containers: [{ name: 'c', image: 'busybox' }] } })])]);
+    const seen: string[] = [];
+    config.subscribe((u) => seen.push(`${u.op} ${u.pod.uid} grace=${u.pod.pod.spec?.terminationGracePeriodSeconds}`));
+    source.start();
+    await waitFor(() => client.watching, { timeoutMs: 2000, what: 'the watch' });
+    const deleting = (rv: string, grace: number) =>
+      apiPod('web', 'u1', rv, { metadata: { name: 'web', namespace: 'default', uid: 'u1', deletionTimestamp: '2026-01-01T00:00:00Z', deletionGracePeriodSeconds: grace }, spec: { nodeName: NODE, terminationGracePeriodSeconds: 30, containers: [{ name: 'c', image: 'busybox' }] } });
+    client.emit({ type: 'MODIFIED', object: deleting('6', 3) });
+    client.emit({ type: 'MODIFIED', object: deleting('7', 3) });
+    expect(seen).toEqual(['ADD u1 grace=30', 'UPDATE u1 grace=3', 'REMOVE u1 grace=3']);
+    expect(config.podByUid('u1')).toBeUndefined();
+    // The object goes (our final DELETE); a new pod of the name is a new ADD.
+    client.emit({ type: 'DELETED', object: deleting('8', 3) });
+    client.emit({ type: 'ADDED', object: apiPod('web', 'u2', '9') });
+    expect(seen.at(-1)).toBe('ADD u2 grace=undefined');
+    await source.stop();
+  });
 });
