@@ -215,7 +215,8 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
       nodeStatusUpdateFrequencyMs: opts.nodeStatusUpdateFrequencyMs,
       nodeStatusReportFrequencyMs: opts.nodeStatusReportFrequencyMs,
       nodeLeaseDurationSeconds: opts.nodeLeaseDurationSeconds,
-      podSource: (client, gate) => startApiPodSource(client, gate, podConfig, opts.nodeName, logger),
+      // A pod that cannot run here is told as its Warning event (FailedMount for a volume kind bootlet does not mount).
+      podSource: (client, gate) => startApiPodSource(client, gate, podConfig, opts.nodeName, logger, (p, reason, message) => api?.recordPodEvent({ ...p, type: 'Warning', reason, message })),
       apiPods: {
         apiPods: () => podConfig.apiPods(),
         apiPodByUid: (uid) => podConfig.apiPodByUid(uid),

@@ -16,19 +16,20 @@ export function isMirrorPod(p: Pod): boolean {
   return p.metadata?.annotations?.[MIRROR_ANNOTATION] !== undefined;
 }
 
-export type ApiPodResult = { readonly pod: StaticPod } | { readonly refused: string };
+/** `reason`: the event reason a refusal is told with. */
+export type ApiPodResult = { readonly pod: StaticPod } | { readonly refused: string; readonly reason: 'FailedMount' | 'FailedValidation' };
 
 /** The API pod as a desired pod, or why it cannot run here. */
 export function toDesiredPod(p: Pod, nodeName: string, seen: Date): ApiPodResult {
   const meta = p.metadata ?? {};
   const { name, namespace, uid } = meta;
-  if (!name || !namespace || !uid) return { refused: 'metadata.name, metadata.namespace and metadata.uid: Required value' };
-  if (p.spec?.nodeName !== nodeName) return { refused: `spec.nodeName: Invalid value: "${p.spec?.nodeName ?? ''}": not this node` };
-  if (!p.spec.containers?.length) return { refused: 'spec.containers: Required value' };
+  if (!name || !namespace || !uid) return { refused: 'metadata.name, metadata.namespace and metadata.uid: Required value', reason: 'FailedValidation' };
+  if (p.spec?.nodeName !== nodeName) return { refused: `spec.nodeName: Invalid value: "${p.spec?.nodeName ?? ''}": not this node`, reason: 'FailedValidation' };
+  if (!p.spec.containers?.length) return { refused: 'spec.containers: Required value', reason: 'FailedValidation' };
   for (const [i, v] of (p.spec.volumes ?? []).entries()) {
     const kinds = Object.keys(v).filter((k) => k !== 'name');
     const unsupported = kinds.find((k) => !SUPPORTED_VOLUMES.has(k));
-    if (unsupported) return { refused: `spec.volumes[${i}].${unsupported}: Unsupported value: volume "${v.name}": bootlet mounts only hostPath and emptyDir volumes` };
+    if (unsupported) return { refused: `spec.volumes[${i}].${unsupported}: Unsupported value: volume "${v.name}": bootlet mounts only hostPath and emptyDir volumes`, reason: 'FailedMount' };
   }
   const annotations: Record<string, string> = { ...(meta.annotations ?? {}), [CONFIG_SOURCE]: 'api', [CONFIG_SEEN]: formatRfc3339Nano(seen) };
   const pod: StaticPod['pod'] = { ...p, metadata: { ...meta, name, namespace, uid, annotations } };

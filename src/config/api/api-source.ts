@@ -38,6 +38,8 @@ export interface ApiSourceOptions {
   /** Watch length asked of the server; randomized per watch as a reflector does. */
   readonly watchSeconds?: () => number;
   readonly now?: () => Date;
+  /** Told once per pod and reason when an API pod cannot run here (the API side records it as the pod's Warning event). */
+  readonly refused?: (pod: { namespace: string; name: string; uid: string }, reason: string, message: string) => void;
 }
 
 const PODS = '/api/v1/pods';
@@ -180,6 +182,7 @@ export class ApiPodSource {
       if (!this.refusedLogged.has(id)) {
         this.refusedLogged.add(id);
         this.opts.logger.error('API pod refused: it cannot run on this node', { pod: key, podUID: p.metadata?.uid ?? '', err: r.refused });
+        this.opts.refused?.({ namespace: p.metadata?.namespace ?? '', name: p.metadata?.name ?? '', uid: p.metadata?.uid ?? '' }, r.reason, r.refused);
       }
       if (had) this.remove(key);
       return undefined;

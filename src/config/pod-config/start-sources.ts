@@ -3,7 +3,7 @@
 import type { Logger } from '../../log/logger';
 import { startFileSource, type FileSource } from '../file-source';
 import { startHttpSource, type HttpSource } from '../http-source';
-import { ApiPodSource, type PodListWatchClient, type ServerGate } from '../api/api-source';
+import { ApiPodSource, type ApiSourceOptions, type PodListWatchClient, type ServerGate } from '../api/api-source';
 import type { ManifestClaim } from '../types';
 import { PodConfig, type SourceName } from './pod-config';
 
@@ -28,8 +28,8 @@ export function configuredSources(opts: Pick<PodSourcesOptions, 'staticPodURL'> 
 }
 
 /** Starts the API server's pods source on the API side's client and gate (it feeds the same set). */
-export function startApiPodSource(client: PodListWatchClient, gate: ServerGate, pods: PodConfig, nodeName: string, logger: Logger): { stop(): Promise<void> } {
-  const source = new ApiPodSource({ client, gate, nodeName, events: pods.feed('api'), logger: logger.with({ source: 'api' }) });
+export function startApiPodSource(client: PodListWatchClient, gate: ServerGate, pods: PodConfig, nodeName: string, logger: Logger, refused?: ApiSourceOptions['refused']): { stop(): Promise<void> } {
+  const source = new ApiPodSource({ client, gate, nodeName, events: pods.feed('api'), logger: logger.with({ source: 'api' }), refused });
   source.start();
   return source;
 }

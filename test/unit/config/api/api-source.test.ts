@@ -64,8 +64,10 @@ function setup(lists: (PodList | Error)[]) {
   const told: string[] = [];
   config.subscribe((u: PodUpdate) => told.push(`${u.op} ${u.pod.key} ${u.pod.uid}`));
   const gate = { usable: true, onUp: () => {} };
-  const source = new ApiPodSource({ client, gate, nodeName: NODE, events: config.feed('api'), logger, backoff: { initialMs: 1, maxMs: 2, jitter: 0, resetAfterMs: 0 }, watchSeconds: () => 300 });
-  return { client, config, told, lines, source };
+  const refusals: string[] = [];
+  const refused = (p: { namespace: string; name: string; uid: string }, reason: string, message: string) => refusals.push(`${p.namespace}/${p.name} ${p.uid} ${reason} ${message}`);
+  const source = new ApiPodSource({ client, gate, nodeName: NODE, events: config.feed('api'), logger, refused, backoff: { initialMs: 1, maxMs: 2, jitter: 0, resetAfterMs: 0 }, watchSeconds: () => 300 });
+  return { client, config, told, lines, source, refusals };
 }
 
 const list = (rv: string, items: Pod[]): PodList => ({ metadata: { resourceVersion: rv }, items });
@@ -152,11 +154,12 @@ describe('ApiPodSource', () => {
 
   it('refuses a pod with a volume kind bootlet does not mount, naming it, and never desires it', async () => {
     const cm = apiPod('cm', 'ucm', '4', { spec: { nodeName: NODE, containers: [{ name: 'c', image: 'busybox' }], volumes: [{ name: 'cfg', configMap: { name: 'x' } }] } });
-    const { client, told, lines, source } = setup([list('5', [cm])]);
+    const { client, told, lines, source, refusals } = setup([list('5', [cm])]);
     source.start();
     await waitFor(() => client.watching, { timeoutMs: 2000, what: 'the source to get there' });
     expect(told).toEqual([]);
     expect(lines.some((l) => l.includes('API pod refused') && l.includes('spec.volumes[0].configMap: Unsupported value'))).toBe(true);
+    expect(refusals).toEqual(['default/cm ucm FailedMount spec.volumes[0].configMap: Unsupported value: volume "cfg": bootlet mounts only hostPath and emptyDir volumes']);
     await source.stop();
   });
 
