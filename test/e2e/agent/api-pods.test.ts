@@ -105,13 +105,15 @@ describe('API pods', () => {
     const staticBefore = running((await runtimePods(`web-${NODE}`))[0])!;
     await api.stop();
     await h.agent().kill('SIGKILL');
-    const agent = h.launch({ extraArgs: ['--v=2', `--kubeconfig=${nodeKubeconfig}`] });
+    const agent = h.launch({ extraArgs: ['--v=3', `--kubeconfig=${nodeKubeconfig}`] });
     await agent.waitForLog((r) => String(r.msg).includes('Pods from the API server keep running until it answers'), 'the API pod held while the server is away', 60_000);
     expect(running((await runtimePods('web'))[0])?.id).toBe(before.id);
     await api.start();
     await agent.waitForLog((r) => r.msg === 'API pods listed', 'the API pods listed after the server came back', 60_000);
-    // Settled: the workers have had the listed pod; still the same container, one pod of each name.
-    await waitFor(async () => (await runtimePods('web')).length === 1 && running((await runtimePods('web'))[0])?.id === before.id, { timeoutMs: 10_000, what: 'the API pod adopted' });
+    // Its worker has synced the listed pod, and found nothing to do: adopted, not restarted.
+    const uid = api.object('pods', 'kube-system', 'web')!.metadata.uid as string;
+    const synced = await agent.waitForLog((r) => r.msg === 'Pod synced' && r.podUID === uid, 'the API pod synced by its worker', 30_000);
+    expect(synced).toMatchObject({ started: 0, killed: 0, sandboxCreated: false });
     const after = await runtimePods('web');
     expect(after).toHaveLength(1);
     expect(after[0]!.containers).toHaveLength(1);
