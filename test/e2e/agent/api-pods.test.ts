@@ -75,12 +75,15 @@ describe('API pods', () => {
   it('runs a pod bound to the node, beside a static pod of the same written name', async () => {
     await waitFor(() => api.object('nodes', '', NODE), { timeoutMs: 30_000, what: 'the Node registered' });
     const owner = api.object('nodes', '', NODE)!.metadata.uid as string;
+    const t0 = Date.now();
     await kubectl.ok(['create', '-f', '-'], 60_000, daemonPod('web', owner));
+    const created = Date.now();
     const uid = api.object('pods', 'kube-system', 'web')!.metadata.uid as string;
     const apiPod = await waitFor(async () => {
       const p = (await runtimePods('web'))[0];
       return running(p) ? p : undefined;
     }, { timeoutMs: 60_000, what: 'the API pod running' });
+    const runningAt = Date.now();
     expect(apiPod.uid).toBe(uid);
     expect(apiPod.sandboxes[0]?.annotations?.['kubernetes.io/config.source']).toBe('api');
     await waitFor(async () => running((await runtimePods(`web-${NODE}`))[0]), { timeoutMs: 60_000, what: 'the static pod running' });
@@ -93,6 +96,7 @@ describe('API pods', () => {
       const o = api.object('pods', 'kube-system', 'web') as unknown as { metadata: { uid: string }; status?: { phase?: string; containerStatuses?: { containerID?: string; ready?: boolean }[] } } | undefined;
       return o?.status?.phase === 'Running' && o.status.containerStatuses?.[0]?.ready ? o : undefined;
     }, { timeoutMs: 30_000, what: 'the API pod Running in the API' });
+    console.log(`API pod: kubectl create ${created - t0} ms, created → container running ${runningAt - created} ms, → Running and ready in the API ${Date.now() - created} ms`);
     expect(reported.metadata.uid).toBe(uid);
     expect(reported.status!.containerStatuses![0]!.containerID).toBe(`containerd://${running(apiPod)!.id}`);
     const patches = api.requests.filter((r) => r.method === 'PATCH' && r.path === '/api/v1/namespaces/kube-system/pods/web/status');
