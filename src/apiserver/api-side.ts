@@ -10,9 +10,11 @@ import type { StaticPod } from '../config/types.js';
 import type { Logger } from '../log/logger.js';
 import type { PodEvent, PodWorkerObserver } from '../podworkers/observer.js';
 import { errorMessage } from '../util/error-message.js';
+import { ApiPodFinalDelete } from './api-pod-deletion.js';
+import { ApiPodStatusSync, type ApiPodView } from './api-pod-status.js';
 import { ApiClient } from './client.js';
 import { startClientCredentials } from './client-credentials.js';
-import { Connectivity } from './connectivity.js';
+import { Connectivity, type ConnectionGate } from './connectivity.js';
 import { EventSender } from './events.js';
 import { KeyedQueue } from './keyed-queue.js';
 import type { ClusterConnection } from './kubeconfig.js';
@@ -52,6 +54,10 @@ export interface ApiSideOptions {
   /** Full pass over all mirror pods and statuses, default 10 s (the status manager's syncPeriod). */
   resyncPeriodMs?: number;
   userAgent?: string;
+  /** The API pods source (src/config/api), started on the connection's client and gate, stopped with it. */
+  podSource?: (client: ApiClient, gate: ConnectionGate) => { stop(): Promise<void> };
+  /** The desired API pods: their statuses are patched onto the pods themselves. */
+  apiPods?: ApiPodView;
 }
 
 export interface ApiSide {
@@ -77,6 +83,8 @@ export interface ApiSide {
 /** The parts that run on one connection. */
 interface ConnectedParts {
   readonly recorder: EventRecorder;
+  /** A pod worker removed everything of the pod. */
+  podRemoved(uid: string): void;
   state(): { connected: boolean; lastContact?: Date };
   flush(podUids: readonly string[], timeoutMs: number): Promise<void>;
   stop(): Promise<void>;
@@ -146,7 +154,7 @@ export function startApiSide(opts: ApiSideOptions): ApiSide {
   return {
     recorder,
     recordPodEvent,
-    observer: { podEvent: recordPodEvent },
+    observer: { podEvent: recordPodEvent, podRemoved: (uid) => parts?.podRemoved(uid) },
     state: () => parts?.state() ?? { connected: false },
     connection: () => connection,
     connectionReady: creds.ready,
@@ -257,9 +265,22 @@ function connect(opts: ApiSideOptions, connection: ClusterConnection, logger: Lo
     refreshLeaving();
     pods.addAll(allKeys());
   });
+  // API pods: their own status, one key per UID, beside the mirror pods.
+  const apiPods = opts.apiPods;
+  const apiStatus = apiPods && new ApiPodStatusSync(client, opts.statuses, apiPods);
+  const apiStatusQueue = apiStatus && new KeyedQueue('Updating API pod status', (uid) => apiStatus.sync(uid), conn, logger);
+  const finalDelete = apiPods && new ApiPodFinalDelete(client);
+  const deleteQueue = finalDelete && new KeyedQueue('Deleting API pod', (uid) => finalDelete.send(uid), conn, logger, { concurrency: 2 });
+  apiPods?.onRemoved((sp) => finalDelete?.deletionStarted(sp));
+  const allApiPods = (): void => {
+    if (!apiPods || !apiStatusQueue) return;
+    apiStatus?.retain();
+    apiStatusQueue.addAll(new Set(apiPods.apiPods().map((p) => p.uid)));
+  };
   opts.statuses.onChange((uid) => {
     const sp = desired.podByUid(uid);
     if (sp) return pods.add(sp.key);
+    if (apiPods?.apiPodByUid(uid)) return apiStatusQueue?.add(uid);
     const l = leavingByUid(uid);
     if (!l) return;
     const now = opts.statuses.get(uid);
@@ -273,6 +294,7 @@ function connect(opts: ApiSideOptions, connection: ClusterConnection, logger: Lo
     setInterval(syncNode, opts.nodeStatusUpdateFrequencyMs ?? 10_000),
     setInterval(renewLease, (leaseDuration * 1000) / 4),
     setInterval(() => {
+      allApiPods();
       pods.addAll(allKeys());
       const current = new Set<string>();
       for (const k of cache.keys()) {
@@ -286,6 +308,7 @@ function connect(opts: ApiSideOptions, connection: ClusterConnection, logger: Lo
 
   logger.info('Connecting to the API server', { server: client.server, node: nodeName });
   cache.start();
+  const podSource = opts.podSource?.(client, conn);
   syncNode();
   events.event({ kind: 'Node', name: nodeName, uid: nodeName }, 'Normal', 'Starting', 'Starting kubelet.');
 
@@ -312,12 +335,15 @@ function connect(opts: ApiSideOptions, connection: ClusterConnection, logger: Lo
         syncNode();
       }
     },
+    podRemoved: (uid) => {
+      if (finalDelete?.podRemoved(uid)) deleteQueue?.add(uid);
+    },
     state: () => ({ connected: conn.current === 'up', lastContact: conn.lastContact }),
     stop: () => {
       stopped ??= (async () => {
         for (const t of timers) clearInterval(t);
         conn.stop();
-        const done = Promise.all([nodeTask.stop(), leaseTask.stop(), pods.stop(), events.stop(), cache.stop()]);
+        const done = Promise.all([nodeTask.stop(), leaseTask.stop(), pods.stop(), events.stop(), cache.stop(), podSource?.stop(), apiStatusQueue?.stop(), deleteQueue?.stop()]);
         // In-flight requests end at their deadline at the latest; closing the client ends them now.
         client.close();
         await done;

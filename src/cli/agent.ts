@@ -4,7 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { startPodCgroups } from '../cm/start.js';
 import { PodConfig } from '../config/pod-config/pod-config.js';
-import { configuredSources, startPodSources } from '../config/pod-config/start-sources.js';
+import { configuredSources, startApiPodSource, startPodSources } from '../config/pod-config/start-sources.js';
 import { collectNodeInfo, startApiSide, validateClientConfig, type ApiSide } from '../apiserver/index.js';
 import { droppedLogLines, type Logger } from '../log/logger.js';
 import { unexpectedErrorCount } from '../process/unexpected-errors.js';
@@ -223,6 +223,17 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
       nodeStatusUpdateFrequencyMs: opts.nodeStatusUpdateFrequencyMs,
       nodeStatusReportFrequencyMs: opts.nodeStatusReportFrequencyMs,
       nodeLeaseDurationSeconds: opts.nodeLeaseDurationSeconds,
+      // A pod that cannot run here is told as its Warning event (FailedMount for a volume kind bootlet does not mount).
+      podSource: (client, gate) => startApiPodSource(client, gate, podConfig, opts.nodeName, logger, (p, reason, message) => api?.recordPodEvent({ ...p, type: 'Warning', reason, message })),
+      apiPods: {
+        apiPods: () => podConfig.apiPods(),
+        apiPodByUid: (uid) => podConfig.apiPodByUid(uid),
+        onRemoved: (l) =>
+          podConfig.subscribe((u) => {
+            const gone = u.op === 'REMOVE' ? u.pod : u.op === 'UPDATE' && u.previous.uid !== u.pod.uid ? u.previous : undefined;
+            if (gone?.pod.metadata.annotations['kubernetes.io/config.source'] === 'api') l(gone);
+          }),
+      },
     });
     observers.push(api.observer);
     prober.onResult((e) => {

@@ -124,6 +124,15 @@ export class PodConfig implements StaticPodView {
     return key === undefined ? undefined : this.desired.get(key)?.source;
   }
 
+  /** The desired pods of the API server's source (their status goes to the pod itself). */
+  apiPods(): StaticPod[] {
+    return [...this.desired.values()].filter((e) => e.source === 'api').map((e) => e.pod);
+  }
+
+  apiPodByUid(uid: string): StaticPod | undefined {
+    return this.sourceOfUid(uid) === 'api' ? this.podByUid(uid) : undefined;
+  }
+
   /** A read-only view for the API side: static pods only. */
   staticPods(): StaticPodView {
     const isStatic = (p: StaticPod | undefined): StaticPod | undefined => (p && STATIC_SOURCES.has(this.sourceOfUid(p.uid)!) ? p : undefined);

@@ -1,8 +1,9 @@
 // Starts the node's pod sources, each feeding the one desired set: the manifest path always,
-// staticPodURL when it is set (next: the API server's pods bound to the node).
+// staticPodURL when it is set, the API server's pods bound to the node with a kubeconfig.
 import type { Logger } from '../../log/logger';
 import { startFileSource, type FileSource } from '../file-source';
 import { startHttpSource, type HttpSource } from '../http-source';
+import { ApiPodSource, type ApiSourceOptions, type PodListWatchClient, type ServerGate } from '../api/api-source';
 import type { ManifestClaim } from '../types';
 import { PodConfig, type SourceName } from './pod-config';
 
@@ -21,9 +22,16 @@ export interface PodSources {
   stop(): Promise<void>;
 }
 
-/** The sources the options configure: the set is complete once each has been seen in full. */
-export function configuredSources(opts: Pick<PodSourcesOptions, 'staticPodURL'>): SourceName[] {
-  return opts.staticPodURL ? ['file', 'http'] : ['file'];
+/** The sources the options configure: the set is complete once each has been seen in full (the API server's with a kubeconfig). */
+export function configuredSources(opts: Pick<PodSourcesOptions, 'staticPodURL'> & { readonly kubeconfig?: string }): SourceName[] {
+  return [...(['file'] as const), ...(opts.staticPodURL ? (['http'] as const) : []), ...(opts.kubeconfig ? (['api'] as const) : [])];
+}
+
+/** Starts the API server's pods source on the API side's client and gate (it feeds the same set). */
+export function startApiPodSource(client: PodListWatchClient, gate: ServerGate, pods: PodConfig, nodeName: string, logger: Logger, refused?: ApiSourceOptions['refused']): { stop(): Promise<void> } {
+  const source = new ApiPodSource({ client, gate, nodeName, events: pods.feed('api'), logger: logger.with({ source: 'api' }), refused });
+  source.start();
+  return source;
 }
 
 /**

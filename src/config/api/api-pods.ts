@@ -1,0 +1,48 @@
+// An API pod bound to this node as the desired set takes it: the object as the API server stored it
+// (decoded, defaulted and validated there), its UID kept, `kubernetes.io/config.source: api`. Mirror
+// pods are the API's picture of static pods, never API pods; a pod with a volume kind bootlet does
+// not mount yet is refused with the reason, not started half-way.
+import type { Pod } from 'kubernetes-types/core/v1';
+import { CONFIG_SEEN, CONFIG_SOURCE, canonicalJson, formatRfc3339Nano } from '../identity';
+import type { StaticPod } from '../types';
+
+/** kubetypes.ConfigMirrorAnnotationKey. */
+export const MIRROR_ANNOTATION = 'kubernetes.io/config.mirror';
+
+/** The volume kinds the node part mounts today. */
+const SUPPORTED_VOLUMES = new Set(['hostPath', 'emptyDir']);
+
+export function isMirrorPod(p: Pod): boolean {
+  return p.metadata?.annotations?.[MIRROR_ANNOTATION] !== undefined;
+}
+
+/** `reason`: the event reason a refusal is told with. */
+export type ApiPodResult = { readonly pod: StaticPod } | { readonly refused: string; readonly reason: 'FailedMount' | 'FailedValidation' };
+
+/** The API pod as a desired pod, or why it cannot run here. */
+export function toDesiredPod(p: Pod, nodeName: string, seen: Date): ApiPodResult {
+  const meta = p.metadata ?? {};
+  const { name, namespace, uid } = meta;
+  if (!name || !namespace || !uid) return { refused: 'metadata.name, metadata.namespace and metadata.uid: Required value', reason: 'FailedValidation' };
+  if (p.spec?.nodeName !== nodeName) return { refused: `spec.nodeName: Invalid value: "${p.spec?.nodeName ?? ''}": not this node`, reason: 'FailedValidation' };
+  if (!p.spec.containers?.length) return { refused: 'spec.containers: Required value', reason: 'FailedValidation' };
+  for (const [i, v] of (p.spec.volumes ?? []).entries()) {
+    const kinds = Object.keys(v).filter((k) => k !== 'name');
+    const unsupported = kinds.find((k) => !SUPPORTED_VOLUMES.has(k));
+    if (unsupported) return { refused: `spec.volumes[${i}].${unsupported}: Unsupported value: volume "${v.name}": bootlet mounts only hostPath and emptyDir volumes`, reason: 'FailedMount' };
+  }
+  const annotations: Record<string, string> = { ...(meta.annotations ?? {}), [CONFIG_SOURCE]: 'api', [CONFIG_SEEN]: formatRfc3339Nano(seen) };
+  const pod: StaticPod['pod'] = { ...p, metadata: { ...meta, name, namespace, uid, annotations } };
+  return { pod: { pod, uid, key: `${namespace}/${name}`, file: `api:/api/v1/namespaces/${namespace}/pods/${name}`, uidPinned: true } };
+}
+
+/** What a worker acts on: the pod without its status and the server's bookkeeping (a status patch of ours is no change). */
+function contentOf(sp: StaticPod): string {
+  const { resourceVersion: _rv, managedFields: _mf, generation: _g, annotations, ...meta } = sp.pod.metadata;
+  const { [CONFIG_SEEN]: _seen, ...rest } = annotations;
+  return canonicalJson({ meta: { ...meta, annotations: rest }, spec: sp.pod.spec });
+}
+
+export function sameApiPod(a: StaticPod, b: StaticPod): boolean {
+  return a === b || (a.uid === b.uid && contentOf(a) === contentOf(b));
+}

@@ -1,0 +1,166 @@
+// Pods bound to the node through the API server (the packaged agent, a real containerd, the fake
+// API server, real kubectl creating the pod as a DaemonSet controller would): the pod runs beside a
+// static pod of the same written name; an agent restarted while the server is away keeps it
+// running, and neither restarts nor duplicates it once the server answers again.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_IMAGES } from '../../../dev/images.js';
+import { ContainerState } from '../../../src/cri/cri-types.js';
+import { listRuntimePods, readRuntimePod, type RuntimePod } from '../../../src/kuberuntime/runtime-pods.js';
+import { startFakeApiServer, type FakeApiServer } from '../../support/fake-apiserver/index.js';
+import { waitFor } from '../../support/wait.js';
+import { Kubectl } from '../fake-apiserver/kubectl.js';
+import { useAgentHarness } from './harness.js';
+
+const NODE = 'api-pods-e2e';
+const h = useAgentHarness('api-pods', NODE, { extraArgs: ['--v=2'] });
+let api: FakeApiServer;
+let kubectl: Kubectl;
+let nodeKubeconfig: string;
+
+const command = ["sh", "-c", "trap 'exit 0' TERM; while true; do sleep 1; done"];
+
+const staticWeb = `apiVersion: v1
+kind: Pod
+metadata: {name: web, namespace: kube-system}
+spec:
+  hostNetwork: true
+  terminationGracePeriodSeconds: 2
+  containers:
+  - {name: main, image: ${TEST_IMAGES.busybox}, command: ${JSON.stringify(command)}}
+`;
+
+/** As the DaemonSet controller writes it (the fake has no DaemonSets: the owner is a live object, so its GC leaves the pod be). */
+function daemonPod(name: string, ownerUid: string): string {
+  return JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: 'kube-system', labels: { 'k8s-app': name }, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name, uid: ownerUid, controller: true, blockOwnerDeletion: true }] },
+    spec: {
+      nodeName: NODE,
+      hostNetwork: true,
+      terminationGracePeriodSeconds: 2,
+      restartPolicy: 'Always',
+      containers: [{ name: 'main', image: TEST_IMAGES.busybox, command, imagePullPolicy: 'IfNotPresent' }],
+      volumes: [{ name: 'scratch', emptyDir: {} }],
+    },
+  });
+}
+
+async function runtimePods(name: string): Promise<RuntimePod[]> {
+  const runtime = h.cri().runtime;
+  const listed = [...(await listRuntimePods(runtime)).values()].filter((p) => p.name === name && p.namespace === 'kube-system');
+  const full = await Promise.all(listed.map((p) => readRuntimePod(runtime, p.uid)));
+  return full.filter((p): p is RuntimePod => p !== undefined);
+}
+
+const running = (p: RuntimePod | undefined) => p?.containers.find((c) => c.state === ContainerState.CONTAINER_RUNNING);
+
+beforeAll(async () => {
+  fs.mkdirSync(path.join(h.dir, 'api'), { recursive: true });
+  api = await startFakeApiServer({ dir: path.join(h.dir, 'api') });
+  nodeKubeconfig = api.writeKubeconfig(path.join(h.dir, 'node.kubeconfig'), `system:node:${NODE}`, ['system:nodes']);
+  kubectl = new Kubectl(api.writeAdminKubeconfig(path.join(h.dir, 'admin.kubeconfig')), h.dir);
+  h.write('web.yaml', staticWeb);
+  h.launch({ extraArgs: ['--v=2', `--kubeconfig=${nodeKubeconfig}`] });
+});
+
+afterAll(async () => {
+  if (process.env.SHOW_AGENT_LOG) console.log(h.agent().lines.slice(-80).join('\n'));
+  await api?.dispose();
+});
+
+describe('API pods', () => {
+  it('runs a pod bound to the node, beside a static pod of the same written name', async () => {
+    await waitFor(() => api.object('nodes', '', NODE), { timeoutMs: 30_000, what: 'the Node registered' });
+    const owner = api.object('nodes', '', NODE)!.metadata.uid as string;
+    const t0 = Date.now();
+    await kubectl.ok(['create', '-f', '-'], 60_000, daemonPod('web', owner));
+    const created = Date.now();
+    const uid = api.object('pods', 'kube-system', 'web')!.metadata.uid as string;
+    const apiPod = await waitFor(async () => {
+      const p = (await runtimePods('web'))[0];
+      return running(p) ? p : undefined;
+    }, { timeoutMs: 60_000, what: 'the API pod running' });
+    const runningAt = Date.now();
+    expect(apiPod.uid).toBe(uid);
+    expect(apiPod.sandboxes[0]?.annotations?.['kubernetes.io/config.source']).toBe('api');
+    await waitFor(async () => running((await runtimePods(`web-${NODE}`))[0]), { timeoutMs: 60_000, what: 'the static pod running' });
+    // The static pod's mirror is listed to the source too, and is not run as an API pod.
+    await waitFor(() => api.object('pods', 'kube-system', `web-${NODE}`), { timeoutMs: 30_000, what: 'the mirror pod' });
+    expect((await runtimePods(`web-${NODE}`)).length).toBe(1);
+    expect((await runtimePods('web')).length).toBe(1);
+    // Its status is the pod's own (no mirror of it), patched with the UID precondition.
+    const reported = await waitFor(() => {
+      const o = api.object('pods', 'kube-system', 'web') as unknown as { metadata: { uid: string }; status?: { phase?: string; containerStatuses?: { containerID?: string; ready?: boolean }[] } } | undefined;
+      return o?.status?.phase === 'Running' && o.status.containerStatuses?.[0]?.ready ? o : undefined;
+    }, { timeoutMs: 30_000, what: 'the API pod Running in the API' });
+    console.log(`API pod: kubectl create ${created - t0} ms, created → container running ${runningAt - created} ms, → Running and ready in the API ${Date.now() - created} ms`);
+    expect(reported.metadata.uid).toBe(uid);
+    expect(reported.status!.containerStatuses![0]!.containerID).toBe(`containerd://${running(apiPod)!.id}`);
+    const patches = api.requests.filter((r) => r.method === 'PATCH' && r.path === '/api/v1/namespaces/kube-system/pods/web/status');
+    expect(patches.length).toBeGreaterThan(0);
+    expect(patches.every((r) => r.user === `system:node:${NODE}` && r.status === 200)).toBe(true);
+  });
+
+  it('an agent restarted while the server is away keeps the API pod running, and restarts or duplicates nothing when it is back', async () => {
+    const before = running((await runtimePods('web'))[0])!;
+    const staticBefore = running((await runtimePods(`web-${NODE}`))[0])!;
+    await api.stop();
+    await h.agent().kill('SIGKILL');
+    const agent = h.launch({ extraArgs: ['--v=3', `--kubeconfig=${nodeKubeconfig}`] });
+    await agent.waitForLog((r) => String(r.msg).includes('Pods from the API server keep running until it answers'), 'the API pod held while the server is away', 60_000);
+    expect(running((await runtimePods('web'))[0])?.id).toBe(before.id);
+    await api.start();
+    await agent.waitForLog((r) => r.msg === 'API pods listed', 'the API pods listed after the server came back', 60_000);
+    // Its worker has synced the listed pod, and found nothing to do: adopted, not restarted.
+    const uid = api.object('pods', 'kube-system', 'web')!.metadata.uid as string;
+    const synced = await agent.waitForLog((r) => r.msg === 'Pod synced' && r.podUID === uid, 'the API pod synced by its worker', 30_000);
+    expect(synced).toMatchObject({ started: 0, killed: 0, sandboxCreated: false });
+    const after = await runtimePods('web');
+    expect(after).toHaveLength(1);
+    expect(after[0]!.containers).toHaveLength(1);
+    expect(running(after[0])?.id).toBe(before.id);
+    expect(after[0]!.sandboxes).toHaveLength(1);
+    const staticAfter = await runtimePods(`web-${NODE}`);
+    expect(staticAfter).toHaveLength(1);
+    expect(running(staticAfter[0])?.id).toBe(staticBefore.id);
+    expect(agent.lines.filter((l) => l.includes('"severity":"error"'))).toEqual([]);
+  });
+
+  it('kubectl delete pod: stopped within the shorter grace period, then the object is gone (grace-0 DELETE with the UID)', async () => {
+    // A container that ignores TERM: only the grace period ends it.
+    const stubborn = JSON.parse(daemonPod('stubborn', api.object('nodes', '', NODE)!.metadata.uid as string)) as { spec: { terminationGracePeriodSeconds: number; containers: { command: string[] }[] } };
+    stubborn.spec.terminationGracePeriodSeconds = 30;
+    stubborn.spec.containers[0]!.command = ['sh', '-c', "trap '' TERM; while true; do sleep 1; done"];
+    await kubectl.ok(['create', '-f', '-'], 60_000, JSON.stringify(stubborn));
+    const uid = api.object('pods', 'kube-system', 'stubborn')!.metadata.uid as string;
+    await waitFor(async () => running((await runtimePods('stubborn'))[0]), { timeoutMs: 60_000, what: 'stubborn running' });
+    const t0 = Date.now();
+    await kubectl.ok(['delete', 'pod', '-n', 'kube-system', 'stubborn', '--grace-period=3'], 60_000);
+    const took = Date.now() - t0;
+    console.log(`kubectl delete pod (grace 3 s of 30 s) returned after ${took} ms`);
+    expect(api.object('pods', 'kube-system', 'stubborn')).toBeUndefined();
+    expect(took).toBeLessThan(15_000);
+    expect(took).toBeGreaterThanOrEqual(2_500);
+    expect((await runtimePods('stubborn')).every((p) => !running(p))).toBe(true);
+    const deletes = api.requests.filter((r) => r.method === 'DELETE' && r.path === '/api/v1/namespaces/kube-system/pods/stubborn' && r.user === `system:node:${NODE}`);
+    expect(deletes.map((r) => r.status)).toEqual([200]);
+    expect(uid).toBeTruthy();
+  });
+
+  it('a pod with a volume kind bootlet does not mount is never started: a Warning event names the volume', async () => {
+    const pod = JSON.parse(daemonPod('needs-cm', api.object('nodes', '', NODE)!.metadata.uid as string)) as { spec: { volumes: unknown[] } };
+    pod.spec.volumes = [{ name: 'cfg', configMap: { name: 'kube-proxy' } }];
+    await kubectl.ok(['create', '-f', '-'], 60_000, JSON.stringify(pod));
+    const event = await waitFor(async () => {
+      const events = JSON.parse(await kubectl.ok(['get', 'events', '-n', 'kube-system', '-o', 'json'])) as { items: { reason: string; type: string; message: string; involvedObject: { name: string } }[] };
+      return events.items.find((e) => e.involvedObject.name === 'needs-cm' && e.reason === 'FailedMount');
+    }, { timeoutMs: 30_000, what: 'the FailedMount event of needs-cm' });
+    expect(event.type).toBe('Warning');
+    expect(event.message).toContain('spec.volumes[0].configMap: Unsupported value: volume "cfg"');
+    expect(await runtimePods('needs-cm')).toEqual([]);
+    expect(h.agent().proc.exitCode).toBeNull();
+  });
+});
