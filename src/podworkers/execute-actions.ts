@@ -24,6 +24,9 @@ export async function executeActions(ctx: WorkerContext, actions: PodActions, sa
 
   let current = sandbox;
   if (actions.createSandbox) {
+    // The pod left the desired set while this sync waited (its file removed during a flood): no
+    // sandbox for a pod nobody wants; its worker stops it next.
+    if (ctx.terminationRequested) return { errors, waiting };
     current = await ctx.runtime.createSandbox(pod, actions.createSandbox.attempt);
     ctx.logger.info('Created pod sandbox', { ...fields, sandboxID: current.id, attempt: actions.createSandbox.attempt, reason: actions.createSandbox.why });
   }
