@@ -103,6 +103,7 @@ export function startFileSource(opts: FileSourceOptions): FileSource {
     const readStart = Date.now();
     const r = await readManifestFile(file, { ...opts.read, lastWriteEventAt: watcher.watching ? () => watcher.lastWriteAt(file) : undefined });
     if (stopped) return;
+    pods.holdForTurn();
     switch (r.kind) {
       case 'missing':
         skippedOnce.forget(file);
@@ -139,6 +140,7 @@ export function startFileSource(opts: FileSourceOptions): FileSource {
     lastDigest.set(file, digest);
     const loaded = await decoder.load(file, r.bytes, opts.nodeName, now());
     if (stopped) return;
+    pods.holdForTurn();
     // A broken edit is not a deletion: the file's last good pod (if any) stays.
     if ('error' in loaded) pods.refuse(loaded.error);
     else pods.accept(file, loaded.pod, loaded.warnings);
