@@ -94,6 +94,9 @@ export async function runFloodBench(opts: { pods?: number; running?: number; log
           allRunningMs = performance.now() - t0;
           log(`  ${count} running after ${allRunningMs.toFixed(0)} ms`);
         }
+        // Before the removal: a terminating pod (container stopped, sandbox not yet) looks mid-start too.
+        await view.fresh();
+        const maxStarting = view.maxStarting();
         await removeAll(manifests, names);
         const removedAt = performance.now();
         await waitFor(async () => (await view.fresh(), view.sandboxes() === 0), { timeoutMs: 600_000, intervalMs: 200, what: `every ${prefix} sandbox removed` });
@@ -111,7 +114,7 @@ export async function runFloodBench(opts: { pods?: number; running?: number; log
           rssPeakMiB: rss.peak(),
           allAcceptedMs,
           allRunningMs,
-          maxStarting: view.maxStarting(),
+          maxStarting,
           sandboxesAfterRemoval: untilRunning ? undefined : late,
           cleanupMs,
         };
