@@ -19,6 +19,7 @@ import { printApiServerBench, runApiServerBench } from './apiserver.js';
 import { printKubeadmBench, runKubeadmBench } from './kubeadm.js';
 import { printKubeletApiBench, runKubeletApiBench } from './kubelet-api.js';
 import { idleCpuPercent, rssMiB } from './proc.js';
+import { printFloodBench, runFloodBench } from './flood.js';
 import { percentile, printTable, ratioSpread, type Row } from './report.js';
 import { waitFor } from '../test/support/wait.js';
 import { listRuntimePods } from '../src/kuberuntime/runtime-pods.js';
@@ -315,6 +316,10 @@ async function sections(): Promise<void> {
   if (!skip.has('kubelet-api')) {
     console.log('\n== kubelet API: kubectl logs of 10 MB vs cat, kubectl exec vs ExecSync, idle cost of the server');
     printKubeletApiBench(await runKubeletApiBench());
+  }
+  if (!skip.has('flood')) {
+    console.log('\n== a flood of manifests: 2,000 written at once and removed once accepted, then 100 until all run');
+    printFloodBench(await runFloodBench({ log: () => undefined }));
   }
   if (!skip.has('pleg')) {
     console.log('\n== PLEG mechanisms, measured in-process against containerd');

@@ -134,6 +134,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
   const status = new StatusManager({
     runtimePod: (uid) => cache.get(uid).pod,
     pods: () => workers.snapshot(),
+    pod: (uid) => workers.snapshotOf(uid),
     probes: { ready: (u, n) => prober.readiness(u, n), started: (u, n) => prober.started(u, n) },
     nodeIP: opts.nodeIP,
     runtimeName: version.runtimeName,

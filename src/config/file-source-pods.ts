@@ -31,6 +31,8 @@ export class FileSourcePods {
   private readonly loaded = new Set<string>();
   /** While above zero (a full scan runs), changes are collected and told once at the end. */
   private batchDepth = 0;
+  /** A hold until the event loop's next turn is open (holdForTurn). */
+  private heldForTurn = false;
   private closed = false;
   private readonly refusals: RefusalLog;
 
@@ -57,6 +59,20 @@ export class FileSourcePods {
     }
   }
 
+  /**
+   * Changes from now until the event loop's next turn are told together: the files whose reads
+   * finish in one turn of a flood cost one desired-set difference, not one each (2,000 of them,
+   * each over every file, were most of the agent's work as a flood was accepted).
+   */
+  holdForTurn(): void {
+    if (this.heldForTurn || this.closed) return;
+    this.heldForTurn = true;
+    setImmediate(() => {
+      this.heldForTurn = false;
+      this.flush();
+    });
+  }
+
   /** The file holds this good pod now. */
   accept(file: string, pod: StaticPod, warnings: readonly string[]): void {
     for (const w of warnings) {
@@ -67,7 +83,7 @@ export class FileSourcePods {
     this.refusals.settled(file);
     this.desired.putFile(this.identityFor(file, pod));
     this.loaded.add(file);
-    this.flush();
+    this.flushSoon();
   }
 
   /** The file is refused for its content or for not being readable; its last good pod (if any) stays. */
@@ -84,7 +100,7 @@ export class FileSourcePods {
     if (this.refused.delete(file)) this.publishClaims();
     if (!this.desired.podOfFile(file)) return;
     this.desired.dropFile(file);
-    this.flush();
+    this.flushSoon();
   }
 
   /** See FileSource.adoptIdentity. */
@@ -139,6 +155,11 @@ export class FileSourcePods {
       this.events.update(u);
     }
     this.publishClaims();
+  }
+
+  /** Now, or at the end of the turn being held (a scan's end tells everything anyway). */
+  private flushSoon(): void {
+    if (!this.heldForTurn) this.flush();
   }
 
   /** Tells downstream which refused files declare which pods, when that changed. */

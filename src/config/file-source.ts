@@ -4,6 +4,7 @@
 // one, and file-source-pods.ts turns what was found into the desired set and its events. What
 // counts is always what is on disk when the file is read (stably, see read-manifest.ts).
 import { createHash } from 'node:crypto';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { resolve } from 'node:path';
 import type { Logger } from '../log/logger';
 import type { ConfigSourceEvents } from './types';
@@ -46,6 +47,13 @@ export interface FileSource {
    */
   adoptIdentity(file: string, computedUid: string, runtimeUid: string): boolean;
 }
+
+/**
+ * A full scan is told downstream this many files at a time, in name order (so the first file by
+ * name still wins a key), yielding to the event loop between chunks: one batch of 2,000 new files
+ * was held for the whole scan and then told in one go, which stalled the agent for seconds.
+ */
+const SCAN_CHUNK = 64;
 
 /** A file still being written is looked at again after this long. */
 const CHANGING_RETRY_MS = 250;
@@ -99,6 +107,7 @@ export function startFileSource(opts: FileSourceOptions): FileSource {
     const readStart = Date.now();
     const r = await readManifestFile(file, { ...opts.read, ownOutput, lastWriteEventAt: watcher.watching ? () => watcher.lastWriteAt(file) : undefined });
     if (stopped) return;
+    pods.holdForTurn();
     switch (r.kind) {
       case 'missing':
         skippedOnce.forget(file);
@@ -135,6 +144,7 @@ export function startFileSource(opts: FileSourceOptions): FileSource {
     lastDigest.set(file, digest);
     const loaded = await decoder.load(file, r.bytes, opts.nodeName, now());
     if (stopped) return;
+    pods.holdForTurn();
     // A broken edit is not a deletion: the file's last good pod (if any) stays.
     if ('error' in loaded) pods.refuse(loaded.error);
     else pods.accept(file, loaded.pod, loaded.warnings);
@@ -151,9 +161,13 @@ export function startFileSource(opts: FileSourceOptions): FileSource {
     checkDelayMs: debounceMs,
     // Files that were held but are not listed any more are looked at too: they are gone.
     pass: async (names) => {
-      await pods.batch(async () => {
-        await Promise.all([...new Set([...names, ...pods.files()])].map((f) => queue.run(f)));
-      });
+      const files = [...new Set([...names, ...pods.files()])].sort();
+      for (let i = 0; i < files.length && !stopped; i += SCAN_CHUNK) {
+        if (i > 0) await yieldToEventLoop();
+        await pods.batch(async () => {
+          await Promise.all(files.slice(i, i + SCAN_CHUNK).map((f) => queue.run(f)));
+        });
+      }
       log.v(4).info('Manifest path rescanned', { path: root, files: pods.files().length });
     },
     onFirstScan: () => opts.events.ready(),

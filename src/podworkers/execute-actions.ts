@@ -6,6 +6,7 @@ import type { PodAction, PodActionKind, PodActionOf, PodActions, WaitingReason }
 import { containerSpec, killContainer } from './kill-container.js';
 import { ContainerStartError, type DesiredPod, type SandboxRef } from '../kuberuntime/pod-runtime.js';
 import type { WorkerContext } from './worker-context.js';
+import { DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS } from '../k8s/defaults.js';
 
 export interface ExecutionResult {
   readonly errors: string[];
@@ -32,6 +33,8 @@ export interface ActionExecutor<A> {
   readonly parallel?: true;
   /** Without a sandbox the sync ends before this action (and everything after it). */
   readonly needsSandbox?: true;
+  /** Only for a pod still wanted: once its removal is asked for, the sync ends before this action. */
+  readonly wantedOnly?: true;
   run(x: Execution, action: A): Promise<void>;
 }
 
@@ -86,6 +89,7 @@ export const EXECUTORS: ActionExecutors = {
   },
   stopSandbox: { run: (x, a) => x.ctx.runtime.stopSandbox(a.id) },
   createSandbox: {
+    wantedOnly: true,
     async run(x, a) {
       x.sandbox = await x.ctx.runtime.createSandbox(x.pod, a.attempt);
       x.ctx.logger.info('Created pod sandbox', { ...x.fields, sandboxID: x.sandbox.id, attempt: a.attempt, reason: a.why });
@@ -112,12 +116,15 @@ export async function executeActions(ctx: WorkerContext, plan: PodActions, sandb
   const errors: string[] = [];
   const waiting = new Map(plan.waiting);
   if (!pod) return { errors, waiting };
-  const grace = pod.spec?.terminationGracePeriodSeconds ?? 30;
+  const grace = pod.spec?.terminationGracePeriodSeconds ?? DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS;
   const x: Execution = { ctx, pod, fields: { pod: ctx.key, podUID: ctx.uid }, grace, sandbox, errors, waiting, startsHalted: false };
   const actions = plan.actions;
   for (let i = 0; i < actions.length; ) {
     const executor = executorOf(actions[i].kind);
     if (executor.needsSandbox && !x.sandbox) break;
+    // The pod left the desired set while this sync waited (its file removed during a flood): no
+    // sandbox for a pod nobody wants; its worker stops it next.
+    if (executor.wantedOnly && ctx.terminationRequested) break;
     // A run of actions of a parallel kind goes at once; every other action waits for the one before.
     let end = i + 1;
     if (executor.parallel) while (end < actions.length && actions[end].kind === actions[i].kind) end++;

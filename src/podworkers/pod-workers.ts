@@ -5,6 +5,8 @@
 // keep the new pod from running.
 // Of the pods found running with no manifest, it stops only those a static source (or bootlet)
 // made, and keeps those a refused manifest may declare ("held") until that file is fixed or gone.
+// At most maxConcurrentStarts pods are in their first sync (sandbox and containers being made) at
+// once; the rest wait their turn in WaitingToStart, where a removal ends them before they start.
 import type { DesiredPodLookup, ManifestClaim, PodUpdate, StaticPod } from '../config/types.js';
 import type { Logger } from '../log/logger.js';
 import type { RuntimePod } from '../kuberuntime/runtime-pods.js';
@@ -15,6 +17,16 @@ import type { PodRuntime } from '../kuberuntime/pod-runtime.js';
 import { notify, type PodEvent, type PodWorkerObserver } from './observer.js';
 import { PodWorker } from './pod-worker.js';
 import type { PodCacheView, PodWorkerStateName, StopReason, SyncOutcome } from './worker-context.js';
+
+/**
+ * Pods in their first sync at once. The kubelet has no such limit; containerd on a 2-core node
+ * given 2,000 RunPodSandbox at once was still making sandboxes after their manifests were gone.
+ * Each start is a sandbox (a shim, runc, the pause process) and its containers, mostly CPU in
+ * containerd and runc: beyond a few per core they only queue there and each takes longer. Eight
+ * keeps two cores busy, and is above a kubeadm control plane (four pods) and its add-ons, so a
+ * real node never waits on it.
+ */
+export const DEFAULT_MAX_CONCURRENT_STARTS = 8;
 
 export interface PodWorkersOptions {
   runtime: PodRuntime;
@@ -31,6 +43,8 @@ export interface PodWorkersOptions {
    * Without it (a worker set tested alone) a worker has the pod of the last update it was given.
    */
   desired?: DesiredPodLookup;
+  /** Pods in their first sync at once; DEFAULT_MAX_CONCURRENT_STARTS by default. */
+  maxConcurrentStarts?: number;
 }
 
 export interface PodWorkerSnapshot {
@@ -52,6 +66,19 @@ interface HeldPod {
   readonly key: string;
   /** The refusal it is held for, as last logged. */
   claim: ManifestClaim;
+}
+
+function snapshotOf(w: PodWorker, restarting: boolean): PodWorkerSnapshot {
+  return {
+    uid: w.ctx.uid,
+    key: w.ctx.key,
+    state: w.state,
+    pod: w.ctx.desired,
+    orphan: w.ctx.desired === undefined,
+    lastSync: w.ctx.lastSync,
+    stoppedFor: w.ctx.stoppedFor,
+    removing: w.ctx.terminationRequested && !w.ctx.stoppedFor && !restarting,
+  };
 }
 
 export class PodWorkers {
@@ -76,9 +103,20 @@ export class PodWorkers {
   private nodeShuttingDown = false;
   /** Pods stopped for the node's shutdown, and who waits for each to have stopped. */
   private readonly shutdownStops = new Map<string, { sp: StaticPod; waiters: (() => void)[]; removed?: boolean }>();
+  /** Workers by pod key: the same-key checks run for every step of every waiting pod. */
+  private readonly byKey = new Map<string, Set<PodWorker>>();
+  /** Pods holding a start slot: from leaving WaitingToStart to the end of their first sync step. */
+  private readonly starting = new Set<string>();
+  /** Pods waiting for a start slot, in the order they asked. */
+  private readonly startQueue = new Set<string>();
+  private readonly maxStarts: number;
+  /** Frees a pod's start slot when its first sync step has finished. */
+  private readonly slotObserver: PodWorkerObserver = { podWorkerStep: (uid) => this.startDone(uid) };
 
   constructor(private readonly opts: PodWorkersOptions) {
     this.now = opts.now ?? Date.now;
+    this.maxStarts = opts.maxConcurrentStarts ?? DEFAULT_MAX_CONCURRENT_STARTS;
+    if (!(this.maxStarts >= 1)) throw new Error(`maxConcurrentStarts must be at least 1, not ${String(opts.maxConcurrentStarts)}`);
   }
 
   apply(u: PodUpdate): void {
@@ -157,16 +195,13 @@ export class PodWorkers {
   }
 
   snapshot(): PodWorkerSnapshot[] {
-    return [...this.workers.values()].map((w) => ({
-      uid: w.ctx.uid,
-      key: w.ctx.key,
-      state: w.state,
-      pod: w.ctx.desired,
-      orphan: w.ctx.desired === undefined,
-      lastSync: w.ctx.lastSync,
-      stoppedFor: w.ctx.stoppedFor,
-      removing: w.ctx.terminationRequested && !w.ctx.stoppedFor && !this.restarts.has(w.ctx.uid),
-    }));
+    return [...this.workers.values()].map((w) => snapshotOf(w, this.restarts.has(w.ctx.uid)));
+  }
+
+  /** One pod's worker as snapshot() has it. */
+  snapshotOf(uid: string): PodWorkerSnapshot | undefined {
+    const w = this.workers.get(uid);
+    return w ? snapshotOf(w, this.restarts.has(uid)) : undefined;
   }
 
   /** Namespace and name of the pod with this UID, if a worker has it. */
@@ -243,7 +278,7 @@ export class PodWorkers {
 
   /** The refused claim that keeps a pod of this key running, if no accepted manifest declares the key. */
   private claimFor(key: string): ManifestClaim | undefined {
-    for (const w of this.workers.values()) if (w.ctx.key === key && w.ctx.desired !== undefined && !w.ctx.terminationRequested) return undefined;
+    for (const w of this.byKey.get(key) ?? []) if (w.ctx.desired !== undefined && !w.ctx.terminationRequested) return undefined;
     // A file that could not be read far enough may declare any pod.
     return this.claims.find((c) => c.podKey === key) ?? this.claims.find((c) => c.podKey === undefined);
   }
@@ -279,6 +314,8 @@ export class PodWorkers {
     this.restarts.delete(uid);
     const stop = this.shutdownStops.get(uid);
     if (stop) stop.removed = true;
+    // A pod waiting for its turn gives it up: it ends in WaitingToStart and never starts.
+    this.startQueue.delete(uid);
     this.workers.get(uid)?.requestTermination();
   }
 
@@ -304,7 +341,10 @@ export class PodWorkers {
         terminationRequested: false,
         cache: this.opts.cache,
         lastStepAt: 0,
-        emit: (call) => notify(this.opts.observers ?? [], call, (err) => this.opts.logger.error('Pod worker observer failed', { podUID: uid, err: String(err) })),
+        emit: (call) => {
+          call(this.slotObserver);
+          notify(this.opts.observers ?? [], call, (err) => this.opts.logger.error('Pod worker observer failed', { podUID: uid, err: String(err) }));
+        },
         event: (type, reason, message, container) => {
           const initContainer = container !== undefined && (given?.spec?.initContainers ?? []).some((c) => c.name === container);
           const e: PodEvent = { uid, namespace, name, type, reason, message, container, initContainer };
@@ -323,10 +363,14 @@ export class PodWorkers {
       (done) => this.onDone(done),
       (stopped) => {
         this.releaseShutdownWaiters(stopped.ctx.uid);
+        this.startDone(uid);
         this.wakeSameKey(stopped);
       },
     );
     this.workers.set(uid, w);
+    let same = this.byKey.get(key);
+    if (!same) this.byKey.set(key, (same = new Set()));
+    same.add(w);
     return w;
   }
 
@@ -336,17 +380,44 @@ export class PodWorkers {
     for (const resolve of entry.waiters.splice(0)) resolve();
   }
 
+  /**
+   * Whether the pod may leave WaitingToStart now; true hands it a start slot. A pod gone from the
+   * desired set (its file removed while it waited) never starts; its removal ends its worker.
+   */
   private mayStart(uid: string, key: string): boolean {
     if (!this.adopted || this.nodeShuttingDown) return false;
-    for (const w of this.workers.values()) if (w.ctx.uid !== uid && w.ctx.key === key && w.state !== 'Terminated') return false;
+    if (this.starting.has(uid)) return true;
+    for (const w of this.byKey.get(key) ?? []) if (w.ctx.uid !== uid && w.state !== 'Terminated') return false;
     for (const [heldUid, h] of this.held) if (heldUid !== uid && h.key === key) return false;
+    if (this.opts.desired && !this.opts.desired.podByUid(uid)) return false;
+    if (this.starting.size >= this.maxStarts) {
+      this.startQueue.add(uid);
+      return false;
+    }
+    this.startQueue.delete(uid);
+    this.starting.add(uid);
     return true;
+  }
+
+  /** The pod's first sync is over (or it stopped, or its worker ended): its slot goes to the next in line. */
+  private startDone(uid: string): void {
+    if (!this.starting.delete(uid)) return;
+    for (const next of this.startQueue) {
+      if (this.starting.size >= this.maxStarts) return;
+      this.startQueue.delete(next);
+      this.workers.get(next)?.wake();
+    }
   }
 
   private onDone(w: PodWorker): void {
     this.workers.delete(w.ctx.uid);
     this.lastGiven.delete(w.ctx.uid);
     this.releaseShutdownWaiters(w.ctx.uid);
+    this.startQueue.delete(w.ctx.uid);
+    this.startDone(w.ctx.uid);
+    const same = this.byKey.get(w.ctx.key);
+    same?.delete(w);
+    if (same?.size === 0) this.byKey.delete(w.ctx.key);
     const again = this.restarts.get(w.ctx.uid);
     if (again) {
       this.restarts.delete(w.ctx.uid);
@@ -358,6 +429,6 @@ export class PodWorkers {
   }
 
   private wakeSameKey(w: PodWorker): void {
-    for (const other of this.workers.values()) if (other !== w && other.ctx.key === w.ctx.key) other.wake();
+    for (const other of this.byKey.get(w.ctx.key) ?? []) if (other !== w) other.wake();
   }
 }

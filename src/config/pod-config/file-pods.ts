@@ -36,6 +36,8 @@ export class FilePods {
   private readonly current = new Map<string, StaticPod>();
   /** Losing file -> the file that holds its key (or its pinned uid), and the error last reported. */
   private readonly losing = new Map<string, { winner: string; error: ManifestError }>();
+  /** The files in name order, kept until a file comes or goes: every difference walks them in that order. */
+  private sortedFiles: string[] | undefined;
 
   /** A file now holds this good pod. */
   setFile(pod: StaticPod): DesiredChange {
@@ -56,13 +58,14 @@ export class FilePods {
   putFile(pod: StaticPod): void {
     const old = this.byFile.get(pod.file);
     if (old && sameStaticPod(old, pod)) return; // keeps the stored object, and its first-seen time
+    if (!old) this.sortedFiles = undefined;
     this.byFile.set(pod.file, pod);
     // A changed file that still loses is reported again, so every edit gets its answer.
     this.losing.delete(pod.file);
   }
 
   dropFile(file: string): void {
-    this.byFile.delete(file);
+    if (this.byFile.delete(file)) this.sortedFiles = undefined;
     this.losing.delete(file);
   }
 
@@ -78,7 +81,11 @@ export class FilePods {
 
   /** Files whose last good pod is held (winning or not). */
   files(): string[] {
-    return [...this.byFile.keys()].sort();
+    return [...this.sorted()];
+  }
+
+  private sorted(): readonly string[] {
+    return (this.sortedFiles ??= [...this.byFile.keys()].sort());
   }
 
   podOfFile(file: string): StaticPod | undefined {
@@ -96,7 +103,7 @@ export class FilePods {
     const byUid = new Map<string, StaticPod>();
     const losers: Array<{ pod: StaticPod; winner: StaticPod; why: 'key' | 'uid' }> = [];
     // Plain code-unit order, like the kubelet's sort.Strings over the directory listing.
-    for (const file of [...this.byFile.keys()].sort()) {
+    for (const file of this.sorted()) {
       const pod = this.byFile.get(file)!;
       const winner = winners.get(pod.key);
       // Two pods with one UID (two files pinning the same metadata.uid) would share a pod worker,

@@ -31,6 +31,40 @@ const running = (rt: FakePodRuntime, uid: string, name = 'main') =>
   rt.pods.get(uid)?.containers.find((c) => c.name === name && c.state === ContainerState.CONTAINER_RUNNING);
 
 describe('PodWorkers', () => {
+  it('has at most maxConcurrentStarts pods starting at once, in turn; a pod removed while it waits never starts', async () => {
+    const runtime = new FakePodRuntime();
+    let open!: () => void;
+    runtime.gate.set('main', new Promise<void>((r) => (open = r)));
+    // Pods between their sandbox and their container: what the limit bounds.
+    let starting = 0;
+    let most = 0;
+    const createSandbox = runtime.createSandbox.bind(runtime);
+    const startContainer = runtime.startContainer.bind(runtime);
+    runtime.createSandbox = async (...args) => {
+      most = Math.max(most, ++starting);
+      return createSandbox(...args);
+    };
+    runtime.startContainer = async (...args) => {
+      try {
+        return await startContainer(...args);
+      } finally {
+        starting--;
+      }
+    };
+    const workers = new PodWorkers({ runtime, cache: runtime.cache, logger: nullLogger, syncFrequencyMs: 60_000, maxConcurrentStarts: 2 });
+    workers.adoptRuntimePods(new Map());
+    for (let i = 0; i < 6; i++) workers.apply({ op: 'ADD', pod: staticPod(`p${i}`, `uid-${i}`) });
+    const sandboxes = () => runtime.journal.filter((j) => j.startsWith('createSandbox'));
+    await waitFor(() => sandboxes().length === 2, { timeoutMs: 5000, what: 'the first two pods starting' });
+    expect(workers.snapshot().filter((w) => w.state === 'WaitingToStart')).toHaveLength(4);
+    workers.apply({ op: 'REMOVE', pod: staticPod('p5', 'uid-5') });
+    open();
+    await waitFor(() => [0, 1, 2, 3, 4].every((i) => running(runtime, `uid-${i}`)), { timeoutMs: 5000, what: 'the five wanted pods running' });
+    await waitFor(() => !workers.has('uid-5'), { timeoutMs: 5000, what: 'the removed pod gone' });
+    expect(most).toBe(2);
+    expect(sandboxes()).toEqual(['p0', 'p1', 'p2', 'p3', 'p4'].map((n, i) => `createSandbox ${n} uid-${i}`));
+  });
+
   it('starts nothing before the runtime has been read back, then runs desired pods', async () => {
     const { runtime, workers } = setup();
     workers.apply({ op: 'ADD', pod: staticPod('a', 'uid-a') });
