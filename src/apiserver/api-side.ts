@@ -184,14 +184,12 @@ function connect(opts: ApiSideOptions, connection: ClusterConnection, logger: Lo
   // Static pods whose manifest went: their mirror stays, with the last status computed for it,
   // until that status is terminal and in the server; then the mirror is deleted as an orphan.
   const leaving = new Map<string, LeavingPod>();
-  let known = new Map(desired.list().map((sp) => [sp.key, sp] as const));
+  desired.onRemoved((sp) => {
+    if (desiredReady()) leaving.set(sp.key, { sp, status: opts.statuses.get(sp.uid), since: clock.now().getTime() });
+  });
+  // A key given again (a manifest back under the same name) is no longer leaving.
   const refreshLeaving = (): void => {
-    const before = known;
-    known = new Map(desired.list().map((sp) => [sp.key, sp] as const));
-    if (desiredReady()) {
-      for (const [key, sp] of before) if (!known.has(key)) leaving.set(key, { sp, status: opts.statuses.get(sp.uid), since: clock.now().getTime() });
-    }
-    for (const key of known.keys()) leaving.delete(key);
+    for (const key of [...leaving.keys()]) if (desired.podByKey(key)) leaving.delete(key);
   };
   const leavingByUid = (uid: string): [string, LeavingPod] | undefined => [...leaving].find(([, l]) => l.sp.uid === uid);
   /** A leaving pod's mirror may go once its terminal status is there, or once the agent has nothing more to say. */

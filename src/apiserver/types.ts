@@ -15,6 +15,8 @@ export interface StaticPodSource {
    * a static pod is not deleted: its manifest may just not be read yet. Absent = always complete.
    */
   ready?(): boolean;
+  /** Each static pod whose key leaves the desired set (its manifest removed). */
+  onRemoved(listener: (pod: StaticPod) => void): void;
 }
 
 /** The locally computed v1 PodStatus of each static pod, by static pod UID. */

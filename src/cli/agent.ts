@@ -226,15 +226,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
       nodeLeaseDurationSeconds: opts.nodeLeaseDurationSeconds,
       // A pod that cannot run here is told as its Warning event (FailedMount for a volume kind bootlet does not mount).
       podSource: (client, gate) => startApiPodSource(client, gate, podConfig, opts.nodeName, logger, (p, reason, message) => api?.recordPodEvent({ ...p, type: 'Warning', reason, message })),
-      apiPods: {
-        apiPods: () => podConfig.apiPods(),
-        apiPodByUid: (uid) => podConfig.apiPodByUid(uid),
-        onRemoved: (l) =>
-          podConfig.subscribe((u) => {
-            const gone = u.op === 'REMOVE' ? u.pod : u.op === 'UPDATE' && u.previous.uid !== u.pod.uid ? u.previous : undefined;
-            if (gone?.pod.metadata.annotations['kubernetes.io/config.source'] === 'api') l(gone);
-          }),
-      },
+      apiPods: podConfig.apiPodView(),
     });
     observers.push(api.observer);
     prober.onResult((e) => {

@@ -87,4 +87,6 @@ export interface StaticPodView extends DesiredPodLookup {
   onChange(listener: () => void): void;
   /** Every source has been seen in full and the runtime's pods adopted: a pod missing now is gone. */
   ready(): boolean;
+  /** Each static pod whose key leaves the set (REMOVE), after the workers were told. */
+  onRemoved(listener: (pod: StaticPod) => void): void;
 }

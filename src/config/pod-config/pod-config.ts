@@ -4,11 +4,14 @@
 // in order, and answers lookups by UID and by key (workers, cgroups, the API side: none keeps a
 // copy of its own). Runtime pods of a source that has not answered are held back here
 // (hold-back.ts), so that an absent source never stops what it made.
+import { CONFIG_SOURCE } from '../../k8s/annotations';
 import type { Logger } from '../../log/logger';
 import type { ConfigSourceEvents, PodUpdate, StaticPod, StaticPodView } from '../types';
 import { HoldBack, type HeldPodRef } from './hold-back';
 import { candidatesOf, chooseWinner, type DesiredEntry, type ShadowedPod } from './merge';
 import { isSourceName, SOURCE_LABEL, STATIC_SOURCES, type SourceName } from './sources';
+
+const API_SOURCES: ReadonlySet<string> = new Set(['api']);
 
 export type { SourceName } from './sources';
 
@@ -124,6 +127,31 @@ export class PodConfig implements StaticPodView {
     return key === undefined ? undefined : this.desired.get(key)?.source;
   }
 
+  /**
+   * Each pod of `sources` the set lets go of, after the workers were told: a REMOVE, and with
+   * `replaced` also the old pod of an UPDATE that gave its key a new UID.
+   */
+  private onGone(sources: ReadonlySet<string>, replaced: boolean, listener: (pod: StaticPod) => void): void {
+    this.subscribe((u) => {
+      const gone = u.op === 'REMOVE' ? u.pod : replaced && u.op === 'UPDATE' && u.previous.uid !== u.pod.uid ? u.previous : undefined;
+      if (gone && sources.has(gone.pod.metadata.annotations[CONFIG_SOURCE] ?? '')) listener(gone);
+    });
+  }
+
+  /** Each static pod whose key leaves the set (REMOVE), after the workers were told. */
+  onRemoved(listener: (pod: StaticPod) => void): void {
+    this.onGone(STATIC_SOURCES, false, listener);
+  }
+
+  /** A read-only view for the API side's API pods: their status goes to the pod itself, and a deleted one gets its final DELETE. */
+  apiPodView(): { apiPods(): StaticPod[]; apiPodByUid(uid: string): StaticPod | undefined; onRemoved(listener: (pod: StaticPod) => void): void } {
+    return {
+      apiPods: () => this.apiPods(),
+      apiPodByUid: (uid) => this.apiPodByUid(uid),
+      onRemoved: (l) => this.onGone(API_SOURCES, true, l),
+    };
+  }
+
   /** The desired pods of the API server's source (their status goes to the pod itself). */
   apiPods(): StaticPod[] {
     return [...this.desired.values()].filter((e) => e.source === 'api').map((e) => e.pod);
@@ -140,6 +168,7 @@ export class PodConfig implements StaticPodView {
       list: () => this.list(),
       onChange: (l) => this.onChange(l),
       ready: () => this.ready(),
+      onRemoved: (l) => this.onRemoved(l),
       podByKey: (k) => isStatic(this.podByKey(k)),
       podByUid: (u) => isStatic(this.podByUid(u)),
     };

@@ -18,6 +18,7 @@ export function staticPod(name: string, node: string, opts: { image?: string; na
 export class FakeStaticPods implements StaticPodSource {
   private pods = new Map<string, StaticPod>();
   private readonly listeners: (() => void)[] = [];
+  private readonly removedListeners: ((p: StaticPod) => void)[] = [];
   complete = true;
 
   constructor(initial: StaticPod[] = []) {
@@ -36,8 +37,14 @@ export class FakeStaticPods implements StaticPodSource {
     this.pods.set(p.key, p);
     for (const l of this.listeners) l();
   }
+  onRemoved(l: (p: StaticPod) => void): void {
+    this.removedListeners.push(l);
+  }
   remove(key: string): void {
+    const gone = this.pods.get(key);
     this.pods.delete(key);
+    // As the desired set does: who reads removals hears before the change listeners.
+    if (gone) for (const l of this.removedListeners) l(gone);
     for (const l of this.listeners) l();
   }
   get(key: string): StaticPod | undefined {
