@@ -4,7 +4,8 @@
 // bootlet only notifies and this side marks objects dirty. While the API server is away nothing
 // piles up (one entry per object, the latest state read when sent), and when it returns everything
 // converges at once. Until there is an identity, events wait in a small buffer and the node goes on
-// without it. Nothing here can stop, start or restart a container: the API side only reads.
+// without it. Nothing here can stop, start or restart a container: the API side only reads (a restart
+// asked on a mirror pod is handed on through onRestartRequest; the pod workers do it).
 import type { PodStatus } from 'kubernetes-types/core/v1';
 import type { StaticPod } from '../config/types.js';
 import type { Logger } from '../log/logger.js';
