@@ -4,7 +4,8 @@
 // bootlet only notifies and this side marks objects dirty. While the API server is away nothing
 // piles up (one entry per object, the latest state read when sent), and when it returns everything
 // converges at once. Until there is an identity, events wait in a small buffer and the node goes on
-// without it. Nothing here can stop, start or restart a container: the API side only reads.
+// without it. Nothing here can stop, start or restart a container: the API side only reads (a restart
+// asked on a mirror pod is handed on through onRestartRequest; the pod workers do it).
 import type { PodStatus } from 'kubernetes-types/core/v1';
 import type { StaticPod } from '../config/types.js';
 import type { Logger } from '../log/logger.js';
@@ -21,6 +22,7 @@ import type { ClusterConnection } from './kubeconfig.js';
 import { MirrorPodCache } from './mirror-pod-cache.js';
 import { isMirrorOf } from './mirror-pod.js';
 import { MirrorPodReconciler } from './mirror-pods.js';
+import { MirrorRestartRequests, type RestartRequestListener } from './mirror-restart.js';
 import { NodeLease } from './node-lease.js';
 import { NodeRegistrar } from './node-registration.js';
 import { NodeStatusReporter } from './node-status-reporter.js';
@@ -58,6 +60,11 @@ export interface ApiSideOptions {
   podSource?: (client: ApiClient, gate: ConnectionGate) => { stop(): Promise<void> };
   /** The desired API pods: their statuses are patched onto the pods themselves. */
   apiPods?: ApiPodView;
+  /**
+   * A static pod's mirror carries a kubectl.kubernetes.io/restartedAt not told before: the wiring
+   * hands it to the pod workers. Told once per (pod, value) per connection; the workers decide.
+   */
+  onRestartRequest?: RestartRequestListener;
 }
 
 export interface ApiSide {
@@ -285,8 +292,17 @@ function connect(opts: ApiSideOptions, connection: ClusterConnection, logger: Lo
     if (now) l[1].status = now;
     pods.add(l[0]);
   });
-  cache.onChange((key) => pods.add(key));
-  cache.onResync(() => pods.addAll(allKeys()));
+  const restarts = opts.onRestartRequest && new MirrorRestartRequests((k) => cache.get(k), (k) => desired.podByKey(k), nodeName, opts.onRestartRequest);
+  const checkRestarts = (): void => restarts?.checkAll(cache.keys(), new Set(desired.list().map((sp) => sp.uid)));
+  desired.onChange(checkRestarts);
+  cache.onChange((key) => {
+    pods.add(key);
+    restarts?.check(key);
+  });
+  cache.onResync(() => {
+    pods.addAll(allKeys());
+    checkRestarts();
+  });
 
   const timers = [
     setInterval(syncNode, opts.nodeStatusUpdateFrequencyMs ?? 10_000),

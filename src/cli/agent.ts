@@ -221,6 +221,8 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
       statuses: status.podStatuses(),
       logger,
       registerNode: opts.registerNode,
+      // A restart asked on a mirror pod (kubectl.kubernetes.io/restartedAt): the workers do it.
+      onRestartRequest: (uid, value) => workers.restartContainers(uid, value),
       nodeStatusUpdateFrequencyMs: opts.nodeStatusUpdateFrequencyMs,
       nodeStatusReportFrequencyMs: opts.nodeStatusReportFrequencyMs,
       nodeLeaseDurationSeconds: opts.nodeLeaseDurationSeconds,

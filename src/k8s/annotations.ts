@@ -9,6 +9,8 @@ export const CONFIG_SOURCE = 'kubernetes.io/config.source';
 export const CONFIG_SEEN = 'kubernetes.io/config.seen';
 /** On a mirror pod only: the static pod's config hash, which ties the two together. */
 export const CONFIG_MIRROR = 'kubernetes.io/config.mirror';
+/** What `kubectl rollout restart` writes on a template; set on a mirror pod, bootlet restarts that static pod's containers once per value. */
+export const RESTARTED_AT = 'kubectl.kubernetes.io/restartedAt';
 
 /** The annotations a source adds, which differ between two agents by nature (UID, time first seen, source). */
 export const SOURCE_ANNOTATIONS: ReadonlySet<string> = new Set([CONFIG_HASH, CONFIG_SEEN, CONFIG_SOURCE]);

@@ -19,3 +19,8 @@ export const CONTAINER_PORTS_ANNOTATION = 'io.kubernetes.container.ports';
 export const CONTAINER_TYPE_ANNOTATION = 'io.kubernetes.container.type';
 /** bootlet's whole-spec fingerprint; its presence also marks a container bootlet made. */
 export const BOOTLET_CONTAINER_HASH_ANNOTATION = 'bootlet.io/container.hash';
+/**
+ * The mirror pod's `kubectl.kubernetes.io/restartedAt` the container was started under: the record,
+ * kept in the runtime, that a restart asked through the API was done (and not to be done again).
+ */
+export const BOOTLET_RESTARTED_AT_ANNOTATION = 'bootlet.io/restartedAt';

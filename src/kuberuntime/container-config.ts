@@ -14,6 +14,8 @@ import { containerSecurityContext, type SecurityOptions } from './security-conte
 
 export interface ContainerConfigContext extends SecurityOptions {
   restartCount: number;
+  /** The restart request this container is started under (see labels.ts). */
+  restartedAt?: string;
   /** Image id or reference the runtime resolved (ImageStatus / PullImage). */
   imageRef: string;
   type: ContainerType;
@@ -49,7 +51,7 @@ export function buildContainerConfig(pod: LabelledPod, container: Container, ctx
     envs,
     mounts: ctx.mounts,
     labels: containerLabels(pod, container.name),
-    annotations: containerAnnotations(pod, container, { hash: kubeletContainerHash(container), specHash: hashContainer(container), restartCount: ctx.restartCount, type: ctx.type }),
+    annotations: containerAnnotations(pod, container, { hash: kubeletContainerHash(container), specHash: hashContainer(container), restartCount: ctx.restartCount, type: ctx.type, restartedAt: ctx.restartedAt }),
     logPath: containerLogPath(container.name, ctx.restartCount),
     stdin: container.stdin === true,
     stdinOnce: container.stdinOnce === true,

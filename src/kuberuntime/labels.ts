@@ -19,6 +19,7 @@ import {
   CONTAINER_PORTS_ANNOTATION,
   CONTAINER_TYPE_ANNOTATION,
   BOOTLET_CONTAINER_HASH_ANNOTATION,
+  BOOTLET_RESTARTED_AT_ANNOTATION,
 } from '../k8s/cri-labels.js';
 
 export type ContainerType = 'init' | 'container';
@@ -57,6 +58,8 @@ export interface ContainerAnnotationOptions {
   specHash?: string;
   restartCount: number;
   type: ContainerType;
+  /** The restart request (the mirror's restartedAt) this container was started under, if any. */
+  restartedAt?: string;
 }
 
 export function containerAnnotations(pod: LabelledPod, container: Container, opts: ContainerAnnotationOptions): KeyValueMap {
@@ -78,6 +81,7 @@ export function containerAnnotations(pod: LabelledPod, container: Container, opt
   if (container.lifecycle?.preStop) a[CONTAINER_PRESTOP_HANDLER_ANNOTATION] = JSON.stringify(container.lifecycle.preStop);
   if (container.ports && container.ports.length > 0) a[CONTAINER_PORTS_ANNOTATION] = containerPortsJson(container.ports);
   a[CONTAINER_TYPE_ANNOTATION] = opts.type;
+  if (opts.restartedAt !== undefined) a[BOOTLET_RESTARTED_AT_ANNOTATION] = opts.restartedAt;
   return a;
 }
 
@@ -118,6 +122,8 @@ export interface ContainerMeta extends SandboxIdentity {
   type?: ContainerType;
   preStop?: LifecycleHandler;
   ports?: ContainerPort[];
+  /** The restart request (a mirror's restartedAt) already acted on when this container was started. */
+  restartedAt?: string;
 }
 
 /** Identity of a kubelet-style object, or undefined for anything else (crictl pods, other tools). */
@@ -180,5 +186,7 @@ export function parseContainerMeta(
   if (preStop) meta.preStop = preStop;
   const ports = parseJson<ContainerPort[]>(a[CONTAINER_PORTS_ANNOTATION], Array.isArray);
   if (ports) meta.ports = ports;
+  const restartedAt = a[BOOTLET_RESTARTED_AT_ANNOTATION];
+  if (restartedAt !== undefined) meta.restartedAt = restartedAt;
   return meta;
 }

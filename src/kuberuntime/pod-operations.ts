@@ -93,7 +93,7 @@ export class CriPodRuntime implements PodRuntime {
     return newest === undefined ? 0 : newest + 1;
   }
 
-  async startContainer(pod: DefaultedPod, sandbox: SandboxRef, container: Container, type: ContainerType, restartCount: number | undefined): Promise<StartedContainer> {
+  async startContainer(pod: DefaultedPod, sandbox: SandboxRef, container: Container, type: ContainerType, restartCount: number | undefined, restartedAt?: string): Promise<StartedContainer> {
     const count = restartCount ?? (await this.restartCountFromLogs(pod, container.name));
     // Made again if it went missing since the sandbox started, as the kubelet checks on each sync.
     await this.o.cgroups?.ensurePodCgroup(pod);
@@ -120,6 +120,7 @@ export class CriPodRuntime implements PodRuntime {
       const mounts = await prepareVolumes(pod, container, { rootDir: this.o.rootDir });
       config = buildContainerConfig(pod, container, {
         restartCount: count,
+        restartedAt,
         imageRef,
         type,
         nodeName: this.o.nodeName,

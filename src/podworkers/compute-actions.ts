@@ -7,6 +7,7 @@ import type { BackOffDecision } from './crashloop-backoff.js';
 import { isRestartableInit as isSidecar, podRestartPolicy, shouldRestart, type PodRestartPolicy } from '../k8s/restart.js';
 
 import type { ContainerType } from '../kuberuntime/labels.js';
+import { RESTARTED_AT } from '../k8s/annotations.js';
 
 export type { ContainerType };
 
@@ -16,6 +17,8 @@ export interface ContainerToStart {
   /** undefined: no earlier instance is known; the executor reads the log directory. */
   readonly restartCount: number | undefined;
   readonly why: string;
+  /** The restart request the new container carries: the one asked now, else the one its predecessor carried. */
+  readonly restartedAt?: string;
 }
 
 export interface ContainerToKill {
@@ -58,6 +61,8 @@ export interface PodActions {
   readonly wakeAtMs?: number;
   /** Set when restartPolicy Never and an init container failed: the pod has failed for good. */
   readonly podFailed?: string;
+  /** Set when running containers are killed for the restart request (the mirror's restartedAt): its value. */
+  readonly restarting?: string;
 }
 
 /** The plan's actions of one kind, in order. */
@@ -76,6 +81,11 @@ export interface ComputeInput {
   readonly specMatches: (inst: RuntimeContainer) => boolean;
   /** The probe that has failed (at its threshold) for this running container, if any: it must go. */
   readonly failedProbe?: (inst: RuntimeContainer) => 'liveness' | 'startup' | undefined;
+  /**
+   * The last restart asked through the API (the mirror pod's kubectl.kubernetes.io/restartedAt),
+   * if any: a running container that does not carry this value is killed and started again.
+   */
+  readonly restartRequest?: string;
   /** Whether the image of this container is in its pull back-off, and until when. */
   readonly pullHold?: (container: Container) => { readonly notBefore: number; readonly reason: string; readonly message: string } | undefined;
   readonly runtime: RuntimePod | undefined;
@@ -112,6 +122,7 @@ class ActionsBuilder {
   readonly waiting = new Map<string, WaitingReason>();
   wakeAtMs: number | undefined;
   podFailed: string | undefined;
+  restarting: string | undefined;
   createSandbox: { attempt: number; why: string } | undefined;
 
   constructor(readonly input: ComputeInput) {}
@@ -132,6 +143,21 @@ class ActionsBuilder {
     const probe = failed === 'liveness' ? container.livenessProbe : container.startupProbe;
     this.kill.push({ id: inst.id, name: container.name, why, reason: failed === 'liveness' ? 'LivenessProbe' : 'StartupProbe', graceSeconds: probe?.terminationGracePeriodSeconds });
     if (restart) this.restartDead(container, type, inst, why);
+    return true;
+  }
+
+  /**
+   * A running container not yet restarted for the request the API carries: killed and started
+   * again at once, as a failed liveness probe does, but with no crash-loop back-off (an operator
+   * asked). The new container carries the value, so the same value never restarts it twice.
+   */
+  killForRestartRequest(container: Container, type: ContainerType, inst: RuntimeContainer): boolean {
+    const value = this.input.restartRequest;
+    if (value === undefined || inst.meta.restartedAt === value) return false;
+    const why = `Container ${container.name} restart requested (${RESTARTED_AT}=${value}), will be restarted`;
+    this.kill.push({ id: inst.id, name: container.name, why });
+    this.start.push({ container, type, restartCount: inst.meta.restartCount + 1, why });
+    this.restarting = value;
     return true;
   }
 
@@ -210,7 +236,7 @@ function planInitContainers(b: ActionsBuilder, input: ComputeInput, policy: PodR
           b.start.push({ container: c, type: 'init', restartCount: inst.meta.restartCount + 1, why: 'sidecar spec changed' });
           return false;
         }
-        if (b.killFailedProbe(c, 'init', inst, policy)) return false;
+        if (b.killForRestartRequest(c, 'init', inst) || b.killFailedProbe(c, 'init', inst, policy)) return false;
         continue;
       }
       if (inst?.state === ContainerState.CONTAINER_CREATED && input.specMatches(inst)) {
@@ -254,7 +280,7 @@ function planAppContainers(b: ActionsBuilder, input: ComputeInput, policy: PodRe
       if (!input.specMatches(inst)) {
         b.kill.push({ id: inst.id, name: c.name, why: 'container spec changed' });
         b.start.push({ container: c, type: 'container', restartCount: inst.meta.restartCount + 1, why: 'container spec changed' });
-      } else b.killFailedProbe(c, 'container', inst, policy);
+      } else if (!b.killForRestartRequest(c, 'container', inst)) b.killFailedProbe(c, 'container', inst, policy);
       continue;
     }
     if (inst.state === ContainerState.CONTAINER_CREATED) {
@@ -312,7 +338,11 @@ export function computePodActions(input: ComputeInput): PodActions {
     if (planInitContainers(b, input, policy, current)) planAppContainers(b, input, policy, current, newest);
   }
   // An image in its pull back-off is not tried again before its time: the container waits.
-  const start = b.start.filter((s) => {
+  const started = b.start.map((s) => {
+    const restartedAt = input.restartRequest ?? newest.get(s.container.name)?.meta.restartedAt;
+    return restartedAt === undefined ? s : { ...s, restartedAt };
+  });
+  const start = started.filter((s) => {
     const hold = input.pullHold?.(s.container);
     if (!hold) return true;
     b.waiting.set(s.container.name, { reason: hold.reason, message: hold.message });
@@ -332,7 +362,7 @@ export function computePodActions(input: ComputeInput): PodActions {
     ...garbage.containers.map((id) => ({ kind: 'removeContainer' as const, id })),
     ...(b.createSandbox ? [] : garbage.sandboxes).map((id) => ({ kind: 'removeSandbox' as const, id })),
   ];
-  return { actions, waiting: b.waiting, wakeAtMs: b.wakeAtMs, podFailed: b.podFailed };
+  return { actions, waiting: b.waiting, wakeAtMs: b.wakeAtMs, podFailed: b.podFailed, ...(b.restarting !== undefined ? { restarting: b.restarting } : {}) };
 }
 
 export function isEmpty(a: PodActions): boolean {

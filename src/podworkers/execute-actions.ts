@@ -54,7 +54,7 @@ async function startContainer(x: Execution, s: PodActionOf<'startContainer'>): P
   const name = s.container.name;
   ctx.emit((o) => o.containerStartAttempt?.(ctx.uid, s.type));
   try {
-    const started = await ctx.runtime.startContainer(pod, sandbox, s.container, s.type, s.restartCount);
+    const started = await ctx.runtime.startContainer(pod, sandbox, s.container, s.type, s.restartCount, s.restartedAt);
     ctx.pullBackOff.succeeded(ctx.uid, s.container.image ?? '');
     const pull = started.pullMs === undefined ? undefined : { pullMs: started.pullMs, pulledAtMs: ctx.now() };
     ctx.emit((o) => o.containerStarted?.(ctx.uid, s.type, pull));

@@ -93,6 +93,8 @@ export class PodWorkers {
   private adopted = false;
   /** Pods added again (same UID) while their previous run was still stopping: started once it has. */
   private readonly restarts = new Map<string, StaticPod>();
+  /** The last restart request per pod UID (restartContainers), until its worker is done. */
+  private readonly restartRequests = new Map<string, string>();
   /**
    * The pod of each worker's last update: what a worker works with once its pod has left the
    * desired set (it is being stopped, as the kubelet's kill request carries the pod), or when
@@ -187,6 +189,17 @@ export class PodWorkers {
 
   /** Wakes the worker of one pod (a runtime event for it). */
   wake(uid: string): void {
+    this.workers.get(uid)?.wake();
+  }
+
+  /**
+   * A restart of the pod's running containers asked through the API (a mirror pod's
+   * kubectl.kubernetes.io/restartedAt): the worker's next sync kills and starts again every running
+   * container not already carrying `value`. The same value asked again is a no-op there.
+   */
+  restartContainers(uid: string, value: string): void {
+    if (this.restartRequests.get(uid) === value) return;
+    this.restartRequests.set(uid, value);
     this.workers.get(uid)?.wake();
   }
 
@@ -355,6 +368,7 @@ export class PodWorkers {
         backoff: this.backoff,
         pullBackOff: this.pullBackOff,
         failedProbe: (name, id) => this.opts.probes?.failedProbe(uid, name, id),
+        restartRequest: () => this.restartRequests.get(uid),
         logger: this.opts.logger,
         syncFrequencyMs: this.opts.syncFrequencyMs,
         mayStart: () => this.mayStart(uid, key),
@@ -411,6 +425,7 @@ export class PodWorkers {
 
   private onDone(w: PodWorker): void {
     this.workers.delete(w.ctx.uid);
+    this.restartRequests.delete(w.ctx.uid);
     this.lastGiven.delete(w.ctx.uid);
     this.releaseShutdownWaiters(w.ctx.uid);
     this.startQueue.delete(w.ctx.uid);

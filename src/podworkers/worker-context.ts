@@ -62,6 +62,8 @@ export interface WorkerContext {
   readonly pullBackOff: ImagePullBackOff;
   /** The probe that has failed for this container (liveness or startup at its threshold), if any. */
   failedProbe(containerName: string, containerId: string): 'liveness' | 'startup' | undefined;
+  /** The last restart asked through the API (the mirror's restartedAt) for this pod, if any. */
+  restartRequest(): string | undefined;
   readonly logger: Logger;
   readonly syncFrequencyMs: number;
   /** True when no other pod with the same key is still running or terminating. */

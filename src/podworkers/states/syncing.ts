@@ -1,6 +1,7 @@
 // SyncPod: look at what runs, decide, act, and come back on the next event, when a back-off
 // expires, or after syncFrequency at the latest.
 import { PodSandboxState } from '../../cri/cri-types.js';
+import { RESTARTED_AT } from '../../k8s/annotations.js';
 import { containerMatchesSpec } from '../../kuberuntime/container-hash.js';
 import { actionsOf, computePodActions, isEmpty } from '../compute-actions.js';
 import { policyForPod } from '../crashloop-backoff.js';
@@ -27,6 +28,7 @@ export const syncing = podState({
         initContainers: spec.initContainers ?? [],
         containers: spec.containers,
         failedProbe: (inst) => ctx.failedProbe(inst.name, inst.id),
+        restartRequest: ctx.restartRequest(),
         pullHold: (c) => ctx.pullBackOff.hold(ctx.uid, c.image ?? '', now),
         specMatches: (inst) => {
           const c = specs.get(inst.name);
@@ -39,6 +41,11 @@ export const syncing = podState({
       for (const [name, w] of actions.waiting) {
         ctx.logger.v(1).info('Back-off restarting failed container', { pod: ctx.key, podUID: ctx.uid, container: name, message: w.message });
         ctx.event('Warning', 'BackOff', `Back-off restarting failed container ${name} in pod ${ctx.name}_${ctx.namespace}(${ctx.uid})`, name);
+      }
+      if (actions.restarting !== undefined) {
+        // One Normal event per request acted on, naming the value; the kills log their own Killing events.
+        ctx.logger.info('Restarting containers as requested through the API', { pod: ctx.key, podUID: ctx.uid, restartedAt: actions.restarting });
+        ctx.event('Normal', 'Restarting', `Restarting containers: ${RESTARTED_AT}=${actions.restarting} set on the mirror pod`);
       }
       const newest = runtime?.sandboxes[0];
       const sandbox = newest && newest.state === PodSandboxState.SANDBOX_READY ? { id: newest.id, attempt: newest.attempt, ip: newest.ip } : undefined;

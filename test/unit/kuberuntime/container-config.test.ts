@@ -201,6 +201,15 @@ describe('buildContainerConfig', () => {
     expect(meta).toMatchObject({ podUid: UID, containerName: 'app', hash: kubeletContainerHash(c), specHash: hashContainer(c), restartCount: 3, type: 'container', terminationGracePeriodSeconds: 30 });
   });
 
+  it('carries the restart request it was started under (bootlet.io/restartedAt), read back as meta.restartedAt', () => {
+    const cfg = buildContainerConfig(pod(), container(), { ...ctx(), restartedAt: '2026-12-01T12:00:00Z' });
+    expect(cfg.annotations?.['bootlet.io/restartedAt']).toBe('2026-12-01T12:00:00Z');
+    expect(parseContainerMeta(cfg.labels, cfg.annotations)?.restartedAt).toBe('2026-12-01T12:00:00Z');
+    const plain = buildContainerConfig(pod(), container(), ctx());
+    expect(plain.annotations?.['bootlet.io/restartedAt']).toBeUndefined();
+    expect(parseContainerMeta(plain.labels, plain.annotations)?.restartedAt).toBeUndefined();
+  });
+
   it('security context: defaults for a plain container', () => {
     const sc = buildContainerConfig(pod(), container(), ctx()).linux!.securityContext!;
     expect(sc).toEqual({
