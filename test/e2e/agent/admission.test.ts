@@ -82,8 +82,10 @@ describe('admission of static pods', () => {
   it('refuses the pods past maxPods as the kubelet refuses a critical pod it cannot make room for', async () => {
     const list = await waitFor(async () => {
       const l = await getPods();
-      return ['p4', 'p5', 'picky', 'clash'].every((n) => byName(l, n)?.status?.phase === 'Failed') ? l : undefined;
-    }, { timeoutMs: 60_000, what: '/pods to show the refused pods Failed' });
+      // The admitted pods' status follows their containers after the status manager's settle.
+      const refused = ['p4', 'p5', 'picky', 'clash'].every((n) => byName(l, n)?.status?.phase === 'Failed');
+      return refused && ['p1', 'p2', 'p3'].every((n) => byName(l, n)?.status?.phase !== 'Pending') ? l : undefined;
+    }, { timeoutMs: 60_000, what: '/pods to show the refused pods Failed and the admitted ones past Pending' });
     for (const name of ['p4', 'p5']) {
       expect(byName(list, name)?.status).toMatchObject({
         phase: 'Failed',
