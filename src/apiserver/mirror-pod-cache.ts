@@ -10,6 +10,7 @@
 // so a server or proxy that ends streams early costs a watch every few seconds at most, never a
 // spin; one that lived longer (the routine end after its timeout) is opened again at once, as the
 // reflector does.
+import { WakeableSleep } from '../util/wakeable-sleep.js';
 import type { Pod, PodList } from 'kubernetes-types/core/v1';
 import type { Logger } from '../log/logger.js';
 import { Backoff, RECONNECT_BACKOFF } from '../util/backoff.js';
@@ -37,7 +38,7 @@ export class MirrorPodCache {
   private synced = false;
   private loop: Promise<void> | undefined;
   private readonly backoff = new Backoff(RECONNECT_BACKOFF);
-  private wake: (() => void) | undefined;
+  private readonly pause = new WakeableSleep();
   /** The next LIST or watch is not sent before this (ms since the epoch). */
   private notBefore = 0;
   private lastListAt = 0;
@@ -64,7 +65,7 @@ export class MirrorPodCache {
         this.restartRequested = true;
         this.watch.stop();
       }
-      if (this.waitingForServer) this.wake?.();
+      if (this.waitingForServer) this.pause.wake();
     });
   }
 
@@ -109,7 +110,7 @@ export class MirrorPodCache {
   async stop(): Promise<void> {
     this.stopped = true;
     this.watch?.stop();
-    this.wake?.();
+    this.pause.wake();
     await this.loop;
   }
 
@@ -117,30 +118,17 @@ export class MirrorPodCache {
     for (const l of this.listeners) l(key);
   }
 
-  /** Waits `ms` (or until woken, when undefined); stop() always wakes it. */
-  private sleep(ms: number | undefined): Promise<void> {
-    return new Promise((resolve) => {
-      const t = ms === undefined ? undefined : setTimeout(() => done(), ms);
-      const done = (): void => {
-        if (t) clearTimeout(t);
-        this.wake = undefined;
-        resolve();
-      };
-      this.wake = done;
-    });
-  }
-
   private async run(): Promise<void> {
     while (!this.stopped) {
       if (!this.conn.usable) {
         this.waitingForServer = true;
-        await this.sleep(undefined); // woken by the Connectivity
+        await this.pause.sleep(undefined); // woken by the Connectivity
         this.waitingForServer = false;
         continue;
       }
       const wait = this.notBefore - Date.now();
       if (wait > 0) {
-        await this.sleep(wait);
+        await this.pause.sleep(wait);
         continue;
       }
       const listing = this.resourceVersion === undefined;

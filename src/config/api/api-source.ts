@@ -7,6 +7,7 @@
 //
 // It feeds the one desired set as source `api`, and says it has been seen after its first LIST:
 // until then the set holds back the API pods found running (pod-config/hold-back.ts).
+import { WakeableSleep } from '../../util/wakeable-sleep.js';
 import type { Pod, PodList } from 'kubernetes-types/core/v1';
 import type { Logger } from '../../log/logger';
 import { Backoff, RECONNECT_BACKOFF, type BackoffPolicy } from '../../util/backoff';
@@ -61,14 +62,14 @@ export class ApiPodSource {
   private listedOnce = false;
   private stopped = false;
   private watch: { stop(): void } | undefined;
-  private wake: (() => void) | undefined;
+  private readonly pause = new WakeableSleep();
   private loop: Promise<void> | undefined;
   private readonly fieldSelector: string;
 
   constructor(private readonly opts: ApiSourceOptions) {
     this.backoff = new Backoff(opts.backoff ?? RECONNECT_BACKOFF);
     this.fieldSelector = `spec.nodeName=${opts.nodeName}`;
-    opts.gate.onUp(() => this.wake?.());
+    opts.gate.onUp(() => this.pause.wake());
   }
 
   start(): void {
@@ -78,7 +79,7 @@ export class ApiPodSource {
   async stop(): Promise<void> {
     this.stopped = true;
     this.watch?.stop();
-    this.wake?.();
+    this.pause.wake();
     await this.loop;
   }
 
@@ -87,22 +88,10 @@ export class ApiPodSource {
     return this.resourceVersion;
   }
 
-  private sleep(ms: number | undefined): Promise<void> {
-    return new Promise((resolve) => {
-      const t = ms === undefined ? undefined : setTimeout(() => done(), ms);
-      const done = (): void => {
-        if (t) clearTimeout(t);
-        this.wake = undefined;
-        resolve();
-      };
-      this.wake = done;
-    });
-  }
-
   private async run(): Promise<void> {
     while (!this.stopped) {
       if (!this.opts.gate.usable) {
-        await this.sleep(undefined);
+        await this.pause.sleep(undefined);
         continue;
       }
       let failure: unknown;
@@ -121,7 +110,7 @@ export class ApiPodSource {
       } else if (failure !== undefined) this.opts.logger.v(2).info('API pods list/watch failed; retrying after back-off', { err: errorMessage(failure) });
       // An absent server is waited for through the gate, not the back-off.
       if (failure !== undefined && !this.opts.gate.usable) continue;
-      await this.sleep(this.backoff.next());
+      await this.pause.sleep(this.backoff.next());
     }
   }
 
