@@ -129,6 +129,8 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     cache,
     probes: prober,
     desired: podConfig,
+    // The status is made below; a worker asks only once pods run.
+    finalStatus: { record: (uid): Promise<void> => status.recordFinal(uid) },
   });
   observers.push(linkProber(prober, workers, opts.nodeIP));
   const status = new StatusManager({

@@ -7,6 +7,7 @@
 // made, and keeps those a refused manifest may declare ("held") until that file is fixed or gone.
 // At most maxConcurrentStarts pods are in their first sync (sandbox and containers being made) at
 // once; the rest wait their turn in WaitingToStart, where a removal ends them before they start.
+import { errorMessage } from '../util/error-message.js';
 import type { DesiredPodLookup, ManifestClaim, PodUpdate, StaticPod } from '../config/types.js';
 import type { Logger } from '../log/logger.js';
 import type { RuntimePod } from '../kuberuntime/runtime-pods.js';
@@ -45,7 +46,20 @@ export interface PodWorkersOptions {
   desired?: DesiredPodLookup;
   /** Pods in their first sync at once; DEFAULT_MAX_CONCURRENT_STARTS by default. */
   maxConcurrentStarts?: number;
+  /**
+   * Records the status of a pod stopped for good while its stopped containers are still there to
+   * read (the kubelet's pod worker sets it in the status manager at the end of syncTerminatingPod):
+   * without it, the clean-up could remove them before the status saw how they ended.
+   */
+  finalStatus?: FinalStatusRecorder;
 }
+
+export interface FinalStatusRecorder {
+  record(uid: string): Promise<void>;
+}
+
+/** Longest the clean-up waits for the final status: a slow status must not keep a pod's remains forever. */
+const FINAL_STATUS_WAIT_MS = 5_000;
 
 export interface PodWorkerSnapshot {
   readonly uid: string;
@@ -266,6 +280,19 @@ export class PodWorkers {
     this.wakeAll();
   }
 
+  /** Never rejects and never waits long: a status that cannot be computed must not hold the clean-up. */
+  private async recordFinalStatus(uid: string): Promise<void> {
+    const recorder = this.opts.finalStatus;
+    if (!recorder) return;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, FINAL_STATUS_WAIT_MS)));
+    try {
+      await Promise.race([recorder.record(uid).catch((err: unknown) => this.opts.logger.warn('Failed to record the final pod status', { podUID: uid, err: errorMessage(err) })), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   /** Stops timers; leaves every pod running (stopping bootlet is not stopping the pods). */
   shutdown(): void {
     for (const w of this.workers.values()) w.stopTimers();
@@ -369,6 +396,7 @@ export class PodWorkers {
         pullBackOff: this.pullBackOff,
         failedProbe: (name, id) => this.opts.probes?.failedProbe(uid, name, id),
         restartRequest: () => this.restartRequests.get(uid),
+        recordFinalStatus: () => this.recordFinalStatus(uid),
         logger: this.opts.logger,
         syncFrequencyMs: this.opts.syncFrequencyMs,
         mayStart: () => this.mayStart(uid, key),

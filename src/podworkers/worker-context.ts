@@ -62,6 +62,8 @@ export interface WorkerContext {
   readonly pullBackOff: ImagePullBackOff;
   /** The probe that has failed for this container (liveness or startup at its threshold), if any. */
   failedProbe(containerName: string, containerId: string): 'liveness' | 'startup' | undefined;
+  /** Has the status record how the pod ended, before its stopped containers are removed; never rejects. */
+  recordFinalStatus(): Promise<void>;
   /** The last restart asked through the API (the mirror's restartedAt) for this pod, if any. */
   restartRequest(): string | undefined;
   readonly logger: Logger;

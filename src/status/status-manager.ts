@@ -59,6 +59,8 @@ export interface PodStatusEntry {
   readonly runtime?: RuntimePod;
   /** The status is the terminal one of a pod stopped for the node's shutdown. */
   readonly stopped?: boolean;
+  /** The terminal status of a pod stopped for good, read while its stopped containers were there: kept as it is. */
+  readonly final?: boolean;
 }
 
 /**
@@ -71,6 +73,10 @@ const RECOMPUTES_AT_ONCE = 4;
 export type StatusListener = (uid: string, entry: PodStatusEntry | undefined) => void;
 
 const TERMINATING_STATES = new Set(['Terminating', 'Terminated']);
+
+function isTerminalPhase(phase: string | undefined): boolean {
+  return phase === 'Succeeded' || phase === 'Failed';
+}
 
 export class StatusManager {
   private readonly entries = new Map<string, PodStatusEntry>();
@@ -90,6 +96,8 @@ export class StatusManager {
   private timer: NodeJS.Timeout | undefined;
   private recomputing = 0;
   private readonly waitingTurn: (() => void)[] = [];
+  /** Pods whose next recomputation is their final one (recordFinal). */
+  private readonly finalWanted = new Set<string>();
 
   constructor(private readonly opts: StatusManagerOptions) {
     this.now = opts.now ?? (() => new Date());
@@ -167,6 +175,21 @@ export class StatusManager {
     return this.recomputes.idle();
   }
 
+  /**
+   * The pod's worker stopped it for good and is about to remove its containers: its status is
+   * computed now, with no settle, from the stopped containers, and a terminal one is kept from
+   * then on (the removal must not turn Succeeded into Failed for want of a container to read).
+   */
+  async recordFinal(uid: string): Promise<void> {
+    this.pending.set(uid, false);
+    this.finalWanted.add(uid);
+    try {
+      await this.recomputes.run(uid);
+    } finally {
+      this.finalWanted.delete(uid);
+    }
+  }
+
   /** Never rejects: a failure keeps the last status. */
   private async settleAndRecompute(uid: string): Promise<void> {
     if (this.pending.get(uid)) {
@@ -201,9 +224,10 @@ export class StatusManager {
       this.forget(uid);
       return;
     }
-    const runtime = this.opts.runtimePod(uid);
     // A pod started again after a cancelled shutdown leaves its terminal status behind.
     const kept = this.entries.get(uid);
+    if (kept?.final && worker.removing) return;
+    const runtime = this.opts.runtimePod(uid);
     const previous = kept?.stopped && !worker.stoppedFor ? undefined : kept;
     const terminating = TERMINATING_STATES.has(worker.state);
     const waiting = worker.lastSync?.waiting ?? new Map<string, WaitingReason>();
@@ -237,6 +261,7 @@ export class StatusManager {
       terminatingSince: terminating ? (previous?.terminatingSince ?? this.now()) : undefined,
       runtime,
       ...(stopped ? { stopped } : {}),
+      ...(worker.removing && this.finalWanted.has(uid) && isTerminalPhase(status.phase) ? { final: true } : {}),
     };
     const changed = !previous || JSON.stringify(previous.status) !== JSON.stringify(status) || !!previous.terminatingSince !== !!entry.terminatingSince;
     this.entries.set(uid, entry);

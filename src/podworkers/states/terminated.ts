@@ -19,6 +19,8 @@ export const terminated = podState({
     if (live) return { next: 'Terminating' };
     // Stopped for the node's shutdown: what exited stays for the status to show, until a cancel.
     if (ctx.stoppedFor) return { next: 'Terminated' };
+    // The status reads how the containers ended before they are gone (a removed pod's terminal status).
+    if ((rt?.containers ?? []).length > 0) await ctx.recordFinalStatus();
     const failures: string[] = [];
     const attempt = async (what: string, op: () => Promise<void>): Promise<void> => {
       try {

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLogger, memoryLogger } from '../../../src/log/logger.js';
+import { PodSandboxState } from '../../../src/cri/cri-types.js';
 import type { PodWorkerSnapshot } from '../../../src/podworkers/pod-workers.js';
 import type { RuntimePod } from '../../../src/kuberuntime/runtime-pods.js';
 import { StatusManager, type PodWorkerView } from '../../../src/status/status-manager.js';
@@ -191,5 +192,18 @@ describe('StatusManager', () => {
       expect(calls).toBe(1);
       expect(m.get(UID)?.status.phase).toBe('Running');
     });
+  });
+  it('records a removed pod’s final status from its stopped containers and keeps it once they are gone', async () => {
+    let rt: RuntimePod | undefined = runtimePod([sandbox('s1', { state: PodSandboxState.SANDBOX_NOTREADY })], [exited('c1', 'app', 0)]);
+    const m = new StatusManager({ runtimePod: () => rt, pods: () => [worker({ state: 'Terminated', removing: true })], probes: probes(), nodeIP: '10.0.0.11', runtimeName: 'containerd', logger, now: () => new Date(T0 + 60_000) });
+    await m.recordFinal(UID);
+    expect(m.get(UID)?.status.phase).toBe('Succeeded');
+    expect(m.get(UID)?.status.containerStatuses?.[0]?.state?.terminated?.exitCode).toBe(0);
+    // The clean-up removed everything: a later recomputation reads nothing and must not say otherwise.
+    rt = runtimePod([], []);
+    m.updateAll();
+    await m.idle();
+    expect(m.get(UID)?.status.phase).toBe('Succeeded');
+    expect(m.get(UID)?.status.containerStatuses?.[0]?.state?.terminated?.exitCode).toBe(0);
   });
 });
