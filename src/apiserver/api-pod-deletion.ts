@@ -1,7 +1,7 @@
 // The end of a graceful deletion of an API pod, as the kubelet's status manager does it: once the
 // pod's worker has stopped its containers and removed what it had (volumes, pod dir), the pod is
 // deleted with grace 0 and a UID precondition, so the object goes and a pod recreated under the
-// same name is never touched. Only pods that someone began deleting (deletionTimestamp) get it.
+// same name is never touched. Its terminal status is patched just before. Only pods that someone began deleting (deletionTimestamp) get it.
 import type { StaticPod } from '../config/types.js';
 import { isConflict, isNotFound } from './api-error.js';
 import type { ApiClient } from './client.js';
@@ -13,7 +13,11 @@ export class ApiPodFinalDelete {
   /** Worker finished, DELETE not yet accepted. */
   private readonly ready = new Set<string>();
 
-  constructor(private readonly client: Pick<ApiClient, 'delete'>) {}
+  constructor(
+    private readonly client: Pick<ApiClient, 'delete'>,
+    /** Sends the pod's last status (its terminal one) first, so the object's end says how it ended. */
+    private readonly beforeDelete: (uid: string) => Promise<void> = async () => undefined,
+  ) {}
 
   /** The desired set let go of this API pod; it had a deletionTimestamp. */
   deletionStarted(sp: StaticPod): void {
@@ -28,9 +32,11 @@ export class ApiPodFinalDelete {
     return true;
   }
 
-  async send(uid: string): Promise<void> {
+  /** True once the object is gone (deleted now, or already). */
+  async send(uid: string): Promise<boolean> {
     const pod = this.deleting.get(uid);
-    if (!pod || !this.ready.has(uid)) return;
+    if (!pod || !this.ready.has(uid)) return false;
+    await this.beforeDelete(uid);
     try {
       await this.client.delete(podPath(pod.namespace, pod.name), { gracePeriodSeconds: 0, preconditions: { uid } });
     } catch (e) {
@@ -39,5 +45,6 @@ export class ApiPodFinalDelete {
     }
     this.deleting.delete(uid);
     this.ready.delete(uid);
+    return true;
   }
 }

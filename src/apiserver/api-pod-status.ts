@@ -23,6 +23,11 @@ export interface ApiPodView {
 const isTerminal = (phase: string | undefined): boolean => phase === 'Succeeded' || phase === 'Failed';
 
 export class ApiPodStatusSync {
+  /**
+   * Pods being deleted that the desired set let go of, with the last status computed for them: the
+   * terminal one is patched before the final DELETE (the kubelet's canBeDeleted wants it there).
+   */
+  private readonly leaving = new Map<string, { sp: StaticPod; status?: PodStatus }>();
   /** What the server holds as far as we know (the listed status, then each patch's answer), by UID. */
   private readonly server = new Map<string, PodStatus>();
   /** The last patch that succeeded, by UID: the same patch again could only loop (a field the server stores in another form). */
@@ -34,15 +39,36 @@ export class ApiPodStatusSync {
     private readonly pods: ApiPodView,
   ) {}
 
+  /** The set let go of a pod being deleted: its statuses are still sent until its final DELETE. */
+  deletionStarted(sp: StaticPod): void {
+    if (sp.pod.metadata.deletionTimestamp) this.leaving.set(sp.uid, { sp, status: this.statuses.get(sp.uid) });
+  }
+
+  /** A pod being deleted whose status changed; the status is kept for after the status manager forgot the pod. */
+  isLeaving(uid: string): boolean {
+    const l = this.leaving.get(uid);
+    const now = this.statuses.get(uid);
+    if (l && now) l.status = now;
+    return l !== undefined;
+  }
+
+  /** After the final DELETE: nothing more to send. */
+  deleted(uid: string): void {
+    this.leaving.delete(uid);
+  }
+
   /** Forgets the pods that are no longer desired (bounded by the API pods on the node). */
   retain(): void {
-    for (const uid of this.server.keys()) if (!this.pods.apiPodByUid(uid)) this.server.delete(uid);
-    for (const uid of this.lastPatch.keys()) if (!this.pods.apiPodByUid(uid)) this.lastPatch.delete(uid);
+    const known = (uid: string): boolean => this.pods.apiPodByUid(uid) !== undefined || this.leaving.has(uid);
+    for (const uid of this.server.keys()) if (!known(uid)) this.server.delete(uid);
+    for (const uid of this.lastPatch.keys()) if (!known(uid)) this.lastPatch.delete(uid);
   }
 
   async sync(uid: string): Promise<void> {
-    const sp = this.pods.apiPodByUid(uid);
-    const ours = this.statuses.get(uid);
+    const leaving = this.leaving.get(uid);
+    const sp = this.pods.apiPodByUid(uid) ?? leaving?.sp;
+    const ours = this.statuses.get(uid) ?? leaving?.status;
+    if (leaving && ours) leaving.status = ours;
     if (!sp || !ours) return;
     const known = this.server.get(uid) ?? sp.pod.status;
     if (isTerminal(known?.phase) && ours.phase !== known?.phase) return;

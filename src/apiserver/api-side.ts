@@ -274,9 +274,26 @@ function connect(opts: ApiSideOptions, connection: ClusterConnection, logger: Lo
   const apiPods = opts.apiPods;
   const apiStatus = apiPods && new ApiPodStatusSync(client, opts.statuses, apiPods);
   const apiStatusQueue = apiStatus && new KeyedQueue('Updating API pod status', (uid) => apiStatus.sync(uid), conn, logger);
-  const finalDelete = apiPods && new ApiPodFinalDelete(client);
-  const deleteQueue = finalDelete && new KeyedQueue('Deleting API pod', (uid) => finalDelete.send(uid), conn, logger, { concurrency: 2 });
-  apiPods?.onRemoved((sp) => finalDelete?.deletionStarted(sp));
+  const finalDelete =
+    apiPods &&
+    new ApiPodFinalDelete(client, async (uid) => {
+      await apiStatus?.sync(uid);
+    });
+  const deleteQueue =
+    finalDelete &&
+    new KeyedQueue(
+      'Deleting API pod',
+      async (uid) => {
+        if (await finalDelete.send(uid)) apiStatus?.deleted(uid);
+      },
+      conn,
+      logger,
+      { concurrency: 2 },
+    );
+  apiPods?.onRemoved((sp) => {
+    apiStatus?.deletionStarted(sp);
+    finalDelete?.deletionStarted(sp);
+  });
   const allApiPods = (): void => {
     if (!apiPods || !apiStatusQueue) return;
     apiStatus?.retain();
@@ -285,7 +302,7 @@ function connect(opts: ApiSideOptions, connection: ClusterConnection, logger: Lo
   opts.statuses.onChange((uid) => {
     const sp = desired.podByUid(uid);
     if (sp) return pods.add(sp.key);
-    if (apiPods?.apiPodByUid(uid)) return apiStatusQueue?.add(uid);
+    if (apiPods?.apiPodByUid(uid) || apiStatus?.isLeaving(uid)) return apiStatusQueue?.add(uid);
     const l = leavingByUid(uid);
     if (!l) return;
     const now = opts.statuses.get(uid);

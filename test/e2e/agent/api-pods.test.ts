@@ -4,6 +4,7 @@
 // running, and neither restarts nor duplicates it once the server answers again.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import type { Pod } from 'kubernetes-types/core/v1';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_IMAGES } from '../../../dev/images.js';
 import { ContainerState } from '../../../src/cri/cri-types.js';
@@ -137,9 +138,21 @@ describe('API pods', () => {
     await kubectl.ok(['create', '-f', '-'], 60_000, JSON.stringify(stubborn));
     const uid = api.object('pods', 'kube-system', 'stubborn')!.metadata.uid as string;
     await waitFor(async () => running((await runtimePods('stubborn'))[0]), { timeoutMs: 60_000, what: 'stubborn running' });
+    const seen: Array<{ type: string; phase?: string }> = [];
+    const unsubscribe = api.store.subscribe((ev) => {
+      const p = ev.object as unknown as Pod;
+      if (p.metadata?.uid === uid) seen.push({ type: ev.type, phase: p.status?.phase });
+    });
     const t0 = Date.now();
-    await kubectl.ok(['delete', 'pod', '-n', 'kube-system', 'stubborn', '--grace-period=3'], 60_000);
+    try {
+      await kubectl.ok(['delete', 'pod', '-n', 'kube-system', 'stubborn', '--grace-period=3'], 60_000);
+    } finally {
+      unsubscribe();
+    }
     const took = Date.now() - t0;
+    // The last status before the object went is the terminal one (killed at the grace's end: Failed).
+    const beforeDelete = seen.slice(0, seen.findIndex((e) => e.type === 'DELETED'));
+    expect(beforeDelete.at(-1)?.phase).toBe('Failed');
     console.log(`kubectl delete pod (grace 3 s of 30 s) returned after ${took} ms`);
     expect(api.object('pods', 'kube-system', 'stubborn')).toBeUndefined();
     expect(took).toBeLessThan(15_000);
