@@ -20,6 +20,7 @@ import { printKubeadmBench, runKubeadmBench } from './kubeadm.js';
 import { printKubeletApiBench, runKubeletApiBench } from './kubelet-api.js';
 import { idleCpuPercent, rssMiB } from './proc.js';
 import { printFloodBench, runFloodBench } from './flood.js';
+import { printApiPodsBench, runApiPodsBench } from './api-pods.js';
 import { percentile, printTable, ratioSpread, type Row } from './report.js';
 import { waitFor } from '../test/support/wait.js';
 import { listRuntimePods } from '../src/kuberuntime/runtime-pods.js';
@@ -40,7 +41,7 @@ function writeAtomically(dir: string, file: string, content: string): number {
 }
 
 const read = (p: string): string => fs.readFileSync(p, 'utf8');
-/** BENCH_SKIP=agent,deaths,startup,prober,apiserver,kubeadm,kubelet-api,pleg: sections left out. */
+/** BENCH_SKIP=agent,deaths,startup,prober,apiserver,kubeadm,kubelet-api,api-pods,flood,pleg: sections left out. */
 const SKIP = new Set((process.env.BENCH_SKIP ?? '').split(',').filter(Boolean));
 const IDLE_PODS = 30;
 const KILLS = Number(process.env.BENCH_KILLS ?? 50);
@@ -316,6 +317,10 @@ async function sections(): Promise<void> {
   if (!skip.has('kubelet-api')) {
     console.log('\n== kubelet API: kubectl logs of 10 MB vs cat, kubectl exec vs ExecSync, idle cost of the server');
     printKubeletApiBench(await runKubeletApiBench());
+  }
+  if (!skip.has('api-pods')) {
+    console.log('\n== pods from the API server: one bound pod against the same pod as a manifest; 30 API pods idle');
+    printApiPodsBench(await runApiPodsBench());
   }
   if (!skip.has('flood')) {
     console.log('\n== a flood of manifests: 2,000 written at once and removed once accepted, then 100 until all run');
