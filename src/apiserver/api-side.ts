@@ -29,6 +29,7 @@ import { NodeStatusReporter } from './node-status-reporter.js';
 import { computeNodeStatus, nodeStatusChanged } from './node-status.js';
 import { ApiPodObjects } from './pod-objects/api-pod-objects.js';
 import { DeferredPodObjects } from './pod-objects/deferred-pod-objects.js';
+import { registerApiPods } from './pod-objects/register-api-pods.js';
 import type { PodObjects } from '../node/pod-objects.js';
 import { PodStatusSync } from './pod-status-sync.js';
 import { systemClock, type Clock, type EventObject, type EventRecorder, type EventType, type NodeInfoSource, type PodStatusSource, type StaticPodSource } from './types.js';
@@ -141,13 +142,8 @@ export function startApiSide(opts: ApiSideOptions): ApiSide {
     clock: opts.clock,
   });
   const podObjects = opts.podObjects ?? new DeferredPodObjects();
-  // The kubelet registers a pod's objects as its pod manager takes the pod (HandlePodAdditions/Updates).
   const apiPodView = opts.apiPods;
-  if (apiPodView) {
-    apiPodView.onDesired?.((sp) => podObjects.registerPod(sp.pod));
-    apiPodView.onRemoved((sp) => podObjects.unregisterPod(sp.uid));
-    for (const sp of apiPodView.apiPods()) podObjects.registerPod(sp.pod);
-  }
+  if (apiPodView) registerApiPods(apiPodView, podObjects);
   opts = { ...opts, podObjects };
   let parts: ConnectedParts | undefined = creds.now ? connect(opts, creds.now, logger) : undefined;
   let connection: ClusterConnection | undefined = creds.now;

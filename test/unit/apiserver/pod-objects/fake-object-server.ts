@@ -88,7 +88,7 @@ export class FakeObjectServer {
   }
 
   /** Creates or changes an object; open watches that select it hear it. */
-  put(path: string, obj: Obj): void {
+  put<O extends Obj>(path: string, obj: O): void {
     const name = obj.metadata?.name ?? '';
     let coll = this.objects.get(path);
     if (!coll) this.objects.set(path, (coll = new Map()));
@@ -99,7 +99,7 @@ export class FakeObjectServer {
   }
 
   /** Changes an object without telling any watch (a change the watch missed: only a relist sees it). */
-  putQuietly(path: string, obj: Obj): void {
+  putQuietly<O extends Obj>(path: string, obj: O): void {
     const name = obj.metadata?.name ?? '';
     let coll = this.objects.get(path);
     if (!coll) this.objects.set(path, (coll = new Map()));
