@@ -8,7 +8,7 @@ import type { ObjectMeta } from 'kubernetes-types/meta/v1';
 import type { Logger } from '../../log/logger.js';
 import { Backoff, RECONNECT_BACKOFF, type BackoffPolicy } from '../../util/backoff.js';
 import { WakeableSleep } from '../../util/wakeable-sleep.js';
-import { ApiError, describeError, isUnavailable, TransportError } from '../api-error.js';
+import { ApiError, describeError, isRefused, isUnavailable, TransportError } from '../api-error.js';
 import type { WatchHandle } from '../client.js';
 import type { PodObjectsClient, PodObjectsGate } from './client.js';
 
@@ -51,6 +51,8 @@ export class Reflector<T extends ApiObject> {
   private syncWaiters: (() => void)[] = [];
   private lastWatchAt = 0;
   private restartRequested = false;
+  /** The refusal last warned of: a server that keeps refusing is told once, not at every retry. */
+  private warnedRefusal: string | undefined;
   /** The last failure, for the caller that timed out waiting for the first LIST. */
   lastError: unknown;
 
@@ -144,6 +146,7 @@ export class Reflector<T extends ApiObject> {
     this.replace(list.items ?? []);
     this.resourceVersion = list.metadata?.resourceVersion ?? '';
     this.lastError = undefined;
+    this.warnedRefusal = undefined;
     if (!this.syncedOnce) {
       this.syncedOnce = true;
       for (const w of this.syncWaiters.splice(0)) w();
@@ -181,7 +184,11 @@ export class Reflector<T extends ApiObject> {
       return 0;
     }
     const delay = this.backoff.next();
-    if (failure !== undefined) this.opts.logger.v(2).info('Watch failed; retrying after back-off', { object: this.opts.what, err: describeError(failure), retryIn: `${delay}ms` });
+    if (isRefused(failure) && describeError(failure) !== this.warnedRefusal) {
+      // The Node authorizer refuses objects of pods not bound to this node: worth an operator's eye, once.
+      this.warnedRefusal = describeError(failure);
+      this.opts.logger.warn('The API server refuses to list or watch an object pods refer to; retrying after back-off', { object: this.opts.what, err: this.warnedRefusal, retryIn: `${delay}ms` });
+    } else if (failure !== undefined) this.opts.logger.v(2).info('Watch failed; retrying after back-off', { object: this.opts.what, err: describeError(failure), retryIn: `${delay}ms` });
     return delay;
   }
 

@@ -1,7 +1,8 @@
 import type { ConfigMap, PodSpec } from 'kubernetes-types/core/v1';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ApiPodObjects } from '../../../../src/apiserver/pod-objects/api-pod-objects.js';
-import { nullLogger } from '../../../../src/log/logger.js';
+import { memoryLogger, nullLogger } from '../../../../src/log/logger.js';
+import { ApiError } from '../../../../src/apiserver/api-error.js';
 import { PodObjectUnavailableError, type PodRef } from '../../../../src/node/pod-objects.js';
 import { FakeGate } from '../gate.js';
 import { FakeObjectServer } from './fake-object-server.js';
@@ -182,6 +183,26 @@ describe('ConfigMap and Secret managers (watch-based)', () => {
     expect(server.count('list', CM)).toBe(1);
     expect(server.count('watch', CM)).toBe(2);
     expect(server.openWatches(CM)).toBe(1);
+    await objects.stop();
+  });
+
+  it('a refusal (the Node authorizer\'s 403) is warned of once, retried with back-off, and the pod can read once it is allowed', async () => {
+    const { logger, lines } = memoryLogger(0);
+    const gate = new FakeGate();
+    const server = new FakeObjectServer();
+    const objects = new ApiPodObjects({ client: server.client, gate, logger });
+    server.listFailure = new ApiError(403, 'Forbidden', 'configmaps "cm" is forbidden: no relationship found between node and this object');
+    objects.registerPod(pod('p', usesConfigMap('cm')));
+    await vi.advanceTimersByTimeAsync(20_000);
+    const lists = server.count('list', CM);
+    expect(lists).toBeGreaterThan(2);
+    expect(lists).toBeLessThan(8);
+    // One line for the ConfigMap (and one for the Services list, refused the same way here).
+    const warnings = lines.filter((l) => l.includes('refuses to list or watch') && l.includes('ConfigMap kube-system/cm'));
+    expect(warnings).toHaveLength(1);
+    server.listFailure = undefined;
+    await vi.advanceTimersByTimeAsync(40_000);
+    expect(await objects.getConfigMap('kube-system', 'cm')).toBeUndefined();
     await objects.stop();
   });
 });
