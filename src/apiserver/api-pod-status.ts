@@ -18,6 +18,8 @@ export interface ApiPodView {
   apiPods(): readonly StaticPod[];
   /** Each API pod the desired set lets go of (deleted, or replaced under its name). */
   onRemoved(listener: (pod: StaticPod) => void): void;
+  /** Each API pod the desired set takes on or changes (ADD, UPDATE), in the turn of the change: its objects are registered then. */
+  onDesired?(listener: (pod: StaticPod) => void): void;
 }
 
 const isTerminal = (phase: string | undefined): boolean => phase === 'Succeeded' || phase === 'Failed';

@@ -27,6 +27,10 @@ import { NodeLease } from './node-lease.js';
 import { NodeRegistrar } from './node-registration.js';
 import { NodeStatusReporter } from './node-status-reporter.js';
 import { computeNodeStatus, nodeStatusChanged } from './node-status.js';
+import { ApiPodObjects } from './pod-objects/api-pod-objects.js';
+import { DeferredPodObjects } from './pod-objects/deferred-pod-objects.js';
+import { registerApiPods } from './pod-objects/register-api-pods.js';
+import type { PodObjects } from '../node/pod-objects.js';
 import { PodStatusSync } from './pod-status-sync.js';
 import { systemClock, type Clock, type EventObject, type EventRecorder, type EventType, type NodeInfoSource, type PodStatusSource, type StaticPodSource } from './types.js';
 
@@ -65,6 +69,12 @@ export interface ApiSideOptions {
    * hands it to the pod workers. Told once per (pod, value) per connection; the workers decide.
    */
   onRestartRequest?: RestartRequestListener;
+  /**
+   * The PodObjects the wiring handed down before there was a connection (`new DeferredPodObjects()`);
+   * made here when absent. With `apiPods`, each desired API pod is registered in it and unregistered
+   * when the set lets go of it; the connection's objects are attached to it once there is one.
+   */
+  podObjects?: DeferredPodObjects;
 }
 
 export interface ApiSide {
@@ -84,6 +94,8 @@ export interface ApiSide {
    * yet (node shutdown).
    */
   flush(podUids: readonly string[], timeoutMs: number): Promise<void>;
+  /** The ConfigMaps, Secrets, Services and tokens of the API pods (src/node/pod-objects.ts); reads fail with PodObjectUnavailableError until there is a connection. */
+  readonly podObjects: PodObjects;
   stop(): Promise<void>;
 }
 
@@ -129,6 +141,10 @@ export function startApiSide(opts: ApiSideOptions): ApiSide {
     logger: opts.logger,
     clock: opts.clock,
   });
+  const podObjects = opts.podObjects ?? new DeferredPodObjects();
+  const apiPodView = opts.apiPods;
+  if (apiPodView) registerApiPods(apiPodView, podObjects);
+  opts = { ...opts, podObjects };
   let parts: ConnectedParts | undefined = creds.now ? connect(opts, creds.now, logger) : undefined;
   let connection: ClusterConnection | undefined = creds.now;
   void creds.ready.then((c) => (connection = c));
@@ -166,6 +182,7 @@ export function startApiSide(opts: ApiSideOptions): ApiSide {
     connection: () => connection,
     connectionReady: creds.ready,
     flush: (podUids, timeoutMs) => parts?.flush(podUids, timeoutMs) ?? Promise.resolve(),
+    podObjects,
     stop: async () => {
       stopped = true;
       await Promise.all([creds.stop(), parts?.stop()]);
@@ -185,6 +202,9 @@ function connect(opts: ApiSideOptions, connection: ClusterConnection, logger: Lo
   const leaseDuration = opts.nodeLeaseDurationSeconds ?? 40;
   const lease = new NodeLease(client, nodeName, () => registrar.uid, leaseDuration, clock);
   const cache = new MirrorPodCache(client, conn, nodeName, logger);
+  // The API pods' ConfigMaps, Secrets, Services and tokens, on the same client and gate.
+  const podObjects = opts.podObjects && new ApiPodObjects({ client, gate: conn, logger });
+  if (podObjects) opts.podObjects?.attach(podObjects);
   const desired = opts.staticPods;
   const desiredReady = (): boolean => desired.ready?.() ?? true;
 
@@ -374,7 +394,7 @@ function connect(opts: ApiSideOptions, connection: ClusterConnection, logger: Lo
       stopped ??= (async () => {
         for (const t of timers) clearInterval(t);
         conn.stop();
-        const done = Promise.all([nodeTask.stop(), leaseTask.stop(), pods.stop(), events.stop(), cache.stop(), podSource?.stop(), apiStatusQueue?.stop(), deleteQueue?.stop()]);
+        const done = Promise.all([nodeTask.stop(), leaseTask.stop(), pods.stop(), events.stop(), cache.stop(), podObjects?.stop(), podSource?.stop(), apiStatusQueue?.stop(), deleteQueue?.stop()]);
         // In-flight requests end at their deadline at the latest; closing the client ends them now.
         client.close();
         await done;

@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { startPodCgroups } from '../cm/start.js';
 import { PodConfig } from '../config/pod-config/pod-config.js';
 import { configuredSources, startApiPodSource, startPodSources } from '../config/pod-config/start-sources.js';
-import { collectNodeInfo, startApiSide, validateClientConfig, type ApiSide } from '../apiserver/index.js';
+import { collectNodeInfo, DeferredPodObjects, startApiSide, validateClientConfig, type ApiSide } from '../apiserver/index.js';
 import { droppedLogLines, type Logger } from '../log/logger.js';
 import { unexpectedErrorCount } from '../process/unexpected-errors.js';
 import { PodCache } from '../pleg/pod-cache.js';
@@ -106,6 +106,11 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
 
   // The one cache of runtime state: the PLEG keeps it current; workers and status read it.
   const cache = new PodCache(runtime, { invalidIdentity: warnInvalidIdentityOnce(logger) });
+  // The API pods' ConfigMaps, Secrets, Services and tokens (src/node/pod-objects.ts), for volumes
+  // and env. Made here so the pod runtime can be handed it; the API side registers the desired API
+  // pods in it and attaches its connection. Standalone (no kubeconfig) there is none: static pods
+  // refer to no API object.
+  const podObjects = opts.kubeconfig ? new DeferredPodObjects() : undefined;
   const podRuntime = new CriPodRuntime({
     runtime,
     images,
@@ -231,6 +236,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
       // A pod that cannot run here is told as its Warning event (FailedMount for a volume kind bootlet does not mount).
       podSource: (client, gate) => startApiPodSource(client, gate, podConfig, opts.nodeName, logger, (p, reason, message) => api?.recordPodEvent({ ...p, type: 'Warning', reason, message })),
       apiPods: podConfig.apiPodView(),
+      podObjects,
     });
     observers.push(api.observer);
     prober.onResult((e) => {

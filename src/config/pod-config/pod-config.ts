@@ -144,12 +144,25 @@ export class PodConfig implements StaticPodView {
   }
 
   /** A read-only view for the API side's API pods: their status goes to the pod itself, and a deleted one gets its final DELETE. */
-  apiPodView(): { apiPods(): StaticPod[]; apiPodByUid(uid: string): StaticPod | undefined; onRemoved(listener: (pod: StaticPod) => void): void } {
+  apiPodView(): {
+    apiPods(): StaticPod[];
+    apiPodByUid(uid: string): StaticPod | undefined;
+    onRemoved(listener: (pod: StaticPod) => void): void;
+    onDesired(listener: (pod: StaticPod) => void): void;
+  } {
     return {
       apiPods: () => this.apiPods(),
       apiPodByUid: (uid) => this.apiPodByUid(uid),
       onRemoved: (l) => this.onGone(API_SOURCES, true, l),
+      onDesired: (l) => this.onDesired(API_SOURCES, l),
     };
+  }
+
+  /** Each pod of `sources` the set takes on or changes (ADD, UPDATE), after the workers were told, in the same turn. */
+  private onDesired(sources: ReadonlySet<string>, listener: (pod: StaticPod) => void): void {
+    this.subscribe((u) => {
+      if (u.op !== 'REMOVE' && sources.has(u.pod.pod.metadata.annotations[CONFIG_SOURCE] ?? '')) listener(u.pod);
+    });
   }
 
   /** The desired pods of the API server's source (their status goes to the pod itself). */
