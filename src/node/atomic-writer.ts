@@ -141,11 +141,28 @@ function timestampPrefix(d: Date): string {
   return `..${d.getUTCFullYear()}_${two(d.getUTCMonth() + 1)}_${two(d.getUTCDate())}_${two(d.getUTCHours())}_${two(d.getUTCMinutes())}_${two(d.getUTCSeconds())}.`;
 }
 
+/** Whether it made the directory (false: it was there). */
+async function makeDir(p: string): Promise<boolean> {
+  try {
+    await mkdir(p, { mode: 0o755 });
+    return true;
+  } catch (err) {
+    if (errnoOf(err) === 'EEXIST') return false;
+    throw err;
+  }
+}
+
 async function writePayloadToDir(payload: Map<string, FileProjection>, dir: string): Promise<void> {
   for (const [p, f] of payload) {
     const full = path.join(dir, p);
-    // The directories are ours, made fresh in a directory nobody else writes: no link can be in the way.
-    await mkdir(path.dirname(full), { recursive: true, mode: 0o755 });
+    // The directories are ours, made fresh in a directory nobody else writes: no link can be in the
+    // way. Each is chmodded: group and other must walk them whatever the umask.
+    const parent = path.posix.dirname(p);
+    let sub = dir;
+    for (const part of parent === '.' ? [] : parent.split('/')) {
+      sub = path.join(sub, part);
+      if (await makeDir(sub)) await chmod(sub, 0o755);
+    }
     const fh = await open(full, 'wx', f.mode);
     try {
       await fh.writeFile(f.data);

@@ -2,9 +2,9 @@
 // medium: Memory (which secrets and projected tokens are set up on, so they never touch disk).
 // The agent keeps no list of them: before a pod dir is removed, /proc/self/mountinfo says which
 // tmpfs mounts are under it, so an agent restarted since the mount still finds them.
-import { open, readFile } from 'node:fs/promises';
+import { open, readFile, realpath } from 'node:fs/promises';
 import { isMountPoint, mountTmpfs, unmount } from './mounter.js';
-import { forChildProcess, O_DIRECTORY, O_NOFOLLOW, O_PATH } from './proc-fd.js';
+import { errnoOf, forChildProcess, O_DIRECTORY, O_NOFOLLOW, O_PATH } from './proc-fd.js';
 import { errorMessage } from '../util/error-message.js';
 import { PodCleanupError } from './volume-errors.js';
 
@@ -46,7 +46,15 @@ export function parseMountInfo(text: string): MountInfoEntry[] {
 
 /** The tmpfs mount points strictly under `dir`, deepest first. */
 export async function tmpfsMountsUnder(dir: string): Promise<string[]> {
-  const prefix = dir.endsWith('/') ? dir : `${dir}/`;
+  // mountinfo names resolved paths; a directory that is gone has nothing mounted under it.
+  let real: string;
+  try {
+    real = await realpath(dir);
+  } catch (err) {
+    if (errnoOf(err) === 'ENOENT') return [];
+    throw err;
+  }
+  const prefix = real.endsWith('/') ? real : `${real}/`;
   const entries = parseMountInfo(await readFile(MOUNTINFO, 'utf8'));
   const points = new Set(entries.filter((e) => e.fsType === 'tmpfs' && e.mountPoint.startsWith(prefix)).map((e) => e.mountPoint));
   return [...points].sort((a, b) => b.length - a.length);

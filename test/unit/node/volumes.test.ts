@@ -279,8 +279,8 @@ describe('pod-managed files', () => {
 
   it('unsupported volume types are refused clearly', async () => {
     const c = container({ volumeMounts: [{ name: 's', mountPath: '/s' }] });
-    const p = pod({ spec: { volumes: [{ name: 's', secret: { secretName: 'x' } }], containers: [c] } });
-    await expect(prepareVolumes(p, c, { rootDir })).rejects.toThrow('volume "s": volume type secret is not supported for static pods by bootlet');
+    const p = pod({ spec: { volumes: [{ name: 's', nfs: { server: 'nfs.example', path: '/x' } }], containers: [c] } });
+    await expect(prepareVolumes(p, c, { rootDir })).rejects.toThrow('volume "s": volume type nfs is not supported for static pods by bootlet');
   });
 
   it('removePodDirs removes the whole pod directory', async () => {
