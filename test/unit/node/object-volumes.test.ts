@@ -237,6 +237,17 @@ describe.skipIf(!IS_ROOT)('secret and projected on tmpfs (needs root)', () => {
     expect(await tmpfsMountsUnder(path.join(rootDir, 'pods'))).not.toContain(expect.stringContaining(uid));
   });
 
+  it('a subPath into a configMap volume binds the file its link resolves to', async () => {
+    const { p } = podWith([{ name: 'cfg', configMap: { name: 'kube-proxy' } }]);
+    const c = container({ volumeMounts: [{ name: 'cfg', mountPath: '/etc/kube-proxy.conf', subPath: 'config.conf' }] });
+    p.spec!.containers = [c];
+    const m = await prepareVolumes(p, c, { rootDir, podObjects: objects });
+    expect(m[0]).toMatchObject({ containerPath: '/etc/kube-proxy.conf', readonly: true });
+    expect(m[0]!.hostPath).toContain('/volume-subpaths/cfg/app/0');
+    expect(fs.readFileSync(m[0]!.hostPath, 'utf8')).toBe('mode: iptables\n');
+    await removePodDirs(rootDir, p.metadata.uid, objects);
+  });
+
   it('a second container start of the same pod mounts nothing twice and writes nothing anew', async () => {
     const { p, c, dir, uid } = await setUp([{ name: 'certs', secret: { secretName: 'tls' } }]);
     const d = dir('kubernetes.io~secret', 'certs');
