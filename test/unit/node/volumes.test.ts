@@ -240,7 +240,8 @@ describe.skipIf(!IS_ROOT)('subPath binds (needs root)', () => {
 describe('pod-managed files', () => {
   it('emptyDir is a world-writable directory under the pod dir', async () => {
     const c = container({ volumeMounts: [{ name: 'scratch', mountPath: '/scratch' }] });
-    const p = pod({ spec: { volumes: [{ name: 'scratch', emptyDir: { medium: 'Memory' } }], containers: [c] } });
+    // medium: Memory (a tmpfs, needs root) is in object-volumes.test.ts.
+    const p = pod({ spec: { volumes: [{ name: 'scratch', emptyDir: {} }], containers: [c] } });
     const m = await prepareVolumes(p, c, { rootDir });
     const dir = path.join(rootDir, 'pods', UID, 'volumes', 'kubernetes.io~empty-dir', 'scratch');
     expect(m[0]).toMatchObject({ containerPath: '/scratch', hostPath: dir });
