@@ -112,8 +112,10 @@ export async function writeObjectVolume(pod: ObjectVolumePod, v: Volume, ctx: Ob
       if (isMemoryBacked(v)) {
         await ensureTmpfs(dir);
       } else {
-        // As the kubelet's emptyDir under it; the container mounts it read-only anyway.
-        await chmod(dir, 0o777);
+        // As the kubelet's emptyDir under it; the container mounts it read-only anyway. The
+        // setgid bit fsGroup ownership gave it stays.
+        const st = await lstat(dir);
+        if ((st.mode & 0o777) !== 0o777) await chmod(dir, (st.mode & 0o7000) | 0o777);
       }
       // The kubelet treats these volumes as read-only: group read, never group write.
       const changed = await writeAtomically(dir, payload, { setPerms: () => setVolumeOwnership(dir, fsGroup, true) });

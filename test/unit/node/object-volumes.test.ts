@@ -196,7 +196,7 @@ describe.skipIf(!IS_ROOT)('secret and projected on tmpfs (needs root)', () => {
   });
 
   it('fsGroup: group-owned, group-readable, directories setgid; the token 0640', async () => {
-    const { dir } = await setUp(
+    const { dir, p, c } = await setUp(
       [
         { name: 'cfg', configMap: { name: 'kube-proxy', items: [{ key: 'kubeconfig', path: 'sub/kc', mode: 0o600 }] } },
         { name: 'tok', projected: { sources: [{ serviceAccountToken: { path: 'token' } }] } },
@@ -213,6 +213,11 @@ describe.skipIf(!IS_ROOT)('secret and projected on tmpfs (needs root)', () => {
     const t = dir('kubernetes.io~projected', 'tok');
     expect(mode(t, 'token')).toBe(0o640);
     expect(fs.statSync(path.join(t, 'token')).gid).toBe(2000);
+    // The next container's start leaves the volume root as ownership made it.
+    expect(fs.statSync(d).mode & 0o7777).toBe(0o2777);
+    await prepareVolumes(p, c, { rootDir, podObjects: objects });
+    expect(fs.statSync(d).mode & 0o7777).toBe(0o2777);
+    expect(fs.statSync(d).gid).toBe(2000);
   });
 
   it('emptyDir medium: Memory is a tmpfs with size= from sizeLimit', async () => {
