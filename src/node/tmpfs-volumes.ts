@@ -3,17 +3,24 @@
 // The agent keeps no list of them: before a pod dir is removed, /proc/self/mountinfo says which
 // tmpfs mounts are under it, so an agent restarted since the mount still finds them.
 import { open, readFile, realpath } from 'node:fs/promises';
+import path from 'node:path';
 import { isMountPoint, mountTmpfs, unmount } from './mounter.js';
 import { errnoOf, forChildProcess, O_DIRECTORY, O_NOFOLLOW, O_PATH } from './proc-fd.js';
 import { errorMessage } from '../util/error-message.js';
-import { PodCleanupError } from './volume-errors.js';
+import { PodCleanupError, VolumeError } from './volume-errors.js';
 
 const MOUNTINFO = '/proc/self/mountinfo';
 const MAX_STACKED_MOUNTS = 8;
 
 /** Mounts a tmpfs on `dir` (an existing directory of ours) unless something is mounted there already. */
 export async function ensureTmpfs(dir: string, sizeBytes?: number): Promise<void> {
-  if (await isMountPoint(dir)) return;
+  if (await isMountPoint(dir)) {
+    // Ours from an earlier container start (or agent run). Anything else there would take a
+    // credential onto a filesystem it was never meant for.
+    const real = await realpath(dir);
+    if ((await tmpfsMountsUnder(path.dirname(real))).includes(real)) return;
+    throw new VolumeError(`${dir} is a mount point, but not a tmpfs: refusing to write memory-backed volume content there`);
+  }
   // Mounted through the descriptor: a link swapped in at `dir` meanwhile is never followed.
   const fh = await open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW);
   try {

@@ -1,6 +1,7 @@
 // configMap, secret, projected and downwardAPI volumes as prepareVolumes sets them up from an
 // in-test PodObjects; emptyDir medium: Memory; tmpfs mounts found and undone by removePodDirs.
 // The tmpfs cases need root (mount(8)).
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Container, Volume } from 'kubernetes-types/core/v1';
@@ -251,6 +252,21 @@ describe.skipIf(!IS_ROOT)('secret and projected on tmpfs (needs root)', () => {
     expect(m[0]!.hostPath).toContain('/volume-subpaths/cfg/app/0');
     expect(fs.readFileSync(m[0]!.hostPath, 'utf8')).toBe('mode: iptables\n');
     await removePodDirs(rootDir, p.metadata.uid, objects);
+  });
+
+  it('refuses to write a secret onto a mount that is not a tmpfs', async () => {
+    const { p, c, uid } = podWith([{ name: 'certs', secret: { secretName: 'tls' } }]);
+    const d = path.join(rootDir, 'pods', uid, 'volumes', 'kubernetes.io~secret', 'certs');
+    const elsewhere = path.join(tmp, `elsewhere-${uid}`);
+    fs.mkdirSync(d, { recursive: true });
+    fs.mkdirSync(elsewhere);
+    execFileSync('mount', ['--bind', elsewhere, d]);
+    try {
+      await expect(prepareVolumes(p, c, { rootDir, podObjects: objects })).rejects.toThrow('is a mount point, but not a tmpfs');
+      expect(fs.readdirSync(elsewhere)).toEqual([]);
+    } finally {
+      execFileSync('umount', [d]);
+    }
   });
 
   it('a second container start of the same pod mounts nothing twice and writes nothing anew', async () => {
