@@ -13,6 +13,7 @@ import { ensureTmpfs } from './tmpfs-volumes.js';
 import { configMapPayload, DEFAULT_VOLUME_MODE, downwardApiPayload, projectedPayload, secretPayload, VolumeSourceUnavailableError, type MutablePayload, type PayloadContext } from './volume-payloads.js';
 import { setVolumeOwnership } from './volume-ownership.js';
 import { VolumeError } from './volume-errors.js';
+import { errorMessage } from '../util/error-message.js';
 
 export type ObjectVolumeKind = 'configMap' | 'secret' | 'projected' | 'downwardAPI';
 
@@ -121,7 +122,7 @@ export async function writeObjectVolume(pod: ObjectVolumePod, v: Volume, ctx: Ob
       const changed = await writeAtomically(dir, payload, { setPerms: () => setVolumeOwnership(dir, fsGroup, true) });
       return { dir, changed };
     } catch (err) {
-      const why = `MountVolume.SetUp failed for volume ${JSON.stringify(v.name)} : ${err instanceof Error ? err.message : String(err)}`;
+      const why = `MountVolume.SetUp failed for volume ${JSON.stringify(v.name)} : ${errorMessage(err)}`;
       if (err instanceof VolumeSourceUnavailableError) throw new VolumeSourceUnavailableError(why, { cause: err });
       throw new VolumeError(why, { cause: err });
     }

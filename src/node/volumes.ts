@@ -19,6 +19,7 @@ import { defaultNodeAllocatable, volumeManagerFor } from './volume-manager.js';
 import { podContainerDir, podDir, podEtcHostsPath, podVolumeDir } from './pod-dirs.js';
 import { bindSubPath } from './subpath-mounts.js';
 import { SubPathError, VolumeError } from './volume-errors.js';
+import { errorMessage } from '../util/error-message.js';
 
 export { PodCleanupError, SubPathError, UnsafePathComponentError, VolumeError } from './volume-errors.js';
 export { removePodDirs } from './pod-cleanup.js';
@@ -71,16 +72,21 @@ async function volumeHostPath(pod: LabelledPod, v: Volume, opts: PrepareVolumesO
     return v.hostPath.path;
   }
   if (v.emptyDir) {
+    const medium = v.emptyDir.medium ?? '';
+    if (medium !== '' && medium !== 'Memory') {
+      throw new VolumeError(`volume ${JSON.stringify(v.name)}: emptyDir medium ${JSON.stringify(medium)} is not supported by bootlet`);
+    }
     const dir = podVolumeDir(rootDir, pod.metadata.uid, EMPTY_DIR_PLUGIN_DIR, v.name);
     await mkdir(dir, { recursive: true });
     // World-writable as the kubelet makes it, so non-root containers can use it; chmod because
     // mkdir's mode is cut by the umask.
     await chmod(dir, 0o777);
-    if (v.emptyDir.medium === 'Memory') {
+    if (medium === 'Memory') {
       // The kubelet's medium: Memory; sizeLimit becomes the tmpfs size. Unmounted by removePodDirs.
-      await ensureTmpfs(dir, sizeLimitBytes(v));
-    } else if (v.emptyDir.medium !== undefined && v.emptyDir.medium !== '') {
-      throw new VolumeError(`volume ${JSON.stringify(v.name)}: emptyDir medium ${JSON.stringify(v.emptyDir.medium)} is not supported by bootlet`);
+      const size = sizeLimitBytes(v);
+      await ensureTmpfs(dir, size).catch((err: unknown) => {
+        throw err instanceof VolumeError ? err : new VolumeError(`MountVolume.SetUp failed for volume ${JSON.stringify(v.name)} : ${errorMessage(err)}`, { cause: err });
+      });
     }
     return dir;
   }
@@ -99,7 +105,7 @@ function sizeLimitBytes(v: Volume): number | undefined {
   try {
     bytes = parseQuantity(q).value();
   } catch (err) {
-    throw new VolumeError(`volume ${JSON.stringify(v.name)}: invalid sizeLimit ${JSON.stringify(q)}: ${err instanceof Error ? err.message : String(err)}`);
+    throw new VolumeError(`volume ${JSON.stringify(v.name)}: invalid sizeLimit ${JSON.stringify(q)}: ${errorMessage(err)}`);
   }
   // A zero size would be tmpfs' "no limit"; the API refuses a non-positive sizeLimit anyway.
   return bytes > 0 ? bytes : undefined;
