@@ -15,6 +15,7 @@ import { ensureImage, ImageError } from './images.js';
 import type { ContainerType } from './labels.js';
 import { buildSandboxConfig } from './sandbox-config.js';
 import { containerLogDirectory, containerLogLinkName, containerLogLinksDir, containerLogPath, isContainerLogLinkOf, podLogDirectory, podLogsDirName, restartCountsWithLogs } from '../node/pod-logs/layout.js';
+import type { PodObjects } from '../node/pod-objects.js';
 import { removeTreeOnOneMount } from '../node/remove-tree.js';
 import { prepareVolumes, removePodDirs, UnsafePathComponentError, VolumeError } from '../node/volumes.js';
 import { runLifecycleHook } from './lifecycle-hooks.js';
@@ -39,6 +40,8 @@ export interface CriPodRuntimeOptions {
   logger: Logger;
   /** The pod cgroups (src/cm); without it sandboxes get no cgroup parent. */
   cgroups?: PodCgroups;
+  /** ConfigMaps, Secrets and tokens of API pods (src/node/pod-objects.ts); without it volumes of those kinds fail to mount. */
+  podObjects?: PodObjects;
 }
 
 async function ignoreNotFound(p: Promise<void>): Promise<void> {
@@ -117,7 +120,7 @@ export class CriPodRuntime implements PodRuntime {
         verifyRunAsNonRoot(pod, container, image?.uid?.value, image?.username ?? '');
       }
       await mkdir(containerLogDirectory(this.o.podLogsDir, pod, container.name), { recursive: true, mode: 0o755 });
-      const mounts = await prepareVolumes(pod, container, { rootDir: this.o.rootDir });
+      const mounts = await prepareVolumes(pod, container, { rootDir: this.o.rootDir, podObjects: this.o.podObjects, logger: this.o.logger });
       config = buildContainerConfig(pod, container, {
         restartCount: count,
         restartedAt,
@@ -197,7 +200,7 @@ export class CriPodRuntime implements PodRuntime {
       this.o.logger.warn('Not removing pod directories: a name read back from the runtime is not a valid path component', { pod: `${namespace}/${name}`, podUID: uid, err: err.message });
       return;
     }
-    await removePodDirs(this.o.rootDir, uid);
+    await removePodDirs(this.o.rootDir, uid, this.o.podObjects);
     await removeTreeOnOneMount(logsDir);
     // Never throws; a cgroup still busy is retried by the container manager on its own.
     await this.o.cgroups?.removePodCgroup(uid);

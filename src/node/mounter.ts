@@ -29,6 +29,12 @@ export function bindMount(source: string, target: string): Promise<void> {
   return run('mount', ['--no-canonicalize', '--bind', source, target]);
 }
 
+/** A tmpfs at `target`, with `size=<bytes>` when given (emptyDir sizeLimit), as the kubelet mounts medium: Memory. */
+export function mountTmpfs(target: string, sizeBytes?: number): Promise<void> {
+  const opts = sizeBytes !== undefined ? ['-o', `size=${sizeBytes}`] : [];
+  return run('mount', ['--no-canonicalize', '-t', 'tmpfs', ...opts, 'tmpfs', target]);
+}
+
 export function unmount(target: string): Promise<void> {
   return run('umount', ['--no-canonicalize', target]);
 }

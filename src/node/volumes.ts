@@ -1,20 +1,29 @@
-// Host-side preparation of a container's mounts: hostPath checks, emptyDir directories, subPaths
-// (bound safely, see subpath-mounts.ts), the managed /etc/hosts and the termination-message
-// file, returned as CRI mounts.
+// Host-side preparation of a container's mounts: hostPath checks, emptyDir directories (a tmpfs for
+// medium: Memory), configMap, secret, projected and downwardAPI volumes (object-volumes.ts, kept
+// current by volume-manager.ts), subPaths (bound safely, see subpath-mounts.ts), the managed
+// /etc/hosts and the termination-message file, returned as CRI mounts.
 import type { Container, Volume, VolumeMount } from 'kubernetes-types/core/v1';
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { MountPropagation, type Mount } from '../cri/cri-types.js';
 import { hostNetworkHostsFile, podNetworkHostsFile } from '../kuberuntime/etc-hosts.js';
+import { parseQuantity } from '../k8s/quantity.js';
+import { nullLogger, type Logger } from '../log/logger.js';
 import { checkHostPathType } from './host-path.js';
 import type { LabelledPod } from '../kuberuntime/labels.js';
+import { objectVolumeKind, writeObjectVolume } from './object-volumes.js';
+import type { PodObjects } from './pod-objects.js';
+import { ensureTmpfs } from './tmpfs-volumes.js';
+import { defaultNodeAllocatable, volumeManagerFor } from './volume-manager.js';
 import { podContainerDir, podDir, podEtcHostsPath, podVolumeDir } from './pod-dirs.js';
 import { bindSubPath } from './subpath-mounts.js';
 import { SubPathError, VolumeError } from './volume-errors.js';
+import { errorMessage } from '../util/error-message.js';
 
 export { PodCleanupError, SubPathError, UnsafePathComponentError, VolumeError } from './volume-errors.js';
 export { removePodDirs } from './pod-cleanup.js';
+export { VolumeManager, volumeManagerFor } from './volume-manager.js';
 
 export const ETC_HOSTS_PATH = '/etc/hosts';
 export const EMPTY_DIR_PLUGIN_DIR = 'kubernetes.io~empty-dir';
@@ -28,6 +37,10 @@ export interface PrepareVolumesOptions {
   podIPs?: string[];
   /** Pod-network pods only: the sandbox hostname. */
   hostname?: string;
+  /** Where configMap, secret and token content comes from (API pods); without it only downwardAPI of those kinds works. */
+  podObjects?: PodObjects;
+  /** For the volume manager's update failures; default none. */
+  logger?: Logger;
 }
 
 function propagation(m: VolumeMount, container: Container): MountPropagation {
@@ -48,7 +61,8 @@ function propagation(m: VolumeMount, container: Container): MountPropagation {
 }
 
 /** Where the volume lives on the host, made ready (checked or created). */
-async function volumeHostPath(pod: LabelledPod, v: Volume, rootDir: string): Promise<string> {
+async function volumeHostPath(pod: LabelledPod, v: Volume, opts: PrepareVolumesOptions): Promise<string> {
+  const rootDir = opts.rootDir;
   if (v.hostPath) {
     // Validation refuses these already; a path built from them would not be the one written.
     if (!path.isAbsolute(v.hostPath.path) || v.hostPath.path.split('/').includes('..')) {
@@ -58,18 +72,43 @@ async function volumeHostPath(pod: LabelledPod, v: Volume, rootDir: string): Pro
     return v.hostPath.path;
   }
   if (v.emptyDir) {
-    // medium: Memory is a plain directory too for now: a tmpfs would have to be unmounted before
-    // the pod directory can be removed, and that bookkeeping (surviving agent restarts) is not
-    // written yet. sizeLimit is not enforced either.
+    const medium = v.emptyDir.medium ?? '';
+    if (medium !== '' && medium !== 'Memory') {
+      throw new VolumeError(`volume ${JSON.stringify(v.name)}: emptyDir medium ${JSON.stringify(medium)} is not supported by bootlet`);
+    }
     const dir = podVolumeDir(rootDir, pod.metadata.uid, EMPTY_DIR_PLUGIN_DIR, v.name);
     await mkdir(dir, { recursive: true });
     // World-writable as the kubelet makes it, so non-root containers can use it; chmod because
     // mkdir's mode is cut by the umask.
     await chmod(dir, 0o777);
+    if (medium === 'Memory') {
+      // The kubelet's medium: Memory; sizeLimit becomes the tmpfs size. Unmounted by removePodDirs.
+      const size = sizeLimitBytes(v);
+      await ensureTmpfs(dir, size).catch((err: unknown) => {
+        throw err instanceof VolumeError ? err : new VolumeError(`MountVolume.SetUp failed for volume ${JSON.stringify(v.name)} : ${errorMessage(err)}`, { cause: err });
+      });
+    }
     return dir;
+  }
+  if (objectVolumeKind(v)) {
+    if (opts.podObjects) return volumeManagerFor(opts.podObjects, opts.logger ?? nullLogger).setUp(pod, v, rootDir);
+    return (await writeObjectVolume(pod, v, { rootDir, objects: undefined, node: defaultNodeAllocatable() })).dir;
   }
   const kind = Object.keys(v).find((k) => k !== 'name') ?? 'unknown';
   throw new VolumeError(`volume ${JSON.stringify(v.name)}: volume type ${kind} is not supported for static pods by bootlet`);
+}
+
+function sizeLimitBytes(v: Volume): number | undefined {
+  const q = v.emptyDir?.sizeLimit;
+  if (q === undefined) return undefined;
+  let bytes: number;
+  try {
+    bytes = parseQuantity(q).value();
+  } catch (err) {
+    throw new VolumeError(`volume ${JSON.stringify(v.name)}: invalid sizeLimit ${JSON.stringify(q)}: ${errorMessage(err)}`);
+  }
+  // A zero size would be tmpfs' "no limit"; the API refuses a non-positive sizeLimit anyway.
+  return bytes > 0 ? bytes : undefined;
 }
 
 /** The kubelet's checks and messages (makeMounts), then the safe bind of subpath-mounts.ts. */
@@ -120,12 +159,13 @@ export async function prepareVolumes(pod: LabelledPod, container: Container, opt
     const v = volumes.get(m.name);
     if (!v) throw new VolumeError(`volumeMount ${JSON.stringify(m.name)}: no volume of that name in the pod`);
     if (m.subPathExpr) throw new VolumeError(`volumeMount ${JSON.stringify(m.name)}: subPathExpr is not supported by bootlet`);
-    const base = await volumeHostPath(pod, v, opts.rootDir);
+    const base = await volumeHostPath(pod, v, opts);
     const hostPath = m.subPath ? await subPathHostPath(pod, container, v, index, base, m, opts.rootDir) : base;
     mounts.push({
       containerPath: m.mountPath,
       hostPath,
-      readonly: m.readOnly === true,
+      // The kubelet mounts API-data volumes read-only whatever the volumeMount says.
+      readonly: m.readOnly === true || objectVolumeKind(v) !== undefined,
       selinuxRelabel: false,
       propagation: propagation(m, container),
     });

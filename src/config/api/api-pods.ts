@@ -1,7 +1,8 @@
 // An API pod bound to this node as the desired set takes it: the object as the API server stored it
 // (decoded, defaulted and validated there), its UID kept, `kubernetes.io/config.source: api`. Mirror
 // pods are the API's picture of static pods, never API pods; a pod with a volume kind bootlet does
-// not mount yet is refused with the reason, not started half-way.
+// not mount (persistentVolumeClaim, the cloud and network kinds) is refused with the reason, not
+// started half-way.
 import type { Pod } from 'kubernetes-types/core/v1';
 import { CONFIG_SEEN, CONFIG_SOURCE, canonicalJson, formatRfc3339Nano } from '../identity';
 import type { StaticPod } from '../types';
@@ -10,7 +11,10 @@ import type { StaticPod } from '../types';
 export const MIRROR_ANNOTATION = 'kubernetes.io/config.mirror';
 
 /** The volume kinds the node part mounts today. */
-const SUPPORTED_VOLUMES = new Set(['hostPath', 'emptyDir']);
+const SUPPORTED_VOLUMES = new Set(['hostPath', 'emptyDir', 'configMap', 'secret', 'projected', 'downwardAPI']);
+/** The projected sources it writes (not clusterTrustBundle, podCertificate). */
+const SUPPORTED_PROJECTIONS = new Set(['configMap', 'secret', 'downwardAPI', 'serviceAccountToken']);
+const SUPPORTED_TEXT = 'bootlet mounts only hostPath, emptyDir, configMap, secret, projected and downwardAPI volumes';
 
 export function isMirrorPod(p: Pod): boolean {
   return p.metadata?.annotations?.[MIRROR_ANNOTATION] !== undefined;
@@ -29,7 +33,11 @@ export function toDesiredPod(p: Pod, nodeName: string, seen: Date): ApiPodResult
   for (const [i, v] of (p.spec.volumes ?? []).entries()) {
     const kinds = Object.keys(v).filter((k) => k !== 'name');
     const unsupported = kinds.find((k) => !SUPPORTED_VOLUMES.has(k));
-    if (unsupported) return { refused: `spec.volumes[${i}].${unsupported}: Unsupported value: volume "${v.name}": bootlet mounts only hostPath and emptyDir volumes`, reason: 'FailedMount' };
+    if (unsupported) return { refused: `spec.volumes[${i}].${unsupported}: Unsupported value: volume "${v.name}": ${SUPPORTED_TEXT}`, reason: 'FailedMount' };
+    for (const [j, src] of (v.projected?.sources ?? []).entries()) {
+      const kind = Object.keys(src).find((k) => !SUPPORTED_PROJECTIONS.has(k));
+      if (kind) return { refused: `spec.volumes[${i}].projected.sources[${j}].${kind}: Unsupported value: volume "${v.name}": bootlet projects only configMap, secret, downwardAPI and serviceAccountToken sources`, reason: 'FailedMount' };
+    }
   }
   const annotations: Record<string, string> = { ...(meta.annotations ?? {}), [CONFIG_SOURCE]: 'api', [CONFIG_SEEN]: formatRfc3339Nano(seen) };
   const pod: StaticPod['pod'] = { ...p, metadata: { ...meta, name, namespace, uid, annotations } };

@@ -165,14 +165,14 @@ describe('API pods', () => {
 
   it('a pod with a volume kind bootlet does not mount is never started: a Warning event names the volume', async () => {
     const pod = JSON.parse(daemonPod('needs-cm', api.object('nodes', '', NODE)!.metadata.uid as string)) as { spec: { volumes: unknown[] } };
-    pod.spec.volumes = [{ name: 'cfg', configMap: { name: 'kube-proxy' } }];
+    pod.spec.volumes = [{ name: 'cfg', persistentVolumeClaim: { claimName: 'kube-proxy' } }];
     await kubectl.ok(['create', '-f', '-'], 60_000, JSON.stringify(pod));
     const event = await waitFor(async () => {
       const events = JSON.parse(await kubectl.ok(['get', 'events', '-n', 'kube-system', '-o', 'json'])) as { items: { reason: string; type: string; message: string; involvedObject: { name: string } }[] };
       return events.items.find((e) => e.involvedObject.name === 'needs-cm' && e.reason === 'FailedMount');
     }, { timeoutMs: 30_000, what: 'the FailedMount event of needs-cm' });
     expect(event.type).toBe('Warning');
-    expect(event.message).toContain('spec.volumes[0].configMap: Unsupported value: volume "cfg"');
+    expect(event.message).toContain('spec.volumes[0].persistentVolumeClaim: Unsupported value: volume "cfg"');
     expect(await runtimePods('needs-cm')).toEqual([]);
     expect(h.agent().proc.exitCode).toBeNull();
   });

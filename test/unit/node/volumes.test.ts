@@ -240,7 +240,8 @@ describe.skipIf(!IS_ROOT)('subPath binds (needs root)', () => {
 describe('pod-managed files', () => {
   it('emptyDir is a world-writable directory under the pod dir', async () => {
     const c = container({ volumeMounts: [{ name: 'scratch', mountPath: '/scratch' }] });
-    const p = pod({ spec: { volumes: [{ name: 'scratch', emptyDir: { medium: 'Memory' } }], containers: [c] } });
+    // medium: Memory (a tmpfs, needs root) is in object-volumes.test.ts.
+    const p = pod({ spec: { volumes: [{ name: 'scratch', emptyDir: {} }], containers: [c] } });
     const m = await prepareVolumes(p, c, { rootDir });
     const dir = path.join(rootDir, 'pods', UID, 'volumes', 'kubernetes.io~empty-dir', 'scratch');
     expect(m[0]).toMatchObject({ containerPath: '/scratch', hostPath: dir });
@@ -279,8 +280,8 @@ describe('pod-managed files', () => {
 
   it('unsupported volume types are refused clearly', async () => {
     const c = container({ volumeMounts: [{ name: 's', mountPath: '/s' }] });
-    const p = pod({ spec: { volumes: [{ name: 's', secret: { secretName: 'x' } }], containers: [c] } });
-    await expect(prepareVolumes(p, c, { rootDir })).rejects.toThrow('volume "s": volume type secret is not supported for static pods by bootlet');
+    const p = pod({ spec: { volumes: [{ name: 's', nfs: { server: 'nfs.example', path: '/x' } }], containers: [c] } });
+    await expect(prepareVolumes(p, c, { rootDir })).rejects.toThrow('volume "s": volume type nfs is not supported for static pods by bootlet');
   });
 
   it('removePodDirs removes the whole pod directory', async () => {

@@ -153,13 +153,13 @@ describe('ApiPodSource', () => {
   });
 
   it('refuses a pod with a volume kind bootlet does not mount, naming it, and never desires it', async () => {
-    const cm = apiPod('cm', 'ucm', '4', { spec: { nodeName: NODE, containers: [{ name: 'c', image: 'busybox' }], volumes: [{ name: 'cfg', configMap: { name: 'x' } }] } });
+    const cm = apiPod('cm', 'ucm', '4', { spec: { nodeName: NODE, containers: [{ name: 'c', image: 'busybox' }], volumes: [{ name: 'cfg', persistentVolumeClaim: { claimName: 'x' } }] } });
     const { client, told, lines, source, refusals } = setup([list('5', [cm])]);
     source.start();
     await waitFor(() => client.watching, { timeoutMs: 2000, what: 'the source to get there' });
     expect(told).toEqual([]);
-    expect(lines.some((l) => l.includes('API pod refused') && l.includes('spec.volumes[0].configMap: Unsupported value'))).toBe(true);
-    expect(refusals).toEqual(['default/cm ucm FailedMount spec.volumes[0].configMap: Unsupported value: volume "cfg": bootlet mounts only hostPath and emptyDir volumes']);
+    expect(lines.some((l) => l.includes('API pod refused') && l.includes('spec.volumes[0].persistentVolumeClaim: Unsupported value'))).toBe(true);
+    expect(refusals).toEqual(['default/cm ucm FailedMount spec.volumes[0].persistentVolumeClaim: Unsupported value: volume "cfg": bootlet mounts only hostPath, emptyDir, configMap, secret, projected and downwardAPI volumes']);
     await source.stop();
   });
 
