@@ -123,6 +123,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     clusterDomain: opts.clusterDomain,
     logger,
     cgroups,
+    podObjects,
   });
   const observers: PodWorkerObserver[] = [];
   const prober = new ProberManager({ runtime, logger: logger.with({ component: 'prober' }), onProbeRun: probeMetrics(metrics) });
