@@ -20,6 +20,10 @@ import { prepareVolumes, removePodDirs, UnsafePathComponentError, VolumeError } 
 import { runLifecycleHook } from './lifecycle-hooks.js';
 import { effectiveSecurityContext, verifyRunAsNonRoot } from './security-context.js';
 import { errorMessage } from '../util/error-message.js';
+import type { PodObjects } from '../node/pod-objects.js';
+import { fetchEnvObjects } from './env-objects.js';
+import type { EnvWarning } from './env.js';
+import { podPullSecrets } from './pull-secrets.js';
 
 /** A postStart hook that never returns must not hold the pod worker forever. */
 const POST_START_TIMEOUT_SECONDS = 120;
@@ -39,6 +43,8 @@ export interface CriPodRuntimeOptions {
   logger: Logger;
   /** The pod cgroups (src/cm); without it sandboxes get no cgroup parent. */
   cgroups?: PodCgroups;
+  /** The API objects pods refer to (env, pull secrets); absent without an API server. */
+  podObjects?: PodObjects;
 }
 
 async function ignoreNotFound(p: Promise<void>): Promise<void> {
@@ -102,7 +108,9 @@ export class CriPodRuntime implements PodRuntime {
     let pullMs: number | undefined;
     try {
       const t0 = Date.now();
-      const ensured = await ensureImage(this.o.images, container, sandboxConfig);
+      const podObjects = this.o.podObjects;
+      const pullSecrets = podObjects && (pod.spec?.imagePullSecrets ?? []).length > 0 ? () => podPullSecrets(pod, podObjects, this.o.logger) : undefined;
+      const ensured = await ensureImage(this.o.images, container, sandboxConfig, { pullSecrets });
       imageRef = ensured.imageRef;
       if (ensured.pulled) pullMs = Date.now() - t0;
     } catch (err) {
@@ -110,6 +118,7 @@ export class CriPodRuntime implements PodRuntime {
       throw err;
     }
     let config;
+    const warnings: EnvWarning[] = [];
     try {
       if (effectiveSecurityContext(pod, container).runAsNonRoot === true) {
         // Only then is the image's user needed: one more ImageStatus, as the kubelet makes.
@@ -118,7 +127,10 @@ export class CriPodRuntime implements PodRuntime {
       }
       await mkdir(containerLogDirectory(this.o.podLogsDir, pod, container.name), { recursive: true, mode: 0o755 });
       const mounts = await prepareVolumes(pod, container, { rootDir: this.o.rootDir });
+      const envObjects = await fetchEnvObjects(pod, container, this.o.podObjects);
       config = buildContainerConfig(pod, container, {
+        envObjects,
+        onEnvWarning: (w) => warnings.push(w),
         restartCount: count,
         restartedAt,
         imageRef,
@@ -154,7 +166,7 @@ export class CriPodRuntime implements PodRuntime {
         throw new ContainerStartError(container.name, 'PostStartHookError', messageOf(err));
       }
     }
-    return { id, pullMs };
+    return { id, pullMs, warnings };
   }
 
   async runHook(pod: DefaultedPod | undefined, container: Container, containerId: string, handler: LifecycleHandler, timeoutSeconds: number, podIP: string | undefined): Promise<void> {

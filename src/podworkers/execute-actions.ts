@@ -65,6 +65,7 @@ async function startContainer(x: Execution, s: PodActionOf<'startContainer'>): P
     } else {
       ctx.event('Normal', 'Pulled', `Container image ${JSON.stringify(s.container.image)} already present on machine`, name);
     }
+    for (const w of started.warnings ?? []) ctx.event('Warning', w.reason, w.message);
     ctx.event('Normal', 'Created', `Created container: ${name}`, name);
     ctx.event('Normal', 'Started', `Started container ${name}`, name);
   } catch (err) {
