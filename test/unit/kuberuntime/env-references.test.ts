@@ -18,7 +18,7 @@ function apiPod(over: Partial<NonNullable<TestPod['spec']>> = {}, namespace = 'a
 async function envOf(p: TestPod, c: Container, objects: InMemoryPodObjects | undefined, warnings: EnvWarning[] = []): Promise<Array<[string, string]>> {
   const fetched = await fetchEnvObjects(p, c, objects);
   const ctx = { hostIP: '192.0.2.10', podIPs: [], nodeAllocatable: { cpuMillis: 4000, memoryBytes: 8 * GiB, ephemeralStorageBytes: 0 }, objects: fetched, onWarning: (w: EnvWarning) => warnings.push(w) };
-  return containerEnv(p, c, ctx).map((e) => [e.key, e.value]);
+  return containerEnv(p, c, ctx).map((e) => [e.key ?? '', e.value ?? '']);
 }
 
 function withEnv(env: EnvVar[], envFrom: EnvFromSource[] = []): Container {
