@@ -2,7 +2,9 @@
 // an API pod whose container reads a ConfigMap (envFrom with a prefix, configMapKeyRef, a Secret)
 // and the service variables, through CriPodRuntime's podObjects; and a pod whose ConfigMap does not
 // exist yet, which waits in CreateContainerConfigError with a Warning Failed event and starts once
-// the object appears (PodObjects.onChange wakes its worker, long before its periodic sync).
+// the object appears: PodObjects.onChange wakes its worker at once (about 2 s to running here); the
+// worker's own error retry (10-15 s, as the kubelet's) would get there too, and its periodic sync
+// is set far beyond the waits.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Container, PodStatus } from 'kubernetes-types/core/v1';
@@ -29,7 +31,7 @@ import { waitFor } from '../../support/wait.js';
 const NODE = 'node-env';
 const NODE_IP = '127.0.0.1';
 const NS = 'apps';
-/** Longer than any wait below: a pod that clears did so because it was woken, not by its periodic sync. */
+/** Longer than any wait below: only a wake or the error retry can start a waiting container. */
 const SYNC_FREQUENCY_MS = 300_000;
 const tmp = useTmpDir('env-objects');
 const logger = createLogger({ format: 'text', verbosity: 0, sink: { write: () => {} } });
