@@ -77,6 +77,8 @@ async function startContainer(x: Execution, s: PodActionOf<'startContainer'>): P
     x.errors.push(`${name}: ${message}`);
     ctx.logger.error('Failed to start container', { ...fields, container: name, reason, err: message });
     if (err instanceof ContainerStartError && err.step === 'mount') ctx.event('Warning', 'FailedMount', message, name);
+    // As the kubelet's startContainer: a config that could not be made is told by its own message.
+    else if (reason === 'CreateContainerConfigError') ctx.event('Warning', 'Failed', `Error: ${message}`, name);
     else ctx.event('Warning', 'Failed', `Error: ${reason}: ${message}`, name);
     // An init container must succeed before anything after it; stop here.
     if (s.type === 'init') x.startsHalted = true;

@@ -185,7 +185,7 @@ describe('env from API objects in a real container', () => {
     const waiting = await statusWhen(pod, (s) => s.containerStatuses?.[0]?.state?.waiting?.reason === 'CreateContainerConfigError', 'waiter in CreateContainerConfigError');
     expect(waiting.containerStatuses?.[0]?.state?.waiting?.message).toBe('configmap "late-config" not found');
     const failed = await waitFor(() => events.find((e) => e.uid === pod.uid && e.type === 'Warning' && e.reason === 'Failed'), { timeoutMs: 10_000, what: 'Failed event' });
-    expect(failed.message).toContain('configmap "late-config" not found');
+    expect(failed.message).toBe('Error: configmap "late-config" not found');
     expect(failed.container).toBe('app');
     expect((await listRuntimePods(cri.runtime)).get(pod.uid)?.containers ?? []).toEqual([]);
 
