@@ -139,6 +139,11 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     finalStatus: { record: (uid): Promise<void> => status.recordFinal(uid) },
   });
   observers.push(linkProber(prober, workers, opts.nodeIP));
+  // A referenced ConfigMap, Secret or token changed: its pods sync again (a container whose env
+  // could not be built is created now; the volumes rewrite themselves).
+  podObjects?.onChange((uids) => {
+    for (const uid of uids) workers.wake(uid);
+  });
   const status = new StatusManager({
     runtimePod: (uid) => cache.get(uid).pod,
     pods: () => workers.snapshot(),

@@ -92,6 +92,7 @@ export type Int64Value = CriInput<'Int64Value'>;
 export type ContainerConfig = CriInput<'ContainerConfig'>;
 export type ContainerMetadata = CriInput<'ContainerMetadata'>;
 export type ImageSpec = CriInput<'ImageSpec'>;
+export type AuthConfig = CriInput<'AuthConfig'>;
 export type KeyValue = CriInput<'KeyValue'>;
 export type LinuxContainerConfig = CriInput<'LinuxContainerConfig'>;
 export type LinuxContainerResources = CriInput<'LinuxContainerResources'>;
@@ -160,6 +161,7 @@ export interface RuntimeService {
 
 export interface ImageService {
   imageStatus(image: ImageSpec): Promise<Image | undefined>;
-  pullImage(image: ImageSpec, sandboxConfig?: PodSandboxConfig): Promise<string>;
+  /** `auth` unset: an anonymous pull. */
+  pullImage(image: ImageSpec, sandboxConfig?: PodSandboxConfig, auth?: AuthConfig): Promise<string>;
   listImages(): Promise<Image[]>;
 }

@@ -8,8 +8,8 @@ export function createImageService(t: CriTransport, requestTimeoutMs: number): I
     imageStatus: async (image) => (await t.unary('ImageService', 'ImageStatus', { image }, requestTimeoutMs)).image ?? undefined,
     // No deadline, as the kubelet: a large pull takes as long as it takes; the runtime has its own
     // progress timeout for stalled pulls.
-    pullImage: async (image, sandboxConfig) =>
-      (await t.unary('ImageService', 'PullImage', sandboxConfig ? { image, sandboxConfig } : { image }, undefined)).imageRef,
+    pullImage: async (image, sandboxConfig, auth) =>
+      (await t.unary('ImageService', 'PullImage', { image, ...(sandboxConfig ? { sandboxConfig } : {}), ...(auth ? { auth } : {}) }, undefined)).imageRef,
     listImages: async () => (await t.unary('ImageService', 'ListImages', {}, requestTimeoutMs)).images,
   };
 }

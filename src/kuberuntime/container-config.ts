@@ -5,7 +5,8 @@ import type { Container } from 'kubernetes-types/core/v1';
 import { availableParallelism } from 'node:os';
 import type { ContainerConfig, Mount } from '../cri/cri-types.js';
 import { hashContainer, kubeletContainerHash } from './container-hash.js';
-import { containerEnv, expandCommand } from './env.js';
+import { containerEnv, expandCommand, type EnvWarning } from './env.js';
+import type { EnvObjects } from './env-objects.js';
 import { containerAnnotations, containerLabels, type ContainerType, type LabelledPod } from './labels.js';
 import { containerLogPath } from '../node/pod-logs/layout.js';
 import { linuxContainerResources } from './resources.js';
@@ -28,6 +29,9 @@ export interface ContainerConfigContext extends SecurityOptions {
   nodeCpuMillis?: number;
   /** For limits.ephemeral-storage in resourceFieldRef when unset; default 0 (unknown). */
   nodeEphemeralStorageBytes?: number;
+  /** What the env's ConfigMap, Secret and Service references found (env-objects.ts); none without an API server. */
+  envObjects?: EnvObjects;
+  onEnvWarning?: (w: EnvWarning) => void;
 }
 
 export function buildContainerConfig(pod: LabelledPod, container: Container, ctx: ContainerConfigContext): ContainerConfig {
@@ -41,6 +45,8 @@ export function buildContainerConfig(pod: LabelledPod, container: Container, ctx
       memoryBytes: ctx.nodeMemoryCapacityBytes,
       ephemeralStorageBytes: ctx.nodeEphemeralStorageBytes ?? 0,
     },
+    objects: ctx.envObjects,
+    onWarning: ctx.onEnvWarning,
   });
   const config: ContainerConfig = {
     metadata: { name: container.name, attempt: ctx.restartCount },

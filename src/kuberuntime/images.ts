@@ -1,7 +1,8 @@
 // Making sure a container's image is present, honouring imagePullPolicy as the kubelet's image
 // manager does (pkg/kubelet/images). Back-off between failed pulls is the pod worker's business.
-import type { Container } from 'kubernetes-types/core/v1';
-import type { ImageService, PodSandboxConfig } from '../cri/cri-types.js';
+import type { Container, Secret } from 'kubernetes-types/core/v1';
+import type { AuthConfig, ImageService, PodSandboxConfig } from '../cri/cri-types.js';
+import { imageRepository, keyringFromSecrets, PullSecretError, type RegistryCredential } from './docker-keyring.js';
 import { CriError } from '../cri/cri-types.js';
 import { errorMessage } from '../util/error-message.js';
 
@@ -46,7 +47,31 @@ export interface EnsuredImage {
   pulled: boolean;
 }
 
-export async function ensureImage(images: ImageService, container: Container, sandboxConfig: PodSandboxConfig): Promise<EnsuredImage> {
+function authConfig(c: RegistryCredential): AuthConfig {
+  return { username: c.username, password: c.password, ...(c.identityToken ? { identityToken: c.identityToken } : {}) };
+}
+
+/** As the kubelet's PullImage: with no matching credential one anonymous pull, else each credential in turn until one works. */
+async function pullWithCredentials(images: ImageService, image: string, sandboxConfig: PodSandboxConfig, credentials: readonly RegistryCredential[]): Promise<string> {
+  if (credentials.length === 0) return images.pullImage({ image }, sandboxConfig);
+  const errs: string[] = [];
+  for (const c of credentials) {
+    try {
+      return await images.pullImage({ image }, sandboxConfig, authConfig(c));
+    } catch (err) {
+      errs.push(messageOf(err));
+    }
+  }
+  // An aggregate of one is its message; of several, the list in brackets.
+  throw new Error(errs.length === 1 ? errs[0] : `[${errs.join(', ')}]`);
+}
+
+export interface PullOptions {
+  /** The pod's imagePullSecrets that could be read, in order; asked only when a pull is needed. */
+  pullSecrets?: () => Promise<readonly Secret[]>;
+}
+
+export async function ensureImage(images: ImageService, container: Container, sandboxConfig: PodSandboxConfig, opts: PullOptions = {}): Promise<EnsuredImage> {
   const spec = container.image ?? '';
   if (spec.trim() === '') throw new ImageError('InvalidImageName', `Failed to apply default image tag ${JSON.stringify(spec)}: image name is empty`);
   const image = withDefaultTag(spec);
@@ -64,9 +89,18 @@ export async function ensureImage(images: ImageService, container: Container, sa
       throw new ImageError('ErrImageNeverPull', `Container image ${JSON.stringify(spec)} is not present with pull policy of Never`);
     }
   }
+  let credentials: RegistryCredential[] = [];
+  if (opts.pullSecrets) {
+    try {
+      credentials = keyringFromSecrets(await opts.pullSecrets()).lookup(imageRepository(image));
+    } catch (err) {
+      if (err instanceof PullSecretError) throw new ImageError('ErrImagePull', err.message);
+      throw err;
+    }
+  }
   let ref: string;
   try {
-    ref = await images.pullImage({ image }, sandboxConfig);
+    ref = await pullWithCredentials(images, image, sandboxConfig, credentials);
   } catch (err) {
     // containerd's own message usually starts with "failed to pull and unpack image"; say it once.
     const msg = messageOf(err);

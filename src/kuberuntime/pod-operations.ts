@@ -21,6 +21,9 @@ import { prepareVolumes, removePodDirs, UnsafePathComponentError, VolumeError } 
 import { runLifecycleHook } from './lifecycle-hooks.js';
 import { effectiveSecurityContext, verifyRunAsNonRoot } from './security-context.js';
 import { errorMessage } from '../util/error-message.js';
+import { fetchEnvObjects } from './env-objects.js';
+import type { EnvWarning } from './env.js';
+import { podPullSecrets } from './pull-secrets.js';
 
 /** A postStart hook that never returns must not hold the pod worker forever. */
 const POST_START_TIMEOUT_SECONDS = 120;
@@ -40,7 +43,7 @@ export interface CriPodRuntimeOptions {
   logger: Logger;
   /** The pod cgroups (src/cm); without it sandboxes get no cgroup parent. */
   cgroups?: PodCgroups;
-  /** ConfigMaps, Secrets and tokens of API pods (src/node/pod-objects.ts); without it volumes of those kinds fail to mount. */
+  /** The API objects pods refer to (src/node/pod-objects.ts): volumes, env, pull secrets; absent without an API server, and then those fail to mount or to build. */
   podObjects?: PodObjects;
 }
 
@@ -105,7 +108,9 @@ export class CriPodRuntime implements PodRuntime {
     let pullMs: number | undefined;
     try {
       const t0 = Date.now();
-      const ensured = await ensureImage(this.o.images, container, sandboxConfig);
+      const podObjects = this.o.podObjects;
+      const pullSecrets = podObjects && (pod.spec?.imagePullSecrets ?? []).length > 0 ? () => podPullSecrets(pod, podObjects, this.o.logger) : undefined;
+      const ensured = await ensureImage(this.o.images, container, sandboxConfig, { pullSecrets });
       imageRef = ensured.imageRef;
       if (ensured.pulled) pullMs = Date.now() - t0;
     } catch (err) {
@@ -113,6 +118,7 @@ export class CriPodRuntime implements PodRuntime {
       throw err;
     }
     let config;
+    const warnings: EnvWarning[] = [];
     try {
       if (effectiveSecurityContext(pod, container).runAsNonRoot === true) {
         // Only then is the image's user needed: one more ImageStatus, as the kubelet makes.
@@ -121,7 +127,10 @@ export class CriPodRuntime implements PodRuntime {
       }
       await mkdir(containerLogDirectory(this.o.podLogsDir, pod, container.name), { recursive: true, mode: 0o755 });
       const mounts = await prepareVolumes(pod, container, { rootDir: this.o.rootDir, podObjects: this.o.podObjects, logger: this.o.logger });
+      const envObjects = await fetchEnvObjects(pod, container, this.o.podObjects);
       config = buildContainerConfig(pod, container, {
+        envObjects,
+        onEnvWarning: (w) => warnings.push(w),
         restartCount: count,
         restartedAt,
         imageRef,
@@ -157,7 +166,7 @@ export class CriPodRuntime implements PodRuntime {
         throw new ContainerStartError(container.name, 'PostStartHookError', messageOf(err));
       }
     }
-    return { id, pullMs };
+    return { id, pullMs, warnings };
   }
 
   async runHook(pod: DefaultedPod | undefined, container: Container, containerId: string, handler: LifecycleHandler, timeoutSeconds: number, podIP: string | undefined): Promise<void> {

@@ -33,6 +33,8 @@ export interface StartedContainer {
   readonly id: string;
   /** Set when the image had to be pulled, with how long it took. */
   readonly pullMs?: number;
+  /** Warnings for the pod's events (env keys that were skipped), with the kubelet's reasons. */
+  readonly warnings?: readonly { readonly reason: string; readonly message: string }[];
 }
 
 export interface PodRuntime {

@@ -65,6 +65,7 @@ async function startContainer(x: Execution, s: PodActionOf<'startContainer'>): P
     } else {
       ctx.event('Normal', 'Pulled', `Container image ${JSON.stringify(s.container.image)} already present on machine`, name);
     }
+    for (const w of started.warnings ?? []) ctx.event('Warning', w.reason, w.message);
     ctx.event('Normal', 'Created', `Created container: ${name}`, name);
     ctx.event('Normal', 'Started', `Started container ${name}`, name);
   } catch (err) {
@@ -76,6 +77,8 @@ async function startContainer(x: Execution, s: PodActionOf<'startContainer'>): P
     x.errors.push(`${name}: ${message}`);
     ctx.logger.error('Failed to start container', { ...fields, container: name, reason, err: message });
     if (err instanceof ContainerStartError && err.step === 'mount') ctx.event('Warning', 'FailedMount', message, name);
+    // As the kubelet's startContainer: a config that could not be made is told by its own message.
+    else if (reason === 'CreateContainerConfigError') ctx.event('Warning', 'Failed', `Error: ${message}`, name);
     else ctx.event('Warning', 'Failed', `Error: ${reason}: ${message}`, name);
     // An init container must succeed before anything after it; stop here.
     if (s.type === 'init') x.startsHalted = true;

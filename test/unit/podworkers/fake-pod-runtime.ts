@@ -19,6 +19,8 @@ export class FakePodRuntime implements PodRuntime {
   /** Images that cannot be pulled (startContainer fails with ErrImagePull), and every pull attempt. */
   readonly missingImages = new Set<string>();
   readonly pulls: string[] = [];
+  /** Warnings a start reports, by container name (as envFrom keys it had to skip). */
+  readonly startWarnings = new Map<string, Array<{ reason: string; message: string }>>();
 
   private fault(op: string): void {
     const e = this.faults.get(op)?.shift();
@@ -109,7 +111,7 @@ export class FakePodRuntime implements PodRuntime {
       meta: { podName: pod.metadata.name, podNamespace: pod.metadata.namespace, podUid: pod.metadata.uid, containerName: container.name, hash: kubeletContainerHash(container), specHash: hashContainer(container), restartCount: restartCount ?? 0, type },
     });
     this.journal.push(`start ${pod.metadata.name} ${pod.metadata.uid} ${container.name}`);
-    return { id };
+    return { id, warnings: this.startWarnings.get(container.name) };
   }
 
   async startCreatedContainer(id: string): Promise<void> {

@@ -84,3 +84,20 @@ describe('pod worker observations', () => {
     expect(runtime.journal.filter((j) => j.startsWith('createSandbox a')).length).toBe(2);
   });
 });
+
+describe('warnings of a start', () => {
+  it('become Warning events on the pod, before Created', async () => {
+    const runtime = new FakePodRuntime();
+    const events: string[] = [];
+    const workers = new PodWorkers({ runtime, cache: runtime.cache, logger: nullLogger, syncFrequencyMs: 60_000, observers: [{ podEvent: (e) => events.push(`${e.type} ${e.reason} ${e.container ?? '-'} ${e.message}`) }] });
+    workers.adoptRuntimePods(new Map());
+    const message = 'Keys [a=b] from the EnvFrom configMap default/cfg were skipped since they are considered invalid environment variable names.';
+    runtime.startWarnings.set('main', [{ reason: 'InvalidEnvironmentVariableNames', message }]);
+    workers.apply({ op: 'ADD', pod: staticPod('warned', 'uid-warned') });
+    await waitFor(() => running(runtime, 'uid-warned') && events.some((e) => e.startsWith('Normal Started')), { timeoutMs: 5_000, what: 'started' });
+    const warned = events.indexOf(`Warning InvalidEnvironmentVariableNames - ${message}`);
+    expect(warned).toBeGreaterThanOrEqual(0);
+    expect(warned).toBeLessThan(events.findIndex((e) => e.startsWith('Normal Created')));
+    workers.shutdown();
+  });
+});
