@@ -18,6 +18,7 @@ import { containerLogDirectory, containerLogLinkName, containerLogLinksDir, cont
 import { removeTreeOnOneMount } from '../node/remove-tree.js';
 import { prepareVolumes, removePodDirs, UnsafePathComponentError, VolumeError } from '../node/volumes.js';
 import { runLifecycleHook } from './lifecycle-hooks.js';
+import { podHostnameAndDomain } from './pod-hostname.js';
 import { effectiveSecurityContext, verifyRunAsNonRoot } from './security-context.js';
 import { errorMessage } from '../util/error-message.js';
 
@@ -83,8 +84,8 @@ export class CriPodRuntime implements PodRuntime {
     await this.o.cgroups?.checkSandboxPlacement(pod).catch(() => undefined);
     // As the kubelet's SyncPod: the new sandbox's IP (for hooks and probes) from its status; a
     // host-network pod has the node's.
-    const ip = pod.spec?.hostNetwork ? '' : ((await this.o.runtime.podSandboxStatus(id).catch(() => undefined))?.network?.ip ?? '');
-    return { id, attempt, ip };
+    const network = pod.spec?.hostNetwork ? undefined : (await this.o.runtime.podSandboxStatus(id).catch(() => undefined))?.network;
+    return { id, attempt, ip: network?.ip ?? '', additionalIps: (network?.additionalIps ?? []).map((x) => x.ip).filter(Boolean) };
   }
 
   /** With no earlier instance in the runtime, the next restart count is read from the log files. */
@@ -117,7 +118,11 @@ export class CriPodRuntime implements PodRuntime {
         verifyRunAsNonRoot(pod, container, image?.uid?.value, image?.username ?? '');
       }
       await mkdir(containerLogDirectory(this.o.podLogsDir, pod, container.name), { recursive: true, mode: 0o755 });
-      const mounts = await prepareVolumes(pod, container, { rootDir: this.o.rootDir });
+      // As the kubelet: a pod-network pod's env (status.podIP) and managed /etc/hosts carry the
+      // sandbox's IPs, read from its status; a host-network pod has the node's.
+      const podIPs = pod.spec?.hostNetwork ? [this.o.nodeIP] : [sandbox.ip, ...(sandbox.additionalIps ?? [])].filter(Boolean);
+      const { hostname, domain } = podHostnameAndDomain(pod, this.o.clusterDomain);
+      const mounts = await prepareVolumes(pod, container, { rootDir: this.o.rootDir, podIPs, hostname, hostDomain: domain });
       config = buildContainerConfig(pod, container, {
         restartCount: count,
         restartedAt,
@@ -125,7 +130,7 @@ export class CriPodRuntime implements PodRuntime {
         type,
         nodeName: this.o.nodeName,
         hostIP: this.o.nodeIP,
-        podIPs: pod.spec?.hostNetwork ? [this.o.nodeIP] : [],
+        podIPs,
         mounts,
         nodeMemoryCapacityBytes: totalmem(),
       });

@@ -28,6 +28,8 @@ export interface PrepareVolumesOptions {
   podIPs?: string[];
   /** Pod-network pods only: the sandbox hostname. */
   hostname?: string;
+  /** Pod-network pods only: the pod's DNS domain (with a subdomain), written beside the hostname. */
+  hostDomain?: string;
 }
 
 function propagation(m: VolumeMount, container: Container): MountPropagation {
@@ -91,7 +93,7 @@ async function writeEtcHosts(pod: LabelledPod, opts: PrepareVolumesOptions): Pro
   if (pod.spec?.hostNetwork) {
     content = hostNetworkHostsFile(await readFile(opts.nodeHostsFile ?? ETC_HOSTS_PATH, 'utf8'), pod.spec.hostAliases);
   } else if (opts.podIPs && opts.podIPs.length > 0) {
-    content = podNetworkHostsFile(opts.podIPs, opts.hostname ?? pod.metadata.name, '', pod.spec?.hostAliases);
+    content = podNetworkHostsFile(opts.podIPs, opts.hostname ?? pod.metadata.name, opts.hostDomain ?? '', pod.spec?.hostAliases);
   } else {
     return undefined;
   }

@@ -73,7 +73,7 @@ export const syncing = podState({
         ctx.event('Normal', 'Restarting', `Restarting containers: ${RESTARTED_AT}=${actions.restarting} set on the mirror pod`);
       }
       const newest = runtime?.sandboxes[0];
-      const sandbox = newest && newest.state === PodSandboxState.SANDBOX_READY ? { id: newest.id, attempt: newest.attempt, ip: newest.ip } : undefined;
+      const sandbox = newest && newest.state === PodSandboxState.SANDBOX_READY ? { id: newest.id, attempt: newest.attempt, ip: newest.ip, additionalIps: newest.additionalIps } : undefined;
       const acted = !isEmpty(actions);
       const result = acted ? await executeActions(ctx, actions, sandbox) : { errors: [], waiting: new Map(actions.waiting) };
       ctx.lastSync = { at: new Date(now), waiting: result.waiting, error: result.errors[0], podFailed: actions.podFailed };
