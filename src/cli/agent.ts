@@ -19,6 +19,7 @@ import { ContainerLogManager } from '../node/container-log-manager.js';
 import { connectRuntime } from '../cri/cri-client.js';
 import { CriPodRuntime } from '../kuberuntime/pod-operations.js';
 import { RuntimeHealth } from '../kuberuntime/runtime-health.js';
+import { RuntimePodCIDR } from '../kuberuntime/pod-cidr.js';
 import { warnInvalidIdentityOnce } from '../kuberuntime/runtime-pods.js';
 import { configSourceOf } from '../kuberuntime/static-source.js';
 import { startEndpoints } from '../server/endpoints.js';
@@ -95,6 +96,8 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
   logger.info('Container runtime initialized', { containerRuntime: version.runtimeName, version: version.runtimeVersion, apiVersion: version.runtimeApiVersion });
   const health = new RuntimeHealth(runtime, logger);
   health.start();
+  // The Node's pod CIDR, once the API side reads one, goes to the runtime; its network state is read again at once.
+  const podCIDR = new RuntimePodCIDR(runtime, logger, () => void health.pollNow());
   // The one desired pod set: every source feeds it, the workers subscribe, cgroups and the API side read it.
   const podConfig = new PodConfig({ sources: configuredSources(opts), logger });
   const cgroups = await startPodCgroups(
@@ -129,6 +132,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     cache,
     probes: prober,
     desired: podConfig,
+    network: health,
   });
   observers.push(linkProber(prober, workers, opts.nodeIP));
   const status = new StatusManager({
@@ -152,6 +156,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     labels: opts.nodeLabels,
     taints: opts.registerWithTaints,
     runtimeReady: () => health.ready(),
+    networkNotReady: () => health.networkNotReady(),
     shuttingDown: () => nodeShutdown?.isShuttingDown() ?? false,
     rootDir: opts.rootDir,
     maxPods: opts.maxPods,
@@ -223,6 +228,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
       registerNode: opts.registerNode,
       // A restart asked on a mirror pod (kubectl.kubernetes.io/restartedAt): the workers do it.
       onRestartRequest: (uid, value) => workers.restartContainers(uid, value),
+      onPodCIDR: (cidrs) => void podCIDR.update(cidrs),
       nodeStatusUpdateFrequencyMs: opts.nodeStatusUpdateFrequencyMs,
       nodeStatusReportFrequencyMs: opts.nodeStatusReportFrequencyMs,
       nodeLeaseDurationSeconds: opts.nodeLeaseDurationSeconds,
