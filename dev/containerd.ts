@@ -341,11 +341,16 @@ async function doStop(r: InstanceRecord): Promise<void> {
   if (left.length === 0) fs.rmSync(r.dir, { recursive: true, force: true });
   else process.stderr.write(`bootlet dev: could not unmount ${left.join(', ')}; left ${r.dir}\n`);
   if (r.socketDir !== r.dir) fs.rmSync(r.socketDir, { recursive: true, force: true });
-  if (r.cniNetwork) removeCniCache(r.cniNetwork);
+  if (r.cniNetwork) removeCniCache(r.cniNetwork, containerIds);
 }
 
-/** libcni keeps each ADD's result under /var/lib/cni (not configurable in containerd 1.6); a DEL removes it, a killed instance does not. */
-function removeCniCache(network: string): void {
+/**
+ * libcni keeps each ADD's result under /var/lib/cni (not configurable in containerd 1.6), for our
+ * network and containerd's own loopback one (`cni-loopback-<sandbox>-lo`); a DEL removes them, an
+ * instance stopped by killing its tasks does not.
+ */
+function removeCniCache(network: string, sandboxIds: string[]): void {
+  const ours = new Set(sandboxIds.map((id) => `cni-loopback-${id}-lo`));
   for (const d of ['/var/lib/cni/results', '/var/lib/cni/cache/results']) {
     let entries: string[] = [];
     try {
@@ -353,7 +358,7 @@ function removeCniCache(network: string): void {
     } catch {
       continue;
     }
-    for (const e of entries) if (e.startsWith(`${network}-`)) fs.rmSync(path.join(d, e), { force: true });
+    for (const e of entries) if (e.startsWith(`${network}-`) || ours.has(e)) fs.rmSync(path.join(d, e), { force: true });
   }
 }
 
