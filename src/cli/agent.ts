@@ -98,6 +98,8 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
   health.start();
   // The Node's pod CIDR, once the API side reads one, goes to the runtime; its network state is read again at once.
   const podCIDR = new RuntimePodCIDR(runtime, logger, () => void health.pollNow());
+  // As the kubelet at start: podCIDR from the configuration (standalone mode), if any.
+  void podCIDR.update(opts.podCIDR);
   // The one desired pod set: every source feeds it, the workers subscribe, cgroups and the API side read it.
   const podConfig = new PodConfig({ sources: configuredSources(opts), logger });
   const cgroups = await startPodCgroups(
