@@ -52,6 +52,8 @@ const net = require('node:net');
 const [port, sock] = process.argv.slice(1);
 net.createServer((c) => { const u = net.connect(sock); c.pipe(u); u.pipe(c); const end = () => { c.destroy(); u.destroy(); }; c.on('error', end); u.on('error', end); c.on('close', end); u.on('close', end); })
   .listen(Number(port), '127.0.0.1', () => process.stdout.write('listening\\n'));
+// Its stdin is a pipe from the test: when the test process dies, so does the forwarder.
+process.stdin.on('end', () => process.exit(0)).on('error', () => process.exit(0)).resume();
 `;
 
 export async function createNetns(): Promise<TestNetns> {
@@ -97,7 +99,7 @@ export async function createNetns(): Promise<TestNetns> {
       });
       servers.push(outside);
       await new Promise<void>((resolve, reject) => outside.once('error', reject).listen(sock, () => resolve()));
-      const inside = spawn(wrap[0]!, [...wrap.slice(1), process.execPath, '-e', INSIDE_FORWARDER, String(port), sock], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const inside = spawn(wrap[0]!, [...wrap.slice(1), process.execPath, '-e', INSIDE_FORWARDER, String(port), sock], { stdio: ['pipe', 'pipe', 'inherit'] });
       children.push(inside);
       await new Promise<void>((resolve, reject) => {
         inside.once('exit', (code) => reject(new Error(`the port forwarder into ${name} exited (${code})`)));
