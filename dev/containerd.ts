@@ -50,7 +50,32 @@ export interface StartContainerdOptions {
   systemdCgroup?: boolean;
   /** A command that runs containerd, e.g. nsenter into the namespaces of a test systemd. */
   wrap?: string[];
+  /**
+   * A real pod network (Debian's containernetworking-plugins: bridge, host-local, portmap,
+   * loopback). Without it the runtime has a network that refuses every pod-network sandbox, so
+   * that NetworkReady is true (the Node Ready) and no CNI plugin ever runs in the machine's network.
+   */
+  podNetwork?: PodNetworkOptions;
 }
+
+export interface PodNetworkOptions {
+  /**
+   * `nsenter --net=` path of a network namespace the test made (dev/netns.ts): containerd runs in
+   * it, so the bridge, veths and iptables rules exist only there.
+   */
+  netnsPath: string;
+  /**
+   * The bridge's range, written as the CNI config at start (NetworkReady at once). Without it only
+   * containerd's conf_template is there: NetworkReady stays false until UpdateRuntimeConfig brings
+   * a pod CIDR, which containerd writes into the config it then loads.
+   */
+  subnet?: string;
+}
+
+/** Where Debian's containernetworking-plugins puts the plugins. */
+export const DEBIAN_CNI_BIN_DIR = '/usr/lib/cni';
+/** The bridge the test network makes (inside the test's network namespace only). */
+export const TEST_BRIDGE = 'bootlet0';
 
 /** What a running instance writes about itself, so a later run can clean it up after a crash. */
 interface InstanceRecord {
@@ -65,6 +90,8 @@ interface InstanceRecord {
   root: string;
   state: string;
   startedAt: string;
+  /** The CNI network's name, unique to the instance: libcni's cache files under /var/lib/cni carry it. */
+  cniNetwork?: string;
 }
 
 export const RECORD_FILE = 'bootlet-containerd.json';
@@ -90,14 +117,17 @@ export async function startContainerd(opts: StartContainerdOptions = {}): Promis
     fs.mkdirSync(d, { recursive: true });
   }
   const snapshotter = opts.snapshotter ?? (process.env.BOOTLET_SNAPSHOTTER === 'native' || !(await overlayWorks(dir)) ? 'native' : 'overlayfs');
+  const cniNetwork = `bootlet-${path.basename(dir).replace(/[^a-zA-Z0-9-]/g, '-').slice(-40)}`;
+  const cni = writeCniConfig(dir, cniNetwork, opts.podNetwork);
   fs.writeFileSync(
     path.join(dir, 'config.toml'),
-    containerdConfig({ socket, root, state, dir, snapshotter, sandboxImage: opts.sandboxImage ?? DEFAULT_SANDBOX_IMAGE, systemdCgroup: opts.systemdCgroup ?? false }),
+    containerdConfig({ socket, root, state, dir, snapshotter, sandboxImage: opts.sandboxImage ?? DEFAULT_SANDBOX_IMAGE, systemdCgroup: opts.systemdCgroup ?? false, cni }),
   );
 
   const logPath = path.join(dir, 'containerd.log');
   const argv = ['containerd', '--config', path.join(dir, 'config.toml'), '--address', socket, '--root', root, '--state', state];
-  const spawned = spawnDaemon([...(opts.wrap ?? []), ...argv], dir, logPath);
+  const wrap = [...(opts.podNetwork ? ['nsenter', `--net=${opts.podNetwork.netnsPath}`, '--'] : []), ...(opts.wrap ?? [])];
+  const spawned = spawnDaemon([...wrap, ...argv], dir, logPath);
 
   const record: InstanceRecord = {
     pid: spawned.pid,
@@ -110,6 +140,7 @@ export async function startContainerd(opts: StartContainerdOptions = {}): Promis
     root,
     state,
     startedAt: new Date().toISOString(),
+    cniNetwork: opts.podNetwork ? cniNetwork : undefined,
   };
   const writeRecord = (): void => fs.writeFileSync(path.join(dir, RECORD_FILE), JSON.stringify(record, null, 2));
   writeRecord();
@@ -143,7 +174,7 @@ export async function startContainerd(opts: StartContainerdOptions = {}): Promis
       if (isAlive(pid)) process.kill(pid, 'SIGKILL');
       while (isAlive(pid)) await sleep(20);
       await o.whileDown?.();
-      current = spawnDaemon([...(opts.wrap ?? []), ...argv], dir, logPath);
+      current = spawnDaemon([...wrap, ...argv], dir, logPath);
       record.pid = current.pid;
       writeRecord();
       await waitForCri(socket, logPath, current, startTimeoutMs, record);
@@ -310,6 +341,75 @@ async function doStop(r: InstanceRecord): Promise<void> {
   if (left.length === 0) fs.rmSync(r.dir, { recursive: true, force: true });
   else process.stderr.write(`bootlet dev: could not unmount ${left.join(', ')}; left ${r.dir}\n`);
   if (r.socketDir !== r.dir) fs.rmSync(r.socketDir, { recursive: true, force: true });
+  if (r.cniNetwork) removeCniCache(r.cniNetwork, containerIds);
+}
+
+/**
+ * libcni keeps each ADD's result under /var/lib/cni (not configurable in containerd 1.6), for our
+ * network and containerd's own loopback one (`cni-loopback-<sandbox>-lo`); a DEL removes them, an
+ * instance stopped by killing its tasks does not.
+ */
+function removeCniCache(network: string, sandboxIds: string[]): void {
+  const ours = new Set(sandboxIds.map((id) => `cni-loopback-${id}-lo`));
+  for (const d of ['/var/lib/cni/results', '/var/lib/cni/cache/results']) {
+    let entries: string[] = [];
+    try {
+      entries = fs.readdirSync(d);
+    } catch {
+      continue;
+    }
+    for (const e of entries) if (e.startsWith(`${network}-`) || ours.has(e)) fs.rmSync(path.join(d, e), { force: true });
+  }
+}
+
+interface CniSettings {
+  binDir: string;
+  confDir: string;
+  /** containerd's conf_template, '' for none. */
+  confTemplate: string;
+}
+
+/**
+ * The CNI config of an instance. With a pod network: bridge + host-local (its store in the
+ * instance's dir) + portmap, loopback being containerd's own; either the config itself or, without
+ * a subnet, the template containerd fills from UpdateRuntimeConfig's pod CIDR. Without: a network
+ * whose plugin does not exist, so NetworkReady is true and a pod-network sandbox fails at once.
+ */
+function writeCniConfig(dir: string, network: string, podNetwork: PodNetworkOptions | undefined): CniSettings {
+  const confDir = path.join(dir, 'cni', 'net.d');
+  if (!podNetwork) {
+    const placeholder = { cniVersion: '0.4.0', name: network, plugins: [{ type: 'bootlet-no-pod-network' }] };
+    fs.writeFileSync(path.join(confDir, '10-bootlet-no-pod-network.conflist'), JSON.stringify(placeholder, null, 2) + '\n');
+    return { binDir: path.join(dir, 'cni', 'bin'), confDir, confTemplate: '' };
+  }
+  const conflist = (subnet: string): string =>
+    JSON.stringify(
+      {
+        cniVersion: '0.4.0',
+        name: network,
+        plugins: [
+          {
+            type: 'bridge',
+            bridge: TEST_BRIDGE,
+            isGateway: true,
+            ipMasq: false,
+            hairpinMode: true,
+            ipam: { type: 'host-local', ranges: [[{ subnet }]], routes: [{ dst: '0.0.0.0/0' }], dataDir: path.join(dir, 'cni', 'ipam') },
+          },
+          { type: 'portmap', capabilities: { portMappings: true } },
+        ],
+      },
+      null,
+      2,
+    ) + '\n';
+  if (podNetwork.subnet) {
+    fs.writeFileSync(path.join(confDir, '10-bootlet-test.conflist'), conflist(podNetwork.subnet));
+    return { binDir: DEBIAN_CNI_BIN_DIR, confDir, confTemplate: '' };
+  }
+  // containerd 1.6 executes this as a Go text/template with .PodCIDR (the first of the CIDRs sent).
+  const template = path.join(dir, 'cni', 'conf-template.conflist');
+  fs.writeFileSync(template, conflist('{{.PodCIDR}}'));
+  return { binDir: DEBIAN_CNI_BIN_DIR, confDir, confTemplate: template };
 }
 
 /** Best effort through ctr: kill every task, delete it, delete its container and snapshot. */
@@ -491,6 +591,7 @@ function containerdConfig(c: {
   snapshotter: string;
   sandboxImage: string;
   systemdCgroup: boolean;
+  cni: CniSettings;
 }): string {
   const cri = 'plugins."io.containerd.grpc.v1.cri"';
   return `# Written by bootlet dev/containerd.ts; a private instance for tests (repo ${REPO_ROOT}).
@@ -531,13 +632,16 @@ disabled_plugins = [
     stream_server_port = "0"
     enable_selinux = false
     disable_apparmor = true
+    # Pod network namespaces under the instance's state, which its cleanup unmounts.
+    netns_mounts_under_state_dir = true
     [${cri}.containerd]
       snapshotter = ${toml(c.snapshotter)}
       default_runtime_name = "runc"
       [${cri}.containerd.runtimes.runc]
         runtime_type = "io.containerd.runc.v2"
 ${c.systemdCgroup ? `        [${cri}.containerd.runtimes.runc.options]\n          SystemdCgroup = true\n` : ''}    [${cri}.cni]
-      bin_dir = ${toml(path.join(c.dir, 'cni', 'bin'))}
-      conf_dir = ${toml(path.join(c.dir, 'cni', 'net.d'))}
+      bin_dir = ${toml(c.cni.binDir)}
+      conf_dir = ${toml(c.cni.confDir)}
+      conf_template = ${toml(c.cni.confTemplate)}
 `;
 }

@@ -4,7 +4,7 @@
 # instances, and a system etcd would take 127.0.0.1:2379 from the example manifests.
 set -euo pipefail
 
-PACKAGES=(containerd runc busybox-static etcd-server gcc libc6-dev openssl iproute2 python3 systemd dbus python3-dbus python3-gi)
+PACKAGES=(containerd runc busybox-static etcd-server gcc libc6-dev openssl iproute2 python3 systemd dbus python3-dbus python3-gi containernetworking-plugins iptables)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

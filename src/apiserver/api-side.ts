@@ -75,6 +75,8 @@ export interface ApiSideOptions {
    * when the set lets go of it; the connection's objects are attached to it once there is one.
    */
   podObjects?: DeferredPodObjects;
+  /** The Node's spec.podCIDRs joined with ",", whenever a Node read from the server has them: the wiring hands them to the runtime. */
+  onPodCIDR?: (podCIDRs: string) => void;
 }
 
 export interface ApiSide {
@@ -198,7 +200,7 @@ function connect(opts: ApiSideOptions, connection: ClusterConnection, logger: Lo
   const conn = new Connectivity(client, logger);
   const registrar = new NodeRegistrar(client, opts.nodeInfo, clock, logger, opts.registerNode ?? true);
   const events = new EventSender(client, conn, nodeName, clock, logger);
-  const reporter = new NodeStatusReporter(client, opts.nodeInfo, registrar, clock, opts.nodeStatusReportFrequencyMs ?? 300_000, events);
+  const reporter = new NodeStatusReporter(client, opts.nodeInfo, registrar, clock, opts.nodeStatusReportFrequencyMs ?? 300_000, events, opts.onPodCIDR);
   const leaseDuration = opts.nodeLeaseDurationSeconds ?? 40;
   const lease = new NodeLease(client, nodeName, () => registrar.uid, leaseDuration, clock);
   const cache = new MirrorPodCache(client, conn, nodeName, logger);

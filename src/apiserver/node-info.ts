@@ -21,6 +21,7 @@ export interface CollectNodeInfoOptions {
   labels?: Record<string, string>;
   taints?: Taint[];
   runtimeReady: () => boolean;
+  networkNotReady?: () => string | undefined;
   shuttingDown?: () => boolean;
   /** The filesystem behind ephemeral-storage (the kubelet uses its root dir); default '/'. */
   rootDir?: string;
@@ -94,6 +95,7 @@ export function collectNodeInfo(opts: CollectNodeInfoOptions): NodeInfoSource {
     taints: opts.taints ?? [],
     kubeletPort: opts.kubeletPort,
     runtimeReady: opts.runtimeReady,
+    networkNotReady: opts.networkNotReady,
     shuttingDown: opts.shuttingDown,
     osImage: osImage(),
     kernelVersion: release(),

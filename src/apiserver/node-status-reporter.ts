@@ -28,7 +28,32 @@ export class NodeStatusReporter {
     private readonly clock: Clock,
     private readonly reportFrequencyMs: number,
     private readonly recorder: EventRecorder,
+    /** The Node's spec.podCIDRs (joined with ","), told whenever a Node read from the server has them. */
+    private readonly onPodCIDR?: (podCIDRs: string) => void,
   ) {}
+
+  /** A pod CIDR has been seen on the Node (it is immutable once set). */
+  private podCIDRSeen = false;
+
+  private notePodCIDR(node: Node | undefined): void {
+    const spec = node?.spec;
+    const cidrs = spec?.podCIDRs?.length ? spec.podCIDRs : spec?.podCIDR ? [spec.podCIDR] : [];
+    if (cidrs.length === 0 || !this.onPodCIDR) return;
+    this.podCIDRSeen = true;
+    this.onPodCIDR(cidrs.join(','));
+  }
+
+  /**
+   * The kubelet reads its Node every round (from its informer) for spec.podCIDRs. bootlet has no
+   * watch on its Node: the registration and every status post answer with it, and while no pod CIDR
+   * is known and the runtime's network is not ready (the only time one can matter) each round GETs it.
+   */
+  private async readPodCIDR(): Promise<void> {
+    if (this.podCIDRSeen || !this.onPodCIDR || this.info.networkNotReady?.() === undefined) return;
+    // A failed read never holds back the status post of this round; the next round reads again.
+    const node = await this.client.get<Node>(nodePath(this.info.nodeName)).catch(() => undefined);
+    this.notePodCIDR(node);
+  }
 
   /** The status the server has from us, as it answered. */
   lastPosted(): NodeStatus | undefined {
@@ -42,7 +67,9 @@ export class NodeStatusReporter {
       // Registration (or take-over) just happened: what the server has is our baseline.
       this.lastSent = fresh.metadata?.creationTimestamp && fresh.status ? fresh.status : undefined;
       this.lastSentAt = this.lastSent ? this.clock.now().getTime() : 0;
+      this.notePodCIDR(fresh);
     }
+    await this.readPodCIDR();
     const now = this.clock.now();
     const status = computeNodeStatus(this.info, this.lastSent, now);
     this.recordTransitions(status);
@@ -52,6 +79,7 @@ export class NodeStatusReporter {
       const updated = await this.client.patch<Node>(`${nodePath(this.info.nodeName)}/status`, 'strategic', nodeStatusPatch(status));
       this.lastSent = updated.status ?? status;
       this.lastSentAt = now.getTime();
+      this.notePodCIDR(updated);
     } catch (e) {
       if (isNotFound(e)) {
         this.registrar.forget();

@@ -27,14 +27,24 @@ interface ConditionSpec {
   notOk: { status: 'True' | 'False'; reason: string; message: string };
 }
 
-/** ReadyCondition's errors, aggregated as utilerrors does: one alone, several as [a, b]. */
-function notReadyMessage(info: NodeInfoSource): string {
-  const errs = [...(info.runtimeReady() ? [] : ['container runtime is down or not ready']), ...(info.shuttingDown?.() ? ['node is shutting down'] : [])];
+/** ReadyCondition's errors in the kubelet's order: runtime, network, node shutdown. */
+function notReadyErrors(info: NodeInfoSource): string[] {
+  const network = info.networkNotReady?.();
+  return [
+    ...(info.runtimeReady() ? [] : ['container runtime is down or not ready']),
+    ...(network !== undefined ? [network] : []),
+    ...(info.shuttingDown?.() ? ['node is shutting down'] : []),
+  ];
+}
+
+/** Aggregated as utilerrors does: one alone, several as [a, b]. */
+function notReadyMessage(errs: string[]): string {
   return errs.length === 1 ? errs[0] : `[${errs.join(', ')}]`;
 }
 
 function conditionSpecs(info: NodeInfoSource): ConditionSpec[] {
   const p = info.pressure();
+  const notReady = notReadyErrors(info);
   return [
     {
       type: 'MemoryPressure',
@@ -56,9 +66,9 @@ function conditionSpecs(info: NodeInfoSource): ConditionSpec[] {
     },
     {
       type: 'Ready',
-      bad: !info.runtimeReady() || info.shuttingDown?.() === true,
+      bad: notReady.length > 0,
       ok: { status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status' },
-      notOk: { status: 'False', reason: 'KubeletNotReady', message: notReadyMessage(info) },
+      notOk: { status: 'False', reason: 'KubeletNotReady', message: notReadyMessage(notReady) },
     },
   ];
 }

@@ -50,6 +50,11 @@ export interface NodeInfoSource {
   /** `port`: where the kubelet API listens, shown as daemonEndpoints.kubeletEndpoint (default 10250). */
   readonly kubeletPort?: number;
   runtimeReady(): boolean;
+  /**
+   * Why the runtime's network is not ready, as the kubelet words it (`container runtime network not
+   * ready: NetworkReady=false reason:... message:...`); undefined when it is. Ready is False meanwhile.
+   */
+  networkNotReady?(): string | undefined;
   /** The node is shutting down (graceful node shutdown): Ready is False with the kubelet's message. */
   shuttingDown?(): boolean;
   readonly osImage: string;

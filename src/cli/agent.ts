@@ -19,6 +19,7 @@ import { ContainerLogManager } from '../node/container-log-manager.js';
 import { connectRuntime } from '../cri/cri-client.js';
 import { CriPodRuntime } from '../kuberuntime/pod-operations.js';
 import { RuntimeHealth } from '../kuberuntime/runtime-health.js';
+import { RuntimePodCIDR } from '../kuberuntime/pod-cidr.js';
 import { warnInvalidIdentityOnce } from '../kuberuntime/runtime-pods.js';
 import { configSourceOf } from '../kuberuntime/static-source.js';
 import { startEndpoints } from '../server/endpoints.js';
@@ -95,6 +96,10 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
   logger.info('Container runtime initialized', { containerRuntime: version.runtimeName, version: version.runtimeVersion, apiVersion: version.runtimeApiVersion });
   const health = new RuntimeHealth(runtime, logger);
   health.start();
+  // The Node's pod CIDR, once the API side reads one, goes to the runtime; its network state is read again at once.
+  const podCIDR = new RuntimePodCIDR(runtime, logger, () => void health.pollNow());
+  // As the kubelet at start: podCIDR from the configuration (standalone mode), if any.
+  void podCIDR.update(opts.podCIDR);
   // The one desired pod set: every source feeds it, the workers subscribe, cgroups and the API side read it.
   const podConfig = new PodConfig({ sources: configuredSources(opts), logger });
   const cgroups = await startPodCgroups(
@@ -137,6 +142,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     desired: podConfig,
     // The status is made below; a worker asks only once pods run.
     finalStatus: { record: (uid): Promise<void> => status.recordFinal(uid) },
+    network: health,
   });
   observers.push(linkProber(prober, workers, opts.nodeIP));
   // A referenced ConfigMap, Secret or token changed: its pods sync again (a container whose env
@@ -165,6 +171,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     labels: opts.nodeLabels,
     taints: opts.registerWithTaints,
     runtimeReady: () => health.ready(),
+    networkNotReady: () => health.networkNotReady(),
     shuttingDown: () => nodeShutdown?.isShuttingDown() ?? false,
     rootDir: opts.rootDir,
     maxPods: opts.maxPods,
@@ -236,6 +243,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
       registerNode: opts.registerNode,
       // A restart asked on a mirror pod (kubectl.kubernetes.io/restartedAt): the workers do it.
       onRestartRequest: (uid, value) => workers.restartContainers(uid, value),
+      onPodCIDR: (cidrs) => void podCIDR.update(cidrs),
       nodeStatusUpdateFrequencyMs: opts.nodeStatusUpdateFrequencyMs,
       nodeStatusReportFrequencyMs: opts.nodeStatusReportFrequencyMs,
       nodeLeaseDurationSeconds: opts.nodeLeaseDurationSeconds,

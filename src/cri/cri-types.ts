@@ -130,6 +130,8 @@ export interface RuntimeService {
   statusInfo(): Promise<KeyValueMap>;
   /** Runtime-wide settings (the cgroup driver); runtimes before CRI v1.28 answer UNIMPLEMENTED. */
   runtimeConfig(): Promise<RuntimeConfigResponse>;
+  /** The node's pod CIDRs (comma-separated) for the runtime's network plugin (UpdateRuntimeConfig). */
+  updateRuntimeConfig(podCidr: string): Promise<void>;
   runPodSandbox(config: PodSandboxConfig, runtimeHandler?: string): Promise<string>;
   stopPodSandbox(podSandboxId: string): Promise<void>;
   removePodSandbox(podSandboxId: string): Promise<void>;

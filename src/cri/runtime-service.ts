@@ -27,6 +27,9 @@ export function createRuntimeService(t: CriTransport, requestTimeoutMs: number):
     status: async () => (await call('Status', {})).status ?? { conditions: [] },
     statusInfo: async () => (await call('Status', { verbose: true })).info,
     runtimeConfig: () => call('RuntimeConfig', {}),
+    updateRuntimeConfig: async (podCidr) => {
+      await call('UpdateRuntimeConfig', { runtimeConfig: { networkConfig: { podCidr } } });
+    },
     runPodSandbox: async (config, runtimeHandler = '') => (await call('RunPodSandbox', { config, runtimeHandler })).podSandboxId,
     stopPodSandbox: async (podSandboxId) => {
       await call('StopPodSandbox', { podSandboxId });

@@ -32,3 +32,14 @@ export function podHostname(pod: Pod, clusterDomain = ''): string {
   }
   return fqdn;
 }
+
+/**
+ * The short hostname and the DNS domain the managed /etc/hosts names the pod by (the kubelet's
+ * GeneratePodHostNameAndDomain): a domain only with a subdomain, `<subdomain>.<namespace>.svc.<clusterDomain>`.
+ */
+export function podHostnameAndDomain(pod: Pod, clusterDomain = ''): { hostname: string; domain: string } {
+  const name = pod.metadata?.name ?? '';
+  const hostname = truncateHostname(name, pod.spec?.hostname || name);
+  const subdomain = pod.spec?.subdomain;
+  return { hostname, domain: subdomain ? `${subdomain}.${pod.metadata?.namespace ?? 'default'}.svc.${clusterDomain}` : '' };
+}

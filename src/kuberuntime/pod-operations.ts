@@ -19,6 +19,7 @@ import type { PodObjects } from '../node/pod-objects.js';
 import { removeTreeOnOneMount } from '../node/remove-tree.js';
 import { prepareVolumes, removePodDirs, UnsafePathComponentError, VolumeError } from '../node/volumes.js';
 import { runLifecycleHook } from './lifecycle-hooks.js';
+import { podHostnameAndDomain } from './pod-hostname.js';
 import { effectiveSecurityContext, verifyRunAsNonRoot } from './security-context.js';
 import { errorMessage } from '../util/error-message.js';
 import { fetchEnvObjects } from './env-objects.js';
@@ -89,8 +90,8 @@ export class CriPodRuntime implements PodRuntime {
     await this.o.cgroups?.checkSandboxPlacement(pod).catch(() => undefined);
     // As the kubelet's SyncPod: the new sandbox's IP (for hooks and probes) from its status; a
     // host-network pod has the node's.
-    const ip = pod.spec?.hostNetwork ? '' : ((await this.o.runtime.podSandboxStatus(id).catch(() => undefined))?.network?.ip ?? '');
-    return { id, attempt, ip };
+    const network = pod.spec?.hostNetwork ? undefined : (await this.o.runtime.podSandboxStatus(id).catch(() => undefined))?.network;
+    return { id, attempt, ip: network?.ip ?? '', additionalIps: (network?.additionalIps ?? []).map((x) => x.ip).filter(Boolean) };
   }
 
   /** With no earlier instance in the runtime, the next restart count is read from the log files. */
@@ -126,7 +127,11 @@ export class CriPodRuntime implements PodRuntime {
         verifyRunAsNonRoot(pod, container, image?.uid?.value, image?.username ?? '');
       }
       await mkdir(containerLogDirectory(this.o.podLogsDir, pod, container.name), { recursive: true, mode: 0o755 });
-      const mounts = await prepareVolumes(pod, container, { rootDir: this.o.rootDir, podObjects: this.o.podObjects, logger: this.o.logger });
+      // As the kubelet: a pod-network pod's env (status.podIP) and managed /etc/hosts carry the
+      // sandbox's IPs, read from its status; a host-network pod has the node's.
+      const podIPs = pod.spec?.hostNetwork ? [this.o.nodeIP] : [sandbox.ip, ...(sandbox.additionalIps ?? [])].filter(Boolean);
+      const { hostname, domain } = podHostnameAndDomain(pod, this.o.clusterDomain);
+      const mounts = await prepareVolumes(pod, container, { rootDir: this.o.rootDir, podIPs, hostname, hostDomain: domain, podObjects: this.o.podObjects, logger: this.o.logger });
       const envObjects = await fetchEnvObjects(pod, container, this.o.podObjects);
       config = buildContainerConfig(pod, container, {
         envObjects,
@@ -137,7 +142,7 @@ export class CriPodRuntime implements PodRuntime {
         type,
         nodeName: this.o.nodeName,
         hostIP: this.o.nodeIP,
-        podIPs: pod.spec?.hostNetwork ? [this.o.nodeIP] : [],
+        podIPs,
         mounts,
         nodeMemoryCapacityBytes: totalmem(),
       });

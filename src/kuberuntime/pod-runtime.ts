@@ -13,6 +13,8 @@ export interface SandboxRef {
   readonly attempt: number;
   /** The sandbox's IP ('' for host-network pods or when the runtime has none yet). */
   readonly ip: string;
+  /** Its other IPs (the second family of a dual-stack pod), as PodSandboxStatus lists them. */
+  readonly additionalIps?: readonly string[];
 }
 
 /** A start that failed for a reason the pod's status should show (ErrImagePull, CreateContainerConfigError, ...). */

@@ -1,12 +1,29 @@
-// Whether the runtime says it is ready (CRI Status, RuntimeReady), polled every 5 s as the kubelet
-// does; the Node's Ready condition follows it.
+// What the runtime says of itself (CRI Status), polled every 5 s as the kubelet's updateRuntimeUp
+// does: RuntimeReady, which the Node's Ready condition follows, and NetworkReady, which holds back
+// pods on the pod network (the kubelet's runtimeState.networkErrors) and makes the Node not Ready too.
 import type { Logger } from '../log/logger.js';
-import type { RuntimeService } from '../cri/cri-types.js';
+import type { RuntimeCondition, RuntimeService } from '../cri/cri-types.js';
 import { errorMessage } from '../util/error-message.js';
+
+/** What the kubelet's runtime state holds before the first Status answered (ErrNetworkUnknown). */
+export const NETWORK_STATE_UNKNOWN = 'network state unknown';
+
+/** A runtime condition as the kubelet prints one (RuntimeCondition.String); `<nil>` when absent. */
+export function formatRuntimeCondition(c: RuntimeCondition | undefined): string {
+  return c ? `${c.type}=${c.status} reason:${c.reason} message:${c.message}` : '<nil>';
+}
+
+/** The kubelet's network error for a Status answer: undefined when NetworkReady is true. */
+export function networkErrorOf(conditions: readonly RuntimeCondition[]): string | undefined {
+  const c = conditions.find((x) => x.type === 'NetworkReady');
+  return c?.status === true ? undefined : `container runtime network not ready: ${formatRuntimeCondition(c)}`;
+}
 
 export class RuntimeHealth {
   private readyNow = true;
+  private networkError: string | undefined = NETWORK_STATE_UNKNOWN;
   private timer: NodeJS.Timeout | undefined;
+  private polling: Promise<void> | undefined;
 
   constructor(
     private readonly runtime: RuntimeService,
@@ -15,8 +32,8 @@ export class RuntimeHealth {
   ) {}
 
   start(): void {
-    void this.poll();
-    this.timer = setInterval(() => void this.poll(), this.periodMs);
+    void this.pollNow();
+    this.timer = setInterval(() => void this.pollNow(), this.periodMs);
     this.timer.unref();
   }
 
@@ -28,6 +45,17 @@ export class RuntimeHealth {
     return this.readyNow;
   }
 
+  /** Why pods on the pod network may not start now (the kubelet's networkErrors); undefined when they may. */
+  networkNotReady(): string | undefined {
+    return this.networkError;
+  }
+
+  /** One Status round now (also between the periodic ones, after the pod CIDR was handed over); never rejects. */
+  pollNow(): Promise<void> {
+    this.polling ??= this.poll().finally(() => (this.polling = undefined));
+    return this.polling;
+  }
+
   private async poll(): Promise<void> {
     let ready = false;
     let why = '';
@@ -36,6 +64,8 @@ export class RuntimeHealth {
       const cond = st.conditions.find((c) => c.type === 'RuntimeReady');
       ready = cond?.status === true;
       why = cond ? `${cond.reason} ${cond.message}`.trim() : 'no RuntimeReady condition';
+      // As the kubelet: only an answer changes the network state; a failed call leaves it as it was.
+      this.setNetworkError(networkErrorOf(st.conditions));
     } catch (err) {
       why = errorMessage(err);
     }
@@ -44,5 +74,12 @@ export class RuntimeHealth {
       else this.logger.warn('Container runtime is not ready', { reason: why });
     }
     this.readyNow = ready;
+  }
+
+  private setNetworkError(err: string | undefined): void {
+    if (err === this.networkError) return;
+    if (err === undefined) this.logger.info('Container runtime network is ready');
+    else this.logger.warn('Container runtime network not ready', { networkReady: err });
+    this.networkError = err;
   }
 }

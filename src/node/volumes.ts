@@ -41,6 +41,8 @@ export interface PrepareVolumesOptions {
   podObjects?: PodObjects;
   /** For the volume manager's update failures; default none. */
   logger?: Logger;
+  /** Pod-network pods only: the pod's DNS domain (with a subdomain), written beside the hostname. */
+  hostDomain?: string;
 }
 
 function propagation(m: VolumeMount, container: Container): MountPropagation {
@@ -130,7 +132,7 @@ async function writeEtcHosts(pod: LabelledPod, opts: PrepareVolumesOptions): Pro
   if (pod.spec?.hostNetwork) {
     content = hostNetworkHostsFile(await readFile(opts.nodeHostsFile ?? ETC_HOSTS_PATH, 'utf8'), pod.spec.hostAliases);
   } else if (opts.podIPs && opts.podIPs.length > 0) {
-    content = podNetworkHostsFile(opts.podIPs, opts.hostname ?? pod.metadata.name, '', pod.spec?.hostAliases);
+    content = podNetworkHostsFile(opts.podIPs, opts.hostname ?? pod.metadata.name, opts.hostDomain ?? '', pod.spec?.hostAliases);
   } else {
     return undefined;
   }

@@ -39,6 +39,8 @@ export interface PodWorkersOptions {
   cache: PodCacheView;
   /** Probe results, an input of every sync (a failed liveness probe plans a kill). */
   probes?: { failedProbe(uid: string, containerName: string, containerId: string): 'liveness' | 'startup' | undefined };
+  /** The runtime's network state (kuberuntime/runtime-health.ts); without it the network counts as ready. */
+  network?: { networkNotReady(): string | undefined };
   /**
    * The one desired pod set, where a worker reads its pod for as long as the set holds its UID.
    * Without it (a worker set tested alone) a worker has the pod of the last update it was given.
@@ -397,6 +399,7 @@ export class PodWorkers {
         failedProbe: (name, id) => this.opts.probes?.failedProbe(uid, name, id),
         restartRequest: () => this.restartRequests.get(uid),
         recordFinalStatus: () => this.recordFinalStatus(uid),
+        networkNotReady: () => this.opts.network?.networkNotReady(),
         logger: this.opts.logger,
         syncFrequencyMs: this.opts.syncFrequencyMs,
         mayStart: () => this.mayStart(uid, key),

@@ -66,6 +66,8 @@ export interface WorkerContext {
   recordFinalStatus(): Promise<void>;
   /** The last restart asked through the API (the mirror's restartedAt) for this pod, if any. */
   restartRequest(): string | undefined;
+  /** Why pods on the pod network may not start now (the runtime's NetworkReady); undefined when they may. */
+  networkNotReady(): string | undefined;
   readonly logger: Logger;
   readonly syncFrequencyMs: number;
   /** True when no other pod with the same key is still running or terminating. */

@@ -11,7 +11,9 @@ export function linkProber(prober: ProberManager, workers: PodWorkers, nodeIP: s
   return {
     podSynced(pod, runtime) {
       const uid = pod.metadata.uid;
-      prober.addPod(pod, nodeIP);
+      // As the kubelet probes status.podIP: a pod-network pod's is its newest sandbox's (none yet: the
+      // node's, corrected by the sync after the sandbox is made).
+      prober.addPod(pod, pod.spec?.hostNetwork ? nodeIP : runtime?.sandboxes[0]?.ip || nodeIP);
       const newest = new Map<string, NonNullable<typeof runtime>['containers'][number]>();
       for (const c of runtime?.containers ?? []) if (!newest.has(c.name)) newest.set(c.name, c);
       for (const c of [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])]) {

@@ -107,6 +107,7 @@ export const CONFIG_OPTIONS = {
   nodeStatusUpdateFrequencyMs: setting({ flag: 'node-status-update-frequency', field: 'nodeStatusUpdateFrequency', type: duration, default: 10_000, validate: check.positiveDuration, status: 'applied', help: 'How often the Node status is computed (and sent when it changed)' }),
   nodeStatusReportFrequencyMs: setting({ field: 'nodeStatusReportFrequency', type: duration, default: 300_000, validate: check.positiveDuration, status: 'applied', help: 'Longest time between two Node status reports; defaults to nodeStatusUpdateFrequency when that is set' }),
   nodeLeaseDurationSeconds: setting({ field: 'nodeLeaseDurationSeconds', type: int32, default: 40, validate: (n) => (n > 0 ? undefined : 'must be greater than 0'), status: 'applied', help: "Duration of the node's Lease" }),
+  podCIDR: setting({ flag: 'pod-cidr', field: 'podCIDR', type: str, default: '', status: 'applied', help: "Pod CIDR handed to the runtime at start (standalone mode); the Node's spec.podCIDRs take over once known" }),
   maxPods: setting({ flag: 'max-pods', field: 'maxPods', type: int32, default: 110, validate: check.atLeast(0), status: 'applied', help: 'Most pods admitted to the node (and the pods capacity it reports)' }),
   rotateCertificates: setting({ flag: 'rotate-certificates', field: 'rotateCertificates', type: bool, default: false, status: 'applied', help: 'Renew the client certificate from the API server before it expires' }),
 

@@ -50,7 +50,6 @@ export const CONFIG_RECOGNISED: AnySetting[] = [
   field('topologyManagerPolicyOptions', 'topology-manager-policy-options', stringMap('='), {}, 'Topology manager policy options'),
   field('qosReserved', 'qos-reserved', stringMap('='), {}, 'Resources reserved per QoS class'),
   field('hairpinMode', 'hairpin-mode', str, 'promiscuous-bridge', 'Hairpin NAT setup'),
-  field('podCIDR', 'pod-cidr', str, '', 'Pod CIDR in standalone mode'),
   field('runOnce', 'runonce', bool, false, 'Run the pods once and exit (the kubelet refuses it)', {
     validate: (v) => (v ? 'runOnce mode has been deprecated and should not be set' : undefined),
   }),

@@ -7,7 +7,30 @@ import { actionsOf, computePodActions, isEmpty } from '../compute-actions.js';
 import { policyForPod } from '../crashloop-backoff.js';
 import { executeActions } from '../execute-actions.js';
 import { podState } from './pod-state.js';
-import { errorRetryMs, podForStep, resyncMs } from '../worker-context.js';
+import { errorRetryMs, podForStep, resyncMs, type WorkerContext } from '../worker-context.js';
+import { NETWORK_NOT_READY_ERROR_MSG, NETWORK_NOT_READY_REASON, NETWORK_NOT_READY_RETRY_MS } from '../../k8s/pod-network.js';
+import type { DesiredPod } from '../../kuberuntime/pod-runtime.js';
+import type { RuntimePod } from '../../kuberuntime/runtime-pods.js';
+import { jittered } from '../../util/backoff.js';
+
+/**
+ * As the kubelet's SyncPod: while the runtime's network is not ready only host-network pods are
+ * synced; any other waits (what runs of it is left alone) and is tried again after 1 s. The event
+ * and the log line are written when the reason changes, not on every retry.
+ */
+function holdForNetwork(ctx: WorkerContext, pod: DesiredPod, runtime: RuntimePod | undefined): { next: 'Syncing'; wakeAfterMs: number } | undefined {
+  if (pod.spec?.hostNetwork) return undefined;
+  const why = ctx.networkNotReady();
+  if (why === undefined) return undefined;
+  const error = `${NETWORK_NOT_READY_ERROR_MSG}: ${why}`;
+  if (ctx.lastSync?.error !== error) {
+    ctx.logger.info('Pod waits for the runtime network', { pod: ctx.key, podUID: ctx.uid, err: error });
+    ctx.event('Warning', NETWORK_NOT_READY_REASON, error);
+  }
+  ctx.lastSync = { at: new Date(ctx.now()), waiting: new Map(), error };
+  ctx.emit((o) => o.podSynced?.(pod, runtime, false));
+  return { next: 'Syncing', wakeAfterMs: jittered(NETWORK_NOT_READY_RETRY_MS, 0.5) };
+}
 
 export const syncing = podState({
   name: 'Syncing',
@@ -18,6 +41,8 @@ export const syncing = podState({
     const spec = pod.spec ?? { containers: [] };
     try {
       const { pod: runtime } = await podForStep(ctx);
+      const held = holdForNetwork(ctx, pod, runtime);
+      if (held) return held;
       const policy = policyForPod(pod.metadata.annotations);
       const specs = new Map([...(spec.initContainers ?? []), ...spec.containers].map((c) => [c.name, c]));
       const now = ctx.now();
@@ -48,7 +73,7 @@ export const syncing = podState({
         ctx.event('Normal', 'Restarting', `Restarting containers: ${RESTARTED_AT}=${actions.restarting} set on the mirror pod`);
       }
       const newest = runtime?.sandboxes[0];
-      const sandbox = newest && newest.state === PodSandboxState.SANDBOX_READY ? { id: newest.id, attempt: newest.attempt, ip: newest.ip } : undefined;
+      const sandbox = newest && newest.state === PodSandboxState.SANDBOX_READY ? { id: newest.id, attempt: newest.attempt, ip: newest.ip, additionalIps: newest.additionalIps } : undefined;
       const acted = !isEmpty(actions);
       const result = acted ? await executeActions(ctx, actions, sandbox) : { errors: [], waiting: new Map(actions.waiting) };
       ctx.lastSync = { at: new Date(now), waiting: result.waiting, error: result.errors[0], podFailed: actions.podFailed };

@@ -37,6 +37,14 @@ describe('node status', () => {
     expect(ready({ shuttingDown: () => false })?.status).toBe('True');
   });
 
+  it('the runtime network not ready makes the node not Ready with the kubelet\'s message, after the runtime\'s and before the shutdown\'s', () => {
+    const ready = (o: Parameters<typeof fakeNodeInfo>[1]) => computeNodeStatus(fakeNodeInfo('n1', o), undefined, t0).conditions?.find((c) => c.type === 'Ready');
+    const network = 'container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized';
+    expect(ready({ networkNotReady: () => network })).toMatchObject({ status: 'False', reason: 'KubeletNotReady', message: network });
+    expect(ready({ networkNotReady: () => network, runtimeReady: () => false, shuttingDown: () => true })?.message).toBe(`[container runtime is down or not ready, ${network}, node is shutting down]`);
+    expect(ready({ networkNotReady: () => undefined })?.status).toBe('True');
+  });
+
   it('a flip of a condition is a change, with a new transition time', () => {
     const a = computeNodeStatus(fakeNodeInfo('n1'), undefined, t0);
     const b = computeNodeStatus(fakeNodeInfo('n1', { runtimeReady: () => false }), a, t1);

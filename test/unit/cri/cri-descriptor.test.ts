@@ -39,6 +39,7 @@ describe('CRI descriptor', () => {
         'Status',
         'StopContainer',
         'StopPodSandbox',
+        'UpdateRuntimeConfig',
         'Version',
       ].sort(),
     );
@@ -48,6 +49,9 @@ describe('CRI descriptor', () => {
 
   it.each([
     ['ImageSpec', 'userSpecifiedImage', 18],
+    ['UpdateRuntimeConfigRequest', 'runtimeConfig', 1],
+    ['RuntimeConfig', 'networkConfig', 1],
+    ['NetworkConfig', 'podCidr', 1],
     ['ImageSpec', 'runtimeHandler', 19],
     ['LinuxSandboxSecurityContext', 'runAsGroup', 8],
     ['LinuxSandboxSecurityContext', 'seccomp', 9],

@@ -104,6 +104,7 @@ export class FakeRuntime {
     status: unused,
     statusInfo: unused,
     runtimeConfig: unused,
+    updateRuntimeConfig: unused,
     runPodSandbox: unused,
     stopPodSandbox: unused,
     removePodSandbox: unused,
