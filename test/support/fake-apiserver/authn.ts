@@ -5,7 +5,22 @@ export interface UserInfo {
   groups: string[];
 }
 
-export type TokenTable = Map<string, UserInfo>;
+/** A bearer token's user; issued service account tokens also say when they stop being valid. */
+export interface TokenEntry extends UserInfo {
+  uid?: string;
+  extra?: Record<string, string[]>;
+  audiences?: string[];
+  /** False once the token expired or what it is bound to is gone (the service account token validator). */
+  valid?: () => boolean;
+}
+
+export type TokenTable = Map<string, TokenEntry>;
+
+/** The entry of a token that still authenticates. */
+export function lookupToken(tokens: TokenTable, token: string): TokenEntry | undefined {
+  const entry = tokens.get(token);
+  return entry && (!entry.valid || entry.valid()) ? entry : undefined;
+}
 
 /** Client certificate (verified against the CA by TLS: CN = user, O = groups) or bearer token. */
 export function authenticate(
@@ -14,7 +29,7 @@ export function authenticate(
   tokens: TokenTable,
 ): UserInfo | undefined {
   if (authorization?.startsWith('Bearer ')) {
-    const user = tokens.get(authorization.slice('Bearer '.length).trim());
+    const user = lookupToken(tokens, authorization.slice('Bearer '.length).trim());
     // An unknown token falls through to the certificate, as the union authenticator tries each in turn.
     if (user) return withAuthenticated(user);
   }

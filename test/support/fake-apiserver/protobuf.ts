@@ -34,10 +34,17 @@ message CertificateSigningRequestCondition {
 }
 message CertificateSigningRequestStatus { repeated CertificateSigningRequestCondition conditions = 1; optional bytes certificate = 2; }
 message CertificateSigningRequest { optional ObjectMeta metadata = 1; optional CertificateSigningRequestSpec spec = 2; optional CertificateSigningRequestStatus status = 3; }
+message BoundObjectReference { optional string kind = 1; optional string apiVersion = 2; optional string name = 3; optional string uid = 4; }
+message TokenRequestSpec { repeated string audiences = 1; optional int64 expirationSeconds = 4; optional BoundObjectReference boundObjectRef = 3; }
+message TokenRequest { optional ObjectMeta metadata = 1; optional TokenRequestSpec spec = 2; }
 `;
 
 const root = protobuf.parse(SCHEMA, { keepCase: true }).root;
-const KINDS: Record<string, string> = { 'certificates.k8s.io/v1 CertificateSigningRequest': 'k8s.CertificateSigningRequest' };
+const KINDS: Record<string, string> = {
+  'certificates.k8s.io/v1 CertificateSigningRequest': 'k8s.CertificateSigningRequest',
+  // kubectl create token, and client-go's CreateToken.
+  'authentication.k8s.io/v1 TokenRequest': 'k8s.TokenRequest',
+};
 
 /** metav1.Time as JSON: RFC 3339 to the second. */
 function time(v: Json | undefined): Json | undefined {
