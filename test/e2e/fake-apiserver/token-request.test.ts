@@ -117,9 +117,9 @@ describe('the API', () => {
     expect(server.tokensIssued(podUid)).toBe(2);
   });
 
-  it('authenticates an issued token (bearer and TokenReview) as the service account until its pod is gone', async () => {
-    const token = server.issuedTokens(podUid)[0].token;
-    const review = await admin.post('/apis/authentication.k8s.io/v1/tokenreviews', { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } });
+  it('authenticates an issued token (bearer and TokenReview) as the service account, for its audiences, until its pod is gone', async () => {
+    const [forX, forApi] = server.issuedTokens(podUid).map((t) => t.token);
+    const review = await admin.post('/apis/authentication.k8s.io/v1/tokenreviews', { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token: forX, audiences: ['X', 'Y'] } });
     expect(review.json.status).toMatchObject({
       authenticated: true,
       audiences: ['X'],
@@ -130,7 +130,15 @@ describe('the API', () => {
         extra: { 'authentication.kubernetes.io/pod-name': ['kube-proxy-abcde'], 'authentication.kubernetes.io/pod-uid': [podUid], 'authentication.kubernetes.io/node-name': ['n1'] },
       },
     });
-    const asSa = new TestClient(server, { token });
+    const notForApi = await admin.post('/apis/authentication.k8s.io/v1/tokenreviews', { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token: forX } });
+    expect(notForApi.json.status).toEqual({ authenticated: false });
+    const wrongAudience = new TestClient(server, { token: forX });
+    try {
+      expect((await wrongAudience.get('/api/v1/namespaces/kube-system/secrets')).status).toBe(401);
+    } finally {
+      wrongAudience.close();
+    }
+    const asSa = new TestClient(server, { token: forApi });
     try {
       const r = await asSa.get('/api/v1/namespaces/kube-system/secrets');
       expect(r.status).toBe(403);
@@ -139,7 +147,7 @@ describe('the API', () => {
       asSa.close();
     }
     server.store.remove('pods', 'kube-system', 'kube-proxy-abcde');
-    const after = await admin.post('/apis/authentication.k8s.io/v1/tokenreviews', { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } });
+    const after = await admin.post('/apis/authentication.k8s.io/v1/tokenreviews', { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token: forApi } });
     expect(after.json.status).toEqual({ authenticated: false });
   });
 });

@@ -16,10 +16,18 @@ export interface TokenEntry extends UserInfo {
 
 export type TokenTable = Map<string, TokenEntry>;
 
-/** The entry of a token that still authenticates. */
-export function lookupToken(tokens: TokenTable, token: string): TokenEntry | undefined {
+/** The server's --api-audiences (kubeadm's issuer): what a bearer token must be meant for. */
+export const API_AUDIENCES: readonly string[] = ['https://kubernetes.default.svc.cluster.local'];
+
+/**
+ * The entry of a token that still authenticates for one of the audiences (the server's own unless a
+ * TokenReview names others); tokens without audiences (static and bootstrap tokens) serve any.
+ */
+export function lookupToken(tokens: TokenTable, token: string, audiences: readonly string[] = API_AUDIENCES): TokenEntry | undefined {
   const entry = tokens.get(token);
-  return entry && (!entry.valid || entry.valid()) ? entry : undefined;
+  if (!entry || (entry.valid && !entry.valid())) return undefined;
+  if (entry.audiences && !entry.audiences.some((a) => audiences.includes(a))) return undefined;
+  return entry;
 }
 
 /** Client certificate (verified against the CA by TLS: CN = user, O = groups) or bearer token. */

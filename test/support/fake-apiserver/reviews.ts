@@ -1,13 +1,13 @@
 // TokenReview and SubjectAccessReview, as the kubelet's webhooks call them: a token is looked up in
 // the fake's token table (bootstrap and test tokens), an access question is answered by the same
 // rules the fake applies to its own requests (authz.ts, with the test's grants).
-import { lookupToken, type TokenEntry, type TokenTable, type UserInfo } from './authn.js';
+import { API_AUDIENCES, lookupToken, type TokenEntry, type TokenTable, type UserInfo } from './authn.js';
 import { authorize, type Grants } from './authz.js';
 import type { ResourceRequest } from './request-info.js';
 import { findResource } from './resources.js';
 import type { ObjectStore } from './store.js';
 import { badRequest } from './status.js';
-import { obj, str, type JsonObject } from './types.js';
+import { arr, obj, str, type JsonObject } from './types.js';
 
 export interface ReviewRecord {
   kind: 'TokenReview' | 'SubjectAccessReview';
@@ -20,9 +20,12 @@ export interface ReviewRecord {
 export function tokenReview(body: JsonObject, tokens: TokenTable): JsonObject {
   const token = str(obj(body.spec).token);
   if (!token) throw badRequest('TokenReview: spec.token is required');
-  const user = lookupToken(tokens, token);
+  const asked = arr(obj(body.spec).audiences).map((a) => str(a)).filter(Boolean);
+  const wanted = asked.length ? asked : API_AUDIENCES;
+  const user = lookupToken(tokens, token, wanted);
   const status: JsonObject = user ? { authenticated: true, user: reviewedUser(user) } : { authenticated: false };
-  if (user?.audiences) status.audiences = user.audiences;
+  // The audiences the token is good for among those asked about.
+  if (user?.audiences) status.audiences = wanted.filter((a) => user.audiences?.includes(a));
   return { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', metadata: { creationTimestamp: null }, spec: obj(body.spec), status };
 }
 

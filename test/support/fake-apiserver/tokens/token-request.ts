@@ -4,7 +4,7 @@
 // 3607-second request extended to a year with a warnafter (as --service-account-extend-token-expiration
 // does), and a signed JWT in status. Every token issued is recorded for tests.
 import { randomUUID } from 'node:crypto';
-import type { TokenTable } from '../authn.js';
+import { API_AUDIENCES, type TokenTable } from '../authn.js';
 import { requireNamespace } from '../rest/create.js';
 import { parseBody, type Reply, type RestContext } from '../rest/context.js';
 import { ApiError, badRequest, conflict, notFound } from '../status.js';
@@ -53,7 +53,7 @@ export class TokenIssuer {
   readonly key = new ServiceAccountKey();
   readonly issued: IssuedToken[] = [];
   issuer = DEFAULT_ISSUER;
-  audiences: string[] = [DEFAULT_ISSUER];
+  audiences: string[] = [...API_AUDIENCES];
 
   constructor(
     private readonly store: ObjectStore,
