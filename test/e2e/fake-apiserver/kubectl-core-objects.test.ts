@@ -52,6 +52,20 @@ describe('a fresh cluster', () => {
   });
 });
 
+describe('kubectl describe', () => {
+  it('describes a ConfigMap, a Secret (sizes, not values) and a ServiceAccount', async () => {
+    await kubectl.ok(['create', 'secret', 'generic', 'described', '--from-literal=password=hunter2']);
+    const cm = await kubectl.ok(['describe', 'configmap', 'kube-root-ca.crt', '-n', 'default']);
+    expect(cm).toMatch(/^Name:\s+kube-root-ca\.crt$/m);
+    expect(cm).toContain('-----BEGIN CERTIFICATE-----');
+    const secret = await kubectl.ok(['describe', 'secret', 'described']);
+    expect(secret).toMatch(/^Type:\s+Opaque$/m);
+    expect(secret).toMatch(/^password:\s+7 bytes$/m);
+    expect(secret).not.toContain('hunter2');
+    expect(await kubectl.ok(['describe', 'sa', 'default'])).toMatch(/^Name:\s+default$/m);
+  });
+});
+
 describe('ConfigMaps', () => {
   it('create, get, edit by patch and apply, delete', async () => {
     expect(await kubectl.ok(['create', 'configmap', 'proxy', '-n', 'kube-system', '--from-literal=config.conf=mode: iptables', '--from-literal=kubeconfig.conf=x'])).toBe('configmap/proxy created\n');
