@@ -52,6 +52,38 @@ describe('a fresh cluster', () => {
   });
 });
 
+describe('ServiceAccount admission (opt-in)', () => {
+  it('fills in the default account and mounts kube-api-access-*, and refuses a missing account', async () => {
+    server.serviceAccountAdmission(true);
+    try {
+      const file = join(dir, 'sa-pod.yaml');
+      writeFileSync(file, 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: sa-pod\nspec:\n  initContainers:\n  - name: init\n    image: busybox:1.36\n  containers:\n  - name: c\n    image: busybox:1.36\n');
+      await kubectl.ok(['create', '-f', file]);
+      const spec = server.object('pods', 'default', 'sa-pod')?.spec as { serviceAccountName: string; volumes: { name: string; projected: unknown }[]; containers: { volumeMounts: unknown[] }[]; initContainers: { volumeMounts: unknown[] }[] };
+      expect(spec.serviceAccountName).toBe('default');
+      expect(spec.volumes).toHaveLength(1);
+      const volume = spec.volumes[0];
+      expect(volume.name).toMatch(/^kube-api-access-[a-z0-9]{5}$/);
+      expect(volume.projected).toEqual({
+        defaultMode: 420,
+        sources: [
+          { serviceAccountToken: { expirationSeconds: 3607, path: 'token' } },
+          { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
+          { downwardAPI: { items: [{ fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' }, path: 'namespace' }] } },
+        ],
+      });
+      const mount = { name: volume.name, readOnly: true, mountPath: '/var/run/secrets/kubernetes.io/serviceaccount' };
+      expect(spec.containers[0].volumeMounts).toEqual([mount]);
+      expect(spec.initContainers[0].volumeMounts).toEqual([mount]);
+      writeFileSync(file, 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: no-sa\nspec:\n  serviceAccountName: missing\n  containers:\n  - name: c\n    image: busybox:1.36\n');
+      const refused = await kubectl.run(['create', '-f', file]);
+      expect(refused.stderr).toContain('pods "no-sa" is forbidden: error looking up service account default/missing: serviceaccount "missing" not found');
+    } finally {
+      server.serviceAccountAdmission(false);
+    }
+  });
+});
+
 describe('kubectl describe', () => {
   it('describes a ConfigMap, a Secret (sizes, not values) and a ServiceAccount', async () => {
     await kubectl.ok(['create', 'secret', 'generic', 'described', '--from-literal=password=hunter2']);

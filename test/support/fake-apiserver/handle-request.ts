@@ -61,6 +61,7 @@ export interface HandlerDeps {
   metrics: MetricsApi;
   reviewed(r: ReviewRecord): void;
   tokenIssuer: TokenIssuer;
+  serviceAccountAdmission: boolean;
 }
 
 /** One request through the chain kube-apiserver applies: authn, faults, authz, then discovery or REST. */
@@ -146,7 +147,7 @@ export async function handleRequest(deps: HandlerDeps, req: Req, res: Res): Prom
       res.end(r.body);
       return;
     }
-    const result = dispatchResource({ store: deps.store, user, req: info, rawBody: rawBody.toString('utf8'), rawBytes: rawBody, contentType, accept, res, chaos: deps.chaos, tokenIssuer: deps.tokenIssuer }, (end) => {
+    const result = dispatchResource({ store: deps.store, user, req: info, rawBody: rawBody.toString('utf8'), rawBytes: rawBody, contentType, accept, res, chaos: deps.chaos, tokenIssuer: deps.tokenIssuer, serviceAccountAdmission: deps.serviceAccountAdmission }, (end) => {
       record.status = 200;
       return deps.watches(end);
     });

@@ -85,6 +85,7 @@ export class FakeApiServer {
   private readonly approver = new CsrApprover(this.store);
   private readonly tokens: TokenTable = new Map();
   private readonly tokenIssuer = new TokenIssuer(this.store, this.tokens);
+  private saAdmission = false;
   private readonly controllers = new ClusterObjectControllers(this.store, { caPem: () => this.pki.caPem, targetPort: 6443 });
   private server: Http2SecureServer | HttpsServer | undefined;
   private readonly http2: boolean;
@@ -208,6 +209,14 @@ export class FakeApiServer {
   /** Tokens TokenRequest issued, in order: all, or those bound to the pod with this UID. */
   issuedTokens(podUid?: string): readonly IssuedToken[] {
     return podUid === undefined ? [...this.tokenIssuer.issued] : this.tokenIssuer.forPod(podUid);
+  }
+  /**
+   * The ServiceAccount admission plugin on pod creates through the API (off by default, so that tests
+   * that write pods without a service account keep them as written): `default` filled in, the
+   * kube-api-access-* volume and its mounts added, a missing account refused.
+   */
+  serviceAccountAdmission(on: boolean): void {
+    this.saAdmission = on;
   }
   /** How many tokens were issued bound to the pod with this UID. */
   tokensIssued(podUid: string): number {
@@ -370,6 +379,7 @@ export class FakeApiServer {
       },
       grants: this.grants,
       tokenIssuer: this.tokenIssuer,
+      serviceAccountAdmission: this.saAdmission,
       kubeletTls: () => this.kubeletTls(),
       metrics: this.metricsApi,
       reviewed: (r) => {

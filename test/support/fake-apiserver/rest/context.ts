@@ -24,6 +24,8 @@ export interface RestContext {
   chaos?: Pick<Chaos, 'watchFault' | 'hugeLineBytes' | 'hugeLineBytesSent'>;
   /** serviceaccounts/<name>/token (optional: only the server's request handler sets it). */
   tokenIssuer?: Pick<TokenIssuer, 'create'>;
+  /** Run the ServiceAccount admission plugin on pod creates (off unless the server was asked). */
+  serviceAccountAdmission?: boolean;
 }
 
 export interface Reply {

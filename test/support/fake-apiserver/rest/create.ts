@@ -4,6 +4,7 @@ import { apiVersionOf } from '../resources.js';
 import { alreadyExists, ApiError, badRequest } from '../status.js';
 import { isCsr, prepareCsrForCreate } from '../certificates/csr-strategy.js';
 import { prepareCoreForCreate } from '../core-objects/core-strategy.js';
+import { admitServiceAccount } from '../core-objects/service-account-admission.js';
 import { prepareForCreate } from '../strategy.js';
 import { isObject, str, type KObject } from '../types.js';
 import { validateObject } from '../validation.js';
@@ -55,6 +56,10 @@ export function createObject(ctx: RestContext): Reply {
   );
   if (denied) throw denied;
   const prepared = prepareForCreate(rt, o);
+  if (ctx.serviceAccountAdmission && rt.group === '' && rt.resource === 'pods') {
+    const refused = admitServiceAccount(prepared, ctx.store);
+    if (refused) throw refused;
+  }
   if (isCsr(rt)) prepareCsrForCreate(prepared, ctx.user);
   const causes = prepareCoreForCreate(rt, prepared, ctx.store);
   validateObject(rt, prepared, causes);
