@@ -9,6 +9,7 @@ import { makeTmpDir, removeTmpDir } from '../../support/tmp.js';
 import { TestClient } from './client.js';
 import { nodeObject } from './fixtures.js';
 import { Kubectl } from './kubectl.js';
+import { waitFor } from '../../support/wait.js';
 
 let server: FakeApiServer;
 let dir: string;
@@ -117,8 +118,33 @@ describe('the API', () => {
     expect(server.tokensIssued(podUid)).toBe(2);
   });
 
+  it('issues short tokens when told to (configureTokens), which stop authenticating when they expire', async () => {
+    server.configureTokens({ maxExpirationSeconds: 20, minExpirationSeconds: 1 });
+    try {
+      const capped = await admin.post('/api/v1/namespaces/kube-system/serviceaccounts/kube-proxy/token', {
+        apiVersion: 'authentication.k8s.io/v1',
+        kind: 'TokenRequest',
+        spec: { expirationSeconds: 3607, boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: 'kube-proxy-abcde', uid: podUid } },
+      });
+      expect(capped.status, capped.text).toBe(201);
+      const status = capped.json.status as { token: string; expirationTimestamp: string };
+      const { claims } = decode(status.token);
+      expect(claims.exp - claims.iat).toBe(20);
+      expect(claims['kubernetes.io']).not.toHaveProperty('warnafter');
+      expect((capped.json.spec as JsonObject).expirationSeconds).toBe(20);
+      const brief = await admin.post('/api/v1/namespaces/kube-system/serviceaccounts/kube-proxy/token', { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 1 } });
+      const token = (brief.json.status as { token: string }).token;
+      const review = async (): Promise<unknown> => (await admin.post('/apis/authentication.k8s.io/v1/tokenreviews', { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } })).json.status;
+      expect(await review()).toMatchObject({ authenticated: true });
+      await waitFor(async () => ((await review()) as { authenticated: boolean }).authenticated === false, { timeoutMs: 10_000, what: 'the 1 s token to expire' });
+    } finally {
+      server.configureTokens({ maxExpirationSeconds: 0, minExpirationSeconds: 600 });
+    }
+  });
+
   it('authenticates an issued token (bearer and TokenReview) as the service account, for its audiences, until its pod is gone', async () => {
     const [forX, forApi] = server.issuedTokens(podUid).map((t) => t.token);
+    expect(server.tokensIssued(podUid)).toBe(3);
     const review = await admin.post('/apis/authentication.k8s.io/v1/tokenreviews', { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token: forX, audiences: ['X', 'Y'] } });
     expect(review.json.status).toMatchObject({
       authenticated: true,

@@ -11,6 +11,7 @@
  *   startFakeApiServer({ http2: false })               // an HTTP/1.1-only server (no ALPN)
  *   api.tokensIssued(podUid); api.issuedTokens(podUid?)  // TokenRequests answered (bound to that pod)
  *   api.serviceAccountPublicKeyPem                     // verifies the issued JWTs (ES256)
+ *   api.configureTokens({ maxExpirationSeconds: 20 }); api.serviceAccountAdmission(true)
  *   await api.dispose();                               // stop + remove its temp dir
  *
  * Served: core/v1 namespaces, nodes(+status), pods(+status), events, configmaps, secrets, services(+status),

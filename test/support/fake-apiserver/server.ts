@@ -22,7 +22,7 @@ import type { Req, Res } from './http.js';
 import { writeKubeconfigFile } from './kubeconfig.js';
 import { ClusterObjectControllers } from './core-objects/cluster-objects.js';
 import { prepareCoreForCreate } from './core-objects/core-strategy.js';
-import { TokenIssuer, type IssuedToken } from './tokens/token-request.js';
+import { TokenIssuer, type IssuedToken, type TokenSettings } from './tokens/token-request.js';
 import { createPki, type KeyPair, type Pki } from './pki.js';
 import { byKey, INITIAL_NAMESPACES, RESOURCES } from './resources.js';
 import { ObjectStore } from './store.js';
@@ -217,6 +217,13 @@ export class FakeApiServer {
    */
   serviceAccountAdmission(on: boolean): void {
     this.saAdmission = on;
+  }
+  /**
+   * Token lifetimes for tests of renewal: a lower floor than the real 600 s, and a cap as
+   * --service-account-max-token-expiration gives (a capped request is not extended, status says the cap).
+   */
+  configureTokens(settings: Partial<TokenSettings>): void {
+    this.tokenIssuer.settings = { ...this.tokenIssuer.settings, ...settings };
   }
   /** How many tokens were issued bound to the pod with this UID. */
   tokensIssued(podUid: string): number {

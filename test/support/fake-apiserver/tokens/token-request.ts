@@ -49,11 +49,18 @@ function tokenRequestInvalid(field: string, value: number, why: string): ApiErro
   });
 }
 
+/** Lifetimes: the validation's floor (600 s in the real server) and --service-account-max-token-expiration (0: none). */
+export interface TokenSettings {
+  minExpirationSeconds: number;
+  maxExpirationSeconds: number;
+}
+
 export class TokenIssuer {
   readonly key = new ServiceAccountKey();
   readonly issued: IssuedToken[] = [];
   issuer = DEFAULT_ISSUER;
   audiences: string[] = [...API_AUDIENCES];
+  settings: TokenSettings = { minExpirationSeconds: MIN_SECONDS, maxExpirationSeconds: 0 };
 
   constructor(
     private readonly store: ObjectStore,
@@ -76,9 +83,12 @@ export class TokenIssuer {
     const spec = obj(body.spec);
     const audiences = arr(spec.audiences).map((a) => str(a)).filter(Boolean);
     const aud = audiences.length ? audiences : [...this.audiences];
-    const expirationSeconds = num(spec.expirationSeconds) ?? 3600;
-    if (expirationSeconds < MIN_SECONDS) throw tokenRequestInvalid('spec.expirationSeconds', expirationSeconds, 'may not specify a duration less than 10 minutes');
-    if (expirationSeconds > 2 ** 32) throw tokenRequestInvalid('spec.expirationSeconds', expirationSeconds, 'may not specify a duration larger than 2^32 seconds');
+    const requested = num(spec.expirationSeconds) ?? 3600;
+    if (requested < this.settings.minExpirationSeconds) throw tokenRequestInvalid('spec.expirationSeconds', requested, 'may not specify a duration less than 10 minutes');
+    if (requested > 2 ** 32) throw tokenRequestInvalid('spec.expirationSeconds', requested, 'may not specify a duration larger than 2^32 seconds');
+    // The cap comes before the 3607 s extension, so a capped kubelet request is not extended.
+    const max = this.settings.maxExpirationSeconds;
+    const expirationSeconds = max > 0 && requested > max ? max : requested;
     const bound = this.boundObject(namespace, name, isObject(spec.boundObjectRef) ? spec.boundObjectRef : undefined);
 
     const now = new Date();
