@@ -124,6 +124,10 @@ describe('ConfigMaps', () => {
     writeFileSync(file, 'x'.repeat(1024 * 1024 + 1));
     const big = await kubectl.run(['create', 'configmap', 'big', `--from-file=big=${file}`]);
     expect(big.stderr).toContain('ConfigMap "big" is invalid: []: Too long: must have at most 1048576 bytes');
+    writeFileSync(manifest, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: frozen\nimmutable: true\ndata:\n  k: "1"\n');
+    await kubectl.ok(['create', '-f', manifest]);
+    const frozen = await kubectl.run(['patch', 'cm', 'frozen', '-p', '{"data":{"k":"2"}}']);
+    expect(frozen.stderr).toContain('ConfigMap "frozen" is invalid: data: Forbidden: field is immutable when `immutable` is set');
     const name = await kubectl.run(['create', 'configmap', 'Bad_Name']);
     expect(name.stderr).toContain('ConfigMap "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain');
   });

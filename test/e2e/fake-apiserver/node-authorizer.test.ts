@@ -120,10 +120,10 @@ describe('secrets and configmaps', () => {
 });
 
 describe('service account tokens', () => {
-  const tokenFor = (sa: string, ref?: JsonObject): JsonObject => ({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { audiences: ['https://kubernetes.default.svc.cluster.local'], expirationSeconds: 3607, ...(ref ? { boundObjectRef: ref } : {}) } });
+  const tokenFor = (ref?: JsonObject): JsonObject => ({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { audiences: ['https://kubernetes.default.svc.cluster.local'], expirationSeconds: 3607, ...(ref ? { boundObjectRef: ref } : {}) } });
 
   it('issues a token for the service account of a pod bound to the node, bound to that pod', async () => {
-    const r = await n1.post(`${NS}/serviceaccounts/kube-proxy/token`, tokenFor('kube-proxy', { kind: 'Pod', apiVersion: 'v1', name: 'kube-proxy-n1', uid: proxyUid }));
+    const r = await n1.post(`${NS}/serviceaccounts/kube-proxy/token`, tokenFor({ kind: 'Pod', apiVersion: 'v1', name: 'kube-proxy-n1', uid: proxyUid }));
     expect(r.status, r.text).toBe(201);
     expect(server.tokensIssued(proxyUid)).toBe(1);
     expect(server.issuedTokens(proxyUid)[0].requestedBy).toBe('system:node:n1');
@@ -131,15 +131,15 @@ describe('service account tokens', () => {
 
   it('refuses other service accounts, unbound requests and pods of other nodes', async () => {
     const noPath = "no relationship found between node 'n1' and this object";
-    await expectForbidden(n1.post(`${NS}/serviceaccounts/default/token`, tokenFor('default', { kind: 'Pod', apiVersion: 'v1', name: 'static-n1', uid: 'x' })), forbidden('create', 'serviceaccounts/token', 'default', noPath));
+    await expectForbidden(n1.post(`${NS}/serviceaccounts/default/token`, tokenFor({ kind: 'Pod', apiVersion: 'v1', name: 'static-n1', uid: 'x' })), forbidden('create', 'serviceaccounts/token', 'default', noPath));
     const sa = (why: string): string => `serviceaccounts "kube-proxy" is forbidden: ${why}`;
-    await expectForbidden(n1.post(`${NS}/serviceaccounts/kube-proxy/token`, tokenFor('kube-proxy')), sa('node requested token not bound to a pod'));
-    await expectForbidden(n1.post(`${NS}/serviceaccounts/kube-proxy/token`, tokenFor('kube-proxy', { kind: 'Pod', apiVersion: 'v1', name: 'kube-proxy-n1' })), sa('node requested token with a pod binding without a uid'));
+    await expectForbidden(n1.post(`${NS}/serviceaccounts/kube-proxy/token`, tokenFor()), sa('node requested token not bound to a pod'));
+    await expectForbidden(n1.post(`${NS}/serviceaccounts/kube-proxy/token`, tokenFor({ kind: 'Pod', apiVersion: 'v1', name: 'kube-proxy-n1' })), sa('node requested token with a pod binding without a uid'));
     await expectForbidden(
-      n1.post(`${NS}/serviceaccounts/kube-proxy/token`, tokenFor('kube-proxy', { kind: 'Pod', apiVersion: 'v1', name: 'kube-proxy-n1', uid: 'stale' })),
+      n1.post(`${NS}/serviceaccounts/kube-proxy/token`, tokenFor({ kind: 'Pod', apiVersion: 'v1', name: 'kube-proxy-n1', uid: 'stale' })),
       sa('the UID in the bound object reference (stale) does not match the UID in record. The object might have been deleted and then recreated'),
     );
-    await expectForbidden(n1.post(`${NS}/serviceaccounts/kube-proxy/token`, tokenFor('kube-proxy', { kind: 'Pod', apiVersion: 'v1', name: 'theirs', uid: theirsUid })), sa('node requested token bound to a pod scheduled on a different node'));
+    await expectForbidden(n1.post(`${NS}/serviceaccounts/kube-proxy/token`, tokenFor({ kind: 'Pod', apiVersion: 'v1', name: 'theirs', uid: theirsUid })), sa('node requested token bound to a pod scheduled on a different node'));
     await expectForbidden(n1.get(`${NS}/serviceaccounts/kube-proxy`), forbidden('get', 'serviceaccounts', 'kube-proxy', 'can only create tokens for individual service accounts'));
     expect(server.tokensIssued(theirsUid)).toBe(0);
   });

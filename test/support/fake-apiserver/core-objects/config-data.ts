@@ -2,7 +2,7 @@
 // conversion does it, so stringData is never stored), base64 checked as JSON decoding checks []byte,
 // the type defaulted, and the validation of ValidateConfigMap/ValidateSecret that a client meets.
 import type { ResourceType } from '../resources.js';
-import { badRequest, invalid, type FieldCause } from '../status.js';
+import { badRequest, type FieldCause } from '../status.js';
 import { obj, str, type JsonObject, type KObject } from '../types.js';
 
 /** core.MaxSecretSize, which ConfigMaps share. */
@@ -120,8 +120,3 @@ export function validateConfigDataUpdate(rt: ResourceType, next: KObject, prev: 
   }
   return causes;
 }
-
-export function throwIfInvalid(rt: ResourceType, o: KObject, causes: FieldCause[]): void {
-  if (causes.length) throw invalid(rt, str(o.metadata.name), causes);
-}
-
