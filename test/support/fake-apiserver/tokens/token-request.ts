@@ -11,6 +11,7 @@ import { ApiError, badRequest, conflict, notFound } from '../status.js';
 import type { ObjectStore } from '../store.js';
 import { byKey } from '../resources.js';
 import { arr, isObject, meta, num, obj, str, type JsonObject, type KObject } from '../types.js';
+import { tokenUser } from './token-user.js';
 import { ServiceAccountKey, type ServiceAccountClaims } from './service-account-jwt.js';
 
 /** kubeadm's --service-account-issuer, which is also the default --api-audiences. */
@@ -111,7 +112,7 @@ export class TokenIssuer {
     if (extended) k8s.warnafter = seconds(now) + expirationSeconds;
     const token = this.key.sign(claims);
     const expiresAt = new Date(now.getTime() + expirationSeconds * 1000);
-    this.remember(token, claims, bound.pod);
+    this.tokens.set(token, tokenUser(this.store, claims, bound.pod !== undefined));
     this.issued.push({
       namespace,
       serviceAccount: name,
@@ -171,37 +172,5 @@ export class TokenIssuer {
       return { node };
     }
     throw badRequest(`cannot bind token to object of type ${group ? `${group}/` : '/'}${apiVersion.split('/').pop() ?? ''}, Kind=${kind}`);
-  }
-
-  /** So that the token authenticates (and TokenReview says so) while it and what it is bound to live. */
-  private remember(token: string, claims: ServiceAccountClaims, pod: KObject | undefined): void {
-    const k8s = claims['kubernetes.io'];
-    const extra: Record<string, string[]> = { 'authentication.kubernetes.io/credential-id': [`JTI=${claims.jti}`] };
-    if (k8s.pod) {
-      extra['authentication.kubernetes.io/pod-name'] = [k8s.pod.name];
-      extra['authentication.kubernetes.io/pod-uid'] = [k8s.pod.uid];
-    }
-    if (k8s.node) {
-      extra['authentication.kubernetes.io/node-name'] = [k8s.node.name];
-      if (k8s.node.uid) extra['authentication.kubernetes.io/node-uid'] = [k8s.node.uid];
-    }
-    const { namespace } = k8s;
-    this.tokens.set(token, {
-      name: claims.sub,
-      uid: k8s.serviceaccount.uid,
-      groups: ['system:serviceaccounts', `system:serviceaccounts:${namespace}`],
-      extra,
-      audiences: claims.aud,
-      valid: () => {
-        if (Date.now() >= claims.exp * 1000) return false;
-        const sa = this.store.get('serviceaccounts', namespace, k8s.serviceaccount.name);
-        if (!sa || meta(sa).uid !== k8s.serviceaccount.uid) return false;
-        if (!pod || !k8s.pod) return true;
-        const now = this.store.get('pods', namespace, k8s.pod.name);
-        if (!now || meta(now).uid !== k8s.pod.uid) return false;
-        const deleting = str(now.metadata.deletionTimestamp);
-        return !deleting || Date.parse(deleting) > Date.now() - 60_000;
-      },
-    });
   }
 }
