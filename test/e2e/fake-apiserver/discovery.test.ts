@@ -46,7 +46,7 @@ describe('discovery', () => {
 
   it('answers 404 for paths and resources it does not serve', async () => {
     expect((await admin.get('/apis/apps/v1/deployments')).status).toBe(404);
-    expect((await admin.get('/api/v1/services')).status).toBe(404);
+    expect((await admin.get('/api/v1/persistentvolumes')).status).toBe(404);
   });
 });
 

@@ -5,7 +5,30 @@ export interface UserInfo {
   groups: string[];
 }
 
-export type TokenTable = Map<string, UserInfo>;
+/** A bearer token's user; issued service account tokens also say when they stop being valid. */
+export interface TokenEntry extends UserInfo {
+  uid?: string;
+  extra?: Record<string, string[]>;
+  audiences?: string[];
+  /** False once the token expired or what it is bound to is gone (the service account token validator). */
+  valid?: () => boolean;
+}
+
+export type TokenTable = Map<string, TokenEntry>;
+
+/** The server's --api-audiences (kubeadm's issuer): what a bearer token must be meant for. */
+export const API_AUDIENCES: readonly string[] = ['https://kubernetes.default.svc.cluster.local'];
+
+/**
+ * The entry of a token that still authenticates for one of the audiences (the server's own unless a
+ * TokenReview names others); tokens without audiences (static and bootstrap tokens) serve any.
+ */
+export function lookupToken(tokens: TokenTable, token: string, audiences: readonly string[] = API_AUDIENCES): TokenEntry | undefined {
+  const entry = tokens.get(token);
+  if (!entry || (entry.valid && !entry.valid())) return undefined;
+  if (entry.audiences && !entry.audiences.some((a) => audiences.includes(a))) return undefined;
+  return entry;
+}
 
 /** Client certificate (verified against the CA by TLS: CN = user, O = groups) or bearer token. */
 export function authenticate(
@@ -14,7 +37,7 @@ export function authenticate(
   tokens: TokenTable,
 ): UserInfo | undefined {
   if (authorization?.startsWith('Bearer ')) {
-    const user = tokens.get(authorization.slice('Bearer '.length).trim());
+    const user = lookupToken(tokens, authorization.slice('Bearer '.length).trim());
     // An unknown token falls through to the certificate, as the union authenticator tries each in turn.
     if (user) return withAuthenticated(user);
   }

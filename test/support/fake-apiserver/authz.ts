@@ -1,5 +1,7 @@
 import { nodeIdentity, type UserInfo } from './authn.js';
+import { attributesName, authorizeNodeGraph } from './node-authorizer.js';
 import type { RequestInfo } from './request-info.js';
+import type { ObjectStore } from './store.js';
 import { forbidden, type ApiError } from './status.js';
 
 /** What the system:node role plus the Node authorizer let a kubelet do (kept to what bootlet needs). */
@@ -8,6 +10,7 @@ const NODE_RULES: Record<string, string[]> = {
   'nodes/status': ['get', 'update', 'patch'],
   'pods': ['get', 'list', 'watch', 'create', 'delete'],
   'pods/status': ['get', 'update', 'patch'],
+  'services': ['get', 'list', 'watch'],
   'events': ['create', 'update', 'patch'],
   'events.k8s.io/events': ['create', 'update', 'patch'],
   'coordination.k8s.io/leases': ['get', 'create', 'update', 'patch', 'delete'],
@@ -35,8 +38,11 @@ const BOOTSTRAPPER_RULES: Record<string, string[]> = {
 /** Paths every authenticated user may read (system:discovery and system:public-info-viewer). */
 const DISCOVERY = /^\/(api|apis)(\/[^/]+(\/[^/]+)?)?\/?$|^\/version\/?$|^\/(healthz|livez|readyz)(\/.*)?$|^\/openapi\//;
 
-/** Returns undefined when allowed, else the 403 Status the server would write. */
-export function authorize(user: UserInfo, info: RequestInfo, grants: Grants = new Map()): ApiError | undefined {
+/**
+ * Returns undefined when allowed, else the 403 Status the server would write. The store lets the Node
+ * authorizer look at the pods bound to a node (secrets, configmaps, service account tokens).
+ */
+export function authorize(user: UserInfo, info: RequestInfo, grants: Grants = new Map(), store?: ObjectStore): ApiError | undefined {
   if (user.groups.includes('system:masters')) return undefined;
   if (info.kind !== 'resource') {
     const path = info.path;
@@ -44,17 +50,21 @@ export function authorize(user: UserInfo, info: RequestInfo, grants: Grants = ne
     if (verb === 'get' && DISCOVERY.test(path)) return undefined;
     return forbidden(undefined, '', `User "${user.name}" cannot ${verb} path "${path}"`);
   }
-  const { isNode } = nodeIdentity(user);
+  const { isNode, nodeName } = nodeIdentity(user);
   const res = info.subresource ? `${info.rt.resource}/${info.subresource}` : info.rt.resource;
   const ruleKey = info.rt.group ? `${info.rt.group}/${res}` : res;
-  if (isNode && (NODE_RULES[ruleKey] ?? []).includes(info.verb)) return undefined;
+  const graph = isNode ? authorizeNodeGraph(nodeName, info, store) : undefined;
+  if (graph?.allowed) return undefined;
+  if (isNode && !graph && (NODE_RULES[ruleKey] ?? []).includes(info.verb)) return undefined;
   if (user.groups.includes(BOOTSTRAP_TOKEN_GROUP) && (BOOTSTRAPPER_RULES[ruleKey] ?? []).includes(info.verb)) return undefined;
   if (user.name === KUBELET_API_CLIENT && (KUBELET_API_ADMIN_RULES[ruleKey] ?? []).includes(info.verb)) return undefined;
   for (const who of [user.name, ...user.groups]) if ((grants.get(who)?.[ruleKey] ?? []).includes(info.verb)) return undefined;
   const scope = info.namespace && info.rt.namespaced ? `in the namespace "${info.namespace}"` : 'at the cluster scope';
+  // The union authorizer's reasons (only the Node authorizer gives one) follow the message.
+  const reason = graph && !graph.allowed ? `: ${graph.reason}` : '';
   return forbidden(
     info.rt,
-    info.name,
-    `User "${user.name}" cannot ${info.verb} resource "${res}" in API group "${info.rt.group}" ${scope}`,
+    attributesName(info),
+    `User "${user.name}" cannot ${info.verb} resource "${res}" in API group "${info.rt.group}" ${scope}${reason}`,
   );
 }

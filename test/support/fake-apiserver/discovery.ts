@@ -16,7 +16,7 @@ export const SERVER_VERSION: JsonObject = {
 export const AGGREGATED_V2 = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
 
 const SUB_VERBS = ['get', 'patch', 'update'];
-const PROXY_SUB_VERBS: Record<string, string[]> = { log: ['get'], exec: ['create', 'get'], attach: ['create', 'get'], portforward: ['create', 'get'] };
+const PROXY_SUB_VERBS: Record<string, string[]> = { log: ['get'], exec: ['create', 'get'], attach: ['create', 'get'], portforward: ['create', 'get'], token: ['create'] };
 const subVerbs = (s: string): string[] => PROXY_SUB_VERBS[s] ?? SUB_VERBS;
 
 function legacyResources(group: string): JsonObject[] {

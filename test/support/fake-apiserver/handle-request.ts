@@ -17,6 +17,7 @@ import { dispatchResource, type WatchRegistry } from './rest/dispatch.js';
 import { ApiError, badRequest, methodNotAllowed, pathNotFound, unauthorized } from './status.js';
 import type { ObjectStore } from './store.js';
 import type { Json } from './types.js';
+import type { TokenIssuer } from './tokens/token-request.js';
 
 export interface RequestRecord {
   method: string;
@@ -59,6 +60,8 @@ export interface HandlerDeps {
   kubeletTls(): KubeletClientTls;
   metrics: MetricsApi;
   reviewed(r: ReviewRecord): void;
+  tokenIssuer: TokenIssuer;
+  serviceAccountAdmission: boolean;
 }
 
 /** One request through the chain kube-apiserver applies: authn, faults, authz, then discovery or REST. */
@@ -99,7 +102,7 @@ export async function handleRequest(deps: HandlerDeps, req: Req, res: Res): Prom
     if (failure) throw failure;
     const info = parseRequest(method, req.url ?? '/');
     record.verb = info.kind === 'resource' ? info.verb : method.toLowerCase();
-    const denied = authorize(user, info, deps.grants);
+    const denied = authorize(user, info, deps.grants, deps.store);
     if (denied) throw denied;
     if (info.kind === 'unknown-resource') throw pathNotFound();
     if (info.kind === 'resource' && info.rt.group === 'metrics.k8s.io') {
@@ -120,7 +123,7 @@ export async function handleRequest(deps: HandlerDeps, req: Req, res: Res): Prom
         deps.reviewed({ kind: 'TokenReview', by: user.name, spec: {}, allowed: (review.status as JsonObject).authenticated === true });
         return reply(201, review);
       }
-      const { review, allowed } = subjectAccessReview(body, deps.grants);
+      const { review, allowed } = subjectAccessReview(body, deps.grants, deps.store);
       deps.reviewed({ kind: 'SubjectAccessReview', by: user.name, spec: review.spec as JsonObject, allowed });
       return reply(201, review);
     }
@@ -144,7 +147,7 @@ export async function handleRequest(deps: HandlerDeps, req: Req, res: Res): Prom
       res.end(r.body);
       return;
     }
-    const result = dispatchResource({ store: deps.store, user, req: info, rawBody: rawBody.toString('utf8'), rawBytes: rawBody, contentType, accept, res, chaos: deps.chaos }, (end) => {
+    const result = dispatchResource({ store: deps.store, user, req: info, rawBody: rawBody.toString('utf8'), rawBytes: rawBody, contentType, accept, res, chaos: deps.chaos, tokenIssuer: deps.tokenIssuer, serviceAccountAdmission: deps.serviceAccountAdmission }, (end) => {
       record.status = 200;
       return deps.watches(end);
     });
@@ -189,7 +192,7 @@ export async function handleUpgrade(deps: HandlerDeps, req: IncomingMessage, soc
     const info = parseRequest(method, req.url ?? '/');
     if (info.kind !== 'resource' || info.rt.resource !== 'pods' || !['exec', 'attach', 'portforward'].includes(info.subresource)) throw badRequest('this path does not accept an upgrade');
     record.verb = info.verb;
-    const denied = authorize(user, info, deps.grants);
+    const denied = authorize(user, info, deps.grants, deps.store);
     if (denied) throw denied;
     const target = kubeletStreamUrl(deps.store, info);
     const proxied = await proxyPodStream(target, deps.kubeletTls(), req, socket, head);

@@ -1,4 +1,5 @@
 import { nodeIdentity, type UserInfo } from './authn.js';
+import { admitNodeTokenRequest } from './node-restriction-token.js';
 import type { ResourceType } from './resources.js';
 import { ApiError, forbidden } from './status.js';
 import type { ObjectStore } from './store.js';
@@ -48,6 +49,8 @@ export function admitNodeRequest(a: AdmissionAttributes, store: ObjectStore): Ap
     return deny(`unexpected pod subresource "${a.subresource}", only 'status' and 'eviction' are allowed`);
   }
   if (a.rt.group === '' && a.rt.resource === 'nodes') return admitNode(a, nodeName, deny);
+  if (a.rt.group === '' && a.rt.resource === 'serviceaccounts' && a.op === 'CREATE' && a.subresource === 'token')
+    return admitNodeTokenRequest(nodeName, a.namespace, a.object, store, deny, listerNotFound);
   if (a.rt.group === 'coordination.k8s.io' && a.rt.resource === 'leases') {
     if (a.namespace !== 'kube-node-lease') return deny('can only access leases in the "kube-node-lease" system namespace');
     const leaseName = a.op === 'CREATE' ? str(a.object?.metadata.name) : a.name;

@@ -51,6 +51,8 @@ const SCHEMAS: Record<string, Record<string, ListStrategy>> = {
     'status.addresses': { mergeKey: 'type' },
   },
   namespaces: { ...META, 'status.conditions': { mergeKey: 'type' } },
+  services: { ...META, 'spec.ports': { mergeKey: 'port' }, 'status.conditions': { mergeKey: 'type' } },
+  serviceaccounts: { ...META, secrets: { mergeKey: 'name' }, imagePullSecrets: { mergeKey: 'name' } },
 };
 
 const SET_ORDER = '$setElementOrder/';

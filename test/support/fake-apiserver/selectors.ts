@@ -83,6 +83,7 @@ const FIELDS_BY_RESOURCE: Record<string, Record<string, FieldGetter>> = {
     'status.podIP': (o) => str(obj(o.status).podIP),
     'status.nominatedNodeName': (o) => str(obj(o.status).nominatedNodeName),
   },
+  secrets: { type: (o) => str(o.type) },
   nodes: { 'spec.unschedulable': (o) => String(obj(o.spec).unschedulable === true) },
   namespaces: { 'status.phase': (o) => str(obj(o.status).phase) },
   'certificatesigningrequests.certificates.k8s.io': { 'spec.signerName': (o) => str(obj(o.spec).signerName) },

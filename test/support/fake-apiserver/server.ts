@@ -20,6 +20,9 @@ import { MetricsApi } from './metrics-api.js';
 import type { ReviewRecord } from './reviews.js';
 import type { Req, Res } from './http.js';
 import { writeKubeconfigFile } from './kubeconfig.js';
+import { ClusterObjectControllers } from './core-objects/cluster-objects.js';
+import { prepareCoreForCreate } from './core-objects/core-strategy.js';
+import { TokenIssuer, type IssuedToken, type TokenSettings } from './tokens/token-request.js';
 import { createPki, type KeyPair, type Pki } from './pki.js';
 import { byKey, INITIAL_NAMESPACES, RESOURCES } from './resources.js';
 import { ObjectStore } from './store.js';
@@ -27,6 +30,7 @@ import { prepareForCreate } from './strategy.js';
 import { deepCopy, type KObject } from './types.js';
 
 export type { RequestRecord } from './handle-request.js';
+export type { IssuedToken } from './tokens/token-request.js';
 
 export interface StartOptions {
   port?: number;
@@ -80,6 +84,9 @@ export class FakeApiServer {
   private readonly signer: CsrSigner;
   private readonly approver = new CsrApprover(this.store);
   private readonly tokens: TokenTable = new Map();
+  private readonly tokenIssuer = new TokenIssuer(this.store, this.tokens);
+  private saAdmission = false;
+  private readonly controllers = new ClusterObjectControllers(this.store, { caPem: () => this.pki.caPem, targetPort: 6443 });
   private server: Http2SecureServer | HttpsServer | undefined;
   private readonly http2: boolean;
   private readonly sockets = new Set<Socket>();
@@ -199,6 +206,34 @@ export class FakeApiServer {
     return this.writeKubeconfig(path, ADMIN.user, ADMIN.groups, opts);
   }
 
+  /** Tokens TokenRequest issued, in order: all, or those bound to the pod with this UID. */
+  issuedTokens(podUid?: string): readonly IssuedToken[] {
+    return podUid === undefined ? [...this.tokenIssuer.issued] : this.tokenIssuer.forPod(podUid);
+  }
+  /**
+   * The ServiceAccount admission plugin on pod creates through the API (off by default, so that tests
+   * that write pods without a service account keep them as written): `default` filled in, the
+   * kube-api-access-* volume and its mounts added, a missing account refused.
+   */
+  serviceAccountAdmission(on: boolean): void {
+    this.saAdmission = on;
+  }
+  /**
+   * Token lifetimes for tests of renewal: a lower floor than the real 600 s, and a cap as
+   * --service-account-max-token-expiration gives (a capped request is not extended, status says the cap).
+   */
+  configureTokens(settings: Partial<TokenSettings>): void {
+    this.tokenIssuer.settings = { ...this.tokenIssuer.settings, ...settings };
+  }
+  /** How many tokens were issued bound to the pod with this UID. */
+  tokensIssued(podUid: string): number {
+    return this.tokenIssuer.forPod(podUid).length;
+  }
+  /** The public key service account tokens are signed with (ES256), as --service-account-key-file would hold it. */
+  get serviceAccountPublicKeyPem(): string {
+    return this.tokenIssuer.key.publicKeyPem;
+  }
+
   // ---- chaos controls ----
   setLatency(ms: number): void {
     this.chaos.latencyMs = ms;
@@ -254,7 +289,9 @@ export class FakeApiServer {
   /** Creates an object bypassing authn/admission (test setup), defaulted as a create would. */
   seedObject(resource: string, o: KObject): KObject {
     const rt = byKey(storageKeyOf(resource));
-    return this.store.put(rt.storageKey, prepareForCreate(rt, deepCopy(o)), 'ADDED');
+    const prepared = prepareForCreate(rt, deepCopy(o));
+    prepareCoreForCreate(rt, prepared, this.store);
+    return this.store.put(rt.storageKey, prepared, 'ADDED');
   }
 
   // ---- lifecycle ----
@@ -323,6 +360,7 @@ export class FakeApiServer {
   async dispose(): Promise<void> {
     await this.stop();
     this.gc.close();
+    this.controllers.close();
     this.signer.close();
     this.approver.close();
     if (this.ownsDir) rmSync(this.dir, { recursive: true, force: true });
@@ -347,6 +385,8 @@ export class FakeApiServer {
         return () => this.watches.delete(end);
       },
       grants: this.grants,
+      tokenIssuer: this.tokenIssuer,
+      serviceAccountAdmission: this.saAdmission,
       kubeletTls: () => this.kubeletTls(),
       metrics: this.metricsApi,
       reviewed: (r) => {

@@ -1,4 +1,5 @@
 import { isCsr, validateCsr } from './certificates/csr-strategy.js';
+import { isService, validateCore } from './core-objects/core-strategy.js';
 import type { ResourceType } from './resources.js';
 import { invalid, type ApiError, type FieldCause } from './status.js';
 import { arr, obj, str, type KObject } from './types.js';
@@ -8,6 +9,9 @@ const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 const SUBDOMAIN_MSG =
   "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+const DNS1035_MSG =
+  "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
 const LABEL_MSG =
   "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
 
@@ -19,7 +23,11 @@ function badValue(field: string, value: string, why: string): FieldCause {
   return { type: 'FieldValueInvalid', field, detail: `Invalid value: ${JSON.stringify(value)}: ${why}` };
 }
 
-function checkName(name: string, field: string, label: boolean): FieldCause[] {
+function checkName(name: string, field: string, label: boolean | 'dns1035'): FieldCause[] {
+  if (label === 'dns1035') {
+    if (name.length > 63) return [badValue(field, name, 'must be no more than 63 characters')];
+    return DNS1035_LABEL.test(name) ? [] : [badValue(field, name, DNS1035_MSG)];
+  }
   if (label) {
     if (name.length > 63) return [badValue(field, name, 'must be no more than 63 characters')];
     return DNS1123_LABEL.test(name) ? [] : [badValue(field, name, LABEL_MSG)];
@@ -54,13 +62,14 @@ function validatePodSpec(spec: KObject['spec']): FieldCause[] {
 }
 
 /** The subset of ValidateObjectMeta and per-kind validation the fake enforces; throws 422 Invalid. */
-export function validateObject(rt: ResourceType, o: KObject): void {
+export function validateObject(rt: ResourceType, o: KObject, found: FieldCause[] = []): void {
   const name = str(o.metadata.name);
   const causes: FieldCause[] = [];
   if (!name) causes.push(required('metadata.name', 'name or generateName is required'));
   // "We don't care what you call your certificate requests": the kubelet's node-csr-<base64url> has capitals.
-  else if (!isCsr(rt)) causes.push(...checkName(name, 'metadata.name', rt.resource === 'namespaces'));
+  else if (!isCsr(rt)) causes.push(...checkName(name, 'metadata.name', isService(rt) ? 'dns1035' : rt.resource === 'namespaces'));
   if (rt.resource === 'pods' && rt.group === '') causes.push(...validatePodSpec(o.spec));
+  causes.push(...validateCore(rt, o), ...found);
   if (causes.length > 0) throw invalid(rt, name, causes);
   if (isCsr(rt)) validateCsr(rt, o);
 }

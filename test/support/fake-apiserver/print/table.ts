@@ -2,10 +2,12 @@ import type { ResourceType } from '../resources.js';
 import { meta, obj, str, type Json, type JsonObject, type KObject } from '../types.js';
 import { AGE_COLUMN, NAME_COLUMN, col, columnJson, type Column } from './columns.js';
 import { since } from './human-duration.js';
+import { CONFIGMAP_COLUMNS, configMapCells, SECRET_COLUMNS, secretCells, SERVICE_ACCOUNT_COLUMNS, serviceAccountCells } from './config-rows.js';
 import { CSR_COLUMNS, csrCells } from './csr-row.js';
 import { EVENT_COLUMNS, eventCells } from './event-row.js';
 import { NODE_COLUMNS, nodeCells } from './node-row.js';
 import { POD_COLUMNS, podCells } from './pod-row.js';
+import { SERVICE_COLUMNS, serviceCells } from './service-row.js';
 
 interface Printer {
   columns: Column[];
@@ -21,6 +23,10 @@ const PRINTERS: Record<string, Printer> = {
   pods: { columns: POD_COLUMNS, cells: podCells },
   nodes: { columns: NODE_COLUMNS, cells: nodeCells },
   events: { columns: EVENT_COLUMNS, cells: eventCells },
+  configmaps: { columns: CONFIGMAP_COLUMNS, cells: configMapCells },
+  secrets: { columns: SECRET_COLUMNS, cells: secretCells },
+  services: { columns: SERVICE_COLUMNS, cells: serviceCells },
+  serviceaccounts: { columns: SERVICE_ACCOUNT_COLUMNS, cells: serviceAccountCells },
   namespaces: {
     columns: [NAME_COLUMN, col('Status', 'The namespace phase.'), AGE_COLUMN],
     cells: (o) => [meta(o).name, str(obj(o.status).phase), since(str(o.metadata.creationTimestamp))],

@@ -6,6 +6,7 @@ import type { ResourceRequest } from '../request-info.js';
 import type { ObjectStore } from '../store.js';
 import type { Chaos } from '../chaos.js';
 import type { Json } from '../types.js';
+import type { TokenIssuer } from '../tokens/token-request.js';
 
 /** One authenticated, authorized resource request on its way through the REST layer. */
 export interface RestContext {
@@ -21,6 +22,10 @@ export interface RestContext {
   res: Res;
   /** Faults asked of watch streams (optional: only the server's request handler sets it). */
   chaos?: Pick<Chaos, 'watchFault' | 'hugeLineBytes' | 'hugeLineBytesSent'>;
+  /** serviceaccounts/<name>/token (optional: only the server's request handler sets it). */
+  tokenIssuer?: Pick<TokenIssuer, 'create'>;
+  /** Run the ServiceAccount admission plugin on pod creates (off unless the server was asked). */
+  serviceAccountAdmission?: boolean;
 }
 
 export interface Reply {

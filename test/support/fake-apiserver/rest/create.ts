@@ -3,6 +3,8 @@ import { admitNodeRequest } from '../node-restriction.js';
 import { apiVersionOf } from '../resources.js';
 import { alreadyExists, ApiError, badRequest } from '../status.js';
 import { isCsr, prepareCsrForCreate } from '../certificates/csr-strategy.js';
+import { prepareCoreForCreate } from '../core-objects/core-strategy.js';
+import { admitServiceAccount } from '../core-objects/service-account-admission.js';
 import { prepareForCreate } from '../strategy.js';
 import { isObject, str, type KObject } from '../types.js';
 import { validateObject } from '../validation.js';
@@ -54,8 +56,13 @@ export function createObject(ctx: RestContext): Reply {
   );
   if (denied) throw denied;
   const prepared = prepareForCreate(rt, o);
+  if (ctx.serviceAccountAdmission && rt.group === '' && rt.resource === 'pods') {
+    const refused = admitServiceAccount(prepared, ctx.store);
+    if (refused) throw refused;
+  }
   if (isCsr(rt)) prepareCsrForCreate(prepared, ctx.user);
-  validateObject(rt, prepared);
+  const causes = prepareCoreForCreate(rt, prepared, ctx.store);
+  validateObject(rt, prepared, causes);
   // etcd3's Create refuses it with a plain error, which the server turns into a reason-less 500.
   if (str(o.metadata.resourceVersion)) throw new ApiError(500, '', 'resourceVersion should not be set on objects to be created');
   if (ctx.store.get(rt.storageKey, ctx.req.namespace, name)) throw alreadyExists(rt, name);

@@ -1,5 +1,7 @@
 import { badRequest, methodNotAllowed, pathNotFound } from '../status.js';
-import type { Reply, RestContext } from './context.js';
+import { admitNodeRequest } from '../node-restriction.js';
+import { isObject, type KObject } from '../types.js';
+import { parseBody, type Reply, type RestContext } from './context.js';
 import { createObject } from './create.js';
 import { deleteCollection, deleteObject } from './delete.js';
 import { patchObject } from './patch.js';
@@ -16,6 +18,12 @@ export function dispatchResource(ctx: RestContext, watches: WatchRegistry): Repl
   if (subresource && !rt.subresources.includes(subresource)) throw pathNotFound();
   // Loud rather than wrong: a dry run here would persist.
   if (ctx.req.query.has('dryRun')) throw badRequest('dryRun is not implemented by the fake API server');
+  if (subresource === 'token' && rt.resource === 'serviceaccounts') {
+    if (verb !== 'create' || !ctx.tokenIssuer) throw methodNotAllowed();
+    const denied = admitNodeRequest({ user: ctx.user, op: 'CREATE', rt, subresource, namespace: ctx.req.namespace, name: ctx.req.name, object: tokenRequestBody(ctx) }, ctx.store);
+    if (denied) throw denied;
+    return ctx.tokenIssuer.create(ctx);
+  }
   if (subresource && !['get', 'update', 'patch'].includes(verb)) throw methodNotAllowed();
   switch (verb) {
     case 'get':
@@ -36,4 +44,10 @@ export function dispatchResource(ctx: RestContext, watches: WatchRegistry): Repl
     case 'deletecollection':
       return deleteCollection(ctx);
   }
+}
+
+/** The TokenRequest as admission sees it (the registry parses it again). */
+function tokenRequestBody(ctx: RestContext): KObject {
+  const body = parseBody(ctx);
+  return isObject(body) ? ({ ...body, metadata: isObject(body.metadata) ? body.metadata : {} } as KObject) : { metadata: {} };
 }

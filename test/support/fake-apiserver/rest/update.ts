@@ -1,6 +1,7 @@
 import { admitNodeRequest } from '../node-restriction.js';
 import { badRequest, conflict, MODIFIED_CONFLICT, notFound } from '../status.js';
 import { isCsr, validateCsrUpdate } from '../certificates/csr-strategy.js';
+import { prepareCoreForUpdate } from '../core-objects/core-strategy.js';
 import { prepareForUpdate } from '../strategy.js';
 import { jsonEqual, meta, str, type JsonObject, type KObject } from '../types.js';
 import { validateMetaUpdate, validateObject } from '../validation.js';
@@ -26,7 +27,7 @@ export function commitUpdate(ctx: RestContext, proposed: KObject, current: KObje
   if (metaErr) throw metaErr;
   const next = prepareForUpdate(rt, proposed, current, subresource);
   next.metadata.resourceVersion = current.metadata.resourceVersion;
-  validateObject(rt, next);
+  validateObject(rt, next, prepareCoreForUpdate(rt, next, current));
   const csrErr = isCsr(rt) ? validateCsrUpdate(rt, next, current, subresource) : undefined;
   if (csrErr) throw csrErr;
   const denied = admitNodeRequest({ user: ctx.user, op: 'UPDATE', rt, subresource, namespace, name, object: next, oldObject: current }, ctx.store);
