@@ -88,6 +88,11 @@ export interface ApiSide {
   state(): { connected: boolean; lastContact?: Date };
   /** The connection with the node's identity, once there is one (for the kubelet API's reviews and serving certificate). */
   connection(): ClusterConnection | undefined;
+  /**
+   * POSTs on the node's own client (its one HTTP/2 connection), once connected: the kubelet API's
+   * TokenReviews and SubjectAccessReviews go there rather than over a connection of their own.
+   */
+  sharedClient(): Pick<ApiClient, 'create'> | undefined;
   /** Resolves when there is one (never rejects; stays pending when stopped first). */
   readonly connectionReady: Promise<ClusterConnection>;
   /**
@@ -104,6 +109,8 @@ export interface ApiSide {
 /** The parts that run on one connection. */
 interface ConnectedParts {
   readonly recorder: EventRecorder;
+  /** The node's one client: the kubelet API's reviews share its connection. */
+  readonly client: ApiClient;
   /** A pod worker removed everything of the pod. */
   podRemoved(uid: string): void;
   state(): { connected: boolean; lastContact?: Date };
@@ -182,6 +189,7 @@ export function startApiSide(opts: ApiSideOptions): ApiSide {
     observer: { podEvent: recordPodEvent, podRemoved: (uid) => parts?.podRemoved(uid) },
     state: () => parts?.state() ?? { connected: false },
     connection: () => connection,
+    sharedClient: () => parts?.client,
     connectionReady: creds.ready,
     flush: (podUids, timeoutMs) => parts?.flush(podUids, timeoutMs) ?? Promise.resolve(),
     podObjects,
@@ -379,6 +387,7 @@ function connect(opts: ApiSideOptions, connection: ClusterConnection, logger: Lo
   let stopped: Promise<void> | undefined;
   return {
     recorder: events,
+    client,
     flush: async (podUids, timeoutMs) => {
       const deadline = Date.now() + timeoutMs;
       syncNode();

@@ -1,6 +1,7 @@
 // Builds the kubelet API from the agent's settings: the serving certificate, the authenticator and
 // authorizer the configuration asks for, the routes, and the HTTPS listener. Nothing here holds
 // pod state: it reads the status manager's entries and asks the runtime.
+import type { ApiClient } from '../../apiserver/client.js';
 import type { ClusterConnection } from '../../apiserver/kubeconfig.js';
 import type { BootletOptions } from '../../cli/options.js';
 import type { Logger } from '../../log/logger.js';
@@ -20,6 +21,8 @@ import { startKubeletServer, type RunningKubeletServer } from './kubelet-server.
 
 export interface ApiCredentials {
   connection(): ClusterConnection | undefined;
+  /** The API side's client once connected; reviews share its connection. */
+  sharedClient?(): Pick<ApiClient, 'create'> | undefined;
   readonly connectionReady: Promise<ClusterConnection>;
 }
 
@@ -54,7 +57,10 @@ export function startKubeletApi(o: BootletOptions, d: KubeletApiDeps): RunningKu
     logger.info('The kubelet API is off (enableServer: false)');
     return undefined;
   }
-  const reviews = new NodeReviewClient(() => d.api?.connection());
+  const reviews = new NodeReviewClient(
+    () => d.api?.connection(),
+    () => d.api?.sharedClient?.(),
+  );
   const tokens = o.authenticationTokenWebhook ? new TokenReviewAuthenticator(reviews, o.authenticationTokenWebhookCacheTTLMs) : undefined;
   const authorizer: Authorizer =
     o.authorizationMode === 'AlwaysAllow'

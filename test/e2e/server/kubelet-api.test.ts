@@ -236,6 +236,12 @@ describe('authentication and authorization of the kubelet API', () => {
     const logs = await httpsGet(`${base}/containerLogs/kube-system/${WEB}/main`, { token: 'reader-token' });
     expect(logs.status).toBe(200);
     expect(api.reviews.some((x) => x.kind === 'TokenReview' && x.allowed)).toBe(true);
+    // The reviews went over the node's one connection, the one its lease and statuses use (issue 20).
+    const byNode = api.requests.filter((r) => r.user === `system:node:${NODE}`);
+    const reviewConnections = new Set(byNode.filter((r) => r.path.endsWith('reviews')).map((r) => r.connection));
+    const leaseConnections = new Set(byNode.filter((r) => r.path.includes('/leases/')).map((r) => r.connection));
+    expect(reviewConnections.size).toBeGreaterThan(0);
+    expect([...reviewConnections].every((c) => leaseConnections.has(c))).toBe(true);
   });
 
   it('parses paths strictly and validates queries: 404 for unknown pods and containers, 400/422 for bad values', async () => {
