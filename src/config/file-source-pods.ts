@@ -108,7 +108,7 @@ export class FileSourcePods {
     const pod = this.desired.podOfFile(file);
     if (this.closed || !pod || pod.computedUid !== undefined || pod.uid !== computedUid || this.desired.isLosing(file)) return false;
     if (!POD_UID.test(runtimeUid) || runtimeUid === computedUid) return false;
-    if (this.desired.files().some((f) => this.desired.podOfFile(f)?.uid === runtimeUid)) return false;
+    if (this.desired.hasUid(runtimeUid)) return false;
     this.aliases.set(file, { computedUid, runtimeUid });
     this.desired.putFile(withAdoptedUid(pod, runtimeUid));
     this.log.v(2).info('Static pod takes the UID of the running pod a kubelet started from the same manifest', { pod: pod.key, uid: runtimeUid, computedUID: computedUid, file });
