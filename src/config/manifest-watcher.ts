@@ -11,7 +11,7 @@
 // own watch already names each entry created, written, renamed or removed in it; a change to a
 // symlink's target is left to the periodic scan, as the kubelet leaves it to its 20 s relist.
 import { watch as watchPath, type FSWatcher } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename } from 'node:path';
 import type { Logger } from '../log/logger';
 import { errorMessage } from '../util/error-message';
 import { ignoredNameReason } from './ignore';
@@ -89,8 +89,9 @@ export class ManifestWatcher {
     if (!name) return this.opts.onDirectory();
     // The directory's own removal or rename is told under its own name: the watch may be dead.
     if (event === 'rename' && name === basename(dir)) this.opts.onDirectory();
-    const file = join(dir, name);
-    if (dirname(file) !== dir) return;
+    // The kernel names an entry of the directory, never a path: no need to normalise one per event.
+    if (name.includes('/')) return;
+    const file = dir.endsWith('/') ? dir + name : `${dir}/${name}`;
     if (this.only !== undefined && file !== this.only) return;
     const reason = ignoredNameReason(file);
     if (reason !== undefined) return this.opts.onIgnored(file, reason);

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_IMAGES } from '../../../dev/images.js';
 import type { RunningAgent } from '../../support/agent.js';
-import { countLines, pollHealthz, sampleRss, watchCri } from '../../support/flood-watch.js';
+import { countLines, pollHealthz, quantileMs, sampleRss, startControlServer, watchCri } from '../../support/flood-watch.js';
 import { freePorts } from '../../support/ports.js';
 import { waitFor } from '../../support/wait.js';
 import { useAgentHarness } from './harness.js';
@@ -16,12 +16,15 @@ const PODS = 2000;
 /** The agent's DEFAULT_MAX_CONCURRENT_STARTS (src/podworkers/pod-workers.ts). */
 const START_LIMIT = 8;
 /**
- * A 50 ms poll of /healthz answers in a few ms on an idle agent. The agent before this test
- * stalled 2.6 s (p99 686 ms) from outside, 3-6.7 s in this test on a loaded shared 2-core machine.
- * The aim is 1 s; the removal of 2,000 pods at once still stalls up to 1.5 s here (2,000 workers
- * terminating together), so the bound is 2 s until that is spread out too.
+ * /healthz polled every 50 ms from outside, while 2,000 pods are removed at once: the answer time
+ * at p99 may exceed what a bare HTTP server polled beside it at the same time takes (the machine's
+ * load, this process's own pauses) by at most this much. Before: p99 573-679 ms, up to 1.9 s, on a
+ * machine shared by others (the config's difference over every file at each flush, chokidar's work
+ * per event, 2,000 REMOVEs told and logged in one turn). After: see the summary line this test prints.
  */
-const HEALTHZ_BOUND_MS = 2000;
+const HEALTHZ_P99_EXCESS_MS = 200;
+/** The slowest single answer of the whole flood, beyond the bare server's slowest at the same time. */
+const HEALTHZ_MAX_EXCESS_MS = 1000;
 /** Idle, the agent holds ~85 MiB; before this test it went to 243-401 MiB under this flood, now ~205. */
 const RSS_BOUND_MIB = 250;
 
@@ -29,6 +32,8 @@ const h = useAgentHarness('flood', NODE, { extraArgs: ['--v=0'] });
 const names = Array.from({ length: PODS }, (_, i) => `flood-${i}`);
 let agent: RunningAgent;
 let healthzPort: number;
+let controlPort: number;
+let control: { stop(): Promise<void> } | undefined;
 
 const manifest = (name: string): string => `apiVersion: v1
 kind: Pod
@@ -43,12 +48,14 @@ spec:
 `;
 
 beforeAll(async () => {
-  [healthzPort] = await freePorts(1);
+  [healthzPort, controlPort] = await freePorts(2);
+  control = await startControlServer(controlPort);
   agent = h.launch({ healthzPort });
   await agent.waitForLog((r) => r.msg === 'Manifests read, adopting running pods', 'agent ready', 60_000);
 });
 
 afterAll(async () => {
+  await control?.stop();
   // Whatever happened, no manifest stays behind to keep pods running on the shared containerd.
   await Promise.all(names.map((n) => fs.rm(path.join(h.manifests, `${n}.yaml`), { force: true })));
 });
@@ -58,6 +65,7 @@ describe('a flood of manifests', () => {
     const accepted = countLines(agent.lines, '"msg":"Static pod manifest accepted"');
     const removed = countLines(agent.lines, '"msg":"Static pod removed from desired set"');
     const healthz = pollHealthz(healthzPort, 50);
+    const bare = pollHealthz(controlPort, 50);
     const rss = sampleRss(agent.proc.pid!, 100);
     const cri = watchCri(h.cri().runtime, 'flood-', 100);
     const t0 = performance.now();
@@ -80,6 +88,7 @@ describe('a flood of manifests', () => {
       const startingAtMost = cri.maxStarting();
       const startedBeforeRemoval = cri.firstSeen.size;
 
+      const removalStart = performance.now();
       // 50 at a time too: 2,000 removals at once stalled this process, and with it its /healthz poll.
       for (let i = 0; i < PODS; i += 50) await Promise.all(names.slice(i, i + 50).map((n) => fs.rm(path.join(h.manifests, `${n}.yaml`))));
       mark('files removed');
@@ -90,7 +99,7 @@ describe('a flood of manifests', () => {
       const removedAt = performance.now();
       mark('removals seen');
       await waitFor(async () => (await cri.fresh(), cri.sandboxes() === 0), { timeoutMs: 60_000, intervalMs: 200, what: `every flood sandbox removed (left ${cri.sandboxes()})` });
-      await healthz.stop();
+      await Promise.all([healthz.stop(), bare.stop()]);
       rss.stop();
 
       const slowest = Math.max(...healthz.times);
@@ -100,16 +109,21 @@ describe('a flood of manifests', () => {
         .map((ms, i) => ({ ms: Math.round(ms), at: Math.round(healthz.startedAt[i]! - t0) }))
         .sort((a, b) => b.ms - a.ms)
         .slice(0, 5);
-      const summary = { marks, slow, slowest, polls: healthz.times.length, rssPeak: rss.peak(), startingAtMost, startedBeforeRemoval, madeAfterRemoval };
+      const removal = { p50: quantileMs(healthz, 0.5, removalStart), p99: quantileMs(healthz, 0.99, removalStart), max: quantileMs(healthz, 1, removalStart) };
+      const bareRemoval = { p50: quantileMs(bare, 0.5, removalStart), p99: quantileMs(bare, 0.99, removalStart), max: quantileMs(bare, 1, removalStart) };
+      const adding = { p99: quantileMs(healthz, 0.99, 0, removalStart), bareP99: quantileMs(bare, 0.99, 0, removalStart) };
+      const summary = { marks, removal, bareRemoval, adding, slow, slowest: Math.round(slowest), bareSlowest: Math.round(Math.max(...bare.times)), polls: healthz.times.length, rssPeak: Math.round(rss.peak()), startingAtMost, startedBeforeRemoval, madeAfterRemoval };
+      console.log(`flood summary ${JSON.stringify(summary)}`);
       expect(healthz.failures, JSON.stringify(summary)).toEqual([]);
-      expect(slowest, JSON.stringify(summary)).toBeLessThan(HEALTHZ_BOUND_MS);
+      expect(removal.p99, JSON.stringify(summary)).toBeLessThan(bareRemoval.p99 + HEALTHZ_P99_EXCESS_MS);
+      expect(slowest, JSON.stringify(summary)).toBeLessThan(Math.max(...bare.times) + HEALTHZ_MAX_EXCESS_MS);
       expect(rss.peak(), JSON.stringify(summary)).toBeLessThan(RSS_BOUND_MIB);
       expect(startingAtMost, JSON.stringify(summary)).toBeLessThanOrEqual(START_LIMIT);
       // Most were removed before their turn came.
       expect(startedBeforeRemoval, JSON.stringify(summary)).toBeLessThan(PODS / 2);
       expect(madeAfterRemoval, JSON.stringify(summary)).toBeLessThanOrEqual(START_LIMIT);
     } finally {
-      await healthz.stop();
+      await Promise.all([healthz.stop(), bare.stop()]);
       rss.stop();
       await cri.stop();
     }
