@@ -170,3 +170,11 @@ export function quantileMs(poll: { readonly times: readonly number[]; readonly s
   const xs = poll.times.filter((_, i) => poll.startedAt[i]! >= from && poll.startedAt[i]! < to).sort((a, b) => a - b);
   return Math.round(xs[Math.max(0, Math.ceil(q * xs.length) - 1)] ?? 0);
 }
+
+/** CPU time (user + system) `pid` has used so far, in ms (/proc/<pid>/stat, at 100 ticks a second). */
+export function cpuMsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The command name (field 2) may hold spaces: count fields from after its closing parenthesis.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}

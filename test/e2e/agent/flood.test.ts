@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_IMAGES } from '../../../dev/images.js';
 import type { RunningAgent } from '../../support/agent.js';
-import { countLines, pollHealthz, quantileMs, sampleRss, startControlServer, watchCri } from '../../support/flood-watch.js';
+import { countLines, cpuMsOf, pollHealthz, quantileMs, sampleRss, startControlServer, watchCri } from '../../support/flood-watch.js';
 import { freePorts } from '../../support/ports.js';
 import { waitFor } from '../../support/wait.js';
 import { useAgentHarness } from './harness.js';
@@ -21,9 +21,10 @@ const START_LIMIT = 8;
  * same window). On a quiet machine (the bare server's p99 under QUIET_BARE_P99_MS) the agent's p99
  * must stay under HEALTHZ_P99_MS, issue 20's target. On a machine loaded by others a CPU-bound agent
  * is descheduled for far longer than an idle server, so only the slowest answer's excess over the
- * bare server's slowest is asserted then, and the p99 is printed. Measured on a shared 2-core machine
- * at load 22-37, removal p99 (= max here): 924-4069 ms before this test's fixes, 722-2285 ms after;
- * the removal itself took 6.3-7.9 s before, 1.8-3.0 s after.
+ * bare server's slowest is asserted then, and the p99 is printed. Measured back to back on a shared
+ * 2-core machine at load 17-44 (agent CPU in the removal / removal p99 / slowest answer of the flood):
+ * before this test's fixes 3.6-4.7 s / 924-4069 ms / up to 5.5 s, after 1.5-3.2 s / 722-1781 ms / up
+ * to 1.8 s. No quiet moment came in that session to measure the 200 ms target itself.
  */
 const HEALTHZ_P99_MS = 200;
 const QUIET_BARE_P99_MS = 50;
@@ -72,6 +73,7 @@ describe('a flood of manifests', () => {
     const rss = sampleRss(agent.proc.pid!, 100);
     const cri = watchCri(h.cri().runtime, 'flood-', 100);
     const t0 = performance.now();
+    const cpu0 = cpuMsOf(agent.proc.pid!);
     const marks: Record<string, number> = {};
     const mark = (what: string): void => void (marks[what] = Math.round(performance.now() - t0));
     try {
@@ -92,6 +94,7 @@ describe('a flood of manifests', () => {
       const startedBeforeRemoval = cri.firstSeen.size;
 
       const removalStart = performance.now();
+      const cpuAtRemoval = cpuMsOf(agent.proc.pid!);
       // 50 at a time too: 2,000 removals at once stalled this process, and with it its /healthz poll.
       for (let i = 0; i < PODS; i += 50) await Promise.all(names.slice(i, i + 50).map((n) => fs.rm(path.join(h.manifests, `${n}.yaml`))));
       mark('files removed');
@@ -102,6 +105,7 @@ describe('a flood of manifests', () => {
       const removedAt = performance.now();
       mark('removals seen');
       await waitFor(async () => (await cri.fresh(), cri.sandboxes() === 0), { timeoutMs: 60_000, intervalMs: 200, what: `every flood sandbox removed (left ${cri.sandboxes()})` });
+      const cpuAtEnd = cpuMsOf(agent.proc.pid!);
       await Promise.all([healthz.stop(), bare.stop()]);
       rss.stop();
 
@@ -115,7 +119,7 @@ describe('a flood of manifests', () => {
       const removal = { p50: quantileMs(healthz, 0.5, removalStart), p99: quantileMs(healthz, 0.99, removalStart), max: quantileMs(healthz, 1, removalStart) };
       const bareRemoval = { p50: quantileMs(bare, 0.5, removalStart), p99: quantileMs(bare, 0.99, removalStart), max: quantileMs(bare, 1, removalStart) };
       const adding = { p99: quantileMs(healthz, 0.99, 0, removalStart), bareP99: quantileMs(bare, 0.99, 0, removalStart) };
-      const summary = { marks, removal, bareRemoval, adding, slow, slowest: Math.round(slowest), bareSlowest: Math.round(Math.max(...bare.times)), polls: healthz.times.length, rssPeak: Math.round(rss.peak()), startingAtMost, startedBeforeRemoval, madeAfterRemoval };
+      const summary = { marks, agentCpuMs: { adding: cpuAtRemoval - cpu0, removal: cpuAtEnd - cpuAtRemoval }, removal, bareRemoval, adding, slow, slowest: Math.round(slowest), bareSlowest: Math.round(Math.max(...bare.times)), polls: healthz.times.length, rssPeak: Math.round(rss.peak()), startingAtMost, startedBeforeRemoval, madeAfterRemoval };
       console.log(`flood summary ${JSON.stringify(summary)}`);
       expect(healthz.failures, JSON.stringify(summary)).toEqual([]);
       if (bareRemoval.p99 < QUIET_BARE_P99_MS) expect(removal.p99, JSON.stringify(summary)).toBeLessThan(HEALTHZ_P99_MS);
