@@ -55,6 +55,9 @@ export interface FileSource {
  */
 const SCAN_CHUNK = 64;
 
+/** What a read finds when the stat before it found no file. */
+const MISSING = { kind: 'missing' } as const;
+
 /** A file still being written is looked at again after this long. */
 const CHANGING_RETRY_MS = 250;
 
@@ -103,9 +106,10 @@ export function startFileSource(opts: FileSourceOptions): FileSource {
       forget(file);
       return;
     }
-    if (await unchangedFiles.unchanged(file)) return;
+    const seen = await unchangedFiles.check(file);
+    if (seen === 'unchanged') return;
     const readStart = Date.now();
-    const r = await readManifestFile(file, { ...opts.read, ownOutput, lastWriteEventAt: watcher.watching ? () => watcher.lastWriteAt(file) : undefined });
+    const r = seen === 'missing' ? MISSING : await readManifestFile(file, { ...opts.read, ownOutput, lastWriteEventAt: watcher.watching ? () => watcher.lastWriteAt(file) : undefined });
     if (stopped) return;
     pods.holdForTurn();
     switch (r.kind) {

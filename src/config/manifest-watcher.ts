@@ -1,16 +1,23 @@
-// Watches the manifest directory (chokidar, inotify underneath) and only says "look at this name
-// again": what counts is always what is on disk when the file is read. It also keeps the time of
-// the last in-place write to each file, which tells the reader that a file may be half-written.
-// In single-file mode it watches the file's directory, so that a rename over the file is seen too.
-import { basename, dirname, join, resolve } from 'node:path';
-import { watch, type FSWatcher } from 'chokidar';
+// Watches the manifest directory (one inotify watch on the directory, through fs.watch) and only
+// says "look at this name again": what counts is always what is on disk when the file is read. It
+// also keeps the time of the last in-place write to each file, which tells the reader that a file
+// may be half-written. In single-file mode it watches the file's directory, so that a rename over
+// the file is seen too.
+//
+// Why not chokidar (used before): it put one more watch on every file, stat-ed every name it heard
+// of (a removed file's stat fails, and is handled as an error), normalised each path several times
+// and handed each event to every listener of its directory. In a flood of 2,000 files that was the
+// largest single piece of the agent's work, and the event loop was busy for seconds. The directory's
+// own watch already names each entry created, written, renamed or removed in it; a change to a
+// symlink's target is left to the periodic scan, as the kubelet leaves it to its 20 s relist.
+import { watch as watchPath, type FSWatcher } from 'node:fs';
+import { basename } from 'node:path';
 import type { Logger } from '../log/logger';
+import { errorMessage } from '../util/error-message';
 import { ignoredNameReason } from './ignore';
 
 /** Names whose last write time is kept (for the quiet-file check); far above any real directory. */
 const MAX_TRACKED_WRITES = 4096;
-/** A watch that never says it is in place must not hold up the scan that started it. */
-const READY_TIMEOUT_MS = 5_000;
 
 export interface ManifestWatcherOptions {
   readonly log: Logger;
@@ -31,8 +38,6 @@ export class ManifestWatcher {
   private only: string | undefined;
   /** Last in-place write event per file (raw inotify "change"): such a file may be half-written. */
   private readonly writes = new Map<string, number>();
-  /** Ends the wait for the watch being in place (a watch closed meanwhile never says so). */
-  private endReadyWait: (() => void) | undefined;
   private closed = false;
 
   constructor(private readonly opts: ManifestWatcherOptions) {}
@@ -56,59 +61,50 @@ export class ManifestWatcher {
     if (this.closed || (this.fsw && this.watchedDir === dir && this.watchedIno === ino)) return;
     await this.stop();
     if (this.closed) return;
+    let w: FSWatcher;
+    try {
+      // In place once this returns: a listing taken afterwards and the events miss nothing.
+      w = watchPath(dir, { persistent: true }, (event, name) => this.onRaw(dir, event, name));
+    } catch (err) {
+      // Gone again since the caller's stat, or out of inotify watches: the periodic scan carries on.
+      this.opts.log.warn('Cannot watch manifest directory; periodic rescan continues', { path: dir, err: errorMessage(err) });
+      this.opts.onDirectory();
+      return;
+    }
+    w.on('error', (err: unknown) => {
+      this.opts.log.warn('Manifest directory watch error; periodic rescan continues', { path: dir, err: errorMessage(err) });
+      // A dead watch is dropped, so that the next scan makes a new one.
+      if (this.fsw === w) void this.stop();
+      this.opts.onDirectory();
+    });
+    this.fsw = w;
     this.watchedDir = dir;
     this.watchedIno = ino;
-    const log = this.opts.log;
-    const w = watch(dir, {
-      depth: 0,
-      ignoreInitial: true,
-      followSymlinks: true,
-      // Only the directory's own entries are judged by name; the directory itself never is.
-      ignored: (p: string) => {
-        const abs = resolve(p);
-        if (abs === dir || dirname(abs) !== dir) return false;
-        if (this.only !== undefined) return abs !== this.only;
-        const reason = ignoredNameReason(abs);
-        if (reason !== undefined) this.opts.onIgnored(abs, reason);
-        return reason !== undefined;
-      },
-    });
-    // Raw inotify events, one per change, say which names to look at: chokidar drops a "change"
-    // of a name within 50 ms of the one before (its throttle has no trailing edge), which would
-    // lose the last of two quick saves until the next rescan. Its own events below still tell
-    // about the directory itself; for names they are duplicates, which the queue's quiet time folds.
-    w.on('raw', (event: string, rawPath: string) => {
-      if (!rawPath) return;
-      const file = join(dir, basename(rawPath));
-      if (ignoredNameReason(file) !== undefined) return;
-      if (event === 'rename') {
-        // The name was linked, moved or removed: it names another file now (or none), and what was
-        // written to the one before does not matter. This keeps a rename over an existing manifest
-        // fast: unlinking the old file shows as a "change" on its own watch, just before.
-        this.writes.delete(file);
-      } else if (event === 'change') {
-        // Bounded like every per-name record: a burst of writes to many names must not grow the agent.
-        if (this.writes.size >= MAX_TRACKED_WRITES && !this.writes.has(file)) this.writes.delete(this.writes.keys().next().value as string);
-        this.writes.set(file, Date.now());
-      }
-      this.onEvent(file);
-    });
-    const onEvent = (p: string): void => this.onEvent(resolve(p));
-    w.on('add', onEvent).on('change', onEvent).on('unlink', onEvent);
-    w.on('addDir', onEvent).on('unlinkDir', onEvent);
-    w.on('error', (err: unknown) => log.warn('Manifest directory watch error; periodic rescan continues', { err: String(err) }));
-    this.fsw = w;
-    await new Promise<void>((done) => {
-      const end = (): void => {
-        clearTimeout(timer);
-        if (this.endReadyWait === end) this.endReadyWait = undefined;
-        done();
-      };
-      const timer = setTimeout(end, READY_TIMEOUT_MS);
-      this.endReadyWait = end;
-      w.once('ready', end);
-      w.once('error', end);
-    });
+  }
+
+  /** One inotify event of the directory: `name` is the entry it is about. */
+  private onRaw(dir: string, event: string, name: string | null): void {
+    if (this.fsw === undefined || this.watchedDir !== dir) return;
+    // No name: the kernel dropped events (queue overflow) or the event is the directory's own.
+    if (!name) return this.opts.onDirectory();
+    // The directory's own removal or rename is told under its own name: the watch may be dead.
+    if (event === 'rename' && name === basename(dir)) this.opts.onDirectory();
+    // The kernel names an entry of the directory, never a path: no need to normalise one per event.
+    if (name.includes('/')) return;
+    const file = dir.endsWith('/') ? dir + name : `${dir}/${name}`;
+    if (this.only !== undefined && file !== this.only) return;
+    const reason = ignoredNameReason(file);
+    if (reason !== undefined) return this.opts.onIgnored(file, reason);
+    if (event === 'rename') {
+      // The name was linked, moved or removed: it names another file now (or none), and what was
+      // written to the one before does not matter. This keeps a rename over an existing manifest fast.
+      this.writes.delete(file);
+    } else if (event === 'change') {
+      // Bounded like every per-name record: a burst of writes to many names must not grow the agent.
+      if (this.writes.size >= MAX_TRACKED_WRITES && !this.writes.has(file)) this.writes.delete(this.writes.keys().next().value as string);
+      this.writes.set(file, Date.now());
+    }
+    this.opts.onName(file);
   }
 
   /** For good: a scan still under way starts no new watch. */
@@ -119,11 +115,10 @@ export class ManifestWatcher {
 
   /** Until the next `watch` (the path went away). */
   async stop(): Promise<void> {
-    this.endReadyWait?.();
     const w = this.fsw;
     this.fsw = undefined;
     this.watchedDir = undefined;
-    if (w) await w.close();
+    w?.close();
   }
 
   /** When the last in-place write to `file` was seen, if one was. */
@@ -139,12 +134,5 @@ export class ManifestWatcher {
 
   forget(file: string): void {
     this.writes.delete(file);
-  }
-
-  private onEvent(file: string): void {
-    if (file === this.watchedDir) return this.opts.onDirectory();
-    if (this.only !== undefined && file !== this.only) return;
-    if (dirname(file) !== this.watchedDir) return;
-    this.opts.onName(file);
   }
 }

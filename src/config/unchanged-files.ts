@@ -25,11 +25,25 @@ export class UnchangedFiles {
 
   /** True only if the file was remembered and still looks the same; otherwise it must be read. */
   async unchanged(file: string): Promise<boolean> {
+    return (await this.check(file)) === 'unchanged';
+  }
+
+  /**
+   * As `unchanged`, and `missing` when the stat found no file (as the read's own first stat would):
+   * a removed file then costs one failing stat, not two (a flood removes thousands).
+   */
+  async check(file: string): Promise<'unchanged' | 'missing' | 'read'> {
     const fp = this.known.get(file);
-    if (fp === undefined) return false;
-    const st = await stat(file).catch(() => undefined);
-    if (st && fingerprint(st) === fp) return true;
+    if (fp === undefined) return 'read';
+    let st: Stats | undefined;
+    try {
+      st = await stat(file);
+    } catch (err) {
+      this.known.delete(file);
+      return (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : 'read';
+    }
+    if (fingerprint(st) === fp) return 'unchanged';
     this.known.delete(file);
-    return false;
+    return 'read';
   }
 }

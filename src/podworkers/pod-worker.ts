@@ -129,7 +129,8 @@ export class PodWorker {
           this.ctx.logger.v(3).info('Pod worker state', { pod: this.ctx.key, podUID: this.ctx.uid, from: this.stateName, to: t.next });
           this.stateName = t.next;
           if (t.next !== 'Done') this.pending = true;
-          if (t.next === 'Terminated') this.onStopped(this);
+          // A pod removed before it started ends at once: it has stopped too.
+          if (t.next === 'Terminated' || (t.next === 'Done' && state === waitingToStart)) this.onStopped(this);
         } else if (t.wakeAfterMs !== undefined && Number.isFinite(t.wakeAfterMs)) {
           this.timer = setTimeout(() => this.step(), t.wakeAfterMs);
           this.timer.unref?.();

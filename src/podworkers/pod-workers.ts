@@ -107,6 +107,8 @@ export class PodWorkers {
   private readonly now: () => number;
   /** No pod starts before the runtime has been read back: a stale pod of the same name must be seen first. */
   private adopted = false;
+  /** The UIDs the runtime held when it was read back at start: any other was made by this agent, in Syncing. */
+  private readonly foundAtStart = new Set<string>();
   /** Pods added again (same UID) while their previous run was still stopping: started once it has. */
   private readonly restarts = new Map<string, StaticPod>();
   /** The last restart request per pod UID (restartContainers), until its worker is done. */
@@ -160,6 +162,7 @@ export class PodWorkers {
    * manifest may declare it: then it is held, running, until that file is fixed or removed.
    */
   adoptRuntimePods(found: ReadonlyMap<string, RuntimePod>): void {
+    for (const uid of found.keys()) this.foundAtStart.add(uid);
     for (const [uid, rt] of found) {
       if (this.workers.has(uid)) continue;
       const key = `${rt.namespace}/${rt.name}`;
@@ -403,6 +406,7 @@ export class PodWorkers {
         logger: this.opts.logger,
         syncFrequencyMs: this.opts.syncFrequencyMs,
         mayStart: () => this.mayStart(uid, key),
+        neverInRuntime: () => this.adopted && !this.foundAtStart.has(uid),
         now: this.now,
       },
       (done) => this.onDone(done),

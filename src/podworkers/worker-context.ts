@@ -72,6 +72,11 @@ export interface WorkerContext {
   readonly syncFrequencyMs: number;
   /** True when no other pod with the same key is still running or terminating. */
   mayStart(): boolean;
+  /**
+   * True when nothing of the pod can be in the runtime: the runtime was read back at start without
+   * it, and a worker still waiting to start has made nothing. Its removal then needs no runtime call.
+   */
+  neverInRuntime?(): boolean;
   lastSync?: SyncOutcome;
   /** The one cache of runtime state: a step reads its pod there, newer than the last step. */
   readonly cache: PodCacheView;

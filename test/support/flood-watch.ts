@@ -4,6 +4,7 @@
 // Shared by the flood e2e test and the bench's flood section.
 import * as http from 'node:http';
 import { readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { ContainerState, PodSandboxState, type RuntimeService } from '../../src/cri/cri-types.js';
 
 /** Polls http://127.0.0.1:<port>/healthz every `everyMs`, one request at a time; each answer's time in ms. */
@@ -141,4 +142,39 @@ export function countLines(lines: readonly string[], needle: string): () => numb
     for (; seen < lines.length; seen++) if (lines[seen]!.includes(needle)) count++;
     return count;
   };
+}
+
+/**
+ * A bare HTTP server in a process of its own, answering every path with 200 at once: polled beside
+ * the agent's /healthz, its answer times are what the machine's load alone costs an answer (the
+ * poller's own process included), so the agent's stalls can be told from the machine's.
+ */
+export async function startControlServer(port: number): Promise<{ stop(): Promise<void> }> {
+  const code = `require('node:http').createServer((q, s) => s.end('ok')).listen(${port}, '127.0.0.1', () => process.stdout.write('up\\n'))`;
+  const proc = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    proc.stdout.once('data', () => resolve());
+    proc.once('exit', (c) => reject(new Error(`control server exited (${c}) before it listened`)));
+  });
+  return {
+    async stop() {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
+/** The q-quantile (0..1) of `times`, in whole ms, over the requests sent in [from, to). */
+export function quantileMs(poll: { readonly times: readonly number[]; readonly startedAt: readonly number[] }, q: number, from = 0, to = Infinity): number {
+  const xs = poll.times.filter((_, i) => poll.startedAt[i]! >= from && poll.startedAt[i]! < to).sort((a, b) => a - b);
+  return Math.round(xs[Math.max(0, Math.ceil(q * xs.length) - 1)] ?? 0);
+}
+
+/** CPU time (user + system) `pid` has used so far, in ms (/proc/<pid>/stat, at 100 ticks a second). */
+export function cpuMsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The command name (field 2) may hold spaces: count fields from after its closing parenthesis.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }

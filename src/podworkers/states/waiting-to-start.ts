@@ -4,9 +4,19 @@ import { podState } from './pod-state.js';
 
 export const waitingToStart = podState({
   name: 'WaitingToStart',
-  next: ['Syncing', 'Terminating'],
+  next: ['Syncing', 'Terminating', 'Done'],
   async run(ctx) {
-    if (ctx.terminationRequested) return { next: 'Terminating' };
+    if (ctx.terminationRequested) {
+      if (!ctx.neverInRuntime?.()) return { next: 'Terminating' };
+      // Removed before its turn came, with nothing of it anywhere: no runtime read, no clean-up to do
+      // (a flood's 2,000 such removals each read the runtime twice and cleaned empty directories).
+      ctx.emit((o) => o.podTerminating?.(ctx.uid));
+      ctx.backoff.forgetPod(ctx.uid);
+      ctx.pullBackOff.forgetPod(ctx.uid);
+      ctx.emit((o) => o.podRemoved?.(ctx.uid));
+      ctx.logger.v(2).info('Pod removed before it started', { pod: ctx.key, podUID: ctx.uid });
+      return { next: 'Done' };
+    }
     if (!ctx.mayStart()) return { next: 'WaitingToStart' };
     ctx.logger.v(2).info('Pod may start', { pod: ctx.key, podUID: ctx.uid });
     return { next: 'Syncing' };

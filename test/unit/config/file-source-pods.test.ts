@@ -1,10 +1,11 @@
 // The file source's desired set and events, without a file system: what a scan's outcome tells
 // downstream, and when.
 import { describe, expect, it } from 'vitest';
-import { FileSourcePods } from '../../../src/config/file-source-pods';
+import { FileSourcePods, TELL_PER_TURN } from '../../../src/config/file-source-pods';
 import { loadManifest } from '../../../src/config/manifest';
 import type { ConfigSourceEvents, ManifestClaim, StaticPod } from '../../../src/config/types';
 import { memoryLogger } from '../../../src/log/logger';
+import { waitFor } from '../../support/wait';
 import { podYaml } from './helpers';
 
 function podOf(file: string, name: string, image = 'busybox:1'): StaticPod {
@@ -63,5 +64,37 @@ describe('FileSourcePods', () => {
     pods.refuse({ file: '/m/b.yaml', message: 'broken' });
     expect(told).toEqual([]);
     expect(pods.adoptIdentity('/m/a.yaml', podOf('/m/a.yaml', 'a').uid, 'kubelet-uid')).toBe(false);
+  });
+
+  it('tells a large difference a few changes per turn of the event loop, in order, each with its line then', async () => {
+    const { pods, told, lines } = setup();
+    const n = TELL_PER_TURN * 3 + 5;
+    const files = Array.from({ length: n }, (_, i) => `/m/p${String(i).padStart(3, '0')}.yaml`);
+    await pods.batch(async () => {
+      for (const f of files) pods.accept(f, podOf(f, f.slice(3, -5)), []);
+    });
+    await waitFor(() => told.length === n, { timeoutMs: 10_000, what: 'every ADD told' });
+    await pods.batch(async () => {
+      for (const f of files) pods.forget(f);
+    });
+    // What the turn that made the difference tells, and logs: a slice of it.
+    const removedLines = (): number => lines.filter((l) => l.includes('Static pod removed from desired set')).length;
+    expect(told.length - n).toBe(TELL_PER_TURN);
+    expect(removedLines()).toBe(TELL_PER_TURN);
+    await waitFor(() => told.length === 2 * n, { timeoutMs: 10_000, what: 'every REMOVE told' });
+    expect(told.slice(n)).toEqual(files.map((f) => `REMOVE default/${f.slice(3, -5)}-node-a`));
+    expect(removedLines()).toBe(n);
+  });
+
+  it('tells an adoption before it returns, and every change still waiting before it', async () => {
+    const { pods, told } = setup();
+    const files = Array.from({ length: TELL_PER_TURN * 2 }, (_, i) => `/m/q${String(i).padStart(3, '0')}.yaml`);
+    await pods.batch(async () => {
+      for (const f of files) pods.accept(f, podOf(f, f.slice(3, -5)), []);
+    });
+    expect(told.length).toBe(TELL_PER_TURN);
+    const first = pods.files()[0]!;
+    expect(pods.adoptIdentity(first, podOf(first, 'q000').uid, 'kubelet-uid-1')).toBe(true);
+    expect(told).toEqual([...files.map((f) => `ADD default/${f.slice(3, -5)}-node-a`), 'UPDATE default/q000-node-a']);
   });
 });

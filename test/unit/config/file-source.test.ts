@@ -340,7 +340,7 @@ describe('startFileSource', () => {
     writeFileSync(f, podYaml('web', 'busybox:0'));
     const { events } = start(dir);
     await updates(events, 1, 'ADD');
-    // chokidar drops a second "change" of a name within 50 ms; the raw events must make up for it.
+    // Quick saves of one name, each an event of its own: none may be folded away (chokidar, used before, dropped a second "change" within 50 ms).
     for (const gapMs of [5, 30]) {
       for (let i = 1; i <= 5; i++) {
         writeFileSync(join(dir, '.web.yaml.tmp'), podYaml('web', `busybox:${gapMs}-${i}`));

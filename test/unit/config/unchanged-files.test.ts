@@ -21,6 +21,19 @@ describe('UnchangedFiles', () => {
     expect(await u.unchanged(f)).toBe(true);
   });
 
+  it('says missing for a remembered file that is gone, and read once it is forgotten', async () => {
+    const f = join(dir, 'gone.yaml');
+    writeFileSync(f, 'one');
+    const u = new UnchangedFiles();
+    u.remember(f, statSync(f), later(f));
+    rmSync(f);
+    expect(await u.check(f)).toBe('missing');
+    // Not remembered any more: nothing is known, the read decides.
+    expect(await u.check(f)).toBe('read');
+    writeFileSync(f, 'two');
+    expect(await u.check(f)).toBe('read');
+  });
+
   it('sees a same-size rewrite whose mtime was put back (ctime moves)', async () => {
     const f = join(dir, 'b.yaml');
     writeFileSync(f, 'one');

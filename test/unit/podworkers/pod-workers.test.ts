@@ -65,6 +65,30 @@ describe('PodWorkers', () => {
     expect(sandboxes()).toEqual(['p0', 'p1', 'p2', 'p3', 'p4'].map((n, i) => `createSandbox ${n} uid-${i}`));
   });
 
+  it('ends a pod removed before its turn with no runtime call, and tells observers it is gone; one found at start is stopped as usual', async () => {
+    const runtime = new FakePodRuntime();
+    let open!: () => void;
+    runtime.gate.set('main', new Promise<void>((r) => (open = r)));
+    const removed: string[] = [];
+    const workers = new PodWorkers({ runtime, cache: runtime.cache, logger: nullLogger, syncFrequencyMs: 60_000, maxConcurrentStarts: 1, observers: [{ podRemoved: (uid) => removed.push(uid) }] });
+    // uid-found was in the runtime when it was read back (from before a restart): a waiting worker may own it.
+    workers.adoptRuntimePods(new Map([['uid-found', { uid: 'uid-found', namespace: 'default', name: 'found', sandboxes: [], containers: [] } as never]]));
+    workers.apply({ op: 'ADD', pod: staticPod('p0', 'uid-0') });
+    workers.apply({ op: 'ADD', pod: staticPod('p1', 'uid-1') });
+    workers.apply({ op: 'ADD', pod: staticPod('found', 'uid-found') });
+    await waitFor(() => runtime.journal.includes('createSandbox p0 uid-0'), { timeoutMs: 5000, what: 'p0 starting' });
+    workers.apply({ op: 'REMOVE', pod: staticPod('p1', 'uid-1') });
+    workers.apply({ op: 'REMOVE', pod: staticPod('found', 'uid-found') });
+    await waitFor(() => !workers.has('uid-1') && !workers.has('uid-found'), { timeoutMs: 5000, what: 'both removed pods gone' });
+    expect(removed).toEqual(expect.arrayContaining(['uid-1', 'uid-found']));
+    expect(runtime.reads.get('uid-1')).toBeUndefined();
+    expect(runtime.journal.filter((j) => j.includes('uid-1'))).toEqual([]);
+    expect(runtime.reads.get('uid-found')).toBeGreaterThan(0);
+    expect(runtime.journal).toContain('cleanup uid-found');
+    open();
+    await waitFor(() => running(runtime, 'uid-0'), { timeoutMs: 5000, what: 'p0 running' });
+  });
+
   it('starts nothing before the runtime has been read back, then runs desired pods', async () => {
     const { runtime, workers } = setup();
     workers.apply({ op: 'ADD', pod: staticPod('a', 'uid-a') });

@@ -46,14 +46,14 @@ export function movesThatMustNotCompile(): void {
 type Moves<S> = S extends PodState<RunnableStateName, infer Next> ? Next : never;
 
 describe('pod worker state transitions', () => {
-  it('each state declares exactly the moves the kubelet pod lifecycle has', () => {
-    expectTypeOf<Moves<typeof waitingToStart>>().toEqualTypeOf<'Syncing' | 'Terminating'>();
+  it('each state declares exactly the moves the kubelet pod lifecycle has (and a pod removed before it started ends at once)', () => {
+    expectTypeOf<Moves<typeof waitingToStart>>().toEqualTypeOf<'Syncing' | 'Terminating' | 'Done'>();
     expectTypeOf<Moves<typeof syncing>>().toEqualTypeOf<'Terminating'>();
     expectTypeOf<Moves<typeof terminating>>().toEqualTypeOf<'Terminated'>();
     expectTypeOf<Moves<typeof terminated>>().toEqualTypeOf<'Terminating' | 'Done'>();
     const declared = Object.fromEntries(Object.values(STATES).map((s) => [s.name, [...s.next].sort()]));
     expect(declared).toEqual({
-      WaitingToStart: ['Syncing', 'Terminating'],
+      WaitingToStart: ['Done', 'Syncing', 'Terminating'],
       Syncing: ['Terminating'],
       Terminating: ['Terminated'],
       Terminated: ['Done', 'Terminating'],

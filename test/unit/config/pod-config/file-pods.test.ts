@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FilePods } from '../../../../src/config/pod-config/file-pods';
 import { loadManifest } from '../../../../src/config/manifest';
@@ -123,5 +124,63 @@ describe('FilePods', () => {
     ]);
     // The first goes: the second takes over.
     expect(ops(d.removeFile('/m/a.yaml').updates)).toEqual(['REMOVE default/first-node-a /m/a.yaml', 'ADD default/second-node-a /m/b.yaml']);
+  });
+});
+
+describe('FilePods, difference by difference', () => {
+  // Made once: the properties below only move these between files, keys and UIDs.
+  const made = new Map<string, StaticPod>();
+  const podOf = (file: string, name: string, uid: string): StaticPod => {
+    const id = `${file}|${name}`;
+    let base = made.get(id);
+    if (!base) made.set(id, (base = sp(file, name)));
+    return uid === 'computed' ? base : { ...base, uid };
+  };
+  const FILES = ['/m/a.yaml', '/m/b.yaml', '/m/c.yaml', '/m/d.yaml', '/m/e.yaml'];
+  const step = fc.record({
+    file: fc.constantFrom(...FILES),
+    drop: fc.boolean(),
+    name: fc.constantFrom('web', 'api', 'db'),
+    uid: fc.constantFrom('computed', 'pinned-1', 'pinned-2'),
+    reconcile: fc.boolean(),
+  });
+  const view = (d: FilePods) => ({
+    pods: d.pods().map((p) => `${p.key} ${p.file} ${p.uid}`).sort(),
+    losing: FILES.filter((f) => d.isLosing(f)),
+  });
+
+  it('tells the same desired set as a difference over every file would, through key and UID clashes', () => {
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 40 }), (steps) => {
+        const d = new FilePods();
+        const held = new Map<string, StaticPod>();
+        const told = new Map<string, string>();
+        const check = (): void => {
+          for (const u of d.reconcile().updates) {
+            if (u.op === 'REMOVE') told.delete(u.pod.key);
+            else told.set(u.pod.key, `${u.pod.key} ${u.pod.file} ${u.pod.uid}`);
+          }
+          // A fresh set given every file at once walks them all.
+          const whole = new FilePods();
+          for (const p of [...held.values()].reverse()) whole.putFile(p);
+          whole.reconcile();
+          expect(view(d)).toEqual(view(whole));
+          expect([...told.values()].sort()).toEqual(view(whole).pods);
+        };
+        for (const s of steps) {
+          if (s.drop) {
+            held.delete(s.file);
+            d.dropFile(s.file);
+          } else {
+            const p = podOf(s.file, s.name, s.uid);
+            held.set(s.file, p);
+            d.putFile(p);
+          }
+          if (s.reconcile) check();
+        }
+        check();
+      }),
+      { numRuns: 300 },
+    );
   });
 });
