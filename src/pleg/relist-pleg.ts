@@ -36,6 +36,13 @@ export interface RelistPlegOptions {
   onRelist?: (durationMs: number, intervalMs: number | undefined) => void;
 }
 
+/**
+ * Why a full relist ran: the safety-net period, a runtime event about an object the cache does not
+ * know, a follow-up of such an event, or an explicit request (a stream (re)opened, a caller).
+ * Logged at v4 so that tests and the bench can tell the relists a pod start causes from the period's.
+ */
+export type RelistCause = 'period' | 'event' | 'follow-up' | 'request';
+
 /** What a runtime event announced about one object, to be confirmed by a read. */
 export interface Expectation {
   id: string;
@@ -55,6 +62,8 @@ export class RelistPleg implements Pleg {
   private soon: NodeJS.Immediate | undefined;
   /** Pods to read on the next turn (events about objects the cache knows); '' = a full relist. */
   private readonly soonPods = new Set<string>();
+  /** Why the full relist of the next turn (when soonPods has '') is asked for. */
+  private soonCause: RelistCause = 'event';
   private readonly expected = new Map<string, { running: boolean; since: number }>();
   private followUps = 0;
   private followUpTimer: NodeJS.Timeout | undefined;
@@ -108,7 +117,8 @@ export class RelistPleg implements Pleg {
   }
 
   /** One full relist now (coalesced with one in flight); settles when a relist that started after this call has. */
-  async relist(): Promise<void> {
+  async relist(cause: RelistCause = 'request'): Promise<void> {
+    this.opts.logger.v(4).info('PLEG relist', { cause });
     try {
       const startedAt = performance.now();
       await this.opts.cache.refreshAll();
@@ -147,21 +157,24 @@ export class RelistPleg implements Pleg {
       if (this.followUpTimer) clearTimeout(this.followUpTimer);
       this.followUpTimer = undefined;
     }
-    this.schedule(expect ? (this.opts.cache.podOf(expect.id) ?? '') : '');
+    this.schedule(expect ? (this.opts.cache.podOf(expect.id) ?? '') : '', expect ? 'event' : 'request');
   }
 
   markOomKilled(id: string): void {
     this.oom.add(id);
   }
 
-  private schedule(uid: string): void {
+  private schedule(uid: string, cause: RelistCause = 'event'): void {
     this.soonPods.add(uid);
+    if (uid === '' && this.soonCause !== 'request') this.soonCause = cause;
     if (this.soon || !this.started) return;
     this.soon = setImmediate(() => {
       this.soon = undefined;
       const pods = [...this.soonPods];
+      const why = this.soonCause;
       this.soonPods.clear();
-      if (pods.includes('')) void this.relist();
+      this.soonCause = 'event';
+      if (pods.includes('')) void this.relist(why);
       else void this.readPods(pods);
     });
   }
@@ -176,7 +189,7 @@ export class RelistPleg implements Pleg {
 
   private arm(): void {
     if (this.timer) clearInterval(this.timer);
-    this.timer = setInterval(() => void this.relist(), this.periodMs);
+    this.timer = setInterval(() => void this.relist('period'), this.periodMs);
     this.timer.unref?.();
   }
 
@@ -214,7 +227,7 @@ export class RelistPleg implements Pleg {
       this.followUpTimer = undefined;
       const ids = [...this.expected.keys()];
       const pods = new Set(ids.map((id) => this.opts.cache.podOf(id) ?? ''));
-      if (pods.has('')) void this.relist();
+      if (pods.has('')) void this.relist('follow-up');
       else void this.readPods([...pods]);
     }, delay);
     this.followUpTimer.unref?.();
