@@ -1,7 +1,7 @@
 // The PLEG: keeps the pod cache current and turns what changes in it into events for the affected
 // pod only. It relists (a full read of the cache) every period, and at once when a runtime event
-// asks; an event about an object the cache already knows reads only that object's pod (a CRI list
-// filtered by the pod's UID label). Reads are coalesced by the cache. When an event announced a
+// asks; an event about an object the cache already knows reads only that object (its status by
+// id), and a CRI event that names its pod reads that pod (a CRI list filtered by its UID label). Reads are coalesced by the cache. When an event announced a
 // change the CRI does not show yet (containerd publishes /tasks/exit before its CRI plugin marks
 // the container exited), the read is followed up until it does.
 import type { Logger } from '../log/logger.js';
@@ -62,6 +62,8 @@ export class RelistPleg implements Pleg {
   private soon: NodeJS.Immediate | undefined;
   /** Pods to read on the next turn (events about objects the cache knows); '' = a full relist. */
   private readonly soonPods = new Set<string>();
+  /** Objects to read by id on the next turn (events about objects the cache knows). */
+  private readonly soonObjects = new Set<string>();
   /** Why the full relist of the next turn (when soonPods has '') is asked for. */
   private soonCause: RelistCause = 'event';
   private readonly expected = new Map<string, { running: boolean; since: number }>();
@@ -145,19 +147,34 @@ export class RelistPleg implements Pleg {
 
   /**
    * A read on the next turn of the event loop, so that a burst of runtime events costs one: of
-   * the object's pod when the cache knows it, else a full relist. With `expect`, reads follow until
-   * the CRI shows the announced state (or a deadline passes).
+   * the object itself (by id) when the cache knows it, else a full relist. With `expect`, reads
+   * follow until the CRI shows the announced state (or a deadline passes). An event about the
+   * agent's own creation needs no read of its own: the creation's read by id says the same, and
+   * an id unknown while a creation is in flight is decided once that creation's answer is back.
    */
   requestRelist(expect?: Expectation): void {
-    if (expect) {
-      const prev = this.expected.get(expect.id);
-      if (prev?.running !== expect.running) this.expected.set(expect.id, { running: expect.running, since: this.now() });
-      // A new event is news: follow-ups start again from the shortest delay.
-      this.followUps = 0;
-      if (this.followUpTimer) clearTimeout(this.followUpTimer);
-      this.followUpTimer = undefined;
+    if (!expect) {
+      this.schedule('', 'request');
+      return;
     }
-    this.schedule(expect ? (this.opts.cache.podOf(expect.id) ?? '') : '', expect ? 'event' : 'request');
+    const cache = this.opts.cache;
+    const uid = cache.podOf(expect.id);
+    if (uid === undefined && cache.afterCreation(() => this.requestRelist(expect))) return;
+    const reading = uid === undefined ? undefined : cache.creationRead(uid);
+    if (reading) {
+      void reading.then(() => this.requestRelist(expect));
+      return;
+    }
+    // The cache already shows what the event announces (read since, by id): nothing to confirm.
+    if (uid !== undefined && this.running(expect.id) === expect.running) return;
+    const prev = this.expected.get(expect.id);
+    if (prev?.running !== expect.running) this.expected.set(expect.id, { running: expect.running, since: this.now() });
+    // A new event is news: follow-ups start again from the shortest delay.
+    this.followUps = 0;
+    if (this.followUpTimer) clearTimeout(this.followUpTimer);
+    this.followUpTimer = undefined;
+    if (uid === undefined) this.schedule('', 'event');
+    else this.scheduleObject(expect.id);
   }
 
   markOomKilled(id: string): void {
@@ -167,20 +184,31 @@ export class RelistPleg implements Pleg {
   private schedule(uid: string, cause: RelistCause = 'event'): void {
     this.soonPods.add(uid);
     if (uid === '' && this.soonCause !== 'request') this.soonCause = cause;
+    this.armSoon();
+  }
+
+  private scheduleObject(id: string): void {
+    this.soonObjects.add(id);
+    this.armSoon();
+  }
+
+  private armSoon(): void {
     if (this.soon || !this.started) return;
     this.soon = setImmediate(() => {
       this.soon = undefined;
       const pods = [...this.soonPods];
+      const objects = [...this.soonObjects];
       const why = this.soonCause;
       this.soonPods.clear();
+      this.soonObjects.clear();
       this.soonCause = 'event';
       if (pods.includes('')) void this.relist(why);
-      else void this.readPods(pods);
+      else void this.read(pods, objects);
     });
   }
 
-  private async readPods(uids: string[]): Promise<void> {
-    const results = await Promise.allSettled(uids.map((u) => this.opts.cache.refreshPod(u)));
+  private async read(uids: string[], objects: string[]): Promise<void> {
+    const results = await Promise.allSettled([...uids.map((u) => this.opts.cache.refreshPod(u)), ...objects.map((id) => this.opts.cache.refreshObject(id))]);
     for (const r of results) {
       if (r.status === 'rejected') this.opts.logger.v(2).info('PLEG read of a pod failed; the next relist will catch up', { err: errorMessage(r.reason) });
     }
@@ -226,9 +254,8 @@ export class RelistPleg implements Pleg {
     this.followUpTimer = setTimeout(() => {
       this.followUpTimer = undefined;
       const ids = [...this.expected.keys()];
-      const pods = new Set(ids.map((id) => this.opts.cache.podOf(id) ?? ''));
-      if (pods.has('')) void this.relist('follow-up');
-      else void this.readPods([...pods]);
+      if (ids.some((id) => this.opts.cache.podOf(id) === undefined)) void this.relist('follow-up');
+      else void this.read([], ids);
     }, delay);
     this.followUpTimer.unref?.();
   }

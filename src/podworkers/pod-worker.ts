@@ -5,7 +5,7 @@ import { terminated } from './states/terminated.js';
 import { terminating } from './states/terminating.js';
 import { waitingToStart } from './states/waiting-to-start.js';
 import type { PodStates, Transition } from './states/pod-state.js';
-import type { PodWorkerStateName, WorkerContext } from './worker-context.js';
+import type { PodWorkerStateName, StepEffects, WorkerContext } from './worker-context.js';
 import { Backoff, POD_WORKER_FAILURE_BACKOFF } from '../util/backoff.js';
 import { errorMessage } from '../util/error-message.js';
 
@@ -108,6 +108,7 @@ export class PodWorker {
         let t: Transition;
         const operation = this.operationType();
         const startedAt = performance.now();
+        this.ctx.stepEffects = { kind: 'unrecorded' };
         try {
           t = await state.run(this.ctx);
           if (operation) this.ctx.emit((o) => o.podWorkerStep?.(this.ctx.uid, operation, performance.now() - startedAt));
@@ -123,8 +124,12 @@ export class PodWorker {
           this.lastFailure = text;
           t = { next: this.stateName, wakeAfterMs: this.failureDelayMs() };
         }
-        // Whatever the step did, the next one syncs from a read of the runtime that started after it.
-        this.ctx.lastStepAt = this.ctx.cache.tick();
+        // The next step syncs from a read of the runtime that started after this one's effects: after
+        // the step, or after the creations it told the cache of (the cache's read of them is newer).
+        // (Read back as the wide type: the step may have set it.)
+        const effects = this.ctx.stepEffects as StepEffects;
+        if (effects.kind === 'recorded') this.ctx.lastStepAt = effects.at;
+        else if (effects.kind === 'unrecorded') this.ctx.lastStepAt = this.ctx.cache.tick();
         if (t.next !== this.stateName) {
           this.ctx.logger.v(3).info('Pod worker state', { pod: this.ctx.key, podUID: this.ctx.uid, from: this.stateName, to: t.next });
           this.stateName = t.next;
