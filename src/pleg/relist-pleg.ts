@@ -165,8 +165,9 @@ export class RelistPleg implements Pleg {
       void reading.then(() => this.requestRelist(expect));
       return;
     }
-    // The cache already shows what the event announces (read since, by id): nothing to confirm.
-    if (uid !== undefined && this.running(expect.id) === expect.running) return;
+    // A start the cache already shows (the agent's own, read by id): nothing to confirm. An exit is
+    // always read: "not running" in the cache may be an exit seen before a removal now announced.
+    if (uid !== undefined && expect.running && this.running(expect.id) === true) return;
     const prev = this.expected.get(expect.id);
     if (prev?.running !== expect.running) this.expected.set(expect.id, { running: expect.running, since: this.now() });
     // A new event is news: follow-ups start again from the shortest delay.

@@ -26,6 +26,8 @@ export class PodWorker {
   private lastFailure: string | undefined;
   /** The desired pod of the last sync: a different object means the spec was updated. */
   private lastSynced: WorkerContext['desired'] | null = null;
+  /** The next step needs a read of the pod that starts after it is taken up (a timer woke it). */
+  private freshRead = false;
 
   constructor(
     readonly ctx: WorkerContext,
@@ -43,7 +45,16 @@ export class PodWorker {
     this.step();
   }
 
-  /** The worker's own timer (resync, back-off expiry): nothing outside said anything changed. */
+  /**
+   * The worker's own timer (resync, back-off expiry): nothing outside said anything changed, so
+   * the step reads the pod anew (as the kubelet's resync waits for a cache newer than its last
+   * sync) rather than syncing from the cache as it is.
+   */
+  private resync(): void {
+    this.freshRead = true;
+    this.step();
+  }
+
   private step(): void {
     if (this.stateName === 'Done') return;
     this.pending = true;
@@ -55,7 +66,7 @@ export class PodWorker {
     this.ctx.logger.error('Pod worker failed unexpectedly, will retry', { pod: this.ctx.key, podUID: this.ctx.uid, state: this.stateName, err: errorMessage(err) });
     this.running = false;
     this.stopTimers();
-    this.timer = setTimeout(() => this.step(), this.failureDelayMs());
+    this.timer = setTimeout(() => this.resync(), this.failureDelayMs());
     this.timer.unref?.();
   }
 
@@ -104,6 +115,10 @@ export class PodWorker {
       while (this.pending && this.stateName !== 'Done') {
         this.pending = false;
         this.stopTimers();
+        if (this.freshRead) {
+          this.freshRead = false;
+          this.ctx.lastStepAt = this.ctx.cache.tick();
+        }
         const state = STATES[this.stateName];
         let t: Transition;
         const operation = this.operationType();
@@ -136,7 +151,7 @@ export class PodWorker {
           if (t.next !== 'Done') this.pending = true;
           if (t.next === 'Terminated') this.onStopped(this);
         } else if (t.wakeAfterMs !== undefined && Number.isFinite(t.wakeAfterMs)) {
-          this.timer = setTimeout(() => this.step(), t.wakeAfterMs);
+          this.timer = setTimeout(() => this.resync(), t.wakeAfterMs);
           this.timer.unref?.();
         }
       }
