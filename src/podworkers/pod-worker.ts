@@ -26,8 +26,10 @@ export class PodWorker {
   private lastFailure: string | undefined;
   /** The desired pod of the last sync: a different object means the spec was updated. */
   private lastSynced: WorkerContext['desired'] | null = null;
-  /** The next step needs a read of the pod that starts after it is taken up (a timer woke it). */
+  /** The next step needs a read of the pod that started after the last step ended (a timer woke it). */
   private freshRead = false;
+  /** When the last step ended (cache time). */
+  private lastEndedAt = 0;
 
   constructor(
     readonly ctx: WorkerContext,
@@ -47,8 +49,8 @@ export class PodWorker {
 
   /**
    * The worker's own timer (resync, back-off expiry): nothing outside said anything changed, so
-   * the step reads the pod anew (as the kubelet's resync waits for a cache newer than its last
-   * sync) rather than syncing from the cache as it is.
+   * the step wants a view newer than its last step (as the kubelet's resync waits for a cache newer
+   * than its last sync): the safety-net relist usually has one, else the pod is read.
    */
   private resync(): void {
     this.freshRead = true;
@@ -117,7 +119,7 @@ export class PodWorker {
         this.stopTimers();
         if (this.freshRead) {
           this.freshRead = false;
-          this.ctx.lastStepAt = this.ctx.cache.tick();
+          this.ctx.lastStepAt = Math.max(this.ctx.lastStepAt, this.lastEndedAt);
         }
         const state = STATES[this.stateName];
         let t: Transition;
@@ -143,8 +145,9 @@ export class PodWorker {
         // the step, or after the creations it told the cache of (the cache's read of them is newer).
         // (Read back as the wide type: the step may have set it.)
         const effects = this.ctx.stepEffects as StepEffects;
+        this.lastEndedAt = this.ctx.cache.tick();
         if (effects.kind === 'recorded') this.ctx.lastStepAt = effects.at;
-        else if (effects.kind === 'unrecorded') this.ctx.lastStepAt = this.ctx.cache.tick();
+        else if (effects.kind === 'unrecorded') this.ctx.lastStepAt = this.lastEndedAt;
         if (t.next !== this.stateName) {
           this.ctx.logger.v(3).info('Pod worker state', { pod: this.ctx.key, podUID: this.ctx.uid, from: this.stateName, to: t.next });
           this.stateName = t.next;
