@@ -58,16 +58,22 @@ async function startContainer(x: Execution, s: PodActionOf<'startContainer'>): P
   if (x.startsHalted || !sandbox) return;
   const name = s.container.name;
   ctx.emit((o) => o.containerStartAttempt?.(ctx.uid, s.type));
-  const done = ctx.cache.creating(ctx.uid);
+  // The cache hears of the creation from just before CreateContainer (an image pull may take minutes
+  // before it, and nothing of the pod is made meanwhile).
+  let done: CreationDone | undefined;
+  const onCreate = (): void => {
+    done = ctx.cache.creating(ctx.uid);
+  };
   try {
     let started: StartedContainer;
     try {
-      started = await ctx.runtime.startContainer(pod, sandbox, s.container, s.type, s.restartCount, s.restartedAt);
+      started = await ctx.runtime.startContainer(pod, sandbox, s.container, s.type, s.restartCount, s.restartedAt, onCreate);
     } catch (err) {
       failedCreation(x, done);
       throw err;
     }
-    recorded(x, done([{ kind: 'container', id: started.id, sandboxId: sandbox.id }]));
+    // A runtime that made it without saying so (a fake): told now.
+    recorded(x, (done ?? ctx.cache.creating(ctx.uid))([{ kind: 'container', id: started.id, sandboxId: sandbox.id }]));
     ctx.pullBackOff.succeeded(ctx.uid, s.container.image ?? '');
     const pull = started.pullMs === undefined ? undefined : { pullMs: started.pullMs, pulledAtMs: ctx.now() };
     ctx.emit((o) => o.containerStarted?.(ctx.uid, s.type, pull));
@@ -96,8 +102,8 @@ async function startContainer(x: Execution, s: PodActionOf<'startContainer'>): P
 }
 
 /** A creation that failed may have left something (a container created, not started): the next step reads the pod. */
-function failedCreation(x: Execution, done: CreationDone): void {
-  done([]);
+function failedCreation(x: Execution, done: CreationDone | undefined): void {
+  done?.([]);
   x.unrecorded = true;
 }
 
