@@ -18,7 +18,7 @@
 // which reads the object it names. Until a creation's answer is back, a runtime event about an
 // id the cache does not know may be about that object, so the PLEG waits for it (`afterCreations`)
 // before it takes the id for a stranger's and relists everything.
-import type { RuntimeService } from '../cri/cri-types.js';
+import { ContainerState, PodSandboxState, type RuntimeService } from '../cri/cri-types.js';
 import { newestFirst, readRuntimeObject, readRuntimePods, type ListRuntimePodsOptions, type RuntimeObjectRef, type RuntimePod } from '../kuberuntime/runtime-pods.js';
 import { KeyedSerialRunner } from '../util/serial-runner.js';
 
@@ -200,6 +200,17 @@ export class PodCache {
       if (e.pod.containers.some((c) => c.id === id) || e.pod.sandboxes.some((s) => s.id === id)) return uid;
     }
     return this.created.get(id)?.uid;
+  }
+
+  /** Whether the object `id` is running (a sandbox: ready) as the cache has it; undefined when no entry has it. */
+  running(id: string): boolean | undefined {
+    for (const e of this.entries.values()) {
+      const c = e.pod.containers.find((x) => x.id === id);
+      if (c) return c.state === ContainerState.CONTAINER_RUNNING;
+      const s = e.pod.sandboxes.find((x) => x.id === id);
+      if (s) return s.state === PodSandboxState.SANDBOX_READY;
+    }
+    return undefined;
   }
 
   /** Milliseconds since the last full read succeeded (the PLEG's health signal). */

@@ -5,7 +5,6 @@
 // change the CRI does not show yet (containerd publishes /tasks/exit before its CRI plugin marks
 // the container exited), the read is followed up until it does.
 import type { Logger } from '../log/logger.js';
-import { ContainerState, PodSandboxState } from '../cri/cri-types.js';
 import type { PodCache } from './pod-cache.js';
 import { podEvents } from './pod-events.js';
 import type { Pleg, PodLifecycleEvent } from './types.js';
@@ -224,13 +223,7 @@ export class RelistPleg implements Pleg {
 
   /** Whether the object `id` is running as the cache has it (undefined: the cache does not know it). */
   private running(id: string): boolean | undefined {
-    for (const pod of this.opts.cache.pods().values()) {
-      const c = pod.containers.find((x) => x.id === id);
-      if (c) return c.state === ContainerState.CONTAINER_RUNNING;
-      const s = pod.sandboxes.find((x) => x.id === id);
-      if (s) return s.state === PodSandboxState.SANDBOX_READY;
-    }
-    return undefined;
+    return this.opts.cache.running(id);
   }
 
   private checkExpectations(): void {
