@@ -24,7 +24,7 @@ import { printApiPodsBench, runApiPodsBench } from './api-pods.js';
 import { percentile, printTable, ratioSpread, type Row } from './report.js';
 import { waitFor } from '../test/support/wait.js';
 import { listRuntimePods } from '../src/kuberuntime/runtime-pods.js';
-import { meanOperations, operationsBetween, scrapeRuntimeOperations, type OperationCounts } from './cri-calls.js';
+import { meanOperations, operationsBetween, scrapeRuntimeOperations, type OperationCounts } from '../test/support/cri-calls.js';
 
 /** Rounds of the pod-start measures; 1-pod starts per round. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);

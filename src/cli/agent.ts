@@ -17,6 +17,7 @@ import { PodWorkers } from '../podworkers/pod-workers.js';
 import { ProberManager } from '../prober/prober-manager.js';
 import { ContainerLogManager } from '../node/container-log-manager.js';
 import { connectRuntime } from '../cri/cri-client.js';
+import { ContainerState } from '../cri/cri-types.js';
 import { CriPodRuntime } from '../kuberuntime/pod-operations.js';
 import { RuntimeHealth } from '../kuberuntime/runtime-health.js';
 import { RuntimePodCIDR } from '../kuberuntime/pod-cidr.js';
@@ -203,6 +204,8 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     maxSizeBytes: opts.containerLogMaxSizeBytes,
     maxFiles: opts.containerLogMaxFiles,
     intervalMs: opts.containerLogMonitorIntervalMs,
+    // From the pod cache, which has read every container's status: no CRI call per round.
+    runningContainers: () => [...cache.pods().values()].flatMap((p) => p.containers.filter((c) => c.state === ContainerState.CONTAINER_RUNNING).map((c) => ({ id: c.id, logPath: c.logPath }))),
   });
   const syncLoop = syncLoopCheck(() => pleg.sinceLastRelistMs(), opts.syncFrequencyMs);
   const healthChecks = [pingCheck, syncLoop];

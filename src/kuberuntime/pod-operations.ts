@@ -100,7 +100,7 @@ export class CriPodRuntime implements PodRuntime {
     return newest === undefined ? 0 : newest + 1;
   }
 
-  async startContainer(pod: DefaultedPod, sandbox: SandboxRef, container: Container, type: ContainerType, restartCount: number | undefined, restartedAt?: string): Promise<StartedContainer> {
+  async startContainer(pod: DefaultedPod, sandbox: SandboxRef, container: Container, type: ContainerType, restartCount: number | undefined, restartedAt?: string, onCreate?: () => void): Promise<StartedContainer> {
     const count = restartCount ?? (await this.restartCountFromLogs(pod, container.name));
     // Made again if it went missing since the sandbox started, as the kubelet checks on each sync.
     await this.o.cgroups?.ensurePodCgroup(pod);
@@ -150,6 +150,7 @@ export class CriPodRuntime implements PodRuntime {
       throw new ContainerStartError(container.name, 'CreateContainerConfigError', messageOf(err), err instanceof VolumeError ? 'mount' : 'start');
     }
     let id: string;
+    onCreate?.();
     try {
       id = await this.o.runtime.createContainer(sandbox.id, config, sandboxConfig);
     } catch (err) {

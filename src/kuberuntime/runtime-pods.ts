@@ -59,7 +59,7 @@ export interface RuntimePod {
 }
 
 /** Newest first; ties broken by id so that the order is stable. */
-function newestFirst<T extends { createdAt: number; id: string }>(xs: T[]): T[] {
+export function newestFirst<T extends { createdAt: number; id: string }>(xs: T[]): T[] {
   return xs.sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
 }
 
@@ -173,6 +173,8 @@ export interface ReadOptions extends ListRuntimePodsOptions {
    * unchanged pod costs no status call. UNKNOWN is always asked again.
    */
   readonly previous?: (uid: string) => RuntimePod | undefined;
+  /** Pods to leave out of this read (asked once the lists are back): their objects are neither read nor returned. */
+  readonly leaveOut?: (uid: string) => boolean;
 }
 
 /**
@@ -188,7 +190,7 @@ export async function readRuntimePods(runtime: RuntimeService, opts: ReadOptions
   await Promise.all([
     ...sandboxes.map(async (s) => {
       const id = usable(parseSandboxLabels(s.labels), opts);
-      if (!id) return;
+      if (!id || opts.leaveOut?.(id.podUid)) return;
       const prev = previousSandbox(id.podUid, s.id);
       let entry: RuntimeSandbox | undefined;
       if (prev && prev.hasStatus && prev.state === s.state) entry = prev;
@@ -200,7 +202,7 @@ export async function readRuntimePods(runtime: RuntimeService, opts: ReadOptions
     }),
     ...containers.map(async (c) => {
       const meta = usable(parseContainerMeta(c.labels, c.annotations), opts);
-      if (!meta) return;
+      if (!meta || opts.leaveOut?.(meta.podUid)) return;
       const prev = previousContainer(meta.podUid, c.id);
       let entry: RuntimeContainer | undefined;
       if (prev && prev.hasStatus && prev.state === c.state && c.state !== ContainerState.CONTAINER_UNKNOWN) entry = prev;
@@ -217,6 +219,30 @@ export async function readRuntimePods(runtime: RuntimeService, opts: ReadOptions
     newestFirst(p.containers);
   }
   return pods;
+}
+
+/** One object of a pod, named by id: a sandbox, or a container with the sandbox it runs in. */
+export type RuntimeObjectRef = { readonly kind: 'sandbox'; readonly id: string } | { readonly kind: 'container'; readonly id: string; readonly sandboxId: string };
+
+export type RuntimeObject =
+  | { readonly kind: 'sandbox'; readonly identity: SandboxIdentity; readonly sandbox: RuntimeSandbox }
+  | { readonly kind: 'container'; readonly identity: SandboxIdentity; readonly container: RuntimeContainer };
+
+/**
+ * One object's full state by its id: PodSandboxStatus or ContainerStatus, the call the kubelet's
+ * GetPodStatus makes for it too. undefined when the runtime no longer has it (or its labels are
+ * not a usable identity). A status carries everything a list entry does, so this is a complete
+ * read of the object.
+ */
+export async function readRuntimeObject(runtime: RuntimeService, ref: RuntimeObjectRef, opts: ListRuntimePodsOptions = {}): Promise<RuntimeObject | undefined> {
+  if (ref.kind === 'sandbox') {
+    const st = await ignoreNotFound(runtime.podSandboxStatus(ref.id));
+    const identity = st && usable(parseSandboxLabels(st.labels), opts);
+    return st && identity ? { kind: 'sandbox', identity, sandbox: sandboxFrom(st) } : undefined;
+  }
+  const st = await ignoreNotFound(runtime.containerStatus(ref.id));
+  const meta = st && usable(parseContainerMeta(st.labels, st.annotations), opts);
+  return st && meta ? { kind: 'container', identity: meta, container: containerFrom(st, ref.sandboxId, meta) } : undefined;
 }
 
 /** One pod's full state, read now (tests and tools; the agent reads through its pod cache). */

@@ -19,6 +19,12 @@ export interface ContainerLogManagerOptions {
   maxFiles: number;
   intervalMs: number;
   now?: () => Date;
+  /**
+   * The running containers and their log paths as the agent's pod cache has them (the one owner
+   * of runtime state; its statuses carry the log path). Without it each round lists the running
+   * containers and asks a new one's status, as the kubelet's container log manager does.
+   */
+  runningContainers?: () => readonly { readonly id: string; readonly logPath?: string }[];
 }
 
 async function gzipFile(file: string): Promise<void> {
@@ -50,13 +56,13 @@ export class ContainerLogManager {
     if (this.running) return;
     this.running = true;
     try {
-      const containers = await this.o.runtime.listContainers({ state: { state: ContainerState.CONTAINER_RUNNING } });
+      const containers = this.o.runningContainers?.() ?? (await this.o.runtime.listContainers({ state: { state: ContainerState.CONTAINER_RUNNING } }));
       const live = new Set(containers.map((c) => c.id));
       for (const id of this.logPaths.keys()) if (!live.has(id)) this.logPaths.delete(id);
       for (const c of containers) {
         try {
           // A container's log path never changes: ask the runtime once per container, not every round.
-          let logPath = this.logPaths.get(c.id);
+          let logPath = this.logPaths.get(c.id) ?? ('logPath' in c && c.logPath ? c.logPath : undefined);
           if (logPath === undefined) {
             logPath = (await this.o.runtime.containerStatus(c.id)).logPath;
             this.logPaths.set(c.id, logPath);

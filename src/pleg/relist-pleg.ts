@@ -1,11 +1,10 @@
 // The PLEG: keeps the pod cache current and turns what changes in it into events for the affected
 // pod only. It relists (a full read of the cache) every period, and at once when a runtime event
-// asks; an event about an object the cache already knows reads only that object's pod (a CRI list
-// filtered by the pod's UID label). Reads are coalesced by the cache. When an event announced a
+// asks; an event about an object the cache already knows reads only that object (its status by
+// id), and a CRI event that names its pod reads that pod (a CRI list filtered by its UID label). Reads are coalesced by the cache. When an event announced a
 // change the CRI does not show yet (containerd publishes /tasks/exit before its CRI plugin marks
 // the container exited), the read is followed up until it does.
 import type { Logger } from '../log/logger.js';
-import { ContainerState, PodSandboxState } from '../cri/cri-types.js';
 import type { PodCache } from './pod-cache.js';
 import { podEvents } from './pod-events.js';
 import type { Pleg, PodLifecycleEvent } from './types.js';
@@ -36,6 +35,13 @@ export interface RelistPlegOptions {
   onRelist?: (durationMs: number, intervalMs: number | undefined) => void;
 }
 
+/**
+ * Why a full relist ran: the safety-net period, a runtime event about an object the cache does not
+ * know, a follow-up of such an event, or an explicit request (a stream (re)opened, a caller).
+ * Logged at v4 so that tests and the bench can tell the relists a pod start causes from the period's.
+ */
+export type RelistCause = 'period' | 'event' | 'follow-up' | 'request';
+
 /** What a runtime event announced about one object, to be confirmed by a read. */
 export interface Expectation {
   id: string;
@@ -55,6 +61,10 @@ export class RelistPleg implements Pleg {
   private soon: NodeJS.Immediate | undefined;
   /** Pods to read on the next turn (events about objects the cache knows); '' = a full relist. */
   private readonly soonPods = new Set<string>();
+  /** Objects to read by id on the next turn (events about objects the cache knows). */
+  private readonly soonObjects = new Set<string>();
+  /** Why the full relist of the next turn (when soonPods has '') is asked for. */
+  private soonCause: RelistCause = 'event';
   private readonly expected = new Map<string, { running: boolean; since: number }>();
   private followUps = 0;
   private followUpTimer: NodeJS.Timeout | undefined;
@@ -108,7 +118,8 @@ export class RelistPleg implements Pleg {
   }
 
   /** One full relist now (coalesced with one in flight); settles when a relist that started after this call has. */
-  async relist(): Promise<void> {
+  async relist(cause: RelistCause = 'request'): Promise<void> {
+    this.opts.logger.v(4).info('PLEG relist', { cause });
     try {
       const startedAt = performance.now();
       await this.opts.cache.refreshAll();
@@ -135,39 +146,69 @@ export class RelistPleg implements Pleg {
 
   /**
    * A read on the next turn of the event loop, so that a burst of runtime events costs one: of
-   * the object's pod when the cache knows it, else a full relist. With `expect`, reads follow until
-   * the CRI shows the announced state (or a deadline passes).
+   * the object itself (by id) when the cache knows it, else a full relist. With `expect`, reads
+   * follow until the CRI shows the announced state (or a deadline passes). An event about the
+   * agent's own creation needs no read of its own: the creation's read by id says the same, and
+   * an id unknown while a creation is in flight is decided once that creation's answer is back.
    */
   requestRelist(expect?: Expectation): void {
-    if (expect) {
-      const prev = this.expected.get(expect.id);
-      if (prev?.running !== expect.running) this.expected.set(expect.id, { running: expect.running, since: this.now() });
-      // A new event is news: follow-ups start again from the shortest delay.
-      this.followUps = 0;
-      if (this.followUpTimer) clearTimeout(this.followUpTimer);
-      this.followUpTimer = undefined;
+    if (!expect) {
+      this.schedule('', 'request');
+      return;
     }
-    this.schedule(expect ? (this.opts.cache.podOf(expect.id) ?? '') : '');
+    const cache = this.opts.cache;
+    const uid = cache.podOf(expect.id);
+    if (uid === undefined && cache.afterCreation(() => this.requestRelist(expect))) return;
+    const reading = uid === undefined ? undefined : cache.creationRead(uid);
+    if (reading) {
+      void reading.then(() => this.requestRelist(expect));
+      return;
+    }
+    // A start the cache already shows (the agent's own, read by id): nothing to confirm. An exit is
+    // always read: "not running" in the cache may be an exit seen before a removal now announced.
+    if (uid !== undefined && expect.running && this.running(expect.id) === true) return;
+    const prev = this.expected.get(expect.id);
+    if (prev?.running !== expect.running) this.expected.set(expect.id, { running: expect.running, since: this.now() });
+    // A new event is news: follow-ups start again from the shortest delay.
+    this.followUps = 0;
+    if (this.followUpTimer) clearTimeout(this.followUpTimer);
+    this.followUpTimer = undefined;
+    if (uid === undefined) this.schedule('', 'event');
+    else this.scheduleObject(expect.id);
   }
 
   markOomKilled(id: string): void {
     this.oom.add(id);
   }
 
-  private schedule(uid: string): void {
+  private schedule(uid: string, cause: RelistCause = 'event'): void {
     this.soonPods.add(uid);
+    if (uid === '' && this.soonCause !== 'request') this.soonCause = cause;
+    this.armSoon();
+  }
+
+  private scheduleObject(id: string): void {
+    this.soonObjects.add(id);
+    this.armSoon();
+  }
+
+  private armSoon(): void {
     if (this.soon || !this.started) return;
     this.soon = setImmediate(() => {
       this.soon = undefined;
       const pods = [...this.soonPods];
+      const objects = [...this.soonObjects];
+      const why = this.soonCause;
       this.soonPods.clear();
-      if (pods.includes('')) void this.relist();
-      else void this.readPods(pods);
+      this.soonObjects.clear();
+      this.soonCause = 'event';
+      if (pods.includes('')) void this.relist(why);
+      else void this.read(pods, objects);
     });
   }
 
-  private async readPods(uids: string[]): Promise<void> {
-    const results = await Promise.allSettled(uids.map((u) => this.opts.cache.refreshPod(u)));
+  private async read(uids: string[], objects: string[]): Promise<void> {
+    const results = await Promise.allSettled([...uids.map((u) => this.opts.cache.refreshPod(u)), ...objects.map((id) => this.opts.cache.refreshObject(id))]);
     for (const r of results) {
       if (r.status === 'rejected') this.opts.logger.v(2).info('PLEG read of a pod failed; the next relist will catch up', { err: errorMessage(r.reason) });
     }
@@ -176,19 +217,13 @@ export class RelistPleg implements Pleg {
 
   private arm(): void {
     if (this.timer) clearInterval(this.timer);
-    this.timer = setInterval(() => void this.relist(), this.periodMs);
+    this.timer = setInterval(() => void this.relist('period'), this.periodMs);
     this.timer.unref?.();
   }
 
   /** Whether the object `id` is running as the cache has it (undefined: the cache does not know it). */
   private running(id: string): boolean | undefined {
-    for (const pod of this.opts.cache.pods().values()) {
-      const c = pod.containers.find((x) => x.id === id);
-      if (c) return c.state === ContainerState.CONTAINER_RUNNING;
-      const s = pod.sandboxes.find((x) => x.id === id);
-      if (s) return s.state === PodSandboxState.SANDBOX_READY;
-    }
-    return undefined;
+    return this.opts.cache.running(id);
   }
 
   private checkExpectations(): void {
@@ -213,9 +248,8 @@ export class RelistPleg implements Pleg {
     this.followUpTimer = setTimeout(() => {
       this.followUpTimer = undefined;
       const ids = [...this.expected.keys()];
-      const pods = new Set(ids.map((id) => this.opts.cache.podOf(id) ?? ''));
-      if (pods.has('')) void this.relist();
-      else void this.readPods([...pods]);
+      if (ids.some((id) => this.opts.cache.podOf(id) === undefined)) void this.relist('follow-up');
+      else void this.read([], ids);
     }, delay);
     this.followUpTimer.unref?.();
   }

@@ -4,8 +4,9 @@
 // has its executor in EXECUTORS.
 import type { PodAction, PodActionKind, PodActionOf, PodActions, WaitingReason } from './compute-actions.js';
 import { containerSpec, killContainer } from './kill-container.js';
-import { ContainerStartError, type DesiredPod, type SandboxRef } from '../kuberuntime/pod-runtime.js';
+import { ContainerStartError, type DesiredPod, type SandboxRef, type StartedContainer } from '../kuberuntime/pod-runtime.js';
 import type { WorkerContext } from './worker-context.js';
+import type { CacheTime, CreationDone } from '../pleg/pod-cache.js';
 import { DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS } from '../k8s/defaults.js';
 
 export interface ExecutionResult {
@@ -26,6 +27,10 @@ export interface Execution {
   readonly waiting: Map<string, WaitingReason>;
   /** No more containers start in this sync: the pod is to go, or an init container failed. */
   startsHalted: boolean;
+  /** The latest creation the cache was told of (see PodCache.creating). */
+  recordedAt: CacheTime | undefined;
+  /** Something changed in the runtime that the cache was not told of: a kill, a removal, a failed creation. */
+  unrecorded: boolean;
 }
 
 export interface ActionExecutor<A> {
@@ -53,8 +58,22 @@ async function startContainer(x: Execution, s: PodActionOf<'startContainer'>): P
   if (x.startsHalted || !sandbox) return;
   const name = s.container.name;
   ctx.emit((o) => o.containerStartAttempt?.(ctx.uid, s.type));
+  // The cache hears of the creation from just before CreateContainer (an image pull may take minutes
+  // before it, and nothing of the pod is made meanwhile).
+  let done: CreationDone | undefined;
+  const onCreate = (): void => {
+    done = ctx.cache.creating(ctx.uid);
+  };
   try {
-    const started = await ctx.runtime.startContainer(pod, sandbox, s.container, s.type, s.restartCount, s.restartedAt);
+    let started: StartedContainer;
+    try {
+      started = await ctx.runtime.startContainer(pod, sandbox, s.container, s.type, s.restartCount, s.restartedAt, onCreate);
+    } catch (err) {
+      failedCreation(x, done);
+      throw err;
+    }
+    // A runtime that made it without saying so (a fake): told now.
+    recorded(x, (done ?? ctx.cache.creating(ctx.uid))([{ kind: 'container', id: started.id, sandboxId: sandbox.id }]));
     ctx.pullBackOff.succeeded(ctx.uid, s.container.image ?? '');
     const pull = started.pullMs === undefined ? undefined : { pullMs: started.pullMs, pulledAtMs: ctx.now() };
     ctx.emit((o) => o.containerStarted?.(ctx.uid, s.type, pull));
@@ -85,29 +104,56 @@ async function startContainer(x: Execution, s: PodActionOf<'startContainer'>): P
   }
 }
 
+/** A creation that failed may have left something (a container created, not started): the next step reads the pod. */
+function failedCreation(x: Execution, done: CreationDone | undefined): void {
+  done?.([]);
+  x.unrecorded = true;
+}
+
+function recorded(x: Execution, at: CacheTime): void {
+  x.recordedAt = Math.max(x.recordedAt ?? at, at);
+}
+
+/** A change the cache is not told of (it is seen by the next step's read of the pod). */
+function unrecorded<A>(run: (x: Execution, a: A) => Promise<void>): (x: Execution, a: A) => Promise<void> {
+  return (x, a) => {
+    x.unrecorded = true;
+    return run(x, a);
+  };
+}
+
 export const EXECUTORS: ActionExecutors = {
   killContainer: {
     parallel: true,
-    run: (x, k) => killContainer(x.ctx, { id: k.id, name: k.name, spec: containerSpec(x.pod, k.name), podIP: x.sandbox?.ip }, k.graceSeconds ?? x.grace, k.why),
+    run: unrecorded((x, k) => killContainer(x.ctx, { id: k.id, name: k.name, spec: containerSpec(x.pod, k.name), podIP: x.sandbox?.ip }, k.graceSeconds ?? x.grace, k.why)),
   },
-  stopSandbox: { run: (x, a) => x.ctx.runtime.stopSandbox(a.id) },
+  stopSandbox: { run: unrecorded((x, a) => x.ctx.runtime.stopSandbox(a.id)) },
   createSandbox: {
     wantedOnly: true,
     async run(x, a) {
-      x.sandbox = await x.ctx.runtime.createSandbox(x.pod, a.attempt);
+      // The cache is told of the new sandbox and reads it by id (the kubelet's SyncPod reads its
+      // status right after RunPodSandbox too).
+      const done = x.ctx.cache.creating(x.ctx.uid);
+      try {
+        x.sandbox = await x.ctx.runtime.createSandbox(x.pod, a.attempt);
+      } catch (err) {
+        failedCreation(x, done);
+        throw err;
+      }
+      recorded(x, done([{ kind: 'sandbox', id: x.sandbox.id }]));
       x.ctx.logger.info('Created pod sandbox', { ...x.fields, sandboxID: x.sandbox.id, attempt: a.attempt, reason: a.why });
     },
   },
   startCreatedContainer: {
     needsSandbox: true,
-    async run(x, c) {
+    run: unrecorded(async (x, c) => {
       await x.ctx.runtime.startCreatedContainer(c.id);
       x.ctx.logger.info('Started container', { ...x.fields, container: c.name, containerID: c.id, reason: 'found created, not started' });
-    },
+    }),
   },
   startContainer: { needsSandbox: true, run: startContainer },
-  removeContainer: { run: (x, a) => x.ctx.runtime.removeContainer(a.id) },
-  removeSandbox: { run: (x, a) => x.ctx.runtime.removeSandbox(a.id) },
+  removeContainer: { run: unrecorded((x, a) => x.ctx.runtime.removeContainer(a.id)) },
+  removeSandbox: { run: unrecorded((x, a) => x.ctx.runtime.removeSandbox(a.id)) },
 };
 
 function executorOf<K extends PodActionKind>(kind: K): ActionExecutor<PodActionOf<K>> {
@@ -120,8 +166,17 @@ export async function executeActions(ctx: WorkerContext, plan: PodActions, sandb
   const waiting = new Map(plan.waiting);
   if (!pod) return { errors, waiting };
   const grace = pod.spec?.terminationGracePeriodSeconds ?? DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS;
-  const x: Execution = { ctx, pod, fields: { pod: ctx.key, podUID: ctx.uid }, grace, sandbox, errors, waiting, startsHalted: false };
-  const actions = plan.actions;
+  const x: Execution = { ctx, pod, fields: { pod: ctx.key, podUID: ctx.uid }, grace, sandbox, errors, waiting, startsHalted: false, recordedAt: undefined, unrecorded: false };
+  try {
+    await runActions(x, plan.actions);
+  } finally {
+    ctx.stepEffects = x.unrecorded || x.recordedAt === undefined ? { kind: 'unrecorded' } : { kind: 'recorded', at: x.recordedAt };
+  }
+  return { errors, waiting };
+}
+
+async function runActions(x: Execution, actions: readonly PodAction[]): Promise<void> {
+  const ctx = x.ctx;
   for (let i = 0; i < actions.length; ) {
     const executor = executorOf(actions[i].kind);
     if (executor.needsSandbox && !x.sandbox) break;
@@ -135,5 +190,4 @@ export async function executeActions(ctx: WorkerContext, plan: PodActions, sandb
     else await executor.run(x, actions[i]);
     i = end;
   }
-  return { errors, waiting };
 }

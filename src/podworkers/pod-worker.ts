@@ -5,7 +5,7 @@ import { terminated } from './states/terminated.js';
 import { terminating } from './states/terminating.js';
 import { waitingToStart } from './states/waiting-to-start.js';
 import type { PodStates, Transition } from './states/pod-state.js';
-import type { PodWorkerStateName, WorkerContext } from './worker-context.js';
+import type { PodWorkerStateName, StepEffects, WorkerContext } from './worker-context.js';
 import { Backoff, POD_WORKER_FAILURE_BACKOFF } from '../util/backoff.js';
 import { errorMessage } from '../util/error-message.js';
 
@@ -26,6 +26,10 @@ export class PodWorker {
   private lastFailure: string | undefined;
   /** The desired pod of the last sync: a different object means the spec was updated. */
   private lastSynced: WorkerContext['desired'] | null = null;
+  /** The next step needs a read of the pod that started after the last step ended (a timer woke it). */
+  private freshRead = false;
+  /** When the last step ended (cache time). */
+  private lastEndedAt = 0;
 
   constructor(
     readonly ctx: WorkerContext,
@@ -43,7 +47,16 @@ export class PodWorker {
     this.step();
   }
 
-  /** The worker's own timer (resync, back-off expiry): nothing outside said anything changed. */
+  /**
+   * The worker's own timer (resync, back-off expiry): nothing outside said anything changed, so
+   * the step wants a view newer than its last step (as the kubelet's resync waits for a cache newer
+   * than its last sync): the safety-net relist usually has one, else the pod is read.
+   */
+  private resync(): void {
+    this.freshRead = true;
+    this.step();
+  }
+
   private step(): void {
     if (this.stateName === 'Done') return;
     this.pending = true;
@@ -55,7 +68,7 @@ export class PodWorker {
     this.ctx.logger.error('Pod worker failed unexpectedly, will retry', { pod: this.ctx.key, podUID: this.ctx.uid, state: this.stateName, err: errorMessage(err) });
     this.running = false;
     this.stopTimers();
-    this.timer = setTimeout(() => this.step(), this.failureDelayMs());
+    this.timer = setTimeout(() => this.resync(), this.failureDelayMs());
     this.timer.unref?.();
   }
 
@@ -104,10 +117,15 @@ export class PodWorker {
       while (this.pending && this.stateName !== 'Done') {
         this.pending = false;
         this.stopTimers();
+        if (this.freshRead) {
+          this.freshRead = false;
+          this.ctx.lastStepAt = Math.max(this.ctx.lastStepAt, this.lastEndedAt);
+        }
         const state = STATES[this.stateName];
         let t: Transition;
         const operation = this.operationType();
         const startedAt = performance.now();
+        this.ctx.stepEffects = { kind: 'unrecorded' };
         try {
           t = await state.run(this.ctx);
           if (operation) this.ctx.emit((o) => o.podWorkerStep?.(this.ctx.uid, operation, performance.now() - startedAt));
@@ -123,8 +141,13 @@ export class PodWorker {
           this.lastFailure = text;
           t = { next: this.stateName, wakeAfterMs: this.failureDelayMs() };
         }
-        // Whatever the step did, the next one syncs from a read of the runtime that started after it.
-        this.ctx.lastStepAt = this.ctx.cache.tick();
+        // The next step syncs from a read of the runtime that started after this one's effects: after
+        // the step, or after the creations it told the cache of (the cache's read of them is newer).
+        // (Read back as the wide type: the step may have set it.)
+        const effects = this.ctx.stepEffects as StepEffects;
+        this.lastEndedAt = this.ctx.cache.tick();
+        if (effects.kind === 'recorded') this.ctx.lastStepAt = effects.at;
+        else if (effects.kind === 'unrecorded') this.ctx.lastStepAt = this.lastEndedAt;
         if (t.next !== this.stateName) {
           this.ctx.logger.v(3).info('Pod worker state', { pod: this.ctx.key, podUID: this.ctx.uid, from: this.stateName, to: t.next });
           this.stateName = t.next;
@@ -132,7 +155,7 @@ export class PodWorker {
           // A pod removed before it started ends at once: it has stopped too.
           if (t.next === 'Terminated' || (t.next === 'Done' && state === waitingToStart)) this.onStopped(this);
         } else if (t.wakeAfterMs !== undefined && Number.isFinite(t.wakeAfterMs)) {
-          this.timer = setTimeout(() => this.step(), t.wakeAfterMs);
+          this.timer = setTimeout(() => this.resync(), t.wakeAfterMs);
           this.timer.unref?.();
         }
       }

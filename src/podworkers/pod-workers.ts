@@ -385,7 +385,11 @@ export class PodWorkers {
         },
         terminationRequested: false,
         cache: this.opts.cache,
-        lastStepAt: 0,
+        // A pod the cache knows nothing of was absent at its last full read and has not been made
+        // since (only this worker makes it): its first sync needs no read. One it holds (a same-UID
+        // pod added again, a pod found at start) is read first.
+        lastStepAt: this.opts.cache.has(uid) ? this.opts.cache.tick() : 0,
+        stepEffects: { kind: 'unrecorded' },
         emit: (call) => {
           call(this.slotObserver);
           notify(this.opts.observers ?? [], call, (err) => this.opts.logger.error('Pod worker observer failed', { podUID: uid, err: String(err) }));

@@ -1,6 +1,6 @@
 // What every state of a pod worker can see and use.
 import type { Logger } from '../log/logger.js';
-import type { CacheTime, CachedPod } from '../pleg/pod-cache.js';
+import type { CacheTime, CachedPod, CreationDone } from '../pleg/pod-cache.js';
 import type { RuntimePod } from '../kuberuntime/runtime-pods.js';
 import type { CrashLoopBackOff } from './crashloop-backoff.js';
 import type { ImagePullBackOff } from './image-pull-backoff.js';
@@ -13,7 +13,19 @@ import { jittered } from '../util/backoff.js';
 export interface PodCacheView {
   getNewerThan(uid: string, t: CacheTime): Promise<CachedPod>;
   tick(): CacheTime;
+  /** The worker is about to create objects of the pod; it says what it created (see PodCache.creating). */
+  creating(uid: string): CreationDone;
+  /** Whether the cache holds anything of the pod. */
+  has(uid: string): boolean;
 }
+
+/**
+ * What a step did to the runtime, for the time the next step's read must be newer than: nothing
+ * (the next may sync from the cache as it is), only creations the cache was told of (a read newer
+ * than `at` includes them: the cache's own read of them), or something else (a read started after
+ * the step).
+ */
+export type StepEffects = { readonly kind: 'none' } | { readonly kind: 'recorded'; readonly at: CacheTime } | { readonly kind: 'unrecorded' };
 
 /** The pod's runtime state for a step: read after the previous step ended. */
 export async function podForStep(ctx: WorkerContext): Promise<CachedPod> {
@@ -80,8 +92,10 @@ export interface WorkerContext {
   lastSync?: SyncOutcome;
   /** The one cache of runtime state: a step reads its pod there, newer than the last step. */
   readonly cache: PodCacheView;
-  /** When the last step ended (cache time): the next one needs a read that started after it. */
+  /** When the last step's effects were known (cache time): the next one needs a read that started after it. */
   lastStepAt: CacheTime;
+  /** What the step in progress did to the runtime; reset to 'unrecorded' before each step. */
+  stepEffects: StepEffects;
   /** Emits to the observers (prober, status); never throws. */
   emit(call: (o: PodWorkerObserver) => void): void;
   /** Records a pod event (Pulled, Created, Started, Killing, BackOff, ...). */

@@ -75,6 +75,8 @@ export const syncing = podState({
       const newest = runtime?.sandboxes[0];
       const sandbox = newest && newest.state === PodSandboxState.SANDBOX_READY ? { id: newest.id, attempt: newest.attempt, ip: newest.ip, additionalIps: newest.additionalIps } : undefined;
       const acted = !isEmpty(actions);
+      // A sync that acts on nothing changes nothing: the next step's read need not be newer than it.
+      if (!acted) ctx.stepEffects = { kind: 'none' };
       const result = acted ? await executeActions(ctx, actions, sandbox) : { errors: [], waiting: new Map(actions.waiting) };
       ctx.lastSync = { at: new Date(now), waiting: result.waiting, error: result.errors[0], podFailed: actions.podFailed };
       ctx.emit((o) => o.podSynced?.(pod, runtime, acted));

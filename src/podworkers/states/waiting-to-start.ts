@@ -6,6 +6,8 @@ export const waitingToStart = podState({
   name: 'WaitingToStart',
   next: ['Syncing', 'Terminating', 'Done'],
   async run(ctx) {
+    // Nothing here touches the runtime: the first sync may start from the cache as it is.
+    ctx.stepEffects = { kind: 'none' };
     if (ctx.terminationRequested) {
       if (!ctx.neverInRuntime?.()) return { next: 'Terminating' };
       // Removed before its turn came, with nothing of it anywhere: no runtime read, no clean-up to do

@@ -51,6 +51,8 @@ export class FakeRuntime {
   failLists = false;
   /** Called at each list, before it answers: lets a test change state "in the runtime". */
   onList: (() => void) | undefined;
+  /** The same at each status call (a read of one object by id). */
+  onStatus: (() => void) | undefined;
   eventsMode: EventsMode = 'unimplemented';
   eventSubscriptions = 0;
   private push: ((e: ContainerEventResponse) => void) | undefined;
@@ -110,6 +112,7 @@ export class FakeRuntime {
     removePodSandbox: unused,
     podSandboxStatus: async (id) => {
       this.statusCalls++;
+      this.onStatus?.();
       const sb = this.sandboxes.find((x) => x.id === id);
       if (!sb) throw new CriError('PodSandboxStatus', 5, 'not found');
       return { ...sb, network: { ip: '', additionalIps: [] } };
@@ -120,6 +123,7 @@ export class FakeRuntime {
     removeContainer: unused,
     containerStatus: async (id) => {
       this.statusCalls++;
+      this.onStatus?.();
       const c = this.containers.find((x) => x.id === id);
       if (!c) throw new CriError('ContainerStatus', 5, 'not found');
       return { ...c, startedAt: c.createdAt, finishedAt: 0, exitCode: 0, reason: '', message: '', mounts: [], logPath: '' };

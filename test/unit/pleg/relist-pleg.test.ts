@@ -147,16 +147,19 @@ describe('RelistPleg relist requests', () => {
     pleg.start();
     await waitFor(() => events.length === 4, { timeoutMs: 10_000, what: 'the first relist' });
     events.length = 0;
-    // containerd announced the exit; its CRI plugin shows it three lists later.
+    // containerd announced the exit; its CRI plugin shows it three reads later. The cache knows
+    // the container, so each read is of that one object (its status by id), never a list.
     let lag = 3;
-    rt.onList = () => {
+    rt.onStatus = () => {
       if (--lag === 0) rt.setContainerState('ca', ContainerState.CONTAINER_EXITED);
     };
     const before = rt.lists;
+    const statuses = rt.statusCalls;
     pleg.requestRelist({ id: 'ca', running: false });
     await waitFor(() => events.length > 0, { timeoutMs: 10_000, what: 'ContainerDied after follow-ups' });
     expect(events).toEqual([{ podUid: A, type: 'ContainerDied', id: 'ca', name: 'app' }]);
-    expect(rt.lists - before).toBe(3);
+    expect(rt.statusCalls - statuses).toBe(3);
+    expect(rt.lists).toBe(before);
     // No more follow-ups once it showed.
     const settled = rt.lists;
     await pleg.relist();

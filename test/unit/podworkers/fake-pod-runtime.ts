@@ -59,6 +59,10 @@ export class FakePodRuntime implements PodRuntime {
   /** The pod cache as the workers see it, over this fake: a read when nothing newer is cached. */
   readonly cache: PodCacheView = {
     tick: () => ++this.clock,
+    // This fake reads nothing for a creation: the next step's read of the pod shows it.
+    creating: () => () => ++this.clock,
+    // As if every pod had been seen: a worker's first sync reads its pod.
+    has: () => true,
     getNewerThan: async (uid, t) => {
       // A PLEG that keeps up relists between any two steps.
       if (this.plegKeepsUp) this.fullAt = ++this.clock;
