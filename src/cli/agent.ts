@@ -249,11 +249,15 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
   }
 
   // The kubelet API (logs, exec, stats) serves nothing the first sync needs: its modules and its
-  // certificate load once the first pods are under way (adoption done), or at the latest after
-  // KUBELET_API_LATEST_MS, so they do not stand between `exec` and the first RunPodSandbox.
+  // certificate load once a pod's first sync is done (or adoption found none to start), at the
+  // latest after KUBELET_API_LATEST_MS, so they do not stand between `exec` and the first pods.
   let kubeletApi: Promise<RunningKubeletServer | undefined> | undefined;
   const startKubeletApiNow = (): void => {
     clearTimeout(kubeletApiLatest);
+    if (!opts.enableServer) {
+      kubeletApi ??= Promise.resolve(undefined);
+      return;
+    }
     kubeletApi ??= import('../server/kubelet/start-kubelet-api.js')
       .then((m) => m.startKubeletApi(opts, { source: serverSource, metrics: () => metrics.render(), runtime, checks: healthChecks, api, logger }))
       .catch((err: unknown) => {
@@ -262,6 +266,12 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
       });
   };
   const kubeletApiLatest = setTimeout(startKubeletApiNow, KUBELET_API_LATEST_MS);
+  if (!opts.enableServer) logger.info('The kubelet API is off (enableServer: false)');
+  observers.push({
+    podWorkerStep: () => {
+      if (!kubeletApi) startKubeletApiNow();
+    },
+  });
 
   nodeShutdown = startNodeShutdown(opts, {
     workers,
@@ -300,8 +310,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
       adopted: () => {
         podConfig.adoptionDone();
         pleg.start();
-        // After the workers' first calls have gone out: the module loading overlaps the runtime's work.
-        setImmediate(startKubeletApiNow);
+        if (workers.snapshot().length === 0) startKubeletApiNow();
         systemd?.sourcesReady(podConfig.all().filter((p) => admission.isAdmitted(p.uid)).map((p) => p.uid));
       },
       logger,
