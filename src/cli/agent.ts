@@ -320,7 +320,9 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
   return {
     async shutdown() {
       stopAdoption?.();
+      // A worker step or the timer after this point must not start the server on a stopping agent.
       clearTimeout(kubeletApiLatest);
+      kubeletApi ??= Promise.resolve(undefined);
       await nodeShutdown?.stop();
       await systemd?.stop();
       pleg.stop();
