@@ -4,7 +4,7 @@
 // dependency, so `npm ci` installs the one of this machine's architecture); the node running this
 // script only runs the build.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync, readdirSync } from 'node:fs';
+import { closeSync, copyFileSync, chmodSync, existsSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync, writeSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -129,6 +129,24 @@ try {
 }
 const postject = join(root, 'node_modules', 'postject', 'dist', 'cli.js');
 execFileSync(process.execPath, [postject, tmpExe, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2'], { stdio: 'inherit' });
-renameSync(tmpExe, exe);
+// The executable is written out again in 64 KiB blocks: the kernel caches a file written in one large
+// write (postject's) in large folios, and a process mapping it then counts whole folios as resident,
+// 18 MiB more RSS for the same pages touched (`bootlet --version`: 66.7 MiB as postject left it, 48.8
+// MiB copied in blocks, as cp or a package manager writes it).
+const blockExe = exe + '.blocks';
+{
+  const from = openSync(tmpExe, 'r');
+  const to = openSync(blockExe, 'w', 0o755);
+  const block = Buffer.alloc(64 * 1024);
+  try {
+    for (let n; (n = readSync(from, block, 0, block.length, null)) > 0; ) writeSync(to, block, 0, n);
+  } finally {
+    closeSync(from);
+    closeSync(to);
+  }
+}
+rmSync(tmpExe);
+chmodSync(blockExe, 0o755);
+renameSync(blockExe, exe);
 writeFileSync(runtimeStamp, `${runtimeVersion}\n`);
 console.log(`built ${exe} (${Math.round(statSync(exe).size / 1024 / 1024)} MB, Node ${runtimeVersion})`);
