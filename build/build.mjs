@@ -4,7 +4,7 @@
 // dependency, so `npm ci` installs the one of this machine's architecture); the node running this
 // script only runs the build.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync, readdirSync } from 'node:fs';
+import { closeSync, copyFileSync, chmodSync, existsSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync, writeSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -31,9 +31,14 @@ const runtimeVersion = process.env.BOOTLET_NODE
 //   optimizing compilers, and their code and memory are not resident;
 // - `--max-semi-space-size=1`: the young generation stays at its initial 1 MiB per semi-space; a
 //   burst of pod starts otherwise grows it to 16 MiB and keeps it;
-// - `--optimize-for-size`: V8 grows its heap less and gives memory back (108 → 80 MiB idle).
+// - `--optimize-for-size`: V8 grows its heap less and gives memory back (108 → 80 MiB idle);
+// - `--lite-mode` (feedback vectors allocated lazily, no baseline code) and `--v8-pool-size=1` (one V8
+//   worker thread, one malloc arena less): idle with 30 pods 76–77 → 71 MiB, busy with 50 80–81 →
+//   75–77, with no CPU cost that the bench's bursts could tell from noise (README, "What an idle agent costs").
 // BOOTLET_EXEC_ARGV='[...]' (JSON) builds with others, to measure them.
-const execArgv = process.env.BOOTLET_EXEC_ARGV ? JSON.parse(process.env.BOOTLET_EXEC_ARGV) : ['--max-opt=1', '--max-semi-space-size=1', '--optimize-for-size'];
+const execArgv = process.env.BOOTLET_EXEC_ARGV
+  ? JSON.parse(process.env.BOOTLET_EXEC_ARGV)
+  : ['--max-opt=1', '--max-semi-space-size=1', '--optimize-for-size', '--lite-mode', '--v8-pool-size=1'];
 // Which Node the last build put in, so --if-missing rebuilds after the pinned package moved.
 const runtimeStamp = join(out, 'bootlet.node-version');
 
@@ -93,6 +98,13 @@ await build({
   minifySyntax: true,
   logLevel: 'warning',
 });
+// esbuild escapes non-ASCII text in strings, not in regular expression literals. One such character
+// makes the whole bundle two-byte source for V8: 4 MiB of heap instead of 2, for as long as the agent
+// runs (the decode worker's source is a string the worker runs: the same holds there).
+for (const [what, text] of [['bundle', readFileSync(bundle, 'utf8')], ['decode worker', workerCode]]) {
+  const at = text.search(/[^\x00-\x7f]/);
+  if (at >= 0) throw new Error(`the ${what} has a non-ASCII character (write it as a \\u escape in the source): ...${text.slice(Math.max(0, at - 60), at + 20)}...`);
+}
 console.log(`bundled ${bundle} (${Math.round(statSync(bundle).size / 1024)} KiB, decode worker ${Math.round(workerCode.length / 1024)} KiB) in ${Date.now() - t0} ms`);
 
 // Single executable: the blob carries the bundle and its V8 code cache.
@@ -117,6 +129,24 @@ try {
 }
 const postject = join(root, 'node_modules', 'postject', 'dist', 'cli.js');
 execFileSync(process.execPath, [postject, tmpExe, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2'], { stdio: 'inherit' });
-renameSync(tmpExe, exe);
+// The executable is written out again in 64 KiB blocks: the kernel caches a file written in one large
+// write (postject's) in large folios, and a process mapping it then counts whole folios as resident,
+// 18 MiB more RSS for the same pages touched (`bootlet --version`: 66.7 MiB as postject left it, 48.8
+// MiB copied in blocks, as cp or a package manager writes it).
+const blockExe = exe + '.blocks';
+{
+  const from = openSync(tmpExe, 'r');
+  const to = openSync(blockExe, 'w', 0o755);
+  const block = Buffer.alloc(64 * 1024);
+  try {
+    for (let n; (n = readSync(from, block, 0, block.length, null)) > 0; ) writeSync(to, block, 0, n);
+  } finally {
+    closeSync(from);
+    closeSync(to);
+  }
+}
+rmSync(tmpExe);
+chmodSync(blockExe, 0o755);
+renameSync(blockExe, exe);
 writeFileSync(runtimeStamp, `${runtimeVersion}\n`);
 console.log(`built ${exe} (${Math.round(statSync(exe).size / 1024 / 1024)} MB, Node ${runtimeVersion})`);

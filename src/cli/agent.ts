@@ -5,7 +5,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { startPodCgroups } from '../cm/start.js';
 import { PodConfig } from '../config/pod-config/pod-config.js';
 import { configuredSources, startApiPodSource, startPodSources } from '../config/pod-config/start-sources.js';
-import { collectNodeInfo, DeferredPodObjects, startApiSide, validateClientConfig, type ApiSide } from '../apiserver/index.js';
+import type { ApiSide } from '../apiserver/api-side.js';
+import { collectNodeInfo } from '../apiserver/node-info.js';
 import { droppedLogLines, type Logger } from '../log/logger.js';
 import { unexpectedErrorCount } from '../process/unexpected-errors.js';
 import { PodCache } from '../pleg/pod-cache.js';
@@ -25,12 +26,13 @@ import { warnInvalidIdentityOnce } from '../kuberuntime/runtime-pods.js';
 import { configSourceOf } from '../kuberuntime/static-source.js';
 import { startEndpoints } from '../server/endpoints.js';
 import { pingCheck, syncLoopCheck } from '../server/healthz.js';
-import { startKubeletApi } from '../server/kubelet/start-kubelet-api.js';
+import type { RunningKubeletServer } from '../server/kubelet/kubelet-server.js';
 import type { ServerSource } from '../server/source.js';
 import { StatusManager } from '../status/status-manager.js';
 import { onProbeResult, statusObserver } from '../status/worker-events.js';
 import { BOOTLET_VERSION, kubeletVersion } from '../version.js';
 import { formatDuration } from '../util/duration.js';
+import { errorMessage } from '../util/error-message.js';
 import type { BootletOptions } from './options.js';
 import { criCallMetrics, linkMetrics, probeMetrics, registerRestClientMetrics, relistMetrics } from '../metrics/metrics-link.js';
 import { linkProber } from '../prober/pod-worker-link.js';
@@ -42,6 +44,8 @@ import { startNodeShutdown } from '../nodeshutdown/start.js';
 
 const STATUS_SETTLE_MS = 100;
 const STATUS_FULL_PASS_MS = 5 * 60_000;
+/** The kubelet API starts once the first pods are under way, or after this if they never get there (runtime away). */
+const KUBELET_API_LATEST_MS = 5_000;
 
 /** resolvConf "" means no host DNS at all; an unreadable file gives pods an empty one. */
 function readResolvConf(file: string, logger: Logger): string | undefined {
@@ -83,7 +87,10 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
   }
   // A kubeconfig that cannot be used is a start-up error (unless a bootstrap kubeconfig can replace
   // it); a server that does not answer is not.
-  if (opts.kubeconfig) validateClientConfig(opts.kubeconfig, opts.bootstrapKubeconfig);
+  // The API side's modules (HTTPS, HTTP/2 client, certificates) load only for a node that has one:
+  // a standalone start (kubeadm's first one) does not wait for them.
+  const apiModule = opts.kubeconfig ? await import('../apiserver/index.js') : undefined;
+  if (opts.kubeconfig && apiModule) apiModule.validateClientConfig(opts.kubeconfig, opts.bootstrapKubeconfig);
   else if (opts.bootstrapKubeconfig) logger.warn('--bootstrap-kubeconfig is ignored without --kubeconfig: running standalone', { bootstrapKubeconfig: opts.bootstrapKubeconfig });
 
   // One registry for every server that serves /metrics; parts report to it through callbacks.
@@ -116,7 +123,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
   // and env. Made here so the pod runtime can be handed it; the API side registers the desired API
   // pods in it and attaches its connection. Standalone (no kubeconfig) there is none: static pods
   // refer to no API object.
-  const podObjects = opts.kubeconfig ? new DeferredPodObjects() : undefined;
+  const podObjects = apiModule ? new apiModule.DeferredPodObjects() : undefined;
   const podRuntime = new CriPodRuntime({
     runtime,
     images,
@@ -233,8 +240,8 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
   });
 
   let api: ApiSide | undefined;
-  if (opts.kubeconfig) {
-    api = startApiSide({
+  if (opts.kubeconfig && apiModule) {
+    api = apiModule.startApiSide({
       kubeconfigPath: opts.kubeconfig,
       bootstrapKubeconfigPath: opts.bootstrapKubeconfig,
       certDir: opts.certDir,
@@ -266,13 +273,29 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     logger.info('No --kubeconfig: running standalone, no API server will be contacted');
   }
 
-  const kubeletApi = startKubeletApi(opts, {
-    source: serverSource,
-    metrics: () => metrics.render(),
-    runtime,
-    checks: healthChecks,
-    api,
-    logger,
+  // The kubelet API (logs, exec, stats) serves nothing the first sync needs: its modules and its
+  // certificate load once a pod's first sync is done (or adoption found none to start), at the
+  // latest after KUBELET_API_LATEST_MS, so they do not stand between `exec` and the first pods.
+  let kubeletApi: Promise<RunningKubeletServer | undefined> | undefined;
+  const startKubeletApiNow = (): void => {
+    clearTimeout(kubeletApiLatest);
+    if (!opts.enableServer) {
+      kubeletApi ??= Promise.resolve(undefined);
+      return;
+    }
+    kubeletApi ??= import('../server/kubelet/start-kubelet-api.js')
+      .then((m) => m.startKubeletApi(opts, { source: serverSource, metrics: () => metrics.render(), runtime, checks: healthChecks, api, logger }))
+      .catch((err: unknown) => {
+        logger.error('Cannot start the kubelet API', { err: errorMessage(err) });
+        return undefined;
+      });
+  };
+  const kubeletApiLatest = setTimeout(startKubeletApiNow, KUBELET_API_LATEST_MS);
+  if (!opts.enableServer) logger.info('The kubelet API is off (enableServer: false)');
+  observers.push({
+    podWorkerStep: () => {
+      if (!kubeletApi) startKubeletApiNow();
+    },
   });
 
   nodeShutdown = startNodeShutdown(opts, {
@@ -312,6 +335,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
       adopted: () => {
         podConfig.adoptionDone();
         pleg.start();
+        if (workers.snapshot().length === 0) startKubeletApiNow();
         systemd?.sourcesReady(podConfig.all().filter((p) => admission.isAdmitted(p.uid)).map((p) => p.uid));
       },
       logger,
@@ -321,6 +345,9 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
   return {
     async shutdown() {
       stopAdoption?.();
+      // A worker step or the timer after this point must not start the server on a stopping agent.
+      clearTimeout(kubeletApiLatest);
+      kubeletApi ??= Promise.resolve(undefined);
       await nodeShutdown?.stop();
       await systemd?.stop();
       pleg.stop();
@@ -330,7 +357,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
       logRotation.stop();
       workers.shutdown();
       cgroups.stop();
-      await Promise.allSettled([sources.stop(), endpoints.close(), kubeletApi?.close(), api?.stop()]);
+      await Promise.allSettled([sources.stop(), endpoints.close(), kubeletApi?.then((k) => k?.close()), api?.stop()]);
       runtime.close();
     },
   };

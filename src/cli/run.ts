@@ -1,7 +1,7 @@
 // The command line: parse, resolve options, start the agent, and stop it on SIGTERM/SIGINT with
 // the pods left running. Every start-up problem is one clear line and exit code 1.
 import { platform } from 'node:os';
-import { KubeconfigError } from '../apiserver/index.js';
+import { KubeconfigError } from '../apiserver/kubeconfig.js';
 import { goArch } from '../apiserver/node-info.js';
 import { createLogger } from '../log/logger.js';
 import { guardProcess } from '../process/unexpected-errors.js';

@@ -4,7 +4,8 @@
 // CriError, so callers never see grpc-js types.
 import * as grpc from '@grpc/grpc-js';
 import { followServerStream } from './grpc-stream.js';
-import { fromJSON, type MethodDefinition, type PackageDefinition } from '@grpc/proto-loader';
+import type { MethodDefinition } from '@grpc/proto-loader';
+import protobuf from 'protobufjs';
 import descriptor from './generated/cri-descriptor.json';
 import type { ImageServiceDefinition } from './generated/types/runtime/v1/ImageService.js';
 import type { RuntimeServiceDefinition } from './generated/types/runtime/v1/RuntimeService.js';
@@ -33,18 +34,59 @@ export type CriRequest<S extends CriServiceName, M extends CriMethodName<S>> =
 export type CriResponse<S extends CriServiceName, M extends CriMethodName<S>> =
   Method<S, M> extends MethodDefinition<infer _Req, infer _Res, infer _ReqOut, infer ResOut> ? ResOut : never;
 
-let cachedDefinition: PackageDefinition | undefined;
-
-/** The CRI package as the transport loads it (exported for tests that decode as the transport does). */
-export function criPackageDefinition(): PackageDefinition {
-  cachedDefinition ??= fromJSON(descriptor as unknown as Parameters<typeof fromJSON>[0], DECODE_OPTIONS);
-  return cachedDefinition;
+/** How one message goes to bytes and back, as the transport sends and decodes it. */
+export interface CriMessageCodec {
+  serialize(message: object): Buffer;
+  deserialize(bytes: Buffer): object;
 }
 
-function method(service: CriServiceName, name: string): MethodDefinition<object, object> {
-  const svc = criPackageDefinition()[`runtime.v1.${service}`] as Record<string, MethodDefinition<object, object>> | undefined;
-  const m = svc?.[name];
-  if (!m) throw new Error(`CRI descriptor has no ${service}.${name}: regenerate it (npm run gen)`);
+/** The path and codecs of one method: what a call needs of the descriptor. */
+interface MethodCodec {
+  path: string;
+  request: CriMessageCodec;
+  response: CriMessageCodec;
+}
+
+let root: protobuf.Root | undefined;
+const methods = new Map<string, MethodCodec>();
+
+function codecOf(type: protobuf.Type): CriMessageCodec {
+  return {
+    serialize: (message) => {
+      const bytes = type.encode(type.fromObject(message)).finish();
+      // protobufjs's writer gives a Buffer on Node; the view only guards the other case.
+      return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
+    deserialize: (bytes) => type.toObject(type.decode(bytes), DECODE_OPTIONS),
+  };
+}
+
+function criRoot(): protobuf.Root {
+  root ??= protobuf.Root.fromJSON(descriptor as protobuf.INamespace);
+  return root;
+}
+
+/** A CRI message's codec by its full name (`runtime.v1.PodSandboxConfig`), for tests that encode and decode as the transport does. */
+export function criMessageCodec(fullName: string): CriMessageCodec {
+  return codecOf(criRoot().lookupType(fullName));
+}
+
+/**
+ * One method's codecs, made on its first call, with the conversions proto-loader's would use
+ * (fromObject → encode; decode → toObject with DECODE_OPTIONS), so the objects keep the generated
+ * types' shape. Not proto-loader's fromJSON: it also turns every message of the package back into
+ * a descriptor, which took a third of the agent's start-up CPU before its first call.
+ */
+function method(service: CriServiceName, name: string): MethodCodec {
+  const key = `${service}/${name}`;
+  let m = methods.get(key);
+  if (m) return m;
+  const rpc = criRoot().lookup(`runtime.v1.${service}`);
+  const found = rpc instanceof protobuf.Service ? rpc.methods[name] : undefined;
+  if (!found) throw new Error(`CRI descriptor has no ${service}.${name}: regenerate it (npm run gen)`);
+  found.resolve();
+  m = { path: `/runtime.v1.${service}/${name}`, request: codecOf(found.resolvedRequestType!), response: codecOf(found.resolvedResponseType!) };
+  methods.set(key, m);
   return m;
 }
 
@@ -80,7 +122,7 @@ export class CriTransport {
     const options: grpc.CallOptions = timeoutMs === undefined ? {} : { deadline: Date.now() + timeoutMs };
     const started = performance.now();
     return new Promise((resolve, reject) => {
-      this.client.makeUnaryRequest(m.path, m.requestSerialize, m.responseDeserialize, request, new grpc.Metadata(), options, (err, res) => {
+      this.client.makeUnaryRequest(m.path, m.request.serialize, m.response.deserialize, request, new grpc.Metadata(), options, (err, res) => {
         this.observe?.(name, performance.now() - started, err !== null && err !== undefined);
         if (err) reject(toCriError(name, err));
         // The deserializer built the object from the same descriptor the type was generated from.
@@ -97,7 +139,7 @@ export class CriTransport {
     onEnd: (err?: CriError) => void,
   ): { cancel(): void } {
     const m = method(service, name);
-    const call = this.client.makeServerStreamRequest(m.path, m.requestSerialize, m.responseDeserialize, request, new grpc.Metadata(), {});
+    const call = this.client.makeServerStreamRequest(m.path, m.request.serialize, m.response.deserialize, request, new grpc.Metadata(), {});
     return followServerStream(call as grpc.ClientReadableStream<CriResponse<S, M>>, onMessage, onEnd, (err) => toCriError(name, err));
   }
 

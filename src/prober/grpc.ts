@@ -2,7 +2,7 @@
 // kubelet; SERVING is success, anything else (including UNIMPLEMENTED) is a failure. The service
 // definition is a few lines of JSON here, so nothing is read from disk at run time.
 import * as grpc from '@grpc/grpc-js';
-import { fromJSON, type MethodDefinition } from '@grpc/proto-loader';
+import protobuf from 'protobufjs';
 import { joinHostPort } from './port.js';
 import type { ProbeOutcome } from './types.js';
 import { PROBE_USER_AGENT } from './user-agent.js';
@@ -43,16 +43,44 @@ export interface HealthCheckResponse {
   status: string;
 }
 
-type CheckMethod = MethodDefinition<HealthCheckRequest, HealthCheckResponse>;
+/** The Check method's path and its two messages' codecs, both ways (a test's server uses the other half). */
+export interface CheckMethod {
+  path: string;
+  requestSerialize(m: HealthCheckRequest): Buffer;
+  requestDeserialize(b: Buffer): HealthCheckRequest;
+  responseSerialize(m: HealthCheckResponse): Buffer;
+  responseDeserialize(b: Buffer): HealthCheckResponse;
+}
 
 let checkMethod: CheckMethod | undefined;
 
-/** The Check method's path and codecs; exported for tests that serve the health protocol. */
+/** Enum names as strings, absent fields as their defaults: `status` is always one of ServingStatus's names. */
+const CONVERSION: protobuf.IConversionOptions = { enums: String, defaults: true };
+
+function codec<T extends object>(type: protobuf.Type): { serialize(m: T): Buffer; deserialize(b: Buffer): T } {
+  return {
+    serialize: (m) => Buffer.from(type.encode(type.fromObject(m)).finish()),
+    deserialize: (b) => type.toObject(type.decode(b), CONVERSION) as T,
+  };
+}
+
+/**
+ * The Check method's path and codecs, made by protobufjs from the JSON above on the first probe
+ * (not by @grpc/proto-loader, whose module builds protobuf's whole descriptor.proto as it loads);
+ * exported for tests that serve the health protocol.
+ */
 export function healthCheckMethod(): CheckMethod {
   if (!checkMethod) {
-    const def = fromJSON(HEALTH_DESCRIPTOR as unknown as Parameters<typeof fromJSON>[0], { enums: String, defaults: true });
-    const svc = def['grpc.health.v1.Health'] as Record<string, CheckMethod>;
-    checkMethod = svc['Check']!;
+    const root = protobuf.Root.fromJSON(HEALTH_DESCRIPTOR);
+    const req = codec<HealthCheckRequest>(root.lookupType('grpc.health.v1.HealthCheckRequest'));
+    const res = codec<HealthCheckResponse>(root.lookupType('grpc.health.v1.HealthCheckResponse'));
+    checkMethod = {
+      path: '/grpc.health.v1.Health/Check',
+      requestSerialize: req.serialize,
+      requestDeserialize: req.deserialize,
+      responseSerialize: res.serialize,
+      responseDeserialize: res.deserialize,
+    };
   }
   return checkMethod;
 }

@@ -14,7 +14,9 @@ export function parseDuration(text: string): number {
   }
   if (s === '0') return 0;
   if (s === '') throw new Error(`invalid duration ${JSON.stringify(text)} ${EXAMPLES}`);
-  const re = /(\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h)/y;
+  // µ (micro sign) and μ (Greek mu) written as escapes: one non-ASCII character in the bundle makes
+  // V8 hold its whole source as two-byte text (build/build.mjs refuses it).
+  const re = /(\d+\.?\d*|\.\d+)(ns|us|\u00b5s|\u03bcs|ms|s|m|h)/y;
   let total = 0;
   let pos = 0;
   while (pos < s.length) {

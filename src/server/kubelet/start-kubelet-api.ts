@@ -53,10 +53,8 @@ function servingCertificate(o: BootletOptions, api: ApiCredentials | undefined, 
 
 export function startKubeletApi(o: BootletOptions, d: KubeletApiDeps): RunningKubeletServer | undefined {
   const logger = d.logger.with({ component: 'kubelet-api' });
-  if (!o.enableServer) {
-    logger.info('The kubelet API is off (enableServer: false)');
-    return undefined;
-  }
+  // The agent says so itself at start-up (it does not load this module then).
+  if (!o.enableServer) return undefined;
   const reviews = new NodeReviewClient(
     () => d.api?.connection(),
     () => d.api?.sharedClient?.(),

@@ -4,12 +4,11 @@
 // (int64 as number, enums as numbers, absent messages null) are the ones the decoder follows.
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import type { MessageTypeDefinition } from '@grpc/proto-loader';
 import protobuf from 'protobufjs';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import descriptor from '../../../src/cri/generated/cri-descriptor.json';
 import type { Container, ContainerState, CriInput, CriMessageName, CriOutput, Mount, PodSandboxConfig } from '../../../src/cri/cri-types.js';
-import { criPackageDefinition, type CriMethodName, type CriRequest, type CriResponse } from '../../../src/cri/grpc-transport.js';
+import { criMessageCodec, type CriMethodName, type CriRequest, type CriResponse } from '../../../src/cri/grpc-transport.js';
 
 const repoRoot = path.resolve(import.meta.dirname, '../../..');
 const root = protobuf.Root.fromJSON(descriptor as protobuf.INamespace);
@@ -20,8 +19,9 @@ const INT_KINDS = new Set(['int32', 'uint32', 'sint32', 'fixed32', 'sfixed32']);
 /** Above 2^32, within 2^53: a long the decoder must hand out as this exact number. */
 const A_LONG = 2 ** 40 + 3;
 
-function codec(type: protobuf.Type): MessageTypeDefinition<object, Record<string, unknown>> {
-  return criPackageDefinition()[type.fullName.slice(1)] as MessageTypeDefinition<object, Record<string, unknown>>;
+function codec(type: protobuf.Type): { serialize(m: object): Buffer; deserialize(b: Buffer): Record<string, unknown> } {
+  const c = criMessageCodec(type.fullName.slice(1));
+  return { serialize: (m) => c.serialize(m), deserialize: (b) => c.deserialize(b) as Record<string, unknown> };
 }
 
 function scalar(kind: string): unknown {
