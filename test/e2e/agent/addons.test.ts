@@ -21,7 +21,7 @@ import { createNetns, type TestNetns } from '../../../dev/netns.js';
 import { ContainerState } from '../../../src/cri/cri-types.js';
 import { listRuntimePods, readRuntimePod, type RuntimePod } from '../../../src/kuberuntime/runtime-pods.js';
 import { startFakeApiServer, type FakeApiServer } from '../../support/fake-apiserver/index.js';
-import { unmountAllUnder } from '../../support/mounts.js';
+import { mountsUnder, unmountAllUnder } from '../../support/mounts.js';
 import { waitFor } from '../../support/wait.js';
 import { Kubectl } from '../fake-apiserver/kubectl.js';
 import { useAgentHarness } from './harness.js';
@@ -291,6 +291,17 @@ beforeAll(async () => {
     { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'coredns', namespace: 'kube-system' }, data: { Corefile: COREFILE } },
   ];
   for (const cm of configMaps) await kubectl.ok(['create', '-f', '-'], 60_000, JSON.stringify(cm));
+  // kubeadm's kube-dns Service: pods of kube-system created after it get its service variables.
+  await kubectl.ok(['create', '-f', '-'], 60_000, JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: 'kube-dns', namespace: 'kube-system', labels: { 'k8s-app': 'kube-dns', 'kubernetes.io/cluster-service': 'true', 'kubernetes.io/name': 'CoreDNS' } },
+    spec: {
+      clusterIP: '10.96.0.10',
+      selector: { 'k8s-app': 'kube-dns' },
+      ports: [{ name: 'dns', port: 53, protocol: 'UDP', targetPort: 53 }, { name: 'dns-tcp', port: 53, protocol: 'TCP', targetPort: 53 }, { name: 'metrics', port: 9153, protocol: 'TCP', targetPort: 9153 }],
+    },
+  }));
   await waitFor(() => api.object('nodes', '', NODE), { timeoutMs: 30_000, what: 'the Node registered' });
   // As kube-controller-manager's node IPAM allocates it.
   await kubectl.ok(['patch', 'node', NODE, '--type=merge', '-p', JSON.stringify({ spec: { podCIDR: POD_CIDR, podCIDRs: [POD_CIDR] } })]);
@@ -299,7 +310,7 @@ beforeAll(async () => {
 // Runs before the harness stops the agent: the pods left are deleted, so that the agent unmounts
 // their volumes (the projected ones are tmpfs); whatever a red test leaves mounted is unmounted.
 afterAll(async () => {
-  if (process.env.SHOW_AGENT_LOG) console.log(h.agent().lines.slice(-150).join('\n'));
+  if (process.env.SHOW_AGENT_LOG) console.log(h.agent().lines.filter((l) => !l.includes('"severity":"debug"')).join('\n'));
   try {
     await kubectl?.run(['delete', 'pod', '-n', 'kube-system', '--all', '--wait', '--timeout=20s'], 30_000);
     await kubectl?.run(['delete', 'pod', '-n', 'kube-flannel', '--all', '--wait', '--timeout=20s'], 30_000);
@@ -333,6 +344,15 @@ describe('the addon pods of a kubeadm control-plane node', () => {
     expect((await inContainer(proxyId, 'ls -A /lib/modules')).stdout.split('\n').filter(Boolean)).toEqual(fs.readdirSync('/lib/modules').sort());
     expect(fs.statSync('/run/xtables.lock').isFile()).toBe(true);
     expect((await inContainer(proxyId, 'touch /lib/modules/x')).exitCode).not.toBe(0);
+    // What it printed at start (its container log): the config, the token's size, the node name.
+    const proxyLog = fs.readFileSync(path.join(h.podLogsDir, `kube-system_${PROXY}_${proxy.metadata!.uid}`, 'kube-proxy', '0.log'), 'utf8');
+    expect(proxyLog).toContain(' stdout F mode: iptables\n');
+    expect(proxyLog).toMatch(new RegExp(` stdout F \\d+ ${SA_MOUNT}/token\n`));
+    expect(proxyLog).toContain(` stdout F hostname-override=${NODE}\n`);
+    // The token file as the kubelet writes kube-api-access: 0644 (defaultMode 420), behind ..data.
+    expect((await inContainer(proxyId, `stat -c %a ${SA_MOUNT}/..data/token; readlink ${SA_MOUNT}/token`)).stdout).toBe('644\n..data/token\n');
+    // The service variables: the kubernetes Service and kubeadm's kube-dns (enableServiceLinks).
+    expect((await inContainer(proxyId, 'echo $KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT $KUBE_DNS_SERVICE_HOST:$KUBE_DNS_SERVICE_PORT_DNS_TCP $KUBE_DNS_PORT')).stdout).toBe('10.96.0.1:443 10.96.0.10:53 udp://10.96.0.10:53\n');
 
     // flannel: its init containers ran first and filled the host's CNI dirs; the downward-API env.
     const flannel = apiPod('kube-flannel', FLANNEL)!;
@@ -353,7 +373,7 @@ describe('the addon pods of a kubeadm control-plane node', () => {
     expect(dnsRt!.sandboxes[0]!.ip).toBe(ip);
     const dnsId = await containerId('kube-system', COREDNS, 'coredns');
     expect(await catInContainer(dnsId, '/etc/coredns/Corefile')).toBe(COREFILE);
-    expect((await inContainer(dnsId, 'ls /etc/coredns')).stdout.trim()).toBe('Corefile');
+    expect((await inContainer(dnsId, 'ls /etc/coredns; readlink /etc/coredns/Corefile; stat -c %a /etc/coredns/..data/Corefile')).stdout).toBe('Corefile\n..data/Corefile\n644\n');
     expect((await inContainer(dnsId, 'touch /rootfs-write')).exitCode).not.toBe(0);
     expect((await inContainer(dnsId, 'grep CapEff /proc/1/status')).stdout.trim()).toBe('CapEff:\t0000000000000400');
     // Its probe port answers on the pod IP, from the node (the test's network namespace).
@@ -425,6 +445,9 @@ describe('the addon pods of a kubeadm control-plane node', () => {
     expect(apiPod('kube-system', PROXY)).toBeUndefined();
     const rt = await runtimePod('kube-system', PROXY);
     expect(rt?.containers.every((c) => c.state !== ContainerState.CONTAINER_RUNNING) ?? true).toBe(true);
+    // Its volumes were unmounted (the projected tmpfs too) and its directory removed before the final DELETE.
+    expect(mountsUnder(h.rootDir).filter((m) => m.mountPoint.includes(uid))).toEqual([]);
+    expect(fs.existsSync(path.join(h.rootDir, 'pods', uid))).toBe(false);
     const deletes = api.requests.filter((r) => r.method === 'DELETE' && r.path === `/api/v1/namespaces/kube-system/pods/${PROXY}` && r.user === `system:node:${NODE}`);
     expect(deletes.map((r) => r.status)).toEqual([200]);
     // Its token is forgotten: none is issued for it once its last one would have been renewed, which
