@@ -457,6 +457,15 @@ describe('the addon pods of a kubeadm control-plane node', () => {
     const others = [uidOf('kube-system', COREDNS), uidOf('kube-flannel', FLANNEL)];
     await waitFor(() => api.issuedTokens().some((t) => others.includes(t.podUid) && t.issuedAt.getTime() > due), { timeoutMs: (TOKEN_SECONDS + 5) * 1000, what: 'another pod\'s token renewed after the deleted one was due' });
     expect(api.tokensIssued(uid)).toBe(issued);
+    // One watch per referenced ConfigMap, as configMapAndSecretChangeDetectionStrategy Watch keeps them:
+    // the deleted pod's own ConfigMap is no longer watched.
+    const open = api.requests.filter((r) => r.user === `system:node:${NODE}` && r.closedAt === undefined && /(^|&)watch=(true|1)/.test(r.query));
+    console.log(`the node's open watches: ${open.map((r) => `${r.path}?${decodeURIComponent(r.query)}`).join(' | ')}`);
+    const configMapWatches = open
+      .filter((r) => /\/configmaps$/.test(r.path))
+      .map((r) => `${r.path.split('/')[4]}/${/metadata\.name=([^&]+)/.exec(decodeURIComponent(r.query))?.[1] ?? '*'}`)
+      .sort();
+    expect(configMapWatches).toEqual(['kube-flannel/kube-flannel-cfg', 'kube-flannel/kube-root-ca.crt', 'kube-system/coredns', 'kube-system/kube-root-ca.crt']);
     // The others keep running.
     expect(apiPod('kube-system', COREDNS)?.status?.phase).toBe('Running');
     expect(apiPod('kube-flannel', FLANNEL)?.status?.phase).toBe('Running');
