@@ -314,8 +314,10 @@ afterAll(async () => {
   try {
     await kubectl?.run(['delete', 'pod', '-n', 'kube-system', '--all', '--wait', '--timeout=20s'], 30_000);
     await kubectl?.run(['delete', 'pod', '-n', 'kube-flannel', '--all', '--wait', '--timeout=20s'], 30_000);
-  } finally {
     await h.agent().kill('SIGKILL');
+  } catch (e) {
+    console.log(`cleanup: ${String(e)}`);
+  } finally {
     unmountAllUnder(h.rootDir);
     await api?.dispose();
   }
