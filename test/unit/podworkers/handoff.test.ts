@@ -1,6 +1,6 @@
 // Which pods found running with no manifest bootlet may stop: only what a static source (or bootlet)
-// made, or the API server when the agent reads it, and not while a refused manifest may declare it. The runtime pods here carry what a kubelet
-// leaves on them (config.source on the sandbox, no bootlet hash on the containers).
+// made, or the API server when the agent reads it, and not while a refused manifest may declare it.
+// The runtime pods here carry what a kubelet leaves on them (config.source on the sandbox, no bootlet hash on the containers).
 import { describe, expect, it } from 'vitest';
 import type { ManifestClaim, StaticPod } from '../../../src/config/types.js';
 import { memoryLogger } from '../../../src/log/logger.js';
