@@ -131,7 +131,8 @@ describe('API pods from a kubelet to bootlet', () => {
     gone = await kubeletRuns(runnablePod(GONE_NAME), GONE_UID);
     await api.stop();
 
-    const agent = h.launch({ extraArgs: ['--v=3', `--kubeconfig=${nodeKubeconfig}`] });
+    // A short resync: the later syncs of the adopted pod come within seconds.
+    const agent = h.launch({ extraArgs: ['--v=3', '--sync-frequency=5s', `--kubeconfig=${nodeKubeconfig}`] });
     const held = await agent.waitForLog((r) => r.msg === 'Pods from the API server keep running until it answers', 'the API pods held while the server is away', WAIT);
     expect(held.pods).toBe(2);
     expect(agent.records().some((r) => r.msg === 'API pods listed')).toBe(false);
@@ -173,8 +174,8 @@ describe('API pods from a kubelet to bootlet', () => {
     const agent = h.agent();
     const syncs = () => agent.records().filter((r) => r.msg === 'Pod synced' && r.podUID === uid);
     const n = syncs().length;
-    // A status resync wakes the worker again; every sync finds nothing to do.
-    await waitFor(() => syncs().length > n || undefined, { timeoutMs: 90_000, what: 'another sync of the adopted pod' });
+    // Its periodic resync (--sync-frequency=5s) runs the worker again; every sync finds nothing to do.
+    await waitFor(() => syncs().length > n || undefined, { timeoutMs: WAIT, what: 'another sync of the adopted pod' });
     expect(syncs().every((r) => r.started === 0 && r.killed === 0 && r.sandboxCreated === false)).toBe(true);
     expect((await runtimePods(name)).flatMap((p) => p.containers.map((c) => c.id))).toEqual([adopted.containerId]);
   });
