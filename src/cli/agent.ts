@@ -151,6 +151,8 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     // The status is made below; a worker asks only once pods run.
     finalStatus: { record: (uid): Promise<void> => status.recordFinal(uid) },
     network: health,
+    // An API pod found running that the API server no longer binds here is stopped (after its first LIST: hold-back).
+    readSources: new Set(configuredSources(opts)),
   });
   observers.push(linkProber(prober, workers, opts.nodeIP));
   // A referenced ConfigMap, Secret or token changed: its pods sync again (a container whose env

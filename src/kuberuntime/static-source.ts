@@ -36,10 +36,14 @@ export function madeByBootlet(rt: RuntimePod): boolean {
   return rt.containers.some((c) => c.meta.specHash !== undefined);
 }
 
-/** A node agent may stop this pod when nothing asks for it: a static source made it, or bootlet did. */
-export function isStaticRuntimePod(rt: RuntimePod): boolean {
+/**
+ * A node agent may stop this pod when nothing asks for it: a static source made it, bootlet did, or
+ * one of `readSources` did (an agent that reads the API server owns what a kubelet ran from it, as
+ * the kubelet stops any runtime pod its sources no longer give).
+ */
+export function isStaticRuntimePod(rt: RuntimePod, readSources: ReadonlySet<string> = STATIC_SOURCES): boolean {
   const source = configSourceOf(rt);
-  return (source !== undefined && STATIC_SOURCES.has(source)) || madeByBootlet(rt);
+  return (source !== undefined && (STATIC_SOURCES.has(source) || readSources.has(source))) || madeByBootlet(rt);
 }
 
 /** The pod's own labels, as a kubelet copies them onto the sandbox (the three identity labels taken off). */

@@ -54,6 +54,12 @@ export interface PodWorkersOptions {
    * without it, the clean-up could remove them before the status saw how they ended.
    */
   finalStatus?: FinalStatusRecorder;
+  /**
+   * The sources this agent reads (`file`, `http`, `api`). A runtime pod one of them made that no
+   * source gives (any more) is stopped; one from a source not read here (the API server's, on an
+   * agent with no kubeconfig) is left to whoever reads it. Static sources only by default.
+   */
+  readSources?: ReadonlySet<string>;
 }
 
 export interface FinalStatusRecorder {
@@ -157,9 +163,11 @@ export class PodWorkers {
   /**
    * Called once the desired set is complete (all manifests read). Pods that are wanted are adopted
    * by their workers, which find their sandbox and containers by UID and keep them. Of the others,
-   * only those a static source made (or bootlet) are this agent's: a pod from the API server, or
-   * one with no kubelet labels, is left alone. Such a pod is stopped and removed, unless a refused
-   * manifest may declare it: then it is held, running, until that file is fixed or removed.
+   * only those a static source made (or bootlet), or a source this agent reads (`readSources`: the
+   * API server's, whose first LIST has been answered by then, hold-back.ts), are this agent's; a pod
+   * from a source not read here, or one with no kubelet labels, is left alone. An agent's pod is
+   * stopped and removed, unless a refused manifest may declare it (never an API pod): then it is
+   * held, running, until that file is fixed or removed.
    */
   adoptRuntimePods(found: ReadonlyMap<string, RuntimePod>): void {
     for (const uid of found.keys()) this.foundAtStart.add(uid);
@@ -171,8 +179,13 @@ export class PodWorkers {
         this.opts.logger.warn('Leaving runtime pod alone: its labels are not a valid pod identity', { podUID: uid, err: problem });
         continue;
       }
-      if (!isStaticRuntimePod(rt)) {
+      if (!isStaticRuntimePod(rt, this.opts.readSources)) {
         this.opts.logger.v(2).info('Leaving runtime pod alone: no static source made it', { pod: key, podUID: uid, source: configSourceOf(rt) ?? '' });
+        continue;
+      }
+      // A refused manifest never declares an API pod: the server's list is the whole answer for it.
+      if (configSourceOf(rt) === 'api') {
+        this.stopOrphan(uid, rt, 'Found pod the API server no longer binds to this node, stopping it');
         continue;
       }
       const claim = this.claimFor(key);

@@ -1,7 +1,9 @@
 // test/fixtures/kubelet/runtime-objects.json, typed: what a kubelet 1.34 writes on the CRI objects of
-// the four kubeadm 1.34 static pods (node cp-1). See test/fixtures/kubelet/README.md.
+// the four kubeadm 1.34 static pods (node cp-1), and of one API pod (api-pod-runtime-objects.json).
+// See test/fixtures/kubelet/README.md.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { Pod } from 'kubernetes-types/core/v1';
 
 export interface KubeletPodObjects {
   /** The kubeadm manifest, relative to test/fixtures/kubelet. */
@@ -39,4 +41,15 @@ export function kubeletPodObjects(component: string): KubeletPodObjects {
 export function kubeadmManifest(component: string): { path: string; text: string } {
   const path = fileURLToPath(new URL(`../fixtures/kubeadm/1.34/manifests/${component}.yaml`, import.meta.url));
   return { path, text: readFileSync(path, 'utf8') };
+}
+
+/** test/fixtures/kubelet/api-pod-runtime-objects.json: a kube-proxy DaemonSet pod as a kubelet 1.34 runs it. */
+export interface KubeletApiPodObjects extends Omit<KubeletPodObjects, 'manifest'> {
+  /** The pod as the API server holds it. */
+  pod: Pod;
+}
+
+export function kubeletApiPodObjects(): KubeletApiPodObjects {
+  const file = fileURLToPath(new URL('../fixtures/kubelet/api-pod-runtime-objects.json', import.meta.url));
+  return JSON.parse(readFileSync(file, 'utf8')) as KubeletApiPodObjects;
 }

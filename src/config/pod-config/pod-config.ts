@@ -196,14 +196,17 @@ export class PodConfig implements StaticPodView {
    */
   holdBack<T extends { readonly namespace: string; readonly name: string }>(found: ReadonlyMap<string, T>, sourceOf: (p: T) => string | undefined, release: (pods: Map<string, T>) => void): Set<string> {
     const held = new Map<string, HeldPodRef>();
+    // The held pods themselves, kept here: the caller takes the held UIDs out of `found` (start-adoption.ts).
+    const heldPods = new Map<string, T>();
     for (const [uid, p] of found) {
       const source = sourceOf(p);
       if (!isSourceName(source) || !this.bySource.has(source) || this.seen.has(source)) continue;
       const key = `${p.namespace}/${p.name}`;
       if (this.desired.has(key)) continue;
       held.set(uid, { key, source });
+      heldPods.set(uid, p);
     }
-    this.held.hold(held, (uids) => release(new Map(uids.map((u) => [u, found.get(u)!]))));
+    this.held.hold(held, (uids) => release(new Map(uids.map((u) => [u, heldPods.get(u)!]))));
     for (const source of this.bySource.keys()) {
       const n = this.held.size(source);
       if (n > 0 && [...held.values()].some((h) => h.source === source)) this.opts.logger.info(`Pods from ${SOURCE_LABEL[source]} keep running until it answers`, { pods: n });

@@ -112,7 +112,11 @@ describe('listRuntimePods: what the handoff needs', () => {
     const other = pods.get(OTHER)!;
     expect([configSourceOf(other), madeByBootlet(other), isStaticRuntimePod(other)]).toEqual([undefined, true, true]);
     newest.annotations = { 'kubernetes.io/config.source': 'api' };
-    expect(isStaticRuntimePod((await listRuntimePods(f as unknown as RuntimeService)).get(UID)!)).toBe(false);
+    const apiPod = (await listRuntimePods(f as unknown as RuntimeService)).get(UID)!;
+    expect(isStaticRuntimePod(apiPod)).toBe(false);
+    // An agent that reads the API server owns what a kubelet ran from it.
+    expect(isStaticRuntimePod(apiPod, new Set(['file', 'api']))).toBe(true);
+    expect(isStaticRuntimePod(apiPod, new Set(['file', 'http']))).toBe(false);
   });
 
   it('leaves out objects whose identity labels cannot name a pod, and says so once per pod', async () => {

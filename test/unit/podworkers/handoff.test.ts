@@ -1,6 +1,6 @@
 // Which pods found running with no manifest bootlet may stop: only what a static source (or bootlet)
-// made, and not while a refused manifest may declare it. The runtime pods here carry what a kubelet
-// leaves on them (config.source on the sandbox, no bootlet hash on the containers).
+// made, or the API server when the agent reads it, and not while a refused manifest may declare it.
+// The runtime pods here carry what a kubelet leaves on them (config.source on the sandbox, no bootlet hash on the containers).
 import { describe, expect, it } from 'vitest';
 import type { ManifestClaim, StaticPod } from '../../../src/config/types.js';
 import { memoryLogger } from '../../../src/log/logger.js';
@@ -89,10 +89,10 @@ function seed(rt: FakePodRuntime, s: Seed): RuntimePod {
   return structuredClone(pod);
 }
 
-function setup() {
+function setup(readSources?: ReadonlySet<string>) {
   const runtime = new FakePodRuntime();
   const { logger, lines } = memoryLogger(2);
-  const workers = new PodWorkers({ runtime, cache: runtime.cache, logger, syncFrequencyMs: 60_000 });
+  const workers = new PodWorkers({ runtime, cache: runtime.cache, logger, syncFrequencyMs: 60_000, readSources });
   const logs = () => lines.map((l) => JSON.parse(l) as Record<string, unknown>);
   return { runtime, workers, logs };
 }
@@ -123,6 +123,20 @@ describe('PodWorkers: pods found running with no manifest', () => {
       ['kube-system/kube-proxy-x1', 'api'],
       ['default/made-by-a-tool', ''],
     ]);
+  });
+
+  it('stops an API pod a kubelet ran when this agent reads the API server, even one a refused manifest names', async () => {
+    const { runtime, workers, logs } = setup(new Set(['file', 'api']));
+    workers.refusedClaims([{ file: '/m/x.yaml', podKey: 'kube-system/kube-proxy-x1', message: 'bad' }]);
+    const found = new Map(
+      [seed(runtime, { uid: 'proxy', name: 'kube-proxy-x1', source: 'api' }), seed(runtime, { uid: 'other', name: 'made-by-a-tool', namespace: 'default' })].map((p) => [p.uid, p]),
+    );
+    workers.adoptRuntimePods(found);
+    await waitFor(() => !runtime.pods.has('proxy'), { ...WAIT, what: 'the API pod the server no longer binds removed' });
+    await workers.idle();
+    expect(isRunning(runtime, 'other')).toBe(true);
+    expect(workers.heldPods()).toEqual([]);
+    expect(logs().filter((r) => r.msg === 'Found pod the API server no longer binds to this node, stopping it').map((r) => r.podUID)).toEqual(['proxy']);
   });
 
   it('keeps the pod of a refused manifest running, and stops it once the file is deleted', async () => {

@@ -129,6 +129,19 @@ describe('PodConfig', () => {
     expect(released).toEqual([['old-web'], ['gone']]);
   });
 
+  it('releases the held runtime pods themselves, though the caller took them out of the map it passed', () => {
+    const { config } = setup(['file', 'api']);
+    config.feed('file').ready();
+    const gone: Found = { namespace: 'kube-system', name: 'kube-proxy-old', source: 'api' };
+    const runtime = found([['gone', gone]]);
+    const released: Array<[string, Found | undefined]> = [];
+    // As start-adoption does: the held UIDs leave what it hands the workers now.
+    for (const uid of config.holdBack(runtime, (p) => p.source, (pods) => released.push(...pods))) runtime.delete(uid);
+    expect(runtime.size).toBe(0);
+    config.feed('api').ready();
+    expect(released).toEqual([['gone', gone]]);
+  });
+
   it('does not hold a runtime pod whose name another source already gives: it is replaced as any stale pod', () => {
     const { config } = setup();
     config.update('file', { op: 'ADD', pod: pod('kube-system/web-n', 'f1', '/m/web.yaml') });
