@@ -32,13 +32,13 @@ const runtimeVersion = process.env.BOOTLET_NODE
 // - `--max-semi-space-size=1`: the young generation stays at its initial 1 MiB per semi-space; a
 //   burst of pod starts otherwise grows it to 16 MiB and keeps it;
 // - `--optimize-for-size`: V8 grows its heap less and gives memory back (108 → 80 MiB idle);
-// - `--lite-mode` (feedback vectors allocated lazily, no baseline code) and `--v8-pool-size=1` (one V8
-//   worker thread, one malloc arena less): idle with 30 pods 76–77 → 71 MiB, busy with 50 80–81 →
-//   75–77, with no CPU cost that the bench's bursts could tell from noise (README, "What an idle agent costs").
+// - `--v8-pool-size=1`: one V8 worker thread, one malloc arena less.
+// Not `--lite-mode` (it saved another ~5 MiB): it implies --jitless, which takes WebAssembly away,
+// and Node's fetch (the staticPodURL source) parses HTTP with WebAssembly ("WebAssembly is not defined").
 // BOOTLET_EXEC_ARGV='[...]' (JSON) builds with others, to measure them.
 const execArgv = process.env.BOOTLET_EXEC_ARGV
   ? JSON.parse(process.env.BOOTLET_EXEC_ARGV)
-  : ['--max-opt=1', '--max-semi-space-size=1', '--optimize-for-size', '--lite-mode', '--v8-pool-size=1'];
+  : ['--max-opt=1', '--max-semi-space-size=1', '--optimize-for-size', '--v8-pool-size=1'];
 // Which Node the last build put in, so --if-missing rebuilds after the pinned package moved.
 const runtimeStamp = join(out, 'bootlet.node-version');
 
