@@ -6,6 +6,8 @@ import type { PodAction, PodActionKind, PodActionOf, PodActions, WaitingReason }
 import { containerSpec, killContainer } from './kill-container.js';
 import { ContainerStartError, type DesiredPod, type SandboxRef } from '../kuberuntime/pod-runtime.js';
 import type { WorkerContext } from './worker-context.js';
+import type { Container } from 'kubernetes-types/core/v1';
+import type { ContainerType } from '../kuberuntime/labels.js';
 import { DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS } from '../k8s/defaults.js';
 
 export interface ExecutionResult {
@@ -43,7 +45,22 @@ export type ActionExecutors<A extends { readonly kind: string } = PodAction> = {
   readonly [K in A['kind']]: ActionExecutor<Extract<A, { readonly kind: K }>>;
 };
 
-async function startContainer(x: Execution, s: PodActionOf<'startContainer'>): Promise<void> {
+/** What a start needs, from a startContainer or a startEphemeralContainer action. */
+interface StartRequest {
+  readonly container: Container;
+  readonly type: ContainerType;
+  readonly restartCount: number | undefined;
+  readonly restartedAt?: string;
+  readonly targetId?: string;
+  readonly why: string;
+}
+
+/** An ephemeral container starts once: restart count 0, in the target's PID namespace when it names one. */
+function ephemeralStart(a: PodActionOf<'startEphemeralContainer'>): StartRequest {
+  return { container: a.container, type: 'ephemeral', restartCount: 0, targetId: a.targetId, why: a.why };
+}
+
+async function startContainer(x: Execution, s: StartRequest): Promise<void> {
   const { ctx, pod, fields } = x;
   // The pod is to go (its manifest removed or replaced): start nothing more, as the kubelet
   // cancels a sync in flight. A pod of 1,500 containers whose image cannot be pulled kept its
@@ -54,7 +71,7 @@ async function startContainer(x: Execution, s: PodActionOf<'startContainer'>): P
   const name = s.container.name;
   ctx.emit((o) => o.containerStartAttempt?.(ctx.uid, s.type));
   try {
-    const started = await ctx.runtime.startContainer(pod, sandbox, s.container, s.type, s.restartCount, s.restartedAt);
+    const started = await ctx.runtime.startContainer(pod, sandbox, s.container, s.type, s.restartCount, s.restartedAt, s.targetId);
     ctx.pullBackOff.succeeded(ctx.uid, s.container.image ?? '');
     const pull = started.pullMs === undefined ? undefined : { pullMs: started.pullMs, pulledAtMs: ctx.now() };
     ctx.emit((o) => o.containerStarted?.(ctx.uid, s.type, pull));
@@ -105,6 +122,7 @@ export const EXECUTORS: ActionExecutors = {
       x.ctx.logger.info('Started container', { ...x.fields, container: c.name, containerID: c.id, reason: 'found created, not started' });
     },
   },
+  startEphemeralContainer: { needsSandbox: true, run: (x, a) => startContainer(x, ephemeralStart(a)) },
   startContainer: { needsSandbox: true, run: startContainer },
   removeContainer: { run: (x, a) => x.ctx.runtime.removeContainer(a.id) },
   removeSandbox: { run: (x, a) => x.ctx.runtime.removeSandbox(a.id) },
