@@ -3,6 +3,7 @@
 // starts the debug container in the running pod without restarting it, in the target's PID
 // namespace, reports it in status.ephemeralContainerStatuses, and kubectl's attach through the API
 // server to the kubelet API carries the shell's output back.
+import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
 import type { Pod } from 'kubernetes-types/core/v1';
@@ -20,9 +21,33 @@ const NODE = 'ephemeral-e2e';
 const h = useAgentHarness('ephemeral', NODE);
 let api: FakeApiServer;
 let kubectl: Kubectl;
+let adminKubeconfig: string;
+const children: ChildProcess[] = [];
 
 /** A process no other container runs: the debug container's `ps` must show it. */
 const MARKER = ['sleep', '86399'];
+
+interface DebugRun {
+  readonly child: ChildProcess;
+  stdout: string;
+  stderr: string;
+  readonly exited: Promise<number>;
+}
+
+/** kubectl with its stdin a pipe the test writes to, for an interactive attach. */
+function startDebug(args: string[]): DebugRun {
+  const child = spawn('/usr/bin/kubectl', ['--kubeconfig', adminKubeconfig, '--cache-dir', join(h.dir, 'kube-cache'), ...args], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, HOME: h.dir } });
+  const run: DebugRun = {
+    child,
+    stdout: '',
+    stderr: '',
+    exited: new Promise((resolve) => child.on('close', (code) => resolve(code ?? -1))),
+  };
+  child.stdout.on('data', (d: Buffer) => (run.stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (run.stderr += d.toString()));
+  children.push(child);
+  return run;
+}
 
 async function runtimePod(): Promise<RuntimePod | undefined> {
   const runtime = h.cri().runtime;
@@ -35,7 +60,8 @@ const runningNamed = (p: RuntimePod | undefined, name: string) => p?.containers.
 beforeAll(async () => {
   const [kubeletPort] = await freePorts(1);
   api = await startFakeApiServer({ dir: h.dir });
-  kubectl = new Kubectl(api.writeAdminKubeconfig(join(h.dir, 'admin.kubeconfig')), h.dir);
+  adminKubeconfig = api.writeAdminKubeconfig(join(h.dir, 'admin.kubeconfig'));
+  kubectl = new Kubectl(adminKubeconfig, h.dir);
   const kubeconfig = api.writeKubeconfig(join(h.dir, 'kubelet.conf'), `system:node:${NODE}`, ['system:nodes']);
   const config = join(h.dir, 'ephemeral-config.yaml');
   writeFileSync(
@@ -62,6 +88,7 @@ afterEach((ctx) => {
 
 afterAll(async () => {
   if (failed || process.env.SHOW_AGENT_LOG) console.log(`agent log:\n${h.agent().lines.slice(-60).join('\n')}`);
+  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
   await api?.dispose();
 });
 
@@ -78,15 +105,16 @@ describe('ephemeral containers', () => {
     const before = await waitFor(async () => runningNamed(await runtimePod(), 'main'), { timeoutMs: 60_000, what: 'the target container running' });
     const sandboxBefore = (await runtimePod())!.sandboxes[0]!.id;
 
-    const debug = await kubectl.run(
-      ['debug', '-i', 'target', '--image', TEST_IMAGES.busybox, '--image-pull-policy=IfNotPresent', '--target=main', '--container=debugger', '--', 'sh'],
-      90_000,
-      'echo debug-shell-$((6*7)); ps; exit\n',
-    );
-    expect(debug.code, `kubectl debug: ${debug.stderr}`).toBe(0);
+    // stdin stays open until the output is back: kubectl debug sets no stdinOnce, so (as with a real
+    // kubelet on containerd) closing it ends the attach at once.
+    const debug = startDebug(['debug', '-i', 'target', '--image', TEST_IMAGES.busybox, '--image-pull-policy=IfNotPresent', '--target=main', '--container=debugger', '--', 'sh']);
+    debug.child.stdin!.write('echo debug-shell-$((6*7)); ps\n');
+    await waitFor(() => debug.stdout.includes(MARKER.join(' ')), { timeoutMs: 60_000, what: `ps output through the attach (stdout ${JSON.stringify(debug.stdout)}, stderr ${JSON.stringify(debug.stderr)})` });
+    debug.child.stdin!.end('exit\n');
+    expect(await debug.exited, `kubectl debug: ${debug.stderr}`).toBe(0);
     // The shell's output came back through the attach: the target's process is in its PID namespace.
     expect(debug.stdout).toContain('debug-shell-42');
-    expect(debug.stdout).toContain(MARKER.join(' '));
+    expect(debug.stdout).toMatch(new RegExp(`\\s1 \\S+\\s+${MARKER.join(' ')}`));
     expect(api.requests.some((r) => r.method === 'PATCH' && r.path === '/api/v1/namespaces/default/pods/target/ephemeralcontainers' && r.status === 200)).toBe(true);
     expect(api.requests.some((r) => r.path.endsWith('/pods/target/attach') && r.status === 101)).toBe(true);
 
