@@ -78,7 +78,7 @@ authorization:
   mode: Webhook
 `,
   );
-  h.launch({ configFile: config, kubeletPort, extraArgs: ['--v=2', `--kubeconfig=${kubeconfig}`, '--node-ip=127.0.0.1', `--cert-dir=${join(h.rootDir, 'pki')}`] });
+  h.launch({ configFile: config, kubeletPort, extraArgs: ['--v=3', `--kubeconfig=${kubeconfig}`, '--node-ip=127.0.0.1', `--cert-dir=${join(h.rootDir, 'pki')}`] });
 });
 
 let failed = false;
@@ -134,7 +134,9 @@ describe('ephemeral containers', () => {
     expect(reported.status?.ephemeralContainerStatuses?.[0]).toMatchObject({ name: 'debugger', containerID: `containerd://${dbg!.id}`, state: { terminated: { exitCode: 0 } } });
     expect(reported.status?.phase).toBe('Running');
     expect(reported.status?.containerStatuses?.[0]?.ready).toBe(true);
-    await h.agent().waitForLog((r) => r.msg === 'Pod synced', 'a later sync', 30_000);
+    // The sync that saw it exit started nothing (the kubelet never restarts an ephemeral container).
+    const finishedAt = (await runtimePod())!.containers.find((c) => c.name === 'debugger')!.finishedAt;
+    await h.agent().waitForLog((r) => r.msg === 'Pod synced' && r.podUID === reported.metadata?.uid && Number(r.ts) * 1e9 > finishedAt, 'a sync after the ephemeral container exited', 30_000);
     const debuggers = (await runtimePod())?.containers.filter((c) => c.name === 'debugger') ?? [];
     expect(debuggers.map((c) => c.id)).toEqual([dbg!.id]);
     // While it ran the API said so: kubectl debug waited for that before it attached.
