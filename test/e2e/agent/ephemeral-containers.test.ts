@@ -105,6 +105,9 @@ describe('ephemeral containers', () => {
     const before = await waitFor(async () => runningNamed(await runtimePod(), 'main'), { timeoutMs: 60_000, what: 'the target container running' });
     const sandboxBefore = (await runtimePod())!.sandboxes[0]!.id;
 
+    // Every state the API server is told, as a watcher sees it.
+    const states = kubectl.start(['get', 'pod', 'target', '--watch', '-o', 'jsonpath={.status.ephemeralContainerStatuses[0].state}{"\\n"}']);
+    children.push(states.child);
     // stdin stays open until the output is back: kubectl debug sets no stdinOnce, so (as with a real
     // kubelet on containerd) closing it ends the attach at once.
     const debug = startDebug(['debug', '-i', 'target', '--image', TEST_IMAGES.busybox, '--image-pull-policy=IfNotPresent', '--target=main', '--container=debugger', '--', 'sh']);
@@ -139,9 +142,12 @@ describe('ephemeral containers', () => {
     await h.agent().waitForLog((r) => r.msg === 'Pod synced' && r.podUID === reported.metadata?.uid && Number(r.ts) * 1e9 > finishedAt, 'a sync after the ephemeral container exited', 30_000);
     const debuggers = (await runtimePod())?.containers.filter((c) => c.name === 'debugger') ?? [];
     expect(debuggers.map((c) => c.id)).toEqual([dbg!.id]);
-    // While it ran the API said so: kubectl debug waited for that before it attached.
-    const sawRunning = api.requests.some((r) => r.method === 'PATCH' && r.path === '/api/v1/namespaces/default/pods/target/status' && r.status === 200);
-    expect(sawRunning).toBe(true);
+    // While it ran the API said so (kubectl debug waits for that before it attaches), in a status
+    // patch of the node's own.
+    await waitFor(() => /"terminated"/.test(states.stdout), { timeoutMs: 30_000, what: 'the watcher seeing it end' });
+    await states.stop();
+    expect(states.stdout).toMatch(/\{"running":\{"startedAt":"[^"]+"\}\}/);
+    expect(api.requests.some((r) => r.method === 'PATCH' && r.path === '/api/v1/namespaces/default/pods/target/status' && r.user === `system:node:${NODE}` && r.status === 200)).toBe(true);
   });
 
   it('the fake refuses to change or remove an ephemeral container, or to target a container the pod lacks', async () => {
