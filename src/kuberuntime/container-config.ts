@@ -11,12 +11,15 @@ import { containerAnnotations, containerLabels, type ContainerType, type Labelle
 import { containerLogPath } from '../node/pod-logs/layout.js';
 import { linuxContainerResources } from './resources.js';
 import { containerSecurityContext, type SecurityOptions } from './security-context.js';
+import { NamespaceMode, type LinuxContainerSecurityContext } from '../cri/cri-types.js';
 
 
 export interface ContainerConfigContext extends SecurityOptions {
   restartCount: number;
   /** The restart request this container is started under (see labels.ts). */
   restartedAt?: string;
+  /** An ephemeral container's target: the running container whose PID namespace it shares. */
+  targetContainerId?: string;
   /** Image id or reference the runtime resolved (ImageStatus / PullImage). */
   imageRef: string;
   type: ContainerType;
@@ -64,8 +67,18 @@ export function buildContainerConfig(pod: LabelledPod, container: Container, ctx
     tty: container.tty === true,
     linux: {
       resources: linuxContainerResources(pod, container, ctx.nodeMemoryCapacityBytes),
-      securityContext: containerSecurityContext(pod, container, ctx),
+      securityContext: withTargetPidNamespace(containerSecurityContext(pod, container, ctx), ctx.targetContainerId),
     },
   };
   return config;
+}
+
+/**
+ * As the kubelet's generateLinuxContainerConfig: a container given a target joins the target's PID
+ * namespace, unless the pod already shares one (shareProcessNamespace, hostPID), where it sees it anyway.
+ */
+function withTargetPidNamespace(sc: LinuxContainerSecurityContext, targetId: string | undefined): LinuxContainerSecurityContext {
+  const ns = sc.namespaceOptions;
+  if (targetId === undefined || !ns || ns.pid !== NamespaceMode.CONTAINER) return sc;
+  return { ...sc, namespaceOptions: { ...ns, pid: NamespaceMode.TARGET, targetId } };
 }

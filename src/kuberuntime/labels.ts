@@ -22,7 +22,8 @@ import {
   BOOTLET_RESTARTED_AT_ANNOTATION,
 } from '../k8s/cri-labels.js';
 
-export type ContainerType = 'init' | 'container';
+/** Written as io.kubernetes.container.type; 'ephemeral' for a debug container added through the API. */
+export type ContainerType = 'init' | 'container' | 'ephemeral';
 
 /** The pod fields the codec needs; a DefaultedPod satisfies it. */
 export type LabelledPod = Pod & { metadata: { name: string; namespace: string; uid: string } };
@@ -181,7 +182,7 @@ export function parseContainerMeta(
   const policy = a[CONTAINER_TERMINATION_MESSAGE_POLICY_ANNOTATION];
   if (policy) meta.terminationMessagePolicy = policy;
   const type = a[CONTAINER_TYPE_ANNOTATION];
-  if (type === 'init' || type === 'container') meta.type = type;
+  if (type === 'init' || type === 'container' || type === 'ephemeral') meta.type = type;
   const preStop = parseJson<LifecycleHandler>(a[CONTAINER_PRESTOP_HANDLER_ANNOTATION], (v) => typeof v === 'object' && v !== null && !Array.isArray(v));
   if (preStop) meta.preStop = preStop;
   const ports = parseJson<ContainerPort[]>(a[CONTAINER_PORTS_ANNOTATION], Array.isArray);

@@ -100,7 +100,7 @@ export class CriPodRuntime implements PodRuntime {
     return newest === undefined ? 0 : newest + 1;
   }
 
-  async startContainer(pod: DefaultedPod, sandbox: SandboxRef, container: Container, type: ContainerType, restartCount: number | undefined, restartedAt?: string, onCreate?: () => void): Promise<StartedContainer> {
+  async startContainer(pod: DefaultedPod, sandbox: SandboxRef, container: Container, type: ContainerType, restartCount: number | undefined, restartedAt?: string, onCreate?: () => void, targetContainerId?: string): Promise<StartedContainer> {
     const count = restartCount ?? (await this.restartCountFromLogs(pod, container.name));
     // Made again if it went missing since the sandbox started, as the kubelet checks on each sync.
     await this.o.cgroups?.ensurePodCgroup(pod);
@@ -138,6 +138,7 @@ export class CriPodRuntime implements PodRuntime {
         onEnvWarning: (w) => warnings.push(w),
         restartCount: count,
         restartedAt,
+        targetContainerId,
         imageRef,
         type,
         nodeName: this.o.nodeName,

@@ -42,9 +42,12 @@ export interface StartedContainer {
 export interface PodRuntime {
   /** Creates the pod's directories and runs a sandbox. */
   createSandbox(pod: DefaultedPod, attempt: number): Promise<SandboxRef>;
-  /** Pulls if needed, prepares volumes, creates and starts the container (carrying the restart request it was started under). */
-  /** `onCreate` is called just before CreateContainer (after the image, volumes and config are ready). */
-  startContainer(pod: DefaultedPod, sandbox: SandboxRef, container: Container, type: ContainerType, restartCount: number | undefined, restartedAt?: string, onCreate?: () => void): Promise<StartedContainer>;
+  /**
+   * Pulls if needed, prepares volumes, creates and starts the container (carrying the restart request
+   * it was started under). `onCreate` is called just before CreateContainer (after the image, volumes
+   * and config are ready). `targetContainerId`: an ephemeral container's target, whose PID namespace it joins.
+   */
+  startContainer(pod: DefaultedPod, sandbox: SandboxRef, container: Container, type: ContainerType, restartCount: number | undefined, restartedAt?: string, onCreate?: () => void, targetContainerId?: string): Promise<StartedContainer>;
   startCreatedContainer(id: string): Promise<void>;
   /** Runs a preStop (or postStart) handler against a running container; rejects with the reason it failed. */
   runHook(pod: DefaultedPod | undefined, container: Container, containerId: string, handler: LifecycleHandler, timeoutSeconds: number, podIP: string | undefined): Promise<void>;

@@ -17,7 +17,7 @@ export interface NodeStateSource {
   droppedLogLines?(): number;
 }
 
-export type ContainerTypeLabel = 'container' | 'init_container';
+export type ContainerTypeLabel = 'container' | 'init_container' | 'ephemeral_container';
 export type ProbeTypeLabel = 'Liveness' | 'Readiness' | 'Startup';
 export type ProbeResultLabel = 'successful' | 'failed' | 'unknown';
 

@@ -10,7 +10,7 @@ import type { ProbeRunEvent } from '../prober/prober-manager.js';
 import { operationType, type CriCallObserver } from '../cri/operation-type.js';
 import type { StatusManager } from '../status/status-manager.js';
 
-const CONTAINER_TYPE: Record<ContainerType, ContainerTypeLabel> = { container: 'container', init: 'init_container' };
+const CONTAINER_TYPE: Record<ContainerType, ContainerTypeLabel> = { container: 'container', init: 'init_container', ephemeral: 'ephemeral_container' };
 const PROBE_TYPE: Record<ProbeRunEvent['probeType'], ProbeTypeLabel> = { liveness: 'Liveness', readiness: 'Readiness', startup: 'Startup' };
 
 /** For connectRuntime's onCall: every CRI call under the kubelet's operation name. */

@@ -1,6 +1,6 @@
 // Decides, from what should run and what runs, the CRI actions one sync of a pod takes
 // (the kubelet's computePodActions). Pure apart from the back-off reservation it is handed.
-import type { Container } from 'kubernetes-types/core/v1';
+import type { Container, EphemeralContainer } from 'kubernetes-types/core/v1';
 import { ContainerState, PodSandboxState } from '../cri/cri-types.js';
 import type { RuntimeContainer, RuntimePod, RuntimeSandbox } from '../kuberuntime/runtime-pods.js';
 import type { BackOffDecision } from './crashloop-backoff.js';
@@ -19,6 +19,13 @@ export interface ContainerToStart {
   readonly why: string;
   /** The restart request the new container carries: the one asked now, else the one its predecessor carried. */
   readonly restartedAt?: string;
+}
+
+export interface EphemeralContainerToStart {
+  readonly container: EphemeralContainer;
+  /** The running instance of targetContainerName whose PID namespace it joins, when it names one. */
+  readonly targetId?: string;
+  readonly why: string;
 }
 
 export interface ContainerToKill {
@@ -45,6 +52,8 @@ export type PodAction =
   /** A container found CREATED with the right spec (an agent died between create and start). */
   | { readonly kind: 'startCreatedContainer'; readonly id: string; readonly name: string }
   | ({ readonly kind: 'startContainer' } & ContainerToStart)
+  /** A debug container added through the API: started once in the pod's sandbox, never restarted. */
+  | ({ readonly kind: 'startEphemeralContainer' } & EphemeralContainerToStart)
   /** A dead container instance no longer needed (the newest of each name is kept for lastState/logs). */
   | { readonly kind: 'removeContainer'; readonly id: string }
   | { readonly kind: 'removeSandbox'; readonly id: string };
@@ -77,6 +86,8 @@ export interface ComputeInput {
   readonly restartPolicy: string | undefined;
   readonly initContainers: readonly Container[];
   readonly containers: readonly Container[];
+  /** spec.ephemeralContainers: each is started once, when no instance of it exists in any sandbox. */
+  readonly ephemeralContainers?: readonly EphemeralContainer[];
   /** Whether a container instance was made from the current spec of the container of its name. */
   readonly specMatches: (inst: RuntimeContainer) => boolean;
   /** The probe that has failed (at its threshold) for this running container, if any: it must go. */
@@ -119,6 +130,7 @@ class ActionsBuilder {
   readonly kill: ContainerToKill[] = [];
   readonly startCreated: { id: string; name: string }[] = [];
   readonly start: ContainerToStart[] = [];
+  readonly startEphemeral: EphemeralContainerToStart[] = [];
   readonly waiting = new Map<string, WaitingReason>();
   wakeAtMs: number | undefined;
   podFailed: string | undefined;
@@ -297,9 +309,31 @@ function planAppContainers(b: ActionsBuilder, input: ComputeInput, policy: PodRe
   }
 }
 
+/**
+ * The kubelet's EphemeralContainersToStart: a debug container with no instance anywhere (it may have
+ * run in an older sandbox: it is not started again), in spec order, before init containers finish.
+ * One naming a target joins that container's PID namespace, so it waits until the target exists.
+ */
+function planEphemeralContainers(b: ActionsBuilder, input: ComputeInput, current: Map<string, RuntimeContainer>, newest: Map<string, RuntimeContainer>): void {
+  for (const c of input.ephemeralContainers ?? []) {
+    if (newest.has(c.name)) continue;
+    const targetName = c.targetContainerName;
+    if (!targetName) {
+      b.startEphemeral.push({ container: c, why: 'ephemeral container added' });
+      continue;
+    }
+    const target = current.get(targetName);
+    if (!target || !isLive(target)) {
+      b.waiting.set(c.name, { reason: 'CreateContainerConfigError', message: `unable to find target container ${targetName}` });
+      continue;
+    }
+    b.startEphemeral.push({ container: c, targetId: target.id, why: 'ephemeral container added' });
+  }
+}
+
 /** Live containers the spec no longer names, or that live outside the current sandbox. */
 function planStrays(b: ActionsBuilder, input: ComputeInput, sandboxId: string): void {
-  const names = new Set([...input.initContainers, ...input.containers].map((c) => c.name));
+  const names = new Set([...input.initContainers, ...input.containers, ...(input.ephemeralContainers ?? [])].map((c) => c.name));
   for (const c of input.runtime?.containers ?? []) {
     if (!isLive(c)) continue;
     if (!names.has(c.name)) b.kill.push({ id: c.id, name: c.name, why: 'not in the pod spec' });
@@ -335,6 +369,7 @@ export function computePodActions(input: ComputeInput): PodActions {
   } else if (sandbox) {
     const current = newestByName(all.filter((c) => c.sandboxId === sandbox.id));
     planStrays(b, input, sandbox.id);
+    planEphemeralContainers(b, input, current, newest);
     if (planInitContainers(b, input, policy, current)) planAppContainers(b, input, policy, current, newest);
   }
   // An image in its pull back-off is not tried again before its time: the container waits.
@@ -342,13 +377,15 @@ export function computePodActions(input: ComputeInput): PodActions {
     const restartedAt = input.restartRequest ?? newest.get(s.container.name)?.meta.restartedAt;
     return restartedAt === undefined ? s : { ...s, restartedAt };
   });
-  const start = started.filter((s) => {
-    const hold = input.pullHold?.(s.container);
+  const notHeld = (c: Container | EphemeralContainer): boolean => {
+    const hold = input.pullHold?.(c);
     if (!hold) return true;
-    b.waiting.set(s.container.name, { reason: hold.reason, message: hold.message });
+    b.waiting.set(c.name, { reason: hold.reason, message: hold.message });
     b.wakeAt(hold.notBefore);
     return false;
-  });
+  };
+  const start = started.filter((s) => notHeld(s.container));
+  const startEphemeral = b.startEphemeral.filter((s) => notHeld(s.container));
   const killed = new Set(b.kill.map((k) => k.id));
   // Without a sandbox to keep or make (a Never pod whose sandbox died) nothing is collected: what
   // the pod left stays for its status until it is removed.
@@ -358,6 +395,8 @@ export function computePodActions(input: ComputeInput): PodActions {
     ...b.stopSandboxes.map((id) => ({ kind: 'stopSandbox' as const, id })),
     ...(b.createSandbox ? [{ kind: 'createSandbox' as const, ...b.createSandbox }] : []),
     ...b.startCreated.map((c) => ({ kind: 'startCreatedContainer' as const, ...c })),
+    // The kubelet's SyncPod starts ephemeral containers before init and regular ones.
+    ...startEphemeral.map((s) => ({ kind: 'startEphemeralContainer' as const, ...s })),
     ...start.map((s) => ({ kind: 'startContainer' as const, ...s })),
     ...garbage.containers.map((id) => ({ kind: 'removeContainer' as const, id })),
     ...(b.createSandbox ? [] : garbage.sandboxes).map((id) => ({ kind: 'removeSandbox' as const, id })),

@@ -7,6 +7,8 @@ import { containerSpec, killContainer } from './kill-container.js';
 import { ContainerStartError, type DesiredPod, type SandboxRef, type StartedContainer } from '../kuberuntime/pod-runtime.js';
 import type { WorkerContext } from './worker-context.js';
 import type { CacheTime, CreationDone } from '../pleg/pod-cache.js';
+import type { Container } from 'kubernetes-types/core/v1';
+import type { ContainerType } from '../kuberuntime/labels.js';
 import { DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS } from '../k8s/defaults.js';
 
 export interface ExecutionResult {
@@ -48,7 +50,22 @@ export type ActionExecutors<A extends { readonly kind: string } = PodAction> = {
   readonly [K in A['kind']]: ActionExecutor<Extract<A, { readonly kind: K }>>;
 };
 
-async function startContainer(x: Execution, s: PodActionOf<'startContainer'>): Promise<void> {
+/** What a start needs, from a startContainer or a startEphemeralContainer action. */
+interface StartRequest {
+  readonly container: Container;
+  readonly type: ContainerType;
+  readonly restartCount: number | undefined;
+  readonly restartedAt?: string;
+  readonly targetId?: string;
+  readonly why: string;
+}
+
+/** An ephemeral container starts once: restart count 0, in the target's PID namespace when it names one. */
+function ephemeralStart(a: PodActionOf<'startEphemeralContainer'>): StartRequest {
+  return { container: a.container, type: 'ephemeral', restartCount: 0, targetId: a.targetId, why: a.why };
+}
+
+async function startContainer(x: Execution, s: StartRequest): Promise<void> {
   const { ctx, pod, fields } = x;
   // The pod is to go (its manifest removed or replaced): start nothing more, as the kubelet
   // cancels a sync in flight. A pod of 1,500 containers whose image cannot be pulled kept its
@@ -67,7 +84,7 @@ async function startContainer(x: Execution, s: PodActionOf<'startContainer'>): P
   try {
     let started: StartedContainer;
     try {
-      started = await ctx.runtime.startContainer(pod, sandbox, s.container, s.type, s.restartCount, s.restartedAt, onCreate);
+      started = await ctx.runtime.startContainer(pod, sandbox, s.container, s.type, s.restartCount, s.restartedAt, onCreate, s.targetId);
     } catch (err) {
       failedCreation(x, done);
       throw err;
@@ -151,6 +168,7 @@ export const EXECUTORS: ActionExecutors = {
       x.ctx.logger.info('Started container', { ...x.fields, container: c.name, containerID: c.id, reason: 'found created, not started' });
     }),
   },
+  startEphemeralContainer: { needsSandbox: true, run: (x, a) => startContainer(x, ephemeralStart(a)) },
   startContainer: { needsSandbox: true, run: startContainer },
   removeContainer: { run: unrecorded((x, a) => x.ctx.runtime.removeContainer(a.id)) },
   removeSandbox: { run: unrecorded((x, a) => x.ctx.runtime.removeSandbox(a.id)) },

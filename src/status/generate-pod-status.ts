@@ -36,6 +36,9 @@ export function generatePodStatus(input: GenerateInput): PodStatus {
   const specs = pod.spec?.containers ?? [];
   const initStatuses = containerStatuses({ ...common, specs: initSpecs, isInit: true, previous: previous?.initContainerStatuses });
   const regularStatuses = containerStatuses({ ...common, specs, isInit: false, previous: previous?.containerStatuses });
+  // Ephemeral containers have no probes and count for neither the phase nor readiness.
+  const ephemeralSpecs = pod.spec?.ephemeralContainers ?? [];
+  const ephemeralStatuses = ephemeralSpecs.length > 0 ? containerStatuses({ ...common, specs: ephemeralSpecs, isInit: false, previous: previous?.ephemeralContainerStatuses }) : undefined;
   applyProbeResults(uid, initSpecs, initStatuses, input.probes, true);
   applyProbeResults(uid, specs, regularStatuses, input.probes, false);
 
@@ -61,5 +64,6 @@ export function generatePodStatus(input: GenerateInput): PodStatus {
   }
   if (initSpecs.length > 0) status.initContainerStatuses = initStatuses;
   status.containerStatuses = regularStatuses;
+  if (ephemeralStatuses) status.ephemeralContainerStatuses = ephemeralStatuses;
   return status;
 }

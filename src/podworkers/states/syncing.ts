@@ -52,6 +52,7 @@ export const syncing = podState({
         restartPolicy: spec.restartPolicy,
         initContainers: spec.initContainers ?? [],
         containers: spec.containers,
+        ephemeralContainers: spec.ephemeralContainers ?? [],
         failedProbe: (inst) => ctx.failedProbe(inst.name, inst.id),
         restartRequest: ctx.restartRequest(),
         pullHold: (c) => ctx.pullBackOff.hold(ctx.uid, c.image ?? '', now),
@@ -80,7 +81,7 @@ export const syncing = podState({
       const result = acted ? await executeActions(ctx, actions, sandbox) : { errors: [], waiting: new Map(actions.waiting) };
       ctx.lastSync = { at: new Date(now), waiting: result.waiting, error: result.errors[0], podFailed: actions.podFailed };
       ctx.emit((o) => o.podSynced?.(pod, runtime, acted));
-      ctx.logger.v(3).info('Pod synced', { pod: ctx.key, podUID: ctx.uid, started: actionsOf(actions, 'startContainer').length + actionsOf(actions, 'startCreatedContainer').length, killed: actionsOf(actions, 'killContainer').length, sandboxCreated: actionsOf(actions, 'createSandbox').length > 0 });
+      ctx.logger.v(3).info('Pod synced', { pod: ctx.key, podUID: ctx.uid, started: actionsOf(actions, 'startContainer').length + actionsOf(actions, 'startCreatedContainer').length + actionsOf(actions, 'startEphemeralContainer').length, killed: actionsOf(actions, 'killContainer').length, sandboxCreated: actionsOf(actions, 'createSandbox').length > 0 });
       if (result.errors.length > 0) return { next: 'Syncing', wakeAfterMs: errorRetryMs() };
       const untilBackOff = actions.wakeAtMs !== undefined ? Math.max(0, actions.wakeAtMs - ctx.now()) : Infinity;
       return { next: 'Syncing', wakeAfterMs: Math.min(untilBackOff, resyncMs(ctx)) };

@@ -14,8 +14,9 @@ export function findPod(entries: readonly PodStatusEntry[], ref: PodRef): PodSta
   return e;
 }
 
+/** Ephemeral containers too: logs, exec and attach reach a debug container as any other. */
 export function containerSpec(pod: Pod, name: string): Container | undefined {
-  return [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? [])].find((c) => c.name === name);
+  return [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? []), ...(pod.spec?.ephemeralContainers ?? [])].find((c) => c.name === name);
 }
 
 export function requireContainer(e: PodStatusEntry, name: string): Container {
@@ -34,7 +35,7 @@ export function runtimeId(containerID: string | undefined): string | undefined {
 
 function statusOf(e: PodStatusEntry, name: string): ContainerStatus | undefined {
   const s = e.status;
-  return [...(s.containerStatuses ?? []), ...(s.initContainerStatuses ?? [])].find((c) => c.name === name);
+  return [...(s.containerStatuses ?? []), ...(s.initContainerStatuses ?? []), ...(s.ephemeralContainerStatuses ?? [])].find((c) => c.name === name);
 }
 
 /** The runtime container whose log is meant (validateContainerLogStatus); 400 with the kubelet's reason when there is none. */

@@ -40,7 +40,7 @@ describe('discovery', () => {
     expect(r.headers['content-type']).toBe('application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList');
     expect(r.json).toMatchObject({ kind: 'APIGroupDiscoveryList', apiVersion: 'apidiscovery.k8s.io/v2' });
     const resources = (r.json.items as { versions: { resources: { resource: string; scope: string; subresources?: { subresource: string }[] }[] }[] }[])[0].versions[0].resources;
-    expect(resources.find((x) => x.resource === 'pods')).toMatchObject({ scope: 'Namespaced', subresources: [{ subresource: 'status' }, { subresource: 'log' }, { subresource: 'exec' }, { subresource: 'attach' }, { subresource: 'portforward' }] });
+    expect(resources.find((x) => x.resource === 'pods')).toMatchObject({ scope: 'Namespaced', subresources: [{ subresource: 'status' }, { subresource: 'ephemeralcontainers' }, { subresource: 'log' }, { subresource: 'exec' }, { subresource: 'attach' }, { subresource: 'portforward' }] });
     expect(resources.find((x) => x.resource === 'nodes')?.scope).toBe('Cluster');
   });
 

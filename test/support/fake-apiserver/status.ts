@@ -69,7 +69,7 @@ export function forbidden(rt: ResourceType | undefined, name: string, why: strin
 }
 
 export interface FieldCause {
-  type: 'FieldValueRequired' | 'FieldValueInvalid' | 'FieldValueDuplicate' | 'FieldValueForbidden' | 'FieldValueNotSupported' | 'FieldValueTooLong';
+  type: 'FieldValueRequired' | 'FieldValueInvalid' | 'FieldValueDuplicate' | 'FieldValueForbidden' | 'FieldValueNotSupported' | 'FieldValueTooLong' | 'FieldValueNotFound';
   field: string;
   /** The text after "field: ", e.g. `Required value` or `Invalid value: "x": why`. */
   detail: string;

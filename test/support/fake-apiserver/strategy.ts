@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { isCsr, prepareCsrForUpdate } from './certificates/csr-strategy.js';
 import { apiVersionOf, type ResourceType } from './resources.js';
 import { forbidden, invalid } from './status.js';
+import { prepareEphemeralContainersUpdate } from './ephemeral-containers.js';
 import { arr, deepCopy, isObject, jsonEqual, obj, str, type Json, type JsonObject, type KObject } from './types.js';
 
 const PRIORITY_CLASSES: Record<string, number> = {
@@ -67,7 +68,7 @@ function defaultPodSpec(pod: KObject): JsonObject {
   spec.preemptionPolicy ??= 'PreemptLowerPriority';
   const pc = str(spec.priorityClassName);
   spec.priority ??= PRIORITY_CLASSES[pc] ?? 0;
-  for (const list of [arr(spec.initContainers), arr(spec.containers)])
+  for (const list of [arr(spec.initContainers), arr(spec.containers), arr(spec.ephemeralContainers)])
     for (const c of list) if (isObject(c)) defaultContainer(c);
   return spec;
 }
@@ -133,6 +134,11 @@ export function prepareForUpdate(rt: ResourceType, next: KObject, prev: KObject,
     return out;
   }
   const hasStatus = rt.subresources.includes('status');
+  if (rt.resource === 'pods' && !rt.group && subresource === 'ephemeralcontainers') {
+    const pod = prepareEphemeralContainersUpdate(rt, out, prev, defaultPodSpec);
+    if (!jsonEqual(pod.spec, prev.spec)) pod.metadata.generation = (typeof prev.metadata.generation === 'number' ? prev.metadata.generation : 1) + 1;
+    return pod;
+  }
   if (subresource === 'status') {
     for (const k of Object.keys(out)) if (k !== 'status' && k !== 'metadata' && k !== 'apiVersion' && k !== 'kind') delete out[k];
     for (const k of Object.keys(prev)) if (k !== 'status' && k !== 'metadata' && k !== 'apiVersion' && k !== 'kind') out[k] = deepCopy(prev[k]);

@@ -134,7 +134,7 @@ describe('container labels and annotations', () => {
       [CONTAINER_RESTART_COUNT_ANNOTATION]: 'x',
       [CONTAINER_PORTS_ANNOTATION]: '{',
       [CONTAINER_PRESTOP_HANDLER_ANNOTATION]: '[]',
-      [CONTAINER_TYPE_ANNOTATION]: 'ephemeral',
+      [CONTAINER_TYPE_ANNOTATION]: 'sandbox',
     });
     expect(broken).toMatchObject({ hash: '0', restartCount: 0 });
     expect(broken).not.toHaveProperty('ports');

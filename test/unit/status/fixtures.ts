@@ -31,7 +31,7 @@ export function sandbox(id = 's1', o: Partial<RuntimeSandbox> = {}): RuntimeSand
 
 export interface CtrOptions extends Partial<Omit<RuntimeContainer, 'meta'>> {
   restartCount?: number;
-  type?: 'init' | 'container';
+  type?: 'init' | 'container' | 'ephemeral';
 }
 
 export function ctr(id: string, name: string, o: CtrOptions = {}): RuntimeContainer {

@@ -40,6 +40,8 @@ export function nodeEndpoint(store: ObjectStore, pod: KObject): NodeEndpoint {
 export function containerOf(pod: KObject, asked: string): string {
   const names = arr(obj(pod.spec).containers)
     .concat(arr(obj(pod.spec).initContainers))
+    // Ephemeral containers too, as the real one's podutil.VisitContainers: kubectl debug attaches to one.
+    .concat(arr(obj(pod.spec).ephemeralContainers))
     .map((c) => str(obj(c).name));
   const podName = str(pod.metadata.name);
   if (!asked) {
