@@ -14,7 +14,7 @@ import { startFakeApiServer } from '../test/support/fake-apiserver/index.js';
 import { startAgent } from '../test/support/agent.js';
 import { makeTmpDir, removeTmpDir } from '../test/support/tmp.js';
 import { waitFor } from '../test/support/wait.js';
-import { benchPodManifest, BENCH_NODE } from './pods.js';
+import { benchPodManifest, BENCH_NODE, writeAtomically } from './pods.js';
 import { idleCpuPercent, rssMiB } from './proc.js';
 import { percentile, ratioSpread } from './report.js';
 import { startRuntimePoller } from './user-view.js';
@@ -53,14 +53,6 @@ function boundPod(name: string): Pod {
       containers: [{ name: 'main', image: TEST_IMAGES.busybox, command: COMMAND, imagePullPolicy: 'IfNotPresent' }],
     },
   };
-}
-
-function writeAtomically(dir: string, file: string, content: string): number {
-  const tmp = path.join(dir, `.${file}.tmp`);
-  fs.writeFileSync(tmp, content);
-  const at = performance.now();
-  fs.renameSync(tmp, path.join(dir, file));
-  return at;
 }
 
 export async function runApiPodsBench(): Promise<ApiPodsBenchResult> {

@@ -20,7 +20,7 @@ import { request } from 'node:https';
 import { freePorts } from '../test/support/ports.js';
 import { makeTmpDir, removeTmpDir } from '../test/support/tmp.js';
 import { waitFor } from '../test/support/wait.js';
-import { benchPodManifest, BENCH_NODE } from './pods.js';
+import { benchPodManifest, BENCH_NODE, writeAtomically } from './pods.js';
 import { idleCpuPercent, rssMiB } from './proc.js';
 import { percentile } from './report.js';
 
@@ -69,12 +69,6 @@ function countBytes(url: string, cert: string, key: string): Promise<number> {
       .on('error', reject)
       .end();
   });
-}
-
-function writeAtomically(dir: string, file: string, content: string): void {
-  const tmp = path.join(dir, `.${file}.tmp`);
-  fs.writeFileSync(tmp, content);
-  fs.renameSync(tmp, path.join(dir, file));
 }
 
 export async function runKubeletApiBench(): Promise<KubeletApiBenchResult> {

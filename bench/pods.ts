@@ -5,7 +5,7 @@
 //   runtime takes (metadata, host network, the image and command);
 // - the bench's first baseline: the same calls with the configs bootlet's own code builds, so the
 //   two send the runtime the same requests.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { totalmem } from 'node:os';
 import path from 'node:path';
 import type { Container } from 'kubernetes-types/core/v1';
@@ -19,6 +19,15 @@ import { POD_NAME_LABEL } from './user-view.js';
 
 export const BENCH_NODE = 'bench-node';
 const COMMAND = ['sh', '-c', "trap 'exit 0' TERM; while true; do sleep 1; done"];
+
+/** Writes beside and renames into place, as tooling that installs a manifest does; returns performance.now() at the rename. */
+export function writeAtomically(dir: string, file: string, content: string): number {
+  const tmp = path.join(dir, `.${file}.tmp`);
+  writeFileSync(tmp, content);
+  const at = performance.now();
+  renameSync(tmp, path.join(dir, file));
+  return at;
+}
 
 export function benchPodManifest(name: string): string {
   return `apiVersion: v1

@@ -8,7 +8,7 @@ import { importTestImages } from '../dev/images.js';
 import { makeTmpDir, removeTmpDir } from '../test/support/tmp.js';
 import { connectRuntime } from '../src/cri/cri-client.js';
 import { BOOTLET_EXE, startAgent } from '../test/support/agent.js';
-import { bareStartPod, benchPodManifest, BENCH_NODE, rawStartPod, rawStopPod } from './pods.js';
+import { bareStartPod, benchPodManifest, BENCH_NODE, rawStartPod, rawStopPod, writeAtomically } from './pods.js';
 import { startRuntimePoller } from './user-view.js';
 import { printStartupBench, runStartupBench } from './startup.js';
 import { formatRssParts, rssParts, type RssParts } from './smaps.js';
@@ -30,15 +30,6 @@ import { meanOperations, operationsBetween, scrapeRuntimeOperations, type Operat
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const ONE_POD_RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const MANY = Number(process.env.BENCH_PODS ?? 50);
-
-/** Writes beside and renames into place; returns performance.now() at the rename. */
-function writeAtomically(dir: string, file: string, content: string): number {
-  const tmp = path.join(dir, `.${file}.tmp`);
-  fs.writeFileSync(tmp, content);
-  const at = performance.now();
-  fs.renameSync(tmp, path.join(dir, file));
-  return at;
-}
 
 const read = (p: string): string => fs.readFileSync(p, 'utf8');
 /** BENCH_SKIP=agent,deaths,startup,prober,apiserver,kubeadm,kubelet-api,api-pods,flood,pleg: sections left out. */

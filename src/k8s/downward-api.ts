@@ -44,8 +44,8 @@ export function formatMap(m: Readonly<Record<string, string>> | undefined): stri
     .join('\n');
 }
 
-/** The fieldRef paths a downwardAPI volume may name, and their text. */
-export function volumeFieldValue(pod: Pod, fieldPath: string): string {
+/** The metadata paths both env and volumes may name (one label or annotation, name, namespace, uid); undefined for any other. */
+export function metadataFieldValue(pod: Pod, fieldPath: string): string | undefined {
   const md = pod.metadata ?? {};
   const sub = SUBSCRIPT_RE.exec(fieldPath);
   if (sub) return (sub[1] === 'labels' ? md.labels : md.annotations)?.[sub[2]!] ?? '';
@@ -56,6 +56,17 @@ export function volumeFieldValue(pod: Pod, fieldPath: string): string {
       return md.namespace ?? '';
     case 'metadata.uid':
       return md.uid ?? '';
+    default:
+      return undefined;
+  }
+}
+
+/** The fieldRef paths a downwardAPI volume may name, and their text. */
+export function volumeFieldValue(pod: Pod, fieldPath: string): string {
+  const md = pod.metadata ?? {};
+  const own = metadataFieldValue(pod, fieldPath);
+  if (own !== undefined) return own;
+  switch (fieldPath) {
     case 'metadata.labels':
       return formatMap(md.labels);
     case 'metadata.annotations':

@@ -7,6 +7,7 @@ import type { KeyValue } from '../cri/cri-types.js';
 import type { EnvObjects, Fetched } from './env-objects.js';
 import { expandVars } from './expansion.js';
 import { parseQuantity } from '../k8s/quantity.js';
+import { metadataFieldValue } from '../k8s/downward-api.js';
 
 export interface EnvContext {
   hostIP: string;
@@ -23,24 +24,12 @@ export class EnvError extends Error {
   override name = 'EnvError';
 }
 
-const SUBSCRIPT_RE = /^metadata\.(labels|annotations)\['(.*)'\]$/;
-
 export function podFieldValue(pod: Pod, fieldPath: string, ctx: EnvContext): string {
-  const md = pod.metadata ?? {};
-  const sub = SUBSCRIPT_RE.exec(fieldPath);
-  if (sub) {
-    const map = sub[1] === 'labels' ? md.labels : md.annotations;
-    return map?.[sub[2]!] ?? '';
-  }
+  const own = metadataFieldValue(pod, fieldPath);
+  if (own !== undefined) return own;
   // A host-network pod's IPs are the node's.
   const podIPs = ctx.podIPs.length > 0 ? ctx.podIPs : pod.spec?.hostNetwork && ctx.hostIP ? [ctx.hostIP] : [];
   switch (fieldPath) {
-    case 'metadata.name':
-      return md.name ?? '';
-    case 'metadata.namespace':
-      return md.namespace ?? '';
-    case 'metadata.uid':
-      return md.uid ?? '';
     case 'spec.nodeName':
       return pod.spec?.nodeName ?? '';
     case 'spec.serviceAccountName':
