@@ -3,7 +3,7 @@
 // filter (resources, required node affinity, node name, host ports, NoExecute taints), then the
 // critical pod handler; the first reason left is the one reported, with the kubelet's words.
 import type { Pod } from 'kubernetes-types/core/v1';
-import { isCriticalPod, isStaticPod } from './critical.js';
+import { isCriticalPod, isStaticPod } from '../k8s/priority.js';
 import { insufficientMessage, insufficientReason, insufficientResources, type InsufficientResource } from './fits-resources.js';
 import { hostPortConflict } from './host-ports.js';
 import type { AdmitResult, NodeFacts } from './node-facts.js';

@@ -4,7 +4,7 @@
 // fewest pods closest to what is still missing (smaller requests first on a tie).
 import type { Pod } from 'kubernetes-types/core/v1';
 import { qosClass } from '../k8s/qos.js';
-import { isCriticalPod } from './critical.js';
+import { isCriticalPod } from '../k8s/priority.js';
 import type { InsufficientResource, ResourceName } from './fits-resources.js';
 import { podRequests } from './pod-requests.js';
 
