@@ -57,6 +57,12 @@ function signature(p: RuntimePod | undefined): string {
 export class PodCache {
   private clock: CacheTime = 0;
   private readonly entries = new Map<string, { pod: RuntimePod; at: CacheTime }>();
+  /**
+   * The pod of every sandbox and container id the entries hold: a runtime event names an object,
+   * and looking it up through every entry made each of a mass removal's exits (and each check of
+   * what they announced) cost a pass over every pod.
+   */
+  private readonly podOfObject = new Map<string, string>();
   /** Pods a read of their own found gone, and when (until the next full read). */
   private readonly absentAt = new Map<string, CacheTime>();
   /** Start of the last full read that succeeded: every pod not in it was gone then. */
@@ -196,21 +202,18 @@ export class PodCache {
 
   /** The pod that holds the container or sandbox `id`, if the cache knows it. */
   podOf(id: string): string | undefined {
-    for (const [uid, e] of this.entries) {
-      if (e.pod.containers.some((c) => c.id === id) || e.pod.sandboxes.some((s) => s.id === id)) return uid;
-    }
-    return this.created.get(id)?.uid;
+    return this.podOfObject.get(id) ?? this.created.get(id)?.uid;
   }
 
   /** Whether the object `id` is running (a sandbox: ready) as the cache has it; undefined when no entry has it. */
   running(id: string): boolean | undefined {
-    for (const e of this.entries.values()) {
-      const c = e.pod.containers.find((x) => x.id === id);
-      if (c) return c.state === ContainerState.CONTAINER_RUNNING;
-      const s = e.pod.sandboxes.find((x) => x.id === id);
-      if (s) return s.state === PodSandboxState.SANDBOX_READY;
-    }
-    return undefined;
+    const uid = this.podOfObject.get(id);
+    const pod = uid === undefined ? undefined : this.entries.get(uid)?.pod;
+    if (!pod) return undefined;
+    const c = pod.containers.find((x) => x.id === id);
+    if (c) return c.state === ContainerState.CONTAINER_RUNNING;
+    const s = pod.sandboxes.find((x) => x.id === id);
+    return s ? s.state === PodSandboxState.SANDBOX_READY : undefined;
   }
 
   /** Milliseconds since the last full read succeeded (the PLEG's health signal). */
@@ -301,6 +304,12 @@ export class PodCache {
     this.write(uid, pods.get(uid), started, true);
   }
 
+  /** podOfObject follows the pod's entry: the ids it no longer holds go, the ones it holds now point to it. */
+  private reindex(uid: string, before: RuntimePod | undefined, after: RuntimePod | undefined): void {
+    for (const o of [...(before?.sandboxes ?? []), ...(before?.containers ?? [])]) if (this.podOfObject.get(o.id) === uid) this.podOfObject.delete(o.id);
+    for (const o of [...(after?.sandboxes ?? []), ...(after?.containers ?? [])]) this.podOfObject.set(o.id, uid);
+  }
+
   /** Writes what a read that started at `at` found, unless a later read already wrote. */
   private write(uid: string, pod: RuntimePod | undefined, at: CacheTime, stamp: boolean): void {
     const old = this.entries.get(uid);
@@ -314,6 +323,7 @@ export class PodCache {
     // A full read stamps only what changed (fullAt covers the rest); a pod's own read stamps it.
     else if (changed || stamp || !old) this.entries.set(uid, { pod, at });
     else old.pod = pod;
+    if (changed) this.reindex(uid, old?.pod, pod);
     if (!changed) return;
     for (const l of this.listeners) {
       try {
