@@ -93,6 +93,22 @@ describe('PodCache', () => {
     expect(cache.podOf('ca')).toBeUndefined();
   });
 
+  it('knows the pod and the state of each object it holds, as its entries change', async () => {
+    const { rt, cache } = setup();
+    await cache.refreshAll();
+    expect([cache.podOf('sa'), cache.podOf('ca'), cache.podOf('cb')]).toEqual([A, A, B]);
+    expect([cache.running('sa'), cache.running('ca')]).toEqual([true, true]);
+    // A restart: the old container exits, a new one runs in the same pod.
+    rt.setContainerState('ca', ContainerState.CONTAINER_EXITED);
+    rt.containers.push(container('ca2', 'sa', A, 'app'));
+    await cache.refreshAll();
+    expect([cache.podOf('ca'), cache.podOf('ca2'), cache.running('ca'), cache.running('ca2')]).toEqual([A, A, false, true]);
+    rt.removeObject('ca');
+    await cache.refreshAll();
+    expect([cache.podOf('ca'), cache.running('ca'), cache.podOf('ca2')]).toEqual([undefined, undefined, A]);
+    expect(cache.running('nothing')).toBeUndefined();
+  });
+
   it('a failed read rejects its callers and leaves the cache as it was', async () => {
     const { rt, cache } = setup();
     await cache.refreshAll();
