@@ -65,9 +65,16 @@ export class RelistPleg implements Pleg {
   private readonly soonObjects = new Set<string>();
   /** Why the full relist of the next turn (when soonPods has '') is asked for. */
   private soonCause: RelistCause = 'event';
-  private readonly expected = new Map<string, { running: boolean; since: number }>();
-  private followUps = 0;
+  /**
+   * Announced changes not shown yet, each with its own follow-ups: how many reads it has had and
+   * when the next is due. One schedule for all of them read every object at each follow-up, and
+   * a mass removal's stream of exits kept restarting it at the shortest delay: hundreds of objects
+   * read every few milliseconds for as long as the stops went on.
+   */
+  private readonly expected = new Map<string, { running: boolean; since: number; reads: number; dueAt: number }>();
   private followUpTimer: NodeJS.Timeout | undefined;
+  /** When the armed follow-up fires (this.now() time). */
+  private followUpAt = Infinity;
   private started = false;
   /** Containers the runtime reported an OOM kill for, until they are gone. */
   private readonly oom = new Set<string>();
@@ -99,6 +106,7 @@ export class RelistPleg implements Pleg {
     if (this.followUpTimer) clearTimeout(this.followUpTimer);
     if (this.soon) clearImmediate(this.soon);
     this.timer = this.followUpTimer = this.soon = undefined;
+    this.followUpAt = Infinity;
     this.expected.clear();
   }
 
@@ -168,11 +176,10 @@ export class RelistPleg implements Pleg {
     // always read: "not running" in the cache may be an exit seen before a removal now announced.
     if (uid !== undefined && expect.running && this.running(expect.id) === true) return;
     const prev = this.expected.get(expect.id);
-    if (prev?.running !== expect.running) this.expected.set(expect.id, { running: expect.running, since: this.now() });
-    // A new event is news: follow-ups start again from the shortest delay.
-    this.followUps = 0;
-    if (this.followUpTimer) clearTimeout(this.followUpTimer);
-    this.followUpTimer = undefined;
+    const now = this.now();
+    // A new event is news: the object's follow-ups start again from the shortest delay (the give-up
+    // still counts from the first event that announced the same state).
+    this.expected.set(expect.id, { running: expect.running, since: prev?.running === expect.running ? prev.since : now, reads: 0, dueAt: now + this.followUpDelay(0) });
     if (uid === undefined) this.schedule('', 'event');
     else this.scheduleObject(expect.id);
   }
@@ -226,8 +233,14 @@ export class RelistPleg implements Pleg {
     return this.opts.cache.running(id);
   }
 
+  private followUpDelay(reads: number): number {
+    const delays = this.opts.followUpDelaysMs ?? DEFAULT_FOLLOW_UP_DELAYS_MS;
+    return delays[Math.min(reads, delays.length - 1)] ?? 100;
+  }
+
   private checkExpectations(): void {
     const giveUpMs = this.opts.followUpGiveUpMs ?? DEFAULT_FOLLOW_UP_GIVE_UP_MS;
+    let next = Infinity;
     for (const [id, want] of this.expected) {
       const running = this.running(id);
       // Unknown to the CRI (not a kubelet-labelled object, or already removed): nothing to wait for.
@@ -235,23 +248,36 @@ export class RelistPleg implements Pleg {
       else if (this.now() - want.since > giveUpMs) {
         this.opts.logger.v(4).info('PLEG gave up waiting for the runtime to show a change', { id, running: want.running });
         this.expected.delete(id);
-      }
+      } else next = Math.min(next, want.dueAt);
     }
-    if (this.expected.size === 0) {
-      this.followUps = 0;
+    if (next === Infinity || !this.started) {
+      if (this.followUpTimer) clearTimeout(this.followUpTimer);
+      this.followUpTimer = undefined;
+      this.followUpAt = Infinity;
       return;
     }
-    if (this.followUpTimer || !this.started) return;
-    const delays = this.opts.followUpDelaysMs ?? DEFAULT_FOLLOW_UP_DELAYS_MS;
-    const delay = delays[Math.min(this.followUps, delays.length - 1)] ?? 100;
-    this.followUps++;
-    this.followUpTimer = setTimeout(() => {
-      this.followUpTimer = undefined;
-      const ids = [...this.expected.keys()];
-      if (ids.some((id) => this.opts.cache.podOf(id) === undefined)) void this.relist('follow-up');
-      else void this.read([], ids);
-    }, delay);
+    if (this.followUpTimer && this.followUpAt <= next) return;
+    if (this.followUpTimer) clearTimeout(this.followUpTimer);
+    this.followUpAt = next;
+    this.followUpTimer = setTimeout(() => this.followUp(), Math.max(0, next - this.now()));
     this.followUpTimer.unref?.();
+  }
+
+  /** Reads the objects whose follow-up is due (a relist when one is unknown to the cache by now). */
+  private followUp(): void {
+    this.followUpTimer = undefined;
+    this.followUpAt = Infinity;
+    const now = this.now();
+    const due: string[] = [];
+    for (const [id, want] of this.expected) {
+      if (want.dueAt > now) continue;
+      due.push(id);
+      want.reads++;
+      want.dueAt = now + this.followUpDelay(want.reads);
+    }
+    if (due.length === 0) this.checkExpectations();
+    else if (due.some((id) => this.opts.cache.podOf(id) === undefined)) void this.relist('follow-up');
+    else void this.read([], due);
   }
 
   private emit(e: PodLifecycleEvent): void {
