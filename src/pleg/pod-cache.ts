@@ -86,6 +86,8 @@ export class PodCache {
   private readonly uncovered = new Map<string, CacheTime>();
   /** Reads of single objects a runtime event named, by id. */
   private readonly objectReads: KeyedSerialRunner<string>;
+  /** Stops by this agent in flight (StopContainer, StopPodSandbox), by object id: settled by the runtime's answer. */
+  private readonly stops = new Map<string, { count: number; answered: Promise<void>; resolve: () => void }>();
 
   constructor(
     private readonly runtime: RuntimeService,
@@ -182,6 +184,38 @@ export class PodCache {
     if (this.creationsInFlight === 0) return false;
     this.creationWaiters.push(fn);
     return true;
+  }
+
+  /**
+   * The agent is about to stop the object `id` (StopContainer, StopPodSandbox); call what is
+   * returned once the runtime has answered, however it did. A runtime event about the object
+   * meanwhile waits for that answer (`stopOf`): the CRI shows the exit by the time the stop
+   * returns, so one read then answers the event. Read at once, the exits of a mass removal were
+   * followed up again and again while containerd's CRI plugin caught up with its own events.
+   */
+  stopping(id: string): () => void {
+    let stop = this.stops.get(id);
+    if (!stop) {
+      let resolve: () => void = () => {};
+      const answered = new Promise<void>((r) => (resolve = r));
+      stop = { count: 0, answered, resolve };
+      this.stops.set(id, stop);
+    }
+    const entry = stop;
+    entry.count++;
+    let settled = false;
+    return () => {
+      if (settled) return;
+      settled = true;
+      if (--entry.count > 0) return;
+      if (this.stops.get(id) === entry) this.stops.delete(id);
+      entry.resolve();
+    };
+  }
+
+  /** The agent's stop of the object `id` in flight, if any: settles when the runtime has answered it. */
+  stopOf(id: string): Promise<void> | undefined {
+    return this.stops.get(id)?.answered;
   }
 
   /** The read of the pod's own creations in flight, if any. */

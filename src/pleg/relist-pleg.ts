@@ -165,6 +165,12 @@ export class RelistPleg implements Pleg {
       return;
     }
     const cache = this.opts.cache;
+    // The agent is stopping it: the stop's answer comes once the CRI shows the exit.
+    const stop = cache.stopOf(expect.id);
+    if (stop) {
+      void stop.then(() => this.requestRelist(expect));
+      return;
+    }
     const uid = cache.podOf(expect.id);
     if (uid === undefined && cache.afterCreation(() => this.requestRelist(expect))) return;
     const reading = uid === undefined ? undefined : cache.creationRead(uid);

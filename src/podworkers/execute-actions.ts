@@ -3,7 +3,7 @@
 // to start does not stop the others; the errors are returned for the pod's status. Each action kind
 // has its executor in EXECUTORS.
 import type { PodAction, PodActionKind, PodActionOf, PodActions, WaitingReason } from './compute-actions.js';
-import { containerSpec, killContainer } from './kill-container.js';
+import { containerSpec, killContainer, stopSandbox } from './kill-container.js';
 import { ContainerStartError, type DesiredPod, type SandboxRef, type StartedContainer } from '../kuberuntime/pod-runtime.js';
 import type { WorkerContext } from './worker-context.js';
 import type { CacheTime, CreationDone } from '../pleg/pod-cache.js';
@@ -144,7 +144,7 @@ export const EXECUTORS: ActionExecutors = {
     parallel: true,
     run: unrecorded((x, k) => killContainer(x.ctx, { id: k.id, name: k.name, spec: containerSpec(x.pod, k.name), podIP: x.sandbox?.ip }, k.graceSeconds ?? x.grace, k.why)),
   },
-  stopSandbox: { run: unrecorded((x, a) => x.ctx.runtime.stopSandbox(a.id)) },
+  stopSandbox: { run: unrecorded((x, a) => stopSandbox(x.ctx, a.id)) },
   createSandbox: {
     wantedOnly: true,
     async run(x, a) {

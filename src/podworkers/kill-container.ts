@@ -1,5 +1,6 @@
 // Stops one container as the kubelet's killContainer does: the preStop hook first (its time counts
 // against the grace period), then the runtime's stop signal and, after the rest of the grace, SIGKILL.
+// The cache hears of each stop while it is in flight (PodCache.stopping), as of a pod's sandbox stop.
 import type { Container, LifecycleHandler } from 'kubernetes-types/core/v1';
 import type { RuntimeContainer } from '../kuberuntime/runtime-pods.js';
 import type { DefaultedPod } from '../k8s/pod.js';
@@ -31,6 +32,16 @@ export function podGraceSeconds(ctx: WorkerContext, target: KillTarget): number 
   return ctx.stoppedFor?.graceSeconds ?? ctx.desired?.spec?.terminationGracePeriodSeconds ?? target.meta?.terminationGracePeriodSeconds ?? DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS;
 }
 
+/** Stops a pod's sandbox, telling the cache while the stop is in flight (PodCache.stopping). */
+export async function stopSandbox(ctx: WorkerContext, id: string): Promise<void> {
+  const answered = ctx.cache.stopping(id);
+  try {
+    await ctx.runtime.stopSandbox(id);
+  } finally {
+    answered();
+  }
+}
+
 export async function killContainer(ctx: WorkerContext, target: KillTarget, graceSeconds: number, reason: string): Promise<void> {
   const fields = { pod: ctx.key, podUID: ctx.uid, container: target.name, containerID: target.id };
   const preStop: LifecycleHandler | undefined = target.spec?.lifecycle?.preStop ?? target.meta?.preStop;
@@ -49,5 +60,10 @@ export async function killContainer(ctx: WorkerContext, target: KillTarget, grac
     }
     grace -= Math.ceil((ctx.now() - started) / 1000);
   }
-  await ctx.runtime.stopContainer(target.id, Math.max(MIN_GRACE_SECONDS, grace));
+  const answered = ctx.cache.stopping(target.id);
+  try {
+    await ctx.runtime.stopContainer(target.id, Math.max(MIN_GRACE_SECONDS, grace));
+  } finally {
+    answered();
+  }
 }

@@ -17,6 +17,8 @@ export interface PodCacheView {
   creating(uid: string): CreationDone;
   /** Whether the cache holds anything of the pod. */
   has(uid: string): boolean;
+  /** The worker is about to stop the object `id`; it calls what is returned once the runtime answered (see PodCache.stopping). */
+  stopping(id: string): () => void;
 }
 
 /**

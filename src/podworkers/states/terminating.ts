@@ -3,7 +3,7 @@
 // Terminated does that.
 import { ContainerState, PodSandboxState } from '../../cri/cri-types.js';
 import type { RuntimeContainer } from '../../kuberuntime/runtime-pods.js';
-import { containerSpec, killContainer, podGraceSeconds } from '../kill-container.js';
+import { containerSpec, killContainer, podGraceSeconds, stopSandbox } from '../kill-container.js';
 import { podForStep, type WorkerContext } from '../worker-context.js';
 import { podState } from './pod-state.js';
 
@@ -29,7 +29,7 @@ export const terminating = podState({
     await stopAll(ctx, live.filter((c) => c.meta.type !== 'init'), podIP);
     await stopAll(ctx, live.filter((c) => c.meta.type === 'init'), podIP);
     for (const s of rt?.sandboxes ?? []) {
-      if (s.state === PodSandboxState.SANDBOX_READY) await ctx.runtime.stopSandbox(s.id);
+      if (s.state === PodSandboxState.SANDBOX_READY) await stopSandbox(ctx, s.id);
     }
     // Nothing of it in the runtime (it never started: replaced or re-identified first): not worth an info line.
     (rt ? ctx.logger : ctx.logger.v(2)).info('Pod terminated', { pod: ctx.key, podUID: ctx.uid });

@@ -19,7 +19,7 @@ afterEach(() => {
   plegs = [];
 });
 
-function setup(opts: { now?: () => number; onRelist?: (d: number, i: number | undefined) => void; onRuntimeBack?: () => void } = {}): { rt: FakeRuntime; pleg: RelistPleg; events: PodLifecycleEvent[] } {
+function setup(opts: { now?: () => number; onRelist?: (d: number, i: number | undefined) => void; onRuntimeBack?: () => void } = {}): { rt: FakeRuntime; cache: PodCache; pleg: RelistPleg; events: PodLifecycleEvent[] } {
   const rt = new FakeRuntime();
   rt.sandboxes = [sandbox('sa', A), sandbox('sb', B)];
   rt.containers = [container('ca', 'sa', A, 'app'), container('cb', 'sb', B, 'app')];
@@ -28,7 +28,7 @@ function setup(opts: { now?: () => number; onRelist?: (d: number, i: number | un
   const cache = new PodCache(rt.service, { now: opts.now });
   const pleg = new RelistPleg({ cache, periodMs: 3_600_000, logger: nullLogger, onEvent: (e) => events.push(e), ...opts });
   plegs.push(pleg);
-  return { rt, pleg, events };
+  return { rt, cache, pleg, events };
 }
 
 const brief = (es: PodLifecycleEvent[]) => es.map((e) => [e.podUid, e.type, e.id]);
@@ -164,6 +164,26 @@ describe('RelistPleg relist requests', () => {
     const settled = rt.lists;
     await pleg.relist();
     expect(rt.lists).toBe(settled + 1);
+  });
+
+  it('an exit announced while the agent stops the object is read once the stop is answered, with no follow-up', async () => {
+    const { rt, cache, pleg, events } = setup();
+    pleg.start();
+    await waitFor(() => events.length === 4, { timeoutMs: 10_000, what: 'the first relist' });
+    events.length = 0;
+    const statuses = rt.statusCalls;
+    const answered = cache.stopping('ca');
+    pleg.requestRelist({ id: 'ca', running: false });
+    // The read would be on the next turn: none comes while the stop is in flight.
+    for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
+    expect(rt.statusCalls).toBe(statuses);
+    // StopContainer returns once the CRI shows the exit.
+    rt.setContainerState('ca', ContainerState.CONTAINER_EXITED);
+    answered();
+    await waitFor(() => events.length > 0, { timeoutMs: 10_000, what: 'ContainerDied after the stop' });
+    expect(events).toEqual([{ podUid: A, type: 'ContainerDied', id: 'ca', name: 'app' }]);
+    expect(rt.statusCalls - statuses).toBe(1);
+    expect(cache.stopOf('ca')).toBeUndefined();
   });
 
   it('does not wait for an object the CRI does not know', async () => {

@@ -61,6 +61,7 @@ export class FakePodRuntime implements PodRuntime {
     tick: () => ++this.clock,
     // This fake reads nothing for a creation: the next step's read of the pod shows it.
     creating: () => () => ++this.clock,
+    stopping: () => () => {},
     // As if every pod had been seen: a worker's first sync reads its pod.
     has: () => true,
     getNewerThan: async (uid, t) => {
