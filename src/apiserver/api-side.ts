@@ -6,8 +6,9 @@
 // converges at once. Until there is an identity, events wait in a small buffer and the node goes on
 // without it. Nothing here can stop, start or restart a container: the API side only reads (a restart
 // asked on a mirror pod is handed on through onRestartRequest; the pod workers do it).
-import type { PodStatus } from 'kubernetes-types/core/v1';
+import type { Pod, PodStatus } from 'kubernetes-types/core/v1';
 import type { StaticPod } from '../config/types.js';
+import type { Informer } from '../informer/reflector.js';
 import type { Logger } from '../log/logger.js';
 import type { PodEvent, PodWorkerObserver } from '../podworkers/observer.js';
 import { errorMessage } from '../util/error-message.js';
@@ -15,7 +16,7 @@ import { ApiPodFinalDelete } from './api-pod-deletion.js';
 import { ApiPodStatusSync, type ApiPodView } from './api-pod-status.js';
 import { ApiClient } from './client.js';
 import { startClientCredentials } from './client-credentials.js';
-import { Connectivity, type ConnectionGate } from './connectivity.js';
+import { Connectivity } from './connectivity.js';
 import { EventSender } from './events.js';
 import { KeyedQueue } from './keyed-queue.js';
 import type { ClusterConnection } from './kubeconfig.js';
@@ -24,6 +25,7 @@ import { isMirrorOf } from './mirror-pod.js';
 import { MirrorPodReconciler } from './mirror-pods.js';
 import { MirrorRestartRequests, type RestartRequestListener } from './mirror-restart.js';
 import { NodeLease } from './node-lease.js';
+import { nodePodsReflector } from './node-pods.js';
 import { NodeRegistrar } from './node-registration.js';
 import { NodeStatusReporter } from './node-status-reporter.js';
 import { computeNodeStatus, nodeStatusChanged } from './node-status.js';
@@ -60,8 +62,11 @@ export interface ApiSideOptions {
   /** Full pass over all mirror pods and statuses, default 10 s (the status manager's syncPeriod). */
   resyncPeriodMs?: number;
   userAgent?: string;
-  /** The API pods source (src/config/api), started on the connection's client and gate, stopped with it. */
-  podSource?: (client: ApiClient, gate: ConnectionGate) => { stop(): Promise<void> };
+  /**
+   * The API pods source (src/config/api): a second consumer of the node's one pods watch (the mirror
+   * pod cache is the first), attached before that watch starts, detached when the connection stops.
+   */
+  podSource?: (nodePods: Informer<Pod>) => { stop(): Promise<void> };
   /** The desired API pods: their statuses are patched onto the pods themselves. */
   apiPods?: ApiPodView;
   /**
@@ -211,7 +216,9 @@ function connect(opts: ApiSideOptions, connection: ClusterConnection, logger: Lo
   const reporter = new NodeStatusReporter(client, opts.nodeInfo, registrar, clock, opts.nodeStatusReportFrequencyMs ?? 300_000, events, opts.onPodCIDR);
   const leaseDuration = opts.nodeLeaseDurationSeconds ?? 40;
   const lease = new NodeLease(client, nodeName, () => registrar.uid, leaseDuration, clock);
-  const cache = new MirrorPodCache(client, conn, nodeName, logger);
+  // The node's one pods watch: the mirror pod cache and the API pod source both hear it.
+  const nodePods = nodePodsReflector(client, conn, nodeName, logger);
+  const cache = new MirrorPodCache(nodePods, nodeName);
   // The API pods' ConfigMaps, Secrets, Services and tokens, on the same client and gate.
   const podObjects = opts.podObjects && new ApiPodObjects({ client, gate: conn, logger });
   if (podObjects) opts.podObjects?.attach(podObjects);
@@ -368,8 +375,8 @@ function connect(opts: ApiSideOptions, connection: ClusterConnection, logger: Lo
   for (const t of timers) t.unref?.();
 
   logger.info('Connecting to the API server', { server: client.server, node: nodeName });
-  cache.start();
-  const podSource = opts.podSource?.(client, conn);
+  const podSource = opts.podSource?.(nodePods);
+  nodePods.start();
   syncNode();
   events.event({ kind: 'Node', name: nodeName, uid: nodeName }, 'Normal', 'Starting', 'Starting kubelet.');
 
@@ -405,7 +412,7 @@ function connect(opts: ApiSideOptions, connection: ClusterConnection, logger: Lo
       stopped ??= (async () => {
         for (const t of timers) clearInterval(t);
         conn.stop();
-        const done = Promise.all([nodeTask.stop(), leaseTask.stop(), pods.stop(), events.stop(), cache.stop(), podObjects?.stop(), podSource?.stop(), apiStatusQueue?.stop(), deleteQueue?.stop()]);
+        const done = Promise.all([nodeTask.stop(), leaseTask.stop(), pods.stop(), events.stop(), nodePods.stop(), podObjects?.stop(), podSource?.stop(), apiStatusQueue?.stop(), deleteQueue?.stop()]);
         // In-flight requests end at their deadline at the latest; closing the client ends them now.
         client.close();
         await done;

@@ -260,7 +260,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
       nodeStatusReportFrequencyMs: opts.nodeStatusReportFrequencyMs,
       nodeLeaseDurationSeconds: opts.nodeLeaseDurationSeconds,
       // A pod that cannot run here is told as its Warning event (FailedMount for a volume kind bootlet does not mount).
-      podSource: (client, gate) => startApiPodSource(client, gate, podConfig, opts.nodeName, logger, (p, reason, message) => api?.recordPodEvent({ ...p, type: 'Warning', reason, message })),
+      podSource: (nodePods) => startApiPodSource(nodePods, podConfig, opts.nodeName, logger, (p, reason, message) => api?.recordPodEvent({ ...p, type: 'Warning', reason, message })),
       apiPods: podConfig.apiPodView(),
       podObjects,
     });

@@ -9,7 +9,8 @@ import type { Logger } from '../../log/logger.js';
 import { describeError } from '../api-error.js';
 import { PodObjectUnavailableError, type PodRef } from '../../node/pod-objects.js';
 import type { PodObjectsClient, PodObjectsGate } from './client.js';
-import { objectKey, Reflector, type ApiObject } from './reflector.js';
+import { objectKey, Reflector, type ApiObject } from '../../informer/reflector.js';
+import { API_LIST_WATCH_ERRORS } from '../list-watch-errors.js';
 
 export interface ObjectManagerOptions {
   readonly client: Pick<PodObjectsClient, 'list' | 'watch'>;
@@ -131,6 +132,7 @@ export class WatchBasedObjectManager<T extends ApiObject & { immutable?: boolean
     const reflector: Reflector<T> = new Reflector<T>({
       client: this.opts.client,
       gate: this.opts.gate,
+      errors: API_LIST_WATCH_ERRORS,
       path: `/api/v1/namespaces/${encodeURIComponent(namespace)}/${this.opts.resource}`,
       fieldSelector: `metadata.name=${name}`,
       what,

@@ -8,7 +8,8 @@ import type { Logger } from '../../log/logger.js';
 import { describeError } from '../api-error.js';
 import { PodObjectUnavailableError } from '../../node/pod-objects.js';
 import type { PodObjectsClient, PodObjectsGate } from './client.js';
-import { Reflector } from './reflector.js';
+import { Reflector } from '../../informer/reflector.js';
+import { API_LIST_WATCH_ERRORS } from '../list-watch-errors.js';
 
 export interface ServiceListerOptions {
   readonly client: Pick<PodObjectsClient, 'list' | 'watch'>;
@@ -29,7 +30,7 @@ export class ServiceLister {
 
   start(): void {
     const { client, gate, logger, watchSeconds } = this.opts;
-    this.reflector ??= new Reflector<Service>({ client, gate, logger, watchSeconds, path: '/api/v1/services', what: 'Services' });
+    this.reflector ??= new Reflector<Service>({ client, gate, errors: API_LIST_WATCH_ERRORS, logger, watchSeconds, path: '/api/v1/services', what: 'Services' });
     this.reflector.start();
   }
 

@@ -3,7 +3,9 @@
 import type { Logger } from '../../log/logger';
 import { startFileSource, type FileSource } from '../file-source';
 import { startHttpSource, type HttpSource } from '../http-source';
-import { ApiPodSource, type ApiSourceOptions, type PodListWatchClient, type ServerGate } from '../api/api-source';
+import type { Pod } from 'kubernetes-types/core/v1';
+import type { Informer } from '../../informer/reflector.js';
+import { ApiPodSource, type ApiSourceOptions } from '../api/api-source';
 import type { ManifestClaim } from '../types';
 import { PodConfig, type SourceName } from './pod-config';
 
@@ -27,11 +29,13 @@ export function configuredSources(opts: Pick<PodSourcesOptions, 'staticPodURL'> 
   return [...(['file'] as const), ...(opts.staticPodURL ? (['http'] as const) : []), ...(opts.kubeconfig ? (['api'] as const) : [])];
 }
 
-/** Starts the API server's pods source on the API side's client and gate (it feeds the same set). */
-export function startApiPodSource(client: PodListWatchClient, gate: ServerGate, pods: PodConfig, nodeName: string, logger: Logger, refused?: ApiSourceOptions['refused']): { stop(): Promise<void> } {
-  const source = new ApiPodSource({ client, gate, nodeName, events: pods.feed('api'), logger: logger.with({ source: 'api' }), refused });
-  source.start();
-  return source;
+/** The API server's pods source on the node's one pods watch (the API side's, which starts it); it feeds the same set. */
+export function startApiPodSource(nodePods: Informer<Pod>, pods: PodConfig, nodeName: string, logger: Logger, refused?: ApiSourceOptions['refused']): { stop(): Promise<void> } {
+  const source = new ApiPodSource({ nodeName, events: pods.feed('api'), logger: logger.with({ source: 'api' }), refused });
+  const detach = source.attach(nodePods);
+  return {
+    stop: async () => detach(),
+  };
 }
 
 /**

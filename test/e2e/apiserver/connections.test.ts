@@ -124,7 +124,7 @@ describe('one node against the API server', () => {
       timeoutMs: 60_000,
       what: 'a watch from the new list',
     }).catch((e: unknown) => {
-      console.log(log.lines.filter((l) => l.includes('Mirror pod watch')).join('\n'));
+      console.log(log.lines.filter((l) => l.includes('pods bound to')).join('\n'));
       throw e;
     });
     expect(podWatches(from).some((r) => Number(rvOf(r)) < api.store.oldestServableRv)).toBe(true); // the one refused 410

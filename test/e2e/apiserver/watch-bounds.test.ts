@@ -1,4 +1,4 @@
-// The mirror-pod list+watch against a fake API server whose watches misbehave as a broken proxy
+// The node's pods list+watch (the shared reflector, as the mirror pod cache and the API pod source hear it) against a fake API server whose watches misbehave as a broken proxy
 // would: ending or cutting every stream right after its first event, or sending one endless line.
 // The agent must neither spin (a LIST storm) nor buffer without bound.
 import { join } from 'node:path';
@@ -8,6 +8,9 @@ import { ApiClient } from '../../../src/apiserver/client.js';
 import { Connectivity } from '../../../src/apiserver/connectivity.js';
 import { loadKubeconfig } from '../../../src/apiserver/kubeconfig.js';
 import { MirrorPodCache } from '../../../src/apiserver/mirror-pod-cache.js';
+import { nodePodsReflector } from '../../../src/apiserver/node-pods.js';
+import type { Reflector } from '../../../src/informer/reflector.js';
+import type { Pod } from 'kubernetes-types/core/v1';
 import { MAX_WATCH_EVENT_BYTES, RESPONSE_TOO_LARGE } from '../../../src/apiserver/response-body.js';
 import { memoryLogger } from '../../../src/log/logger.js';
 import { startFakeApiServer, type FakeApiServer, type RequestRecord } from '../../support/fake-apiserver/index.js';
@@ -19,7 +22,7 @@ const MiB = 1024 * 1024;
 const dir = useTmpDir('watch-bounds');
 let api: FakeApiServer;
 let kubeconfig: string;
-const running: { cache?: MirrorPodCache; conn?: Connectivity; client?: ApiClient }[] = [];
+const running: { pods?: Reflector<Pod>; conn?: Connectivity; client?: ApiClient }[] = [];
 
 beforeAll(async () => {
   api = await startFakeApiServer();
@@ -28,7 +31,7 @@ beforeAll(async () => {
 
 afterEach(async () => {
   for (const r of running.splice(0)) {
-    await r.cache?.stop();
+    await r.pods?.stop();
     r.conn?.stop();
     r.client?.close();
   }
@@ -43,9 +46,10 @@ function startCache(verbosity = 2) {
   const log = memoryLogger(verbosity);
   const client = new ApiClient(loadKubeconfig(kubeconfig), { timeoutMs: 5000 });
   const conn = new Connectivity(client, log.logger);
-  const cache = new MirrorPodCache(client, conn, NODE, log.logger);
-  running.push({ cache, conn, client });
-  cache.start();
+  const pods = nodePodsReflector(client, conn, NODE, log.logger);
+  const cache = new MirrorPodCache(pods, NODE);
+  running.push({ pods, conn, client });
+  pods.start();
   return { cache, client, log };
 }
 
@@ -109,10 +113,10 @@ describe('a watch line that never ends', () => {
     expect(sent).toBeLessThan(MAX_WATCH_EVENT_BYTES + 16 * MiB);
   });
 
-  it('the mirror pod cache logs it as a warning and relists after a back-off', async () => {
+  it('the pods watch logs it as a warning and relists after a back-off', async () => {
     api.faultWatches('huge-line', 100 * MiB);
     const { log } = startCache();
-    const warning = 'Mirror pod watch refused an oversized answer; relisting after back-off';
+    const warning = 'Watch refused an oversized answer; listing again after back-off';
     const line = await waitFor(() => log.lines.find((l) => l.includes(warning)), { timeoutMs: 60_000, what: 'the oversized-watch warning' });
     expect(JSON.parse(line)).toMatchObject({ severity: 'warning', err: expect.stringMatching(/ResponseTooLarge: watch \/api\/v1\/pods: a watch event is larger than 8 MiB/) });
     expect(JSON.parse(line).retryIn).toMatch(/^\d+ms$/);

@@ -5,7 +5,7 @@
  *   api.writeKubeconfig(path, 'system:node:n1', ['system:nodes']);   // what bootlet gets
  *   api.writeAdminKubeconfig(path2);                   // system:admin / system:masters, for kubectl
  *   api.objects('pods', 'kube-system'); api.object('nodes', '', 'n1'); api.requests
- *   api.stop(); api.start(); api.wipe(); api.setLatency(ms); api.failNext(n, 503, 2); api.hang(true); api.notReady(true)
+ *   api.stop(); api.start(); api.wipe(); api.compact(); api.setLatency(ms); api.failNext(n, 503, 2); api.hang(true); api.notReady(true)
  *   api.faultWatches('end-after-first-event' | 'cut-after-first-event' | 'huge-line')
  *   api.connections                                    // every TLS connection (ALPN, client cert); requests[].connection
  *   startFakeApiServer({ http2: false })               // an HTTP/1.1-only server (no ALPN)

@@ -272,6 +272,16 @@ export class FakeApiServer {
     for (const end of [...this.watches]) end('timeout');
   }
 
+  /**
+   * etcd compacted past every resourceVersion a client holds: the objects stay, every open watch
+   * ends (as a watch cache that restarts ends them), and a watch from an older resourceVersion is
+   * told 410 Expired, so the client must LIST again.
+   */
+  compact(): void {
+    this.store.compact();
+    for (const end of [...this.watches]) end();
+  }
+
   /** A fresh etcd: every object gone, the initial namespaces back; old resourceVersions now 410. */
   wipe(): void {
     this.store.wipe();

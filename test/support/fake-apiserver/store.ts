@@ -41,6 +41,12 @@ export class ObjectStore {
     this.compacted = ++this.revision;
   }
 
+  /** etcd's compaction: the objects stay, every revision up to now is history no watch can start from (410). */
+  compact(): void {
+    this.history = [];
+    this.compacted = ++this.revision;
+  }
+
   get(storageKey: string, namespace: string, name: string): KObject | undefined {
     const o = this.items.get(key(storageKey, namespace, name));
     return o && deepCopy(o);

@@ -1,159 +1,88 @@
-import type { Pod, PodList } from 'kubernetes-types/core/v1';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ApiError, TransportError } from '../../../src/apiserver/api-error.js';
-import type { Query, WatchEvent, WatchHandle } from '../../../src/apiserver/client.js';
+// The mirror pod cache as a consumer of the node's one pods watch: it keeps the mirror pods only,
+// every LIST replaces it and is told to the resync listeners, a deletion is told at once, and a late
+// event never undoes a newer write of ours (resourceVersions compared as integers).
+import type { Pod } from 'kubernetes-types/core/v1';
+import { describe, expect, it } from 'vitest';
 import { MirrorPodCache } from '../../../src/apiserver/mirror-pod-cache.js';
-import { nullLogger } from '../../../src/log/logger.js';
-import { FakeGate } from './gate.js';
+import type { Informer, ReflectorHandler } from '../../../src/informer/reflector.js';
 
-/** The server as the cache's LIST+watch sees it; a failed request takes the gate down, as the client's report does. */
-class FakeServer {
-  away = true;
-  readonly lists: number[] = [];
-  constructor(private readonly gate: FakeGate) {}
+const NODE = 'n1';
 
-  readonly client = {
-    list: async <T>(): Promise<T> => {
-      this.lists.push(Date.now());
-      if (this.away) {
-        this.gate.down();
-        throw new TransportError('refused', 'connect ECONNREFUSED');
-      }
-      return { items: [], metadata: { resourceVersion: '1' } } satisfies PodList as T;
-    },
-    watch: (): WatchHandle => {
-      let end: () => void = () => {};
-      return { done: new Promise<void>((r) => (end = r)), stop: () => end() };
-    },
-  };
+/** The pods watch as a test drives it: whatever the handlers are told. */
+class FakePods implements Informer<Pod> {
+  readonly handlers: ReflectorHandler<Pod>[] = [];
+  addHandler(h: ReflectorHandler<Pod>): () => void {
+    this.handlers.push(h);
+    return () => this.handlers.splice(this.handlers.indexOf(h), 1);
+  }
+  list(items: Pod[], first = false): void {
+    for (const h of this.handlers) h.replaced(items, first);
+  }
+  event(type: 'ADDED' | 'MODIFIED' | 'DELETED', pod: Pod): void {
+    for (const h of this.handlers) h.event(type, pod);
+  }
 }
 
-describe('MirrorPodCache', () => {
-  beforeEach(() => vi.useFakeTimers());
-  afterEach(() => vi.useRealTimers());
+function mirror(name: string, uid: string, rv: string, phase = 'Pending'): Pod {
+  return { metadata: { name, namespace: 'kube-system', uid, resourceVersion: rv, annotations: { 'kubernetes.io/config.mirror': 'hash' } }, spec: { nodeName: NODE, containers: [] }, status: { phase } };
+}
+const apiPod = (name: string, rv: string): Pod => ({ metadata: { name, namespace: 'kube-system', uid: `u-${name}`, resourceVersion: rv }, spec: { nodeName: NODE, containers: [] } });
 
-  it('LISTs as soon as the server is back after LISTs that found no server, without a growing back-off', async () => {
-    const gate = new FakeGate();
-    const api = new FakeServer(gate);
-    const cache = new MirrorPodCache(api.client, gate, 'n1', nullLogger);
-    cache.start();
-    await vi.advanceTimersByTimeAsync(0);
-    expect(api.lists).toHaveLength(1);
-    // The server flaps: back for a moment, gone again at each LIST. A back-off would double each time.
-    for (let i = 0; i < 5; i++) {
-      await vi.advanceTimersByTimeAsync(1500);
-      gate.up();
-      await vi.advanceTimersByTimeAsync(0);
-    }
-    expect(api.lists).toHaveLength(6);
-    // Back for good, 300 ms after a LIST: the next one no sooner than 1 s after the last, not later.
-    await vi.advanceTimersByTimeAsync(300);
-    api.away = false;
-    gate.up();
-    await vi.advanceTimersByTimeAsync(699);
-    expect(api.lists).toHaveLength(6);
-    await vi.advanceTimersByTimeAsync(1);
-    expect(api.lists).toHaveLength(7);
+function setup() {
+  const pods = new FakePods();
+  const cache = new MirrorPodCache(pods, NODE);
+  const changed: string[] = [];
+  let resyncs = 0;
+  cache.onChange((k) => changed.push(k));
+  cache.onResync(() => resyncs++);
+  return { pods, cache, changed, resyncs: () => resyncs };
+}
+
+describe('MirrorPodCache on the node pods watch', () => {
+  it('is synced by the first LIST, keeps only the mirror pods, and tells every LIST to the resync listeners', () => {
+    const { pods, cache, changed, resyncs } = setup();
+    expect(cache.hasSynced).toBe(false);
+    pods.list([mirror('etcd-n1', 'm1', '5'), apiPod('kube-proxy-x', '6')], true);
     expect(cache.hasSynced).toBe(true);
-    const stopping = cache.stop();
-    await vi.advanceTimersByTimeAsync(0);
-    await stopping;
+    expect(cache.keys()).toEqual(['kube-system/etcd-n1']);
+    expect(changed).toEqual(['kube-system/etcd-n1']);
+    expect(resyncs()).toBe(1);
+    // A relist (after a 410) without it: gone, told, and a resync.
+    pods.list([apiPod('kube-proxy-x', '6')]);
+    expect(cache.keys()).toEqual([]);
+    expect(changed).toEqual(['kube-system/etcd-n1', 'kube-system/etcd-n1']);
+    expect(resyncs()).toBe(2);
+  });
+
+  it('hears a kubectl delete of a mirror at once, and ignores a deletion of another object of the name', () => {
+    const { pods, cache, changed } = setup();
+    pods.list([mirror('etcd-n1', 'm1', '5')], true);
+    pods.event('DELETED', mirror('etcd-n1', 'other', '7'));
+    expect(cache.get('kube-system/etcd-n1')?.metadata?.uid).toBe('m1');
+    pods.event('DELETED', mirror('etcd-n1', 'm1', '8'));
+    expect(cache.get('kube-system/etcd-n1')).toBeUndefined();
+    expect(changed.at(-1)).toBe('kube-system/etcd-n1');
+    // Events of pods that are not mirrors are the API pod source's.
+    const before = changed.length;
+    pods.event('ADDED', apiPod('web', '9'));
+    expect(changed).toHaveLength(before);
+  });
+
+  it('a late event never undoes a newer write of ours', () => {
+    const { pods, cache } = setup();
+    pods.list([mirror('etcd-n1', 'm1', '5')], true);
+    cache.observe(mirror('etcd-n1', 'm1', '20', 'Running'));
+    pods.event('MODIFIED', mirror('etcd-n1', 'm1', '12', 'Pending'));
+    expect(cache.get('kube-system/etcd-n1')?.status?.phase).toBe('Running');
+    pods.event('MODIFIED', mirror('etcd-n1', 'm1', '21', 'Succeeded'));
+    expect(cache.get('kube-system/etcd-n1')?.status?.phase).toBe('Succeeded');
+    // A mirror recreated under the name (another UID) is taken as it comes.
+    pods.event('ADDED', mirror('etcd-n1', 'm2', '22'));
+    expect(cache.get('kube-system/etcd-n1')?.metadata?.uid).toBe('m2');
+    cache.forget('kube-system/etcd-n1', 'm2');
+    expect(cache.get('kube-system/etcd-n1')).toBeUndefined();
+    // observe takes only mirrors of this node.
+    cache.observe({ ...mirror('x-n1', 'm3', '1'), spec: { nodeName: 'other', containers: [] } });
+    expect(cache.get('kube-system/x-n1')).toBeUndefined();
   });
 });
-
-/** A server whose watches the test drives: events, a clean end, a failure. */
-class ScriptedServer {
-  readonly calls: { kind: 'list' | 'watch'; resourceVersion?: string }[] = [];
-  private current: { onEvent: (e: WatchEvent<Pod>) => void; end: (err?: Error) => void } | undefined;
-  readonly client = {
-    list: async <T>(): Promise<T> => {
-      this.calls.push({ kind: 'list' });
-      return { items: [], metadata: { resourceVersion: '10' } } satisfies PodList as T;
-    },
-    watch: <T>(_path: string, query: Query, onEvent: (e: WatchEvent<T>) => void): WatchHandle => {
-      this.calls.push({ kind: 'watch', resourceVersion: String(query.resourceVersion) });
-      let end: (err?: Error) => void = () => {};
-      const done = new Promise<void>((resolve, reject) => (end = (err) => (err ? reject(err) : resolve())));
-      this.current = { onEvent: onEvent as (e: WatchEvent<Pod>) => void, end };
-      return { done, stop: () => end() };
-    },
-  };
-  bookmark(rv: string): void {
-    this.current?.onEvent({ type: 'BOOKMARK', object: { metadata: { resourceVersion: rv } } });
-  }
-  end(err?: Error): void {
-    this.current?.end(err);
-  }
-  kinds(): string[] {
-    return this.calls.map((c) => (c.kind === 'watch' ? `watch@${c.resourceVersion}` : 'list'));
-  }
-}
-
-describe('MirrorPodCache re-watches from the last resourceVersion (as the reflector does)', () => {
-  beforeEach(() => vi.useFakeTimers());
-  afterEach(() => vi.useRealTimers());
-
-  async function started(): Promise<{ api: ScriptedServer; cache: MirrorPodCache; gate: FakeGate }> {
-    const gate = new FakeGate();
-    const api = new ScriptedServer();
-    const cache = new MirrorPodCache(api.client, gate, 'n1', nullLogger, () => 300_000);
-    cache.start();
-    await vi.advanceTimersByTimeAsync(0);
-    expect(api.kinds()).toEqual(['list', 'watch@10']);
-    return { api, cache, gate };
-  }
-
-  it('a watch that ends after its timeout is opened again at once from the last BOOKMARK, with no LIST', async () => {
-    const { api, cache } = await started();
-    api.bookmark('57');
-    await vi.advanceTimersByTimeAsync(300_000);
-    api.end();
-    await vi.advanceTimersByTimeAsync(0);
-    expect(api.kinds()).toEqual(['list', 'watch@10', 'watch@57']);
-    await stopCache(cache);
-  });
-
-  it('a watch that ends early, or is cut, is opened again after the back-off, still with no LIST', async () => {
-    const { api, cache } = await started();
-    api.end();
-    await vi.advanceTimersByTimeAsync(999);
-    expect(api.kinds()).toEqual(['list', 'watch@10']);
-    await vi.advanceTimersByTimeAsync(600);
-    expect(api.kinds()).toEqual(['list', 'watch@10', 'watch@10']);
-    api.end(new TransportError('reset', 'watch stream cut'));
-    await vi.advanceTimersByTimeAsync(1999);
-    expect(api.kinds()).toHaveLength(3);
-    await vi.advanceTimersByTimeAsync(1100);
-    expect(api.kinds()).toEqual(['list', 'watch@10', 'watch@10', 'watch@10']);
-    await stopCache(cache);
-  });
-
-  it('a watch whose server went away is opened again from its resourceVersion when the server is back', async () => {
-    const { api, cache, gate } = await started();
-    api.bookmark('80');
-    await vi.advanceTimersByTimeAsync(60_000);
-    gate.down();
-    api.end(new TransportError('reset', 'watch stream cut'));
-    await vi.advanceTimersByTimeAsync(10_000);
-    expect(api.kinds()).toHaveLength(2);
-    gate.up();
-    await vi.advanceTimersByTimeAsync(0);
-    expect(api.kinds()).toEqual(['list', 'watch@10', 'watch@80']);
-    await stopCache(cache);
-  });
-
-  it('LISTs once after a 410 Gone, then watches from the new list', async () => {
-    const { api, cache } = await started();
-    await vi.advanceTimersByTimeAsync(60_000);
-    api.end(new ApiError(410, 'Expired', 'too old resource version: 10 (20)'));
-    await vi.advanceTimersByTimeAsync(0);
-    expect(api.kinds()).toEqual(['list', 'watch@10', 'list', 'watch@10']);
-    await stopCache(cache);
-  });
-});
-
-async function stopCache(cache: MirrorPodCache): Promise<void> {
-  const stopping = cache.stop();
-  await vi.advanceTimersByTimeAsync(0);
-  await stopping;
-}
