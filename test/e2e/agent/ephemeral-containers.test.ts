@@ -185,17 +185,20 @@ describe('ephemeral containers', () => {
   });
 
   it('kubectl debug -it gives the shell a terminal: its stdin is a tty of the size kubectl sent, and the output comes back', async () => {
-    const attachesBefore = api.requests.filter((r) => r.path.endsWith('/pods/target/attach')).length;
     const debug = startDebugOnTerminal(['debug', '-it', 'target', '--image', TEST_IMAGES.busybox, '--image-pull-policy=IfNotPresent', '--target=main', '--container=tty-debugger', '--', 'sh'], 33, 111);
-    const what = (): string => `(output ${JSON.stringify(debug.stdout)}, stderr ${JSON.stringify(debug.stderr)})`;
-    await waitFor(() => api.requests.filter((r) => r.path.endsWith('/pods/target/attach') && r.status === 101).length > attachesBefore, { timeoutMs: 60_000, what: `the attach upgraded ${what()}` });
+    const output = (what: string, re: RegExp): Promise<unknown> =>
+      waitFor(() => re.test(debug.stdout), { timeoutMs: 60_000, what }).catch((e: unknown) => {
+        throw new Error(`${(e as Error).message}; output ${JSON.stringify(debug.stdout)}, stderr ${JSON.stringify(debug.stderr)}`);
+      });
+    // kubectl says this on the terminal just before it attaches.
+    await output('kubectl attaching', /try pressing enter/);
     // Typed keys: a terminal sends a carriage return for Enter.
     debug.child.stdin!.write('tty; stty size; echo tty-shell-$((6*7))\r');
-    await waitFor(() => /^tty-shell-42\r?$/m.test(debug.stdout), { timeoutMs: 60_000, what: `the shell's answer through the attach ${what()}` });
+    await output("the shell's answer through the attach", /^tty-shell-42\r?$/m);
     expect(debug.stdout).toMatch(/^\/dev\/pts\/\d+\r?$/m);
     expect(debug.stdout).toMatch(/^33 111\r?$/m);
     debug.child.stdin!.write('exit\r');
-    expect(await debug.exited, `kubectl debug -it ${what()}`).toBe(0);
+    expect(await debug.exited, `kubectl debug -it: ${debug.stdout}`).toBe(0);
     const attach = api.requests.filter((r) => r.path.endsWith('/pods/target/attach') && r.status === 101).at(-1)!;
     expect(new URLSearchParams(attach.query).get('tty')).toBe('true');
     const spec = (api.object('pods', 'default', 'target') as unknown as Pod).spec?.ephemeralContainers?.find((c) => c.name === 'tty-debugger');
