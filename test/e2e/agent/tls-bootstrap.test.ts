@@ -152,6 +152,10 @@ describe('TLS bootstrap of the packaged agent', () => {
     const opened = api.connections.slice(connectionsBefore);
     console.log(`connections opened by one rotation: ${opened.length} (${opened.map((c) => (c.clientCert === next ? 'new pair' : c.clientCert === firstFp ? 'old pair' : 'other')).join(', ')})`);
     expect(opened.map((c) => c.clientCert)).toEqual([next]);
+    // The old connection closes once the switch is made (its watches end and are opened again on the new one).
+    const oldConnection = api.connections.find((c) => c.id === filed[0]!.connection)!;
+    await waitFor(() => oldConnection.closedAt !== undefined, { timeoutMs: 30_000, what: 'the connection of the old pair to close' });
+    await waitFor(() => api.requests.find((r) => r.clientCert === next && r.path === '/api/v1/pods' && /(^|&)watch=(1|true)/.test(r.query)), { timeoutMs: 30_000, what: 'the pods watch on the new connection' });
     expect(await runningSleeper()).toBe(sleeperContainer);
     const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${h.agent().proc.pid}/status`, 'utf8'))?.[1];
     console.log(`agent RSS after bootstrap and one rotation: ${Math.round(Number(rss) / 1024)} MiB`);
