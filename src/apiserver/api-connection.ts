@@ -9,7 +9,8 @@
 // when the client resets it (a request got no answer: the connection is presumed dead, as the
 // kubelet closes its connections then), or when a probe asks for a fresh one (the last probe is
 // still unanswered, so this connection may be dead). A drained session takes no new streams and
-// closes once the ones it carries end (client certificate rotation: watches finish where they began).
+// closes once the ones it carries end (client certificate rotation: the client ends the watches on it
+// and lets its requests finish).
 import { connect as http2Connect, constants as h2, type ClientHttp2Session, type ClientHttp2Stream, type IncomingHttpHeaders as H2Headers } from 'node:http2';
 import { Agent, request as httpsRequest } from 'node:https';
 import type { IncomingMessage } from 'node:http';

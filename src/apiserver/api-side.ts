@@ -14,6 +14,7 @@ import type { PodEvent, PodWorkerObserver } from '../podworkers/observer.js';
 import { errorMessage } from '../util/error-message.js';
 import { ApiPodFinalDelete } from './api-pod-deletion.js';
 import { ApiPodStatusSync, type ApiPodView } from './api-pod-status.js';
+import type { CsrClient } from './certificate-signing-request.js';
 import { ApiClient } from './client.js';
 import { startClientCredentials } from './client-credentials.js';
 import { Connectivity } from './connectivity.js';
@@ -94,10 +95,11 @@ export interface ApiSide {
   /** The connection with the node's identity, once there is one (for the kubelet API's reviews and serving certificate). */
   connection(): ClusterConnection | undefined;
   /**
-   * POSTs on the node's own client (its one HTTP/2 connection), once connected: the kubelet API's
-   * TokenReviews and SubjectAccessReviews go there rather than over a connection of their own.
+   * The node's own client (its one HTTP/2 connection), once connected: the kubelet API's
+   * TokenReviews and SubjectAccessReviews and the serving certificate's requests go there rather
+   * than over a connection of their own.
    */
-  sharedClient(): Pick<ApiClient, 'create'> | undefined;
+  sharedClient(): CsrClient | undefined;
   /** Resolves when there is one (never rejects; stays pending when stopped first). */
   readonly connectionReady: Promise<ClusterConnection>;
   /**
@@ -146,6 +148,7 @@ export function startApiSide(opts: ApiSideOptions): ApiSide {
   const logger = opts.logger.with({ component: 'apiserver' });
   const rotateCertificates = opts.rotateCertificates ?? false;
   if ((opts.bootstrapKubeconfigPath || rotateCertificates) && !opts.certDir) throw new Error('startApiSide: a certDir is needed to bootstrap or rotate the client certificate');
+  let parts: ConnectedParts | undefined;
   const creds = startClientCredentials({
     kubeconfigPath: opts.kubeconfigPath,
     bootstrapKubeconfigPath: opts.bootstrapKubeconfigPath,
@@ -154,12 +157,14 @@ export function startApiSide(opts: ApiSideOptions): ApiSide {
     rotateCertificates,
     logger: opts.logger,
     clock: opts.clock,
+    // Rotations once connected go over the node's one client (issue 20: one connection per node).
+    sharedClient: () => parts?.client,
   });
   const podObjects = opts.podObjects ?? new DeferredPodObjects();
   const apiPodView = opts.apiPods;
   if (apiPodView) registerApiPods(apiPodView, podObjects);
   opts = { ...opts, podObjects };
-  let parts: ConnectedParts | undefined = creds.now ? connect(opts, creds.now, logger) : undefined;
+  parts = creds.now ? connect(opts, creds.now, logger) : undefined;
   let connection: ClusterConnection | undefined = creds.now;
   void creds.ready.then((c) => (connection = c));
   let early: EarlyEvent[] = [];

@@ -3,7 +3,9 @@
 // that nodes made together do not all renew together), at once when there is no usable pair or it
 // does not match the node's subject, and on every attempt with a fresh ECDSA P-256 key and a
 // `csr-` request. Requests go out with the current pair while it is valid, else with the bootstrap
-// credentials. A new pair is written to the store and the API client is told to use it.
+// credentials. Once the API side is connected a request goes over its one client (the node's one
+// connection); only without it (bootstrap, before the API side starts) is a client made for the
+// attempt and closed after it. A new pair is written to the store and the API client is told to use it.
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../log/logger.js';
@@ -11,6 +13,7 @@ import { parseCertificatePair, type CertificatePair } from './certificate-pair.j
 import { retryUntilDone } from './certificate-retry.js';
 import type { CertificateStore } from './certificate-store.js';
 import type { RequestSubject } from './pkcs10.js';
+import type { CsrClient } from './certificate-signing-request.js';
 import type { ApiClient } from './client.js';
 import { systemClock, type Clock } from './types.js';
 import { errorMessage } from '../util/error-message.js';
@@ -33,13 +36,29 @@ export function nextRotationDeadline(pair: CertificatePair | undefined, subject:
 }
 
 /** The part of the certificate machinery that files a request (loaded only when one is made). */
-export type RequestFn = (client: ApiClient, key: KeyObject, signal: AbortSignal) => Promise<string>;
+export type RequestFn = (client: CsrClient, key: KeyObject, signal: AbortSignal) => Promise<string>;
+
+/** The client of one attempt, and what to do with it after: close one made for it, leave a shared one. */
+export interface AttemptClient {
+  client: CsrClient;
+  release(): void;
+}
+
+/** A client made for this attempt alone: closed after it. */
+export function ownClient(client: ApiClient): AttemptClient {
+  return { client, release: () => client.close() };
+}
+
+/** The API side's client: it stays open for everything else it carries. */
+export function sharedClient(client: CsrClient): AttemptClient {
+  return { client, release: () => {} };
+}
 
 export interface CertificateRotationOptions {
   store: CertificateStore;
   subject: RequestSubject;
   /** A client for the request: with the current pair when it is valid (given), else the bootstrap credentials. */
-  clientFor(current: CertificatePair | undefined): ApiClient;
+  clientFor(current: CertificatePair | undefined): AttemptClient;
   /** Files the request for a new key and waits for its certificate. */
   request: RequestFn;
   /** After a new pair is current in the store. */
@@ -146,16 +165,16 @@ export class CertificateRotation {
   private async rotateOnce(): Promise<CertificatePair> {
     const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
     const valid = this.current && this.current.notAfter.getTime() > this.clock.now().getTime() ? this.current : undefined;
-    const client = this.opts.clientFor(valid);
+    const attempt = this.opts.clientFor(valid);
     try {
-      const certPem = await this.opts.request(client, privateKey, this.abort.signal);
+      const certPem = await this.opts.request(attempt.client, privateKey, this.abort.signal);
       const keyPem = privateKey.export({ type: 'sec1', format: 'pem' }).toString();
       // A certificate for another subject would be "due" again at once: a failure, retried with back-off.
       const issued = parseCertificatePair(certPem, keyPem);
       if (!this.fits(issued)) throw new Error(`the issued certificate is for ${issued.commonName} (${issued.organization.join(',')}), not ${this.opts.subject.commonName}`);
       return this.opts.store.update(certPem, keyPem);
     } finally {
-      client.close();
+      attempt.release();
     }
   }
 }

@@ -13,6 +13,9 @@ import type { AltNames } from './der.js';
 import { makeCertificateRequest, parseCertificateRequest, type RequestSubject } from './pkcs10.js';
 import { errorMessage } from '../util/error-message.js';
 
+/** What filing a request and waiting for it takes of a client: the node's shared one once connected, else one of its own. */
+export type CsrClient = Pick<ApiClient, 'create' | 'get' | 'list' | 'watch'>;
+
 export const CSR_PATH = '/apis/certificates.k8s.io/v1/certificatesigningrequests';
 export const KUBE_APISERVER_CLIENT_KUBELET_SIGNER = 'kubernetes.io/kube-apiserver-client-kubelet';
 export const KUBELET_SERVING_SIGNER = 'kubernetes.io/kubelet-serving';
@@ -75,7 +78,7 @@ export function digestedName(key: KeyObject, subject: RequestSubject, usages: re
 }
 
 /** Creates the request (or adopts ours under the same name). Returns its name and UID. */
-export async function fileCertificateRequest(client: ApiClient, privateKey: KeyObject, spec: CertificateRequestSpec): Promise<{ name: string; uid: string }> {
+export async function fileCertificateRequest(client: CsrClient, privateKey: KeyObject, spec: CertificateRequestSpec): Promise<{ name: string; uid: string }> {
   const request = makeCertificateRequest(privateKey, spec.subject, spec.altNames);
   const body: CertificateSigningRequest = {
     apiVersion: 'certificates.k8s.io/v1',
@@ -145,7 +148,7 @@ function verdict(csr: CertificateSigningRequest, uid: string): string | undefine
 }
 
 /** Resolves with the issued certificate (PEM). Rejects with CertificateRequestError, or AbortError when stopped. */
-export async function waitForCertificate(client: ApiClient, name: string, uid: string, opts: WaitOptions): Promise<string> {
+export async function waitForCertificate(client: CsrClient, name: string, uid: string, opts: WaitOptions): Promise<string> {
   const deadline = Date.now() + opts.timeoutMs;
   const fieldSelector = `metadata.name=${name}`;
   const retry = opts.retryMs ?? (() => Math.round(2000 * (0.8 + 0.4 * Math.random())));
@@ -200,7 +203,7 @@ export async function waitForCertificate(client: ApiClient, name: string, uid: s
 }
 
 /** Files the request and waits for its certificate (PEM): one attempt, as rotateCerts/LoadClientCert make it. */
-export async function requestCertificate(client: ApiClient, privateKey: KeyObject, spec: CertificateRequestSpec, wait: WaitOptions): Promise<string> {
+export async function requestCertificate(client: CsrClient, privateKey: KeyObject, spec: CertificateRequestSpec, wait: WaitOptions): Promise<string> {
   const { name, uid } = await fileCertificateRequest(client, privateKey, spec);
   wait.logger.info('Certificate signing request filed, waiting for approval', { csr: name, signerName: spec.signerName, subject: spec.subject.commonName });
   const pem = await waitForCertificate(client, name, uid, wait);

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import type { Logger } from '../log/logger.js';
 import type { CertificatePair } from './certificate-pair.js';
 import { BOOTSTRAP_WAIT_MS, checkClientConfig, loadClientCert, writeKubeconfigFromBootstrapping } from './certificate-bootstrap.js';
-import { CertificateRotation } from './certificate-rotation.js';
+import { CertificateRotation, ownClient, sharedClient, type AttemptClient } from './certificate-rotation.js';
+import type { CsrClient } from './certificate-signing-request.js';
 import { CertificateStore, CertificateStoreError, type PairFiles } from './certificate-store.js';
 import { ClientCertificateFiles } from './client-certificate.js';
 import { ApiClient } from './client.js';
@@ -36,6 +37,11 @@ export interface ClientCredentialsOptions {
   random?: () => number;
   /** How often certificate files are looked at for outside changes; default 60 s. */
   recheckMs?: number;
+  /**
+   * The API side's client once it is connected (it presents the current pair): rotation requests go
+   * over it rather than over a connection of their own. Bootstrap credentials always get their own.
+   */
+  sharedClient?: () => CsrClient | undefined;
 }
 
 export interface ClientCredentials {
@@ -56,7 +62,7 @@ export function validateClientConfig(kubeconfigPath: string, bootstrapKubeconfig
 }
 
 /** The certificate-signing code is loaded only when a request is made (it is not needed on most starts). */
-async function requestClientCertificate(client: ApiClient, key: KeyObject, signal: AbortSignal, nodeName: string, bootstrap: boolean, logger: Logger): Promise<string> {
+async function requestClientCertificate(client: CsrClient, key: KeyObject, signal: AbortSignal, nodeName: string, bootstrap: boolean, logger: Logger): Promise<string> {
   const csr = await import('./certificate-signing-request.js');
   const subject = csr.nodeClientSubject(nodeName);
   const spec = bootstrap
@@ -164,7 +170,10 @@ export function startClientCredentials(opts: ClientCredentialsOptions): ClientCr
   const rotation = new CertificateRotation({
     store,
     subject: { commonName: `system:node:${opts.nodeName}`, organization: ['system:nodes'] },
-    clientFor: (valid) => new ApiClient(valid ? apiConn : fallback(), { userAgent: 'bootlet/certificate-rotation' }),
+    clientFor: (valid): AttemptClient => {
+      const shared = valid && opts.sharedClient?.();
+      return shared ? sharedClient(shared) : ownClient(new ApiClient(valid ? apiConn : fallback(), { userAgent: 'bootlet/certificate-rotation' }));
+    },
     request: (client, key, signal) => requestClientCertificate(client, key, signal, opts.nodeName, false, logger),
     onRotated: () => {
       source.reload();

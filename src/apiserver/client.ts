@@ -65,6 +65,8 @@ const TOKEN_FILE_REREAD_MS = 60_000;
 interface Link {
   pair: TlsKeyPair | undefined;
   connection: ApiConnection;
+  /** The watches open on this connection, each with the way to end it as a server's timeout does. */
+  watches: Set<() => void>;
 }
 
 export class ApiClient {
@@ -98,25 +100,27 @@ export class ApiClient {
     // One context per credential set, shared by every connection: building one parses the CA and the
     // key (~1.5 ms), which each new connection (and each probe of an absent server) would repeat.
     const secureContext = createSecureContext({ ca: this.conn.ca, cert: pair?.cert, key: pair?.key });
-    return { pair, connection: new ApiConnection(new URL(this.conn.server), { secureContext, servername: this.conn.tlsServerName }, this.maxSockets) };
+    return { pair, connection: new ApiConnection(new URL(this.conn.server), { secureContext, servername: this.conn.tlsServerName }, this.maxSockets), watches: new Set() };
   }
 
   /**
    * The connection for a new request. When the client certificate changed, new requests go over a
-   * new connection that presents it; requests and watches in flight finish on the old one, which
-   * takes nothing new and closes when they have ended (client-go closes all connections on rotation;
-   * nothing here needs to be cut).
+   * new connection that presents it, and the old one closes, as client-go closes its connections on
+   * rotation: it takes nothing new, its watches end as at their timeout (their owners watch again from
+   * their resourceVersion, on the new connection), and the requests in flight finish there within their
+   * deadline rather than fail, as client-go's would.
    */
   private current(): ApiConnection {
     const source = this.conn.clientCertificate;
     if (!source || this.closed) return this.link.connection;
     const pair = source.current();
     if (pair === this.link.pair) return this.link.connection;
-    const old = this.link.connection;
-    old.drain();
+    const old = this.link;
+    old.connection.drain();
     this.retired = this.retired.filter((c) => c.busy);
-    this.retired.push(old);
+    this.retired.push(old.connection);
     this.link = this.makeLink(pair);
+    for (const end of [...old.watches]) end();
     return this.link.connection;
   }
 
@@ -250,6 +254,7 @@ export class ApiClient {
         if (settled) return;
         settled = true;
         clearTimeout(lifeTimer);
+        link.watches.delete(endNow);
         exchange.cancel();
         body?.destroy();
         if (err && !stopped) this.observer(answered(err) ? undefined : err);
@@ -260,8 +265,15 @@ export class ApiClient {
         stopped = true;
         finish();
       };
-      if (this.closed) return reject(new TransportError('other', 'client closed'));
-      const exchange = this.current().send({ method: 'GET', url: this.url(path, { ...query, watch: 1 }), headers });
+      if (this.closed) {
+        settled = true; // stop() has nothing to end
+        return reject(new TransportError('other', 'client closed'));
+      }
+      const connection = this.current();
+      const link = this.link;
+      const endNow = (): void => finish();
+      link.watches.add(endNow);
+      const exchange = connection.send({ method: 'GET', url: this.url(path, { ...query, watch: 1 }), headers });
       const lifeTimer = serverTimeout > 0 ? setTimeout(() => finish(), (serverTimeout + 30) * 1000) : undefined;
       exchange.response.then(
         (res) => {

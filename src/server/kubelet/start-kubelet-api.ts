@@ -1,7 +1,7 @@
 // Builds the kubelet API from the agent's settings: the serving certificate, the authenticator and
 // authorizer the configuration asks for, the routes, and the HTTPS listener. Nothing here holds
 // pod state: it reads the status manager's entries and asks the runtime.
-import type { ApiClient } from '../../apiserver/client.js';
+import type { CsrClient } from '../../apiserver/certificate-signing-request.js';
 import type { ClusterConnection } from '../../apiserver/kubeconfig.js';
 import type { BootletOptions } from '../../cli/options.js';
 import type { Logger } from '../../log/logger.js';
@@ -21,8 +21,8 @@ import { startKubeletServer, type RunningKubeletServer } from './kubelet-server.
 
 export interface ApiCredentials {
   connection(): ClusterConnection | undefined;
-  /** The API side's client once connected; reviews share its connection. */
-  sharedClient?(): Pick<ApiClient, 'create'> | undefined;
+  /** The API side's client once connected; reviews and the serving certificate's requests share its connection. */
+  sharedClient?(): CsrClient | undefined;
   readonly connectionReady: Promise<ClusterConnection>;
 }
 
@@ -45,6 +45,7 @@ function servingCertificate(o: BootletOptions, api: ApiCredentials | undefined, 
       nodeName: o.nodeName,
       altNames: { dnsNames: [o.nodeName], ipAddresses: o.nodeIP ? [o.nodeIP] : [] },
       connection: api?.connectionReady,
+      sharedClient: () => api?.sharedClient?.(),
       logger,
     });
   }

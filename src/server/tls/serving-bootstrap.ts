@@ -7,7 +7,8 @@
 import { X509Certificate, type KeyObject } from 'node:crypto';
 import { ApiClient } from '../../apiserver/client.js';
 import type { CertificatePair } from '../../apiserver/certificate-pair.js';
-import { CertificateRotation } from '../../apiserver/certificate-rotation.js';
+import { CertificateRotation, ownClient, sharedClient } from '../../apiserver/certificate-rotation.js';
+import type { CsrClient } from '../../apiserver/certificate-signing-request.js';
 import { CertificateStore, CertificateStoreError } from '../../apiserver/certificate-store.js';
 import { ipBytes, type AltNames } from '../../apiserver/der.js';
 import type { ClusterConnection } from '../../apiserver/kubeconfig.js';
@@ -24,6 +25,8 @@ export interface ServingBootstrapOptions {
   altNames: AltNames;
   /** The node's API credentials once there are any; undefined when running without an API server. */
   connection: Promise<ClusterConnection> | undefined;
+  /** The API side's client once connected: requests go over the node's one connection rather than one of their own. */
+  sharedClient?: () => CsrClient | undefined;
   logger: Logger;
 }
 
@@ -75,7 +78,10 @@ export class BootstrappedServingCertificate implements ServingCertificateSource 
       this.rotation = new CertificateRotation({
         store,
         subject: { commonName: `system:node:${o.nodeName}`, organization: ['system:nodes'] },
-        clientFor: () => new ApiClient(conn, { userAgent: 'bootlet/serving-certificate' }),
+        clientFor: () => {
+          const shared = o.sharedClient?.();
+          return shared ? sharedClient(shared) : ownClient(new ApiClient(conn, { userAgent: 'bootlet/serving-certificate' }));
+        },
         request: (client, key, signal) => this.request(client, key, signal),
         onRotated: (p) => {
           this.pair = { cert: p.certPem, key: p.keyPem };
@@ -92,7 +98,7 @@ export class BootstrappedServingCertificate implements ServingCertificateSource 
     });
   }
 
-  private async request(client: ApiClient, key: KeyObject, signal: AbortSignal): Promise<string> {
+  private async request(client: CsrClient, key: KeyObject, signal: AbortSignal): Promise<string> {
     const csr = await import('../../apiserver/certificate-signing-request.js');
     return csr.requestCertificate(
       client,

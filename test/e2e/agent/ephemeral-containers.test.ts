@@ -49,6 +49,28 @@ function startDebug(args: string[]): DebugRun {
   return run;
 }
 
+const shellQuote = (a: string): string => `'${a.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * kubectl under a pseudo-terminal (util-linux `script`), its size set first to rows × cols, so that
+ * `-t` is honoured and kubectl sends that size over the attach's resize stream. What the test writes
+ * goes to the terminal as typed keys; `-e` gives kubectl's exit code.
+ */
+function startDebugOnTerminal(args: string[], rows: number, cols: number): DebugRun {
+  const kubectlArgs = ['/usr/bin/kubectl', '--kubeconfig', adminKubeconfig, '--cache-dir', join(h.dir, 'kube-cache'), ...args].map(shellQuote).join(' ');
+  const child = spawn('script', ['-qefc', `stty rows ${rows} cols ${cols}; exec ${kubectlArgs}`, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, HOME: h.dir, TERM: 'dumb' } });
+  const run: DebugRun = {
+    child,
+    stdout: '',
+    stderr: '',
+    exited: new Promise((resolve) => child.on('close', (code) => resolve(code ?? -1))),
+  };
+  child.stdout.on('data', (d: Buffer) => (run.stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (run.stderr += d.toString()));
+  children.push(child);
+  return run;
+}
+
 async function runtimePod(): Promise<RuntimePod | undefined> {
   const runtime = h.cri().runtime;
   const listed = [...(await listRuntimePods(runtime)).values()].find((p) => p.name === 'target' && p.namespace === 'default');
@@ -160,5 +182,28 @@ describe('ephemeral containers', () => {
     const badTarget = { ...current, spec: { ...current.spec!, ephemeralContainers: [...current.spec!.ephemeralContainers!, { name: 'd2', image: TEST_IMAGES.busybox, targetContainerName: 'nope' }] } };
     const r2 = await kubectl.run(['replace', '--raw', path, '-f', '-'], 30_000, JSON.stringify(badTarget));
     expect(r2.stderr + r2.stdout).toMatch(/targetContainerName: Not found: "nope"/);
+  });
+
+  it('kubectl debug -it gives the shell a terminal: its stdin is a tty of the size kubectl sent, and the output comes back', async () => {
+    const debug = startDebugOnTerminal(['debug', '-it', 'target', '--image', TEST_IMAGES.busybox, '--image-pull-policy=IfNotPresent', '--target=main', '--container=tty-debugger', '--', 'sh'], 33, 111);
+    const output = (what: string, re: RegExp): Promise<unknown> =>
+      waitFor(() => re.test(debug.stdout), { timeoutMs: 60_000, what }).catch((e: unknown) => {
+        throw new Error(`${(e as Error).message}; output ${JSON.stringify(debug.stdout)}, stderr ${JSON.stringify(debug.stderr)}`);
+      });
+    // kubectl says this on the terminal just before it attaches.
+    await output('kubectl attaching', /try pressing enter/);
+    // Typed keys: a terminal sends a carriage return for Enter.
+    debug.child.stdin!.write('tty; stty size; echo tty-shell-$((6*7))\r');
+    await output("the shell's answer through the attach", /^tty-shell-42\r?$/m);
+    expect(debug.stdout).toMatch(/^\/dev\/pts\/\d+\r?$/m);
+    expect(debug.stdout).toMatch(/^33 111\r?$/m);
+    debug.child.stdin!.write('exit\r');
+    expect(await debug.exited, `kubectl debug -it: ${debug.stdout}`).toBe(0);
+    const attach = api.requests.filter((r) => r.path.endsWith('/pods/target/attach') && r.status === 101).at(-1)!;
+    expect(new URLSearchParams(attach.query).get('tty')).toBe('true');
+    const spec = (api.object('pods', 'default', 'target') as unknown as Pod).spec?.ephemeralContainers?.find((c) => c.name === 'tty-debugger');
+    expect(spec).toMatchObject({ stdin: true, tty: true, targetContainerName: 'main' });
+    const dbg = (await runtimePod())?.containers.find((c) => c.name === 'tty-debugger');
+    expect(dbg?.meta.type).toBe('ephemeral');
   });
 });

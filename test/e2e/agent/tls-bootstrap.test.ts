@@ -129,16 +129,33 @@ describe('TLS bootstrap of the packaged agent', () => {
     expect((await h.pods('sleeper'))[0]!.containers.every((c) => c.meta.restartCount === 0)).toBe(true);
   });
 
-  it('rotates the short-lived certificate with the node\'s own credentials and uses the new one', async () => {
+  it('rotates the short-lived certificate with the node\'s own credentials over the node\'s one connection, and uses the new one', async () => {
     const first = currentTarget()!;
+    const firstFp = fingerprintOf(first);
+    const user = `system:node:${NODE}`;
+    const connectionsBefore = api.connections.length;
     await waitFor(() => pairFiles().length >= 2 && currentTarget() !== first, { timeoutMs: 90_000, what: 'a rotated pair' });
-    const renewal = csrs().find((c) => c.spec.username === `system:node:${NODE}`);
+    const renewal = csrs().find((c) => c.spec.username === user);
     expect(renewal?.metadata.name).toMatch(/^csr-/);
     expect(renewal?.status.conditions?.[0]?.type).toBe('Approved');
     const next = fingerprintOf(currentTarget()!);
-    expect(next).not.toBe(fingerprintOf(first));
+    expect(next).not.toBe(firstFp);
     const since = api.requests.length;
-    await waitFor(() => api.requests.slice(since).find((r) => r.clientCert === next && r.user === `system:node:${NODE}` && r.status === 200), { timeoutMs: 30_000, what: 'a request with the new certificate' });
+    await waitFor(() => api.requests.slice(since).find((r) => r.clientCert === next && r.user === user && r.status === 200), { timeoutMs: 30_000, what: 'a request with the new certificate' });
+    // The renewal was filed and watched on the connection the node's lease renewals use, with the old pair.
+    const filed = api.requests.filter((r) => r.method === 'POST' && r.path === '/apis/certificates.k8s.io/v1/certificatesigningrequests' && r.user === user);
+    expect(filed).toHaveLength(1);
+    const nodeConnections = new Set(api.requests.filter((r) => r.clientCert === firstFp && r.path.startsWith('/apis/coordination.k8s.io/')).map((r) => r.connection));
+    expect(nodeConnections.has(filed[0]!.connection)).toBe(true);
+    expect(api.requests.filter((r) => r.path.startsWith('/apis/certificates.k8s.io/') && r.user === user).every((r) => nodeConnections.has(r.connection))).toBe(true);
+    // The rotation opened one connection: the switch to the new pair.
+    const opened = api.connections.slice(connectionsBefore);
+    console.log(`connections opened by one rotation: ${opened.length} (${opened.map((c) => (c.clientCert === next ? 'new pair' : c.clientCert === firstFp ? 'old pair' : 'other')).join(', ')})`);
+    expect(opened.map((c) => c.clientCert)).toEqual([next]);
+    // The old connection closes once the switch is made (its watches end and are opened again on the new one).
+    const oldConnection = api.connections.find((c) => c.id === filed[0]!.connection)!;
+    await waitFor(() => oldConnection.closedAt !== undefined, { timeoutMs: 30_000, what: 'the connection of the old pair to close' });
+    await waitFor(() => api.requests.find((r) => r.clientCert === next && r.path === '/api/v1/pods' && /(^|&)watch=(1|true)/.test(r.query)), { timeoutMs: 30_000, what: 'the pods watch on the new connection' });
     expect(await runningSleeper()).toBe(sleeperContainer);
     const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${h.agent().proc.pid}/status`, 'utf8'))?.[1];
     console.log(`agent RSS after bootstrap and one rotation: ${Math.round(Number(rss) / 1024)} MiB`);

@@ -133,7 +133,7 @@ describe('LoadClientCert', () => {
     const conn = loadKubeconfig(kubeconfigPath);
     expect(conn).toMatchObject({ server: api.url, caFile: api.caFile, certFile: current, keyFile: current, token: undefined });
     const client = new ApiClient(conn);
-    await client.list('/api/v1/nodes');
+    await client.list('/api/v1/nodes', { fieldSelector: 'metadata.name=boot-1' });
     client.close();
     expect(api.requests.at(-1)).toMatchObject({ path: '/api/v1/nodes', user: 'system:node:boot-1', status: 200 });
   });
@@ -147,11 +147,11 @@ describe('the API client\'s certificate', () => {
     writeFileSync(file, a.certPem + a.keyPem);
     const source = new ClientCertificateFiles({ locate: () => ({ certFile: file, keyFile: file }), logger: log.logger });
     const client = new ApiClient({ server: api.url, ca: Buffer.from(api.caPem), clientCertificate: source, source: 'test' });
-    await client.list('/api/v1/nodes');
+    await client.list('/api/v1/nodes', { fieldSelector: 'metadata.name=sw' });
     expect(api.requests.at(-1)?.clientCert).toBe(fingerprint(a.certPem));
     writeFileSync(file, b.certPem + b.keyPem);
     source.reload();
-    await client.list('/api/v1/nodes');
+    await client.list('/api/v1/nodes', { fieldSelector: 'metadata.name=sw' });
     expect(api.requests.at(-1)?.clientCert).toBe(fingerprint(b.certPem));
     client.close();
   });
@@ -176,7 +176,7 @@ describe('rotation', () => {
       expect(renewal?.metadata.name).toMatch(/^csr-/);
       expect(renewal?.spec.usages).toEqual(['digital signature', 'client auth']);
       const client = new ApiClient((await creds.ready));
-      await client.list('/api/v1/nodes');
+      await client.list('/api/v1/nodes', { fieldSelector: 'metadata.name=cp-1' });
       expect(api.requests.at(-1)?.clientCert).toBe(fingerprint(readFileSync(current)));
       expect(api.requests.at(-1)?.user).toBe('system:node:cp-1');
       client.close();

@@ -150,7 +150,7 @@ describe('the client alone', () => {
     }
   });
 
-  it('a rotated client certificate: new requests on a new connection with it, the old connection closes once its watch ends', async () => {
+  it('a rotated client certificate: new requests on a new connection with it, the old connection closes at once, its watch ended as at its timeout (client-go closes its connections)', async () => {
     const first = api.issueClientCert('system:admin', ['system:masters']);
     const second = api.issueClientCert('system:admin', ['system:masters']);
     let pair: TlsKeyPair = { cert: Buffer.from(first.certPem), key: Buffer.from(first.keyPem) };
@@ -160,7 +160,9 @@ describe('the client alone', () => {
     const connections = api.connections.length;
     try {
       await client.get('/api/v1/namespaces');
+      let watchEnd: 'clean' | 'failed' | undefined;
       const watch = client.watch('/api/v1/namespaces', { timeoutSeconds: 60 }, () => {});
+      watch.done.then(() => (watchEnd = 'clean'), () => (watchEnd = 'failed'));
       await waitFor(() => api.requests.slice(from).some((r) => r.path === '/api/v1/namespaces' && isWatch(r) && r.status === 200), { timeoutMs: 10_000, what: 'the watch open' });
       const old = api.connections.slice(connections);
       expect(old).toHaveLength(1);
@@ -170,11 +172,16 @@ describe('the client alone', () => {
       expect(now).toHaveLength(2);
       expect(now[0]!.clientCert).not.toBe(now[1]!.clientCert);
       expect(api.requests.at(-1)!.connection).toBe(now[1]!.id);
-      // The watch goes on over the old connection, which then closes.
-      expect(now[0]!.closedAt).toBeUndefined();
-      watch.stop();
-      await watch.done;
+      // The watch on the old connection ended as a server's timeout ends one (its owner watches
+      // again from its resourceVersion, now on the new connection), and the old connection closed.
+      await waitFor(() => watchEnd, { timeoutMs: 10_000, what: 'the watch on the old connection ended' });
+      expect(watchEnd).toBe('clean');
       await waitFor(() => now[0]!.closedAt !== undefined, { timeoutMs: 10_000, what: 'the old connection to close' });
+      const again = client.watch('/api/v1/namespaces', { timeoutSeconds: 60 }, () => {});
+      await waitFor(() => api.requests.slice(from).filter((r) => r.path === '/api/v1/namespaces' && isWatch(r) && r.connection === now[1]!.id).length === 1, { timeoutMs: 10_000, what: 'a watch on the new connection' });
+      again.stop();
+      await again.done;
+      expect(api.connections.slice(connections)).toHaveLength(2);
       expect(now[1]!.closedAt).toBeUndefined();
     } finally {
       client.close();

@@ -29,7 +29,7 @@ describe('API request results', () => {
     const host = new URL(conn.server).host;
     const client = new ApiClient(conn, { timeoutMs: 5000 });
     await client.get('/api/v1/nodes/n1').catch(() => undefined);
-    await client.get('/api/v1/namespaces/default/pods');
+    await client.get('/api/v1/namespaces/default/pods', { fieldSelector: 'spec.nodeName=n1' });
     client.close();
     const dead = new ApiClient({ ...conn, server: 'https://127.0.0.1:1' }, { timeoutMs: 2000 });
     await dead.get('/version').catch(() => undefined);

@@ -1,6 +1,7 @@
 // The Node authorizer's graph rules for a kubelet identity: the secrets, configmaps and service
-// account tokens of the pods bound to the node, one object at a time; services for everyone; the
-// real server's Forbidden wording for the rest.
+// account tokens of the pods bound to the node, one object at a time; pods only through the
+// spec.nodeName field selector and its own Node only (AuthorizeNodeWithSelectors); services for
+// everyone; the real server's Forbidden wording for the rest.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeApiServer, type FakeApiServer, type JsonObject } from '../../support/fake-apiserver/index.js';
 import { waitFor } from '../../support/wait.js';
@@ -116,6 +117,56 @@ describe('secrets and configmaps', () => {
     expect((await n1.get(`${NS}/secrets/unused`)).status).toBe(200);
     server.store.remove('pods', 'kube-system', 'later');
     expect((await n1.get(`${NS}/secrets/unused`)).status).toBe(403);
+  });
+});
+
+describe('pods and nodes, as AuthorizeNodeWithSelectors has them', () => {
+  const noPath = "no relationship found between node 'n1' and this object";
+  const names = (r: { json: Record<string, unknown> }): string[] => ((r.json.items ?? []) as JsonObject[]).map((i) => String((i.metadata as JsonObject).name)).sort();
+  const selector = 'can only list/watch pods with spec.nodeName field selector';
+
+  it('lists and watches pods only with fieldSelector spec.nodeName=<its node>, or one pod bound to it by name', async () => {
+    const mine = await n1.get('/api/v1/pods?fieldSelector=spec.nodeName%3Dn1');
+    expect(mine.status, mine.text).toBe(200);
+    expect(names(mine)).toEqual(['kube-proxy-n1', 'static-n1']);
+    const w = n1.watch('/api/v1/pods?fieldSelector=spec.nodeName%3Dn1&watch=true');
+    try {
+      await waitFor(() => w.events.filter((e) => e.type === 'ADDED').length === 2, { timeoutMs: 5000, what: 'the two pods of n1 ADDED' });
+      expect(w.status).toBe(200);
+    } finally {
+      w.close();
+    }
+    await expectForbidden(n1.get('/api/v1/pods'), forbidden('list', 'pods', '', selector, ''));
+    await expectForbidden(n1.get(`${NS}/pods`), forbidden('list', 'pods', '', selector));
+    await expectForbidden(n1.get('/api/v1/pods?fieldSelector=spec.nodeName%3Dn2'), forbidden('list', 'pods', '', selector, ''));
+    await expectForbidden(n1.get('/api/v1/pods?watch=true'), forbidden('watch', 'pods', '', selector, ''));
+    expect(names(await n1.get(`${NS}/pods?fieldSelector=metadata.name%3Dkube-proxy-n1`))).toEqual(['kube-proxy-n1']);
+    await expectForbidden(n1.get(`${NS}/pods?fieldSelector=metadata.name%3Dtheirs`), forbidden('list', 'pods', 'theirs', noPath));
+  });
+
+  it('gets only the pods bound to it (its mirror pods too), never another node\'s or one that does not exist', async () => {
+    for (const name of ['kube-proxy-n1', 'static-n1']) expect((await n1.get(`${NS}/pods/${name}`)).status, name).toBe(200);
+    await expectForbidden(n1.get(`${NS}/pods/theirs`), forbidden('get', 'pods', 'theirs', noPath));
+    await expectForbidden(n1.get(`${NS}/pods/nowhere`), forbidden('get', 'pods', 'nowhere', noPath));
+    await expectForbidden(n1.get(`${NS}/pods/kube-proxy-n1/ephemeralcontainers`), forbidden('get', 'pods/ephemeralcontainers', 'kube-proxy-n1', ''));
+  });
+
+  it('reads only its own Node', async () => {
+    expect((await n1.get('/api/v1/nodes/n1')).status).toBe(200);
+    expect(names(await n1.get('/api/v1/nodes?fieldSelector=metadata.name%3Dn1'))).toEqual(['n1']);
+    await expectForbidden(n1.get('/api/v1/nodes/n2'), forbidden('get', 'nodes', 'n2', "node 'n1' cannot read 'n2', only its own Node object", ''));
+    await expectForbidden(n1.get('/api/v1/nodes'), forbidden('list', 'nodes', '', "node 'n1' cannot read all nodes, only its own Node object", ''));
+    await expectForbidden(n1.get('/api/v1/nodes?watch=true'), forbidden('watch', 'nodes', '', "node 'n1' cannot read all nodes, only its own Node object", ''));
+  });
+
+  it('adds no ephemeral container: the authorizer has no rule for it, and NodeRestriction refuses it even when RBAC would allow', async () => {
+    const body = { spec: { ephemeralContainers: [{ name: 'debugger', image: 'i:1', targetContainerName: 'c' }] } };
+    const path = `${NS}/pods/kube-proxy-n1/ephemeralcontainers`;
+    await expectForbidden(n1.patch(path, body, 'application/strategic-merge-patch+json'), forbidden('patch', 'pods/ephemeralcontainers', 'kube-proxy-n1', ''));
+    server.grant('system:node:n1', 'pods/ephemeralcontainers', ['patch']);
+    await expectForbidden(n1.patch(path, body, 'application/strategic-merge-patch+json'), `pods "kube-proxy-n1" is forbidden: unexpected pod subresource "ephemeralcontainers", only 'status' and 'eviction' are allowed`);
+    const kept = await admin.get(`${NS}/pods/kube-proxy-n1`);
+    expect((kept.json.spec as JsonObject).ephemeralContainers).toBeUndefined();
   });
 });
 

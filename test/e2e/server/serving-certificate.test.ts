@@ -110,5 +110,11 @@ describe('serverTLSBootstrap', () => {
       return c && c.fingerprint256 !== first && c;
     }, { timeoutMs: 90_000, what: 'the renewed certificate served' });
     expect(next.subject).toBe(`O=system:nodes\nCN=system:node:${NODE}`);
+    // Both requests, and their waits, went over the node's one connection (the one its lease renewals use).
+    const user = `system:node:${NODE}`;
+    const nodeConnections = new Set(api.requests.filter((r) => r.user === user && r.path.startsWith('/apis/coordination.k8s.io/')).map((r) => r.connection));
+    const csrRequests = api.requests.filter((r) => r.user === user && r.path.startsWith('/apis/certificates.k8s.io/'));
+    expect(csrRequests.filter((r) => r.method === 'POST')).toHaveLength(2);
+    expect(csrRequests.filter((r) => !nodeConnections.has(r.connection)).map((r) => `${r.method} ${r.path}?${r.query} on ${r.connection}`)).toEqual([]);
   }, 240_000);
 });

@@ -61,7 +61,7 @@ export function authorize(user: UserInfo, info: RequestInfo, grants: Grants = ne
   for (const who of [user.name, ...user.groups]) if ((grants.get(who)?.[ruleKey] ?? []).includes(info.verb)) return undefined;
   const scope = info.namespace && info.rt.namespaced ? `in the namespace "${info.namespace}"` : 'at the cluster scope';
   // The union authorizer's reasons (only the Node authorizer gives one) follow the message.
-  const reason = graph && !graph.allowed ? `: ${graph.reason}` : '';
+  const reason = graph && !graph.allowed && graph.reason ? `: ${graph.reason}` : '';
   return forbidden(
     info.rt,
     attributesName(info),

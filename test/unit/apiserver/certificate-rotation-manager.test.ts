@@ -30,7 +30,7 @@ function setup(issue: (key: KeyObject) => Promise<string>, opts: { current?: Cer
     subject,
     clientFor: (current) => {
       askedWith.push(current);
-      return { close: () => {} } as unknown as ApiClient;
+      return { client: {} as ApiClient, release: () => {} };
     },
     request: async (_client, key) => {
       keys.push(key);
