@@ -38,9 +38,25 @@ function comparable(server: PodStatus, ours: PodStatus): Record<string, unknown>
   return out;
 }
 
+/**
+ * Pairs (the server's status, ours) already found equal, by identity. The 10 s resync looks at every
+ * pod (as the kubelet's syncBatch does); the server's copy is replaced whole by a watch event or a
+ * patch's answer, and the status manager keeps the object of a status that did not change, so an
+ * idle pod's pass is two lookups instead of normalizing and serializing both statuses again.
+ * Neither side is ever changed in place.
+ */
+const equalPairs = new WeakMap<PodStatus, WeakSet<PodStatus>>();
+
 export function statusesEqual(server: PodStatus | undefined, ours: PodStatus): boolean {
+  if (server && equalPairs.get(server)?.has(ours)) return true;
   const mine = { ...ours, conditions: byType(ours.conditions) };
-  return stableJson(normalize(comparable(server ?? {}, ours))) === stableJson(normalize(mine));
+  const equal = stableJson(normalize(comparable(server ?? {}, ours))) === stableJson(normalize(mine));
+  if (equal && server) {
+    let seen = equalPairs.get(server);
+    if (!seen) equalPairs.set(server, (seen = new WeakSet()));
+    seen.add(ours);
+  }
+  return equal;
 }
 
 /**
@@ -58,7 +74,18 @@ export function podStatusPatch(server: PodStatus | undefined, ours: PodStatus, m
   }
   const ourTypes = new Set((ours.conditions ?? []).map((c) => c.type));
   const stale = (s.conditions ?? []).filter((c) => KUBELET_CONDITIONS.has(c.type) && !ourTypes.has(c.type));
-  status.conditions = [...((status.conditions as PodCondition[] | undefined) ?? []), ...stale.map((c) => ({ type: c.type, $patch: 'delete' }))];
+  // A condition merges field by field into the server's of its type: a field ours no longer has
+  // (the reason and message of a Ready that became True) is deleted with null, as the kubelet's
+  // two-way merge patch does; otherwise it stays there, and the two never compare equal.
+  const theirsByType = new Map((s.conditions ?? []).map((c) => [c.type, c]));
+  const conditions = ((status.conditions as Record<string, unknown>[] | undefined) ?? []).map((c) => {
+    const theirs = theirsByType.get(String(c.type));
+    if (!theirs) return c;
+    const out: Record<string, unknown> = { ...c };
+    for (const [k, v] of Object.entries(theirs)) if (!(k in out) && v !== undefined && v !== null) out[k] = null;
+    return out;
+  });
+  status.conditions = [...conditions, ...stale.map((c) => ({ type: c.type, $patch: 'delete' }))];
   status['$setElementOrder/conditions'] = (ours.conditions ?? []).map((c) => ({ type: c.type }));
   // podIPs/hostIPs merge by ip: an address we no longer have would linger, so replace those lists.
   for (const k of ['podIPs', 'hostIPs'] as const) {

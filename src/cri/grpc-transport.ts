@@ -11,6 +11,7 @@ import type { ImageServiceDefinition } from './generated/types/runtime/v1/ImageS
 import type { RuntimeServiceDefinition } from './generated/types/runtime/v1/RuntimeService.js';
 import { CriError } from './cri-types.js';
 import { DECODE_OPTIONS } from './decode-options.js';
+import { VerifyingBufferReader } from './verifying-buffer-reader.js';
 import type { CriCallObserver } from './operation-type.js';
 import { errorMessage } from '../util/error-message.js';
 
@@ -57,7 +58,7 @@ function codecOf(type: protobuf.Type): CriMessageCodec {
       // protobufjs's writer gives a Buffer on Node; the view only guards the other case.
       return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     },
-    deserialize: (bytes) => type.toObject(type.decode(bytes), DECODE_OPTIONS),
+    deserialize: (bytes) => type.toObject(type.decode(new VerifyingBufferReader(bytes)), DECODE_OPTIONS),
   };
 }
 

@@ -35,9 +35,18 @@ export function fnv1a32(data: Uint8Array): number {
   return h >>> 0;
 }
 
+/**
+ * Fingerprints already computed, by spec object: every sync of every pod (the 1 m resync too) asks
+ * for each container's, and a desired pod's spec is replaced whole on an update, never changed in
+ * place.
+ */
+const hashes = new WeakMap<Container, string>();
+
 /** bootlet's fingerprint of the whole container spec (lowercase hex, no padding). */
 export function hashContainer(container: Container): string {
-  return fnv1a64(Buffer.from(canonicalJson(container), 'utf8')).toString(16);
+  let h = hashes.get(container);
+  if (h === undefined) hashes.set(container, (h = fnv1a64(Buffer.from(canonicalJson(container), 'utf8')).toString(16)));
+  return h;
 }
 
 /** A string as Go's encoding/json writes it (HTML-safe escapes, \u00XX for other control characters). */

@@ -2,8 +2,8 @@
 // file passes containerLogMaxSize it is renamed with a timestamp suffix (the names are
 // pod-logs/layout.ts's), the runtime is told to reopen it (ReopenContainerLog), older rotated files
 // are gzip-compressed, and only containerLogMaxFiles files (live one included) are kept.
-import { createReadStream, createWriteStream } from 'node:fs';
-import { readdir, rename, stat, unlink } from 'node:fs/promises';
+import { createReadStream, createWriteStream, statSync } from 'node:fs';
+import { readdir, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
@@ -31,6 +31,20 @@ async function gzipFile(file: string): Promise<void> {
   await pipeline(createReadStream(file), createGzip(), createWriteStream(`${file}.gz.tmp`));
   await rename(`${file}.gz.tmp`, `${file}.gz`);
   await unlink(file);
+}
+
+/**
+ * The live log's size; 0 when it cannot be read. A stat of a local file, made synchronously: every
+ * running container's log is looked at every containerLogMonitorInterval (10 s, as the kubelet),
+ * and a stat through the thread pool cost ten times the CPU of the stat itself (a hand-off, a
+ * wake-up and a promise per file), the larger part of the round on an idle node.
+ */
+function logSize(logPath: string): number {
+  try {
+    return statSync(logPath, { throwIfNoEntry: false })?.size ?? 0;
+  } catch {
+    return 0;
+  }
 }
 
 export class ContainerLogManager {
@@ -81,7 +95,7 @@ export class ContainerLogManager {
 
   /** Rotates one container's log if it grew past the limit, then compresses and prunes old files. */
   async rotateOne(containerId: string, logPath: string): Promise<boolean> {
-    const size = (await stat(logPath).catch(() => undefined))?.size ?? 0;
+    const size = logSize(logPath);
     if (size <= this.o.maxSizeBytes) return false;
     const rotatedPath = rotatedLogPath(logPath, this.now());
     await rename(logPath, rotatedPath);

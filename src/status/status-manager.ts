@@ -253,17 +253,20 @@ export class StatusManager {
       this.forget(uid);
       return;
     }
+    // An unchanged status keeps its object: readers (the API side's status syncs, every 10 s for
+    // every pod) tell "nothing new" by identity instead of comparing it field by field again.
+    const same = previous !== undefined && JSON.stringify(previous.status) === JSON.stringify(status);
     const entry: PodStatusEntry = {
       uid,
       key: worker.key,
       pod: worker.pod,
-      status,
+      status: same ? previous.status : status,
       terminatingSince: terminating ? (previous?.terminatingSince ?? this.now()) : undefined,
       runtime,
       ...(stopped ? { stopped } : {}),
       ...(worker.removing && this.finalWanted.has(uid) && isTerminalPhase(status.phase) ? { final: true } : {}),
     };
-    const changed = !previous || JSON.stringify(previous.status) !== JSON.stringify(status) || !!previous.terminatingSince !== !!entry.terminatingSince;
+    const changed = !same || !!previous.terminatingSince !== !!entry.terminatingSince;
     this.entries.set(uid, entry);
     if (changed) this.emit(uid, entry);
   }

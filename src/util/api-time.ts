@@ -27,5 +27,8 @@ const RFC3339 = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/;
 
 /** The same instant at second precision, for comparing what we hold with what the server stored; anything else unchanged. */
 export function truncateTime(s: string): string {
+  // Most strings compared are no time, or one already in the API's form: neither needs a Date.
+  if (s.length < 20 || s.charCodeAt(4) !== 0x2d || s.charCodeAt(10) !== 0x54) return s;
+  if (s.length === 20 && s.charCodeAt(19) === 0x5a && RFC3339.test(s)) return s;
   return RFC3339.test(s) ? apiTime(new Date(Math.floor(Date.parse(s) / 1000) * 1000)) : s;
 }

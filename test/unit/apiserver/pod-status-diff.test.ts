@@ -2,6 +2,7 @@ import type { PodStatus } from 'kubernetes-types/core/v1';
 import { describe, expect, it } from 'vitest';
 import { podStatusPatch, statusesEqual } from '../../../src/apiserver/pod-status-diff.js';
 import { runningStatus, staticPod } from '../../e2e/apiserver/fakes.js';
+import { strategicMergePatch } from '../../support/fake-apiserver/patch-strategic.js';
 
 const sp = staticPod('etcd', 'n1');
 
@@ -29,6 +30,29 @@ describe('pod status diff', () => {
     const conds = patch.status.conditions as { type: string; $patch?: string }[];
     expect(conds).toContainEqual({ type: 'PodReadyToStartContainers', $patch: 'delete' });
     expect(conds.some((c) => c.type === 'DisruptionTarget')).toBe(false);
+  });
+
+  it('a Ready that became True loses the reason and message it had: the patch deletes them, and then the two are equal', () => {
+    const ours = runningStatus(sp);
+    const server: PodStatus = JSON.parse(JSON.stringify(ours)) as PodStatus;
+    const ready = server.conditions!.find((c) => c.type === 'Ready')!;
+    Object.assign(ready, { reason: 'ContainersNotReady', message: 'containers with unready status: [etcd]' });
+    expect(statusesEqual(server, ours)).toBe(false);
+    const patch = podStatusPatch(server, ours, 'u') as { status: { conditions: Record<string, unknown>[] } };
+    expect(patch.status.conditions.find((c) => c.type === 'Ready')).toMatchObject({ reason: null, message: null });
+    // What the server stores after that patch (a strategic merge by condition type) equals ours.
+    const stored = strategicMergePatch('pods', { status: server } as never, { status: patch.status } as never) as unknown as { status: PodStatus };
+    expect(stored.status.conditions!.find((c) => c.type === 'Ready')).not.toHaveProperty('reason');
+    expect(podStatusPatch(stored.status, ours, 'u')).toBeUndefined();
+  });
+
+  it('a pair found equal stays equal without being compared again, and a new object of either side is compared', () => {
+    const ours = runningStatus(sp);
+    const server: PodStatus = JSON.parse(JSON.stringify(ours)) as PodStatus;
+    expect(statusesEqual(server, ours)).toBe(true);
+    expect(statusesEqual(server, ours)).toBe(true);
+    expect(statusesEqual(server, runningStatus(sp, 3))).toBe(false);
+    expect(statusesEqual({ ...server, phase: 'Failed' }, ours)).toBe(false);
   });
 
   it('against an empty server status (a fresh mirror) sends everything', () => {

@@ -66,6 +66,23 @@ describe('StatusManager', () => {
     expect(n).toBe(1);
   });
 
+  it('keeps the object of a status that did not change, and gives a new one when it changes', async () => {
+    let containers = [ctr('c1', 'app')];
+    const m = manager(() => [worker()], () => runtimePod([sandbox()], containers));
+    m.update(UID);
+    await m.idle();
+    const first = m.get(UID)!.status;
+    m.update(UID);
+    await m.idle();
+    // The API side's status syncs tell "nothing new" by this identity.
+    expect(m.get(UID)!.status).toBe(first);
+    containers = [exited('c1', 'app', 1)];
+    m.update(UID);
+    await m.idle();
+    expect(m.get(UID)!.status).not.toBe(first);
+    expect(m.get(UID)!.status).not.toEqual(first);
+  });
+
   it('forgets a pod whose worker is gone, and says so', async () => {
     let pods = [worker()];
     const m = manager(() => pods, () => undefined);
