@@ -17,7 +17,7 @@ import type { PodWorkerObserver } from '../podworkers/observer.js';
 import { PodWorkers } from '../podworkers/pod-workers.js';
 import { ProberManager } from '../prober/prober-manager.js';
 import { ContainerLogManager } from '../node/container-log-manager.js';
-import { connectRuntime } from '../cri/cri-client.js';
+import { connectRuntime, preparePodStartCodecs } from '../cri/cri-client.js';
 import { ContainerState } from '../cri/cri-types.js';
 import { CriPodRuntime } from '../kuberuntime/pod-operations.js';
 import { RuntimeHealth } from '../kuberuntime/runtime-health.js';
@@ -228,7 +228,9 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
   });
   const serverSource: ServerSource = { statuses: () => status.all(), sinceLastRelistMs: () => pleg.sinceLastRelistMs(), unexpectedErrors: unexpectedErrorCount, droppedLogLines };
   metrics.bind(serverSource);
-  const endpoints = await startEndpoints({
+  // Not waited for here: the local endpoints serve nothing the first sync needs, and the manifests
+  // are read (and the runtime read back) while they start.
+  const endpointsStarting = startEndpoints({
     healthzBindAddress: opts.healthzBindAddress,
     healthzPort: opts.healthzPort,
     address: opts.address,
@@ -337,12 +339,21 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
       adopted: () => {
         podConfig.adoptionDone();
         pleg.start();
+        // In the turns the first pods leave free (or while the agent waits for manifests).
+        void preparePodStartCodecs();
         if (workers.snapshot().length === 0) startKubeletApiNow();
-        systemd?.sourcesReady(podConfig.all().filter((p) => admission.isAdmitted(p.uid)).map((p) => p.uid));
+        const admitted = podConfig.all().filter((p) => admission.isAdmitted(p.uid)).map((p) => p.uid);
+        // READY=1 never comes before the endpoints serve (a failure to start them ends the agent).
+        void endpointsStarting.then(
+          () => systemd?.sourcesReady(admitted),
+          () => undefined,
+        );
       },
       logger,
     });
   });
+
+  const endpoints = await endpointsStarting;
 
   return {
     async shutdown() {

@@ -16,6 +16,7 @@ import { FileSourcePods } from './file-source-pods';
 import { ManifestQueue } from './manifest-queue';
 import { ManifestScanner } from './manifest-scanner';
 import { ManifestWatcher } from './manifest-watcher';
+import { warmUpManifestLoading } from './warm-up';
 import { ownOutputFiles, ownOutputReason } from './own-output';
 
 export interface FileSourceOptions {
@@ -174,7 +175,12 @@ export function startFileSource(opts: FileSourceOptions): FileSource {
       }
       log.v(4).info('Manifest path rescanned', { path: root, files: pods.files().length });
     },
-    onFirstScan: () => opts.events.ready(),
+    onFirstScan: () => {
+      opts.events.ready();
+      // Nothing read yet (kubeadm writes its manifests after starting the kubelet): the loading
+      // code is compiled now, on a turn of its own, not inside the first manifests' way.
+      if (pods.files().length === 0) setImmediate(() => stopped || warmUpManifestLoading(opts.nodeName));
+    },
   });
   scanner.start();
 

@@ -105,7 +105,11 @@ export async function readManifestFile(file: string, opts: ReadOptions = {}): Pr
       const lastWrite = opts.lastWriteEventAt?.();
       const quiet = opts.lastWriteEventAt !== undefined && (lastWrite === undefined || t - lastWrite >= settleMs);
       if (fresh && !quiet) {
-        await sleep(settleMs - age + 1);
+        // Until the write event is settleMs old too: it is stamped when the event loop hears it,
+        // a few ms after the ctime, and waking at the ctime's settle found the file not yet quiet,
+        // which cost two more reads and the debounce (~20 ms of every in-place write, as kubeadm's).
+        const sinceWrite = lastWrite === undefined ? settleMs : Math.max(0, t - lastWrite);
+        await sleep(settleMs - Math.min(age, sinceWrite) + 1);
         continue;
       }
       // Created but not yet written: the write (and its event) is still to come.

@@ -6,7 +6,7 @@ import { status as grpcStatus } from '@grpc/grpc-js';
 import type { ImageService, RuntimeService, VersionResponse } from './cri-types.js';
 import { CriError } from './cri-types.js';
 import { parseRuntimeEndpoint } from './endpoint.js';
-import { CriTransport } from './grpc-transport.js';
+import { CriTransport, prepareCriCodecs } from './grpc-transport.js';
 import { createImageService } from './image-service.js';
 import type { CriCallObserver } from './operation-type.js';
 import { createRuntimeService } from './runtime-service.js';
@@ -40,6 +40,26 @@ export interface ConnectOptions {
   imageServiceEndpoint?: string;
   /** Hears every unary call (for kubelet_runtime_operations_*). */
   onCall?: CriCallObserver;
+}
+
+/** The calls of a pod's start and of the reads that follow it, in the order a start makes them. */
+const POD_START_CALLS = [
+  ['RuntimeService', 'RunPodSandbox'],
+  ['RuntimeService', 'PodSandboxStatus'],
+  ['ImageService', 'ImageStatus'],
+  ['RuntimeService', 'CreateContainer'],
+  ['RuntimeService', 'StartContainer'],
+  ['RuntimeService', 'ContainerStatus'],
+  ['RuntimeService', 'ListPodSandbox'],
+  ['RuntimeService', 'ListContainers'],
+] as const;
+
+/**
+ * Makes the CRI codecs a pod start needs before one needs them (see prepareCriCodecs), in the
+ * agent's idle time. Never rejects: a codec that cannot be made fails its call as before.
+ */
+export function preparePodStartCodecs(): Promise<void> {
+  return prepareCriCodecs(POD_START_CALLS).catch(() => undefined);
 }
 
 function seconds(ms: number): string {

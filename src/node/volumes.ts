@@ -153,32 +153,51 @@ async function terminationMessageFile(pod: LabelledPod, container: Container, ro
   return file;
 }
 
+/** Every value in order, once all have settled; the first failure in order if any failed. */
+async function allInOrder<T>(ps: readonly Promise<T>[]): Promise<T[]> {
+  const out: T[] = [];
+  for (const r of await Promise.allSettled(ps)) {
+    if (r.status === 'rejected') throw r.reason;
+    out.push(r.value);
+  }
+  return out;
+}
+
 export async function prepareVolumes(pod: LabelledPod, container: Container, opts: PrepareVolumesOptions): Promise<Mount[]> {
   await mkdir(podDir(opts.rootDir, pod.metadata.uid), { recursive: true, mode: 0o750 });
   const volumes = new Map((pod.spec?.volumes ?? []).map((v) => [v.name, v]));
-  const mounts: Mount[] = [];
-  for (const [index, m] of (container.volumeMounts ?? []).entries()) {
+  // Each volume is made ready once, however many of the container's mounts use it.
+  const ready = new Map<string, Promise<string>>();
+  const volumePath = (v: Volume): Promise<string> => {
+    let p = ready.get(v.name);
+    if (!p) ready.set(v.name, (p = volumeHostPath(pod, v, opts)));
+    return p;
+  };
+  const mountOf = async (m: VolumeMount, index: number): Promise<Mount> => {
     const v = volumes.get(m.name);
     if (!v) throw new VolumeError(`volumeMount ${JSON.stringify(m.name)}: no volume of that name in the pod`);
     if (m.subPathExpr) throw new VolumeError(`volumeMount ${JSON.stringify(m.name)}: subPathExpr is not supported by bootlet`);
-    const base = await volumeHostPath(pod, v, opts);
+    const base = await volumePath(v);
     const hostPath = m.subPath ? await subPathHostPath(pod, container, v, index, base, m, opts.rootDir) : base;
-    mounts.push({
+    return {
       containerPath: m.mountPath,
       hostPath,
       // The kubelet mounts API-data volumes read-only whatever the volumeMount says.
       readonly: m.readOnly === true || objectVolumeKind(v) !== undefined,
       selinuxRelabel: false,
       propagation: propagation(m, container),
-    });
-  }
-  const mountsEtcHosts = (container.volumeMounts ?? []).some((m) => path.normalize(m.mountPath) === ETC_HOSTS_PATH);
-  if (!mountsEtcHosts) {
+    };
+  };
+  const etcHostsMount = async (): Promise<Mount | undefined> => {
+    if ((container.volumeMounts ?? []).some((m) => path.normalize(m.mountPath) === ETC_HOSTS_PATH)) return undefined;
     const hosts = await writeEtcHosts(pod, opts);
-    if (hosts) {
-      mounts.push({ containerPath: ETC_HOSTS_PATH, hostPath: hosts, readonly: false, selinuxRelabel: true, propagation: MountPropagation.PROPAGATION_PRIVATE });
-    }
-  }
+    return hosts ? { containerPath: ETC_HOSTS_PATH, hostPath: hosts, readonly: false, selinuxRelabel: true, propagation: MountPropagation.PROPAGATION_PRIVATE } : undefined;
+  };
+  // The volumes side by side, as the kubelet's volume manager sets a pod's volumes up (a kubeadm
+  // kube-apiserver has five hostPaths to check, each a stat or a mkdir through the thread pool,
+  // which took turns before): the mounts keep the spec's order, a failure is the first in that order.
+  const mounts = (await allInOrder<Mount | undefined>([...(container.volumeMounts ?? []).map(mountOf), etcHostsMount()])).filter((m): m is Mount => m !== undefined);
+  // Once the mounts are made: a container that cannot start leaves no termination-message file per retry.
   if (container.terminationMessagePath) {
     mounts.push({
       containerPath: container.terminationMessagePath,

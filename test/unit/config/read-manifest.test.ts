@@ -102,4 +102,17 @@ describe('readManifestFile', () => {
     expect(r).toEqual({ kind: 'changing' });
     expect(appends).toBe(4);
   });
+  it('waits out a write event heard after the write, so that one quiet read is enough', async () => {
+    const f = file(WEB_YAML);
+    const ctime = statSync(f).ctimeMs;
+    // The event loop heard the in-place write 20 ms after the file's ctime (a busy agent) and
+    // looks at the file 5 ms after that: the clock runs 25 ms ahead of the ctime.
+    const eventAt = ctime + 20;
+    const start = Date.now();
+    const now = (): number => ctime + 25 + (Date.now() - start);
+    // Two attempts: the settle wait, then the read. Waking when the ctime is settleMs old would
+    // find the event younger than that, read twice and run out of attempts ('changing').
+    const r = await readManifestFile(f, { settleMs: 50, maxAttempts: 2, now, lastWriteEventAt: () => eventAt });
+    expect(r.kind === 'ok' && r.bytes.toString()).toBe(WEB_YAML);
+  });
 });

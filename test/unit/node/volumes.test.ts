@@ -278,6 +278,67 @@ describe('pod-managed files', () => {
     expect(m.some((x) => x.containerPath === '/etc/hosts')).toBe(false);
   });
 
+  it("a kubeadm pod's several hostPaths: the mounts in the spec's order, one volume mounted twice prepared once", async () => {
+    const made = path.join(host, 'kubeadm-pki');
+    const c = container({
+      terminationMessagePath: '/dev/termination-log',
+      volumeMounts: [
+        { name: 'certs', mountPath: '/etc/ssl/certs', readOnly: true },
+        { name: 'pki', mountPath: '/etc/kubernetes/pki' },
+        { name: 'conf', mountPath: '/etc/kubernetes/admin.conf', readOnly: true },
+        { name: 'pki', mountPath: '/pki-again' },
+      ],
+    });
+    const p = pod({
+      spec: {
+        hostNetwork: true,
+        volumes: [
+          { name: 'certs', hostPath: { path: path.join(host, 'dir'), type: 'DirectoryOrCreate' } },
+          { name: 'pki', hostPath: { path: made, type: 'DirectoryOrCreate' } },
+          { name: 'conf', hostPath: { path: path.join(host, 'file'), type: 'FileOrCreate' } },
+        ],
+        containers: [c],
+      },
+    });
+    const m = await prepareVolumes(p, c, { rootDir, nodeHostsFile: nodeHosts });
+    expect(m.map((x) => [x.containerPath, x.hostPath])).toEqual([
+      ['/etc/ssl/certs', path.join(host, 'dir')],
+      ['/etc/kubernetes/pki', made],
+      ['/etc/kubernetes/admin.conf', path.join(host, 'file')],
+      ['/pki-again', made],
+      ['/etc/hosts', path.join(rootDir, 'pods', UID, 'etc-hosts')],
+      ['/dev/termination-log', expect.stringContaining(path.join(rootDir, 'pods', UID, 'containers', 'app')) as unknown as string],
+    ]);
+    expect(fs.statSync(made).isDirectory()).toBe(true);
+  });
+
+  it('with several failing mounts, the error is the first in the spec and no termination-message file is left', async () => {
+    const c = container({
+      name: 'twofail',
+      terminationMessagePath: '/dev/termination-log',
+      volumeMounts: [
+        { name: 'ok', mountPath: '/ok' },
+        { name: 'first', mountPath: '/first' },
+        { name: 'second', mountPath: '/second' },
+      ],
+    });
+    const p = pod({
+      spec: {
+        volumes: [
+          { name: 'ok', hostPath: { path: host, type: 'Directory' } },
+          // Both fail, whichever settles first: the error is the first mount's.
+          { name: 'first', hostPath: { path: path.join(host, 'missing-first'), type: 'Directory' } },
+          { name: 'second', hostPath: { path: host, type: 'Whatever' } },
+        ],
+        containers: [c],
+      },
+    });
+    const err = await prepareVolumes(p, c, { rootDir }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(VolumeError);
+    expect((err as VolumeError).message).toContain('missing-first');
+    expect(fs.existsSync(path.join(rootDir, 'pods', UID, 'containers', 'twofail'))).toBe(false);
+  });
+
   it('unsupported volume types are refused clearly', async () => {
     const c = container({ volumeMounts: [{ name: 's', mountPath: '/s' }] });
     const p = pod({ spec: { volumes: [{ name: 's', nfs: { server: 'nfs.example', path: '/x' } }], containers: [c] } });
