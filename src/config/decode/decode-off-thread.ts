@@ -3,14 +3,18 @@
 // limit and a deadline, so a file that is slow or memory-hungry to parse costs that thread, never
 // the agent. The worker is started on demand and stopped when idle, so an agent whose manifests
 // are all small never pays for it.
+import { getAsset, isSea } from 'node:sea';
 import { Worker } from 'node:worker_threads';
 import { decodeManifest, decodePodOrList, type DecodedManifest, type DecodedPodSet } from './decode-manifest';
 import { completeManifest, loadManifest, type LoadResult } from '../manifest';
 import { INLINE_PARSE_MAX_BYTES, INLINE_PARSE_MAX_STRUCTURE } from '../parse/limits';
 import { errorMessage } from '../../util/error-message';
 
-/** The worker's code, put in by the build (build/build.mjs); undefined when running from source. */
-declare const __BOOTLET_DECODE_WORKER__: string | undefined;
+/**
+ * The worker's code in the executable: an SEA asset (build/build.mjs), read only when a big manifest
+ * starts the worker, so its source never sits in the agent's heap.
+ */
+const WORKER_ASSET = 'decode-worker.cjs';
 
 /** A big manifest that takes longer than this is refused; even 10 MiB of YAML is refused by count far sooner. */
 const DECODE_DEADLINE_MS = 10_000;
@@ -87,7 +91,7 @@ export function decodesInline(bytes: Buffer, opts: ManifestDecoderOptions = {}):
 
 function startWorker(): Worker {
   const resourceLimits = { maxOldGenerationSizeMb: WORKER_HEAP_MB, maxYoungGenerationSizeMb: 16 };
-  if (typeof __BOOTLET_DECODE_WORKER__ === 'string') return new Worker(__BOOTLET_DECODE_WORKER__, { eval: true, resourceLimits });
+  if (isSea()) return new Worker(getAsset(WORKER_ASSET, 'utf8'), { eval: true, resourceLimits });
   // From source (tests): the TypeScript entry, through tsx.
   const entry = new URL('./decode-worker-main.ts', import.meta.url).href;
   const boot = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
