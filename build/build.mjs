@@ -99,9 +99,25 @@ const withoutProtoLoader = {
     }));
   },
 };
+// grpc-js times its back-offs with `date.setMilliseconds(date.getMilliseconds() + delay)`: local time,
+// whose first use loads ICU's time-zone data and code (0.5 MiB resident for as long as the agent runs;
+// README, "What an idle agent costs"). The UTC pair gives the same instant (and stays right across a
+// DST change). The build fails if grpc-js no longer has these calls, so the patch cannot go stale unseen.
+const grpcLocalTime = /@grpc[\\/]grpc-js[\\/]build[\\/]src[\\/](backoff-timeout|load-balancer-outlier-detection)\.js$/;
+const grpcUtcMilliseconds = {
+  name: 'grpc-utc-milliseconds',
+  setup(b) {
+    b.onLoad({ filter: grpcLocalTime }, (args) => {
+      const text = readFileSync(args.path, 'utf8');
+      const patched = text.replace(/\.getMilliseconds\(\)/g, '.getUTCMilliseconds()').replace(/\.setMilliseconds\(/g, '.setUTCMilliseconds(');
+      if (patched === text) throw new Error(`${args.path} no longer calls getMilliseconds/setMilliseconds: remove the grpc-utc-milliseconds patch from build/build.mjs`);
+      return { contents: patched, loader: 'js' };
+    });
+  },
+};
 await build({
   entryPoints: [join(root, 'src', 'main.ts')],
-  plugins: [withoutProtoLoader],
+  plugins: [withoutProtoLoader, grpcUtcMilliseconds],
   bundle: true,
   platform: 'node',
   target: 'node24',

@@ -4,7 +4,7 @@
 // the agent. The worker is started on demand and stopped when idle, so an agent whose manifests
 // are all small never pays for it.
 import { getAsset, isSea } from 'node:sea';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { decodeManifest, decodePodOrList, type DecodedManifest, type DecodedPodSet } from './decode-manifest';
 import { completeManifest, loadManifest, type LoadResult } from '../manifest';
 import { INLINE_PARSE_MAX_BYTES, INLINE_PARSE_MAX_STRUCTURE } from '../parse/limits';
@@ -89,7 +89,9 @@ export function decodesInline(bytes: Buffer, opts: ManifestDecoderOptions = {}):
   return bytes.length <= (opts.inlineMaxBytes ?? INLINE_PARSE_MAX_BYTES) && structureBytes(bytes, maxStructure) <= maxStructure;
 }
 
-function startWorker(): Worker {
+/** node:worker_threads is loaded with the first big file: an agent whose manifests are all small never loads it. */
+async function startWorker(): Promise<Worker> {
+  const { Worker } = await import('node:worker_threads');
   const resourceLimits = { maxOldGenerationSizeMb: WORKER_HEAP_MB, maxYoungGenerationSizeMb: 16 };
   if (isSea()) return new Worker(getAsset(WORKER_ASSET, 'utf8'), { eval: true, resourceLimits });
   // From source (tests): the TypeScript entry, through tsx.
@@ -124,16 +126,21 @@ export function createManifestDecoder(opts: ManifestDecoderOptions = {}): Manife
   };
 
   /** Runs one job in the worker; every way the worker can fail becomes a refusal of that file. */
-  const runJob = (job: Job): Promise<void> =>
-    new Promise<void>((done) => {
-      let w: Worker;
-      try {
-        w = worker ??= startWorker();
-      } catch (err) {
-        job.resolve({ failed: { ok: false, message: `could not start the manifest parser thread: ${errorMessage(err)}` } });
-        done();
-        return;
-      }
+  const runJob = async (job: Job): Promise<void> => {
+    let w: Worker;
+    try {
+      w = worker ??= await startWorker();
+    } catch (err) {
+      job.resolve({ failed: { ok: false, message: `could not start the manifest parser thread: ${errorMessage(err)}` } });
+      return;
+    }
+    if (closed) {
+      // close() ran while the thread was being made: it stops with the agent.
+      stopWorker();
+      job.resolve({ failed: { ok: false, message: 'the agent is stopping' } });
+      return;
+    }
+    return new Promise<void>((done) => {
       const id = nextId++;
       let settled = false;
       const finish = (result: Outcome, restart: boolean): void => {
@@ -160,6 +167,7 @@ export function createManifestDecoder(opts: ManifestDecoderOptions = {}): Manife
       const request: WorkerRequest = { id, bytes: job.bytes, load: job.load, list: job.list };
       w.postMessage(request);
     });
+  };
 
   const pump = async (): Promise<void> => {
     if (busy) return;
