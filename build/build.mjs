@@ -64,7 +64,10 @@ mkdirSync(out, { recursive: true });
 const bundle = join(out, 'bootlet.cjs');
 const t0 = Date.now();
 // The manifest-decoding worker thread (src/config/decode/decode-off-thread.ts) runs its own small
-// bundle, carried inside the main one as a string: a single executable has no files to load.
+// bundle, carried in the executable as an SEA asset (a single executable has no files to load),
+// not as a string in the main bundle: the main bundle's source stays in the heap and its pages
+// resident for as long as the agent runs, and the worker's 240 KiB are read only when a big
+// manifest starts the worker.
 const worker = await build({
   entryPoints: [join(root, 'src', 'config', 'decode', 'decode-worker-main.ts')],
   bundle: true,
@@ -78,8 +81,43 @@ const worker = await build({
   logLevel: 'warning',
 });
 const workerCode = worker.outputFiles[0].text;
+// The asset's key: decode-off-thread.ts reads it by this name.
+const workerAsset = 'decode-worker.cjs';
+const workerFile = join(out, workerAsset);
+writeFileSync(workerFile, workerCode);
+// grpc-js requires @grpc/proto-loader (and with it a second protobufjs, 150 KiB) only to serve the
+// channelz and ORCA services, which a gRPC server adds when asked; the agent runs no gRPC server and
+// loads the CRI's codecs from its own descriptor (src/cri). It is left out of the bundle, whose
+// source stays in the heap: a require of it says so.
+const withoutProtoLoader = {
+  name: 'without-proto-loader',
+  setup(b) {
+    b.onResolve({ filter: /^@grpc\/proto-loader$/ }, () => ({ path: 'proto-loader', namespace: 'bootlet-left-out' }));
+    b.onLoad({ filter: /.*/, namespace: 'bootlet-left-out' }, () => ({
+      contents: "module.exports = { loadSync() { throw new Error('@grpc/proto-loader is not in the bootlet executable (grpc-js channelz and ORCA services)'); } };",
+      loader: 'js',
+    }));
+  },
+};
+// grpc-js times its back-offs with `date.setMilliseconds(date.getMilliseconds() + delay)`: local time,
+// whose first use loads ICU's time-zone data and code (0.5 MiB resident for as long as the agent runs;
+// README, "What an idle agent costs"). The UTC pair gives the same instant (and stays right across a
+// DST change). The build fails if grpc-js no longer has these calls, so the patch cannot go stale unseen.
+const grpcLocalTime = /@grpc[\\/]grpc-js[\\/]build[\\/]src[\\/](backoff-timeout|load-balancer-outlier-detection)\.js$/;
+const grpcUtcMilliseconds = {
+  name: 'grpc-utc-milliseconds',
+  setup(b) {
+    b.onLoad({ filter: grpcLocalTime }, (args) => {
+      const text = readFileSync(args.path, 'utf8');
+      const patched = text.replace(/\.getMilliseconds\(\)/g, '.getUTCMilliseconds()').replace(/\.setMilliseconds\(/g, '.setUTCMilliseconds(');
+      if (patched === text) throw new Error(`${args.path} no longer calls getMilliseconds/setMilliseconds: remove the grpc-utc-milliseconds patch from build/build.mjs`);
+      return { contents: patched, loader: 'js' };
+    });
+  },
+};
 await build({
   entryPoints: [join(root, 'src', 'main.ts')],
+  plugins: [withoutProtoLoader, grpcUtcMilliseconds],
   bundle: true,
   platform: 'node',
   target: 'node24',
@@ -87,7 +125,6 @@ await build({
   outfile: bundle,
   define: {
     __BOOTLET_VERSION__: JSON.stringify(pkg.version),
-    __BOOTLET_DECODE_WORKER__: JSON.stringify(workerCode),
     // Only the from-source path of the decode worker reads it; the bundle never takes that path.
     'import.meta.url': '""',
   },
@@ -107,14 +144,14 @@ for (const [what, text] of [['bundle', readFileSync(bundle, 'utf8')], ['decode w
 }
 console.log(`bundled ${bundle} (${Math.round(statSync(bundle).size / 1024)} KiB, decode worker ${Math.round(workerCode.length / 1024)} KiB) in ${Date.now() - t0} ms`);
 
-// Single executable: the blob carries the bundle and its V8 code cache.
+// Single executable: the blob carries the bundle, its V8 code cache and the decode worker's bundle.
 const seaConfig = join(out, 'sea-config.json');
 const blob = join(out, 'sea-prep.blob');
 // execArgvExtension "none": the agent runs as root, and NODE_OPTIONS in its environment
 // (`--require` of any file) would otherwise run code in it; the executable runs as built.
 writeFileSync(
   seaConfig,
-  JSON.stringify({ main: bundle, output: blob, disableExperimentalSEAWarning: true, useCodeCache: true, execArgv, execArgvExtension: 'none' }),
+  JSON.stringify({ main: bundle, output: blob, disableExperimentalSEAWarning: true, useCodeCache: true, execArgv, execArgvExtension: 'none', assets: { [workerAsset]: workerFile } }),
 );
 // The blob is made by the Node that will run it, under the same V8 flags: V8 rejects a code cache
 // made under other flags (and says so on every start).

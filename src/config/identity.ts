@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import type { Pod, Toleration } from 'kubernetes-types/core/v1';
 import type { StaticPod } from './types';
 import { CONFIG_HASH, CONFIG_SEEN, CONFIG_SOURCE } from '../k8s/annotations.js';
+import { formatRfc3339Nano } from '../util/api-time.js';
 
 // Still exported from here for importers that predate src/k8s (config/desired-pods.ts).
 export { CONFIG_HASH, CONFIG_SEEN, CONFIG_SOURCE };
@@ -48,11 +49,9 @@ export function staticPodName(name: string, nodeName: string): string {
   return `${name}-${nodeName.toLowerCase()}`;
 }
 
-/** RFC 3339 with a nine-digit fraction, as Go's RFC3339Nano reads it (Date has millisecond precision). */
-export function formatRfc3339Nano(d: Date): string {
-  const iso = d.toISOString(); // 2025-01-01T10:00:00.123Z
-  return `${iso.slice(0, 23)}000000Z`;
-}
+// config.seen: RFC 3339 with a nine-digit fraction, as Go's RFC3339Nano reads it; util/api-time.ts
+// owns the format (re-exported for the sources that stamp it).
+export { formatRfc3339Nano };
 
 const NO_EXECUTE_ALL: Toleration = { operator: 'Exists', effect: 'NoExecute' };
 

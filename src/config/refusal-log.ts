@@ -7,6 +7,7 @@
 // and when the file is accepted or goes away.
 import type { Logger } from '../log/logger';
 import type { ManifestError } from './types';
+import { isoTime } from '../util/iso-time.js';
 
 export interface RefusalLogOptions {
   /** ms since the epoch. */
@@ -86,7 +87,7 @@ export class RefusalLog {
   }
 
   private tellCount(file: string, f: FileRefusals, t: number): void {
-    this.log.error('Static pod manifest refused again', { file, times: f.unlogged, since: new Date(f.unloggedSince).toISOString(), err: f.latest });
+    this.log.error('Static pod manifest refused again', { file, times: f.unlogged, since: isoTime(f.unloggedSince), err: f.latest });
     f.unlogged = 0;
     f.countToldAt = t;
   }

@@ -3,7 +3,11 @@
 // same thing, so kubelet dashboards and alerts read it unchanged. Every server that serves
 // /metrics (the read-only port, the root-only socket, the kubelet API port) renders this one
 // registry. Parts of the agent never import it: they get plain callbacks (see agent wiring).
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+// One file each, not prom-client's index (see prom-client-core.d.ts).
+import Counter from 'prom-client/lib/counter.js';
+import Gauge from 'prom-client/lib/gauge.js';
+import Histogram from 'prom-client/lib/histogram.js';
+import Registry from 'prom-client/lib/registry.js';
 import { ContainerState, PodSandboxState } from '../cri/cri-types.js';
 import type { PodStatusEntry } from '../status/status-manager.js';
 import { DEF_BUCKETS, POD_STARTUP_BUCKETS, RUNTIME_OPERATION_BUCKETS } from './buckets.js';

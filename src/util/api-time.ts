@@ -5,17 +5,20 @@
 //   API server stores it;
 // - metav1.MicroTime (`apiMicroTime`): six fraction digits (a lease's renewTime, events.k8s.io);
 // - Go's RFC3339Nano with nine digits (`formatRfc3339Nano`; a Date has milliseconds, the rest is 0).
+//
+// Formatted by `isoTime`, never by Date's own toISOString (see iso-time.ts).
+import { isoTime } from './iso-time.js';
 
 export function apiTime(d: Date): string {
-  return new Date(Math.floor(d.getTime() / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+  return isoTime(Math.floor(d.getTime() / 1000) * 1000).replace('.000Z', 'Z');
 }
 
 export function apiMicroTime(d: Date): string {
-  return d.toISOString().replace(/\.(\d+)Z$/, (_, ms: string) => `.${ms.padEnd(6, '0')}Z`);
+  return isoTime(d.getTime()).replace(/\.(\d+)Z$/, (_, ms: string) => `.${ms.padEnd(6, '0')}Z`);
 }
 
 export function formatRfc3339Nano(d: Date): string {
-  return d.toISOString().replace(/\.(\d+)Z$/, (_, ms: string) => `.${ms.padEnd(9, '0')}Z`);
+  return isoTime(d.getTime()).replace(/\.(\d+)Z$/, (_, ms: string) => `.${ms.padEnd(9, '0')}Z`);
 }
 
 /** From CRI nanoseconds; undefined for 0, which the runtime uses for "never happened". */

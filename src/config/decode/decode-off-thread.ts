@@ -3,14 +3,18 @@
 // limit and a deadline, so a file that is slow or memory-hungry to parse costs that thread, never
 // the agent. The worker is started on demand and stopped when idle, so an agent whose manifests
 // are all small never pays for it.
-import { Worker } from 'node:worker_threads';
+import { getAsset, isSea } from 'node:sea';
+import type { Worker } from 'node:worker_threads';
 import { decodeManifest, decodePodOrList, type DecodedManifest, type DecodedPodSet } from './decode-manifest';
 import { completeManifest, loadManifest, type LoadResult } from '../manifest';
 import { INLINE_PARSE_MAX_BYTES, INLINE_PARSE_MAX_STRUCTURE } from '../parse/limits';
 import { errorMessage } from '../../util/error-message';
 
-/** The worker's code, put in by the build (build/build.mjs); undefined when running from source. */
-declare const __BOOTLET_DECODE_WORKER__: string | undefined;
+/**
+ * The worker's code in the executable: an SEA asset (build/build.mjs), read only when a big manifest
+ * starts the worker, so its source never sits in the agent's heap.
+ */
+const WORKER_ASSET = 'decode-worker.cjs';
 
 /** A big manifest that takes longer than this is refused; even 10 MiB of YAML is refused by count far sooner. */
 const DECODE_DEADLINE_MS = 10_000;
@@ -85,9 +89,11 @@ export function decodesInline(bytes: Buffer, opts: ManifestDecoderOptions = {}):
   return bytes.length <= (opts.inlineMaxBytes ?? INLINE_PARSE_MAX_BYTES) && structureBytes(bytes, maxStructure) <= maxStructure;
 }
 
-function startWorker(): Worker {
+/** node:worker_threads is loaded with the first big file: an agent whose manifests are all small never loads it. */
+async function startWorker(): Promise<Worker> {
+  const { Worker } = await import('node:worker_threads');
   const resourceLimits = { maxOldGenerationSizeMb: WORKER_HEAP_MB, maxYoungGenerationSizeMb: 16 };
-  if (typeof __BOOTLET_DECODE_WORKER__ === 'string') return new Worker(__BOOTLET_DECODE_WORKER__, { eval: true, resourceLimits });
+  if (isSea()) return new Worker(getAsset(WORKER_ASSET, 'utf8'), { eval: true, resourceLimits });
   // From source (tests): the TypeScript entry, through tsx.
   const entry = new URL('./decode-worker-main.ts', import.meta.url).href;
   const boot = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
@@ -120,16 +126,21 @@ export function createManifestDecoder(opts: ManifestDecoderOptions = {}): Manife
   };
 
   /** Runs one job in the worker; every way the worker can fail becomes a refusal of that file. */
-  const runJob = (job: Job): Promise<void> =>
-    new Promise<void>((done) => {
-      let w: Worker;
-      try {
-        w = worker ??= startWorker();
-      } catch (err) {
-        job.resolve({ failed: { ok: false, message: `could not start the manifest parser thread: ${errorMessage(err)}` } });
-        done();
-        return;
-      }
+  const runJob = async (job: Job): Promise<void> => {
+    let w: Worker;
+    try {
+      w = worker ??= await startWorker();
+    } catch (err) {
+      job.resolve({ failed: { ok: false, message: `could not start the manifest parser thread: ${errorMessage(err)}` } });
+      return;
+    }
+    if (closed) {
+      // close() ran while the thread was being made: it stops with the agent.
+      stopWorker();
+      job.resolve({ failed: { ok: false, message: 'the agent is stopping' } });
+      return;
+    }
+    return new Promise<void>((done) => {
       const id = nextId++;
       let settled = false;
       const finish = (result: Outcome, restart: boolean): void => {
@@ -156,6 +167,7 @@ export function createManifestDecoder(opts: ManifestDecoderOptions = {}): Manife
       const request: WorkerRequest = { id, bytes: job.bytes, load: job.load, list: job.list };
       w.postMessage(request);
     });
+  };
 
   const pump = async (): Promise<void> => {
     if (busy) return;
