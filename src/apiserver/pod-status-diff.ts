@@ -21,8 +21,9 @@ function normalize(v: unknown): unknown {
   return v;
 }
 
+// A code-unit order, not localeCompare: collation would load ICU's data into the agent for a sort of ASCII names.
 function byType(list: PodCondition[] | undefined): PodCondition[] {
-  return [...(list ?? [])].sort((a, b) => a.type.localeCompare(b.type));
+  return [...(list ?? [])].sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
 }
 
 /** The fields of the server's status that ours is compared with. */
