@@ -115,7 +115,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     { cgroupDriver: opts.cgroupDriver === 'systemd' ? 'systemd' : 'cgroupfs', cgroupsPerQOS: opts.cgroupsPerQOS, cgroupRoot: opts.cgroupRoot, podPidsLimit: opts.podPidsLimit },
     runtime,
     logger.with({ component: 'cm' }),
-    { desiredPods: () => podConfig.all().map((p) => p.pod) },
+    { desiredPods: () => podConfig.all().flatMap((p) => (p.refusal ? [] : [p.pod])) },
   );
 
   // The one cache of runtime state: the PLEG keeps it current; workers and status read it.
