@@ -76,11 +76,9 @@ describe('toDesiredPod validation (what names paths and objects on the node)', (
   });
 
   it('a pod whose name, namespace or UID would not be a safe path is refused outright', () => {
-    const p = valid();
-    p.metadata!.uid = '../../etc';
+    const p: Pod = { ...valid(), metadata: { ...valid().metadata, uid: '../../etc' } };
     expect(toDesiredPod(p, NODE, new Date(0))).toMatchObject({ reason: 'FailedValidation', refused: expect.stringContaining('metadata.uid: Invalid value: "../../etc"') });
-    const q = valid();
-    q.metadata!.name = 'a/b';
+    const q: Pod = { ...valid(), metadata: { ...valid().metadata, name: 'a/b' } };
     expect(toDesiredPod(q, NODE, new Date(0))).toMatchObject({ refused: expect.stringContaining('metadata.name: Invalid value: "a/b"') });
   });
 
