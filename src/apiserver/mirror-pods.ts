@@ -84,11 +84,12 @@ export class MirrorPodReconciler {
       if (!isAlreadyExists(e)) throw e;
       // Our cache was behind. Take what is there: valid, or deleted on the next pass.
       const existing = await this.client.get<Pod>(podPath(sp.pod.metadata.namespace, sp.pod.metadata.name));
+      // An API pod bound here holds the name: it runs beside the static pod (pod-config.ts), and the
+      // static pod has no mirror while it lasts, as with the kubelet, whose mirror create fails the
+      // same way. It is never taken for a mirror (nor deleted as one).
+      if (!isMirrorPod(existing)) throw this.nameTaken(key, sp, existing);
       this.cache.observe(existing);
       if (isMirrorOf(existing, sp) && !existing.metadata?.deletionTimestamp) return { mirror: existing };
-      // An API pod bound here holds the name: it runs beside the static pod (pod-config.ts), and the
-      // static pod has no mirror while it lasts, as with the kubelet, whose mirror create fails the same way.
-      if (!isMirrorPod(existing)) throw this.nameTaken(key, sp, existing);
       throw new ApiError(409, 'Conflict', `pod ${key} exists and is not the current mirror; replacing it`);
     }
   }
