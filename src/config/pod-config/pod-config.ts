@@ -301,11 +301,6 @@ export class PodConfig implements StaticPodView {
     });
   }
 
-  /** Whether a static pod and an API pod of this key are both desired (the static pod then has no mirror pod). */
-  sharesNameWithApiPod(key: string): boolean {
-    return this.desired.has(key) && this.desired.has(desiredSlot(key, 'api'));
-  }
-
   /** Logs each clash once; one that is over is logged again if it comes back. */
   private reportShadowed(slot: string, key: string, shadowed: readonly ShadowedPod[]): void {
     if (shadowed.length === 0) {
