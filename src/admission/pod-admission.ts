@@ -1,6 +1,7 @@
 // The one point where a new pod of the desired set, from any source, is admitted before a worker
 // gets it (the kubelet's HandlePodAdditions). Admitted pods' changes pass through to the workers;
-// a refused pod never reaches them and is reported Failed with the kubelet's reason. Nothing is
+// a refused pod never reaches them and is reported Failed with the kubelet's reason (or, for an API
+// pod that cannot run here at all, the refusal the source gave it: validation, a volume kind). Nothing is
 // admitted before the runtime has been read back: a pod found there already runs and is admitted
 // as it is, whatever it asks (a restart of the agent never kills a running pod), and the rest then
 // follow in creation order, measured against it. A refused pod is not looked at again until its
@@ -53,6 +54,8 @@ export class PodAdmission {
     if (!pending) return;
     this.pending = undefined;
     const all = [...pending.values()];
+    // A pod that cannot run here is refused even if it runs already: nothing in it may be used on the node.
+    for (const sp of all.filter((p) => p.refusal !== undefined)) this.found.delete(sp.uid);
     for (const sp of all.filter((p) => this.found.has(p.uid))) {
       this.admitted.set(sp.uid, sp);
       // Re-identified under a kubelet's running pod while waiting: the workers hear it as that
@@ -113,6 +116,12 @@ export class PodAdmission {
 
   /** Decides for one pod; an admitted one is recorded (and its victims evicted), a refused one reported. */
   private admit(sp: StaticPod): boolean {
+    if (sp.refusal) {
+      this.refusedPods.set(sp.uid, sp);
+      this.deps.logger.warn('Pod refused: it cannot run on this node', { pod: sp.key, podUID: sp.uid, reason: sp.refusal.reason, message: sp.refusal.message });
+      this.deps.refused(sp, sp.refusal.reason, sp.refusal.message, 'rejected');
+      return false;
+    }
     if (this.found.has(sp.uid)) {
       this.admitted.set(sp.uid, sp);
       return true;

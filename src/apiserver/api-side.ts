@@ -276,6 +276,8 @@ function connect(opts: ApiSideOptions, connection: ClusterConnection, logger: Lo
     (k) => desired.podByKey(k) ?? (isMirrorOfLeaving(k) ? leaving.get(k)?.sp : undefined),
     desiredReady,
     logger,
+    undefined,
+    events,
   );
   const statusSync = new PodStatusSync(client, cache, statuses);
   // Mirror pods and their statuses, up to 8 pods at a time (the client's sockets): create, then

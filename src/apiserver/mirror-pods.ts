@@ -12,7 +12,8 @@ import type { Logger } from '../log/logger.js';
 import { ApiError, isAlreadyExists, isConflict, isNotFound } from './api-error.js';
 import type { ApiClient } from './client.js';
 import type { MirrorPodCache } from './mirror-pod-cache.js';
-import { buildMirrorPod, isMirrorOf, podPath } from './mirror-pod.js';
+import { buildMirrorPod, isMirrorOf, isMirrorPod, podPath } from './mirror-pod.js';
+import type { EventRecorder } from './types.js';
 
 /** Long enough for a deleting client to start watching, short enough to stay within a sync. */
 export const RECREATE_AFTER_OUTSIDE_DELETE_MS = 1000;
@@ -28,6 +29,8 @@ export interface MirrorPodSync {
 export class MirrorPodReconciler {
   /** Keys whose mirror someone else deleted: not created again before this time (ms since the epoch). */
   private readonly recreateNotBefore = new Map<string, number>();
+  /** Keys an API pod holds, and its UID, once told. */
+  private readonly nameTakenBy = new Map<string, string>();
 
   constructor(
     private readonly client: Pick<ApiClient, 'create' | 'get' | 'delete'>,
@@ -40,6 +43,8 @@ export class MirrorPodReconciler {
     private readonly desiredComplete: () => boolean,
     private readonly logger: Logger,
     private readonly now: () => number = Date.now,
+    /** Where the name-taken Warning goes. */
+    private readonly events?: Pick<EventRecorder, 'event'>,
   ) {}
 
   /** Makes the mirror for `key` right: the valid mirror pod if there is one, and when to come back if it must wait. */
@@ -47,6 +52,7 @@ export class MirrorPodReconciler {
     if (!this.cache.hasSynced) return {}; // the first list tells us what exists
     const sp = this.desired(key);
     if (!sp) this.recreateNotBefore.delete(key);
+    if (!sp) this.nameTakenBy.delete(key);
     let mirror = this.cache.get(key);
     if (mirror) {
       const orphan = !sp;
@@ -78,10 +84,26 @@ export class MirrorPodReconciler {
       if (!isAlreadyExists(e)) throw e;
       // Our cache was behind. Take what is there: valid, or deleted on the next pass.
       const existing = await this.client.get<Pod>(podPath(sp.pod.metadata.namespace, sp.pod.metadata.name));
+      // An API pod bound here holds the name: it runs beside the static pod (pod-config.ts), and the
+      // static pod has no mirror while it lasts, as with the kubelet, whose mirror create fails the
+      // same way. It is never taken for a mirror (nor deleted as one).
+      if (!isMirrorPod(existing)) throw this.nameTaken(key, sp, existing);
       this.cache.observe(existing);
       if (isMirrorOf(existing, sp) && !existing.metadata?.deletionTimestamp) return { mirror: existing };
       throw new ApiError(409, 'Conflict', `pod ${key} exists and is not the current mirror; replacing it`);
     }
+  }
+
+  /** Said once per holder: a warning naming both pods, and a Warning event on the API pod that holds the name. */
+  private nameTaken(key: string, sp: StaticPod, holder: Pod): ApiError {
+    const holderUid = holder.metadata?.uid ?? '';
+    const message = `pod ${key} is an API pod (uid ${holderUid}), not a mirror pod: the static pod from ${sp.file} (uid ${sp.uid}) runs beside it and gets no mirror pod while the name is taken`;
+    if (this.nameTakenBy.get(key) !== holderUid) {
+      this.nameTakenBy.set(key, holderUid);
+      this.logger.warn('Failed creating a mirror pod: an API pod has its name', { pod: key, staticPodUID: sp.uid, from: sp.file, apiPodUID: holderUid });
+      this.events?.event({ kind: 'Pod', namespace: sp.pod.metadata.namespace, name: sp.pod.metadata.name, uid: holderUid }, 'Warning', 'FailedCreate', `Mirror pod of static pod ${sp.file} (uid ${sp.uid}) not created: this API pod has its name; both run on node ${this.nodeName}`);
+    }
+    return new ApiError(409, 'AlreadyExists', message);
   }
 
   private async deleteMirror(key: string, mirror: Pod, why: string): Promise<void> {

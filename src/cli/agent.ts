@@ -17,6 +17,7 @@ import type { PodWorkerObserver } from '../podworkers/observer.js';
 import { PodWorkers } from '../podworkers/pod-workers.js';
 import { ProberManager } from '../prober/prober-manager.js';
 import { ContainerLogManager } from '../node/container-log-manager.js';
+import { volumeManagerFor } from '../node/volumes.js';
 import { connectRuntime, preparePodStartCodecs } from '../cri/cri-client.js';
 import { ContainerState } from '../cri/cri-types.js';
 import { CriPodRuntime } from '../kuberuntime/pod-operations.js';
@@ -114,7 +115,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     { cgroupDriver: opts.cgroupDriver === 'systemd' ? 'systemd' : 'cgroupfs', cgroupsPerQOS: opts.cgroupsPerQOS, cgroupRoot: opts.cgroupRoot, podPidsLimit: opts.podPidsLimit },
     runtime,
     logger.with({ component: 'cm' }),
-    { desiredPods: () => podConfig.all().map((p) => p.pod) },
+    { desiredPods: () => podConfig.all().flatMap((p) => (p.refusal ? [] : [p.pod])) },
   );
 
   // The one cache of runtime state: the PLEG keeps it current; workers and status read it.
@@ -160,6 +161,13 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
   podObjects?.onChange((uids) => {
     for (const uid of uids) workers.wake(uid);
   });
+  // An API pod's new labels or annotations (same UID) reach its downwardAPI files at once.
+  if (podObjects) {
+    const volumes = volumeManagerFor(podObjects, logger);
+    podConfig.subscribe((u) => {
+      if (u.op === 'UPDATE' && u.previous.uid === u.pod.uid) volumes.podUpdated(u.pod.pod);
+    });
+  }
   const status = new StatusManager({
     runtimePod: (uid) => cache.get(uid).pod,
     pods: () => workers.snapshot(),

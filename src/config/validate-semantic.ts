@@ -1,7 +1,11 @@
 // The API server's pod-create rules that matter for a static pod, plus the static-pod restrictions.
 // Every problem is collected (not just the first) so one edit can fix them all; each names its field,
-// in the API server's words (validate/field-errors.ts, validate/api-formats.ts).
+// in the API server's words (validate/field-errors.ts, validate/api-formats.ts). An API pod is run
+// through the same rules before anything in it names a path or an object on the node, without the
+// static-pod restrictions: the API server took it, so only a server that lies (or a rule of ours
+// stricter than its) makes one fail.
 import type { Container, Pod, PodSpec } from 'kubernetes-types/core/v1';
+import type { ObjectMeta } from 'kubernetes-types/meta/v1';
 import type { PathPart } from './field-path';
 import { staticPodReferenceErrors } from './static-pod-references';
 import { VOLUME_SOURCES } from '../k8s/defaults.js';
@@ -100,7 +104,10 @@ function validateHostPorts(refs: readonly ContainerRef[], out: string[]): void {
   }
 }
 
-function validateVolumes(spec: PodSpec, out: string[]): Set<string> {
+/** Whose rules: a static pod's (the API server's plus the static-pod restrictions), or an API pod's (the API server's alone). */
+export type PodKind = 'static' | 'api';
+
+function validateVolumes(spec: PodSpec, kind: PodKind, out: string[]): Set<string> {
   const names = new Set<string>();
   (spec.volumes ?? []).forEach((v, i) => {
     const vp: PathPart[] = ['spec', 'volumes', i];
@@ -117,8 +124,9 @@ function validateVolumes(spec: PodSpec, out: string[]): Set<string> {
       if (!p) out.push(required([...hp, 'path']));
       else {
         // The API server accepts a relative path (resolved against the runtime's working
-        // directory on the node); bootlet refuses it, with the API server's words for nfs.path.
-        if (!p.startsWith('/')) out.push(invalid([...hp, 'path'], p, 'must be an absolute path'));
+        // directory on the node); bootlet refuses it in a manifest, with the API server's words for
+        // nfs.path. An API pod's fails to mount instead (volumes.ts): the server took it.
+        if (kind === 'static' && !p.startsWith('/')) out.push(invalid([...hp, 'path'], p, 'must be an absolute path'));
         noBacksteps([...hp, 'path'], p, out);
         const t = v.hostPath.type;
         if (t !== undefined && t !== null && !(HOST_PATH_TYPES as readonly string[]).includes(t)) out.push(unsupported([...hp, 'type'], t, HOST_PATH_TYPES));
@@ -132,19 +140,29 @@ function validateVolumes(spec: PodSpec, out: string[]): Set<string> {
 }
 
 /**
- * All problems with a scheme-defaulted pod, as one-line messages with field paths.
- * `podName` is the name after the node suffix: that is the name that must be a valid subdomain.
+ * The pod's name, namespace and pinned UID: what names its directories, its runtime objects and
+ * its API paths. `podName` as for validateSemantic.
  */
-export function validateSemantic(pod: Pod, podName: string | undefined): string[] {
+export function validatePodIdentity(meta: ObjectMeta, podName: string | undefined): string[] {
   const out: string[] = [];
-  const meta = pod.metadata ?? {};
   if (!meta.name) out.push(required(['metadata', 'name'], 'name is needed for the pod'));
   else if (podName !== undefined) for (const m of isDNS1123Subdomain(podName)) out.push(invalid(['metadata', 'name'], podName, m));
-  // A pinned UID names directories (pod dir, log dir) and runtime objects: it must be path-safe.
+  // A pinned UID (an API pod's is the server's) names directories (pod dir, log dir) and runtime objects: it must be path-safe.
   if (meta.uid !== undefined && !/^[0-9A-Za-z-]{1,36}$/.test(meta.uid)) {
     out.push(invalid(['metadata', 'uid'], meta.uid, 'a pinned uid must be 1 to 36 characters of letters, digits and "-" (a UUID or 32 hex digits)'));
   }
   if (meta.namespace) dnsLabel(['metadata', 'namespace'], meta.namespace, out);
+  return out;
+}
+
+/**
+ * All problems with a scheme-defaulted pod, as one-line messages with field paths.
+ * `podName` is the name after the node suffix (a static pod's; an API pod's own): that is the name
+ * that must be a valid subdomain.
+ */
+export function validateSemantic(pod: Pod, podName: string | undefined, kind: PodKind = 'static'): string[] {
+  const meta = pod.metadata ?? {};
+  const out = validatePodIdentity(meta, podName);
   out.push(...validateLabels(meta.labels, ['metadata', 'labels']), ...validateAnnotations(meta.annotations, ['metadata', 'annotations']));
   const spec = pod.spec;
   if (!spec) return [...out, required(['spec'])];
@@ -154,17 +172,19 @@ export function validateSemantic(pod: Pod, podName: string | undefined): string[
   if (!(RESTART_POLICIES as readonly string[]).includes(spec.restartPolicy ?? '')) {
     out.push(unsupported(['spec', 'restartPolicy'], spec.restartPolicy, RESTART_POLICIES));
   }
-  if (spec.ephemeralContainers && spec.ephemeralContainers.length > 0) {
+  if (kind === 'static' && spec.ephemeralContainers && spec.ephemeralContainers.length > 0) {
     out.push(forbidden(['spec', 'ephemeralContainers'], 'ephemeral containers are not allowed in static pods'));
   }
-  const volumeNames = validateVolumes(spec, out);
+  const volumeNames = validateVolumes(spec, kind, out);
   if (!spec.containers || spec.containers.length === 0) out.push(required(['spec', 'containers']));
   const refs: ContainerRef[] = [
     ...(spec.initContainers ?? []).map((c, i) => ({ c, path: ['spec', 'initContainers', i], init: true })),
     ...(spec.containers ?? []).map((c, i) => ({ c, path: ['spec', 'containers', i], init: false })),
   ];
+  // An API pod's ephemeral containers name log directories and runtime containers too (and are unique among all).
+  const ephemeral: ContainerRef[] = kind === 'api' ? (spec.ephemeralContainers ?? []).map((c, i) => ({ c: c as Container, path: ['spec', 'ephemeralContainers', i], init: false })) : [];
   const containerNames = new Set<string>();
-  for (const ref of refs) {
+  for (const ref of [...refs, ...ephemeral]) {
     validateContainer(ref, volumeNames, out);
     if (ref.c.name) {
       if (containerNames.has(ref.c.name)) out.push(duplicate([...ref.path, 'name'], ref.c.name));
@@ -172,6 +192,6 @@ export function validateSemantic(pod: Pod, podName: string | undefined): string[
     }
   }
   validateHostPorts(refs, out);
-  out.push(...staticPodReferenceErrors(spec));
+  if (kind === 'static') out.push(...staticPodReferenceErrors(spec));
   return out;
 }

@@ -3,7 +3,9 @@
 // pods a changed object (or renewed token) concerns, and their volumes are rewritten in place by
 // the atomic writer, so a container reading the mount sees the new files at once (the kubelet
 // waits for its next sync, up to a minute and more). A failed rewrite is logged once per pod and
-// volume, retried with back-off, and never thrown out of here.
+// volume, retried with back-off, and never thrown out of here. A pod whose labels or annotations
+// change (an API pod keeps its UID) has the volumes that project them rewritten the same way, as the
+// kubelet's volume manager remounts a pod's downwardAPI volumes on its update.
 import type { Volume } from 'kubernetes-types/core/v1';
 import { availableParallelism, totalmem } from 'node:os';
 import type { NodeAllocatable } from '../k8s/downward-api.js';
@@ -81,6 +83,19 @@ export class VolumeManager {
     return dir;
   }
 
+  /**
+   * The desired set has a new version of a pod under the same UID. Its set-up volumes are written
+   * from it from now on; those that project its labels or annotations are rewritten now if they changed.
+   */
+  podUpdated(pod: ObjectVolumePod): void {
+    const managed = this.pods.get(pod.metadata.uid);
+    if (!managed || managed.pod === pod) return;
+    const before = managed.pod.metadata;
+    managed.pod = pod;
+    if (sameMap(before.labels, pod.metadata.labels) && sameMap(before.annotations, pod.metadata.annotations)) return;
+    for (const [name, entry] of managed.volumes) if (projectsPodMetadata(entry.volume)) this.rewrites.wake(`${pod.metadata.uid}/${name}`);
+  }
+
   /** The pod is gone (its directory removed): no more rewrites, and PodObjects may stop watching for it. */
   forgetPod(uid: string): void {
     const managed = this.pods.get(uid);
@@ -129,6 +144,17 @@ export class VolumeManager {
       entry.retry.unref();
     }
   }
+}
+
+/** A downwardAPI volume, or a projected one with a downwardAPI source: its files follow the pod's metadata. */
+function projectsPodMetadata(v: Volume): boolean {
+  return v.downwardAPI !== undefined || (v.projected?.sources ?? []).some((s) => s.downwardAPI !== undefined);
+}
+
+function sameMap(a: Readonly<Record<string, string>> | undefined, b: Readonly<Record<string, string>> | undefined): boolean {
+  const ka = Object.keys(a ?? {});
+  if (ka.length !== Object.keys(b ?? {}).length) return false;
+  return ka.every((k) => b?.[k] === a?.[k] && Object.hasOwn(b ?? {}, k));
 }
 
 const managers = new WeakMap<PodObjects, VolumeManager>();

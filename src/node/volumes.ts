@@ -8,13 +8,13 @@ import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { MountPropagation, type Mount } from '../cri/cri-types.js';
 import { hostNetworkHostsFile, podNetworkHostsFile } from '../kuberuntime/etc-hosts.js';
-import { parseQuantity } from '../k8s/quantity.js';
 import { nullLogger, type Logger } from '../log/logger.js';
 import { checkHostPathType } from './host-path.js';
 import type { LabelledPod } from '../kuberuntime/labels.js';
 import { objectVolumeKind, writeObjectVolume } from './object-volumes.js';
 import type { PodObjects } from './pod-objects.js';
 import { ensureTmpfs } from './tmpfs-volumes.js';
+import { memoryBackedEmptyDirBytes } from './empty-dir-size.js';
 import { defaultNodeAllocatable, volumeManagerFor } from './volume-manager.js';
 import { podContainerDir, podDir, podEtcHostsPath, podVolumeDir } from './pod-dirs.js';
 import { bindSubPath } from './subpath-mounts.js';
@@ -84,8 +84,8 @@ async function volumeHostPath(pod: LabelledPod, v: Volume, opts: PrepareVolumesO
     // mkdir's mode is cut by the umask.
     await chmod(dir, 0o777);
     if (medium === 'Memory') {
-      // The kubelet's medium: Memory; sizeLimit becomes the tmpfs size. Unmounted by removePodDirs.
-      const size = sizeLimitBytes(v);
+      // The kubelet's medium: Memory, sized as it sizes it (empty-dir-size.ts). Unmounted by removePodDirs.
+      const size = memoryBackedEmptyDirBytes(pod, v, defaultNodeAllocatable().memoryBytes);
       await ensureTmpfs(dir, size).catch((err: unknown) => {
         throw err instanceof VolumeError ? err : new VolumeError(`MountVolume.SetUp failed for volume ${JSON.stringify(v.name)} : ${errorMessage(err)}`, { cause: err });
       });
@@ -98,19 +98,6 @@ async function volumeHostPath(pod: LabelledPod, v: Volume, opts: PrepareVolumesO
   }
   const kind = Object.keys(v).find((k) => k !== 'name') ?? 'unknown';
   throw new VolumeError(`volume ${JSON.stringify(v.name)}: volume type ${kind} is not supported for static pods by bootlet`);
-}
-
-function sizeLimitBytes(v: Volume): number | undefined {
-  const q = v.emptyDir?.sizeLimit;
-  if (q === undefined) return undefined;
-  let bytes: number;
-  try {
-    bytes = parseQuantity(q).value();
-  } catch (err) {
-    throw new VolumeError(`volume ${JSON.stringify(v.name)}: invalid sizeLimit ${JSON.stringify(q)}: ${errorMessage(err)}`);
-  }
-  // A zero size would be tmpfs' "no limit"; the API refuses a non-positive sizeLimit anyway.
-  return bytes > 0 ? bytes : undefined;
 }
 
 /** The kubelet's checks and messages (makeMounts), then the safe bind of subpath-mounts.ts. */

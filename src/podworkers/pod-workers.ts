@@ -12,6 +12,7 @@ import type { DesiredPodLookup, ManifestClaim, PodUpdate, StaticPod } from '../c
 import type { Logger } from '../log/logger.js';
 import type { RuntimePod } from '../kuberuntime/runtime-pods.js';
 import { configSourceOf, identityProblem, isStaticRuntimePod } from '../kuberuntime/static-source.js';
+import { CONFIG_SOURCE } from '../k8s/annotations.js';
 import { CrashLoopBackOff } from './crashloop-backoff.js';
 import { ImagePullBackOff } from './image-pull-backoff.js';
 import type { PodRuntime } from '../kuberuntime/pod-runtime.js';
@@ -129,8 +130,13 @@ export class PodWorkers {
   private nodeShuttingDown = false;
   /** Pods stopped for the node's shutdown, and who waits for each to have stopped. */
   private readonly shutdownStops = new Map<string, { sp: StaticPod; waiters: (() => void)[]; removed?: boolean }>();
-  /** Workers by pod key: the same-key checks run for every step of every waiting pod. */
+  /**
+   * Workers by pod key, static and API pods apart (sameNameSlot): the same-key checks run for every
+   * step of every waiting pod.
+   */
   private readonly byKey = new Map<string, Set<PodWorker>>();
+  /** Each worker's entry in byKey, by UID. */
+  private readonly slotOfUid = new Map<string, string>();
   /** Pods holding a start slot: from leaving WaitingToStart to the end of their first sync step. */
   private readonly starting = new Set<string>();
   /** Pods waiting for a start slot, in the order they asked. */
@@ -363,7 +369,7 @@ export class PodWorkers {
 
   private stopOrphan(uid: string, rt: RuntimePod, message: string): void {
     this.opts.logger.info(message, { pod: `${rt.namespace}/${rt.name}`, podUID: uid });
-    const w = this.create(uid, rt.namespace, rt.name, undefined);
+    const w = this.create(uid, rt.namespace, rt.name, undefined, configSourceOf(rt));
     w.ctx.orphan = rt;
     w.requestTermination();
   }
@@ -377,8 +383,9 @@ export class PodWorkers {
     this.workers.get(uid)?.requestTermination();
   }
 
-  private create(uid: string, namespace: string, name: string, given: StaticPod['pod'] | undefined): PodWorker {
+  private create(uid: string, namespace: string, name: string, given: StaticPod['pod'] | undefined, source = given?.metadata.annotations[CONFIG_SOURCE]): PodWorker {
     const key = `${namespace}/${name}`;
+    const slot = sameNameSlot(key, source);
     if (given) this.lastGiven.set(uid, given);
     else this.lastGiven.delete(uid);
     const lookup = this.opts.desired;
@@ -422,7 +429,7 @@ export class PodWorkers {
         networkNotReady: () => this.opts.network?.networkNotReady(),
         logger: this.opts.logger,
         syncFrequencyMs: this.opts.syncFrequencyMs,
-        mayStart: () => this.mayStart(uid, key),
+        mayStart: () => this.mayStart(uid, slot),
         neverInRuntime: () => this.adopted && !this.foundAtStart.has(uid),
         now: this.now,
       },
@@ -434,8 +441,9 @@ export class PodWorkers {
       },
     );
     this.workers.set(uid, w);
-    let same = this.byKey.get(key);
-    if (!same) this.byKey.set(key, (same = new Set()));
+    this.slotOfUid.set(uid, slot);
+    let same = this.byKey.get(slot);
+    if (!same) this.byKey.set(slot, (same = new Set()));
     same.add(w);
     return w;
   }
@@ -482,9 +490,11 @@ export class PodWorkers {
     this.releaseShutdownWaiters(w.ctx.uid);
     this.startQueue.delete(w.ctx.uid);
     this.startDone(w.ctx.uid);
-    const same = this.byKey.get(w.ctx.key);
+    const slot = this.slotOfUid.get(w.ctx.uid) ?? w.ctx.key;
+    const same = this.byKey.get(slot);
     same?.delete(w);
-    if (same?.size === 0) this.byKey.delete(w.ctx.key);
+    if (same?.size === 0) this.byKey.delete(slot);
+    this.slotOfUid.delete(w.ctx.uid);
     const again = this.restarts.get(w.ctx.uid);
     if (again) {
       this.restarts.delete(w.ctx.uid);
@@ -496,6 +506,15 @@ export class PodWorkers {
   }
 
   private wakeSameKey(w: PodWorker): void {
-    for (const other of this.byKey.get(w.ctx.key) ?? []) if (other !== w) other.wake();
+    for (const other of this.byKey.get(this.slotOfUid.get(w.ctx.uid) ?? w.ctx.key) ?? []) if (other !== w) other.wake();
   }
+}
+
+/**
+ * The same-name rule (a pod waits to start until the pod it replaces under its name has stopped) is
+ * the kubelet's for static pods, which replace each other under one name. An API pod is another pod
+ * even under a static pod's name (the kubelet keys pods by UID): they live side by side.
+ */
+function sameNameSlot(key: string, source: string | undefined): string {
+  return source === 'api' ? `api:${key}` : key;
 }

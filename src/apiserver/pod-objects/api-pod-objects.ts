@@ -7,7 +7,7 @@ import type { Logger } from '../../log/logger.js';
 import type { PodObjects, PodRef, ServiceAccountToken, TokenRequestFor } from '../../node/pod-objects.js';
 import type { PodObjectsClient, PodObjectsGate } from './client.js';
 import { WatchBasedObjectManager } from './object-manager.js';
-import { podConfigMapNames, podSecretNames } from './references.js';
+import { podConfigMapNames, podConfigMapVolumeNames, podSecretNames, podSecretVolumeNames } from './references.js';
 import { ServiceLister } from './service-lister.js';
 import { ServiceAccountTokenManager } from './token-manager.js';
 
@@ -23,6 +23,9 @@ export interface ApiPodObjectsOptions {
   readonly watchSeconds?: () => number;
   /** The token jitter's random source. */
   readonly random?: () => number;
+  /** A ConfigMap or Secret watch no one read through for this long stops (object-manager.ts). */
+  readonly maxIdleMs?: number;
+  readonly now?: () => number;
 }
 
 export class ApiPodObjects implements PodObjects {
@@ -39,8 +42,9 @@ export class ApiPodObjects implements PodObjects {
     const syncTimeoutMs = opts.syncTimeoutMs ?? POD_OBJECT_SYNC_TIMEOUT_MS;
     const onChange = (uids: readonly string[]): void => this.tell(uids);
     const common = { client: opts.client, gate: opts.gate, logger, syncTimeoutMs, watchSeconds: opts.watchSeconds, onChange };
-    this.configMaps = new WatchBasedObjectManager<ConfigMap>({ ...common, resource: 'configmaps', referencedNames: (p) => podConfigMapNames(p.spec) });
-    this.secrets = new WatchBasedObjectManager<Secret>({ ...common, resource: 'secrets', referencedNames: (p) => podSecretNames(p.spec) });
+    const idle = { maxIdleMs: opts.maxIdleMs, now: opts.now };
+    this.configMaps = new WatchBasedObjectManager<ConfigMap>({ ...common, ...idle, resource: 'configmaps', referencedNames: (p) => podConfigMapNames(p.spec), volumeNames: (p) => podConfigMapVolumeNames(p.spec) });
+    this.secrets = new WatchBasedObjectManager<Secret>({ ...common, ...idle, resource: 'secrets', referencedNames: (p) => podSecretNames(p.spec), volumeNames: (p) => podSecretVolumeNames(p.spec) });
     this.services = new ServiceLister(common);
     this.tokens = new ServiceAccountTokenManager({ client: opts.client, gate: opts.gate, logger, onChange, random: opts.random, registered: (uid) => this.pods.has(uid) });
     // One listener for every watch and renewal: the gate's listeners are never removed.

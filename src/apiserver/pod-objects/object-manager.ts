@@ -5,6 +5,11 @@
 // object's first LIST, bounded; a change is told with the UIDs of the pods that refer to it. An
 // object marked `immutable` is watched no longer once seen (the kubelet does the same): it cannot
 // change, only be deleted and made again, which a pod sees when it is registered again.
+// A watch of an object no one has read for `maxIdleMs` (5 × syncFrequency in the kubelet, at least a
+// minute) stops too, checked every minute, and the next read lists it anew: in the kubelet that
+// frees the watches of objects only env refers to (read at a container's start), because its
+// volume manager reads the volume ones at every sync. Here volumes are rewritten on a change rather
+// than re-read, so an object a registered pod mounts keeps its watch whatever its reads.
 import type { Logger } from '../../log/logger.js';
 import { describeError } from '../api-error.js';
 import { PodObjectUnavailableError, type PodRef } from '../../node/pod-objects.js';
@@ -25,24 +30,45 @@ export interface ObjectManagerOptions {
   /** An object changed: the registered pods that refer to it. */
   readonly onChange: (podUids: readonly string[]) => void;
   readonly watchSeconds?: () => number;
+  /** The names of this resource a pod mounts as a volume (kept watched however long no one reads them). */
+  readonly volumeNames?: (pod: PodRef) => Set<string>;
+  /** A watch no one read through for this long stops (the kubelet's maxIdleTime); default 5 min, at least 1 min. */
+  readonly maxIdleMs?: number;
+  readonly now?: () => number;
 }
 
+/** The kubelet's resyncInterval × 5 with its default syncFrequency of 1 min. */
+export const DEFAULT_MAX_IDLE_MS = 5 * 60_000;
+/** The kubelet's minIdleTime, and how often it looks for idle watches. */
+const MIN_IDLE_MS = 60_000;
+const IDLE_CHECK_MS = 60_000;
+
 interface Watched<T extends ApiObject> {
-  readonly reflector: Reflector<T>;
+  /** Replaced by a new one when a read comes after an idle stop. */
+  reflector: Reflector<T>;
   refs: number;
+  /** Last read (the kubelet's lastAccessTime), or start. */
+  lastAccessMs: number;
+  /** Stopped for idleness: the next read starts a new reflector. */
+  idle: boolean;
   /** A read gave up before the first LIST: tell the pods once it is in, so they need not wait out their back-off. */
   readFailed: boolean;
 }
 
 export class WatchBasedObjectManager<T extends ApiObject & { immutable?: boolean }> {
   private readonly objects = new Map<string, Watched<T>>();
-  /** Each registered pod: the object keys it refers to. */
-  private readonly pods = new Map<string, ReadonlySet<string>>();
+  /** Each registered pod: the object keys it refers to, and those of them it mounts. */
+  private readonly pods = new Map<string, { readonly keys: ReadonlySet<string>; readonly mounted: ReadonlySet<string> }>();
   private registrationWaiters: (() => void)[] = [];
   private readonly kind: string;
+  private readonly now: () => number;
+  private readonly maxIdleMs: number;
+  private idleCheck: NodeJS.Timeout | undefined;
 
   constructor(private readonly opts: ObjectManagerOptions) {
     this.kind = opts.resource === 'configmaps' ? 'ConfigMap' : 'Secret';
+    this.now = opts.now ?? Date.now;
+    this.maxIdleMs = Math.max(MIN_IDLE_MS, opts.maxIdleMs ?? DEFAULT_MAX_IDLE_MS);
   }
 
   /** The number of objects watched now (one LIST+WATCH each). */
@@ -55,19 +81,22 @@ export class WatchBasedObjectManager<T extends ApiObject & { immutable?: boolean
   registerPod(pod: PodRef): void {
     const ns = pod.metadata.namespace;
     const keys = new Set([...this.opts.referencedNames(pod)].map((name) => objectKey(ns, name)));
-    const before = this.pods.get(pod.metadata.uid) ?? new Set<string>();
+    const mounted = new Set([...(this.opts.volumeNames?.(pod) ?? [])].map((name) => objectKey(ns, name)));
+    const before = this.pods.get(pod.metadata.uid)?.keys ?? new Set<string>();
     // References added before the old ones go, so an object both name is never stopped and started.
     for (const key of keys) if (!before.has(key)) this.addReference(key);
-    this.pods.set(pod.metadata.uid, keys);
+    this.pods.set(pod.metadata.uid, { keys, mounted });
     for (const key of before) if (!keys.has(key)) this.deleteReference(key);
+    // A newly mounted object whose watch stopped for idleness is watched again: its volume follows changes.
+    for (const key of mounted) if (this.objects.get(key)?.idle) this.restartIdle(key);
     if (keys.size > 0) for (const w of this.registrationWaiters.splice(0)) w();
   }
 
   unregisterPod(uid: string): void {
-    const keys = this.pods.get(uid);
-    if (!keys) return;
+    const pod = this.pods.get(uid);
+    if (!pod) return;
     this.pods.delete(uid);
-    for (const key of keys) this.deleteReference(key);
+    for (const key of pod.keys) this.deleteReference(key);
   }
 
   /** Back after an outage: every watch goes again at once. */
@@ -76,6 +105,8 @@ export class WatchBasedObjectManager<T extends ApiObject & { immutable?: boolean
   }
 
   async stop(): Promise<void> {
+    clearInterval(this.idleCheck);
+    this.idleCheck = undefined;
     const all = [...this.objects.values()];
     this.objects.clear();
     for (const w of this.registrationWaiters.splice(0)) w();
@@ -97,6 +128,9 @@ export class WatchBasedObjectManager<T extends ApiObject & { immutable?: boolean
       w = this.objects.get(key);
     }
     if (!w) throw new PodObjectUnavailableError(`${this.kind} ${key}: no registered pod refers to it`);
+    // Recorded whether the read succeeds or not, so a watch is not stopped under a read that waits.
+    w.lastAccessMs = this.now();
+    if (w.idle) this.restartIdle(key);
     if (!w.reflector.synced) {
       // While the server is away a first LIST cannot come: say so now rather than after the timeout.
       const synced = this.opts.gate.usable && (await w.reflector.waitSynced(Math.max(0, deadline - Date.now())));
@@ -127,30 +161,66 @@ export class WatchBasedObjectManager<T extends ApiObject & { immutable?: boolean
       had.refs++;
       return;
     }
+    this.objects.set(key, { reflector: this.startReflector(key), refs: 1, readFailed: false, lastAccessMs: this.now(), idle: false });
+    this.opts.logger.v(4).info('Watching an object pods refer to', { object: `${this.kind} ${key}` });
+    this.idleCheck ??= setInterval(() => this.stopIdle(), IDLE_CHECK_MS);
+    this.idleCheck.unref();
+  }
+
+  /** `restarted`: after an idle stop, its first LIST is told as a change (the object may have changed meanwhile). */
+  private startReflector(key: string, restarted = false): Reflector<T> {
     const [namespace, name] = [key.slice(0, key.indexOf('/')), key.slice(key.indexOf('/') + 1)];
-    const what = `${this.kind} ${key}`;
     const reflector: Reflector<T> = new Reflector<T>({
       client: this.opts.client,
       gate: this.opts.gate,
       errors: API_LIST_WATCH_ERRORS,
       path: `/api/v1/namespaces/${encodeURIComponent(namespace)}/${this.opts.resource}`,
       fieldSelector: `metadata.name=${name}`,
-      what,
+      what: `${this.kind} ${key}`,
       logger: this.opts.logger,
       watchSeconds: this.opts.watchSeconds,
-      onChange: () => this.changed(key),
+      onChange: () => {
+        if (this.objects.get(key)?.reflector === reflector) this.changed(key);
+      },
       onSynced: () => {
         const w = this.objects.get(key);
+        if (w?.reflector !== reflector) return;
         this.stopIfImmutable(key);
-        if (w?.readFailed) {
+        if (w.readFailed || restarted) {
           w.readFailed = false;
           this.changed(key);
         }
       },
     });
-    this.objects.set(key, { reflector, refs: 1, readFailed: false });
-    this.opts.logger.v(4).info('Watching an object pods refer to', { object: what });
     reflector.start();
+    return reflector;
+  }
+
+  /** The kubelet's startRecycleIdleWatch: synced, mutable watches no one read for maxIdleMs, and no registered pod mounts, stop. */
+  private stopIdle(): void {
+    const now = this.now();
+    const mounted = new Set<string>();
+    for (const p of this.pods.values()) for (const key of p.mounted) mounted.add(key);
+    for (const [key, w] of this.objects) {
+      if (w.idle || !w.reflector.running || !w.reflector.synced || mounted.has(key) || now - w.lastAccessMs <= this.maxIdleMs) continue;
+      w.idle = true;
+      this.opts.logger.v(4).info('Not read for a long time; watch stopped', { object: `${this.kind} ${key}`, maxIdleTime: `${this.maxIdleMs / 1000}s` });
+      void w.reflector.stop();
+    }
+    if (this.objects.size === 0) {
+      clearInterval(this.idleCheck);
+      this.idleCheck = undefined;
+    }
+  }
+
+  /** A read (or a mount) after an idle stop: a new LIST+WATCH, whose first LIST the read waits for. */
+  private restartIdle(key: string): void {
+    const w = this.objects.get(key);
+    if (!w?.idle) return;
+    w.idle = false;
+    w.lastAccessMs = this.now();
+    this.opts.logger.v(4).info('Watching an object pods refer to again', { object: `${this.kind} ${key}` });
+    w.reflector = this.startReflector(key, true);
   }
 
   private deleteReference(key: string): void {
@@ -165,7 +235,7 @@ export class WatchBasedObjectManager<T extends ApiObject & { immutable?: boolean
   private changed(key: string): void {
     this.stopIfImmutable(key);
     const uids: string[] = [];
-    for (const [uid, keys] of this.pods) if (keys.has(key)) uids.push(uid);
+    for (const [uid, p] of this.pods) if (p.keys.has(key)) uids.push(uid);
     if (uids.length > 0) this.opts.onChange(uids);
   }
 

@@ -2,12 +2,15 @@
 // manager registers each pod it takes (HandlePodAdditions/Updates: RegisterPod) and unregisters
 // each it lets go of (HandlePodRemoves: UnregisterPod). A pod taken again under the same UID with
 // another spec is registered again (its references replaced); one replaced under its name by
-// another UID is unregistered, its successor registered. Static pods refer to no API object.
+// another UID is unregistered, its successor registered. Static pods refer to no API object. A pod
+// refused before admission (its spec fails validation) is never registered: its names are not used.
 import type { PodObjects } from '../../node/pod-objects.js';
 import type { ApiPodView } from '../api-pod-status.js';
 
 export function registerApiPods(view: ApiPodView, objects: Pick<PodObjects, 'registerPod' | 'unregisterPod'>): void {
-  view.onDesired?.((sp) => objects.registerPod(sp.pod));
+  view.onDesired?.((sp) => {
+    if (!sp.refusal) objects.registerPod(sp.pod);
+  });
   view.onRemoved((sp) => objects.unregisterPod(sp.uid));
-  for (const sp of view.apiPods()) objects.registerPod(sp.pod);
+  for (const sp of view.apiPods()) if (!sp.refusal) objects.registerPod(sp.pod);
 }

@@ -1,11 +1,17 @@
 // An API pod bound to this node as the desired set takes it: the object as the API server stored it
 // (decoded, defaulted and validated there), its UID kept, `kubernetes.io/config.source: api`. Mirror
-// pods are the API's picture of static pods, never API pods; a pod with a volume kind bootlet does
-// not mount (persistentVolumeClaim, the cloud and network kinds) is refused with the reason, not
-// started half-way.
+// pods are the API's picture of static pods, never API pods. Before anything in it names a path or
+// an object on the node it goes through the rules a static pod does (validate-semantic.ts, without
+// the static-pod restrictions): a pod whose name, namespace or UID fails them is refused outright
+// (only told: there is nothing safe to report it under), and so is one that needs a volume kind
+// bootlet does not mount (persistentVolumeClaim, the cloud and network kinds: told as FailedMount,
+// it may run once a later bootlet mounts it); one whose spec fails them is desired with its refusal,
+// so admission reports it Failed with a Warning event, and it never starts half-way.
 import type { Pod } from 'kubernetes-types/core/v1';
+import { applySchemeDefaults } from '../../k8s/defaults.js';
 import { CONFIG_SEEN, CONFIG_SOURCE, canonicalJson, formatRfc3339Nano } from '../identity';
 import type { StaticPod } from '../types';
+import { validatePodIdentity, validateSemantic } from '../validate-semantic';
 
 /** kubetypes.ConfigMirrorAnnotationKey. */
 export const MIRROR_ANNOTATION = 'kubernetes.io/config.mirror';
@@ -23,25 +29,41 @@ export function isMirrorPod(p: Pod): boolean {
 /** `reason`: the event reason a refusal is told with. */
 export type ApiPodResult = { readonly pod: StaticPod } | { readonly refused: string; readonly reason: 'FailedMount' | 'FailedValidation' };
 
-/** The API pod as a desired pod, or why it cannot run here. */
+/** A volume kind or projected source the node does not mount, in the API server's words. */
+function unsupportedVolume(p: Pod): string | undefined {
+  for (const [i, v] of (p.spec?.volumes ?? []).entries()) {
+    const kinds = Object.keys(v).filter((k) => k !== 'name');
+    const unsupported = kinds.find((k) => !SUPPORTED_VOLUMES.has(k));
+    if (unsupported) return `spec.volumes[${i}].${unsupported}: Unsupported value: volume "${v.name}": ${SUPPORTED_TEXT}`;
+    for (const [j, src] of (v.projected?.sources ?? []).entries()) {
+      const kind = Object.keys(src).find((k) => !SUPPORTED_PROJECTIONS.has(k));
+      if (kind) return `spec.volumes[${i}].projected.sources[${j}].${kind}: Unsupported value: volume "${v.name}": bootlet projects only configMap, secret, downwardAPI and serviceAccountToken sources`;
+    }
+  }
+  return undefined;
+}
+
+/** Why the pod's spec cannot be used on the node, if it cannot. */
+function refusalOf(p: Pod): StaticPod['refusal'] {
+  // The server stored it defaulted; defaults again change nothing there, and fill in what a client that wrote it by hand left out.
+  const problems = validateSemantic(applySchemeDefaults(p), p.metadata?.name, 'api');
+  return problems.length > 0 ? { reason: 'FailedValidation', message: problems.join('; ') } : undefined;
+}
+
+/** The API pod as a desired pod (maybe with its refusal), or why it cannot even be that. */
 export function toDesiredPod(p: Pod, nodeName: string, seen: Date): ApiPodResult {
   const meta = p.metadata ?? {};
   const { name, namespace, uid } = meta;
   if (!name || !namespace || !uid) return { refused: 'metadata.name, metadata.namespace and metadata.uid: Required value', reason: 'FailedValidation' };
+  const identity = validatePodIdentity(meta, name);
+  if (identity.length > 0) return { refused: identity.join('; '), reason: 'FailedValidation' };
   if (p.spec?.nodeName !== nodeName) return { refused: `spec.nodeName: Invalid value: "${p.spec?.nodeName ?? ''}": not this node`, reason: 'FailedValidation' };
-  if (!p.spec.containers?.length) return { refused: 'spec.containers: Required value', reason: 'FailedValidation' };
-  for (const [i, v] of (p.spec.volumes ?? []).entries()) {
-    const kinds = Object.keys(v).filter((k) => k !== 'name');
-    const unsupported = kinds.find((k) => !SUPPORTED_VOLUMES.has(k));
-    if (unsupported) return { refused: `spec.volumes[${i}].${unsupported}: Unsupported value: volume "${v.name}": ${SUPPORTED_TEXT}`, reason: 'FailedMount' };
-    for (const [j, src] of (v.projected?.sources ?? []).entries()) {
-      const kind = Object.keys(src).find((k) => !SUPPORTED_PROJECTIONS.has(k));
-      if (kind) return { refused: `spec.volumes[${i}].projected.sources[${j}].${kind}: Unsupported value: volume "${v.name}": bootlet projects only configMap, secret, downwardAPI and serviceAccountToken sources`, reason: 'FailedMount' };
-    }
-  }
+  const volume = unsupportedVolume(p);
+  if (volume !== undefined) return { refused: volume, reason: 'FailedMount' };
+  const refusal = refusalOf(p);
   const annotations: Record<string, string> = { ...(meta.annotations ?? {}), [CONFIG_SOURCE]: 'api', [CONFIG_SEEN]: formatRfc3339Nano(seen) };
   const pod: StaticPod['pod'] = { ...p, metadata: { ...meta, name, namespace, uid, annotations } };
-  return { pod: { pod, uid, key: `${namespace}/${name}`, file: `api:/api/v1/namespaces/${namespace}/pods/${name}`, uidPinned: true } };
+  return { pod: { pod, uid, key: `${namespace}/${name}`, file: `api:/api/v1/namespaces/${namespace}/pods/${name}`, uidPinned: true, ...(refusal ? { refusal } : {}) } };
 }
 
 /** What a worker acts on: the pod without its status and the server's bookkeeping (a status patch of ours is no change). */

@@ -5,7 +5,8 @@ import type { SourceName } from './sources';
 
 /** What the hold-back needs to know of a runtime pod. */
 export interface HeldPodRef {
-  readonly key: string;
+  /** The pod's slot in the desired set (sources.ts desiredSlot): its key, apart for API pods. */
+  readonly slot: string;
   readonly source: SourceName;
 }
 
@@ -28,11 +29,11 @@ export class HoldBack {
     return n;
   }
 
-  /** A pod of `key` with `uid` is desired now: a held pod of that UID is adopted, any other of that key released. */
-  desired(key: string, uid: string): void {
+  /** A pod of `slot` with `uid` is desired now: a held pod of that UID is adopted, any other of that slot released. */
+  desired(slot: string, uid: string): void {
     this.settle((held, heldUid) => {
       if (heldUid === uid) return 'adopt';
-      return held.key === key ? 'release' : 'keep';
+      return held.slot === slot ? 'release' : 'keep';
     });
   }
 

@@ -3,13 +3,16 @@
 // merges them with the clash rules (merge.ts), tells its subscribers (the pod workers) each change
 // in order, and answers lookups by UID and by key (workers, cgroups, the API side: none keeps a
 // copy of its own). Runtime pods of a source that has not answered are held back here
-// (hold-back.ts), so that an absent source never stops what it made.
+// (hold-back.ts), so that an absent source never stops what it made. A static pod and an API pod of
+// one namespace/name are two desired pods (sources.ts desiredSlot), as in the kubelet, which keys
+// pods by UID: both run, the API pod keeps the name in the API (the static pod gets no mirror pod),
+// and the log says so, naming both.
 import { CONFIG_SOURCE } from '../../k8s/annotations';
 import type { Logger } from '../../log/logger';
 import type { ConfigSourceEvents, PodUpdate, StaticPod, StaticPodView } from '../types';
 import { HoldBack, type HeldPodRef } from './hold-back';
 import { candidatesOf, chooseWinner, type DesiredEntry, type ShadowedPod } from './merge';
-import { isSourceName, SOURCE_LABEL, STATIC_SOURCES, type SourceName } from './sources';
+import { desiredSlot, isSourceName, SLOT_SOURCES, SOURCE_LABEL, STATIC_SOURCES, type SourceName } from './sources';
 
 const API_SOURCES: ReadonlySet<string> = new Set(['api']);
 
@@ -24,17 +27,19 @@ export interface PodConfigOptions {
 export class PodConfig implements StaticPodView {
   private readonly bySource = new Map<SourceName, Map<string, StaticPod>>();
   private readonly seen = new Set<SourceName>();
-  /** The desired set: the winner of each key. */
+  /** The desired set: the winner of each slot (a pod key; an API pod's apart). */
   private readonly desired = new Map<string, DesiredEntry>();
-  /** Index of `desired` by UID. */
-  private readonly keyOfUid = new Map<string, string>();
+  /** Index of `desired` by UID: the slot. */
+  private readonly slotOfUid = new Map<string, string>();
   private readonly subscribers: ((u: PodUpdate) => void)[] = [];
   private readonly changeListeners: (() => void)[] = [];
   private readonly seenListeners: ((s: SourceName) => void)[] = [];
-  /** The pods held back under each key that has a clash. */
+  /** The pods held back under each slot that has a clash. */
   private readonly shadowed = new Map<string, ShadowedPod[]>();
-  /** Clashes already logged, as `source:key:uid`. */
-  private readonly shadowedReported = new Set<string>();
+  /** Clashes already logged: per slot, `source|uid`. */
+  private readonly shadowedReported = new Map<string, Set<string>>();
+  /** Keys with both a static and an API pod desired, and the pair last logged (`staticUid|apiUid`). */
+  private readonly sharedNames = new Map<string, string>();
   private readonly held = new HoldBack();
   private adopted = false;
 
@@ -64,7 +69,7 @@ export class PodConfig implements StaticPodView {
     this.pods(source);
     if (this.seen.has(source)) return;
     this.seen.add(source);
-    this.held.answered(source, (uid) => this.keyOfUid.has(uid));
+    this.held.answered(source, (uid) => this.slotOfUid.has(uid));
     for (const l of [...this.seenListeners]) l(source);
     this.changed();
   }
@@ -113,18 +118,19 @@ export class PodConfig implements StaticPodView {
     return [...this.desired.values()].filter((e) => STATIC_SOURCES.has(e.source)).map((e) => e.pod);
   }
 
+  /** The desired pod of the key: the static one when a static pod and an API pod share it. */
   podByKey(key: string): StaticPod | undefined {
-    return this.desired.get(key)?.pod;
+    return (this.desired.get(key) ?? this.desired.get(desiredSlot(key, 'api')))?.pod;
   }
 
   podByUid(uid: string): StaticPod | undefined {
-    const key = this.keyOfUid.get(uid);
-    return key === undefined ? undefined : this.desired.get(key)?.pod;
+    const slot = this.slotOfUid.get(uid);
+    return slot === undefined ? undefined : this.desired.get(slot)?.pod;
   }
 
   sourceOfUid(uid: string): SourceName | undefined {
-    const key = this.keyOfUid.get(uid);
-    return key === undefined ? undefined : this.desired.get(key)?.source;
+    const slot = this.slotOfUid.get(uid);
+    return slot === undefined ? undefined : this.desired.get(slot)?.source;
   }
 
   /**
@@ -201,9 +207,9 @@ export class PodConfig implements StaticPodView {
     for (const [uid, p] of found) {
       const source = sourceOf(p);
       if (!isSourceName(source) || !this.bySource.has(source) || this.seen.has(source)) continue;
-      const key = `${p.namespace}/${p.name}`;
-      if (this.desired.has(key)) continue;
-      held.set(uid, { key, source });
+      const slot = desiredSlot(`${p.namespace}/${p.name}`, source);
+      if (this.desired.has(slot)) continue;
+      held.set(uid, { slot, source });
       heldPods.set(uid, p);
     }
     this.held.hold(held, (uids) => release(new Map(uids.map((u) => [u, heldPods.get(u)!]))));
@@ -221,59 +227,94 @@ export class PodConfig implements StaticPodView {
   }
 
   /**
-   * Brings the key's desired pod in line with the sources and tells what changed. A UID that a
-   * change frees is looked at again for the keys whose pods were held back for it.
+   * Brings the key's desired pods (its static one and its API one) in line with the sources and
+   * tells what changed. A UID that a change frees is looked at again for the slots whose pods were
+   * held back for it.
    */
   private settle(key: string): void {
     const queue = [key];
     const requeued = new Set<string>();
-    const updates: PodUpdate[] = [];
+    const updates: { u: PodUpdate; slot: string }[] = [];
+    const touched = new Set<string>();
     for (let k = queue.shift(); k !== undefined; k = queue.shift()) {
       const here = k;
-      const { winner, shadowed } = chooseWinner(candidatesOf(this.bySource, here), (uid) => {
-        const owner = this.keyOfUid.get(uid);
-        return owner === undefined || owner === here ? undefined : this.desired.get(owner);
-      });
-      this.reportShadowed(here, shadowed);
-      const prev = this.desired.get(here);
-      if (prev?.pod === winner?.pod) continue;
-      if (prev) this.keyOfUid.delete(prev.pod.uid);
-      if (winner) {
-        this.desired.set(here, winner);
-        this.keyOfUid.set(winner.pod.uid, here);
-      } else this.desired.delete(here);
-      if (!winner) updates.push({ op: 'REMOVE', pod: prev!.pod });
-      else if (!prev) updates.push({ op: 'ADD', pod: winner.pod });
-      else updates.push({ op: 'UPDATE', pod: winner.pod, previous: prev.pod });
-      const freed = prev && prev.pod.uid !== winner?.pod.uid ? prev.pod.uid : undefined;
-      if (freed === undefined) continue;
-      for (const [other, held] of this.shadowed) {
-        if (other === here || requeued.has(other) || !held.some((h) => h.why === 'uid' && h.pod.uid === freed)) continue;
-        requeued.add(other);
-        queue.push(other);
+      touched.add(here);
+      const candidates = candidatesOf(this.bySource, here);
+      for (const group of SLOT_SOURCES) {
+        const slot = desiredSlot(here, group[0]!);
+        const { winner, shadowed } = chooseWinner(
+          candidates.filter((c) => group.includes(c.source)),
+          (uid) => {
+            const owner = this.slotOfUid.get(uid);
+            return owner === undefined || owner === slot ? undefined : this.desired.get(owner);
+          },
+        );
+        this.reportShadowed(slot, here, shadowed);
+        const prev = this.desired.get(slot);
+        if (prev?.pod === winner?.pod) continue;
+        if (prev) this.slotOfUid.delete(prev.pod.uid);
+        if (winner) {
+          this.desired.set(slot, winner);
+          this.slotOfUid.set(winner.pod.uid, slot);
+        } else this.desired.delete(slot);
+        if (!winner) updates.push({ u: { op: 'REMOVE', pod: prev!.pod }, slot });
+        else if (!prev) updates.push({ u: { op: 'ADD', pod: winner.pod }, slot });
+        else updates.push({ u: { op: 'UPDATE', pod: winner.pod, previous: prev.pod }, slot });
+        const freed = prev && prev.pod.uid !== winner?.pod.uid ? prev.pod.uid : undefined;
+        if (freed === undefined) continue;
+        for (const [other, held] of this.shadowed) {
+          if (other === slot || requeued.has(other) || !held.some((h) => h.why === 'uid' && h.pod.uid === freed)) continue;
+          requeued.add(other);
+          queue.push(held[0]!.pod.key);
+        }
       }
     }
+    for (const k of touched) this.reportSharedName(k);
     if (updates.length === 0) return;
-    for (const u of updates) {
-      // A held pod of this name stops before its successor can start; the same UID is adopted.
-      if (u.op !== 'REMOVE') this.held.desired(u.pod.key, u.pod.uid);
+    for (const { u, slot } of updates) {
+      // A held pod of this slot stops before its successor can start; the same UID is adopted.
+      if (u.op !== 'REMOVE') this.held.desired(slot, u.pod.uid);
       for (const s of this.subscribers) s(u);
     }
     this.changed();
   }
 
-  /** Logs each clash once; one that is over is logged again if it comes back. */
-  private reportShadowed(key: string, shadowed: readonly ShadowedPod[]): void {
-    if (shadowed.length === 0) {
-      this.shadowed.delete(key);
-      for (const id of [...this.shadowedReported]) if (id.slice(id.indexOf(':') + 1, id.lastIndexOf(':')) === key) this.shadowedReported.delete(id);
+  /**
+   * A static pod and an API pod of one name both run (as in the kubelet); the name in the API is
+   * the API pod's, so the static pod has no mirror pod there while it lasts. Said once per pair.
+   */
+  private reportSharedName(key: string): void {
+    const st = this.desired.get(key);
+    const api = this.desired.get(desiredSlot(key, 'api'));
+    if (!st || !api) {
+      this.sharedNames.delete(key);
       return;
     }
-    this.shadowed.set(key, [...shadowed]);
+    const pair = `${st.pod.uid}|${api.pod.uid}`;
+    if (this.sharedNames.get(key) === pair) return;
+    this.sharedNames.set(key, pair);
+    this.opts.logger.warn('A static pod and an API pod have the same name: both run; the static pod gets no mirror pod while the API pod holds the name', {
+      pod: key,
+      staticPodUID: st.pod.uid,
+      from: st.pod.file,
+      apiPodUID: api.pod.uid,
+    });
+  }
+
+  /** Logs each clash once; one that is over is logged again if it comes back. */
+  private reportShadowed(slot: string, key: string, shadowed: readonly ShadowedPod[]): void {
+    if (shadowed.length === 0) {
+      this.shadowed.delete(slot);
+      this.shadowedReported.delete(slot);
+      return;
+    }
+    this.shadowed.set(slot, [...shadowed]);
+    let reported = this.shadowedReported.get(slot);
+    if (!reported) this.shadowedReported.set(slot, (reported = new Set()));
     for (const s of shadowed) {
-      const id = `${s.source}:${key}:${s.pod.uid}`;
-      if (this.shadowedReported.has(id)) continue;
-      this.shadowedReported.add(id);
+      const id = `${s.source}|${s.pod.uid}`;
+      if (reported.has(id)) continue;
+      reported.add(id);
       if (s.why === 'key') this.opts.logger.error('Static pod ignored: another source declares the same pod', { pod: key, source: s.source, from: s.pod.file, declaredBy: s.by.pod.file });
       else this.opts.logger.error('Static pod ignored: another source has a pod with the same UID', { pod: key, uid: s.pod.uid, source: s.source, from: s.pod.file, declaredBy: s.by.pod.file });
     }

@@ -176,4 +176,76 @@ describe('API pods', () => {
     expect(await runtimePods('needs-cm')).toEqual([]);
     expect(h.agent().proc.exitCode).toBeNull();
   });
+
+  it('a pod whose spec fails validation (a subPath out of its volume, which this fake lets in) is Failed with the API server\'s words and a Warning event, and never started', async () => {
+    const pod = JSON.parse(daemonPod('escapes', api.object('nodes', '', NODE)!.metadata.uid as string)) as { spec: { containers: { volumeMounts?: unknown[] }[] } };
+    pod.spec.containers[0]!.volumeMounts = [{ name: 'scratch', mountPath: '/x', subPath: '../../../../etc' }];
+    await kubectl.ok(['create', '-f', '-'], 60_000, JSON.stringify(pod));
+    const failed = await waitFor(() => {
+      const o = api.object('pods', 'kube-system', 'escapes') as unknown as Pod | undefined;
+      return o?.status?.phase === 'Failed' ? o : undefined;
+    }, { timeoutMs: 30_000, what: 'escapes Failed in the API' });
+    expect(failed.status?.reason).toBe('FailedValidation');
+    expect(failed.status?.message).toContain('spec.containers[0].volumeMounts[0].subPath: Invalid value: "../../../../etc": must not contain \'..\'');
+    const event = await waitFor(async () => {
+      const events = JSON.parse(await kubectl.ok(['get', 'events', '-n', 'kube-system', '-o', 'json'])) as { items: { reason: string; type: string; message: string; involvedObject: { name: string } }[] };
+      return events.items.find((e) => e.involvedObject.name === 'escapes' && e.reason === 'FailedValidation');
+    }, { timeoutMs: 30_000, what: 'the FailedValidation event of escapes' });
+    expect(event.type).toBe('Warning');
+    expect(await runtimePods('escapes')).toEqual([]);
+    expect(h.agent().proc.exitCode).toBeNull();
+  });
+
+  it('a label or annotation change reaches the pod\'s downwardAPI files within 2 s, through the atomic writer', async () => {
+    const pod = JSON.parse(daemonPod('labelled', api.object('nodes', '', NODE)!.metadata.uid as string)) as { metadata: { annotations?: Record<string, string> }; spec: { volumes: unknown[]; containers: { volumeMounts?: unknown[] }[] } };
+    pod.metadata.annotations = { note: 'one' };
+    pod.spec.volumes = [{ name: 'info', downwardAPI: { items: [{ path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } }, { path: 'note', fieldRef: { fieldPath: "metadata.annotations['note']" } }] } }];
+    pod.spec.containers[0]!.volumeMounts = [{ name: 'info', mountPath: '/etc/podinfo' }];
+    await kubectl.ok(['create', '-f', '-'], 60_000, JSON.stringify(pod));
+    const uid = api.object('pods', 'kube-system', 'labelled')!.metadata.uid as string;
+    await waitFor(async () => running((await runtimePods('labelled'))[0]), { timeoutMs: 60_000, what: 'labelled running' });
+    const dir = path.join(h.rootDir, 'pods', uid, 'volumes', 'kubernetes.io~downward-api', 'info');
+    const read = (f: string): string | undefined => (fs.existsSync(path.join(dir, f)) ? fs.readFileSync(path.join(dir, f), 'utf8') : undefined);
+    expect(read('labels')).toBe('k8s-app="labelled"');
+    const before = fs.readlinkSync(path.join(dir, '..data'));
+    const t0 = Date.now();
+    await kubectl.ok(['label', 'pod', '-n', 'kube-system', 'labelled', 'tier=web']);
+    await waitFor(() => read('labels') === 'k8s-app="labelled"\ntier="web"', { timeoutMs: 10_000, what: 'the new label in the file' });
+    const labelMs = Date.now() - t0;
+    const t1 = Date.now();
+    await kubectl.ok(['annotate', 'pod', '-n', 'kube-system', 'labelled', '--overwrite', 'note=two']);
+    await waitFor(() => read('note') === 'two', { timeoutMs: 10_000, what: 'the new annotation in the file' });
+    const annotateMs = Date.now() - t1;
+    console.log(`downwardAPI: kubectl label → file ${labelMs} ms, kubectl annotate → file ${annotateMs} ms (kubectl's own time included)`);
+    expect(labelMs).toBeLessThan(2000 + 3000);
+    expect(fs.readlinkSync(path.join(dir, '..data'))).not.toBe(before);
+    // The same pod: nothing restarted for it.
+    expect((await runtimePods('labelled'))[0]!.containers).toHaveLength(1);
+  });
+
+  it('an API pod and a static pod of the same namespace/name both run (as with the kubelet); the static pod gets no mirror, and a Warning on the API pod says why', async () => {
+    const name = `clash-${NODE}`;
+    await kubectl.ok(['create', '-f', '-'], 60_000, daemonPod(name, api.object('nodes', '', NODE)!.metadata.uid as string));
+    const apiUid = api.object('pods', 'kube-system', name)!.metadata.uid as string;
+    await waitFor(async () => running((await runtimePods(name)).find((p) => p.uid === apiUid)), { timeoutMs: 60_000, what: 'the API pod running' });
+    h.write('clash.yaml', staticWeb.replace('name: web,', 'name: clash,'));
+    const both = await waitFor(async () => {
+      const pods = (await runtimePods(name)).filter((p) => running(p));
+      return pods.length === 2 ? pods : undefined;
+    }, { timeoutMs: 60_000, what: 'the static pod running beside the API pod' });
+    expect(both.map((p) => p.sandboxes[0]?.annotations?.['kubernetes.io/config.source']).sort()).toEqual(['api', 'file']);
+    const event = await waitFor(async () => {
+      const events = JSON.parse(await kubectl.ok(['get', 'events', '-n', 'kube-system', '-o', 'json'])) as { items: { reason: string; type: string; message: string; involvedObject: { name: string; uid?: string } }[] };
+      return events.items.find((e) => e.involvedObject.name === name && e.reason === 'FailedCreate');
+    }, { timeoutMs: 30_000, what: 'the FailedCreate event on the API pod' });
+    expect(event.type).toBe('Warning');
+    expect(event.involvedObject.uid).toBe(apiUid);
+    expect(event.message).toContain('clash.yaml');
+    // The name in the API is still the API pod's, never replaced by a mirror.
+    expect(api.object('pods', 'kube-system', name)!.metadata.uid).toBe(apiUid);
+    expect(h.agent().lines.some((l) => l.includes('A static pod and an API pod have the same name'))).toBe(true);
+    h.remove('clash.yaml');
+    await waitFor(async () => ((await runtimePods(name)).filter((p) => running(p)).length === 1 ? true : undefined), { timeoutMs: 60_000, what: 'the static pod stopped' });
+    expect(running((await runtimePods(name)).find((p) => p.uid === apiUid))).toBeDefined();
+  });
 });

@@ -45,6 +45,18 @@ describe('PodAdmission', () => {
     expect(applied).toEqual(['ADD uid-x', 'ADD uid-y']);
   });
 
+  it('an API pod the source refused (its spec fails validation) is reported Failed with that reason, even if it runs already', () => {
+    const { a, applied, refused, logs } = setup(5);
+    const bad: StaticPod = { ...staticPod('bad'), refusal: { reason: 'FailedValidation', message: 'spec.volumes[0].name: Invalid value: "A_B": a lowercase RFC 1123 label must consist of ...' } };
+    a.update(add(bad));
+    a.update(add(staticPod('good')));
+    a.runtimeFound(['uid-bad']);
+    a.startAdmitting();
+    expect(applied).toEqual(['ADD uid-good']);
+    expect([...refused]).toEqual([['uid-bad', 'FailedValidation']]);
+    expect(logs).toEqual(['Pod refused: it cannot run on this node']);
+  });
+
   it('a refused pod never reaches the workers, is logged once, and is forgotten when removed', () => {
     const { a, applied, refused, logs } = setup(1);
     a.startAdmitting();

@@ -2,6 +2,8 @@ import type { Pod } from 'kubernetes-types/core/v1';
 import { describe, expect, it } from 'vitest';
 import { buildMirrorPod, podKey } from '../../../src/apiserver/mirror-pod.js';
 import { MirrorPodReconciler, RECREATE_AFTER_OUTSIDE_DELETE_MS } from '../../../src/apiserver/mirror-pods.js';
+import { ApiError } from '../../../src/apiserver/api-error.js';
+import { memoryLogger } from '../../../src/log/logger.js';
 import type { StaticPod } from '../../../src/config/types.js';
 import { nullLogger } from '../../../src/log/logger.js';
 import { staticPod } from '../../e2e/apiserver/fakes.js';
@@ -116,5 +118,24 @@ describe('MirrorPodReconciler', () => {
     desired.clear();
     expect(await reconciler.reconcile(etcd.key)).toEqual({});
     expect(api.calls).toEqual(['DELETE /api/v1/namespaces/kube-system/pods/etcd-n1']);
+  });
+
+  it('an API pod holding the name: never deleted or replaced, said once (a warning naming both, a Warning event on the API pod), the create failing as the kubelet\'s', async () => {
+    const api = new FakeMirrors();
+    const { logger, lines } = memoryLogger();
+    const events: string[] = [];
+    const holder: Pod = { metadata: { name: etcd.pod.metadata.name, namespace: etcd.pod.metadata.namespace, uid: 'api-pod-uid' }, spec: { nodeName: 'n1', containers: [] } };
+    api.client.create = async () => {
+      throw new ApiError(409, 'AlreadyExists', 'pods "etcd-n1" already exists');
+    };
+    api.client.get = async <T>() => structuredClone(holder) as T;
+    const reconciler = new MirrorPodReconciler(api.client, api, 'n1', () => 'node-uid', (k) => (k === etcd.key ? etcd : undefined), () => true, logger, Date.now, {
+      event: (o, type, reason, message) => void events.push(`${o.uid} ${type} ${reason} ${message}`),
+    });
+    for (let i = 0; i < 3; i++) await expect(reconciler.reconcile(etcd.key)).rejects.toThrow(`pod ${etcd.key} is an API pod (uid api-pod-uid), not a mirror pod`);
+    expect(lines.filter((l) => l.includes('an API pod has its name'))).toHaveLength(1);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toContain(`api-pod-uid Warning FailedCreate Mirror pod of static pod ${etcd.file} (uid ${etcd.uid}) not created`);
+    expect(api.calls.filter((c) => c.startsWith('DELETE'))).toEqual([]);
   });
 });

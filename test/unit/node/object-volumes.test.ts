@@ -3,6 +3,7 @@
 // The tmpfs cases need root (mount(8)).
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Container, Volume } from 'kubernetes-types/core/v1';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -227,6 +228,29 @@ describe.skipIf(!IS_ROOT)('secret and projected on tmpfs (needs root)', () => {
     expect(await tmpfsMountsUnder(path.join(rootDir, 'pods', uid))).toEqual([d]);
     const line = fs.readFileSync('/proc/self/mountinfo', 'utf8').split('\n').find((l) => l.split(' ')[4] === d)!;
     expect(line).toMatch(/ - tmpfs tmpfs \S*size=8192k/);
+  });
+
+  const tmpfsSizeOf = (d: string): string => {
+    const line = fs.readFileSync('/proc/self/mountinfo', 'utf8').split('\n').find((l) => l.split(' ')[4] === d)!;
+    return / - tmpfs tmpfs \S*size=(\d+k)/.exec(line)?.[1] ?? 'none';
+  };
+
+  it('emptyDir medium: Memory without sizeLimit is as large as the pod\'s memory limit (SizeMemoryBackedVolumes)', async () => {
+    // podWith's one container has a 64Mi memory limit: the pod can use no more than that.
+    const { dir } = await setUp([{ name: 'scratch', emptyDir: { medium: 'Memory' } }]);
+    expect(tmpfsSizeOf(fs.realpathSync(dir('kubernetes.io~empty-dir', 'scratch')))).toBe('65536k');
+  });
+
+  it('emptyDir medium: Memory: a sizeLimit above the pod\'s memory limit is cut to the limit', async () => {
+    const { dir } = await setUp([{ name: 'scratch', emptyDir: { medium: 'Memory', sizeLimit: '1Gi' } }]);
+    expect(tmpfsSizeOf(fs.realpathSync(dir('kubernetes.io~empty-dir', 'scratch')))).toBe('65536k');
+  });
+
+  it('emptyDir medium: Memory in a pod without a memory limit gets node allocatable memory', async () => {
+    const c = container({ volumeMounts: [{ name: 'scratch', mountPath: '/scratch' }] });
+    const { dir } = await setUp([{ name: 'scratch', emptyDir: { medium: 'Memory' } }], { containers: [c] });
+    const pageAligned = Math.ceil(os.totalmem() / 4096) * 4;
+    expect(tmpfsSizeOf(fs.realpathSync(dir('kubernetes.io~empty-dir', 'scratch')))).toBe(`${pageAligned}k`);
   });
 
   it('removePodDirs unmounts every tmpfs found in mountinfo before removing the pod dir', async () => {

@@ -51,6 +51,38 @@ describe('VolumeManager', () => {
     expect(fs.readlinkSync(path.join(dir, '..data'))).not.toBe(first);
   });
 
+  it('rewrites downwardAPI files (and a projected downwardAPI source) when only the pod\'s labels or annotations change', async () => {
+    const { manager } = setup();
+    const p = testPod([
+      { name: 'info', downwardAPI: { items: [{ path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } }, { path: 'ann', fieldRef: { fieldPath: "metadata.annotations['note']" } }] } },
+      { name: 'proj', projected: { sources: [{ downwardAPI: { items: [{ path: 'tier', fieldRef: { fieldPath: "metadata.labels['tier']" } }] } }] } },
+    ]);
+    p.metadata.labels = { tier: 'a' };
+    p.metadata.annotations = { note: 'one' };
+    const info = await manager.setUp(p, p.spec!.volumes![0]!, rootDir);
+    const proj = await manager.setUp(p, p.spec!.volumes![1]!, rootDir);
+    expect(fs.readFileSync(path.join(info, 'labels'), 'utf8')).toBe('tier="a"');
+    const first = fs.readlinkSync(path.join(info, '..data'));
+    // The desired set's next version of the same pod (same UID): only the metadata differs.
+    manager.podUpdated({ ...p, metadata: { ...p.metadata, labels: { tier: 'b', extra: 'x' }, annotations: { note: 'two' } } });
+    await manager.idle();
+    expect(fs.readFileSync(path.join(info, 'labels'), 'utf8')).toBe('extra="x"\ntier="b"');
+    expect(fs.readFileSync(path.join(info, 'ann'), 'utf8')).toBe('two');
+    expect(fs.readFileSync(path.join(proj, 'tier'), 'utf8')).toBe('b');
+    expect(fs.readlinkSync(path.join(info, '..data'))).not.toBe(first);
+  });
+
+  it('a pod update that leaves labels and annotations as they were rewrites nothing', async () => {
+    const { manager } = setup();
+    const p = testPod([{ name: 'info', downwardAPI: { items: [{ path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } }] } }]);
+    p.metadata.labels = { tier: 'a' };
+    const dir = await manager.setUp(p, p.spec!.volumes![0]!, rootDir);
+    const first = fs.readlinkSync(path.join(dir, '..data'));
+    manager.podUpdated({ ...p, metadata: { ...p.metadata, labels: { tier: 'a' } } });
+    await manager.idle();
+    expect(fs.readlinkSync(path.join(dir, '..data'))).toBe(first);
+  });
+
   it('a change that leaves the content as it was writes nothing', async () => {
     const { objects, manager } = setup();
     objects.setConfigMap(NS, 'cfg', { a: '1' });

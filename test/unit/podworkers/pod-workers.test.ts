@@ -171,6 +171,19 @@ describe('PodWorkers', () => {
     expect(startNew).toBeGreaterThan(stopOld);
   });
 
+  it('an API pod under a running static pod\'s name starts beside it: the same-name wait is among static pods only', async () => {
+    const { runtime, workers } = setup();
+    workers.adoptRuntimePods(new Map());
+    const st = staticPod('web-n', 'uid-static');
+    const api = staticPod('web-n', 'uid-api');
+    api.pod.metadata.annotations['kubernetes.io/config.source'] = 'api';
+    workers.apply({ op: 'ADD', pod: st });
+    await waitFor(() => running(runtime, 'uid-static'), { timeoutMs: 5000, what: 'the static pod running' });
+    workers.apply({ op: 'ADD', pod: api });
+    await waitFor(() => running(runtime, 'uid-api'), { timeoutMs: 5000, what: 'the API pod running beside it' });
+    expect(running(runtime, 'uid-static')).toBeDefined();
+  });
+
   it('an orphan with the same name as a desired pod stops before the desired pod starts', async () => {
     const { runtime, workers } = setup();
     const stale = staticPod('etcd', 'uid-stale');

@@ -173,6 +173,42 @@ describe('ConfigMap and Secret managers (watch-based)', () => {
     await objects.stop();
   });
 
+  const usesConfigMapInEnv = (name: string): PodSpec => ({ containers: [{ name: 'c', env: [{ name: 'MODE', valueFrom: { configMapKeyRef: { name, key: 'mode' } } }] }] });
+
+  it('stops the watch of an object only env refers to once no one read it for 5 min, and lists it anew at the next read', async () => {
+    const { server, objects } = setup();
+    server.put(CM, { metadata: { name: 'env-only', namespace: 'kube-system' }, data: { mode: 'a' } } as ConfigMap);
+    objects.registerPod(pod('p', usesConfigMapInEnv('env-only')));
+    await vi.advanceTimersByTimeAsync(0);
+    expect((await objects.getConfigMap('kube-system', 'env-only'))?.data).toEqual({ mode: 'a' });
+    await vi.advanceTimersByTimeAsync(4 * 60_000);
+    expect(server.openWatches(CM, 'env-only')).toBe(1);
+    // The kubelet's recycler looks every minute: idle for more than 5 min is stopped at the sixth.
+    await vi.advanceTimersByTimeAsync(2 * 60_000);
+    expect(server.openWatches(CM, 'env-only')).toBe(0);
+    expect(objects.configMaps.watchCount).toBe(0);
+    server.put(CM, { metadata: { name: 'env-only', namespace: 'kube-system' }, data: { mode: 'b' } } as ConfigMap);
+    expect((await objects.getConfigMap('kube-system', 'env-only'))?.data).toEqual({ mode: 'b' });
+    expect(server.count('list', CM)).toBe(2);
+    expect(server.openWatches(CM, 'env-only')).toBe(1);
+    await objects.stop();
+  });
+
+  it('keeps the watch of an object a registered pod mounts however long no one reads it (its volume follows changes)', async () => {
+    const { server, objects, changes } = setup();
+    server.put(CM, { metadata: { name: 'mounted', namespace: 'kube-system' }, data: { a: '1' } } as ConfigMap);
+    objects.registerPod(pod('p', usesConfigMap('mounted')));
+    await vi.advanceTimersByTimeAsync(0);
+    await objects.getConfigMap('kube-system', 'mounted');
+    await vi.advanceTimersByTimeAsync(20 * 60_000);
+    expect(server.openWatches(CM, 'mounted')).toBe(1);
+    server.put(CM, { metadata: { name: 'mounted', namespace: 'kube-system' }, data: { a: '2' } } as ConfigMap);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(changes).toContainEqual(['p']);
+    expect(server.count('list', CM)).toBe(1);
+    await objects.stop();
+  });
+
   it('back after an outage, an open watch is opened again from its resourceVersion without a LIST', async () => {
     const { server, objects, gate } = setup();
     objects.registerPod(pod('p', usesConfigMap('cm')));

@@ -80,6 +80,45 @@ describe('PodConfig', () => {
     expect(config.podByUid('a1')).toBe(apiPod);
   });
 
+  it('a static pod and an API pod of the same namespace/name are both desired (keyed by UID, as the kubelet), and the log names both', () => {
+    const { config, told, lines } = setup(['file', 'api']);
+    const staticPod = pod('kube-system/web-n', 'f1', '/m/web.yaml');
+    const apiPod = pod('kube-system/web-n', 'a1', 'api:/api/v1/namespaces/kube-system/pods/web-n');
+    config.update('file', { op: 'ADD', pod: staticPod });
+    config.update('api', { op: 'ADD', pod: apiPod });
+    expect(told).toEqual(['ADD f1', 'ADD a1']);
+    expect(config.all().map((p) => p.uid).sort()).toEqual(['a1', 'f1']);
+    expect(config.podByUid('a1')).toBe(apiPod);
+    expect(config.apiPodByUid('a1')).toBe(apiPod);
+    // The API side's static view (mirror pods) has the static one only.
+    expect(config.staticPods().podByKey('kube-system/web-n')).toBe(staticPod);
+    expect(config.staticPods().list()).toEqual([staticPod]);
+    expect(lines.filter((l) => l.includes('Static pod ignored'))).toEqual([]);
+    const shared = lines.filter((l) => l.includes('A static pod and an API pod have the same name'));
+    expect(shared).toHaveLength(1);
+    expect(shared[0]).toContain('"staticPodUID":"f1"');
+    expect(shared[0]).toContain('"apiPodUID":"a1"');
+    expect(shared[0]).toContain('/m/web.yaml');
+    // Either goes alone: the other stays.
+    config.update('api', { op: 'REMOVE', pod: apiPod });
+    config.update('api', { op: 'ADD', pod: { ...apiPod, uid: 'a2' } });
+    config.update('file', { op: 'REMOVE', pod: staticPod });
+    expect(told).toEqual(['ADD f1', 'ADD a1', 'REMOVE a1', 'ADD a2', 'REMOVE f1']);
+    expect(config.all().map((p) => p.uid)).toEqual(['a2']);
+    expect(lines.filter((l) => l.includes('A static pod and an API pod have the same name'))).toHaveLength(2);
+  });
+
+  it('holds a runtime API pod back while the API server has not answered, even under a desired static pod\'s name', () => {
+    const { config } = setup(['file', 'api']);
+    config.update('file', { op: 'ADD', pod: pod('kube-system/web-n', 'f1', '/m/web.yaml') });
+    const released: string[] = [];
+    const held = config.holdBack(found([['a1', { namespace: 'kube-system', name: 'web-n', source: 'api' }]]), (p) => p.source, (pods) => released.push(...pods.keys()));
+    expect([...held]).toEqual(['a1']);
+    config.update('api', { op: 'ADD', pod: pod('kube-system/web-n', 'a1', 'api') });
+    config.markSeen('api');
+    expect(released).toEqual([]);
+  });
+
   it('has seen all sources once each has answered in full, and is ready once the runtime has been adopted too', () => {
     const { config, changes } = setup();
     const seen: string[] = [];
