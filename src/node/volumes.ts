@@ -173,20 +173,16 @@ export async function prepareVolumes(pod: LabelledPod, container: Container, opt
     });
   }
   const mountsEtcHosts = (container.volumeMounts ?? []).some((m) => path.normalize(m.mountPath) === ETC_HOSTS_PATH);
-  if (!mountsEtcHosts) {
-    const hosts = await writeEtcHosts(pod, opts);
-    if (hosts) {
-      mounts.push({ containerPath: ETC_HOSTS_PATH, hostPath: hosts, readonly: false, selinuxRelabel: true, propagation: MountPropagation.PROPAGATION_PRIVATE });
-    }
+  // The two files are independent: written at once, mounted in this order.
+  const [hosts, terminationMessage] = await Promise.all([
+    mountsEtcHosts ? undefined : writeEtcHosts(pod, opts),
+    container.terminationMessagePath ? terminationMessageFile(pod, container, opts.rootDir) : undefined,
+  ]);
+  if (hosts) {
+    mounts.push({ containerPath: ETC_HOSTS_PATH, hostPath: hosts, readonly: false, selinuxRelabel: true, propagation: MountPropagation.PROPAGATION_PRIVATE });
   }
-  if (container.terminationMessagePath) {
-    mounts.push({
-      containerPath: container.terminationMessagePath,
-      hostPath: await terminationMessageFile(pod, container, opts.rootDir),
-      readonly: false,
-      selinuxRelabel: false,
-      propagation: MountPropagation.PROPAGATION_PRIVATE,
-    });
+  if (container.terminationMessagePath && terminationMessage) {
+    mounts.push({ containerPath: container.terminationMessagePath, hostPath: terminationMessage, readonly: false, selinuxRelabel: false, propagation: MountPropagation.PROPAGATION_PRIVATE });
   }
   return mounts;
 }
