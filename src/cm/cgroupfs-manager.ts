@@ -11,6 +11,8 @@ import type { ResourceConfig } from './pod-resources.js';
 const V1_REQUIRED = ['cpu', 'cpuacct', 'cpuset', 'memory', 'systemd', 'pids', 'hugetlb'];
 /** The v2 controllers the kubelet uses, enabled down the tree so the pod cgroup has them. */
 const V2_CONTROLLERS = ['cpu', 'cpuset', 'memory', 'pids', 'hugetlb', 'io'];
+/** What a new v1 cpuset must be given before a task may join it. */
+const CPUSET_FILES = ['cpuset.cpus', 'cpuset.mems'];
 
 function errno(err: unknown): string | undefined {
   return (err as NodeJS.ErrnoException | undefined)?.code;
@@ -44,29 +46,29 @@ export class CgroupfsFiles {
     return out;
   }
 
+  // The hierarchies are independent of each other: each is looked at, made or written at once
+  // beside the others. On the pod start path, one after the other, a v1 node's dozen hierarchies
+  // took a dozen file-system round trips, before the pod's sandbox and again before each container.
   async exists(name: CgroupName): Promise<boolean> {
-    for (const [sub, dir] of this.dirs(name)) {
-      if (this.subsystems.version === 1 && !V1_REQUIRED.includes(sub)) continue;
-      if (!(await exists(dir))) return false;
-    }
-    return true;
+    const dirs = [...this.dirs(name)].filter(([sub]) => this.subsystems.version === 2 || V1_REQUIRED.includes(sub));
+    return (await Promise.all(dirs.map(([, dir]) => exists(dir)))).every(Boolean);
   }
 
   async anyExists(name: CgroupName): Promise<boolean> {
-    for (const dir of this.dirs(name).values()) if (await exists(dir)) return true;
-    return false;
+    return (await Promise.all([...this.dirs(name).values()].map(exists))).some(Boolean);
   }
 
   async create(name: CgroupName): Promise<void> {
-    if (this.subsystems.version === 2) return this.createV2(this.dirs(name).get('')!);
-    for (const [sub, dir] of this.dirs(name)) {
-      if (sub === 'cpuset') await this.createCpuset(this.subsystems.mountpoints.get('cpuset')!, dir);
-      else await mkdir(dir, { recursive: true });
-    }
+    const subsystems = this.subsystems;
+    if (subsystems.version === 2) return this.createV2(this.dirs(name).get('')!);
+    await Promise.all([...this.dirs(name)].map(([sub, dir]) => (sub === 'cpuset' ? this.createCpuset(subsystems.mountpoints.get('cpuset')!, dir) : mkdir(dir, { recursive: true }))));
   }
 
   /** A new v1 cpuset starts with no cpus and no mems and takes no task; each level copies its parent's. */
   private async createCpuset(mountpoint: string, dir: string): Promise<void> {
+    // A pod's cgroup is new under levels made at start (kubepods and its QoS classes): it takes its
+    // parent's values, and the walk below, a dozen file-system round trips, is left for the rest.
+    if (dir !== mountpoint && (await this.createCpusetLeaf(dir))) return;
     const rel = path.relative(mountpoint, dir).split(path.sep).filter(Boolean);
     let cur = mountpoint;
     for (const part of rel) {
@@ -77,10 +79,26 @@ export class CgroupfsFiles {
       } catch (err) {
         if (errno(err) !== 'EEXIST') throw err;
       }
-      for (const f of ['cpuset.cpus', 'cpuset.mems']) {
+      for (const f of CPUSET_FILES) {
         if ((await readTrimmed(path.join(cur, f))) === '') await writeFile(path.join(cur, f), await readTrimmed(path.join(parent, f)));
       }
     }
+  }
+
+  /** True when `dir` was new and took its parent's cpus and mems; false when the walk is needed. */
+  private async createCpusetLeaf(dir: string): Promise<boolean> {
+    try {
+      await mkdir(dir);
+    } catch (err) {
+      if (errno(err) === 'EEXIST' || errno(err) === 'ENOENT') return false;
+      throw err;
+    }
+    const parent = path.dirname(dir);
+    const values = await Promise.all(CPUSET_FILES.map((f) => readTrimmed(path.join(parent, f))));
+    // A parent with none to give: the walk mends the levels above.
+    if (values.some((v) => v === '')) return false;
+    await Promise.all(CPUSET_FILES.map((f, i) => writeFile(path.join(dir, f), values[i]!)));
+    return true;
   }
 
   /** Each level enables, for its children, the controllers it has, then the child is made. */
@@ -119,25 +137,29 @@ export class CgroupfsFiles {
       return;
     }
     const cpu = dirs.get('cpu');
-    if (cpu) {
-      if (r.cpuShares !== undefined) await writeFile(path.join(cpu, 'cpu.shares'), String(r.cpuShares));
-      // A shorter period may be refused while the old quota is in place; then it goes after the quota.
-      const period = path.join(cpu, 'cpu.cfs_period_us');
-      let periodLater = false;
-      if (r.cpuPeriod) {
-        try {
-          await writeFile(period, String(r.cpuPeriod));
-        } catch {
-          periodLater = true;
-        }
-      }
-      if (r.cpuQuota !== undefined && r.cpuQuota !== 0) await writeFile(path.join(cpu, 'cpu.cfs_quota_us'), String(r.cpuQuota));
-      if (periodLater) await writeFile(period, String(r.cpuPeriod));
-    }
     const memory = dirs.get('memory');
-    if (memory && r.memoryLimit !== undefined && r.memoryLimit !== 0) await writeFile(path.join(memory, 'memory.limit_in_bytes'), String(r.memoryLimit));
     const pids = dirs.get('pids');
-    if (pids && r.pidsLimit !== undefined) await writeFile(path.join(pids, 'pids.max'), r.pidsLimit < 0 ? 'max' : String(r.pidsLimit));
+    await Promise.all([
+      cpu ? this.setV1Cpu(cpu, r) : undefined,
+      memory && r.memoryLimit !== undefined && r.memoryLimit !== 0 ? writeFile(path.join(memory, 'memory.limit_in_bytes'), String(r.memoryLimit)) : undefined,
+      pids && r.pidsLimit !== undefined ? writeFile(path.join(pids, 'pids.max'), r.pidsLimit < 0 ? 'max' : String(r.pidsLimit)) : undefined,
+    ]);
+  }
+
+  private async setV1Cpu(cpu: string, r: ResourceConfig): Promise<void> {
+    if (r.cpuShares !== undefined) await writeFile(path.join(cpu, 'cpu.shares'), String(r.cpuShares));
+    // A shorter period may be refused while the old quota is in place; then it goes after the quota.
+    const period = path.join(cpu, 'cpu.cfs_period_us');
+    let periodLater = false;
+    if (r.cpuPeriod) {
+      try {
+        await writeFile(period, String(r.cpuPeriod));
+      } catch {
+        periodLater = true;
+      }
+    }
+    if (r.cpuQuota !== undefined && r.cpuQuota !== 0) await writeFile(path.join(cpu, 'cpu.cfs_quota_us'), String(r.cpuQuota));
+    if (periodLater) await writeFile(period, String(r.cpuPeriod));
   }
 
   async remove(name: CgroupName): Promise<'removed' | 'busy'> {

@@ -67,6 +67,9 @@ export class ContainerManager implements StartedPodCgroups {
   private readonly removals = new Map<string, PendingRemoval>();
   private qosTimer: NodeJS.Timeout | undefined;
   private placementChecked = false;
+  /** What this manager last wrote into the QoS cgroups, for a pod start that would write the same again. */
+  private besteffortWritten = false;
+  private burstableSharesWritten: number | undefined;
   private mismatchLogged = false;
   private stopped = false;
 
@@ -122,19 +125,28 @@ export class ContainerManager implements StartedPodCgroups {
     this.cancelRemoval(uid);
     this.withCgroup.set(uid, pod);
     if (await this.o.manager.exists(name)) return;
-    // As the kubelet: the QoS shares first, so the new pod's request is counted when it starts.
-    await this.updateQosCgroups().catch((err: unknown) => this.o.logger.v(2).info('Failed to update QoS cgroups', { err: String(err) }));
+    // As the kubelet: the QoS shares first, so the new pod's request is counted when it starts. A
+    // share this manager wrote last and that has not changed is not written again on a pod's start
+    // (a BestEffort pod changes none); the periodic update writes both whatever they hold.
+    await this.updateQosCgroups({ changedOnly: true }).catch((err: unknown) => this.o.logger.v(2).info('Failed to update QoS cgroups', { err: String(err) }));
     await this.o.manager.ensure(name, resourceConfigForPod(pod, { enforceCpuLimits: this.o.enforceCpuLimits, podPidsLimit: this.o.podPidsLimit }));
   }
 
   /** Burstable shares follow the sum of the Burstable pods' cpu requests; BestEffort stays at 2. */
-  async updateQosCgroups(): Promise<void> {
+  async updateQosCgroups(o: { changedOnly?: boolean } = {}): Promise<void> {
     let burstableMilli = 0;
     const active = new Map(this.withCgroup);
     for (const pod of this.o.desiredPods?.() ?? []) if (pod.metadata?.uid) active.set(pod.metadata.uid, pod);
     for (const pod of active.values()) if (qosClass(pod) === 'Burstable') burstableMilli += podCpuRequestMilli(pod);
-    await this.o.manager.update(this.besteffort, { cpuShares: MIN_CPU_SHARES });
-    await this.o.manager.update(this.burstable, { cpuShares: milliCpuToShares(burstableMilli) });
+    const burstableShares = milliCpuToShares(burstableMilli);
+    const writes: Promise<void>[] = [];
+    if (!o.changedOnly || !this.besteffortWritten) writes.push(this.o.manager.update(this.besteffort, { cpuShares: MIN_CPU_SHARES }).then(() => void (this.besteffortWritten = true)));
+    if (!o.changedOnly || this.burstableSharesWritten !== burstableShares) {
+      // Forgotten until the write is done: one that fails is tried again by the next pod.
+      this.burstableSharesWritten = undefined;
+      writes.push(this.o.manager.update(this.burstable, { cpuShares: burstableShares }).then(() => void (this.burstableSharesWritten = burstableShares)));
+    }
+    await Promise.all(writes);
   }
 
   async checkSandboxPlacement(pod: Pod): Promise<void> {

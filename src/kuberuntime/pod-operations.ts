@@ -10,7 +10,7 @@ import type { DefaultedPod } from '../k8s/pod.js';
 import { DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS } from '../k8s/defaults.js';
 import { ContainerStartError, type PodRuntime, type SandboxRef, type StartedContainer } from './pod-runtime.js';
 import { buildContainerConfig } from './container-config.js';
-import { CriError, type ImageService, type RuntimeService } from '../cri/cri-types.js';
+import { CriError, type ImageService, type PodSandboxConfig, type RuntimeService } from '../cri/cri-types.js';
 import { ensureImage, ImageError } from './images.js';
 import type { ContainerType } from './labels.js';
 import { buildSandboxConfig } from './sandbox-config.js';
@@ -77,9 +77,11 @@ export class CriPodRuntime implements PodRuntime {
 
   async createSandbox(pod: DefaultedPod, attempt: number): Promise<SandboxRef> {
     const logDir = podLogDirectory(this.o.podLogsDir, pod);
-    await mkdir(logDir, { recursive: true, mode: 0o755 });
-    // As the kubelet's SyncPod: the pod cgroup, with its limits, before anything runs in it.
-    await this.o.cgroups?.ensurePodCgroup(pod);
+    // The pod's log directory and, as the kubelet's SyncPod makes it, the pod cgroup with its limits,
+    // both before anything runs; neither needs the other.
+    const [madeLogDir, cgroup] = await Promise.allSettled([mkdir(logDir, { recursive: true, mode: 0o755 }), this.o.cgroups?.ensurePodCgroup(pod)]);
+    if (madeLogDir.status === 'rejected') throw madeLogDir.reason;
+    if (cgroup.status === 'rejected') throw cgroup.reason;
     let id: string;
     try {
       id = await this.o.runtime.runPodSandbox(this.sandboxConfig(pod, attempt));
@@ -102,22 +104,18 @@ export class CriPodRuntime implements PodRuntime {
 
   async startContainer(pod: DefaultedPod, sandbox: SandboxRef, container: Container, type: ContainerType, restartCount: number | undefined, restartedAt?: string, onCreate?: () => void, targetContainerId?: string): Promise<StartedContainer> {
     const count = restartCount ?? (await this.restartCountFromLogs(pod, container.name));
-    // Made again if it went missing since the sandbox started, as the kubelet checks on each sync.
-    await this.o.cgroups?.ensurePodCgroup(pod);
     const sandboxConfig = this.sandboxConfig(pod, sandbox.attempt);
-    let imageRef: string;
-    let pullMs: number | undefined;
-    try {
-      const t0 = Date.now();
-      const podObjects = this.o.podObjects;
-      const pullSecrets = podObjects && (pod.spec?.imagePullSecrets ?? []).length > 0 ? () => podPullSecrets(pod, podObjects, this.o.logger) : undefined;
-      const ensured = await ensureImage(this.o.images, container, sandboxConfig, { pullSecrets });
-      imageRef = ensured.imageRef;
-      if (ensured.pulled) pullMs = Date.now() - t0;
-    } catch (err) {
-      if (err instanceof ImageError) throw new ContainerStartError(container.name, err.reason, err.message, 'pull');
-      throw err;
-    }
+    // Three steps that need nothing of each other go at once: the pod cgroup, made again if it went
+    // missing since the sandbox started (as the kubelet checks on each sync), the image, and the
+    // container's log directory. Their failures are told in that order, as when they ran in turn.
+    const [cgroup, image, logDir] = await Promise.allSettled([
+      this.o.cgroups?.ensurePodCgroup(pod),
+      this.imageFor(pod, container, sandboxConfig),
+      mkdir(containerLogDirectory(this.o.podLogsDir, pod, container.name), { recursive: true, mode: 0o755 }),
+    ]);
+    if (cgroup.status === 'rejected') throw cgroup.reason;
+    if (image.status === 'rejected') throw image.reason;
+    const { imageRef, pullMs } = image.value;
     let config;
     const warnings: EnvWarning[] = [];
     try {
@@ -126,7 +124,7 @@ export class CriPodRuntime implements PodRuntime {
         const image = await this.o.images.imageStatus({ image: imageRef });
         verifyRunAsNonRoot(pod, container, image?.uid?.value, image?.username ?? '');
       }
-      await mkdir(containerLogDirectory(this.o.podLogsDir, pod, container.name), { recursive: true, mode: 0o755 });
+      if (logDir.status === 'rejected') throw logDir.reason;
       // As the kubelet: a pod-network pod's env (status.podIP) and managed /etc/hosts carry the
       // sandbox's IPs, read from its status; a host-network pod has the node's.
       const podIPs = pod.spec?.hostNetwork ? [this.o.nodeIP] : [sandbox.ip, ...(sandbox.additionalIps ?? [])].filter(Boolean);
@@ -174,6 +172,20 @@ export class CriPodRuntime implements PodRuntime {
       }
     }
     return { id, pullMs, warnings };
+  }
+
+  /** The image's reference, pulled first when the pull policy says so; pullMs only when it was pulled. */
+  private async imageFor(pod: DefaultedPod, container: Container, sandboxConfig: PodSandboxConfig): Promise<{ imageRef: string; pullMs?: number }> {
+    try {
+      const t0 = Date.now();
+      const podObjects = this.o.podObjects;
+      const pullSecrets = podObjects && (pod.spec?.imagePullSecrets ?? []).length > 0 ? () => podPullSecrets(pod, podObjects, this.o.logger) : undefined;
+      const ensured = await ensureImage(this.o.images, container, sandboxConfig, { pullSecrets });
+      return ensured.pulled ? { imageRef: ensured.imageRef, pullMs: Date.now() - t0 } : { imageRef: ensured.imageRef };
+    } catch (err) {
+      if (err instanceof ImageError) throw new ContainerStartError(container.name, err.reason, err.message, 'pull');
+      throw err;
+    }
   }
 
   async runHook(pod: DefaultedPod | undefined, container: Container, containerId: string, handler: LifecycleHandler, timeoutSeconds: number, podIP: string | undefined): Promise<void> {

@@ -60,6 +60,38 @@ describe('ContainerManager', () => {
     expect(order.at(-1)).toMatch(/^ensure \/kubepods\/burstable\/podb/);
   });
 
+  it('a pod start writes only the QoS shares it changes; the periodic update writes both', async () => {
+    vi.useFakeTimers();
+    const { cm, manager } = setup();
+    await cm.start();
+    manager.calls.length = 0;
+    await cm.ensurePodCgroup(pod('be1'));
+    await cm.ensurePodCgroup(pod('be2'));
+    expect(manager.calls.filter((c) => c.startsWith('update '))).toEqual([]);
+    await cm.ensurePodCgroup(burstable('bu', '500m'));
+    expect(manager.calls.filter((c) => c.startsWith('update '))).toEqual(['update /kubepods/burstable {"cpuShares":512}']);
+    manager.calls.length = 0;
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(manager.calls.filter((c) => c.startsWith('update ')).sort()).toEqual(['update /kubepods/besteffort {"cpuShares":2}', 'update /kubepods/burstable {"cpuShares":512}']);
+    cm.stop();
+  });
+
+  it('a QoS write that failed on a pod start is made by the next pod start', async () => {
+    const { cm, manager } = setup();
+    await cm.start();
+    const update = manager.update.bind(manager);
+    let failures = 1;
+    manager.update = async (n, r) => {
+      if (failures-- > 0) throw new Error('EIO');
+      return update(n, r);
+    };
+    await cm.ensurePodCgroup(burstable('a', '500m'));
+    expect(manager.cgroups.get('/kubepods/burstable')?.cpuShares).toBe(2);
+    await cm.ensurePodCgroup(burstable('b', '0'));
+    cm.stop();
+    expect(manager.cgroups.get('/kubepods/burstable')?.cpuShares).toBe(512);
+  });
+
   it('an existing pod cgroup is left as it is (a restarted agent keeps it)', async () => {
     const { cm, manager } = setup();
     manager.cgroups.set('/kubepods/podg', { cpuShares: 1024, memoryLimit: 1 });
