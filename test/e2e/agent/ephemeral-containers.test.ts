@@ -196,7 +196,13 @@ describe('ephemeral containers', () => {
     debug.child.stdin!.write('tty; stty size; echo tty-shell-$((6*7))\r');
     await output("the shell's answer through the attach", /^tty-shell-42\r?$/m);
     expect(debug.stdout).toMatch(/^\/dev\/pts\/\d+\r?$/m);
-    expect(debug.stdout).toMatch(/^33 111\r?$/m);
+    // kubectl attach sends the size plus one row and column first, then the size itself, to make the
+    // program redraw; `stty size` may run between the two. Either is a size only the resize stream brought.
+    expect(debug.stdout).toMatch(/^(33 111|34 112)\r?$/m);
+    // The second resize must arrive too: the shell waits for it, 10 s at most, and says what it ends on.
+    debug.child.stdin!.write('for i in $(seq 100); do [ "$(stty size)" = "33 111" ] && break; sleep 0.1; done; echo "final-size $(stty size)"\r');
+    await output('the final size after both resizes', /^final-size \d+ \d+\r?$/m);
+    expect(debug.stdout).toMatch(/^final-size 33 111\r?$/m);
     debug.child.stdin!.write('exit\r');
     expect(await debug.exited, `kubectl debug -it: ${debug.stdout}`).toBe(0);
     const attach = api.requests.filter((r) => r.path.endsWith('/pods/target/attach') && r.status === 101).at(-1)!;
