@@ -25,6 +25,7 @@ import { errorMessage } from '../util/error-message.js';
 import { fetchEnvObjects } from './env-objects.js';
 import type { EnvWarning } from './env.js';
 import { podPullSecrets } from './pull-secrets.js';
+import { allInOrder } from '../util/all-in-order.js';
 
 /** A postStart hook that never returns must not hold the pod worker forever. */
 const POST_START_TIMEOUT_SECONDS = 120;
@@ -79,9 +80,7 @@ export class CriPodRuntime implements PodRuntime {
     const logDir = podLogDirectory(this.o.podLogsDir, pod);
     // The pod's log directory and, as the kubelet's SyncPod makes it, the pod cgroup with its limits,
     // both before anything runs; neither needs the other.
-    const [madeLogDir, cgroup] = await Promise.allSettled([mkdir(logDir, { recursive: true, mode: 0o755 }), this.o.cgroups?.ensurePodCgroup(pod)]);
-    if (madeLogDir.status === 'rejected') throw madeLogDir.reason;
-    if (cgroup.status === 'rejected') throw cgroup.reason;
+    await allInOrder<unknown>([mkdir(logDir, { recursive: true, mode: 0o755 }), this.o.cgroups?.ensurePodCgroup(pod) ?? Promise.resolve()]);
     let id: string;
     try {
       id = await this.o.runtime.runPodSandbox(this.sandboxConfig(pod, attempt));

@@ -20,6 +20,7 @@ import { podContainerDir, podDir, podEtcHostsPath, podVolumeDir } from './pod-di
 import { bindSubPath } from './subpath-mounts.js';
 import { SubPathError, VolumeError } from './volume-errors.js';
 import { errorMessage } from '../util/error-message.js';
+import { allInOrder } from '../util/all-in-order.js';
 
 export { PodCleanupError, SubPathError, UnsafePathComponentError, VolumeError } from './volume-errors.js';
 export { removePodDirs } from './pod-cleanup.js';
@@ -138,16 +139,6 @@ async function terminationMessageFile(pod: LabelledPod, container: Container, ro
   // Any user in the container must be able to write it; chmod because of the umask.
   await chmod(file, 0o666);
   return file;
-}
-
-/** Every value in order, once all have settled; the first failure in order if any failed. */
-async function allInOrder<T>(ps: readonly Promise<T>[]): Promise<T[]> {
-  const out: T[] = [];
-  for (const r of await Promise.allSettled(ps)) {
-    if (r.status === 'rejected') throw r.reason;
-    out.push(r.value);
-  }
-  return out;
 }
 
 export async function prepareVolumes(pod: LabelledPod, container: Container, opts: PrepareVolumesOptions): Promise<Mount[]> {
