@@ -69,6 +69,8 @@ async function pullWithCredentials(images: ImageService, image: string, sandboxC
 export interface PullOptions {
   /** The pod's imagePullSecrets that could be read, in order; asked only when a pull is needed. */
   pullSecrets?: () => Promise<readonly Secret[]>;
+  /** Awaited once a pull is needed, before it starts; a rejection is thrown as it is and nothing is pulled. */
+  beforePull?: () => Promise<unknown>;
 }
 
 export async function ensureImage(images: ImageService, container: Container, sandboxConfig: PodSandboxConfig, opts: PullOptions = {}): Promise<EnsuredImage> {
@@ -89,6 +91,7 @@ export async function ensureImage(images: ImageService, container: Container, sa
       throw new ImageError('ErrImageNeverPull', `Container image ${JSON.stringify(spec)} is not present with pull policy of Never`);
     }
   }
+  await opts.beforePull?.();
   let credentials: RegistryCredential[] = [];
   if (opts.pullSecrets) {
     try {

@@ -104,12 +104,15 @@ export class CriPodRuntime implements PodRuntime {
   async startContainer(pod: DefaultedPod, sandbox: SandboxRef, container: Container, type: ContainerType, restartCount: number | undefined, restartedAt?: string, onCreate?: () => void, targetContainerId?: string): Promise<StartedContainer> {
     const count = restartCount ?? (await this.restartCountFromLogs(pod, container.name));
     const sandboxConfig = this.sandboxConfig(pod, sandbox.attempt);
-    // Three steps that need nothing of each other go at once: the pod cgroup, made again if it went
-    // missing since the sandbox started (as the kubelet checks on each sync), the image, and the
-    // container's log directory. Their failures are told in that order, as when they ran in turn.
+    // Three steps go at once: the pod cgroup, made again if it went missing since the sandbox started
+    // (as the kubelet checks on each sync), the image, and the container's log directory. Their
+    // failures are told in that order, as when they ran in turn. The image's ImageStatus needs
+    // nothing of the cgroup, but a pull waits for it: the kubelet makes the pod cgroup before it
+    // pulls, so a pod whose cgroup fails pulls nothing.
+    const podCgroup = this.o.cgroups?.ensurePodCgroup(pod) ?? Promise.resolve();
     const [cgroup, image, logDir] = await Promise.allSettled([
-      this.o.cgroups?.ensurePodCgroup(pod),
-      this.imageFor(pod, container, sandboxConfig),
+      podCgroup,
+      this.imageFor(pod, container, sandboxConfig, () => podCgroup),
       mkdir(containerLogDirectory(this.o.podLogsDir, pod, container.name), { recursive: true, mode: 0o755 }),
     ]);
     if (cgroup.status === 'rejected') throw cgroup.reason;
@@ -174,12 +177,12 @@ export class CriPodRuntime implements PodRuntime {
   }
 
   /** The image's reference, pulled first when the pull policy says so; pullMs only when it was pulled. */
-  private async imageFor(pod: DefaultedPod, container: Container, sandboxConfig: PodSandboxConfig): Promise<{ imageRef: string; pullMs?: number }> {
+  private async imageFor(pod: DefaultedPod, container: Container, sandboxConfig: PodSandboxConfig, beforePull: () => Promise<unknown>): Promise<{ imageRef: string; pullMs?: number }> {
     try {
       const t0 = Date.now();
       const podObjects = this.o.podObjects;
       const pullSecrets = podObjects && (pod.spec?.imagePullSecrets ?? []).length > 0 ? () => podPullSecrets(pod, podObjects, this.o.logger) : undefined;
-      const ensured = await ensureImage(this.o.images, container, sandboxConfig, { pullSecrets });
+      const ensured = await ensureImage(this.o.images, container, sandboxConfig, { pullSecrets, beforePull });
       return ensured.pulled ? { imageRef: ensured.imageRef, pullMs: Date.now() - t0 } : { imageRef: ensured.imageRef };
     } catch (err) {
       if (err instanceof ImageError) throw new ContainerStartError(container.name, err.reason, err.message, 'pull');
