@@ -3,13 +3,11 @@
 import { readFileSync, statfsSync } from 'node:fs';
 import { cpus, release, totalmem } from 'node:os';
 import type { Taint } from 'kubernetes-types/core/v1';
+import { allocatableEphemeralStorageBytes, allocatableMemoryBytes, EVICTION_HARD_MEMORY_BYTES, EVICTION_HARD_NODEFS_FRACTION } from '../k8s/node-allocatable.js';
 import type { NodeInfoSource, NodePressure, ResourceList } from './types.js';
 
 /** `maxPods` default of the kubelet. */
 export const DEFAULT_MAX_PODS = 110;
-/** The kubelet's default hard eviction thresholds (linux): memory.available<100Mi, nodefs.available<10%. */
-const EVICTION_MEMORY_BYTES = 100 * 1024 * 1024;
-const EVICTION_NODEFS_FRACTION = 0.1;
 /** No default pid threshold exists in the kubelet; we call it pressure when 90% of pid_max is used. */
 const PID_PRESSURE_FRACTION = 0.9;
 
@@ -105,14 +103,13 @@ export function collectNodeInfo(opts: CollectNodeInfoOptions): NodeInfoSource {
     bootID: readText('/proc/sys/kernel/random/boot_id'),
     systemUUID: readText('/sys/class/dmi/id/product_uuid'),
     capacity,
-    // Allocatable = capacity - hard eviction thresholds (no kube/system reserved configured).
     allocatable: () => {
       const fs = rootFs(rootDir);
       return {
         cpu: String(cpus().length),
-        memory: kibi(Math.max(0, totalmem() - EVICTION_MEMORY_BYTES)),
+        memory: kibi(allocatableMemoryBytes(totalmem())),
         pods: maxPods,
-        'ephemeral-storage': String(Math.floor(fs.total * (1 - EVICTION_NODEFS_FRACTION))),
+        'ephemeral-storage': String(allocatableEphemeralStorageBytes(fs.total)),
       };
     },
     pressure: (): NodePressure => {
@@ -120,8 +117,8 @@ export function collectNodeInfo(opts: CollectNodeInfoOptions): NodeInfoSource {
       const fs = rootFs(rootDir);
       const pids = pidUsage();
       return {
-        memory: mem !== undefined && mem < EVICTION_MEMORY_BYTES,
-        disk: fs.total > 0 && fs.available / fs.total < EVICTION_NODEFS_FRACTION,
+        memory: mem !== undefined && mem < EVICTION_HARD_MEMORY_BYTES,
+        disk: fs.total > 0 && fs.available / fs.total < EVICTION_HARD_NODEFS_FRACTION,
         pid: pids !== undefined && pids.used / pids.max > PID_PRESSURE_FRACTION,
       };
     },

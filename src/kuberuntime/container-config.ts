@@ -3,6 +3,7 @@
 // image reference resolved (images.ts).
 import type { Container } from 'kubernetes-types/core/v1';
 import { availableParallelism } from 'node:os';
+import { allocatableMemoryBytes } from '../k8s/node-allocatable.js';
 import type { ContainerConfig, Mount } from '../cri/cri-types.js';
 import { hashContainer, kubeletContainerHash } from './container-hash.js';
 import { containerEnv, expandCommand, type EnvWarning } from './env.js';
@@ -45,7 +46,8 @@ export function buildContainerConfig(pod: LabelledPod, container: Container, ctx
     podIPs: ctx.podIPs,
     nodeAllocatable: {
       cpuMillis: ctx.nodeCpuMillis ?? availableParallelism() * 1000,
-      memoryBytes: ctx.nodeMemoryCapacityBytes,
+      // The kubelet's downward API defaults a missing limit to allocatable, not capacity.
+      memoryBytes: allocatableMemoryBytes(ctx.nodeMemoryCapacityBytes),
       ephemeralStorageBytes: ctx.nodeEphemeralStorageBytes ?? 0,
     },
     objects: ctx.envObjects,

@@ -7,8 +7,9 @@
 // change (an API pod keeps its UID) has the volumes that project them rewritten the same way, as the
 // kubelet's volume manager remounts a pod's downwardAPI volumes on its update.
 import type { Volume } from 'kubernetes-types/core/v1';
-import { availableParallelism, totalmem } from 'node:os';
+import { availableParallelism } from 'node:os';
 import type { NodeAllocatable } from '../k8s/downward-api.js';
+import { allocatableMemoryBytes } from '../k8s/node-allocatable.js';
 import type { Logger } from '../log/logger.js';
 import { Backoff, type BackoffPolicy } from '../util/backoff.js';
 import { errorMessage } from '../util/error-message.js';
@@ -42,7 +43,7 @@ interface ManagedPod {
 }
 
 export function defaultNodeAllocatable(): NodeAllocatable {
-  return { cpuMillis: availableParallelism() * 1000, memoryBytes: totalmem(), ephemeralStorageBytes: 0 };
+  return { cpuMillis: availableParallelism() * 1000, memoryBytes: allocatableMemoryBytes(), ephemeralStorageBytes: 0 };
 }
 
 export class VolumeManager {

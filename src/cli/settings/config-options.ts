@@ -1,12 +1,11 @@
 // The KubeletConfiguration fields that reach the agent's options, each with its kubelet flag. The
 // key is the name the resolved options use. Fields bootlet only recognises are in
 // config-recognised.ts; flags without a field are in flag-options.ts.
+import { DEFAULT_EVICTION_HARD } from '../../k8s/node-allocatable.js';
 import * as check from './checks.js';
 import { optionalSetting, setting } from './setting.js';
 import { checkShutdownPriorities, shutdownPriorities } from './shutdown-priorities.js';
 import { bool, boolMap, duration, headerMap, int32, int64, ip, path, quantityBytes, str, stringList, stringMap, taints, uint32 } from './value-types.js';
-
-const DEFAULT_EVICTION_HARD = { 'memory.available': '100Mi', 'nodefs.available': '10%', 'nodefs.inodesFree': '5%', 'imagefs.available': '15%', 'imagefs.inodesFree': '5%' };
 
 export const CONFIG_OPTIONS = {
   // Static pods and the runtime

@@ -121,6 +121,12 @@ describe('containerEnv', () => {
     });
   });
 
+  it('a container started on the node gets allocatable memory (capacity less memory.available<100Mi) for a missing limits.memory', () => {
+    const c = container({ env: [{ name: 'LMEM', valueFrom: { resourceFieldRef: { resource: 'limits.memory' } } }] });
+    const envs = buildContainerConfig(pod({ spec: { containers: [c] } }), c, ctx()).envs ?? [];
+    expect(envs.find((e) => e.key === 'LMEM')?.value).toBe(String(8 * GiB - 100 * 2 ** 20));
+  });
+
   it('refuses ConfigMap / Secret references with the kubelet message', () => {
     const c = container({ env: [{ name: 'X', valueFrom: { configMapKeyRef: { name: 'cm', key: 'k' } } }] });
     expect(() => containerEnv(pod(), c, envCtx)).toThrow(EnvError);

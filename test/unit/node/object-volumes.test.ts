@@ -7,6 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Container, Volume } from 'kubernetes-types/core/v1';
 import { afterAll, describe, expect, it } from 'vitest';
+import { collectNodeInfo } from '../../../src/apiserver/node-info.js';
 import { prepareVolumes, removePodDirs, VolumeError } from '../../../src/node/volumes.js';
 import { tmpfsMountsUnder } from '../../../src/node/tmpfs-volumes.js';
 import { FakePodObjects } from '../../support/fake-pod-objects.js';
@@ -246,10 +247,13 @@ describe.skipIf(!IS_ROOT)('secret and projected on tmpfs (needs root)', () => {
     expect(tmpfsSizeOf(fs.realpathSync(dir('kubernetes.io~empty-dir', 'scratch')))).toBe('65536k');
   });
 
-  it('emptyDir medium: Memory in a pod without a memory limit gets node allocatable memory', async () => {
+  it('emptyDir medium: Memory in a pod without a memory limit gets node allocatable memory (capacity less memory.available<100Mi, as the Node reports)', async () => {
     const c = container({ volumeMounts: [{ name: 'scratch', mountPath: '/scratch' }] });
     const { dir } = await setUp([{ name: 'scratch', emptyDir: { medium: 'Memory' } }], { containers: [c] });
-    const pageAligned = Math.ceil(os.totalmem() / 4096) * 4;
+    const allocatable = os.totalmem() - 100 * 2 ** 20;
+    const reported = collectNodeInfo({ nodeName: 'node1', nodeIP: '10.0.0.1', runtimeVersion: '', kubeletVersion: '', runtimeReady: () => true }).allocatable().memory;
+    expect(reported).toBe(`${Math.floor(allocatable / 1024)}Ki`);
+    const pageAligned = Math.ceil(allocatable / 4096) * 4;
     expect(tmpfsSizeOf(fs.realpathSync(dir('kubernetes.io~empty-dir', 'scratch')))).toBe(`${pageAligned}k`);
   });
 
