@@ -18,6 +18,12 @@ const WORKER_ASSET = 'decode-worker.cjs';
 
 /** A big manifest that takes longer than this is refused; even 10 MiB of YAML is refused by count far sooner. */
 const DECODE_DEADLINE_MS = 10_000;
+/**
+ * The thread's start is not the file's parse, so it has its own deadline: on a loaded machine (or
+ * from source, where tsx compiles the worker first) starting takes seconds, and a file's deadline
+ * that counted them would refuse a good manifest.
+ */
+const WORKER_START_DEADLINE_MS = 60_000;
 /** Heap of the worker: far above what a manifest within the limits needs. */
 const WORKER_HEAP_MB = 128;
 const WORKER_IDLE_MS = 5_000;
@@ -55,12 +61,18 @@ export interface WorkerRequest {
 
 export type WorkerReply = { readonly id: number } & Outcome;
 
+/** The worker's first message: its code is loaded and it takes requests. */
+export interface WorkerReady {
+  readonly ready: true;
+}
+
 export interface ManifestDecoderOptions {
   /** Files above this size go to the worker. */
   readonly inlineMaxBytes?: number;
   /** And files with more structure bytes than this. */
   readonly inlineMaxStructure?: number;
   readonly deadlineMs?: number;
+  readonly startDeadlineMs?: number;
   readonly idleMs?: number;
 }
 
@@ -90,7 +102,7 @@ export function decodesInline(bytes: Buffer, opts: ManifestDecoderOptions = {}):
 }
 
 /** node:worker_threads is loaded with the first big file: an agent whose manifests are all small never loads it. */
-async function startWorker(): Promise<Worker> {
+async function spawnWorker(): Promise<Worker> {
   const { Worker } = await import('node:worker_threads');
   const resourceLimits = { maxOldGenerationSizeMb: WORKER_HEAP_MB, maxYoungGenerationSizeMb: 16 };
   if (isSea()) return new Worker(getAsset(WORKER_ASSET, 'utf8'), { eval: true, resourceLimits });
@@ -100,7 +112,25 @@ async function startWorker(): Promise<Worker> {
   return new Worker(boot, { eval: true, resourceLimits });
 }
 
-
+/** A worker that has said it is ready; one that fails, stops or stays silent past the deadline is terminated and thrown. */
+async function startWorker(deadlineMs: number): Promise<Worker> {
+  const w = await spawnWorker();
+  return new Promise<Worker>((resolve, reject) => {
+    const finish = (err: Error | undefined): void => {
+      clearTimeout(timer);
+      w.off('message', onMessage).off('error', finish).off('exit', onExit);
+      if (!err) return resolve(w);
+      void w.terminate().catch(() => undefined);
+      reject(err);
+    };
+    const onMessage = (m: Partial<WorkerReady>): void => {
+      if (m.ready === true) finish(undefined);
+    };
+    const onExit = (): void => finish(new Error('the thread stopped while starting'));
+    const timer = setTimeout(() => finish(new Error(`not ready after ${deadlineMs / 1000} s`)), deadlineMs);
+    w.on('message', onMessage).on('error', finish).on('exit', onExit);
+  });
+}
 
 interface Job {
   readonly bytes: Buffer;
@@ -111,6 +141,7 @@ interface Job {
 
 export function createManifestDecoder(opts: ManifestDecoderOptions = {}): ManifestDecoder {
   const deadlineMs = opts.deadlineMs ?? DECODE_DEADLINE_MS;
+  const startDeadlineMs = opts.startDeadlineMs ?? WORKER_START_DEADLINE_MS;
   const idleMs = opts.idleMs ?? WORKER_IDLE_MS;
   const queue: Job[] = [];
   let worker: Worker | undefined;
@@ -129,7 +160,7 @@ export function createManifestDecoder(opts: ManifestDecoderOptions = {}): Manife
   const runJob = async (job: Job): Promise<void> => {
     let w: Worker;
     try {
-      w = worker ??= await startWorker();
+      w = worker ??= await startWorker(startDeadlineMs);
     } catch (err) {
       job.resolve({ failed: { ok: false, message: `could not start the manifest parser thread: ${errorMessage(err)}` } });
       return;

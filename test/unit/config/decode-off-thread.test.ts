@@ -82,6 +82,17 @@ describe('manifest decoder', () => {
     expect(again.ok).toBe(true);
   });
 
+  it("the thread's start has its own deadline: a thread not ready in time refuses the file, and a new decoder still decodes", async () => {
+    // A file's deadline starts once the thread is ready (from source tsx compiles the worker first,
+    // seconds on a loaded machine), so the start is bounded apart; no thread starts in 1 ms.
+    decoder = createManifestDecoder({ inlineMaxBytes: 1024, startDeadlineMs: 1 });
+    const r = await decoder.decode(Buffer.from(WEB_YAML + ' '.repeat(2048)));
+    expect(!r.ok && r.message).toBe('could not start the manifest parser thread: not ready after 0.001 s');
+    await decoder.close();
+    decoder = createManifestDecoder({ inlineMaxBytes: 1024 });
+    expect((await decoder.decode(Buffer.from(WEB_YAML + ' '.repeat(2048)))).ok).toBe(true);
+  });
+
   it('refuses a file that takes longer than the deadline, and the next one still decodes', async () => {
     decoder = createManifestDecoder({ inlineMaxBytes: 1024, deadlineMs: 1 });
     const r = await decoder.decode(Buffer.from(WEB_YAML + ' '.repeat(1024 * 1024)));
