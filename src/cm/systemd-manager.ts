@@ -7,7 +7,8 @@ import { cpuSharesToWeight, type CgroupManager } from './cgroup-manager.js';
 import type { CgroupSubsystems } from './cgroup-subsystems.js';
 import { CgroupfsFiles } from './cgroupfs-manager.js';
 import type { ResourceConfig } from './pod-resources.js';
-import { SystemdDbus, SystemdDbusError, type UnitProperty } from './systemd-dbus.js';
+import { DbusCallError } from '../dbus/dbus-connection.js';
+import { SystemdDbus, type UnitProperty } from './systemd-dbus.js';
 
 const UINT64_MAX = 2n ** 64n - 1n;
 
@@ -97,7 +98,7 @@ export class SystemdManager implements CgroupManager {
       ]);
     } catch (err) {
       // Loaded already: made before a restart of bootlet, or implied by a unit inside it.
-      if (!(err instanceof SystemdDbusError && err.dbusName === 'org.freedesktop.systemd1.UnitExists')) throw err;
+      if (!(err instanceof DbusCallError && err.dbusName === 'org.freedesktop.systemd1.UnitExists')) throw err;
       if (resourceProps.length > 0) await dbus.setUnitProperties(unit, resourceProps);
     }
     // systemd leaves the v1 hierarchies it does not manage (cpuset, freezer, ...) alone; the

@@ -1,6 +1,6 @@
 // What the node shutdown manager asks of logind (and of systemd, to make logind reload): its
 // InhibitDelayMaxUSec, the inhibitors it holds, and the PrepareForShutdown signal.
-import { DbusCallError, type SystemBus } from './system-bus.js';
+import { DbusCallError, type DbusConnection } from '../dbus/dbus-connection.js';
 
 const LOGIND = 'org.freedesktop.login1';
 const LOGIND_PATH = '/org/freedesktop/login1';
@@ -16,7 +16,7 @@ export interface Inhibitor {
 }
 
 export class Logind {
-  constructor(private readonly bus: SystemBus) {}
+  constructor(private readonly bus: DbusConnection) {}
 
   /** logind.conf's InhibitDelayMaxSec, in milliseconds. */
   async inhibitDelayMaxMs(): Promise<number> {

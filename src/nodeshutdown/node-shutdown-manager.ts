@@ -8,7 +8,7 @@ import { Logind } from './logind.js';
 import { writeLogindDropIn } from './logind-dropin.js';
 import { periodRequestedSeconds, type ShutdownPriorityPeriod } from './shutdown-groups.js';
 import { stopInOrder, type ShutdownTarget, type StoppedPod } from './stop-in-order.js';
-import { SystemBus } from './system-bus.js';
+import { DbusConnection } from '../dbus/dbus-connection.js';
 
 /** The pod status the kubelet gives a pod it stopped for a node shutdown. */
 export const NODE_SHUTDOWN_REASON = 'Terminated';
@@ -53,7 +53,7 @@ export interface ShutdownReport {
 }
 
 export class NodeShutdownManager {
-  private bus: SystemBus | undefined;
+  private bus: DbusConnection | undefined;
   private logind: Logind | undefined;
   private lock: InhibitLock | undefined;
   private shuttingDown = false;
@@ -91,7 +91,7 @@ export class NodeShutdownManager {
   private async connect(): Promise<void> {
     if (this.stopped) return;
     try {
-      const bus = await SystemBus.connect(this.opts.busSocket);
+      const bus = await DbusConnection.connect(this.opts.busSocket, { peer: 'the system bus', hello: true });
       if (this.stopped) return bus.close();
       this.bus = bus;
       const logind = new Logind(bus);

@@ -6,7 +6,7 @@ import type { Logger } from '../log/logger.js';
 import { LOGIND_CONF_DIR } from './logind-dropin.js';
 import { NODE_SHUTDOWN_MESSAGE, NODE_SHUTDOWN_REASON, NodeShutdownManager } from './node-shutdown-manager.js';
 import { shutdownPeriods, type ShutdownPriorityPeriod } from './shutdown-groups.js';
-import { systemBusSocket } from './system-bus.js';
+import { systemBusSocket } from '../dbus/system-bus-address.js';
 
 export interface NodeShutdownSettings {
   shutdownGracePeriodMs: number;

@@ -59,7 +59,8 @@ export const RULES: ImportRules = {
     ['cri'],
   ],
   // informer: the one list+watch loop (client-go's reflector), fed to config's API pod source and to apiserver.
-  leaves: ['k8s', 'util', 'log', 'process', 'version.ts', 'informer'],
+  // dbus: the one D-Bus connection, spoken by cm (systemd's cgroup driver) and nodeshutdown (logind).
+  leaves: ['k8s', 'util', 'log', 'process', 'version.ts', 'dbus', 'informer'],
   sealed: ['k8s'],
   exceptions: [
     { from: 'podworkers/kubelet-adoption.ts', to: 'config/types.ts', why: staticPodType },

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { cgroupName, ROOT_CGROUP } from '../../../src/cm/cgroup-name.js';
-import { SystemdDbusError, type SystemdDbus, type UnitProperty } from '../../../src/cm/systemd-dbus.js';
+import { DbusCallError } from '../../../src/dbus/dbus-connection.js';
+import type { SystemdDbus, UnitProperty } from '../../../src/cm/systemd-dbus.js';
 import { cpuQuotaPerSecUSec, resourceProperties, SystemdManager } from '../../../src/cm/systemd-manager.js';
 
 const MAX = 2n ** 64n - 1n;
@@ -35,7 +36,7 @@ class FakeDbus {
   closed = false;
   async startTransientUnit(unit: string, props: readonly UnitProperty[]): Promise<void> {
     this.calls.push(`start ${unit}`);
-    if (this.units.has(unit)) throw new SystemdDbusError('org.freedesktop.systemd1.UnitExists', `Unit ${unit} was already loaded`);
+    if (this.units.has(unit)) throw new DbusCallError('org.freedesktop.systemd1.UnitExists', `Unit ${unit} was already loaded`);
     this.units.set(unit, props);
   }
   async setUnitProperties(unit: string, props: readonly UnitProperty[]): Promise<void> {

@@ -1,4 +1,4 @@
-// Types for the two wire-level modules of @homebridge/dbus-native that systemd-dbus.ts uses.
+// Types for the two wire-level modules of @homebridge/dbus-native that dbus-connection.ts uses.
 declare module '@homebridge/dbus-native/lib/handshake.js' {
   import type { Socket } from 'node:net';
   /** Writes the NUL byte and runs the SASL exchange; the callback gets the server GUID. */

@@ -1,19 +1,25 @@
-// A small client of the system D-Bus for logind: method calls with deadlines, and the signals a
-// match rule asks for. Same wire pieces as src/cm/systemd-dbus.ts (dbus-native's handshake and
-// codec, not its bus object). Unix fds cannot be received by Node, so the inhibitor lock itself is
-// taken by systemd-inhibit (inhibit-lock.ts); nothing here needs one.
+// The one D-Bus client of bootlet: a connection to systemd's private socket or to the system bus,
+// method calls with deadlines, and the signals a match rule asks for. The systemd cgroup driver
+// (src/cm) and the node shutdown manager (src/nodeshutdown, logind) speak through it.
+// The wire pieces of @homebridge/dbus-native (authentication and the message codec) are used
+// directly: its bus object pulls in an XML introspection stack (140 KiB) that is never needed here.
+// Unix fds cannot be received by Node, so nothing here takes one.
 import handshake from '@homebridge/dbus-native/lib/handshake.js';
 import * as codec from '@homebridge/dbus-native/lib/message.js';
 import type { DbusMessage } from '@homebridge/dbus-native/lib/message.js';
 import { createConnection, type Socket } from 'node:net';
 
-export const DEFAULT_SYSTEM_BUS = '/run/dbus/system_bus_socket';
+/**
+ * A peer that does not answer a call (or the handshake) in this long is treated as gone: the
+ * connection is dropped, so nothing waits on it forever and its owner connects again.
+ */
 const CALL_TIMEOUT_MS = 15_000;
 const TYPE_CALL = 1;
 const TYPE_RETURN = 2;
 const TYPE_ERROR = 3;
 const TYPE_SIGNAL = 4;
 
+/** An error reply, by its D-Bus name (`org.freedesktop.systemd1.NoSuchUnit`). */
 export class DbusCallError extends Error {
   constructor(
     readonly dbusName: string,
@@ -22,18 +28,6 @@ export class DbusCallError extends Error {
     super(message);
     this.name = 'DbusCallError';
   }
-}
-
-/** The socket path of the system bus: DBUS_SYSTEM_BUS_ADDRESS's unix:path=, as libdbus and sd-bus read it. */
-export function systemBusSocket(env: NodeJS.ProcessEnv = process.env): string {
-  const address = env.DBUS_SYSTEM_BUS_ADDRESS;
-  if (!address) return DEFAULT_SYSTEM_BUS;
-  for (const entry of address.split(';')) {
-    const m = /^unix:(.*)$/.exec(entry);
-    const path = m?.[1].split(',').find((kv) => kv.startsWith('path='));
-    if (path) return decodeURIComponent(path.slice('path='.length));
-  }
-  throw new Error(`DBUS_SYSTEM_BUS_ADDRESS ${JSON.stringify(address)} names no unix:path= socket`);
 }
 
 export interface CallSpec {
@@ -52,62 +46,68 @@ export interface SignalMessage {
   readonly body: readonly unknown[];
 }
 
-export class SystemBus {
+export interface ConnectOptions {
+  /** Who answers, for errors: "systemd", "the system bus". */
+  readonly peer: string;
+  /** A bus daemon wants Hello first; systemd's private socket is peer-to-peer and has none. */
+  readonly hello: boolean;
+  readonly timeoutMs?: number;
+}
+
+export class DbusConnection {
   private readonly calls = new Map<number, { resolve: (v: unknown[]) => void; reject: (e: Error) => void }>();
   private readonly signalListeners = new Set<(s: SignalMessage) => void>();
   private readonly closeListeners = new Set<(err: Error) => void>();
   private serial = 1;
   private closedWith: Error | undefined;
 
-  private constructor(private readonly stream: Socket) {
-    const fail = (err?: Error): void => {
-      if (this.closedWith && this.calls.size === 0) return;
-      const first = !this.closedWith;
-      this.closedWith ??= err ?? new Error('connection to the system bus closed');
-      for (const c of this.calls.values()) c.reject(this.closedWith);
-      this.calls.clear();
-      if (first) for (const l of this.closeListeners) l(this.closedWith);
-    };
-    stream.on('error', fail);
-    stream.on('close', () => fail());
+  private constructor(
+    private readonly stream: Socket,
+    private readonly peer: string,
+  ) {
+    stream.on('error', (err) => this.fail(err));
+    stream.on('close', () => this.fail(new Error(`connection to ${peer} closed`)));
   }
 
-  /** Connects, authenticates (EXTERNAL) and says Hello. */
-  static connect(socket: string, timeoutMs = CALL_TIMEOUT_MS): Promise<SystemBus> {
+  /** Connects and authenticates (EXTERNAL: the kernel vouches for our uid), then says Hello when asked. */
+  static connect(socket: string, o: ConnectOptions): Promise<DbusConnection> {
+    const timeoutMs = o.timeoutMs ?? CALL_TIMEOUT_MS;
     return new Promise((resolve, reject) => {
       const stream = createConnection(socket);
-      const bus = new SystemBus(stream);
-      const timer = setTimeout(() => {
-        stream.destroy();
-        reject(new Error(`the system bus at ${socket} did not complete the D-Bus handshake within ${timeoutMs / 1000} s`));
-      }, timeoutMs);
-      timer.unref();
-      const early = (err: Error): void => {
+      const conn = new DbusConnection(stream, o.peer);
+      // How far it got, for the error: a hang says which side stopped answering.
+      let stage = 'connecting';
+      stream.once('connect', () => (stage = 'authenticating (no OK to AUTH EXTERNAL)'));
+      const settle = (err: Error | undefined): void => {
         clearTimeout(timer);
-        reject(new Error(`cannot connect to the system bus at ${socket}: ${err.message}`));
+        stream.removeListener('error', early);
+        if (!err) return resolve(conn);
+        stream.destroy();
+        reject(err);
       };
+      const early = (err: Error): void => settle(new Error(`cannot connect to ${o.peer} at ${socket}: ${err.message}`));
       stream.once('error', early);
+      const timer = setTimeout(() => settle(new Error(`${o.peer} did not complete the D-Bus handshake on ${socket} within ${timeoutMs / 1000} s: ${stage}`)), timeoutMs);
+      timer.unref();
       handshake(stream, { authMethods: ['EXTERNAL'] }, (err) => {
-        if (err) {
-          clearTimeout(timer);
-          stream.destroy();
-          return reject(err);
-        }
-        codec.unmarshalMessages(stream, (m) => bus.onMessage(m), {});
-        bus
-          .call({ destination: 'org.freedesktop.DBus', path: '/org/freedesktop/DBus', interface: 'org.freedesktop.DBus', member: 'Hello' })
-          .then(() => {
-            clearTimeout(timer);
-            stream.removeListener('error', early);
-            resolve(bus);
-          })
-          .catch((e: unknown) => {
-            clearTimeout(timer);
-            stream.destroy();
-            reject(e instanceof Error ? e : new Error(String(e)));
-          });
+        if (err) return settle(err);
+        codec.unmarshalMessages(stream, (m) => conn.onMessage(m), {});
+        if (!o.hello) return settle(undefined);
+        stage = 'authenticated, no reply to Hello';
+        conn.call({ destination: 'org.freedesktop.DBus', path: '/org/freedesktop/DBus', interface: 'org.freedesktop.DBus', member: 'Hello' }).then(
+          () => settle(undefined),
+          (e: unknown) => settle(e instanceof Error ? e : new Error(String(e))),
+        );
       });
     });
+  }
+
+  private fail(err: Error): void {
+    const first = !this.closedWith;
+    this.closedWith ??= err;
+    for (const c of this.calls.values()) c.reject(this.closedWith);
+    this.calls.clear();
+    if (first) for (const l of this.closeListeners) l(this.closedWith);
   }
 
   private onMessage(m: DbusMessage): void {
@@ -124,7 +124,7 @@ export class SystemBus {
     for (const l of this.signalListeners) l(s);
   }
 
-  /** The reply's body; rejects with the D-Bus error, a closed connection, or after the deadline. */
+  /** The reply's body; rejects with the D-Bus error, a closed connection, or after the deadline (which drops the connection). */
   call(spec: CallSpec): Promise<unknown[]> {
     if (this.closedWith) return Promise.reject(this.closedWith);
     const serial = this.serial++;
@@ -132,7 +132,11 @@ export class SystemBus {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.calls.delete(serial);
-        reject(new Error(`no answer to ${spec.interface}.${spec.member} within ${CALL_TIMEOUT_MS / 1000} s`));
+        const err = new Error(`${this.peer} did not answer ${spec.interface}.${spec.member} within ${CALL_TIMEOUT_MS / 1000} s`);
+        reject(err);
+        // Whatever it was doing, this connection is not to be trusted any more.
+        this.fail(err);
+        this.stream.destroy();
       }, CALL_TIMEOUT_MS);
       timer.unref();
       this.calls.set(serial, {
@@ -169,8 +173,7 @@ export class SystemBus {
 
   close(): void {
     if (this.closedWith) return;
-    this.closedWith = new Error('closed');
-    for (const l of this.closeListeners) l(this.closedWith);
+    this.fail(new Error('closed'));
     this.stream.end();
     this.stream.destroy();
   }
