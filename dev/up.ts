@@ -11,6 +11,7 @@ import { startContainerd, stopContainerdAt, RECORD_FILE, K8S_NAMESPACE } from '.
 import { isAlive, run, sleep, tryRun } from './exec.js';
 import { buildTestImages, importTestImages, TEST_IMAGES } from './images.js';
 import { REPO_ROOT, TMP_BASE } from './paths.js';
+import { upBootletArgs, upKubeletConfig } from './up-config.js';
 
 const UP_DIR = path.join(TMP_BASE, 'up');
 const CONTAINERD_DIR = path.join(UP_DIR, 'containerd');
@@ -128,14 +129,7 @@ function writeKubeletConfig(): string {
   const file = path.join(UP_DIR, 'kubelet-config.yaml');
   const logs = path.join(UP_DIR, 'pods-logs');
   fs.mkdirSync(logs, { recursive: true });
-  fs.writeFileSync(
-    file,
-    `# Written by dev/up.ts.
-apiVersion: kubelet.config.k8s.io/v1beta1
-kind: KubeletConfiguration
-podLogsDir: ${JSON.stringify(logs)}
-`,
-  );
+  fs.writeFileSync(file, upKubeletConfig(logs));
   return file;
 }
 
@@ -157,19 +151,7 @@ async function main(): Promise<void> {
   }
 
   const config = writeKubeletConfig();
-  const hostname = os.hostname().toLowerCase();
-  const bootletArgs = [
-    '--config',
-    config,
-    '--pod-manifest-path',
-    MANIFESTS,
-    '--container-runtime-endpoint',
-    endpoint,
-    '--root-dir',
-    path.join(UP_DIR, 'root'),
-    '--hostname-override',
-    hostname,
-  ];
+  const bootletArgs = upBootletArgs({ config, manifests: MANIFESTS, endpoint, rootDir: path.join(UP_DIR, 'root'), hostname: os.hostname().toLowerCase() });
   step(`running ${path.relative(REPO_ROOT, BOOTLET)} ${bootletArgs.join(' ')}`);
   console.log('Ctrl-C stops bootlet (the pods keep running); `npm run up -- --down` tears everything down.\n');
 
