@@ -10,25 +10,16 @@ import { useTmpDir } from '../../support/tmp.js';
 import { waitFor } from '../../support/wait.js';
 import { container, pod } from './fixtures.js';
 
-function deferred(): { promise: Promise<void>; resolve: () => void; reject: (e: Error) => void } {
-  let resolve!: () => void;
-  let reject!: (e: Error) => void;
-  const promise = new Promise<void>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
-
 function setup(c = container()) {
   const dir = useTmpDir('pod-ops-pull-order');
   const calls: string[] = [];
-  const cgroup = deferred();
+  const cgroup = { resolve: (): void => undefined, reject: (_e: Error): void => undefined };
+  const cgroupMade = new Promise<void>((resolve, reject) => Object.assign(cgroup, { resolve, reject }));
   const cgroups: PodCgroups = {
     podCgroupParent: () => '/kubepods/pod1',
     ensurePodCgroup: async () => {
       calls.push('ensurePodCgroup');
-      await cgroup.promise;
+      await cgroupMade;
       calls.push('pod cgroup made');
     },
     checkSandboxPlacement: async () => undefined,
