@@ -41,6 +41,18 @@ const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 60);
 /** Long enough for V8 to shrink its heap after the start-up burst (its own memory reducer). */
 const IDLE_SETTLE_MS = 20_000;
 
+/** The agent's CRI call counts once two scrapes 300 ms apart agree (at most 5 s): nothing of the last step is still under way. */
+async function quietOperations(rootDir: string): Promise<OperationCounts> {
+  const deadline = performance.now() + 5_000;
+  let last = await scrapeRuntimeOperations(rootDir);
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 300));
+    const now = await scrapeRuntimeOperations(rootDir);
+    if (operationsBetween(last, now).size === 0 || performance.now() > deadline) return now;
+    last = now;
+  }
+}
+
 /** Whether the running agent's own status (`bootlet pods`' source) shows the pod's containers all running. */
 async function podRunningInAgent(rootDir: string, podName: string): Promise<boolean> {
   const body = await new Promise<string>((resolve, reject) => {
@@ -154,7 +166,9 @@ async function main(): Promise<void> {
         await rawStopPod(rawCtx, started);
 
         const name = `boot-${round}x${i}`;
-        const callsBefore = await scrapeRuntimeOperations(rootDir);
+        // The last pod's teardown is followed up (its exit and delete events read) after the runtime
+        // no longer lists it; counted from now, those calls would be charged to this start.
+        const callsBefore = await quietOperations(rootDir);
         const t0 = Date.now();
         const renamedAt = writeAtomically(manifests, `${name}.yaml`, benchPodManifest(name));
         const started1 = await startedAt(name);
