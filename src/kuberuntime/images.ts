@@ -1,7 +1,7 @@
 // Making sure a container's image is present, honouring imagePullPolicy as the kubelet's image
 // manager does (pkg/kubelet/images). Back-off between failed pulls is the pod worker's business.
 import type { Container, Secret } from 'kubernetes-types/core/v1';
-import type { AuthConfig, ImageService, PodSandboxConfig } from '../cri/cri-types.js';
+import type { AuthConfig, Image, ImageService, PodSandboxConfig } from '../cri/cri-types.js';
 import { imageRepository, keyringFromSecrets, PullSecretError, type RegistryCredential } from './docker-keyring.js';
 import { CriError } from '../cri/cri-types.js';
 import { errorMessage } from '../util/error-message.js';
@@ -71,6 +71,8 @@ export interface PullOptions {
   pullSecrets?: () => Promise<readonly Secret[]>;
   /** Awaited once a pull is needed, before it starts; a rejection is thrown as it is and nothing is pulled. */
   beforePull?: () => Promise<unknown>;
+  /** ImageStatus of the image (with its default tag) already asked, e.g. while the sandbox was made. */
+  status?: { readonly name: string; readonly status: Promise<Image | undefined> };
 }
 
 export async function ensureImage(images: ImageService, container: Container, sandboxConfig: PodSandboxConfig, opts: PullOptions = {}): Promise<EnsuredImage> {
@@ -82,7 +84,7 @@ export async function ensureImage(images: ImageService, container: Container, sa
   if (policy !== 'Always') {
     let present;
     try {
-      present = await images.imageStatus({ image });
+      present = await (opts.status?.name === image ? opts.status.status : images.imageStatus({ image }));
     } catch (err) {
       throw new ImageError('ImageInspectError', `Failed to inspect image ${JSON.stringify(spec)}: ${messageOf(err)}`);
     }

@@ -26,6 +26,7 @@ import { fetchEnvObjects } from './env-objects.js';
 import type { EnvWarning } from './env.js';
 import { podPullSecrets } from './pull-secrets.js';
 import { allInOrder } from '../util/all-in-order.js';
+import { StartsAhead, type AheadOfStart } from './starts-ahead.js';
 
 /** A postStart hook that never returns must not hold the pod worker forever. */
 const POST_START_TIMEOUT_SECONDS = 120;
@@ -76,14 +77,16 @@ export class CriPodRuntime implements PodRuntime {
     return buildSandboxConfig(pod, { podLogsDir: this.o.podLogsDir, attempt, resolvConf: this.o.resolvConf, clusterDNS: this.o.clusterDNS, clusterDomain: this.o.clusterDomain, cgroupParent });
   }
 
-  async createSandbox(pod: DefaultedPod, attempt: number): Promise<SandboxRef> {
+  async createSandbox(pod: DefaultedPod, attempt: number, firstStarts: readonly Container[] = []): Promise<SandboxRef> {
     const logDir = podLogDirectory(this.o.podLogsDir, pod);
     // The pod's log directory and, as the kubelet's SyncPod makes it, the pod cgroup with its limits,
     // both before anything runs; neither needs the other.
     await allInOrder<unknown>([mkdir(logDir, { recursive: true, mode: 0o755 }), this.o.cgroups?.ensurePodCgroup(pod) ?? Promise.resolve()]);
     let id: string;
+    const sandbox = this.o.runtime.runPodSandbox(this.sandboxConfig(pod, attempt));
+    const ahead = firstStarts.length > 0 ? new StartsAhead(this.o.images, firstStarts, (name) => containerLogDirectory(this.o.podLogsDir, pod, name)) : undefined;
     try {
-      id = await this.o.runtime.runPodSandbox(this.sandboxConfig(pod, attempt));
+      id = await sandbox;
     } catch (err) {
       const explained = err instanceof CriError ? this.o.cgroups?.explainRuntimeError(err.details) : undefined;
       throw explained !== undefined && err instanceof CriError ? new CriError(err.method, err.code, explained) : err;
@@ -92,7 +95,7 @@ export class CriPodRuntime implements PodRuntime {
     // As the kubelet's SyncPod: the new sandbox's IP (for hooks and probes) from its status; a
     // host-network pod has the node's.
     const network = pod.spec?.hostNetwork ? undefined : (await this.o.runtime.podSandboxStatus(id).catch(() => undefined))?.network;
-    return { id, attempt, ip: network?.ip ?? '', additionalIps: (network?.additionalIps ?? []).map((x) => x.ip).filter(Boolean) };
+    return { id, attempt, ip: network?.ip ?? '', additionalIps: (network?.additionalIps ?? []).map((x) => x.ip).filter(Boolean), ahead };
   }
 
   /** With no earlier instance in the runtime, the next restart count is read from the log files. */
@@ -102,7 +105,9 @@ export class CriPodRuntime implements PodRuntime {
   }
 
   async startContainer(pod: DefaultedPod, sandbox: SandboxRef, container: Container, type: ContainerType, restartCount: number | undefined, restartedAt?: string, onCreate?: () => void, targetContainerId?: string): Promise<StartedContainer> {
-    const count = restartCount ?? (await this.restartCountFromLogs(pod, container.name));
+    // Asked while this sandbox was being made, for its first starts (starts-ahead.ts).
+    const ahead = type === 'ephemeral' ? undefined : sandbox.ahead?.take(container.name);
+    const count = restartCount ?? (ahead ? await ahead.restartCount : await this.restartCountFromLogs(pod, container.name));
     const sandboxConfig = this.sandboxConfig(pod, sandbox.attempt);
     // Three steps go at once: the pod cgroup, made again if it went missing since the sandbox started
     // (as the kubelet checks on each sync), the image, and the container's log directory. Their
@@ -112,8 +117,8 @@ export class CriPodRuntime implements PodRuntime {
     const podCgroup = this.o.cgroups?.ensurePodCgroup(pod) ?? Promise.resolve();
     const [cgroup, image, logDir] = await Promise.allSettled([
       podCgroup,
-      this.imageFor(pod, container, sandboxConfig, () => podCgroup),
-      mkdir(containerLogDirectory(this.o.podLogsDir, pod, container.name), { recursive: true, mode: 0o755 }),
+      this.imageFor(pod, container, sandboxConfig, () => podCgroup, ahead?.image),
+      ahead?.logDir ?? mkdir(containerLogDirectory(this.o.podLogsDir, pod, container.name), { recursive: true, mode: 0o755 }),
     ]);
     if (cgroup.status === 'rejected') throw cgroup.reason;
     if (image.status === 'rejected') throw image.reason;
@@ -177,12 +182,12 @@ export class CriPodRuntime implements PodRuntime {
   }
 
   /** The image's reference, pulled first when the pull policy says so; pullMs only when it was pulled. */
-  private async imageFor(pod: DefaultedPod, container: Container, sandboxConfig: PodSandboxConfig, beforePull: () => Promise<unknown>): Promise<{ imageRef: string; pullMs?: number }> {
+  private async imageFor(pod: DefaultedPod, container: Container, sandboxConfig: PodSandboxConfig, beforePull: () => Promise<unknown>, status?: AheadOfStart['image']): Promise<{ imageRef: string; pullMs?: number }> {
     try {
       const t0 = Date.now();
       const podObjects = this.o.podObjects;
       const pullSecrets = podObjects && (pod.spec?.imagePullSecrets ?? []).length > 0 ? () => podPullSecrets(pod, podObjects, this.o.logger) : undefined;
-      const ensured = await ensureImage(this.o.images, container, sandboxConfig, { pullSecrets, beforePull });
+      const ensured = await ensureImage(this.o.images, container, sandboxConfig, { pullSecrets, beforePull, status });
       return ensured.pulled ? { imageRef: ensured.imageRef, pullMs: Date.now() - t0 } : { imageRef: ensured.imageRef };
     } catch (err) {
       if (err instanceof ImageError) throw new ContainerStartError(container.name, err.reason, err.message, 'pull');

@@ -4,6 +4,7 @@
 import type { Container, LifecycleHandler } from 'kubernetes-types/core/v1';
 import type { ContainerType } from './labels.js';
 import type { DefaultedPod } from '../k8s/pod.js';
+import type { StartsAhead } from './starts-ahead.js';
 
 /** The old name of DefaultedPod, kept for importers that predate src/k8s. */
 export type DesiredPod = DefaultedPod;
@@ -15,6 +16,8 @@ export interface SandboxRef {
   readonly ip: string;
   /** Its other IPs (the second family of a dual-stack pod), as PodSandboxStatus lists them. */
   readonly additionalIps?: readonly string[];
+  /** Made by this sync: what its first starts looked up while the sandbox was being made. */
+  readonly ahead?: StartsAhead;
 }
 
 /** A start that failed for a reason the pod's status should show (ErrImagePull, CreateContainerConfigError, ...). */
@@ -41,7 +44,8 @@ export interface StartedContainer {
 
 export interface PodRuntime {
   /** Creates the pod's directories and runs a sandbox. */
-  createSandbox(pod: DefaultedPod, attempt: number): Promise<SandboxRef>;
+  /** `firstStarts`: the containers this sync starts in it next, whose look-ups go beside RunPodSandbox. */
+  createSandbox(pod: DefaultedPod, attempt: number, firstStarts?: readonly Container[]): Promise<SandboxRef>;
   /**
    * Pulls if needed, prepares volumes, creates and starts the container (carrying the restart request
    * it was started under). `onCreate` is called just before CreateContainer (after the image, volumes

@@ -33,6 +33,8 @@ export interface Execution {
   recordedAt: CacheTime | undefined;
   /** Something changed in the runtime that the cache was not told of: a kill, a removal, a failed creation. */
   unrecorded: boolean;
+  /** The containers this sync's plan starts (a new sandbox looks up what they need while it is made). */
+  readonly firstStarts: readonly Container[];
 }
 
 export interface ActionExecutor<A> {
@@ -152,7 +154,7 @@ export const EXECUTORS: ActionExecutors = {
       // status right after RunPodSandbox too).
       const done = x.ctx.cache.creating(x.ctx.uid);
       try {
-        x.sandbox = await x.ctx.runtime.createSandbox(x.pod, a.attempt);
+        x.sandbox = await x.ctx.runtime.createSandbox(x.pod, a.attempt, x.firstStarts);
       } catch (err) {
         failedCreation(x, done);
         throw err;
@@ -184,7 +186,8 @@ export async function executeActions(ctx: WorkerContext, plan: PodActions, sandb
   const waiting = new Map(plan.waiting);
   if (!pod) return { errors, waiting };
   const grace = pod.spec?.terminationGracePeriodSeconds ?? DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS;
-  const x: Execution = { ctx, pod, fields: { pod: ctx.key, podUID: ctx.uid }, grace, sandbox, errors, waiting, startsHalted: false, recordedAt: undefined, unrecorded: false };
+  const firstStarts = plan.actions.flatMap((a) => (a.kind === 'startContainer' ? [a.container] : []));
+  const x: Execution = { ctx, pod, fields: { pod: ctx.key, podUID: ctx.uid }, grace, sandbox, errors, waiting, startsHalted: false, recordedAt: undefined, unrecorded: false, firstStarts };
   try {
     await runActions(x, plan.actions);
   } finally {
