@@ -2,6 +2,7 @@
 // writes (the same path, so a node that ran a kubelet keeps one file, not two).
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { errorMessage } from '../util/error-message';
 
 export const LOGIND_CONF_DIR = '/etc/systemd/logind.conf.d';
 export const LOGIND_DROPIN = '99-kubelet.conf';
@@ -19,7 +20,7 @@ export function writeLogindDropIn(delaySeconds: number, dir: string = LOGIND_CON
     writeFileSync(tmp, dropInText(delaySeconds), { mode: 0o644 });
     renameSync(tmp, file);
   } catch (err) {
-    throw new Error(`failed writing logind shutdown inhibit override file ${file}: ${err instanceof Error ? err.message : String(err)}`);
+    throw new Error(`failed writing logind shutdown inhibit override file ${file}: ${errorMessage(err)}`);
   }
   return file;
 }

@@ -1,6 +1,7 @@
 // What the node shutdown manager asks of logind (and of systemd, to make logind reload): its
 // InhibitDelayMaxUSec, the inhibitors it holds, and the PrepareForShutdown signal.
 import { DbusCallError, type DbusConnection } from '../dbus/dbus-connection.js';
+import { errorMessage } from '../util/error-message.js';
 
 const LOGIND = 'org.freedesktop.login1';
 const LOGIND_PATH = '/org/freedesktop/login1';
@@ -24,7 +25,7 @@ export class Logind {
     try {
       body = await this.bus.call({ destination: LOGIND, path: LOGIND_PATH, interface: 'org.freedesktop.DBus.Properties', member: 'Get', signature: 'ss', body: [MANAGER, 'InhibitDelayMaxUSec'] });
     } catch (err) {
-      throw new Error(`failed reading InhibitDelayMaxUSec property from logind: ${err instanceof Error ? err.message : String(err)}`);
+      throw new Error(`failed reading InhibitDelayMaxUSec property from logind: ${errorMessage(err)}`);
     }
     // dbus-native gives a variant as [signature tree, [value]].
     const variant = body[0] as [unknown, unknown[]] | undefined;

@@ -9,6 +9,7 @@ import { writeLogindDropIn } from './logind-dropin.js';
 import { periodRequestedSeconds, type ShutdownPriorityPeriod } from './shutdown-groups.js';
 import { stopInOrder, type ShutdownTarget, type StoppedPod } from './stop-in-order.js';
 import { DbusConnection } from '../dbus/dbus-connection.js';
+import { errorMessage } from '../util/error-message.js';
 
 /** The pod status the kubelet gives a pod it stopped for a node shutdown. */
 export const NODE_SHUTDOWN_REASON = 'Terminated';
@@ -103,7 +104,7 @@ export class NodeShutdownManager {
       this.retryMs = RECONNECT_MIN_MS;
       this.logger.info('Watching logind for node shutdown', { inhibitDelay: `${this.opts.periods.length ? periodRequestedSeconds(this.opts.periods) : 0}s` });
     } catch (err) {
-      this.logger.error('Unable to watch the node for shutdown events', { err: err instanceof Error ? err.message : String(err) });
+      this.logger.error('Unable to watch the node for shutdown events', { err: errorMessage(err) });
       this.bus?.close();
       this.scheduleReconnect();
     }
@@ -170,7 +171,7 @@ export class NodeShutdownManager {
       this.deps.setShuttingDown(false);
       this.deps.restorePods();
       await this.acquireLock().catch((err: unknown) => {
-        this.logger.error('Unable to take the shutdown delay lock again', { err: err instanceof Error ? err.message : String(err) });
+        this.logger.error('Unable to take the shutdown delay lock again', { err: errorMessage(err) });
         this.bus?.close();
       });
     });

@@ -3,6 +3,7 @@
 import type { Pod } from 'kubernetes-types/core/v1';
 import type { Logger } from '../log/logger.js';
 import { groupByPriority, podGraceSeconds, waveReserves, type ShutdownPriorityPeriod } from './shutdown-groups.js';
+import { errorMessage } from '../util/error-message.js';
 
 export interface ShutdownTarget {
   readonly uid: string;
@@ -54,7 +55,7 @@ export async function stopInOrder(periods: readonly ShutdownPriorityPeriod[], ta
             entry.stoppedMs = now();
             deps.logger.info('Shutdown manager finished killing pod', { pod: t.key });
           },
-          (err: unknown) => deps.logger.warn('Shutdown manager failed killing pod', { pod: t.key, err: err instanceof Error ? err.message : String(err) }),
+          (err: unknown) => deps.logger.warn('Shutdown manager failed killing pod', { pod: t.key, err: errorMessage(err) }),
         );
       });
       const all = Promise.all(stops).then(() => undefined);

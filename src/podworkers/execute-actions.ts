@@ -10,6 +10,7 @@ import type { CacheTime, CreationDone } from '../pleg/pod-cache.js';
 import type { Container } from 'kubernetes-types/core/v1';
 import type { ContainerType } from '../kuberuntime/labels.js';
 import { DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS } from '../k8s/defaults.js';
+import { errorMessage } from '../util/error-message.js';
 
 export interface ExecutionResult {
   readonly errors: string[];
@@ -108,7 +109,7 @@ async function startContainer(x: Execution, s: StartRequest): Promise<void> {
     ctx.event('Normal', 'Started', `Started container ${name}`, name);
   } catch (err) {
     const reason = err instanceof ContainerStartError ? err.reason : 'RunContainerError';
-    const message = err instanceof Error ? err.message : String(err);
+    const message = errorMessage(err);
     x.waiting.set(name, { reason, message });
     if (err instanceof ContainerStartError && err.step === 'pull') ctx.pullBackOff.failed(ctx.uid, s.container.image ?? '', ctx.now(), message);
     ctx.emit((o) => o.containerStartFailed?.(ctx.uid, s.type, reason));

@@ -12,6 +12,7 @@ import { NETWORK_NOT_READY_ERROR_MSG, NETWORK_NOT_READY_REASON, NETWORK_NOT_READ
 import type { DesiredPod } from '../../kuberuntime/pod-runtime.js';
 import type { RuntimePod } from '../../kuberuntime/runtime-pods.js';
 import { jittered } from '../../util/backoff.js';
+import { errorMessage } from '../../util/error-message.js';
 
 /**
  * As the kubelet's SyncPod: while the runtime's network is not ready only host-network pods are
@@ -86,7 +87,7 @@ export const syncing = podState({
       const untilBackOff = actions.wakeAtMs !== undefined ? Math.max(0, actions.wakeAtMs - ctx.now()) : Infinity;
       return { next: 'Syncing', wakeAfterMs: Math.min(untilBackOff, resyncMs(ctx)) };
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
+      const message = errorMessage(err);
       ctx.lastSync = { at: new Date(ctx.now()), waiting: new Map(), error: message };
       ctx.logger.error('Error syncing pod, will retry', { pod: ctx.key, podUID: ctx.uid, err: message });
       return { next: 'Syncing', wakeAfterMs: errorRetryMs() };

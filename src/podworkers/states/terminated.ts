@@ -4,10 +4,7 @@
 import { ContainerState, PodSandboxState } from '../../cri/cri-types.js';
 import { podForStep } from '../worker-context.js';
 import { podState } from './pod-state.js';
-
-function text(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
+import { errorMessage } from '../../util/error-message.js';
 
 export const terminated = podState({
   name: 'Terminated',
@@ -26,7 +23,7 @@ export const terminated = podState({
       try {
         await op();
       } catch (err) {
-        failures.push(`${what}: ${text(err)}`);
+        failures.push(`${what}: ${errorMessage(err)}`);
       }
     };
     for (const c of rt?.containers ?? []) await attempt(`removing container ${c.name} (${c.id})`, () => ctx.runtime.removeContainer(c.id));
