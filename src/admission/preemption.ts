@@ -15,7 +15,12 @@ interface Requirement {
 
 /** kubetypes.Preemptable. */
 export function preemptable(preemptor: Pod, preemptee: Pod): boolean {
-  if (isCriticalPod(preemptor) && !isCriticalPod(preemptee)) return true;
+  return preemptableBy(preemptor, isCriticalPod(preemptor), preemptee);
+}
+
+/** As preemptable, with the preemptor's criticality known (asked once per admission, not once per other pod). */
+function preemptableBy(preemptor: Pod, preemptorCritical: boolean, preemptee: Pod): boolean {
+  if (preemptorCritical && !isCriticalPod(preemptee)) return true;
   const a = preemptor.spec?.priority;
   const b = preemptee.spec?.priority;
   return a !== undefined && b !== undefined && a > b;
@@ -92,7 +97,8 @@ export type PreemptionResult = { readonly victims: readonly Pod[] } | { readonly
 export function podsToPreempt(pod: Pod, others: readonly Pod[], lacking: readonly InsufficientResource[]): PreemptionResult {
   const reqs: Requirement[] = lacking.map((r) => ({ resourceName: r.resourceName, quantity: r.requested - (r.capacity - r.used) }));
   const classes = { BestEffort: [] as Pod[], Burstable: [] as Pod[], Guaranteed: [] as Pod[] };
-  for (const o of others) if (preemptable(pod, o)) classes[qosClass(o)].push(o);
+  const critical = isCriticalPod(pod);
+  for (const o of others) if (preemptableBy(pod, critical, o)) classes[qosClass(o)].push(o);
   const { BestEffort: bestEffort, Burstable: burstable, Guaranteed: guaranteed } = classes;
   const noSet = (unmet: readonly Requirement[]): PreemptionResult => ({ error: `preemption: error finding a set of pods to preempt: no set of running pods found to reclaim resources: ${requirementsText(unmet)}` });
   const unmet = subtract(reqs, [...bestEffort, ...burstable, ...guaranteed]);

@@ -8,7 +8,11 @@ import { basename } from 'node:path';
 
 /** Why a name is not a manifest, or `undefined` when it is one. */
 export function ignoredNameReason(file: string): string | undefined {
-  const name = basename(file);
+  return ignoredEntryReason(basename(file));
+}
+
+/** As ignoredNameReason, for the entry's own name (what a directory watch hears). */
+export function ignoredEntryReason(name: string): string | undefined {
   if (name === '') return 'empty name';
   // Dotfiles include vim swap files (`.web.yaml.swp`) and emacs lock files (`.#web.yaml`).
   if (name.startsWith('.')) return 'hidden file (name starts with ".")';

@@ -14,7 +14,7 @@ import { watch as watchPath, type FSWatcher } from 'node:fs';
 import { basename } from 'node:path';
 import type { Logger } from '../log/logger';
 import { errorMessage } from '../util/error-message';
-import { ignoredNameReason } from './ignore';
+import { ignoredEntryReason } from './ignore';
 
 /** Names whose last write time is kept (for the quiet-file check); far above any real directory. */
 const MAX_TRACKED_WRITES = 4096;
@@ -32,6 +32,8 @@ export interface ManifestWatcherOptions {
 export class ManifestWatcher {
   private fsw: FSWatcher | undefined;
   private watchedDir: string | undefined;
+  /** The watched directory's own name, under which the kernel tells its removal. */
+  private watchedName: string | undefined;
   /** Inode of the watched directory: a directory replaced between two scans needs a new watch. */
   private watchedIno: number | undefined;
   /** In single-file mode, the only name that matters. */
@@ -79,6 +81,7 @@ export class ManifestWatcher {
     });
     this.fsw = w;
     this.watchedDir = dir;
+    this.watchedName = basename(dir);
     this.watchedIno = ino;
   }
 
@@ -88,12 +91,13 @@ export class ManifestWatcher {
     // No name: the kernel dropped events (queue overflow) or the event is the directory's own.
     if (!name) return this.opts.onDirectory();
     // The directory's own removal or rename is told under its own name: the watch may be dead.
-    if (event === 'rename' && name === basename(dir)) this.opts.onDirectory();
-    // The kernel names an entry of the directory, never a path: no need to normalise one per event.
+    if (event === 'rename' && name === this.watchedName) this.opts.onDirectory();
+    // The kernel names an entry of the directory, never a path: no need to normalise one per event
+    // (nor to take its base name again: a flood hears ~5 events per file, each path.basename a few µs).
     if (name.includes('/')) return;
     const file = dir.endsWith('/') ? dir + name : `${dir}/${name}`;
     if (this.only !== undefined && file !== this.only) return;
-    const reason = ignoredNameReason(file);
+    const reason = ignoredEntryReason(name);
     if (reason !== undefined) return this.opts.onIgnored(file, reason);
     if (event === 'rename') {
       // The name was linked, moved or removed: it names another file now (or none), and what was
@@ -118,6 +122,7 @@ export class ManifestWatcher {
     const w = this.fsw;
     this.fsw = undefined;
     this.watchedDir = undefined;
+    this.watchedName = undefined;
     w?.close();
   }
 
