@@ -63,7 +63,11 @@ function withNoExecuteToleration(tolerations: readonly Toleration[] | undefined)
 }
 
 export interface IdentityInput {
-  /** The decoded, scheme-defaulted pod; not modified. */
+  /**
+   * The decoded, scheme-defaulted pod; not modified, but its nested objects become the result's
+   * (no copy: both callers pass applySchemeDefaults' fresh copy, and a second deep copy of every
+   * manifest was ~4% of the CPU a flood spent loading manifests).
+   */
   readonly defaulted: Pod;
   readonly nodeName: string;
   /** Absolute path of the manifest: part of the UID. */
@@ -79,7 +83,7 @@ export function applyIdentity({ defaulted, nodeName, file, seen, origin = { kind
   const pinned = defaulted.metadata?.uid;
   const http = origin.kind === 'http';
   const uid = pinned ? pinned : http ? computeHttpPodUid(defaulted, origin.url) : computeStaticPodUid(defaulted, nodeName, file);
-  const pod = structuredClone(defaulted);
+  const pod = defaulted;
   const meta = pod.metadata ?? {};
   const name = staticPodName(meta.name ?? '', nodeName);
   const namespace = meta.namespace || 'default';
