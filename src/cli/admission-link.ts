@@ -38,10 +38,10 @@ export interface AdmissionLinkDeps {
 
 export function linkAdmission(deps: AdmissionLinkDeps): PodAdmission {
   const logger = deps.logger.with({ component: 'admission' });
-  // Read at most once a second: allocatable reads /proc/cpuinfo and the root file system
-  // synchronously (about 0.2 ms), and a flood admits its pods over thousands of turns (read once per
-  // turn, it was a third of admission's time). CPUs, memory, the root file system's size, the
-  // labels and taints do not change within a second.
+  // Read at most once a second: allocatable stats the root file system synchronously and the facts
+  // are parsed from quantities (30-45 µs), and a flood admits its pods over thousands of turns
+  // (read once per turn before). The CPU count, memory, the root file system's size, the labels and
+  // taints do not change within a second.
   let facts: NodeFacts | undefined;
   let readAt = 0;
   const nodeFacts = (): NodeFacts => {
