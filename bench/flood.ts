@@ -5,16 +5,13 @@
 // pods and waits for all of them to run. Runs alone: `tsx bench/flood.ts`, or as the bench's section.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { cleanupStaleContainerds, startContainerd } from '../dev/containerd.js';
-import { importTestImages } from '../dev/images.js';
-import { connectRuntime } from '../src/cri/cri-client.js';
 import { startAgent } from '../test/support/agent.js';
 import { countLines, pollHealthz, rssMiBOf, sampleRss, watchCri } from '../test/support/flood-watch.js';
 import { freePorts } from '../test/support/ports.js';
-import { makeTmpDir, removeTmpDir } from '../test/support/tmp.js';
 import { waitFor } from '../test/support/wait.js';
 import { benchPodManifest, BENCH_NODE } from './pods.js';
 import { percentile } from './report.js';
+import { startBenchNode } from './bench-node.js';
 
 const FLOOD_PODS = Number(process.env.FLOOD_PODS ?? 2000);
 const FLOOD_RUNNING = Number(process.env.FLOOD_RUNNING ?? 100);
@@ -59,18 +56,9 @@ async function removeAll(dir: string, names: string[]): Promise<void> {
 
 export async function runFloodBench(opts: { pods?: number; running?: number; log?: (s: string) => void } = {}): Promise<FloodResult> {
   const log = opts.log ?? ((s: string) => console.log(s));
-  await cleanupStaleContainerds();
-  const dir = makeTmpDir('bench-flood');
-  const cd = await startContainerd({ name: 'bench-flood' });
+  const node = await startBenchNode('bench-flood');
+  const { cd, cri, podLogsDir, rootDir, manifests, configFile } = node;
   try {
-    await importTestImages(cd);
-    const cri = await connectRuntime(cd.endpoint);
-    const podLogsDir = path.join(dir, 'logs', 'pods');
-    const rootDir = path.join(dir, 'root');
-    const manifests = path.join(dir, 'manifests');
-    await fs.mkdir(manifests, { recursive: true });
-    const configFile = path.join(dir, 'kubelet-config.yaml');
-    await fs.writeFile(configFile, `apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\npodLogsDir: ${podLogsDir}\n`);
     const [healthzPort] = await freePorts(1);
     const agent = startAgent({ manifests, endpoint: cd.endpoint, rootDir, podLogsDir, nodeName: BENCH_NODE, configFile, healthzPort, extraArgs: ['--v=0'] });
     try {
@@ -126,11 +114,9 @@ export async function runFloodBench(opts: { pods?: number; running?: number; log
       return { flood, running };
     } finally {
       await agent.kill('SIGTERM');
-      cri.runtime.close();
     }
   } finally {
-    await cd.stop();
-    removeTmpDir(dir);
+    await node.close();
   }
 }
 

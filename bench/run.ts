@@ -3,10 +3,6 @@
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as path from 'node:path';
-import { cleanupStaleContainerds, startContainerd } from '../dev/containerd.js';
-import { importTestImages } from '../dev/images.js';
-import { makeTmpDir, removeTmpDir } from '../test/support/tmp.js';
-import { connectRuntime } from '../src/cri/cri-client.js';
 import { BOOTLET_EXE, startAgent } from '../test/support/agent.js';
 import { bareStartPod, benchPodManifest, BENCH_NODE, rawStartPod, rawStopPod, writeAtomically } from './pods.js';
 import { startRuntimePoller } from './user-view.js';
@@ -25,6 +21,7 @@ import { percentile, printTable, ratioSpread, type Row } from './report.js';
 import { waitFor } from '../test/support/wait.js';
 import { listRuntimePods } from '../src/kuberuntime/runtime-pods.js';
 import { meanOperations, operationsBetween, scrapeRuntimeOperations, type OperationCounts } from '../test/support/cri-calls.js';
+import { startBenchNode } from './bench-node.js';
 
 /** Rounds of the pod-start measures; 1-pod starts per round. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -72,17 +69,10 @@ async function podRunningInAgent(rootDir: string, podName: string): Promise<bool
 }
 
 async function main(): Promise<void> {
-  await cleanupStaleContainerds();
-  const dir = makeTmpDir('bench');
-  const cd = await startContainerd({ name: 'bench' });
+  const node = await startBenchNode('bench');
+  const { cd, cri, podLogsDir, rootDir, manifests, configFile } = node;
   const rows: Row[] = [];
   try {
-    await importTestImages(cd);
-    const cri = await connectRuntime(cd.endpoint);
-    const podLogsDir = path.join(dir, 'logs', 'pods');
-    const rootDir = path.join(dir, 'root');
-    const manifests = path.join(dir, 'manifests');
-    fs.mkdirSync(manifests, { recursive: true });
     const rawCtx = { runtime: cri.runtime, images: cri.images, podLogsDir, rootDir };
 
     // Every pod start of this section is timed twice:
@@ -105,8 +95,6 @@ async function main(): Promise<void> {
     const bareSandbox: number[] = [];
 
     // The same pods through bootlet: write the manifest, wait for its "Started container" line.
-    const configFile = path.join(dir, 'kubelet-config.yaml');
-    fs.writeFileSync(configFile, `apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\npodLogsDir: ${podLogsDir}\n`);
     const agent = startAgent({ manifests, endpoint: cd.endpoint, rootDir, podLogsDir, nodeName: BENCH_NODE, configFile, extraArgs: ['--v=0'] });
     await agent.waitForLog((r) => r.msg === 'Manifests read, adopting running pods', 'agent ready', 30_000);
     const startedAt = async (name: string, timeoutMs = 60_000): Promise<number> => {
@@ -288,7 +276,6 @@ async function main(): Promise<void> {
       rows.push({ what: `container killed → replacement started (p95, back-off 0)`, raw: 1000, bootlet: deaths.restartP95 });
       printTable(rows);
     }
-    cri.runtime.close();
     console.log(`\nagent RSS, busiest moment (${MANY} pods just started): ${rss.toFixed(1)} MiB (target ≤ 80 MiB)`);
     if (busyParts) console.log(`  ${formatRssParts(busyParts)}`);
     const windowS = percentile(startWindowsS, 50);
@@ -300,8 +287,7 @@ async function main(): Promise<void> {
     );
     console.log(`  ${formatRssParts(idleParts)}`);
   } finally {
-    await cd.stop();
-    removeTmpDir(dir);
+    await node.close();
   }
 }
 

@@ -3,15 +3,12 @@
 // bootlet and by the bare three calls, one at a time. Not a gate; a tool: `tsx bench/start-trace.ts`.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { cleanupStaleContainerds, startContainerd } from '../dev/containerd.js';
-import { importTestImages } from '../dev/images.js';
-import { connectRuntime } from '../src/cri/cri-client.js';
 import { startAgent } from '../test/support/agent.js';
-import { makeTmpDir, removeTmpDir } from '../test/support/tmp.js';
 import { waitFor } from '../test/support/wait.js';
 import { listRuntimePods } from '../src/kuberuntime/runtime-pods.js';
 import { bareStartPod, benchPodManifest, BENCH_NODE, rawStopPod, writeAtomically } from './pods.js';
 import { percentile } from './report.js';
+import { startBenchNode } from './bench-node.js';
 
 const RUNS = Number(process.env.TRACE_RUNS ?? 10);
 
@@ -59,20 +56,11 @@ function marks(events: CdEvent[], podName: string): Record<string, number> {
 }
 
 async function main(): Promise<void> {
-  await cleanupStaleContainerds();
-  const dir = makeTmpDir('start-trace');
-  const cd = await startContainerd({ name: 'start-trace' });
+  const node = await startBenchNode('start-trace');
+  const { cd, cri, podLogsDir, rootDir, manifests, configFile } = node;
   const logPath = path.join(cd.dir, 'containerd.log');
   try {
-    await importTestImages(cd);
-    const cri = await connectRuntime(cd.endpoint);
-    const podLogsDir = path.join(dir, 'logs', 'pods');
-    const rootDir = path.join(dir, 'root');
-    const manifests = path.join(dir, 'manifests');
-    fs.mkdirSync(manifests, { recursive: true });
     const rawCtx = { runtime: cri.runtime, images: cri.images, podLogsDir, rootDir };
-    const configFile = path.join(dir, 'kubelet-config.yaml');
-    fs.writeFileSync(configFile, `apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\npodLogsDir: ${podLogsDir}\n`);
     const agent = startAgent({ manifests, endpoint: cd.endpoint, rootDir, podLogsDir, nodeName: BENCH_NODE, configFile, extraArgs: ['--v=0'], ...(process.env.TRACE_STRACE ? { wrap: ['strace', '-f', '-ttt', '-s', '96', '-e', 'trace=mkdir,mkdirat,openat,write,writev,sendmsg,sendto,connect,rename,symlink,symlinkat,inotify_add_watch', '-o', process.env.TRACE_STRACE] } : {}) });
     await agent.waitForLog((r) => r.msg === 'Manifests read, adopting running pods', 'agent ready', 30_000);
     const gone = (prefix: string) => waitFor(async () => [...(await listRuntimePods(cri.runtime)).values()].every((p) => !p.name.startsWith(prefix)), { timeoutMs: 60_000, what: `${prefix} removed` });
@@ -125,10 +113,8 @@ async function main(): Promise<void> {
     }
     for (const [k, v] of Object.entries(rows)) console.log(`${k.padEnd(58)} p50 ${percentile(v, 50).toFixed(1).padStart(6)}  min ${Math.min(...v).toFixed(1).padStart(6)}  max ${Math.max(...v).toFixed(1).padStart(6)}`);
     await agent.kill('SIGTERM');
-    cri.runtime.close();
   } finally {
-    await cd.stop();
-    removeTmpDir(dir);
+    await node.close();
   }
 }
 
