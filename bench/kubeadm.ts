@@ -9,7 +9,7 @@
 // Needs the machine's control-plane node (test/support/kubeadm-node.ts): skipped, saying why, when
 // /etc/kubernetes exists or a port is taken.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmdirSync } from 'node:fs';
 import { totalmem } from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -27,12 +27,10 @@ import { spawnAgent, type RunningAgent } from '../test/support/agent.js';
 import { COMPONENTS, kubeadmImageRefs, kubeadmNodeUnavailable, manifestText, prepareKubeadmNode, type KubeadmNode, type KubeadmVersion } from '../test/support/kubeadm-node.js';
 import { makeTmpDir, removeTmpDir } from '../test/support/tmp.js';
 import { percentile, printTable } from './report.js';
-import { podCpuRequestMilli } from '../src/cm/pod-resources.js';
 
 const ROUNDS = Number(process.env.BENCH_KUBEADM_ROUNDS ?? 5);
 const VERSION = (process.env.BENCH_KUBEADM_VERSION ?? '1.34') as KubeadmVersion;
 const POLL_MS = 20;
-const RAW_SHARES = process.env.BENCH_KUBEADM_RAW_SHARES === '1';
 /** Before each clock starts: the previous round's teardown (containerd's snapshot and task cleanup) done. */
 const SETTLE_MS = 1500;
 const DEADLINE_MS = 120_000;
@@ -120,14 +118,6 @@ async function prepareRawPods(cri: RuntimeConnection, dir: string, round: number
     mkdirSync(path.join(podLogDirectory(podLogsDir, pod), container.name), { recursive: true });
     // The pod cgroup bootlet would give it (all four are Burstable); runc makes it.
     const cgroup = `/kubepods/burstable/pod${pod.metadata.uid}`;
-    // BENCH_KUBEADM_RAW_SHARES=1: the pod cgroup made beforehand with the CPU weight the kubelet
-    // gives it (its CPU requests in shares), where runc would make it with the default 1024. A
-    // diagnosis, not the gate's baseline: it tells how much of etcd's slower boot under an agent
-    // is the kubelet's CPU weights (etcd asks 100m; the control plane's four share the CPU by them).
-    if (RAW_SHARES) {
-      mkdirSync(`/sys/fs/cgroup/cpu${cgroup}`, { recursive: true });
-      writeFileSync(`/sys/fs/cgroup/cpu${cgroup}/cpu.shares`, String(Math.max(2, Math.floor((podCpuRequestMilli(pod) * 1024) / 1000))));
-    }
     const sandbox = buildSandboxConfig(pod, { podLogsDir, attempt: 0, resolvConf, cgroupParent: cgroup });
     const imageRef = (await cri.images.imageStatus({ image: container.image! }))?.id;
     if (!imageRef) throw new Error(`kubeadm bench: ${container.image} is not imported`);
