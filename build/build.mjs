@@ -144,14 +144,19 @@ for (const [what, text] of [['bundle', readFileSync(bundle, 'utf8')], ['decode w
 }
 console.log(`bundled ${bundle} (${Math.round(statSync(bundle).size / 1024)} KiB, decode worker ${Math.round(workerCode.length / 1024)} KiB) in ${Date.now() - t0} ms`);
 
-// Single executable: the blob carries the bundle, its V8 code cache and the decode worker's bundle.
+// Single executable: the blob carries build/sea-main.cjs and the decode worker's bundle; the main
+// bundle and its V8 code cache are appended to the executable (below), which sea-main.cjs reads
+// with read(2), so their pages are never mapped into the agent (1.9 MiB of RSS less than as the
+// blob's main script: README, "What an idle agent costs").
+const codeCache = join(out, 'bootlet.cjs.code-cache');
+execFileSync(runtime, [...execArgv, join(root, 'build', 'code-cache.cjs'), bundle, codeCache], { stdio: 'inherit' });
 const seaConfig = join(out, 'sea-config.json');
 const blob = join(out, 'sea-prep.blob');
 // execArgvExtension "none": the agent runs as root, and NODE_OPTIONS in its environment
 // (`--require` of any file) would otherwise run code in it; the executable runs as built.
 writeFileSync(
   seaConfig,
-  JSON.stringify({ main: bundle, output: blob, disableExperimentalSEAWarning: true, useCodeCache: true, execArgv, execArgvExtension: 'none', assets: { [workerAsset]: workerFile } }),
+  JSON.stringify({ main: join(root, 'build', 'sea-main.cjs'), output: blob, disableExperimentalSEAWarning: true, useCodeCache: true, execArgv, execArgvExtension: 'none', assets: { [workerAsset]: workerFile } }),
 );
 // The blob is made by the Node that will run it, under the same V8 flags: V8 rejects a code cache
 // made under other flags (and says so on every start).
@@ -176,7 +181,19 @@ const blockExe = exe + '.blocks';
   const to = openSync(blockExe, 'w', 0o755);
   const block = Buffer.alloc(64 * 1024);
   try {
-    for (let n; (n = readSync(from, block, 0, block.length, null)) > 0; ) writeSync(to, block, 0, n);
+    let size = 0;
+    for (let n; (n = readSync(from, block, 0, block.length, null)) > 0; size += n) writeSync(to, block, 0, n);
+    // The bundle, its code cache, and the trailer sea-main.cjs reads them by (offset and length of each).
+    const trailer = Buffer.alloc(32);
+    trailer.write('BOOTLETB', 0, 'latin1');
+    for (const [i, file] of [bundle, codeCache].entries()) {
+      const data = readFileSync(file);
+      trailer.writeUIntLE(size, 8 + i * 12, 6);
+      trailer.writeUIntLE(data.length, 14 + i * 12, 6);
+      for (let at = 0; at < data.length; at += block.length) writeSync(to, data, at, Math.min(block.length, data.length - at));
+      size += data.length;
+    }
+    writeSync(to, trailer);
   } finally {
     closeSync(from);
     closeSync(to);
