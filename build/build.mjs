@@ -3,7 +3,7 @@
 // binary of the npm package `node-linux-<arch>`, pinned in package-lock.json (an optional
 // dependency, so `npm ci` installs the one of this machine's architecture); the node running this
 // script only runs the build.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { closeSync, copyFileSync, chmodSync, existsSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync, writeSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -202,5 +202,10 @@ const blockExe = exe + '.blocks';
 rmSync(tmpExe);
 chmodSync(blockExe, 0o755);
 renameSync(blockExe, exe);
+// The appended bundle must run, under its code cache (sea-main.cjs says on stderr when V8 rejects it).
+{
+  const check = spawnSync(exe, ['--version'], { encoding: 'utf8' });
+  if (check.status !== 0 || check.stderr !== '') throw new Error(`the built executable failed its --version check (exit ${check.status}): ${check.stderr}`);
+}
 writeFileSync(runtimeStamp, `${runtimeVersion}\n`);
 console.log(`built ${exe} (${Math.round(statSync(exe).size / 1024 / 1024)} MB, Node ${runtimeVersion})`);
