@@ -23,7 +23,11 @@ try {
   if (trailer.toString('latin1', 0, 8) !== MAGIC) throw new Error('the bootlet executable has no bundle appended (was it stripped?): rebuild it with npm run build');
   const read = (at) => {
     const b = Buffer.allocUnsafe(trailer.readUIntLE(at + 6, 6));
-    readSync(fd, b, 0, b.length, trailer.readUIntLE(at, 6));
+    const from = trailer.readUIntLE(at, 6);
+    for (let got = 0, n; got < b.length; got += n) {
+      n = readSync(fd, b, got, b.length - got, from + got);
+      if (n === 0) throw new Error('the bootlet executable is truncated: rebuild it with npm run build');
+    }
     return b;
   };
   // The build refuses a bundle that is not ASCII, so latin1 is its exact text.
