@@ -7,7 +7,7 @@
 // code cache's offset and length, each a little-endian uint48 in 6 bytes.
 'use strict';
 const { closeSync, fstatSync, openSync, readSync } = require('node:fs');
-const { compileFunction } = require('node:vm');
+const { compileFunction, constants: vmConstants } = require('node:vm');
 
 const TRAILER = 32;
 const MAGIC = 'BOOTLETB';
@@ -36,7 +36,8 @@ try {
 } finally {
   closeSync(fd);
 }
-const run = compileFunction(source, ['exports', 'require', 'module', '__filename', '__dirname'], { filename: __filename, cachedData });
+// The bundle's one dynamic import (node:worker_threads, with the first big manifest) goes to Node's own loader.
+const run = compileFunction(source, ['exports', 'require', 'module', '__filename', '__dirname'], { filename: __filename, cachedData, importModuleDynamically: vmConstants.USE_MAIN_CONTEXT_DEFAULT_LOADER });
 // A rejected cache (the executable's V8 flags differ from the build's) costs start-up time only.
 if (run.cachedDataRejected) process.stderr.write('bootlet: the bundle\'s code cache was rejected (a slower start); rebuild the executable\n');
 source = undefined;
