@@ -3,7 +3,7 @@
 // binary of the npm package `node-linux-<arch>`, pinned in package-lock.json (an optional
 // dependency, so `npm ci` installs the one of this machine's architecture); the node running this
 // script only runs the build.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { closeSync, copyFileSync, chmodSync, existsSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync, writeSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,8 +27,10 @@ const runtimeVersion = process.env.BOOTLET_NODE
 // The V8 flags the agent runs with, given by the executable itself (SEA `execArgv`), so they apply
 // before V8 makes its heap (measured in README, "What an idle agent costs"; on Node 24 without them
 // the agent idled at 260 MiB with 30 pods, with them at 80):
-// - `--max-opt=1`: baseline compiler only; an agent that mostly waits gains nothing from the
-//   optimizing compilers, and their code and memory are not resident;
+// - `--max-opt=0`: the interpreter only; an agent that mostly waits gains nothing from the
+//   compilers, and their code and memory are not resident. Sparkplug's baseline code (`--max-opt=1`,
+//   used until issue 18's third memory round) cost 2.3 MiB idle and 2.6 MiB busy, and saved no
+//   measurable CPU in a 30-pod burst (1.51-1.62 s against 1.58-1.65; README, "What an idle agent costs");
 // - `--max-semi-space-size=1`: the young generation stays at its initial 1 MiB per semi-space; a
 //   burst of pod starts otherwise grows it to 16 MiB and keeps it;
 // - `--optimize-for-size`: V8 grows its heap less and gives memory back (108 → 80 MiB idle);
@@ -38,7 +40,7 @@ const runtimeVersion = process.env.BOOTLET_NODE
 // BOOTLET_EXEC_ARGV='[...]' (JSON) builds with others, to measure them.
 const execArgv = process.env.BOOTLET_EXEC_ARGV
   ? JSON.parse(process.env.BOOTLET_EXEC_ARGV)
-  : ['--max-opt=1', '--max-semi-space-size=1', '--optimize-for-size', '--v8-pool-size=1'];
+  : ['--max-opt=0', '--max-semi-space-size=1', '--optimize-for-size', '--v8-pool-size=1'];
 // Which Node the last build put in, so --if-missing rebuilds after the pinned package moved.
 const runtimeStamp = join(out, 'bootlet.node-version');
 
@@ -144,14 +146,19 @@ for (const [what, text] of [['bundle', readFileSync(bundle, 'utf8')], ['decode w
 }
 console.log(`bundled ${bundle} (${Math.round(statSync(bundle).size / 1024)} KiB, decode worker ${Math.round(workerCode.length / 1024)} KiB) in ${Date.now() - t0} ms`);
 
-// Single executable: the blob carries the bundle, its V8 code cache and the decode worker's bundle.
+// Single executable: the blob carries build/sea-main.cjs and the decode worker's bundle; the main
+// bundle and its V8 code cache are appended to the executable (below), which sea-main.cjs reads
+// with read(2), so their pages are never mapped into the agent (1.9 MiB of RSS less than as the
+// blob's main script: README, "What an idle agent costs").
+const codeCache = join(out, 'bootlet.cjs.code-cache');
+execFileSync(runtime, [...execArgv, join(root, 'build', 'code-cache.cjs'), bundle, codeCache], { stdio: 'inherit' });
 const seaConfig = join(out, 'sea-config.json');
 const blob = join(out, 'sea-prep.blob');
 // execArgvExtension "none": the agent runs as root, and NODE_OPTIONS in its environment
 // (`--require` of any file) would otherwise run code in it; the executable runs as built.
 writeFileSync(
   seaConfig,
-  JSON.stringify({ main: bundle, output: blob, disableExperimentalSEAWarning: true, useCodeCache: true, execArgv, execArgvExtension: 'none', assets: { [workerAsset]: workerFile } }),
+  JSON.stringify({ main: join(root, 'build', 'sea-main.cjs'), output: blob, disableExperimentalSEAWarning: true, useCodeCache: true, execArgv, execArgvExtension: 'none', assets: { [workerAsset]: workerFile } }),
 );
 // The blob is made by the Node that will run it, under the same V8 flags: V8 rejects a code cache
 // made under other flags (and says so on every start).
@@ -176,7 +183,19 @@ const blockExe = exe + '.blocks';
   const to = openSync(blockExe, 'w', 0o755);
   const block = Buffer.alloc(64 * 1024);
   try {
-    for (let n; (n = readSync(from, block, 0, block.length, null)) > 0; ) writeSync(to, block, 0, n);
+    let size = 0;
+    for (let n; (n = readSync(from, block, 0, block.length, null)) > 0; size += n) writeSync(to, block, 0, n);
+    // The bundle, its code cache, and the trailer sea-main.cjs reads them by (offset and length of each).
+    const trailer = Buffer.alloc(32);
+    trailer.write('BOOTLETB', 0, 'latin1');
+    for (const [i, file] of [bundle, codeCache].entries()) {
+      const data = readFileSync(file);
+      trailer.writeUIntLE(size, 8 + i * 12, 6);
+      trailer.writeUIntLE(data.length, 14 + i * 12, 6);
+      for (let at = 0; at < data.length; at += block.length) writeSync(to, data, at, Math.min(block.length, data.length - at));
+      size += data.length;
+    }
+    writeSync(to, trailer);
   } finally {
     closeSync(from);
     closeSync(to);
@@ -185,5 +204,10 @@ const blockExe = exe + '.blocks';
 rmSync(tmpExe);
 chmodSync(blockExe, 0o755);
 renameSync(blockExe, exe);
+// The appended bundle must run, under its code cache (sea-main.cjs says on stderr when V8 rejects it).
+{
+  const check = spawnSync(exe, ['--version'], { encoding: 'utf8' });
+  if (check.status !== 0 || check.stderr !== '') throw new Error(`the built executable failed its --version check (exit ${check.status}): ${check.stderr}`);
+}
 writeFileSync(runtimeStamp, `${runtimeVersion}\n`);
 console.log(`built ${exe} (${Math.round(statSync(exe).size / 1024 / 1024)} MB, Node ${runtimeVersion})`);
