@@ -27,10 +27,8 @@ const runtimeVersion = process.env.BOOTLET_NODE
 // The V8 flags the agent runs with, given by the executable itself (SEA `execArgv`), so they apply
 // before V8 makes its heap (measured in README, "What an idle agent costs"; on Node 24 without them
 // the agent idled at 260 MiB with 30 pods, with them at 80):
-// - `--max-opt=0`: the interpreter only; an agent that mostly waits gains nothing from the
-//   compilers, and their code and memory are not resident. Sparkplug's baseline code (`--max-opt=1`,
-//   used until issue 18's third memory round) cost 2.3 MiB idle and 2.6 MiB busy, and saved no
-//   measurable CPU in a 30-pod burst (1.51-1.62 s against 1.58-1.65; README, "What an idle agent costs");
+// - `--max-opt=1`: baseline compiler only; an agent that mostly waits gains nothing from the
+//   optimizing compilers, and their code and memory are not resident;
 // - `--max-semi-space-size=1`: the young generation stays at its initial 1 MiB per semi-space; a
 //   burst of pod starts otherwise grows it to 16 MiB and keeps it;
 // - `--optimize-for-size`: V8 grows its heap less and gives memory back (108 → 80 MiB idle);
@@ -40,7 +38,7 @@ const runtimeVersion = process.env.BOOTLET_NODE
 // BOOTLET_EXEC_ARGV='[...]' (JSON) builds with others, to measure them.
 const execArgv = process.env.BOOTLET_EXEC_ARGV
   ? JSON.parse(process.env.BOOTLET_EXEC_ARGV)
-  : ['--max-opt=0', '--max-semi-space-size=1', '--optimize-for-size', '--v8-pool-size=1'];
+  : ['--max-opt=1', '--max-semi-space-size=1', '--optimize-for-size', '--v8-pool-size=1'];
 // Which Node the last build put in, so --if-missing rebuilds after the pinned package moved.
 const runtimeStamp = join(out, 'bootlet.node-version');
 

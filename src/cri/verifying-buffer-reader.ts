@@ -1,7 +1,7 @@
 // The reader every CRI response is decoded with. proto3 strings are verified UTF-8 (protobufjs's
 // `stringVerify`), and protobufjs's BufferReader, which reads plain strings with the Buffer's
 // native decoder, verifies them with a JavaScript loop instead: a character at a time into a
-// string, slow on the executable's interpreter-only V8 (`--max-opt=0`), and run for every label and
+// string, slow on the executable's baseline-only V8 (`--max-opt=1`), and run for every label and
 // annotation of the 10 s relist. Here the native decoder reads the string; only one that holds a
 // replacement character (what the decoder makes of invalid bytes, or a real U+FFFD) is checked
 // strictly. The same strings come out, and the same bytes are refused.
