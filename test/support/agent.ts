@@ -65,11 +65,17 @@ function childPids(pid: number): number[] {
 }
 
 export function startAgent(o: AgentOptions): RunningAgent {
-  return spawnAgent(agentArgs(o), o.wrap ?? o.execWrap, o.env);
+  return o.wrap ? spawnAgent(agentArgs(o), o.wrap, o.env) : spawnAgent(agentArgs(o), o.execWrap, o.env, { execs: true });
 }
 
 /** Runs build/bootlet with exactly `agentArgv` (e.g. what systemd makes of kubeadm's drop-in). */
-export function spawnAgent(agentArgv: string[], wrap?: string[], env?: Record<string, string>): RunningAgent {
+/**
+ * `execs`: the wrapper execs the agent (its PID is the agent's), so signals go to that PID. A
+ * wrapper that stays (nsenter) has the agent as its child instead. Taking an exec-ing wrapper's
+ * first child for the agent killed whatever the agent had running at that moment (a systemd-notify
+ * of its watchdog ping), and the agent lived on.
+ */
+export function spawnAgent(agentArgv: string[], wrap?: string[], env?: Record<string, string>, opts: { execs?: boolean } = {}): RunningAgent {
   if (!existsSync(BOOTLET_EXE)) throw new Error(`${BOOTLET_EXE} is missing: run npm run build first`);
   const [cmd, ...args] = [...(wrap ?? []), BOOTLET_EXE, ...agentArgv] as [string, ...string[]];
   const proc = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
@@ -102,7 +108,7 @@ export function spawnAgent(agentArgv: string[], wrap?: string[], env?: Record<st
     async kill(signal = 'SIGTERM') {
       if (proc.exitCode !== null || proc.signalCode !== null) return proc.exitCode;
       // A wrapper (nsenter) does not pass signals on: the agent is its child.
-      const target = wrap ? childPids(proc.pid!)[0] : proc.pid;
+      const target = wrap && !opts.execs ? childPids(proc.pid!)[0] : proc.pid;
       if (target !== undefined) process.kill(target, signal);
       else proc.kill(signal);
       return exited;
