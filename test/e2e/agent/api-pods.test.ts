@@ -13,6 +13,7 @@ import { startFakeApiServer, type FakeApiServer } from '../../support/fake-apise
 import { waitFor } from '../../support/wait.js';
 import { Kubectl } from '../fake-apiserver/kubectl.js';
 import { useAgentHarness } from './harness.js';
+import { busyboxPod, SLEEP_LOOP } from '../../support/busybox-pod.js';
 
 const NODE = 'api-pods-e2e';
 const h = useAgentHarness('api-pods', NODE, { extraArgs: ['--v=2'] });
@@ -20,17 +21,9 @@ let api: FakeApiServer;
 let kubectl: Kubectl;
 let nodeKubeconfig: string;
 
-const command = ["sh", "-c", "trap 'exit 0' TERM; while true; do sleep 1; done"];
+const command = ['sh', '-c', SLEEP_LOOP];
 
-const staticWeb = `apiVersion: v1
-kind: Pod
-metadata: {name: web, namespace: kube-system}
-spec:
-  hostNetwork: true
-  terminationGracePeriodSeconds: 2
-  containers:
-  - {name: main, image: ${TEST_IMAGES.busybox}, command: ${JSON.stringify(command)}}
-`;
+const staticWeb = busyboxPod('web', SLEEP_LOOP);
 
 /** As the DaemonSet controller writes it (the fake has no DaemonSets: the owner is a live object, so its GC leaves the pod be). */
 function daemonPod(name: string, ownerUid: string): string {
@@ -228,7 +221,7 @@ describe('API pods', () => {
     await kubectl.ok(['create', '-f', '-'], 60_000, daemonPod(name, api.object('nodes', '', NODE)!.metadata.uid as string));
     const apiUid = api.object('pods', 'kube-system', name)!.metadata.uid as string;
     await waitFor(async () => running((await runtimePods(name)).find((p) => p.uid === apiUid)), { timeoutMs: 60_000, what: 'the API pod running' });
-    h.write('clash.yaml', staticWeb.replace('name: web,', 'name: clash,'));
+    h.write('clash.yaml', busyboxPod('clash', SLEEP_LOOP));
     const both = await waitFor(async () => {
       const pods = (await runtimePods(name)).filter((p) => running(p));
       return pods.length === 2 ? pods : undefined;

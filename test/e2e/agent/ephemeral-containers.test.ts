@@ -3,7 +3,7 @@
 // starts the debug container in the running pod without restarting it, in the target's PID
 // namespace, reports it in status.ephemeralContainerStatuses, and kubectl's attach through the API
 // server to the kubelet API carries the shell's output back.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
 import type { Pod } from 'kubernetes-types/core/v1';
@@ -34,9 +34,8 @@ interface DebugRun {
   readonly exited: Promise<number>;
 }
 
-/** kubectl with its stdin a pipe the test writes to, for an interactive attach. */
-function startDebug(args: string[]): DebugRun {
-  const child = spawn('/usr/bin/kubectl', ['--kubeconfig', adminKubeconfig, '--cache-dir', join(h.dir, 'kube-cache'), ...args], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, HOME: h.dir } });
+/** A kubectl child whose output is collected and which is killed at the end of the file. */
+function tracked(child: ChildProcessWithoutNullStreams): DebugRun {
   const run: DebugRun = {
     child,
     stdout: '',
@@ -49,6 +48,12 @@ function startDebug(args: string[]): DebugRun {
   return run;
 }
 
+/** kubectl with its stdin a pipe the test writes to, for an interactive attach. */
+function startDebug(args: string[]): DebugRun {
+  const child = spawn('/usr/bin/kubectl', ['--kubeconfig', adminKubeconfig, '--cache-dir', join(h.dir, 'kube-cache'), ...args], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, HOME: h.dir } });
+  return tracked(child);
+}
+
 const shellQuote = (a: string): string => `'${a.replace(/'/g, `'\\''`)}'`;
 
 /**
@@ -59,16 +64,7 @@ const shellQuote = (a: string): string => `'${a.replace(/'/g, `'\\''`)}'`;
 function startDebugOnTerminal(args: string[], rows: number, cols: number): DebugRun {
   const kubectlArgs = ['/usr/bin/kubectl', '--kubeconfig', adminKubeconfig, '--cache-dir', join(h.dir, 'kube-cache'), ...args].map(shellQuote).join(' ');
   const child = spawn('script', ['-qefc', `stty rows ${rows} cols ${cols}; exec ${kubectlArgs}`, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, HOME: h.dir, TERM: 'dumb' } });
-  const run: DebugRun = {
-    child,
-    stdout: '',
-    stderr: '',
-    exited: new Promise((resolve) => child.on('close', (code) => resolve(code ?? -1))),
-  };
-  child.stdout.on('data', (d: Buffer) => (run.stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (run.stderr += d.toString()));
-  children.push(child);
-  return run;
+  return tracked(child);
 }
 
 async function runtimePod(): Promise<RuntimePod | undefined> {

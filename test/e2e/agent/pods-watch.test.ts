@@ -13,22 +13,15 @@ import { listRuntimePods, readRuntimePod } from '../../../src/kuberuntime/runtim
 import { startFakeApiServer, type FakeApiServer, type RequestRecord } from '../../support/fake-apiserver/index.js';
 import { waitFor } from '../../support/wait.js';
 import { useAgentHarness } from './harness.js';
+import { busyboxPod, SLEEP_LOOP } from '../../support/busybox-pod.js';
 
 const NODE = 'pods-watch-e2e';
 const h = useAgentHarness('pods-watch', NODE);
 let api: FakeApiServer;
 
-const command = ["sh", "-c", "trap 'exit 0' TERM; while true; do sleep 1; done"];
+const command = ['sh', '-c', SLEEP_LOOP];
 
-const staticWeb = `apiVersion: v1
-kind: Pod
-metadata: {name: web, namespace: kube-system}
-spec:
-  hostNetwork: true
-  terminationGracePeriodSeconds: 2
-  containers:
-  - {name: main, image: ${TEST_IMAGES.busybox}, command: ${JSON.stringify(command)}}
-`;
+const staticWeb = busyboxPod('web', SLEEP_LOOP);
 
 const isNodePods = (r: RequestRecord): boolean =>
   r.method === 'GET' && r.path === '/api/v1/pods' && r.user === `system:node:${NODE}` && new URLSearchParams(r.query).get('fieldSelector') === `spec.nodeName=${NODE}`;
