@@ -65,8 +65,8 @@ function withNoExecuteToleration(tolerations: readonly Toleration[] | undefined)
 export interface IdentityInput {
   /**
    * The decoded, scheme-defaulted pod; not modified, but its nested objects become the result's
-   * (no copy: both callers pass applySchemeDefaults' fresh copy, and a second deep copy of every
-   * manifest was ~4% of the CPU a flood spent loading manifests).
+   * (no copy: its one caller, completeManifest, passes applySchemeDefaults' fresh copy, and a second
+   * deep copy of every manifest was ~4% of the CPU a flood spent loading manifests).
    */
   readonly defaulted: Pod;
   readonly nodeName: string;
