@@ -65,6 +65,11 @@ export class FileSourcePods {
     return this.desired.files();
   }
 
+  /** True while `file`'s last good pod is held. */
+  holds(file: string): boolean {
+    return this.desired.podOfFile(file) !== undefined;
+  }
+
   /** Runs `fn` (a full scan) and tells downstream what changed once, when it is done. */
   async batch(fn: () => Promise<void>): Promise<void> {
     this.batchDepth++;

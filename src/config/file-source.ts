@@ -62,6 +62,14 @@ const MISSING = { kind: 'missing' } as const;
 /** A file still being written is looked at again after this long. */
 const CHANGING_RETRY_MS = 250;
 
+/**
+ * A held manifest that is not there any more is removed only once it has stayed away this long. An
+ * editor that keeps a backup by renaming (emacs, vim's writebackup) moves the file to `file~` and
+ * then writes a new one: a look in between found no file, removed the pod and started it again from
+ * the new file, even when the content was the same (the soak's emacs saves, under load).
+ */
+export const VANISHED_CONFIRM_MS = 200;
+
 export function startFileSource(opts: FileSourceOptions): FileSource {
   const root = resolve(opts.path);
   const log = opts.logger.with({ source: 'file' });
@@ -74,6 +82,8 @@ export function startFileSource(opts: FileSourceOptions): FileSource {
   const lastDigest = new Map<string, string>();
   const unchangedFiles = new UnchangedFiles();
   const skippedOnce = new OnceSet();
+  /** Held manifests found missing, and when they were first found so. */
+  const vanishedAt = new Map<string, number>();
   // Never read as a manifest; an unchanged refusal is not handled again (lastDigest), so writes to it cost a stat.
   const ownFiles = ownOutputFiles();
   const ownOutput = opts.read?.ownOutput ?? ((st: { dev: number; ino: number }) => ownOutputReason(st, ownFiles));
@@ -93,6 +103,7 @@ export function startFileSource(opts: FileSourceOptions): FileSource {
   });
 
   const forget = (file: string): void => {
+    vanishedAt.delete(file);
     lastDigest.delete(file);
     unchangedFiles.forget(file);
     watcher.forget(file);
@@ -113,12 +124,25 @@ export function startFileSource(opts: FileSourceOptions): FileSource {
     const r = seen === 'missing' ? MISSING : await readManifestFile(file, { ...opts.read, ownOutput, lastWriteEventAt: watcher.watching ? () => watcher.lastWriteAt(file) : undefined });
     if (stopped) return;
     pods.holdForTurn();
+    if (r.kind !== 'missing') vanishedAt.delete(file);
     switch (r.kind) {
-      case 'missing':
+      case 'missing': {
+        if (pods.holds(file)) {
+          const t = Date.now();
+          const since = vanishedAt.get(file) ?? t;
+          if (t - since < VANISHED_CONFIRM_MS) {
+            if (!vanishedAt.has(file)) log.v(4).info('Manifest file gone; its pod is removed if it stays away', { file, confirmMs: VANISHED_CONFIRM_MS });
+            vanishedAt.set(file, since);
+            // A new event for the name (the new file) looks sooner; this look confirms the removal.
+            queue.schedule(file, VANISHED_CONFIRM_MS - (t - since) + 1);
+            return;
+          }
+        }
         skippedOnce.forget(file);
         forget(file);
         scanner.checkPathSoon();
         return;
+      }
       case 'not-file':
         if (skippedOnce.first(file)) {
           if (r.what === 'directory') log.info('Not recursing into sub-directory of manifest path', { path: file });

@@ -103,6 +103,25 @@ describe('startFileSource', () => {
     expect(ops(events)[3]).toBe('REMOVE default/web-node-a');
   });
 
+  it('keeps the pod while an editor renames the manifest to its backup and writes it again (emacs, vim writebackup)', async () => {
+    const dir = newDir();
+    const f = join(dir, 'web.yaml');
+    writeFileSync(f, podYaml('web'));
+    const { events, lines, src } = start(dir);
+    await ready(events);
+    expect(ops(events)).toEqual(['ADD default/web-node-a']);
+    renameSync(f, `${f}~`);
+    // The source has looked and found no file: until now that removed the pod at once.
+    await waitFor(() => lines.some((l) => l.includes('Manifest file gone')), { ...WAIT, what: 'the look that finds the file gone' });
+    writeFileSync(f, podYaml('web'));
+    await src.rescan();
+    expect(ops(events)).toEqual(['ADD default/web-node-a']);
+    // A manifest that stays away is removed.
+    rmSync(f);
+    await updates(events, 2, 'REMOVE');
+    expect(ops(events)).toEqual(['ADD default/web-node-a', 'REMOVE default/web-node-a']);
+  });
+
   it('reports nothing on a rescan of unchanged files, and a touch changes nothing', async () => {
     const dir = newDir();
     writeFileSync(join(dir, 'web.yaml'), podYaml('web'));
