@@ -7,6 +7,7 @@ import type { ImageService, RuntimeService, VersionResponse } from './cri-types.
 import { CriError } from './cri-types.js';
 import { parseRuntimeEndpoint } from './endpoint.js';
 import { CriTransport, prepareCriCodecs } from './grpc-transport.js';
+import { prepareTaskEventCodecs } from './containerd-events.js';
 import { createImageService } from './image-service.js';
 import type { CriCallObserver } from './operation-type.js';
 import { createRuntimeService } from './runtime-service.js';
@@ -55,11 +56,18 @@ const POD_START_CALLS = [
 ] as const;
 
 /**
- * Makes the CRI codecs a pod start needs before one needs them (see prepareCriCodecs), in the
- * agent's idle time. Never rejects: a codec that cannot be made fails its call as before.
+ * Makes the CRI codecs a pod start needs before one needs them (see prepareCriCodecs), and then
+ * those of containerd's task events, in the agent's idle time, one step per turn of the event loop.
+ * Never rejects: a codec that cannot be made fails its call (or drops its event) as before.
  */
-export function preparePodStartCodecs(): Promise<void> {
-  return prepareCriCodecs(POD_START_CALLS).catch(() => undefined);
+export async function preparePodStartCodecs(): Promise<void> {
+  await prepareCriCodecs(POD_START_CALLS).catch(() => undefined);
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  try {
+    prepareTaskEventCodecs();
+  } catch {
+    // As a failed call: the first event that needs it drops it, and the relist covers it.
+  }
 }
 
 function seconds(ms: number): string {

@@ -12,6 +12,7 @@ import type { RuntimeServiceDefinition } from './generated/types/runtime/v1/Runt
 import { CriError } from './cri-types.js';
 import { DECODE_OPTIONS } from './decode-options.js';
 import { VerifyingBufferReader } from './verifying-buffer-reader.js';
+import { setUpMessageTypes } from './protobuf-setup.js';
 import type { CriCallObserver } from './operation-type.js';
 import { errorMessage } from '../util/error-message.js';
 
@@ -96,22 +97,6 @@ function method(service: CriServiceName, name: string): MethodCodec {
 }
 
 /**
- * Sets up `type` and every message type its fields reach. protobufjs generates a type's encoder,
- * decoder, verifier and converters (five compiled functions) on its first use, and a nested type's
- * on the first message that has one: a PodSandboxConfig or a ContainerStatus reaches a dozen.
- */
-function setUpTypes(type: protobuf.Type, seen: Set<protobuf.Type>): void {
-  if (seen.has(type)) return;
-  seen.add(type);
-  // Set up already (by a call) when the generated encoder is the type's own property.
-  if (!Object.hasOwn(type, 'encode')) type.setup();
-  for (const f of type.fieldsArray) {
-    const t = f.resolve().resolvedType;
-    if (t instanceof protobuf.Type) setUpTypes(t, seen);
-  }
-}
-
-/**
  * Makes the codecs of these methods, with every message type they reach, one method per turn of
  * the event loop, so that a call on the way is never held up behind more than one. For an agent
  * that waits: the first pods' calls then find them made (otherwise 2-7 ms of CPU per method, paid
@@ -121,7 +106,7 @@ export async function prepareCriCodecs(calls: readonly (readonly [CriServiceName
   const seen = new Set<protobuf.Type>();
   for (const [service, name] of calls) {
     await new Promise<void>((resolve) => setImmediate(resolve));
-    for (const t of method(service, name).types) setUpTypes(t, seen);
+    for (const t of method(service, name).types) setUpMessageTypes(t, seen);
   }
 }
 
