@@ -8,12 +8,13 @@ import type { EnvObjects, Fetched } from './env-objects.js';
 import { expandVars } from './expansion.js';
 import { parseQuantity } from '../k8s/quantity.js';
 import { metadataFieldValue } from '../k8s/downward-api.js';
+import type { NodeAllocatable } from '../k8s/node-allocatable.js';
 
 export interface EnvContext {
   hostIP: string;
   podIPs: string[];
   /** Node allocatable, used for limits.* when a container sets no limit (as the kubelet). */
-  nodeAllocatable: { cpuMillis: number; memoryBytes: number; ephemeralStorageBytes: number };
+  nodeAllocatable: NodeAllocatable;
   /** The API objects the env refers to; undefined when there is no API server. */
   objects?: EnvObjects;
   /** Keys of an envFrom source that were skipped, for a Warning event on the pod. */
