@@ -10,7 +10,8 @@ import { describe, expect, it } from 'vitest';
 import { collectNodeInfo } from '../../../src/apiserver/node-info.js';
 import { nodeAllocatable, nodeCpuCount } from '../../../src/k8s/node-allocatable.js';
 import { buildContainerConfig } from '../../../src/kuberuntime/container-config.js';
-import { prepareVolumes } from '../../../src/node/volumes.js';
+import { containerEnv, EnvError } from '../../../src/kuberuntime/env.js';
+import { prepareVolumes, VolumeError } from '../../../src/node/volumes.js';
 import { FakePodObjects } from '../../support/fake-pod-objects.js';
 import { useTmpDir } from '../../support/tmp.js';
 import { container, pod } from '../kuberuntime/fixtures.js';
@@ -80,5 +81,16 @@ describe('the downward API falls back to the node allocatable', () => {
     const out = execFileSync('/usr/bin/taskset', ['-c', '0', process.execPath, '--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
     expect(JSON.parse(out)).toEqual([cpus, 1]);
     expect(nodeCpuCount()).toBe(cpus);
+  });
+
+  it('a resource neither supports is refused by both in the same words', async () => {
+    const ref = { containerName: 'app', resource: 'limits.nvidia.com/gpu' };
+    const c = container({ env: [{ name: 'GPU', valueFrom: { resourceFieldRef: ref } }] });
+    const p = pod({ spec: { containers: [c], volumes: [{ name: 'gpu', downwardAPI: { items: [{ path: 'gpu', resourceFieldRef: ref }] } }] } });
+    const words = 'unsupported container resource : limits.nvidia.com/gpu';
+    expect(() => containerEnv(p, c, { hostIP: '192.0.2.10', podIPs: [], nodeAllocatable: nodeAllocatable() })).toThrow(new EnvError(words));
+    const mounting = prepareVolumes(p, { ...c, volumeMounts: [{ name: 'gpu', mountPath: '/gpu' }] }, { rootDir: path.join(tmp, 'root') });
+    await expect(mounting).rejects.toBeInstanceOf(VolumeError);
+    await expect(mounting).rejects.toThrow(words);
   });
 });
