@@ -37,8 +37,8 @@ export function startApiLink(apiModule: ApiModule | undefined, d: ApiLinkDeps): 
     logger.info('No --kubeconfig: running standalone, no API server will be contacted');
     return undefined;
   }
-  // Told from the API pod source, which may start before startApiSide returns.
-  let api: ApiSide | undefined = undefined;
+  // Read by the API pod source's callback, which may be handed out before startApiSide returns.
+  let api: ApiSide | undefined;
   api = apiModule.startApiSide({
     kubeconfigPath: opts.kubeconfig,
     bootstrapKubeconfigPath: opts.bootstrapKubeconfig,
