@@ -8,7 +8,7 @@
 // asked on a mirror pod is handed on through onRestartRequest; the pod workers do it).
 import type { Pod, PodStatus } from 'kubernetes-types/core/v1';
 import type { StaticPod } from '../config/types.js';
-import type { Informer } from '../informer/reflector.js';
+import type { Informer } from '../informer/store.js';
 import type { Logger } from '../log/logger.js';
 import type { PodEvent, PodWorkerObserver } from '../podworkers/observer.js';
 import { errorMessage } from '../util/error-message.js';

@@ -1,7 +1,7 @@
 // What a failed LIST or watch of this client means to a reflector (src/informer/reflector.ts),
 // read from the client's own errors: an answer that says history is gone (410), a watch line that
 // could not be read or was over the cap (an event was lost), a refusal, or no proper server.
-import type { ListWatchErrors, ListWatchFailure } from '../informer/reflector.js';
+import type { ListWatchErrors, ListWatchFailure } from '../informer/list-watch.js';
 import { ApiError, describeError, isRefused, isUnavailable, TransportError } from './api-error.js';
 import { RESPONSE_TOO_LARGE } from './response-body.js';
 

@@ -6,7 +6,7 @@
 // What we wrote ourselves (a create, a status patch) is taken in at once (`observe`), and a late
 // event never undoes a newer write: resourceVersions from one etcd are compared as integers.
 import type { Pod } from 'kubernetes-types/core/v1';
-import type { Informer, ReflectorHandler } from '../informer/reflector.js';
+import type { Informer, ReflectorHandler } from '../informer/store.js';
 import { isMirrorPod, podKey } from './mirror-pod.js';
 
 /** Whether `a` is at least as new as `b` (resourceVersions from one etcd are increasing integers). */

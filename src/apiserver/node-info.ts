@@ -1,9 +1,9 @@
 // The machine facts a Node reports (OS, kernel, architecture, capacity) and the pressure checks
 // behind its MemoryPressure / DiskPressure / PIDPressure conditions, read from /proc and statfs.
 import { readFileSync, statfsSync } from 'node:fs';
-import { cpus, release, totalmem } from 'node:os';
+import { release, totalmem } from 'node:os';
 import type { Taint } from 'kubernetes-types/core/v1';
-import { allocatableEphemeralStorageBytes, allocatableMemoryBytes, EVICTION_HARD_MEMORY_BYTES, EVICTION_HARD_NODEFS_FRACTION } from '../k8s/node-allocatable.js';
+import { allocatableEphemeralStorageBytes, EVICTION_HARD_MEMORY_BYTES, EVICTION_HARD_NODEFS_FRACTION, nodeAllocatable, nodeCpuCount } from '../k8s/node-allocatable.js';
 import type { NodeInfoSource, NodePressure, ResourceList } from './types.js';
 
 /** `maxPods` default of the kubelet. */
@@ -75,14 +75,16 @@ function pidUsage(): { used: number; max: number } | undefined {
   return { used: Number(total), max };
 }
 
+/** A CPU quantity as the API server writes it: whole cores bare, anything finer in millicores. */
+function milliCpu(millis: number): string {
+  return millis % 1000 === 0 ? String(millis / 1000) : `${millis}m`;
+}
+
 export function collectNodeInfo(opts: CollectNodeInfoOptions): NodeInfoSource {
   const rootDir = opts.rootDir ?? '/';
   const maxPods = String(opts.maxPods ?? DEFAULT_MAX_PODS);
-  // Counted once: os.cpus() reads and parses /proc/stat and /proc/cpuinfo (~0.4 ms), and admission
-  // asks for allocatable at every pod (2,000 times in a flood of manifests).
-  const cpuCount = String(cpus().length);
   const capacity = (): ResourceList => ({
-    cpu: cpuCount,
+    cpu: String(nodeCpuCount()),
     memory: kibi(totalmem()),
     pods: maxPods,
     'ephemeral-storage': kibi(rootFs(rootDir).total),
@@ -108,9 +110,10 @@ export function collectNodeInfo(opts: CollectNodeInfoOptions): NodeInfoSource {
     capacity,
     allocatable: () => {
       const fs = rootFs(rootDir);
+      const node = nodeAllocatable();
       return {
-        cpu: cpuCount,
-        memory: kibi(allocatableMemoryBytes(totalmem())),
+        cpu: milliCpu(node.cpuMillis),
+        memory: kibi(node.memoryBytes),
         pods: maxPods,
         'ephemeral-storage': String(allocatableEphemeralStorageBytes(fs.total)),
       };

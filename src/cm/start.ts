@@ -2,9 +2,9 @@
 // kubelet does with KubeletCgroupDriverFromCRI), warns early when containerd's config says the
 // other driver, and builds the QoS hierarchy. When that cannot be done the pods still run, with
 // no cgroup parent, and the reason is logged once.
-import { cpus } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Pod } from 'kubernetes-types/core/v1';
+import { nodeAllocatable } from '../k8s/node-allocatable.js';
 import type { Logger } from '../log/logger.js';
 import type { RuntimeService } from '../cri/cri-types.js';
 import type { CgroupDriver } from './cgroup-name.js';
@@ -103,7 +103,8 @@ export async function startPodCgroups(
       cgroupRoot: settings.cgroupRoot || '/',
       enforceCpuLimits: true,
       podPidsLimit: settings.podPidsLimit ?? -1,
-      nodeCpuMilli: Math.max(1, cpus().length) * 1000,
+      // kubepods' CPU shares: the node's allocatable CPU, as the kubelet sizes them.
+      nodeCpuMilli: nodeAllocatable().cpuMillis,
       logger,
       desiredPods: deps.desiredPods,
     });

@@ -8,55 +8,13 @@
 // back-off, and sends nothing sooner than the floor after its last request. A loop waiting out a
 // back-off keeps waiting when the server comes back: a server that flaps must not set its pace.
 //
-// The collection is kept (`get`, `list`) and handed to handlers: every handler hears every LIST
-// (`replaced`) and every watch event, so one watch serves several consumers. It knows nothing of
-// the API client beyond `list` and `watch`; what a failure means is the client's to say (`errors`).
-import type { ObjectMeta } from 'kubernetes-types/meta/v1';
+// The collection is kept (`get`, `list`) and handed to handlers (store.ts). It knows nothing of the
+// API client beyond `list` and `watch`; what a failure means is the client's to say (list-watch.ts).
 import type { Logger } from '../log/logger.js';
 import { Backoff, RECONNECT_BACKOFF, type BackoffPolicy } from '../util/backoff.js';
 import { WakeableSleep } from '../util/wakeable-sleep.js';
-
-export interface ApiObject {
-  metadata?: ObjectMeta;
-}
-
-export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
-
-export interface ListWatchClient {
-  list<T>(path: string, query?: Record<string, string | number | boolean | undefined>): Promise<T>;
-  watch<T>(path: string, query: Record<string, string | number | boolean | undefined>, onEvent: (e: { type: WatchEventType; object: T }) => void): { readonly done: Promise<void>; stop(): void };
-}
-
-/** Whether the server is there (src/apiserver/connectivity.ts); its owner calls `serverBack` when it is again. */
-export interface ListWatchGate {
-  readonly usable: boolean;
-}
-
-/**
- * What a failed LIST or watch means: `expired` (410: history gone), `unreadable` (an event could
- * not be read), `too-large` (an answer over the client's cap), `refused` (the server said no as
- * asked) and `other` list again; `unavailable` (no proper server) watches again from where it was.
- */
-export type ListWatchFailure = 'expired' | 'unreadable' | 'too-large' | 'refused' | 'unavailable' | 'other';
-
-export interface ListWatchErrors {
-  kind(e: unknown): ListWatchFailure;
-  /** One line for logs. */
-  describe(e: unknown): string;
-}
-
-/** A consumer of the collection. */
-export interface ReflectorHandler<T> {
-  /** A LIST is in: the whole collection as the server has it now; `first` for the first one this handler hears. */
-  replaced(items: readonly T[], first: boolean): void;
-  /** A watch event after it (never a BOOKMARK), as the server sent it. */
-  event(type: Exclude<WatchEventType, 'BOOKMARK'>, obj: T): void;
-}
-
-/** What a consumer needs of a reflector: to be told. Returns the handler's removal. */
-export interface Informer<T> {
-  addHandler(handler: ReflectorHandler<T>): () => void;
-}
+import type { ApiObject, ListWatchClient, ListWatchErrors, ListWatchGate, WatchEventType } from './list-watch.js';
+import { ObjectStore, type Informer, type ReflectorHandler } from './store.js';
 
 export interface ReflectorOptions {
   readonly client: ListWatchClient;
@@ -77,11 +35,8 @@ export interface ReflectorOptions {
   readonly watchSeconds?: () => number;
 }
 
-export const objectKey = (namespace: string | undefined, name: string | undefined): string => `${namespace ?? ''}/${name ?? ''}`;
-
 export class Reflector<T extends ApiObject> implements Informer<T> {
-  private readonly items = new Map<string, T>();
-  private readonly handlers = new Set<ReflectorHandler<T>>();
+  private readonly store: ObjectStore<T>;
   private readonly policy: BackoffPolicy;
   private readonly backoff: Backoff;
   private readonly pause = new WakeableSleep();
@@ -89,7 +44,6 @@ export class Reflector<T extends ApiObject> implements Informer<T> {
   private watch: { stop(): void } | undefined;
   private loop: Promise<void> | undefined;
   private stopped = false;
-  private syncedOnce = false;
   private syncWaiters: (() => void)[] = [];
   private lastListAt = 0;
   private lastWatchAt = 0;
@@ -106,11 +60,12 @@ export class Reflector<T extends ApiObject> implements Informer<T> {
   constructor(private readonly opts: ReflectorOptions) {
     this.policy = opts.backoff ?? RECONNECT_BACKOFF;
     this.backoff = new Backoff(this.policy);
+    this.store = new ObjectStore<T>(opts.onChange);
   }
 
   /** The first LIST is in: an absent item really is absent. */
   get synced(): boolean {
-    return this.syncedOnce;
+    return this.store.synced;
   }
 
   /** Whether the loop runs (false once stopped, or stopped watching an immutable object). */
@@ -124,18 +79,16 @@ export class Reflector<T extends ApiObject> implements Informer<T> {
   }
 
   get(key: string): T | undefined {
-    return this.items.get(key);
+    return this.store.get(key);
   }
 
   list(): T[] {
-    return [...this.items.values()];
+    return this.store.list();
   }
 
   /** A handler added after the first LIST hears the collection at once, as its first. */
   addHandler(handler: ReflectorHandler<T>): () => void {
-    this.handlers.add(handler);
-    if (this.syncedOnce) handler.replaced(this.list(), true);
-    return () => this.handlers.delete(handler);
+    return this.store.addHandler(handler);
   }
 
   start(): void {
@@ -153,14 +106,14 @@ export class Reflector<T extends ApiObject> implements Informer<T> {
 
   /** Resolves true once the first LIST is in, false after `timeoutMs` or when stopped (never rejects). */
   waitSynced(timeoutMs: number): Promise<boolean> {
-    if (this.syncedOnce) return Promise.resolve(true);
+    if (this.store.synced) return Promise.resolve(true);
     if (this.stopped) return Promise.resolve(false);
     return new Promise((resolve) => {
       const timer = setTimeout(() => done(), timeoutMs);
       const done = (): void => {
         clearTimeout(timer);
         this.syncWaiters = this.syncWaiters.filter((w) => w !== done);
-        resolve(this.syncedOnce);
+        resolve(this.store.synced);
       };
       this.syncWaiters.push(done);
     });
@@ -213,10 +166,7 @@ export class Reflector<T extends ApiObject> implements Informer<T> {
     this.resourceVersion = list.metadata?.resourceVersion ?? '';
     this.lastError = undefined;
     this.warnedRefusal = undefined;
-    const first = !this.syncedOnce;
-    this.syncedOnce = true;
-    this.replace(list.items ?? [], first);
-    if (first) {
+    if (this.store.replace(list.items ?? [])) {
       for (const w of this.syncWaiters.splice(0)) w();
       this.opts.onSynced?.();
     }
@@ -288,35 +238,6 @@ export class Reflector<T extends ApiObject> implements Informer<T> {
   private apply(type: WatchEventType, obj: T): void {
     const rv = obj.metadata?.resourceVersion;
     if (rv) this.resourceVersion = rv;
-    if (type === 'BOOKMARK') return;
-    const key = objectKey(obj.metadata?.namespace, obj.metadata?.name);
-    let changed = true;
-    if (type === 'DELETED') changed = this.items.delete(key);
-    else {
-      const had = this.items.get(key);
-      this.items.set(key, obj);
-      changed = !had || !sameVersion(had, obj);
-    }
-    for (const h of [...this.handlers]) h.event(type, obj);
-    if (changed) this.opts.onChange?.(key);
+    if (type !== 'BOOKMARK') this.store.apply(type, obj);
   }
-
-  /** A full LIST: what it lacks is gone; what it changed is told to onChange (never on the first LIST). */
-  private replace(items: readonly T[], first: boolean): void {
-    const before = new Map(this.items);
-    this.items.clear();
-    for (const obj of items) this.items.set(objectKey(obj.metadata?.namespace, obj.metadata?.name), obj);
-    for (const h of [...this.handlers]) h.replaced(items, first);
-    if (first || !this.opts.onChange) return;
-    for (const key of new Set([...before.keys(), ...this.items.keys()])) {
-      const was = before.get(key);
-      const now = this.items.get(key);
-      if (!was || !now || !sameVersion(was, now)) this.opts.onChange(key);
-    }
-  }
-}
-
-/** The same object at the same version: a relist or a repeated event that changed nothing. */
-function sameVersion(a: ApiObject, b: ApiObject): boolean {
-  return a.metadata?.uid === b.metadata?.uid && !!a.metadata?.resourceVersion && a.metadata.resourceVersion === b.metadata?.resourceVersion;
 }

@@ -2,16 +2,11 @@
 // fieldpath.ExtractFieldPathAsString and resource.ExtractResourceValueByContainerName): pure, so
 // the volume writer (node) and whoever else needs them compute the same text.
 import type { Container, Pod, ResourceFieldSelector } from 'kubernetes-types/core/v1';
+import type { NodeAllocatable } from './node-allocatable.js';
 import { parseQuantity } from './quantity.js';
 
 export class DownwardApiError extends Error {
   override name = 'DownwardApiError';
-}
-
-export interface NodeAllocatable {
-  readonly cpuMillis: number;
-  readonly memoryBytes: number;
-  readonly ephemeralStorageBytes: number;
 }
 
 const SUBSCRIPT_RE = /^metadata\.(labels|annotations)\['(.*)'\]$/;

@@ -1,7 +1,9 @@
 // Node allocatable as the kubelet computes it with no kubeReserved or systemReserved: capacity less
 // the hard eviction thresholds (bootlet evicts nothing, so these are always the kubelet's defaults).
-// The Node's status reports it, admission fits pods into it, and a memory-backed emptyDir is sized by it.
-import { totalmem } from 'node:os';
+// The one owner of what the node gives its pods: the Node's status reports it, admission fits pods
+// into it, the kubepods cgroup's CPU shares are sized by it, and a memory-backed emptyDir and the
+// downward API's missing limits (env and volume alike) fall back to it.
+import { cpus, totalmem } from 'node:os';
 import { parseQuantity } from './quantity.js';
 
 /** The kubelet's default evictionHard on linux (pkg/kubelet/eviction/defaults_linux.go). */
@@ -13,6 +15,26 @@ export const EVICTION_HARD_MEMORY_BYTES = parseQuantity(DEFAULT_EVICTION_HARD['m
 /** nodefs.available's hard threshold as a fraction of the file system. */
 export const EVICTION_HARD_NODEFS_FRACTION = Number.parseFloat(DEFAULT_EVICTION_HARD['nodefs.available']!) / 100;
 
+/** What the node gives pods, as the downward API reads it for a limit a container does not set. */
+export interface NodeAllocatable {
+  readonly cpuMillis: number;
+  readonly memoryBytes: number;
+  readonly ephemeralStorageBytes: number;
+}
+
+let cpuCount: number | undefined;
+
+/**
+ * The node's CPUs as the kubelet counts them: cadvisor's NumCores, every logical CPU of the machine
+ * (os.cpus()), not availableParallelism(), which honours the agent's own CPU affinity. Read once:
+ * os.cpus() reads and parses /proc/stat and /proc/cpuinfo (~0.4 ms), and admission asks at every pod
+ * (2,000 times in a flood of manifests) and the downward API at every container start.
+ */
+export function nodeCpuCount(): number {
+  // A sandbox that hides /proc/cpuinfo gives an empty list: one CPU, never none.
+  return (cpuCount ??= Math.max(1, cpus().length));
+}
+
 /** Allocatable memory of a node with this much memory (default: this machine's). */
 export function allocatableMemoryBytes(capacityBytes: number = totalmem()): number {
   return Math.max(0, capacityBytes - EVICTION_HARD_MEMORY_BYTES);
@@ -21,4 +43,13 @@ export function allocatableMemoryBytes(capacityBytes: number = totalmem()): numb
 /** Allocatable ephemeral storage of a root file system this large. */
 export function allocatableEphemeralStorageBytes(totalBytes: number): number {
   return Math.floor(totalBytes * (1 - EVICTION_HARD_NODEFS_FRACTION));
+}
+
+/**
+ * This node's allocatable CPU and memory (of a node with `memoryCapacityBytes`, default this
+ * machine's): every CPU, since nothing is reserved, and memory less memory.available. Ephemeral
+ * storage is 0 (not known here), so a downward API limits.ephemeral-storage left unset reads 0.
+ */
+export function nodeAllocatable(memoryCapacityBytes: number = totalmem()): NodeAllocatable {
+  return { cpuMillis: nodeCpuCount() * 1000, memoryBytes: allocatableMemoryBytes(memoryCapacityBytes), ephemeralStorageBytes: 0 };
 }

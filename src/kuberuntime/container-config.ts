@@ -2,8 +2,7 @@
 // kubelet's generateContainerConfig does. Mounts are prepared beforehand (volumes.ts) and the
 // image reference resolved (images.ts).
 import type { Container } from 'kubernetes-types/core/v1';
-import { availableParallelism } from 'node:os';
-import { allocatableMemoryBytes } from '../k8s/node-allocatable.js';
+import { nodeAllocatable, type NodeAllocatable } from '../k8s/node-allocatable.js';
 import type { ContainerConfig, Mount } from '../cri/cri-types.js';
 import { hashContainer, kubeletContainerHash } from './container-hash.js';
 import { containerEnv, expandCommand, type EnvWarning } from './env.js';
@@ -29,10 +28,11 @@ export interface ContainerConfigContext extends SecurityOptions {
   podIPs: string[];
   mounts: Mount[];
   nodeMemoryCapacityBytes: number;
-  /** For limits.cpu in resourceFieldRef when the container sets no limit; default: all CPUs. */
-  nodeCpuMillis?: number;
-  /** For limits.ephemeral-storage in resourceFieldRef when unset; default 0 (unknown). */
-  nodeEphemeralStorageBytes?: number;
+  /**
+   * For limits.* in resourceFieldRef when the container sets no limit; default: this node's, from
+   * nodeMemoryCapacityBytes (k8s/node-allocatable.ts), the figure a downwardAPI volume reads too.
+   */
+  nodeAllocatable?: NodeAllocatable;
   /** What the env's ConfigMap, Secret and Service references found (env-objects.ts); none without an API server. */
   envObjects?: EnvObjects;
   onEnvWarning?: (w: EnvWarning) => void;
@@ -44,12 +44,8 @@ export function buildContainerConfig(pod: LabelledPod, container: Container, ctx
   const envs = containerEnv(podForEnv, container, {
     hostIP: ctx.hostIP,
     podIPs: ctx.podIPs,
-    nodeAllocatable: {
-      cpuMillis: ctx.nodeCpuMillis ?? availableParallelism() * 1000,
-      // The kubelet's downward API defaults a missing limit to allocatable, not capacity.
-      memoryBytes: allocatableMemoryBytes(ctx.nodeMemoryCapacityBytes),
-      ephemeralStorageBytes: ctx.nodeEphemeralStorageBytes ?? 0,
-    },
+    // The kubelet's downward API defaults a missing limit to allocatable, not capacity.
+    nodeAllocatable: ctx.nodeAllocatable ?? nodeAllocatable(ctx.nodeMemoryCapacityBytes),
     objects: ctx.envObjects,
     onWarning: ctx.onEnvWarning,
   });

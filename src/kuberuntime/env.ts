@@ -6,14 +6,14 @@ import type { ConfigMap, Container, EnvFromSource, EnvVar, Pod, Secret } from 'k
 import type { KeyValue } from '../cri/cri-types.js';
 import type { EnvObjects, Fetched } from './env-objects.js';
 import { expandVars } from './expansion.js';
-import { parseQuantity } from '../k8s/quantity.js';
-import { metadataFieldValue } from '../k8s/downward-api.js';
+import { DownwardApiError, metadataFieldValue, resourceFieldValue } from '../k8s/downward-api.js';
+import type { NodeAllocatable } from '../k8s/node-allocatable.js';
 
 export interface EnvContext {
   hostIP: string;
   podIPs: string[];
   /** Node allocatable, used for limits.* when a container sets no limit (as the kubelet). */
-  nodeAllocatable: { cpuMillis: number; memoryBytes: number; ephemeralStorageBytes: number };
+  nodeAllocatable: NodeAllocatable;
   /** The API objects the env refers to; undefined when there is no API server. */
   objects?: EnvObjects;
   /** Keys of an envFrom source that were skipped, for a Warning event on the pod. */
@@ -52,22 +52,12 @@ function resourceValue(pod: Pod, self: Container, ref: NonNullable<EnvVar['value
     ? [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? [])].find((x) => x.name === ref.containerName)
     : self;
   if (!c) throw new EnvError(`resourceFieldRef: no container named ${JSON.stringify(ref.containerName)}`);
-  const divisor = ref.divisor !== undefined && !parseQuantity(ref.divisor).isZero() ? parseQuantity(ref.divisor) : parseQuantity('1');
-  const [kind, resource] = ref.resource.split('.', 2) as [string, string];
-  const set = kind === 'limits' ? c.resources?.limits : kind === 'requests' ? c.resources?.requests : undefined;
-  if (set === undefined && kind !== 'limits' && kind !== 'requests') throw new EnvError(`unsupported resourceFieldRef resource ${JSON.stringify(ref.resource)}`);
-  const given = set?.[resource];
-  // Values are rounded up to whole divisor units, like the kubelet.
-  if (resource === 'cpu') {
-    const milli = given !== undefined ? parseQuantity(given).milliValue() : kind === 'limits' ? ctx.nodeAllocatable.cpuMillis : 0;
-    return String(Math.ceil(milli / divisor.milliValue()));
+  // The downwardAPI volume's own rules and the node's allocatable, so env and volume never differ.
+  try {
+    return resourceFieldValue(c, ref, ctx.nodeAllocatable);
+  } catch (err) {
+    throw err instanceof DownwardApiError ? new EnvError(err.message) : err;
   }
-  if (resource === 'memory' || resource === 'ephemeral-storage') {
-    const fallback = resource === 'memory' ? ctx.nodeAllocatable.memoryBytes : ctx.nodeAllocatable.ephemeralStorageBytes;
-    const bytes = given !== undefined ? parseQuantity(given).value() : kind === 'limits' ? fallback : 0;
-    return String(Math.ceil(bytes / divisor.value()));
-  }
-  throw new EnvError(`unsupported resourceFieldRef resource ${JSON.stringify(ref.resource)}`);
 }
 
 /** A variable the envFrom of a container cannot pass on, reported with the kubelet's event. */

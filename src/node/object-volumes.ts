@@ -4,7 +4,7 @@
 // token or a secret, sit on a tmpfs mounted on that directory so they never touch the disk.
 import type { Volume } from 'kubernetes-types/core/v1';
 import { chmod, lstat, mkdir } from 'node:fs/promises';
-import type { NodeAllocatable } from '../k8s/downward-api.js';
+import type { NodeAllocatable } from '../k8s/node-allocatable.js';
 import { writeAtomically } from './atomic-writer.js';
 import { isMountPoint } from './mounter.js';
 import type { PodObjects } from './pod-objects.js';

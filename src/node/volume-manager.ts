@@ -7,9 +7,7 @@
 // change (an API pod keeps its UID) has the volumes that project them rewritten the same way, as the
 // kubelet's volume manager remounts a pod's downwardAPI volumes on its update.
 import type { Volume } from 'kubernetes-types/core/v1';
-import { availableParallelism } from 'node:os';
-import type { NodeAllocatable } from '../k8s/downward-api.js';
-import { allocatableMemoryBytes } from '../k8s/node-allocatable.js';
+import { nodeAllocatable, type NodeAllocatable } from '../k8s/node-allocatable.js';
 import type { Logger } from '../log/logger.js';
 import { Backoff, type BackoffPolicy } from '../util/backoff.js';
 import { errorMessage } from '../util/error-message.js';
@@ -23,7 +21,7 @@ export const VOLUME_REWRITE_BACKOFF: BackoffPolicy = { initialMs: 1000, maxMs: 3
 export interface VolumeManagerOptions {
   readonly podObjects: PodObjects;
   readonly logger: Logger;
-  /** For limits.* of a downwardAPI resourceFieldRef a container does not set; default this machine. */
+  /** For limits.* of a downwardAPI resourceFieldRef a container does not set; default this node's (k8s/node-allocatable.ts). */
   readonly node?: NodeAllocatable;
   readonly backoff?: BackoffPolicy;
 }
@@ -42,10 +40,6 @@ interface ManagedPod {
   volumes: Map<string, MountedVolume>;
 }
 
-export function defaultNodeAllocatable(): NodeAllocatable {
-  return { cpuMillis: availableParallelism() * 1000, memoryBytes: allocatableMemoryBytes(), ephemeralStorageBytes: 0 };
-}
-
 export class VolumeManager {
   private readonly pods = new Map<string, ManagedPod>();
   private readonly node: NodeAllocatable;
@@ -53,7 +47,7 @@ export class VolumeManager {
   private readonly rewrites = new KeyedSerialRunner<string>((key) => this.rewrite(key));
 
   constructor(private readonly o: VolumeManagerOptions) {
-    this.node = o.node ?? defaultNodeAllocatable();
+    this.node = o.node ?? nodeAllocatable();
     o.podObjects.onChange((uids) => {
       try {
         this.podsChanged(uids);

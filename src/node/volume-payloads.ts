@@ -2,7 +2,8 @@
 // CollectData compute it: file path → content and mode. The objects come from PodObjects; a
 // missing required object or key is the kubelet's error text, which becomes the FailedMount message.
 import type { ConfigMap, DownwardAPIVolumeFile, KeyToPath, Pod, ProjectedVolumeSource, Secret } from 'kubernetes-types/core/v1';
-import { DownwardApiError, resourceFieldValue, volumeFieldValue, type NodeAllocatable } from '../k8s/downward-api.js';
+import { DownwardApiError, resourceFieldValue, volumeFieldValue } from '../k8s/downward-api.js';
+import type { NodeAllocatable } from '../k8s/node-allocatable.js';
 import type { FileProjection } from './atomic-writer.js';
 import { PodObjectUnavailableError, type PodObjects } from './pod-objects.js';
 import { VolumeError } from './volume-errors.js';

@@ -15,7 +15,8 @@ import { objectVolumeKind, writeObjectVolume } from './object-volumes.js';
 import type { PodObjects } from './pod-objects.js';
 import { ensureTmpfs } from './tmpfs-volumes.js';
 import { memoryBackedEmptyDirBytes } from './empty-dir-size.js';
-import { defaultNodeAllocatable, volumeManagerFor } from './volume-manager.js';
+import { nodeAllocatable } from '../k8s/node-allocatable.js';
+import { volumeManagerFor } from './volume-manager.js';
 import { podContainerDir, podDir, podEtcHostsPath, podVolumeDir } from './pod-dirs.js';
 import { bindSubPath } from './subpath-mounts.js';
 import { SubPathError, VolumeError } from './volume-errors.js';
@@ -86,7 +87,7 @@ async function volumeHostPath(pod: LabelledPod, v: Volume, opts: PrepareVolumesO
     await chmod(dir, 0o777);
     if (medium === 'Memory') {
       // The kubelet's medium: Memory, sized as it sizes it (empty-dir-size.ts). Unmounted by removePodDirs.
-      const size = memoryBackedEmptyDirBytes(pod, v, defaultNodeAllocatable().memoryBytes);
+      const size = memoryBackedEmptyDirBytes(pod, v, nodeAllocatable().memoryBytes);
       await ensureTmpfs(dir, size).catch((err: unknown) => {
         throw err instanceof VolumeError ? err : new VolumeError(`MountVolume.SetUp failed for volume ${JSON.stringify(v.name)} : ${errorMessage(err)}`, { cause: err });
       });
@@ -95,7 +96,7 @@ async function volumeHostPath(pod: LabelledPod, v: Volume, opts: PrepareVolumesO
   }
   if (objectVolumeKind(v)) {
     if (opts.podObjects) return volumeManagerFor(opts.podObjects, opts.logger ?? nullLogger).setUp(pod, v, rootDir);
-    return (await writeObjectVolume(pod, v, { rootDir, objects: undefined, node: defaultNodeAllocatable() })).dir;
+    return (await writeObjectVolume(pod, v, { rootDir, objects: undefined, node: nodeAllocatable() })).dir;
   }
   const kind = Object.keys(v).find((k) => k !== 'name') ?? 'unknown';
   throw new VolumeError(`volume ${JSON.stringify(v.name)}: volume type ${kind} is not supported for static pods by bootlet`);

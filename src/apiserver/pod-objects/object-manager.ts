@@ -14,7 +14,9 @@ import type { Logger } from '../../log/logger.js';
 import { describeError } from '../api-error.js';
 import { PodObjectUnavailableError, type PodRef } from '../../node/pod-objects.js';
 import type { PodObjectsClient, PodObjectsGate } from './client.js';
-import { objectKey, Reflector, type ApiObject } from '../../informer/reflector.js';
+import type { ApiObject } from '../../informer/list-watch.js';
+import { Reflector } from '../../informer/reflector.js';
+import { objectKey } from '../../informer/store.js';
 import { API_LIST_WATCH_ERRORS } from '../list-watch-errors.js';
 
 export interface ObjectManagerOptions {

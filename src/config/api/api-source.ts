@@ -7,7 +7,7 @@
 // The source says it has been seen after its first LIST: until then the set holds back the API
 // pods found running (pod-config/hold-back.ts).
 import type { Pod } from 'kubernetes-types/core/v1';
-import type { Informer, ReflectorHandler } from '../../informer/reflector.js';
+import type { Informer, ReflectorHandler } from '../../informer/store.js';
 import type { Logger } from '../../log/logger';
 import type { ConfigSourceEvents, StaticPod } from '../types';
 import { isMirrorPod, sameApiPod, toDesiredPod } from './api-pods';

@@ -4,7 +4,7 @@ import type { Logger } from '../../log/logger';
 import { startFileSource, type FileSource } from '../file-source';
 import { startHttpSource, type HttpSource } from '../http-source';
 import type { Pod } from 'kubernetes-types/core/v1';
-import type { Informer } from '../../informer/reflector.js';
+import type { Informer } from '../../informer/store.js';
 import { ApiPodSource, type ApiSourceOptions } from '../api/api-source';
 import type { ManifestClaim } from '../types';
 import { PodConfig, type SourceName } from './pod-config';

@@ -4,7 +4,7 @@
 import type { Pod } from 'kubernetes-types/core/v1';
 import { describe, expect, it } from 'vitest';
 import { MirrorPodCache } from '../../../src/apiserver/mirror-pod-cache.js';
-import type { Informer, ReflectorHandler } from '../../../src/informer/reflector.js';
+import type { Informer, ReflectorHandler } from '../../../src/informer/store.js';
 
 const NODE = 'n1';
 

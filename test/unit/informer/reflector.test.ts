@@ -6,7 +6,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ApiError, TransportError } from '../../../src/apiserver/api-error.js';
 import type { Query, WatchEvent, WatchHandle } from '../../../src/apiserver/client.js';
 import { API_LIST_WATCH_ERRORS } from '../../../src/apiserver/list-watch-errors.js';
-import { Reflector, type ReflectorHandler } from '../../../src/informer/reflector.js';
+import { Reflector } from '../../../src/informer/reflector.js';
+import type { ReflectorHandler } from '../../../src/informer/store.js';
 import { nullLogger } from '../../../src/log/logger.js';
 import { FakeGate } from '../apiserver/gate.js';
 

@@ -22,7 +22,6 @@ function ctx(over: Partial<ContainerConfigContext> = {}): ContainerConfigContext
     podIPs: [],
     mounts: [],
     nodeMemoryCapacityBytes: 8 * GiB,
-    nodeCpuMillis: 4000,
     ...over,
   };
 }

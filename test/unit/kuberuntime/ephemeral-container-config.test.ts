@@ -7,7 +7,7 @@ import { parseContainerMeta } from '../../../src/kuberuntime/labels.js';
 import { container, pod } from './fixtures.js';
 
 function ctx(over: Partial<ContainerConfigContext> = {}): ContainerConfigContext {
-  return { restartCount: 0, imageRef: 'sha256:abc', type: 'ephemeral', nodeName: 'node1', hostIP: '192.0.2.10', podIPs: [], mounts: [], nodeMemoryCapacityBytes: 2 ** 30, nodeCpuMillis: 1000, ...over };
+  return { restartCount: 0, imageRef: 'sha256:abc', type: 'ephemeral', nodeName: 'node1', hostIP: '192.0.2.10', podIPs: [], mounts: [], nodeMemoryCapacityBytes: 2 ** 30, ...over };
 }
 
 describe('ephemeral container config', () => {

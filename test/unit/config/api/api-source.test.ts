@@ -9,7 +9,8 @@ import { ApiError, TransportError } from '../../../../src/apiserver/api-error.js
 import { MirrorPodCache } from '../../../../src/apiserver/mirror-pod-cache.js';
 import { API_LIST_WATCH_ERRORS } from '../../../../src/apiserver/list-watch-errors.js';
 import { ApiPodSource } from '../../../../src/config/api/api-source.js';
-import { Reflector, type ListWatchClient } from '../../../../src/informer/reflector.js';
+import type { ListWatchClient } from '../../../../src/informer/list-watch.js';
+import { Reflector } from '../../../../src/informer/reflector.js';
 import { PodConfig } from '../../../../src/config/pod-config/pod-config.js';
 import type { PodUpdate } from '../../../../src/config/types.js';
 import { memoryLogger } from '../../../../src/log/logger.js';
