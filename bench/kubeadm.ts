@@ -27,6 +27,7 @@ import { spawnAgent, type RunningAgent } from '../test/support/agent.js';
 import { COMPONENTS, kubeadmImageRefs, kubeadmNodeUnavailable, manifestText, prepareKubeadmNode, type KubeadmNode, type KubeadmVersion } from '../test/support/kubeadm-node.js';
 import { makeTmpDir, removeTmpDir } from '../test/support/tmp.js';
 import { percentile, printTable } from './report.js';
+import { traceAgent, traceRuntime, traceStart } from './kubeadm-trace.js';
 
 const ROUNDS = Number(process.env.BENCH_KUBEADM_ROUNDS ?? 5);
 const VERSION = (process.env.BENCH_KUBEADM_VERSION ?? '1.34') as KubeadmVersion;
@@ -143,6 +144,7 @@ async function rawRound(cri: RuntimeConnection, node: KubeadmNode, dir: string, 
   await sleep(SETTLE_MS);
   const wall0 = Date.now();
   const t0 = performance.now();
+  traceStart('raw');
   await Promise.all(
     pods.map(async (p) => {
       const sandboxId = await cri.runtime.runPodSandbox(p.sandbox);
@@ -151,11 +153,15 @@ async function rawRound(cri: RuntimeConnection, node: KubeadmNode, dir: string, 
     }),
   );
   const r = await measureEnd(cri, node, t0, wall0);
+  traceRuntime('raw', containerdLog, wall0);
   await removeAllPods(cri);
   // Left by runc once the containers are gone (bootlet removes its own).
   for (const p of pods) for (const h of ['cpu', 'memory', 'pids', 'cpuset', 'blkio', 'devices', 'freezer', 'cpuacct', 'systemd']) rmdirQuiet(`/sys/fs/cgroup/${h}${p.cgroup}`);
   return r;
 }
+
+/** The bench's containerd's log, for the trace. */
+let containerdLog = '';
 
 function rmdirQuiet(p: string): void {
   try {
@@ -175,12 +181,15 @@ async function bootletRound(cri: RuntimeConnection, node: KubeadmNode, argv: str
     await sleep(SETTLE_MS);
     const wall0 = Date.now();
     const t0 = performance.now();
+    traceStart('bootlet');
     node.writeManifests(VERSION);
     const r = await measureEnd(cri, node, t0, wall0);
     const last = (msg: string) => Math.max(...agent.records().filter((x) => x.msg === msg && String(x.pod).startsWith('kube-system/')).map((x) => Number(x.ts) * 1000)) - wall0;
     res.stages.accepted.push(last('Static pod manifest accepted'));
     res.stages.sandbox.push(last('Created pod sandbox'));
     res.stages.started.push(last('Started container'));
+    traceAgent(agent.records(), wall0);
+    traceRuntime('bootlet', containerdLog, wall0);
     node.removeManifests();
     await until('pods removed', async () => ((await cri.runtime.listPodSandbox()).length === 0 ? true : undefined));
     return r;
@@ -201,6 +210,7 @@ export async function runKubeadmBench(): Promise<KubeadmBenchResult | { skipped:
   const node = await prepareKubeadmNode();
   try {
     cd = await startContainerd({ name: 'bench-kubeadm' });
+    containerdLog = path.join(cd.dir, 'containerd.log');
     await importTestImages(cd);
     await importKubeadmImages(cd, kubeadmImageRefs([VERSION]));
     cri = await connectRuntime(cd.endpoint);
