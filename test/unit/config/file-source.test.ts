@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { closeSync, ftruncateSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startFileSource, type FileSource } from '../../../src/config/file-source';
+import { startFileSource, VANISHED_CONFIRM_MS, type FileSource } from '../../../src/config/file-source';
 import type { ConfigSourceEvents, ManifestError, ManifestWarning, PodUpdate } from '../../../src/config/types';
 import { createLogger, memoryLogger } from '../../../src/log/logger';
 import { ownOutputReason } from '../../../src/config/own-output';
@@ -114,6 +114,18 @@ describe('startFileSource', () => {
     // The source has looked and found no file: until now that removed the pod at once.
     await waitFor(() => lines.some((l) => l.includes('Manifest file gone')), { ...WAIT, what: 'the look that finds the file gone' });
     writeFileSync(f, podYaml('web'));
+    await src.rescan();
+    expect(ops(events)).toEqual(['ADD default/web-node-a']);
+    // Renamed back as it was (the same inode: nothing to read), and away again once the first
+    // disappearance's window has passed: the second one waits out its own window too.
+    renameSync(f, `${f}.old`);
+    await waitFor(() => lines.filter((l) => l.includes('Manifest file gone')).length >= 2, { ...WAIT, what: 'the second look that finds the file gone' });
+    renameSync(`${f}.old`, f);
+    await src.rescan();
+    await sleep(VANISHED_CONFIRM_MS + 50);
+    renameSync(f, `${f}~`);
+    await waitFor(() => lines.filter((l) => l.includes('Manifest file gone')).length >= 3, { ...WAIT, what: 'the third look that finds the file gone' });
+    renameSync(`${f}~`, f);
     await src.rescan();
     expect(ops(events)).toEqual(['ADD default/web-node-a']);
     // A manifest that stays away is removed.
