@@ -18,6 +18,15 @@ const TYPE_CALL = 1;
 const TYPE_RETURN = 2;
 const TYPE_ERROR = 3;
 const TYPE_SIGNAL = 4;
+const FLAG_NO_REPLY_EXPECTED = 1;
+/**
+ * systemd's sd-bus (seen with 252) leaves a message that reaches it in the same read as the
+ * client's BEGIN unparsed until the socket next has data, so the first call of a peer-to-peer
+ * connection can hang for as long as the client says nothing more. Until the peer has said
+ * anything, a Peer.Ping (no reply wanted) wakes it, first soon, then less often.
+ */
+const FIRST_NUDGE_MS = 50;
+const MAX_NUDGE_MS = 1_000;
 
 /** An error reply, by its D-Bus name (`org.freedesktop.systemd1.NoSuchUnit`). */
 export class DbusCallError extends Error {
@@ -60,6 +69,9 @@ export class DbusConnection {
   private readonly closeListeners = new Set<(err: Error) => void>();
   private serial = 1;
   private closedWith: Error | undefined;
+  /** Set on a peer-to-peer connection until the peer's first message (see FIRST_NUDGE_MS). */
+  private nudgeUntilHeard = false;
+  private nudgeTimer: NodeJS.Timeout | undefined;
 
   private constructor(
     private readonly stream: Socket,
@@ -92,7 +104,10 @@ export class DbusConnection {
       handshake(stream, { authMethods: ['EXTERNAL'] }, (err) => {
         if (err) return settle(err);
         codec.unmarshalMessages(stream, (m) => conn.onMessage(m), {});
-        if (!o.hello) return settle(undefined);
+        if (!o.hello) {
+          conn.nudgeUntilHeard = true;
+          return settle(undefined);
+        }
         stage = 'authenticated, no reply to Hello';
         conn.call({ destination: 'org.freedesktop.DBus', path: '/org/freedesktop/DBus', interface: 'org.freedesktop.DBus', member: 'Hello' }).then(
           () => settle(undefined),
@@ -103,6 +118,7 @@ export class DbusConnection {
   }
 
   private fail(err: Error): void {
+    this.stopNudging();
     const first = !this.closedWith;
     this.closedWith ??= err;
     for (const c of this.calls.values()) c.reject(this.closedWith);
@@ -111,6 +127,7 @@ export class DbusConnection {
   }
 
   private onMessage(m: DbusMessage): void {
+    this.stopNudging();
     if (m.type === TYPE_RETURN || m.type === TYPE_ERROR) {
       const call = m.replySerial === undefined ? undefined : this.calls.get(m.replySerial);
       if (!call) return;
@@ -150,7 +167,24 @@ export class DbusConnection {
         },
       });
       this.stream.write(codec.marshall({ ...header, type: TYPE_CALL, serial, ...(signature ? { signature, body } : {}) }));
+      if (this.nudgeUntilHeard && !this.nudgeTimer) this.nudge(FIRST_NUDGE_MS);
     });
+  }
+
+  private nudge(afterMs: number): void {
+    this.nudgeTimer = setTimeout(() => {
+      if (!this.nudgeUntilHeard || this.closedWith) return;
+      const ping = { type: TYPE_CALL, flags: FLAG_NO_REPLY_EXPECTED, serial: this.serial++, path: '/', interface: 'org.freedesktop.DBus.Peer', member: 'Ping' };
+      this.stream.write(codec.marshall(ping));
+      this.nudge(Math.min(afterMs * 2, MAX_NUDGE_MS));
+    }, afterMs);
+    this.nudgeTimer.unref();
+  }
+
+  private stopNudging(): void {
+    this.nudgeUntilHeard = false;
+    clearTimeout(this.nudgeTimer);
+    this.nudgeTimer = undefined;
   }
 
   /** Asks the bus to send this connection the signals matching `rule`. */

@@ -3,7 +3,7 @@
 // Registers its own beforeAll/afterAll; cleanup runs even when a test fails.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { cleanupStaleContainerds, startContainerd, type PrivateContainerd, type StartContainerdOptions } from '../../../dev/containerd.js';
 import { importTestImages } from '../../../dev/images.js';
 import { connectRuntime, type RuntimeConnection } from '../../../src/cri/cri-client.js';
@@ -59,6 +59,13 @@ export function useAgentHarness(
     fs.writeFileSync(configFile, `apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\npodLogsDir: ${podLogsDir}\n`);
   });
 
+  // A failed test shows what the agent and containerd said last: CI keeps only the runner's output.
+  afterEach((ctx) => {
+    if (ctx.task.result?.state !== 'fail' && !process.env.SHOW_AGENT_LOG) return;
+    if (agent) console.error(`[${name}] agent log (last 80 lines):\n${agent.lines.slice(-80).join('\n')}`);
+    if (cd) console.error(`[${name}] containerd log (last 40 lines):\n${tailOf(path.join(cd.dir, 'containerd.log'), 40)}`);
+  });
+
   afterAll(async () => {
     await agent?.kill('SIGKILL');
     cri?.runtime.close();
@@ -93,4 +100,12 @@ export function useAgentHarness(
     },
   };
   return h;
+}
+
+function tailOf(file: string, lines: number): string {
+  try {
+    return fs.readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log)';
+  }
 }

@@ -5,7 +5,7 @@
 // runtime, bootlet left at cgroupfs says so in one line instead of one runc error per pod.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { beforeAll, afterAll, describe, expect, it } from 'vitest';
+import { beforeAll, afterAll, afterEach, describe, expect, it } from 'vitest';
 import { TEST_IMAGES } from '../../../dev/images.js';
 import { startNamespacedSystemd, systemdNodeUnavailable, type NamespacedSystemd } from '../../../dev/systemd-node.js';
 import { detectCgroupSubsystems } from '../../../src/cm/cgroup-subsystems.js';
@@ -24,6 +24,9 @@ describe.skipIf(unavailable !== undefined)('systemd cgroup driver (real systemd,
     sd = await startNamespacedSystemd('cm');
   }, 90_000);
   const h = useAgentHarness('systemd', NODE, { extraArgs: ['--v=4'] }, () => ({ systemdCgroup: true, wrap: sd!.enter }));
+  afterEach((ctx) => {
+    if (ctx.task.result?.state === 'fail' && sd) console.error(`systemd's log (end):\n${sd.log()}`);
+  });
   afterAll(async () => {
     await sd?.stop();
   });
