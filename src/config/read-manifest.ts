@@ -47,6 +47,25 @@ export interface ReadOptions {
 /** Pause before reading a quiet file again whose stat moved during the read. */
 const QUIET_REREAD_MS = 2;
 
+/**
+ * How a Pod serialized by Kubernetes' own YAML writer (sigs.k8s.io/yaml: keys sorted, so `status`
+ * comes last, and empty in a manifest) ends. kubeadm writes its manifests in place, in one write
+ * (os.WriteFile); a fresh file that already ends so is that write's complete output, and need not
+ * wait out the settle time, which was 80 of the ~150 ms from kubeadm's write to the first sandbox.
+ * A writer cut short ends elsewhere, and still waits.
+ */
+const SERIALIZED_POD_END = Buffer.from('\nstatus: {}\n');
+/** Only small files are read early: a manifest as kubeadm writes it is 2-4 KiB. */
+const SERIALIZED_PEEK_MAX_BYTES = 256 * 1024;
+/**
+ * While a fresh small file waits out its settle time, the watcher's record of its last write is
+ * checked this often: kubeadm's file is seen first empty (created, truncated) and then written, and
+ * a wait begun at the empty file must not hold the written one for the whole settle time.
+ */
+const WRITE_CHECK_MS = 5;
+/** Early wake-ups per read: a writer that never stops still gets the plain settle rule. */
+const MAX_EARLY_WAKES = 50;
+
 const sameStat = (a: Stats, b: Stats): boolean =>
   a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs;
 
@@ -82,6 +101,10 @@ async function readBounded(file: string, limit: number, sizeHint: number): Promi
   }
 }
 
+function endsSerialized(bytes: Buffer): boolean {
+  return bytes.length > SERIALIZED_POD_END.length && bytes.subarray(bytes.length - SERIALIZED_POD_END.length).equals(SERIALIZED_POD_END);
+}
+
 export async function readManifestFile(file: string, opts: ReadOptions = {}): Promise<ReadResult> {
   const debounceMs = opts.debounceMs ?? 15;
   const settleMs = opts.settleMs ?? 80;
@@ -90,6 +113,24 @@ export async function readManifestFile(file: string, opts: ReadOptions = {}): Pr
   const now = opts.now ?? Date.now;
   const tooLarge = `file is larger than the ${maxBytes / (1024 * 1024)} MiB limit`;
   let previous: Buffer | undefined;
+  let earlyWakes = 0;
+  /** Sleeps `ms`, or less when a new write of a small file is heard (true then). */
+  const settle = async (ms: number, size: number, lastWrite: number | undefined): Promise<boolean> => {
+    const watching = opts.lastWriteEventAt;
+    if (!watching || size > SERIALIZED_PEEK_MAX_BYTES || earlyWakes >= MAX_EARLY_WAKES) {
+      await sleep(ms);
+      return false;
+    }
+    const until = Date.now() + ms;
+    for (let left = ms; left > 0; left = until - Date.now()) {
+      await sleep(Math.min(WRITE_CHECK_MS, left));
+      if (watching() !== lastWrite) {
+        earlyWakes++;
+        return true;
+      }
+    }
+    return false;
+  };
   try {
     for (let attempt = 0; attempt < maxAttempts; attempt++) {
       const before = await stat(file);
@@ -104,17 +145,24 @@ export async function readManifestFile(file: string, opts: ReadOptions = {}): Pr
       const fresh = age >= 0 && age < settleMs;
       const lastWrite = opts.lastWriteEventAt?.();
       const quiet = opts.lastWriteEventAt !== undefined && (lastWrite === undefined || t - lastWrite >= settleMs);
+      if (fresh && !quiet && before.size <= SERIALIZED_PEEK_MAX_BYTES && before.size > SERIALIZED_POD_END.length) {
+        const bytes = await readBounded(file, maxBytes + 1, before.size);
+        const after = await stat(file);
+        // Whole, unchanged while read, and no write heard meanwhile.
+        if (sameStat(before, after) && bytes.length === after.size && endsSerialized(bytes) && opts.lastWriteEventAt?.() === lastWrite) return { kind: 'ok', bytes, stat: after };
+      }
       if (fresh && !quiet) {
         // Until the write event is settleMs old too: it is stamped when the event loop hears it,
         // a few ms after the ctime, and waking at the ctime's settle found the file not yet quiet,
         // which cost two more reads and the debounce (~20 ms of every in-place write, as kubeadm's).
         const sinceWrite = lastWrite === undefined ? settleMs : Math.max(0, t - lastWrite);
-        await sleep(settleMs - Math.min(age, sinceWrite) + 1);
+        // A new write heard is a new look, not a spent attempt.
+        if (await settle(settleMs - Math.min(age, sinceWrite) + 1, before.size, lastWrite)) attempt--;
         continue;
       }
       // Created but not yet written: the write (and its event) is still to come.
       if (fresh && before.size === 0) {
-        await sleep(settleMs - age + 1);
+        if (await settle(settleMs - age + 1, 0, lastWrite)) attempt--;
         continue;
       }
       const gap = quiet ? QUIET_REREAD_MS : debounceMs;

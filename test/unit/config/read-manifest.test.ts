@@ -69,6 +69,42 @@ describe('readManifestFile', () => {
     expect(r.kind === 'ok' && r.bytes.toString()).toBe(WEB_YAML);
   });
 
+  it("takes a fresh file at once when it ends as Kubernetes' YAML writer ends a Pod (kubeadm's one in-place write), and waits for one cut short", async () => {
+    const whole = `${WEB_YAML.trimEnd()}\nstatus: {}\n`;
+    for (const [content, expected] of [
+      [whole, 'ok'],
+      [whole.slice(0, -3), 'changing'],
+      [`${whole}  extra: 1\n`, 'changing'],
+    ] as const) {
+      const f = file(content);
+      // Always fresh, and its write event just heard: without the early look, one attempt only
+      // sleeps out the settle time and gives up.
+      const ctime = statSync(f).ctimeMs;
+      const heard = Date.now();
+      const r = await readManifestFile(f, { settleMs: 40, maxAttempts: 1, now: () => ctime, lastWriteEventAt: () => heard });
+      expect(r.kind).toBe(expected);
+      if (r.kind === 'ok') expect(r.bytes.toString()).toBe(whole);
+    }
+  });
+
+  it('looks again as soon as an empty fresh file is written (kubeadm: created, then written), not after the settle time', async () => {
+    const whole = `${WEB_YAML.trimEnd()}\nstatus: {}\n`;
+    const f = file('');
+    let heard: number | undefined = Date.now();
+    let looks = 0;
+    const lastWriteEventAt = (): number | undefined => {
+      // The write comes (and its event is heard) while the reader waits at the empty file.
+      if (++looks === 3) {
+        writeFileSync(f, whole);
+        heard = Date.now() + 1;
+      }
+      return heard;
+    };
+    // One attempt and a settle time far beyond the test's: only the early look can return the file.
+    const r = await readManifestFile(f, { settleMs: 600_000, maxAttempts: 1, lastWriteEventAt });
+    expect(r.kind === 'ok' && r.bytes.toString()).toBe(whole);
+  });
+
   it('waits for a writer that pauses between two chunks and returns the whole file', async () => {
     const f = file('');
     const fd = openSync(f, 'r+');
