@@ -1,9 +1,9 @@
 // The machine facts a Node reports (OS, kernel, architecture, capacity) and the pressure checks
 // behind its MemoryPressure / DiskPressure / PIDPressure conditions, read from /proc and statfs.
-import { readFileSync, statfsSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { release, totalmem } from 'node:os';
 import type { Taint } from 'kubernetes-types/core/v1';
-import { allocatableEphemeralStorageBytes, EVICTION_HARD_MEMORY_BYTES, EVICTION_HARD_NODEFS_FRACTION, nodeAllocatable, nodeCpuCount } from '../k8s/node-allocatable.js';
+import { EVICTION_HARD_MEMORY_BYTES, EVICTION_HARD_NODEFS_FRACTION, fileSystemOf, nodeAllocatable, nodeCpuCount } from '../k8s/node-allocatable.js';
 import type { NodeInfoSource, NodePressure, ResourceList } from './types.js';
 
 /** `maxPods` default of the kubelet. */
@@ -53,15 +53,6 @@ export function kibi(bytes: number): string {
   return `${Math.floor(bytes / 1024)}Ki`;
 }
 
-function rootFs(dir: string): { total: number; available: number } {
-  try {
-    const s = statfsSync(dir);
-    return { total: s.blocks * s.bsize, available: s.bavail * s.bsize };
-  } catch {
-    return { total: 0, available: 0 };
-  }
-}
-
 function memAvailableBytes(meminfo = readText('/proc/meminfo')): number | undefined {
   const m = /^MemAvailable:\s+(\d+)\s*kB/m.exec(meminfo);
   return m ? Number(m[1]) * 1024 : undefined;
@@ -87,7 +78,7 @@ export function collectNodeInfo(opts: CollectNodeInfoOptions): NodeInfoSource {
     cpu: String(nodeCpuCount()),
     memory: kibi(totalmem()),
     pods: maxPods,
-    'ephemeral-storage': kibi(rootFs(rootDir).total),
+    'ephemeral-storage': kibi(fileSystemOf(rootDir).total),
   });
   return {
     nodeName: opts.nodeName,
@@ -109,18 +100,17 @@ export function collectNodeInfo(opts: CollectNodeInfoOptions): NodeInfoSource {
     systemUUID: readText('/sys/class/dmi/id/product_uuid'),
     capacity,
     allocatable: () => {
-      const fs = rootFs(rootDir);
-      const node = nodeAllocatable();
+      const node = nodeAllocatable(undefined, rootDir);
       return {
         cpu: milliCpu(node.cpuMillis),
         memory: kibi(node.memoryBytes),
         pods: maxPods,
-        'ephemeral-storage': String(allocatableEphemeralStorageBytes(fs.total)),
+        'ephemeral-storage': String(node.ephemeralStorageBytes),
       };
     },
     pressure: (): NodePressure => {
       const mem = memAvailableBytes();
-      const fs = rootFs(rootDir);
+      const fs = fileSystemOf(rootDir);
       const pids = pidUsage();
       return {
         memory: mem !== undefined && mem < EVICTION_HARD_MEMORY_BYTES,

@@ -3,6 +3,7 @@
 // The one owner of what the node gives its pods: the Node's status reports it, admission fits pods
 // into it, the kubepods cgroup's CPU shares are sized by it, and a memory-backed emptyDir and the
 // downward API's missing limits (env and volume alike) fall back to it.
+import { statfsSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { parseQuantity } from './quantity.js';
 
@@ -46,10 +47,25 @@ export function allocatableEphemeralStorageBytes(totalBytes: number): number {
 }
 
 /**
- * This node's allocatable CPU and memory (of a node with `memoryCapacityBytes`, default this
- * machine's): every CPU, since nothing is reserved, and memory less memory.available. Ephemeral
- * storage is 0 (not known here), so a downward API limits.ephemeral-storage left unset reads 0.
+ * Size and free space of the file system holding `dir`; zeros when it cannot be read. The kubelet's
+ * ephemeral storage is cadvisor's rootfs: the file system of the kubelet's root directory.
  */
-export function nodeAllocatable(memoryCapacityBytes: number = totalmem()): NodeAllocatable {
-  return { cpuMillis: nodeCpuCount() * 1000, memoryBytes: allocatableMemoryBytes(memoryCapacityBytes), ephemeralStorageBytes: 0 };
+export function fileSystemOf(dir: string): { total: number; available: number } {
+  try {
+    const s = statfsSync(dir);
+    return { total: s.blocks * s.bsize, available: s.bavail * s.bsize };
+  } catch {
+    return { total: 0, available: 0 };
+  }
+}
+
+/**
+ * This node's allocatable resources (of a node with `memoryCapacityBytes`, default this machine's):
+ * every CPU, since nothing is reserved; memory less memory.available; and the file system of
+ * `rootDir` (the agent's --root-dir) less nodefs.available, as the Node's status reports it. Without
+ * a root dir ephemeral storage is 0.
+ */
+export function nodeAllocatable(memoryCapacityBytes: number = totalmem(), rootDir?: string): NodeAllocatable {
+  const ephemeralStorageBytes = rootDir === undefined ? 0 : allocatableEphemeralStorageBytes(fileSystemOf(rootDir).total);
+  return { cpuMillis: nodeCpuCount() * 1000, memoryBytes: allocatableMemoryBytes(memoryCapacityBytes), ephemeralStorageBytes };
 }

@@ -8,6 +8,7 @@ import type { PodCgroups } from '../cm/container-manager.js';
 import type { Logger } from '../log/logger.js';
 import type { DefaultedPod } from '../k8s/pod.js';
 import { DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS } from '../k8s/defaults.js';
+import { nodeAllocatable } from '../k8s/node-allocatable.js';
 import { ContainerStartError, type PodRuntime, type SandboxRef, type StartedContainer } from './pod-runtime.js';
 import { buildContainerConfig } from './container-config.js';
 import { CriError, type ImageService, type PodSandboxConfig, type RuntimeService } from '../cri/cri-types.js';
@@ -151,6 +152,7 @@ export class CriPodRuntime implements PodRuntime {
         podIPs,
         mounts,
         nodeMemoryCapacityBytes: totalmem(),
+        nodeAllocatable: nodeAllocatable(totalmem(), this.o.rootDir),
       });
     } catch (err) {
       throw new ContainerStartError(container.name, 'CreateContainerConfigError', messageOf(err), err instanceof VolumeError ? 'mount' : 'start');

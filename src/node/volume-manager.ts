@@ -42,12 +42,10 @@ interface ManagedPod {
 
 export class VolumeManager {
   private readonly pods = new Map<string, ManagedPod>();
-  private readonly node: NodeAllocatable;
   /** Key `<uid>/<volume>`: changes that arrive during a rewrite make one more after it. */
   private readonly rewrites = new KeyedSerialRunner<string>((key) => this.rewrite(key));
 
   constructor(private readonly o: VolumeManagerOptions) {
-    this.node = o.node ?? nodeAllocatable();
     o.podObjects.onChange((uids) => {
       try {
         this.podsChanged(uids);
@@ -70,7 +68,7 @@ export class VolumeManager {
       this.pods.set(uid, managed);
     }
     managed.pod = pod;
-    const { dir } = await writeObjectVolume(pod, v, { rootDir, objects: this.o.podObjects, node: this.node });
+    const { dir } = await writeObjectVolume(pod, v, { rootDir, objects: this.o.podObjects, node: this.o.node ?? nodeAllocatable(undefined, rootDir) });
     const entry = managed.volumes.get(v.name);
     if (entry) entry.volume = v;
     // Still ours after the write: a pod forgotten meanwhile is not taken up again.
@@ -124,7 +122,7 @@ export class VolumeManager {
     entry.retry = undefined;
     const fields = { pod: `${managed.pod.metadata.namespace}/${managed.pod.metadata.name}`, podUID: uid, volume: name };
     try {
-      const { changed } = await writeObjectVolume(managed.pod, entry.volume, { rootDir: managed.rootDir, objects: this.o.podObjects, node: this.node, updateOnly: true });
+      const { changed } = await writeObjectVolume(managed.pod, entry.volume, { rootDir: managed.rootDir, objects: this.o.podObjects, node: this.o.node ?? nodeAllocatable(undefined, managed.rootDir), updateOnly: true });
       if (entry.failing !== undefined) this.o.logger.info('Volume updated again after failures', fields);
       else if (changed) this.o.logger.v(2).info('Volume updated', fields);
       entry.failing = undefined;

@@ -96,7 +96,7 @@ async function volumeHostPath(pod: LabelledPod, v: Volume, opts: PrepareVolumesO
   }
   if (objectVolumeKind(v)) {
     if (opts.podObjects) return volumeManagerFor(opts.podObjects, opts.logger ?? nullLogger).setUp(pod, v, rootDir);
-    return (await writeObjectVolume(pod, v, { rootDir, objects: undefined, node: nodeAllocatable() })).dir;
+    return (await writeObjectVolume(pod, v, { rootDir, objects: undefined, node: nodeAllocatable(undefined, rootDir) })).dir;
   }
   const kind = Object.keys(v).find((k) => k !== 'name') ?? 'unknown';
   throw new VolumeError(`volume ${JSON.stringify(v.name)}: volume type ${kind} is not supported for static pods by bootlet`);

@@ -1,6 +1,7 @@
-// A container that sets no limits reads the node's allocatable CPU and memory through the downward
-// API, and the env (kuberuntime) and a downwardAPI volume (node) read the same figure, the one the
-// Node reports (k8s/node-allocatable.ts): the kubelet's machine CPU count and memory less 100Mi.
+// A container that sets no limits reads the node's allocatable CPU, memory and ephemeral storage
+// through the downward API, and the env (kuberuntime) and a downwardAPI volume (node) read the same figure, the one the
+// Node reports (k8s/node-allocatable.ts): the kubelet's machine CPU count, memory less 100Mi, and the root dir's file
+// system less 10%.
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -24,6 +25,7 @@ const refs: Record<string, ResourceFieldSelector> = {
   CPU_M: { resource: 'limits.cpu', divisor: '1m' },
   MEM: { resource: 'limits.memory' },
   MEM_MI: { resource: 'limits.memory', divisor: '1Mi' },
+  EPH: { resource: 'limits.ephemeral-storage' },
 };
 
 let serial = 0;
@@ -41,11 +43,13 @@ function limitlessPod() {
 }
 
 /** What the env and the volume hold, started as the pod runtime starts a container. */
+const rootDir = path.join(tmp, 'root');
+fs.mkdirSync(rootDir, { recursive: true });
+
 async function readBoth(podObjects: FakePodObjects | undefined) {
   const { p, c } = limitlessPod();
-  const rootDir = path.join(tmp, 'root');
   const mounts = await prepareVolumes(p, c, { rootDir, podObjects });
-  const config = buildContainerConfig(p, c, { restartCount: 0, imageRef: 'sha256:abc', type: 'container', nodeName: 'node1', hostIP: '192.0.2.10', podIPs: [], mounts, nodeMemoryCapacityBytes: os.totalmem() });
+  const config = buildContainerConfig(p, c, { restartCount: 0, imageRef: 'sha256:abc', type: 'container', nodeName: 'node1', hostIP: '192.0.2.10', podIPs: [], mounts, nodeMemoryCapacityBytes: os.totalmem(), nodeAllocatable: nodeAllocatable(os.totalmem(), rootDir) });
   const env = Object.fromEntries(Object.keys(refs).map((k) => [k, (config.envs ?? []).find((e) => e.key === k)?.value]));
   const volume = Object.fromEntries(Object.keys(refs).map((k) => [k, fs.readFileSync(path.join(mounts[0]!.hostPath, k), 'utf8')]));
   return { env, volume };
@@ -54,7 +58,10 @@ async function readBoth(podObjects: FakePodObjects | undefined) {
 describe('the downward API falls back to the node allocatable', () => {
   const cpus = os.cpus().length;
   const memory = os.totalmem() - 100 * MiB;
-  const expected = { CPU: String(cpus), CPU_M: String(cpus * 1000), MEM: String(memory), MEM_MI: String(Math.ceil(memory / MiB)) };
+  // The root dir's file system as coreutils reads it, less the kubelet's nodefs.available (10%).
+  const [blocks, blockSize] = execFileSync('stat', ['-f', '-c', '%b %S', rootDir], { encoding: 'utf8' }).trim().split(' ').map(Number);
+  const ephemeral = Math.floor(blocks! * blockSize! * 0.9);
+  const expected = { CPU: String(cpus), CPU_M: String(cpus * 1000), MEM: String(memory), MEM_MI: String(Math.ceil(memory / MiB)), EPH: String(ephemeral) };
 
   it('env and a downwardAPI volume read the same figures (standalone: no API objects)', async () => {
     const { env, volume } = await readBoth(undefined);
@@ -69,10 +76,12 @@ describe('the downward API falls back to the node allocatable', () => {
   });
 
   it('is what the Node reports as allocatable', () => {
-    const reported = collectNodeInfo({ nodeName: 'node1', nodeIP: '10.0.0.1', runtimeVersion: '', kubeletVersion: '', runtimeReady: () => true }).allocatable();
+    const reported = collectNodeInfo({ nodeName: 'node1', nodeIP: '10.0.0.1', runtimeVersion: '', kubeletVersion: '', runtimeReady: () => true, rootDir }).allocatable();
     expect(reported.cpu).toBe(String(cpus));
     expect(reported.memory).toBe(`${Math.floor(memory / 1024)}Ki`);
-    expect(nodeAllocatable()).toEqual({ cpuMillis: cpus * 1000, memoryBytes: memory, ephemeralStorageBytes: 0 });
+    expect(reported['ephemeral-storage']).toBe(String(ephemeral));
+    expect(ephemeral).toBeGreaterThan(0);
+    expect(nodeAllocatable(undefined, rootDir)).toEqual({ cpuMillis: cpus * 1000, memoryBytes: memory, ephemeralStorageBytes: ephemeral });
   });
 
   // The kubelet counts the machine's CPUs (cadvisor's NumCores), whatever the agent's own affinity.
