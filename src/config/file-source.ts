@@ -18,6 +18,7 @@ import { ManifestScanner } from './manifest-scanner';
 import { ManifestWatcher } from './manifest-watcher';
 import { warmUpManifestLoading } from './warm-up';
 import { ownOutputFiles, ownOutputReason } from './own-output';
+import { cpuTurn } from '../util/cpu-turn';
 
 export interface FileSourceOptions {
   /** A directory of manifests, or a single manifest file. */
@@ -171,6 +172,9 @@ export function startFileSource(opts: FileSourceOptions): FileSource {
     const digest = createHash('sha256').update(r.bytes).digest('hex');
     if (lastDigest.get(file) === digest) return;
     lastDigest.set(file, digest);
+    // The parse is the costly part of a look: one per turn of the event loop (util/cpu-turn.ts).
+    await cpuTurn();
+    if (stopped) return;
     const loaded = await decoder.load(file, r.bytes, opts.nodeName, now());
     if (stopped) return;
     pods.holdForTurn();
