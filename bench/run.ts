@@ -98,7 +98,11 @@ async function main(): Promise<void> {
     const agent = startAgent({ manifests, endpoint: cd.endpoint, rootDir, podLogsDir, nodeName: BENCH_NODE, configFile, extraArgs: ['--v=0'] });
     await agent.waitForLog((r) => r.msg === 'Manifests read, adopting running pods', 'agent ready', 30_000);
     const startedAt = async (name: string, timeoutMs = 60_000): Promise<number> => {
-      const rec = await agent.waitForLog((r) => r.msg === 'Started container' && r.pod === `default/${name}-${BENCH_NODE}`, `${name} started`, timeoutMs);
+      const rec = await agent.waitForLog((r) => r.msg === 'Started container' && r.pod === `default/${name}-${BENCH_NODE}`, `${name} started`, timeoutMs).catch((err: unknown) => {
+        // A start that never comes must say what the agent said last: the run's only record of it.
+        console.error(`agent log (last 80 lines) at the timeout for ${name}:\n${agent.lines.slice(-80).join('\n')}`);
+        throw err;
+      });
       return Number(rec.ts) * 1000;
     };
     const gone = (prefix: string) =>
