@@ -28,6 +28,8 @@ export interface PrivateContainerd {
   restart(o?: { signal?: 'SIGTERM' | 'SIGKILL'; whileDown?: () => Promise<void> | void }): Promise<void>;
   /** Runs `ctr --address SOCK -n k8s.io ...args` and returns its stdout. */
   ctr(args: string[], opts?: { timeoutMs?: number }): Promise<string>;
+  /** The last lines of the daemon's log, for a test that failed. */
+  logTail(lines?: number): string;
 }
 
 export interface StartContainerdOptions {
@@ -161,6 +163,7 @@ export async function startContainerd(opts: StartContainerdOptions = {}): Promis
     },
     snapshotter,
     ctr,
+    logTail: (lines) => tail(logPath, lines),
     stop: () => stopInstance(record),
     async restart(o = {}) {
       const pid = record.pid;

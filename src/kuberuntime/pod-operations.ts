@@ -137,6 +137,7 @@ export class CriPodRuntime implements PodRuntime {
       // sandbox's IPs, read from its status; a host-network pod has the node's.
       const podIPs = pod.spec?.hostNetwork ? [this.o.nodeIP] : [sandbox.ip, ...(sandbox.additionalIps ?? [])].filter(Boolean);
       const { hostname, domain } = podHostnameAndDomain(pod, this.o.clusterDomain);
+      const memoryBytes = totalmem();
       const mounts = await prepareVolumes(pod, container, { rootDir: this.o.rootDir, podIPs, hostname, hostDomain: domain, podObjects: this.o.podObjects, logger: this.o.logger });
       const envObjects = await fetchEnvObjects(pod, container, this.o.podObjects);
       config = buildContainerConfig(pod, container, {
@@ -151,8 +152,8 @@ export class CriPodRuntime implements PodRuntime {
         hostIP: this.o.nodeIP,
         podIPs,
         mounts,
-        nodeMemoryCapacityBytes: totalmem(),
-        nodeAllocatable: nodeAllocatable(totalmem(), this.o.rootDir),
+        nodeMemoryCapacityBytes: memoryBytes,
+        nodeAllocatable: nodeAllocatable(memoryBytes, this.o.rootDir),
       });
     } catch (err) {
       throw new ContainerStartError(container.name, 'CreateContainerConfigError', messageOf(err), err instanceof VolumeError ? 'mount' : 'start');

@@ -63,7 +63,7 @@ export function useAgentHarness(
   afterEach((ctx) => {
     if (ctx.task.result?.state !== 'fail' && !process.env.SHOW_AGENT_LOG) return;
     if (agent) console.error(`[${name}] agent log (last 80 lines):\n${agent.lines.slice(-80).join('\n')}`);
-    if (cd) console.error(`[${name}] containerd log (last 40 lines):\n${tailOf(path.join(cd.dir, 'containerd.log'), 40)}`);
+    if (cd) console.error(`[${name}] containerd log (last 40 lines):\n${cd.logTail(40)}`);
   });
 
   afterAll(async () => {
@@ -100,12 +100,4 @@ export function useAgentHarness(
     },
   };
   return h;
-}
-
-function tailOf(file: string, lines: number): string {
-  try {
-    return fs.readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
-  } catch {
-    return '(no log)';
-  }
 }

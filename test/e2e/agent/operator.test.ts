@@ -94,9 +94,10 @@ describe('the packaged agent for an operator', () => {
     expect(created.length, 'good').toBeGreaterThan(0);
     expect(Math.min(...created)).toBeLessThanOrEqual(ready.at);
     // The line may be read from the agent's stderr after the notification arrived.
-    await agent.waitForLog((r) => String(r.msg).startsWith('Every static pod found at start has been synced'), 'the READY line', 10_000);
+    const isReadyLine = (r: Record<string, unknown>): boolean => String(r.msg).startsWith('Every static pod found at start has been synced');
+    await agent.waitForLog(isReadyLine, 'the READY line', 10_000);
     const records = agent.records();
-    const readyLine = records.findIndex((r) => String(r.msg).startsWith('Every static pod found at start has been synced'));
+    const readyLine = records.findIndex(isReadyLine);
     const firstStart = records.findIndex((r) => r.msg === 'Started container' && r.pod === `kube-system/crash-${NODE}`);
     expect(readyLine).toBeGreaterThan(0);
     expect(firstStart).toBeGreaterThanOrEqual(0);

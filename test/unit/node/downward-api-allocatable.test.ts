@@ -1,7 +1,7 @@
 // A container that sets no limits reads the node's allocatable CPU, memory and ephemeral storage
-// through the downward API, and the env (kuberuntime) and a downwardAPI volume (node) read the same figure, the one the
-// Node reports (k8s/node-allocatable.ts): the kubelet's machine CPU count, memory less 100Mi, and the root dir's file
-// system less 10%.
+// through the downward API, and the env (kuberuntime) and a downwardAPI volume (node) read the same
+// figure, the one the Node reports (k8s/node-allocatable.ts): the kubelet's machine CPU count,
+// memory less 100Mi, and the root dir's file system less 10%.
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -42,10 +42,10 @@ function limitlessPod() {
   return { p, c };
 }
 
-/** What the env and the volume hold, started as the pod runtime starts a container. */
 const rootDir = path.join(tmp, 'root');
 fs.mkdirSync(rootDir, { recursive: true });
 
+/** What the env and the volume hold, started as the pod runtime starts a container. */
 async function readBoth(podObjects: FakePodObjects | undefined) {
   const { p, c } = limitlessPod();
   const mounts = await prepareVolumes(p, c, { rootDir, podObjects });
