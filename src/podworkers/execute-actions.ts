@@ -173,8 +173,8 @@ export const EXECUTORS: ActionExecutors = {
   },
   startEphemeralContainer: { needsSandbox: true, run: (x, a) => startContainer(x, ephemeralStart(a)) },
   startContainer: { needsSandbox: true, run: startContainer },
-  removeContainer: { run: unrecorded((x, a) => x.ctx.runtime.removeContainer(a.id)) },
-  removeSandbox: { run: unrecorded((x, a) => x.ctx.runtime.removeSandbox(a.id)) },
+  removeContainer: { run: unrecorded((x, a) => x.ctx.teardown(() => x.ctx.runtime.removeContainer(a.id))) },
+  removeSandbox: { run: unrecorded((x, a) => x.ctx.teardown(() => x.ctx.runtime.removeSandbox(a.id))) },
 };
 
 function executorOf<K extends PodActionKind>(kind: K): ActionExecutor<PodActionOf<K>> {

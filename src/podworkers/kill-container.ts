@@ -36,7 +36,7 @@ export function podGraceSeconds(ctx: WorkerContext, target: KillTarget): number 
 export async function stopSandbox(ctx: WorkerContext, id: string): Promise<void> {
   const answered = ctx.cache.stopping(id);
   try {
-    await ctx.runtime.stopSandbox(id);
+    await ctx.teardown(() => ctx.runtime.stopSandbox(id));
   } finally {
     answered();
   }

@@ -7,6 +7,8 @@
 // made, and keeps those a refused manifest may declare ("held") until that file is fixed or gone.
 // At most maxConcurrentStarts pods are in their first sync (sandbox and containers being made) at
 // once; the rest wait their turn in WaitingToStart, where a removal ends them before they start.
+// At most maxConcurrentTeardowns pods' teardown calls run at once (teardown in worker-context.ts).
+import { ConcurrencyLimit } from '../util/concurrency-limit.js';
 import { errorMessage } from '../util/error-message.js';
 import type { DesiredPodLookup, ManifestClaim, PodUpdate, StaticPod } from '../config/types.js';
 import type { Logger } from '../log/logger.js';
@@ -30,6 +32,15 @@ import type { PodCacheView, PodWorkerStateName, StopReason, SyncOutcome } from '
  */
 export const DEFAULT_MAX_CONCURRENT_STARTS = 8;
 
+/**
+ * Pods' teardown calls (StopPodSandbox, RemoveContainer, RemovePodSandbox, the pod's directories) at
+ * once. The kubelet has no such limit either. Each is a runc run, a shim's exit and unmounts, with
+ * no grace period to wait out; a flood's removal made ~50 at once, and the node's every process
+ * (the agent's /healthz too: p99 ~200 ms, 4 at a time ~90 ms) waited on the CPU they took. Stopping
+ * containers is not limited: it waits out grace periods, which must all run at the same time.
+ */
+export const DEFAULT_MAX_CONCURRENT_TEARDOWNS = 4;
+
 export interface PodWorkersOptions {
   runtime: PodRuntime;
   logger: Logger;
@@ -49,6 +60,8 @@ export interface PodWorkersOptions {
   desired?: DesiredPodLookup;
   /** Pods in their first sync at once; DEFAULT_MAX_CONCURRENT_STARTS by default. */
   maxConcurrentStarts?: number;
+  /** Teardown calls at once; DEFAULT_MAX_CONCURRENT_TEARDOWNS by default. */
+  maxConcurrentTeardowns?: number;
   /**
    * Records the status of a pod stopped for good while its stopped containers are still there to
    * read (the kubelet's pod worker sets it in the status manager at the end of syncTerminatingPod):
@@ -142,6 +155,7 @@ export class PodWorkers {
   /** Pods waiting for a start slot, in the order they asked. */
   private readonly startQueue = new Set<string>();
   private readonly maxStarts: number;
+  private readonly teardowns: ConcurrencyLimit;
   /** Frees a pod's start slot when its first sync step has finished. */
   private readonly slotObserver: PodWorkerObserver = { podWorkerStep: (uid) => this.startDone(uid) };
 
@@ -149,6 +163,7 @@ export class PodWorkers {
     this.now = opts.now ?? Date.now;
     this.maxStarts = opts.maxConcurrentStarts ?? DEFAULT_MAX_CONCURRENT_STARTS;
     if (!(this.maxStarts >= 1)) throw new Error(`maxConcurrentStarts must be at least 1, not ${String(opts.maxConcurrentStarts)}`);
+    this.teardowns = new ConcurrencyLimit(opts.maxConcurrentTeardowns ?? DEFAULT_MAX_CONCURRENT_TEARDOWNS);
   }
 
   apply(u: PodUpdate): void {
@@ -430,6 +445,7 @@ export class PodWorkers {
         logger: this.opts.logger,
         syncFrequencyMs: this.opts.syncFrequencyMs,
         mayStart: () => this.mayStart(uid, slot),
+        teardown: (op) => this.teardowns.run(op),
         neverInRuntime: () => this.adopted && !this.foundAtStart.has(uid),
         now: this.now,
       },

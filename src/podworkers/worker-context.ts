@@ -86,6 +86,8 @@ export interface WorkerContext {
   readonly syncFrequencyMs: number;
   /** True when no other pod with the same key is still running or terminating. */
   mayStart(): boolean;
+  /** Runs one teardown call (no grace period to wait out) in its turn: a few pods' at once, for the whole node. */
+  teardown<T>(op: () => Promise<T>): Promise<T>;
   /**
    * True when nothing of the pod can be in the runtime: the runtime was read back at start without
    * it, and a worker still waiting to start has made nothing. Its removal then needs no runtime call.

@@ -52,6 +52,78 @@ export function pollHealthz(port: number, everyMs = 50): { readonly times: numbe
   };
 }
 
+/** One poller's answers: each request's time in ms, when it was sent (this process's performance.now()), what failed. */
+export interface HealthzPoll {
+  readonly times: number[];
+  readonly startedAt: number[];
+  readonly failures: string[];
+}
+
+/**
+ * Polls http://127.0.0.1:<port>/healthz of each port every `everyMs`, one request at a time per
+ * port, from a process of its own: the test's own work (writing thousands of files) then delays
+ * neither poller, and both see the same machine.
+ */
+export async function pollHealthzOutside(ports: readonly number[], everyMs: number): Promise<{ stop(): Promise<HealthzPoll[]> }> {
+  const code = `
+const http = require('node:http');
+const now = () => performance.timeOrigin + performance.now();
+let stopped = false;
+const polls = ${JSON.stringify(ports)}.map((port) => {
+  const r = { times: [], startedAt: [], failures: [] };
+  const once = () => new Promise((resolve) => {
+    const t0 = now();
+    r.startedAt.push(t0);
+    const req = http.get({ host: '127.0.0.1', port, path: '/healthz', agent: false, timeout: 30000 }, (res) => {
+      res.resume();
+      res.on('end', () => { r.times.push(now() - t0); if (res.statusCode !== 200) r.failures.push('status ' + res.statusCode); resolve(); });
+    });
+    req.on('timeout', () => req.destroy(new Error('no answer in 30 s')));
+    req.on('error', (err) => { r.times.push(now() - t0); r.failures.push(err.message); resolve(); });
+  });
+  r.loop = (async () => {
+    while (!stopped) {
+      const t0 = now();
+      await once();
+      const rest = ${everyMs} - (now() - t0);
+      if (rest > 0 && !stopped) await new Promise((res) => setTimeout(res, rest));
+    }
+  })();
+  return r;
+});
+process.stdout.write('up\\n');
+process.stdin.resume();
+// The test gone without a word: nothing to report to.
+process.stdin.once('end', () => process.exit(0));
+process.stdin.once('data', async () => {
+  stopped = true;
+  await Promise.all(polls.map((p) => p.loop));
+  process.stdout.write(JSON.stringify(polls.map(({ times, startedAt, failures }) => ({ times, startedAt, failures }))) + '\\n', () => process.exit(0));
+});`;
+  const proc = spawn(process.execPath, ['-e', code], { stdio: ['pipe', 'pipe', 'inherit'] });
+  let out = '';
+  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    proc.stdout.once('data', () => resolve());
+    proc.once('exit', (c) => reject(new Error(`healthz poller exited (${c}) before it started`)));
+  });
+  proc.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  let result: Promise<HealthzPoll[]> | undefined;
+  return {
+    stop() {
+      result ??= (async () => {
+        proc.stdin.write('stop\n');
+        await exited;
+        const polls = JSON.parse(out) as HealthzPoll[];
+        // Into this process's clock, as the test's own marks.
+        for (const p of polls) for (let i = 0; i < p.startedAt.length; i++) p.startedAt[i] = p.startedAt[i]! - performance.timeOrigin;
+        return polls;
+      })();
+      return result;
+    },
+  };
+}
+
 export function rssMiBOf(pid: number): number {
   const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
   return kb / 1024;

@@ -5,6 +5,7 @@
 // expanded. A file over a limit is refused; nothing large is ever built from it.
 import { CST, Composer, Lexer, Parser, isAlias, isMap, isNode, isPair, isScalar, isSeq, type Alias, type Document, type Node } from 'yaml';
 import { LimitError, MAX_ALIASES, MAX_DEPTH, MAX_NODES } from './limits';
+import { MANIFEST_YAML_OPTIONS, readSimpleYaml } from './yaml-simple';
 
 export class YamlSyntaxError extends Error {
   override name = 'YamlSyntaxError';
@@ -220,17 +221,18 @@ export type YamlResult = { readonly value: unknown } | { readonly empty: true };
  * A stream with no document (only comments) is `{ empty: true }`.
  */
 export function readYaml(text: string): YamlResult {
+  // What tools write is read without the library's costs; the rest, and every error, below.
+  const simple = readSimpleYaml(text);
+  if (simple) return simple;
   const trees = syntaxTrees(text);
   for (const t of trees) {
     if (t.type === 'error') throw new YamlSyntaxError(t.message, t.offset);
     if (syntaxDepth(t) > MAX_DEPTH) throw tooDeep();
   }
   const composer = new Composer({
-    version: '1.1',
+    ...MANIFEST_YAML_OPTIONS,
     // Checked in linear time by checkUniqueKeys.
     uniqueKeys: false,
-    // Dates stay strings: an unquoted date in an annotation is text to Kubernetes.
-    customTags: (tags) => tags.filter((t) => typeof t === 'string' || t.tag !== 'tag:yaml.org,2002:timestamp'),
   });
   const docs: Document.Parsed[] = [];
   for (const t of trees) for (const d of composer.next(t)) docs.push(d);

@@ -26,10 +26,10 @@ export const terminated = podState({
         failures.push(`${what}: ${errorMessage(err)}`);
       }
     };
-    for (const c of rt?.containers ?? []) await attempt(`removing container ${c.name} (${c.id})`, () => ctx.runtime.removeContainer(c.id));
+    for (const c of rt?.containers ?? []) await attempt(`removing container ${c.name} (${c.id})`, () => ctx.teardown(() => ctx.runtime.removeContainer(c.id)));
     // A sandbox goes only once its containers have; the pod's directories only once nothing of it runs.
-    if (failures.length === 0) for (const s of rt?.sandboxes ?? []) await attempt(`removing sandbox ${s.id}`, () => ctx.runtime.removeSandbox(s.id));
-    if (failures.length === 0) await attempt('removing pod directories', () => ctx.runtime.cleanupPod(ctx.uid, ctx.namespace, ctx.name));
+    if (failures.length === 0) for (const s of rt?.sandboxes ?? []) await attempt(`removing sandbox ${s.id}`, () => ctx.teardown(() => ctx.runtime.removeSandbox(s.id)));
+    if (failures.length === 0) await attempt('removing pod directories', () => ctx.teardown(() => ctx.runtime.cleanupPod(ctx.uid, ctx.namespace, ctx.name)));
     if (failures.length > 0) throw new Error(`cleaning up the pod: ${failures.join('; ')}`);
     ctx.backoff.forgetPod(ctx.uid);
     ctx.pullBackOff.forgetPod(ctx.uid);

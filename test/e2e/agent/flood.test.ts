@@ -6,7 +6,8 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_IMAGES } from '../../../dev/images.js';
 import type { RunningAgent } from '../../support/agent.js';
-import { countLines, cpuMsOf, pollHealthz, quantileMs, sampleRss, startControlServer, watchCri } from '../../support/flood-watch.js';
+import type { HealthzPoll } from '../../support/flood-watch.js';
+import { countLines, cpuMsOf, pollHealthzOutside, quantileMs, sampleRss, startControlServer, watchCri } from '../../support/flood-watch.js';
 import { freePorts } from '../../support/ports.js';
 import { waitFor } from '../../support/wait.js';
 import { useAgentHarness } from './harness.js';
@@ -16,18 +17,19 @@ const PODS = 2000;
 /** The agent's DEFAULT_MAX_CONCURRENT_STARTS (src/podworkers/pod-workers.ts). */
 const START_LIMIT = 8;
 /**
- * /healthz polled every 50 ms from outside while 2,000 pods are removed at once, beside a bare HTTP
- * server polled the same way (the machine's load and this process's own pauses, measured in the
- * same window). On a quiet machine (the bare server's p99 under QUIET_BARE_P99_MS) the agent's p99
- * must stay under HEALTHZ_P99_MS, issue 20's target. On a machine loaded by others a CPU-bound agent
- * is descheduled for far longer than an idle server, so only the slowest answer's excess over the
- * bare server's slowest is asserted then, and the p99 is printed. Measured back to back on a shared
- * 2-core machine at load 17-44 (agent CPU in the removal / removal p99 / slowest answer of the flood):
- * before this test's fixes 3.6-4.7 s / 924-4069 ms / up to 5.5 s, after 1.5-3.2 s / 722-1781 ms / up
- * to 1.8 s. No quiet moment came in that session to measure the 200 ms target itself.
+ * /healthz polled every 20 ms from a process of its own through the whole flood (the first write to
+ * the last sandbox gone, ~500 answers), beside a bare HTTP server polled the same way: the machine's
+ * load alone, measured in the same window. On a quiet machine (the bare server's p99 under
+ * QUIET_BARE_P99_MS) the agent's p99 must stay under HEALTHZ_P99_MS, issue 20's target. The flood
+ * itself loads a 2-core machine (containerd, runc and the shims of the pods it starts): there the
+ * bare server's p99 was 60-124 ms and the agent's 188-242, so the agent's p99 may exceed the bare
+ * server's by at most LOADED_P99_EXCESS_MS, and its slowest answer the bare server's slowest by
+ * LOADED_MAX_EXCESS_MS. Before issue 20 the agent's p99 was 686 ms and its slowest 2.6 s; measured
+ * only over the removal (~15 answers), the p99 was the slowest answer and one stall failed the test.
  */
 const HEALTHZ_P99_MS = 200;
 const QUIET_BARE_P99_MS = 50;
+const LOADED_P99_EXCESS_MS = 250;
 const LOADED_MAX_EXCESS_MS = 2500;
 /** Idle, the agent holds ~85 MiB; before this test it went to 243-401 MiB under this flood, now ~205. */
 const RSS_BOUND_MIB = 250;
@@ -68,8 +70,7 @@ describe('a flood of manifests', () => {
   it('keeps /healthz answering, memory bounded and starts bounded, and starts nothing whose file is gone', async () => {
     const accepted = countLines(agent.lines, '"msg":"Static pod manifest accepted"');
     const removed = countLines(agent.lines, '"msg":"Static pod removed from desired set"');
-    const healthz = pollHealthz(healthzPort, 50);
-    const bare = pollHealthz(controlPort, 50);
+    const pollers = await pollHealthzOutside([healthzPort, controlPort], 20);
     const rss = sampleRss(agent.proc.pid!, 100);
     const cri = watchCri(h.cri().runtime, 'flood-', 100);
     const t0 = performance.now();
@@ -106,32 +107,36 @@ describe('a flood of manifests', () => {
       mark('removals seen');
       await waitFor(async () => (await cri.fresh(), cri.sandboxes() === 0), { timeoutMs: 60_000, intervalMs: 200, what: `every flood sandbox removed (left ${cri.sandboxes()})` });
       const cpuAtEnd = cpuMsOf(agent.proc.pid!);
-      await Promise.all([healthz.stop(), bare.stop()]);
+      const [healthz, bare] = (await pollers.stop()) as [HealthzPoll, HealthzPoll];
       rss.stop();
 
-      const slowest = Math.max(...healthz.times);
       const madeAfterRemoval = [...cri.firstSeen.values()].filter((t) => t > removedAt).length;
       // The slowest answers and when they were asked (ms from the first write), beside the phases.
       const slow = healthz.times
         .map((ms, i) => ({ ms: Math.round(ms), at: Math.round(healthz.startedAt[i]! - t0) }))
         .sort((a, b) => b.ms - a.ms)
         .slice(0, 5);
-      const removal = { p50: quantileMs(healthz, 0.5, removalStart), p99: quantileMs(healthz, 0.99, removalStart), max: quantileMs(healthz, 1, removalStart) };
-      const bareRemoval = { p50: quantileMs(bare, 0.5, removalStart), p99: quantileMs(bare, 0.99, removalStart), max: quantileMs(bare, 1, removalStart) };
-      const adding = { p99: quantileMs(healthz, 0.99, 0, removalStart), bareP99: quantileMs(bare, 0.99, 0, removalStart) };
-      const summary = { marks, agentCpuMs: { adding: cpuAtRemoval - cpu0, removal: cpuAtEnd - cpuAtRemoval }, removal, bareRemoval, adding, slow, slowest: Math.round(slowest), bareSlowest: Math.round(Math.max(...bare.times)), polls: healthz.times.length, rssPeak: Math.round(rss.peak()), startingAtMost, startedBeforeRemoval, madeAfterRemoval };
+      const phase = (p: HealthzPoll, from = 0, to = Infinity) => ({ p50: quantileMs(p, 0.5, from, to), p99: quantileMs(p, 0.99, from, to), max: quantileMs(p, 1, from, to) });
+      const whole = phase(healthz);
+      const bareWhole = phase(bare);
+      const phases = { adding: phase(healthz, 0, removalStart), bareAdding: phase(bare, 0, removalStart), removal: phase(healthz, removalStart), bareRemoval: phase(bare, removalStart) };
+      const summary = { marks, agentCpuMs: { adding: cpuAtRemoval - cpu0, removal: cpuAtEnd - cpuAtRemoval }, whole, bareWhole, ...phases, slow, polls: healthz.times.length, rssPeak: Math.round(rss.peak()), startingAtMost, startedBeforeRemoval, madeAfterRemoval };
       console.log(`flood summary ${JSON.stringify(summary)}`);
       expect(healthz.failures, JSON.stringify(summary)).toEqual([]);
-      if (bareRemoval.p99 < QUIET_BARE_P99_MS) expect(removal.p99, JSON.stringify(summary)).toBeLessThan(HEALTHZ_P99_MS);
-      else console.warn(`flood: machine loaded (bare server p99 ${bareRemoval.p99} ms): /healthz p99 ${removal.p99} ms during the removal, not held to ${HEALTHZ_P99_MS} ms`);
-      expect(slowest, JSON.stringify(summary)).toBeLessThan(Math.max(...bare.times) + LOADED_MAX_EXCESS_MS);
+      expect(healthz.times.length, 'answers through the flood').toBeGreaterThan(100);
+      if (bareWhole.p99 < QUIET_BARE_P99_MS) expect(whole.p99, JSON.stringify(summary)).toBeLessThan(HEALTHZ_P99_MS);
+      else {
+        console.warn(`flood: machine loaded (bare server p99 ${bareWhole.p99} ms): /healthz p99 ${whole.p99} ms, held to the bare server's + ${LOADED_P99_EXCESS_MS} ms, not to ${HEALTHZ_P99_MS} ms`);
+        expect(whole.p99, JSON.stringify(summary)).toBeLessThan(bareWhole.p99 + LOADED_P99_EXCESS_MS);
+      }
+      expect(whole.max, JSON.stringify(summary)).toBeLessThan(bareWhole.max + LOADED_MAX_EXCESS_MS);
       expect(rss.peak(), JSON.stringify(summary)).toBeLessThan(RSS_BOUND_MIB);
       expect(startingAtMost, JSON.stringify(summary)).toBeLessThanOrEqual(START_LIMIT);
       // Most were removed before their turn came.
       expect(startedBeforeRemoval, JSON.stringify(summary)).toBeLessThan(PODS / 2);
       expect(madeAfterRemoval, JSON.stringify(summary)).toBeLessThanOrEqual(START_LIMIT);
     } finally {
-      await Promise.all([healthz.stop(), bare.stop()]);
+      await pollers.stop();
       rss.stop();
       await cri.stop();
     }

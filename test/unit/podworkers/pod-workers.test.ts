@@ -65,6 +65,37 @@ describe('PodWorkers', () => {
     expect(sandboxes()).toEqual(['p0', 'p1', 'p2', 'p3', 'p4'].map((n, i) => `createSandbox ${n} uid-${i}`));
   });
 
+  it('runs at most maxConcurrentTeardowns pods\' teardown calls at once, and still stops and removes every pod', async () => {
+    const runtime = new FakePodRuntime();
+    let inFlight = 0;
+    let most = 0;
+    let open!: () => void;
+    const opened = new Promise<void>((r) => (open = r));
+    const bounded = <A extends unknown[]>(call: (...args: A) => Promise<void>) =>
+      async (...args: A): Promise<void> => {
+        most = Math.max(most, ++inFlight);
+        try {
+          await opened;
+          await call(...args);
+        } finally {
+          inFlight--;
+        }
+      };
+    runtime.stopSandbox = bounded(runtime.stopSandbox.bind(runtime));
+    runtime.removeSandbox = bounded(runtime.removeSandbox.bind(runtime));
+    runtime.removeContainer = bounded(runtime.removeContainer.bind(runtime));
+    const workers = new PodWorkers({ runtime, cache: runtime.cache, logger: nullLogger, syncFrequencyMs: 60_000, maxConcurrentTeardowns: 3 });
+    workers.adoptRuntimePods(new Map());
+    for (let i = 0; i < 8; i++) workers.apply({ op: 'ADD', pod: staticPod(`p${i}`, `uid-${i}`) });
+    await waitFor(() => [...Array(8).keys()].every((i) => running(runtime, `uid-${i}`)), { timeoutMs: 5000, what: 'eight pods running' });
+    for (let i = 0; i < 8; i++) workers.apply({ op: 'REMOVE', pod: staticPod(`p${i}`, `uid-${i}`) });
+    await waitFor(() => inFlight === 3, { timeoutMs: 5000, what: 'three teardowns under way' });
+    open();
+    await waitFor(() => [...Array(8).keys()].every((i) => !workers.has(`uid-${i}`)), { timeoutMs: 5000, what: 'every pod removed' });
+    expect(most).toBe(3);
+    expect(runtime.pods.size).toBe(0);
+  });
+
   it('ends a pod removed before its turn with no runtime call, and tells observers it is gone; one found at start is stopped as usual', async () => {
     const runtime = new FakePodRuntime();
     let open!: () => void;
