@@ -6,7 +6,7 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { startAgent } from '../test/support/agent.js';
-import { countLines, pollHealthz, rssMiBOf, sampleRss, watchCri } from '../test/support/flood-watch.js';
+import { countLines, pollHealthzOutside, rssMiBOf, sampleRss, watchCri } from '../test/support/flood-watch.js';
 import { freePorts } from '../test/support/ports.js';
 import { waitFor } from '../test/support/wait.js';
 import { benchPodManifest, BENCH_NODE } from './pods.js';
@@ -68,7 +68,8 @@ export async function runFloodBench(opts: { pods?: number; running?: number; log
         const names = Array.from({ length: count }, (_, i) => `${prefix}${i}`);
         const acceptedBefore = accepted();
         const rssBeforeMiB = rssMiBOf(agent.proc.pid!);
-        const healthz = pollHealthz(healthzPort!, 50);
+        // From a process of its own, as the e2e test polls: this one writes the files.
+        const poller = await pollHealthzOutside([healthzPort!], 20);
         const rss = sampleRss(agent.proc.pid!, 100);
         const view = watchCri(cri.runtime, prefix, 100);
         const t0 = performance.now();
@@ -90,14 +91,14 @@ export async function runFloodBench(opts: { pods?: number; running?: number; log
         await waitFor(async () => (await view.fresh(), view.sandboxes() === 0), { timeoutMs: 600_000, intervalMs: 200, what: `every ${prefix} sandbox removed` });
         const cleanupMs = performance.now() - removedAt;
         await view.stop();
-        await healthz.stop();
+        const [healthz] = await poller.stop();
         rss.stop();
         // First seen after the removal: made after the files were gone (at most those in flight then).
         const late = [...view.firstSeen.values()].filter((t) => t > removedAt).length;
-        const times = healthz.times;
+        const times = healthz!.times;
         return {
           pods: count,
-          healthz: { p50: percentile(times, 50), p99: percentile(times, 99), max: Math.max(...times), samples: times.length, failures: healthz.failures.length },
+          healthz: { p50: percentile(times, 50), p99: percentile(times, 99), max: Math.max(...times), samples: times.length, failures: healthz!.failures.length },
           rssBeforeMiB,
           rssPeakMiB: rss.peak(),
           allAcceptedMs,

@@ -2,55 +2,9 @@
 // /healthz answer time at a fixed rate, its resident memory, and, over the CRI, how many pods are
 // mid-start at once (a ready sandbox with no running container yet) and when each sandbox appeared.
 // Shared by the flood e2e test and the bench's flood section.
-import * as http from 'node:http';
 import { readFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { ContainerState, PodSandboxState, type RuntimeService } from '../../src/cri/cri-types.js';
-
-/** Polls http://127.0.0.1:<port>/healthz every `everyMs`, one request at a time; each answer's time in ms. */
-export function pollHealthz(port: number, everyMs = 50): { readonly times: number[]; readonly startedAt: number[]; readonly failures: string[]; stop(): Promise<void> } {
-  const times: number[] = [];
-  /** When each request was sent (performance.now()), index for index with `times`. */
-  const startedAt: number[] = [];
-  const failures: string[] = [];
-  let stopped = false;
-  const once = (): Promise<void> =>
-    new Promise((resolve) => {
-      const t0 = performance.now();
-      startedAt.push(t0);
-      const req = http.get({ host: '127.0.0.1', port, path: '/healthz', agent: false, timeout: 30_000 }, (res) => {
-        res.resume();
-        res.on('end', () => {
-          times.push(performance.now() - t0);
-          if (res.statusCode !== 200) failures.push(`status ${res.statusCode}`);
-          resolve();
-        });
-      });
-      req.on('timeout', () => req.destroy(new Error('no answer in 30 s')));
-      req.on('error', (err) => {
-        times.push(performance.now() - t0);
-        failures.push(err.message);
-        resolve();
-      });
-    });
-  const loop = (async () => {
-    while (!stopped) {
-      const t0 = performance.now();
-      await once();
-      const rest = everyMs - (performance.now() - t0);
-      if (rest > 0 && !stopped) await new Promise((r) => setTimeout(r, rest));
-    }
-  })();
-  return {
-    times,
-    startedAt,
-    failures,
-    async stop() {
-      stopped = true;
-      await loop;
-    },
-  };
-}
 
 /** One poller's answers: each request's time in ms, when it was sent (this process's performance.now()), what failed. */
 export interface HealthzPoll {
