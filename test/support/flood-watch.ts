@@ -3,8 +3,20 @@
 // mid-start at once (a ready sandbox with no running container yet) and when each sandbox appeared.
 // Shared by the flood e2e test and the bench's flood section.
 import { readFileSync } from 'node:fs';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
 import { ContainerState, PodSandboxState, type RuntimeService } from '../../src/cri/cri-types.js';
+
+/** Runs `code` in a Node process of its own; resolves once it has written its first output (it is up). */
+async function startScript(code: string, what: string): Promise<{ proc: ChildProcessByStdio<Writable, Readable, null>; exited: Promise<void> }> {
+  const proc = spawn(process.execPath, ['-e', code], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    proc.stdout.once('data', () => resolve());
+    proc.once('exit', (c) => reject(new Error(`${what} exited (${c}) before it was up`)));
+  });
+  return { proc, exited };
+}
 
 /** One poller's answers: each request's time in ms, when it was sent (this process's performance.now()), what failed. */
 export interface HealthzPoll {
@@ -54,13 +66,8 @@ process.stdin.once('data', async () => {
   await Promise.all(polls.map((p) => p.loop));
   process.stdout.write(JSON.stringify(polls.map(({ times, startedAt, failures }) => ({ times, startedAt, failures }))) + '\\n', () => process.exit(0));
 });`;
-  const proc = spawn(process.execPath, ['-e', code], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const { proc, exited } = await startScript(code, 'healthz poller');
   let out = '';
-  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-  await new Promise<void>((resolve, reject) => {
-    proc.stdout.once('data', () => resolve());
-    proc.once('exit', (c) => reject(new Error(`healthz poller exited (${c}) before it started`)));
-  });
   proc.stdout.on('data', (d: Buffer) => (out += d.toString()));
   let result: Promise<HealthzPoll[]> | undefined;
   return {
@@ -177,12 +184,7 @@ export function countLines(lines: readonly string[], needle: string): () => numb
  */
 export async function startControlServer(port: number): Promise<{ stop(): Promise<void> }> {
   const code = `require('node:http').createServer((q, s) => s.end('ok')).listen(${port}, '127.0.0.1', () => process.stdout.write('up\\n'))`;
-  const proc = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-  await new Promise<void>((resolve, reject) => {
-    proc.stdout.once('data', () => resolve());
-    proc.once('exit', (c) => reject(new Error(`control server exited (${c}) before it listened`)));
-  });
+  const { proc, exited } = await startScript(code, 'control server');
   return {
     async stop() {
       if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');

@@ -77,8 +77,14 @@ interface Line {
   text: string;
 }
 
-/** `key: rest` or `key:`; the key and the rest (undefined: nothing after the colon). */
-function splitEntry(text: string): { key: string; rest: string | undefined } | undefined {
+interface Entry {
+  readonly key: string;
+  /** Undefined: nothing after the colon. */
+  readonly rest: string | undefined;
+}
+
+/** `key: rest` or `key:`. */
+function splitEntry(text: string): Entry | undefined {
   let key: string;
   let after: number;
   if (text[0] === '"' || text[0] === "'") {
@@ -157,7 +163,8 @@ function inlineValue(text: string): unknown {
     if (end !== text.length - 1 || (c === "'" && text.slice(1, end).includes("'"))) defer();
     return text.slice(1, end);
   }
-  if (INDICATOR_START.test(text) && !/^-[^\s-]/.test(text) && !/^--/.test(text)) defer();
+  // A dash starts a plain scalar (`--flag=x`, `-1`) when no space follows it.
+  if (INDICATOR_START.test(text) && !/^-\S/.test(text)) defer();
   if (/:( |$)/.test(text)) defer();
   return plainScalar(text);
 }
@@ -187,10 +194,12 @@ class Reader {
     return null;
   }
 
-  private map(indent: number, depth: number): Record<string, unknown> {
+  /** `first`: the current line's entry, when the caller has split it already (`- key: value`). */
+  private map(indent: number, depth: number, first?: Entry): Record<string, unknown> {
     const o: Record<string, unknown> = {};
     for (let line = this.lines[this.i]; line && line.indent === indent && !isItem(line.text); line = this.lines[this.i]) {
-      const entry = splitEntry(line.text) ?? defer();
+      const entry = first ?? splitEntry(line.text) ?? defer();
+      first = undefined;
       this.i++;
       setKey(o, entry.key, entry.rest === undefined ? this.nested(indent, depth, true) : this.after(inlineValue(entry.rest), indent));
     }
@@ -209,10 +218,11 @@ class Reader {
       }
       if (isItem(rest)) defer();
       const column = indent + (line.text.length - rest.length);
-      if (splitEntry(rest)) {
+      const entry = splitEntry(rest);
+      if (entry) {
         // `- key: value`: a mapping whose keys stand at the column after the dash.
         this.lines[this.i] = { indent: column, text: rest };
-        list.push(this.map(column, depth + 1));
+        list.push(this.map(column, depth + 1, entry));
         continue;
       }
       this.i++;

@@ -5,8 +5,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseDocument, stringify } from 'yaml';
 import { readYaml } from '../../../src/config/parse/yaml';
+import { MANIFEST_YAML_OPTIONS } from '../../../src/config/parse/yaml-simple';
 
-const library = (text: string): unknown => parseDocument(text, { version: '1.1', customTags: (t) => t.filter((x) => typeof x === 'string' || x.tag !== 'tag:yaml.org,2002:timestamp') }).toJS({ maxAliasCount: -1 });
+const library = (text: string): unknown => parseDocument(text, MANIFEST_YAML_OPTIONS).toJS({ maxAliasCount: -1 });
 const ours = (text: string): unknown => {
   const r = readYaml(text);
   if ('empty' in r) throw new Error('empty');
