@@ -1,7 +1,7 @@
 // Build step: each .proto bootlet speaks -> a JSON descriptor and TypeScript types under
 // src/cri/generated/ (gitignored).
 // - The descriptor: the agent ships as one executable, so no .proto file may be read at run time;
-//   the JSON is imported by the client (grpc-transport.ts, containerd-events.ts) and embedded by
+//   the JSON is imported by the client (grpc-transport.ts, containerd-events.ts, containerd-tasks.ts) and embedded by
 //   the bundler.
 // - The types: @grpc/proto-loader's proto-loader-gen-types, run with the options the decoder uses
 //   (src/cri/decode-options.json, read by both), so each `X__Output` type is exactly the object the
@@ -22,6 +22,7 @@ const generated = join(root, 'src/cri/generated');
 const PROTOS = {
   'cri.proto': 'cri-descriptor.json',
   'containerd-events.proto': 'containerd-events-descriptor.json',
+  'containerd-tasks.proto': 'containerd-tasks-descriptor.json',
 };
 
 function writeDescriptors(outDir) {

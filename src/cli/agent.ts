@@ -17,6 +17,8 @@ import { ContainerLogManager } from '../node/container-log-manager.js';
 import { connectRuntime, preparePodStartCodecs } from '../cri/cri-client.js';
 import { ContainerState } from '../cri/cri-types.js';
 import { CriPodRuntime } from '../kuberuntime/pod-operations.js';
+import { UnstartedTasks } from '../kuberuntime/unstarted-task.js';
+import { ContainerdTasksClient } from '../cri/containerd-tasks.js';
 import { RuntimeHealth } from '../kuberuntime/runtime-health.js';
 import { RuntimePodCIDR } from '../kuberuntime/pod-cidr.js';
 import { warnInvalidIdentityOnce } from '../kuberuntime/runtime-pods.js';
@@ -101,6 +103,11 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     logger,
     cgroups,
     podObjects,
+    unstartedTasks: new UnstartedTasks({
+      runtime,
+      tasks: () => new ContainerdTasksClient(opts.containerRuntimeEndpoint, opts.runtimeRequestTimeoutMs),
+      logger,
+    }),
   });
   const observers: PodWorkerObserver[] = [];
   const prober = new ProberManager({ runtime, logger: logger.with({ component: 'prober' }), onProbeRun: probeMetrics(metrics) });

@@ -28,6 +28,7 @@ import type { EnvWarning } from './env.js';
 import { podPullSecrets } from './pull-secrets.js';
 import { allInOrder } from '../util/all-in-order.js';
 import { StartsAhead, type AheadOfStart } from './starts-ahead.js';
+import { UnstartedTasks } from './unstarted-task.js';
 
 /** A postStart hook that never returns must not hold the pod worker forever. */
 const POST_START_TIMEOUT_SECONDS = 120;
@@ -49,6 +50,8 @@ export interface CriPodRuntimeOptions {
   cgroups?: PodCgroups;
   /** The API objects pods refer to (src/node/pod-objects.ts): volumes, env, pull secrets; absent without an API server, and then those fail to mount or to build. */
   podObjects?: PodObjects;
+  /** Removes what containerd keeps of a start it never finished (containerd#11037); absent, such a container stays. */
+  unstartedTasks?: UnstartedTasks;
 }
 
 async function ignoreNotFound(p: Promise<void>): Promise<void> {
@@ -217,7 +220,12 @@ export class CriPodRuntime implements PodRuntime {
 
   async removeContainer(id: string): Promise<void> {
     await this.unlinkContainerLog(id);
-    await ignoreNotFound(this.o.runtime.removeContainer(id));
+    try {
+      await ignoreNotFound(this.o.runtime.removeContainer(id));
+    } catch (err) {
+      if (!UnstartedTasks.isRefusal(err) || !(await this.o.unstartedTasks?.release(id))) throw err;
+      await ignoreNotFound(this.o.runtime.removeContainer(id));
+    }
   }
 
   removeSandbox(id: string): Promise<void> {

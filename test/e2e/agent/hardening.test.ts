@@ -200,7 +200,9 @@ describe('hostile manifests through the packaged agent', () => {
 describe('faults of the runtime through the packaged agent', () => {
   // 3. An error in the Terminated state was an unhandled rejection and exit code 1: a crash-looping
   //    pod removed from the manifest directory killed the next agent start with "container is in
-  //    starting state, can't be removed".
+  //    starting state, can't be removed". A kill inside containerd's task creation (about 1 run in
+  //    25) left the container EXITED with StartError and its task created, which the CRI refuses to
+  //    remove for ever (containerd#11037): the agent now deletes that task (unstarted-task.ts).
   it('removes a crash-looping pod whose manifest went while the agent was down, and survives it', async () => {
     const crasher = `apiVersion: v1
 kind: Pod
@@ -222,8 +224,7 @@ spec:
       try {
         await waitFor(async () => (await h.pods('crasher')).length === 0, { timeoutMs: 90_000, what: 'the crasher removed by the next agent' });
       } catch (err) {
-        // What the runtime still holds and what the agent said explain it (a container containerd
-        // refuses to remove after a start the kill cut off is containerd#11037).
+        // What the runtime still holds and what the agent said explain it.
         const left = (await h.pods('crasher')).map((p) => ({ sandboxes: p.sandboxes.map((x) => x.state), containers: p.containers.map((c) => [c.id.slice(0, 12), c.state]) }));
         console.error(`round ${round}: the crasher left in the runtime: ${JSON.stringify(left)}\nagent errors:\n${agent.lines.filter((l) => /"severity":"(error|warning)"|crasher/.test(l)).slice(-30).join('\n')}`);
         throw err;
@@ -261,6 +262,7 @@ spec:
     });
     const stuck = await rt.createContainer(sandbox, config, sandboxConfig);
     // A task the CRI did not start: the CRI still calls the container created, and refuses to remove it.
+    // It runs the container's command, so the agent's repair of a failed start leaves it alone.
     await h.cd().ctr(['tasks', 'start', '-d', '--null-io', stuck]);
     await expect(rt.removeContainer(stuck)).rejects.toThrow(/cannot delete running task/);
 
