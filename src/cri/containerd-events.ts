@@ -20,7 +20,7 @@ export const CRI_NAMESPACE = 'k8s.io';
 
 const SUBSCRIBE_PATH = '/containerd.services.events.v1.Events/Subscribe';
 /** The gRPC metadata key containerd reads the namespace of a request from. */
-const NAMESPACE_HEADER = 'containerd-namespace';
+export const NAMESPACE_HEADER = 'containerd-namespace';
 
 export const TASK_TOPICS = ['/tasks/start', '/tasks/exit', '/tasks/delete', '/tasks/oom'] as const;
 export type TaskTopic = (typeof TASK_TOPICS)[number];

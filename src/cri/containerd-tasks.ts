@@ -6,7 +6,7 @@ import protobuf from 'protobufjs';
 import descriptor from './generated/containerd-tasks-descriptor.json';
 import type { GetResponse__Output } from './generated/types/containerd/services/tasks/v1/GetResponse.js';
 import { TaskStatus } from './generated/types/containerd/services/tasks/v1/TaskStatus.js';
-import { CRI_NAMESPACE } from './containerd-events.js';
+import { CRI_NAMESPACE, NAMESPACE_HEADER } from './containerd-events.js';
 import { DECODE_OPTIONS } from './decode-options.js';
 import { parseRuntimeEndpoint } from './endpoint.js';
 
@@ -14,7 +14,6 @@ export { TaskStatus };
 export type TaskStatusCode = (typeof TaskStatus)[keyof typeof TaskStatus];
 
 const SERVICE = '/containerd.services.tasks.v1.Tasks';
-const NAMESPACE_HEADER = 'containerd-namespace';
 const SIGKILL = 9;
 
 export class ContainerdTasksError extends Error {
