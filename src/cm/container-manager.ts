@@ -21,8 +21,17 @@ const REMOVE_RETRY_MAX_MS = 60_000;
 export interface PodCgroups {
   /** The CgroupParent for the pod's sandbox, as the kubelet sends it for this driver ('' without QoS cgroups). */
   podCgroupParent(pod: Pod): string;
-  /** Creates the pod's cgroup with its limits unless it exists. Throws what went wrong. */
-  ensurePodCgroup(pod: Pod): Promise<void>;
+  /**
+   * Creates the pod's cgroup with its limits unless it exists (`limitsWhateverExists`: writes them
+   * even then, for a cgroup the runtime may be making at the same moment). Throws what went wrong.
+   */
+  ensurePodCgroup(pod: Pod, opts?: { limitsWhateverExists?: boolean }): Promise<void>;
+  /**
+   * The runtime makes a missing pod cgroup itself when a sandbox is put in it, so it may be made beside
+   * RunPodSandbox: runc's cgroupfs driver makes missing directories; under systemd the pod's slice,
+   * with its properties, must come first.
+   */
+  readonly runtimeMakesPodCgroup?: boolean;
   /** After a sandbox started: logs once if the runtime did not put it into the pod cgroup. */
   checkSandboxPlacement(pod: Pod): Promise<void>;
   /** A short message for a runtime error that is a cgroup-driver mismatch (logged once in full). */
@@ -119,12 +128,16 @@ export class ContainerManager implements StartedPodCgroups {
     return this.o.manager.name(this.podCgroup(pod));
   }
 
-  async ensurePodCgroup(pod: Pod): Promise<void> {
+  get runtimeMakesPodCgroup(): boolean {
+    return this.o.manager.driver === 'cgroupfs';
+  }
+
+  async ensurePodCgroup(pod: Pod, opts: { limitsWhateverExists?: boolean } = {}): Promise<void> {
     const name = this.podCgroup(pod);
     const uid = pod.metadata!.uid!;
     this.cancelRemoval(uid);
     this.withCgroup.set(uid, pod);
-    if (await this.o.manager.exists(name)) return;
+    if (!opts.limitsWhateverExists && (await this.o.manager.exists(name))) return;
     // As the kubelet: the QoS shares first, so the new pod's request is counted when it starts. A
     // share this manager wrote last and that has not changed is not written again on a pod's start
     // (a BestEffort pod changes none); the periodic update writes both whatever they hold.

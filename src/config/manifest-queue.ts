@@ -14,7 +14,7 @@ export const MAX_LOOKS_IN_FLIGHT = 16;
 export class ManifestQueue {
   private readonly runner: KeyedSerialRunner<string>;
   /** Names waiting out their quiet time; only names with a pending event are here. */
-  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly timers = new Map<string, { cancel(): void }>();
   private stopped = false;
 
   constructor(look: (file: string) => Promise<void>, log: Logger) {
@@ -30,21 +30,26 @@ export class ManifestQueue {
   /** Looks at `file` after `delayMs` without another request for it (each request restarts the wait). */
   schedule(file: string, delayMs: number): void {
     if (this.stopped) return;
-    const pending = this.timers.get(file);
-    if (pending) clearTimeout(pending);
-    this.timers.set(
-      file,
-      setTimeout(() => {
-        this.timers.delete(file);
-        void this.run(file);
-      }, delayMs),
-    );
+    this.timers.get(file)?.cancel();
+    const fire = (): void => {
+      this.timers.delete(file);
+      void this.run(file);
+    };
+    // No wait asked (a name renamed into place): the next turn, not a timer's millisecond. Events of
+    // one inotify read still come together into one look.
+    if (delayMs <= 0) {
+      const immediate = setImmediate(fire);
+      this.timers.set(file, { cancel: () => clearImmediate(immediate) });
+    } else {
+      const timer = setTimeout(fire, delayMs);
+      this.timers.set(file, { cancel: () => clearTimeout(timer) });
+    }
   }
 
   /** No look starts from now on; pending quiet times are dropped. */
   stop(): void {
     this.stopped = true;
-    for (const t of this.timers.values()) clearTimeout(t);
+    for (const t of this.timers.values()) t.cancel();
     this.timers.clear();
   }
 

@@ -91,9 +91,12 @@ async function readBounded(file: string, limit: number, sizeHint: number): Promi
         buf.copy(bigger, 0, 0, filled);
         buf = bigger;
       }
-      const { bytesRead } = await fh.read(buf, filled, buf.length - filled, null);
-      if (bytesRead === 0) break;
+      const asked = buf.length - filled;
+      const { bytesRead } = await fh.read(buf, filled, asked, null);
       filled += bytesRead;
+      // A short read of a regular file is its end: no further read to hear it say 0. (A file that
+      // grows meanwhile is caught by the stat after the read.)
+      if (bytesRead < asked) break;
     }
     return buf.subarray(0, filled);
   } finally {

@@ -26,8 +26,7 @@ import { errorMessage } from '../util/error-message.js';
 import { fetchEnvObjects } from './env-objects.js';
 import type { EnvWarning } from './env.js';
 import { podPullSecrets } from './pull-secrets.js';
-import { allInOrder } from '../util/all-in-order.js';
-import { StartsAhead, type AheadOfStart } from './starts-ahead.js';
+import { StartsAhead, type AheadOfStart, type ContainerInputs } from './starts-ahead.js';
 import { UnstartedTasks } from './unstarted-task.js';
 
 /** A postStart hook that never returns must not hold the pod worker forever. */
@@ -83,23 +82,51 @@ export class CriPodRuntime implements PodRuntime {
 
   async createSandbox(pod: DefaultedPod, attempt: number, firstStarts: readonly Container[] = []): Promise<SandboxRef> {
     const logDir = podLogDirectory(this.o.podLogsDir, pod);
-    // The pod's log directory and, as the kubelet's SyncPod makes it, the pod cgroup with its limits,
-    // both before anything runs; neither needs the other.
-    await allInOrder<unknown>([mkdir(logDir, { recursive: true, mode: 0o755 }), this.o.cgroups?.ensurePodCgroup(pod) ?? Promise.resolve()]);
-    let id: string;
-    const sandbox = this.o.runtime.runPodSandbox(this.sandboxConfig(pod, attempt));
-    const ahead = firstStarts.length > 0 ? new StartsAhead(this.o.images, firstStarts, (name) => containerLogDirectory(this.o.podLogsDir, pod, name)) : undefined;
-    try {
-      id = await sandbox;
-    } catch (err) {
-      const explained = err instanceof CriError ? this.o.cgroups?.explainRuntimeError(err.details) : undefined;
+    const cgroups = this.o.cgroups;
+    // Beside RunPodSandbox: the pod's log directory (the runtime opens it at CreateContainer, not
+    // before) and, where the runtime makes a missing cgroup parent itself (cgroupfs), the pod cgroup
+    // with its limits: the pause process may run a moment before they are written, no app container
+    // ever does. Under systemd the pod's slice, with its properties, comes first, as the kubelet's
+    // SyncPod makes the pod cgroup before the sandbox.
+    const beside = cgroups?.runtimeMakesPodCgroup === true;
+    const podCgroup = cgroups ? cgroups.ensurePodCgroup(pod, beside ? { limitsWhateverExists: true } : {}) : undefined;
+    podCgroup?.catch(() => undefined);
+    const logDirMade = mkdir(logDir, { recursive: true, mode: 0o755 });
+    logDirMade.catch(() => undefined);
+    if (!beside) await podCgroup;
+    const sandboxRequest = this.o.runtime.runPodSandbox(this.sandboxConfig(pod, attempt));
+    // A host-network pod's IPs are the node's: its containers' volumes and env need nothing of the sandbox.
+    const inputsOf = pod.spec?.hostNetwork ? (c: Container) => this.containerInputs(pod, c, [this.o.nodeIP]) : undefined;
+    const ahead =
+      firstStarts.length > 0
+        ? new StartsAhead({ images: this.o.images, containers: firstStarts, logDirOf: (name) => containerLogDirectory(this.o.podLogsDir, pod, name), inputsOf, podCgroup })
+        : undefined;
+    const [sandbox, cgroup, made] = await Promise.allSettled([sandboxRequest, podCgroup, logDirMade]);
+    // Nothing made for the starts is still being written when the sandbox's outcome is told (a pod
+    // removed now is cleaned up next, and must find it all).
+    await ahead?.settled();
+    // Told in the kubelet's order: the log directory, the pod cgroup, then the sandbox.
+    if (made.status === 'rejected') throw made.reason;
+    if (cgroup.status === 'rejected') throw cgroup.reason;
+    if (sandbox.status === 'rejected') {
+      const err: unknown = sandbox.reason;
+      const explained = err instanceof CriError ? cgroups?.explainRuntimeError(err.details) : undefined;
       throw explained !== undefined && err instanceof CriError ? new CriError(err.method, err.code, explained) : err;
     }
-    await this.o.cgroups?.checkSandboxPlacement(pod).catch(() => undefined);
+    const id = sandbox.value;
+    await cgroups?.checkSandboxPlacement(pod).catch(() => undefined);
     // As the kubelet's SyncPod: the new sandbox's IP (for hooks and probes) from its status; a
     // host-network pod has the node's.
     const network = pod.spec?.hostNetwork ? undefined : (await this.o.runtime.podSandboxStatus(id).catch(() => undefined))?.network;
     return { id, attempt, ip: network?.ip ?? '', additionalIps: (network?.additionalIps ?? []).map((x) => x.ip).filter(Boolean), ahead };
+  }
+
+  /** A container's volumes, made ready for it, and the API objects its env reads. */
+  private async containerInputs(pod: DefaultedPod, container: Container, podIPs: string[]): Promise<ContainerInputs> {
+    const { hostname, domain } = podHostnameAndDomain(pod, this.o.clusterDomain);
+    const mounts = await prepareVolumes(pod, container, { rootDir: this.o.rootDir, podIPs, hostname, hostDomain: domain, podObjects: this.o.podObjects, logger: this.o.logger });
+    const envObjects = await fetchEnvObjects(pod, container, this.o.podObjects);
+    return { mounts, envObjects };
   }
 
   /** With no earlier instance in the runtime, the next restart count is read from the log files. */
@@ -114,11 +141,12 @@ export class CriPodRuntime implements PodRuntime {
     const count = restartCount ?? (ahead ? await ahead.restartCount : await this.restartCountFromLogs(pod, container.name));
     const sandboxConfig = this.sandboxConfig(pod, sandbox.attempt);
     // Three steps go at once: the pod cgroup, made again if it went missing since the sandbox started
-    // (as the kubelet checks on each sync), the image, and the container's log directory. Their
+    // (as the kubelet checks on each sync; the first starts in a sandbox this sync made take the one
+    // made for it), the image, and the container's log directory. Their
     // failures are told in that order, as when they ran in turn. The image's ImageStatus needs
     // nothing of the cgroup, but a pull waits for it: the kubelet makes the pod cgroup before it
     // pulls, so a pod whose cgroup fails pulls nothing.
-    const podCgroup = this.o.cgroups?.ensurePodCgroup(pod) ?? Promise.resolve();
+    const podCgroup = sandbox.ahead?.podCgroup ?? this.o.cgroups?.ensurePodCgroup(pod) ?? Promise.resolve();
     const [cgroup, image, logDir] = await Promise.allSettled([
       podCgroup,
       this.imageFor(pod, container, sandboxConfig, () => podCgroup, ahead?.image),
@@ -139,10 +167,8 @@ export class CriPodRuntime implements PodRuntime {
       // As the kubelet: a pod-network pod's env (status.podIP) and managed /etc/hosts carry the
       // sandbox's IPs, read from its status; a host-network pod has the node's.
       const podIPs = pod.spec?.hostNetwork ? [this.o.nodeIP] : [sandbox.ip, ...(sandbox.additionalIps ?? [])].filter(Boolean);
-      const { hostname, domain } = podHostnameAndDomain(pod, this.o.clusterDomain);
       const memoryBytes = totalmem();
-      const mounts = await prepareVolumes(pod, container, { rootDir: this.o.rootDir, podIPs, hostname, hostDomain: domain, podObjects: this.o.podObjects, logger: this.o.logger });
-      const envObjects = await fetchEnvObjects(pod, container, this.o.podObjects);
+      const { mounts, envObjects } = (await ahead?.inputs) ?? (await this.containerInputs(pod, container, podIPs));
       config = buildContainerConfig(pod, container, {
         envObjects,
         onEnvWarning: (w) => warnings.push(w),

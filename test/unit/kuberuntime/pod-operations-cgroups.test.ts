@@ -55,21 +55,56 @@ const burstable = () => {
 };
 
 describe('CriPodRuntime with pod cgroups', () => {
-  for (const [driver, parent] of [
-    ['systemd', SLICE],
-    ['cgroupfs', `/kubepods/burstable/pod${UID}`],
-  ] as const) {
-    it(`${driver}: the pod cgroup is made first, then RunPodSandbox and CreateContainer carry it as the parent`, async () => {
-      const t = setup(driver);
-      const runtime = t.ops();
-      const sandbox = await runtime.createSandbox(burstable(), 0);
-      await runtime.startContainer(burstable(), sandbox, burstable().spec!.containers[0]!, 'container', 0);
-      expect(t.calls).toEqual([`ensure ${parent}`, 'RunPodSandbox', 'CreateContainer', 'StartContainer']);
-      expect(t.sandboxes[0]!.linux?.cgroupParent).toBe(parent);
-      expect(t.created[0]!.sandboxConfig.linux?.cgroupParent).toBe(parent);
-      expect(t.manager.cgroups.get(parent)).toEqual({ cpuShares: 256, memoryLimit: 64 * 2 ** 20 });
+  it('systemd: the pod slice is made first, then RunPodSandbox and CreateContainer carry it as the parent', async () => {
+    const t = setup('systemd');
+    const runtime = t.ops();
+    const sandbox = await runtime.createSandbox(burstable(), 0);
+    await runtime.startContainer(burstable(), sandbox, burstable().spec!.containers[0]!, 'container', 0);
+    expect(t.calls).toEqual([`ensure ${SLICE}`, 'RunPodSandbox', 'CreateContainer', 'StartContainer']);
+    expect(t.sandboxes[0]!.linux?.cgroupParent).toBe(SLICE);
+    expect(t.created[0]!.sandboxConfig.linux?.cgroupParent).toBe(SLICE);
+    expect(t.manager.cgroups.get(SLICE)).toEqual({ cpuShares: 256, memoryLimit: 64 * 2 ** 20 });
+  });
+
+  const CGROUPFS_PARENT = `/kubepods/burstable/pod${UID}`;
+  it('cgroupfs: the pod cgroup is made beside RunPodSandbox, with its limits before CreateContainer; both carry it as the parent', async () => {
+    const t = setup('cgroupfs');
+    const runtime = t.ops();
+    const sandbox = await runtime.createSandbox(burstable(), 0, burstable().spec!.containers);
+    await runtime.startContainer(burstable(), sandbox, burstable().spec!.containers[0]!, 'container', 0);
+    // RunPodSandbox goes out first; the pod cgroup is not looked at again for the first start.
+    expect(t.calls).toEqual(['RunPodSandbox', `ensure ${CGROUPFS_PARENT}`, 'CreateContainer', 'StartContainer']);
+    expect(t.sandboxes[0]!.linux?.cgroupParent).toBe(CGROUPFS_PARENT);
+    expect(t.created[0]!.sandboxConfig.linux?.cgroupParent).toBe(CGROUPFS_PARENT);
+    expect(t.manager.cgroups.get(CGROUPFS_PARENT)).toEqual({ cpuShares: 256, memoryLimit: 64 * 2 ** 20 });
+  });
+
+  it('cgroupfs: a pod cgroup the runtime made first (it makes a missing parent) still gets the limits', async () => {
+    const t = setup('cgroupfs', async () => {
+      // runc put the pause process in a pod cgroup it made itself, without limits.
+      t.manager.cgroups.set(CGROUPFS_PARENT, {});
+      return 'sandbox1';
     });
-  }
+    const runtime = t.ops();
+    const sandbox = await runtime.createSandbox(burstable(), 0);
+    expect(t.manager.cgroups.get(CGROUPFS_PARENT)).toEqual({ cpuShares: 256, memoryLimit: 64 * 2 ** 20 });
+    // A later sync's start (no sandbox made in it) looks again, and finds it.
+    await runtime.startContainer(burstable(), { id: sandbox.id, attempt: 0, ip: '' }, burstable().spec!.containers[0]!, 'container', 0);
+    expect(t.calls.filter((c) => c.startsWith('ensure'))).toHaveLength(1);
+  });
+
+  it('cgroupfs: a pod cgroup that cannot be made fails the sandbox step, after the sandbox call settled', async () => {
+    const t = setup('cgroupfs');
+    t.manager.ensure = async () => {
+      throw new Error('mkdir /sys/fs/cgroup/cpu/kubepods: permission denied');
+    };
+    const err = await t.ops().createSandbox(burstable(), 0).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(String(err)).toMatch(/permission denied/);
+    expect(t.calls).toEqual(['RunPodSandbox']);
+  });
 
   it("a runc driver-mismatch error becomes one clear line, and a short reason for the pod's status", async () => {
     const runc =

@@ -1,6 +1,6 @@
 // A new sandbox's first starts look up their image and make their log directory while
 // RunPodSandbox is in flight (issue 18); the start then uses those answers and asks no second time.
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -17,6 +17,7 @@ interface Harness {
   pods: CriPodRuntime;
   calls: string[];
   created: ContainerConfig[];
+  rootDir: string;
   /** Resolves the pending RunPodSandbox. */
   finishSandbox: () => void;
   sandboxAsked: Promise<void>;
@@ -38,6 +39,7 @@ function harness(imageStatus: (image: string) => Promise<{ id: string } | undefi
           resolve('sb-1');
         };
       }),
+    podSandboxStatus: async () => ({ network: { ip: '10.1.0.9', additionalIps: [] } }),
     createContainer: async (_id: string, c: ContainerConfig) => (calls.push('CreateContainer'), created.push(c), `c-${created.length}`),
     startContainer: async () => void calls.push('StartContainer'),
   } as unknown as RuntimeService;
@@ -55,7 +57,7 @@ function harness(imageStatus: (image: string) => Promise<{ id: string } | undefi
     resolvConf: '',
     logger: createLogger({ format: 'text', verbosity: 0, sink: { write: () => {} } }),
   });
-  return { pods, calls, created, get finishSandbox() { return finishSandbox; }, sandboxAsked };
+  return { pods, calls, created, rootDir: (pods as unknown as { o: { rootDir: string } }).o.rootDir, get finishSandbox() { return finishSandbox; }, sandboxAsked };
 }
 
 describe('look-ups ahead of the first starts', () => {
@@ -107,5 +109,41 @@ describe('look-ups ahead of the first starts', () => {
     const sandbox = await made;
     await h.pods.startContainer(p, sandbox, p.spec!.containers[0]!, 'container', 0);
     expect(h.calls.filter((c) => c.startsWith('ImageStatus') || c.startsWith('PullImage'))).toEqual(['PullImage busybox:latest']);
+  });
+
+  it("a host-network pod's volumes (its /etc/hosts, its termination-message file) are made while RunPodSandbox is in flight, once", async () => {
+    const h = harness(async () => ({ id: 'sha256:busybox' }));
+    const p = pod({ spec: { hostNetwork: true, containers: [container({ name: 'a', image: 'busybox:1.36', terminationMessagePath: '/dev/termination-log' })] } });
+    const made = h.pods.createSandbox(p, 0, p.spec!.containers);
+    await h.sandboxAsked;
+    const podDir = join(h.rootDir, 'pods', p.metadata.uid);
+    await expect.poll(() => existsSync(join(podDir, 'etc-hosts'))).toBe(true);
+    await expect.poll(() => (existsSync(join(podDir, 'containers', 'a')) ? readdirSync(join(podDir, 'containers', 'a')).length : 0)).toBe(1);
+    expect(h.calls).toEqual(['RunPodSandbox', 'ImageStatus busybox:1.36']);
+    h.finishSandbox();
+    const sandbox = await made;
+    await h.pods.startContainer(p, sandbox, p.spec!.containers[0]!, 'container', undefined);
+    // The start used what was made ahead: no second termination-message file.
+    expect(readdirSync(join(podDir, 'containers', 'a'))).toHaveLength(1);
+    expect(h.created[0]!.mounts?.map((m) => m.containerPath)).toEqual(['/etc/hosts', '/dev/termination-log']);
+  });
+
+  it('a pod-network pod waits for its sandbox (its IP goes into /etc/hosts), and an image still to pull makes nothing ahead', async () => {
+    const h = harness(async () => undefined);
+    const own = pod({ spec: { containers: [container({ name: 'a', image: 'busybox:1.36' })] } });
+    const made = h.pods.createSandbox(own, 0, own.spec!.containers);
+    await h.sandboxAsked;
+    await expect.poll(() => h.calls).toEqual(['RunPodSandbox', 'ImageStatus busybox:1.36']);
+    expect(existsSync(join(h.rootDir, 'pods', own.metadata.uid))).toBe(false);
+    h.finishSandbox();
+    await made;
+
+    const h2 = harness(async () => undefined);
+    const host = pod({ spec: { hostNetwork: true, containers: [container({ name: 'a', image: 'busybox:1.36' })] } });
+    const made2 = h2.pods.createSandbox(host, 0, host.spec!.containers);
+    await h2.sandboxAsked;
+    h2.finishSandbox();
+    await made2;
+    expect(existsSync(join(h2.rootDir, 'pods', host.metadata.uid))).toBe(false);
   });
 });
