@@ -178,7 +178,7 @@ async function bundleIdleChild(dir: string): Promise<string> {
     bundle: true,
     platform: 'node',
     format: 'esm',
-    target: 'node20',
+    target: 'node24',
     packages: 'external',
     logLevel: 'error',
   });

@@ -34,6 +34,13 @@ export function kubeletVersionLine(): string {
  */
 export const NODE_VERSION: string = process.version;
 
+/**
+ * The flags that Node runs with. In the executable these are the V8 flags it carries (SEA
+ * `execArgv`, build/build.mjs), and NODE_OPTIONS never adds to them. `--version=raw` prints them so
+ * that an operator, or test/e2e/package/runtime-flags.test.ts, can see what the agent runs with.
+ */
+export const NODE_EXEC_ARGV: readonly string[] = process.execArgv;
+
 /** `bootlet version`: an operator checking for a Node security release reads the runtime here. */
 export function bootletVersionLine(): string {
   return `bootlet v${BOOTLET_VERSION} (kubelet ${KUBERNETES_VERSION}, node ${NODE_VERSION})`;

@@ -40,6 +40,6 @@ describe('version', () => {
 
   it('answers `bootlet version` with its own, the kubelet and the Node versions', () => {
     expect(commandOutput({ kind: 'version', format: 'bootlet' })).toBe(`bootlet v${BOOTLET_VERSION} (kubelet v1.34.0, node ${process.version})`);
-    expect(JSON.parse(commandOutput({ kind: 'version', format: 'raw' })!)).toMatchObject({ gitVersion: kubeletVersion(), nodeVersion: process.version });
+    expect(JSON.parse(commandOutput({ kind: 'version', format: 'raw' })!)).toMatchObject({ gitVersion: kubeletVersion(), nodeVersion: process.version, nodeExecArgv: process.execArgv });
   });
 });
