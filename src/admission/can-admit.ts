@@ -1,15 +1,23 @@
-// canAdmitPod as the kubelet's predicate admit handler runs it, over a pod, the node's facts and
-// the other admitted pods: the OS checks first (preemption cannot help those), then the general
-// filter (resources, required node affinity, node name, host ports, NoExecute taints), then the
-// critical pod handler; the first reason left is the one reported, with the kubelet's words.
+// canAdmitPod: the kubelet's admit handlers in its order, over a pod, the node's facts and the other
+// admitted pods; the first refusal is the one reported, with the kubelet's words. The eviction
+// manager's (node pressure), the sysctl allowlist, the predicate handler (the OS checks first,
+// preemption cannot help those; then the general filter: resources, required node affinity, node
+// name, host ports, NoExecute taints; then the critical pod handler), the node shutdown manager's.
 import type { Pod } from 'kubernetes-types/core/v1';
 import { isCriticalPod, isStaticPod } from '../k8s/priority.js';
 import { insufficientMessage, insufficientReason, insufficientResources, type InsufficientResource } from './fits-resources.js';
 import { hostPortConflict } from './host-ports.js';
 import type { AdmitResult, NodeFacts } from './node-facts.js';
 import { matchesNodeName, matchesRequiredNodeAffinity, osFieldMismatch, osLabelMismatch } from './node-affinity.js';
+import { evictionRefusal } from './eviction.js';
 import { podsToPreempt } from './preemption.js';
+import { forbiddenSysctl } from './sysctls.js';
 import { untoleratedNoExecuteTaint } from './taints.js';
+
+/** sysctl.ForbiddenReason. */
+export const SYSCTL_FORBIDDEN = 'SysctlForbidden';
+/** The node shutdown manager's refusal (nodeShutdownNotAdmittedReason and its message). */
+export const NODE_SHUTDOWN: AdmitResult & { readonly admit: false } = { admit: false, reason: 'NodeShutdown', message: 'Pod was rejected as the node is shutting down.' };
 
 /** A scheduler plugin's refusal: its name and reason (PredicateFailureError). */
 interface PredicateFailure {
@@ -50,6 +58,19 @@ function refusal(f: Failure): AdmitDecision {
 }
 
 export function canAdmitPod(pod: Pod, others: readonly Pod[], node: NodeFacts, opts: AdmitOptions = {}): AdmitDecision {
+  const evicted = evictionRefusal(pod, node.pressure);
+  if (evicted) return evicted;
+  const sysctl = forbiddenSysctl(pod, node.sysctls);
+  if (sysctl !== undefined) return { admit: false, reason: SYSCTL_FORBIDDEN, message: sysctl };
+  const d = predicateAdmit(pod, others, node, opts);
+  // The kubelet asks the shutdown manager after the predicate handler has already killed the
+  // preemption's victims; here a pod refused in the end evicts nothing.
+  if (d.admit && node.shuttingDown) return NODE_SHUTDOWN;
+  return d;
+}
+
+/** The predicate admit handler with the critical pod admission handler behind it. */
+function predicateAdmit(pod: Pod, others: readonly Pod[], node: NodeFacts, opts: AdmitOptions): AdmitDecision {
   if (osLabelMismatch(pod, node.labels)) return { admit: false, reason: 'PodOSSelectorNodeLabelDoesNotMatch', message: "Failed to admit pod as the `kubernetes.io/os` label doesn't match node label" };
   if (osFieldMismatch(pod)) return { admit: false, reason: 'PodOSNotSupported', message: "Failed to admit pod as the OS field doesn't match node OS" };
   const failures = generalFilter(pod, others, node, opts.skipIgnorableChecks === true);

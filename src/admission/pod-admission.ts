@@ -5,16 +5,18 @@
 // admitted before the runtime has been read back: a pod found there already runs and is admitted
 // as it is, whatever it asks (a restart of the agent never kills a running pod), and the rest then
 // follow in creation order, measured against it. A refused pod is not looked at again until its
-// UID changes; a pod that leaves frees its share at once (the kubelet's pod manager drops it).
+// UID changes; a pod that leaves frees its share at once (the kubelet's pod manager drops it). An
+// API pod the server already has Succeeded or Failed is never run again (the kubelet runs no
+// terminal pod), even after a restart of the agent. A critical pod admitted by preemption counts
+// at once in its victims' place, and reaches the workers once they have stopped.
 import type { PodUpdate, StaticPod } from '../config/types.js';
+import { PREEMPTED_MESSAGE, PREEMPTING } from '../k8s/disruption.js';
+import { isStaticPod } from '../k8s/priority.js';
 import type { Logger } from '../log/logger.js';
 import { byCreationTime } from './admission-order.js';
 import { canAdmitPod } from './can-admit.js';
 import type { NodeFacts } from './node-facts.js';
-
-/** events.PreemptContainer and the preemption handler's message. */
-export const PREEMPTING = 'Preempting';
-export const PREEMPTED_MESSAGE = 'Preempted in order to admit critical pod';
+import { victimsStopped } from './victim-stops.js';
 
 export interface PodAdmissionDeps {
   /** The node as it is now (labels, allocatable, taints). */
@@ -28,9 +30,22 @@ export interface PodAdmissionDeps {
    * with this reason (the status message of a refusal says "Pod was rejected: " first).
    */
   refused(pod: StaticPod, reason: string, message: string, how: 'rejected' | 'preempted'): void;
+  /** An API pod the server has in a terminal phase: never started; its status is the server's. */
+  terminal(pod: StaticPod): void;
   /** A refused pod left the desired set. */
   forgotten(uid: string): void;
+  /** Resolves once nothing of the pod runs (its worker stopped it, or it has none); never rejects. */
+  stopped(uid: string): Promise<void>;
   logger: Logger;
+}
+
+/** What admission did with a pod: handed on now, admitted but held until its victims stop, refused. */
+type Admitted = 'now' | 'held' | 'refused';
+
+/** An API pod whose phase on the server is terminal. */
+function isTerminalApiPod(sp: StaticPod): boolean {
+  const phase = sp.pod.status?.phase;
+  return !isStaticPod(sp.pod) && (phase === 'Succeeded' || phase === 'Failed');
 }
 
 export class PodAdmission {
@@ -40,6 +55,8 @@ export class PodAdmission {
   private pending: Map<string, StaticPod> | undefined = new Map();
   /** UIDs the runtime had at start: those pods run already. */
   private readonly found = new Set<string>();
+  /** Admitted pods waiting for their preemption's victims to stop, each with the token of its wait. */
+  private readonly held = new Map<string, symbol>();
 
   constructor(private readonly deps: PodAdmissionDeps) {}
 
@@ -54,8 +71,9 @@ export class PodAdmission {
     if (!pending) return;
     this.pending = undefined;
     const all = [...pending.values()];
-    // A pod that cannot run here is refused even if it runs already: nothing in it may be used on the node.
-    for (const sp of all.filter((p) => p.refusal !== undefined)) this.found.delete(sp.uid);
+    // A pod that cannot run here is refused even if it runs already: nothing in it may be used on
+    // the node. A terminal one is not started either; the workers stop what runs of it.
+    for (const sp of all.filter((p) => p.refusal !== undefined || isTerminalApiPod(p))) this.found.delete(sp.uid);
     for (const sp of all.filter((p) => this.found.has(p.uid))) {
       this.admitted.set(sp.uid, sp);
       // Re-identified under a kubelet's running pod while waiting: the workers hear it as that
@@ -73,17 +91,19 @@ export class PodAdmission {
     if (u.previous.uid === u.pod.uid) {
       if (this.admitted.has(u.pod.uid)) {
         this.admitted.set(u.pod.uid, u.pod);
-        this.deps.apply(u);
+        // A held pod reaches the workers as it is when its wait ends.
+        if (!this.held.has(u.pod.uid)) this.deps.apply(u);
       } else if (this.refusedPods.has(u.pod.uid)) this.refusedPods.set(u.pod.uid, u.pod);
       else this.add(u.pod);
       return;
     }
     // A new UID under the key: the old pod leaves the node's count before the new one is admitted.
-    const wasAdmitted = this.admitted.delete(u.previous.uid);
+    const wasGiven = this.admitted.delete(u.previous.uid) && !this.held.delete(u.previous.uid);
     this.dropRefused(u.previous.uid);
     this.found.delete(u.previous.uid);
-    if (this.admit(u.pod)) this.deps.apply(wasAdmitted ? u : { op: 'ADD', pod: u.pod });
-    else if (wasAdmitted) this.deps.apply({ op: 'REMOVE', pod: u.previous });
+    const now = this.admit(u.pod);
+    if (now === 'now') this.deps.apply(wasGiven ? u : { op: 'ADD', pod: u.pod });
+    else if (wasGiven) this.deps.apply({ op: 'REMOVE', pod: u.previous });
   }
 
   isAdmitted(uid: string): boolean {
@@ -101,12 +121,12 @@ export class PodAdmission {
 
   private add(sp: StaticPod): void {
     if (this.admitted.has(sp.uid) || this.refusedPods.has(sp.uid)) return;
-    if (this.admit(sp)) this.deps.apply({ op: 'ADD', pod: sp });
+    if (this.admit(sp) === 'now') this.deps.apply({ op: 'ADD', pod: sp });
   }
 
   private remove(sp: StaticPod): void {
     this.found.delete(sp.uid);
-    if (this.admitted.delete(sp.uid)) this.deps.apply({ op: 'REMOVE', pod: sp });
+    if (this.admitted.delete(sp.uid) && !this.held.delete(sp.uid)) this.deps.apply({ op: 'REMOVE', pod: sp });
     this.dropRefused(sp.uid);
   }
 
@@ -115,16 +135,22 @@ export class PodAdmission {
   }
 
   /** Decides for one pod; an admitted one is recorded (and its victims evicted), a refused one reported. */
-  private admit(sp: StaticPod): boolean {
+  private admit(sp: StaticPod): Admitted {
     if (sp.refusal) {
       this.refusedPods.set(sp.uid, sp);
       this.deps.logger.warn('Pod refused: it cannot run on this node', { pod: sp.key, podUID: sp.uid, reason: sp.refusal.reason, message: sp.refusal.message });
       this.deps.refused(sp, sp.refusal.reason, sp.refusal.message, 'rejected');
-      return false;
+      return 'refused';
+    }
+    if (isTerminalApiPod(sp)) {
+      this.refusedPods.set(sp.uid, sp);
+      this.deps.logger.v(2).info('Pod is terminal already, not starting it', { pod: sp.key, podUID: sp.uid, phase: sp.pod.status?.phase });
+      this.deps.terminal(sp);
+      return 'refused';
     }
     if (this.found.has(sp.uid)) {
       this.admitted.set(sp.uid, sp);
-      return true;
+      return 'now';
     }
     const others: StaticPod[] = [...this.admitted.values()].filter((p) => !this.deps.isTerminal(p.uid));
     const d = canAdmitPod(sp.pod, others.map((p) => p.pod), this.deps.node());
@@ -132,19 +158,33 @@ export class PodAdmission {
       this.refusedPods.set(sp.uid, sp);
       this.deps.logger.warn('Pod refused admission', { pod: sp.key, podUID: sp.uid, reason: d.reason, message: d.message });
       this.deps.refused(sp, d.reason, d.message, 'rejected');
-      return false;
+      return 'refused';
     }
-    for (const victim of d.preempt) this.preempt(others.find((p) => p.pod === victim)!, sp);
     this.admitted.set(sp.uid, sp);
-    return true;
+    if (d.preempt.length === 0) return 'now';
+    const victims = d.preempt.map((v) => others.find((p) => p.pod === v)!);
+    for (const victim of victims) this.preempt(victim, sp);
+    this.holdUntilStopped(sp, victims);
+    return 'held';
   }
 
   private preempt(victim: StaticPod, by: StaticPod): void {
     this.admitted.delete(victim.uid);
     this.refusedPods.set(victim.uid, victim);
-    this.deps.logger.warn('Evicting pod to admit a critical pod', { pod: victim.key, podUID: victim.uid, criticalPod: by.key });
+    this.deps.logger.warn('Preempting pod to free up resources', { pod: victim.key, podUID: victim.uid, requestingPod: by.key });
     this.deps.refused(victim, PREEMPTING, PREEMPTED_MESSAGE, 'preempted');
     this.deps.apply({ op: 'REMOVE', pod: victim });
   }
-}
 
+  /** The critical pod reaches the workers, as the set has it then, once its victims have stopped (unless it left meanwhile). */
+  private holdUntilStopped(sp: StaticPod, victims: readonly StaticPod[]): void {
+    const token = Symbol(sp.uid);
+    this.held.set(sp.uid, token);
+    void victimsStopped(victims, sp, { stopped: (uid) => this.deps.stopped(uid), logger: this.deps.logger }).then(() => {
+      if (this.held.get(sp.uid) !== token) return;
+      this.held.delete(sp.uid);
+      const now = this.admitted.get(sp.uid);
+      if (now) this.deps.apply({ op: 'ADD', pod: now });
+    });
+  }
+}

@@ -1,6 +1,8 @@
 // A pod's requests as the scheduler's noderesources fit counts them (resource.PodRequests): the sum
 // of its containers and restartable (sidecar) init containers, or the largest one-off init
 // container together with the sidecars started before it if that is more, plus the pod overhead.
+// A negative quantity counts as nothing: validation refuses one, and admission must not be the
+// place where a pod asking for -1000Gi of memory makes room for others.
 import type { Container, Pod } from 'kubernetes-types/core/v1';
 import { parseQuantity } from '../k8s/quantity.js';
 
@@ -20,7 +22,7 @@ function of(list: Record<string, string | number> | undefined): PodRequests {
     const v = list[name];
     if (v === undefined) return 0;
     const p = parseQuantity(v);
-    return milli ? p.milliValue() : p.value();
+    return Math.max(0, milli ? p.milliValue() : p.value());
   };
   return { milliCPU: q('cpu', true), memory: q('memory', false), ephemeralStorage: q('ephemeral-storage', false) };
 }

@@ -2,7 +2,8 @@
 // does not tolerate (static pods are exempt; the caller decides).
 import type { Taint, Toleration } from 'kubernetes-types/core/v1';
 
-function tolerates(t: Toleration, taint: Taint): boolean {
+/** ToleratesTaint: the toleration matches the taint's effect, key and value. */
+export function tolerates(t: Toleration, taint: Taint): boolean {
   if (t.effect && t.effect !== taint.effect) return false;
   if (t.key && t.key !== taint.key) return false;
   if (t.operator === 'Exists') return true;

@@ -1,26 +1,37 @@
 // Wires admission between the desired pod set and the pod workers: every change of the set goes
 // through PodAdmission, which hands admitted pods' changes on and reports refused ones Failed in the
-// status manager. The node's facts are the ones the agent registers its Node with.
+// status manager. The node's facts are the ones the agent registers its Node with; the sysctl
+// allowlist is the safe sysctls of this kernel and allowedUnsafeSysctls.
+import { release } from 'node:os';
 import type { NodeInfoSource } from '../apiserver/index.js';
 import { defaultNodeLabels } from '../apiserver/node-status.js';
 import type { PodUpdate } from '../config/types.js';
 import { PodAdmission } from '../admission/pod-admission.js';
-import type { NodeFacts } from '../admission/node-facts.js';
+import type { NodeFacts, PressureCondition } from '../admission/node-facts.js';
+import { sysctlAllowlist, type SysctlAllowlist } from '../admission/sysctls.js';
+import { PREEMPTED_CONDITION_MESSAGE } from '../k8s/disruption.js';
+import { qosClass } from '../k8s/qos.js';
+import { safeSysctls } from '../k8s/sysctls.js';
 import { notify, type PodWorkerObserver } from '../podworkers/observer.js';
 import { parseQuantity } from '../k8s/quantity.js';
 import type { Logger } from '../log/logger.js';
 import { refusedPodStatus } from '../status/refused-status.js';
 import type { StatusManager } from '../status/status-manager.js';
 
-/** The Node's labels and allocatable as the agent reports them, in admission's units. */
-export function nodeFactsOf(info: NodeInfoSource): NodeFacts {
+/** The Node's labels, allocatable and pressure as the agent reports them, in admission's units. */
+export function nodeFactsOf(info: NodeInfoSource, sysctls: SysctlAllowlist = sysctlAllowlist([])): NodeFacts {
   const a = info.allocatable();
   const num = (v: string | undefined, milli = false): number => (v === undefined ? 0 : milli ? parseQuantity(v).milliValue() : parseQuantity(v).value());
+  const p = info.pressure();
+  const pressure: PressureCondition[] = [...(p.memory ? ['MemoryPressure' as const] : []), ...(p.disk ? ['DiskPressure' as const] : [])];
   return {
     name: info.nodeName,
     labels: { ...defaultNodeLabels(info), ...info.labels },
     allocatable: { milliCPU: num(a.cpu, true), memory: num(a.memory), ephemeralStorage: num(a['ephemeral-storage']), pods: num(a.pods) },
     taints: info.taints,
+    pressure,
+    sysctls,
+    shuttingDown: info.shuttingDown?.() ?? false,
   };
 }
 
@@ -29,7 +40,11 @@ const NODE_FACTS_MAX_AGE_MS = 1000;
 
 export interface AdmissionLinkDeps {
   nodeInfo: NodeInfoSource;
+  /** allowedUnsafeSysctls (checked by the settings table). */
+  allowedUnsafeSysctls?: readonly string[];
   apply: (u: PodUpdate) => void;
+  /** Resolves once nothing of the pod runs (PodWorkers.whenStopped). */
+  stopped: (uid: string) => Promise<void>;
   status: StatusManager;
   /** Told a Warning event per refusal (the API side records it once it is there). */
   observers: readonly PodWorkerObserver[];
@@ -38,17 +53,21 @@ export interface AdmissionLinkDeps {
 
 export function linkAdmission(deps: AdmissionLinkDeps): PodAdmission {
   const logger = deps.logger.with({ component: 'admission' });
-  // Read at most once a second: allocatable stats the root file system synchronously and the facts
-  // are parsed from quantities (30-45 µs), and a flood admits its pods over thousands of turns
-  // (read once per turn before). The CPU count, memory, the root file system's size, the labels and
-  // taints do not change within a second.
+  const sysctls = sysctlAllowlist([...safeSysctls(release()), ...(deps.allowedUnsafeSysctls ?? [])]);
+  // Read at most once a second: allocatable stats the root file system synchronously, the pressure
+  // reads /proc/meminfo, and the facts are parsed from quantities (30-45 µs), and a flood admits its
+  // pods over thousands of turns (read once per turn before). The CPU count, memory, the root file
+  // system's size, the labels and taints do not change within a second. Whether the node is shutting
+  // down is read at every pod: a pod added just after it began must be refused.
   let facts: NodeFacts | undefined;
   let readAt = 0;
   const nodeFacts = (): NodeFacts => {
     const now = performance.now();
-    if (facts && now - readAt < NODE_FACTS_MAX_AGE_MS) return facts;
-    readAt = now;
-    return (facts = nodeFactsOf(deps.nodeInfo));
+    if (!facts || now - readAt >= NODE_FACTS_MAX_AGE_MS) {
+      readAt = now;
+      facts = nodeFactsOf(deps.nodeInfo, sysctls);
+    }
+    return { ...facts, shuttingDown: deps.nodeInfo.shuttingDown?.() ?? false };
   };
   return new PodAdmission({
     node: nodeFacts,
@@ -58,11 +77,15 @@ export function linkAdmission(deps: AdmissionLinkDeps): PodAdmission {
       return phase === 'Succeeded' || phase === 'Failed';
     },
     refused: (pod, reason, message, how) => {
-      deps.status.setRefused(pod, refusedPodStatus(pod.pod, reason, how === 'rejected' ? `Pod was rejected: ${message}` : message));
+      if (how === 'preempted') deps.status.setPreempted(pod, { reason, message, conditionMessage: PREEMPTED_CONDITION_MESSAGE, alwaysFailed: true });
+      else deps.status.setRefused(pod, refusedPodStatus(pod.pod, reason, `Pod was rejected: ${message}`));
       const { uid, namespace, name } = pod.pod.metadata;
       notify(deps.observers, (o) => o.podEvent?.({ uid, namespace, name, type: 'Warning', reason, message }), (err) => logger.error('Pod event observer failed', { podUID: uid, err: String(err) }));
     },
+    // Listed with the status the server has for it; the API side then has nothing to send.
+    terminal: (pod) => deps.status.setRefused(pod, pod.pod.status ?? { qosClass: qosClass(pod.pod) }),
     forgotten: (uid) => deps.status.forgetRefused(uid),
+    stopped: deps.stopped,
     logger,
   });
 }

@@ -154,7 +154,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     maxPods: opts.maxPods,
     kubeletPort: opts.port,
   });
-  const admission = linkAdmission({ nodeInfo, apply: (u) => workers.apply(u), status, observers, logger });
+  const admission = linkAdmission({ nodeInfo, allowedUnsafeSysctls: opts.allowedUnsafeSysctls, apply: (u) => workers.apply(u), stopped: (uid) => workers.whenStopped(uid), status, observers, logger });
   podConfig.subscribe((u) => admission.update(u));
   observers.push(statusObserver(status));
   observers.push(linkMetrics(metrics, status));

@@ -156,6 +156,8 @@ export class PodWorkers {
   private readonly startQueue = new Set<string>();
   private readonly maxStarts: number;
   private readonly teardowns: ConcurrencyLimit;
+  /** Who waits for a pod to have stopped (whenStopped), by UID. */
+  private readonly stopWaiters = new Map<string, (() => void)[]>();
   /** Frees a pod's start slot when its first sync step has finished. */
   private readonly slotObserver: PodWorkerObserver = { podWorkerStep: (uid) => this.startDone(uid) };
 
@@ -299,6 +301,20 @@ export class PodWorkers {
     const stopped = new Promise<void>((resolve) => entry.waiters.push(resolve));
     w.requestTermination();
     return stopped;
+  }
+
+  /**
+   * Resolves once nothing of the pod runs: its worker has stopped it (Terminated, clean-up may
+   * follow) or ended, or there is no worker. A preemption waits on it before the critical pod starts.
+   */
+  whenStopped(uid: string): Promise<void> {
+    const w = this.workers.get(uid);
+    if (!w || w.state === 'Terminated' || w.state === 'Done') return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const waiting = this.stopWaiters.get(uid);
+      if (waiting) waiting.push(resolve);
+      else this.stopWaiters.set(uid, [resolve]);
+    });
   }
 
   /** The shutdown was cancelled: pods start again, each stopped one anew under its UID. */
@@ -451,7 +467,7 @@ export class PodWorkers {
       },
       (done) => this.onDone(done),
       (stopped) => {
-        this.releaseShutdownWaiters(stopped.ctx.uid);
+        this.releaseStopWaiters(stopped.ctx.uid);
         this.startDone(uid);
         this.wakeSameKey(stopped);
       },
@@ -464,7 +480,10 @@ export class PodWorkers {
     return w;
   }
 
-  private releaseShutdownWaiters(uid: string): void {
+  private releaseStopWaiters(uid: string): void {
+    const waiting = this.stopWaiters.get(uid);
+    this.stopWaiters.delete(uid);
+    for (const resolve of waiting ?? []) resolve();
     const entry = this.shutdownStops.get(uid);
     if (!entry) return;
     for (const resolve of entry.waiters.splice(0)) resolve();
@@ -503,7 +522,7 @@ export class PodWorkers {
     this.workers.delete(w.ctx.uid);
     this.restartRequests.delete(w.ctx.uid);
     this.lastGiven.delete(w.ctx.uid);
-    this.releaseShutdownWaiters(w.ctx.uid);
+    this.releaseStopWaiters(w.ctx.uid);
     this.startQueue.delete(w.ctx.uid);
     this.startDone(w.ctx.uid);
     const slot = this.slotOfUid.get(w.ctx.uid) ?? w.ctx.key;

@@ -8,6 +8,7 @@ import type { RuntimeContainer, RuntimePod } from '../kuberuntime/runtime-pods.j
 import { readTerminationMessage } from '../kuberuntime/termination-message.js';
 import { ContainerState } from '../cri/cri-types.js';
 import { KeyedSerialRunner } from '../util/serial-runner.js';
+import { qosClass } from '../k8s/qos.js';
 import { generatePodStatus } from './generate-pod-status.js';
 import { removedStatus, stoppedStatus, type StoppedFor } from './stopped-status.js';
 import type { ProbeState, WaitingReason } from './types.js';
@@ -82,6 +83,12 @@ export class StatusManager {
   private readonly entries = new Map<string, PodStatusEntry>();
   /** Pods refused at admission (or preempted): their Failed status is set, never computed. */
   private readonly refused = new Map<string, PodStatusEntry>();
+  /**
+   * Pods preempted to admit a critical pod, and how: while their worker stops them, each status
+   * computed for them (their containers going, then gone) is kept under the preemption's phase,
+   * reason and DisruptionTarget, as the kubelet's status function lays them over its own.
+   */
+  private readonly preempted = new Map<string, StoppedFor>();
   /** By pod UID, then container id: an exited container's message never changes, so it is read once. */
   private readonly terminationMessages = new Map<string, Map<string, string>>();
   private readonly listeners = new Set<StatusListener>();
@@ -149,7 +156,18 @@ export class StatusManager {
     this.emit(pod.uid, entry);
   }
 
+  /**
+   * The pod was preempted for a critical pod: Failed at once with the preemption's reason, on its
+   * containers as they are now (the kubelet sets it before the kill), and so until it leaves the set.
+   */
+  setPreempted(pod: StaticPod, stoppedFor: StoppedFor): void {
+    this.preempted.set(pod.uid, stoppedFor);
+    const computed = this.entries.get(pod.uid)?.status ?? { qosClass: qosClass(pod.pod) };
+    this.setRefused(pod, stoppedStatus(computed, stoppedFor, undefined, this.now()));
+  }
+
   forgetRefused(uid: string): void {
+    this.preempted.delete(uid);
     if (this.refused.delete(uid)) this.emit(uid, this.entries.get(uid));
   }
 
@@ -269,6 +287,19 @@ export class StatusManager {
     const changed = !same || !!previous.terminatingSince !== !!entry.terminatingSince;
     this.entries.set(uid, entry);
     if (changed) this.emit(uid, entry);
+    this.overlayPreemption(uid, entry.status);
+  }
+
+  /** A preempted pod's status follows its containers under the preemption's terms. */
+  private overlayPreemption(uid: string, computed: PodStatus): void {
+    const stoppedFor = this.preempted.get(uid);
+    const kept = this.refused.get(uid);
+    if (!stoppedFor || !kept) return;
+    const status = stoppedStatus(computed, stoppedFor, kept.status, this.now());
+    if (JSON.stringify(status) === JSON.stringify(kept.status)) return;
+    const entry: PodStatusEntry = { ...kept, status };
+    this.refused.set(uid, entry);
+    this.emit(uid, entry);
   }
 
   private workerOf(uid: string): PodWorkerView | undefined {

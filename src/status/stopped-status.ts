@@ -1,34 +1,36 @@
-// The status of a pod the agent stopped for good while its manifest stays (the node's shutdown):
-// terminal, with the reason and message the kubelet's status function sets, and the
-// DisruptionTarget condition (PodDisruptionConditions, on by default since 1.31).
+// The status of a pod the agent stopped for good while its manifest stays (the node's shutdown, a
+// preemption for a critical pod): terminal, with the reason and message the kubelet's status
+// function sets, and the DisruptionTarget condition (PodDisruptionConditions, on by default since 1.31).
 import type { PodCondition, PodStatus } from 'kubernetes-types/core/v1';
 import { ContainerState } from '../cri/cri-types.js';
+import { DISRUPTION_TARGET, TERMINATION_BY_KUBELET } from '../k8s/disruption.js';
 import type { RuntimePod } from '../kuberuntime/runtime-pods.js';
 import { apiTime } from '../util/api-time.js';
 
 export interface StoppedFor {
   readonly reason: string;
   readonly message: string;
+  /** DisruptionTarget's message when it is not the status message (a preemption's). */
+  readonly conditionMessage?: string;
+  /** Failed even when every container exited 0 (a preemption's status function sets Failed; the shutdown's keeps Succeeded). */
+  readonly alwaysFailed?: boolean;
 }
 
-/** What the kubelet's eviction and shutdown give as DisruptionTarget's reason. */
-const TERMINATION_BY_KUBELET = 'TerminationByKubelet';
-
 export function stoppedStatus(status: PodStatus, stoppedFor: StoppedFor, previous: PodStatus | undefined, now: Date): PodStatus {
-  const prev = previous?.conditions?.find((c) => c.type === 'DisruptionTarget');
+  const prev = previous?.conditions?.find((c) => c.type === DISRUPTION_TARGET);
   const disruption: PodCondition = {
-    type: 'DisruptionTarget',
+    type: DISRUPTION_TARGET,
     status: 'True',
     reason: TERMINATION_BY_KUBELET,
-    message: stoppedFor.message,
+    message: stoppedFor.conditionMessage ?? stoppedFor.message,
     lastTransitionTime: prev?.status === 'True' && prev.lastTransitionTime ? prev.lastTransitionTime : apiTime(now),
   };
   return {
     ...status,
-    phase: status.phase === 'Succeeded' ? 'Succeeded' : 'Failed',
+    phase: status.phase === 'Succeeded' && !stoppedFor.alwaysFailed ? 'Succeeded' : 'Failed',
     reason: stoppedFor.reason,
     message: stoppedFor.message,
-    conditions: [disruption, ...(status.conditions ?? []).filter((c) => c.type !== 'DisruptionTarget')],
+    conditions: [disruption, ...(status.conditions ?? []).filter((c) => c.type !== DISRUPTION_TARGET)],
   };
 }
 

@@ -2,6 +2,7 @@
 // validators), as small reusable predicates returning the reason a value is refused.
 import { isIP } from 'node:net';
 import { posix } from 'node:path';
+import { sysctlPatternProblem } from '../../k8s/sysctls.js';
 import { formatDuration } from '../../util/duration.js';
 
 export type Check<T> = (value: T) => string | undefined;
@@ -60,4 +61,13 @@ export const httpUrlOrEmpty: Check<string> = (v) => {
   } catch {
     return 'is not a valid URL';
   }
+};
+
+/** allowedUnsafeSysctls: each a valid name or prefix known to be namespaced (the kubelet refuses to start otherwise). */
+export const sysctlPatterns: Check<string[]> = (list) => {
+  for (const p of list) {
+    const problem = sysctlPatternProblem(p);
+    if (problem !== undefined) return problem;
+  }
+  return undefined;
 };

@@ -108,6 +108,7 @@ export const CONFIG_OPTIONS = {
   nodeLeaseDurationSeconds: setting({ field: 'nodeLeaseDurationSeconds', type: int32, default: 40, validate: (n) => (n > 0 ? undefined : 'must be greater than 0'), status: 'applied', help: "Duration of the node's Lease" }),
   podCIDR: setting({ flag: 'pod-cidr', field: 'podCIDR', type: str, default: '', status: 'applied', help: "Pod CIDR handed to the runtime at start (standalone mode); the Node's spec.podCIDRs take over once known" }),
   maxPods: setting({ flag: 'max-pods', field: 'maxPods', type: int32, default: 110, validate: check.atLeast(0), status: 'applied', help: 'Most pods admitted to the node (and the pods capacity it reports)' }),
+  allowedUnsafeSysctls: setting({ flag: 'allowed-unsafe-sysctls', field: 'allowedUnsafeSysctls', type: stringList, default: [], validate: check.sysctlPatterns, status: 'applied', help: 'Unsafe sysctls (names, or prefixes ending in *) a pod may set besides the safe ones; others refuse it at admission' }),
   rotateCertificates: setting({ flag: 'rotate-certificates', field: 'rotateCertificates', type: bool, default: false, status: 'applied', help: 'Renew the client certificate from the API server before it expires' }),
 
   // Graceful node shutdown (src/nodeshutdown): off while both are 0, as in the kubelet

@@ -84,7 +84,6 @@ export const CONFIG_RECOGNISED: AnySetting[] = [
   field('systemReservedCgroup', 'system-reserved-cgroup', str, '', 'cgroup that enforces systemReserved'),
   field('kubeReservedCgroup', 'kube-reserved-cgroup', str, '', 'cgroup that enforces kubeReserved'),
   field('enforceNodeAllocatable', 'enforce-node-allocatable', stringList, ['pods'], 'Node allocatable enforcement levels'),
-  field('allowedUnsafeSysctls', 'allowed-unsafe-sysctls', stringList, [], 'Unsafe sysctls pods may set'),
   field('volumePluginDir', 'volume-plugin-dir', path, '/usr/libexec/kubernetes/kubelet-plugins/volume/exec/', 'FlexVolume plugin directory', { configRelative: true }),
   field('providerID', 'provider-id', str, '', "The Node's spec.providerID"),
   field('kernelMemcgNotification', 'kernel-memcg-notification', bool, false, 'Memory eviction by memcg notification'),

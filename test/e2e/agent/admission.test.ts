@@ -1,9 +1,11 @@
 // Admission through the packaged agent: with --max-pods=3 the first three static pods run and the
 // rest are Failed with the kubelet's reason, never get a sandbox, and show in /pods and
 // `bootlet pods`; a nodeSelector the node does not satisfy and a taken host port are refused for
-// that; a restart with a smaller maxPods keeps the pods it finds running.
+// that; a static pod asking more CPU than the node has, with only critical pods to preempt, is
+// refused as the kubelet's critical pod handler refuses it; a restart with a smaller maxPods keeps
+// the pods it finds running.
 import { execFile } from 'node:child_process';
-import * as http from 'node:http';
+import { cpus } from 'node:os';
 import { promisify } from 'node:util';
 import type { Pod, PodList } from 'kubernetes-types/core/v1';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +13,7 @@ import { TEST_IMAGES } from '../../../dev/images.js';
 import { ContainerState } from '../../../src/cri/cri-types.js';
 import { BOOTLET_EXE, type RunningAgent } from '../../support/agent.js';
 import { freePorts } from '../../support/ports.js';
+import { readOnlyPods } from '../../support/read-only-pods.js';
 import { waitFor } from '../../support/wait.js';
 import { useAgentHarness } from './harness.js';
 
@@ -20,6 +23,8 @@ const run = promisify(execFile);
 let agent: RunningAgent;
 let readOnlyPort: number;
 let hostPort: number;
+/** Cores the cpu-hog asks for: more than this machine has. */
+const HOG_CPU = cpus().length + 2;
 
 function manifest(name: string, extra = ''): string {
   return `apiVersion: v1
@@ -41,17 +46,7 @@ function portManifest(name: string): string {
   return `apiVersion: v1\nkind: Pod\nmetadata: {name: ${name}, namespace: kube-system}\nspec:\n  hostNetwork: true\n  terminationGracePeriodSeconds: 1\n${withPort()}`;
 }
 
-function getPods(): Promise<PodList> {
-  return new Promise((resolve, reject) => {
-    http
-      .get({ host: '127.0.0.1', port: readOnlyPort, path: '/pods', agent: false }, (res) => {
-        let body = '';
-        res.on('data', (c: Buffer) => (body += c.toString()));
-        res.on('end', () => resolve(JSON.parse(body) as PodList));
-      })
-      .on('error', reject);
-  });
-}
+const getPods = (): Promise<PodList> => readOnlyPods(readOnlyPort);
 
 const byName = (list: PodList, name: string): Pod | undefined => list.items.find((p) => p.metadata?.name === `${name}-${NODE}`);
 
@@ -76,6 +71,7 @@ beforeAll(async () => {
   h.write('p5.yaml', manifest('p5'));
   h.write('picky.yaml', manifest('picky', '  nodeSelector: {disktype: hdd}\n'));
   h.write('clash.yaml', portManifest('clash'));
+  h.write('cpu-hog.yaml', manifest('cpu-hog').replace(/(    command: .*\n)/, `$1    resources: {requests: {cpu: "${HOG_CPU}"}}\n`));
 });
 
 describe('admission of static pods', () => {
@@ -83,7 +79,7 @@ describe('admission of static pods', () => {
     const list = await waitFor(async () => {
       const l = await getPods();
       // The admitted pods' status follows their containers after the status manager's settle.
-      const refused = ['p4', 'p5', 'picky', 'clash'].every((n) => byName(l, n)?.status?.phase === 'Failed');
+      const refused = ['p4', 'p5', 'picky', 'clash', 'cpu-hog'].every((n) => byName(l, n)?.status?.phase === 'Failed');
       return refused && ['p1', 'p2', 'p3'].every((n) => byName(l, n)?.status?.phase !== 'Pending') ? l : undefined;
     }, { timeoutMs: 60_000, what: '/pods to show the refused pods Failed and the admitted ones past Pending' });
     for (const name of ['p4', 'p5']) {
@@ -94,6 +90,18 @@ describe('admission of static pods', () => {
       });
     }
     for (const name of ['p1', 'p2', 'p3']) expect(byName(list, name)?.status?.phase).toBe('Running');
+  });
+
+  it('refuses a static pod asking more CPU than allocatable when only critical pods could make room, naming every lack', async () => {
+    const list = await getPods();
+    // Allocatable CPU is the machine's logical CPUs; nothing else requests any.
+    const lackMillis = HOG_CPU * 1000 - Math.max(1, cpus().length) * 1000;
+    expect(byName(list, 'cpu-hog')?.status).toMatchObject({
+      phase: 'Failed',
+      reason: 'UnexpectedAdmissionError',
+      message: `Pod was rejected: Unexpected error while attempting to recover from admission failure: preemption: error finding a set of pods to preempt: no set of running pods found to reclaim resources: [(res: pods, q: 1), (res: cpu, q: ${lackMillis}), ]`,
+    });
+    expect(await h.pods('cpu-hog')).toEqual([]);
   });
 
   it('refuses a nodeSelector the node does not satisfy, and a taken host port, for that', async () => {

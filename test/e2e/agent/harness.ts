@@ -28,6 +28,8 @@ export interface AgentHarness {
   remove(file: string): void;
   /** The runtime pods of the static pod `name` (any UID), full state. */
   pods(name: string): Promise<RuntimePod[]>;
+  /** The runtime pods named exactly `name` in kube-system (an API pod's, any UID), full state. */
+  namedPods(name: string): Promise<RuntimePod[]>;
 }
 
 export function useAgentHarness(
@@ -93,11 +95,14 @@ export function useAgentHarness(
     remove(file) {
       fs.rmSync(path.join(manifests, file));
     },
-    async pods(podName) {
-      const listed = [...(await listRuntimePods(must(cri, 'the CRI client').runtime)).values()].filter((p) => p.name === `${podName}-${node}`);
-      const full = await Promise.all(listed.map((p) => readRuntimePod(must(cri, 'the CRI client').runtime, p.uid)));
-      return full.filter((p): p is RuntimePod => p !== undefined);
-    },
+    pods: (podName) => readPods((p) => p.name === `${podName}-${node}`),
+    namedPods: (podName) => readPods((p) => p.name === podName && p.namespace === 'kube-system'),
   };
+  async function readPods(wanted: (p: RuntimePod) => boolean): Promise<RuntimePod[]> {
+    const runtime = must(cri, 'the CRI client').runtime;
+    const listed = [...(await listRuntimePods(runtime)).values()].filter(wanted);
+    const full = await Promise.all(listed.map((p) => readRuntimePod(runtime, p.uid)));
+    return full.filter((p): p is RuntimePod => p !== undefined);
+  }
   return h;
 }

@@ -1,7 +1,8 @@
 // Graceful node shutdown end to end: the packaged agent on a real containerd, the fake API
 // server, and a logind stand-in on a private dbus-daemon (a real delay lock through
 // systemd-inhibit). A control plane of busybox stand-ins (etcd, kube-apiserver, kube-scheduler
-// with kubeadm's labels and class) and two ordinary pods record when each got SIGTERM.
+// with kubeadm's labels and class) and two ordinary pods record when each got SIGTERM; a pod
+// written during the shutdown is refused at admission.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Node, Pod } from 'kubernetes-types/core/v1';
@@ -122,10 +123,19 @@ describe('graceful node shutdown', () => {
     expect(tookMs).toBeLessThan(12_000);
   });
 
+  it('a pod added while the node shuts down is refused as the kubelet refuses it (NodeShutdown)', async () => {
+    h.write('late.yaml', recorder('late', { grace: 2 }));
+    const refusal = await h.agent().waitForLog((r) => r.msg === 'Pod refused admission' && r.pod === `kube-system/late-${NODE}`, 'the late pod refused', 30_000);
+    expect(refusal).toMatchObject({ reason: 'NodeShutdown', message: 'Pod was rejected as the node is shutting down.' });
+    expect(await h.pods('late')).toEqual([]);
+  });
+
   it('a cancelled shutdown brings the node back: pods run again, Ready, and the lock is taken again', async () => {
     const inhibits = bus.events.filter((e) => e.event === 'inhibit').length;
     bus.send('cancel');
     await waitFor(async () => (await runningIds()).size === PODS.length, { timeoutMs: 90_000, what: 'every pod running again' });
+    // The pod refused during the shutdown stays refused: it never starts.
+    expect(await h.pods('late')).toEqual([]);
     await waitFor(() => PODS.every((n) => mirror(n)?.status?.phase === 'Running') && ready()?.status === 'True', { timeoutMs: 60_000, what: 'mirrors Running and the node Ready again' });
     await bus.waitEvent((e) => e.event === 'inhibit' && bus.events.filter((x) => x.event === 'inhibit').indexOf(e) >= inhibits, 'the lock taken again', 30_000);
   });

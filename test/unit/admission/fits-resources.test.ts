@@ -52,4 +52,14 @@ describe('noderesources fit', () => {
     // init peak: 50m + 500m = 550m > 100m + 50m; memory: max(100, 10) = 100.
     expect(podRequests(p)).toEqual({ milliCPU: 560, memory: 100, ephemeralStorage: 0 });
   });
+
+  it('a negative request counts as nothing: it makes no room for others', () => {
+    const greedy = pod('neg', { containers: [
+      { name: 'a', image: 'i', resources: { requests: { memory: '-1000Gi', cpu: '-5' } } },
+      { name: 'b', image: 'i', resources: { requests: { memory: '1Gi' } } },
+    ] });
+    expect(podRequests(greedy)).toEqual({ milliCPU: 0, memory: GiB, ephemeralStorage: 0 });
+    const d = canAdmitPod(pod('b', { requests: { memory: '3500Mi' } }), [greedy], node());
+    expect(d).toMatchObject({ admit: false, reason: 'OutOfmemory' });
+  });
 });

@@ -2,24 +2,39 @@ import { describe, expect, it } from 'vitest';
 import { PodAdmission } from '../../../src/admission/pod-admission.js';
 import type { PodUpdate, StaticPod } from '../../../src/config/types.js';
 import { nullLogger } from '../../../src/log/logger.js';
-import { node, staticPod } from './pods.js';
+import type { NodeFacts } from '../../../src/admission/node-facts.js';
+import { node, pod, staticPod } from './pods.js';
 
-function setup(maxPods = 2) {
+function setup(maxPods = 2, facts: Partial<NodeFacts> = {}) {
   const applied: string[] = [];
   const refused = new Map<string, string>();
   const terminal = new Set<string>();
   const logs: string[] = [];
+  /** The victims being waited for: call one to say it has stopped. */
+  const stops = new Map<string, () => void>();
   const logger = { ...nullLogger, warn: (m: string) => void logs.push(m), with: () => logger };
   const a = new PodAdmission({
-    node: () => node({ allocatable: { ...node().allocatable, pods: maxPods } }),
+    node: () => node({ allocatable: { ...node().allocatable, pods: maxPods }, ...facts }),
     apply: (u: PodUpdate) => void applied.push(`${u.op} ${u.pod.uid}`),
     isTerminal: (uid) => terminal.has(uid),
     refused: (p, reason) => void refused.set(p.uid, reason),
+    terminal: (p) => void refused.set(p.uid, `terminal ${p.pod.status?.phase ?? ''}`),
     forgotten: (uid) => void refused.delete(uid),
+    stopped: (uid) => new Promise<void>((resolve) => stops.set(uid, resolve)),
     logger: logger as never,
   });
-  return { a, applied, refused, terminal, logs };
+  return { a, applied, refused, terminal, logs, stops };
 }
+
+/** An API pod (not critical) as the desired set has it. */
+function apiPod(name: string, opts: Parameters<typeof pod>[1] & { phase?: string } = {}): StaticPod {
+  const base = pod(name, opts) as StaticPod['pod'];
+  base.metadata.annotations['kubernetes.io/config.source'] = 'api';
+  const p: StaticPod['pod'] = opts.phase ? { ...base, status: { phase: opts.phase } } : base;
+  return { pod: p, uid: p.metadata.uid, key: `default/${name}`, file: `api:${name}`, uidPinned: true };
+}
+
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 const add = (pod: StaticPod): PodUpdate => ({ op: 'ADD', pod });
 
@@ -108,5 +123,63 @@ describe('PodAdmission and a kubelet handoff', () => {
     a.startAdmitting();
     expect(applied).toEqual(['UPDATE kubelet-uid']);
     expect(a.isAdmitted('kubelet-uid')).toBe(true);
+  });
+});
+
+describe('PodAdmission and preemption', () => {
+  it('a critical pod counts at once in its victim\'s place and reaches the workers only once the victim has stopped', async () => {
+    const { a, applied, refused, stops, logs } = setup(2);
+    a.startAdmitting();
+    a.update(add(staticPod('cp1')));
+    a.update(add(apiPod('web')));
+    a.update(add(staticPod('cp2')));
+    expect(refused.get('uid-web')).toBe('Preempting');
+    expect(applied).toEqual(['ADD uid-cp1', 'ADD uid-web', 'REMOVE uid-web']);
+    expect(logs).toContain('Preempting pod to free up resources');
+    // Meanwhile the node is full: cp2 holds web's slot, and another pod is decided without waiting.
+    a.update(add(apiPod('late')));
+    expect(refused.get('uid-late')).toBe('OutOfpods');
+    await turn();
+    expect(applied).not.toContain('ADD uid-cp2');
+    stops.get('uid-web')!();
+    await turn();
+    expect(applied).toEqual(['ADD uid-cp1', 'ADD uid-web', 'REMOVE uid-web', 'ADD uid-cp2']);
+  });
+
+  it('a held pod changed meanwhile starts as it is then; one removed meanwhile never reaches the workers', async () => {
+    const { a, applied, stops } = setup(1);
+    a.startAdmitting();
+    a.update(add(apiPod('w1')));
+    const cp = staticPod('cp');
+    a.update(add(cp));
+    const cp2: StaticPod = { ...cp, pod: { ...cp.pod } };
+    a.update({ op: 'UPDATE', pod: cp2, previous: cp });
+    expect(applied).toEqual(['ADD uid-w1', 'REMOVE uid-w1']);
+    stops.get('uid-w1')!();
+    await turn();
+    expect(applied).toEqual(['ADD uid-w1', 'REMOVE uid-w1', 'ADD uid-cp']);
+    expect(a.isAdmitted('uid-cp')).toBe(true);
+
+    const other = setup(1);
+    other.a.startAdmitting();
+    other.a.update(add(apiPod('w2')));
+    other.a.update(add(staticPod('gone')));
+    other.a.update({ op: 'REMOVE', pod: staticPod('gone') });
+    other.stops.get('uid-w2')!();
+    await turn();
+    expect(other.applied).toEqual(['ADD uid-w2', 'REMOVE uid-w2']);
+  });
+});
+
+describe('PodAdmission and terminal API pods', () => {
+  it('an API pod the server has Failed or Succeeded is never started, even found running after a restart', () => {
+    const { a, applied, refused } = setup(5);
+    a.update(add(apiPod('done', { phase: 'Succeeded' })));
+    a.update(add(apiPod('failed', { phase: 'Failed' })));
+    a.update(add(apiPod('running', { phase: 'Running' })));
+    a.runtimeFound(['uid-failed', 'uid-running']);
+    a.startAdmitting();
+    expect(applied).toEqual(['ADD uid-running']);
+    expect([...refused]).toEqual([['uid-done', 'terminal Succeeded'], ['uid-failed', 'terminal Failed']]);
   });
 });

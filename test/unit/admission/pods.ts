@@ -1,6 +1,8 @@
 import type { Container, Pod } from 'kubernetes-types/core/v1';
 import type { NodeFacts } from '../../../src/admission/node-facts.js';
+import { sysctlAllowlist } from '../../../src/admission/sysctls.js';
 import type { StaticPod } from '../../../src/config/types.js';
+import { safeSysctls } from '../../../src/k8s/sysctls.js';
 
 export const GiB = 1024 ** 3;
 
@@ -10,6 +12,9 @@ export function node(over: Partial<NodeFacts> = {}): NodeFacts {
     labels: { 'kubernetes.io/hostname': 'n1', 'kubernetes.io/os': 'linux', disk: 'ssd' },
     allocatable: { milliCPU: 2000, memory: 4 * GiB, ephemeralStorage: 10 * GiB, pods: 110 },
     taints: [],
+    pressure: [],
+    sysctls: sysctlAllowlist(safeSysctls('6.1.0')),
+    shuttingDown: false,
     ...over,
   };
 }

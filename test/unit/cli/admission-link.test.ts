@@ -26,7 +26,7 @@ describe('admission wiring', () => {
     const status = new StatusManager({ runtimePod: () => undefined, pods: () => [], probes: probes(), nodeIP: '10.0.0.1', runtimeName: 'containerd', logger });
     const events: PodEvent[] = [];
     const applied: string[] = [];
-    const a = linkAdmission({ nodeInfo: info(1), apply: (u) => void applied.push(u.pod.uid), status, observers: [{ podEvent: (e) => void events.push(e) }], logger });
+    const a = linkAdmission({ nodeInfo: info(1), apply: (u) => void applied.push(u.pod.uid), stopped: () => Promise.resolve(), status, observers: [{ podEvent: (e) => void events.push(e) }], logger });
     a.startAdmitting();
     a.update({ op: 'ADD', pod: staticPod('x') });
     a.update({ op: 'ADD', pod: staticPod('y', { spec: { nodeSelector: { role: 'worker' } } }) });

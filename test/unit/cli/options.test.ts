@@ -124,6 +124,7 @@ describe('options', () => {
     [['--cgroup-driver=systemdd'], UsageError, 'invalid value "systemdd" for flag --cgroup-driver: must be one of "cgroupfs", "systemd"'],
     [['--container-runtime-endpoint='], UsageError, 'invalid value "" for flag --container-runtime-endpoint: must not be empty'],
     [['--runonce'], UsageError, 'runOnce mode has been deprecated'],
+    [['--allowed-unsafe-sysctls=kernel.msg*,vm.swappiness'], UsageError, 'invalid value "kernel.msg*,vm.swappiness" for flag --allowed-unsafe-sysctls: the sysctl "vm.swappiness" are not known to be namespaced'],
   ])('refuses %j naming the flag', (argv, E, message) => {
     expect(() => resolve(argv)).toThrow(E);
     expect(() => resolve(argv)).toThrow(message);
@@ -137,10 +138,16 @@ describe('options', () => {
     ['logging: {format: xml}\n', ':3: logging.format: must be one of "text", "json"'],
     ['authorization: {mode: Maybe}\n', ':3: authorization.mode: must be one of "AlwaysAllow", "Webhook"'],
     ['nodeLeaseDurationSeconds: -1\n', ':3: nodeLeaseDurationSeconds: must be greater than 0'],
+    ['allowedUnsafeSysctls: [kernel.msg*, "fs.*"]\n', ':3: allowedUnsafeSysctls: the sysctls "fs.*" are not known to be namespaced'],
   ])('refuses a bad value in the file naming file, line and field (%#)', (body, message) => {
     const f = configFile(body);
     expect(() => resolve([`--config=${f}`])).toThrow(ConfigFileError);
     expect(() => resolve([`--config=${f}`])).toThrow(f + message);
+  });
+
+  it('takes allowedUnsafeSysctls from the flag and the file', () => {
+    expect(resolve(['--allowed-unsafe-sysctls=kernel.msg*,net.core.somaxconn']).allowedUnsafeSysctls).toEqual(['kernel.msg*', 'net.core.somaxconn']);
+    expect(resolve([`--config=${configFile('allowedUnsafeSysctls: [kernel.shm*]\n')}`]).allowedUnsafeSysctls).toEqual(['kernel.shm*']);
   });
 
   it('says when the config file cannot be read', () => {

@@ -25,17 +25,18 @@ function staticPod(name: string, uid: string): StaticPod {
 const STOP = { graceSeconds: 7, reason: 'Terminated', message: 'Pod was terminated in response to imminent node shutdown.' };
 const runningIds = (rt: FakePodRuntime, uid: string) => (rt.pods.get(uid)?.containers ?? []).filter((c) => c.state === ContainerState.CONTAINER_RUNNING).map((c) => c.id);
 
-describe('PodWorkers.stopForNodeShutdown', () => {
-  async function started() {
-    const runtime = new FakePodRuntime();
-    const workers = new PodWorkers({ runtime, cache: runtime.cache, logger: nullLogger, syncFrequencyMs: 60_000 });
-    workers.adoptRuntimePods(new Map());
-    const a = staticPod('a', 'uid-a');
-    workers.apply({ op: 'ADD', pod: a });
-    await waitFor(() => runningIds(runtime, 'uid-a').length === 1, { timeoutMs: 5000, what: 'a running' });
-    return { runtime, workers, a };
-  }
+/** Workers on a fake runtime with pod `a` running. */
+async function started() {
+  const runtime = new FakePodRuntime();
+  const workers = new PodWorkers({ runtime, cache: runtime.cache, logger: nullLogger, syncFrequencyMs: 60_000 });
+  workers.adoptRuntimePods(new Map());
+  const a = staticPod('a', 'uid-a');
+  workers.apply({ op: 'ADD', pod: a });
+  await waitFor(() => runningIds(runtime, 'uid-a').length === 1, { timeoutMs: 5000, what: 'a running' });
+  return { runtime, workers, a };
+}
 
+describe('PodWorkers.stopForNodeShutdown', () => {
   it('stops the pod with the given grace and keeps its exited container and its worker', async () => {
     const { runtime, workers, a } = await started();
     await workers.stopForNodeShutdown(a, STOP);
@@ -68,5 +69,20 @@ describe('PodWorkers.stopForNodeShutdown', () => {
     workers.restoreAfterShutdown();
     await waitFor(() => !workers.has('uid-a'), { timeoutMs: 5000, what: 'a gone' });
     expect(runtime.pods.get('uid-a')?.containers ?? []).toEqual([]);
+  });
+});
+
+describe('PodWorkers.whenStopped', () => {
+  it('resolves once a removed pod has stopped, at once for a pod with no worker', async () => {
+    const { runtime, workers, a } = await started();
+    await workers.whenStopped('uid-none');
+    let stopped = false;
+    const waiting = workers.whenStopped('uid-a').then(() => (stopped = true));
+    await new Promise((r) => setImmediate(r));
+    expect(stopped).toBe(false);
+    workers.apply({ op: 'REMOVE', pod: a });
+    await waiting;
+    expect(runningIds(runtime, 'uid-a')).toEqual([]);
+    expect(runtime.graces).toEqual([30]);
   });
 });
