@@ -29,7 +29,12 @@ export interface FileSourceOptions {
   readonly logger: Logger;
   readonly events: ConfigSourceEvents;
   readonly now?: () => Date;
-  /** Quiet time after a watcher event before the name is looked at (editors write in bursts). */
+  /**
+   * Quiet time after an in-place writer's event before the name is looked at: the events of one
+   * write (create, modify) come together into one look. Short, since the read itself waits for a
+   * file still being written (read-manifest.ts); 10 ms here was most of the time from kubeadm's
+   * write to its manifests' looks.
+   */
   readonly eventDebounceMs?: number;
   /** How often a missing manifest path is looked for again. */
   readonly missingPathRetryMs?: number;
@@ -75,7 +80,7 @@ export function startFileSource(opts: FileSourceOptions): FileSource {
   const root = resolve(opts.path);
   const log = opts.logger.with({ source: 'file' });
   const now = opts.now ?? (() => new Date());
-  const debounceMs = opts.eventDebounceMs ?? 10;
+  const debounceMs = opts.eventDebounceMs ?? 2;
 
   const pods = new FileSourcePods(log, opts.events);
   const decoder = createManifestDecoder();
