@@ -52,4 +52,9 @@ describe('noderesources fit', () => {
     // init peak: 50m + 500m = 550m > 100m + 50m; memory: max(100, 10) = 100.
     expect(podRequests(p)).toEqual({ milliCPU: 560, memory: 100, ephemeralStorage: 0 });
   });
+
+  it('counts a negative request (which validation refuses) as nothing, not as room for the others', () => {
+    const p = pod('a', { containers: [{ name: 'c', image: 'i', resources: { requests: { cpu: '-2', memory: '-1Gi' } } }, { name: 'd', image: 'i', resources: { requests: { cpu: '1' } } }] });
+    expect(podRequests(p)).toEqual({ milliCPU: 1000, memory: 0, ephemeralStorage: 0 });
+  });
 });
