@@ -4,7 +4,8 @@
 // through the same rules before anything in it names a path or an object on the node, without the
 // static-pod restrictions: the API server took it, so only a server that lies (or a rule of ours
 // stricter than its) makes one fail. The rules the API server relaxes for a pod that already exists
-// (an API pod may predate them) are applied to static pods only.
+// (an API pod may predate them), and those it checks only when a pod is created (an API pod may have
+// been updated since), are applied to static pods only.
 import type { Container, Pod } from 'kubernetes-types/core/v1';
 import type { ObjectMeta } from 'kubernetes-types/meta/v1';
 import type { PathPart } from './field-path';
@@ -14,7 +15,7 @@ import { isDNS1123Label, isDNS1123Subdomain } from './validate/api-formats';
 import { validateContainer, validateHostPorts, type ContainerRef } from './validate/container-rules';
 import { duplicate, forbidden, invalid, required, unsupported } from './validate/field-errors';
 import { validateAnnotations, validateLabels } from './validate/meta-rules';
-import { validateProfileAnnotations } from './validate/profile-annotation-rules';
+import { validateProfileAnnotations, validateProfileAnnotationsMatchOnCreate } from './validate/profile-annotation-rules';
 import { validateResources } from './validate/resource-rules';
 import { validateScheduling } from './validate/scheduling-rules';
 import { validatePodSecurityContext } from './validate/security-rules';
@@ -90,6 +91,6 @@ export function validateSemantic(pod: Pod, podName: string | undefined, kind: Po
   validateHostPorts([...init, ...regular], out);
   if (spec.overhead) validateResources({ limits: spec.overhead }, ['spec', 'overhead'], out);
   out.push(...validateProfileAnnotations(pod));
-  if (kind === 'static') out.push(...staticPodReferenceErrors(spec));
+  if (kind === 'static') out.push(...validateProfileAnnotationsMatchOnCreate(pod), ...staticPodReferenceErrors(spec));
   return out;
 }

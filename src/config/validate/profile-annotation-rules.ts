@@ -1,7 +1,9 @@
-// The deprecated AppArmor and seccomp annotations as the API server checks them on create
-// (ValidateAppArmorPodAnnotations, ValidateSeccompPodAnnotations, and that an annotation and the
-// field it stands for agree): an AppArmor annotation names a container of the pod and a profile of
-// a known form; a seccomp one a known profile, a localhost one inside the profile root.
+// The deprecated AppArmor and seccomp annotations as the API server checks them
+// (ValidateAppArmorPodAnnotations, ValidateSeccompPodAnnotations: on create and on every update):
+// an AppArmor annotation names a container of the pod and a profile of a known form; a seccomp one a
+// known profile, a localhost one inside the profile root. That an annotation and the field it stands
+// for agree is checked on create only (ValidatePodCreate): an update may change a seccomp annotation
+// (only AppArmor and mirror annotations are immutable), so an API pod can carry one that disagrees.
 import type { Container, Pod, PodSpec, SeccompProfile } from 'kubernetes-types/core/v1';
 import { key, type PathPart } from '../field-path';
 import { forbidden, goQuote, invalid } from './field-errors';
@@ -54,6 +56,7 @@ function appArmorMatch(spec: PodSpec, annotations: Readonly<Record<string, strin
   }
 }
 
+/** The annotations' form (ValidatePodSpecificAnnotations: every create and update). */
 export function validateProfileAnnotations(pod: Pod): string[] {
   const out: string[] = [];
   const annotations = pod.metadata?.annotations ?? {};
@@ -72,6 +75,17 @@ export function validateProfileAnnotations(pod: Pod): string[] {
     // The API server names these with the key as a child field, not a [key].
     if (k === SECCOMP_POD || k.startsWith(SECCOMP_CONTAINER_PREFIX)) seccompAnnotation(value, [...ap, k], out);
   }
+  return out;
+}
+
+/**
+ * That each annotation agrees with the field it stands for (validateSeccompAnnotationsAndFields,
+ * validateAppArmorAnnotationsAndFieldsMatchOnCreate): the rules of a pod being created.
+ */
+export function validateProfileAnnotationsMatchOnCreate(pod: Pod): string[] {
+  const out: string[] = [];
+  const annotations = pod.metadata?.annotations ?? {};
+  const spec = pod.spec ?? { containers: [] };
   const podSeccomp = spec.securityContext?.seccompProfile;
   if (podSeccomp && annotations[SECCOMP_POD] !== undefined) seccompMatch(annotations[SECCOMP_POD]!, podSeccomp, ['spec', 'securityContext', 'seccompProfile'], out);
   for (const [c, cp] of containersWithPaths(spec)) {

@@ -97,4 +97,22 @@ describe('AppArmor and seccomp annotations', () => {
       'spec.securityContext.seccompProfile.type: Forbidden: seccomp type in annotation and field must match',
     ]);
   });
+  it('annotation and field must agree only when the pod is created: an API pod keeps a seccomp annotation changed since', () => {
+    // ValidatePodCreate alone checks the agreement (validateSeccompAnnotationsAndFields,
+    // validateAppArmorAnnotationsAndFieldsMatchOnCreate); an update may change a seccomp annotation
+    // (only AppArmor and mirror annotations are immutable) and ValidatePodUpdate checks only its form.
+    const changed = annotated(
+      { 'seccomp.security.alpha.kubernetes.io/pod': 'unconfined', 'container.seccomp.security.alpha.kubernetes.io/c': 'unconfined' },
+      { nodeName: 'node-a', securityContext: { seccompProfile: { type: 'RuntimeDefault' } }, containers: [c({ securityContext: { seccompProfile: { type: 'RuntimeDefault' } } })] },
+    );
+    expect(problems(changed, 'api')).toEqual([]);
+    expect(problems(changed)).toEqual([
+      'spec.securityContext.seccompProfile.type: Forbidden: seccomp type in annotation and field must match',
+      'spec.containers[0].securityContext.seccompProfile.type: Forbidden: seccomp type in annotation and field must match',
+    ]);
+    // The form is checked on update too.
+    expect(problems(annotated({ 'seccomp.security.alpha.kubernetes.io/pod': 'default' }, { nodeName: 'node-a' }), 'api')).toEqual([
+      'metadata.annotations.seccomp.security.alpha.kubernetes.io/pod: Invalid value: "default": must be a valid seccomp profile',
+    ]);
+  });
 });
