@@ -5,7 +5,6 @@
 // claims, resources, a security context, probes and hooks as the container's kind allows.
 import type { Container, Volume, VolumeDevice, VolumeMount } from 'kubernetes-types/core/v1';
 import type { PathPart } from '../field-path';
-import { isRestartableInit } from '../../k8s/restart.js';
 import { isDNS1123Label, isValidPortName, isValidPortNum } from './api-formats';
 import { validateEnv, validateEnvFrom } from './env-rules';
 import { duplicate, forbidden, invalid, notFound, required, unsupported } from './field-errors';
@@ -140,16 +139,26 @@ export function validateContainer({ c, path, init }: ContainerRef, ctx: Containe
   validateContainerSecurityContext(c.securityContext, [...path, 'securityContext'], ctx.hostUsers, out);
 }
 
-/** Host ports of containers that run at the same time (regular ones and sidecars) may not collide. */
-export function validateHostPorts(refs: readonly ContainerRef[], out: string[]): void {
+/** AccumulateUniqueHostPorts: a protocol/hostIP/hostPort seen twice, named on `listPath`[index in `refs`]. */
+function accumulateHostPorts(refs: readonly ContainerRef[], listPath: readonly PathPart[], out: string[]): void {
   const seen = new Set<string>();
-  for (const { c, path, init } of refs) {
-    if (init && !isRestartableInit(c)) continue;
+  refs.forEach(({ c }, ci) => {
     (c.ports ?? []).forEach((port, i) => {
       if (!port.hostPort) return;
       const key = `${port.protocol ?? 'TCP'}/${port.hostIP ?? ''}/${port.hostPort}`;
-      if (seen.has(key)) out.push(duplicate([...path, 'ports', i, 'hostPort'], key));
+      if (seen.has(key)) out.push(duplicate([...listPath, ci, 'ports', i, 'hostPort'], key));
       seen.add(key);
     });
-  }
+  });
+}
+
+/**
+ * Host ports as the API server checks them (checkHostPortConflicts): across all regular containers,
+ * and within each init container alone, sidecars included (it does not check a sidecar against the
+ * regular containers). It names a conflict inside an init container as the only entry of a list of one:
+ * `spec.initContainers[0]`, whichever init container it is.
+ */
+export function validateHostPorts(refs: readonly ContainerRef[], out: string[]): void {
+  accumulateHostPorts(refs.filter((r) => !r.init), ['spec', 'containers'], out);
+  for (const r of refs.filter((x) => x.init)) accumulateHostPorts([r], ['spec', 'initContainers'], out);
 }

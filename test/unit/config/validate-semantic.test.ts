@@ -104,6 +104,24 @@ describe('validateSemantic', () => {
     ).toEqual([]);
   });
 
+  it('checks host ports as the API server does: across the regular containers, and within each init container alone', () => {
+    // checkHostPortConflicts over spec.containers, then over each init container on its own (sidecars
+    // included), which the API server names as the only entry of a list of one: initContainers[0].
+    const sidecarAndMain = pod({
+      hostNetwork: true,
+      initContainers: [c({ restartPolicy: 'Always', ports: [{ containerPort: 9090, name: 'metrics' }] }, 'proxy')],
+      containers: [c({ ports: [{ containerPort: 9090, name: 'metrics' }] })],
+    });
+    expect(problems(sidecarAndMain)).toEqual([]);
+    expect(
+      problems(
+        pod({
+          initContainers: [c({}, 'first'), c({ restartPolicy: 'Always', ports: [{ containerPort: 80, hostPort: 80 }, { containerPort: 81, hostPort: 80 }] }, 'proxy')],
+        }),
+      ),
+    ).toEqual(['spec.initContainers[0].ports[1].hostPort: Duplicate value: "TCP//80"']);
+  });
+
   it('checks restartPolicy', () => {
     expect(problems(pod({ restartPolicy: 'Sometimes' }))).toEqual([
       'spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"',
