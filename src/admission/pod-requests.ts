@@ -22,6 +22,7 @@ function of(list: Record<string, string | number> | undefined): PodRequests {
     const v = list[name];
     if (v === undefined) return 0;
     const p = parseQuantity(v);
+    // Validation refuses a negative quantity; should one get here, it must not free room for others.
     return Math.max(0, milli ? p.milliValue() : p.value());
   };
   return { milliCPU: q('cpu', true), memory: q('memory', false), ephemeralStorage: q('ephemeral-storage', false) };

@@ -62,12 +62,15 @@ function defaultContainer(c: Container, hostNetwork: boolean): void {
   for (const e of c.env ?? []) defaultFieldRef(e.valueFrom?.fieldRef);
 }
 
-/** The volume source keys the API knows; a volume naming none of them is an emptyDir. */
+/**
+ * The volume source keys the API knows, in the order the API server's validation meets them (the
+ * first one set is the volume's type); a volume naming none of them is an emptyDir.
+ */
 export const VOLUME_SOURCES = [
-  'hostPath', 'emptyDir', 'gcePersistentDisk', 'awsElasticBlockStore', 'gitRepo', 'secret', 'nfs', 'iscsi',
-  'glusterfs', 'persistentVolumeClaim', 'rbd', 'flexVolume', 'cinder', 'cephfs', 'flocker', 'downwardAPI',
-  'fc', 'azureFile', 'configMap', 'vsphereVolume', 'quobyte', 'azureDisk', 'photonPersistentDisk',
-  'projected', 'portworxVolume', 'scaleIO', 'storageos', 'csi', 'ephemeral', 'image',
+  'emptyDir', 'hostPath', 'gitRepo', 'gcePersistentDisk', 'awsElasticBlockStore', 'secret', 'nfs', 'iscsi',
+  'glusterfs', 'flocker', 'persistentVolumeClaim', 'rbd', 'cinder', 'cephfs', 'quobyte', 'downwardAPI', 'fc',
+  'flexVolume', 'configMap', 'azureFile', 'vsphereVolume', 'photonPersistentDisk', 'portworxVolume', 'azureDisk',
+  'storageos', 'projected', 'scaleIO', 'csi', 'ephemeral', 'image',
 ] as const;
 
 function defaultVolume(v: Volume): void {

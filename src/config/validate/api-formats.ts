@@ -95,3 +95,104 @@ export function isValidPortName(v: string): string[] {
 export function isHTTPHeaderName(v: string): string[] {
   return whole(HTTP_HEADER_NAME).test(v) ? [] : [regexError("a valid HTTP header must consist of alphanumeric characters or '-'", HTTP_HEADER_NAME, 'X-Header-Name')];
 }
+
+const IP_EXAMPLE = 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)';
+const BIG = 0xffffff;
+
+/** A run of digits in `base` at the start of s, as Go's dtoi/xtoi read it: [value, length], or undefined. */
+function leadingNumber(s: string, base: 10 | 16): [number, number] | undefined {
+  let n = 0;
+  let i = 0;
+  for (; i < s.length; i++) {
+    const d = Number.parseInt(s[i]!, base);
+    if (Number.isNaN(d)) break;
+    n = n * base + d;
+    if (n >= BIG) return undefined;
+  }
+  return i === 0 ? undefined : [n, i];
+}
+
+/** Four decimal parts of at most 255 each; leading zeros allowed (ParseIPSloppy). */
+function isSloppyIPv4(s: string): boolean {
+  let rest = s;
+  for (let i = 0; i < 4; i++) {
+    if (i > 0) {
+      if (!rest.startsWith('.')) return false;
+      rest = rest.slice(1);
+    }
+    const num = leadingNumber(rest, 10);
+    if (!num || num[0] > 0xff) return false;
+    rest = rest.slice(num[1]);
+  }
+  return rest === '';
+}
+
+/** Eight groups of hex, one `::` for a run of zero groups, an IPv4 address in the last 32 bits. */
+function isSloppyIPv6(s: string): boolean {
+  let rest = s;
+  let ellipsis = -1;
+  if (rest.startsWith('::')) {
+    ellipsis = 0;
+    rest = rest.slice(2);
+    if (rest === '') return true;
+  }
+  let i = 0;
+  while (i < 16) {
+    const num = leadingNumber(rest, 16);
+    if (!num || num[0] > 0xffff) return false;
+    if (rest[num[1]] === '.') {
+      if ((ellipsis < 0 && i !== 12) || i + 4 > 16 || !isSloppyIPv4(rest)) return false;
+      rest = '';
+      i += 4;
+      break;
+    }
+    i += 2;
+    rest = rest.slice(num[1]);
+    if (rest === '') break;
+    if (rest[0] !== ':' || rest.length === 1) return false;
+    rest = rest.slice(1);
+    if (rest[0] === ':') {
+      if (ellipsis >= 0) return false;
+      ellipsis = i;
+      rest = rest.slice(1);
+      if (rest === '') break;
+    }
+  }
+  if (rest !== '') return false;
+  return i < 16 ? ellipsis >= 0 : ellipsis < 0;
+}
+
+/**
+ * IsValidIP: what k8s.io/utils/net's ParseIPSloppy takes (Go 1.16's net.ParseIP: no zone, no
+ * brackets, no spaces), so nothing but an address can reach /etc/hosts or resolv.conf.
+ */
+export function isValidIP(v: string): string[] {
+  const sep = /[.:]/.exec(v)?.[0];
+  const ok = sep === '.' ? isSloppyIPv4(v) : sep === ':' ? isSloppyIPv6(v) : false;
+  return ok ? [] : [IP_EXAMPLE];
+}
+
+const MAX_ID = 2147483647;
+
+/** IsValidUserID and IsValidGroupID: 0 to MaxInt32. */
+export function isValidID(n: number): string[] {
+  return Number.isInteger(n) && n >= 0 && n <= MAX_ID ? [] : [inclusiveRangeError(0, MAX_ID)];
+}
+
+const CONFIG_MAP_KEY = '[-._a-zA-Z0-9]+';
+
+/** IsConfigMapKey: a key of a ConfigMap or Secret, which names a file in a volume. */
+export function isConfigMapKey(v: string): string[] {
+  const errs: string[] = [];
+  if (bytes(v) > 253) errs.push(maxLenError(253));
+  if (!whole(CONFIG_MAP_KEY).test(v)) errs.push(regexError("a valid config key must consist of alphanumeric characters, '-', '_' or '.'", CONFIG_MAP_KEY, 'key.name', 'KEY_NAME', 'key-name'));
+  if (v === '.') errs.push("must not be '.'");
+  else if (v === '..') errs.push("must not be '..'");
+  else if (v.startsWith('..')) errs.push("must not start with '..'");
+  return errs;
+}
+
+/** NameIsDNSSubdomain with prefix: a name that will have a suffix appended may end in '-'. */
+export function isDNS1123SubdomainPrefix(v: string): string[] {
+  return isDNS1123Subdomain(v.endsWith('-') ? `${v.slice(0, -1)}a` : v);
+}

@@ -22,8 +22,15 @@ export function goQuote(s: string): string {
   return out + '"';
 }
 
+/** A value Go prints through its String method (a resource name, a Quantity): as it is, unquoted. */
+export class GoStringer {
+  constructor(readonly text: string) {}
+}
+export const stringer = (text: string): GoStringer => new GoStringer(text);
+
 /** A bad value as field.Error prints it: strings quoted, numbers and booleans plain. */
 export function goValue(v: unknown): string {
+  if (v instanceof GoStringer) return v.text;
   if (typeof v === 'string') return goQuote(v);
   if (typeof v === 'number' || typeof v === 'boolean') return String(v);
   if (v === null || v === undefined) return 'null';

@@ -1,7 +1,8 @@
 // Probes and lifecycle hooks as the API server checks them (validateProbe, validateHandler): one
 // handler exactly, exec with a command, httpGet with a path, a port number or name, a scheme and
-// header names Go's HTTP client can send, tcpSocket and grpc with valid ports; probe numbers not
-// negative, liveness and startup successThreshold 1, and no probe or hook on a plain init container.
+// header names Go's HTTP client can send, tcpSocket and grpc with valid ports, a sleep within the
+// grace period (zero allowed, PodLifecycleSleepActionAllowZero); probe numbers not negative,
+// liveness and startup successThreshold 1, and no probe or hook on a plain init container.
 import type { Container, HTTPGetAction, Lifecycle, LifecycleHandler, Probe } from 'kubernetes-types/core/v1';
 import type { PathPart } from '../field-path';
 import { isHTTPHeaderName, isValidPortName, isValidPortNum } from './api-formats';
@@ -22,7 +23,10 @@ function httpGet(h: HTTPGetAction, p: readonly PathPart[], out: string[]): void 
   for (const header of h.httpHeaders ?? []) for (const m of isHTTPHeaderName(header.name)) out.push(invalid([...p, 'httpHeaders'], header.name, m));
 }
 
-function handler(h: Handler, p: readonly PathPart[], out: string[]): void {
+/** The pod's terminationGracePeriodSeconds, which bounds a preStop sleep. */
+type GracePeriod = number | undefined;
+
+function handler(h: Handler, p: readonly PathPart[], grace: GracePeriod, out: string[]): void {
   let n = 0;
   const one = (key: keyof Handler, check: () => void): void => {
     if (h[key] === undefined || h[key] === null) return;
@@ -35,7 +39,12 @@ function handler(h: Handler, p: readonly PathPart[], out: string[]): void {
   one('httpGet', () => httpGet(h.httpGet!, [...p, 'httpGet'], out));
   one('tcpSocket', () => portNumOrName(h.tcpSocket!.port, [...p, 'tcpSocket', 'port'], out));
   one('grpc', () => portNumOrName(h.grpc!.port, [...p, 'grpc', 'port'], out));
-  one('sleep', () => undefined);
+  one('sleep', () => {
+    const seconds = h.sleep!.seconds;
+    if (grace !== undefined && (seconds < 0 || seconds > grace)) {
+      out.push(invalid([...p, 'sleep'], seconds, `must be non-negative and less than terminationGracePeriodSeconds (${grace})`));
+    }
+  });
   if (n === 0) out.push(required(p, 'must specify a handler type'));
 }
 
@@ -43,7 +52,7 @@ const NUMBERS = ['initialDelaySeconds', 'timeoutSeconds', 'periodSeconds', 'succ
 
 function probe(pr: Probe | undefined, p: readonly PathPart[], kind: 'liveness' | 'readiness' | 'startup', out: string[]): void {
   if (!pr) return;
-  handler(pr, p, out);
+  handler(pr, p, undefined, out);
   for (const k of NUMBERS) {
     const v = pr[k];
     if (typeof v === 'number' && v < 0) out.push(invalid([...p, k], v, 'must be greater than or equal to 0'));
@@ -57,13 +66,13 @@ function probe(pr: Probe | undefined, p: readonly PathPart[], kind: 'liveness' |
   }
 }
 
-function lifecycle(l: Lifecycle | undefined, p: readonly PathPart[], out: string[]): void {
-  if (l?.postStart) handler(l.postStart, [...p, 'postStart'], out);
-  if (l?.preStop) handler(l.preStop, [...p, 'preStop'], out);
+function lifecycle(l: Lifecycle | undefined, p: readonly PathPart[], grace: GracePeriod, out: string[]): void {
+  if (l?.postStart) handler(l.postStart, [...p, 'postStart'], grace, out);
+  if (l?.preStop) handler(l.preStop, [...p, 'preStop'], grace, out);
 }
 
 /** The probes and hooks of one container; `plainInit`: an init container without restartPolicy Always. */
-export function validateHandlers(c: Container, path: readonly PathPart[], plainInit: boolean): string[] {
+export function validateHandlers(c: Container, path: readonly PathPart[], plainInit: boolean, grace: GracePeriod): string[] {
   const out: string[] = [];
   if (plainInit) {
     for (const k of ['lifecycle', 'livenessProbe', 'readinessProbe', 'startupProbe'] as const) {
@@ -71,7 +80,7 @@ export function validateHandlers(c: Container, path: readonly PathPart[], plainI
     }
     return out;
   }
-  lifecycle(c.lifecycle, [...path, 'lifecycle'], out);
+  lifecycle(c.lifecycle, [...path, 'lifecycle'], grace, out);
   probe(c.livenessProbe, [...path, 'livenessProbe'], 'liveness', out);
   probe(c.readinessProbe, [...path, 'readinessProbe'], 'readiness', out);
   probe(c.startupProbe, [...path, 'startupProbe'], 'startup', out);

@@ -1,15 +1,20 @@
 // Pod-level fields of the spec as the API server checks them on create (validateDNSPolicy,
-// validatePodDNSConfig with relaxed searches as v1.34, ValidateHostAliases' host names,
-// validateReadinessGates, validatePodHostNetworkDeps).
+// validatePodDNSConfig with relaxed searches as v1.34, ValidateHostAliases, validateReadinessGates,
+// validateSchedulingGates, validatePodHostNetworkDeps, and ValidatePodSpec's own: the active
+// deadline, class names, preemption policy, OS). A host alias's IP and a nameserver are written
+// into the pod's /etc/hosts and resolv.conf: anything but an address there is an injection.
 import type { PodSpec } from 'kubernetes-types/core/v1';
-import { isDNS1123Subdomain, isQualifiedName, regexError } from './api-formats';
-import { invalid, required, unsupported } from './field-errors';
+import { inclusiveRangeError, isDNS1123Subdomain, isQualifiedName, isValidIP, regexError } from './api-formats';
+import { duplicate, forbidden, invalid, required, unsupported } from './field-errors';
 
 /** In the order the API server lists them. */
 const DNS_POLICIES = ['ClusterFirstWithHostNet', 'ClusterFirst', 'Default', 'None'] as const;
 const MAX_DNS_NAMESERVERS = 3;
 const MAX_DNS_SEARCH_PATHS = 32;
 const MAX_DNS_SEARCH_LIST_CHARS = 2048;
+const MAX_INT32 = 2147483647;
+const PREEMPTION_POLICIES = ['PreemptLowerPriority', 'Never'] as const;
+const OS_NAMES = ['linux', 'windows'] as const;
 const SUBDOMAIN_WITH_UNDERSCORE_LABEL = '_?[a-z0-9]([-_a-z0-9]*[a-z0-9])?';
 const SUBDOMAIN_WITH_UNDERSCORE = `${SUBDOMAIN_WITH_UNDERSCORE_LABEL}(\\.${SUBDOMAIN_WITH_UNDERSCORE_LABEL})*`;
 
@@ -35,6 +40,9 @@ function dnsConfig(spec: PodSpec, out: string[]): void {
   if (!cfg) return;
   const ns = cfg.nameservers ?? [];
   if (ns.length > MAX_DNS_NAMESERVERS) out.push(`spec.dnsConfig.nameservers: Invalid value: ${goStrings(ns)}: must not have more than ${MAX_DNS_NAMESERVERS} nameservers`);
+  ns.forEach((n, i) => {
+    for (const m of isValidIP(n)) out.push(invalid([...path, 'nameservers', i], n, m));
+  });
   const searches = cfg.searches ?? [];
   if (searches.length > MAX_DNS_SEARCH_PATHS) out.push(`spec.dnsConfig.searches: Invalid value: ${goStrings(searches)}: must not have more than ${MAX_DNS_SEARCH_PATHS} search paths`);
   if (searches.join(' ').length > MAX_DNS_SEARCH_LIST_CHARS) {
@@ -50,12 +58,43 @@ function dnsConfig(spec: PodSpec, out: string[]): void {
   });
 }
 
-export function validatePodSpecFields(spec: PodSpec): string[] {
+/** The named classes and policies, the deadline and the OS. */
+function classesAndLimits(spec: PodSpec, out: string[]): void {
+  const deadline = spec.activeDeadlineSeconds;
+  if (deadline !== undefined && (deadline < 1 || deadline > MAX_INT32)) out.push(invalid(['spec', 'activeDeadlineSeconds'], deadline, inclusiveRangeError(1, MAX_INT32)));
+  if (spec.priorityClassName) for (const m of isDNS1123Subdomain(spec.priorityClassName)) out.push(invalid(['spec', 'priorityClassName'], spec.priorityClassName, m));
+  if (spec.runtimeClassName !== undefined) for (const m of isDNS1123Subdomain(spec.runtimeClassName)) out.push(invalid(['spec', 'runtimeClassName'], spec.runtimeClassName, m));
+  const preemption = spec.preemptionPolicy;
+  if (preemption !== undefined && !(PREEMPTION_POLICIES as readonly string[]).includes(preemption)) {
+    out.push(preemption === '' ? required(['spec', 'preemptionPolicy']) : unsupported(['spec', 'preemptionPolicy'], preemption, PREEMPTION_POLICIES));
+  }
+  if (spec.os) {
+    if (!spec.os.name) out.push(required(['spec', 'os', 'name'], 'cannot be empty'));
+    else if (!(OS_NAMES as readonly string[]).includes(spec.os.name)) out.push(unsupported(['spec', 'os'], spec.os.name, OS_NAMES));
+  }
+}
+
+/**
+ * `bound`: the pod has a node: every static pod (the kubelet sets spec.nodeName before it
+ * validates), and an API pod with spec.nodeName.
+ */
+function schedulingGates(spec: PodSpec, bound: boolean, out: string[]): void {
+  const seen = new Set<string>();
+  (spec.schedulingGates ?? []).forEach((g, i) => {
+    for (const m of isQualifiedName(g.name)) out.push(invalid(['spec', 'schedulingGates', i], g.name, m));
+    if (seen.has(g.name)) out.push(duplicate(['spec', 'schedulingGates', i], g.name));
+    seen.add(g.name);
+  });
+  if (bound && (spec.schedulingGates ?? []).length > 0) out.push(forbidden(['spec', 'nodeName'], 'cannot be set until all schedulingGates have been cleared'));
+}
+
+export function validatePodSpecFields(spec: PodSpec, bound: boolean): string[] {
   const out: string[] = [];
   if (!spec.dnsPolicy) out.push(required(['spec', 'dnsPolicy']));
   else if (!(DNS_POLICIES as readonly string[]).includes(spec.dnsPolicy)) out.push(unsupported(['spec', 'dnsPolicy'], spec.dnsPolicy, DNS_POLICIES));
   dnsConfig(spec, out);
   (spec.hostAliases ?? []).forEach((a, i) => {
+    for (const m of isValidIP(a.ip ?? '')) out.push(invalid(['spec', 'hostAliases', i, 'ip'], a.ip ?? '', m));
     (a.hostnames ?? []).forEach((h, j) => {
       for (const m of isDNS1123Subdomain(h)) out.push(invalid(['spec', 'hostAliases', i, 'hostnames', j], h, m));
     });
@@ -63,6 +102,8 @@ export function validatePodSpecFields(spec: PodSpec): string[] {
   (spec.readinessGates ?? []).forEach((g, i) => {
     for (const m of isQualifiedName(g.conditionType)) out.push(invalid(['spec', 'readinessGates', i, 'conditionType'], g.conditionType, m));
   });
+  schedulingGates(spec, bound, out);
+  classesAndLimits(spec, out);
   if (spec.hostNetwork) {
     spec.containers?.forEach((c, i) => {
       (c.ports ?? []).forEach((p, j) => {

@@ -2,7 +2,9 @@
 // to a file, as an operator's `bootlet ... >>/var/log/bootlet.log 2>&1` does. A manifest linked to
 // that log once fed the agent its own output, a refusal ten times a second forever; a manifest that
 // changes at every read was logged at every read; a NUL or newline in a label value and a newline
-// in an env name ran; a server answering with 32 KiB of headers was never ready.
+// in an env name ran; a host alias IP with a newline went into the pod's /etc/hosts as two lines, a
+// negative memory request and a downwardAPI file at "../x" were accepted; a server answering with
+// 32 KiB of headers was never ready.
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
@@ -24,6 +26,7 @@ const logFile = () => path.join(h.dir, 'bootlet.log');
 const LABEL_MSG =
   "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
 const ENV_MSG = "a valid environment variable name must consist only of printable ASCII characters other than '='";
+const IP_MSG = 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)';
 
 /** The agent's log records, read from its log file. */
 function records(): Record<string, unknown>[] {
@@ -63,6 +66,30 @@ function getPods(): Promise<{ items: Array<{ metadata: { name: string }; status?
 
 const withLabel = (name: string, value: string) => busyboxPod(name, SLEEP_LOOP).replace(`namespace: kube-system}`, `namespace: kube-system, labels: {app: ${JSON.stringify(value)}}}`);
 const withEnv = (name: string, env: string) => `${busyboxPod(name, SLEEP_LOOP)}    env: [{name: ${JSON.stringify(env)}, value: x}]\n`;
+/** What the API server refuses and the node would otherwise act on: an /etc/hosts line, a cgroup figure, a file outside its volume. */
+const MISCHIEF: Record<string, [manifest: string, refusal: string]> = {
+  'alias.yaml': [
+    busyboxPod('alias', SLEEP_LOOP, `  hostAliases: [{ip: ${JSON.stringify('1.2.3.4\n5.6.7.8 evil.example')}, hostnames: [ok.example]}]\n`),
+    `spec.hostAliases[0].ip: Invalid value: "1.2.3.4\\n5.6.7.8 evil.example": ${IP_MSG}`,
+  ],
+  'memory.yaml': [
+    `${busyboxPod('memory', SLEEP_LOOP)}    resources: {requests: {memory: -1Gi}}\n`,
+    'spec.containers[0].resources.requests[memory]: Invalid value: "-1Gi": must be greater than or equal to 0',
+  ],
+  'downward.yaml': [
+    busyboxPod('downward', SLEEP_LOOP, '  volumes: [{name: info, downwardAPI: {items: [{path: ../x, fieldRef: {fieldPath: metadata.name}}]}}]\n'),
+    `spec.volumes[0].downwardAPI.path: Invalid value: "../x": must not contain '..'`,
+  ],
+};
+/** Every pod's /etc/hosts the agent wrote under its root dir. */
+function etcHostsFiles(): string[] {
+  const pods = path.join(h.rootDir, 'pods');
+  if (!fs.existsSync(pods)) return [];
+  return fs.readdirSync(pods).flatMap((uid) => {
+    const f = path.join(pods, uid, 'etc-hosts');
+    return fs.existsSync(f) ? [fs.readFileSync(f, 'utf8')] : [];
+  });
+}
 
 let server: http.Server;
 let serverPort = 0;
@@ -121,6 +148,34 @@ describe('hostile inputs through the packaged agent', () => {
     expect(await h.pods('env')).toEqual([]);
     h.remove('nul.yaml');
     h.remove('env.yaml');
+  });
+
+  it('bootlet validate refuses a host alias IP with a newline, a negative memory request and a downwardAPI path out of its volume, in the API server words', async () => {
+    const dir = path.join(h.dir, 'to-validate-mischief');
+    fs.mkdirSync(dir, { recursive: true });
+    for (const [file, [manifest]] of Object.entries(MISCHIEF)) fs.writeFileSync(path.join(dir, file), manifest);
+    const r = await run(BOOTLET_EXE, ['validate', dir, '--hostname-override', NODE]).then(
+      (ok) => ({ code: 0, stdout: ok.stdout }),
+      (e: { code: number; stdout: string }) => e,
+    );
+    expect(r.code).toBe(1);
+    for (const [file, [, refusal]] of Object.entries(MISCHIEF)) expect(r.stdout).toContain(`${path.join(dir, file)}: refused: ${refusal}`);
+    expect(r.stdout).toContain('0 accepted, 3 refused');
+  });
+
+  it('the agent refuses them too: none runs, and no pod gets the injected /etc/hosts line', async () => {
+    for (const [file, [manifest]] of Object.entries(MISCHIEF)) h.write(file, manifest);
+    for (const [file, [, refusal]] of Object.entries(MISCHIEF)) {
+      const refused = await waitFor(() => about(file, 'Static pod manifest refused')[0], { timeoutMs: 60_000, what: `${file} refused` });
+      expect(String(refused.err)).toContain(refusal);
+    }
+    // Refused for good: later rescans start none of them either.
+    await moreRescans(2);
+    for (const name of ['alias', 'memory', 'downward']) expect(await h.pods(name)).toEqual([]);
+    const hosts = etcHostsFiles();
+    expect(hosts.length).toBeGreaterThan(0);
+    for (const text of hosts) expect(text).not.toContain('evil.example');
+    for (const file of Object.keys(MISCHIEF)) h.remove(file);
   });
 
   it("refuses a manifest linked to the agent's own log once, and does not read it again as the log grows", async () => {

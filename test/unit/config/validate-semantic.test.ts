@@ -47,14 +47,20 @@ describe('validateSemantic', () => {
 
   it('checks container names and their uniqueness across init and regular containers', () => {
     expect(problems(pod({ containers: [c({}, 'Web')] }))[0]).toMatch(/^spec\.containers\[0\]\.name: Invalid value: "Web": a lowercase RFC 1123 label/);
+    // The API server checks regular containers first, and names the init container that repeats one.
     expect(problems(pod({ initContainers: [c({}, 'web')], containers: [c({}, 'app'), c({}, 'web')] }))).toEqual([
-      'spec.containers[1].name: Duplicate value: "web"',
+      'spec.initContainers[0].name: Duplicate value: "web"',
     ]);
+    expect(problems(pod({ containers: [c({}, 'web'), c({}, 'web')] }))).toEqual(['spec.containers[1].name: Duplicate value: "web"']);
   });
 
-  it('needs a non-blank image', () => {
+  it('needs an image, without leading or trailing whitespace', () => {
     expect(problems(pod({ containers: [{ name: 'c' }] }))).toEqual(['spec.containers[0].image: Required value']);
-    expect(problems(pod({ containers: [c({ image: '  ' })] }))).toEqual(['spec.containers[0].image: Required value']);
+    expect(problems(pod({ containers: [c({ image: '  ' })] }))).toEqual(['spec.containers[0].image: Invalid value: "  ": must not have leading or trailing whitespace']);
+    expect(problems(pod({ initContainers: [c({ image: ' busybox:1.36\n' }, 'i')] }))).toEqual([
+      'spec.initContainers[0].image: Invalid value: " busybox:1.36\\n": must not have leading or trailing whitespace',
+    ]);
+    expect(problems(pod({ containers: [c({ image: 'busybox:1.36\u00a0' })] }))).toHaveLength(1);
   });
 
   it('checks port numbers, protocols, names and name uniqueness', () => {
@@ -96,6 +102,24 @@ describe('validateSemantic', () => {
         }),
       ),
     ).toEqual([]);
+  });
+
+  it('checks host ports as the API server does: across the regular containers, and within each init container alone', () => {
+    // checkHostPortConflicts over spec.containers, then over each init container on its own (sidecars
+    // included), which the API server names as the only entry of a list of one: initContainers[0].
+    const sidecarAndMain = pod({
+      hostNetwork: true,
+      initContainers: [c({ restartPolicy: 'Always', ports: [{ containerPort: 9090, name: 'metrics' }] }, 'proxy')],
+      containers: [c({ ports: [{ containerPort: 9090, name: 'metrics' }] })],
+    });
+    expect(problems(sidecarAndMain)).toEqual([]);
+    expect(
+      problems(
+        pod({
+          initContainers: [c({}, 'first'), c({ restartPolicy: 'Always', ports: [{ containerPort: 80, hostPort: 80 }, { containerPort: 81, hostPort: 80 }] }, 'proxy')],
+        }),
+      ),
+    ).toEqual(['spec.initContainers[0].ports[1].hostPort: Duplicate value: "TCP//80"']);
   });
 
   it('checks restartPolicy', () => {
@@ -153,18 +177,22 @@ describe('validateSemantic', () => {
     expect(problems(vols('/var/..data', 'DirectoryOrCreate'))).toEqual([]);
   });
 
-  it('refuses an absolute subPath or subPathExpr, or one with a .. component, as the API server does', () => {
+  it('refuses an absolute subPath or subPathExpr, or one with a .. component, as the API server does (naming the list, not the mount)', () => {
     const mount = (m: Record<string, string>) => pod({ volumes: [{ name: 'v', emptyDir: {} }], containers: [c({ volumeMounts: [{ name: 'v', mountPath: '/v', ...m }] })] });
-    expect(problems(mount({ subPath: '/etc' }))).toEqual(['spec.containers[0].volumeMounts[0].subPath: Invalid value: "/etc": must be a relative path']);
-    expect(problems(mount({ subPath: 'a/../../b' }))).toEqual([`spec.containers[0].volumeMounts[0].subPath: Invalid value: "a/../../b": must not contain '..'`]);
-    expect(problems(mount({ subPathExpr: '../$(POD)' }))).toEqual([`spec.containers[0].volumeMounts[0].subPathExpr: Invalid value: "../$(POD)": must not contain '..'`]);
+    expect(problems(mount({ subPath: '/etc' }))).toEqual(['spec.containers[0].volumeMounts.subPath: Invalid value: "/etc": must be a relative path']);
+    expect(problems(mount({ subPath: 'a/../../b' }))).toEqual([`spec.containers[0].volumeMounts.subPath: Invalid value: "a/../../b": must not contain '..'`]);
+    expect(problems(mount({ subPathExpr: '../$(POD)' }))).toEqual([`spec.containers[0].volumeMounts.subPathExpr: Invalid value: "../$(POD)": must not contain '..'`]);
     expect(problems(mount({ subPath: 'a', subPathExpr: 'b' }))).toEqual(['spec.containers[0].volumeMounts[0].subPathExpr: Invalid value: "b": subPathExpr and subPath are mutually exclusive']);
     expect(problems(mount({ subPath: 'conf/..d' }))).toEqual([]);
   });
 
-  it('refuses more than one volume source', () => {
+  it('refuses more than one volume source, naming each after the first in the API server order', () => {
     expect(problems(pod({ volumes: [{ name: 'v', hostPath: { path: '/x' }, emptyDir: {} }] }))).toEqual([
-      'spec.volumes[0]: Forbidden: may not specify more than 1 volume type (found hostPath, emptyDir)',
+      'spec.volumes[0].hostPath: Forbidden: may not specify more than 1 volume type',
+    ]);
+    expect(problems(pod({ volumes: [{ name: 'v', nfs: { server: 's', path: '/' }, downwardAPI: {}, hostPath: { path: '/x' } }] }))).toEqual([
+      'spec.volumes[0].nfs: Forbidden: may not specify more than 1 volume type',
+      'spec.volumes[0].downwarAPI: Forbidden: may not specify more than 1 volume type',
     ]);
   });
 

@@ -39,3 +39,33 @@ describe('parseQuantity', () => {
     expect(parseQuantity('0.1').plus(parseQuantity('0.2')).cmp(parseQuantity('300m'))).toBe(0);
   });
 });
+
+describe('Quantity.canonical (Go Quantity.String(), what API server messages show)', () => {
+  it.each([
+    ['2', '2'],
+    ['-1Gi', '-1Gi'],
+    ['1.5Gi', '1536Mi'],
+    ['1024Ki', '1Mi'],
+    ['1023Mi', '1023Mi'],
+    ['0.1Gi', '107374182400m'],
+    ['512Ki', '512Ki'],
+    ['100', '100'],
+    ['0.5', '500m'],
+    ['1000', '1k'],
+    ['1000m', '1'],
+    ['-500m', '-500m'],
+    ['1500M', '1500M'],
+    ['128974848', '128974848'],
+    ['1e3', '1e3'],
+    ['1.5e3', '1500'],
+    ['129e6', '129e6'],
+    ['1e-10', '1e-9'],
+    ['0.0000000001', '1n'],
+    ['-0', '0'],
+  ])('%s is %s', (text, shown) => {
+    expect(parseQuantity(text).canonical()).toBe(shown);
+  });
+  it('a YAML number is its decimal text', () => {
+    expect(parseQuantity(0.25).canonical()).toBe('250m');
+  });
+});

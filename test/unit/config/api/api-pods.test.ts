@@ -68,7 +68,8 @@ describe('toDesiredPod validation (what names paths and objects on the node)', (
       'spec.containers[0].name: Invalid value: "Bad_Name"',
       'spec.containers[0].ports[0].containerPort: Invalid value: 70000: must be between 1 and 65535, inclusive',
       'spec.containers[0].env[0].name: Invalid value: "A=B"',
-      'spec.containers[0].volumeMounts[0].subPath: Invalid value: "../../etc": must not contain \'..\'',
+      // The API server names the subPath of a mount without the mount's index.
+      'spec.containers[0].volumeMounts.subPath: Invalid value: "../../etc": must not contain \'..\'',
       'spec.ephemeralContainers[0].name: Invalid value: "a/b"',
     ]) {
       expect(message).toContain(words);

@@ -1,17 +1,13 @@
 // The API server's create-time rules for what a static pod carries, one by one, in its words:
 // metadata labels and annotations, env names, probes and hooks, ports, host name, policies.
 import { describe, expect, it } from 'vitest';
-import type { Pod } from 'kubernetes-types/core/v1';
-import { applySchemeDefaults } from '../../../../src/k8s/defaults.js';
-import { validateSemantic } from '../../../../src/config/validate-semantic';
 import { goQuote } from '../../../../src/config/validate/field-errors';
 import { isDNS1123Label, isQualifiedName, isRelaxedEnvVarName, isValidLabelValue, regexError } from '../../../../src/config/validate/api-formats';
 import { TOTAL_ANNOTATION_SIZE_LIMIT_BYTES } from '../../../../src/config/validate/meta-rules';
 import { pod } from '../helpers';
+import { c, problems } from './problems';
 
-const problems = (p: Pod): string[] => validateSemantic(applySchemeDefaults(p), `${p.metadata?.name ?? 'web'}-node-a`);
 const withMeta = (metadata: Record<string, unknown>) => pod({}, { name: 'web', ...metadata });
-const c = (extra: Record<string, unknown> = {}, name = 'c') => ({ name, image: 'busybox:1.36', ...extra });
 
 const LABEL_VALUE_MSG =
   "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
