@@ -13,6 +13,7 @@ import { Connectivity } from '../../../src/apiserver/connectivity.js';
 import { loadKubeconfig } from '../../../src/apiserver/kubeconfig.js';
 import { memoryLogger } from '../../../src/log/logger.js';
 import { startFakeApiServer, type ConnectionRecord, type FakeApiServer } from '../../support/fake-apiserver/index.js';
+import { connectionsOf, mostOpenAtOnce } from '../../support/fake-apiserver/connection-counts.js';
 import { useTmpDir } from '../../support/tmp.js';
 import { waitFor } from '../../support/wait.js';
 
@@ -61,8 +62,7 @@ describe('a hung API server', () => {
     const n2conn = new Connectivity(n2, memoryLogger(2).logger);
     try {
       await n2.get('/api/v1/nodes', { fieldSelector: 'metadata.name=n2' });
-      const cert = api.requests.at(-1)!.clientCert;
-      const mine = (): ConnectionRecord[] => api.connections.filter((c) => c.clientCert === cert);
+      const mine = (): ConnectionRecord[] => connectionsOf(api, 'system:node:n2');
       expect(mine()).toHaveLength(1);
       const watch = n2.watch('/api/v1/pods', { fieldSelector: 'spec.nodeName=n2', timeoutSeconds: 300 }, () => {});
       watch.done.catch(() => undefined);
@@ -74,7 +74,7 @@ describe('a hung API server', () => {
       // Ten seconds of hang, counted at the server.
       await waitFor(() => performance.now() - hungAt >= 10_000, { timeoutMs: 20_000, intervalMs: 100, what: '10 s of hang' });
       const during = mine().filter((c) => c.openedAt >= hungAt);
-      console.log(`10 s hung: ${during.length} new connections, at ${during.map((c) => ((c.openedAt - hungAt) / 1000).toFixed(1)).join(', ')} s; at most ${mostOpenAtOnce(mine())} open at once; ${api.requests.filter((r) => r.clientCert === cert && r.path === '/readyz').length} probes`);
+      console.log(`10 s hung: ${during.length} new connections, at ${during.map((c) => ((c.openedAt - hungAt) / 1000).toFixed(1)).join(', ')} s; at most ${mostOpenAtOnce(mine())} open at once; ${api.requests.filter((r) => r.user === 'system:node:n2' && r.path === '/readyz').length} probes`);
       expect(mostOpenAtOnce(mine())).toBeLessThanOrEqual(2);
       // The first after the old one was reset, then fresh ones 2 and 4 s apart (and later 8, 16).
       expect(during.length).toBeGreaterThanOrEqual(1);
@@ -93,13 +93,3 @@ describe('a hung API server', () => {
   });
 });
 
-/** The most connections open at one moment (each open from its handshake to its close). */
-function mostOpenAtOnce(connections: readonly ConnectionRecord[]): number {
-  const edges = connections.flatMap((c) => [{ at: c.openedAt, d: 1 }, ...(c.closedAt === undefined ? [] : [{ at: c.closedAt, d: -1 }])]);
-  // A close at the same moment as an open counts first: that connection was gone by then.
-  edges.sort((a, b) => a.at - b.at || a.d - b.d);
-  let open = 0;
-  let most = 0;
-  for (const e of edges) most = Math.max(most, (open += e.d));
-  return most;
-}
