@@ -34,7 +34,7 @@ export type { IssuedToken } from './tokens/token-request.js';
 
 export interface StartOptions {
   port?: number;
-  /** Offer HTTP/2 (ALPN h2, and http/1.1); false: an HTTP/1.1-only server that offers no ALPN. Default true. */
+  /** Offer HTTP/2 (ALPN h2, and http/1.1); false: an HTTP/1.1-only server (never h2). Default true. */
   http2?: boolean;
   /** Where certificates live; a temp dir (removed by dispose) when omitted. */
   dir?: string;
