@@ -11,7 +11,7 @@
 // filled, a refusal that would put each object on the slow back-off. /readyz says 200 only when
 // the writes can succeed. It goes over the client's one connection, beside everything else (HTTP/2
 // multiplexes; it never queues behind a stuck request). A server that accepts and never answers gets
-// a probe a second on that connection, and a fresh connection (the open one may be dead) only as
+// about a probe a second on that connection, and a fresh connection (the open one may be dead) only as
 // often as probe-handshakes.ts allows: at most two connections, and handshakes on a back-off.
 import type { Logger } from '../log/logger.js';
 import { Backoff } from '../util/backoff.js';
@@ -41,7 +41,7 @@ export class Connectivity implements ConnectionGate {
   private probeTimer: NodeJS.Timeout | undefined;
   /** Probes in flight, and those of them not yet waiting PROBE_HUNG_MS for an answer. */
   private probesInFlight = 0;
-  private freshProbes = 0;
+  private recentProbes = 0;
   private notBefore = 0;
   private stopped = false;
   private everUp = false;
@@ -75,6 +75,7 @@ export class Connectivity implements ConnectionGate {
     if (this.state === 'up' || this.stopped) return;
     this.state = 'up';
     this.cancelProbe();
+    this.handshakes.answered();
     this.logger.info(this.everUp ? 'API server reachable again' : 'API server reachable', { server: this.client.server });
     this.everUp = true;
     for (const l of this.listeners) l();
@@ -114,7 +115,7 @@ export class Connectivity implements ConnectionGate {
   }
 
   private scheduleProbe(): void {
-    if (this.probeTimer || this.freshProbes > 0 || this.probesInFlight >= MAX_PROBES_IN_FLIGHT || this.stopped || this.state !== 'down') return;
+    if (this.probeTimer || this.recentProbes > 0 || this.probesInFlight >= MAX_PROBES_IN_FLIGHT || this.stopped || this.state !== 'down') return;
     // At the flat pace: after the last probe's answer, or after the last one counted as hung.
     this.later(Math.max(this.interval.next(), this.notBefore - Date.now()));
   }
@@ -132,17 +133,17 @@ export class Connectivity implements ConnectionGate {
     const route = this.handshakes.route(this.probesInFlight > 0, this.client.needsHandshake);
     if ('waitMs' in route) return this.later(route.waitMs);
     this.probesInFlight++;
-    this.freshProbes++;
-    let fresh = true;
-    const notFresh = (): void => {
-      if (!fresh) return;
-      fresh = false;
-      this.freshProbes--;
+    this.recentProbes++;
+    let recent = true;
+    const notRecent = (): void => {
+      if (!recent) return;
+      recent = false;
+      this.recentProbes--;
     };
     // A server that accepts and never answers holds a probe for its whole timeout: after a second
     // the next probe may go, so its coming back is seen at once.
     const hung = setTimeout(() => {
-      notFresh();
+      notRecent();
       this.handshakes.hangs();
       this.scheduleProbe();
     }, PROBE_HUNG_MS);
@@ -156,8 +157,8 @@ export class Connectivity implements ConnectionGate {
     } finally {
       clearTimeout(hung);
       // Answered, or failed before it counted as hung (refused, reset): this server does not hang.
-      if (fresh || !(outcome instanceof TransportError)) this.handshakes.answered();
-      notFresh();
+      if (recent || !(outcome instanceof TransportError)) this.handshakes.answered();
+      notRecent();
       this.probesInFlight--;
     }
     // The failure of a probe that another one overtook says nothing about the server now.

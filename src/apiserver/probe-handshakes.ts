@@ -1,11 +1,11 @@
 // How the reachability probe of a hung server (it accepts, it never answers) opens connections. Such
-// a server made every probe after the first open a connection of its own, one a second, each left
-// open until its probe's deadline: six TLS connections per node and a handshake every 1.2 s. Now a
-// probe goes as a stream on the open connection whenever there is one (free, and it sees a server
-// that answers again as soon as the old one would), and a new connection, fresh beside a connection
-// that may be dead or the first after it closed, waits its turn on a back-off that grows while the
-// server stays hung. An answer, or a failure too quick to be a hang (nothing listening, a reset),
-// ends the hang and the back-off.
+// a server made every probe after the first open a connection of its own, one every 1.2 s, each left
+// open until its probe's deadline: up to six TLS connections per node. Now a probe goes as a stream
+// on the open connection whenever there is one (free, and it sees a server that answers again as
+// soon as the old one would), and a new connection, fresh beside a connection that may be dead or
+// the first after it closed, waits its turn on a back-off that grows while the server stays hung.
+// An answer, or a failure too quick to be a hang (nothing listening, a reset), ends the hang and the
+// back-off.
 import { Backoff, type BackoffPolicy } from '../util/backoff.js';
 import { PROBE_HANDSHAKE_BACKOFF } from './retry-policy.js';
 
