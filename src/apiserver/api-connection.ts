@@ -1,8 +1,10 @@
 // The connection of one API client to the API server: one HTTP/2 session that carries every
 // request, watch and reachability probe at once, as client-go multiplexes them, so a node holds one
 // TLS connection where it held one per request in flight, plus one per watch and per probe. TLS
-// offers h2 and http/1.1 (ALPN); a server that picks http/1.1 is spoken to over a keep-alive
-// https.Agent instead, as before.
+// offers h2 and http/1.1 (ALPN); a server that picks http/1.1 is spoken to over two keep-alive pools
+// (http1-pools.ts: watches apart from short requests), starting on the connection that found out.
+// Every new connection negotiates again: a server that spoke HTTP/1.1 (a load balancer in front of
+// it) and speaks h2 after an outage is spoken to over h2.
 //
 // A stream that fails, times out or is given up is reset alone; the session stays. The session is
 // dropped (and the next request opens a new one) when the server closes it (GOAWAY), when it fails,
@@ -10,14 +12,15 @@
 // kubelet closes its connections then), or when a probe asks for a fresh one (the last probe is
 // still unanswered, so this connection may be dead). A drained session takes no new streams and
 // closes once the ones it carries end (client certificate rotation: the client ends the watches on it
-// and lets its requests finish).
+// and lets its requests finish). At most two connections are open at a time: the current one (or the
+// handshake of the next) and one draining; a session still draining when another is retired is
+// closed, since what it carries are requests to a server that does not answer.
 import { connect as http2Connect, constants as h2, type ClientHttp2Session, type ClientHttp2Stream, type IncomingHttpHeaders as H2Headers } from 'node:http2';
-import { Agent, request as httpsRequest } from 'node:https';
-import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
 import { connect as tlsConnect, type SecureContext } from 'node:tls';
 import type { EventEmitter } from 'node:events';
 import { TransportError } from './api-error.js';
+import { first, Http1Pools } from './http1-pools.js';
 
 /** What a response body is read through: an IncomingMessage (HTTP/1.1) or an HTTP/2 stream. */
 export interface BodyStream extends EventEmitter {
@@ -46,6 +49,8 @@ export interface SendOptions {
   body?: string;
   /** Open a new connection for this one (the current one drains). */
   fresh?: boolean;
+  /** A watch: over HTTP/1.1 it holds a connection for minutes, so it goes on the watches' pool. */
+  watch?: boolean;
 }
 
 export interface ConnectionTls {
@@ -63,16 +68,18 @@ export class ApiConnection {
   private session: ClientHttp2Session | undefined;
   private connecting: Promise<ClientHttp2Session | 'http/1.1'> | undefined;
   private connectingSocket: { destroy(): void } | undefined;
-  /** Sessions that take no new streams and close when theirs end. */
+  /** Sessions that take no new streams and close when theirs end (at most one: see retire). */
   private readonly draining = new Set<ClientHttp2Session>();
   private negotiated: Protocol | undefined;
-  private h1Agent: Agent | undefined;
+  private h1: Http1Pools | undefined;
+  /** The HTTP/1.1 connections were presumed dead: the next one negotiates again. */
+  private renegotiate = false;
   private closed = false;
 
   constructor(
     private readonly origin: URL,
     private readonly tls: ConnectionTls,
-    /** Sockets of the HTTP/1.1 fallback. */
+    /** Connections of the HTTP/1.1 fallback's short requests (its watches have their own each). */
     private readonly maxSockets: number,
   ) {}
 
@@ -81,13 +88,24 @@ export class ApiConnection {
     return this.negotiated;
   }
 
+  /**
+   * Whether a request sent now would open a new TLS connection: no session (HTTP/2) or idle socket
+   * (HTTP/1.1) to send it on, and no handshake under way to wait for.
+   */
+  get needsHandshake(): boolean {
+    if (this.closed || this.connecting) return false;
+    if (this.negotiated === 'http/1.1' && !this.mustNegotiate()) return !this.h1?.idleForRequest;
+    const s = this.session;
+    return !s || s.closed || s.destroyed;
+  }
+
   send(o: SendOptions): ApiExchange {
     let cancelled = false;
     let cancelNow: () => void = () => {};
     const response = (async (): Promise<ApiResponse> => {
       const session = await this.sessionFor(o.fresh === true);
       if (cancelled) throw new TransportError('reset', 'given up before it was sent');
-      if (session === 'http/1.1') return this.sendHttp1(o, (c) => (cancelNow = c));
+      if (session === 'http/1.1') return this.http1().send(o, (c) => (cancelNow = c));
       return sendHttp2(session, o, (c) => (cancelNow = c));
     })();
     return {
@@ -104,7 +122,10 @@ export class ApiConnection {
     this.connectingSocket?.destroy();
     this.session?.destroy();
     this.session = undefined;
-    for (const list of Object.values(this.h1Agent?.freeSockets ?? {})) for (const s of list ?? []) s.destroy();
+    if (this.h1) {
+      this.h1.closeIdle();
+      this.renegotiate = true;
+    }
   }
 
   /** No new streams here; what is in flight finishes, then the connection closes. */
@@ -112,15 +133,12 @@ export class ApiConnection {
     this.closed = true;
     if (this.session) this.retire(this.session);
     this.session = undefined;
-    if (this.h1Agent) {
-      this.h1Agent.keepSocketAlive = () => false;
-      for (const list of Object.values(this.h1Agent.freeSockets)) for (const s of list ?? []) s.destroy();
-    }
+    this.h1?.drain();
   }
 
   /** Whether anything still runs on it (a drained connection can be forgotten once this is false). */
   get busy(): boolean {
-    return this.session !== undefined || this.connecting !== undefined || this.draining.size > 0 || Object.keys(this.h1Agent?.sockets ?? {}).length > 0;
+    return this.session !== undefined || this.connecting !== undefined || this.draining.size > 0 || (this.h1?.busy ?? 0) > 0;
   }
 
   destroy(): void {
@@ -128,18 +146,37 @@ export class ApiConnection {
     this.reset();
     for (const s of this.draining) s.destroy();
     this.draining.clear();
-    this.h1Agent?.destroy();
+    this.h1?.destroy();
   }
 
+  private http1(): Http1Pools {
+    this.h1 ??= new Http1Pools(this.tls, this.maxSockets);
+    return this.h1;
+  }
+
+  /**
+   * Takes no new streams and closes once its own end. One draining at a time: an older session still
+   * draining is closed now, so a server that never answers costs two connections, not one per probe.
+   */
   private retire(session: ClientHttp2Session): void {
+    for (const older of this.draining) if (older !== session) older.destroy();
+    this.draining.clear();
     if (session.destroyed) return;
     this.draining.add(session);
     session.close(() => this.draining.delete(session));
   }
 
+  /** HTTP/1.1 so far, but the next connection is a new one anyway (none open, or all presumed dead): it asks for h2 again. */
+  private mustNegotiate(): boolean {
+    return this.renegotiate || (this.h1?.open ?? 0) === 0;
+  }
+
   private sessionFor(fresh: boolean): Promise<ClientHttp2Session | 'http/1.1'> {
     if (this.closed) return Promise.reject(new TransportError('other', 'client closed'));
-    if (this.negotiated === 'http/1.1') return Promise.resolve('http/1.1');
+    if (this.negotiated === 'http/1.1' && !this.connecting) {
+      if (fresh) this.h1?.closeIdle();
+      else if (!this.mustNegotiate()) return Promise.resolve('http/1.1');
+    }
     if (fresh && this.session) {
       this.retire(this.session);
       this.session = undefined;
@@ -147,7 +184,8 @@ export class ApiConnection {
     const s = this.session;
     if (s && !s.closed && !s.destroyed) return Promise.resolve(s);
     this.session = undefined;
-    if (fresh || !this.connecting) {
+    // A handshake under way is as fresh as a new one would be: never two at once.
+    if (!this.connecting) {
       const attempt = this.open().finally(() => {
         if (this.connecting === attempt) this.connecting = undefined;
       });
@@ -181,10 +219,11 @@ export class ApiConnection {
           socket.destroy();
           return reject(new TransportError('other', 'client closed'));
         }
+        this.renegotiate = false;
         if (socket.alpnProtocol !== 'h2') {
-          // The server does not speak HTTP/2: this handshake is spent, the agent makes its own.
+          // The server does not speak HTTP/2: the pools take this connection for their next request.
           this.negotiated = 'http/1.1';
-          socket.destroy();
+          this.http1().adopt(socket);
           return resolve('http/1.1');
         }
         this.negotiated = 'h2';
@@ -201,33 +240,6 @@ export class ApiConnection {
         this.session = session;
         resolve(session);
       });
-    });
-  }
-
-  private sendHttp1(o: SendOptions, onCancel: (c: () => void) => void): Promise<ApiResponse> {
-    this.h1Agent ??= new Agent({
-      secureContext: this.tls.secureContext,
-      servername: this.tls.servername,
-      rejectUnauthorized: true,
-      keepAlive: true,
-      maxSockets: this.maxSockets,
-      maxFreeSockets: this.maxSockets,
-      scheduling: 'lifo',
-    });
-    return new Promise((resolve, reject) => {
-      const req = httpsRequest(o.url, { method: o.method, headers: o.headers, agent: this.h1Agent, servername: this.tls.servername }, (res: IncomingMessage) =>
-        resolve({
-          status: res.statusCode ?? 0,
-          header: (name) => first(res.headers[name]),
-          body: res,
-          get complete() {
-            return res.complete;
-          },
-        }),
-      );
-      onCancel(() => req.destroy());
-      req.on('error', (e) => reject(TransportError.from(e)));
-      req.end(o.body);
     });
   }
 }
@@ -271,8 +283,4 @@ function sendHttp2(session: ClientHttp2Session, o: SendOptions, onCancel: (c: ()
       }),
     );
   });
-}
-
-function first(v: string | string[] | undefined): string | undefined {
-  return Array.isArray(v) ? v[0] : v;
 }

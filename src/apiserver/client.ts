@@ -1,8 +1,8 @@
 // A thin typed REST client for the few API calls a node agent makes. Every request, watch and
-// probe goes over one connection (api-connection.ts: one HTTP/2 session, HTTP/1.1 when the server
-// does not offer h2), as client-go multiplexes them; a hung or cut request is one stream reset
-// alone, and a deadline on every request means a server that never answers costs a timer, not a
-// stuck caller.
+// probe goes over one connection (api-connection.ts: one HTTP/2 session; when the server does not
+// offer h2, HTTP/1.1 with a connection per watch and a small pool for the rest), as client-go
+// multiplexes them; a hung or cut request is one stream reset alone, and a deadline on every request
+// means a server that never answers costs a timer, not a stuck caller.
 import { createSecureContext } from 'node:tls';
 import { readFileSync } from 'node:fs';
 import type { DeleteOptions } from 'kubernetes-types/meta/v1';
@@ -43,7 +43,10 @@ export interface ClientOptions {
   /** Whole-request deadline; default 10 s. */
   timeoutMs?: number;
   userAgent?: string;
-  /** Sockets to a server that speaks only HTTP/1.1; default 8 (HTTP/2 needs one connection). */
+  /**
+   * Connections for requests (not watches) to a server that speaks only HTTP/1.1; default 8 (HTTP/2
+   * needs one connection). Each watch has its own there, as client-go's have.
+   */
   maxSockets?: number;
   /** A response body longer than this is refused (ResponseTooLarge); default MAX_RESPONSE_BYTES (64 MiB). */
   maxResponseBytes?: number;
@@ -127,6 +130,11 @@ export class ApiClient {
   /** What the server speaks on the connection: 'h2', 'http/1.1', or undefined before the first one. */
   get protocol(): Protocol | undefined {
     return this.link.connection.protocol;
+  }
+
+  /** Whether a request sent now would open a new TLS connection (the probe paces those while a server hangs). */
+  get needsHandshake(): boolean {
+    return this.current().needsHandshake;
   }
 
   /** Hears every outcome: undefined for an answer, else the error (Connectivity listens here). */
@@ -273,7 +281,7 @@ export class ApiClient {
       const link = this.link;
       const endNow = (): void => finish();
       link.watches.add(endNow);
-      const exchange = connection.send({ method: 'GET', url: this.url(path, { ...query, watch: 1 }), headers });
+      const exchange = connection.send({ method: 'GET', url: this.url(path, { ...query, watch: 1 }), headers, watch: true });
       const lifeTimer = serverTimeout > 0 ? setTimeout(() => finish(), (serverTimeout + 30) * 1000) : undefined;
       exchange.response.then(
         (res) => {

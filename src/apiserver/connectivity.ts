@@ -10,13 +10,15 @@
 // answers /readyz with 500, and writes sent then meet 5xx or a 403 from an RBAC cache not yet
 // filled, a refusal that would put each object on the slow back-off. /readyz says 200 only when
 // the writes can succeed. It goes over the client's one connection, beside everything else (HTTP/2
-// multiplexes; it never queues behind a stuck request); a probe sent while another is unanswered
-// opens a fresh connection, since the one the first went over may be dead.
+// multiplexes; it never queues behind a stuck request). A server that accepts and never answers gets
+// about a probe a second on that connection, and a fresh connection (the open one may be dead) only as
+// often as probe-handshakes.ts allows: at most two connections, and handshakes on a back-off.
 import type { Logger } from '../log/logger.js';
 import { Backoff } from '../util/backoff.js';
 import { MAX_PROBES_IN_FLIGHT, PROBE_HUNG_MS, PROBE_INTERVAL, PROBE_TIMEOUT_MS } from './retry-policy.js';
 import { ApiError, describeError, isUnavailable, TransportError } from './api-error.js';
 import { answered, type ApiClient } from './client.js';
+import { ProbeHandshakes } from './probe-handshakes.js';
 
 export type ConnectionState = 'unknown' | 'up' | 'down';
 
@@ -27,7 +29,7 @@ export interface ConnectionGate {
 }
 
 /** What the Connectivity needs of the client. */
-export type ProbeClient = Pick<ApiClient, 'observe' | 'request' | 'server' | 'abandonInFlight'>;
+export type ProbeClient = Pick<ApiClient, 'observe' | 'request' | 'server' | 'abandonInFlight' | 'needsHandshake'>;
 
 /** Retry-After is honoured, within reason: a wrong header must not silence the node for an hour. */
 const MAX_RETRY_AFTER_MS = 30_000;
@@ -39,11 +41,12 @@ export class Connectivity implements ConnectionGate {
   private probeTimer: NodeJS.Timeout | undefined;
   /** Probes in flight, and those of them not yet waiting PROBE_HUNG_MS for an answer. */
   private probesInFlight = 0;
-  private freshProbes = 0;
+  private recentProbes = 0;
   private notBefore = 0;
   private stopped = false;
   private everUp = false;
   private readonly interval = new Backoff(PROBE_INTERVAL);
+  private readonly handshakes = new ProbeHandshakes();
 
   constructor(
     private readonly client: ProbeClient,
@@ -72,6 +75,7 @@ export class Connectivity implements ConnectionGate {
     if (this.state === 'up' || this.stopped) return;
     this.state = 'up';
     this.cancelProbe();
+    this.handshakes.answered();
     this.logger.info(this.everUp ? 'API server reachable again' : 'API server reachable', { server: this.client.server });
     this.everUp = true;
     for (const l of this.listeners) l();
@@ -111,8 +115,12 @@ export class Connectivity implements ConnectionGate {
   }
 
   private scheduleProbe(): void {
-    if (this.probeTimer || this.freshProbes > 0 || this.probesInFlight >= MAX_PROBES_IN_FLIGHT || this.stopped || this.state !== 'down') return;
-    const delay = Math.max(this.interval.next(), this.notBefore - Date.now());
+    if (this.probeTimer || this.recentProbes > 0 || this.probesInFlight >= MAX_PROBES_IN_FLIGHT || this.stopped || this.state !== 'down') return;
+    // At the flat pace: after the last probe's answer, or after the last one counted as hung.
+    this.later(Math.max(this.interval.next(), this.notBefore - Date.now()));
+  }
+
+  private later(delay: number): void {
     this.probeTimer = setTimeout(() => {
       this.probeTimer = undefined;
       void this.probe();
@@ -121,32 +129,36 @@ export class Connectivity implements ConnectionGate {
 
   private async probe(): Promise<void> {
     if (this.state !== 'down' || this.stopped) return;
-    // Company for a probe still unanswered: that connection may be dead, so this one opens another.
-    const company = this.probesInFlight > 0;
+    // Company for probes still unanswered: that connection may be dead, so now and then this one opens another.
+    const route = this.handshakes.route(this.probesInFlight > 0, this.client.needsHandshake);
+    if ('waitMs' in route) return this.later(route.waitMs);
     this.probesInFlight++;
-    this.freshProbes++;
-    let fresh = true;
-    const notFresh = (): void => {
-      if (!fresh) return;
-      fresh = false;
-      this.freshProbes--;
+    this.recentProbes++;
+    let recent = true;
+    const notRecent = (): void => {
+      if (!recent) return;
+      recent = false;
+      this.recentProbes--;
     };
     // A server that accepts and never answers holds a probe for its whole timeout: after a second
-    // the next probe may go (on a connection of its own), so its coming back is seen at once.
+    // the next probe may go, so its coming back is seen at once.
     const hung = setTimeout(() => {
-      notFresh();
+      notRecent();
+      this.handshakes.hangs();
       this.scheduleProbe();
     }, PROBE_HUNG_MS);
     let outcome: unknown;
     try {
       // /readyz answers text, not JSON; a 200 that does not parse still counts as an answer, and
       // 401/403 on /readyz still mean a server is answering.
-      await this.client.request('GET', '/readyz', { timeoutMs: PROBE_TIMEOUT_MS, freshConnection: company, unobserved: true });
+      await this.client.request('GET', '/readyz', { timeoutMs: PROBE_TIMEOUT_MS, freshConnection: route.fresh, unobserved: true });
     } catch (e) {
       outcome = answered(e) ? undefined : e;
     } finally {
       clearTimeout(hung);
-      notFresh();
+      // Answered, or failed before it counted as hung (refused, reset): this server does not hang.
+      if (recent || !(outcome instanceof TransportError)) this.handshakes.answered();
+      notRecent();
       this.probesInFlight--;
     }
     // The failure of a probe that another one overtook says nothing about the server now.

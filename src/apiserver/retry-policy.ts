@@ -23,6 +23,16 @@ export const PROBE_TIMEOUT_MS = 5000;
 /**
  * A probe unanswered for PROBE_HUNG_MS gets company, up to this many in flight, so a server that
  * stops hanging is seen within about a second rather than at the end of the oldest probe's timeout.
+ * The company goes as another stream on the open connection (no handshake).
  */
 export const MAX_PROBES_IN_FLIGHT = 5;
 export const PROBE_HUNG_MS = 1000;
+
+/**
+ * While probes hang, a new TLS connection (a fresh one beside the open one, which may be dead, or
+ * the first after it closed) is opened no sooner than this after the last: 2 s, 4, 8, then every
+ * 16–20 s while the server stays hung. A handshake costs the server (or the load balancer in front
+ * of it) far more than a stream on an open connection; a connection that died silently (a middlebox
+ * that lost its state) is still left within 20 s, well inside the 40 s Lease.
+ */
+export const PROBE_HANDSHAKE_BACKOFF: BackoffPolicy = { initialMs: 2000, maxMs: 16_000, jitter: 0.25, resetAfterMs: 0 };

@@ -2,15 +2,18 @@
 // HTTP/2 connection carries everything (watch, writes, probe), as client-go's does; after an outage
 // the node renews its Lease once and watches again from where it was (no LIST); a watch the server
 // ends is opened again from its last resourceVersion; only a 410 brings a LIST. HTTP/1.1 still
-// works against a server that offers no h2, and a rotated client certificate moves to a new
-// connection while the old one's streams finish.
+// works against a server that offers no h2 (each watch on a connection of its own, so that no number
+// of watches holds back a write), a new connection after an outage asks for h2 again, and a rotated
+// client certificate moves to a new connection while the old one's streams finish.
 import { join } from 'node:path';
+import type { Lease } from 'kubernetes-types/coordination/v1';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApiSide, type ApiSide } from '../../../src/apiserver/api-side.js';
 import { ApiClient } from '../../../src/apiserver/client.js';
 import type { TlsKeyPair } from '../../../src/apiserver/client-certificate.js';
 import { loadKubeconfig } from '../../../src/apiserver/kubeconfig.js';
 import { memoryLogger } from '../../../src/log/logger.js';
+import { apiMicroTime } from '../../../src/util/api-time.js';
 import { startFakeApiServer, type FakeApiServer, type RequestRecord } from '../../support/fake-apiserver/index.js';
 import { useTmpDir } from '../../support/tmp.js';
 import { waitFor } from '../../support/wait.js';
@@ -133,20 +136,73 @@ describe('one node against the API server', () => {
 });
 
 describe('the client alone', () => {
-  it('speaks HTTP/1.1 to a server that offers no h2 (no ALPN), on a few kept-alive connections', async () => {
+  it('speaks HTTP/1.1 to a server that offers no h2 (no ALPN), on a few kept-alive connections, the first the one that found out', async () => {
     const h1 = await startFakeApiServer({ http2: false });
     const client = new ApiClient(loadKubeconfig(h1.writeAdminKubeconfig(join(dir, 'h1.kubeconfig'))));
     try {
+      await client.get('/api/v1/namespaces');
+      // The handshake that found no h2 carried the request: no connection spent on finding out.
+      expect(h1.connections).toHaveLength(1);
       await Promise.all(Array.from({ length: 20 }, () => client.get('/api/v1/namespaces')));
       await client.get('/api/v1/namespaces');
       expect(client.protocol).toBe('http/1.1');
       expect(h1.requests.every((r) => r.protocol === 'HTTP/1.1')).toBe(true);
-      // The handshake that found no h2, then at most the 8 sockets of the fallback.
-      expect(h1.connections.length).toBeLessThanOrEqual(1 + 8);
-      expect(h1.connections.every((c) => c.protocol === 'none')).toBe(true);
+      // At most the 8 connections of the requests' pool: the first asked for h2 and got http/1.1, the
+      // pool's own ask for nothing.
+      expect(h1.connections.length).toBeLessThanOrEqual(8);
+      expect(h1.connections.map((c) => c.protocol)).toEqual(['http/1.1', ...h1.connections.slice(1).map(() => 'none')]);
     } finally {
       client.close();
       await h1.dispose();
+    }
+  });
+
+  it('HTTP/1.1 with 12 watches open (more than the 8 connections of the requests\' pool): a Lease renewal and a read still go, each watch on a connection of its own', async () => {
+    const h1 = await startFakeApiServer({ http2: false });
+    // A generous deadline: the request either goes while the watches are open or fails here.
+    const client = new ApiClient(loadKubeconfig(h1.writeAdminKubeconfig(join(dir, 'h1-watches.kubeconfig'))), { timeoutMs: 30_000 });
+    const watching = (): RequestRecord[] => h1.requests.filter((r) => isWatch(r) && r.status === 200 && r.closedAt === undefined);
+    const watches = Array.from({ length: 12 }, (_, i) =>
+      // As the object manager watches each referenced ConfigMap alone.
+      client.watch('/api/v1/namespaces/default/configmaps', { fieldSelector: `metadata.name=cm-${i}`, timeoutSeconds: 300, allowWatchBookmarks: true }, () => {}),
+    );
+    try {
+      await waitFor(() => watching().length === 12, { timeoutMs: 30_000, what: '12 watches open at the server' });
+      const leases = '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases';
+      const lease = await client.create<Lease>(leases, { metadata: { name: 'h1-node' }, spec: { holderIdentity: 'h1-node', leaseDurationSeconds: 40, renewTime: apiMicroTime(new Date()) } });
+      const renewed = await client.update<Lease>(`${leases}/h1-node`, { ...lease, spec: { ...lease.spec, renewTime: apiMicroTime(new Date()) } });
+      expect(renewed.metadata?.resourceVersion).not.toBe(lease.metadata?.resourceVersion);
+      await client.get('/api/v1/namespaces/default');
+      // The watches stayed open all along, each on its own connection; the requests went on others.
+      expect(watching()).toHaveLength(12);
+      const watchConnections = new Set(watching().map((r) => r.connection));
+      expect(watchConnections.size).toBe(12);
+      const requestConnections = new Set(h1.requests.filter((r) => !isWatch(r)).map((r) => r.connection));
+      expect([...requestConnections].some((c) => watchConnections.has(c))).toBe(false);
+    } finally {
+      for (const w of watches) w.stop();
+      client.close();
+      await h1.dispose();
+    }
+  });
+
+  it('a new connection after an outage asks for h2 again: HTTP/1.1 before, h2 once the server (its load balancer) offers it', async () => {
+    const lb = await startFakeApiServer({ http2: false });
+    const client = new ApiClient(loadKubeconfig(lb.writeAdminKubeconfig(join(dir, 'lb.kubeconfig'))));
+    try {
+      await client.get('/api/v1/namespaces');
+      expect(client.protocol).toBe('http/1.1');
+      await lb.stop();
+      lb.offerHttp2(true);
+      await expect(client.get('/api/v1/namespaces')).rejects.toThrow(/ECONNREFUSED/);
+      await lb.start();
+      await client.get('/api/v1/namespaces');
+      expect(client.protocol).toBe('h2');
+      expect(lb.connections.map((c) => c.protocol)).toEqual(['http/1.1', 'h2']);
+      expect(lb.requests.at(-1)!.protocol).toBe('HTTP/2');
+    } finally {
+      client.close();
+      await lb.dispose();
     }
   });
 

@@ -8,7 +8,7 @@
  *   api.stop(); api.start(); api.wipe(); api.compact(); api.setLatency(ms); api.failNext(n, 503, 2); api.hang(true); api.notReady(true)
  *   api.faultWatches('end-after-first-event' | 'cut-after-first-event' | 'huge-line')
  *   api.connections                                    // every TLS connection (ALPN, client cert); requests[].connection
- *   startFakeApiServer({ http2: false })               // an HTTP/1.1-only server (no ALPN)
+ *   startFakeApiServer({ http2: false })               // an HTTP/1.1-only server (never h2); api.offerHttp2(on) for the next start()
  *   api.tokensIssued(podUid); api.issuedTokens(podUid?)  // TokenRequests answered (bound to that pod)
  *   api.serviceAccountPublicKeyPem                     // verifies the issued JWTs (ES256)
  *   api.configureTokens({ maxExpirationSeconds: 20 }); api.serviceAccountAdmission(true)

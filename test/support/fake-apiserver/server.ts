@@ -34,7 +34,7 @@ export type { IssuedToken } from './tokens/token-request.js';
 
 export interface StartOptions {
   port?: number;
-  /** Offer HTTP/2 (ALPN h2, and http/1.1); false: an HTTP/1.1-only server that offers no ALPN. Default true. */
+  /** Offer HTTP/2 (ALPN h2, and http/1.1); false: an HTTP/1.1-only server (never h2). Default true. */
   http2?: boolean;
   /** Where certificates live; a temp dir (removed by dispose) when omitted. */
   dir?: string;
@@ -88,7 +88,7 @@ export class FakeApiServer {
   private saAdmission = false;
   private readonly controllers = new ClusterObjectControllers(this.store, { caPem: () => this.pki.caPem, targetPort: 6443 });
   private server: Http2SecureServer | HttpsServer | undefined;
-  private readonly http2: boolean;
+  private http2: boolean;
   private readonly sockets = new Set<Socket>();
   private readonly sessions = new Set<ServerHttp2Session>();
   private readonly watches = new Set<(how?: 'timeout') => void>();
@@ -247,6 +247,10 @@ export class FakeApiServer {
   }
   hang(on: boolean): void {
     this.chaos.hanging = on;
+  }
+  /** Offer h2 (or HTTP/1.1 only, no ALPN) from the next start() on: a load balancer put in front, or taken away. */
+  offerHttp2(on: boolean): void {
+    this.http2 = on;
   }
   /** A server that listens but is not ready: /readyz answers 500 (as during kube-apiserver's start), the rest is served. */
   notReady(on: boolean): void {

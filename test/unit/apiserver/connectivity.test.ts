@@ -8,9 +8,13 @@ import { nullLogger } from '../../../src/log/logger.js';
 class FakeServer implements ProbeClient {
   readonly server = 'https://10.0.0.1:6443';
   state: 'absent' | 'not-ready' | 'ready' | 'hung' = 'absent';
-  readonly probes: { at: number; opts: RequestOptions }[] = [];
+  /** A hung server that does not even finish TLS handshakes: no connection ever opens. */
+  handshakesHang = false;
+  readonly probes: { at: number; opts: RequestOptions; handshake: boolean }[] = [];
   inFlight = 0;
   maxInFlight = 0;
+  /** A connection is open (the client's needsHandshake is false). */
+  private connected = false;
   private observer: (e?: unknown) => void = () => {};
   private releases: (() => void)[] = [];
 
@@ -18,8 +22,19 @@ class FakeServer implements ProbeClient {
     this.observer = fn;
   }
 
+  get needsHandshake(): boolean {
+    return !this.connected;
+  }
+
+  /** The probes that opened a new connection. */
+  handshakes(): { at: number; opts: RequestOptions; handshake: boolean }[] {
+    return this.probes.filter((p) => p.handshake);
+  }
+
   async request<T>(_method: string, _path: string, opts: RequestOptions = {}): Promise<T> {
-    this.probes.push({ at: Date.now(), opts });
+    const handshake = opts.freshConnection === true || !this.connected;
+    this.probes.push({ at: Date.now(), opts, handshake });
+    this.connected = this.state !== 'absent' && !this.handshakesHang;
     this.inFlight++;
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
     try {
@@ -154,7 +169,7 @@ describe('Connectivity', () => {
     conn.stop();
   });
 
-  it('gives a hung probe company once a second, never more than 5 in flight (each waits out its 5 s), and none while a probe is fresh', async () => {
+  it('gives a hung probe company once a second on the open connection, never more than 5 in flight, and a fresh connection only on a back-off (2, 4, 8, then 16–20 s)', async () => {
     const { api, conn } = down();
     api.state = 'hung';
     await vi.advanceTimersByTimeAsync(900);
@@ -165,10 +180,46 @@ describe('Connectivity', () => {
     const gaps = api.gaps(1);
     expect(Math.min(...gaps)).toBeGreaterThanOrEqual(1000);
     expect(api.probes.length).toBeLessThanOrEqual(51);
-    // Each one sent while another was unanswered opens a fresh connection: the old may be dead.
-    expect(api.probes[0]!.opts.freshConnection).toBe(false);
-    expect(api.probes.slice(1).every((p) => p.opts.freshConnection === true)).toBe(true);
+    // The first opened the connection; the others went over it, but for a fresh one now and then.
+    const handshakes = api.handshakes();
+    expect(handshakes[0]).toBe(api.probes[0]);
+    expect(handshakes.slice(1).every((p) => p.opts.freshConnection === true)).toBe(true);
+    const apart = handshakes.slice(1).map((p, i) => p.at - handshakes[i]!.at);
+    expect(apart[0]).toBeGreaterThanOrEqual(2000);
+    for (let i = 1; i < apart.length; i++) expect(apart[i]!).toBeGreaterThanOrEqual(Math.min(16_000, 2000 * 2 ** i));
+    expect(Math.max(...apart)).toBeLessThanOrEqual(21_000);
+    // 60 s hung: at most 2 + 4 + 8 + 16 + 16 + 16 s between 7 handshakes.
+    expect(handshakes.length).toBeLessThanOrEqual(7);
     expect(conn.usable).toBe(false);
+    conn.stop();
+  });
+
+  it('a server whose TLS handshakes hang too: one handshake at a time (each probe waits for it), on the same back-off', async () => {
+    const { api, conn } = down();
+    api.state = 'hung';
+    api.handshakesHang = true;
+    await vi.advanceTimersByTimeAsync(60_000);
+    const handshakes = api.handshakes();
+    const apart = handshakes.slice(1).map((p, i) => p.at - handshakes[i]!.at);
+    for (let i = 0; i < apart.length; i++) expect(apart[i]!).toBeGreaterThanOrEqual(Math.min(16_000, 2000 * 2 ** i));
+    expect(handshakes.length).toBeLessThanOrEqual(7);
+    // Nothing but handshakes: no probe goes without a connection to go over.
+    expect(handshakes).toHaveLength(api.probes.length);
+    conn.stop();
+  });
+
+  it('an answer ends the back-off: the next hang starts again from 2 s', async () => {
+    const { api, conn } = down();
+    api.state = 'hung';
+    await vi.advanceTimersByTimeAsync(40_000);
+    api.state = 'not-ready'; // answered (500), so not hung
+    api.unhang();
+    await vi.advanceTimersByTimeAsync(2000);
+    const from = api.probes.length;
+    api.state = 'hung';
+    await vi.advanceTimersByTimeAsync(10_000);
+    const fresh = api.probes.slice(from).filter((p) => p.opts.freshConnection === true);
+    expect(fresh.length).toBeGreaterThanOrEqual(2); // ~2 s and ~6 s into the hang
     conn.stop();
   });
 
