@@ -22,6 +22,11 @@ export interface PodWorkerObserver {
    * the sync changed the runtime after reading it; if not, `runtime` is still the pod's state.
    */
   podSynced?(pod: DefaultedPod, runtime: RuntimePod | undefined, acted: boolean): void;
+  /**
+   * A wanted pod's worker was made (admitted, not an orphan): it has a status from then on, Pending
+   * while it waits for a start slot, as the kubelet lists every pod its pod manager holds.
+   */
+  podAdded?(uid: string): void;
   /** The pod started terminating (manifest removed or replaced, orphan). */
   podTerminating?(uid: string): void;
   /** Everything of the pod has been removed. */

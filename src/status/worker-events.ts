@@ -4,11 +4,12 @@ import type { PodWorkerObserver } from '../podworkers/observer.js';
 import type { StatusManager } from './status-manager.js';
 
 /**
- * To push into the pod workers' observers: every sync, start of termination and removal. The
+ * To push into the pod workers' observers: a pod's arrival, every sync, start of termination and removal. The
  * status is computed from the pod cache, where the sync read its pod.
  */
 export function statusObserver(status: Pick<StatusManager, 'update'>): PodWorkerObserver {
   return {
+    podAdded: (uid) => status.update(uid),
     podSynced: (pod) => status.update(pod.metadata.uid),
     podTerminating: (uid) => status.update(uid),
     podRemoved: (uid) => status.update(uid),

@@ -9,13 +9,14 @@ import type { RunningAgent } from '../../support/agent.js';
 import type { HealthzPoll } from '../../support/flood-watch.js';
 import { countLines, cpuMsOf, pollHealthzOutside, quantileMs, sampleRss, startControlServer, watchCri } from '../../support/flood-watch.js';
 import { freePorts } from '../../support/ports.js';
+import { readOnlyPods } from '../../support/read-only-pods.js';
 import { waitFor } from '../../support/wait.js';
 import { useAgentHarness } from './harness.js';
 
 const NODE = 'node-flood';
 const PODS = 2000;
 /** The agent's DEFAULT_MAX_CONCURRENT_STARTS (src/podworkers/pod-workers.ts). */
-const START_LIMIT = 8;
+const START_LIMIT = 16;
 /**
  * /healthz polled every 20 ms from a process of its own through the whole flood (the first write to
  * the last sandbox gone, ~500 answers), beside a bare HTTP server polled the same way: the machine's
@@ -38,6 +39,7 @@ const h = useAgentHarness('flood', NODE, { extraArgs: ['--v=0'] });
 const names = Array.from({ length: PODS }, (_, i) => `flood-${i}`);
 let agent: RunningAgent;
 let healthzPort: number;
+let readOnlyPort: number;
 let controlPort: number;
 let control: { stop(): Promise<void> } | undefined;
 
@@ -54,9 +56,9 @@ spec:
 `;
 
 beforeAll(async () => {
-  [healthzPort, controlPort] = await freePorts(2);
+  [healthzPort, readOnlyPort, controlPort] = await freePorts(3);
   control = await startControlServer(controlPort);
-  agent = h.launch({ healthzPort });
+  agent = h.launch({ healthzPort, readOnlyPort });
   await agent.waitForLog((r) => r.msg === 'Manifests read, adopting running pods', 'agent ready', 60_000);
 });
 
@@ -90,6 +92,16 @@ describe('a flood of manifests', () => {
       }
       await waitFor(() => accepted() >= PODS, { timeoutMs: 60_000, intervalMs: 50, what: `all ${PODS} manifests accepted` });
       mark('accepted');
+      // /pods lists every pod of the desired set, those admission refused with their Failed status
+      // (before issue 20 it listed 78 of 2,000); read during the flood, as an operator would. The
+      // refused ones are listed as they are refused; an admitted one once its first status is computed.
+      const floodPods = async () => (await readOnlyPods(readOnlyPort)).items.filter((p) => p.metadata?.name?.startsWith('flood-'));
+      let listed = await floodPods();
+      mark('first /pods read');
+      const listedAtAccepted = listed.length;
+      if (listed.length < PODS) await waitFor(async () => (listed = await floodPods()).length >= PODS, { timeoutMs: 10_000, intervalMs: 50, what: `all ${PODS} pods listed by /pods` }).catch(() => undefined);
+      mark('pods listed');
+      const refusedListed = listed.filter((p) => p.status?.phase === 'Failed' && (p.status.reason ?? '') !== '' && (p.status.message ?? '').startsWith('Pod was rejected: ')).length;
       await cri.fresh();
       const startingAtMost = cri.maxStarting();
       const startedBeforeRemoval = cri.firstSeen.size;
@@ -120,9 +132,12 @@ describe('a flood of manifests', () => {
       const whole = phase(healthz);
       const bareWhole = phase(bare);
       const phases = { adding: phase(healthz, 0, removalStart), bareAdding: phase(bare, 0, removalStart), removal: phase(healthz, removalStart), bareRemoval: phase(bare, removalStart) };
-      const summary = { marks, agentCpuMs: { adding: cpuAtRemoval - cpu0, removal: cpuAtEnd - cpuAtRemoval }, whole, bareWhole, ...phases, slow, polls: healthz.times.length, rssPeak: Math.round(rss.peak()), startingAtMost, startedBeforeRemoval, madeAfterRemoval };
+      const summary = { listedAtAccepted, listed: listed.length, refusedListed, marks, agentCpuMs: { adding: cpuAtRemoval - cpu0, removal: cpuAtEnd - cpuAtRemoval }, whole, bareWhole, ...phases, slow, polls: healthz.times.length, rssPeak: Math.round(rss.peak()), startingAtMost, startedBeforeRemoval, madeAfterRemoval };
       console.log(`flood summary ${JSON.stringify(summary)}`);
       expect(healthz.failures, JSON.stringify(summary)).toEqual([]);
+      expect(listed.length, JSON.stringify(summary)).toBe(PODS);
+      // Past maxPods (110) every pod is refused, and listed so.
+      expect(refusedListed, JSON.stringify(summary)).toBeGreaterThanOrEqual(PODS - 110);
       expect(healthz.times.length, 'answers through the flood').toBeGreaterThan(100);
       if (bareWhole.p99 < QUIET_BARE_P99_MS) expect(whole.p99, JSON.stringify(summary)).toBeLessThan(HEALTHZ_P99_MS);
       else {

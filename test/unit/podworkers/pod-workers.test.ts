@@ -5,6 +5,8 @@ import { PodConfig } from '../../../src/config/pod-config/pod-config.js';
 import { PodWorkers } from '../../../src/podworkers/pod-workers.js';
 import { ContainerState } from '../../../src/cri/cri-types.js';
 import { waitFor } from '../../support/wait.js';
+import { StatusManager } from '../../../src/status/status-manager.js';
+import { statusObserver } from '../../../src/status/worker-events.js';
 import { FakePodRuntime } from './fake-pod-runtime.js';
 
 function staticPod(name: string, uid: string, containers = ['main']): StaticPod {
@@ -63,6 +65,32 @@ describe('PodWorkers', () => {
     await waitFor(() => !workers.has('uid-5'), { timeoutMs: 5000, what: 'the removed pod gone' });
     expect(most).toBe(2);
     expect(sandboxes()).toEqual(['p0', 'p1', 'p2', 'p3', 'p4'].map((n, i) => `createSandbox ${n} uid-${i}`));
+  });
+
+  it('gives a pod waiting for a start slot a Pending status at once, so every wanted pod is listed', async () => {
+    const runtime = new FakePodRuntime();
+    let open!: () => void;
+    runtime.gate.set('main', new Promise<void>((r) => (open = r)));
+    let workers!: PodWorkers;
+    const status = new StatusManager({
+      runtimePod: (uid) => runtime.pods.get(uid),
+      pods: () => workers.snapshot(),
+      pod: (uid) => workers.snapshotOf(uid),
+      probes: { ready: () => undefined, started: () => undefined },
+      nodeIP: '10.0.0.1',
+      runtimeName: 'containerd',
+      logger: nullLogger,
+    });
+    workers = new PodWorkers({ runtime, cache: runtime.cache, logger: nullLogger, syncFrequencyMs: 60_000, maxConcurrentStarts: 1, observers: [statusObserver(status)] });
+    workers.adoptRuntimePods(new Map());
+    for (let i = 0; i < 3; i++) workers.apply({ op: 'ADD', pod: staticPod(`p${i}`, `uid-${i}`) });
+    await waitFor(() => runtime.journal.includes('createSandbox p0 uid-0'), { timeoutMs: 5000, what: 'p0 starting' });
+    await status.idle();
+    // p1 and p2 wait behind p0's start: before, they had no status and /pods left them out.
+    expect(workers.snapshot().filter((w) => w.state === 'WaitingToStart').map((w) => w.uid).sort()).toEqual(['uid-1', 'uid-2']);
+    expect(status.all().map((e) => [e.key, e.status.phase])).toEqual([['default/p0', 'Pending'], ['default/p1', 'Pending'], ['default/p2', 'Pending']]);
+    open();
+    await waitFor(() => [0, 1, 2].every((i) => running(runtime, `uid-${i}`)), { timeoutMs: 5000, what: 'the three pods running' });
   });
 
   it('runs at most maxConcurrentTeardowns pods\' teardown calls at once, and still stops and removes every pod', async () => {

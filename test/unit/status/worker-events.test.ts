@@ -3,14 +3,15 @@ import { onProbeResult, statusObserver } from '../../../src/status/worker-events
 import { staticPod, UID } from './fixtures.js';
 
 describe('status nudges', () => {
-  it('recomputes after every sync, on termination and on removal', () => {
+  it('computes a status as a pod arrives, recomputes after every sync, on termination and on removal', () => {
     const updated: string[] = [];
     const o = statusObserver({ update: (uid) => updated.push(uid) });
+    o.podAdded?.('u1');
     o.podSynced?.(staticPod(), undefined, false);
     o.podSynced?.(staticPod(), undefined, true);
     o.podTerminating?.('u2');
     o.podRemoved?.('u3');
-    expect(updated).toEqual([UID, UID, 'u2', 'u3']);
+    expect(updated).toEqual(['u1', UID, UID, 'u2', 'u3']);
   });
 
   it('recomputes only for probe results that changed', () => {
