@@ -4,7 +4,8 @@
 // (critical) pod that does not fit preempts a non-critical API pod, which is Failed with the
 // kubelet's Preempting status and DisruptionTarget condition, and starts only once the victim's
 // containers have been killed; sysctls are admitted as the kubelet's allowlist (the safe ones and
-// allowedUnsafeSysctls) has them, the others refused with SysctlForbidden.
+// allowedUnsafeSysctls) has them, the others refused with SysctlForbidden; a net sysctl with
+// hostNetwork never reaches admission: the API server's validation refuses it, and so does bootlet's.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Node, Pod, PodList } from 'kubernetes-types/core/v1';
@@ -103,17 +104,21 @@ describe('admission of API pods', () => {
     await waitFor(() => api.objects('events', 'kube-system').find((e) => (e as unknown as { reason?: string; involvedObject?: { name?: string } }).reason === 'OutOfcpu' && (e as unknown as { involvedObject?: { name?: string } }).involvedObject?.name === 'cpu-hog'), { timeoutMs: 30_000, what: 'the OutOfcpu event' });
   });
 
-  it('sysctls: the safe ones and allowedUnsafeSysctls are admitted; an unsafe one, or a net one with hostNetwork, is refused (SysctlForbidden)', async () => {
+  it('sysctls: the safe ones and allowedUnsafeSysctls are admitted; an unsafe one is refused (SysctlForbidden); a net one with hostNetwork is refused as the API server refuses it', async () => {
     h.write('sysctl-ok.yaml', sysctlPod('sysctl-ok', { 'kernel.msgmax': '65536', 'kernel.shm_rmid_forced': '1' }, `cat /proc/sys/kernel/msgmax; ${SLEEP_LOOP}`));
     h.write('sysctl-unsafe.yaml', sysctlPod('sysctl-unsafe', { 'kernel.sem': '250 32000 100 128' }));
     h.write('sysctl-hostnet.yaml', sysctlPod('sysctl-hostnet', { 'net.ipv4.tcp_syncookies': '1' }));
     const list = await waitFor(async () => {
       const l = await localPods();
-      return ['sysctl-unsafe', 'sysctl-hostnet'].every((n) => localPod(l, n)?.status?.phase === 'Failed') && localPod(l, 'sysctl-ok')?.status?.phase === 'Running' ? l : undefined;
+      return localPod(l, 'sysctl-unsafe')?.status?.phase === 'Failed' && localPod(l, 'sysctl-ok')?.status?.phase === 'Running' ? l : undefined;
     }, { timeoutMs: 90_000, what: 'the sysctl pods admitted or refused' });
     expect(localPod(list, 'sysctl-unsafe')?.status).toMatchObject({ reason: 'SysctlForbidden', message: 'Pod was rejected: forbidden sysctl: "kernel.sem" not allowlisted' });
-    expect(localPod(list, 'sysctl-hostnet')?.status).toMatchObject({ reason: 'SysctlForbidden', message: 'Pod was rejected: forbidden sysctl: "net.ipv4.tcp_syncookies" not allowed with host net enabled' });
     expect(await runtimePods(`sysctl-unsafe-${NODE}`)).toEqual([]);
+    // ValidatePodCreate refuses a net sysctl in the host's network namespace before any kubelet sees it.
+    const refusal = await h.agent().waitForLog((r) => r.msg === 'Static pod manifest refused' && String(r.file).endsWith('sysctl-hostnet.yaml'), 'sysctl-hostnet refused', 30_000);
+    expect(refusal.err).toContain(`spec.securityContext.sysctls[0].name: Invalid value: "net.ipv4.tcp_syncookies": may not be specified when 'hostNetwork' is true`);
+    expect(localPod(list, 'sysctl-hostnet')).toBeUndefined();
+    expect(await runtimePods(`sysctl-hostnet-${NODE}`)).toEqual([]);
     // The allowed one runs with its sysctl set in the pod's IPC namespace.
     const ok = (await runtimePods(`sysctl-ok-${NODE}`))[0]!;
     const log = path.join(h.podLogsDir, `kube-system_sysctl-ok-${NODE}_${ok.uid}`, 'main', '0.log');

@@ -179,7 +179,8 @@ describe('API pods', () => {
       return o?.status?.phase === 'Failed' ? o : undefined;
     }, { timeoutMs: 30_000, what: 'escapes Failed in the API' });
     expect(failed.status?.reason).toBe('FailedValidation');
-    expect(failed.status?.message).toContain('spec.containers[0].volumeMounts[0].subPath: Invalid value: "../../../../etc": must not contain \'..\'');
+    // The API server names a mount's subPath without the mount's index (ValidateVolumeMounts uses the list's path).
+    expect(failed.status?.message).toContain('spec.containers[0].volumeMounts.subPath: Invalid value: "../../../../etc": must not contain \'..\'');
     const event = await waitFor(async () => {
       const events = JSON.parse(await kubectl.ok(['get', 'events', '-n', 'kube-system', '-o', 'json'])) as { items: { reason: string; type: string; message: string; involvedObject: { name: string } }[] };
       return events.items.find((e) => e.involvedObject.name === 'escapes' && e.reason === 'FailedValidation');
