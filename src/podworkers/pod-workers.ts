@@ -446,13 +446,13 @@ export class PodWorkers {
         stepEffects: { kind: 'unrecorded' },
         emit: (call) => {
           call(this.slotObserver);
-          notify(this.opts.observers ?? [], call, (err) => this.opts.logger.error('Pod worker observer failed', { podUID: uid, err: String(err) }));
+          this.tell(uid, call);
         },
         event: (type, reason, message, container) => {
           const initContainer = container !== undefined && (given?.spec?.initContainers ?? []).some((c) => c.name === container);
           const e: PodEvent = { uid, namespace, name, type, reason, message, container, initContainer };
           this.opts.logger.v(2).info('Event', { pod: key, podUID: uid, type, reason, message, container });
-          notify(this.opts.observers ?? [], (o) => o.podEvent?.(e), (err) => this.opts.logger.error('Pod worker observer failed', { podUID: uid, err: String(err) }));
+          this.tell(uid, (o) => o.podEvent?.(e));
         },
         runtime: this.opts.runtime,
         backoff: this.backoff,
@@ -480,8 +480,13 @@ export class PodWorkers {
     let same = this.byKey.get(slot);
     if (!same) this.byKey.set(slot, (same = new Set()));
     same.add(w);
-    if (given) notify(this.opts.observers ?? [], (o) => o.podAdded?.(uid), (err) => this.opts.logger.error('Pod worker observer failed', { podUID: uid, err: String(err) }));
+    if (given) this.tell(uid, (o) => o.podAdded?.(uid));
     return w;
+  }
+
+  /** Tells every observer about one pod; one that throws is logged and does not stop the others. */
+  private tell(uid: string, call: (o: PodWorkerObserver) => void): void {
+    notify(this.opts.observers ?? [], call, (err) => this.opts.logger.error('Pod worker observer failed', { podUID: uid, err: String(err) }));
   }
 
   private releaseStopWaiters(uid: string): void {
@@ -537,7 +542,7 @@ export class PodWorkers {
     const again = this.restarts.get(w.ctx.uid);
     if (again) {
       this.restarts.delete(w.ctx.uid);
-      notify(this.opts.observers ?? [], (o) => o.podRestarted?.(again.uid), (err) => this.opts.logger.error('Pod worker observer failed', { podUID: again.uid, err: String(err) }));
+      this.tell(again.uid, (o) => o.podRestarted?.(again.uid));
       this.opts.logger.info('Static pod added again with the same UID, starting it anew', { pod: again.key, podUID: again.uid });
       this.create(again.uid, again.pod.metadata.namespace, again.pod.metadata.name, again.pod).wake();
     }
