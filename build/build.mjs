@@ -153,8 +153,10 @@ console.log(`bundled ${bundle} (${Math.round(statSync(bundle).size / 1024)} KiB,
 // bundle and its V8 code cache are appended to the executable (below), which sea-main.cjs reads
 // with read(2), so their pages are never mapped into the agent (1.9 MiB of RSS less than as the
 // blob's main script: README, "What an idle agent costs").
-const codeCache = join(out, 'bootlet.cjs.code-cache');
-execFileSync(runtime, [...execArgv, join(root, 'build', 'code-cache.cjs'), bundle, codeCache], { stdio: 'inherit' });
+const startCache = join(out, 'bootlet.cjs.start-cache');
+const topLevelCache = join(out, 'bootlet.cjs.top-level-cache');
+// Its stdout is the usage the bundle prints on the way (build/code-cache.cjs).
+execFileSync(runtime, [...execArgv, join(root, 'build', 'code-cache.cjs'), bundle, startCache, topLevelCache], { stdio: ['ignore', 'ignore', 'inherit'] });
 const seaConfig = join(out, 'sea-config.json');
 const blob = join(out, 'sea-prep.blob');
 // execArgvExtension "none": the agent runs as root, and NODE_OPTIONS in its environment
@@ -188,10 +190,10 @@ const blockExe = exe + '.blocks';
   try {
     let size = 0;
     for (let n; (n = readSync(from, block, 0, block.length, null)) > 0; size += n) writeSync(to, block, 0, n);
-    // The bundle, its code cache, and the trailer sea-main.cjs reads them by (offset and length of each).
-    const trailer = Buffer.alloc(32);
-    trailer.write('BOOTLETB', 0, 'latin1');
-    for (const [i, file] of [bundle, codeCache].entries()) {
+    // The bundle, its two code caches, and the trailer sea-main.cjs reads them by (offset and length of each).
+    const trailer = Buffer.alloc(44);
+    trailer.write('BOOTLETC', 0, 'latin1');
+    for (const [i, file] of [bundle, startCache, topLevelCache].entries()) {
       const data = readFileSync(file);
       trailer.writeUIntLE(size, 8 + i * 12, 6);
       trailer.writeUIntLE(data.length, 14 + i * 12, 6);
@@ -207,10 +209,10 @@ const blockExe = exe + '.blocks';
 rmSync(tmpExe);
 chmodSync(blockExe, 0o755);
 renameSync(blockExe, exe);
-// The appended bundle must run, under its code cache (sea-main.cjs says on stderr when V8 rejects it).
-{
-  const check = spawnSync(exe, ['--version'], { encoding: 'utf8' });
-  if (check.status !== 0 || check.stderr !== '') throw new Error(`the built executable failed its --version check (exit ${check.status}): ${check.stderr}`);
+// The appended bundle must run, under each of its code caches (sea-main.cjs says on stderr when V8 rejects one).
+for (const arg of ['--version', '--help']) {
+  const check = spawnSync(exe, [arg], { encoding: 'utf8' });
+  if (check.status !== 0 || check.stderr !== '') throw new Error(`the built executable failed its ${arg} check (exit ${check.status}): ${check.stderr}`);
 }
 writeFileSync(runtimeStamp, `${runtimeVersion}\n`);
 console.log(`built ${exe} (${Math.round(statSync(exe).size / 1024 / 1024)} MB, Node ${runtimeVersion})`);

@@ -3,14 +3,18 @@
 // script from the mapped file and copies it into V8's heap; the file pages it read then stay in
 // the process's RSS for as long as it runs (1.9 MiB: the bundle and its code cache). Read with
 // read(2), the bytes pass through the page cache without ever being mapped.
-// The trailer, the file's last 32 bytes: "BOOTLETB", then the bundle's offset and length and the
-// code cache's offset and length, each a little-endian uint48 in 6 bytes.
+// The trailer, the file's last 44 bytes: "BOOTLETC", then the offset and length of the bundle, of
+// its start code cache and of its top-level code cache (build/code-cache.cjs), each a
+// little-endian uint48 in 6 bytes.
 'use strict';
 const { closeSync, fstatSync, openSync, readSync } = require('node:fs');
-const { compileFunction, constants: vmConstants } = require('node:vm');
+const { Script, constants: vmConstants } = require('node:vm');
 
-const TRAILER = 32;
-const MAGIC = 'BOOTLETB';
+const TRAILER = 44;
+const MAGIC = 'BOOTLETC';
+const args = process.argv.slice(2);
+// `--version` (kubeadm's preflight asks) runs only the bundle's top level.
+const cacheAt = args.length === 1 && (args[0] === '--version' || args[0] === 'version') ? 32 : 20;
 // /proc/self/exe, not process.execPath: it still opens this process's file after a package upgrade
 // replaced the one at the path.
 const fd = openSync('/proc/self/exe', 'r');
@@ -32,14 +36,15 @@ try {
   };
   // The build refuses a bundle that is not ASCII, so latin1 is its exact text.
   source = read(8).toString('latin1');
-  cachedData = read(20);
+  cachedData = read(cacheAt);
 } finally {
   closeSync(fd);
 }
 // The bundle's one dynamic import (node:worker_threads, with the first big manifest) goes to Node's own loader.
-const run = compileFunction(source, ['exports', 'require', 'module', '__filename', '__dirname'], { filename: __filename, cachedData, importModuleDynamically: vmConstants.USE_MAIN_CONTEXT_DEFAULT_LOADER });
+// Wrapped as build/code-cache.cjs wraps it: a cache fits only the same source.
+const script = new Script('(function (exports, require, module, __filename, __dirname) {' + source + '\n})', { filename: __filename, cachedData, importModuleDynamically: vmConstants.USE_MAIN_CONTEXT_DEFAULT_LOADER });
 // A rejected cache (the executable's V8 flags differ from the build's) costs start-up time only.
-if (run.cachedDataRejected) process.stderr.write('bootlet: the bundle\'s code cache was rejected (a slower start); rebuild the executable\n');
+if (script.cachedDataRejected) process.stderr.write('bootlet: the bundle\'s code cache was rejected (a slower start); rebuild the executable\n');
 source = undefined;
 cachedData = undefined;
-run(exports, require, module, __filename, __dirname);
+script.runInThisContext()(exports, require, module, __filename, __dirname);
