@@ -150,7 +150,7 @@ for (const [what, text] of [['bundle', readFileSync(bundle, 'utf8')], ['decode w
 console.log(`bundled ${bundle} (${Math.round(statSync(bundle).size / 1024)} KiB, decode worker ${Math.round(workerCode.length / 1024)} KiB) in ${Date.now() - t0} ms`);
 
 // Single executable: the blob carries build/sea-main.cjs and the decode worker's bundle; the main
-// bundle and its V8 code cache are appended to the executable (below), which sea-main.cjs reads
+// bundle and its two V8 code caches are appended to the executable (below), which sea-main.cjs reads
 // with read(2), so their pages are never mapped into the agent (1.9 MiB of RSS less than as the
 // blob's main script: README, "What an idle agent costs").
 const startCache = join(out, 'bootlet.cjs.start-cache');

@@ -13,7 +13,8 @@ const { Script, constants: vmConstants } = require('node:vm');
 const TRAILER = 44;
 const MAGIC = 'BOOTLETC';
 const args = process.argv.slice(2);
-// `--version` (kubeadm's preflight asks) runs only the bundle's top level.
+// `--version` (kubeadm's preflight asks) runs only the bundle's top level: the same test as src/main.ts
+// makes, here before the bundle exists.
 const cacheAt = args.length === 1 && (args[0] === '--version' || args[0] === 'version') ? 32 : 20;
 // /proc/self/exe, not process.execPath: it still opens this process's file after a package upgrade
 // replaced the one at the path.
