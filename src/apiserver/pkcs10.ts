@@ -37,6 +37,8 @@ export function signatureAlgorithmFor(key: KeyObject): SignatureAlgorithm {
     }
     case 'ed25519':
       return { oid: '1.3.101.112', hash: null, nullParams: false };
+    default:
+      break;
   }
   throw new Error(`private key of type ${key.asymmetricKeyType ?? 'unknown'}${d.namedCurve ? ` (${d.namedCurve})` : ''} cannot sign a certificate request`);
 }

@@ -2,7 +2,6 @@
 // parse (bounded) -> decode as the API machinery does -> defaults -> semantic rules -> identity.
 // The first two stages are the costly ones, and run in a worker thread for big files
 // (decode-off-thread.ts); the rest works on a decoded pod that is bounded in size.
-import type { Pod } from 'kubernetes-types/core/v1';
 import type { ManifestError, StaticPod } from './types';
 import { decodeManifest, type DecodedManifest } from './decode/decode-manifest';
 import { applySchemeDefaults } from '../k8s/defaults.js';

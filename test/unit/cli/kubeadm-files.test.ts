@@ -1,7 +1,7 @@
 // bootlet started exactly as kubeadm's systemd drop-in starts the kubelet, with the files kubeadm
 // writes for 1.28-1.34. The exact corpus (branch `fixtures`, test/fixtures/kubeadm/<v>/kubelet/) is
 // (test/fixtures/kubeadm).
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parseCommandLine } from '../../../src/cli/argv.js';

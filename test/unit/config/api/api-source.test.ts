@@ -120,7 +120,7 @@ describe('ApiPodSource', () => {
   });
 
   it('lists again on a 410 Expired, and removes what the new list lacks', async () => {
-    const { client, told, start, stop, pods } = setup([list('10', [apiPod('a', 'ua', '8'), apiPod('b', 'ub', '9')]), list('50', [apiPod('b', 'ub', '9'), apiPod('c', 'uc', '40')])]);
+    const { client, told, start, stop } = setup([list('10', [apiPod('a', 'ua', '8'), apiPod('b', 'ub', '9')]), list('50', [apiPod('b', 'ub', '9'), apiPod('c', 'uc', '40')])]);
     start();
     await waitFor(() => client.watching, { timeoutMs: 2000, what: 'the source to get there' });
     client.endWatch(new ApiError(410, 'Expired', 'too old resource version'));
