@@ -4,7 +4,14 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['src/cri/generated/**', 'src/config/generated/**', 'build/**', 'node_modules/**', '.tmp/**', 'test/fixtures/**'],
+    ignores: [
+      'src/cri/generated/**',
+      'src/config/generated/**',
+      'build/**',
+      'node_modules/**',
+      '.tmp/**',
+      'test/fixtures/**',
+    ],
   },
   {
     files: ['src/**/*.ts', 'test/**/*.ts', 'dev/**/*.ts', 'bench/**/*.ts', 'soak/**/*.ts'],

@@ -42,7 +42,15 @@ export interface ApiPodsBenchResult {
   apiRounds: number[];
   manifestP50: number;
   apiP50: number;
-  idle: { pods: number; seconds: number; requestsPerMinute: number; byVerb: Record<string, number>; connections: number; rssMiB: number; cpuPercent: number };
+  idle: {
+    pods: number;
+    seconds: number;
+    requestsPerMinute: number;
+    byVerb: Record<string, number>;
+    connections: number;
+    rssMiB: number;
+    cpuPercent: number;
+  };
   /** Per edit: ms from the server's write of the ConfigMap to its new content in the volume. */
   configMapMs: number[];
 }
@@ -75,10 +83,21 @@ function podWithConfigMap(name: string, configMap: string): Pod {
 /** A PUT of the object through the API server's HTTPS endpoint, as a client (kubectl replace) sends it. */
 function putObject(api: FakeApiServer, token: string, urlPath: string, body: object): Promise<void> {
   return new Promise((resolve, reject) => {
-    const req = https.request(new URL(urlPath, api.url), { method: 'PUT', ca: api.caPem, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, timeout: 10_000 }, (res) => {
-      res.resume();
-      res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`PUT ${urlPath}: ${res.statusCode}`))));
-    });
+    const req = https.request(
+      new URL(urlPath, api.url),
+      {
+        method: 'PUT',
+        ca: api.caPem,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        timeout: 10_000,
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () =>
+          res.statusCode === 200 ? resolve() : reject(new Error(`PUT ${urlPath}: ${res.statusCode}`)),
+        );
+      },
+    );
     req.on('timeout', () => req.destroy(new Error(`PUT ${urlPath} timed out`)));
     req.on('error', reject);
     req.end(JSON.stringify(body));
@@ -89,11 +108,20 @@ function putObject(api: FakeApiServer, token: string, urlPath: string, body: obj
  * CONFIGMAP_EDITS edits of one ConfigMap through the API; each timed from the server's write (its
  * MODIFIED event) to the first read of the volume's host path that shows the new value.
  */
-async function measureConfigMapEdits(api: FakeApiServer, rootDir: string, poller: { running(name: string): Promise<number> }): Promise<number[]> {
+async function measureConfigMapEdits(
+  api: FakeApiServer,
+  rootDir: string,
+  poller: { running(name: string): Promise<number> },
+): Promise<number[]> {
   const token = 'bench-configmap-editor';
   api.addToken(token, 'bench-admin', ['system:masters']);
   const name = 'bench-config';
-  const cm = (value: string): ConfigMap => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' }, data: { value } });
+  const cm = (value: string): ConfigMap => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace: 'default' },
+    data: { value },
+  });
   api.seedObject('configmaps', cm('v0') as never);
   api.seedObject('pods', podWithConfigMap('cm-reader', name) as never);
   await poller.running('cm-reader');
@@ -113,11 +141,16 @@ async function measureConfigMapEdits(api: FakeApiServer, rootDir: string, poller
     let writtenAt: number | undefined;
     const unsubscribe = api.store.subscribe((ev) => {
       const o = ev.object as { kind?: string; metadata?: { name?: string }; data?: Record<string, string> };
-      if (ev.type === 'MODIFIED' && o.metadata?.name === name && o.data?.value === value) writtenAt ??= performance.now();
+      if (ev.type === 'MODIFIED' && o.metadata?.name === name && o.data?.value === value)
+        writtenAt ??= performance.now();
     });
     try {
       await putObject(api, token, `/api/v1/namespaces/default/configmaps/${name}`, cm(value));
-      const seenAt = await waitFor(() => (content() === value ? performance.now() : undefined), { timeoutMs: 30_000, intervalMs: 2, what: `${value} in the volume` });
+      const seenAt = await waitFor(() => (content() === value ? performance.now() : undefined), {
+        timeoutMs: 30_000,
+        intervalMs: 2,
+        what: `${value} in the volume`,
+      });
       if (writtenAt === undefined) throw new Error(`no MODIFIED event for ${value}`);
       times.push(seenAt - writtenAt);
     } finally {
@@ -142,11 +175,22 @@ export async function runApiPodsBench(): Promise<ApiPodsBenchResult> {
     const manifests = path.join(dir, 'manifests');
     fs.mkdirSync(manifests, { recursive: true });
     const configFile = path.join(dir, 'kubelet-config.yaml');
-    fs.writeFileSync(configFile, `apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\npodLogsDir: ${podLogsDir}\n`);
+    fs.writeFileSync(
+      configFile,
+      `apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\npodLogsDir: ${podLogsDir}\n`,
+    );
     const user = `system:node:${BENCH_NODE}`;
     const kubeconfig = api.writeKubeconfig(path.join(dir, 'node.kubeconfig'), user, ['system:nodes']);
     const poller = await startRuntimePoller(cd.endpoint, { intervalMs: 5 });
-    const agent = startAgent({ manifests, endpoint: cd.endpoint, rootDir, podLogsDir, nodeName: BENCH_NODE, configFile, extraArgs: ['--v=0', `--kubeconfig=${kubeconfig}`] });
+    const agent = startAgent({
+      manifests,
+      endpoint: cd.endpoint,
+      rootDir,
+      podLogsDir,
+      nodeName: BENCH_NODE,
+      configFile,
+      extraArgs: ['--v=0', `--kubeconfig=${kubeconfig}`],
+    });
     try {
       await agent.waitForLog((r) => r.msg === 'API pods listed', 'the API pods listed', 60_000);
       // Warm both paths once.
@@ -182,7 +226,12 @@ export async function runApiPodsBench(): Promise<ApiPodsBenchResult> {
       for (const p of api.objects('pods', 'default')) api.store.remove('pods', 'default', p.metadata.name as string);
       for (let i = 0; i < IDLE_API_PODS; i++) api.seedObject('pods', boundPod(`idle-${i}`) as never);
       for (let i = 0; i < IDLE_API_PODS; i++) await poller.running(`idle-${i}`);
-      await waitFor(() => api.objects('pods', 'default').filter((p) => (p as unknown as Pod).status?.phase === 'Running').length >= IDLE_API_PODS, { timeoutMs: 120_000, what: 'the idle pods Running in the server' });
+      await waitFor(
+        () =>
+          api.objects('pods', 'default').filter((p) => (p as unknown as Pod).status?.phase === 'Running').length >=
+          IDLE_API_PODS,
+        { timeoutMs: 120_000, what: 'the idle pods Running in the server' },
+      );
       // Let the start-up burst's requests and V8's heap settle.
       await new Promise((r) => setTimeout(r, 20_000));
       const pid = agent.proc.pid!;
@@ -206,7 +255,15 @@ export async function runApiPodsBench(): Promise<ApiPodsBenchResult> {
         apiRounds,
         manifestP50: percentile(allManifest, 50),
         apiP50: percentile(allApi, 50),
-        idle: { pods: IDLE_API_PODS, seconds: IDLE_SECONDS, requestsPerMinute: reqs.length / minutes, byVerb, connections: open, rssMiB: rss, cpuPercent },
+        idle: {
+          pods: IDLE_API_PODS,
+          seconds: IDLE_SECONDS,
+          requestsPerMinute: reqs.length / minutes,
+          byVerb,
+          connections: open,
+          rssMiB: rss,
+          cpuPercent,
+        },
         configMapMs,
       };
     } finally {
@@ -231,7 +288,11 @@ export function printApiPodsBench(r: ApiPodsBenchResult): void {
     `${i.pods} API pods, nothing changing, over ${i.seconds} s: ${i.requestsPerMinute.toFixed(1)} requests/min from the node (a v1.34 kubelet: ~${KUBELET_REQUESTS_PER_MINUTE}), ` +
       `${i.connections} connection(s) open; RSS ${i.rssMiB.toFixed(1)} MiB (target ≤ ${API_PODS_RSS_TARGET_MIB}), CPU ${i.cpuPercent.toFixed(2)}% of one core (target < 0.3 %)`,
   );
-  console.log(`  requests: ${Object.entries(i.byVerb).map(([k, n]) => `${k} ×${n}`).join(', ')}`);
+  console.log(
+    `  requests: ${Object.entries(i.byVerb)
+      .map(([k, n]) => `${k} ×${n}`)
+      .join(', ')}`,
+  );
   const cm = r.configMapMs;
   console.log(
     `ConfigMap edited through the API → new content in the pod's volume (its host path), ${cm.length} edits: ` +

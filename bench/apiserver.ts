@@ -85,7 +85,10 @@ function converged(api: FakeApiServer, pods: FakeStaticPods, restarts: number, s
   if (!(Date.parse(lease?.spec?.renewTime ?? '') >= sinceMs)) return false;
   return pods.list().every((sp) => {
     const m = api.object('pods', sp.pod.metadata.namespace, sp.pod.metadata.name) as unknown as Pod | undefined;
-    return m?.metadata?.annotations?.['kubernetes.io/config.mirror'] === sp.uid && m.status?.containerStatuses?.[0]?.restartCount === restarts;
+    return (
+      m?.metadata?.annotations?.['kubernetes.io/config.mirror'] === sp.uid &&
+      m.status?.containerStatuses?.[0]?.restartCount === restarts
+    );
   });
 }
 
@@ -98,7 +101,14 @@ export async function runApiServerBench(): Promise<ApiServerBenchResult> {
   const pods = new FakeStaticPods(Array.from({ length: PODS }, (_, i) => staticPod(`bench-${i}`, NODE)));
   const statuses = new FakeStatuses();
   for (const sp of pods.list()) statuses.set(sp.uid, runningStatus(sp));
-  const start = (): ApiSide => startApiSide({ kubeconfigPath: kubeconfig, nodeInfo: fakeNodeInfo(NODE), staticPods: pods, statuses, logger: nullLogger });
+  const start = (): ApiSide =>
+    startApiSide({
+      kubeconfigPath: kubeconfig,
+      nodeInfo: fakeNodeInfo(NODE),
+      staticPods: pods,
+      statuses,
+      logger: nullLogger,
+    });
   let agent: ApiSide | undefined;
   // Started at spread moments of the agent's probing, not in step with it.
   const spread = (run: number): number => 1000 + (1000 * (run + 0.5)) / RUNS;
@@ -116,12 +126,20 @@ export async function runApiServerBench(): Promise<ApiServerBenchResult> {
       { timeoutMs: 60_000, intervalMs: 2, what: `${label}: node, lease, ${PODS} mirror pods with status` },
     );
     const end = performance.now();
-    if (process.env.BENCH_DEBUG) console.log(`${label}: up after ${((upAt ?? t0) - t0).toFixed(0)} ms, converged ${(end - t0).toFixed(0)} ms`);
+    if (process.env.BENCH_DEBUG)
+      console.log(`${label}: up after ${((upAt ?? t0) - t0).toFixed(0)} ms, converged ${(end - t0).toFixed(0)} ms`);
     return { total: end - t0, afterContact: end - (upAt ?? t0) };
   };
   const summary = (rs: { total: number; afterContact: number }[]): Convergence => {
     const runs = rs.map((r) => r.total);
-    return { runs, p50Ms: percentile(runs, 50), afterContactP50Ms: percentile(rs.map((r) => r.afterContact), 50) };
+    return {
+      runs,
+      p50Ms: percentile(runs, 50),
+      afterContactP50Ms: percentile(
+        rs.map((r) => r.afterContact),
+        50,
+      ),
+    };
   };
   let restarts = 0;
   try {
@@ -163,7 +181,12 @@ export async function runApiServerBench(): Promise<ApiServerBenchResult> {
       const sp = pods.list()[i % PODS];
       if (i % PODS === 0) restarts++;
       statuses.set(sp.uid, runningStatus(sp, restarts));
-      agent!.recorder.event({ kind: 'Pod', namespace: sp.pod.metadata.namespace, name: sp.pod.metadata.name, uid: sp.uid }, 'Warning', 'BackOff', `Back-off restarting failed container (restart ${restarts})`);
+      agent!.recorder.event(
+        { kind: 'Pod', namespace: sp.pod.metadata.namespace, name: sp.pod.metadata.name, uid: sp.uid },
+        'Warning',
+        'BackOff',
+        `Back-off restarting failed container (restart ${restarts})`,
+      );
       if (i % 100 === 99) await sleep(10); // let probes and timers run, as they would over 10 minutes
     }
     await sleep(500);
@@ -192,7 +215,9 @@ export function printApiServerBench(r: ApiServerBenchResult): void {
   console.log(`API server reachable → Node, Lease, ${r.pods} mirror pods and statuses right`);
   console.log(`  ${line('fresh cluster', r.fresh)}`);
   console.log(`  ${line('back after a short outage', r.back)}`);
-  console.log(`  back after the long outage below (every status changed, event buffer full): ${f(r.afterLongOutageMs)} ms`);
+  console.log(
+    `  back after the long outage below (every status changed, event buffer full): ${f(r.afterLongOutageMs)} ms`,
+  );
   const m = r.memory;
   console.log(
     `memory while away (${m.changes} status changes + events, ${m.gc ? 'after GC' : 'no --expose-gc'}): heapUsed ${f(m.before.heapUsedMiB)} → ${f(m.mid.heapUsedMiB)} (half-way) → ${f(m.after.heapUsedMiB)} MiB, RSS ${f(m.before.rssMiB)} → ${f(m.mid.rssMiB)} → ${f(m.after.rssMiB)} MiB`,

@@ -30,7 +30,10 @@ export async function startBenchNode(name: string): Promise<BenchNode> {
     const manifests = path.join(dir, 'manifests');
     fs.mkdirSync(manifests, { recursive: true });
     const configFile = path.join(dir, 'kubelet-config.yaml');
-    fs.writeFileSync(configFile, `apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\npodLogsDir: ${podLogsDir}\n`);
+    fs.writeFileSync(
+      configFile,
+      `apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\npodLogsDir: ${podLogsDir}\n`,
+    );
     return {
       dir,
       cd,

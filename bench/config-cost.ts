@@ -11,7 +11,12 @@ import { cleanupStaleContainerds, startContainerd } from '../dev/containerd.js';
 import { importTestImages, TEST_IMAGES } from '../dev/images.js';
 import { makeTmpDir, removeTmpDir } from '../test/support/tmp.js';
 import { connectRuntime } from '../src/cri/cri-client.js';
-import { NamespaceMode, type ContainerConfig, type PodSandboxConfig, type RuntimeService } from '../src/cri/cri-types.js';
+import {
+  NamespaceMode,
+  type ContainerConfig,
+  type PodSandboxConfig,
+  type RuntimeService,
+} from '../src/cri/cri-types.js';
 import { buildSandboxConfig } from '../src/kuberuntime/sandbox-config.js';
 import { buildContainerConfig } from '../src/kuberuntime/container-config.js';
 import type { LabelledPod } from '../src/kuberuntime/labels.js';
@@ -32,8 +37,25 @@ interface Configs {
 
 type Variant = { name: string; make: (full: Configs, bare: Configs) => Configs };
 
-const SANDBOX_FIELDS = ['cgroupParent', 'logDirectory', 'dnsConfig', 'labels', 'annotations', 'seccomp', 'sysctls'] as const;
-const CONTAINER_FIELDS = ['logPath', 'mounts', 'envs', 'labels', 'annotations', 'resources', 'securityContext', 'userSpecifiedImage'] as const;
+const SANDBOX_FIELDS = [
+  'cgroupParent',
+  'logDirectory',
+  'dnsConfig',
+  'labels',
+  'annotations',
+  'seccomp',
+  'sysctls',
+] as const;
+const CONTAINER_FIELDS = [
+  'logPath',
+  'mounts',
+  'envs',
+  'labels',
+  'annotations',
+  'resources',
+  'securityContext',
+  'userSpecifiedImage',
+] as const;
 type SandboxField = (typeof SANDBOX_FIELDS)[number];
 type ContainerField = (typeof CONTAINER_FIELDS)[number];
 
@@ -45,7 +67,13 @@ function copySandbox(to: PodSandboxConfig, from: PodSandboxConfig, f: SandboxFie
     case 'sysctls':
       return { ...to, linux: { ...linux, sysctls: from.linux?.sysctls ?? {} } };
     case 'seccomp':
-      return { ...to, linux: { ...linux, securityContext: { ...linux.securityContext, seccomp: from.linux?.securityContext?.seccomp } } };
+      return {
+        ...to,
+        linux: {
+          ...linux,
+          securityContext: { ...linux.securityContext, seccomp: from.linux?.securityContext?.seccomp },
+        },
+      };
     case 'labels':
       return { ...to, labels: from.labels };
     default:
@@ -70,14 +98,36 @@ function copyContainer(to: ContainerConfig, from: ContainerConfig, f: ContainerF
 const VARIANTS: Variant[] = [
   { name: 'bare', make: (_, bare) => bare },
   { name: 'bootlet (all)', make: (full) => full },
-  ...SANDBOX_FIELDS.map((f) => ({ name: `all - sandbox.${f}`, make: (full: Configs, bare: Configs) => ({ ...full, sandbox: copySandbox(full.sandbox, bare.sandbox, f) }) })),
-  ...CONTAINER_FIELDS.map((f) => ({ name: `all - container.${f}`, make: (full: Configs, bare: Configs) => ({ ...full, container: copyContainer(full.container, bare.container, f) }) })),
+  ...SANDBOX_FIELDS.map((f) => ({
+    name: `all - sandbox.${f}`,
+    make: (full: Configs, bare: Configs) => ({ ...full, sandbox: copySandbox(full.sandbox, bare.sandbox, f) }),
+  })),
+  ...CONTAINER_FIELDS.map((f) => ({
+    name: `all - container.${f}`,
+    make: (full: Configs, bare: Configs) => ({ ...full, container: copyContainer(full.container, bare.container, f) }),
+  })),
   {
     name: 'all - both logs',
-    make: (full: Configs, bare: Configs) => ({ sandbox: copySandbox(full.sandbox, bare.sandbox, 'logDirectory'), container: copyContainer(full.container, bare.container, 'logPath') }),
+    make: (full: Configs, bare: Configs) => ({
+      sandbox: copySandbox(full.sandbox, bare.sandbox, 'logDirectory'),
+      container: copyContainer(full.container, bare.container, 'logPath'),
+    }),
   },
-  ...(process.env.COST_ADD ? SANDBOX_FIELDS.map((f) => ({ name: `bare + sandbox.${f}`, make: (full: Configs, bare: Configs) => ({ ...bare, sandbox: copySandbox(bare.sandbox, full.sandbox, f) }) })) : []),
-  ...(process.env.COST_ADD ? CONTAINER_FIELDS.map((f) => ({ name: `bare + container.${f}`, make: (full: Configs, bare: Configs) => ({ ...bare, container: copyContainer(bare.container, full.container, f) }) })) : []),
+  ...(process.env.COST_ADD
+    ? SANDBOX_FIELDS.map((f) => ({
+        name: `bare + sandbox.${f}`,
+        make: (full: Configs, bare: Configs) => ({ ...bare, sandbox: copySandbox(bare.sandbox, full.sandbox, f) }),
+      }))
+    : []),
+  ...(process.env.COST_ADD
+    ? CONTAINER_FIELDS.map((f) => ({
+        name: `bare + container.${f}`,
+        make: (full: Configs, bare: Configs) => ({
+          ...bare,
+          container: copyContainer(bare.container, full.container, f),
+        }),
+      }))
+    : []),
 ];
 
 /** COST_ONLY=name,name: only those variants (and bootlet's whole config, which the others are paired with). */
@@ -123,7 +173,11 @@ async function main(): Promise<void> {
     await importTestImages(cd);
     const { runtime, images } = await connectRuntime(cd.endpoint);
     const logger = createLogger({ format: 'text', verbosity: 0 });
-    const cgroups = await startPodCgroups({ cgroupDriver: 'cgroupfs', cgroupsPerQOS: true, cgroupRoot: '/' }, runtime, logger);
+    const cgroups = await startPodCgroups(
+      { cgroupDriver: 'cgroupfs', cgroupsPerQOS: true, cgroupRoot: '/' },
+      runtime,
+      logger,
+    );
     const imageRef = (await images.imageStatus({ image: TEST_IMAGES.busybox }))?.id;
     if (!imageRef) throw new Error('busybox not imported');
     const podLogsDir = path.join(dir, 'pods');
@@ -134,18 +188,64 @@ async function main(): Promise<void> {
       n++;
       const name = `cost${n}-${tag}`.replace(/[^a-z0-9-]/g, '').slice(0, 50);
       const uid = `c0st${n}`.padEnd(32, '0');
-      const container: Container = { name: 'main', image: TEST_IMAGES.busybox, command: COMMAND, imagePullPolicy: 'IfNotPresent', terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File' };
+      const container: Container = {
+        name: 'main',
+        image: TEST_IMAGES.busybox,
+        command: COMMAND,
+        imagePullPolicy: 'IfNotPresent',
+        terminationMessagePath: '/dev/termination-log',
+        terminationMessagePolicy: 'File',
+      };
       const pod: LabelledPod = {
-        metadata: { name: `${name}-${BENCH_NODE}`, namespace: 'default', uid, annotations: { 'kubernetes.io/config.source': 'file', 'kubernetes.io/config.hash': uid, 'kubernetes.io/config.seen': new Date().toISOString() } },
-        spec: { hostNetwork: true, terminationGracePeriodSeconds: 2, containers: [container], nodeName: BENCH_NODE, dnsPolicy: 'ClusterFirst', restartPolicy: 'Always' },
+        metadata: {
+          name: `${name}-${BENCH_NODE}`,
+          namespace: 'default',
+          uid,
+          annotations: {
+            'kubernetes.io/config.source': 'file',
+            'kubernetes.io/config.hash': uid,
+            'kubernetes.io/config.seen': new Date().toISOString(),
+          },
+        },
+        spec: {
+          hostNetwork: true,
+          terminationGracePeriodSeconds: 2,
+          containers: [container],
+          nodeName: BENCH_NODE,
+          dnsPolicy: 'ClusterFirst',
+          restartPolicy: 'Always',
+        },
       };
       await cgroups.ensurePodCgroup(pod);
       mkdirSync(path.join(podLogDirectory(podLogsDir, pod), 'main'), { recursive: true });
-      const sandbox = buildSandboxConfig(pod, { podLogsDir, attempt: 0, resolvConf, cgroupParent: cgroups.podCgroupParent(pod) });
+      const sandbox = buildSandboxConfig(pod, {
+        podLogsDir,
+        attempt: 0,
+        resolvConf,
+        cgroupParent: cgroups.podCgroupParent(pod),
+      });
       const mounts = await prepareVolumes(pod, container, { rootDir });
-      const full: ContainerConfig = buildContainerConfig(pod, container, { restartCount: 0, imageRef, type: 'container', nodeName: BENCH_NODE, hostIP: '127.0.0.1', podIPs: ['127.0.0.1'], mounts, nodeMemoryCapacityBytes: totalmem() });
-      const bareSandbox: PodSandboxConfig = { metadata: sandbox.metadata, labels: { 'io.kubernetes.pod.name': pod.metadata.name }, linux: { securityContext: { namespaceOptions: { network: NamespaceMode.NODE } } } };
-      const bareContainer: ContainerConfig = { metadata: { name: 'main', attempt: 0 }, image: { image: TEST_IMAGES.busybox }, command: COMMAND, labels: bareSandbox.labels };
+      const full: ContainerConfig = buildContainerConfig(pod, container, {
+        restartCount: 0,
+        imageRef,
+        type: 'container',
+        nodeName: BENCH_NODE,
+        hostIP: '127.0.0.1',
+        podIPs: ['127.0.0.1'],
+        mounts,
+        nodeMemoryCapacityBytes: totalmem(),
+      });
+      const bareSandbox: PodSandboxConfig = {
+        metadata: sandbox.metadata,
+        labels: { 'io.kubernetes.pod.name': pod.metadata.name },
+        linux: { securityContext: { namespaceOptions: { network: NamespaceMode.NODE } } },
+      };
+      const bareContainer: ContainerConfig = {
+        metadata: { name: 'main', attempt: 0 },
+        image: { image: TEST_IMAGES.busybox },
+        command: COMMAND,
+        labels: bareSandbox.labels,
+      };
       return { full: { sandbox, container: full }, bare: { sandbox: bareSandbox, container: bareContainer } };
     };
     // Warm-up: the first start of an image pays for its snapshot and caches.
@@ -164,12 +264,25 @@ async function main(): Promise<void> {
     // Each variant against bootlet's whole config in the same round: the median of those differences.
     const total = (t: Timing) => t.sandbox + t.create + t.start;
     const all = times.get('bootlet (all)')!;
-    console.log(`p50 of ${ROUNDS} rounds (ms)            RunPodSandbox  CreateContainer  StartContainer    total  paired vs all`);
+    console.log(
+      `p50 of ${ROUNDS} rounds (ms)            RunPodSandbox  CreateContainer  StartContainer    total  paired vs all`,
+    );
     for (const v of RUN) {
       const ts = times.get(v.name)!;
       const p = (f: (t: Timing) => number) => percentile(ts.map(f), 50);
-      const paired = percentile(ts.map((t, i) => total(t) - total(all[i]!)), 50);
-      console.log(`${v.name.padEnd(36)} ${p((t) => t.sandbox).toFixed(1).padStart(10)} ${p((t) => t.create).toFixed(1).padStart(14)} ${p((t) => t.start).toFixed(1).padStart(15)} ${p(total).toFixed(1).padStart(8)} ${paired.toFixed(1).padStart(10)}`);
+      const paired = percentile(
+        ts.map((t, i) => total(t) - total(all[i]!)),
+        50,
+      );
+      console.log(
+        `${v.name.padEnd(36)} ${p((t) => t.sandbox)
+          .toFixed(1)
+          .padStart(10)} ${p((t) => t.create)
+          .toFixed(1)
+          .padStart(14)} ${p((t) => t.start)
+          .toFixed(1)
+          .padStart(15)} ${p(total).toFixed(1).padStart(8)} ${paired.toFixed(1).padStart(10)}`,
+      );
     }
     runtime.close();
     cgroups.stop();

@@ -27,12 +27,21 @@ export function marks(events: CdEvent[], podName: string): Record<string, number
   const sb = events.find((e) => e.msg.startsWith('RunPodSandbox for') && e.msg.includes(`Name:${podName},`));
   if (!sb) return r;
   r.runSandbox = sb.at;
-  const ret = events.find((e) => e.msg.startsWith('RunPodSandbox for') && e.msg.includes(`Name:${podName},`) && e.msg.includes('returns sandbox id'));
+  const ret = events.find(
+    (e) =>
+      e.msg.startsWith('RunPodSandbox for') &&
+      e.msg.includes(`Name:${podName},`) &&
+      e.msg.includes('returns sandbox id'),
+  );
   if (!ret) return r;
   r.sandboxReturned = ret.at;
   const id = /returns sandbox id "([0-9a-f]+)"/.exec(ret.msg)?.[1];
-  const cc = events.find((e) => e.msg.startsWith(`CreateContainer within sandbox "${id}"`) && !e.msg.includes('returns'));
-  const ccr = events.find((e) => e.msg.startsWith(`CreateContainer within sandbox "${id}"`) && e.msg.includes('returns container id'));
+  const cc = events.find(
+    (e) => e.msg.startsWith(`CreateContainer within sandbox "${id}"`) && !e.msg.includes('returns'),
+  );
+  const ccr = events.find(
+    (e) => e.msg.startsWith(`CreateContainer within sandbox "${id}"`) && e.msg.includes('returns container id'),
+  );
   if (cc) r.createContainer = cc.at;
   if (ccr) {
     r.containerCreated = ccr.at;
@@ -44,4 +53,3 @@ export function marks(events: CdEvent[], podName: string): Record<string, number
   }
   return r;
 }
-

@@ -51,16 +51,28 @@ async function writeAll(dir: string, names: string[]): Promise<void> {
 }
 
 async function removeAll(dir: string, names: string[]): Promise<void> {
-  for (let i = 0; i < names.length; i += 100) await Promise.all(names.slice(i, i + 100).map((n) => fs.rm(path.join(dir, `${n}.yaml`))));
+  for (let i = 0; i < names.length; i += 100)
+    await Promise.all(names.slice(i, i + 100).map((n) => fs.rm(path.join(dir, `${n}.yaml`))));
 }
 
-export async function runFloodBench(opts: { pods?: number; running?: number; log?: (s: string) => void } = {}): Promise<FloodResult> {
+export async function runFloodBench(
+  opts: { pods?: number; running?: number; log?: (s: string) => void } = {},
+): Promise<FloodResult> {
   const log = opts.log ?? ((s: string) => console.log(s));
   const node = await startBenchNode('bench-flood');
   const { cd, cri, podLogsDir, rootDir, manifests, configFile } = node;
   try {
     const [healthzPort] = await freePorts(1);
-    const agent = startAgent({ manifests, endpoint: cd.endpoint, rootDir, podLogsDir, nodeName: BENCH_NODE, configFile, healthzPort, extraArgs: ['--v=0'] });
+    const agent = startAgent({
+      manifests,
+      endpoint: cd.endpoint,
+      rootDir,
+      podLogsDir,
+      nodeName: BENCH_NODE,
+      configFile,
+      healthzPort,
+      extraArgs: ['--v=0'],
+    });
     try {
       await agent.waitForLog((r) => r.msg === 'Manifests read, adopting running pods', 'agent ready', 60_000);
       const accepted = countLines(agent.lines, '"msg":"Static pod manifest accepted"');
@@ -74,7 +86,11 @@ export async function runFloodBench(opts: { pods?: number; running?: number; log
         const view = watchCri(cri.runtime, prefix, 100);
         const t0 = performance.now();
         await writeAll(manifests, names);
-        await waitFor(() => accepted() - acceptedBefore >= count, { timeoutMs: 600_000, intervalMs: 20, what: `${count} manifests accepted` });
+        await waitFor(() => accepted() - acceptedBefore >= count, {
+          timeoutMs: 600_000,
+          intervalMs: 20,
+          what: `${count} manifests accepted`,
+        });
         const allAcceptedMs = performance.now() - t0;
         log(`  ${count} accepted after ${allAcceptedMs.toFixed(0)} ms`);
         let allRunningMs: number | undefined;
@@ -88,7 +104,11 @@ export async function runFloodBench(opts: { pods?: number; running?: number; log
         const maxStarting = view.maxStarting();
         await removeAll(manifests, names);
         const removedAt = performance.now();
-        await waitFor(async () => (await view.fresh(), view.sandboxes() === 0), { timeoutMs: 600_000, intervalMs: 200, what: `every ${prefix} sandbox removed` });
+        await waitFor(async () => (await view.fresh(), view.sandboxes() === 0), {
+          timeoutMs: 600_000,
+          intervalMs: 200,
+          what: `every ${prefix} sandbox removed`,
+        });
         const cleanupMs = performance.now() - removedAt;
         await view.stop();
         const [healthz] = await poller.stop();
@@ -98,7 +118,13 @@ export async function runFloodBench(opts: { pods?: number; running?: number; log
         const times = healthz!.times;
         return {
           pods: count,
-          healthz: { p50: percentile(times, 50), p99: percentile(times, 99), max: Math.max(...times), samples: times.length, failures: healthz!.failures.length },
+          healthz: {
+            p50: percentile(times, 50),
+            p99: percentile(times, 99),
+            max: Math.max(...times),
+            samples: times.length,
+            failures: healthz!.failures.length,
+          },
           rssBeforeMiB,
           rssPeakMiB: rss.peak(),
           allAcceptedMs,
@@ -131,7 +157,9 @@ export function printFloodBench(r: FloodResult): void {
         `all accepted ${(p.allAcceptedMs / 1000).toFixed(1)} s` +
         (p.allRunningMs === undefined ? '' : `, all running ${(p.allRunningMs / 1000).toFixed(1)} s`) +
         `; most pods mid-start at once ${p.maxStarting}` +
-        (p.sandboxesAfterRemoval === undefined ? '' : `; sandboxes made after the files were gone ${p.sandboxesAfterRemoval}`) +
+        (p.sandboxesAfterRemoval === undefined
+          ? ''
+          : `; sandboxes made after the files were gone ${p.sandboxesAfterRemoval}`) +
         `; removed → all cleaned up ${(p.cleanupMs / 1000).toFixed(1)} s`,
     );
   }

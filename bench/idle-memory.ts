@@ -29,9 +29,23 @@ async function main(): Promise<void> {
     const manifests = path.join(dir, 'manifests');
     fs.mkdirSync(manifests, { recursive: true });
     const configFile = path.join(dir, 'kubelet-config.yaml');
-    fs.writeFileSync(configFile, `apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\npodLogsDir: ${podLogsDir}\n`);
+    fs.writeFileSync(
+      configFile,
+      `apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\npodLogsDir: ${podLogsDir}\n`,
+    );
     const cmd = process.env.IDLE_MEMORY_CMD ? (JSON.parse(process.env.IDLE_MEMORY_CMD) as string[]) : [BOOTLET_EXE];
-    const args = [...agentArgs({ manifests, endpoint: cd.endpoint, rootDir, podLogsDir, nodeName: BENCH_NODE, configFile, extraArgs: ['--v=0'] }), ...(process.env.IDLE_MEMORY_ARGS ? (JSON.parse(process.env.IDLE_MEMORY_ARGS) as string[]) : [])];
+    const args = [
+      ...agentArgs({
+        manifests,
+        endpoint: cd.endpoint,
+        rootDir,
+        podLogsDir,
+        nodeName: BENCH_NODE,
+        configFile,
+        extraArgs: ['--v=0'],
+      }),
+      ...(process.env.IDLE_MEMORY_ARGS ? (JSON.parse(process.env.IDLE_MEMORY_ARGS) as string[]) : []),
+    ];
     const proc = spawn(cmd[0]!, [...cmd.slice(1), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let log = '';
     proc.stdout.on('data', (c: Buffer) => (log += c.toString()));
@@ -40,12 +54,15 @@ async function main(): Promise<void> {
     const exePath = fs.readlinkSync(`/proc/${pid}/exe`);
     console.log(`agent pid ${pid} (${exePath})`);
     for (let i = 0; i < PODS; i++) writeAtomically(manifests, `idle-${i}.yaml`, benchPodManifest(`idle-${i}`));
-    const started = (): number => new Set([...log.matchAll(/"msg":"Started container"[^\n]*"pod":"default\/(idle-\d+)/g)].map((m) => m[1])).size;
+    const started = (): number =>
+      new Set([...log.matchAll(/"msg":"Started container"[^\n]*"pod":"default\/(idle-\d+)/g)].map((m) => m[1])).size;
     await waitFor(() => started() >= PODS, { timeoutMs: 300_000, intervalMs: 500, what: `${PODS} pods started` });
     const busy = rssParts(pid, exePath, read);
     console.log(`all ${PODS} started (agent CPU ${cpuSeconds(pid, read).toFixed(2)} s): ${formatRssParts(busy)}`);
     await new Promise((r) => setTimeout(r, SETTLE_S * 1000));
-    console.log(`idle after ${SETTLE_S}s: VmRSS ${rssMiB(pid, read).toFixed(1)} MiB; threads ${fs.readdirSync(`/proc/${pid}/task`).length}; agent CPU ${cpuSeconds(pid, read).toFixed(2)} s`);
+    console.log(
+      `idle after ${SETTLE_S}s: VmRSS ${rssMiB(pid, read).toFixed(1)} MiB; threads ${fs.readdirSync(`/proc/${pid}/task`).length}; agent CPU ${cpuSeconds(pid, read).toFixed(2)} s`,
+    );
     console.log(`  ${formatRssParts(rssParts(pid, exePath, read))}`);
     if (HOLD_S > 0) {
       console.log(`holding ${HOLD_S}s (pid ${pid})`);

@@ -20,7 +20,9 @@ export function traceAgent(records: readonly Record<string, unknown>[], wall0: n
   for (const r of records) {
     const at = Number(r.ts) * 1000 - wall0;
     if (at < 0 || r.msg === 'Event' || !String(r.pod ?? '').startsWith('kube-system/')) continue;
-    write(`${at.toFixed(0).padStart(5)} ${String(r.pod).slice('kube-system/'.length).padEnd(32)} ${String(r.msg)} ${String(r.container ?? r.reason ?? '')}`);
+    write(
+      `${at.toFixed(0).padStart(5)} ${String(r.pod).slice('kube-system/'.length).padEnd(32)} ${String(r.msg)} ${String(r.container ?? r.reason ?? '')}`,
+    );
   }
 }
 
@@ -32,6 +34,10 @@ export function traceRuntime(side: 'raw' | 'bootlet', containerdLog: string, wal
   for (const pod of PODS) {
     const name = new RegExp(`RunPodSandbox for &PodSandboxMetadata\\{Name:(${pod}[^,]*),`).exec(text)?.[1] ?? pod;
     const m = marks(events, name);
-    write(`${side} ${pod.padEnd(24)} ${Object.entries(m).map(([k, v]) => `${k} ${(v - wall0).toFixed(0)}`).join(' ')}`);
+    write(
+      `${side} ${pod.padEnd(24)} ${Object.entries(m)
+        .map(([k, v]) => `${k} ${(v - wall0).toFixed(0)}`)
+        .join(' ')}`,
+    );
   }
 }

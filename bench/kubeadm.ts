@@ -24,7 +24,15 @@ import { buildSandboxConfig } from '../src/kuberuntime/sandbox-config.js';
 import { podLogDirectory } from '../src/node/pod-logs/layout.js';
 import { prepareVolumes } from '../src/node/volumes.js';
 import { spawnAgent, type RunningAgent } from '../test/support/agent.js';
-import { COMPONENTS, kubeadmImageRefs, kubeadmNodeUnavailable, manifestText, prepareKubeadmNode, type KubeadmNode, type KubeadmVersion } from '../test/support/kubeadm-node.js';
+import {
+  COMPONENTS,
+  kubeadmImageRefs,
+  kubeadmNodeUnavailable,
+  manifestText,
+  prepareKubeadmNode,
+  type KubeadmNode,
+  type KubeadmVersion,
+} from '../test/support/kubeadm-node.js';
 import { makeTmpDir, removeTmpDir } from '../test/support/tmp.js';
 import { percentile, printTable } from './report.js';
 import { traceAgent, traceRuntime, traceStart } from './kubeadm-trace.js';
@@ -77,7 +85,11 @@ async function until<T>(what: string, fn: () => Promise<T | undefined>): Promise
 async function measureEnd(cri: RuntimeConnection, node: KubeadmNode, t0: number, wall0: number): Promise<KubeadmRound> {
   const running = await until('four running containers', async () => {
     const cs = await cri.runtime.listContainers();
-    const up = cs.filter((c) => c.state === ContainerState.CONTAINER_RUNNING && COMPONENTS.includes(c.labels['io.kubernetes.container.name'] as (typeof COMPONENTS)[number]));
+    const up = cs.filter(
+      (c) =>
+        c.state === ContainerState.CONTAINER_RUNNING &&
+        COMPONENTS.includes(c.labels['io.kubernetes.container.name'] as (typeof COMPONENTS)[number]),
+    );
     return up.length === COMPONENTS.length ? up : undefined;
   });
   const runningMs = performance.now() - t0;
@@ -111,7 +123,12 @@ async function prepareRawPods(cri: RuntimeConnection, dir: string, round: number
   const resolvConf = readFileSync('/etc/resolv.conf', 'utf8');
   const out: RawPod[] = [];
   for (const c of COMPONENTS) {
-    const loaded = loadManifest(`/etc/kubernetes/manifests/${c}.yaml`, manifestText(VERSION, c), `raw${round}`, new Date());
+    const loaded = loadManifest(
+      `/etc/kubernetes/manifests/${c}.yaml`,
+      manifestText(VERSION, c),
+      `raw${round}`,
+      new Date(),
+    );
     if ('error' in loaded) throw new Error(`kubeadm bench: ${c}: ${loaded.error.message}`);
     const pod = loaded.pod.pod;
     const container = pod.spec!.containers[0]!;
@@ -156,7 +173,9 @@ async function rawRound(cri: RuntimeConnection, node: KubeadmNode, dir: string, 
   traceRuntime('raw', containerdLog, wall0);
   await removeAllPods(cri);
   // Left by runc once the containers are gone (bootlet removes its own).
-  for (const p of pods) for (const h of ['cpu', 'memory', 'pids', 'cpuset', 'blkio', 'devices', 'freezer', 'cpuacct', 'systemd']) rmdirQuiet(`/sys/fs/cgroup/${h}${p.cgroup}`);
+  for (const p of pods)
+    for (const h of ['cpu', 'memory', 'pids', 'cpuset', 'blkio', 'devices', 'freezer', 'cpuacct', 'systemd'])
+      rmdirQuiet(`/sys/fs/cgroup/${h}${p.cgroup}`);
   return r;
 }
 
@@ -171,7 +190,12 @@ function rmdirQuiet(p: string): void {
   }
 }
 
-async function bootletRound(cri: RuntimeConnection, node: KubeadmNode, argv: string[], res: KubeadmBenchResult): Promise<KubeadmRound> {
+async function bootletRound(
+  cri: RuntimeConnection,
+  node: KubeadmNode,
+  argv: string[],
+  res: KubeadmBenchResult,
+): Promise<KubeadmRound> {
   freshEtcd(node);
   const started = performance.now();
   const agent: RunningAgent = spawnAgent(argv);
@@ -184,7 +208,13 @@ async function bootletRound(cri: RuntimeConnection, node: KubeadmNode, argv: str
     traceStart('bootlet');
     node.writeManifests(VERSION);
     const r = await measureEnd(cri, node, t0, wall0);
-    const last = (msg: string) => Math.max(...agent.records().filter((x) => x.msg === msg && String(x.pod).startsWith('kube-system/')).map((x) => Number(x.ts) * 1000)) - wall0;
+    const last = (msg: string) =>
+      Math.max(
+        ...agent
+          .records()
+          .filter((x) => x.msg === msg && String(x.pod).startsWith('kube-system/'))
+          .map((x) => Number(x.ts) * 1000),
+      ) - wall0;
     res.stages.accepted.push(last('Static pod manifest accepted'));
     res.stages.sandbox.push(last('Created pod sandbox'));
     res.stages.started.push(last('Started container'));
@@ -227,7 +257,13 @@ export async function runKubeadmBench(): Promise<KubeadmBenchResult | { skipped:
         '--v=2',
       ])
       .slice(1);
-    const res: KubeadmBenchResult = { version: VERSION, raw: [], bootlet: [], stages: { accepted: [], sandbox: [], started: [] }, agentReady: [] };
+    const res: KubeadmBenchResult = {
+      version: VERSION,
+      raw: [],
+      bootlet: [],
+      stages: { accepted: [], sandbox: [], started: [] },
+      agentReady: [],
+    };
     // One warm-up of each (page cache, snapshots, first TLS handshakes), then alternating rounds.
     await rawRound(cri, node, dir, 0);
     await bootletRound(cri, node, argv, { ...res, stages: { accepted: [], sandbox: [], started: [] }, agentReady: [] });
@@ -254,11 +290,22 @@ export function printKubeadmBench(r: KubeadmBenchResult | { skipped: string }): 
   }
   const p50 = (xs: number[]) => percentile(xs, 50);
   printTable([
-    { what: `kubeadm ${r.version}: manifests written → 4 running + etcd healthy (p50 of ${r.raw.length})`, raw: p50(r.raw.map((x) => x.healthy)), bootlet: p50(r.bootlet.map((x) => x.healthy)), target: 1.1 },
-    { what: `kubeadm ${r.version}: manifests written → 4 running (p50)`, raw: p50(r.raw.map((x) => x.running)), bootlet: p50(r.bootlet.map((x) => x.running)) },
+    {
+      what: `kubeadm ${r.version}: manifests written → 4 running + etcd healthy (p50 of ${r.raw.length})`,
+      raw: p50(r.raw.map((x) => x.healthy)),
+      bootlet: p50(r.bootlet.map((x) => x.healthy)),
+      target: 1.1,
+    },
+    {
+      what: `kubeadm ${r.version}: manifests written → 4 running (p50)`,
+      raw: p50(r.raw.map((x) => x.running)),
+      bootlet: p50(r.bootlet.map((x) => x.running)),
+    },
   ]);
   const f = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(' ');
-  console.log(`rounds, ms (healthy): raw ${f(r.raw.map((x) => x.healthy))} | bootlet ${f(r.bootlet.map((x) => x.healthy))}`);
+  console.log(
+    `rounds, ms (healthy): raw ${f(r.raw.map((x) => x.healthy))} | bootlet ${f(r.bootlet.map((x) => x.healthy))}`,
+  );
   console.log(
     `where bootlet's time goes (p50, ms from the write): last manifest accepted ${p50(r.stages.accepted).toFixed(0)}, ` +
       `last sandbox created ${p50(r.stages.sandbox).toFixed(0)}, last container started ${p50(r.stages.started).toFixed(0)}, ` +

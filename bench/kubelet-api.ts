@@ -46,7 +46,11 @@ export interface KubeletApiBenchResult {
 const read = (p: string): string => fs.readFileSync(p, 'utf8');
 
 /** Runs a command, counts its stdout bytes, returns ms. */
-function timed(cmd: string, args: string[], env?: NodeJS.ProcessEnv): Promise<{ ms: number; bytes: number; code: number }> {
+function timed(
+  cmd: string,
+  args: string[],
+  env?: NodeJS.ProcessEnv,
+): Promise<{ ms: number; bytes: number; code: number }> {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
     const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'ignore'], env: env ?? process.env });
@@ -85,11 +89,16 @@ export async function runKubeletApiBench(): Promise<KubeletApiBenchResult> {
     const podLogsDir = path.join(dir, 'logs', 'pods');
     fs.mkdirSync(manifests, { recursive: true });
     const [port] = await freePorts(1);
-    const kubeconfig = api.writeKubeconfig(path.join(dir, 'kubelet.conf'), `system:node:${BENCH_NODE}`, ['system:nodes']);
+    const kubeconfig = api.writeKubeconfig(path.join(dir, 'kubelet.conf'), `system:node:${BENCH_NODE}`, [
+      'system:nodes',
+    ]);
     const kubectl = new Kubectl(api.writeAdminKubeconfig(path.join(dir, 'admin.kubeconfig')), dir);
     const config = path.join(dir, 'config.yaml');
     // Logs are not rotated during the run: the 10 MB log stays one file.
-    fs.writeFileSync(config, `apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\npodLogsDir: ${podLogsDir}\ncontainerLogMaxSize: 100Mi\nauthentication:\n  x509: {clientCAFile: ${api.caFile}}\n`);
+    fs.writeFileSync(
+      config,
+      `apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\npodLogsDir: ${podLogsDir}\ncontainerLogMaxSize: 100Mi\nauthentication:\n  x509: {clientCAFile: ${api.caFile}}\n`,
+    );
     const launch = (server: boolean): RunningAgent =>
       startAgent({
         manifests,
@@ -99,7 +108,12 @@ export async function runKubeletApiBench(): Promise<KubeletApiBenchResult> {
         nodeName: BENCH_NODE,
         configFile: config,
         ...(server ? { kubeletPort: port } : {}),
-        extraArgs: ['--v=0', `--kubeconfig=${kubeconfig}`, '--node-ip=127.0.0.1', `--cert-dir=${path.join(rootDir, 'pki')}`],
+        extraArgs: [
+          '--v=0',
+          `--kubeconfig=${kubeconfig}`,
+          '--node-ip=127.0.0.1',
+          `--cert-dir=${path.join(rootDir, 'pki')}`,
+        ],
       });
     agent = launch(true);
 
@@ -109,10 +123,20 @@ export async function runKubeletApiBench(): Promise<KubeletApiBenchResult> {
       'logger.yaml',
       `apiVersion: v1\nkind: Pod\nmetadata: {name: logger, namespace: default}\nspec:\n  hostNetwork: true\n  terminationGracePeriodSeconds: 1\n  containers:\n  - name: main\n    image: ${TEST_IMAGES.busybox}\n    command: ["sh", "-c", "head -c 7500000 /dev/urandom | base64; echo done-logging; exec sleep 3600"]\n`,
     );
-    const logDir = await waitFor(() => fs.readdirSync(podLogsDir).find((d) => d.startsWith('default_logger-')), { timeoutMs: 60_000, what: 'the logger log dir' });
+    const logDir = await waitFor(() => fs.readdirSync(podLogsDir).find((d) => d.startsWith('default_logger-')), {
+      timeoutMs: 60_000,
+      what: 'the logger log dir',
+    });
     const logFile = path.join(podLogsDir, logDir, 'main', '0.log');
-    await waitFor(() => fs.existsSync(logFile) && read(logFile).includes('done-logging'), { timeoutMs: 120_000, intervalMs: 500, what: 'the 10 MB log written' });
-    await waitFor(() => api.object('pods', 'default', `logger-${BENCH_NODE}`), { timeoutMs: 60_000, what: 'the mirror pod' });
+    await waitFor(() => fs.existsSync(logFile) && read(logFile).includes('done-logging'), {
+      timeoutMs: 120_000,
+      intervalMs: 500,
+      what: 'the 10 MB log written',
+    });
+    await waitFor(() => api.object('pods', 'default', `logger-${BENCH_NODE}`), {
+      timeoutMs: 60_000,
+      what: 'the mirror pod',
+    });
     const logFileBytes = fs.statSync(logFile).size;
 
     const cat: number[] = [];
@@ -122,12 +146,27 @@ export async function runKubeletApiBench(): Promise<KubeletApiBenchResult> {
     const client = api.kubeletClientCert;
     for (let i = 0; i < LOG_RUNS; i++) {
       cat.push((await timed('cat', [logFile])).ms);
-      const k = await timed('/usr/bin/kubectl', ['--kubeconfig', path.join(dir, 'admin.kubeconfig'), '--cache-dir', path.join(dir, 'kube-cache'), 'logs', `logger-${BENCH_NODE}`], { ...process.env, HOME: dir });
+      const k = await timed(
+        '/usr/bin/kubectl',
+        [
+          '--kubeconfig',
+          path.join(dir, 'admin.kubeconfig'),
+          '--cache-dir',
+          path.join(dir, 'kube-cache'),
+          'logs',
+          `logger-${BENCH_NODE}`,
+        ],
+        { ...process.env, HOME: dir },
+      );
       if (k.code !== 0) throw new Error('kubectl logs failed');
       viaKubectl.push(k.ms);
       logBytes = k.bytes;
       const t0 = performance.now();
-      const got = await countBytes(`https://127.0.0.1:${port}/containerLogs/default/logger-${BENCH_NODE}/main`, client.certPem, client.keyPem);
+      const got = await countBytes(
+        `https://127.0.0.1:${port}/containerLogs/default/logger-${BENCH_NODE}/main`,
+        client.certPem,
+        client.keyPem,
+      );
       direct.push(performance.now() - t0);
       if (got !== logBytes) throw new Error(`direct GET returned ${got} bytes, kubectl ${logBytes}`);
     }
@@ -144,16 +183,50 @@ export async function runKubeletApiBench(): Promise<KubeletApiBenchResult> {
       const t0 = performance.now();
       await cri.runtime.execSync(containerId, ['true'], 10);
       execSync.push(performance.now() - t0);
-      const k = await timed('/usr/bin/kubectl', ['--kubeconfig', path.join(dir, 'admin.kubeconfig'), '--cache-dir', path.join(dir, 'kube-cache'), 'exec', `logger-${BENCH_NODE}`, '--', 'true'], { ...process.env, HOME: dir });
+      const k = await timed(
+        '/usr/bin/kubectl',
+        [
+          '--kubeconfig',
+          path.join(dir, 'admin.kubeconfig'),
+          '--cache-dir',
+          path.join(dir, 'kube-cache'),
+          'exec',
+          `logger-${BENCH_NODE}`,
+          '--',
+          'true',
+        ],
+        { ...process.env, HOME: dir },
+      );
       if (k.code !== 0) throw new Error('kubectl exec failed');
       kubectlExec.push(k.ms);
-      kubectlFloor.push((await timed('/usr/bin/kubectl', ['--kubeconfig', path.join(dir, 'admin.kubeconfig'), '--cache-dir', path.join(dir, 'kube-cache'), 'get', '--raw', '/version'], { ...process.env, HOME: dir })).ms);
+      kubectlFloor.push(
+        (
+          await timed(
+            '/usr/bin/kubectl',
+            [
+              '--kubeconfig',
+              path.join(dir, 'admin.kubeconfig'),
+              '--cache-dir',
+              path.join(dir, 'kube-cache'),
+              'get',
+              '--raw',
+              '/version',
+            ],
+            { ...process.env, HOME: dir },
+          )
+        ).ms,
+      );
     }
     fs.rmSync(path.join(manifests, 'logger.yaml'));
 
     // Idle: 30 pods, a fresh agent with the kubelet API on, then one with it off (both adopt the pods).
     for (let i = 0; i < IDLE_PODS; i++) writeAtomically(manifests, `idle-${i}.yaml`, benchPodManifest(`idle-${i}`));
-    await waitFor(() => agent!.records().filter((r) => r.msg === 'Started container' && String(r.pod).includes('idle-')).length >= IDLE_PODS, { timeoutMs: 300_000, intervalMs: 500, what: 'idle pods started' });
+    await waitFor(
+      () =>
+        agent!.records().filter((r) => r.msg === 'Started container' && String(r.pod).includes('idle-')).length >=
+        IDLE_PODS,
+      { timeoutMs: 300_000, intervalMs: 500, what: 'idle pods started' },
+    );
     const measure = async (server: boolean): Promise<{ cpu: number; rss: number }> => {
       await agent?.kill('SIGTERM');
       agent = launch(server);
@@ -189,17 +262,25 @@ export async function runKubeletApiBench(): Promise<KubeletApiBenchResult> {
 
 export function printKubeletApiBench(r: KubeletApiBenchResult): void {
   const mbps = (bytes: number, ms: number): string => `${(bytes / 1e6 / (ms / 1000)).toFixed(0)} MB/s`;
-  console.log(`log: ${(r.logBytes / 1e6).toFixed(1)} MB of content in a ${(r.logFileBytes / 1e6).toFixed(1)} MB CRI file (p50 of ${LOG_RUNS})`);
+  console.log(
+    `log: ${(r.logBytes / 1e6).toFixed(1)} MB of content in a ${(r.logFileBytes / 1e6).toFixed(1)} MB CRI file (p50 of ${LOG_RUNS})`,
+  );
   console.log(`  cat of the file:                    ${r.catMs.toFixed(0)} ms (${mbps(r.logFileBytes, r.catMs)})`);
-  console.log(`  GET /containerLogs on the kubelet API: ${r.directLogsMs.toFixed(0)} ms (${mbps(r.logBytes, r.directLogsMs)}), ratio ${(r.directLogsMs / r.catMs).toFixed(1)}× cat`);
-  console.log(`  kubectl logs (API server + kubelet API): ${r.kubectlLogsMs.toFixed(0)} ms (${mbps(r.logBytes, r.kubectlLogsMs)}), ratio ${(r.kubectlLogsMs / r.catMs).toFixed(1)}× cat`);
+  console.log(
+    `  GET /containerLogs on the kubelet API: ${r.directLogsMs.toFixed(0)} ms (${mbps(r.logBytes, r.directLogsMs)}), ratio ${(r.directLogsMs / r.catMs).toFixed(1)}× cat`,
+  );
+  console.log(
+    `  kubectl logs (API server + kubelet API): ${r.kubectlLogsMs.toFixed(0)} ms (${mbps(r.logBytes, r.kubectlLogsMs)}), ratio ${(r.kubectlLogsMs / r.catMs).toFixed(1)}× cat`,
+  );
   console.log(
     `exec of \`true\` (p50 of ${EXEC_RUNS}): CRI ExecSync ${r.execSyncMs.toFixed(0)} ms, kubectl exec ${r.kubectlExecMs.toFixed(0)} ms (ratio ${(r.kubectlExecMs / r.execSyncMs).toFixed(1)}); ` +
       `kubectl's own floor (get --raw /version) ${r.kubectlFloorMs.toFixed(0)} ms, so the exec path adds ${(r.kubectlExecMs - r.kubectlFloorMs).toFixed(0)} ms`,
   );
   const w = r.idle.withServer;
   const wo = r.idle.withoutServer;
-  console.log(`idle with ${IDLE_PODS} pods over ${IDLE_SECONDS}s: kubelet API on: CPU ${w.cpu.toFixed(2)}%, RSS ${w.rss.toFixed(1)} MiB; off: CPU ${wo.cpu.toFixed(2)}%, RSS ${wo.rss.toFixed(1)} MiB`);
+  console.log(
+    `idle with ${IDLE_PODS} pods over ${IDLE_SECONDS}s: kubelet API on: CPU ${w.cpu.toFixed(2)}%, RSS ${w.rss.toFixed(1)} MiB; off: CPU ${wo.cpu.toFixed(2)}%, RSS ${wo.rss.toFixed(1)} MiB`,
+  );
 }
 
 if (process.argv[1] && import.meta.url.endsWith(path.basename(process.argv[1]))) {

@@ -17,7 +17,14 @@ import { connectRuntime } from '../src/cri/cri-client.js';
 import { ContainerState } from '../src/cri/cri-types.js';
 import { makeTmpDir, removeTmpDir } from '../test/support/tmp.js';
 import { waitFor } from '../test/support/wait.js';
-import { removePlegPod, startPlegContainer, startPlegPod, taskPid, type PlegPod, type PlegPodContext } from '../test/e2e/pleg/pleg-pod.js';
+import {
+  removePlegPod,
+  startPlegContainer,
+  startPlegPod,
+  taskPid,
+  type PlegPod,
+  type PlegPodContext,
+} from '../test/e2e/pleg/pleg-pod.js';
 import type { IdleMode, IdleResult } from './pleg-idle.js';
 import { percentile, type Row } from './report.js';
 
@@ -93,7 +100,13 @@ function watcher(cri: PlegPodContext, endpoint: string, runtimeName: string): Wa
   return { pleg, died };
 }
 
-async function measureKills(cd: PrivateContainerd, ctx: PlegPodContext, runtimeName: string, kills: number, log: (l: string) => void) {
+async function measureKills(
+  cd: PrivateContainerd,
+  ctx: PlegPodContext,
+  runtimeName: string,
+  kills: number,
+  log: (l: string) => void,
+) {
   const evented = watcher(ctx, cd.endpoint, runtimeName);
   const relisting = watcher(ctx, cd.endpoint, 'relist-only');
   const exitSeen = new Map<string, number>();
@@ -109,9 +122,17 @@ async function measureKills(cd: PrivateContainerd, ctx: PlegPodContext, runtimeN
   evented.pleg.start();
   relisting.pleg.start();
   const pod = await startPlegPod(ctx, 'killed');
-  const result = { taskExit: [] as number[], taskDelete: [] as number[], evented: [] as number[], relist: [] as number[] };
+  const result = {
+    taskExit: [] as number[],
+    taskDelete: [] as number[],
+    evented: [] as number[],
+    relist: [] as number[],
+  };
   try {
-    await waitFor(() => evented.pleg.mechanism() === 'containerd-events', { timeoutMs: 30_000, what: 'the containerd event stream' });
+    await waitFor(() => evented.pleg.mechanism() === 'containerd-events', {
+      timeoutMs: 30_000,
+      what: 'the containerd event stream',
+    });
     for (let i = 0; i < kills; i++) {
       const id = pod.containerIds.at(-1)!;
       const pid = await taskPid(cd, id);
@@ -123,7 +144,11 @@ async function measureKills(cd: PrivateContainerd, ctx: PlegPodContext, runtimeN
       await new Promise((r) => setTimeout(r, Math.random() * KUBELET_RELIST_PERIOD_MS));
       const t0 = performance.now();
       process.kill(pid, 'SIGKILL');
-      await waitFor(() => evented.died.has(id) && relisting.died.has(id) && exitSeen.has(id) && deleteSeen.has(id), { timeoutMs: 30_000, intervalMs: 20, what: `ContainerDied for kill ${i}` });
+      await waitFor(() => evented.died.has(id) && relisting.died.has(id) && exitSeen.has(id) && deleteSeen.has(id), {
+        timeoutMs: 30_000,
+        intervalMs: 20,
+        what: `ContainerDied for kill ${i}`,
+      });
       result.taskExit.push(exitSeen.get(id)! - t0);
       result.taskDelete.push(deleteSeen.get(id)! - t0);
       result.evented.push(evented.died.get(id)! - t0);
@@ -154,7 +179,11 @@ async function measureCriFloor(cd: PrivateContainerd, ctx: PlegPodContext, kills
       const pid = await taskPid(cd, id);
       const t0 = performance.now();
       process.kill(pid, 'SIGKILL');
-      await waitFor(async () => (await ctx.runtime.containerStatus(id)).state === ContainerState.CONTAINER_EXITED, { timeoutMs: 30_000, intervalMs: 5, what: `CRI exit ${i}` });
+      await waitFor(async () => (await ctx.runtime.containerStatus(id)).state === ContainerState.CONTAINER_EXITED, {
+        timeoutMs: 30_000,
+        intervalMs: 5,
+        what: `CRI exit ${i}`,
+      });
       out.push(performance.now() - t0);
       await ctx.runtime.removeContainer(id);
       pod.containerIds = pod.containerIds.filter((c) => c !== id);
@@ -187,7 +216,9 @@ async function bundleIdleChild(dir: string): Promise<string> {
 
 function runIdleChild(script: string, endpoint: string, mode: IdleMode, seconds: number): Promise<IdleResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--expose-gc', script, endpoint, mode, String(seconds)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--expose-gc', script, endpoint, mode, String(seconds)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.on('error', reject);
@@ -222,7 +253,8 @@ export async function runPlegBench(opts: PlegBenchOptions = {}): Promise<PlegBen
     for (let i = 0; i < idlePods; i++) pods.push(await startPlegPod(ctx, `idle${i}`));
     const runs: IdleResult[] = [];
     const script = await bundleIdleChild(dir);
-    for (const mode of ['none', 'relist-1s', 'events-1s', 'events-default'] as const) runs.push(await runIdleChild(script, cd.endpoint, mode, idleSeconds));
+    for (const mode of ['none', 'relist-1s', 'events-1s', 'events-default'] as const)
+      runs.push(await runIdleChild(script, cd.endpoint, mode, idleSeconds));
     const pct = (r: IdleResult) => (100 * r.cpuMs) / r.wallMs;
     const base = pct(runs[0]!);
     return {
@@ -233,7 +265,12 @@ export async function runPlegBench(opts: PlegBenchOptions = {}): Promise<PlegBen
       criShowsExited: latency(floor),
       evented: latency(k.evented),
       relist1s: latency(k.relist),
-      idle: runs.map((r) => ({ mode: r.mode, mechanism: r.mechanism, cpuPercent: pct(r), plegCpuPercent: pct(r) - base })),
+      idle: runs.map((r) => ({
+        mode: r.mode,
+        mechanism: r.mechanism,
+        cpuPercent: pct(r),
+        plegCpuPercent: pct(r) - base,
+      })),
       idlePods,
     };
   } finally {
@@ -247,8 +284,17 @@ export async function runPlegBench(opts: PlegBenchOptions = {}): Promise<PlegBen
 /** Rows for bench/report.ts's table: the kubelet's relist period is the baseline of detection. */
 export function plegRows(r: PlegBenchResult): Row[] {
   return [
-    { what: 'PLEG kill -9 → ContainerDied (p50), vs kubelet relist period', raw: r.kubeletRelistPeriodMs, bootlet: r.evented.p50Ms, target: 0.2 },
-    { what: 'PLEG kill -9 → ContainerDied (p95), vs kubelet relist period', raw: r.kubeletRelistPeriodMs, bootlet: r.evented.p95Ms },
+    {
+      what: 'PLEG kill -9 → ContainerDied (p50), vs kubelet relist period',
+      raw: r.kubeletRelistPeriodMs,
+      bootlet: r.evented.p50Ms,
+      target: 0.2,
+    },
+    {
+      what: 'PLEG kill -9 → ContainerDied (p95), vs kubelet relist period',
+      raw: r.kubeletRelistPeriodMs,
+      bootlet: r.evented.p95Ms,
+    },
   ];
 }
 
@@ -263,7 +309,10 @@ export function printPlegResult(r: PlegBenchResult, log: (l: string) => void = (
   log(row(`bootlet: task events + relist every ${r.eventedRelistPeriodMs / 1000} s`, r.evented));
   log(row('relist every 1 s (kubelet, bootlet fallback)', r.relist1s));
   log(`PLEG idle CPU with ${r.idlePods} running containers (% of one core; PLEG = minus a process without one)`);
-  for (const i of r.idle) log(`  ${i.mode.padEnd(16)} mechanism ${i.mechanism.padEnd(18)} process ${i.cpuPercent.toFixed(3)} %   PLEG ${i.plegCpuPercent.toFixed(3)} %`);
+  for (const i of r.idle)
+    log(
+      `  ${i.mode.padEnd(16)} mechanism ${i.mechanism.padEnd(18)} process ${i.cpuPercent.toFixed(3)} %   PLEG ${i.plegCpuPercent.toFixed(3)} %`,
+    );
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {

@@ -74,16 +74,30 @@ export async function bareStartPod(runtime: RuntimeService, podName: string): Pr
   const t0 = performance.now();
   const sandboxId = await runtime.runPodSandbox(sandboxConfig);
   const sandboxMs = performance.now() - t0;
-  const containerId = await runtime.createContainer(sandboxId, { metadata: { name: 'main', attempt: 0 }, image: { image: TEST_IMAGES.busybox }, command: COMMAND, labels }, sandboxConfig);
+  const containerId = await runtime.createContainer(
+    sandboxId,
+    { metadata: { name: 'main', attempt: 0 }, image: { image: TEST_IMAGES.busybox }, command: COMMAND, labels },
+    sandboxConfig,
+  );
   await runtime.startContainer(containerId);
   return { sandboxId, containerId, sandboxMs };
 }
 
 export async function rawStartPod(ctx: RawContext, name: string): Promise<RawPod> {
   const uid = `raw${name.replace(/[^a-z0-9]/g, '')}`.padEnd(32, '0').slice(0, 32);
-  const container: Container = { name: 'main', image: TEST_IMAGES.busybox, command: COMMAND, imagePullPolicy: 'IfNotPresent' };
+  const container: Container = {
+    name: 'main',
+    image: TEST_IMAGES.busybox,
+    command: COMMAND,
+    imagePullPolicy: 'IfNotPresent',
+  };
   const pod: LabelledPod = {
-    metadata: { name: `${name}-${BENCH_NODE}`, namespace: 'default', uid, annotations: { 'kubernetes.io/config.source': 'file' } },
+    metadata: {
+      name: `${name}-${BENCH_NODE}`,
+      namespace: 'default',
+      uid,
+      annotations: { 'kubernetes.io/config.source': 'file' },
+    },
     spec: { hostNetwork: true, terminationGracePeriodSeconds: 2, containers: [container], nodeName: BENCH_NODE },
   };
   imageRef ??= (await ctx.images.imageStatus({ image: TEST_IMAGES.busybox }))?.id;

@@ -57,7 +57,15 @@ function benchPod(i: number, port: number): Pod {
   const action = i % 2 === 0 ? { httpGet: { port, path: '/healthz' } } : { tcpSocket: { port } };
   return {
     metadata: { name: `probe-bench-${i}`, namespace: 'default', uid: `probe-bench-${i}` },
-    spec: { containers: [{ name: 'app', image: 'none', livenessProbe: { ...action, periodSeconds: 1, timeoutSeconds: 1, failureThreshold: 1_000_000 } }] },
+    spec: {
+      containers: [
+        {
+          name: 'app',
+          image: 'none',
+          livenessProbe: { ...action, periodSeconds: 1, timeoutSeconds: 1, failureThreshold: 1_000_000 },
+        },
+      ],
+    },
   };
 }
 
@@ -70,13 +78,16 @@ export async function runProberBench(opts: ProberBenchOptions = {}): Promise<Pro
 
   const endpoints: Endpoint[] = [];
   for (let i = 0; i < n; i++) {
-    endpoints.push(await listen(i % 2 === 0 ? http.createServer((_, res) => res.end('ok')) : net.createServer((s) => s.end())));
+    endpoints.push(
+      await listen(i % 2 === 0 ? http.createServer((_, res) => res.end('ok')) : net.createServer((s) => s.end())),
+    );
   }
 
   let probes = 0;
   let failures = 0;
   const real = realHandlers({ execSync: () => Promise.reject(new Error('no exec in this bench')) });
-  const count = <A extends unknown[]>(f: (...a: A) => ReturnType<ProbeHandlers['tcp']>) =>
+  const count =
+    <A extends unknown[]>(f: (...a: A) => ReturnType<ProbeHandlers['tcp']>) =>
     async (...a: A) => {
       const o = await f(...a);
       probes++;
@@ -98,12 +109,15 @@ export async function runProberBench(opts: ProberBenchOptions = {}): Promise<Pro
   let baselineOn = true;
   const baselineTimers = new Set<NodeJS.Timeout>();
   const chain = (due: number): void => {
-    const t = setTimeout(() => {
-      baselineTimers.delete(t);
-      if (!baselineOn) return;
-      baseline.record(due, Date.now());
-      chain(due + 1000);
-    }, Math.max(0, due - Date.now()));
+    const t = setTimeout(
+      () => {
+        baselineTimers.delete(t);
+        if (!baselineOn) return;
+        baseline.record(due, Date.now());
+        chain(due + 1000);
+      },
+      Math.max(0, due - Date.now()),
+    );
     baselineTimers.add(t);
   };
 

@@ -30,10 +30,19 @@ export function printTable(rows: Row[]): void {
   const lines = rows.map((r) => {
     const ratio = r.bootlet / r.raw;
     const verdict = r.target === undefined ? '' : ratio <= r.target ? 'ok' : 'OVER TARGET';
-    return [r.what, r.raw.toFixed(1), r.bootlet.toFixed(1), ratio.toFixed(2), r.spread ?? '', r.target === undefined ? '' : `≤ ${r.target}`, verdict];
+    return [
+      r.what,
+      r.raw.toFixed(1),
+      r.bootlet.toFixed(1),
+      ratio.toFixed(2),
+      r.spread ?? '',
+      r.target === undefined ? '' : `≤ ${r.target}`,
+      verdict,
+    ];
   });
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
-  const fmt = (cols: string[]) => cols.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  const fmt = (cols: string[]) =>
+    cols.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   console.log(fmt(header));
   for (const l of lines) console.log(fmt(l));
 }

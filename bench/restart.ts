@@ -27,10 +27,19 @@ async function taskPid(cd: PrivateContainerd, containerId: string): Promise<numb
   return pid;
 }
 
-export async function measureKillToRestart(o: { agent: RunningAgent; cd: PrivateContainerd; runtime: RuntimeService; manifests: string; kills: number }): Promise<RestartNumbers> {
+export async function measureKillToRestart(o: {
+  agent: RunningAgent;
+  cd: PrivateContainerd;
+  runtime: RuntimeService;
+  manifests: string;
+  kills: number;
+}): Promise<RestartNumbers> {
   const name = 'victim';
   const key = `default/${name}-${BENCH_NODE}`;
-  const manifest = benchPodManifest(name).replace('metadata: {name: victim, namespace: default}', 'metadata: {name: victim, namespace: default, annotations: {bootlet.io/crashloop-backoff-max-seconds: "0"}}');
+  const manifest = benchPodManifest(name).replace(
+    'metadata: {name: victim, namespace: default}',
+    'metadata: {name: victim, namespace: default, annotations: {bootlet.io/crashloop-backoff-max-seconds: "0"}}',
+  );
   fs.writeFileSync(path.join(o.manifests, `.${name}.tmp`), manifest);
   fs.renameSync(path.join(o.manifests, `.${name}.tmp`), path.join(o.manifests, `${name}.yaml`));
   const detect: number[] = [];
@@ -46,20 +55,37 @@ export async function measureKillToRestart(o: { agent: RunningAgent; cd: Private
     const seen = o.agent.records().length;
     const t0 = Date.now();
     process.kill(pid, 'SIGKILL');
-    const died = await waitFor(() => o.agent.records().slice(seen).find((r) => r.msg === 'PLEG event' && r.event === 'ContainerDied' && r.id === current.id), {
-      timeoutMs: 30_000,
-      what: `PLEG to report kill ${i}`,
-    });
-    const started = await waitFor(() => o.agent.records().slice(seen).find((r) => r.msg === 'Started container' && r.pod === key), {
-      timeoutMs: 30_000,
-      what: `replacement ${i} running`,
-    });
+    const died = await waitFor(
+      () =>
+        o.agent
+          .records()
+          .slice(seen)
+          .find((r) => r.msg === 'PLEG event' && r.event === 'ContainerDied' && r.id === current.id),
+      {
+        timeoutMs: 30_000,
+        what: `PLEG to report kill ${i}`,
+      },
+    );
+    const started = await waitFor(
+      () =>
+        o.agent
+          .records()
+          .slice(seen)
+          .find((r) => r.msg === 'Started container' && r.pod === key),
+      {
+        timeoutMs: 30_000,
+        what: `replacement ${i} running`,
+      },
+    );
     detect.push(Number(died.ts) * 1000 - t0);
     restart.push(Number(started.ts) * 1000 - t0);
-    current = await waitFor(async () => {
-      const c = await running();
-      return c && c.id === started.containerID ? c : undefined;
-    }, { timeoutMs: 30_000, what: 'replacement listed' });
+    current = await waitFor(
+      async () => {
+        const c = await running();
+        return c && c.id === started.containerID ? c : undefined;
+      },
+      { timeoutMs: 30_000, what: 'replacement listed' },
+    );
   }
   fs.rmSync(path.join(o.manifests, `${name}.yaml`));
   return {

@@ -20,7 +20,12 @@ import { printApiPodsBench, runApiPodsBench } from './api-pods.js';
 import { percentile, printTable, ratioSpread, type Row } from './report.js';
 import { waitFor } from '../test/support/wait.js';
 import { listRuntimePods } from '../src/kuberuntime/runtime-pods.js';
-import { meanOperations, operationsBetween, scrapeRuntimeOperations, type OperationCounts } from '../test/support/cri-calls.js';
+import {
+  meanOperations,
+  operationsBetween,
+  scrapeRuntimeOperations,
+  type OperationCounts,
+} from '../test/support/cri-calls.js';
 import { startBenchNode } from './bench-node.js';
 
 /** Rounds of the pod-start measures; 1-pod starts per round. */
@@ -53,16 +58,21 @@ async function quietOperations(rootDir: string): Promise<OperationCounts> {
 /** Whether the running agent's own status (`bootlet pods`' source) shows the pod's containers all running. */
 async function podRunningInAgent(rootDir: string, podName: string): Promise<boolean> {
   const body = await new Promise<string>((resolve, reject) => {
-    const req = http.get({ socketPath: path.join(rootDir, 'bootlet.sock'), path: '/pods', host: 'localhost', timeout: 10_000 }, (res) => {
-      let b = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (b += c));
-      res.on('end', () => resolve(b));
-    });
+    const req = http.get(
+      { socketPath: path.join(rootDir, 'bootlet.sock'), path: '/pods', host: 'localhost', timeout: 10_000 },
+      (res) => {
+        let b = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (b += c));
+        res.on('end', () => resolve(b));
+      },
+    );
     req.on('timeout', () => req.destroy(new Error('/pods timed out')));
     req.on('error', reject);
   });
-  const list = JSON.parse(body) as { items?: { metadata?: { name?: string }; status?: { containerStatuses?: { state?: { running?: unknown } }[] } }[] };
+  const list = JSON.parse(body) as {
+    items?: { metadata?: { name?: string }; status?: { containerStatuses?: { state?: { running?: unknown } }[] } }[];
+  };
   const pod = list.items?.find((p) => p.metadata?.name === podName);
   const statuses = pod?.status?.containerStatuses ?? [];
   return statuses.length > 0 && statuses.every((c) => c.state?.running !== undefined);
@@ -95,18 +105,35 @@ async function main(): Promise<void> {
     const bareSandbox: number[] = [];
 
     // The same pods through bootlet: write the manifest, wait for its "Started container" line.
-    const agent = startAgent({ manifests, endpoint: cd.endpoint, rootDir, podLogsDir, nodeName: BENCH_NODE, configFile, extraArgs: ['--v=0'] });
+    const agent = startAgent({
+      manifests,
+      endpoint: cd.endpoint,
+      rootDir,
+      podLogsDir,
+      nodeName: BENCH_NODE,
+      configFile,
+      extraArgs: ['--v=0'],
+    });
     await agent.waitForLog((r) => r.msg === 'Manifests read, adopting running pods', 'agent ready', 30_000);
     const startedAt = async (name: string, timeoutMs = 60_000): Promise<number> => {
-      const rec = await agent.waitForLog((r) => r.msg === 'Started container' && r.pod === `default/${name}-${BENCH_NODE}`, `${name} started`, timeoutMs).catch((err: unknown) => {
-        // A start that never comes must say what the agent said last: the run's only record of it.
-        console.error(`agent log (last 80 lines) at the timeout for ${name}:\n${agent.lines.slice(-80).join('\n')}`);
-        throw err;
-      });
+      const rec = await agent
+        .waitForLog(
+          (r) => r.msg === 'Started container' && r.pod === `default/${name}-${BENCH_NODE}`,
+          `${name} started`,
+          timeoutMs,
+        )
+        .catch((err: unknown) => {
+          // A start that never comes must say what the agent said last: the run's only record of it.
+          console.error(`agent log (last 80 lines) at the timeout for ${name}:\n${agent.lines.slice(-80).join('\n')}`);
+          throw err;
+        });
       return Number(rec.ts) * 1000;
     };
     const gone = (prefix: string) =>
-      waitFor(async () => [...(await listRuntimePods(cri.runtime)).values()].every((p) => !p.name.startsWith(prefix)), { timeoutMs: 120_000, what: `${prefix} pods removed` });
+      waitFor(async () => [...(await listRuntimePods(cri.runtime)).values()].every((p) => !p.name.startsWith(prefix)), {
+        timeoutMs: 120_000,
+        what: `${prefix} pods removed`,
+      });
 
     writeAtomically(manifests, 'warmup.yaml', benchPodManifest('bwarmup'));
     await startedAt('bwarmup');
@@ -122,7 +149,8 @@ async function main(): Promise<void> {
     const startWindowsS: number[] = [];
     const boot1: number[] = [];
     const stages = { accepted: [] as number[], sandbox: [] as number[], started: [] as number[] };
-    const logTs = (msg: string, pod: string) => Number(agent.records().find((r) => r.msg === msg && r.pod === pod)?.ts ?? NaN) * 1000;
+    const logTs = (msg: string, pod: string) =>
+      Number(agent.records().find((r) => r.msg === msg && r.pod === pod)?.ts ?? NaN) * 1000;
     // As a user sees it, per round: 1-pod times, and the all-running time of each burst.
     const user = {
       bare1: [] as number[][],
@@ -167,7 +195,10 @@ async function main(): Promise<void> {
         boot1.push(started1 - t0);
         userBoot1.push((await poller.running(`${name}-${BENCH_NODE}`)) - renamedAt);
         // The start is done once the one cache has seen the container running (the agent's status says so).
-        await waitFor(() => podRunningInAgent(rootDir, `${name}-${BENCH_NODE}`), { timeoutMs: 30_000, what: `${name} Running in the agent's status` });
+        await waitFor(() => podRunningInAgent(rootDir, `${name}-${BENCH_NODE}`), {
+          timeoutMs: 30_000,
+          what: `${name} Running in the agent's status`,
+        });
         callsPerStart.push(operationsBetween(callsBefore, await scrapeRuntimeOperations(rootDir)));
         startWindowsS.push((Date.now() - t0) / 1000);
         const key = `default/${name}-${BENCH_NODE}`;
@@ -193,15 +224,20 @@ async function main(): Promise<void> {
         await Promise.all(bares.map((p) => rawStopPod(rawCtx, p)));
 
         const t0raw = performance.now();
-        const manyRaw = await Promise.all(Array.from({ length: count }, (_, i) => rawStartPod(rawCtx, `rawmany${count}r${round}-${i}`)));
+        const manyRaw = await Promise.all(
+          Array.from({ length: count }, (_, i) => rawStartPod(rawCtx, `rawmany${count}r${round}-${i}`)),
+        );
         push(oldMany.raw, count, performance.now() - t0raw);
         await Promise.all(manyRaw.map((p) => rawStopPod(rawCtx, p)));
 
         const prefix = `many${count}r${round}-`;
         const t0boot = Date.now();
         const t0user = performance.now();
-        for (let i = 0; i < count; i++) writeAtomically(manifests, `${prefix}${i}.yaml`, benchPodManifest(`${prefix}${i}`));
-        const userEnds = await Promise.all(Array.from({ length: count }, (_, i) => poller.running(`${prefix}${i}-${BENCH_NODE}`, 300_000)));
+        for (let i = 0; i < count; i++)
+          writeAtomically(manifests, `${prefix}${i}.yaml`, benchPodManifest(`${prefix}${i}`));
+        const userEnds = await Promise.all(
+          Array.from({ length: count }, (_, i) => poller.running(`${prefix}${i}-${BENCH_NODE}`, 300_000)),
+        );
         const ends = await Promise.all(Array.from({ length: count }, (_, i) => startedAt(`${prefix}${i}`, 300_000)));
         push(oldMany.boot, count, Math.max(...ends) - t0boot);
         push(user.bootMany, count, Math.max(...userEnds) - t0user);
@@ -225,32 +261,81 @@ async function main(): Promise<void> {
         spread: ratioSpread(p50s(user.bare1), p50s(user.boot1)),
         target: 1.05,
       },
-      { what: `1 pod, manifest renamed → RUNNING listed (p95)`, raw: percentile(user.bare1.flat(), 95), bootlet: percentile(user.boot1.flat(), 95) },
-      { what: `1 pod, the 3 calls with bootlet's configs (p50; not a gate)`, raw: percentile(user.bare1.flat(), 50), bootlet: percentile(floor1, 50) },
+      {
+        what: `1 pod, manifest renamed → RUNNING listed (p95)`,
+        raw: percentile(user.bare1.flat(), 95),
+        bootlet: percentile(user.boot1.flat(), 95),
+      },
+      {
+        what: `1 pod, the 3 calls with bootlet's configs (p50; not a gate)`,
+        raw: percentile(user.bare1.flat(), 50),
+        bootlet: percentile(floor1, 50),
+      },
     ];
     for (const count of [30, MANY]) {
       const bare = user.bareMany.get(count)!;
       const boot = user.bootMany.get(count)!;
-      userRows.push({ what: `${count} at once → all RUNNING listed (p50 of ${ROUNDS} rounds)`, raw: percentile(bare, 50), bootlet: percentile(boot, 50), spread: ratioSpread(bare, boot), target: 1.1 });
-      userRows.push({ what: `${count} at once → all RUNNING listed (slowest round)`, raw: Math.max(...bare), bootlet: Math.max(...boot) });
-      userRows.push({ what: `${count} at once, each pod → RUNNING listed (p50 of all)`, raw: percentile(user.bareManyPods.get(count)!, 50), bootlet: percentile(user.bootManyPods.get(count)!, 50) });
-      userRows.push({ what: `${count} at once, each pod → RUNNING listed (p95 of all)`, raw: percentile(user.bareManyPods.get(count)!, 95), bootlet: percentile(user.bootManyPods.get(count)!, 95) });
+      userRows.push({
+        what: `${count} at once → all RUNNING listed (p50 of ${ROUNDS} rounds)`,
+        raw: percentile(bare, 50),
+        bootlet: percentile(boot, 50),
+        spread: ratioSpread(bare, boot),
+        target: 1.1,
+      });
+      userRows.push({
+        what: `${count} at once → all RUNNING listed (slowest round)`,
+        raw: Math.max(...bare),
+        bootlet: Math.max(...boot),
+      });
+      userRows.push({
+        what: `${count} at once, each pod → RUNNING listed (p50 of all)`,
+        raw: percentile(user.bareManyPods.get(count)!, 50),
+        bootlet: percentile(user.bootManyPods.get(count)!, 50),
+      });
+      userRows.push({
+        what: `${count} at once, each pod → RUNNING listed (p95 of all)`,
+        raw: percentile(user.bareManyPods.get(count)!, 95),
+        bootlet: percentile(user.bootManyPods.get(count)!, 95),
+      });
     }
-    console.log(`\n== pod starts as a user sees them: one poller (ListContainers every 5 ms, ${pollStats.polls} lists, mean ${pollStats.meanListMs.toFixed(1)} ms each), bare baseline of 3 calls`);
+    console.log(
+      `\n== pod starts as a user sees them: one poller (ListContainers every 5 ms, ${pollStats.polls} lists, mean ${pollStats.meanListMs.toFixed(1)} ms each), bare baseline of 3 calls`,
+    );
     printTable(userRows);
-    console.log(`bare baseline (p50, ms): RunPodSandbox ${percentile(bareSandbox, 50).toFixed(0)}, then CreateContainer + StartContainer + seen running ${(percentile(user.bare1.flat(), 50) - percentile(bareSandbox, 50)).toFixed(0)}`);
-    console.log(`\n== the same starts as the bench first measured them: baseline with bootlet's configs to its calls' return, bootlet to its "Started container" line`);
+    console.log(
+      `bare baseline (p50, ms): RunPodSandbox ${percentile(bareSandbox, 50).toFixed(0)}, then CreateContainer + StartContainer + seen running ${(percentile(user.bare1.flat(), 50) - percentile(bareSandbox, 50)).toFixed(0)}`,
+    );
+    console.log(
+      `\n== the same starts as the bench first measured them: baseline with bootlet's configs to its calls' return, bootlet to its "Started container" line`,
+    );
 
-    rows.push({ what: '1 pod, manifest → CONTAINER_RUNNING (p50)', raw: percentile(raw1, 50), bootlet: percentile(boot1, 50), target: 1.05 });
-    rows.push({ what: '1 pod, manifest → CONTAINER_RUNNING (p95)', raw: percentile(raw1, 95), bootlet: percentile(boot1, 95) });
+    rows.push({
+      what: '1 pod, manifest → CONTAINER_RUNNING (p50)',
+      raw: percentile(raw1, 50),
+      bootlet: percentile(boot1, 50),
+      target: 1.05,
+    });
+    rows.push({
+      what: '1 pod, manifest → CONTAINER_RUNNING (p95)',
+      raw: percentile(raw1, 95),
+      bootlet: percentile(boot1, 95),
+    });
     for (const count of [30, MANY]) {
       const raw = oldMany.raw.get(count)!;
       const boot = oldMany.boot.get(count)!;
-      rows.push({ what: `${count} pods written at once → all running (p50 of ${ROUNDS})`, raw: percentile(raw, 50), bootlet: percentile(boot, 50), spread: ratioSpread(raw, boot), target: 1.1 });
+      rows.push({
+        what: `${count} pods written at once → all running (p50 of ${ROUNDS})`,
+        raw: percentile(raw, 50),
+        bootlet: percentile(boot, 50),
+        spread: ratioSpread(raw, boot),
+        target: 1.1,
+      });
     }
     printTable(rows);
     rows.length = 0;
-    console.log(`baseline (p50, ms): RunPodSandbox ${percentile(rawSandbox, 50).toFixed(0)}, CreateContainer + StartContainer ${(percentile(raw1, 50) - percentile(rawSandbox, 50)).toFixed(0)}`);
+    console.log(
+      `baseline (p50, ms): RunPodSandbox ${percentile(rawSandbox, 50).toFixed(0)}, CreateContainer + StartContainer ${(percentile(raw1, 50) - percentile(rawSandbox, 50)).toFixed(0)}`,
+    );
     console.log(
       `where bootlet's time goes (p50, ms): write → manifest accepted ${percentile(stages.accepted, 50)}, ` +
         `accepted → sandbox created ${percentile(stages.sandbox, 50)}, sandbox → container started ${percentile(stages.started, 50)}`,
@@ -269,22 +354,47 @@ async function main(): Promise<void> {
 
     // Death of a container: a second agent, verbose enough to log its PLEG events.
     if (!SKIP.has('deaths')) {
-      const watcher = startAgent({ manifests, endpoint: cd.endpoint, rootDir, podLogsDir, nodeName: BENCH_NODE, configFile, extraArgs: ['--v=4'] });
+      const watcher = startAgent({
+        manifests,
+        endpoint: cd.endpoint,
+        rootDir,
+        podLogsDir,
+        nodeName: BENCH_NODE,
+        configFile,
+        extraArgs: ['--v=4'],
+      });
       await watcher.waitForLog((r) => r.msg === 'Manifests read, adopting running pods', 'second agent ready', 30_000);
       const deaths = await measureKillToRestart({ agent: watcher, cd, runtime: cri.runtime, manifests, kills: KILLS });
       await gone('victim');
       await watcher.kill('SIGTERM');
-      rows.push({ what: `container killed → agent notices (p50 of ${deaths.kills}; baseline: kubelet's 1 s relist)`, raw: 1000, bootlet: deaths.detectP50 });
+      rows.push({
+        what: `container killed → agent notices (p50 of ${deaths.kills}; baseline: kubelet's 1 s relist)`,
+        raw: 1000,
+        bootlet: deaths.detectP50,
+      });
       rows.push({ what: `container killed → agent notices (p95)`, raw: 1000, bootlet: deaths.detectP95 });
-      rows.push({ what: `container killed → replacement started (p50, back-off 0)`, raw: 1000, bootlet: deaths.restartP50 });
-      rows.push({ what: `container killed → replacement started (p95, back-off 0)`, raw: 1000, bootlet: deaths.restartP95 });
+      rows.push({
+        what: `container killed → replacement started (p50, back-off 0)`,
+        raw: 1000,
+        bootlet: deaths.restartP50,
+      });
+      rows.push({
+        what: `container killed → replacement started (p95, back-off 0)`,
+        raw: 1000,
+        bootlet: deaths.restartP95,
+      });
       printTable(rows);
     }
     console.log(`\nagent RSS, busiest moment (${MANY} pods just started): ${rss.toFixed(1)} MiB (target ≤ 80 MiB)`);
     if (busyParts) console.log(`  ${formatRssParts(busyParts)}`);
     const windowS = percentile(startWindowsS, 50);
-    console.log(`CRI calls per pod start (mean of ${callsPerStart.length}, manifest written → the agent's status says Running, p50 window ${windowS.toFixed(2)} s; baseline 3: RunPodSandbox, CreateContainer, StartContainer):`);
-    for (const [op, n] of meanOperations(callsPerStart)) console.log(`  ${op.padEnd(20)} ${n.toFixed(1)}   (idle: ${(((idleCalls.get(op) ?? 0) / idleWindowS) * windowS).toFixed(1)} in the same window)`);
+    console.log(
+      `CRI calls per pod start (mean of ${callsPerStart.length}, manifest written → the agent's status says Running, p50 window ${windowS.toFixed(2)} s; baseline 3: RunPodSandbox, CreateContainer, StartContainer):`,
+    );
+    for (const [op, n] of meanOperations(callsPerStart))
+      console.log(
+        `  ${op.padEnd(20)} ${n.toFixed(1)}   (idle: ${(((idleCalls.get(op) ?? 0) / idleWindowS) * windowS).toFixed(1)} in the same window)`,
+      );
     console.log(
       `agent idle with ${IDLE_PODS} pods running, over ${IDLE_SECONDS}s: CPU ${idleCpu.toFixed(2)}% of one core (target < 1%), ` +
         `RSS ${idleRss.toFixed(1)} MiB (target ≤ 70 MiB)${process.env.NODE_OPTIONS ? ` [NODE_OPTIONS=${process.env.NODE_OPTIONS}]` : ''}`,
@@ -299,7 +409,9 @@ async function main(): Promise<void> {
 async function sections(): Promise<void> {
   const skip = SKIP;
   if (!skip.has('startup')) {
-    console.log('\n== start-up: exec of the agent → its first sandbox listed, 4 manifests present, against `bootlet --version`');
+    console.log(
+      '\n== start-up: exec of the agent → its first sandbox listed, 4 manifests present, against `bootlet --version`',
+    );
     printStartupBench(await runStartupBench());
   }
   if (!skip.has('prober')) {
@@ -311,7 +423,9 @@ async function sections(): Promise<void> {
     printApiServerBench(await runApiServerBench());
   }
   if (!skip.has('kubeadm')) {
-    console.log("\n== kubeadm's control plane (the corpus's four manifests, real etcd, stand-ins), bootlet vs direct CRI calls");
+    console.log(
+      "\n== kubeadm's control plane (the corpus's four manifests, real etcd, stand-ins), bootlet vs direct CRI calls",
+    );
     printKubeadmBench(await runKubeadmBench());
   }
   if (!skip.has('kubelet-api')) {

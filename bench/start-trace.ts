@@ -19,9 +19,36 @@ async function main(): Promise<void> {
   const logPath = path.join(cd.dir, 'containerd.log');
   try {
     const rawCtx = { runtime: cri.runtime, images: cri.images, podLogsDir, rootDir };
-    const agent = startAgent({ manifests, endpoint: cd.endpoint, rootDir, podLogsDir, nodeName: BENCH_NODE, configFile, extraArgs: ['--v=0'], ...(process.env.TRACE_STRACE ? { wrap: ['strace', '-f', '-ttt', '-s', '96', '-e', 'trace=mkdir,mkdirat,openat,write,writev,sendmsg,sendto,connect,rename,symlink,symlinkat,inotify_add_watch', '-o', process.env.TRACE_STRACE] } : {}) });
+    const agent = startAgent({
+      manifests,
+      endpoint: cd.endpoint,
+      rootDir,
+      podLogsDir,
+      nodeName: BENCH_NODE,
+      configFile,
+      extraArgs: ['--v=0'],
+      ...(process.env.TRACE_STRACE
+        ? {
+            wrap: [
+              'strace',
+              '-f',
+              '-ttt',
+              '-s',
+              '96',
+              '-e',
+              'trace=mkdir,mkdirat,openat,write,writev,sendmsg,sendto,connect,rename,symlink,symlinkat,inotify_add_watch',
+              '-o',
+              process.env.TRACE_STRACE,
+            ],
+          }
+        : {}),
+    });
     await agent.waitForLog((r) => r.msg === 'Manifests read, adopting running pods', 'agent ready', 30_000);
-    const gone = (prefix: string) => waitFor(async () => [...(await listRuntimePods(cri.runtime)).values()].every((p) => !p.name.startsWith(prefix)), { timeoutMs: 60_000, what: `${prefix} removed` });
+    const gone = (prefix: string) =>
+      waitFor(async () => [...(await listRuntimePods(cri.runtime)).values()].every((p) => !p.name.startsWith(prefix)), {
+        timeoutMs: 60_000,
+        what: `${prefix} removed`,
+      });
     const boot: { name: string; written: number }[] = [];
     const bare: { name: string; t0: number; end: number }[] = [];
     for (let i = 0; i < RUNS + 1; i++) {
@@ -33,7 +60,11 @@ async function main(): Promise<void> {
       const name = `tboot${i}`;
       const written = Date.now();
       writeAtomically(manifests, `${name}.yaml`, benchPodManifest(name));
-      await agent.waitForLog((r) => r.msg === 'Started container' && r.pod === `default/${name}-${BENCH_NODE}`, `${name} started`, 60_000);
+      await agent.waitForLog(
+        (r) => r.msg === 'Started container' && r.pod === `default/${name}-${BENCH_NODE}`,
+        `${name} started`,
+        60_000,
+      );
       boot.push({ name, written });
       fs.rmSync(path.join(manifests, `${name}.yaml`));
       await gone(name);
@@ -41,7 +72,8 @@ async function main(): Promise<void> {
     await new Promise((r) => setTimeout(r, 500));
     const events = containerdEvents(logPath);
     const rec = agent.records();
-    const logAt = (msg: string, pod: string) => Number(rec.find((r) => r.msg === msg && r.pod === pod)?.ts ?? NaN) * 1000;
+    const logAt = (msg: string, pod: string) =>
+      Number(rec.find((r) => r.msg === msg && r.pod === pod)?.ts ?? NaN) * 1000;
     const rows: Record<string, number[]> = {};
     const add = (k: string, v: number) => (rows[k] ??= []).push(v);
     // The first of each is a warm-up.
@@ -69,7 +101,14 @@ async function main(): Promise<void> {
       add('boot: StartContainer returned → "Started container" log', logAt('Started container', pod) - m.started!);
       add('boot: total rename → StartContainer returned', m.started! - b.written);
     }
-    for (const [k, v] of Object.entries(rows)) console.log(`${k.padEnd(58)} p50 ${percentile(v, 50).toFixed(1).padStart(6)}  min ${Math.min(...v).toFixed(1).padStart(6)}  max ${Math.max(...v).toFixed(1).padStart(6)}`);
+    for (const [k, v] of Object.entries(rows))
+      console.log(
+        `${k.padEnd(58)} p50 ${percentile(v, 50).toFixed(1).padStart(6)}  min ${Math.min(...v)
+          .toFixed(1)
+          .padStart(6)}  max ${Math.max(...v)
+          .toFixed(1)
+          .padStart(6)}`,
+      );
     await agent.kill('SIGTERM');
   } finally {
     await node.close();

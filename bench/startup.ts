@@ -77,7 +77,8 @@ export async function runStartupBench(): Promise<StartupResult> {
     };
     // The runtime's own part of the first sandbox, and a warm image.
     const sandboxMs: number[] = [];
-    for (let i = 0; i < 3; i++) sandboxMs.push((await bareStartPod(cri.runtime, `startwarm${i}-${BENCH_NODE}`)).sandboxMs);
+    for (let i = 0; i < 3; i++)
+      sandboxMs.push((await bareStartPod(cri.runtime, `startwarm${i}-${BENCH_NODE}`)).sandboxMs);
     await removeAll();
 
     const podLogsDir = path.join(dir, 'logs', 'pods');
@@ -86,19 +87,40 @@ export async function runStartupBench(): Promise<StartupResult> {
     fs.mkdirSync(manifests, { recursive: true });
     const variants: StartupVariant[] = [];
     for (const kubeletApi of [false, true]) {
-      const v: StartupVariant = { what: kubeletApi ? 'kubelet API on (self-signed serving certificate)' : 'kubelet API off', firstSandbox: [], firstLog: [], manifestsRead: [], firstAccepted: [] };
+      const v: StartupVariant = {
+        what: kubeletApi ? 'kubelet API on (self-signed serving certificate)' : 'kubelet API off',
+        firstSandbox: [],
+        firstLog: [],
+        manifestsRead: [],
+        firstAccepted: [],
+      };
       for (let run = 0; run < RUNS; run++) {
         const prefix = `st${kubeletApi ? 'a' : 'o'}${run}x`;
         for (const f of fs.readdirSync(manifests)) fs.rmSync(path.join(manifests, f));
-        for (let k = 0; k < MANIFESTS; k++) fs.writeFileSync(path.join(manifests, `${prefix}${k}.yaml`), benchPodManifest(`${prefix}${k}`));
+        for (let k = 0; k < MANIFESTS; k++)
+          fs.writeFileSync(path.join(manifests, `${prefix}${k}.yaml`), benchPodManifest(`${prefix}${k}`));
         const port = kubeletApi ? await freePort() : undefined;
         const wall0 = Date.now();
         const t0 = performance.now();
-        const agent = startAgent({ manifests, endpoint: cd.endpoint, rootDir, podLogsDir, nodeName: BENCH_NODE, extraArgs: ['--v=0'], ...(port === undefined ? {} : { kubeletPort: port }) });
+        const agent = startAgent({
+          manifests,
+          endpoint: cd.endpoint,
+          rootDir,
+          podLogsDir,
+          nodeName: BENCH_NODE,
+          extraArgs: ['--v=0'],
+          ...(port === undefined ? {} : { kubeletPort: port }),
+        });
         try {
           v.firstSandbox.push((await poller.firstSandboxSince(prefix, t0, 60_000)) - t0);
-          const accepted = await agent.waitForLog((r) => r.msg === 'Static pod manifest accepted', 'a manifest accepted');
-          const read = await agent.waitForLog((r) => r.msg === 'Manifests read, adopting running pods', 'manifests read');
+          const accepted = await agent.waitForLog(
+            (r) => r.msg === 'Static pod manifest accepted',
+            'a manifest accepted',
+          );
+          const read = await agent.waitForLog(
+            (r) => r.msg === 'Manifests read, adopting running pods',
+            'manifests read',
+          );
           const first = agent.records()[0];
           v.firstLog.push(Number(first?.ts) * 1000 - wall0);
           v.manifestsRead.push(Number(read.ts) * 1000 - wall0);
@@ -112,7 +134,9 @@ export async function runStartupBench(): Promise<StartupResult> {
     }
     await poller.stop();
     cri.runtime.close();
-    const nodePath = fs.realpathSync(path.join(path.dirname(BOOTLET_EXE), '..', 'node_modules', `node-linux-${process.arch}`, 'bin', 'node'));
+    const nodePath = fs.realpathSync(
+      path.join(path.dirname(BOOTLET_EXE), '..', 'node_modules', `node-linux-${process.arch}`, 'bin', 'node'),
+    );
     return {
       variants,
       version: await timeExec(BOOTLET_EXE, ['--version'], 10),
@@ -128,7 +152,9 @@ export async function runStartupBench(): Promise<StartupResult> {
 
 export function printStartupBench(r: StartupResult): void {
   const p50 = (v: number[]): string => `${percentile(v, 50).toFixed(0)} ms`;
-  console.log(`bootlet --version (exec → exit, p50 of ${r.version.length}): ${p50(r.version)}; the carried Node alone (node -e 0): ${p50(r.bareNode)}`);
+  console.log(
+    `bootlet --version (exec → exit, p50 of ${r.version.length}): ${p50(r.version)}; the carried Node alone (node -e 0): ${p50(r.bareNode)}`,
+  );
   for (const v of r.variants) {
     console.log(
       `${v.what}: exec → first sandbox listed, p50 of ${v.firstSandbox.length}: ${p50(v.firstSandbox)} (${(percentile(v.firstSandbox, 50) / percentile(r.version, 50)).toFixed(1)}× --version; ` +

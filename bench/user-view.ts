@@ -47,7 +47,10 @@ export async function startRuntimePoller(endpoint: string, opts: PollerOptions =
       // used, the same for both sides.
       const sent = performance.now();
       try {
-        const [containers, sandboxes] = await Promise.all([runtime.listContainers({ state: { state: ContainerState.CONTAINER_RUNNING } }), opts.sandboxes ? runtime.listPodSandbox({}) : Promise.resolve([])]);
+        const [containers, sandboxes] = await Promise.all([
+          runtime.listContainers({ state: { state: ContainerState.CONTAINER_RUNNING } }),
+          opts.sandboxes ? runtime.listPodSandbox({}) : Promise.resolve([]),
+        ]);
         polls++;
         listMs += performance.now() - sent;
         for (const c of containers) {

@@ -4,7 +4,22 @@
 // dependency, so `npm ci` installs the one of this machine's architecture); the node running this
 // script only runs the build.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { closeSync, copyFileSync, chmodSync, existsSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync, writeSync, readdirSync } from 'node:fs';
+import {
+  closeSync,
+  copyFileSync,
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+  readdirSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -19,7 +34,10 @@ if (!runtimePackage) throw new Error(`no Node package for ${process.arch}: bootl
 const runtimeDir = join(root, 'node_modules', runtimePackage);
 // BOOTLET_NODE=/path/to/node builds on another Node (to measure a release before pinning it).
 const runtime = process.env.BOOTLET_NODE || join(runtimeDir, 'bin', 'node');
-if (!existsSync(runtime)) throw new Error(`${runtime} is missing: run npm ci (${runtimePackage} is an optional dependency for ${process.arch})`);
+if (!existsSync(runtime))
+  throw new Error(
+    `${runtime} is missing: run npm ci (${runtimePackage} is an optional dependency for ${process.arch})`,
+  );
 const runtimeVersion = process.env.BOOTLET_NODE
   ? execFileSync(runtime, ['--version'], { encoding: 'utf8' }).trim().replace(/^v/, '')
   : JSON.parse(readFileSync(join(runtimeDir, 'package.json'), 'utf8')).version;
@@ -52,7 +70,12 @@ function newestMtime(dir) {
 }
 
 const stampedRuntime = existsSync(runtimeStamp) ? readFileSync(runtimeStamp, 'utf8').trim() : '';
-if (process.argv.includes('--if-missing') && existsSync(exe) && stampedRuntime === runtimeVersion && statSync(exe).mtimeMs > newestMtime(join(root, 'src'))) {
+if (
+  process.argv.includes('--if-missing') &&
+  existsSync(exe) &&
+  stampedRuntime === runtimeVersion &&
+  statSync(exe).mtimeMs > newestMtime(join(root, 'src'))
+) {
   console.log('build/bootlet is up to date');
   process.exit(0);
 }
@@ -94,7 +117,8 @@ const withoutProtoLoader = {
   setup(b) {
     b.onResolve({ filter: /^@grpc\/proto-loader$/ }, () => ({ path: 'proto-loader', namespace: 'bootlet-left-out' }));
     b.onLoad({ filter: /.*/, namespace: 'bootlet-left-out' }, () => ({
-      contents: "module.exports = { loadSync() { throw new Error('@grpc/proto-loader is not in the bootlet executable (grpc-js channelz and ORCA services)'); } };",
+      contents:
+        "module.exports = { loadSync() { throw new Error('@grpc/proto-loader is not in the bootlet executable (grpc-js channelz and ORCA services)'); } };",
       loader: 'js',
     }));
   },
@@ -109,8 +133,13 @@ const grpcUtcMilliseconds = {
   setup(b) {
     b.onLoad({ filter: grpcLocalTime }, (args) => {
       const text = readFileSync(args.path, 'utf8');
-      const patched = text.replace(/\.getMilliseconds\(\)/g, '.getUTCMilliseconds()').replace(/\.setMilliseconds\(/g, '.setUTCMilliseconds(');
-      if (patched === text) throw new Error(`${args.path} no longer calls getMilliseconds/setMilliseconds: remove the grpc-utc-milliseconds patch from build/build.mjs`);
+      const patched = text
+        .replace(/\.getMilliseconds\(\)/g, '.getUTCMilliseconds()')
+        .replace(/\.setMilliseconds\(/g, '.setUTCMilliseconds(');
+      if (patched === text)
+        throw new Error(
+          `${args.path} no longer calls getMilliseconds/setMilliseconds: remove the grpc-utc-milliseconds patch from build/build.mjs`,
+        );
       return { contents: patched, loader: 'js' };
     });
   },
@@ -143,11 +172,19 @@ await build({
 // esbuild escapes non-ASCII text in strings, not in regular expression literals. One such character
 // makes the whole bundle two-byte source for V8: 4 MiB of heap instead of 2, for as long as the agent
 // runs (the decode worker's source is a string the worker runs: the same holds there).
-for (const [what, text] of [['bundle', readFileSync(bundle, 'utf8')], ['decode worker', workerCode]]) {
+for (const [what, text] of [
+  ['bundle', readFileSync(bundle, 'utf8')],
+  ['decode worker', workerCode],
+]) {
   const at = text.search(/[^\x00-\x7f]/);
-  if (at >= 0) throw new Error(`the ${what} has a non-ASCII character (write it as a \\u escape in the source): ...${text.slice(Math.max(0, at - 60), at + 20)}...`);
+  if (at >= 0)
+    throw new Error(
+      `the ${what} has a non-ASCII character (write it as a \\u escape in the source): ...${text.slice(Math.max(0, at - 60), at + 20)}...`,
+    );
 }
-console.log(`bundled ${bundle} (${Math.round(statSync(bundle).size / 1024)} KiB, decode worker ${Math.round(workerCode.length / 1024)} KiB) in ${Date.now() - t0} ms`);
+console.log(
+  `bundled ${bundle} (${Math.round(statSync(bundle).size / 1024)} KiB, decode worker ${Math.round(workerCode.length / 1024)} KiB) in ${Date.now() - t0} ms`,
+);
 
 // Single executable: the blob carries build/sea-main.cjs and the decode worker's bundle; the main
 // bundle and its two V8 code caches are appended to the executable (below), which sea-main.cjs reads
@@ -156,14 +193,24 @@ console.log(`bundled ${bundle} (${Math.round(statSync(bundle).size / 1024)} KiB,
 const startCache = join(out, 'bootlet.cjs.start-cache');
 const topLevelCache = join(out, 'bootlet.cjs.top-level-cache');
 // Its stdout is the usage the bundle prints on the way (build/code-cache.cjs).
-execFileSync(runtime, [...execArgv, join(root, 'build', 'code-cache.cjs'), bundle, startCache, topLevelCache], { stdio: ['ignore', 'ignore', 'inherit'] });
+execFileSync(runtime, [...execArgv, join(root, 'build', 'code-cache.cjs'), bundle, startCache, topLevelCache], {
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
 const seaConfig = join(out, 'sea-config.json');
 const blob = join(out, 'sea-prep.blob');
 // execArgvExtension "none": the agent runs as root, and NODE_OPTIONS in its environment
 // (`--require` of any file) would otherwise run code in it; the executable runs as built.
 writeFileSync(
   seaConfig,
-  JSON.stringify({ main: join(root, 'build', 'sea-main.cjs'), output: blob, disableExperimentalSEAWarning: true, useCodeCache: true, execArgv, execArgvExtension: 'none', assets: { [workerAsset]: workerFile } }),
+  JSON.stringify({
+    main: join(root, 'build', 'sea-main.cjs'),
+    output: blob,
+    disableExperimentalSEAWarning: true,
+    useCodeCache: true,
+    execArgv,
+    execArgvExtension: 'none',
+    assets: { [workerAsset]: workerFile },
+  }),
 );
 // The blob is made by the Node that will run it, under the same V8 flags: V8 rejects a code cache
 // made under other flags (and says so on every start).
@@ -177,7 +224,11 @@ try {
   console.log('strip not available: the executable keeps its symbols');
 }
 const postject = join(root, 'node_modules', 'postject', 'dist', 'cli.js');
-execFileSync(process.execPath, [postject, tmpExe, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2'], { stdio: 'inherit' });
+execFileSync(
+  process.execPath,
+  [postject, tmpExe, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2'],
+  { stdio: 'inherit' },
+);
 // The executable is written out again in 64 KiB blocks: the kernel caches a file written in one large
 // write (postject's) in large folios, and a process mapping it then counts whole folios as resident,
 // 18 MiB more RSS for the same pages touched (`bootlet --version`: 66.7 MiB as postject left it, 48.8
@@ -197,7 +248,8 @@ const blockExe = exe + '.blocks';
       const data = readFileSync(file);
       trailer.writeUIntLE(size, 8 + i * 12, 6);
       trailer.writeUIntLE(data.length, 14 + i * 12, 6);
-      for (let at = 0; at < data.length; at += block.length) writeSync(to, data, at, Math.min(block.length, data.length - at));
+      for (let at = 0; at < data.length; at += block.length)
+        writeSync(to, data, at, Math.min(block.length, data.length - at));
       size += data.length;
     }
     writeSync(to, trailer);
@@ -212,7 +264,8 @@ renameSync(blockExe, exe);
 // The appended bundle must run, under each of its code caches (sea-main.cjs says on stderr when V8 rejects one).
 for (const arg of ['--version', '--help']) {
   const check = spawnSync(exe, [arg], { encoding: 'utf8' });
-  if (check.status !== 0 || check.stderr !== '') throw new Error(`the built executable failed its ${arg} check (exit ${check.status}): ${check.stderr}`);
+  if (check.status !== 0 || check.stderr !== '')
+    throw new Error(`the built executable failed its ${arg} check (exit ${check.status}): ${check.stderr}`);
 }
 writeFileSync(runtimeStamp, `${runtimeVersion}\n`);
 console.log(`built ${exe} (${Math.round(statSync(exe).size / 1024 / 1024)} MB, Node ${runtimeVersion})`);

@@ -10,7 +10,16 @@
 // `--check` writes nothing: it generates into a temporary directory and fails when
 // src/cri/generated/ differs (a .proto edited since the last `npm run gen`).
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
@@ -76,7 +85,9 @@ function generate(outDir) {
 
 function files(dir, base = dir) {
   if (!existsSync(dir)) return [];
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name), base) : [relative(base, join(dir, e.name))]));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? files(join(dir, e.name), base) : [relative(base, join(dir, e.name))],
+  );
 }
 
 /** Files of `fresh` that are new or changed in `dir`, and files of `dir` that `fresh` no longer has. */
@@ -84,7 +95,9 @@ function differences(fresh, dir) {
   const want = files(fresh);
   const have = files(dir);
   return {
-    changed: want.filter((f) => !have.includes(f) || readFileSync(join(fresh, f), 'utf8') !== readFileSync(join(dir, f), 'utf8')),
+    changed: want.filter(
+      (f) => !have.includes(f) || readFileSync(join(fresh, f), 'utf8') !== readFileSync(join(dir, f), 'utf8'),
+    ),
     gone: have.filter((f) => !want.includes(f)),
   };
 }
@@ -95,7 +108,9 @@ try {
   const { changed, gone } = differences(fresh, generated);
   if (process.argv.includes('--check')) {
     if (changed.length + gone.length > 0) {
-      console.error(`src/cri/generated/ does not match the .proto files (run npm run gen):\n  ${[...changed, ...gone].sort().join('\n  ')}`);
+      console.error(
+        `src/cri/generated/ does not match the .proto files (run npm run gen):\n  ${[...changed, ...gone].sort().join('\n  ')}`,
+      );
       process.exitCode = 1;
     }
   } else {

@@ -18,7 +18,9 @@ const readme = readFileSync(readmePath, 'utf8');
 const begin = readme.indexOf(DOC_BEGIN);
 const end = readme.indexOf(DOC_END);
 if (begin < 0 || end < begin) {
-  console.error(`README.md has no settings section: add the two lines\n${DOC_BEGIN}\n${DOC_END}\nwhere it goes, then run this with --write`);
+  console.error(
+    `README.md has no settings section: add the two lines\n${DOC_BEGIN}\n${DOC_END}\nwhere it goes, then run this with --write`,
+  );
   process.exit(1);
 }
 const current = readme.slice(begin, end + DOC_END.length);

@@ -4,7 +4,18 @@
 // installs /usr/bin/kubelet as a link to bootlet: kubeadm runs `kubelet --version` in preflight,
 // and kubeadm's own drop-in starts /usr/bin/kubelet.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -16,7 +27,9 @@ if (!existsSync(exe)) throw new Error(`${exe} is missing: run node build/build.m
 const version = pkg.version;
 const arch = execFileSync('dpkg', ['--print-architecture'], { encoding: 'utf8' }).trim();
 // The Kubernetes version bootlet implements (src/version.ts), for Provides: kubelet (= ...).
-const kubernetes = /KUBERNETES_VERSION\s*=\s*'v?([0-9.]+)'/.exec(readFileSync(join(root, 'src', 'version.ts'), 'utf8'))?.[1];
+const kubernetes = /KUBERNETES_VERSION\s*=\s*'v?([0-9.]+)'/.exec(
+  readFileSync(join(root, 'src', 'version.ts'), 'utf8'),
+)?.[1];
 if (!kubernetes) throw new Error('cannot find KUBERNETES_VERSION in src/version.ts');
 
 const out = join(root, 'build', 'out');
@@ -35,7 +48,10 @@ put('usr/bin/bootlet', exe, 0o755);
 symlinkSync('bootlet', join(stage, 'usr/bin/kubelet'));
 // Debian 12 keeps packaged units in /lib/systemd/system (merged /usr, but dpkg tracks the path).
 put('lib/systemd/system/bootlet.service', p('systemd', 'bootlet.service'));
-put('lib/systemd/system/bootlet.service.d/20-kubeadm-env.conf', p('systemd', 'bootlet.service.d', '20-kubeadm-env.conf'));
+put(
+  'lib/systemd/system/bootlet.service.d/20-kubeadm-env.conf',
+  p('systemd', 'bootlet.service.d', '20-kubeadm-env.conf'),
+);
 put('etc/default/bootlet', p('default', 'bootlet'));
 put('usr/share/doc/bootlet/README.md', join(root, 'README.md'));
 for (const script of ['postinst', 'prerm', 'postrm']) put(`DEBIAN/${script}`, p('debian', script), 0o755);
@@ -74,5 +90,7 @@ Description: static-pod node agent, a kubelet replacement for control-plane stat
 writeFileSync(join(stage, 'DEBIAN', 'control'), control);
 
 const deb = join(out, `bootlet_${version}_${arch}.deb`);
-execFileSync('dpkg-deb', ['--root-owner-group', '-Zxz', '--build', stage, deb], { stdio: ['ignore', 'ignore', 'inherit'] });
+execFileSync('dpkg-deb', ['--root-owner-group', '-Zxz', '--build', stage, deb], {
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
 console.log(`built ${deb} (${Math.round(statSync(deb).size / 1024)} KiB)`);

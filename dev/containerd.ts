@@ -118,17 +118,44 @@ export async function startContainerd(opts: StartContainerdOptions = {}): Promis
   for (const d of [root, state, path.join(dir, 'opt'), path.join(dir, 'cni', 'bin'), path.join(dir, 'cni', 'net.d')]) {
     fs.mkdirSync(d, { recursive: true });
   }
-  const snapshotter = opts.snapshotter ?? (process.env.BOOTLET_SNAPSHOTTER === 'native' || !(await overlayWorks(dir)) ? 'native' : 'overlayfs');
-  const cniNetwork = `bootlet-${path.basename(dir).replace(/[^a-zA-Z0-9-]/g, '-').slice(-40)}`;
+  const snapshotter =
+    opts.snapshotter ??
+    (process.env.BOOTLET_SNAPSHOTTER === 'native' || !(await overlayWorks(dir)) ? 'native' : 'overlayfs');
+  const cniNetwork = `bootlet-${path
+    .basename(dir)
+    .replace(/[^a-zA-Z0-9-]/g, '-')
+    .slice(-40)}`;
   const cni = writeCniConfig(dir, cniNetwork, opts.podNetwork);
   fs.writeFileSync(
     path.join(dir, 'config.toml'),
-    containerdConfig({ socket, root, state, dir, snapshotter, sandboxImage: opts.sandboxImage ?? DEFAULT_SANDBOX_IMAGE, systemdCgroup: opts.systemdCgroup ?? false, cni }),
+    containerdConfig({
+      socket,
+      root,
+      state,
+      dir,
+      snapshotter,
+      sandboxImage: opts.sandboxImage ?? DEFAULT_SANDBOX_IMAGE,
+      systemdCgroup: opts.systemdCgroup ?? false,
+      cni,
+    }),
   );
 
   const logPath = path.join(dir, 'containerd.log');
-  const argv = ['containerd', '--config', path.join(dir, 'config.toml'), '--address', socket, '--root', root, '--state', state];
-  const wrap = [...(opts.podNetwork ? ['nsenter', `--net=${opts.podNetwork.netnsPath}`, '--'] : []), ...(opts.wrap ?? [])];
+  const argv = [
+    'containerd',
+    '--config',
+    path.join(dir, 'config.toml'),
+    '--address',
+    socket,
+    '--root',
+    root,
+    '--state',
+    state,
+  ];
+  const wrap = [
+    ...(opts.podNetwork ? ['nsenter', `--net=${opts.podNetwork.netnsPath}`, '--'] : []),
+    ...(opts.wrap ?? []),
+  ];
   const spawned = spawnDaemon([...wrap, ...argv], dir, logPath);
 
   const record: InstanceRecord = {
@@ -212,7 +239,13 @@ function spawnDaemon(command: string[], cwd: string, logPath: string): SpawnedDa
 }
 
 /** Waits until the CRI plugin of the daemon on `socket` reports ok; stops the instance on failure. */
-async function waitForCri(socket: string, logPath: string, daemon: SpawnedDaemon, timeoutMs: number, record: InstanceRecord): Promise<void> {
+async function waitForCri(
+  socket: string,
+  logPath: string,
+  daemon: SpawnedDaemon,
+  timeoutMs: number,
+  record: InstanceRecord,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last = '';
   for (;;) {
@@ -361,7 +394,8 @@ function removeCniCache(network: string, sandboxIds: string[]): void {
     } catch {
       continue;
     }
-    for (const e of entries) if (e.startsWith(`${network}-`) || ours.has(e)) fs.rmSync(path.join(d, e), { force: true });
+    for (const e of entries)
+      if (e.startsWith(`${network}-`) || ours.has(e)) fs.rmSync(path.join(d, e), { force: true });
   }
 }
 
@@ -382,7 +416,10 @@ function writeCniConfig(dir: string, network: string, podNetwork: PodNetworkOpti
   const confDir = path.join(dir, 'cni', 'net.d');
   if (!podNetwork) {
     const placeholder = { cniVersion: '0.4.0', name: network, plugins: [{ type: 'bootlet-no-pod-network' }] };
-    fs.writeFileSync(path.join(confDir, '10-bootlet-no-pod-network.conflist'), JSON.stringify(placeholder, null, 2) + '\n');
+    fs.writeFileSync(
+      path.join(confDir, '10-bootlet-no-pod-network.conflist'),
+      JSON.stringify(placeholder, null, 2) + '\n',
+    );
     return { binDir: path.join(dir, 'cni', 'bin'), confDir, confTemplate: '' };
   }
   const conflist = (subnet: string): string =>
@@ -397,7 +434,12 @@ function writeCniConfig(dir: string, network: string, podNetwork: PodNetworkOpti
             isGateway: true,
             ipMasq: false,
             hairpinMode: true,
-            ipam: { type: 'host-local', ranges: [[{ subnet }]], routes: [{ dst: '0.0.0.0/0' }], dataDir: path.join(dir, 'cni', 'ipam') },
+            ipam: {
+              type: 'host-local',
+              ranges: [[{ subnet }]],
+              routes: [{ dst: '0.0.0.0/0' }],
+              dataDir: path.join(dir, 'cni', 'ipam'),
+            },
           },
           { type: 'portmap', capabilities: { portMappings: true } },
         ],
@@ -420,10 +462,16 @@ async function removeAllTasks(socket: string): Promise<void> {
   const ctr = (args: string[]) =>
     tryRun('ctr', ['--address', socket, '-n', K8S_NAMESPACE, ...args], { timeoutMs: 20_000 });
   const tasks = (await ctr(['tasks', 'ls', '-q'])) ?? '';
-  const ids = tasks.split('\n').map((s) => s.trim()).filter(Boolean);
+  const ids = tasks
+    .split('\n')
+    .map((s) => s.trim())
+    .filter(Boolean);
   await Promise.all(ids.map((id) => ctr(['tasks', 'kill', '-s', 'SIGKILL', id])));
   await Promise.all(ids.map((id) => ctr(['tasks', 'rm', '-f', id])));
-  const containers = ((await ctr(['containers', 'ls', '-q'])) ?? '').split('\n').map((s) => s.trim()).filter(Boolean);
+  const containers = ((await ctr(['containers', 'ls', '-q'])) ?? '')
+    .split('\n')
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (let i = 0; i < containers.length; i += 16) {
     await ctr(['containers', 'rm', ...containers.slice(i, i + 16)]);
   }
@@ -526,7 +574,8 @@ function podCgroupsHolding(ids: string[]): string[] {
       } catch {
         continue;
       }
-      for (const pod of entries) if (ids.some((id) => fs.existsSync(path.join(h, qos, pod, id)))) out.add(path.join(qos, pod));
+      for (const pod of entries)
+        if (ids.some((id) => fs.existsSync(path.join(h, qos, pod, id)))) out.add(path.join(qos, pod));
     }
   }
   return [...out];
@@ -545,7 +594,8 @@ function removeCgroups(ids: string[], podCgroups: string[]): void {
     }
   };
   for (const h of cgroupHierarchies()) {
-    for (const parent of [h, path.join(h, K8S_NAMESPACE), ...podCgroups.map((p) => path.join(h, p))]) for (const id of ids) rmdir(path.join(parent, id));
+    for (const parent of [h, path.join(h, K8S_NAMESPACE), ...podCgroups.map((p) => path.join(h, p))])
+      for (const id of ids) rmdir(path.join(parent, id));
     for (const p of podCgroups) rmdir(path.join(h, p));
   }
 }
@@ -561,9 +611,13 @@ async function overlayWorks(dir: string): Promise<boolean> {
   ];
   for (const d of [lower, upper, work, merged]) fs.mkdirSync(d);
   try {
-    await run('mount', ['-t', 'overlay', 'overlay', '-o', `lowerdir=${lower},upperdir=${upper},workdir=${work}`, merged], {
-      timeoutMs: 10_000,
-    });
+    await run(
+      'mount',
+      ['-t', 'overlay', 'overlay', '-o', `lowerdir=${lower},upperdir=${upper},workdir=${work}`, merged],
+      {
+        timeoutMs: 10_000,
+      },
+    );
     await run('umount', [merged], { timeoutMs: 10_000 });
     return true;
   } catch {

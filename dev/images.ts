@@ -68,7 +68,9 @@ export function dir(p: string, mode = 0o755): TarEntry {
 }
 
 export async function which(cmd: string): Promise<string | undefined> {
-  for (const d of (process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin').split(':').concat(['/usr/sbin', '/usr/bin', '/sbin', '/bin'])) {
+  for (const d of (process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin')
+    .split(':')
+    .concat(['/usr/sbin', '/usr/bin', '/sbin', '/bin'])) {
     const p = path.join(d, cmd);
     try {
       fs.accessSync(p, fs.constants.X_OK);
@@ -125,7 +127,11 @@ async function gccVersion(): Promise<string> {
 
 async function pauseRecipe(cacheDir: string): Promise<Recipe> {
   const gcc = await need('gcc', 'gcc');
-  const key = createHash('sha256').update(PAUSE_C).update(await gccVersion()).digest('hex').slice(0, 16);
+  const key = createHash('sha256')
+    .update(PAUSE_C)
+    .update(await gccVersion())
+    .digest('hex')
+    .slice(0, 16);
   const binDir = path.join(cacheDir, `pause-bin-${key}`);
   const bin = path.join(binDir, 'pause');
   if (!fs.existsSync(bin)) {
@@ -133,7 +139,9 @@ async function pauseRecipe(cacheDir: string): Promise<Recipe> {
     try {
       fs.writeFileSync(path.join(tmp, 'pause.c'), PAUSE_C);
       try {
-        await run(gcc, ['-static', '-O2', '-s', '-o', path.join(tmp, 'pause'), path.join(tmp, 'pause.c')], { timeoutMs: 120_000 });
+        await run(gcc, ['-static', '-O2', '-s', '-o', path.join(tmp, 'pause'), path.join(tmp, 'pause.c')], {
+          timeoutMs: 120_000,
+        });
       } catch (e) {
         throw new Error(`building the pause binary failed (needs gcc and libc6-dev): ${(e as Error).message}`);
       }
@@ -264,11 +272,15 @@ function removeOlder(outDir: string, which: string, keep: string): void {
 export async function importTestImages(c: PrivateContainerd, images?: Record<TestImage, string>): Promise<void> {
   const tarballs = images ?? (await buildTestImages());
   for (const which of Object.keys(TEST_IMAGES) as TestImage[]) {
-    await c.ctr(['images', 'import', '--snapshotter', c.snapshotter, '--platform', `linux/${ociArchitecture()}`, tarballs[which]], {
-      timeoutMs: 300_000,
-    });
+    await c.ctr(
+      ['images', 'import', '--snapshotter', c.snapshotter, '--platform', `linux/${ociArchitecture()}`, tarballs[which]],
+      {
+        timeoutMs: 300_000,
+      },
+    );
   }
   const listed = await c.ctr(['images', 'ls', '-q']);
   const missing = Object.values(TEST_IMAGES).filter((n) => !listed.split('\n').includes(n));
-  if (missing.length > 0) throw new Error(`images missing after import: ${missing.join(', ')}; ctr images ls:\n${listed}`);
+  if (missing.length > 0)
+    throw new Error(`images missing after import: ${missing.join(', ')}; ctr images ls:\n${listed}`);
 }

@@ -84,7 +84,11 @@ async function standinRecipe(): Promise<Recipe> {
       // Enough for `openssl req` (OpenSSL 3 refuses to run it without a config file).
       file('usr/lib/ssl/openssl.cnf', '[req]\ndistinguished_name = dn\n[dn]\n'),
       script('kube-standin.sh', 'usr/local/bin/kube-standin'),
-      ...STANDIN_COMPONENTS.map((c): TarEntry => ({ type: 'symlink', path: `usr/local/bin/${c}`, target: 'kube-standin' })),
+      ...STANDIN_COMPONENTS.map((c): TarEntry => ({
+        type: 'symlink',
+        path: `usr/local/bin/${c}`,
+        target: 'kube-standin',
+      })),
     ],
     config: { Cmd: ['kube-apiserver'], Env: [PATH_ENV], WorkingDir: '/' },
     inputs: [...base.inputs, openssl, ...libs],
@@ -113,7 +117,10 @@ export function groupKubeadmImages(refs: string[]): Record<KubeadmImageKind, str
  * Builds (cached under .tmp/images, keyed by host binaries, scripts and names) an OCI tarball per
  * kind that carries `refs` as extra names.
  */
-export async function buildKubeadmImages(refs: string[], outDir: string = IMAGE_CACHE): Promise<Record<KubeadmImageKind, string>> {
+export async function buildKubeadmImages(
+  refs: string[],
+  outDir: string = IMAGE_CACHE,
+): Promise<Record<KubeadmImageKind, string>> {
   fs.mkdirSync(outDir, { recursive: true });
   const architecture = ociArchitecture();
   const builder = builderDigest(['kubeadm-images.ts']) + scriptsDigest();
@@ -132,9 +139,19 @@ export async function buildKubeadmImages(refs: string[], outDir: string = IMAGE_
       .slice(0, 16);
     const tarball = path.join(outDir, `kubeadm-${kind}-${key}.oci.tar`);
     if (!fs.existsSync(tarball)) {
-      writeOciImage({ name: KUBEADM_IMAGES[kind], aliases: grouped[kind], files: recipe.files, config: recipe.config, architecture }, tarball);
+      writeOciImage(
+        {
+          name: KUBEADM_IMAGES[kind],
+          aliases: grouped[kind],
+          files: recipe.files,
+          config: recipe.config,
+          architecture,
+        },
+        tarball,
+      );
       for (const f of fs.readdirSync(outDir)) {
-        if (f.startsWith(`kubeadm-${kind}-`) && f.endsWith('.oci.tar') && path.join(outDir, f) !== tarball) fs.rmSync(path.join(outDir, f), { force: true });
+        if (f.startsWith(`kubeadm-${kind}-`) && f.endsWith('.oci.tar') && path.join(outDir, f) !== tarball)
+          fs.rmSync(path.join(outDir, f), { force: true });
       }
     }
     out[kind] = tarball;
@@ -146,7 +163,10 @@ export async function buildKubeadmImages(refs: string[], outDir: string = IMAGE_
 export async function importKubeadmImages(c: PrivateContainerd, refs: string[]): Promise<void> {
   const tarballs = await buildKubeadmImages(refs);
   for (const tarball of Object.values(tarballs)) {
-    await c.ctr(['images', 'import', '--snapshotter', c.snapshotter, '--platform', `linux/${ociArchitecture()}`, tarball], { timeoutMs: 300_000 });
+    await c.ctr(
+      ['images', 'import', '--snapshotter', c.snapshotter, '--platform', `linux/${ociArchitecture()}`, tarball],
+      { timeoutMs: 300_000 },
+    );
   }
   const listed = (await c.ctr(['images', 'ls', '-q'])).split('\n');
   const missing = refs.filter((r) => !listed.includes(r));

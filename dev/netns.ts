@@ -99,7 +99,9 @@ export async function createNetns(): Promise<TestNetns> {
       });
       servers.push(outside);
       await new Promise<void>((resolve, reject) => outside.once('error', reject).listen(sock, () => resolve()));
-      const inside = spawn(wrap[0]!, [...wrap.slice(1), process.execPath, '-e', INSIDE_FORWARDER, String(port), sock], { stdio: ['pipe', 'pipe', 'inherit'] });
+      const inside = spawn(wrap[0]!, [...wrap.slice(1), process.execPath, '-e', INSIDE_FORWARDER, String(port), sock], {
+        stdio: ['pipe', 'pipe', 'inherit'],
+      });
       children.push(inside);
       await new Promise<void>((resolve, reject) => {
         inside.once('exit', (code) => reject(new Error(`the port forwarder into ${name} exited (${code})`)));

@@ -50,7 +50,16 @@ function sha256(b: Buffer): string {
 
 /** Maps `uname -m` / Node's process.arch to the OCI architecture name. */
 export function ociArchitecture(arch: string = process.arch): string {
-  const map: Record<string, string> = { x64: 'amd64', x86_64: 'amd64', arm64: 'arm64', aarch64: 'arm64', arm: 'arm', s390x: 's390x', ppc64: 'ppc64le', ppc64le: 'ppc64le' };
+  const map: Record<string, string> = {
+    x64: 'amd64',
+    x86_64: 'amd64',
+    arm64: 'arm64',
+    aarch64: 'arm64',
+    arm: 'arm',
+    s390x: 's390x',
+    ppc64: 'ppc64le',
+    ppc64le: 'ppc64le',
+  };
   const a = map[arch];
   if (!a) throw new Error(`unsupported architecture ${arch}`);
   return a;
@@ -116,7 +125,12 @@ export function writeOciImage(spec: OciImageSpec, outFile: string): BuiltImage {
     data,
   });
   const archive = tarArchive([
-    { type: 'file', path: 'oci-layout', mode: 0o644, data: Buffer.from(JSON.stringify({ imageLayoutVersion: '1.0.0' })) },
+    {
+      type: 'file',
+      path: 'oci-layout',
+      mode: 0o644,
+      data: Buffer.from(JSON.stringify({ imageLayoutVersion: '1.0.0' })),
+    },
     { type: 'file', path: 'index.json', mode: 0o644, data: index },
     blob(layerDigest, layer),
     blob(configDigest, config),

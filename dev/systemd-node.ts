@@ -57,8 +57,21 @@ function cgroupMounts(): { mountpoint: string; fstype: 'cgroup' | 'cgroup2'; opt
     const mountpoint = line.slice(0, sep).split(' ')[4] ?? '';
     const [fstype, , superOpts = ''] = line.slice(sep + 3).split(' ');
     if ((fstype !== 'cgroup' && fstype !== 'cgroup2') || !mountpoint.startsWith('/sys/fs/cgroup')) continue;
-    const opts = superOpts.split(',').filter((o) => o !== 'rw' && o !== 'ro' && !o.startsWith('clone_children') && o !== 'nsdelegate' && o !== 'memory_recursiveprot');
-    out.push({ mountpoint, fstype, opts: (fstype === 'cgroup' && opts.every((o) => o.startsWith('name=')) ? ['none', ...opts] : opts).join(',') });
+    const opts = superOpts
+      .split(',')
+      .filter(
+        (o) =>
+          o !== 'rw' &&
+          o !== 'ro' &&
+          !o.startsWith('clone_children') &&
+          o !== 'nsdelegate' &&
+          o !== 'memory_recursiveprot',
+      );
+    out.push({
+      mountpoint,
+      fstype,
+      opts: (fstype === 'cgroup' && opts.every((o) => o.startsWith('name=')) ? ['none', ...opts] : opts).join(','),
+    });
   }
   return out;
 }
@@ -72,7 +85,11 @@ function innerScript(mounts: ReturnType<typeof cgroupMounts>, unitsDir: string, 
     lines.push('mount -t tmpfs -o mode=755 cgroup_root /sys/fs/cgroup');
     for (const m of mounts) {
       lines.push(`mkdir -p ${m.mountpoint}`);
-      lines.push(m.fstype === 'cgroup2' ? `mount -t cgroup2 cgroup2 ${m.mountpoint}` : `mount -t cgroup -o ${m.opts} cgroup ${m.mountpoint}`);
+      lines.push(
+        m.fstype === 'cgroup2'
+          ? `mount -t cgroup2 cgroup2 ${m.mountpoint}`
+          : `mount -t cgroup -o ${m.opts} cgroup ${m.mountpoint}`,
+      );
     }
   }
   lines.push(
@@ -92,12 +109,7 @@ function hierarchyRoots(): string[] {
 
 function childrenOf(pid: number): number[] {
   try {
-    return fs
-      .readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
-      .trim()
-      .split(/\s+/)
-      .filter(Boolean)
-      .map(Number);
+    return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
   } catch {
     return [];
   }
@@ -174,10 +186,14 @@ export async function startNamespacedSystemd(name = 'test'): Promise<NamespacedS
     .map((root) => `echo $$ > ${path.join(root, cgroup, 'cgroup.procs')}`)
     .join('; ');
   const logFd = fs.openSync(path.join(dir, 'systemd.log'), 'a');
-  const outer = spawn('sh', ['-c', `${join}; exec unshare --fork --pid --mount --cgroup --mount-proc ${path.join(dir, 'inner.sh')}`], {
-    detached: true,
-    stdio: ['ignore', logFd, logFd],
-  });
+  const outer = spawn(
+    'sh',
+    ['-c', `${join}; exec unshare --fork --pid --mount --cgroup --mount-proc ${path.join(dir, 'inner.sh')}`],
+    {
+      detached: true,
+      stdio: ['ignore', logFd, logFd],
+    },
+  );
   fs.closeSync(logFd);
   outer.unref();
   const unsharePid = outer.pid!;
@@ -200,7 +216,9 @@ export async function startNamespacedSystemd(name = 'test'): Promise<NamespacedS
   }
   // Ready when its start-up job is done.
   for (;;) {
-    const state = await run(enter[0]!, [...enter.slice(1), 'systemctl', 'is-system-running'], { timeoutMs: 10_000 }).catch((e: unknown) => (e instanceof CommandError ? e.stdout : ''));
+    const state = await run(enter[0]!, [...enter.slice(1), 'systemctl', 'is-system-running'], {
+      timeoutMs: 10_000,
+    }).catch((e: unknown) => (e instanceof CommandError ? e.stdout : ''));
     if (/running|degraded/.test(state)) break;
     if (Date.now() > deadline) {
       await teardown(record);

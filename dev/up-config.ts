@@ -26,5 +26,16 @@ export interface UpArgs {
 }
 
 export function upBootletArgs(a: UpArgs): string[] {
-  return ['--config', a.config, '--pod-manifest-path', a.manifests, '--container-runtime-endpoint', a.endpoint, '--root-dir', a.rootDir, '--hostname-override', a.hostname];
+  return [
+    '--config',
+    a.config,
+    '--pod-manifest-path',
+    a.manifests,
+    '--container-runtime-endpoint',
+    a.endpoint,
+    '--root-dir',
+    a.rootDir,
+    '--hostname-override',
+    a.hostname,
+  ];
 }

@@ -18,7 +18,9 @@ const CONTAINERD_DIR = path.join(UP_DIR, 'containerd');
 const BOOTLET_PID = path.join(UP_DIR, 'bootlet.pid');
 const SYSTEM_SOCKET = '/run/containerd/containerd.sock';
 // BOOTLET_BIN runs another build of bootlet (a debug build, an installed one) on the same setup.
-const BOOTLET = process.env.BOOTLET_BIN ? path.resolve(process.env.BOOTLET_BIN) : path.join(REPO_ROOT, 'build', 'bootlet');
+const BOOTLET = process.env.BOOTLET_BIN
+  ? path.resolve(process.env.BOOTLET_BIN)
+  : path.join(REPO_ROOT, 'build', 'bootlet');
 const MANIFESTS = path.join(REPO_ROOT, 'manifests-example');
 
 const USAGE = `usage: npm run up [-- --system | --down | --help]
@@ -90,8 +92,10 @@ async function tagSandboxImageForSystem(ctr: (args: string[]) => Promise<string>
 
 async function containerdEndpoint(system: boolean): Promise<string> {
   if (system) {
-    if (!fs.existsSync(SYSTEM_SOCKET)) throw new Error(`--system: ${SYSTEM_SOCKET} does not exist; is containerd running?`);
-    const ctr = (args: string[]) => run('ctr', ['--address', SYSTEM_SOCKET, '-n', K8S_NAMESPACE, ...args], { timeoutMs: 300_000 });
+    if (!fs.existsSync(SYSTEM_SOCKET))
+      throw new Error(`--system: ${SYSTEM_SOCKET} does not exist; is containerd running?`);
+    const ctr = (args: string[]) =>
+      run('ctr', ['--address', SYSTEM_SOCKET, '-n', K8S_NAMESPACE, ...args], { timeoutMs: 300_000 });
     step(`importing the images into the system containerd (${SYSTEM_SOCKET})`);
     const images = await buildTestImages();
     for (const tarball of Object.values(images)) await ctr(['images', 'import', tarball]);
@@ -105,21 +109,30 @@ async function containerdEndpoint(system: boolean): Promise<string> {
 
   if (fs.existsSync(path.join(CONTAINERD_DIR, RECORD_FILE))) {
     // A containerd from an earlier `npm run up` keeps the pods; start afresh only if it is gone.
-    const record = JSON.parse(fs.readFileSync(path.join(CONTAINERD_DIR, RECORD_FILE), 'utf8')) as { pid: number; socket: string };
+    const record = JSON.parse(fs.readFileSync(path.join(CONTAINERD_DIR, RECORD_FILE), 'utf8')) as {
+      pid: number;
+      socket: string;
+    };
     if (isAlive(record.pid) && (await tryRun('ctr', ['--address', record.socket, 'version'], { timeoutMs: 10_000 }))) {
       step(`reusing the private containerd (pid ${record.pid}) under ${CONTAINERD_DIR}`);
-      const ctr = (args: string[]) => run('ctr', ['--address', record.socket, '-n', K8S_NAMESPACE, ...args], { timeoutMs: 300_000 });
-      const snapshotter = fs.readFileSync(path.join(CONTAINERD_DIR, 'config.toml'), 'utf8').includes('snapshotter = "native"')
+      const ctr = (args: string[]) =>
+        run('ctr', ['--address', record.socket, '-n', K8S_NAMESPACE, ...args], { timeoutMs: 300_000 });
+      const snapshotter = fs
+        .readFileSync(path.join(CONTAINERD_DIR, 'config.toml'), 'utf8')
+        .includes('snapshotter = "native"')
         ? 'native'
         : 'overlayfs';
-      for (const tarball of Object.values(images)) await ctr(['images', 'import', '--snapshotter', snapshotter, tarball]);
+      for (const tarball of Object.values(images))
+        await ctr(['images', 'import', '--snapshotter', snapshotter, tarball]);
       return `unix://${record.socket}`;
     }
     await stopContainerdAt(CONTAINERD_DIR);
   }
   step(`starting a private containerd under ${CONTAINERD_DIR}`);
   const c = await startContainerd({ dir: CONTAINERD_DIR, name: 'up', persistent: true });
-  console.log(`containerd pid ${c.pid}, endpoint ${c.endpoint}, snapshotter ${c.snapshotter}, log ${path.join(c.dir, 'containerd.log')}`);
+  console.log(
+    `containerd pid ${c.pid}, endpoint ${c.endpoint}, snapshotter ${c.snapshotter}, log ${path.join(c.dir, 'containerd.log')}`,
+  );
   step('importing the images');
   await importTestImages(c, images);
   return c.endpoint;
@@ -151,7 +164,13 @@ async function main(): Promise<void> {
   }
 
   const config = writeKubeletConfig();
-  const bootletArgs = upBootletArgs({ config, manifests: MANIFESTS, endpoint, rootDir: path.join(UP_DIR, 'root'), hostname: os.hostname().toLowerCase() });
+  const bootletArgs = upBootletArgs({
+    config,
+    manifests: MANIFESTS,
+    endpoint,
+    rootDir: path.join(UP_DIR, 'root'),
+    hostname: os.hostname().toLowerCase(),
+  });
   step(`running ${path.relative(REPO_ROOT, BOOTLET)} ${bootletArgs.join(' ')}`);
   console.log('Ctrl-C stops bootlet (the pods keep running); `npm run up -- --down` tears everything down.\n');
 
@@ -172,7 +191,9 @@ async function main(): Promise<void> {
     child.on('exit', (c, sig) => resolve(c ?? (sig === 'SIGINT' || sig === 'SIGTERM' ? 0 : 1)));
   });
   fs.rmSync(BOOTLET_PID, { force: true });
-  console.log(`\nbootlet exited (${code}). The pods and containerd keep running; \`npm run up -- --down\` removes them.`);
+  console.log(
+    `\nbootlet exited (${code}). The pods and containerd keep running; \`npm run up -- --down\` removes them.`,
+  );
   process.exit(code);
 }
 

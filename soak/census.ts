@@ -38,7 +38,12 @@ export function expectedPods(dir: string, nodeName: string): Map<string, Expecte
     const key = r.pod.key;
     if (keys.has(key)) continue;
     keys.add(key);
-    out.set(r.pod.uid, { uid: r.pod.uid, key, containers: (r.pod.pod.spec?.containers ?? []).map((c) => c.name), file });
+    out.set(r.pod.uid, {
+      uid: r.pod.uid,
+      key,
+      containers: (r.pod.pod.spec?.containers ?? []).map((c) => c.name),
+      file,
+    });
   }
   return out;
 }
@@ -66,7 +71,11 @@ export interface CensusScope {
   readonly node?: string;
 }
 
-export async function census(runtime: RuntimeService, expected: ReadonlyMap<string, ExpectedPod>, scope: CensusScope = {}): Promise<Census> {
+export async function census(
+  runtime: RuntimeService,
+  expected: ReadonlyMap<string, ExpectedPod>,
+  scope: CensusScope = {},
+): Promise<Census> {
   const stuckUids = scope.stuck ?? new Set<string>();
   const all = await listRuntimePods(runtime);
   const pods = new Map([...all].filter(([, p]) => scope.node === undefined || p.name.endsWith(`-${scope.node}`)));
@@ -74,26 +83,45 @@ export async function census(runtime: RuntimeService, expected: ReadonlyMap<stri
   for (const e of expected.values()) {
     const p = pods.get(e.uid);
     const ready = p?.sandboxes.find((s) => s.state === PodSandboxState.SANDBOX_READY);
-    const running = ready !== undefined && e.containers.every((n) => p!.containers.some((c) => c.name === n && c.sandboxId === ready.id && c.state === ContainerState.CONTAINER_RUNNING));
+    const running =
+      ready !== undefined &&
+      e.containers.every((n) =>
+        p!.containers.some(
+          (c) => c.name === n && c.sandboxId === ready.id && c.state === ContainerState.CONTAINER_RUNNING,
+        ),
+      );
     if (!running) lost.push(e.key);
   }
   const unwanted = [...pods.values()].filter((p) => !expected.has(p.uid));
-  const describe = (p: { namespace: string; name: string; uid: string }) => `${p.namespace}/${p.name} ${p.uid.slice(0, 8)}`;
+  const describe = (p: { namespace: string; name: string; uid: string }) =>
+    `${p.namespace}/${p.name} ${p.uid.slice(0, 8)}`;
   const stuck = unwanted.filter((p) => stuckUids.has(p.uid) && isStopped(p)).map(describe);
   const orphans = unwanted.filter((p) => !(stuckUids.has(p.uid) && isStopped(p))).map(describe);
   const readyByName = new Map<string, number>();
   const runningByName = new Map<string, number>();
   for (const p of pods.values()) {
     const key = `${p.namespace}/${p.name}`;
-    for (const s of p.sandboxes) if (s.state === PodSandboxState.SANDBOX_READY) readyByName.set(key, (readyByName.get(key) ?? 0) + 1);
-    for (const c of p.containers) if (c.state === ContainerState.CONTAINER_RUNNING) runningByName.set(`${key}/${c.name}`, (runningByName.get(`${key}/${c.name}`) ?? 0) + 1);
+    for (const s of p.sandboxes)
+      if (s.state === PodSandboxState.SANDBOX_READY) readyByName.set(key, (readyByName.get(key) ?? 0) + 1);
+    for (const c of p.containers)
+      if (c.state === ContainerState.CONTAINER_RUNNING)
+        runningByName.set(`${key}/${c.name}`, (runningByName.get(`${key}/${c.name}`) ?? 0) + 1);
   }
   const duplicates = [...readyByName, ...runningByName].filter(([, n]) => n > 1).map(([k]) => k);
-  return { lost, orphans, stuck, duplicates, converged: lost.length === 0 && orphans.length === 0 && duplicates.length === 0 };
+  return {
+    lost,
+    orphans,
+    stuck,
+    duplicates,
+    converged: lost.length === 0 && orphans.length === 0 && duplicates.length === 0,
+  };
 }
 
 function isStopped(p: { sandboxes: { state: PodSandboxState }[]; containers: { state: ContainerState }[] }): boolean {
-  return p.sandboxes.every((s) => s.state !== PodSandboxState.SANDBOX_READY) && p.containers.every((c) => c.state === ContainerState.CONTAINER_EXITED);
+  return (
+    p.sandboxes.every((s) => s.state !== PodSandboxState.SANDBOX_READY) &&
+    p.containers.every((c) => c.state === ContainerState.CONTAINER_EXITED)
+  );
 }
 
 export interface Convergence {
@@ -136,7 +164,9 @@ export async function waitConverged(
 export async function removeAllPods(runtime: RuntimeService, node?: string): Promise<void> {
   for (let attempt = 0; attempt < 5; attempt++) {
     try {
-      const sandboxes = (await runtime.listPodSandbox()).filter((s) => node === undefined || (s.labels[POD_NAME_LABEL] ?? '').endsWith(`-${node}`));
+      const sandboxes = (await runtime.listPodSandbox()).filter(
+        (s) => node === undefined || (s.labels[POD_NAME_LABEL] ?? '').endsWith(`-${node}`),
+      );
       if (sandboxes.length === 0) return;
       for (const s of sandboxes) {
         await runtime.stopPodSandbox(s.id).catch(() => undefined);
@@ -188,9 +218,14 @@ export class DuplicateWatch {
       const [sandboxes, containers] = await Promise.all([this.runtime.listPodSandbox(), this.runtime.listContainers()]);
       const count = new Map<string, number>();
       const bump = (k: string) => count.set(k, (count.get(k) ?? 0) + 1);
-      for (const s of sandboxes) if (s.state === PodSandboxState.SANDBOX_READY) bump(`sandbox ${s.labels[POD_NAMESPACE_LABEL]}/${s.labels[POD_NAME_LABEL]}`);
+      for (const s of sandboxes)
+        if (s.state === PodSandboxState.SANDBOX_READY)
+          bump(`sandbox ${s.labels[POD_NAMESPACE_LABEL]}/${s.labels[POD_NAME_LABEL]}`);
       for (const c of containers) {
-        if (c.state === ContainerState.CONTAINER_RUNNING) bump(`container ${c.labels[POD_NAMESPACE_LABEL]}/${c.labels[POD_NAME_LABEL]}/${c.labels[CONTAINER_NAME_LABEL]}`);
+        if (c.state === ContainerState.CONTAINER_RUNNING)
+          bump(
+            `container ${c.labels[POD_NAMESPACE_LABEL]}/${c.labels[POD_NAME_LABEL]}/${c.labels[CONTAINER_NAME_LABEL]}`,
+          );
       }
       for (const [k, n] of count) {
         if (n < 2) continue;

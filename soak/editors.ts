@@ -160,7 +160,11 @@ export async function realVim(): Promise<SavePattern | undefined> {
       const src = path.join(path.dirname(path.dirname(file)), `vim-src-${path.basename(file)}`);
       fs.writeFileSync(src, content);
       // Replace the buffer with the new content (Ex mode: %d leaves no line behind) and write it as vim does.
-      await run('vim', ['-u', 'NONE', '-N', '-i', 'NONE', '-e', '-s', '-c', '%d', '-c', `0r ${src}`, '-c', 'wq', file], { timeout: 30_000 });
+      await run(
+        'vim',
+        ['-u', 'NONE', '-N', '-i', 'NONE', '-e', '-s', '-c', '%d', '-c', `0r ${src}`, '-c', 'wq', file],
+        { timeout: 30_000 },
+      );
       fs.rmSync(src);
     },
   };

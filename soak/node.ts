@@ -74,7 +74,10 @@ export class Site {
     this.configFile = path.join(this.dir, 'kubelet-config.yaml');
     this.nodeName = `soak-${name}`;
     fs.mkdirSync(this.manifests, { recursive: true });
-    fs.writeFileSync(this.configFile, `apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\npodLogsDir: ${this.podLogsDir}\n`);
+    fs.writeFileSync(
+      this.configFile,
+      `apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\npodLogsDir: ${this.podLogsDir}\n`,
+    );
   }
 
   get runtime() {
@@ -86,24 +89,34 @@ export class Site {
     if (this.agent?.alive) throw new Error(`${this.name}: an agent is still running`);
     if (this.healthzPort === 0) this.healthzPort = await freePort();
     const logFile = path.join(this.node.logDir, `${this.name}-${this.agents.length + 1}.log`);
-    const a = new AgentProcess({
-      manifests: this.manifests,
-      endpoint: this.node.cd.endpoint,
-      rootDir: this.rootDir,
-      podLogsDir: this.podLogsDir,
-      nodeName: this.nodeName,
-      configFile: this.configFile,
-      healthzPort: this.healthzPort,
-      extraArgs: ['--v=2', ...(this.opts.extraArgs ?? []), ...extraArgs],
-    }, logFile);
+    const a = new AgentProcess(
+      {
+        manifests: this.manifests,
+        endpoint: this.node.cd.endpoint,
+        rootDir: this.rootDir,
+        podLogsDir: this.podLogsDir,
+        nodeName: this.nodeName,
+        configFile: this.configFile,
+        healthzPort: this.healthzPort,
+        extraArgs: ['--v=2', ...(this.opts.extraArgs ?? []), ...extraArgs],
+      },
+      logFile,
+    );
     void a.exited.then((e) => {
       if (!e.expected) {
         this.crashes.push(e);
-        process.stderr.write(`soak: ${this.name}: the agent exited on its own (code ${e.code}, signal ${e.signal}); last lines:\n${e.tail.slice(-10).join('\n')}\n`);
+        process.stderr.write(
+          `soak: ${this.name}: the agent exited on its own (code ${e.code}, signal ${e.signal}); last lines:\n${e.tail.slice(-10).join('\n')}\n`,
+        );
       }
     });
     a.on((r) => {
-      if (typeof r.msg === 'string' && r.msg.startsWith('Pod worker step failed') && String(r.err).includes('cannot delete running task')) this.stuckUids.add(String(r.podUID));
+      if (
+        typeof r.msg === 'string' &&
+        r.msg.startsWith('Pod worker step failed') &&
+        String(r.err).includes('cannot delete running task')
+      )
+        this.stuckUids.add(String(r.podUID));
     });
     this.agent = a;
     this.agents.push(a);
@@ -131,7 +144,10 @@ export class Site {
   }
 
   /** Waits until this site's pods match its manifests (read again at every look). */
-  converge(timeoutMs = 120_000, expected: () => ReadonlyMap<string, ExpectedPod> = () => this.expected()): Promise<Convergence> {
+  converge(
+    timeoutMs = 120_000,
+    expected: () => ReadonlyMap<string, ExpectedPod> = () => this.expected(),
+  ): Promise<Convergence> {
     return waitConverged(this.runtime, expected, timeoutMs, { stuck: this.stuckUids, node: this.nodeName });
   }
 
@@ -158,10 +174,13 @@ export class Site {
   /** GET /healthz on the agent's healthz port; false on any failure or after `timeoutMs`. */
   healthz(timeoutMs = 2000): Promise<boolean> {
     return new Promise((resolve) => {
-      const req = http.get({ host: '127.0.0.1', port: this.healthzPort, path: '/healthz', agent: false, timeout: timeoutMs }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode === 200));
-      });
+      const req = http.get(
+        { host: '127.0.0.1', port: this.healthzPort, path: '/healthz', agent: false, timeout: timeoutMs },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode === 200));
+        },
+      );
       req.on('timeout', () => req.destroy(new Error('timeout')));
       req.on('error', () => resolve(false));
     });
@@ -170,14 +189,17 @@ export class Site {
   /** A metric's value from /metrics on the agent's root-only socket. */
   metric(name: string, timeoutMs = 5000): Promise<number | undefined> {
     return new Promise((resolve) => {
-      const req = http.get({ socketPath: podsSocketPath(this.rootDir), path: '/metrics', agent: false, timeout: timeoutMs }, (res) => {
-        let body = '';
-        res.on('data', (c: Buffer) => (body += c.toString()));
-        res.on('end', () => {
-          const line = body.split('\n').find((l) => l.startsWith(`${name} `) || l.startsWith(`${name}{`));
-          resolve(line === undefined ? undefined : Number(line.trim().split(/\s+/).pop()));
-        });
-      });
+      const req = http.get(
+        { socketPath: podsSocketPath(this.rootDir), path: '/metrics', agent: false, timeout: timeoutMs },
+        (res) => {
+          let body = '';
+          res.on('data', (c: Buffer) => (body += c.toString()));
+          res.on('end', () => {
+            const line = body.split('\n').find((l) => l.startsWith(`${name} `) || l.startsWith(`${name}{`));
+            resolve(line === undefined ? undefined : Number(line.trim().split(/\s+/).pop()));
+          });
+        },
+      );
       req.on('timeout', () => req.destroy(new Error('timeout')));
       req.on('error', () => resolve(undefined));
     });
@@ -190,7 +212,8 @@ export class Site {
    * Anything left is then removed through the CRI so the next scenario starts on an empty node.
    */
   async clear(timeoutMs = 120_000): Promise<{ orphans: string[]; stuck: string[] }> {
-    for (const f of fs.readdirSync(this.manifests)) fs.rmSync(path.join(this.manifests, f), { force: true, recursive: true });
+    for (const f of fs.readdirSync(this.manifests))
+      fs.rmSync(path.join(this.manifests, f), { force: true, recursive: true });
     if (!this.agent?.alive) await this.launch();
     const c = await this.converge(timeoutMs, () => new Map());
     // Stuck pods are only stopped; give the agent no more time for them than for the rest.

@@ -15,7 +15,10 @@ export interface SleeperOptions {
 
 export function sleeper(name: string, o: SleeperOptions = {}): string {
   const onTerm = o.stopDelay ? `sleep ${o.stopDelay}; exit 0` : 'exit 0';
-  const annotations = o.crashLoopBackOffMaxSeconds === undefined ? '' : `\n  annotations: {bootlet.io/crashloop-backoff-max-seconds: "${o.crashLoopBackOffMaxSeconds}"}`;
+  const annotations =
+    o.crashLoopBackOffMaxSeconds === undefined
+      ? ''
+      : `\n  annotations: {bootlet.io/crashloop-backoff-max-seconds: "${o.crashLoopBackOffMaxSeconds}"}`;
   const containers = Array.from(
     { length: o.containers ?? 1 },
     (_, i) => `  - name: ${i === 0 ? 'main' : `side${i}`}

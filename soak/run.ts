@@ -22,7 +22,15 @@ import { inotifyOverflow } from './scenarios/inotify.js';
 import { apiServerChaos } from './scenarios/apiserver.js';
 import { longRun } from './scenarios/long-run.js';
 
-const SCENARIOS: Scenario[] = [agentKills, containerdRestarts, generatedManifests, editors, inotifyOverflow, apiServerChaos, longRun];
+const SCENARIOS: Scenario[] = [
+  agentKills,
+  containerdRestarts,
+  generatedManifests,
+  editors,
+  inotifyOverflow,
+  apiServerChaos,
+  longRun,
+];
 
 interface Args {
   short: boolean;
@@ -36,9 +44,16 @@ function parseArgs(argv: string[]): Args {
   for (const arg of argv) {
     if (arg === '--short') a.short = true;
     else if (arg === '--list') a.list = true;
-    else if (arg.startsWith('--only=')) a.only = arg.slice('--only='.length).split(',').map((s) => s.trim().toLowerCase());
+    else if (arg.startsWith('--only='))
+      a.only = arg
+        .slice('--only='.length)
+        .split(',')
+        .map((s) => s.trim().toLowerCase());
     else if (arg.startsWith('--seed=')) a.seed = Number(arg.slice('--seed='.length));
-    else throw new Error(`unknown argument ${arg}; usage: npm run soak -- [--short] [--only=name,...] [--seed=N] [--list]`);
+    else
+      throw new Error(
+        `unknown argument ${arg}; usage: npm run soak -- [--short] [--only=name,...] [--seed=N] [--list]`,
+      );
   }
   return a;
 }
@@ -56,8 +71,13 @@ async function main(): Promise<number> {
   if (!fs.existsSync(BOOTLET_EXE)) throw new Error(`${BOOTLET_EXE} is missing: run npm run build first`);
 
   const started = performance.now();
-  const log = (scenario: string) => (msg: string) => process.stderr.write(`soak ${((performance.now() - started) / 1000).toFixed(0).padStart(5)}s ${scenario}: ${msg}\n`);
-  log('soak')(`${args.short ? 'short' : 'full'} run, seed ${args.seed}, scenarios: ${chosen.map((s) => s.name).join(', ')}`);
+  const log = (scenario: string) => (msg: string) =>
+    process.stderr.write(
+      `soak ${((performance.now() - started) / 1000).toFixed(0).padStart(5)}s ${scenario}: ${msg}\n`,
+    );
+  log('soak')(
+    `${args.short ? 'short' : 'full'} run, seed ${args.seed}, scenarios: ${chosen.map((s) => s.name).join(', ')}`,
+  );
   await cleanupStaleContainerds();
   const dir = makeTmpDir('soak');
   // The agents' logs of the last run stay here for a look afterwards.
@@ -73,7 +93,10 @@ async function main(): Promise<number> {
       watch = new DuplicateWatch(node.cri.runtime);
       watch.start();
     }
-    const runOne = async (s: Scenario, on: { node?: SoakNode; watch?: DuplicateWatch } = { node, watch }): Promise<Figure[]> => {
+    const runOne = async (
+      s: Scenario,
+      on: { node?: SoakNode; watch?: DuplicateWatch } = { node, watch },
+    ): Promise<Figure[]> => {
       const figures = new Figures(s.name);
       const t0 = performance.now();
       log(s.name)('start');
@@ -108,7 +131,9 @@ async function main(): Promise<number> {
       const watches = extra.map((n) => new DuplicateWatch(n.cri.runtime));
       watches.forEach((w) => w.start());
       try {
-        const results = await Promise.all(beside.map((b, i) => (i === 0 ? runOne(b) : runOne(b, { node: extra[i - 1], watch: watches[i - 1] }))));
+        const results = await Promise.all(
+          beside.map((b, i) => (i === 0 ? runOne(b) : runOne(b, { node: extra[i - 1], watch: watches[i - 1] }))),
+        );
         for (const r of results) rows.push(...r);
       } finally {
         watches.forEach((w) => w.stop());
@@ -125,10 +150,19 @@ async function main(): Promise<number> {
     }
   }
   log('soak')(`agent logs in ${logDir}`);
-  const load = os.loadavg().map((l) => l.toFixed(1)).join(' ');
-  console.log(`\nbootlet soak (${args.short ? 'short' : 'full'}), seed ${args.seed}, ${((performance.now() - started) / 60_000).toFixed(1)} min, ${os.cpus().length} CPUs, load average at the end ${load}\n`);
+  const load = os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
+  console.log(
+    `\nbootlet soak (${args.short ? 'short' : 'full'}), seed ${args.seed}, ${((performance.now() - started) / 60_000).toFixed(1)} min, ${os.cpus().length} CPUs, load average at the end ${load}\n`,
+  );
   const failed = printTable(rows);
-  console.log(failed.length === 0 ? '\nall gating figures on target' : `\n${failed.length} gating figure(s) missed their target: ${failed.map((f) => `${f.scenario}: ${f.what}`).join('; ')}`);
+  console.log(
+    failed.length === 0
+      ? '\nall gating figures on target'
+      : `\n${failed.length} gating figure(s) missed their target: ${failed.map((f) => `${f.scenario}: ${f.what}`).join('; ')}`,
+  );
   return failed.length > 0 ? 1 : 0;
 }
 
@@ -140,7 +174,8 @@ function hash(s: string): number {
 
 // Interrupted (Ctrl-C, a CI timeout): exit through process.exit, so that every agent is killed
 // (soak/agent-process.ts); the private containerds are removed by the next run or dev/cleanup.ts.
-for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(sig, () => process.exit(128 + (sig === 'SIGINT' ? 2 : sig === 'SIGTERM' ? 15 : 1)));
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
+  process.once(sig, () => process.exit(128 + (sig === 'SIGINT' ? 2 : sig === 'SIGTERM' ? 15 : 1)));
 
 main().then(
   (code) => process.exit(code),

@@ -21,7 +21,14 @@ export class Figures {
 
   /** A count whose target is at most `max` (usually 0); gating. */
   count(what: string, n: number, max = 0): void {
-    this.rows.push({ scenario: this.scenario, what, value: String(n), target: max === 0 ? '0' : `≤ ${max}`, ok: n <= max, gating: true });
+    this.rows.push({
+      scenario: this.scenario,
+      what,
+      value: String(n),
+      target: max === 0 ? '0' : `≤ ${max}`,
+      ok: n <= max,
+      gating: true,
+    });
   }
 
   /** A count that must reach `min` (e.g. hostile files refused); gating. */
@@ -31,15 +38,32 @@ export class Figures {
 
   /** Times in ms: p50 / p95 / max, judged on the max against `targetMs` when given; never gating. */
   times(what: string, ms: readonly number[], targetMs?: number): void {
-    const value = ms.length === 0 ? 'n/a' : `p50 ${fmtMs(percentile(ms, 50))} · p95 ${fmtMs(percentile(ms, 95))} · max ${fmtMs(Math.max(...ms))}`;
+    const value =
+      ms.length === 0
+        ? 'n/a'
+        : `p50 ${fmtMs(percentile(ms, 50))} · p95 ${fmtMs(percentile(ms, 95))} · max ${fmtMs(Math.max(...ms))}`;
     const ok = targetMs === undefined || ms.length === 0 ? undefined : Math.max(...ms) <= targetMs;
-    this.rows.push({ scenario: this.scenario, what, value, target: targetMs === undefined ? '' : `≤ ${fmtMs(targetMs)}`, ok, gating: false });
+    this.rows.push({
+      scenario: this.scenario,
+      what,
+      value,
+      target: targetMs === undefined ? '' : `≤ ${fmtMs(targetMs)}`,
+      ok,
+      gating: false,
+    });
   }
 
   /** One time in ms. */
   time(what: string, ms: number | undefined, targetMs?: number): void {
     const ok = targetMs === undefined || ms === undefined ? undefined : ms <= targetMs;
-    this.rows.push({ scenario: this.scenario, what, value: ms === undefined ? 'n/a' : fmtMs(ms), target: targetMs === undefined ? '' : `≤ ${fmtMs(targetMs)}`, ok, gating: false });
+    this.rows.push({
+      scenario: this.scenario,
+      what,
+      value: ms === undefined ? 'n/a' : fmtMs(ms),
+      target: targetMs === undefined ? '' : `≤ ${fmtMs(targetMs)}`,
+      ok,
+      gating: false,
+    });
   }
 
   /** A measured value with a free-form target; never gating. */

@@ -17,10 +17,17 @@ if (argv.length === 1 && (argv[0] === 'version' || argv[0] === '--version')) {
 } else if (argv[0] === 'validate' || argv[0] === 'logs') {
   // Tools for the operator; they never start the agent.
   endQuietlyWhenStdoutCloses();
-  const command = argv[0] === 'validate' ? import('./cli/validate-command.js').then((m) => m.runValidateCommand) : import('./cli/logs-command.js').then((m) => m.runLogsCommand);
+  const command =
+    argv[0] === 'validate'
+      ? import('./cli/validate-command.js').then((m) => m.runValidateCommand)
+      : import('./cli/logs-command.js').then((m) => m.runLogsCommand);
   command
     .then(async (run) => {
-      const code = await run(argv.slice(1), (s: string) => process.stdout.write(s), (s: string) => process.stderr.write(s));
+      const code = await run(
+        argv.slice(1),
+        (s: string) => process.stdout.write(s),
+        (s: string) => process.stderr.write(s),
+      );
       // Exit once stdout has been written out (a pipe to a CI log may take a moment).
       process.stdout.write('', () => process.exit(code));
     })
@@ -32,7 +39,15 @@ if (argv.length === 1 && (argv[0] === 'version' || argv[0] === '--version')) {
   // A client of the running agent: it needs none of the agent's own machinery.
   endQuietlyWhenStdoutCloses();
   import('./cli/pods-command.js')
-    .then(async (m) => process.exit(await m.runPodsCommand(argv.slice(1), (s) => process.stdout.write(s), (s) => process.stderr.write(s))))
+    .then(async (m) =>
+      process.exit(
+        await m.runPodsCommand(
+          argv.slice(1),
+          (s) => process.stdout.write(s),
+          (s) => process.stderr.write(s),
+        ),
+      ),
+    )
     .catch((err: unknown) => {
       process.stderr.write(`bootlet: ${errorMessage(err)}\n`);
       process.exit(1);

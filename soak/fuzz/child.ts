@@ -79,7 +79,11 @@ async function main(): Promise<void> {
   }
   const probe = new LatenessProbe();
   const file = '/etc/kubernetes/manifests/generated.yaml';
-  const byClass: FuzzTotals['byClass'] = { valid: { total: 0, accepted: 0 }, invalid: { total: 0, accepted: 0 }, hostile: { total: 0, accepted: 0 } };
+  const byClass: FuzzTotals['byClass'] = {
+    valid: { total: 0, accepted: 0 },
+    invalid: { total: 0, accepted: 0 },
+    hostile: { total: 0, accepted: 0 },
+  };
   let crashes = 0;
   let longest = 0;
   let longestShape = '';
@@ -118,14 +122,20 @@ async function main(): Promise<void> {
         if (decodesInline(bytes)) blocked = handOver;
         else {
           late = Math.max(handOver, waited);
-          if (late > Math.max(0, ...lateness)) latenessShape = `${g.shape} (${bytes.length} bytes; hand-over ${handOver.toFixed(1)} ms)`;
+          if (late > Math.max(0, ...lateness))
+            latenessShape = `${g.shape} (${bytes.length} bytes; hand-over ${handOver.toFixed(1)} ms)`;
         }
         accepted = 'pod' in loaded;
       }
       if (accepted) byClass[g.class].accepted++;
     } catch (err) {
       crashes++;
-      send({ type: 'crash', index: i, shape: g.shape, error: err instanceof Error ? (err.stack ?? err.message).slice(0, 800) : String(err) });
+      send({
+        type: 'crash',
+        index: i,
+        shape: g.shape,
+        error: err instanceof Error ? (err.stack ?? err.message).slice(0, 800) : String(err),
+      });
     }
     msByShape[g.shape] = (msByShape[g.shape] ?? 0) + performance.now() - began;
     if (late >= 0) lateness.push(late);
@@ -164,6 +174,11 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  send({ type: 'crash', index: -1, shape: 'the fuzz child itself', error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+  send({
+    type: 'crash',
+    index: -1,
+    shape: 'the fuzz child itself',
+    error: err instanceof Error ? (err.stack ?? err.message) : String(err),
+  });
   process.exit(1);
 });

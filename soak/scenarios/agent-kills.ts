@@ -79,7 +79,10 @@ export const agentKills: Scenario = {
         ctx.log(`iteration ${it}: not converged after ${CONVERGE_TIMEOUT_MS / 1000} s: ${JSON.stringify(c.last)}`);
       } else {
         converge.push(c.ms);
-        if (c.ms > 5000) ctx.log(`iteration ${it}: converged after ${Math.round(c.ms)} ms; pending until then: ${JSON.stringify(c.lastPending)}`);
+        if (c.ms > 5000)
+          ctx.log(
+            `iteration ${it}: converged after ${Math.round(c.ms)} ms; pending until then: ${JSON.stringify(c.lastPending)}`,
+          );
       }
       if ((it + 1) % 10 === 0) ctx.log(`${it + 1}/${iterations} iterations, ${kills} kills, ${ops} changes`);
     }

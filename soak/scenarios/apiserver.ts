@@ -23,7 +23,9 @@ async function runningSet(site: Site): Promise<Map<string, string>> {
   for (const p of (await listRuntimePods(site.runtime)).values()) {
     if (!p.name.endsWith(`-${site.nodeName}`)) continue;
     for (const s of p.sandboxes) if (s.state === PodSandboxState.SANDBOX_READY) out.set(`${p.name} sandbox`, s.id);
-    for (const c of p.containers) if (c.state === ContainerState.CONTAINER_RUNNING) out.set(`${p.name}/${c.name}`, `${c.id} #${c.meta.restartCount}`);
+    for (const c of p.containers)
+      if (c.state === ContainerState.CONTAINER_RUNNING)
+        out.set(`${p.name}/${c.name}`, `${c.id} #${c.meta.restartCount}`);
   }
   return out;
 }
@@ -47,23 +49,31 @@ async function apiMatches(api: FakeApiServer, site: Site): Promise<string | true
   if (mirrors.length !== expected.size) return `${mirrors.length} mirror pods for ${expected.size} static pods`;
   const running = new Map<string, string>();
   for (const p of (await listRuntimePods(site.runtime)).values()) {
-    for (const c of p.containers) if (c.state === ContainerState.CONTAINER_RUNNING) running.set(`${p.uid}/${c.name}`, `containerd://${c.id}`);
+    for (const c of p.containers)
+      if (c.state === ContainerState.CONTAINER_RUNNING) running.set(`${p.uid}/${c.name}`, `containerd://${c.id}`);
   }
   for (const e of expected.values()) {
     const m = mirrors.find((x) => `${x.metadata?.namespace}/${x.metadata?.name}` === e.key);
     if (!m) return `no mirror pod for ${e.key}`;
-    if (m.metadata?.annotations?.['kubernetes.io/config.mirror'] !== e.uid) return `mirror of ${e.key} is of another version`;
+    if (m.metadata?.annotations?.['kubernetes.io/config.mirror'] !== e.uid)
+      return `mirror of ${e.key} is of another version`;
     if (m.status?.phase !== 'Running') return `${e.key} not Running on the server`;
     for (const name of e.containers) {
       const cs = m.status.containerStatuses?.find((c) => c.name === name);
-      if (!cs?.state?.running || cs.containerID !== running.get(`${e.uid}/${name}`)) return `${e.key}/${name} status differs`;
+      if (!cs?.state?.running || cs.containerID !== running.get(`${e.uid}/${name}`))
+        return `${e.key}/${name} status differs`;
     }
   }
   return true;
 }
 
 /** Time from `since` until the server matches the node (undefined: not within the deadline). */
-async function apiConverged(api: FakeApiServer, site: Site, since: number, timeoutMs = 60_000): Promise<{ ms?: number; last: string; trace: string }> {
+async function apiConverged(
+  api: FakeApiServer,
+  site: Site,
+  since: number,
+  timeoutMs = 60_000,
+): Promise<{ ms?: number; last: string; trace: string }> {
   let last = '';
   const trace: string[] = [];
   const deadline = Date.now() + timeoutMs;
@@ -91,8 +101,11 @@ export const apiServerChaos: Scenario = {
     const api = await startFakeApiServer({ dir: path.join(site.dir, 'api') });
     const f = ctx.figures;
     try {
-      const kubeconfig = api.writeKubeconfig(path.join(site.dir, 'node.kubeconfig'), `system:node:${site.nodeName}`, ['system:nodes']);
-      for (let i = 0; i < STEADY; i++) site.write(`a${i}.yaml`, sleeper(`a${i}`, { namespace: 'kube-system', grace: 1 }));
+      const kubeconfig = api.writeKubeconfig(path.join(site.dir, 'node.kubeconfig'), `system:node:${site.nodeName}`, [
+        'system:nodes',
+      ]);
+      for (let i = 0; i < STEADY; i++)
+        site.write(`a${i}.yaml`, sleeper(`a${i}`, { namespace: 'kube-system', grace: 1 }));
       await site.launch([`--kubeconfig=${kubeconfig}`]);
       const up = await site.converge();
       if (up.ms === undefined) throw new Error(`the pods did not start: ${JSON.stringify(up.last)}`);
@@ -128,7 +141,9 @@ export const apiServerChaos: Scenario = {
       }
       // From the moment the server is back for good.
       const afterFlap = await apiConverged(api, site, backAt);
-      ctx.log(`after the flapping: ${afterFlap.ms === undefined ? 'not converged' : `converged in ${afterFlap.ms} ms`}; waited for: ${afterFlap.trace || 'nothing'}`);
+      ctx.log(
+        `after the flapping: ${afterFlap.ms === undefined ? 'not converged' : `converged in ${afterFlap.ms} ms`}; waited for: ${afterFlap.trace || 'nothing'}`,
+      );
 
       // Hung: connections accepted, nothing answered; a pod added meanwhile.
       api.hang(true);
@@ -141,7 +156,9 @@ export const apiServerChaos: Scenario = {
       api.hang(false);
       const unhungAt = Date.now();
       const afterHang = await apiConverged(api, site, unhungAt);
-      ctx.log(`after the hang: ${afterHang.ms === undefined ? 'not converged' : `converged in ${afterHang.ms} ms`}; waited for: ${afterHang.trace || 'nothing'}`);
+      ctx.log(
+        `after the hang: ${afterHang.ms === undefined ? 'not converged' : `converged in ${afterHang.ms} ms`}; waited for: ${afterHang.trace || 'nothing'}`,
+      );
       sample();
 
       const after = await runningSet(site);
@@ -154,7 +171,12 @@ export const apiServerChaos: Scenario = {
       f.time('flapping over → node, lease, mirror pods and statuses right', afterFlap.ms, 2000);
       f.time(`hung ${hangMs / 1000} s, answering again → all right`, afterHang.ms, 2000);
       const max = Math.max(...rss);
-      f.value('agent RSS: start → max → end', `${fmtMiB(rss[0]!)} → ${fmtMiB(max)} → ${fmtMiB(rss.at(-1)!)}`, '≤ start + 10 MiB', rss.at(-1)! <= rss[0]! + 10 * 1024 * 1024);
+      f.value(
+        'agent RSS: start → max → end',
+        `${fmtMiB(rss[0]!)} → ${fmtMiB(max)} → ${fmtMiB(rss.at(-1)!)}`,
+        '≤ start + 10 MiB',
+        rss.at(-1)! <= rss[0]! + 10 * 1024 * 1024,
+      );
     } finally {
       await site.stopAgent('SIGTERM');
       await api.dispose();

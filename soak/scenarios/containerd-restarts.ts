@@ -13,7 +13,8 @@ const CONVERGE_TIMEOUT_MS = 120_000;
 async function runningContainers(site: Site): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   for (const p of (await listRuntimePods(site.runtime)).values()) {
-    for (const c of p.containers) if (c.state === ContainerState.CONTAINER_RUNNING) out.set(`${p.name}/${c.name}`, c.id);
+    for (const c of p.containers)
+      if (c.state === ContainerState.CONTAINER_RUNNING) out.set(`${p.name}/${c.name}`, c.id);
   }
   return out;
 }
@@ -48,7 +49,14 @@ export const containerdRestarts: Scenario = {
         if (up.ms === undefined) throw new Error(`t${i} did not start: ${JSON.stringify(up.last)}`);
         const since = site.must().mark;
         site.remove(`t${i}.yaml`);
-        await site.must().waitFor((x) => x.msg === 'Killing container' && String(x.pod).startsWith(`default/t${i}-`), `t${i} being stopped`, 30_000, since);
+        await site
+          .must()
+          .waitFor(
+            (x) => x.msg === 'Killing container' && String(x.pod).startsWith(`default/t${i}-`),
+            `t${i} being stopped`,
+            30_000,
+            since,
+          );
         await sleep(r() * 1500);
         midTermination++;
       } else {
@@ -72,7 +80,9 @@ export const containerdRestarts: Scenario = {
         ctx.log(`restart ${i}: not converged after ${CONVERGE_TIMEOUT_MS / 1000} s: ${JSON.stringify(c.last)}`);
       } else converge.push(c.ms);
       if (!site.must().alive || !(await site.healthz(5000))) unhealthy++;
-      ctx.log(`restart ${i + 1}/${restarts}: containerd down ${Math.round(downtime.at(-1)!)} ms, converged ${c.ms === undefined ? 'never' : `${Math.round(c.ms)} ms`} after it was back`);
+      ctx.log(
+        `restart ${i + 1}/${restarts}: containerd down ${Math.round(downtime.at(-1)!)} ms, converged ${c.ms === undefined ? 'never' : `${Math.round(c.ms)} ms`} after it was back`,
+      );
     }
     const now = await runningContainers(site);
     const restarted = steady.filter(([k, id]) => now.get(k) !== id).length;

@@ -42,15 +42,26 @@ export const editors: Scenario = {
       const steps = patterns.map((p, i) => {
         const file = files[i]!;
         const text = content(i, edition);
-        return { p, i, file, text, same: fs.readFileSync(file, 'utf8') === text, uid: uidOf(file, text), key: `default/ed${i}-${site.nodeName}` };
+        return {
+          p,
+          i,
+          file,
+          text,
+          same: fs.readFileSync(file, 'utf8') === text,
+          uid: uidOf(file, text),
+          key: `default/ed${i}-${site.nodeName}`,
+        };
       });
-      const saved = await Promise.all(steps.map(async (st) => {
-        await st.p.save(st.file, st.text);
-        return performance.now();
-      }));
+      const saved = await Promise.all(
+        steps.map(async (st) => {
+          await st.p.save(st.file, st.text);
+          return performance.now();
+        }),
+      );
       for (const st of steps) {
         perPattern[st.i]!.saves++;
-        if (fs.readFileSync(st.file, 'utf8') !== st.text) throw new Error(`${st.p.name}: the file does not hold what was saved`);
+        if (fs.readFileSync(st.file, 'utf8') !== st.text)
+          throw new Error(`${st.p.name}: the file does not hold what was saved`);
       }
       const c = await site.converge(60_000);
       if (c.ms === undefined) ctx.log(`round ${round}: not converged: ${JSON.stringify(c.last)}`);
@@ -64,12 +75,22 @@ export const editors: Scenario = {
         const sandboxes = site.must().find((r) => mine(r) && r.msg === 'Created pod sandbox', since);
         const kills = site.must().find((r) => mine(r) && r.msg === 'Killing container' && r.podUID === st.uid, since);
         if (!st.same) {
-          const started = site.must().find((r) => mine(r) && r.msg === 'Started container' && r.podUID === st.uid, since).at(-1);
-          stats.ms.push(started ? Number(started.ts) * 1000 - (performance.timeOrigin + saved[st.i]!) : convergedAt - t0);
+          const started = site
+            .must()
+            .find((r) => mine(r) && r.msg === 'Started container' && r.podUID === st.uid, since)
+            .at(-1);
+          stats.ms.push(
+            started ? Number(started.ts) * 1000 - (performance.timeOrigin + saved[st.i]!) : convergedAt - t0,
+          );
         }
         // A new edition: exactly one sandbox, of the final content's UID. The same content: none.
-        const wrong = sandboxes.filter((r) => r.podUID !== st.uid).length + Math.max(0, sandboxes.filter((r) => r.podUID === st.uid).length - (st.same ? 0 : 1));
-        if (wrong + kills.length > 0) ctx.log(`${st.p.name}: spurious: ${JSON.stringify([...sandboxes, ...kills].map((r) => `${r.msg} ${String(r.podUID).slice(0, 8)}`))}`);
+        const wrong =
+          sandboxes.filter((r) => r.podUID !== st.uid).length +
+          Math.max(0, sandboxes.filter((r) => r.podUID === st.uid).length - (st.same ? 0 : 1));
+        if (wrong + kills.length > 0)
+          ctx.log(
+            `${st.p.name}: spurious: ${JSON.stringify([...sandboxes, ...kills].map((r) => `${r.msg} ${String(r.podUID).slice(0, 8)}`))}`,
+          );
         stats.spurious += wrong + kills.length;
       }
       ctx.log(`round ${round + 1}/${rounds} done`);
@@ -81,7 +102,10 @@ export const editors: Scenario = {
       const s = perPattern[i]!;
       f.count(`${p.name}: spurious or lost pods`, s.spurious + s.lost);
     }
-    f.times('save → new pod running (all patterns)', perPattern.flatMap((s) => s.ms));
+    f.times(
+      'save → new pod running (all patterns)',
+      perPattern.flatMap((s) => s.ms),
+    );
     f.count('pods left after their manifests went', left.orphans.length);
     f.count('duplicate sandboxes or containers (seen at any time)', ctx.watch.incidents(site.nodeName).length);
     f.count('agent crashes / BUG lines', site.crashes.length + site.bugLines);

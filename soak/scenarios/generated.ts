@@ -32,8 +32,17 @@ interface ChildRun {
 function runChild(seed: number, count: number, start: number): Promise<ChildRun> {
   return new Promise((resolve) => {
     // The agent's V8 setting (src/v8-flags.ts): what is measured is what the agent would pay.
-    const child = spawn(process.execPath, ['--max-opt=1', '--import', 'tsx', CHILD, String(seed), String(count), String(start)], { stdio: ['ignore', 'pipe', 'pipe'] });
-    const run: ChildRun = { crashes: [], last: { index: start, shape: '' }, exit: { code: null, signal: null }, stderrTail: [] };
+    const child = spawn(
+      process.execPath,
+      ['--max-opt=1', '--import', 'tsx', CHILD, String(seed), String(count), String(start)],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    const run: ChildRun = {
+      crashes: [],
+      last: { index: start, shape: '' },
+      exit: { code: null, signal: null },
+      stderrTail: [],
+    };
     readline.createInterface({ input: child.stdout }).on('line', (line) => {
       let m: FuzzMessage;
       try {
@@ -72,22 +81,48 @@ async function inProcess(ctx: ScenarioContext, seed: number, count: number): Pro
     }
     // The process died (a V8 abort, out of memory): a crash of the manifest it was on.
     crashes++;
-    ctx.log(`the parser process died at #${r.last.index} (${r.last.shape}): code ${r.exit.code} signal ${r.exit.signal}: ${r.stderrTail.slice(-3).join(' | ')}`);
+    ctx.log(
+      `the parser process died at #${r.last.index} (${r.last.shape}): code ${r.exit.code} signal ${r.exit.signal}: ${r.stderrTail.slice(-3).join(' | ')}`,
+    );
     start = r.last.index + 1;
   }
   const t = runs.at(-1);
   if (t) {
-    const slow = Object.entries(t.msByShape).sort((a, b) => b[1] - a[1]).slice(0, 4).map(([k, ms]) => `${k} ${(ms / 1000).toFixed(1)} s`);
-    ctx.log(`${count} manifests in ${((performance.now() - t0) / 1000).toFixed(0)} s; the costliest kinds in all: ${slow.join(', ')}`);
+    const slow = Object.entries(t.msByShape)
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 4)
+      .map(([k, ms]) => `${k} ${(ms / 1000).toFixed(1)} s`);
+    ctx.log(
+      `${count} manifests in ${((performance.now() - t0) / 1000).toFixed(0)} s; the costliest kinds in all: ${slow.join(', ')}`,
+    );
   }
-  const classes = t ? (['valid', 'invalid', 'hostile'] as const).map((c) => `${c} ${t.byClass[c].total} (${t.byClass[c].accepted} accepted)`).join(', ') : 'n/a';
+  const classes = t
+    ? (['valid', 'invalid', 'hostile'] as const)
+        .map((c) => `${c} ${t.byClass[c].total} (${t.byClass[c].accepted} accepted)`)
+        .join(', ')
+    : 'n/a';
   f.value(`generated manifests (seed ${seed})`, classes);
   f.count('crashes (an exception out of the loader, or the process dying)', crashes);
   if (t) {
-    f.value(`event loop held by loading one manifest on it: p99 · max (${t.longestBlockShape})`, `${t.p99BlockMs.toFixed(1)} ms · ${t.longestBlockMs.toFixed(0)} ms`, '≤ 50 ms', t.longestBlockMs <= 50);
-    f.value(`event loop late while a costly one was in the worker: p99 · max (${t.longestLatenessShape})`, `${t.p99LatenessMs.toFixed(1)} ms · ${t.longestLatenessMs.toFixed(0)} ms`, '≤ 50 ms', t.longestLatenessMs <= 50);
+    f.value(
+      `event loop held by loading one manifest on it: p99 · max (${t.longestBlockShape})`,
+      `${t.p99BlockMs.toFixed(1)} ms · ${t.longestBlockMs.toFixed(0)} ms`,
+      '≤ 50 ms',
+      t.longestBlockMs <= 50,
+    );
+    f.value(
+      `event loop late while a costly one was in the worker: p99 · max (${t.longestLatenessShape})`,
+      `${t.p99LatenessMs.toFixed(1)} ms · ${t.longestLatenessMs.toFixed(0)} ms`,
+      '≤ 50 ms',
+      t.longestLatenessMs <= 50,
+    );
     f.value('loaded in the worker thread (over 32 KiB or 2,000 structure bytes)', String(t.offThread));
-    f.value('peak RSS of the parsing process (start)', `${fmtMiB(t.peakRssBytes)} (${fmtMiB(t.startRssBytes)})`, '', undefined);
+    f.value(
+      'peak RSS of the parsing process (start)',
+      `${fmtMiB(t.peakRssBytes)} (${fmtMiB(t.startRssBytes)})`,
+      '',
+      undefined,
+    );
   }
 }
 
@@ -131,7 +166,13 @@ async function throughAgent(ctx: ScenarioContext, seed: number, count: number): 
       for (const { file, g } of batch) {
         const path = site.file(file);
         try {
-          const r = await agent.waitFor((x) => x.file === path && (x.msg === 'Static pod manifest accepted' || x.msg === 'Static pod manifest refused'), `a verdict on ${file}`, VERDICT_TIMEOUT_MS, since);
+          const r = await agent.waitFor(
+            (x) =>
+              x.file === path && (x.msg === 'Static pod manifest accepted' || x.msg === 'Static pod manifest refused'),
+            `a verdict on ${file}`,
+            VERDICT_TIMEOUT_MS,
+            since,
+          );
           if (r.msg === 'Static pod manifest accepted') verdicts.accepted++;
           else {
             verdicts.refused++;
@@ -153,13 +194,19 @@ async function throughAgent(ctx: ScenarioContext, seed: number, count: number): 
   const settled = await site.converge(120_000);
   const after = await containers();
   const left = await site.clear();
-  f.value(`hostile manifests through the agent, in batches of ${BATCH}`, `${all.length}: ${verdicts.refused} refused (${refusedLimit.n} by a limit), ${verdicts.accepted} accepted`);
+  f.value(
+    `hostile manifests through the agent, in batches of ${BATCH}`,
+    `${all.length}: ${verdicts.refused} refused (${refusedLimit.n} by a limit), ${verdicts.accepted} accepted`,
+  );
   f.count(`files with no verdict within ${VERDICT_TIMEOUT_MS / 1000} s`, verdicts.none);
   f.count('agent crashes / BUG lines', site.crashes.length + site.bugLines);
   f.count(`healthz not answered within 5 s (of ${asked} asked)`, unanswered);
   f.count('steady pods disturbed (containers changed)', before === after ? 0 : 1);
   f.count('duplicate sandboxes or containers (seen at any time)', ctx.watch.incidents(site.nodeName).length);
-  f.count('pods left after their manifests went', (settled.ms === undefined ? settled.last.orphans.length : 0) + left.orphans.length);
+  f.count(
+    'pods left after their manifests went',
+    (settled.ms === undefined ? settled.last.orphans.length : 0) + left.orphans.length,
+  );
   f.value('agent peak RSS meanwhile', fmtMiB(peakRss));
 }
 

@@ -39,7 +39,12 @@ export const longRun: Scenario = {
     const t0 = Date.now();
     const sample = (): void => {
       const a = site.must();
-      samples.push({ atMs: Date.now() - t0, agent: site.agents.length, rss: rssBytes(a.pid) ?? 0, fds: openFds(a.pid) ?? 0 });
+      samples.push({
+        atMs: Date.now() - t0,
+        agent: site.agents.length,
+        rss: rssBytes(a.pid) ?? 0,
+        fds: openFds(a.pid) ?? 0,
+      });
     };
     sample();
     let crashes = 0;
@@ -65,11 +70,21 @@ export const longRun: Scenario = {
       }
       if (now >= nextCrash) {
         nextCrash += crashEveryMs;
-        const pods = [...(await listRuntimePods(site.runtime)).values()].filter((p) => p.name.endsWith(`-${site.nodeName}`));
-        const victims = pods.flatMap((p) => p.containers.filter((c) => c.state === ContainerState.CONTAINER_RUNNING).map((c) => ({ pod: p, c })));
+        const pods = [...(await listRuntimePods(site.runtime)).values()].filter((p) =>
+          p.name.endsWith(`-${site.nodeName}`),
+        );
+        const victims = pods.flatMap((p) =>
+          p.containers.filter((c) => c.state === ContainerState.CONTAINER_RUNNING).map((c) => ({ pod: p, c })),
+        );
         const v = victims[Math.floor(r() * victims.length)];
         if (v) {
-          const pid = Number((await ctx.node.cd.ctr(['tasks', 'ls'])).split('\n').find((l) => l.startsWith(v.c.id))?.trim().split(/\s+/)[1]);
+          const pid = Number(
+            (await ctx.node.cd.ctr(['tasks', 'ls']))
+              .split('\n')
+              .find((l) => l.startsWith(v.c.id))
+              ?.trim()
+              .split(/\s+/)[1],
+          );
           if (pid > 0) {
             process.kill(pid, 'SIGKILL');
             crashes++;
@@ -78,7 +93,15 @@ export const longRun: Scenario = {
             const back = await (async () => {
               while (Date.now() - killedAt < 60_000) {
                 const p = (await listRuntimePods(site.runtime)).get(v.pod.uid);
-                if (p?.containers.some((c) => c.name === v.c.name && c.state === ContainerState.CONTAINER_RUNNING && c.meta.restartCount > v.c.meta.restartCount)) return true;
+                if (
+                  p?.containers.some(
+                    (c) =>
+                      c.name === v.c.name &&
+                      c.state === ContainerState.CONTAINER_RUNNING &&
+                      c.meta.restartCount > v.c.meta.restartCount,
+                  )
+                )
+                  return true;
                 await sleep(200);
               }
               return false;
@@ -96,22 +119,38 @@ export const longRun: Scenario = {
 
     const f = ctx.figures;
     const mins = (ms: number) => `${Math.round(ms / 60_000)}′`;
-    f.value(`${Math.round(durationMs / 60_000)} min, ${PODS} pods: containers killed / agent restarts`, `${crashes} / ${restarts}`);
+    f.value(
+      `${Math.round(durationMs / 60_000)} min, ${PODS} pods: containers killed / agent restarts`,
+      `${crashes} / ${restarts}`,
+    );
     f.count('killed containers not restarted within 60 s', notRestarted);
     f.times('container killed → its replacement running (crash-loop back-off 10 s)', restartedIn);
-    f.count('lost or orphaned pods at the end', end.ms === undefined ? end.last.lost.length + end.last.orphans.length : 0);
+    f.count(
+      'lost or orphaned pods at the end',
+      end.ms === undefined ? end.last.lost.length + end.last.orphans.length : 0,
+    );
     f.count('pods left after their manifests went', left.orphans.length);
     f.count('duplicate sandboxes or containers (seen at any time)', ctx.watch.incidents(site.nodeName).length);
     f.count('agent crashes / BUG lines', site.crashes.length + site.bugLines);
-    f.value('agent RSS over time (MiB; #n = nth agent)', samples.map((s) => `${mins(s.atMs)} ${(s.rss / 2 ** 20).toFixed(0)}#${s.agent}`).join(', '));
+    f.value(
+      'agent RSS over time (MiB; #n = nth agent)',
+      samples.map((s) => `${mins(s.atMs)} ${(s.rss / 2 ** 20).toFixed(0)}#${s.agent}`).join(', '),
+    );
     f.value('agent open fds over time', samples.map((s) => `${mins(s.atMs)} ${s.fds}#${s.agent}`).join(', '));
     // Flat: each agent's last sample against its first, for those that lived long enough to tell.
-    const growth = [...new Set(samples.map((s) => s.agent))].map((a) => {
-      const own = samples.filter((s) => s.agent === a);
-      return { rss: own.at(-1)!.rss - own[0]!.rss, fds: own.at(-1)!.fds - own[0]!.fds, n: own.length };
-    }).filter((g) => g.n >= 2);
+    const growth = [...new Set(samples.map((s) => s.agent))]
+      .map((a) => {
+        const own = samples.filter((s) => s.agent === a);
+        return { rss: own.at(-1)!.rss - own[0]!.rss, fds: own.at(-1)!.fds - own[0]!.fds, n: own.length };
+      })
+      .filter((g) => g.n >= 2);
     const maxRss = Math.max(0, ...growth.map((g) => g.rss));
     const maxFds = Math.max(0, ...growth.map((g) => g.fds));
-    f.value('largest growth within one agent’s life: RSS / fds', `${(maxRss / 2 ** 20).toFixed(1)} MiB / ${maxFds}`, '≤ 10 MiB / ≤ 5', maxRss <= 10 * 2 ** 20 && maxFds <= 5);
+    f.value(
+      'largest growth within one agent’s life: RSS / fds',
+      `${(maxRss / 2 ** 20).toFixed(1)} MiB / ${maxFds}`,
+      '≤ 10 MiB / ≤ 5',
+      maxRss <= 10 * 2 ** 20 && maxFds <= 5,
+    );
   },
 };

@@ -12,7 +12,10 @@ import { tolerates } from './taints.js';
 const MEMORY_PRESSURE_TAINT = { key: 'node.kubernetes.io/memory-pressure', effect: 'NoSchedule' } as const;
 
 /** The handler's refusal, or undefined when it admits the pod. */
-export function evictionRefusal(pod: Pod, conditions: readonly PressureCondition[]): (AdmitResult & { readonly admit: false }) | undefined {
+export function evictionRefusal(
+  pod: Pod,
+  conditions: readonly PressureCondition[],
+): (AdmitResult & { readonly admit: false }) | undefined {
   if (conditions.length === 0 || isCriticalPod(pod)) return undefined;
   if (conditions.length === 1 && conditions[0] === 'MemoryPressure') {
     if (qosClass(pod) !== 'BestEffort') return undefined;

@@ -26,9 +26,14 @@ export function usedBy(others: readonly Pod[]): PodRequests {
   return used;
 }
 
-export function insufficientResources(pod: Pod, others: readonly Pod[], allocatable: NodeResources): InsufficientResource[] {
+export function insufficientResources(
+  pod: Pod,
+  others: readonly Pod[],
+  allocatable: NodeResources,
+): InsufficientResource[] {
   const out: InsufficientResource[] = [];
-  if (others.length + 1 > allocatable.pods) out.push({ resourceName: 'pods', requested: 1, used: others.length, capacity: allocatable.pods });
+  if (others.length + 1 > allocatable.pods)
+    out.push({ resourceName: 'pods', requested: 1, used: others.length, capacity: allocatable.pods });
   const req = podRequests(pod);
   if (req.milliCPU === 0 && req.memory === 0 && req.ephemeralStorage === 0) return out;
   const used = usedBy(others);

@@ -23,7 +23,9 @@ function hostPortsOf(pod: Pod): HostPort[] {
 }
 
 function clash(a: HostPort, b: HostPort): boolean {
-  return a.port === b.port && a.protocol === b.protocol && (a.ip === b.ip || a.ip === ANY_ADDRESS || b.ip === ANY_ADDRESS);
+  return (
+    a.port === b.port && a.protocol === b.protocol && (a.ip === b.ip || a.ip === ANY_ADDRESS || b.ip === ANY_ADDRESS)
+  );
 }
 
 /** The first taken host port the pod wants, if any. */

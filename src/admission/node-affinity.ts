@@ -20,7 +20,8 @@ function matchesLabelExpression(e: NodeSelectorRequirement, labels: Readonly<Rec
     case 'Gt':
     case 'Lt': {
       // One integer value, compared with the label's integer value; anything else does not match.
-      if (value === undefined || values.length !== 1 || !/^-?\d+$/.test(value) || !/^-?\d+$/.test(values[0]!)) return false;
+      if (value === undefined || values.length !== 1 || !/^-?\d+$/.test(value) || !/^-?\d+$/.test(values[0]!))
+        return false;
       const have = BigInt(value);
       const want = BigInt(values[0]!);
       return e.operator === 'Gt' ? have > want : have < want;
@@ -44,10 +45,16 @@ function termMatches(t: NodeSelectorTerm, labels: Readonly<Record<string, string
   const fields = t.matchFields ?? [];
   // An empty term matches nothing.
   if (exprs.length === 0 && fields.length === 0) return false;
-  return exprs.every((e) => matchesLabelExpression(e, labels)) && fields.every((f) => matchesFieldExpression(f, nodeName));
+  return (
+    exprs.every((e) => matchesLabelExpression(e, labels)) && fields.every((f) => matchesFieldExpression(f, nodeName))
+  );
 }
 
-export function matchesRequiredNodeAffinity(pod: Pod, labels: Readonly<Record<string, string>>, nodeName: string): boolean {
+export function matchesRequiredNodeAffinity(
+  pod: Pod,
+  labels: Readonly<Record<string, string>>,
+  nodeName: string,
+): boolean {
   for (const [k, v] of Object.entries(pod.spec?.nodeSelector ?? {})) if (labels[k] !== v) return false;
   const required = pod.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution;
   if (!required) return true;

@@ -34,4 +34,5 @@ export interface NodeFacts {
 }
 
 /** The kubelet's PodAdmitResult. */
-export type AdmitResult = { readonly admit: true } | { readonly admit: false; readonly reason: string; readonly message: string };
+export type AdmitResult =
+  { readonly admit: true } | { readonly admit: false; readonly reason: string; readonly message: string };

@@ -78,7 +78,8 @@ export class PodAdmission {
       this.admitted.set(sp.uid, sp);
       // Re-identified under a kubelet's running pod while waiting: the workers hear it as that
       // change (the computed UID never had a worker), as they would have without admission.
-      if (sp.computedUid !== undefined && sp.computedUid !== sp.uid) this.deps.apply({ op: 'UPDATE', pod: sp, previous: { ...sp, uid: sp.computedUid } });
+      if (sp.computedUid !== undefined && sp.computedUid !== sp.uid)
+        this.deps.apply({ op: 'UPDATE', pod: sp, previous: { ...sp, uid: sp.computedUid } });
       else this.deps.apply({ op: 'ADD', pod: sp });
     }
     for (const sp of byCreationTime(all.filter((p) => !this.found.has(p.uid)))) this.add(sp);
@@ -138,13 +139,20 @@ export class PodAdmission {
   private admit(sp: StaticPod): Admitted {
     if (sp.refusal) {
       this.refusedPods.set(sp.uid, sp);
-      this.deps.logger.warn('Pod refused: it cannot run on this node', { pod: sp.key, podUID: sp.uid, reason: sp.refusal.reason, message: sp.refusal.message });
+      this.deps.logger.warn('Pod refused: it cannot run on this node', {
+        pod: sp.key,
+        podUID: sp.uid,
+        reason: sp.refusal.reason,
+        message: sp.refusal.message,
+      });
       this.deps.refused(sp, sp.refusal.reason, sp.refusal.message, 'rejected');
       return 'refused';
     }
     if (isTerminalApiPod(sp)) {
       this.refusedPods.set(sp.uid, sp);
-      this.deps.logger.v(2).info('Pod is terminal already, not starting it', { pod: sp.key, podUID: sp.uid, phase: sp.pod.status?.phase });
+      this.deps.logger
+        .v(2)
+        .info('Pod is terminal already, not starting it', { pod: sp.key, podUID: sp.uid, phase: sp.pod.status?.phase });
       this.deps.terminal(sp);
       return 'refused';
     }
@@ -153,10 +161,19 @@ export class PodAdmission {
       return 'now';
     }
     const others: StaticPod[] = [...this.admitted.values()].filter((p) => !this.deps.isTerminal(p.uid));
-    const d = canAdmitPod(sp.pod, others.map((p) => p.pod), this.deps.node());
+    const d = canAdmitPod(
+      sp.pod,
+      others.map((p) => p.pod),
+      this.deps.node(),
+    );
     if (!d.admit) {
       this.refusedPods.set(sp.uid, sp);
-      this.deps.logger.warn('Pod refused admission', { pod: sp.key, podUID: sp.uid, reason: d.reason, message: d.message });
+      this.deps.logger.warn('Pod refused admission', {
+        pod: sp.key,
+        podUID: sp.uid,
+        reason: d.reason,
+        message: d.message,
+      });
       this.deps.refused(sp, d.reason, d.message, 'rejected');
       return 'refused';
     }
@@ -171,7 +188,11 @@ export class PodAdmission {
   private preempt(victim: StaticPod, by: StaticPod): void {
     this.admitted.delete(victim.uid);
     this.refusedPods.set(victim.uid, victim);
-    this.deps.logger.warn('Preempting pod to free up resources', { pod: victim.key, podUID: victim.uid, requestingPod: by.key });
+    this.deps.logger.warn('Preempting pod to free up resources', {
+      pod: victim.key,
+      podUID: victim.uid,
+      requestingPod: by.key,
+    });
     this.deps.refused(victim, PREEMPTING, PREEMPTED_MESSAGE, 'preempted');
     this.deps.apply({ op: 'REMOVE', pod: victim });
   }
@@ -180,11 +201,13 @@ export class PodAdmission {
   private holdUntilStopped(sp: StaticPod, victims: readonly StaticPod[]): void {
     const token = Symbol(sp.uid);
     this.held.set(sp.uid, token);
-    void victimsStopped(victims, sp, { stopped: (uid) => this.deps.stopped(uid), logger: this.deps.logger }).then(() => {
-      if (this.held.get(sp.uid) !== token) return;
-      this.held.delete(sp.uid);
-      const now = this.admitted.get(sp.uid);
-      if (now) this.deps.apply({ op: 'ADD', pod: now });
-    });
+    void victimsStopped(victims, sp, { stopped: (uid) => this.deps.stopped(uid), logger: this.deps.logger }).then(
+      () => {
+        if (this.held.get(sp.uid) !== token) return;
+        this.held.delete(sp.uid);
+        const now = this.admitted.get(sp.uid);
+        if (now) this.deps.apply({ op: 'ADD', pod: now });
+      },
+    );
   }
 }

@@ -94,13 +94,22 @@ function byDistance(candidates: readonly Pod[], reqs: Requirement[]): Chosen {
 export type PreemptionResult = { readonly victims: readonly Pod[] } | { readonly error: string };
 
 /** The pods to evict so that `pod` fits, or why there is no such set (getPodsToPreempt). */
-export function podsToPreempt(pod: Pod, others: readonly Pod[], lacking: readonly InsufficientResource[]): PreemptionResult {
-  const reqs: Requirement[] = lacking.map((r) => ({ resourceName: r.resourceName, quantity: r.requested - (r.capacity - r.used) }));
+export function podsToPreempt(
+  pod: Pod,
+  others: readonly Pod[],
+  lacking: readonly InsufficientResource[],
+): PreemptionResult {
+  const reqs: Requirement[] = lacking.map((r) => ({
+    resourceName: r.resourceName,
+    quantity: r.requested - (r.capacity - r.used),
+  }));
   const classes = { BestEffort: [] as Pod[], Burstable: [] as Pod[], Guaranteed: [] as Pod[] };
   const critical = isCriticalPod(pod);
   for (const o of others) if (preemptableBy(pod, critical, o)) classes[qosClass(o)].push(o);
   const { BestEffort: bestEffort, Burstable: burstable, Guaranteed: guaranteed } = classes;
-  const noSet = (unmet: readonly Requirement[]): PreemptionResult => ({ error: `preemption: error finding a set of pods to preempt: no set of running pods found to reclaim resources: ${requirementsText(unmet)}` });
+  const noSet = (unmet: readonly Requirement[]): PreemptionResult => ({
+    error: `preemption: error finding a set of pods to preempt: no set of running pods found to reclaim resources: ${requirementsText(unmet)}`,
+  });
   const unmet = subtract(reqs, [...bestEffort, ...burstable, ...guaranteed]);
   if (unmet.length > 0) return noSet(unmet);
   const g = byDistance(guaranteed, subtract(reqs, [...bestEffort, ...burstable]));

@@ -28,11 +28,17 @@ export function sysctlAllowlist(patterns: readonly string[]): SysctlAllowlist {
 const quoted = (s: string): string => JSON.stringify(s);
 
 /** Why the pod may not set its sysctls here (the message after "forbidden sysctl: "), if it may not. */
-function sysctlProblem(name: string, allow: SysctlAllowlist, hostNetwork: boolean, hostIPC: boolean): string | undefined {
+function sysctlProblem(
+  name: string,
+  allow: SysctlAllowlist,
+  hostNetwork: boolean,
+  hostIPC: boolean,
+): string | undefined {
   const s = sysctlWithDots(name);
   const ns = allow.names.get(s) ?? allow.prefixes.find(([p]) => s.startsWith(p))?.[1];
   if (ns === undefined) return `${quoted(s)} not allowlisted`;
-  if ((ns === 'ipc' && hostIPC) || (ns === 'net' && hostNetwork)) return `${quoted(s)} not allowed with host ${ns} enabled`;
+  if ((ns === 'ipc' && hostIPC) || (ns === 'net' && hostNetwork))
+    return `${quoted(s)} not allowed with host ${ns} enabled`;
   return undefined;
 }
 

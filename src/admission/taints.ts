@@ -7,9 +7,14 @@ export function tolerates(t: Toleration, taint: Taint): boolean {
   if (t.effect && t.effect !== taint.effect) return false;
   if (t.key && t.key !== taint.key) return false;
   if (t.operator === 'Exists') return true;
-  return (t.operator === undefined || t.operator === '' || t.operator === 'Equal') && (t.value ?? '') === (taint.value ?? '');
+  return (
+    (t.operator === undefined || t.operator === '' || t.operator === 'Equal') && (t.value ?? '') === (taint.value ?? '')
+  );
 }
 
-export function untoleratedNoExecuteTaint(taints: readonly Taint[], tolerations: readonly Toleration[]): Taint | undefined {
+export function untoleratedNoExecuteTaint(
+  taints: readonly Taint[],
+  tolerations: readonly Toleration[],
+): Taint | undefined {
   return taints.find((taint) => taint.effect === 'NoExecute' && !tolerations.some((t) => tolerates(t, taint)));
 }

@@ -15,7 +15,13 @@
 // and lets its requests finish). At most two connections are open at a time: the current one (or the
 // handshake of the next) and one draining; a session still draining when another is retired is
 // closed, since what it carries are requests to a server that does not answer.
-import { connect as http2Connect, constants as h2, type ClientHttp2Session, type ClientHttp2Stream, type IncomingHttpHeaders as H2Headers } from 'node:http2';
+import {
+  connect as http2Connect,
+  constants as h2,
+  type ClientHttp2Session,
+  type ClientHttp2Stream,
+  type IncomingHttpHeaders as H2Headers,
+} from 'node:http2';
 import { isIP } from 'node:net';
 import { connect as tlsConnect, type SecureContext } from 'node:tls';
 import type { EventEmitter } from 'node:events';
@@ -138,7 +144,9 @@ export class ApiConnection {
 
   /** Whether anything still runs on it (a drained connection can be forgotten once this is false). */
   get busy(): boolean {
-    return this.session !== undefined || this.connecting !== undefined || this.draining.size > 0 || (this.h1?.busy ?? 0) > 0;
+    return (
+      this.session !== undefined || this.connecting !== undefined || this.draining.size > 0 || (this.h1?.busy ?? 0) > 0
+    );
   }
 
   destroy(): void {
@@ -199,9 +207,25 @@ export class ApiConnection {
     const port = Number(this.origin.port || 443);
     const servername = this.tls.servername ?? (isIP(host) ? undefined : host);
     return new Promise((resolve, reject) => {
-      const socket = tlsConnect({ host, port, servername, secureContext: this.tls.secureContext, ALPNProtocols: ['h2', 'http/1.1'], rejectUnauthorized: true });
+      const socket = tlsConnect({
+        host,
+        port,
+        servername,
+        secureContext: this.tls.secureContext,
+        ALPNProtocols: ['h2', 'http/1.1'],
+        rejectUnauthorized: true,
+      });
       this.connectingSocket = socket;
-      const timer = setTimeout(() => fail(new TransportError('timeout', `connect ${this.origin.host}: no TLS handshake within ${CONNECT_TIMEOUT_MS} ms`)), CONNECT_TIMEOUT_MS);
+      const timer = setTimeout(
+        () =>
+          fail(
+            new TransportError(
+              'timeout',
+              `connect ${this.origin.host}: no TLS handshake within ${CONNECT_TIMEOUT_MS} ms`,
+            ),
+          ),
+        CONNECT_TIMEOUT_MS,
+      );
       const fail = (e: unknown): void => {
         clearTimeout(timer);
         if (this.connectingSocket === socket) this.connectingSocket = undefined;
@@ -209,7 +233,9 @@ export class ApiConnection {
         reject(TransportError.from(e));
       };
       socket.once('error', fail);
-      socket.once('close', () => fail(new TransportError('reset', `connect ${this.origin.host}: closed during the TLS handshake`)));
+      socket.once('close', () =>
+        fail(new TransportError('reset', `connect ${this.origin.host}: closed during the TLS handshake`)),
+      );
       socket.once('secureConnect', () => {
         clearTimeout(timer);
         socket.removeAllListeners('close');
@@ -247,7 +273,11 @@ export class ApiConnection {
 /** Open streams per session: a session with none lets the process exit, as idle keep-alive sockets do. */
 const openStreams = new WeakMap<ClientHttp2Session, number>();
 
-function sendHttp2(session: ClientHttp2Session, o: SendOptions, onCancel: (c: () => void) => void): Promise<ApiResponse> {
+function sendHttp2(
+  session: ClientHttp2Session,
+  o: SendOptions,
+  onCancel: (c: () => void) => void,
+): Promise<ApiResponse> {
   const headers: Record<string, string> = { ':method': o.method, ':path': `${o.url.pathname}${o.url.search}` };
   for (const [k, v] of Object.entries(o.headers)) headers[k.toLowerCase()] = v;
   let stream: ClientHttp2Stream;
@@ -271,7 +301,9 @@ function sendHttp2(session: ClientHttp2Session, o: SendOptions, onCancel: (c: ()
   if (o.body !== undefined) stream.end(o.body);
   return new Promise((resolve, reject) => {
     stream.on('error', (e) => reject(TransportError.from(e)));
-    stream.once('close', () => reject(new TransportError('reset', `stream closed before an answer (HTTP/2 code ${stream.rstCode ?? 'none'})`)));
+    stream.once('close', () =>
+      reject(new TransportError('reset', `stream closed before an answer (HTTP/2 code ${stream.rstCode ?? 'none'})`)),
+    );
     stream.once('response', (h: H2Headers) =>
       resolve({
         status: Number(h[':status'] ?? 0),

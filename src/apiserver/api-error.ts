@@ -21,11 +21,13 @@ export class ApiError extends Error {
     let status: Status | undefined;
     try {
       const parsed = JSON.parse(body) as unknown;
-      if (typeof parsed === 'object' && parsed !== null && (parsed as Status).kind === 'Status') status = parsed as Status;
+      if (typeof parsed === 'object' && parsed !== null && (parsed as Status).kind === 'Status')
+        status = parsed as Status;
     } catch {
       // not JSON: a proxy or a half-started server; the code says enough
     }
-    const header = retryAfterHeader !== undefined && /^\d+$/.test(retryAfterHeader.trim()) ? Number(retryAfterHeader) : undefined;
+    const header =
+      retryAfterHeader !== undefined && /^\d+$/.test(retryAfterHeader.trim()) ? Number(retryAfterHeader) : undefined;
     const retryAfter = header ?? status?.details?.retryAfterSeconds;
     const message = status?.message || body.trim().slice(0, 200) || `HTTP ${code}`;
     return new ApiError(status?.code ?? code, status?.reason ?? '', message, retryAfter);
@@ -50,12 +52,22 @@ export class TransportError extends Error {
     const code = err?.code ?? '';
     const msg = `${code ? code + ': ' : ''}${err?.message ?? String(e)}`;
     if (code === 'ECONNREFUSED') return new TransportError('refused', msg);
-    if (['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ERR_STREAM_PREMATURE_CLOSE', 'EHOSTUNREACH', 'ENETUNREACH'].includes(code)) return new TransportError('reset', msg);
+    if (
+      ['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ERR_STREAM_PREMATURE_CLOSE', 'EHOSTUNREACH', 'ENETUNREACH'].includes(
+        code,
+      )
+    )
+      return new TransportError('reset', msg);
     // HTTP/2: a stream reset, a session that failed or went away under the request.
     if (code.startsWith('ERR_HTTP2_')) return new TransportError('reset', msg);
     if (code === 'ETIMEDOUT') return new TransportError('timeout', msg);
     if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new TransportError('dns', msg);
-    if (code.startsWith('ERR_TLS') || code.startsWith('ERR_SSL') || /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|DEPTH_ZERO|HOSTNAME|ALTNAME/.test(code) || /certificate|ssl|tls/i.test(err?.message ?? ''))
+    if (
+      code.startsWith('ERR_TLS') ||
+      code.startsWith('ERR_SSL') ||
+      /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|DEPTH_ZERO|HOSTNAME|ALTNAME/.test(code) ||
+      /certificate|ssl|tls/i.test(err?.message ?? '')
+    )
       return new TransportError('tls', msg);
     return new TransportError('other', msg);
   }

@@ -86,7 +86,12 @@ export class ApiPodStatusSync {
     } catch (e) {
       // Gone, or the name now holds another pod (the UID precondition failed): the source's watch
       // tells the set, and the worker stops it; nothing to retry here.
-      if (isNotFound(e) || isConflict(e) || (typeof e === 'object' && e !== null && (e as { code?: unknown }).code === 422)) return;
+      if (
+        isNotFound(e) ||
+        isConflict(e) ||
+        (typeof e === 'object' && e !== null && (e as { code?: unknown }).code === 422)
+      )
+        return;
       throw e;
     }
   }

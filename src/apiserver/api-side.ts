@@ -35,7 +35,16 @@ import { DeferredPodObjects } from './pod-objects/deferred-pod-objects.js';
 import { registerApiPods } from './pod-objects/register-api-pods.js';
 import type { PodObjects } from '../node/pod-objects.js';
 import { PodStatusSync } from './pod-status-sync.js';
-import { systemClock, type Clock, type EventObject, type EventRecorder, type EventType, type NodeInfoSource, type PodStatusSource, type StaticPodSource } from './types.js';
+import {
+  systemClock,
+  type Clock,
+  type EventObject,
+  type EventRecorder,
+  type EventType,
+  type NodeInfoSource,
+  type PodStatusSource,
+  type StaticPodSource,
+} from './types.js';
 
 export interface ApiSideOptions {
   kubeconfigPath: string;
@@ -147,7 +156,8 @@ type EarlyEvent = [EventObject, EventType, string, string];
 export function startApiSide(opts: ApiSideOptions): ApiSide {
   const logger = opts.logger.with({ component: 'apiserver' });
   const rotateCertificates = opts.rotateCertificates ?? false;
-  if ((opts.bootstrapKubeconfigPath || rotateCertificates) && !opts.certDir) throw new Error('startApiSide: a certDir is needed to bootstrap or rotate the client certificate');
+  if ((opts.bootstrapKubeconfigPath || rotateCertificates) && !opts.certDir)
+    throw new Error('startApiSide: a certDir is needed to bootstrap or rotate the client certificate');
   let parts: ConnectedParts | undefined;
   const creds = startClientCredentials({
     kubeconfigPath: opts.kubeconfigPath,
@@ -191,7 +201,18 @@ export function startApiSide(opts: ApiSideOptions): ApiSide {
   };
   const recordPodEvent = (e: PodEvent): void => {
     const prefix = e.initContainer ? 'spec.initContainers' : 'spec.containers';
-    recorder.event({ kind: 'Pod', namespace: e.namespace, name: e.name, uid: e.uid, ...(e.container ? { fieldPath: `${prefix}{${e.container}}` } : {}) }, e.type, e.reason, e.message);
+    recorder.event(
+      {
+        kind: 'Pod',
+        namespace: e.namespace,
+        name: e.name,
+        uid: e.uid,
+        ...(e.container ? { fieldPath: `${prefix}{${e.container}}` } : {}),
+      },
+      e.type,
+      e.reason,
+      e.message,
+    );
   };
   return {
     recorder,
@@ -214,11 +235,22 @@ export function startApiSide(opts: ApiSideOptions): ApiSide {
 function connect(opts: ApiSideOptions, connection: ClusterConnection, logger: Logger): ConnectedParts {
   const clock = opts.clock ?? systemClock;
   const nodeName = opts.nodeInfo.nodeName;
-  const client = new ApiClient(connection, { timeoutMs: opts.requestTimeoutMs, userAgent: opts.userAgent ?? `bootlet/${opts.nodeInfo.kubeletVersion}` });
+  const client = new ApiClient(connection, {
+    timeoutMs: opts.requestTimeoutMs,
+    userAgent: opts.userAgent ?? `bootlet/${opts.nodeInfo.kubeletVersion}`,
+  });
   const conn = new Connectivity(client, logger);
   const registrar = new NodeRegistrar(client, opts.nodeInfo, clock, logger, opts.registerNode ?? true);
   const events = new EventSender(client, conn, nodeName, clock, logger);
-  const reporter = new NodeStatusReporter(client, opts.nodeInfo, registrar, clock, opts.nodeStatusReportFrequencyMs ?? 300_000, events, opts.onPodCIDR);
+  const reporter = new NodeStatusReporter(
+    client,
+    opts.nodeInfo,
+    registrar,
+    clock,
+    opts.nodeStatusReportFrequencyMs ?? 300_000,
+    events,
+    opts.onPodCIDR,
+  );
   const leaseDuration = opts.nodeLeaseDurationSeconds ?? 40;
   const lease = new NodeLease(client, nodeName, () => registrar.uid, leaseDuration, clock);
   // The node's one pods watch: the mirror pod cache and the API pod source both hear it.
@@ -240,7 +272,8 @@ function connect(opts: ApiSideOptions, connection: ClusterConnection, logger: Lo
   const refreshLeaving = (): void => {
     for (const key of [...leaving.keys()]) if (desired.podByKey(key)) leaving.delete(key);
   };
-  const leavingByUid = (uid: string): [string, LeavingPod] | undefined => [...leaving].find(([, l]) => l.sp.uid === uid);
+  const leavingByUid = (uid: string): [string, LeavingPod] | undefined =>
+    [...leaving].find(([, l]) => l.sp.uid === uid);
   /** A leaving pod's mirror may go once its terminal status is there, or once the agent has nothing more to say. */
   const releaseLeaving = (key: string): void => {
     const l = leaving.get(key);
@@ -294,11 +327,18 @@ function connect(opts: ApiSideOptions, connection: ClusterConnection, logger: Lo
     conn,
     logger,
   );
-  const allKeys = (): Set<string> => new Set([...desired.list().map((sp) => sp.key), ...leaving.keys(), ...cache.keys()]);
+  const allKeys = (): Set<string> =>
+    new Set([...desired.list().map((sp) => sp.key), ...leaving.keys(), ...cache.keys()]);
 
   // The node (registration first, then its status) and its lease: one key each, beside the pods.
-  const nodeTask = new KeyedQueue('Updating node status', () => reporter.sync(), conn, logger, { concurrency: 1, failureLog: 'info' });
-  const leaseTask = new KeyedQueue('Renewing node lease', () => lease.renew(), conn, logger, { concurrency: 1, failureLog: 'info' });
+  const nodeTask = new KeyedQueue('Updating node status', () => reporter.sync(), conn, logger, {
+    concurrency: 1,
+    failureLog: 'info',
+  });
+  const leaseTask = new KeyedQueue('Renewing node lease', () => lease.renew(), conn, logger, {
+    concurrency: 1,
+    failureLog: 'info',
+  });
   const syncNode = (): void => nodeTask.add('node');
   const renewLease = (): void => leaseTask.add('lease');
   registrar.onRegistered(() => {
@@ -317,7 +357,8 @@ function connect(opts: ApiSideOptions, connection: ClusterConnection, logger: Lo
   // API pods: their own status, one key per UID, beside the mirror pods.
   const apiPods = opts.apiPods;
   const apiStatus = apiPods && new ApiPodStatusSync(client, opts.statuses, apiPods);
-  const apiStatusQueue = apiStatus && new KeyedQueue('Updating API pod status', (uid) => apiStatus.sync(uid), conn, logger);
+  const apiStatusQueue =
+    apiStatus && new KeyedQueue('Updating API pod status', (uid) => apiStatus.sync(uid), conn, logger);
   const finalDelete =
     apiPods &&
     new ApiPodFinalDelete(client, async (uid) => {
@@ -353,7 +394,14 @@ function connect(opts: ApiSideOptions, connection: ClusterConnection, logger: Lo
     if (now) l[1].status = now;
     pods.add(l[0]);
   });
-  const restarts = opts.onRestartRequest && new MirrorRestartRequests((k) => cache.get(k), (k) => desired.podByKey(k), nodeName, opts.onRestartRequest);
+  const restarts =
+    opts.onRestartRequest &&
+    new MirrorRestartRequests(
+      (k) => cache.get(k),
+      (k) => desired.podByKey(k),
+      nodeName,
+      opts.onRestartRequest,
+    );
   const checkRestarts = (): void => restarts?.checkAll(cache.keys(), new Set(desired.list().map((sp) => sp.uid)));
   desired.onChange(checkRestarts);
   cache.onChange((key) => {
@@ -388,7 +436,8 @@ function connect(opts: ApiSideOptions, connection: ClusterConnection, logger: Lo
   events.event({ kind: 'Node', name: nodeName, uid: nodeName }, 'Normal', 'Starting', 'Starting kubelet.');
 
   const flushed = (podUids: readonly string[]): boolean => {
-    if (nodeStatusChanged(reporter.lastPosted(), computeNodeStatus(opts.nodeInfo, reporter.lastPosted(), clock.now()))) return false;
+    if (nodeStatusChanged(reporter.lastPosted(), computeNodeStatus(opts.nodeInfo, reporter.lastPosted(), clock.now())))
+      return false;
     return podUids.every((uid) => {
       const sp = desired.podByUid(uid);
       const ours = opts.statuses.get(uid);
@@ -419,7 +468,17 @@ function connect(opts: ApiSideOptions, connection: ClusterConnection, logger: Lo
       stopped ??= (async () => {
         for (const t of timers) clearInterval(t);
         conn.stop();
-        const done = Promise.all([nodeTask.stop(), leaseTask.stop(), pods.stop(), events.stop(), nodePods.stop(), podObjects?.stop(), podSource?.stop(), apiStatusQueue?.stop(), deleteQueue?.stop()]);
+        const done = Promise.all([
+          nodeTask.stop(),
+          leaseTask.stop(),
+          pods.stop(),
+          events.stop(),
+          nodePods.stop(),
+          podObjects?.stop(),
+          podSource?.stop(),
+          apiStatusQueue?.stop(),
+          deleteQueue?.stop(),
+        ]);
         // In-flight requests end at their deadline at the latest; closing the client ends them now.
         client.close();
         await done;

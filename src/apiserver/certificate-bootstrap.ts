@@ -49,7 +49,11 @@ export function checkClientConfig(kubeconfigPath: string, now: Date): ClientConf
 }
 
 /** writeKubeconfigFromBootstrapping: server and CA of the bootstrap kubeconfig, the pair file for cert and key. */
-export function writeKubeconfigFromBootstrapping(bootstrap: ClusterConnection, kubeconfigPath: string, pemPath: string): void {
+export function writeKubeconfigFromBootstrapping(
+  bootstrap: ClusterConnection,
+  kubeconfigPath: string,
+  pemPath: string,
+): void {
   const cluster: Record<string, string> = { server: bootstrap.server };
   if (bootstrap.caFile) cluster['certificate-authority'] = bootstrap.caFile;
   else if (bootstrap.ca) cluster['certificate-authority-data'] = bootstrap.ca.toString('base64');
@@ -59,7 +63,9 @@ export function writeKubeconfigFromBootstrapping(bootstrap: ClusterConnection, k
     apiVersion: 'v1',
     kind: 'Config',
     clusters: [{ name: 'default-cluster', cluster }],
-    contexts: [{ name: 'default-context', context: { cluster: 'default-cluster', namespace: 'default', user: 'default-auth' } }],
+    contexts: [
+      { name: 'default-context', context: { cluster: 'default-cluster', namespace: 'default', user: 'default-auth' } },
+    ],
     'current-context': 'default-context',
     preferences: {},
     users: [{ name: 'default-auth', user: { 'client-certificate': pemPath, 'client-key': pemPath } }],
@@ -81,9 +87,12 @@ export function loadOrGenerateKeyFile(path: string, logger: Logger): string {
     }
     logger.warn('Pending private key is not a key; making a new one', { file: path });
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') logger.warn('Pending private key is unreadable; making a new one', { file: path, err: errorMessage(e) });
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT')
+      logger.warn('Pending private key is unreadable; making a new one', { file: path, err: errorMessage(e) });
   }
-  const pem = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'sec1', format: 'pem' }).toString();
+  const pem = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+    .privateKey.export({ type: 'sec1', format: 'pem' })
+    .toString();
   mkdirSync(dirname(path), { recursive: true, mode: 0o755 });
   writeFileSync(path, pem, { mode: 0o600 });
   return pem;
@@ -130,7 +139,12 @@ export async function loadClientCert(opts: LoadClientCertOptions): Promise<void>
       const pair = store.update(certPem, keyPem);
       rmSync(tmpKeyPath, { force: true });
       writeKubeconfigFromBootstrapping(opts.bootstrap, opts.kubeconfigPath, store.currentPath);
-      opts.logger.info('Client certificate bootstrapped; kubeconfig written', { kubeconfig: opts.kubeconfigPath, file: store.currentPath, subject: pair.commonName, notAfter: pair.notAfter.toISOString() });
+      opts.logger.info('Client certificate bootstrapped; kubeconfig written', {
+        kubeconfig: opts.kubeconfigPath,
+        file: store.currentPath,
+        subject: pair.commonName,
+        notAfter: pair.notAfter.toISOString(),
+      });
     },
     { what: 'Bootstrapping the client certificate', signal: opts.signal, logger: opts.logger, random: opts.random },
   );

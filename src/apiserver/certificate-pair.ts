@@ -59,7 +59,10 @@ function subjectFields(subject: string): Record<string, string[]> {
 }
 
 /** Every certificate in the text, leaf first; none may have expired at `now` (isClientConfigStillValid). */
-export function certificatesValidAt(certText: string | Buffer, now: Date): { ok: true } | { ok: false; reason: string } {
+export function certificatesValidAt(
+  certText: string | Buffer,
+  now: Date,
+): { ok: true } | { ok: false; reason: string } {
   const blocks = pemBlocks(certText).filter((b) => b.type === 'CERTIFICATE');
   if (blocks.length === 0) return { ok: false, reason: 'no client certificate' };
   for (const b of blocks) {
@@ -69,7 +72,8 @@ export function certificatesValidAt(certText: string | Buffer, now: Date): { ok:
     } catch (e) {
       return { ok: false, reason: `client certificate does not parse: ${errorMessage(e)}` };
     }
-    if (now.getTime() > notAfter) return { ok: false, reason: `client certificate expired at ${new Date(notAfter).toISOString()}` };
+    if (now.getTime() > notAfter)
+      return { ok: false, reason: `client certificate expired at ${new Date(notAfter).toISOString()}` };
   }
   return { ok: true };
 }

@@ -18,7 +18,10 @@ export interface RetryOptions {
 /** Runs `attempt` until it resolves; resolves with its value. Rejects only with the signal's AbortError. */
 export async function retryUntilDone<T>(attempt: () => Promise<T>, opts: RetryOptions): Promise<T> {
   const random = opts.random ?? Math.random;
-  const backoff = new Backoff({ initialMs: 2000, maxMs: 32_000, jitter: 0, resetAfterMs: Number.POSITIVE_INFINITY }, { random });
+  const backoff = new Backoff(
+    { initialMs: 2000, maxMs: 32_000, jitter: 0, resetAfterMs: Number.POSITIVE_INFINITY },
+    { random },
+  );
   let lastLogged = '';
   for (;;) {
     opts.signal.throwIfAborted();
@@ -28,7 +31,9 @@ export async function retryUntilDone<T>(attempt: () => Promise<T>, opts: RetryOp
       if (opts.signal.aborted) throw opts.signal.reason;
       const away = isUnavailable(e);
       // Up to 10 % later for the manager's back-off; ±20 % around 2 s while polling for a server.
-      const delay = away ? Math.round(2000 * (0.8 + 0.4 * random())) : Math.round(backoff.next() * (1 + 0.1 * random()));
+      const delay = away
+        ? Math.round(2000 * (0.8 + 0.4 * random()))
+        : Math.round(backoff.next() * (1 + 0.1 * random()));
       const err = describeError(e);
       // One line per distinct failure: an absent server is not worth a line every 2 s.
       const key = away ? 'away' : err;

@@ -29,7 +29,12 @@ export function satisfiesSubject(pair: CertificatePair, subject: RequestSubject)
 }
 
 /** When to request the next certificate: now without a fitting pair, else notBefore + 70-90 % of the lifetime. */
-export function nextRotationDeadline(pair: CertificatePair | undefined, subject: RequestSubject, now: Date, random: () => number): Date {
+export function nextRotationDeadline(
+  pair: CertificatePair | undefined,
+  subject: RequestSubject,
+  now: Date,
+  random: () => number,
+): Date {
   if (!pair || !satisfiesSubject(pair, subject)) return now;
   const total = pair.notAfter.getTime() - pair.notBefore.getTime();
   return new Date(pair.notBefore.getTime() + jitteryDuration(total, random));
@@ -99,9 +104,13 @@ export class CertificateRotation {
 
   start(current: CertificatePair | undefined): void {
     this.current = current;
-    this.opts.logger.info(`${this.Label} rotation is enabled`, current ? { subject: current.commonName, notAfter: current.notAfter.toISOString() } : { subject: 'none yet' });
+    this.opts.logger.info(
+      `${this.Label} rotation is enabled`,
+      current ? { subject: current.commonName, notAfter: current.notAfter.toISOString() } : { subject: 'none yet' },
+    );
     this.done = this.run().catch((e: unknown) => {
-      if (!this.abort.signal.aborted) this.opts.logger.error(`${this.Label} rotation stopped unexpectedly`, { err: errorMessage(e) });
+      if (!this.abort.signal.aborted)
+        this.opts.logger.error(`${this.Label} rotation stopped unexpectedly`, { err: errorMessage(e) });
     });
   }
 
@@ -123,18 +132,31 @@ export class CertificateRotation {
       let deadline = this.clock.now();
       let reason = `no ${this.label}`;
       if (this.force) reason = 'replacing the bootstrap certificate';
-      else if (this.current && !this.fits(this.current)) reason = `certificate ${this.current.commonName} does not match what the node asks for (${this.opts.subject.commonName})`;
+      else if (this.current && !this.fits(this.current))
+        reason = `certificate ${this.current.commonName} does not match what the node asks for (${this.opts.subject.commonName})`;
       else if (this.current) {
         deadline = nextRotationDeadline(this.current, this.opts.subject, this.clock.now(), this.random);
         reason = 'rotation deadline reached';
-        this.opts.logger.info(`${this.Label} rotation deadline`, { notAfter: this.current.notAfter.toISOString(), deadline: deadline.toISOString() });
+        this.opts.logger.info(`${this.Label} rotation deadline`, {
+          notAfter: this.current.notAfter.toISOString(),
+          deadline: deadline.toISOString(),
+        });
       }
       this.force = false;
       if (!(await this.sleepUntil(deadline))) continue; // woken: the pair changed, plan again
       this.opts.logger.info(`Rotating the ${this.label}`, { reason });
-      const pair = await retryUntilDone(() => this.rotateOnce(), { what: `Requesting a ${this.label}`, signal, logger: this.opts.logger, random: this.random });
+      const pair = await retryUntilDone(() => this.rotateOnce(), {
+        what: `Requesting a ${this.label}`,
+        signal,
+        logger: this.opts.logger,
+        random: this.random,
+      });
       this.current = pair;
-      this.opts.logger.info(`${this.Label} rotated`, { file: this.opts.store.currentPath, subject: pair.commonName, notAfter: pair.notAfter.toISOString() });
+      this.opts.logger.info(`${this.Label} rotated`, {
+        file: this.opts.store.currentPath,
+        subject: pair.commonName,
+        notAfter: pair.notAfter.toISOString(),
+      });
       this.opts.onRotated(pair);
     }
   }
@@ -164,14 +186,18 @@ export class CertificateRotation {
 
   private async rotateOnce(): Promise<CertificatePair> {
     const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    const valid = this.current && this.current.notAfter.getTime() > this.clock.now().getTime() ? this.current : undefined;
+    const valid =
+      this.current && this.current.notAfter.getTime() > this.clock.now().getTime() ? this.current : undefined;
     const attempt = this.opts.clientFor(valid);
     try {
       const certPem = await this.opts.request(attempt.client, privateKey, this.abort.signal);
       const keyPem = privateKey.export({ type: 'sec1', format: 'pem' }).toString();
       // A certificate for another subject would be "due" again at once: a failure, retried with back-off.
       const issued = parseCertificatePair(certPem, keyPem);
-      if (!this.fits(issued)) throw new Error(`the issued certificate is for ${issued.commonName} (${issued.organization.join(',')}), not ${this.opts.subject.commonName}`);
+      if (!this.fits(issued))
+        throw new Error(
+          `the issued certificate is for ${issued.commonName} (${issued.organization.join(',')}), not ${this.opts.subject.commonName}`,
+        );
       return this.opts.store.update(certPem, keyPem);
     } finally {
       attempt.release();

@@ -46,17 +46,23 @@ export function nodeClientSubject(nodeName: string): RequestSubject {
 
 /** bootstrap.requestNodeCertificate: key encipherment only for RSA keys, after client auth. */
 export function bootstrapClientUsages(key: KeyObject): KeyUsage[] {
-  return key.asymmetricKeyType === 'rsa' ? ['digital signature', 'client auth', 'key encipherment'] : ['digital signature', 'client auth'];
+  return key.asymmetricKeyType === 'rsa'
+    ? ['digital signature', 'client auth', 'key encipherment']
+    : ['digital signature', 'client auth'];
 }
 
 /** The kubelet's serving certificate manager: key encipherment only for RSA keys. */
 export function servingUsages(key: KeyObject): KeyUsage[] {
-  return key.asymmetricKeyType === 'rsa' ? ['digital signature', 'key encipherment', 'server auth'] : ['digital signature', 'server auth'];
+  return key.asymmetricKeyType === 'rsa'
+    ? ['digital signature', 'key encipherment', 'server auth']
+    : ['digital signature', 'server auth'];
 }
 
 /** certificate.DefaultKubeletClientGetUsages (rotation). */
 export function rotationClientUsages(key: KeyObject): KeyUsage[] {
-  return key.asymmetricKeyType === 'rsa' ? ['digital signature', 'key encipherment', 'client auth'] : ['digital signature', 'client auth'];
+  return key.asymmetricKeyType === 'rsa'
+    ? ['digital signature', 'key encipherment', 'client auth']
+    : ['digital signature', 'client auth'];
 }
 
 /**
@@ -78,7 +84,11 @@ export function digestedName(key: KeyObject, subject: RequestSubject, usages: re
 }
 
 /** Creates the request (or adopts ours under the same name). Returns its name and UID. */
-export async function fileCertificateRequest(client: CsrClient, privateKey: KeyObject, spec: CertificateRequestSpec): Promise<{ name: string; uid: string }> {
+export async function fileCertificateRequest(
+  client: CsrClient,
+  privateKey: KeyObject,
+  spec: CertificateRequestSpec,
+): Promise<{ name: string; uid: string }> {
   const request = makeCertificateRequest(privateKey, spec.subject, spec.altNames);
   const body: CertificateSigningRequest = {
     apiVersion: 'certificates.k8s.io/v1',
@@ -103,7 +113,11 @@ export async function fileCertificateRequest(client: CsrClient, privateKey: KeyO
 }
 
 /** csr.ensureCompatible: same subject and signer, signed by our key, no expired certificate. */
-function ensureCompatible(existing: CertificateSigningRequest, spec: CertificateRequestSpec, privateKey: KeyObject): void {
+function ensureCompatible(
+  existing: CertificateSigningRequest,
+  spec: CertificateRequestSpec,
+  privateKey: KeyObject,
+): void {
   const name = existing.metadata?.name ?? '';
   let parsed;
   try {
@@ -111,12 +125,17 @@ function ensureCompatible(existing: CertificateSigningRequest, spec: Certificate
   } catch (e) {
     throw new CertificateRequestError(`existing csr ${name} is not compatible: unable to parse it: ${errorMessage(e)}`);
   }
-  const same = parsed.subject.commonName === spec.subject.commonName && parsed.subject.organization.join('\n') === spec.subject.organization.join('\n');
+  const same =
+    parsed.subject.commonName === spec.subject.commonName &&
+    parsed.subject.organization.join('\n') === spec.subject.organization.join('\n');
   if (!same) throw new CertificateRequestError(`existing csr ${name} is not compatible: subjects differ`);
   if (existing.spec.signerName && existing.spec.signerName !== spec.signerName)
-    throw new CertificateRequestError(`existing csr ${name} is not compatible: signerName ${existing.spec.signerName}, want ${spec.signerName}`);
+    throw new CertificateRequestError(
+      `existing csr ${name} is not compatible: signerName ${existing.spec.signerName}, want ${spec.signerName}`,
+    );
   const ours = createPublicKey(privateKey).export({ type: 'spki', format: 'der' });
-  if (!parsed.publicKey.equals(ours) || !parsed.signatureValid) throw new CertificateRequestError(`existing csr ${name} is not compatible: not signed with this node's key`);
+  if (!parsed.publicKey.equals(ours) || !parsed.signatureValid)
+    throw new CertificateRequestError(`existing csr ${name} is not compatible: not signed with this node's key`);
   const issued = existing.status?.certificate;
   if (issued) {
     const valid = certificatesValidAt(Buffer.from(issued, 'base64'), new Date());
@@ -136,11 +155,18 @@ export interface WaitOptions {
 /** What the request says now: the issued PEM, nothing yet, or why it never will. */
 function verdict(csr: CertificateSigningRequest, uid: string): string | undefined {
   const name = csr.metadata?.name ?? '';
-  if (uid && csr.metadata?.uid && csr.metadata.uid !== uid) throw new CertificateRequestError(`csr ${name} changed UIDs`);
+  if (uid && csr.metadata?.uid && csr.metadata.uid !== uid)
+    throw new CertificateRequestError(`csr ${name} changed UIDs`);
   let approved = false;
   for (const c of csr.status?.conditions ?? []) {
-    if (c.type === 'Denied') throw new CertificateRequestError(`certificate signing request ${name} is denied, reason: ${c.reason ?? ''}, message: ${c.message ?? ''}`);
-    if (c.type === 'Failed') throw new CertificateRequestError(`certificate signing request ${name} failed, reason: ${c.reason ?? ''}, message: ${c.message ?? ''}`);
+    if (c.type === 'Denied')
+      throw new CertificateRequestError(
+        `certificate signing request ${name} is denied, reason: ${c.reason ?? ''}, message: ${c.message ?? ''}`,
+      );
+    if (c.type === 'Failed')
+      throw new CertificateRequestError(
+        `certificate signing request ${name} failed, reason: ${c.reason ?? ''}, message: ${c.message ?? ''}`,
+      );
     if (c.type === 'Approved') approved = true;
   }
   if (approved && csr.status?.certificate) return Buffer.from(csr.status.certificate, 'base64').toString('utf8');
@@ -148,7 +174,12 @@ function verdict(csr: CertificateSigningRequest, uid: string): string | undefine
 }
 
 /** Resolves with the issued certificate (PEM). Rejects with CertificateRequestError, or AbortError when stopped. */
-export async function waitForCertificate(client: CsrClient, name: string, uid: string, opts: WaitOptions): Promise<string> {
+export async function waitForCertificate(
+  client: CsrClient,
+  name: string,
+  uid: string,
+  opts: WaitOptions,
+): Promise<string> {
   const deadline = Date.now() + opts.timeoutMs;
   const fieldSelector = `metadata.name=${name}`;
   const retry = opts.retryMs ?? (() => Math.round(2000 * (0.8 + 0.4 * Math.random())));
@@ -172,16 +203,20 @@ export async function waitForCertificate(client: CsrClient, name: string, uid: s
       let issued: string | undefined;
       let failure: Error | undefined;
       const timeoutSeconds = Math.max(1, Math.min(300, Math.ceil((deadline - Date.now()) / 1000)));
-      const watch = client.watch<CertificateSigningRequest>(CSR_PATH, { fieldSelector, resourceVersion: list.metadata?.resourceVersion, timeoutSeconds, allowWatchBookmarks: true }, (ev) => {
-        if (issued || failure || ev.type === 'BOOKMARK') return;
-        try {
-          if (ev.type === 'DELETED') throw new CertificateRequestError(`csr ${name} was deleted`);
-          issued = check(ev.object);
-        } catch (e) {
-          failure = e as Error;
-        }
-        if (issued || failure) watch.stop();
-      });
+      const watch = client.watch<CertificateSigningRequest>(
+        CSR_PATH,
+        { fieldSelector, resourceVersion: list.metadata?.resourceVersion, timeoutSeconds, allowWatchBookmarks: true },
+        (ev) => {
+          if (issued || failure || ev.type === 'BOOKMARK') return;
+          try {
+            if (ev.type === 'DELETED') throw new CertificateRequestError(`csr ${name} was deleted`);
+            issued = check(ev.object);
+          } catch (e) {
+            failure = e as Error;
+          }
+          if (issued || failure) watch.stop();
+        },
+      );
       const onAbort = (): void => watch.stop();
       opts.signal.addEventListener('abort', onAbort, { once: true });
       try {
@@ -195,7 +230,11 @@ export async function waitForCertificate(client: CsrClient, name: string, uid: s
     } catch (e) {
       if (e instanceof CertificateRequestError) throw e;
       opts.signal.throwIfAborted();
-      opts.logger.v(2).info('Waiting for the certificate signing request', { csr: name, err: describeError(e), serverAway: isUnavailable(e) });
+      opts.logger.v(2).info('Waiting for the certificate signing request', {
+        csr: name,
+        err: describeError(e),
+        serverAway: isUnavailable(e),
+      });
       await sleep(retry(), undefined, { signal: opts.signal });
     }
   }
@@ -203,9 +242,18 @@ export async function waitForCertificate(client: CsrClient, name: string, uid: s
 }
 
 /** Files the request and waits for its certificate (PEM): one attempt, as rotateCerts/LoadClientCert make it. */
-export async function requestCertificate(client: CsrClient, privateKey: KeyObject, spec: CertificateRequestSpec, wait: WaitOptions): Promise<string> {
+export async function requestCertificate(
+  client: CsrClient,
+  privateKey: KeyObject,
+  spec: CertificateRequestSpec,
+  wait: WaitOptions,
+): Promise<string> {
   const { name, uid } = await fileCertificateRequest(client, privateKey, spec);
-  wait.logger.info('Certificate signing request filed, waiting for approval', { csr: name, signerName: spec.signerName, subject: spec.subject.commonName });
+  wait.logger.info('Certificate signing request filed, waiting for approval', {
+    csr: name,
+    signerName: spec.signerName,
+    subject: spec.subject.commonName,
+  });
   const pem = await waitForCertificate(client, name, uid, wait);
   wait.logger.info('Certificate signing request issued', { csr: name });
   return pem;

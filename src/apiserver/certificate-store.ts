@@ -3,7 +3,19 @@
 // `<prefix>-current.pem` is a symlink to the pair in use. The link is switched by making
 // `<prefix>-updated.pem` and renaming it over `-current.pem`, so a reader always finds a whole pair;
 // an `-updated.pem` left by a crash between the two steps is finished at start (recover).
-import { closeSync, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, symlinkSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  symlinkSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseCertificatePair, type CertificatePair } from './certificate-pair.js';
 import { pemOf } from './pem.js';
@@ -120,9 +132,11 @@ export class CertificateStore {
   }
 
   private switchTo(file: string): void {
-    if (isSymlink(this.currentPath) === false) throw new CertificateStoreError(`expected ${this.currentPath} to be a symlink but it is a file`);
+    if (isSymlink(this.currentPath) === false)
+      throw new CertificateStoreError(`expected ${this.currentPath} to be a symlink but it is a file`);
     const updated = isSymlink(this.updatedPath);
-    if (updated === false) throw new CertificateStoreError(`expected ${this.updatedPath} to be a symlink but it is a file`);
+    if (updated === false)
+      throw new CertificateStoreError(`expected ${this.updatedPath} to be a symlink but it is a file`);
     if (updated) unlinkSync(this.updatedPath);
     symlinkSync(resolve(file), this.updatedPath);
     // rename(2) replaces the old link in one step: there is never a moment without -current.pem.

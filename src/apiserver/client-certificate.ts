@@ -65,14 +65,20 @@ export class ClientCertificateFiles implements ClientCertificateSource {
     if (signature === this.signature) return false;
     this.signature = signature;
     if (!files || signature.includes('missing')) {
-      if (this.pair) this.opts.logger.warn('Client certificate files are gone; keeping the certificate in use', { files: files ? describe(files) : 'none' });
+      if (this.pair)
+        this.opts.logger.warn('Client certificate files are gone; keeping the certificate in use', {
+          files: files ? describe(files) : 'none',
+        });
       return false;
     }
     let next: CertificatePair;
     try {
       next = parseCertificatePair(readFileSync(files.certFile), readFileSync(files.keyFile));
     } catch (e) {
-      this.opts.logger.warn('Client certificate on disk is not usable; keeping the one in use', { files: describe(files), err: errorMessage(e) });
+      this.opts.logger.warn('Client certificate on disk is not usable; keeping the one in use', {
+        files: describe(files),
+        err: errorMessage(e),
+      });
       return false;
     }
     const first = this.pair === undefined;

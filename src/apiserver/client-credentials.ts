@@ -9,7 +9,12 @@ import type { KeyObject } from 'node:crypto';
 import { join } from 'node:path';
 import type { Logger } from '../log/logger.js';
 import type { CertificatePair } from './certificate-pair.js';
-import { BOOTSTRAP_WAIT_MS, checkClientConfig, loadClientCert, writeKubeconfigFromBootstrapping } from './certificate-bootstrap.js';
+import {
+  BOOTSTRAP_WAIT_MS,
+  checkClientConfig,
+  loadClientCert,
+  writeKubeconfigFromBootstrapping,
+} from './certificate-bootstrap.js';
 import { CertificateRotation, ownClient, sharedClient, type AttemptClient } from './certificate-rotation.js';
 import type { CsrClient } from './certificate-signing-request.js';
 import { CertificateStore, CertificateStoreError, type PairFiles } from './certificate-store.js';
@@ -56,19 +61,39 @@ export interface ClientCredentials {
  * Throws KubeconfigError (synchronously) when neither the kubeconfig nor, when it is not usable, the
  * bootstrap kubeconfig can be used: that is a start-up error. An absent API server is not.
  */
-export function validateClientConfig(kubeconfigPath: string, bootstrapKubeconfigPath: string | undefined, now = new Date()): void {
+export function validateClientConfig(
+  kubeconfigPath: string,
+  bootstrapKubeconfigPath: string | undefined,
+  now = new Date(),
+): void {
   if (!bootstrapKubeconfigPath) loadKubeconfig(kubeconfigPath);
   else if (!checkClientConfig(kubeconfigPath, now).valid) loadKubeconfig(bootstrapKubeconfigPath);
 }
 
 /** The certificate-signing code is loaded only when a request is made (it is not needed on most starts). */
-async function requestClientCertificate(client: CsrClient, key: KeyObject, signal: AbortSignal, nodeName: string, bootstrap: boolean, logger: Logger): Promise<string> {
+async function requestClientCertificate(
+  client: CsrClient,
+  key: KeyObject,
+  signal: AbortSignal,
+  nodeName: string,
+  bootstrap: boolean,
+  logger: Logger,
+): Promise<string> {
   const csr = await import('./certificate-signing-request.js');
   const subject = csr.nodeClientSubject(nodeName);
   const spec = bootstrap
-    ? { subject, signerName: csr.KUBE_APISERVER_CLIENT_KUBELET_SIGNER, usages: csr.bootstrapClientUsages(key), name: csr.digestedName(key, subject, csr.bootstrapClientUsages(key)) }
+    ? {
+        subject,
+        signerName: csr.KUBE_APISERVER_CLIENT_KUBELET_SIGNER,
+        usages: csr.bootstrapClientUsages(key),
+        name: csr.digestedName(key, subject, csr.bootstrapClientUsages(key)),
+      }
     : { subject, signerName: csr.KUBE_APISERVER_CLIENT_KUBELET_SIGNER, usages: csr.rotationClientUsages(key) };
-  return csr.requestCertificate(client, key, spec, { timeoutMs: bootstrap ? BOOTSTRAP_WAIT_MS : ROTATION_WAIT_MS, signal, logger });
+  return csr.requestCertificate(client, key, spec, {
+    timeoutMs: bootstrap ? BOOTSTRAP_WAIT_MS : ROTATION_WAIT_MS,
+    signal,
+    logger,
+  });
 }
 
 export function startClientCredentials(opts: ClientCredentialsOptions): ClientCredentials {
@@ -86,7 +111,12 @@ export function startClientCredentials(opts: ClientCredentialsOptions): ClientCr
     if (check.valid) conn = loadKubeconfig(opts.kubeconfigPath);
     else {
       bootstrap = loadKubeconfig(opts.bootstrapKubeconfigPath);
-      logger.info('Kubeconfig not usable, bootstrapping a client certificate', { kubeconfig: opts.kubeconfigPath, reason: check.reason, bootstrapKubeconfig: opts.bootstrapKubeconfigPath, server: bootstrap.server });
+      logger.info('Kubeconfig not usable, bootstrapping a client certificate', {
+        kubeconfig: opts.kubeconfigPath,
+        reason: check.reason,
+        bootstrapKubeconfig: opts.bootstrapKubeconfigPath,
+        server: bootstrap.server,
+      });
     }
   } else conn = loadKubeconfig(opts.kubeconfigPath);
 
@@ -114,7 +144,11 @@ export function startClientCredentials(opts: ClientCredentialsOptions): ClientCr
     const settled = ready.then(
       () => undefined,
       (e: unknown) => {
-        if (!abort.signal.aborted) logger.error('The bootstrapped kubeconfig cannot be used', { kubeconfig: opts.kubeconfigPath, err: errorMessage(e) });
+        if (!abort.signal.aborted)
+          logger.error('The bootstrapped kubeconfig cannot be used', {
+            kubeconfig: opts.kubeconfigPath,
+            err: errorMessage(e),
+          });
       },
     );
     return {
@@ -129,7 +163,13 @@ export function startClientCredentials(opts: ClientCredentialsOptions): ClientCr
   }
 
   // 2b. Rotation: the pair lives in the store; the API client reads it from there.
-  const store = new CertificateStore({ pairNamePrefix: CLIENT_PAIR_PREFIX, certDir: opts.certDir, certFile: conn?.certFile, keyFile: conn?.keyFile, clock });
+  const store = new CertificateStore({
+    pairNamePrefix: CLIENT_PAIR_PREFIX,
+    certDir: opts.certDir,
+    certFile: conn?.certFile,
+    keyFile: conn?.keyFile,
+    clock,
+  });
   store.recover();
   if (bootstrap) writeKubeconfigFromBootstrapping(bootstrap, opts.kubeconfigPath, store.currentPath);
   let current: CertificatePair | undefined;
@@ -149,7 +189,16 @@ export function startClientCredentials(opts: ClientCredentialsOptions): ClientCr
   const source = filesSource(() => store.currentFiles());
   const server = (conn ?? bootstrap)!;
   // Only the pair authenticates, as the kubelet's rotating transport (AnonymousClientConfig) does.
-  const apiConn: ClusterConnection = { ...server, cert: undefined, key: undefined, certFile: undefined, keyFile: undefined, token: undefined, tokenFile: undefined, clientCertificate: source };
+  const apiConn: ClusterConnection = {
+    ...server,
+    cert: undefined,
+    key: undefined,
+    certFile: undefined,
+    keyFile: undefined,
+    token: undefined,
+    tokenFile: undefined,
+    clientCertificate: source,
+  };
   let resolveReady: (c: ClusterConnection) => void = () => {};
   const ready = new Promise<ClusterConnection>((r) => (resolveReady = r));
   const usable = !expired(current);
@@ -172,7 +221,9 @@ export function startClientCredentials(opts: ClientCredentialsOptions): ClientCr
     subject: { commonName: `system:node:${opts.nodeName}`, organization: ['system:nodes'] },
     clientFor: (valid): AttemptClient => {
       const shared = valid && opts.sharedClient?.();
-      return shared ? sharedClient(shared) : ownClient(new ApiClient(valid ? apiConn : fallback(), { userAgent: 'bootlet/certificate-rotation' }));
+      return shared
+        ? sharedClient(shared)
+        : ownClient(new ApiClient(valid ? apiConn : fallback(), { userAgent: 'bootlet/certificate-rotation' }));
     },
     request: (client, key, signal) => requestClientCertificate(client, key, signal, opts.nodeName, false, logger),
     onRotated: () => {

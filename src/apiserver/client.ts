@@ -11,7 +11,13 @@ import { ApiError, TransportError } from './api-error.js';
 import type { TlsKeyPair } from './client-certificate.js';
 import type { ClusterConnection } from './kubeconfig.js';
 import { recordRequestResult } from './request-metrics.js';
-import { MAX_RESPONSE_BYTES, readBody, RESPONSE_TOO_LARGE, responseTooLarge, WatchLineSplitter } from './response-body.js';
+import {
+  MAX_RESPONSE_BYTES,
+  readBody,
+  RESPONSE_TOO_LARGE,
+  responseTooLarge,
+  WatchLineSplitter,
+} from './response-body.js';
 import { errorMessage } from '../util/error-message.js';
 
 export type PatchType = 'merge' | 'strategic' | 'json';
@@ -103,7 +109,15 @@ export class ApiClient {
     // One context per credential set, shared by every connection: building one parses the CA and the
     // key (~1.5 ms), which each new connection (and each probe of an absent server) would repeat.
     const secureContext = createSecureContext({ ca: this.conn.ca, cert: pair?.cert, key: pair?.key });
-    return { pair, connection: new ApiConnection(new URL(this.conn.server), { secureContext, servername: this.conn.tlsServerName }, this.maxSockets), watches: new Set() };
+    return {
+      pair,
+      connection: new ApiConnection(
+        new URL(this.conn.server),
+        { secureContext, servername: this.conn.tlsServerName },
+        this.maxSockets,
+      ),
+      watches: new Set(),
+    };
   }
 
   /**
@@ -188,7 +202,9 @@ export class ApiClient {
     return this.request<T>('PATCH', path, { body, contentType: PATCH_CONTENT_TYPE[type] });
   }
   delete<T>(path: string, options?: DeleteOptions): Promise<T> {
-    return this.request<T>('DELETE', path, { body: options ? { kind: 'DeleteOptions', apiVersion: 'v1', ...options } : undefined });
+    return this.request<T>('DELETE', path, {
+      body: options ? { kind: 'DeleteOptions', apiVersion: 'v1', ...options } : undefined,
+    });
   }
 
   request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
@@ -214,7 +230,13 @@ export class ApiClient {
         if (err) reject(err);
         else resolve(value as T);
       };
-      const exchange = this.current().send({ method, url: this.url(path, opts.query), headers, body: payload, fresh: opts.freshConnection });
+      const exchange = this.current().send({
+        method,
+        url: this.url(path, opts.query),
+        headers,
+        body: payload,
+        fresh: opts.freshConnection,
+      });
       const abandon = (why: string): void => {
         finish(new TransportError('reset', `${method} ${path}: given up, ${why}`));
         exchange.cancel();
@@ -281,7 +303,12 @@ export class ApiClient {
       const link = this.link;
       const endNow = (): void => finish();
       link.watches.add(endNow);
-      const exchange = connection.send({ method: 'GET', url: this.url(path, { ...query, watch: 1 }), headers, watch: true });
+      const exchange = connection.send({
+        method: 'GET',
+        url: this.url(path, { ...query, watch: 1 }),
+        headers,
+        watch: true,
+      });
       const lifeTimer = serverTimeout > 0 ? setTimeout(() => finish(), (serverTimeout + 30) * 1000) : undefined;
       exchange.response.then(
         (res) => {
@@ -331,7 +358,9 @@ export class ApiClient {
           res.body.on('end', () => finish());
           res.body.on('aborted', () => finish(new TransportError('reset', 'watch stream cut')));
           res.body.on('error', (e: unknown) => finish(TransportError.from(e)));
-          res.body.on('close', () => finish(res.complete ? undefined : new TransportError('reset', 'watch stream cut')));
+          res.body.on('close', () =>
+            finish(res.complete ? undefined : new TransportError('reset', 'watch stream cut')),
+          );
         },
         (e: unknown) => {
           if (!gotResponse && !settled) recordRequestResult(undefined, 'GET', this.host);

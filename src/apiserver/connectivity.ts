@@ -76,7 +76,9 @@ export class Connectivity implements ConnectionGate {
     this.state = 'up';
     this.cancelProbe();
     this.handshakes.answered();
-    this.logger.info(this.everUp ? 'API server reachable again' : 'API server reachable', { server: this.client.server });
+    this.logger.info(this.everUp ? 'API server reachable again' : 'API server reachable', {
+      server: this.client.server,
+    });
     this.everUp = true;
     for (const l of this.listeners) l();
   }
@@ -93,13 +95,19 @@ export class Connectivity implements ConnectionGate {
       this.notBefore = Math.max(this.notBefore, Date.now() + Math.min(e.retryAfterSeconds * 1000, MAX_RETRY_AFTER_MS));
     if (this.state !== 'down' && !this.stopped) {
       this.state = 'down';
-      this.logger.info(!this.everUp ? 'API server not reachable yet; running on our own and retrying' : 'API server unreachable; running on our own and retrying', {
-        server: this.client.server,
-        err: describeError(e),
-      });
+      this.logger.info(
+        !this.everUp
+          ? 'API server not reachable yet; running on our own and retrying'
+          : 'API server unreachable; running on our own and retrying',
+        {
+          server: this.client.server,
+          err: describeError(e),
+        },
+      );
       // A request that got no answer at all: the others sent to the same server are as stuck. A
       // lease renewal sent into a hung server waited 10 s after it answered again.
-      if (e instanceof TransportError && e.kind === 'timeout') this.client.abandonInFlight('the API server is not answering');
+      if (e instanceof TransportError && e.kind === 'timeout')
+        this.client.abandonInFlight('the API server is not answering');
     }
     this.scheduleProbe();
   }
@@ -115,7 +123,14 @@ export class Connectivity implements ConnectionGate {
   }
 
   private scheduleProbe(): void {
-    if (this.probeTimer || this.recentProbes > 0 || this.probesInFlight >= MAX_PROBES_IN_FLIGHT || this.stopped || this.state !== 'down') return;
+    if (
+      this.probeTimer ||
+      this.recentProbes > 0 ||
+      this.probesInFlight >= MAX_PROBES_IN_FLIGHT ||
+      this.stopped ||
+      this.state !== 'down'
+    )
+      return;
     // At the flat pace: after the last probe's answer, or after the last one counted as hung.
     this.later(Math.max(this.interval.next(), this.notBefore - Date.now()));
   }
@@ -151,7 +166,11 @@ export class Connectivity implements ConnectionGate {
     try {
       // /readyz answers text, not JSON; a 200 that does not parse still counts as an answer, and
       // 401/403 on /readyz still mean a server is answering.
-      await this.client.request('GET', '/readyz', { timeoutMs: PROBE_TIMEOUT_MS, freshConnection: route.fresh, unobserved: true });
+      await this.client.request('GET', '/readyz', {
+        timeoutMs: PROBE_TIMEOUT_MS,
+        freshConnection: route.fresh,
+        unobserved: true,
+      });
     } catch (e) {
       outcome = answered(e) ? undefined : e;
     } finally {

@@ -40,7 +40,10 @@ export function unsignedInteger(bytes: Buffer): Buffer {
   let i = 0;
   while (i < bytes.length - 1 && bytes[i] === 0) i++;
   const body = bytes.subarray(i);
-  return tlv(0x02, (body[0] ?? 0) & 0x80 ? Buffer.concat([Buffer.from([0]), body]) : Buffer.from(body.length ? body : [0]));
+  return tlv(
+    0x02,
+    (body[0] ?? 0) & 0x80 ? Buffer.concat([Buffer.from([0]), body]) : Buffer.from(body.length ? body : [0]),
+  );
 }
 
 export const smallInteger = (n: number): Buffer => unsignedInteger(Buffer.from([n & 0xff]));
@@ -56,7 +59,10 @@ export function directoryString(value: string): Buffer {
 
 /** UTCTime until 2049, GeneralizedTime from 2050 (RFC 5280 4.1.2.5), whole seconds, Z. */
 export function time(d: Date): Buffer {
-  const iso = d.toISOString().replace(/[-:T]/g, '').replace(/\.\d+Z$/, 'Z');
+  const iso = d
+    .toISOString()
+    .replace(/[-:T]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
   return d.getUTCFullYear() < 2050 ? tlv(0x17, Buffer.from(iso.slice(2))) : tlv(0x18, Buffer.from(iso));
 }
 
@@ -107,7 +113,10 @@ export function ipBytes(ip: string): Buffer {
 
 /** GeneralNames: dNSName [2] IA5String, iPAddress [7] OCTET STRING. */
 export function subjectAltNames(alt: AltNames): Buffer {
-  return sequence(...alt.dnsNames.map((d) => tlv(0x82, Buffer.from(d, 'ascii'))), ...alt.ipAddresses.map((ip) => tlv(0x87, ipBytes(ip))));
+  return sequence(
+    ...alt.dnsNames.map((d) => tlv(0x82, Buffer.from(d, 'ascii'))),
+    ...alt.ipAddresses.map((ip) => tlv(0x87, ipBytes(ip))),
+  );
 }
 
 export const OID_SUBJECT_ALT_NAME = '2.5.29.17';

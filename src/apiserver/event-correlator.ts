@@ -38,7 +38,19 @@ function objectKey(e: Event): string {
 
 function eventKey(e: Event): string {
   const o = e.involvedObject;
-  return [e.source?.component, e.source?.host, o.kind, o.namespace, o.name, o.fieldPath, o.uid, o.apiVersion, e.type, e.reason, e.message].join('\u0000');
+  return [
+    e.source?.component,
+    e.source?.host,
+    o.kind,
+    o.namespace,
+    o.name,
+    o.fieldPath,
+    o.uid,
+    o.apiVersion,
+    e.type,
+    e.reason,
+    e.message,
+  ].join('\u0000');
 }
 
 function aggregateKey(e: Event): string {
@@ -88,8 +100,20 @@ export class EventCorrelator {
     const prev = this.seen.get(key);
     const ts = apiTime(now);
     const out: Event = prev
-      ? { ...e, metadata: { ...e.metadata, name: prev.name }, count: prev.count + 1, firstTimestamp: prev.first, lastTimestamp: ts }
-      : { ...e, metadata: { ...e.metadata, name: this.newName(e.involvedObject.name ?? '', now) }, count: 1, firstTimestamp: ts, lastTimestamp: ts };
+      ? {
+          ...e,
+          metadata: { ...e.metadata, name: prev.name },
+          count: prev.count + 1,
+          firstTimestamp: prev.first,
+          lastTimestamp: ts,
+        }
+      : {
+          ...e,
+          metadata: { ...e.metadata, name: this.newName(e.involvedObject.name ?? '', now) },
+          count: 1,
+          firstTimestamp: ts,
+          lastTimestamp: ts,
+        };
     this.seen.set(key, { count: out.count ?? 1, first: out.firstTimestamp ?? ts, name: out.metadata?.name ?? '' });
     // Spam filter: per object, a token bucket.
     if (!this.takeToken(objectKey(out), now.getTime())) return undefined;

@@ -22,9 +22,15 @@ export function eventName(objectName: string, now: Date): string {
   return `${objectName}.${(BigInt(now.getTime()) * 1_000_000n + sequence).toString(16)}`;
 }
 
-export function buildEvent(object: EventObject, type: EventType, reason: string, message: string, nodeName: string): Event {
+export function buildEvent(
+  object: EventObject,
+  type: EventType,
+  reason: string,
+  message: string,
+  nodeName: string,
+): Event {
   // Events about cluster-scoped objects (the Node) live in "default", as the recorder puts them.
-  const namespace = object.kind === 'Node' ? 'default' : object.namespace ?? 'default';
+  const namespace = object.kind === 'Node' ? 'default' : (object.namespace ?? 'default');
   return {
     apiVersion: 'v1',
     kind: 'Event',
@@ -84,7 +90,8 @@ export class EventSender implements EventRecorder {
       const oldest = this.pending.keys().next().value as string;
       this.pending.delete(oldest);
       this.queue.remove(oldest);
-      if (this.dropped++ === 0) this.logger.v(2).info('Dropping events while the API server is away', { pending: this.maxPending });
+      if (this.dropped++ === 0)
+        this.logger.v(2).info('Dropping events while the API server is away', { pending: this.maxPending });
     }
     this.queue.add(name);
   }

@@ -37,9 +37,18 @@ export class Http1Pools {
   }
 
   private agent(maxSockets: number, maxFreeSockets: number): Agent {
-    const agent = new Agent({ secureContext: this.tls.secureContext, servername: this.tls.servername, rejectUnauthorized: true, keepAlive: true, maxSockets, maxFreeSockets, scheduling: 'lifo' });
+    const agent = new Agent({
+      secureContext: this.tls.secureContext,
+      servername: this.tls.servername,
+      rejectUnauthorized: true,
+      keepAlive: true,
+      maxSockets,
+      maxFreeSockets,
+      scheduling: 'lifo',
+    });
     const connect = agent.createConnection.bind(agent);
-    agent.createConnection = (options, callback): Duplex | null | undefined => this.takeSpare() ?? connect(options, callback);
+    agent.createConnection = (options, callback): Duplex | null | undefined =>
+      this.takeSpare() ?? connect(options, callback);
     return agent;
   }
 
@@ -69,7 +78,13 @@ export class Http1Pools {
    * connection the server closed may stay listed for a moment after it closed, so only live ones count.
    */
   get open(): number {
-    return count(this.watches.sockets) + count(this.watches.freeSockets) + count(this.requests.sockets) + count(this.requests.freeSockets) + (this.spare ? 1 : 0);
+    return (
+      count(this.watches.sockets) +
+      count(this.watches.freeSockets) +
+      count(this.requests.sockets) +
+      count(this.requests.freeSockets) +
+      (this.spare ? 1 : 0)
+    );
   }
 
   /** Connections carrying a request or a watch now. */
@@ -85,15 +100,18 @@ export class Http1Pools {
   send(o: SendOptions, onCancel: (c: () => void) => void): Promise<ApiResponse> {
     const agent = o.watch ? this.watches : this.requests;
     return new Promise((resolve, reject) => {
-      const req = httpsRequest(o.url, { method: o.method, headers: o.headers, agent, servername: this.tls.servername }, (res: IncomingMessage) =>
-        resolve({
-          status: res.statusCode ?? 0,
-          header: (name) => first(res.headers[name]),
-          body: res,
-          get complete() {
-            return res.complete;
-          },
-        }),
+      const req = httpsRequest(
+        o.url,
+        { method: o.method, headers: o.headers, agent, servername: this.tls.servername },
+        (res: IncomingMessage) =>
+          resolve({
+            status: res.statusCode ?? 0,
+            header: (name) => first(res.headers[name]),
+            body: res,
+            get complete() {
+              return res.complete;
+            },
+          }),
       );
       onCancel(() => req.destroy());
       req.on('error', (e) => reject(TransportError.from(e)));
@@ -103,7 +121,8 @@ export class Http1Pools {
 
   /** Idle connections may be dead (the server stopped answering): none is used again. */
   closeIdle(): void {
-    for (const agent of [this.watches, this.requests]) for (const list of Object.values(agent.freeSockets)) for (const s of list ?? []) s.destroy();
+    for (const agent of [this.watches, this.requests])
+      for (const list of Object.values(agent.freeSockets)) for (const s of list ?? []) s.destroy();
     this.spare?.destroy();
     this.spare = undefined;
   }

@@ -5,4 +5,14 @@ export { defaultCertDir, validateClientConfig } from './client-credentials.js';
 export { collectNodeInfo, type CollectNodeInfoOptions } from './node-info.js';
 export { KubeconfigError, loadKubeconfig, type ClusterConnection } from './kubeconfig.js';
 export { NodeFlagError, parseNodeLabels, parseTaints } from './node-flags.js';
-export type { Clock, EventObject, EventRecorder, EventType, NodeInfoSource, NodePressure, PodStatusSource, ResourceList, StaticPodSource } from './types.js';
+export type {
+  Clock,
+  EventObject,
+  EventRecorder,
+  EventType,
+  NodeInfoSource,
+  NodePressure,
+  PodStatusSource,
+  ResourceList,
+  StaticPodSource,
+} from './types.js';

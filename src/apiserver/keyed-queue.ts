@@ -162,13 +162,18 @@ export class KeyedQueue {
       this.held.add(key); // retried when the server is back
       return;
     }
-    const r = this.retries.get(key) ?? { backoff: new Backoff(API_RETRY_BACKOFF), slow: new Backoff(API_REFUSED_BACKOFF), lastError: '' };
+    const r = this.retries.get(key) ?? {
+      backoff: new Backoff(API_RETRY_BACKOFF),
+      slow: new Backoff(API_REFUSED_BACKOFF),
+      lastError: '',
+    };
     this.retries.set(key, r);
     const msg = describeError(e);
     const fresh = msg !== r.lastError;
     r.lastError = msg;
     if (isRefused(e) && fresh) this.logger.warn(`${this.name} failed; will retry`, { key, err: msg });
-    else if (fresh && !isUnavailable(e) && this.failureLog === 'info') this.logger.info(`${this.name} failed; will retry`, { key, err: msg });
+    else if (fresh && !isUnavailable(e) && this.failureLog === 'info')
+      this.logger.info(`${this.name} failed; will retry`, { key, err: msg });
     else if (fresh) this.logger.v(isUnavailable(e) ? 4 : 2).info(`${this.name} failed; will retry`, { key, err: msg });
     else this.logger.v(4).info(`${this.name} failed again`, { key, err: msg });
     this.addAfter(key, isRefused(e) ? r.slow.next() : r.backoff.next());
@@ -185,6 +190,7 @@ export class KeyedQueue {
     r.backoff.healthy();
     r.slow.healthy();
     r.lastError = '';
-    for (const [k, e] of this.retries) if (!this.timers.has(k) && e.backoff.settled() && e.slow.settled()) this.retries.delete(k);
+    for (const [k, e] of this.retries)
+      if (!this.timers.has(k) && e.backoff.settled() && e.slow.settled()) this.retries.delete(k);
   }
 }

@@ -62,7 +62,9 @@ export function loadKubeconfig(path: string): ClusterConnection {
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new KubeconfigError(`kubeconfig ${file}: cannot read: ${(e as NodeJS.ErrnoException).code ?? errorMessage(e)}`);
+    throw new KubeconfigError(
+      `kubeconfig ${file}: cannot read: ${(e as NodeJS.ErrnoException).code ?? errorMessage(e)}`,
+    );
   }
   let doc: unknown;
   try {
@@ -70,7 +72,10 @@ export function loadKubeconfig(path: string): ClusterConnection {
   } catch (e) {
     throw new KubeconfigError(`kubeconfig ${file}: not valid YAML: ${errorMessage(e).split('\n')[0]}`);
   }
-  if (!isDict(doc)) throw new KubeconfigError(`kubeconfig ${file}: not a kubeconfig (expected a mapping with clusters, users and contexts)`);
+  if (!isDict(doc))
+    throw new KubeconfigError(
+      `kubeconfig ${file}: not a kubeconfig (expected a mapping with clusters, users and contexts)`,
+    );
   const contextName = str(doc, 'current-context');
   if (!contextName) throw new KubeconfigError(`kubeconfig ${file}: no current-context`);
   const context = named(doc, 'contexts', 'context', contextName, file);
@@ -82,7 +87,12 @@ export function loadKubeconfig(path: string): ClusterConnection {
   const base = dirname(file);
   // Relative paths in a kubeconfig are relative to the file, as client-go resolves them.
   const at = (p: string): string => (isAbsolute(p) ? p : resolve(base, p));
-  const readPem = (d: Dict, fileKey: string, dataKey: string, what: string): { data: Buffer; file?: string } | undefined => {
+  const readPem = (
+    d: Dict,
+    fileKey: string,
+    dataKey: string,
+    what: string,
+  ): { data: Buffer; file?: string } | undefined => {
     const data = str(d, dataKey);
     if (data) {
       const buf = Buffer.from(data, 'base64');
@@ -94,7 +104,9 @@ export function loadKubeconfig(path: string): ClusterConnection {
     try {
       return { data: readFileSync(at(p)), file: at(p) };
     } catch (e) {
-      throw new KubeconfigError(`kubeconfig ${file}: cannot read ${what} ${at(p)}: ${(e as NodeJS.ErrnoException).code ?? errorMessage(e)}`);
+      throw new KubeconfigError(
+        `kubeconfig ${file}: cannot read ${what} ${at(p)}: ${(e as NodeJS.ErrnoException).code ?? errorMessage(e)}`,
+      );
     }
   };
 
@@ -104,18 +116,31 @@ export function loadKubeconfig(path: string): ClusterConnection {
   try {
     url = new URL(server);
   } catch {
-    throw new KubeconfigError(`kubeconfig ${file}: cluster "${clusterName}" server ${JSON.stringify(server)} is not a URL`);
+    throw new KubeconfigError(
+      `kubeconfig ${file}: cluster "${clusterName}" server ${JSON.stringify(server)} is not a URL`,
+    );
   }
-  if (url.protocol !== 'https:') throw new KubeconfigError(`kubeconfig ${file}: server ${server} is not https; bootlet only talks TLS to the API server`);
+  if (url.protocol !== 'https:')
+    throw new KubeconfigError(
+      `kubeconfig ${file}: server ${server} is not https; bootlet only talks TLS to the API server`,
+    );
   if (cluster['insecure-skip-tls-verify'] === true)
-    throw new KubeconfigError(`kubeconfig ${file}: insecure-skip-tls-verify is set; bootlet always verifies the API server's certificate (give certificate-authority or certificate-authority-data)`);
+    throw new KubeconfigError(
+      `kubeconfig ${file}: insecure-skip-tls-verify is set; bootlet always verifies the API server's certificate (give certificate-authority or certificate-authority-data)`,
+    );
   for (const unsupported of ['exec', 'auth-provider', 'username', 'password'])
-    if (user[unsupported] !== undefined) throw new KubeconfigError(`kubeconfig ${file}: user "${userName ?? ''}" uses ${unsupported}, which bootlet does not support (use a client certificate or a token)`);
+    if (user[unsupported] !== undefined)
+      throw new KubeconfigError(
+        `kubeconfig ${file}: user "${userName ?? ''}" uses ${unsupported}, which bootlet does not support (use a client certificate or a token)`,
+      );
 
   const ca = readPem(cluster, 'certificate-authority', 'certificate-authority-data', 'certificate authority');
   const cert = readPem(user, 'client-certificate', 'client-certificate-data', 'client certificate');
   const key = readPem(user, 'client-key', 'client-key-data', 'client key');
-  if (!!cert !== !!key) throw new KubeconfigError(`kubeconfig ${file}: user "${userName ?? ''}" has a client ${cert ? 'certificate without a key' : 'key without a certificate'}`);
+  if (!!cert !== !!key)
+    throw new KubeconfigError(
+      `kubeconfig ${file}: user "${userName ?? ''}" has a client ${cert ? 'certificate without a key' : 'key without a certificate'}`,
+    );
   const token = str(user, 'token');
   const tokenFileRaw = str(user, 'tokenFile');
   const tokenFile = tokenFileRaw ? at(tokenFileRaw) : undefined;
@@ -123,10 +148,15 @@ export function loadKubeconfig(path: string): ClusterConnection {
     try {
       readFileSync(tokenFile);
     } catch (e) {
-      throw new KubeconfigError(`kubeconfig ${file}: cannot read tokenFile ${tokenFile}: ${(e as NodeJS.ErrnoException).code ?? errorMessage(e)}`);
+      throw new KubeconfigError(
+        `kubeconfig ${file}: cannot read tokenFile ${tokenFile}: ${(e as NodeJS.ErrnoException).code ?? errorMessage(e)}`,
+      );
     }
   }
-  if (!cert && !token && !tokenFile) throw new KubeconfigError(`kubeconfig ${file}: user "${userName ?? ''}" has no credentials (client certificate or token)`);
+  if (!cert && !token && !tokenFile)
+    throw new KubeconfigError(
+      `kubeconfig ${file}: user "${userName ?? ''}" has no credentials (client certificate or token)`,
+    );
   return {
     server: `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}`,
     ca: ca?.data,

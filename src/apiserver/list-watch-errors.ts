@@ -7,7 +7,8 @@ import { RESPONSE_TOO_LARGE } from './response-body.js';
 
 function kind(e: unknown): ListWatchFailure {
   if (e instanceof ApiError && (e.code === 410 || e.reason === 'Expired' || e.reason === 'Gone')) return 'expired';
-  if (e instanceof TransportError && e.kind === 'other' && e.message.startsWith('watch stream: bad JSON line')) return 'unreadable';
+  if (e instanceof TransportError && e.kind === 'other' && e.message.startsWith('watch stream: bad JSON line'))
+    return 'unreadable';
   if (e instanceof ApiError && e.reason === RESPONSE_TOO_LARGE) return 'too-large';
   if (isRefused(e)) return 'refused';
   if (isUnavailable(e)) return 'unavailable';

@@ -38,7 +38,11 @@ export function isMirrorOf(mirror: Pod, sp: StaticPod): boolean {
  */
 function mirrorSpec(spec: Pod['spec'], nodeName: string): NonNullable<Pod['spec']> {
   const { priority: _priority, preemptionPolicy, ...rest } = structuredClone(spec ?? { containers: [] });
-  return { ...rest, ...(preemptionPolicy !== undefined && !rest.priorityClassName ? { preemptionPolicy } : {}), nodeName };
+  return {
+    ...rest,
+    ...(preemptionPolicy !== undefined && !rest.priorityClassName ? { preemptionPolicy } : {}),
+    nodeName,
+  };
 }
 
 /**
@@ -47,7 +51,14 @@ function mirrorSpec(spec: Pod['spec'], nodeName: string): NonNullable<Pod['spec'
  */
 export function buildMirrorPod(sp: StaticPod, nodeName: string, nodeUid: string): Pod {
   const src = sp.pod;
-  const { uid: _uid, resourceVersion: _rv, creationTimestamp: _ct, managedFields: _mf, ownerReferences: _or, ...meta } = structuredClone(src.metadata) as NonNullable<Pod['metadata']> & typeof src.metadata;
+  const {
+    uid: _uid,
+    resourceVersion: _rv,
+    creationTimestamp: _ct,
+    managedFields: _mf,
+    ownerReferences: _or,
+    ...meta
+  } = structuredClone(src.metadata) as NonNullable<Pod['metadata']> & typeof src.metadata;
   return {
     apiVersion: 'v1',
     kind: 'Pod',

@@ -76,7 +76,10 @@ export class MirrorPodReconciler {
     if (!uid) return {}; // kicked again once the Node is registered
     const body = buildMirrorPod(sp, this.nodeName, uid);
     try {
-      const created = await this.client.create<Pod>(`/api/v1/namespaces/${encodeURIComponent(sp.pod.metadata.namespace)}/pods`, body);
+      const created = await this.client.create<Pod>(
+        `/api/v1/namespaces/${encodeURIComponent(sp.pod.metadata.namespace)}/pods`,
+        body,
+      );
       this.logger.v(2).info('Created mirror pod', { pod: key, uid: created.metadata?.uid });
       this.cache.observe(created);
       return { mirror: created };
@@ -100,8 +103,18 @@ export class MirrorPodReconciler {
     const message = `pod ${key} is an API pod (uid ${holderUid}), not a mirror pod: the static pod from ${sp.file} (uid ${sp.uid}) runs beside it and gets no mirror pod while the name is taken`;
     if (this.nameTakenBy.get(key) !== holderUid) {
       this.nameTakenBy.set(key, holderUid);
-      this.logger.warn('Failed creating a mirror pod: an API pod has its name', { pod: key, staticPodUID: sp.uid, from: sp.file, apiPodUID: holderUid });
-      this.events?.event({ kind: 'Pod', namespace: sp.pod.metadata.namespace, name: sp.pod.metadata.name, uid: holderUid }, 'Warning', 'FailedCreate', `Mirror pod of static pod ${sp.file} (uid ${sp.uid}) not created: this API pod has its name; both run on node ${this.nodeName}`);
+      this.logger.warn('Failed creating a mirror pod: an API pod has its name', {
+        pod: key,
+        staticPodUID: sp.uid,
+        from: sp.file,
+        apiPodUID: holderUid,
+      });
+      this.events?.event(
+        { kind: 'Pod', namespace: sp.pod.metadata.namespace, name: sp.pod.metadata.name, uid: holderUid },
+        'Warning',
+        'FailedCreate',
+        `Mirror pod of static pod ${sp.file} (uid ${sp.uid}) not created: this API pod has its name; both run on node ${this.nodeName}`,
+      );
     }
     return new ApiError(409, 'AlreadyExists', message);
   }
@@ -112,7 +125,10 @@ export class MirrorPodReconciler {
     this.logger.info('Deleting mirror pod', { pod: key, uid, reason: why });
     try {
       // UID precondition: never delete a newer mirror that someone (we) created under the same name.
-      await this.client.delete(podPath(namespace, name), { gracePeriodSeconds: 0, preconditions: uid ? { uid } : undefined });
+      await this.client.delete(podPath(namespace, name), {
+        gracePeriodSeconds: 0,
+        preconditions: uid ? { uid } : undefined,
+      });
     } catch (e) {
       if (!isNotFound(e) && !isConflict(e)) throw e;
     }

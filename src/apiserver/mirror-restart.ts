@@ -15,7 +15,11 @@ export type RestartRequestListener = (uid: string, value: string) => void;
  * node (its config.mirror equals the static pod's hash, not being deleted): else nothing, so a stale
  * mirror of an earlier manifest, or another node's pod, can never restart anything.
  */
-export function restartRequestOf(mirror: Pod | undefined, sp: StaticPod | undefined, nodeName: string): string | undefined {
+export function restartRequestOf(
+  mirror: Pod | undefined,
+  sp: StaticPod | undefined,
+  nodeName: string,
+): string | undefined {
   if (!mirror || !sp || !isMirrorOf(mirror, sp)) return undefined;
   if (mirror.spec?.nodeName !== nodeName || mirror.metadata?.deletionTimestamp) return undefined;
   const value = mirror.metadata?.annotations?.[RESTARTED_AT];

@@ -28,14 +28,21 @@ function isQualifiedName(key: string): boolean {
 /** `--node-labels a=b,c=d` (a key alone is an empty value, as in the kubelet). */
 export function parseNodeLabels(text: string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const part of text.split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const part of text
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const eq = part.indexOf('=');
     const key = (eq < 0 ? part : part.slice(0, eq)).trim();
     const value = eq < 0 ? '' : part.slice(eq + 1).trim();
-    if (!isQualifiedName(key)) throw new NodeFlagError(`--node-labels: ${JSON.stringify(key)} is not a valid label key`);
-    if (!NAME.test(value)) throw new NodeFlagError(`--node-labels: ${JSON.stringify(value)} is not a valid label value`);
+    if (!isQualifiedName(key))
+      throw new NodeFlagError(`--node-labels: ${JSON.stringify(key)} is not a valid label key`);
+    if (!NAME.test(value))
+      throw new NodeFlagError(`--node-labels: ${JSON.stringify(value)} is not a valid label value`);
     if (!isKubeletLabelAllowed(key))
-      throw new NodeFlagError(`--node-labels: a node may not set label ${key} on itself (only its own kubernetes.io labels, kubelet.kubernetes.io/* and node.kubernetes.io/*; node-role labels are set by an admin)`);
+      throw new NodeFlagError(
+        `--node-labels: a node may not set label ${key} on itself (only its own kubernetes.io labels, kubelet.kubernetes.io/* and node.kubernetes.io/*; node-role labels are set by an admin)`,
+      );
     out[key] = value;
   }
   return out;
@@ -49,9 +56,13 @@ export function parseTaints(text: string): Taint[] {
     .filter(Boolean)
     .map((part) => {
       const colon = part.lastIndexOf(':');
-      if (colon <= 0) throw new NodeFlagError(`--register-with-taints: ${JSON.stringify(part)} is not key[=value]:Effect`);
+      if (colon <= 0)
+        throw new NodeFlagError(`--register-with-taints: ${JSON.stringify(part)} is not key[=value]:Effect`);
       const effect = part.slice(colon + 1);
-      if (!EFFECTS.includes(effect)) throw new NodeFlagError(`--register-with-taints: effect ${JSON.stringify(effect)} is not one of ${EFFECTS.join(', ')}`);
+      if (!EFFECTS.includes(effect))
+        throw new NodeFlagError(
+          `--register-with-taints: effect ${JSON.stringify(effect)} is not one of ${EFFECTS.join(', ')}`,
+        );
       const kv = part.slice(0, colon);
       const eq = kv.indexOf('=');
       const key = eq < 0 ? kv : kv.slice(0, eq);

@@ -3,7 +3,13 @@
 import { readFileSync } from 'node:fs';
 import { release, totalmem } from 'node:os';
 import type { Taint } from 'kubernetes-types/core/v1';
-import { EVICTION_HARD_MEMORY_BYTES, EVICTION_HARD_NODEFS_FRACTION, fileSystemOf, nodeAllocatable, nodeCpuCount } from '../k8s/node-allocatable.js';
+import {
+  EVICTION_HARD_MEMORY_BYTES,
+  EVICTION_HARD_NODEFS_FRACTION,
+  fileSystemOf,
+  nodeAllocatable,
+  nodeCpuCount,
+} from '../k8s/node-allocatable.js';
 import type { NodeInfoSource, NodePressure, ResourceList } from './types.js';
 
 /** `maxPods` default of the kubelet. */
@@ -30,7 +36,18 @@ export interface CollectNodeInfoOptions {
 
 /** Node.js arch names → GOARCH, which is what `kubernetes.io/arch` and nodeInfo carry. */
 export function goArch(arch: string = process.arch): string {
-  const map: Record<string, string> = { x64: 'amd64', arm64: 'arm64', arm: 'arm', ia32: '386', ppc64: 'ppc64le', s390x: 's390x', riscv64: 'riscv64', loong64: 'loong64', mips: 'mips', mipsel: 'mipsle' };
+  const map: Record<string, string> = {
+    x64: 'amd64',
+    arm64: 'arm64',
+    arm: 'arm',
+    ia32: '386',
+    ppc64: 'ppc64le',
+    s390x: 's390x',
+    riscv64: 'riscv64',
+    loong64: 'loong64',
+    mips: 'mips',
+    mipsel: 'mipsle',
+  };
   return map[arch] ?? arch;
 }
 

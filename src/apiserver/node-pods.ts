@@ -14,7 +14,13 @@ export interface NodePodsOptions {
 }
 
 /** The reflector, not started; it wakes when the gate says the server is back. */
-export function nodePodsReflector(client: Pick<ApiClient, 'list' | 'watch'>, gate: ConnectionGate, nodeName: string, logger: Logger, opts: NodePodsOptions = {}): Reflector<Pod> {
+export function nodePodsReflector(
+  client: Pick<ApiClient, 'list' | 'watch'>,
+  gate: ConnectionGate,
+  nodeName: string,
+  logger: Logger,
+  opts: NodePodsOptions = {},
+): Reflector<Pod> {
   const pods = new Reflector<Pod>({
     client,
     gate,

@@ -38,7 +38,8 @@ export class NodeRegistrar {
 
   /** The Node was found gone (404 on a status post): register again on the next round. */
   forget(): void {
-    if (this.nodeUid) this.logger.info('Node object gone from the API server; registering again', { node: this.info.nodeName });
+    if (this.nodeUid)
+      this.logger.info('Node object gone from the API server; registering again', { node: this.info.nodeName });
     this.nodeUid = undefined;
   }
 
@@ -50,7 +51,10 @@ export class NodeRegistrar {
     if (this.registerNode) {
       // Create first, as the kubelet does: on a fresh cluster that is the one request needed.
       try {
-        const created = await this.client.create<Node>('/api/v1/nodes', buildNode(this.info, computeNodeStatus(this.info, undefined, this.clock.now())));
+        const created = await this.client.create<Node>(
+          '/api/v1/nodes',
+          buildNode(this.info, computeNodeStatus(this.info, undefined, this.clock.now())),
+        );
         this.logger.info('Successfully registered node', { node: name });
         return this.registered(created);
       } catch (e) {
@@ -61,7 +65,12 @@ export class NodeRegistrar {
       try {
         existing = await this.client.get<Node>(nodePath(name));
       } catch (e) {
-        if (isNotFound(e)) throw new ApiError(404, 'NotFound', `node "${name}" not found (registerNode is false: waiting for it to be created)`);
+        if (isNotFound(e))
+          throw new ApiError(
+            404,
+            'NotFound',
+            `node "${name}" not found (registerNode is false: waiting for it to be created)`,
+          );
         throw e;
       }
     }
@@ -76,7 +85,8 @@ export class NodeRegistrar {
     const labels: Record<string, string> = {};
     for (const [k, v] of Object.entries(want)) if (have[k] !== v) labels[k] = v;
     const annotations: Record<string, string> = {};
-    if (node.metadata?.annotations?.[ATTACH_DETACH_ANNOTATION] !== 'true') annotations[ATTACH_DETACH_ANNOTATION] = 'true';
+    if (node.metadata?.annotations?.[ATTACH_DETACH_ANNOTATION] !== 'true')
+      annotations[ATTACH_DETACH_ANNOTATION] = 'true';
     this.logger.info('Node already registered; taking it over', { node: this.info.nodeName });
     if (Object.keys(labels).length === 0 && Object.keys(annotations).length === 0) return node;
     return this.client.patch<Node>(nodePath(this.info.nodeName), 'strategic', { metadata: { labels, annotations } });

@@ -76,7 +76,11 @@ export class NodeStatusReporter {
     const due = now.getTime() - this.lastSentAt >= this.reportFrequencyMs;
     if (!due && !nodeStatusChanged(this.lastSent, status)) return;
     try {
-      const updated = await this.client.patch<Node>(`${nodePath(this.info.nodeName)}/status`, 'strategic', nodeStatusPatch(status));
+      const updated = await this.client.patch<Node>(
+        `${nodePath(this.info.nodeName)}/status`,
+        'strategic',
+        nodeStatusPatch(status),
+      );
       this.lastSent = updated.status ?? status;
       this.lastSentAt = now.getTime();
       this.notePodCIDR(updated);
@@ -95,7 +99,13 @@ export class NodeStatusReporter {
       if (this.seen.get(c.type) === c.status) continue;
       this.seen.set(c.type, c.status);
       const reason = CONDITION_EVENTS[c.type]?.[c.status];
-      if (reason) this.recorder.event({ kind: 'Node', name, uid: name }, 'Normal', reason, `Node ${name} status is now: ${reason}`);
+      if (reason)
+        this.recorder.event(
+          { kind: 'Node', name, uid: name },
+          'Normal',
+          reason,
+          `Node ${name} status is now: ${reason}`,
+        );
     }
   }
 }

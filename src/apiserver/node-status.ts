@@ -4,7 +4,14 @@
 import type { Node, NodeCondition, NodeStatus } from 'kubernetes-types/core/v1';
 import { apiTime } from '../util/api-time.js';
 import type { NodeInfoSource } from './types.js';
-import { ATTACH_DETACH_ANNOTATION, LABEL_ARCH, LABEL_ARCH_BETA, LABEL_HOSTNAME, LABEL_OS, LABEL_OS_BETA } from '../k8s/node-labels.js';
+import {
+  ATTACH_DETACH_ANNOTATION,
+  LABEL_ARCH,
+  LABEL_ARCH_BETA,
+  LABEL_HOSTNAME,
+  LABEL_OS,
+  LABEL_OS_BETA,
+} from '../k8s/node-labels.js';
 
 /** The kubelet's default kubelet port, shown as daemonEndpoints.kubeletEndpoint. */
 const KUBELET_PORT = 10250;
@@ -50,7 +57,11 @@ function conditionSpecs(info: NodeInfoSource): ConditionSpec[] {
       type: 'MemoryPressure',
       bad: p.memory,
       ok: { status: 'False', reason: 'KubeletHasSufficientMemory', message: 'kubelet has sufficient memory available' },
-      notOk: { status: 'True', reason: 'KubeletHasInsufficientMemory', message: 'kubelet has insufficient memory available' },
+      notOk: {
+        status: 'True',
+        reason: 'KubeletHasInsufficientMemory',
+        message: 'kubelet has insufficient memory available',
+      },
     },
     {
       type: 'DiskPressure',
@@ -82,8 +93,16 @@ export function computeNodeStatus(info: NodeInfoSource, previous: NodeStatus | u
   const conditions: NodeCondition[] = conditionSpecs(info).map((c) => {
     const v = c.bad ? c.notOk : c.ok;
     const prev = previous?.conditions?.find((x) => x.type === c.type);
-    const lastTransitionTime = prev && prev.status === v.status && prev.lastTransitionTime ? prev.lastTransitionTime : ts;
-    return { type: c.type, status: v.status, reason: v.reason, message: v.message, lastHeartbeatTime: ts, lastTransitionTime };
+    const lastTransitionTime =
+      prev && prev.status === v.status && prev.lastTransitionTime ? prev.lastTransitionTime : ts;
+    return {
+      type: c.type,
+      status: v.status,
+      reason: v.reason,
+      message: v.message,
+      lastHeartbeatTime: ts,
+      lastTransitionTime,
+    };
   });
   const addresses = [];
   if (info.nodeIP) addresses.push({ type: 'InternalIP', address: info.nodeIP });
@@ -138,7 +157,10 @@ export function nodeStatusChanged(server: NodeStatus | undefined, ours: NodeStat
   const types = new Set((ours.conditions ?? []).map((c) => c.type));
   const projected: Record<string, unknown> = {};
   for (const k of Object.keys(ours)) projected[k] = (server as Record<string, unknown>)[k];
-  const view: NodeStatus = { ...(projected as NodeStatus), conditions: (server.conditions ?? []).filter((c) => types.has(c.type)) };
+  const view: NodeStatus = {
+    ...(projected as NodeStatus),
+    conditions: (server.conditions ?? []).filter((c) => types.has(c.type)),
+  };
   return stableJson(withoutHeartbeats(view)) !== stableJson(withoutHeartbeats(ours));
 }
 

@@ -10,7 +10,8 @@ const BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----\r?\n([\s\S]*?)-----END \1-----/g;
 
 export function pemBlocks(text: string | Buffer): PemBlock[] {
   const out: PemBlock[] = [];
-  for (const m of String(text).matchAll(BLOCK)) out.push({ type: m[1], der: Buffer.from(m[2].replace(/\s+/g, ''), 'base64') });
+  for (const m of String(text).matchAll(BLOCK))
+    out.push({ type: m[1], der: Buffer.from(m[2].replace(/\s+/g, ''), 'base64') });
   return out;
 }
 

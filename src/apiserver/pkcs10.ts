@@ -3,7 +3,22 @@
 // the signature; only the DER around them is ours (a library for this was measured at 0.55-0.63 MB
 // bundled and +6-13 MiB RSS when used; see src/apiserver/README.md). Loaded only when a request is made.
 import { createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
-import { bitString, extension, name, NULL, objectIdentifier, OID_CN, OID_O, OID_SUBJECT_ALT_NAME, sequence, set, smallInteger, subjectAltNames, tlv, type AltNames } from './der.js';
+import {
+  bitString,
+  extension,
+  name,
+  NULL,
+  objectIdentifier,
+  OID_CN,
+  OID_O,
+  OID_SUBJECT_ALT_NAME,
+  sequence,
+  set,
+  smallInteger,
+  subjectAltNames,
+  tlv,
+  type AltNames,
+} from './der.js';
 import { encodePem, pemBlocks } from './pem.js';
 
 export interface RequestSubject {
@@ -40,7 +55,9 @@ export function signatureAlgorithmFor(key: KeyObject): SignatureAlgorithm {
     default:
       break;
   }
-  throw new Error(`private key of type ${key.asymmetricKeyType ?? 'unknown'}${d.namedCurve ? ` (${d.namedCurve})` : ''} cannot sign a certificate request`);
+  throw new Error(
+    `private key of type ${key.asymmetricKeyType ?? 'unknown'}${d.namedCurve ? ` (${d.namedCurve})` : ''} cannot sign a certificate request`,
+  );
 }
 
 /** The AlgorithmIdentifier of `alg` (RSA ones carry an explicit NULL). */
@@ -56,7 +73,12 @@ export function makeCertificateRequest(privateKey: KeyObject, subject: RequestSu
   const alg = signatureAlgorithmFor(privateKey);
   const spki = createPublicKey(privateKey).export({ type: 'spki', format: 'der' });
   const hasSANs = altNames !== undefined && altNames.dnsNames.length + altNames.ipAddresses.length > 0;
-  const attributes = hasSANs ? sequence(objectIdentifier(OID_EXTENSION_REQUEST), set(sequence(extension(OID_SUBJECT_ALT_NAME, false, subjectAltNames(altNames))))) : Buffer.alloc(0);
+  const attributes = hasSANs
+    ? sequence(
+        objectIdentifier(OID_EXTENSION_REQUEST),
+        set(sequence(extension(OID_SUBJECT_ALT_NAME, false, subjectAltNames(altNames)))),
+      )
+    : Buffer.alloc(0);
   // version 0, subject, key, and the [0] attributes set (empty without SANs), as Go writes it.
   const info = sequence(smallInteger(0), name(subject), spki, tlv(0xa0, attributes));
   const signature = sign(alg.hash, info, privateKey);
@@ -92,7 +114,7 @@ function readElement(buf: Buffer, offset: number): Element {
 
 function children(body: Buffer): Element[] {
   const out: Element[] = [];
-  for (let off = 0; off < body.length; ) {
+  for (let off = 0; off < body.length;) {
     const e = readElement(body, off);
     out.push(e);
     off += e.raw.length;
@@ -137,11 +159,24 @@ export function parseCertificateRequest(pem: string | Buffer): ParsedCertificate
       if (type === OID_O && value) subject.organization.push(value.body.toString('utf8'));
     }
   const algOid = oidText(children(algorithm.body)[0]?.body ?? Buffer.alloc(0));
-  const hash = { '1.2.840.10045.4.3.2': 'sha256', '1.2.840.10045.4.3.3': 'sha384', '1.2.840.10045.4.3.4': 'sha512', '1.2.840.113549.1.1.11': 'sha256', '1.2.840.113549.1.1.12': 'sha384', '1.2.840.113549.1.1.13': 'sha512', '1.3.101.112': null }[algOid];
+  const hash = {
+    '1.2.840.10045.4.3.2': 'sha256',
+    '1.2.840.10045.4.3.3': 'sha384',
+    '1.2.840.10045.4.3.4': 'sha512',
+    '1.2.840.113549.1.1.11': 'sha256',
+    '1.2.840.113549.1.1.12': 'sha384',
+    '1.2.840.113549.1.1.13': 'sha512',
+    '1.3.101.112': null,
+  }[algOid];
   let signatureValid = false;
   if (hash !== undefined) {
     try {
-      signatureValid = verify(hash, info.raw, createPublicKey({ key: spkiEl.raw, format: 'der', type: 'spki' }), signature.body.subarray(1));
+      signatureValid = verify(
+        hash,
+        info.raw,
+        createPublicKey({ key: spkiEl.raw, format: 'der', type: 'spki' }),
+        signature.body.subarray(1),
+      );
     } catch {
       signatureValid = false;
     }

@@ -6,7 +6,13 @@ import { stableJson } from './node-status.js';
 import { truncateTime } from '../util/api-time.js';
 
 /** Conditions the kubelet owns; others (DisruptionTarget...) are the server's and are left alone. */
-const KUBELET_CONDITIONS = new Set(['PodScheduled', 'Ready', 'Initialized', 'ContainersReady', 'PodReadyToStartContainers']);
+const KUBELET_CONDITIONS = new Set([
+  'PodScheduled',
+  'Ready',
+  'Initialized',
+  'ContainersReady',
+  'PodReadyToStartContainers',
+]);
 /** Status fields set by others than the kubelet. */
 const SERVER_FIELDS = new Set(['nominatedNodeName', 'resize', 'resourceClaimStatuses', 'extendedResourceClaimStatus']);
 
@@ -35,7 +41,9 @@ function comparable(server: PodStatus, ours: PodStatus): Record<string, unknown>
     if (k === 'qosClass' && ours.qosClass === undefined) continue; // set once by the server at create
     out[k] = v;
   }
-  out.conditions = byType((server.conditions ?? []).filter((c) => ourTypes.has(c.type) || KUBELET_CONDITIONS.has(c.type)));
+  out.conditions = byType(
+    (server.conditions ?? []).filter((c) => ourTypes.has(c.type) || KUBELET_CONDITIONS.has(c.type)),
+  );
   return out;
 }
 
@@ -65,7 +73,11 @@ export function statusesEqual(server: PodStatus | undefined, ours: PodStatus): b
  * cannot land on a recreated mirror. containerStatuses are atomic lists (sent whole); conditions
  * merge by type (ours updated, stale ones of ours deleted, the server's own kept).
  */
-export function podStatusPatch(server: PodStatus | undefined, ours: PodStatus, mirrorUid: string): Record<string, unknown> | undefined {
+export function podStatusPatch(
+  server: PodStatus | undefined,
+  ours: PodStatus,
+  mirrorUid: string,
+): Record<string, unknown> | undefined {
   if (statusesEqual(server, ours)) return undefined;
   const s = server ?? {};
   const status: Record<string, unknown> = { ...(normalize(ours) as Record<string, unknown>) };
@@ -92,7 +104,8 @@ export function podStatusPatch(server: PodStatus | undefined, ours: PodStatus, m
   for (const k of ['podIPs', 'hostIPs'] as const) {
     const theirs = (s[k] ?? []).map((x) => x.ip);
     const mine = (ours[k] ?? []).map((x) => x.ip);
-    if (theirs.some((ip) => !mine.includes(ip)) && Array.isArray(status[k])) status[k] = [...(status[k] as unknown[]), { $patch: 'replace' }];
+    if (theirs.some((ip) => !mine.includes(ip)) && Array.isArray(status[k]))
+      status[k] = [...(status[k] as unknown[]), { $patch: 'replace' }];
   }
   return { metadata: { uid: mirrorUid }, status };
 }

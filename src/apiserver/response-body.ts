@@ -109,6 +109,10 @@ export class WatchLineSplitter {
   private tooLong(): ApiError {
     this.pieces = [];
     this.size = 0;
-    return new ApiError(200, RESPONSE_TOO_LARGE, `${this.what}: a watch event is larger than ${size(this.maxLineBytes)} (no newline within it); closing the stream`);
+    return new ApiError(
+      200,
+      RESPONSE_TOO_LARGE,
+      `${this.what}: a watch event is larger than ${size(this.maxLineBytes)} (no newline within it); closing the stream`,
+    );
   }
 }

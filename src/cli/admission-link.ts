@@ -21,13 +21,22 @@ import type { StatusManager } from '../status/status-manager.js';
 /** The Node's labels, allocatable and pressure as the agent reports them, in admission's units. */
 export function nodeFactsOf(info: NodeInfoSource, sysctls: SysctlAllowlist = sysctlAllowlist([])): NodeFacts {
   const a = info.allocatable();
-  const num = (v: string | undefined, milli = false): number => (v === undefined ? 0 : milli ? parseQuantity(v).milliValue() : parseQuantity(v).value());
+  const num = (v: string | undefined, milli = false): number =>
+    v === undefined ? 0 : milli ? parseQuantity(v).milliValue() : parseQuantity(v).value();
   const p = info.pressure();
-  const pressure: PressureCondition[] = [...(p.memory ? ['MemoryPressure' as const] : []), ...(p.disk ? ['DiskPressure' as const] : [])];
+  const pressure: PressureCondition[] = [
+    ...(p.memory ? ['MemoryPressure' as const] : []),
+    ...(p.disk ? ['DiskPressure' as const] : []),
+  ];
   return {
     name: info.nodeName,
     labels: { ...defaultNodeLabels(info), ...info.labels },
-    allocatable: { milliCPU: num(a.cpu, true), memory: num(a.memory), ephemeralStorage: num(a['ephemeral-storage']), pods: num(a.pods) },
+    allocatable: {
+      milliCPU: num(a.cpu, true),
+      memory: num(a.memory),
+      ephemeralStorage: num(a['ephemeral-storage']),
+      pods: num(a.pods),
+    },
     taints: info.taints,
     pressure,
     sysctls,
@@ -77,10 +86,20 @@ export function linkAdmission(deps: AdmissionLinkDeps): PodAdmission {
       return phase === 'Succeeded' || phase === 'Failed';
     },
     refused: (pod, reason, message, how) => {
-      if (how === 'preempted') deps.status.setPreempted(pod, { reason, message, conditionMessage: PREEMPTED_CONDITION_MESSAGE, alwaysFailed: true });
+      if (how === 'preempted')
+        deps.status.setPreempted(pod, {
+          reason,
+          message,
+          conditionMessage: PREEMPTED_CONDITION_MESSAGE,
+          alwaysFailed: true,
+        });
       else deps.status.setRefused(pod, refusedPodStatus(pod.pod, reason, `Pod was rejected: ${message}`));
       const { uid, namespace, name } = pod.pod.metadata;
-      notify(deps.observers, (o) => o.podEvent?.({ uid, namespace, name, type: 'Warning', reason, message }), (err) => logger.error('Pod event observer failed', { podUID: uid, err: String(err) }));
+      notify(
+        deps.observers,
+        (o) => o.podEvent?.({ uid, namespace, name, type: 'Warning', reason, message }),
+        (err) => logger.error('Pod event observer failed', { podUID: uid, err: String(err) }),
+      );
     },
     // Listed with the status the server has for it; the API side then has nothing to send.
     terminal: (pod) => deps.status.setRefused(pod, pod.pod.status ?? { qosClass: qosClass(pod.pod) }),

@@ -44,7 +44,12 @@ export function linkAdoption(d: AdoptionLinkDeps): () => void {
       },
       adopted: () => {
         podConfig.adoptionDone();
-        d.adopted(podConfig.all().filter((p) => admission.isAdmitted(p.uid)).map((p) => p.uid));
+        d.adopted(
+          podConfig
+            .all()
+            .filter((p) => admission.isAdmitted(p.uid))
+            .map((p) => p.uid),
+        );
       },
       logger: d.logger,
     });

@@ -30,7 +30,13 @@ import { StatusManager } from '../status/status-manager.js';
 import { onProbeResult, statusObserver } from '../status/worker-events.js';
 import { kubeletVersion } from '../version.js';
 import type { BootletOptions } from './options.js';
-import { criCallMetrics, linkMetrics, probeMetrics, registerRestClientMetrics, relistMetrics } from '../metrics/metrics-link.js';
+import {
+  criCallMetrics,
+  linkMetrics,
+  probeMetrics,
+  registerRestClientMetrics,
+  relistMetrics,
+} from '../metrics/metrics-link.js';
 import { linkProber } from '../prober/pod-worker-link.js';
 import { startSystemdLink } from '../systemd/systemd-link.js';
 import { linkAdoption } from './adoption-link.js';
@@ -67,7 +73,11 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     imageServiceEndpoint: opts.imageServiceEndpoint,
     onCall: criCallMetrics(metrics),
   });
-  logger.info('Container runtime initialized', { containerRuntime: version.runtimeName, version: version.runtimeVersion, apiVersion: version.runtimeApiVersion });
+  logger.info('Container runtime initialized', {
+    containerRuntime: version.runtimeName,
+    version: version.runtimeVersion,
+    apiVersion: version.runtimeApiVersion,
+  });
   const health = new RuntimeHealth(runtime, logger);
   health.start();
   // The Node's pod CIDR, once the API side reads one, goes to the runtime; its network state is read again at once.
@@ -77,7 +87,12 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
   // The one desired pod set: every source feeds it, the workers subscribe, cgroups and the API side read it.
   const podConfig = new PodConfig({ sources: configuredSources(opts), logger });
   const cgroups = await startPodCgroups(
-    { cgroupDriver: opts.cgroupDriver === 'systemd' ? 'systemd' : 'cgroupfs', cgroupsPerQOS: opts.cgroupsPerQOS, cgroupRoot: opts.cgroupRoot, podPidsLimit: opts.podPidsLimit },
+    {
+      cgroupDriver: opts.cgroupDriver === 'systemd' ? 'systemd' : 'cgroupfs',
+      cgroupsPerQOS: opts.cgroupsPerQOS,
+      cgroupRoot: opts.cgroupRoot,
+      podPidsLimit: opts.podPidsLimit,
+    },
     runtime,
     logger.with({ component: 'cm' }),
     { desiredPods: () => podConfig.all().flatMap((p) => (p.refusal ? [] : [p.pod])) },
@@ -110,7 +125,11 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     }),
   });
   const observers: PodWorkerObserver[] = [];
-  const prober = new ProberManager({ runtime, logger: logger.with({ component: 'prober' }), onProbeRun: probeMetrics(metrics) });
+  const prober = new ProberManager({
+    runtime,
+    logger: logger.with({ component: 'prober' }),
+    onProbeRun: probeMetrics(metrics),
+  });
   const workers = new PodWorkers({
     runtime: podRuntime,
     logger,
@@ -154,7 +173,15 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     maxPods: opts.maxPods,
     kubeletPort: opts.port,
   });
-  const admission = linkAdmission({ nodeInfo, allowedUnsafeSysctls: opts.allowedUnsafeSysctls, apply: (u) => workers.apply(u), stopped: (uid) => workers.whenStopped(uid), status, observers, logger });
+  const admission = linkAdmission({
+    nodeInfo,
+    allowedUnsafeSysctls: opts.allowedUnsafeSysctls,
+    apply: (u) => workers.apply(u),
+    stopped: (uid) => workers.whenStopped(uid),
+    status,
+    observers,
+    logger,
+  });
   podConfig.subscribe((u) => admission.update(u));
   observers.push(statusObserver(status));
   observers.push(linkMetrics(metrics, status));
@@ -181,7 +208,12 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     maxFiles: opts.containerLogMaxFiles,
     intervalMs: opts.containerLogMonitorIntervalMs,
     // From the pod cache, which has read every container's status: no CRI call per round.
-    runningContainers: () => [...cache.pods().values()].flatMap((p) => p.containers.filter((c) => c.state === ContainerState.CONTAINER_RUNNING).map((c) => ({ id: c.id, logPath: c.logPath }))),
+    runningContainers: () =>
+      [...cache.pods().values()].flatMap((p) =>
+        p.containers
+          .filter((c) => c.state === ContainerState.CONTAINER_RUNNING)
+          .map((c) => ({ id: c.id, logPath: c.logPath })),
+      ),
   });
   const syncLoop = syncLoopCheck(() => pleg.sinceLastRelistMs(), opts.syncFrequencyMs);
   const healthChecks = [pingCheck, syncLoop];
@@ -193,7 +225,12 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     onStatusChange: (listener) => void status.onChange(() => listener()),
     health: () => pleg.healthProblem() ?? syncLoop.check(),
   });
-  const serverSource: ServerSource = { statuses: () => status.all(), sinceLastRelistMs: () => pleg.sinceLastRelistMs(), unexpectedErrors: unexpectedErrorCount, droppedLogLines };
+  const serverSource: ServerSource = {
+    statuses: () => status.all(),
+    sinceLastRelistMs: () => pleg.sinceLastRelistMs(),
+    unexpectedErrors: unexpectedErrorCount,
+    droppedLogLines,
+  };
   metrics.bind(serverSource);
   // Not waited for here: the local endpoints serve nothing the first sync needs, and the manifests
   // are read (and the runtime read back) while they start.
@@ -210,10 +247,31 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     logger,
   });
 
-  const api = startApiLink(apiModule, { opts, nodeInfo, podConfig, status, workers, prober, podCIDR, podObjects, observers, logger });
+  const api = startApiLink(apiModule, {
+    opts,
+    nodeInfo,
+    podConfig,
+    status,
+    workers,
+    prober,
+    podCIDR,
+    podObjects,
+    observers,
+    logger,
+  });
   const kubeletApi = deferKubeletApi({
     enabled: opts.enableServer,
-    start: () => import('../server/kubelet/start-kubelet-api.js').then((m) => m.startKubeletApi(opts, { source: serverSource, metrics: () => metrics.render(), runtime, checks: healthChecks, api, logger })),
+    start: () =>
+      import('../server/kubelet/start-kubelet-api.js').then((m) =>
+        m.startKubeletApi(opts, {
+          source: serverSource,
+          metrics: () => metrics.render(),
+          runtime,
+          checks: healthChecks,
+          api,
+          logger,
+        }),
+      ),
     logger,
   });
   observers.push(kubeletApi.observer);

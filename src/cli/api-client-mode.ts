@@ -18,12 +18,22 @@ export interface ApiClientMode {
 
 /** Throws KubeconfigError for a kubeconfig that cannot be used. */
 export async function apiClientMode(opts: BootletOptions, logger: Logger): Promise<ApiClientMode> {
-  if (opts.kubeconfig && !existsSync(opts.kubeconfig) && !(opts.bootstrapKubeconfig && existsSync(opts.bootstrapKubeconfig))) {
-    logger.warn('Neither the kubeconfig nor the bootstrap kubeconfig exists yet: running standalone until restarted', { kubeconfig: opts.kubeconfig, bootstrapKubeconfig: opts.bootstrapKubeconfig });
+  if (
+    opts.kubeconfig &&
+    !existsSync(opts.kubeconfig) &&
+    !(opts.bootstrapKubeconfig && existsSync(opts.bootstrapKubeconfig))
+  ) {
+    logger.warn('Neither the kubeconfig nor the bootstrap kubeconfig exists yet: running standalone until restarted', {
+      kubeconfig: opts.kubeconfig,
+      bootstrapKubeconfig: opts.bootstrapKubeconfig,
+    });
     opts = { ...opts, kubeconfig: undefined, bootstrapKubeconfig: undefined };
   }
   if (!opts.kubeconfig) {
-    if (opts.bootstrapKubeconfig) logger.warn('--bootstrap-kubeconfig is ignored without --kubeconfig: running standalone', { bootstrapKubeconfig: opts.bootstrapKubeconfig });
+    if (opts.bootstrapKubeconfig)
+      logger.warn('--bootstrap-kubeconfig is ignored without --kubeconfig: running standalone', {
+        bootstrapKubeconfig: opts.bootstrapKubeconfig,
+      });
     return { opts, apiModule: undefined };
   }
   // The API side's modules (HTTPS, HTTP/2 client, certificates) load only for a node that has one:

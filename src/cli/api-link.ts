@@ -56,7 +56,10 @@ export function startApiLink(apiModule: ApiModule | undefined, d: ApiLinkDeps): 
     nodeStatusReportFrequencyMs: opts.nodeStatusReportFrequencyMs,
     nodeLeaseDurationSeconds: opts.nodeLeaseDurationSeconds,
     // A pod that cannot run here is told as its Warning event (FailedMount for a volume kind bootlet does not mount).
-    podSource: (nodePods) => startApiPodSource(nodePods, podConfig, opts.nodeName, logger, (p, reason, message) => api?.recordPodEvent({ ...p, type: 'Warning', reason, message })),
+    podSource: (nodePods) =>
+      startApiPodSource(nodePods, podConfig, opts.nodeName, logger, (p, reason, message) =>
+        api?.recordPodEvent({ ...p, type: 'Warning', reason, message }),
+      ),
     apiPods: podConfig.apiPodView(),
     podObjects: d.podObjects,
   });
@@ -66,6 +69,8 @@ export function startApiLink(apiModule: ApiModule | undefined, d: ApiLinkDeps): 
     const pod = event && workers.podRef(e.podUid);
     if (event && pod) api?.recordPodEvent({ ...pod, uid: e.podUid, ...event, container: e.containerName });
   });
-  logger.info('API server client configured; the node runs on its own until the server answers', { kubeconfig: opts.kubeconfig });
+  logger.info('API server client configured; the node runs on its own until the server answers', {
+    kubeconfig: opts.kubeconfig,
+  });
   return api;
 }

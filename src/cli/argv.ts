@@ -21,7 +21,11 @@ export interface GivenFlag {
 export type FlagValues = ReadonlyMap<AnySetting, GivenFlag>;
 
 export type Command =
-  | { kind: 'run'; flags: FlagValues; /** The kubelet's deprecation lines, as pflag prints them. */ deprecations: string[] }
+  | {
+      kind: 'run';
+      flags: FlagValues;
+      /** The kubelet's deprecation lines, as pflag prints them. */ deprecations: string[];
+    }
   | { kind: 'help' }
   /** `kubelet`: `--version` as the kubelet prints it; `raw`: `--version=raw`; `bootlet`: `bootlet version`. */
   | { kind: 'version'; format: 'kubelet' | 'raw' | 'bootlet' };
@@ -77,7 +81,8 @@ export function parseCommandLine(argv: readonly string[]): Command {
         if (text === undefined || text === 'true') version = 'kubelet';
         else if (text === 'raw') version = 'raw';
         else if (text === 'false') version = undefined;
-        else throw new UsageError(`invalid value ${JSON.stringify(text)} for flag --version: must be true, false or raw`);
+        else
+          throw new UsageError(`invalid value ${JSON.stringify(text)} for flag --version: must be true, false or raw`);
         continue;
       }
       const s = SETTING_BY_FLAG.get(name);
@@ -116,7 +121,10 @@ export function parseCommandLine(argv: readonly string[]): Command {
       set(s, `-${c}`, text, arg);
       continue;
     }
-    const hint = boolBefore && looksLikeBoolValue(arg) ? ` (a bool flag takes its value as ${boolBefore}=${arg})` : ' (flags look like --name=value; see --help)';
+    const hint =
+      boolBefore && looksLikeBoolValue(arg)
+        ? ` (a bool flag takes its value as ${boolBefore}=${arg})`
+        : ' (flags look like --name=value; see --help)';
     throw new UsageError(`unexpected argument ${JSON.stringify(arg)}${hint}`);
   }
 

@@ -22,6 +22,8 @@ export function checkSwap(failSwapOn: boolean, swaps: string = readSwaps()): voi
     .map((l) => l.trim().split(/\s+/)[0])
     .filter((d): d is string => d !== undefined && d !== '');
   if (devices.length > 0) {
-    throw new SwapOnError(`swap is on (${devices.join(', ')}): the kubelet does not run with swap; turn it off, or set --fail-swap-on=false (failSwapOn: false)`);
+    throw new SwapOnError(
+      `swap is on (${devices.join(', ')}): the kubelet does not run with swap; turn it off, or set --fail-swap-on=false (failSwapOn: false)`,
+    );
   }
 }

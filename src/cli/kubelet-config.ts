@@ -58,9 +58,12 @@ export function parseKubeletConfig(file: string, content: string): LoadedKubelet
   const root = doc.contents;
   if (!isMap(root)) throw new ConfigFileError(`${file}: not a KubeletConfiguration object`);
   const top = root.toJS(doc) as Record<string, unknown>;
-  if (top.kind !== 'KubeletConfiguration') throw new ConfigFileError(`${file}: kind is ${JSON.stringify(top.kind ?? null)}, want "KubeletConfiguration"`);
+  if (top.kind !== 'KubeletConfiguration')
+    throw new ConfigFileError(`${file}: kind is ${JSON.stringify(top.kind ?? null)}, want "KubeletConfiguration"`);
   if (top.apiVersion !== KUBELET_CONFIG_API_VERSION) {
-    throw new ConfigFileError(`${file}: apiVersion is ${JSON.stringify(top.apiVersion ?? null)}, want ${JSON.stringify(KUBELET_CONFIG_API_VERSION)} (the only version of KubeletConfiguration)`);
+    throw new ConfigFileError(
+      `${file}: apiVersion is ${JSON.stringify(top.apiVersion ?? null)}, want ${JSON.stringify(KUBELET_CONFIG_API_VERSION)} (the only version of KubeletConfiguration)`,
+    );
   }
 
   const values = new Map<AnySetting, ConfigValue>();
@@ -100,7 +103,8 @@ export function parseKubeletConfig(file: string, content: string): LoadedKubelet
         values.delete(s);
         continue;
       }
-      if (s.configRelative && typeof value === 'string' && value !== '' && !isAbsolute(value)) value = resolve(dirname(resolve(file)), value);
+      if (s.configRelative && typeof value === 'string' && value !== '' && !isAbsolute(value))
+        value = resolve(dirname(resolve(file)), value);
       values.set(s, { value, line });
     }
   };
@@ -114,7 +118,9 @@ export function loadKubeletConfig(file: string): LoadedKubeletConfig {
     content = readFileSync(file, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new ConfigFileError(`cannot read config file ${file}: ${code === 'ENOENT' ? 'no such file' : errorMessage(err)}`);
+    throw new ConfigFileError(
+      `cannot read config file ${file}: ${code === 'ENOENT' ? 'no such file' : errorMessage(err)}`,
+    );
   }
   return parseKubeletConfig(file, content);
 }

@@ -66,7 +66,10 @@ export async function streamLog(o: StreamOptions): Promise<void> {
     sink,
     signal: o.signal ?? new AbortController().signal,
     follow: o.follow,
-    restarts: { restart: o.restart, onRestart: (file) => o.notice(`--- the container restarted; following ${file} ---\n`) },
+    restarts: {
+      restart: o.restart,
+      onRestart: (file) => o.notice(`--- the container restarted; following ${file} ---\n`),
+    },
     forceCheckMs: o.pollMs ?? 250,
   });
   sink.end();

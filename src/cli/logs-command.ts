@@ -42,12 +42,31 @@ interface LogsArgs {
 
 class LogsUsageError extends Error {}
 
-const VALUE_FLAGS: Record<string, keyof LogsArgs> = { '-c': 'container', '--container': 'container', '-n': 'namespace', '--namespace': 'namespace', '--root-dir': 'rootDir', '--pod-logs-dir': 'podLogsDir' };
-const BOOL_FLAGS: Record<string, 'follow' | 'previous' | 'timestamps'> = { '-f': 'follow', '--follow': 'follow', '-p': 'previous', '--previous': 'previous', '--timestamps': 'timestamps' };
+const VALUE_FLAGS: Record<string, keyof LogsArgs> = {
+  '-c': 'container',
+  '--container': 'container',
+  '-n': 'namespace',
+  '--namespace': 'namespace',
+  '--root-dir': 'rootDir',
+  '--pod-logs-dir': 'podLogsDir',
+};
+const BOOL_FLAGS: Record<string, 'follow' | 'previous' | 'timestamps'> = {
+  '-f': 'follow',
+  '--follow': 'follow',
+  '-p': 'previous',
+  '--previous': 'previous',
+  '--timestamps': 'timestamps',
+};
 
 function parseArgs(argv: readonly string[]): LogsArgs {
   const positional: string[] = [];
-  const a: Omit<LogsArgs, 'pod'> = { follow: false, previous: false, timestamps: false, rootDir: DEFAULT_ROOT_DIR, podLogsDir: DEFAULT_POD_LOGS_DIR };
+  const a: Omit<LogsArgs, 'pod'> = {
+    follow: false,
+    previous: false,
+    timestamps: false,
+    rootDir: DEFAULT_ROOT_DIR,
+    podLogsDir: DEFAULT_POD_LOGS_DIR,
+  };
   const set = a as Record<string, unknown>;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -65,7 +84,8 @@ function parseArgs(argv: readonly string[]): LogsArgs {
   if (positional.length === 0) throw new LogsUsageError('a pod name is needed');
   if (positional.length > 2) throw new LogsUsageError(`unexpected argument ${JSON.stringify(positional[2])}`);
   if (positional[1] !== undefined) {
-    if (a.container !== undefined && a.container !== positional[1]) throw new LogsUsageError('the container is given twice');
+    if (a.container !== undefined && a.container !== positional[1])
+      throw new LogsUsageError('the container is given twice');
     a.container = positional[1];
   }
   return { ...a, pod: positional[0]! };
@@ -82,7 +102,12 @@ async function fromAgent(args: LogsArgs): Promise<PodLogRef | undefined> {
   return pickAgentPod(pods, args.pod, args.namespace);
 }
 
-export async function runLogsCommand(argv: string[], out: (s: string) => void, err: (s: string) => void, signal?: AbortSignal): Promise<number> {
+export async function runLogsCommand(
+  argv: string[],
+  out: (s: string) => void,
+  err: (s: string) => void,
+  signal?: AbortSignal,
+): Promise<number> {
   if (argv.includes('-h') || argv.includes('--help')) {
     out(LOGS_USAGE + '\n');
     return 0;
@@ -95,7 +120,10 @@ export async function runLogsCommand(argv: string[], out: (s: string) => void, e
   }
   try {
     const pod = (await fromAgent(args)) ?? (await findPodInLogDir(args.podLogsDir, args.pod, args.namespace));
-    if (!pod) throw new LogLookupError(`pod "${args.pod}" not found: no agent knows it and ${args.podLogsDir} has no logs of it`);
+    if (!pod)
+      throw new LogLookupError(
+        `pod "${args.pod}" not found: no agent knows it and ${args.podLogsDir} has no logs of it`,
+      );
     const choice = await chooseLogFile(args.podLogsDir, pod, args.container, args.previous);
     let stop = signal;
     if (args.follow && !signal) {
@@ -104,10 +132,22 @@ export async function runLogsCommand(argv: string[], out: (s: string) => void, e
       process.once('SIGTERM', () => ac.abort());
       stop = ac.signal;
     }
-    await streamLog({ file: choice.file, restart: choice.restart, follow: args.follow, timestamps: args.timestamps, write: out, notice: err, signal: stop });
+    await streamLog({
+      file: choice.file,
+      restart: choice.restart,
+      follow: args.follow,
+      timestamps: args.timestamps,
+      write: out,
+      notice: err,
+      signal: stop,
+    });
     return 0;
   } catch (e) {
-    if (e instanceof LogLookupError || (e as NodeJS.ErrnoException).code !== undefined || (e as Error).name === 'UnsafePathComponentError') {
+    if (
+      e instanceof LogLookupError ||
+      (e as NodeJS.ErrnoException).code !== undefined ||
+      (e as Error).name === 'UnsafePathComponentError'
+    ) {
       err(`bootlet logs: ${errorMessage(e)}\n`);
       return 1;
     }

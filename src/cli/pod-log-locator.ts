@@ -5,7 +5,14 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Pod } from 'kubernetes-types/core/v1';
-import { containerLogDirectory, containerLogFileName, isContainerLogDirName, parsePodLogsDirName, podLogDirectory, restartCountsWithLogs } from '../node/pod-logs/layout.js';
+import {
+  containerLogDirectory,
+  containerLogFileName,
+  isContainerLogDirName,
+  parsePodLogsDirName,
+  podLogDirectory,
+  restartCountsWithLogs,
+} from '../node/pod-logs/layout.js';
 import { errorMessage } from '../util/error-message.js';
 
 export class LogLookupError extends Error {}
@@ -24,7 +31,10 @@ export function pickAgentPod(pods: readonly Pod[], name: string, namespace: stri
   const exact = inNs.filter((p) => p.metadata?.name === name);
   const matches = exact.length > 0 ? exact : inNs.filter((p) => p.metadata?.name?.startsWith(`${name}-`));
   if (matches.length === 0) return undefined;
-  if (matches.length > 1) throw new LogLookupError(`${matches.length} pods match "${name}": ${matches.map((p) => `${p.metadata?.namespace}/${p.metadata?.name}`).join(', ')}; name one exactly (and -n NAMESPACE)`);
+  if (matches.length > 1)
+    throw new LogLookupError(
+      `${matches.length} pods match "${name}": ${matches.map((p) => `${p.metadata?.namespace}/${p.metadata?.name}`).join(', ')}; name one exactly (and -n NAMESPACE)`,
+    );
   const p = matches[0]!;
   const spec = p.spec;
   return {
@@ -37,12 +47,17 @@ export function pickAgentPod(pods: readonly Pod[], name: string, namespace: stri
 
 async function newestMtime(dir: string): Promise<number> {
   let newest = (await stat(dir)).mtimeMs;
-  for (const c of await readdir(dir).catch(() => [])) newest = Math.max(newest, (await stat(join(dir, c)).catch(() => undefined))?.mtimeMs ?? 0);
+  for (const c of await readdir(dir).catch(() => []))
+    newest = Math.max(newest, (await stat(join(dir, c)).catch(() => undefined))?.mtimeMs ?? 0);
   return newest;
 }
 
 /** Finds POD among the log directories; of several UIDs (earlier versions of the pod), the newest. */
-export async function findPodInLogDir(podLogsDir: string, name: string, namespace: string | undefined): Promise<PodLogRef | undefined> {
+export async function findPodInLogDir(
+  podLogsDir: string,
+  name: string,
+  namespace: string | undefined,
+): Promise<PodLogRef | undefined> {
   let entries: string[];
   try {
     entries = await readdir(podLogsDir);
@@ -57,7 +72,10 @@ export async function findPodInLogDir(podLogsDir: string, name: string, namespac
   if (matches.length === 0) matches = all.filter((p) => p.name.startsWith(`${name}-`));
   const pods = new Set(matches.map((m) => `${m.namespace}/${m.name}`));
   if (pods.size === 0) return undefined;
-  if (pods.size > 1) throw new LogLookupError(`${pods.size} pods in ${podLogsDir} match "${name}": ${[...pods].join(', ')}; name one exactly (and -n NAMESPACE)`);
+  if (pods.size > 1)
+    throw new LogLookupError(
+      `${pods.size} pods in ${podLogsDir} match "${name}": ${[...pods].join(', ')}; name one exactly (and -n NAMESPACE)`,
+    );
   const dated = await Promise.all(matches.map(async (m) => ({ m, at: await newestMtime(join(podLogsDir, m.dir)) })));
   dated.sort((a, b) => b.at - a.at);
   const { namespace: ns, name: podName, uid } = dated[0]!.m;
@@ -73,17 +91,27 @@ export interface LogFileChoice {
 }
 
 /** The log file of the container's current (or previous) instance. */
-export async function chooseLogFile(podLogsDir: string, pod: PodLogRef, container: string | undefined, previous: boolean): Promise<LogFileChoice> {
+export async function chooseLogFile(
+  podLogsDir: string,
+  pod: PodLogRef,
+  container: string | undefined,
+  previous: boolean,
+): Promise<LogFileChoice> {
   const owner = { metadata: pod };
   const podDir = podLogDirectory(podLogsDir, owner);
   const present = (await readdir(podDir).catch(() => [] as string[])).filter(isContainerLogDirName).sort();
   const known = pod.containers && pod.containers.length > 0 ? [...pod.containers] : present;
   let name = container;
   if (name === undefined) {
-    if (known.length !== 1) throw new LogLookupError(`a container name must be specified for pod ${pod.name}, choose one of: [${known.join(' ')}]`);
+    if (known.length !== 1)
+      throw new LogLookupError(
+        `a container name must be specified for pod ${pod.name}, choose one of: [${known.join(' ')}]`,
+      );
     name = known[0]!;
   } else if (!known.includes(name)) {
-    throw new LogLookupError(`container ${name} is not valid for pod ${pod.name}; its containers: [${known.join(' ')}]`);
+    throw new LogLookupError(
+      `container ${name} is not valid for pod ${pod.name}; its containers: [${known.join(' ')}]`,
+    );
   }
   const containerDir = containerLogDirectory(podLogsDir, owner, name);
   const restarts = await restartCountsWithLogs(containerDir);

@@ -8,7 +8,10 @@ import type { PodObjects } from '../node/pod-objects.js';
 import { volumeManagerFor } from '../node/volumes.js';
 import type { PodWorkers } from '../podworkers/pod-workers.js';
 
-export function linkPodObjects(podObjects: PodObjects | undefined, d: { readonly workers: PodWorkers; readonly podConfig: PodConfig; readonly logger: Logger }): void {
+export function linkPodObjects(
+  podObjects: PodObjects | undefined,
+  d: { readonly workers: PodWorkers; readonly podConfig: PodConfig; readonly logger: Logger },
+): void {
   if (!podObjects) return;
   podObjects.onChange((uids) => {
     for (const uid of uids) d.workers.wake(uid);

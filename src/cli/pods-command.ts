@@ -45,7 +45,10 @@ function parseArgs(argv: readonly string[]): PodsArgs {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '-A' || arg === '--all-namespaces') continue; // always all namespaces: accepted for habit
-    if (/^--read-only-port(=|$)/.test(arg)) throw new PodsUsageError('--read-only-port is not used any more: bootlet pods reads the agent\'s socket under --root-dir');
+    if (/^--read-only-port(=|$)/.test(arg))
+      throw new PodsUsageError(
+        "--read-only-port is not used any more: bootlet pods reads the agent's socket under --root-dir",
+      );
     const m = /^(-o|--output|--root-dir)(?:=(.*))?$/.exec(arg) ?? /^(-o)(.+)$/.exec(arg);
     if (!m) throw new PodsUsageError(`unexpected argument "${arg}"`);
     const value = m[2] ?? argv[++i];
@@ -74,7 +77,9 @@ function unreachable(err: NodeJS.ErrnoException, path: string, rootDir: string):
 export function fetchPods(rootDir: string, timeoutMs = TIMEOUT_MS): Promise<PodList> {
   const socketPath = podsSocketPath(rootDir);
   if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH_BYTES) {
-    return Promise.reject(new Error(`the socket path ${socketPath} is longer than a unix socket path may be; no agent can serve it`));
+    return Promise.reject(
+      new Error(`the socket path ${socketPath} is longer than a unix socket path may be; no agent can serve it`),
+    );
   }
   return new Promise((resolveList, reject) => {
     const req = http.get({ socketPath, path: '/pods', timeout: timeoutMs }, (res) => {
@@ -82,7 +87,10 @@ export function fetchPods(rootDir: string, timeoutMs = TIMEOUT_MS): Promise<PodL
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
         const body = Buffer.concat(chunks).toString('utf8');
-        if (res.statusCode !== 200) return reject(new Error(`the bootlet agent on ${socketPath} answered ${res.statusCode}: ${body.trim().split('\n')[0]}`));
+        if (res.statusCode !== 200)
+          return reject(
+            new Error(`the bootlet agent on ${socketPath} answered ${res.statusCode}: ${body.trim().split('\n')[0]}`),
+          );
         try {
           resolveList(JSON.parse(body) as PodList);
         } catch {
@@ -91,8 +99,12 @@ export function fetchPods(rootDir: string, timeoutMs = TIMEOUT_MS): Promise<PodL
       });
       res.on('error', reject);
     });
-    req.on('timeout', () => req.destroy(new Error(`no answer from the bootlet agent on ${socketPath} within ${timeoutMs / 1000}s`)));
-    req.on('error', (err: NodeJS.ErrnoException) => reject(err.code ? new Error(unreachable(err, socketPath, rootDir)) : err));
+    req.on('timeout', () =>
+      req.destroy(new Error(`no answer from the bootlet agent on ${socketPath} within ${timeoutMs / 1000}s`)),
+    );
+    req.on('error', (err: NodeJS.ErrnoException) =>
+      reject(err.code ? new Error(unreachable(err, socketPath, rootDir)) : err),
+    );
   });
 }
 

@@ -22,8 +22,15 @@ function combine(s: AnySetting, fromFile: ConfigValue | undefined, fromFlag: unk
   return fromFlag;
 }
 
-function refuse(s: AnySetting, reason: string, flagText: string | undefined, file: LoadedKubeletConfig | undefined, at: ConfigValue | undefined): never {
-  if (flagText !== undefined) throw new UsageError(`invalid value ${JSON.stringify(flagText)} for flag --${s.flag}: ${reason}`);
+function refuse(
+  s: AnySetting,
+  reason: string,
+  flagText: string | undefined,
+  file: LoadedKubeletConfig | undefined,
+  at: ConfigValue | undefined,
+): never {
+  if (flagText !== undefined)
+    throw new UsageError(`invalid value ${JSON.stringify(flagText)} for flag --${s.flag}: ${reason}`);
   if (file && at) throw new ConfigFileError(`${file.file}:${at.line}: ${s.field}: ${reason}`);
   throw new UsageError(`${displayName(s)}: ${reason}`);
 }
@@ -60,10 +67,13 @@ export function resolveOptions(flags: FlagValues, deprecations: string[] = []): 
   // A file that sets nodeStatusUpdateFrequency but not nodeStatusReportFrequency reports at the
   // update frequency (the kubelet's defaulting keeps old configurations' behaviour).
   const update = file?.values.get(OPTION_SETTINGS.nodeStatusUpdateFrequencyMs);
-  if (update && !file?.values.has(OPTION_SETTINGS.nodeStatusReportFrequencyMs)) o.nodeStatusReportFrequencyMs = update.value as number;
+  if (update && !file?.values.has(OPTION_SETTINGS.nodeStatusReportFrequencyMs))
+    o.nodeStatusReportFrequencyMs = update.value as number;
   // The kubelet skips clusterDNS entries that are not IPs, with a log line.
   const dns = o.clusterDNS.filter((a) => isIP(a) !== 0);
-  notes.skipped.push(...o.clusterDNS.filter((a) => isIP(a) === 0).map((a) => `clusterDNS ${JSON.stringify(a)} is not an IP address`));
+  notes.skipped.push(
+    ...o.clusterDNS.filter((a) => isIP(a) === 0).map((a) => `clusterDNS ${JSON.stringify(a)} is not an IP address`),
+  );
   o.clusterDNS = dns;
   // As the kubelet's run(): with cgroups per QoS and no --cgroup-root, the pods' root is "/".
   if (o.cgroupsPerQOS && o.cgroupRoot === '') o.cgroupRoot = '/';
@@ -71,7 +81,9 @@ export function resolveOptions(flags: FlagValues, deprecations: string[] = []): 
   // The kubelet loads the pair together: one without the other cannot be served.
   if (!o.tlsCertFile !== !o.tlsPrivateKeyFile) {
     const given = o.tlsCertFile ? 'tlsCertFile (--tls-cert-file)' : 'tlsPrivateKeyFile (--tls-private-key-file)';
-    throw new UsageError(`${given} is set without its pair: give both tlsCertFile and tlsPrivateKeyFile, or neither for a self-signed certificate`);
+    throw new UsageError(
+      `${given} is set without its pair: give both tlsCertFile and tlsPrivateKeyFile, or neither for a self-signed certificate`,
+    );
   }
 
   // Paths from flags are taken from the working directory (the file's are already absolute).

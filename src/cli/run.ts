@@ -7,7 +7,14 @@ import { createLogger } from '../log/logger.js';
 import { guardProcess } from '../process/unexpected-errors.js';
 import { stderrIsJournal } from '../systemd/journal.js';
 import { RuntimeConnectError } from '../cri/cri-client.js';
-import { BOOTLET_VERSION, bootletVersionLine, kubeletVersion, kubeletVersionLine, NODE_EXEC_ARGV, NODE_VERSION } from '../version.js';
+import {
+  BOOTLET_VERSION,
+  bootletVersionLine,
+  kubeletVersion,
+  kubeletVersionLine,
+  NODE_EXEC_ARGV,
+  NODE_VERSION,
+} from '../version.js';
 import { startAgent } from './agent.js';
 import { parseCommandLine, UsageError, type Command } from './argv.js';
 import { checkSwap, SwapOnError } from './fail-swap-on.js';
@@ -33,7 +40,18 @@ export function commandOutput(cmd: Command): string | undefined {
   if (cmd.kind === 'help') return usage();
   if (cmd.kind !== 'version') return undefined;
   if (cmd.format === 'bootlet') return bootletVersionLine();
-  if (cmd.format === 'raw') return JSON.stringify({ gitVersion: kubeletVersion(), bootletVersion: BOOTLET_VERSION, nodeVersion: NODE_VERSION, nodeExecArgv: NODE_EXEC_ARGV, platform: `${platform()}/${goArch()}` }, null, 2);
+  if (cmd.format === 'raw')
+    return JSON.stringify(
+      {
+        gitVersion: kubeletVersion(),
+        bootletVersion: BOOTLET_VERSION,
+        nodeVersion: NODE_VERSION,
+        nodeExecArgv: NODE_EXEC_ARGV,
+        platform: `${platform()}/${goArch()}`,
+      },
+      null,
+      2,
+    );
   return kubeletVersionLine();
 }
 
@@ -54,7 +72,11 @@ export async function main(argv: string[]): Promise<void> {
     if (isOneLine(err)) fail(err.message);
     throw err;
   }
-  const logger = createLogger({ format: opts.loggingFormat === 'json' ? 'json' : 'text', verbosity: opts.verbosity, journal: stderrIsJournal() });
+  const logger = createLogger({
+    format: opts.loggingFormat === 'json' ? 'json' : 'text',
+    verbosity: opts.verbosity,
+    journal: stderrIsJournal(),
+  });
   guardProcess(logger);
   logStartupNotes(opts.notes, logger, opts.configFile);
   try {

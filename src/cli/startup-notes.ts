@@ -28,13 +28,19 @@ export function logStartupNotes(notes: StartupNotes, logger: Logger, configFile:
     logger.warn('Settings that bootlet does not implement are ignored', { settings: notes.notImplemented.join(',') });
   }
   if (notes.unknownFields.length > 0) {
-    logger.warn(`Unknown KubeletConfiguration fields are ignored: not in kubelet.config.k8s.io/v1beta1 of Kubernetes ${KUBERNETES_VERSION}`, {
-      file: configFile,
-      fields: notes.unknownFields.join(','),
-    });
+    logger.warn(
+      `Unknown KubeletConfiguration fields are ignored: not in kubelet.config.k8s.io/v1beta1 of Kubernetes ${KUBERNETES_VERSION}`,
+      {
+        file: configFile,
+        fields: notes.unknownFields.join(','),
+      },
+    );
   }
   if (notes.duplicateFields.length > 0) {
-    logger.warn('KubeletConfiguration fields given more than once: the last one counts', { file: configFile, fields: notes.duplicateFields.join(',') });
+    logger.warn('KubeletConfiguration fields given more than once: the last one counts', {
+      file: configFile,
+      fields: notes.duplicateFields.join(','),
+    });
   }
   for (const s of notes.skipped) logger.warn(`Skipped: ${s}`, { file: configFile });
 }

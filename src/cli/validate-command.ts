@@ -81,7 +81,8 @@ function checkConfig(file: string): { check: ConfigCheck; opts?: BootletOptions 
     ];
     return { check: { file, result: 'accepted', warnings }, opts };
   } catch (err) {
-    if (err instanceof ConfigFileError || err instanceof UsageError) return { check: { file, result: 'refused', reason: err.message, warnings: [] } };
+    if (err instanceof ConfigFileError || err instanceof UsageError)
+      return { check: { file, result: 'refused', reason: err.message, warnings: [] } };
     throw err;
   }
 }
@@ -101,15 +102,28 @@ export async function validate(args: ValidateArgs): Promise<ValidateReport> {
   const paths = args.paths.length > 0 ? args.paths : config?.result === 'refused' ? [] : [manifestPath];
   const files = await checkManifests(paths, { nodeName });
   const count = (r: FileCheck['result']): number => files.filter((f) => f.result === r).length;
-  const warnings = files.reduce((n, f) => n + ('warnings' in f ? f.warnings.length : 0), 0) + (config?.warnings.length ?? 0);
-  return { config, files, summary: { accepted: count('accepted'), refused: count('refused') + (config?.result === 'refused' ? 1 : 0), ignored: count('ignored'), warnings } };
+  const warnings =
+    files.reduce((n, f) => n + ('warnings' in f ? f.warnings.length : 0), 0) + (config?.warnings.length ?? 0);
+  return {
+    config,
+    files,
+    summary: {
+      accepted: count('accepted'),
+      refused: count('refused') + (config?.result === 'refused' ? 1 : 0),
+      ignored: count('ignored'),
+      warnings,
+    },
+  };
 }
 
 function lineOf(c: FileCheck): string[] {
   const out: string[] = [];
   if (c.result === 'accepted') out.push(`${c.file}: accepted: pod ${c.pod} (uid ${c.uid})`);
   else if (c.result === 'ignored') out.push(`${c.file}: ignored: ${c.reason}`);
-  else out.push(`${c.file}${c.line !== undefined ? `:${c.line}${c.column !== undefined ? `:${c.column}` : ''}` : ''}: refused: ${c.reason}`);
+  else
+    out.push(
+      `${c.file}${c.line !== undefined ? `:${c.line}${c.column !== undefined ? `:${c.column}` : ''}` : ''}: refused: ${c.reason}`,
+    );
   if ('warnings' in c) for (const w of c.warnings) out.push(`${c.file}: warning: ${w}`);
   return out;
 }
@@ -117,7 +131,11 @@ function lineOf(c: FileCheck): string[] {
 export function formatReport(r: ValidateReport): string {
   const lines: string[] = [];
   if (r.config) {
-    lines.push(r.config.result === 'accepted' ? `${r.config.file}: accepted: KubeletConfiguration` : `refused: ${r.config.reason}`);
+    lines.push(
+      r.config.result === 'accepted'
+        ? `${r.config.file}: accepted: KubeletConfiguration`
+        : `refused: ${r.config.reason}`,
+    );
     for (const w of r.config.warnings) lines.push(`${r.config.file}: warning: ${w}`);
   }
   for (const f of r.files) lines.push(...lineOf(f));
@@ -127,7 +145,11 @@ export function formatReport(r: ValidateReport): string {
 }
 
 /** Returns the exit code: 0, or 1 for a refused file or a usage error (the reason written to `err`). */
-export async function runValidateCommand(argv: string[], out: (s: string) => void, err: (s: string) => void): Promise<number> {
+export async function runValidateCommand(
+  argv: string[],
+  out: (s: string) => void,
+  err: (s: string) => void,
+): Promise<number> {
   if (argv.includes('-h') || argv.includes('--help')) {
     out(VALIDATE_USAGE + '\n');
     return 0;

@@ -17,7 +17,8 @@ export class CgroupNameError extends Error {
 
 export function cgroupName(base: CgroupName, ...components: string[]): CgroupName {
   for (const c of components) {
-    if (!COMPONENT.test(c) || c.length > 200) throw new CgroupNameError(`invalid cgroup name component ${JSON.stringify(c)}`);
+    if (!COMPONENT.test(c) || c.length > 200)
+      throw new CgroupNameError(`invalid cgroup name component ${JSON.stringify(c)}`);
   }
   return [...base, ...components];
 }
@@ -52,7 +53,8 @@ export function literalName(driver: CgroupDriver, name: CgroupName): string {
 
 /** `--cgroup-root`, always written in cgroupfs form: "/" or "/a/b". */
 export function parseCgroupRoot(root: string): CgroupName {
-  if (!root.startsWith('/')) throw new CgroupNameError(`cgroupRoot ${JSON.stringify(root)}: must be an absolute path such as "/"`);
+  if (!root.startsWith('/'))
+    throw new CgroupNameError(`cgroupRoot ${JSON.stringify(root)}: must be an absolute path such as "/"`);
   const parts = root.split('/').filter((p) => p !== '');
   return cgroupName(ROOT_CGROUP, ...parts);
 }

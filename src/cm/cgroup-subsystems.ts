@@ -38,7 +38,22 @@ export function parseV1Mounts(mountinfo: string): Map<string, string> {
   return out;
 }
 
-const KNOWN_V1 = new Set(['cpu', 'cpuacct', 'cpuset', 'memory', 'devices', 'freezer', 'blkio', 'pids', 'hugetlb', 'net_cls', 'net_prio', 'perf_event', 'rdma', 'misc']);
+const KNOWN_V1 = new Set([
+  'cpu',
+  'cpuacct',
+  'cpuset',
+  'memory',
+  'devices',
+  'freezer',
+  'blkio',
+  'pids',
+  'hugetlb',
+  'net_cls',
+  'net_prio',
+  'perf_event',
+  'rdma',
+  'misc',
+]);
 
 export function detectCgroupSubsystems(): CgroupSubsystems {
   let unified = false;
@@ -49,6 +64,7 @@ export function detectCgroupSubsystems(): CgroupSubsystems {
   }
   if (unified) return { version: 2, mountpoint: UNIFIED_MOUNTPOINT };
   const mountpoints = parseV1Mounts(readFileSync('/proc/self/mountinfo', 'utf8'));
-  if (mountpoints.size === 0) throw new Error('no cgroup hierarchy is mounted (neither cgroup2 at /sys/fs/cgroup nor any cgroup v1 controller)');
+  if (mountpoints.size === 0)
+    throw new Error('no cgroup hierarchy is mounted (neither cgroup2 at /sys/fs/cgroup nor any cgroup v1 controller)');
   return { version: 1, mountpoints };
 }

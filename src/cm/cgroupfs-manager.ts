@@ -61,7 +61,13 @@ export class CgroupfsFiles {
   async create(name: CgroupName): Promise<void> {
     const subsystems = this.subsystems;
     if (subsystems.version === 2) return this.createV2(this.dirs(name).get('')!);
-    await Promise.all([...this.dirs(name)].map(([sub, dir]) => (sub === 'cpuset' ? this.createCpuset(subsystems.mountpoints.get('cpuset')!, dir) : mkdir(dir, { recursive: true }))));
+    await Promise.all(
+      [...this.dirs(name)].map(([sub, dir]) =>
+        sub === 'cpuset'
+          ? this.createCpuset(subsystems.mountpoints.get('cpuset')!, dir)
+          : mkdir(dir, { recursive: true }),
+      ),
+    );
   }
 
   /** A new v1 cpuset starts with no cpus and no mems and takes no task; each level copies its parent's. */
@@ -80,7 +86,8 @@ export class CgroupfsFiles {
         if (errno(err) !== 'EEXIST') throw err;
       }
       for (const f of CPUSET_FILES) {
-        if ((await readTrimmed(path.join(cur, f))) === '') await writeFile(path.join(cur, f), await readTrimmed(path.join(parent, f)));
+        if ((await readTrimmed(path.join(cur, f))) === '')
+          await writeFile(path.join(cur, f), await readTrimmed(path.join(parent, f)));
       }
     }
   }
@@ -127,13 +134,16 @@ export class CgroupfsFiles {
     const dirs = this.dirs(name);
     if (this.subsystems.version === 2) {
       const dir = dirs.get('')!;
-      if (r.cpuShares !== undefined) await writeFile(path.join(dir, 'cpu.weight'), String(cpuSharesToWeight(r.cpuShares)));
+      if (r.cpuShares !== undefined)
+        await writeFile(path.join(dir, 'cpu.weight'), String(cpuSharesToWeight(r.cpuShares)));
       if (r.cpuQuota !== undefined || r.cpuPeriod !== undefined) {
         const quota = r.cpuQuota === undefined || r.cpuQuota <= 0 ? 'max' : String(r.cpuQuota);
         await writeFile(path.join(dir, 'cpu.max'), r.cpuPeriod ? `${quota} ${r.cpuPeriod}` : quota);
       }
-      if (r.memoryLimit !== undefined && r.memoryLimit !== 0) await writeFile(path.join(dir, 'memory.max'), r.memoryLimit < 0 ? 'max' : String(r.memoryLimit));
-      if (r.pidsLimit !== undefined) await writeFile(path.join(dir, 'pids.max'), r.pidsLimit < 0 ? 'max' : String(r.pidsLimit));
+      if (r.memoryLimit !== undefined && r.memoryLimit !== 0)
+        await writeFile(path.join(dir, 'memory.max'), r.memoryLimit < 0 ? 'max' : String(r.memoryLimit));
+      if (r.pidsLimit !== undefined)
+        await writeFile(path.join(dir, 'pids.max'), r.pidsLimit < 0 ? 'max' : String(r.pidsLimit));
       return;
     }
     const cpu = dirs.get('cpu');
@@ -141,8 +151,12 @@ export class CgroupfsFiles {
     const pids = dirs.get('pids');
     await Promise.all([
       cpu ? this.setV1Cpu(cpu, r) : undefined,
-      memory && r.memoryLimit !== undefined && r.memoryLimit !== 0 ? writeFile(path.join(memory, 'memory.limit_in_bytes'), String(r.memoryLimit)) : undefined,
-      pids && r.pidsLimit !== undefined ? writeFile(path.join(pids, 'pids.max'), r.pidsLimit < 0 ? 'max' : String(r.pidsLimit)) : undefined,
+      memory && r.memoryLimit !== undefined && r.memoryLimit !== 0
+        ? writeFile(path.join(memory, 'memory.limit_in_bytes'), String(r.memoryLimit))
+        : undefined,
+      pids && r.pidsLimit !== undefined
+        ? writeFile(path.join(pids, 'pids.max'), r.pidsLimit < 0 ? 'max' : String(r.pidsLimit))
+        : undefined,
     ]);
   }
 
@@ -158,7 +172,8 @@ export class CgroupfsFiles {
         periodLater = true;
       }
     }
-    if (r.cpuQuota !== undefined && r.cpuQuota !== 0) await writeFile(path.join(cpu, 'cpu.cfs_quota_us'), String(r.cpuQuota));
+    if (r.cpuQuota !== undefined && r.cpuQuota !== 0)
+      await writeFile(path.join(cpu, 'cpu.cfs_quota_us'), String(r.cpuQuota));
     if (periodLater) await writeFile(period, String(r.cpuPeriod));
   }
 
@@ -178,7 +193,8 @@ export class CgroupfsFiles {
 
   async children(name: CgroupName): Promise<string[]> {
     const dirs = this.dirs(name);
-    const dir = this.subsystems.version === 2 ? dirs.get('') : (dirs.get('memory') ?? dirs.get('cpu') ?? [...dirs.values()][0]);
+    const dir =
+      this.subsystems.version === 2 ? dirs.get('') : (dirs.get('memory') ?? dirs.get('cpu') ?? [...dirs.values()][0]);
     if (!dir) return [];
     try {
       return (await readdir(dir, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name);

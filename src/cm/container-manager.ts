@@ -104,10 +104,16 @@ export class ContainerManager implements StartedPodCgroups {
     await m.ensure(this.burstable, {});
     await this.updateQosCgroups();
     this.qosTimer = setInterval(() => {
-      this.updateQosCgroups().catch((err: unknown) => this.o.logger.v(2).info('Failed to update QoS cgroups', { err: String(err) }));
+      this.updateQosCgroups().catch((err: unknown) =>
+        this.o.logger.v(2).info('Failed to update QoS cgroups', { err: String(err) }),
+      );
     }, QOS_UPDATE_PERIOD_MS);
     this.qosTimer.unref();
-    this.o.logger.info('Pod cgroups under QoS classes', { driver: m.driver, cgroupVersion: m.cgroupVersion, kubepods: m.name(this.kubepods) });
+    this.o.logger.info('Pod cgroups under QoS classes', {
+      driver: m.driver,
+      cgroupVersion: m.cgroupVersion,
+      kubepods: m.name(this.kubepods),
+    });
   }
 
   stop(): void {
@@ -141,8 +147,13 @@ export class ContainerManager implements StartedPodCgroups {
     // As the kubelet: the QoS shares first, so the new pod's request is counted when it starts. A
     // share this manager wrote last and that has not changed is not written again on a pod's start
     // (a BestEffort pod changes none); the periodic update writes both whatever they hold.
-    await this.updateQosCgroups({ changedOnly: true }).catch((err: unknown) => this.o.logger.v(2).info('Failed to update QoS cgroups', { err: String(err) }));
-    await this.o.manager.ensure(name, resourceConfigForPod(pod, { enforceCpuLimits: this.o.enforceCpuLimits, podPidsLimit: this.o.podPidsLimit }));
+    await this.updateQosCgroups({ changedOnly: true }).catch((err: unknown) =>
+      this.o.logger.v(2).info('Failed to update QoS cgroups', { err: String(err) }),
+    );
+    await this.o.manager.ensure(
+      name,
+      resourceConfigForPod(pod, { enforceCpuLimits: this.o.enforceCpuLimits, podPidsLimit: this.o.podPidsLimit }),
+    );
   }
 
   /** Burstable shares follow the sum of the Burstable pods' cpu requests; BestEffort stays at 2. */
@@ -153,11 +164,20 @@ export class ContainerManager implements StartedPodCgroups {
     for (const pod of active.values()) if (qosClass(pod) === 'Burstable') burstableMilli += podCpuRequestMilli(pod);
     const burstableShares = milliCpuToShares(burstableMilli);
     const writes: Promise<void>[] = [];
-    if (!o.changedOnly || !this.besteffortWritten) writes.push(this.o.manager.update(this.besteffort, { cpuShares: MIN_CPU_SHARES }).then(() => void (this.besteffortWritten = true)));
+    if (!o.changedOnly || !this.besteffortWritten)
+      writes.push(
+        this.o.manager
+          .update(this.besteffort, { cpuShares: MIN_CPU_SHARES })
+          .then(() => void (this.besteffortWritten = true)),
+      );
     if (!o.changedOnly || this.burstableSharesWritten !== burstableShares) {
       // Forgotten until the write is done: one that fails is tried again by the next pod.
       this.burstableSharesWritten = undefined;
-      writes.push(this.o.manager.update(this.burstable, { cpuShares: burstableShares }).then(() => void (this.burstableSharesWritten = burstableShares)));
+      writes.push(
+        this.o.manager
+          .update(this.burstable, { cpuShares: burstableShares })
+          .then(() => void (this.burstableSharesWritten = burstableShares)),
+      );
     }
     await Promise.all(writes);
   }

@@ -5,7 +5,9 @@ import { CgroupDriver as CriCgroupDriver, CriError, type RuntimeService } from '
 import type { CgroupDriver } from './cgroup-name.js';
 
 /** The driver from CRI RuntimeConfig; undefined when the runtime does not serve it. */
-export async function runtimeConfigDriver(runtime: Pick<RuntimeService, 'runtimeConfig'>): Promise<CgroupDriver | undefined> {
+export async function runtimeConfigDriver(
+  runtime: Pick<RuntimeService, 'runtimeConfig'>,
+): Promise<CgroupDriver | undefined> {
   try {
     const res = await runtime.runtimeConfig();
     if (!res.linux) return undefined;
@@ -25,7 +27,9 @@ interface ContainerdRuntime {
  * containerd (1.x) puts its CRI config in Status(verbose).info.config: the default runtime's runc
  * options say SystemdCgroup. undefined when the info is not containerd's or has no runc runtime.
  */
-export function containerdDriverHint(info: Record<string, string>): { driver: CgroupDriver; runtimeHandler: string } | undefined {
+export function containerdDriverHint(
+  info: Record<string, string>,
+): { driver: CgroupDriver; runtimeHandler: string } | undefined {
   let cfg: { containerd?: { defaultRuntimeName?: string; runtimes?: Record<string, ContainerdRuntime> } };
   try {
     cfg = JSON.parse(info.config ?? '') as typeof cfg;

@@ -82,7 +82,11 @@ export async function startPodCgroups(
     return undefined;
   });
   if (fromRuntime !== undefined) {
-    if (fromRuntime !== driver) logger.info('Using the cgroup driver the container runtime reports, not the setting', { cgroupDriver: fromRuntime, setting: driver });
+    if (fromRuntime !== driver)
+      logger.info('Using the cgroup driver the container runtime reports, not the setting', {
+        cgroupDriver: fromRuntime,
+        setting: driver,
+      });
     driver = runtimeDriver = fromRuntime;
   } else {
     runtimeDriver = containerdDriverHint(await runtime.statusInfo().catch(() => ({})))?.driver;
@@ -96,7 +100,8 @@ export async function startPodCgroups(
   }
   try {
     const subsystems = deps.subsystems ?? detectCgroupSubsystems();
-    const manager = driver === 'systemd' ? new SystemdManager(subsystems, deps.connectSystemd) : new CgroupfsManager(subsystems);
+    const manager =
+      driver === 'systemd' ? new SystemdManager(subsystems, deps.connectSystemd) : new CgroupfsManager(subsystems);
     const cm = new ContainerManager({
       manager,
       // As the kubelet: with cgroups per QoS, an unset cgroupRoot is the root of the hierarchy.
@@ -119,7 +124,11 @@ export async function startPodCgroups(
           cm.stop();
           throw err;
         }
-        logger.warn('Could not set up the pod cgroups yet, trying again', { cgroupDriver: driver, attempt, err: errorMessage(err) });
+        logger.warn('Could not set up the pod cgroups yet, trying again', {
+          cgroupDriver: driver,
+          attempt,
+          err: errorMessage(err),
+        });
         await sleep(1000 * attempt);
       }
     }

@@ -40,7 +40,11 @@ export class SystemdDbus {
 
   /** Connects; on the system bus the daemon first wants a Hello. Subscribe makes systemd send JobRemoved here, and proves the link works. */
   static async connect(socket: string = SYSTEMD_PRIVATE_SOCKET, timeoutMs?: number): Promise<SystemdDbus> {
-    const conn = await DbusConnection.connect(socket, { peer: 'systemd', hello: socket !== SYSTEMD_PRIVATE_SOCKET, timeoutMs });
+    const conn = await DbusConnection.connect(socket, {
+      peer: 'systemd',
+      hello: socket !== SYSTEMD_PRIVATE_SOCKET,
+      timeoutMs,
+    });
     const client = new SystemdDbus(conn);
     try {
       await client.call('Subscribe', '', []);
@@ -59,7 +63,9 @@ export class SystemdDbus {
       try {
         return await SystemdDbus.connect(SYSTEM_BUS_SOCKET);
       } catch {
-        throw new Error(`cannot reach systemd over D-Bus at ${SYSTEMD_PRIVATE_SOCKET} or ${SYSTEM_BUS_SOCKET}: ${errorMessage(first)}`);
+        throw new Error(
+          `cannot reach systemd over D-Bus at ${SYSTEMD_PRIVATE_SOCKET} or ${SYSTEM_BUS_SOCKET}: ${errorMessage(first)}`,
+        );
       }
     }
   }
@@ -70,7 +76,13 @@ export class SystemdDbus {
 
   /** The reply's first value. */
   private async call(member: string, signature: string, body: unknown[]): Promise<unknown> {
-    const reply = await this.conn.call({ destination: SYSTEMD, path: MANAGER_PATH, interface: MANAGER, member, ...(signature ? { signature, body } : {}) });
+    const reply = await this.conn.call({
+      destination: SYSTEMD,
+      path: MANAGER_PATH,
+      interface: MANAGER,
+      member,
+      ...(signature ? { signature, body } : {}),
+    });
     return reply[0];
   }
 
@@ -78,7 +90,9 @@ export class SystemdDbus {
     const finished = this.finishedJobs.get(job);
     if (finished !== undefined) {
       this.finishedJobs.delete(job);
-      return finished === 'done' ? Promise.resolve() : Promise.reject(new DbusCallError('JobFailed', `systemd job ${job} ended with "${finished}"`));
+      return finished === 'done'
+        ? Promise.resolve()
+        : Promise.reject(new DbusCallError('JobFailed', `systemd job ${job} ended with "${finished}"`));
     }
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => finish('timeout'), JOB_TIMEOUT_MS);
@@ -99,7 +113,9 @@ export class SystemdDbus {
 
   /** Starts a transient unit and waits for its start job; UnitExists when it is already there. */
   async startTransientUnit(unit: string, props: readonly UnitProperty[]): Promise<void> {
-    const job = String(await this.call('StartTransientUnit', 'ssa(sv)a(sa(sv))', [unit, 'replace', SystemdDbus.wire(props), []]));
+    const job = String(
+      await this.call('StartTransientUnit', 'ssa(sv)a(sa(sv))', [unit, 'replace', SystemdDbus.wire(props), []]),
+    );
     await this.waitJob(job);
   }
 

@@ -23,10 +23,18 @@ export function cpuQuotaPerSecUSec(quotaUs: number, periodUs: number): bigint {
 export function resourceProperties(r: ResourceConfig, cgroupVersion: 1 | 2): UnitProperty[] {
   const props: UnitProperty[] = [];
   if (r.cpuShares !== undefined) {
-    props.push(cgroupVersion === 2 ? ['CPUWeight', 't', BigInt(cpuSharesToWeight(r.cpuShares))] : ['CPUShares', 't', BigInt(r.cpuShares)]);
+    props.push(
+      cgroupVersion === 2
+        ? ['CPUWeight', 't', BigInt(cpuSharesToWeight(r.cpuShares))]
+        : ['CPUShares', 't', BigInt(r.cpuShares)],
+    );
   }
   if (r.memoryLimit !== undefined && r.memoryLimit !== 0) {
-    props.push([cgroupVersion === 2 ? 'MemoryMax' : 'MemoryLimit', 't', r.memoryLimit < 0 ? UINT64_MAX : BigInt(r.memoryLimit)]);
+    props.push([
+      cgroupVersion === 2 ? 'MemoryMax' : 'MemoryLimit',
+      't',
+      r.memoryLimit < 0 ? UINT64_MAX : BigInt(r.memoryLimit),
+    ]);
   }
   if ((r.cpuQuota !== undefined && r.cpuQuota !== 0) || r.cpuPeriod) {
     const period = r.cpuPeriod || 100_000;

@@ -30,7 +30,9 @@ interface IdentityAlias {
 }
 
 function claimOf(e: ManifestError): ManifestClaim {
-  return e.podKey === undefined ? { file: e.file, message: e.message } : { file: e.file, podKey: e.podKey, message: e.message };
+  return e.podKey === undefined
+    ? { file: e.file, message: e.message }
+    : { file: e.file, podKey: e.podKey, message: e.message };
 }
 
 export class FileSourcePods {
@@ -128,12 +130,18 @@ export class FileSourcePods {
   /** See FileSource.adoptIdentity. */
   adoptIdentity(file: string, computedUid: string, runtimeUid: string): boolean {
     const pod = this.desired.podOfFile(file);
-    if (this.closed || !pod || pod.computedUid !== undefined || pod.uid !== computedUid || this.desired.isLosing(file)) return false;
+    if (this.closed || !pod || pod.computedUid !== undefined || pod.uid !== computedUid || this.desired.isLosing(file))
+      return false;
     if (!POD_UID.test(runtimeUid) || runtimeUid === computedUid) return false;
     if (this.desired.hasUid(runtimeUid)) return false;
     this.aliases.set(file, { computedUid, runtimeUid });
     this.desired.putFile(withAdoptedUid(pod, runtimeUid));
-    this.log.v(2).info('Static pod takes the UID of the running pod a kubelet started from the same manifest', { pod: pod.key, uid: runtimeUid, computedUID: computedUid, file });
+    this.log.v(2).info('Static pod takes the UID of the running pod a kubelet started from the same manifest', {
+      pod: pod.key,
+      uid: runtimeUid,
+      computedUID: computedUid,
+      file,
+    });
     this.flush(true);
     return true;
   }
@@ -149,7 +157,11 @@ export class FileSourcePods {
     if (!alias) return pod;
     if (alias.computedUid === pod.uid) return withAdoptedUid(pod, alias.runtimeUid);
     this.aliases.delete(file);
-    this.log.info('Static pod manifest changed: the pod no longer takes the UID of the pod it was adopted from', { file, uid: pod.uid, adoptedUID: alias.runtimeUid });
+    this.log.info('Static pod manifest changed: the pod no longer takes the UID of the pod it was adopted from', {
+      file,
+      uid: pod.uid,
+      adoptedUID: alias.runtimeUid,
+    });
     return pod;
   }
 
@@ -164,12 +176,14 @@ export class FileSourcePods {
     for (const e of change.errors) this.reportError(e);
     for (const file of [...loaded].sort()) {
       const pod = desired.podOfFile(file);
-      if (pod && !desired.isLosing(file)) log.info('Static pod manifest accepted', { pod: pod.key, uid: pod.uid, file });
+      if (pod && !desired.isLosing(file))
+        log.info('Static pod manifest accepted', { pod: pod.key, uid: pod.uid, file });
     }
     for (const u of change.updates) {
       if (u.op === 'REMOVE') this.outbox.push({ update: u, line: 'removed' });
       // A file's pod that takes over a key because its rival went away is accepted now.
-      else if (!loaded.has(u.pod.file) && !(u.op === 'UPDATE' && u.pod.computedUid === u.previous.uid)) this.outbox.push({ update: u, line: 'accepted' });
+      else if (!loaded.has(u.pod.file) && !(u.op === 'UPDATE' && u.pod.computedUid === u.previous.uid))
+        this.outbox.push({ update: u, line: 'accepted' });
       else this.outbox.push({ update: u });
     }
     loaded.clear();
@@ -195,8 +209,10 @@ export class FileSourcePods {
       }
       const { update: u, line } = this.outbox[this.outboxHead++]!;
       told++;
-      if (line === 'removed') log.info('Static pod removed from desired set', { pod: u.pod.key, uid: u.pod.uid, file: u.pod.file });
-      else if (line === 'accepted') log.info('Static pod manifest accepted', { pod: u.pod.key, uid: u.pod.uid, file: u.pod.file });
+      if (line === 'removed')
+        log.info('Static pod removed from desired set', { pod: u.pod.key, uid: u.pod.uid, file: u.pod.file });
+      else if (line === 'accepted')
+        log.info('Static pod manifest accepted', { pod: u.pod.key, uid: u.pod.uid, file: u.pod.file });
       this.events.update(u);
     }
     this.outbox = [];

@@ -127,7 +127,14 @@ export function startFileSource(opts: FileSourceOptions): FileSource {
     const seen = await unchangedFiles.check(file);
     if (seen === 'unchanged') return;
     const readStart = Date.now();
-    const r = seen === 'missing' ? MISSING : await readManifestFile(file, { ...opts.read, ownOutput, lastWriteEventAt: watcher.watching ? () => watcher.lastWriteAt(file) : undefined });
+    const r =
+      seen === 'missing'
+        ? MISSING
+        : await readManifestFile(file, {
+            ...opts.read,
+            ownOutput,
+            lastWriteEventAt: watcher.watching ? () => watcher.lastWriteAt(file) : undefined,
+          });
     if (stopped) return;
     pods.holdForTurn();
     if (r.kind !== 'missing') vanishedAt.delete(file);
@@ -137,7 +144,11 @@ export function startFileSource(opts: FileSourceOptions): FileSource {
           const t = Date.now();
           const since = vanishedAt.get(file) ?? t;
           if (t - since < VANISHED_CONFIRM_MS) {
-            if (!vanishedAt.has(file)) log.v(4).info('Manifest file gone; its pod is removed if it stays away', { file, confirmMs: VANISHED_CONFIRM_MS });
+            if (!vanishedAt.has(file))
+              log.v(4).info('Manifest file gone; its pod is removed if it stays away', {
+                file,
+                confirmMs: VANISHED_CONFIRM_MS,
+              });
             vanishedAt.set(file, since);
             // A new event for the name (the new file) looks sooner; this look confirms the removal.
             queue.schedule(file, VANISHED_CONFIRM_MS - (t - since) + 1);
@@ -152,7 +163,10 @@ export function startFileSource(opts: FileSourceOptions): FileSource {
       case 'not-file':
         if (skippedOnce.first(file)) {
           if (r.what === 'directory') log.info('Not recursing into sub-directory of manifest path', { path: file });
-          else log.error('Skipping manifest path entry that is not a regular file (fifo, socket or device)', { path: file });
+          else
+            log.error('Skipping manifest path entry that is not a regular file (fifo, socket or device)', {
+              path: file,
+            });
         }
         forget(file);
         return;

@@ -60,7 +60,13 @@ export function redactedUrl(url: string): string {
   }
 }
 
-async function fetchBounded(url: string, headers: Headers, timeoutMs: number, maxBytes: number, stop: AbortSignal): Promise<Fetched> {
+async function fetchBounded(
+  url: string,
+  headers: Headers,
+  timeoutMs: number,
+  maxBytes: number,
+  stop: AbortSignal,
+): Promise<Fetched> {
   const deadline = AbortSignal.timeout(timeoutMs);
   const signal = AbortSignal.any([deadline, stop]);
   try {
@@ -117,7 +123,10 @@ export function startHttpSource(opts: HttpSourceOptions): HttpSource {
   const outage = (reason: string): void => {
     if (outageSince === undefined) {
       outageSince = now();
-      log.error('Cannot read static pods from staticPodURL; the pods it gave keep running, retrying every httpCheckFrequency', { err: reason });
+      log.error(
+        'Cannot read static pods from staticPodURL; the pods it gave keep running, retrying every httpCheckFrequency',
+        { err: reason },
+      );
     } else log.v(4).info('staticPodURL still unreadable', { err: reason });
   };
 
@@ -125,7 +134,11 @@ export function startHttpSource(opts: HttpSourceOptions): HttpSource {
   const refused = (digest: string, reason: string, pos?: { line?: number; column?: number }): void => {
     if (lastDigest === digest) return;
     lastDigest = digest;
-    log.error('Static pods from staticPodURL refused; the pods it gave keep running', { err: reason, line: pos?.line, column: pos?.column });
+    log.error('Static pods from staticPodURL refused; the pods it gave keep running', {
+      err: reason,
+      line: pos?.line,
+      column: pos?.column,
+    });
     opts.events.error({ file: shownUrl, message: reason, line: pos?.line, column: pos?.column });
   };
 
@@ -134,7 +147,11 @@ export function startHttpSource(opts: HttpSourceOptions): HttpSource {
     for (const p of pods) {
       const first = next.get(p.key);
       if (first) {
-        log.error('Two pods of the staticPodURL answer have one name; the first is used', { pod: p.key, uid: p.uid, keptUID: first.uid });
+        log.error('Two pods of the staticPodURL answer have one name; the first is used', {
+          pod: p.key,
+          uid: p.uid,
+          keptUID: first.uid,
+        });
         continue;
       }
       const prev = current.get(p.key);
@@ -161,7 +178,9 @@ export function startHttpSource(opts: HttpSourceOptions): HttpSource {
     if (stopped) return;
     if (!got.ok) return outage(got.reason);
     if (outageSince !== undefined) {
-      log.info('staticPodURL answers again', { unreadableFor: `${Math.round((now().getTime() - outageSince.getTime()) / 1000)}s` });
+      log.info('staticPodURL answers again', {
+        unreadableFor: `${Math.round((now().getTime() - outageSince.getTime()) / 1000)}s`,
+      });
       outageSince = undefined;
     }
     const digest = createHash('sha256').update(got.body).digest('hex');
@@ -172,9 +191,14 @@ export function startHttpSource(opts: HttpSourceOptions): HttpSource {
     if (!decoded.ok) return refused(digest, decoded.message, decoded);
     const pods: StaticPod[] = [];
     for (const [i, d] of decoded.pods.entries()) {
-      const done = completeManifest(opts.url, { ok: true, pod: d.pod, warnings: d.warnings }, opts.nodeName, now(), { kind: 'http', url: opts.url });
-      if ('error' in done) return refused(digest, decoded.list ? `items[${i}]: ${done.error.message}` : done.error.message);
-      for (const w of done.warnings) log.warn('Static pod from staticPodURL warning', { pod: done.pod.key, warning: w });
+      const done = completeManifest(opts.url, { ok: true, pod: d.pod, warnings: d.warnings }, opts.nodeName, now(), {
+        kind: 'http',
+        url: opts.url,
+      });
+      if ('error' in done)
+        return refused(digest, decoded.list ? `items[${i}]: ${done.error.message}` : done.error.message);
+      for (const w of done.warnings)
+        log.warn('Static pod from staticPodURL warning', { pod: done.pod.key, warning: w });
       pods.push(done.pod);
     }
     lastDigest = digest;

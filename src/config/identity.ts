@@ -57,7 +57,9 @@ const NO_EXECUTE_ALL: Toleration = { operator: 'Exists', effect: 'NoExecute' };
 
 function withNoExecuteToleration(tolerations: readonly Toleration[] | undefined): Toleration[] {
   const list = [...(tolerations ?? [])];
-  const present = list.some((t) => t.operator === 'Exists' && t.effect === 'NoExecute' && !t.key && t.tolerationSeconds === undefined);
+  const present = list.some(
+    (t) => t.operator === 'Exists' && t.effect === 'NoExecute' && !t.key && t.tolerationSeconds === undefined,
+  );
   if (!present) list.push({ ...NO_EXECUTE_ALL });
   return list;
 }
@@ -78,11 +80,21 @@ export interface IdentityInput {
   readonly origin?: PodOrigin;
 }
 
-export function applyIdentity({ defaulted, nodeName, file, seen, origin = { kind: 'file' } }: IdentityInput): StaticPod {
+export function applyIdentity({
+  defaulted,
+  nodeName,
+  file,
+  seen,
+  origin = { kind: 'file' },
+}: IdentityInput): StaticPod {
   // A pinned uid is kept as written (it may be an RFC 4122 UUID rather than 32 hex), as the kubelet does.
   const pinned = defaulted.metadata?.uid;
   const http = origin.kind === 'http';
-  const uid = pinned ? pinned : http ? computeHttpPodUid(defaulted, origin.url) : computeStaticPodUid(defaulted, nodeName, file);
+  const uid = pinned
+    ? pinned
+    : http
+      ? computeHttpPodUid(defaulted, origin.url)
+      : computeStaticPodUid(defaulted, nodeName, file);
   const pod = defaulted;
   const meta = pod.metadata ?? {};
   const name = staticPodName(meta.name ?? '', nodeName);

@@ -7,4 +7,3 @@ export const dns1123LabelProblem = (v: string): string | undefined => isDNS1123L
 
 /** Why `v` is not an RFC 1123 subdomain (pod names), or undefined. */
 export const dns1123SubdomainProblem = (v: string): string | undefined => isDNS1123Subdomain(v)[0];
-

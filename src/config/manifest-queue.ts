@@ -18,8 +18,12 @@ export class ManifestQueue {
   private stopped = false;
 
   constructor(look: (file: string) => Promise<void>, log: Logger) {
-    const logFailure = (file: string, err: unknown): void => log.error('Could not process manifest file', { file, err: errorMessage(err) });
-    this.runner = new KeyedSerialRunner((file) => (this.stopped ? Promise.resolve() : look(file).catch((err: unknown) => logFailure(file, err))), { concurrency: MAX_LOOKS_IN_FLIGHT });
+    const logFailure = (file: string, err: unknown): void =>
+      log.error('Could not process manifest file', { file, err: errorMessage(err) });
+    this.runner = new KeyedSerialRunner(
+      (file) => (this.stopped ? Promise.resolve() : look(file).catch((err: unknown) => logFailure(file, err))),
+      { concurrency: MAX_LOOKS_IN_FLIGHT },
+    );
   }
 
   /** Looks at `file` now, or once more after the look under way; never rejects. */

@@ -77,7 +77,10 @@ export class ManifestScanner {
     try {
       await this.opts.pass(await this.list());
     } catch (err) {
-      this.opts.log.error('Manifest path scan failed; retrying at the next rescan', { path: this.opts.root, err: errorMessage(err) });
+      this.opts.log.error('Manifest path scan failed; retrying at the next rescan', {
+        path: this.opts.root,
+        err: errorMessage(err),
+      });
     }
     if (!this.scanned && !this.stopped) {
       this.scanned = true;
@@ -100,7 +103,8 @@ export class ManifestScanner {
       const code = (err as NodeJS.ErrnoException).code;
       if (!this.pathMissingLogged) {
         this.pathMissingLogged = true;
-        if (code === 'ENOENT' || code === 'ENOTDIR') log.warn('Manifest path does not exist; waiting for it to appear', { path: root });
+        if (code === 'ENOENT' || code === 'ENOTDIR')
+          log.warn('Manifest path does not exist; waiting for it to appear', { path: root });
         else log.error('Cannot stat manifest path; retrying', { path: root, err: errorMessage(err) });
       }
       await watcher.stop();
@@ -120,7 +124,11 @@ export class ManifestScanner {
     for (const raw of await readdir(root, { encoding: 'buffer' })) {
       // Node can only name files whose names are valid UTF-8; say so instead of skipping in silence.
       if (isUtf8Name(raw)) names.push(join(root, raw.toString('utf8')));
-      else if (this.badNames.first(raw.toString('hex'))) log.error('Skipping manifest file whose name is not valid UTF-8; rename it', { dir: root, name: printableName(raw) });
+      else if (this.badNames.first(raw.toString('hex')))
+        log.error('Skipping manifest file whose name is not valid UTF-8; rename it', {
+          dir: root,
+          name: printableName(raw),
+        });
     }
     return names;
   }

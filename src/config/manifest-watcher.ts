@@ -69,12 +69,18 @@ export class ManifestWatcher {
       w = watchPath(dir, { persistent: true }, (event, name) => this.onRaw(dir, event, name));
     } catch (err) {
       // Gone again since the caller's stat, or out of inotify watches: the periodic scan carries on.
-      this.opts.log.warn('Cannot watch manifest directory; periodic rescan continues', { path: dir, err: errorMessage(err) });
+      this.opts.log.warn('Cannot watch manifest directory; periodic rescan continues', {
+        path: dir,
+        err: errorMessage(err),
+      });
       this.opts.onDirectory();
       return;
     }
     w.on('error', (err: unknown) => {
-      this.opts.log.warn('Manifest directory watch error; periodic rescan continues', { path: dir, err: errorMessage(err) });
+      this.opts.log.warn('Manifest directory watch error; periodic rescan continues', {
+        path: dir,
+        err: errorMessage(err),
+      });
       // A dead watch is dropped, so that the next scan makes a new one.
       if (this.fsw === w) void this.stop();
       this.opts.onDirectory();
@@ -105,7 +111,8 @@ export class ManifestWatcher {
       this.writes.delete(file);
     } else if (event === 'change') {
       // Bounded like every per-name record: a burst of writes to many names must not grow the agent.
-      if (this.writes.size >= MAX_TRACKED_WRITES && !this.writes.has(file)) this.writes.delete(this.writes.keys().next().value as string);
+      if (this.writes.size >= MAX_TRACKED_WRITES && !this.writes.has(file))
+        this.writes.delete(this.writes.keys().next().value as string);
       this.writes.set(file, Date.now());
     }
     this.opts.onName(file);

@@ -18,10 +18,18 @@ export function staticPodKey(name: string, namespace: string | undefined, nodeNa
 }
 
 /** Defaults, rules and identity for a decoded pod from `file` (or, for http, the URL) on `nodeName`. */
-export function completeManifest(file: string, decoded: DecodedManifest, nodeName: string, now: Date, origin?: PodOrigin): LoadResult {
+export function completeManifest(
+  file: string,
+  decoded: DecodedManifest,
+  nodeName: string,
+  now: Date,
+  origin?: PodOrigin,
+): LoadResult {
   if (!decoded.ok) {
     const { ok: _ok, claims, ...error } = decoded;
-    return { error: { file, ...error, ...(claims ? { podKey: staticPodKey(claims.name, claims.namespace, nodeName) } : {}) } };
+    return {
+      error: { file, ...error, ...(claims ? { podKey: staticPodKey(claims.name, claims.namespace, nodeName) } : {}) },
+    };
   }
   const defaulted = applySchemeDefaults(decoded.pod);
   const name = defaulted.metadata?.name;

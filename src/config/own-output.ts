@@ -15,10 +15,12 @@ export interface OwnOutputFile extends FileIdentity {
 }
 
 /** stdout and stderr when they are regular files (a journal socket, a pipe or /dev/null never is a manifest). */
-export function ownOutputFiles(fds: ReadonlyArray<{ fd: number; what: string }> = [
-  { fd: 1, what: 'standard output' },
-  { fd: 2, what: 'standard error' },
-]): OwnOutputFile[] {
+export function ownOutputFiles(
+  fds: ReadonlyArray<{ fd: number; what: string }> = [
+    { fd: 1, what: 'standard output' },
+    { fd: 2, what: 'standard error' },
+  ],
+): OwnOutputFile[] {
   const out: OwnOutputFile[] = [];
   for (const { fd, what } of fds) {
     try {

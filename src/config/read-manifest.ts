@@ -105,7 +105,10 @@ async function readBounded(file: string, limit: number, sizeHint: number): Promi
 }
 
 function endsSerialized(bytes: Buffer): boolean {
-  return bytes.length > SERIALIZED_POD_END.length && bytes.subarray(bytes.length - SERIALIZED_POD_END.length).equals(SERIALIZED_POD_END);
+  return (
+    bytes.length > SERIALIZED_POD_END.length &&
+    bytes.subarray(bytes.length - SERIALIZED_POD_END.length).equals(SERIALIZED_POD_END)
+  );
 }
 
 export async function readManifestFile(file: string, opts: ReadOptions = {}): Promise<ReadResult> {
@@ -152,7 +155,13 @@ export async function readManifestFile(file: string, opts: ReadOptions = {}): Pr
         const bytes = await readBounded(file, maxBytes + 1, before.size);
         const after = await stat(file);
         // Whole, unchanged while read, and no write heard meanwhile.
-        if (sameStat(before, after) && bytes.length === after.size && endsSerialized(bytes) && opts.lastWriteEventAt?.() === lastWrite) return { kind: 'ok', bytes, stat: after };
+        if (
+          sameStat(before, after) &&
+          bytes.length === after.size &&
+          endsSerialized(bytes) &&
+          opts.lastWriteEventAt?.() === lastWrite
+        )
+          return { kind: 'ok', bytes, stat: after };
       }
       if (fresh && !quiet) {
         // Until the write event is settleMs old too: it is stamped when the event loop hears it,

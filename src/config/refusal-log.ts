@@ -57,7 +57,15 @@ export class RefusalLog {
     const t = this.now();
     let f = this.files.get(e.file);
     if (!f) {
-      f = { reasons: new Set(), tokens: this.burst, tokensAt: t, unlogged: 0, unloggedSince: t, latest: e.message, countToldAt: t };
+      f = {
+        reasons: new Set(),
+        tokens: this.burst,
+        tokensAt: t,
+        unlogged: 0,
+        unloggedSince: t,
+        latest: e.message,
+        countToldAt: t,
+      };
       this.files.set(e.file, f);
     }
     const refill = Math.floor((t - f.tokensAt) / this.refillMs);
@@ -87,7 +95,12 @@ export class RefusalLog {
   }
 
   private tellCount(file: string, f: FileRefusals, t: number): void {
-    this.log.error('Static pod manifest refused again', { file, times: f.unlogged, since: isoTime(f.unloggedSince), err: f.latest });
+    this.log.error('Static pod manifest refused again', {
+      file,
+      times: f.unlogged,
+      since: isoTime(f.unloggedSince),
+      err: f.latest,
+    });
     f.unlogged = 0;
     f.countToldAt = t;
   }

@@ -5,12 +5,14 @@
 import type { Container, EnvVar, EnvFromSource, PodSpec, Volume } from 'kubernetes-types/core/v1';
 import { formatPath, type PathPart } from './field-path';
 
-const refuse = (path: PathPart[], resource: string): string => `${formatPath(path)}: static pods may not reference ${resource}`;
+const refuse = (path: PathPart[], resource: string): string =>
+  `${formatPath(path)}: static pods may not reference ${resource}`;
 
 function envReferences(c: Container, base: PathPart[], out: string[]): void {
   (c.env ?? []).forEach((e: EnvVar, i) => {
     if (e.valueFrom?.secretKeyRef) out.push(refuse([...base, 'env', i, 'valueFrom', 'secretKeyRef'], 'secrets'));
-    if (e.valueFrom?.configMapKeyRef) out.push(refuse([...base, 'env', i, 'valueFrom', 'configMapKeyRef'], 'configmaps'));
+    if (e.valueFrom?.configMapKeyRef)
+      out.push(refuse([...base, 'env', i, 'valueFrom', 'configMapKeyRef'], 'configmaps'));
   });
   (c.envFrom ?? []).forEach((e: EnvFromSource, i) => {
     if (e.secretRef) out.push(refuse([...base, 'envFrom', i, 'secretRef'], 'secrets'));

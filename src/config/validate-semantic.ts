@@ -15,7 +15,10 @@ import { isDNS1123Label, isDNS1123Subdomain } from './validate/api-formats';
 import { validateContainer, validateHostPorts, type ContainerRef } from './validate/container-rules';
 import { duplicate, forbidden, invalid, required, unsupported } from './validate/field-errors';
 import { validateAnnotations, validateLabels } from './validate/meta-rules';
-import { validateProfileAnnotations, validateProfileAnnotationsMatchOnCreate } from './validate/profile-annotation-rules';
+import {
+  validateProfileAnnotations,
+  validateProfileAnnotationsMatchOnCreate,
+} from './validate/profile-annotation-rules';
 import { validateResources } from './validate/resource-rules';
 import { validateScheduling } from './validate/scheduling-rules';
 import { validatePodSecurityContext } from './validate/security-rules';
@@ -35,10 +38,17 @@ const dnsLabel = (p: PathPart[], v: string, out: string[]): void => {
 export function validatePodIdentity(meta: ObjectMeta, podName: string | undefined): string[] {
   const out: string[] = [];
   if (!meta.name) out.push(required(['metadata', 'name'], 'name is needed for the pod'));
-  else if (podName !== undefined) for (const m of isDNS1123Subdomain(podName)) out.push(invalid(['metadata', 'name'], podName, m));
+  else if (podName !== undefined)
+    for (const m of isDNS1123Subdomain(podName)) out.push(invalid(['metadata', 'name'], podName, m));
   // A pinned UID (an API pod's is the server's) names directories (pod dir, log dir) and runtime objects: it must be path-safe.
   if (meta.uid !== undefined && !/^[0-9A-Za-z-]{1,36}$/.test(meta.uid)) {
-    out.push(invalid(['metadata', 'uid'], meta.uid, 'a pinned uid must be 1 to 36 characters of letters, digits and "-" (a UUID or 32 hex digits)'));
+    out.push(
+      invalid(
+        ['metadata', 'uid'],
+        meta.uid,
+        'a pinned uid must be 1 to 36 characters of letters, digits and "-" (a UUID or 32 hex digits)',
+      ),
+    );
   }
   if (meta.namespace) dnsLabel(['metadata', 'namespace'], meta.namespace, out);
   return out;
@@ -66,7 +76,10 @@ function duplicateContainerNames(groups: readonly (readonly ContainerRef[])[], o
 export function validateSemantic(pod: Pod, podName: string | undefined, kind: PodKind = 'static'): string[] {
   const meta = pod.metadata ?? {};
   const out = validatePodIdentity(meta, podName);
-  out.push(...validateLabels(meta.labels, ['metadata', 'labels']), ...validateAnnotations(meta.annotations, ['metadata', 'annotations']));
+  out.push(
+    ...validateLabels(meta.labels, ['metadata', 'labels']),
+    ...validateAnnotations(meta.annotations, ['metadata', 'annotations']),
+  );
   const spec = pod.spec;
   if (!spec) return [...out, required(['spec'])];
   if (spec.hostname) dnsLabel(['spec', 'hostname'], spec.hostname, out);
@@ -81,10 +94,25 @@ export function validateSemantic(pod: Pod, podName: string | undefined, kind: Po
   out.push(...validateScheduling(spec, kind === 'static'), ...validatePodSecurityContext(spec, kind === 'static'));
   const volumes = validateVolumes(spec, kind, out);
   if (!spec.containers || spec.containers.length === 0) out.push(required(['spec', 'containers']));
-  const init: ContainerRef[] = (spec.initContainers ?? []).map((c, i) => ({ c, path: ['spec', 'initContainers', i], init: true }));
-  const regular: ContainerRef[] = (spec.containers ?? []).map((c, i) => ({ c, path: ['spec', 'containers', i], init: false }));
+  const init: ContainerRef[] = (spec.initContainers ?? []).map((c, i) => ({
+    c,
+    path: ['spec', 'initContainers', i],
+    init: true,
+  }));
+  const regular: ContainerRef[] = (spec.containers ?? []).map((c, i) => ({
+    c,
+    path: ['spec', 'containers', i],
+    init: false,
+  }));
   // An API pod's ephemeral containers name log directories and runtime containers too (and are unique among all).
-  const ephemeral: ContainerRef[] = kind === 'api' ? (spec.ephemeralContainers ?? []).map((c, i) => ({ c: c as Container, path: ['spec', 'ephemeralContainers', i], init: false })) : [];
+  const ephemeral: ContainerRef[] =
+    kind === 'api'
+      ? (spec.ephemeralContainers ?? []).map((c, i) => ({
+          c: c as Container,
+          path: ['spec', 'ephemeralContainers', i],
+          init: false,
+        }))
+      : [];
   const ctx = { volumes, grace: spec.terminationGracePeriodSeconds, hostUsers: spec.hostUsers !== false };
   for (const ref of [...init, ...regular, ...ephemeral]) validateContainer(ref, ctx, out);
   duplicateContainerNames([regular, init, ephemeral], out);

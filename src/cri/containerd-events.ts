@@ -171,7 +171,10 @@ export class ContainerdEventsClient {
    * cancelled or closed by the server, with one when the stream failed (UNIMPLEMENTED: not a
    * containerd, or its event service is not served on this socket).
    */
-  subscribeTaskEvents(onEvent: (e: ContainerdTaskEvent) => void, onEnd: (err?: ContainerdEventsError) => void): TaskEventSubscription {
+  subscribeTaskEvents(
+    onEvent: (e: ContainerdTaskEvent) => void,
+    onEnd: (err?: ContainerdEventsError) => void,
+  ): TaskEventSubscription {
     const metadata = new grpc.Metadata();
     metadata.set(NAMESPACE_HEADER, this.namespace);
     const call = this.client.makeServerStreamRequest<string[], Buffer>(

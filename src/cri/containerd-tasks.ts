@@ -99,7 +99,8 @@ export class ContainerdTasksClient {
         metadata,
         { deadline: Date.now() + this.timeoutMs },
         (err, out) => {
-          if (err) reject(new ContainerdTasksError(method, err.code ?? grpc.status.UNKNOWN, err.details || err.message));
+          if (err)
+            reject(new ContainerdTasksError(method, err.code ?? grpc.status.UNKNOWN, err.details || err.message));
           else resolve(out as R);
         },
       );

@@ -112,7 +112,10 @@ export async function connectRuntime(endpoint: string, opts: ConnectOptions = {}
     version = await createRuntimeService(transport, connectTimeoutMs).version();
   } catch (err) {
     transport.close();
-    throw new RuntimeConnectError(endpoint, explain(err instanceof CriError ? err : new CriError('Version', 2, String(err)), connectTimeoutMs));
+    throw new RuntimeConnectError(
+      endpoint,
+      explain(err instanceof CriError ? err : new CriError('Version', 2, String(err)), connectTimeoutMs),
+    );
   }
   // An old v1alpha2-only runtime answers UNIMPLEMENTED above; anything that answers runtime.v1
   // Version is taken at its word.

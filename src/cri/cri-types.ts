@@ -26,8 +26,10 @@ type RuntimeV1 = ProtoGrpcType['runtime']['v1'];
 export type CriMessageName = {
   [K in keyof RuntimeV1]: RuntimeV1[K] extends MessageTypeDefinition<infer _I, infer _O> ? K : never;
 }[keyof RuntimeV1];
-export type CriInput<M extends CriMessageName> = RuntimeV1[M] extends MessageTypeDefinition<infer I, infer _O> ? I : never;
-export type CriOutput<M extends CriMessageName> = RuntimeV1[M] extends MessageTypeDefinition<infer _I, infer O> ? O : never;
+export type CriInput<M extends CriMessageName> =
+  RuntimeV1[M] extends MessageTypeDefinition<infer I, infer _O> ? I : never;
+export type CriOutput<M extends CriMessageName> =
+  RuntimeV1[M] extends MessageTypeDefinition<infer _I, infer O> ? O : never;
 
 // Enums: a const object for `ContainerState.CONTAINER_RUNNING`, and the type of its numeric values.
 export const ContainerState = ContainerStateValues;
@@ -154,10 +156,7 @@ export interface RuntimeService {
   /** Runtimes before CRI v1.24 (and some since) answer UNIMPLEMENTED. */
   listPodSandboxStats(filter?: PodSandboxStatsFilter): Promise<PodSandboxStats[]>;
   /** Server stream of container events; `onEnd` is called once when the stream ends or fails. */
-  getContainerEvents(
-    onEvent: (e: ContainerEventResponse) => void,
-    onEnd: (err?: CriError) => void,
-  ): { cancel(): void };
+  getContainerEvents(onEvent: (e: ContainerEventResponse) => void, onEnd: (err?: CriError) => void): { cancel(): void };
   close(): void;
 }
 

@@ -14,7 +14,8 @@ export function parseRuntimeEndpoint(endpoint: string): RuntimeEndpoint | { erro
   let socketPath: string;
   if (endpoint.startsWith('unix://')) socketPath = endpoint.slice('unix://'.length);
   else if (endpoint.startsWith('/')) socketPath = endpoint;
-  else if (/^[a-z][a-z0-9+.-]*:/i.test(endpoint)) return { error: `unsupported scheme (only unix:// sockets are supported)` };
+  else if (/^[a-z][a-z0-9+.-]*:/i.test(endpoint))
+    return { error: `unsupported scheme (only unix:// sockets are supported)` };
   else return { error: 'not a unix socket path (want unix:///path or /path)' };
   if (!socketPath.startsWith('/')) return { error: 'socket path must be absolute (unix:///path)' };
   return { endpoint, socketPath, address: `unix://${socketPath}` };

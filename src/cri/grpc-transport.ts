@@ -31,7 +31,9 @@ export type CriMethodName<S extends CriServiceName> = NamedKeys<CriServices[S]> 
 type Method<S extends CriServiceName, M extends CriMethodName<S>> = CriServices[S][M];
 /** What the method accepts (every field optional). */
 export type CriRequest<S extends CriServiceName, M extends CriMethodName<S>> =
-  Method<S, M> extends MethodDefinition<infer Req extends object, infer _Res, infer _ReqOut, infer _ResOut> ? Req : never;
+  Method<S, M> extends MethodDefinition<infer Req extends object, infer _Res, infer _ReqOut, infer _ResOut>
+    ? Req
+    : never;
 /** What the transport hands out for the method: see CriOutput in cri-types.ts. */
 export type CriResponse<S extends CriServiceName, M extends CriMethodName<S>> =
   Method<S, M> extends MethodDefinition<infer _Req, infer _Res, infer _ReqOut, infer ResOut> ? ResOut : never;
@@ -91,7 +93,12 @@ function method(service: CriServiceName, name: string): MethodCodec {
   found.resolve();
   const request = found.resolvedRequestType!;
   const response = found.resolvedResponseType!;
-  m = { path: `/runtime.v1.${service}/${name}`, request: codecOf(request), response: codecOf(response), types: [request, response] };
+  m = {
+    path: `/runtime.v1.${service}/${name}`,
+    request: codecOf(request),
+    response: codecOf(response),
+    types: [request, response],
+  };
   methods.set(key, m);
   return m;
 }
@@ -142,12 +149,20 @@ export class CriTransport {
     const options: grpc.CallOptions = timeoutMs === undefined ? {} : { deadline: Date.now() + timeoutMs };
     const started = performance.now();
     return new Promise((resolve, reject) => {
-      this.client.makeUnaryRequest(m.path, m.request.serialize, m.response.deserialize, request, new grpc.Metadata(), options, (err, res) => {
-        this.observe?.(name, performance.now() - started, err !== null && err !== undefined);
-        if (err) reject(toCriError(name, err));
-        // The deserializer built the object from the same descriptor the type was generated from.
-        else resolve(res as CriResponse<S, M>);
-      });
+      this.client.makeUnaryRequest(
+        m.path,
+        m.request.serialize,
+        m.response.deserialize,
+        request,
+        new grpc.Metadata(),
+        options,
+        (err, res) => {
+          this.observe?.(name, performance.now() - started, err !== null && err !== undefined);
+          if (err) reject(toCriError(name, err));
+          // The deserializer built the object from the same descriptor the type was generated from.
+          else resolve(res as CriResponse<S, M>);
+        },
+      );
     });
   }
 
@@ -159,8 +174,17 @@ export class CriTransport {
     onEnd: (err?: CriError) => void,
   ): { cancel(): void } {
     const m = method(service, name);
-    const call = this.client.makeServerStreamRequest(m.path, m.request.serialize, m.response.deserialize, request, new grpc.Metadata(), {});
-    return followServerStream(call as grpc.ClientReadableStream<CriResponse<S, M>>, onMessage, onEnd, (err) => toCriError(name, err));
+    const call = this.client.makeServerStreamRequest(
+      m.path,
+      m.request.serialize,
+      m.response.deserialize,
+      request,
+      new grpc.Metadata(),
+      {},
+    );
+    return followServerStream(call as grpc.ClientReadableStream<CriResponse<S, M>>, onMessage, onEnd, (err) =>
+      toCriError(name, err),
+    );
   }
 
   close(): void {

@@ -5,11 +5,19 @@ import type { CriTransport } from './grpc-transport.js';
 export function createImageService(t: CriTransport, requestTimeoutMs: number): ImageService {
   return {
     // A missing image is not an error in CRI: the response simply has no image.
-    imageStatus: async (image) => (await t.unary('ImageService', 'ImageStatus', { image }, requestTimeoutMs)).image ?? undefined,
+    imageStatus: async (image) =>
+      (await t.unary('ImageService', 'ImageStatus', { image }, requestTimeoutMs)).image ?? undefined,
     // No deadline, as the kubelet: a large pull takes as long as it takes; the runtime has its own
     // progress timeout for stalled pulls.
     pullImage: async (image, sandboxConfig, auth) =>
-      (await t.unary('ImageService', 'PullImage', { image, ...(sandboxConfig ? { sandboxConfig } : {}), ...(auth ? { auth } : {}) }, undefined)).imageRef,
+      (
+        await t.unary(
+          'ImageService',
+          'PullImage',
+          { image, ...(sandboxConfig ? { sandboxConfig } : {}), ...(auth ? { auth } : {}) },
+          undefined,
+        )
+      ).imageRef,
     listImages: async () => (await t.unary('ImageService', 'ListImages', {}, requestTimeoutMs)).images,
   };
 }

@@ -19,8 +19,11 @@ export function required<T>(method: string, field: string, value: T | null): T {
 }
 
 export function createRuntimeService(t: CriTransport, requestTimeoutMs: number): RuntimeService {
-  const call = <M extends Method>(name: M, req: CriRequest<'RuntimeService', M>, timeoutMs: number | undefined = requestTimeoutMs): Promise<CriResponse<'RuntimeService', M>> =>
-    t.unary('RuntimeService', name, req, timeoutMs);
+  const call = <M extends Method>(
+    name: M,
+    req: CriRequest<'RuntimeService', M>,
+    timeoutMs: number | undefined = requestTimeoutMs,
+  ): Promise<CriResponse<'RuntimeService', M>> => t.unary('RuntimeService', name, req, timeoutMs);
 
   return {
     version: () => call('Version', { version: KUBELET_CRI_VERSION }),
@@ -30,14 +33,16 @@ export function createRuntimeService(t: CriTransport, requestTimeoutMs: number):
     updateRuntimeConfig: async (podCidr) => {
       await call('UpdateRuntimeConfig', { runtimeConfig: { networkConfig: { podCidr } } });
     },
-    runPodSandbox: async (config, runtimeHandler = '') => (await call('RunPodSandbox', { config, runtimeHandler })).podSandboxId,
+    runPodSandbox: async (config, runtimeHandler = '') =>
+      (await call('RunPodSandbox', { config, runtimeHandler })).podSandboxId,
     stopPodSandbox: async (podSandboxId) => {
       await call('StopPodSandbox', { podSandboxId });
     },
     removePodSandbox: async (podSandboxId) => {
       await call('RemovePodSandbox', { podSandboxId });
     },
-    podSandboxStatus: async (podSandboxId) => required('PodSandboxStatus', 'status', (await call('PodSandboxStatus', { podSandboxId })).status),
+    podSandboxStatus: async (podSandboxId) =>
+      required('PodSandboxStatus', 'status', (await call('PodSandboxStatus', { podSandboxId })).status),
     listPodSandbox: async (filter) => (await call('ListPodSandbox', filter ? { filter } : {})).items,
     createContainer: async (podSandboxId, config, sandboxConfig) =>
       (await call('CreateContainer', { podSandboxId, config, sandboxConfig })).containerId,
@@ -52,11 +57,16 @@ export function createRuntimeService(t: CriTransport, requestTimeoutMs: number):
       await call('RemoveContainer', { containerId });
     },
     listContainers: async (filter) => (await call('ListContainers', filter ? { filter } : {})).containers,
-    containerStatus: async (containerId) => required('ContainerStatus', 'status', (await call('ContainerStatus', { containerId })).status),
+    containerStatus: async (containerId) =>
+      required('ContainerStatus', 'status', (await call('ContainerStatus', { containerId })).status),
     // As the kubelet: the command's own timeout plus the request timeout, so the runtime can report
     // the command's timeout itself; no deadline when the command has none.
     execSync: (containerId, cmd, timeoutSeconds) =>
-      call('ExecSync', { containerId, cmd, timeout: timeoutSeconds }, timeoutSeconds > 0 ? timeoutSeconds * 1000 + requestTimeoutMs : undefined),
+      call(
+        'ExecSync',
+        { containerId, cmd, timeout: timeoutSeconds },
+        timeoutSeconds > 0 ? timeoutSeconds * 1000 + requestTimeoutMs : undefined,
+      ),
     reopenContainerLog: async (containerId) => {
       await call('ReopenContainerLog', { containerId });
     },

@@ -99,7 +99,15 @@ export class DbusConnection {
       };
       const early = (err: Error): void => settle(new Error(`cannot connect to ${o.peer} at ${socket}: ${err.message}`));
       stream.once('error', early);
-      const timer = setTimeout(() => settle(new Error(`${o.peer} did not complete the D-Bus handshake on ${socket} within ${timeoutMs / 1000} s: ${stage}`)), timeoutMs);
+      const timer = setTimeout(
+        () =>
+          settle(
+            new Error(
+              `${o.peer} did not complete the D-Bus handshake on ${socket} within ${timeoutMs / 1000} s: ${stage}`,
+            ),
+          ),
+        timeoutMs,
+      );
       timer.unref();
       handshake(stream, { authMethods: ['EXTERNAL'] }, (err) => {
         if (err) return settle(err);
@@ -109,10 +117,17 @@ export class DbusConnection {
           return settle(undefined);
         }
         stage = 'authenticated, no reply to Hello';
-        conn.call({ destination: 'org.freedesktop.DBus', path: '/org/freedesktop/DBus', interface: 'org.freedesktop.DBus', member: 'Hello' }).then(
-          () => settle(undefined),
-          (e: unknown) => settle(e instanceof Error ? e : new Error(String(e))),
-        );
+        conn
+          .call({
+            destination: 'org.freedesktop.DBus',
+            path: '/org/freedesktop/DBus',
+            interface: 'org.freedesktop.DBus',
+            member: 'Hello',
+          })
+          .then(
+            () => settle(undefined),
+            (e: unknown) => settle(e instanceof Error ? e : new Error(String(e))),
+          );
       });
     });
   }
@@ -133,11 +148,22 @@ export class DbusConnection {
       if (!call) return;
       this.calls.delete(m.replySerial!);
       if (m.type === TYPE_RETURN) call.resolve(m.body ?? []);
-      else call.reject(new DbusCallError(m.errorName ?? 'Error', typeof m.body?.[0] === 'string' ? m.body[0] : (m.errorName ?? 'error')));
+      else
+        call.reject(
+          new DbusCallError(
+            m.errorName ?? 'Error',
+            typeof m.body?.[0] === 'string' ? m.body[0] : (m.errorName ?? 'error'),
+          ),
+        );
       return;
     }
     if (m.type !== TYPE_SIGNAL) return;
-    const s: SignalMessage = { path: m.path as string | undefined, interface: m.interface as string | undefined, member: m.member, body: m.body ?? [] };
+    const s: SignalMessage = {
+      path: m.path as string | undefined,
+      interface: m.interface as string | undefined,
+      member: m.member,
+      body: m.body ?? [],
+    };
     for (const l of this.signalListeners) l(s);
   }
 
@@ -149,7 +175,9 @@ export class DbusConnection {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.calls.delete(serial);
-        const err = new Error(`${this.peer} did not answer ${spec.interface}.${spec.member} within ${CALL_TIMEOUT_MS / 1000} s`);
+        const err = new Error(
+          `${this.peer} did not answer ${spec.interface}.${spec.member} within ${CALL_TIMEOUT_MS / 1000} s`,
+        );
         reject(err);
         // Whatever it was doing, this connection is not to be trusted any more.
         this.fail(err);
@@ -166,7 +194,9 @@ export class DbusConnection {
           reject(e);
         },
       });
-      this.stream.write(codec.marshall({ ...header, type: TYPE_CALL, serial, ...(signature ? { signature, body } : {}) }));
+      this.stream.write(
+        codec.marshall({ ...header, type: TYPE_CALL, serial, ...(signature ? { signature, body } : {}) }),
+      );
       if (this.nudgeUntilHeard && !this.nudgeTimer) this.nudge(FIRST_NUDGE_MS);
     });
   }
@@ -174,7 +204,14 @@ export class DbusConnection {
   private nudge(afterMs: number): void {
     this.nudgeTimer = setTimeout(() => {
       if (!this.nudgeUntilHeard || this.closedWith) return;
-      const ping = { type: TYPE_CALL, flags: FLAG_NO_REPLY_EXPECTED, serial: this.serial++, path: '/', interface: 'org.freedesktop.DBus.Peer', member: 'Ping' };
+      const ping = {
+        type: TYPE_CALL,
+        flags: FLAG_NO_REPLY_EXPECTED,
+        serial: this.serial++,
+        path: '/',
+        interface: 'org.freedesktop.DBus.Peer',
+        member: 'Ping',
+      };
       this.stream.write(codec.marshall(ping));
       this.nudge(Math.min(afterMs * 2, MAX_NUDGE_MS));
     }, afterMs);
@@ -189,7 +226,14 @@ export class DbusConnection {
 
   /** Asks the bus to send this connection the signals matching `rule`. */
   async addMatch(rule: string): Promise<void> {
-    await this.call({ destination: 'org.freedesktop.DBus', path: '/org/freedesktop/DBus', interface: 'org.freedesktop.DBus', member: 'AddMatch', signature: 's', body: [rule] });
+    await this.call({
+      destination: 'org.freedesktop.DBus',
+      path: '/org/freedesktop/DBus',
+      interface: 'org.freedesktop.DBus',
+      member: 'AddMatch',
+      signature: 's',
+      body: [rule],
+    });
   }
 
   onSignal(listener: (s: SignalMessage) => void): void {

@@ -2,7 +2,11 @@
 declare module '@homebridge/dbus-native/lib/handshake.js' {
   import type { Socket } from 'node:net';
   /** Writes the NUL byte and runs the SASL exchange; the callback gets the server GUID. */
-  export default function handshake(stream: Socket, opts: { authMethods: string[] }, cb: (err: Error | null, guid?: string) => void): void;
+  export default function handshake(
+    stream: Socket,
+    opts: { authMethods: string[] },
+    cb: (err: Error | null, guid?: string) => void,
+  ): void;
 }
 
 declare module '@homebridge/dbus-native/lib/message.js' {

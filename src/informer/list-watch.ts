@@ -11,7 +11,11 @@ export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
 
 export interface ListWatchClient {
   list<T>(path: string, query?: Record<string, string | number | boolean | undefined>): Promise<T>;
-  watch<T>(path: string, query: Record<string, string | number | boolean | undefined>, onEvent: (e: { type: WatchEventType; object: T }) => void): { readonly done: Promise<void>; stop(): void };
+  watch<T>(
+    path: string,
+    query: Record<string, string | number | boolean | undefined>,
+    onEvent: (e: { type: WatchEventType; object: T }) => void,
+  ): { readonly done: Promise<void>; stop(): void };
 }
 
 /** Whether the server is there (src/apiserver/connectivity.ts); its owner calls `serverBack` when it is again. */

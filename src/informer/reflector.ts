@@ -92,7 +92,12 @@ export class Reflector<T extends ApiObject> implements Informer<T> {
   }
 
   start(): void {
-    this.loop ??= this.run().catch((e: unknown) => this.opts.logger.error('Watch loop stopped unexpectedly', { object: this.opts.what, err: this.opts.errors.describe(e) }));
+    this.loop ??= this.run().catch((e: unknown) =>
+      this.opts.logger.error('Watch loop stopped unexpectedly', {
+        object: this.opts.what,
+        err: this.opts.errors.describe(e),
+      }),
+    );
   }
 
   /** Stops the loop; what was listed stays readable (an immutable object needs no watch). */
@@ -161,7 +166,10 @@ export class Reflector<T extends ApiObject> implements Informer<T> {
 
   private async relist(): Promise<void> {
     this.lastListAt = Date.now();
-    const list = await this.opts.client.list<{ items?: T[]; metadata?: { resourceVersion?: string } }>(this.opts.path, this.query());
+    const list = await this.opts.client.list<{ items?: T[]; metadata?: { resourceVersion?: string } }>(
+      this.opts.path,
+      this.query(),
+    );
     if (this.stopped) return;
     this.resourceVersion = list.metadata?.resourceVersion ?? '';
     this.lastError = undefined;
@@ -181,7 +189,11 @@ export class Reflector<T extends ApiObject> implements Informer<T> {
     this.backoff.healthy();
     this.lastWatchAt = Date.now();
     const timeoutSeconds = Math.round(this.opts.watchSeconds?.() ?? 300 + Math.random() * 300);
-    const handle = this.opts.client.watch<T>(this.opts.path, { ...this.query(), resourceVersion, allowWatchBookmarks: true, timeoutSeconds }, (ev) => this.apply(ev.type, ev.object));
+    const handle = this.opts.client.watch<T>(
+      this.opts.path,
+      { ...this.query(), resourceVersion, allowWatchBookmarks: true, timeoutSeconds },
+      (ev) => this.apply(ev.type, ev.object),
+    );
     this.watch = handle;
     await handle.done;
   }
@@ -195,7 +207,9 @@ export class Reflector<T extends ApiObject> implements Informer<T> {
     if (this.restartRequested && failure === undefined) {
       this.restartRequested = false;
       this.notBefore = this.lastWatchAt + floor;
-      log.v(2).info('Watch restarted after the API server came back', { object, resourceVersion: this.resourceVersion });
+      log
+        .v(2)
+        .info('Watch restarted after the API server came back', { object, resourceVersion: this.resourceVersion });
       return;
     }
     this.restartRequested = false;
@@ -214,7 +228,10 @@ export class Reflector<T extends ApiObject> implements Informer<T> {
     if ((kind === undefined || kind === 'expired') && livedLong) {
       this.backoff.reset();
       this.notBefore = kind === 'expired' ? this.lastListAt + floor : 0;
-      log.v(4).info(kind === 'expired' ? 'Watch expired (410); listing again' : 'Watch ended; watching again', { object, resourceVersion: this.resourceVersion });
+      log.v(4).info(kind === 'expired' ? 'Watch expired (410); listing again' : 'Watch ended; watching again', {
+        object,
+        resourceVersion: this.resourceVersion,
+      });
       return;
     }
     const delay = this.backoff.next();
@@ -228,10 +245,13 @@ export class Reflector<T extends ApiObject> implements Informer<T> {
     const err = this.opts.errors.describe(failure);
     if (kind === 'refused') {
       // The Node authorizer refuses objects of pods not bound to this node: worth an operator's eye, once.
-      if (err !== this.warnedRefusal) log.warn('The API server refuses to list or watch; retrying after back-off', { object, err, retryIn });
+      if (err !== this.warnedRefusal)
+        log.warn('The API server refuses to list or watch; retrying after back-off', { object, err, retryIn });
       this.warnedRefusal = err;
-    } else if (kind === 'too-large') log.warn('Watch refused an oversized answer; listing again after back-off', { object, err, retryIn });
-    else if (kind === 'expired') log.v(4).info('Watch expired (410); listing again after back-off', { object, retryIn });
+    } else if (kind === 'too-large')
+      log.warn('Watch refused an oversized answer; listing again after back-off', { object, err, retryIn });
+    else if (kind === 'expired')
+      log.v(4).info('Watch expired (410); listing again after back-off', { object, retryIn });
     else log.v(2).info(`Watch failed; ${again} after back-off`, { object, err, retryIn });
   }
 

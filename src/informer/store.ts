@@ -17,7 +17,8 @@ export interface Informer<T> {
   addHandler(handler: ReflectorHandler<T>): () => void;
 }
 
-export const objectKey = (namespace: string | undefined, name: string | undefined): string => `${namespace ?? ''}/${name ?? ''}`;
+export const objectKey = (namespace: string | undefined, name: string | undefined): string =>
+  `${namespace ?? ''}/${name ?? ''}`;
 
 const keyOf = (obj: ApiObject): string => objectKey(obj.metadata?.namespace, obj.metadata?.name);
 
@@ -83,5 +84,9 @@ export class ObjectStore<T extends ApiObject> implements Informer<T> {
 
 /** The same object at the same version: a relist or a repeated event that changed nothing. */
 function sameVersion(a: ApiObject, b: ApiObject): boolean {
-  return a.metadata?.uid === b.metadata?.uid && !!a.metadata?.resourceVersion && a.metadata.resourceVersion === b.metadata?.resourceVersion;
+  return (
+    a.metadata?.uid === b.metadata?.uid &&
+    !!a.metadata?.resourceVersion &&
+    a.metadata.resourceVersion === b.metadata?.resourceVersion
+  );
 }

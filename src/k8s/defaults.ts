@@ -1,7 +1,15 @@
 // The core/v1 scheme defaults the kubelet's decoder applies to a manifest (reference §1.6). They are
 // applied before hashing, so two manifests that differ only in spelling out a default get the same
 // UID, as in the kubelet.
-import type { Container, HTTPGetAction, Pod, PodSpec, Probe, Volume, ObjectFieldSelector } from 'kubernetes-types/core/v1';
+import type {
+  Container,
+  HTTPGetAction,
+  Pod,
+  PodSpec,
+  Probe,
+  Volume,
+  ObjectFieldSelector,
+} from 'kubernetes-types/core/v1';
 
 /** Kubernetes' DefaultMode for secret/configMap/downwardAPI/projected files: 0644. */
 const DEFAULT_FILE_MODE = 0o644;
@@ -67,10 +75,36 @@ function defaultContainer(c: Container, hostNetwork: boolean): void {
  * first one set is the volume's type); a volume naming none of them is an emptyDir.
  */
 export const VOLUME_SOURCES = [
-  'emptyDir', 'hostPath', 'gitRepo', 'gcePersistentDisk', 'awsElasticBlockStore', 'secret', 'nfs', 'iscsi',
-  'glusterfs', 'flocker', 'persistentVolumeClaim', 'rbd', 'cinder', 'cephfs', 'quobyte', 'downwardAPI', 'fc',
-  'flexVolume', 'configMap', 'azureFile', 'vsphereVolume', 'photonPersistentDisk', 'portworxVolume', 'azureDisk',
-  'storageos', 'projected', 'scaleIO', 'csi', 'ephemeral', 'image',
+  'emptyDir',
+  'hostPath',
+  'gitRepo',
+  'gcePersistentDisk',
+  'awsElasticBlockStore',
+  'secret',
+  'nfs',
+  'iscsi',
+  'glusterfs',
+  'flocker',
+  'persistentVolumeClaim',
+  'rbd',
+  'cinder',
+  'cephfs',
+  'quobyte',
+  'downwardAPI',
+  'fc',
+  'flexVolume',
+  'configMap',
+  'azureFile',
+  'vsphereVolume',
+  'photonPersistentDisk',
+  'portworxVolume',
+  'azureDisk',
+  'storageos',
+  'projected',
+  'scaleIO',
+  'csi',
+  'ephemeral',
+  'image',
 ] as const;
 
 function defaultVolume(v: Volume): void {
@@ -81,7 +115,8 @@ function defaultVolume(v: Volume): void {
     if (src) src.defaultMode ??= DEFAULT_FILE_MODE;
   }
   for (const item of v.downwardAPI?.items ?? []) defaultFieldRef(item.fieldRef);
-  for (const s of v.projected?.sources ?? []) for (const item of s.downwardAPI?.items ?? []) defaultFieldRef(item.fieldRef);
+  for (const s of v.projected?.sources ?? [])
+    for (const item of s.downwardAPI?.items ?? []) defaultFieldRef(item.fieldRef);
 }
 
 function defaultSpec(spec: PodSpec): void {

@@ -76,11 +76,13 @@ export function volumeFieldValue(pod: Pod, fieldPath: string): string {
  * container does not set is the node's allocatable, as the kubelet reports it.
  */
 export function resourceFieldValue(container: Container, ref: ResourceFieldSelector, node: NodeAllocatable): string {
-  const divisor = ref.divisor !== undefined && !parseQuantity(ref.divisor).isZero() ? parseQuantity(ref.divisor) : parseQuantity('1');
+  const divisor =
+    ref.divisor !== undefined && !parseQuantity(ref.divisor).isZero() ? parseQuantity(ref.divisor) : parseQuantity('1');
   const dot = ref.resource.indexOf('.');
   const kind = ref.resource.slice(0, dot);
   const resource = ref.resource.slice(dot + 1);
-  if (dot === -1 || (kind !== 'limits' && kind !== 'requests')) throw new DownwardApiError(`unsupported container resource : ${ref.resource}`);
+  if (dot === -1 || (kind !== 'limits' && kind !== 'requests'))
+    throw new DownwardApiError(`unsupported container resource : ${ref.resource}`);
   const given = (kind === 'limits' ? container.resources?.limits : container.resources?.requests)?.[resource];
   if (resource === 'cpu') {
     const milli = given !== undefined ? parseQuantity(given).milliValue() : kind === 'limits' ? node.cpuMillis : 0;

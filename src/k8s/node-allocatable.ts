@@ -8,7 +8,13 @@ import { cpus, totalmem } from 'node:os';
 import { parseQuantity } from './quantity.js';
 
 /** The kubelet's default evictionHard on linux (pkg/kubelet/eviction/defaults_linux.go). */
-export const DEFAULT_EVICTION_HARD: Record<string, string> = { 'memory.available': '100Mi', 'nodefs.available': '10%', 'nodefs.inodesFree': '5%', 'imagefs.available': '15%', 'imagefs.inodesFree': '5%' };
+export const DEFAULT_EVICTION_HARD: Record<string, string> = {
+  'memory.available': '100Mi',
+  'nodefs.available': '10%',
+  'nodefs.inodesFree': '5%',
+  'imagefs.available': '15%',
+  'imagefs.inodesFree': '5%',
+};
 
 /** memory.available's hard threshold in bytes: below it the node is under memory pressure. */
 export const EVICTION_HARD_MEMORY_BYTES = parseQuantity(DEFAULT_EVICTION_HARD['memory.available']!).value();
@@ -66,6 +72,11 @@ export function fileSystemOf(dir: string): { total: number; available: number } 
  * a root dir ephemeral storage is 0.
  */
 export function nodeAllocatable(memoryCapacityBytes: number = totalmem(), rootDir?: string): NodeAllocatable {
-  const ephemeralStorageBytes = rootDir === undefined ? 0 : allocatableEphemeralStorageBytes(fileSystemOf(rootDir).total);
-  return { cpuMillis: nodeCpuCount() * 1000, memoryBytes: allocatableMemoryBytes(memoryCapacityBytes), ephemeralStorageBytes };
+  const ephemeralStorageBytes =
+    rootDir === undefined ? 0 : allocatableEphemeralStorageBytes(fileSystemOf(rootDir).total);
+  return {
+    cpuMillis: nodeCpuCount() * 1000,
+    memoryBytes: allocatableMemoryBytes(memoryCapacityBytes),
+    ephemeralStorageBytes,
+  };
 }

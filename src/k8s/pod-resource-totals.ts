@@ -29,7 +29,11 @@ function max(into: ResourceList, from: ResourceList): void {
  * Sums one side (requests or limits) of the pod's containers, calling `each` with what every
  * container effectively needs (an init container together with the sidecars started before it).
  */
-export function podResourceTotals(pod: Pod, side: 'requests' | 'limits', each?: (r: ResourceList) => void): ResourceList {
+export function podResourceTotals(
+  pod: Pod,
+  side: 'requests' | 'limits',
+  each?: (r: ResourceList) => void,
+): ResourceList {
   const total: ResourceList = new Map();
   for (const c of pod.spec?.containers ?? []) {
     const r = list(c.resources?.[side]);

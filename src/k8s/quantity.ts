@@ -11,14 +11,36 @@ const BINARY_SUFFIX: Record<string, bigint> = {
   Ei: 1n << 60n,
 };
 
-const DECIMAL_SUFFIX_EXP: Record<string, number> = { n: -9, u: -6, m: -3, '': 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
+const DECIMAL_SUFFIX_EXP: Record<string, number> = {
+  n: -9,
+  u: -6,
+  m: -3,
+  '': 0,
+  k: 3,
+  M: 6,
+  G: 9,
+  T: 12,
+  P: 15,
+  E: 18,
+};
 
 const QUANTITY_RE = /^([+-]?)(\d+(?:\.\d*)?|\.\d+)(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\d+)?$/;
 
 /** How a quantity was written, which decides how Go prints it back (resource.Format). */
 export type QuantityFormat = 'BinarySI' | 'DecimalSI' | 'DecimalExponent';
 
-const DECIMAL_SI_SUFFIX: Record<number, string> = { [-9]: 'n', [-6]: 'u', [-3]: 'm', 0: '', 3: 'k', 6: 'M', 9: 'G', 12: 'T', 15: 'P', 18: 'E' };
+const DECIMAL_SI_SUFFIX: Record<number, string> = {
+  [-9]: 'n',
+  [-6]: 'u',
+  [-3]: 'm',
+  0: '',
+  3: 'k',
+  6: 'M',
+  9: 'G',
+  12: 'T',
+  15: 'P',
+  18: 'E',
+};
 const BINARY_SI_SUFFIX = ['', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei'];
 
 function ceilDiv(n: bigint, d: bigint): bigint {
@@ -38,7 +60,10 @@ export class Quantity {
 
   static parse(text: string): Quantity {
     const m = QUANTITY_RE.exec(text.trim());
-    if (!m) throw new Error(`quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$': ${JSON.stringify(text)}`);
+    if (!m)
+      throw new Error(
+        `quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$': ${JSON.stringify(text)}`,
+      );
     const [, sign, digits, suffix = ''] = m;
     const [intPart, fracPart = ''] = digits!.split('.');
     let num = BigInt((intPart || '0') + fracPart);
@@ -51,7 +76,8 @@ export class Quantity {
     if (exp >= 0) num *= 10n ** BigInt(exp);
     else den *= 10n ** BigInt(-exp);
     if (sign === '-') num = -num;
-    const format: QuantityFormat = binary !== undefined ? 'BinarySI' : /^[eE]/.test(suffix) ? 'DecimalExponent' : 'DecimalSI';
+    const format: QuantityFormat =
+      binary !== undefined ? 'BinarySI' : /^[eE]/.test(suffix) ? 'DecimalExponent' : 'DecimalSI';
     return new Quantity(num, den, text, format);
   }
 

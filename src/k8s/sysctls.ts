@@ -27,7 +27,8 @@ const SAFE_SYSCTLS: readonly { readonly name: string; readonly kernel?: readonly
 export function safeSysctls(kernelRelease: string): string[] {
   const m = /^(\d+)\.(\d+)/.exec(kernelRelease);
   const have = m ? [Number(m[1]), Number(m[2])] : undefined;
-  const atLeast = (want: readonly [number, number]): boolean => have !== undefined && (have[0]! > want[0] || (have[0] === want[0] && have[1]! >= want[1]));
+  const atLeast = (want: readonly [number, number]): boolean =>
+    have !== undefined && (have[0]! > want[0] || (have[0] === want[0] && have[1]! >= want[1]));
   return SAFE_SYSCTLS.filter((s) => s.kernel === undefined || atLeast(s.kernel)).map((s) => s.name);
 }
 
@@ -71,8 +72,14 @@ export function isValidSysctlPattern(pattern: string): boolean {
 
 /** Why the kubelet refuses this allowlist entry at start (NewAllowlist's words), if it does. */
 export function sysctlPatternProblem(pattern: string): string | undefined {
-  if (!isValidSysctlPattern(pattern)) return `sysctl ${JSON.stringify(pattern)} must have at most ${SYSCTL_MAX_LENGTH} characters and match regex ${SYSCTL_PATTERN_FORMAT}`;
+  if (!isValidSysctlPattern(pattern))
+    return `sysctl ${JSON.stringify(pattern)} must have at most ${SYSCTL_MAX_LENGTH} characters and match regex ${SYSCTL_PATTERN_FORMAT}`;
   const s = sysctlWithDots(pattern);
-  if (s.endsWith('*')) return sysctlNamespace(s.slice(0, -1)) === undefined ? `the sysctls ${JSON.stringify(s)} are not known to be namespaced` : undefined;
-  return sysctlNamespace(s) === undefined ? `the sysctl ${JSON.stringify(s)} are not known to be namespaced` : undefined;
+  if (s.endsWith('*'))
+    return sysctlNamespace(s.slice(0, -1)) === undefined
+      ? `the sysctls ${JSON.stringify(s)} are not known to be namespaced`
+      : undefined;
+  return sysctlNamespace(s) === undefined
+    ? `the sysctl ${JSON.stringify(s)} are not known to be namespaced`
+    : undefined;
 }

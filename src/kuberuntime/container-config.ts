@@ -13,7 +13,6 @@ import { linuxContainerResources } from './resources.js';
 import { containerSecurityContext, type SecurityOptions } from './security-context.js';
 import { NamespaceMode, type LinuxContainerSecurityContext } from '../cri/cri-types.js';
 
-
 export interface ContainerConfigContext extends SecurityOptions {
   restartCount: number;
   /** The restart request this container is started under (see labels.ts). */
@@ -38,9 +37,15 @@ export interface ContainerConfigContext extends SecurityOptions {
   onEnvWarning?: (w: EnvWarning) => void;
 }
 
-export function buildContainerConfig(pod: LabelledPod, container: Container, ctx: ContainerConfigContext): ContainerConfig {
+export function buildContainerConfig(
+  pod: LabelledPod,
+  container: Container,
+  ctx: ContainerConfigContext,
+): ContainerConfig {
   // spec.nodeName is set by the static-pod defaulting; fill it for env if a caller did not.
-  const podForEnv = pod.spec?.nodeName ? pod : { ...pod, spec: { ...pod.spec, containers: pod.spec?.containers ?? [], nodeName: ctx.nodeName } };
+  const podForEnv = pod.spec?.nodeName
+    ? pod
+    : { ...pod, spec: { ...pod.spec, containers: pod.spec?.containers ?? [], nodeName: ctx.nodeName } };
   const envs = containerEnv(podForEnv, container, {
     hostIP: ctx.hostIP,
     podIPs: ctx.podIPs,
@@ -58,7 +63,13 @@ export function buildContainerConfig(pod: LabelledPod, container: Container, ctx
     envs,
     mounts: ctx.mounts,
     labels: containerLabels(pod, container.name),
-    annotations: containerAnnotations(pod, container, { hash: kubeletContainerHash(container), specHash: hashContainer(container), restartCount: ctx.restartCount, type: ctx.type, restartedAt: ctx.restartedAt }),
+    annotations: containerAnnotations(pod, container, {
+      hash: kubeletContainerHash(container),
+      specHash: hashContainer(container),
+      restartCount: ctx.restartCount,
+      type: ctx.type,
+      restartedAt: ctx.restartedAt,
+    }),
     logPath: containerLogPath(container.name, ctx.restartCount),
     stdin: container.stdin === true,
     stdinOnce: container.stdinOnce === true,
@@ -75,7 +86,10 @@ export function buildContainerConfig(pod: LabelledPod, container: Container, ctx
  * As the kubelet's generateLinuxContainerConfig: a container given a target joins the target's PID
  * namespace, unless the pod already shares one (shareProcessNamespace, hostPID), where it sees it anyway.
  */
-function withTargetPidNamespace(sc: LinuxContainerSecurityContext, targetId: string | undefined): LinuxContainerSecurityContext {
+function withTargetPidNamespace(
+  sc: LinuxContainerSecurityContext,
+  targetId: string | undefined,
+): LinuxContainerSecurityContext {
   const ns = sc.namespaceOptions;
   if (targetId === undefined || !ns || ns.pid !== NamespaceMode.CONTAINER) return sc;
   return { ...sc, namespaceOptions: { ...ns, pid: NamespaceMode.TARGET, targetId } };

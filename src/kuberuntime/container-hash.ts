@@ -59,8 +59,10 @@ function goJsonString(s: string): string {
     else if (ch === '\n') out += '\\n';
     else if (ch === '\r') out += '\\r';
     else if (ch === '\t') out += '\\t';
-    else if (c < 0x20 || ch === '<' || ch === '>' || ch === '&' || c === 0x2028 || c === 0x2029) out += `\\u${c.toString(16).padStart(4, '0')}`;
-    else if (c >= 0xd800 && c <= 0xdfff) out += '\\ufffd'; // a lone surrogate is invalid UTF-8 to Go
+    else if (c < 0x20 || ch === '<' || ch === '>' || ch === '&' || c === 0x2028 || c === 0x2029)
+      out += `\\u${c.toString(16).padStart(4, '0')}`;
+    else if (c >= 0xd800 && c <= 0xdfff)
+      out += '\\ufffd'; // a lone surrogate is invalid UTF-8 to Go
     else out += ch;
   }
   return `${out}"`;
@@ -69,7 +71,10 @@ function goJsonString(s: string): string {
 /** The `io.kubernetes.container.hash` a kubelet >= 1.31 writes for this container (lowercase hex). */
 export function kubeletContainerHash(container: Pick<Container, 'name' | 'image'>): string {
   // json.Marshal of map[string]string sorts the keys: image before name.
-  const json = Buffer.from(`{"image":${goJsonString(container.image ?? '')},"name":${goJsonString(container.name)}}`, 'utf8');
+  const json = Buffer.from(
+    `{"image":${goJsonString(container.image ?? '')},"name":${goJsonString(container.name)}}`,
+    'utf8',
+  );
   // DeepHashObject prints the []byte with spew's %#v: "([]uint8)[123 34 ...]".
   const printed = `([]uint8)[${[...json].join(' ')}]`;
   return fnv1a32(Buffer.from(printed, 'utf8')).toString(16);

@@ -53,7 +53,8 @@ function entryFrom(raw: unknown, where: string): RegistryCredential {
 function configFrom(map: unknown, where: string): Map<string, RegistryCredential> {
   const out = new Map<string, RegistryCredential>();
   if (map === null || typeof map !== 'object' || Array.isArray(map)) return out;
-  for (const [loc, raw] of Object.entries(map as Record<string, unknown>)) out.set(loc, entryFrom(raw, `${where} ${JSON.stringify(loc)}`));
+  for (const [loc, raw] of Object.entries(map as Record<string, unknown>))
+    out.set(loc, entryFrom(raw, `${where} ${JSON.stringify(loc)}`));
   return out;
 }
 
@@ -74,7 +75,8 @@ export function dockerConfigFromSecret(secret: Secret): DockerConfig | undefined
     return configFrom((doc as { auths?: unknown } | null)?.auths, where);
   }
   const cfg = secret.data?.[DOCKERCFG_KEY];
-  if (secret.type === SECRET_TYPE_DOCKERCFG && cfg) return configFrom(parseJSON(cfg, `${where} ${DOCKERCFG_KEY}`), where);
+  if (secret.type === SECRET_TYPE_DOCKERCFG && cfg)
+    return configFrom(parseJSON(cfg, `${where} ${DOCKERCFG_KEY}`), where);
   return undefined;
 }
 

@@ -57,12 +57,18 @@ async function fetchOne<T>(get: () => Promise<T | undefined>): Promise<Fetched<T
  * and there are no service variables. A static pod takes the services known now, an API pod
  * waits (ServicesNotReadError) until they have been read once, as the kubelet does.
  */
-export async function fetchEnvObjects(pod: Pod, container: Container, podObjects: PodObjects | undefined): Promise<EnvObjects | undefined> {
+export async function fetchEnvObjects(
+  pod: Pod,
+  container: Container,
+  podObjects: PodObjects | undefined,
+): Promise<EnvObjects | undefined> {
   if (!podObjects) return undefined;
   const ns = pod.metadata?.namespace ?? '';
   const refs = envReferences(container);
   const [configMaps, secrets, services] = await Promise.all([
-    Promise.all([...refs.configMaps].map(async (n) => [n, await fetchOne(() => podObjects.getConfigMap(ns, n))] as const)),
+    Promise.all(
+      [...refs.configMaps].map(async (n) => [n, await fetchOne(() => podObjects.getConfigMap(ns, n))] as const),
+    ),
     Promise.all([...refs.secrets].map(async (n) => [n, await fetchOne(() => podObjects.getSecret(ns, n))] as const)),
     podObjects.getServices(ns).then(
       (list) => list,

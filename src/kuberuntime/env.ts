@@ -47,7 +47,12 @@ export function podFieldValue(pod: Pod, fieldPath: string, ctx: EnvContext): str
   }
 }
 
-function resourceValue(pod: Pod, self: Container, ref: NonNullable<EnvVar['valueFrom']>['resourceFieldRef'] & object, ctx: EnvContext): string {
+function resourceValue(
+  pod: Pod,
+  self: Container,
+  ref: NonNullable<EnvVar['valueFrom']>['resourceFieldRef'] & object,
+  ctx: EnvContext,
+): string {
   const c = ref.containerName
     ? [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? [])].find((x) => x.name === ref.containerName)
     : self;
@@ -82,10 +87,17 @@ function decodeSecretValue(b64: string): string {
 type ObjectKind = 'configMap' | 'secret';
 
 /** The object a reference names, or undefined when it is optional and absent (the reference is then skipped). */
-function referenced<T>(kind: ObjectKind, name: string, optional: boolean | undefined, ns: string, ctx: EnvContext): T | undefined {
+function referenced<T>(
+  kind: ObjectKind,
+  name: string,
+  optional: boolean | undefined,
+  ns: string,
+  ctx: EnvContext,
+): T | undefined {
   const objects = ctx.objects;
   if (!objects) throw new EnvError(`couldn't get ${kind} ${ns}/${name}, no kubeClient defined`);
-  const got = (kind === 'configMap' ? objects.configMaps.get(name) : objects.secrets.get(name)) as Fetched<T> | undefined;
+  const got = (kind === 'configMap' ? objects.configMaps.get(name) : objects.secrets.get(name)) as
+    Fetched<T> | undefined;
   if (got === undefined) throw new EnvError(`${kind} ${ns}/${name} was not fetched`);
   if ('found' in got) return got.found;
   if ('error' in got) throw new EnvError(got.error);
@@ -94,7 +106,13 @@ function referenced<T>(kind: ObjectKind, name: string, optional: boolean | undef
 }
 
 /** undefined: an optional reference that is skipped. */
-function envVarValue(pod: Pod, container: Container, v: EnvVar, lookup: (name: string) => string | undefined, ctx: EnvContext): string | undefined {
+function envVarValue(
+  pod: Pod,
+  container: Container,
+  v: EnvVar,
+  lookup: (name: string) => string | undefined,
+  ctx: EnvContext,
+): string | undefined {
   if (v.value) return expandVars(v.value, lookup);
   const from = v.valueFrom;
   if (!from) return '';

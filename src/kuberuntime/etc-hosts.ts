@@ -17,7 +17,12 @@ export function hostNetworkHostsFile(nodeHosts: string, aliases: HostAlias[] | u
 }
 
 /** Pod network: localhost boilerplate, the pod's own IPs and name, then the aliases. */
-export function podNetworkHostsFile(podIPs: string[], hostname: string, domain: string, aliases: HostAlias[] | undefined): string {
+export function podNetworkHostsFile(
+  podIPs: string[],
+  hostname: string,
+  domain: string,
+  aliases: HostAlias[] | undefined,
+): string {
   let out =
     POD_NETWORK_HOSTS_HEADER +
     '127.0.0.1\tlocalhost\n' +

@@ -52,7 +52,12 @@ function authConfig(c: RegistryCredential): AuthConfig {
 }
 
 /** As the kubelet's PullImage: with no matching credential one anonymous pull, else each credential in turn until one works. */
-async function pullWithCredentials(images: ImageService, image: string, sandboxConfig: PodSandboxConfig, credentials: readonly RegistryCredential[]): Promise<string> {
+async function pullWithCredentials(
+  images: ImageService,
+  image: string,
+  sandboxConfig: PodSandboxConfig,
+  credentials: readonly RegistryCredential[],
+): Promise<string> {
   if (credentials.length === 0) return images.pullImage({ image }, sandboxConfig);
   const errs: string[] = [];
   for (const c of credentials) {
@@ -75,9 +80,18 @@ export interface PullOptions {
   status?: { readonly name: string; readonly status: Promise<Image | undefined> };
 }
 
-export async function ensureImage(images: ImageService, container: Container, sandboxConfig: PodSandboxConfig, opts: PullOptions = {}): Promise<EnsuredImage> {
+export async function ensureImage(
+  images: ImageService,
+  container: Container,
+  sandboxConfig: PodSandboxConfig,
+  opts: PullOptions = {},
+): Promise<EnsuredImage> {
   const spec = container.image ?? '';
-  if (spec.trim() === '') throw new ImageError('InvalidImageName', `Failed to apply default image tag ${JSON.stringify(spec)}: image name is empty`);
+  if (spec.trim() === '')
+    throw new ImageError(
+      'InvalidImageName',
+      `Failed to apply default image tag ${JSON.stringify(spec)}: image name is empty`,
+    );
   const image = withDefaultTag(spec);
   const policy = container.imagePullPolicy ?? defaultPullPolicy(spec);
 
@@ -90,7 +104,10 @@ export async function ensureImage(images: ImageService, container: Container, sa
     }
     if (present) return { imageRef: present.id, pulled: false };
     if (policy === 'Never') {
-      throw new ImageError('ErrImageNeverPull', `Container image ${JSON.stringify(spec)} is not present with pull policy of Never`);
+      throw new ImageError(
+        'ErrImageNeverPull',
+        `Container image ${JSON.stringify(spec)} is not present with pull policy of Never`,
+      );
     }
   }
   await opts.beforePull?.();
@@ -109,7 +126,10 @@ export async function ensureImage(images: ImageService, container: Container, sa
   } catch (err) {
     // containerd's own message usually starts with "failed to pull and unpack image"; say it once.
     const msg = messageOf(err);
-    throw new ImageError('ErrImagePull', /^failed to pull/.test(msg) ? msg : `failed to pull and unpack image ${JSON.stringify(image)}: ${msg}`);
+    throw new ImageError(
+      'ErrImagePull',
+      /^failed to pull/.test(msg) ? msg : `failed to pull and unpack image ${JSON.stringify(image)}: ${msg}`,
+    );
   }
   return { imageRef: ref, pulled: true };
 }

@@ -63,7 +63,11 @@ export interface ContainerAnnotationOptions {
   restartedAt?: string;
 }
 
-export function containerAnnotations(pod: LabelledPod, container: Container, opts: ContainerAnnotationOptions): KeyValueMap {
+export function containerAnnotations(
+  pod: LabelledPod,
+  container: Container,
+  opts: ContainerAnnotationOptions,
+): KeyValueMap {
   const a: KeyValueMap = {
     [CONTAINER_HASH_ANNOTATION]: opts.hash,
     ...(opts.specHash !== undefined ? { [BOOTLET_CONTAINER_HASH_ANNOTATION]: opts.specHash } : {}),
@@ -79,8 +83,10 @@ export function containerAnnotations(pod: LabelledPod, container: Container, opt
     a[POD_TERMINATION_GRACE_PERIOD_ANNOTATION] = String(pod.spec.terminationGracePeriodSeconds);
   }
   // JSON so that the stop path can be rebuilt for an orphan whose manifest is gone.
-  if (container.lifecycle?.preStop) a[CONTAINER_PRESTOP_HANDLER_ANNOTATION] = JSON.stringify(container.lifecycle.preStop);
-  if (container.ports && container.ports.length > 0) a[CONTAINER_PORTS_ANNOTATION] = containerPortsJson(container.ports);
+  if (container.lifecycle?.preStop)
+    a[CONTAINER_PRESTOP_HANDLER_ANNOTATION] = JSON.stringify(container.lifecycle.preStop);
+  if (container.ports && container.ports.length > 0)
+    a[CONTAINER_PORTS_ANNOTATION] = containerPortsJson(container.ports);
   a[CONTAINER_TYPE_ANNOTATION] = opts.type;
   if (opts.restartedAt !== undefined) a[BOOTLET_RESTARTED_AT_ANNOTATION] = opts.restartedAt;
   return a;
@@ -183,7 +189,10 @@ export function parseContainerMeta(
   if (policy) meta.terminationMessagePolicy = policy;
   const type = a[CONTAINER_TYPE_ANNOTATION];
   if (type === 'init' || type === 'container' || type === 'ephemeral') meta.type = type;
-  const preStop = parseJson<LifecycleHandler>(a[CONTAINER_PRESTOP_HANDLER_ANNOTATION], (v) => typeof v === 'object' && v !== null && !Array.isArray(v));
+  const preStop = parseJson<LifecycleHandler>(
+    a[CONTAINER_PRESTOP_HANDLER_ANNOTATION],
+    (v) => typeof v === 'object' && v !== null && !Array.isArray(v),
+  );
   if (preStop) meta.preStop = preStop;
   const ports = parseJson<ContainerPort[]>(a[CONTAINER_PORTS_ANNOTATION], Array.isArray);
   if (ports) meta.ports = ports;

@@ -34,7 +34,15 @@ function httpGet(ctx: HookContext, h: NonNullable<LifecycleHandler['httpGet']>):
   for (const hd of h.httpHeaders ?? []) headers[hd.name] = hd.value;
   return new Promise((resolve, reject) => {
     const req = lib.request(
-      { host, port, path: h.path || '/', method: 'GET', headers, rejectUnauthorized: false, timeout: ctx.timeoutSeconds * 1000 },
+      {
+        host,
+        port,
+        path: h.path || '/',
+        method: 'GET',
+        headers,
+        rejectUnauthorized: false,
+        timeout: ctx.timeoutSeconds * 1000,
+      },
       (res) => {
         // As the kubelet: only the status matters. The body is not read; dropping the connection
         // here means an endless body costs nothing (draining it would keep reading it forever).
@@ -44,8 +52,14 @@ function httpGet(ctx: HookContext, h: NonNullable<LifecycleHandler['httpGet']>):
         else reject(new HookError(`HTTP lifecycle hook (${h.path || '/'}) returned status ${code}`));
       },
     );
-    req.on('timeout', () => req.destroy(new HookError(`HTTP lifecycle hook (${h.path || '/'}) timed out after ${ctx.timeoutSeconds}s`)));
-    req.on('error', (err) => reject(err instanceof HookError ? err : new HookError(`HTTP lifecycle hook (${h.path || '/'}) failed: ${err.message}`)));
+    req.on('timeout', () =>
+      req.destroy(new HookError(`HTTP lifecycle hook (${h.path || '/'}) timed out after ${ctx.timeoutSeconds}s`)),
+    );
+    req.on('error', (err) =>
+      reject(
+        err instanceof HookError ? err : new HookError(`HTTP lifecycle hook (${h.path || '/'}) failed: ${err.message}`),
+      ),
+    );
     req.end();
   });
 }

@@ -15,7 +15,8 @@ export class PodHostnameError extends Error {
 function truncateHostname(podName: string, hostname: string): string {
   if (hostname.length <= MAX_HOSTNAME_LENGTH) return hostname;
   const truncated = hostname.slice(0, MAX_HOSTNAME_LENGTH).replace(/[-.]+$/, '');
-  if (truncated === '') throw new PodHostnameError(`hostname for pod ${JSON.stringify(podName)} was invalid: ${JSON.stringify(hostname)}`);
+  if (truncated === '')
+    throw new PodHostnameError(`hostname for pod ${JSON.stringify(podName)} was invalid: ${JSON.stringify(hostname)}`);
   return truncated;
 }
 
@@ -41,5 +42,8 @@ export function podHostnameAndDomain(pod: Pod, clusterDomain = ''): { hostname: 
   const name = pod.metadata?.name ?? '';
   const hostname = truncateHostname(name, pod.spec?.hostname || name);
   const subdomain = pod.spec?.subdomain;
-  return { hostname, domain: subdomain ? `${subdomain}.${pod.metadata?.namespace ?? 'default'}.svc.${clusterDomain}` : '' };
+  return {
+    hostname,
+    domain: subdomain ? `${subdomain}.${pod.metadata?.namespace ?? 'default'}.svc.${clusterDomain}` : '',
+  };
 }

@@ -15,7 +15,16 @@ import { CriError, type ImageService, type PodSandboxConfig, type RuntimeService
 import { ensureImage, ImageError } from './images.js';
 import type { ContainerType } from './labels.js';
 import { buildSandboxConfig } from './sandbox-config.js';
-import { containerLogDirectory, containerLogLinkName, containerLogLinksDir, containerLogPath, isContainerLogLinkOf, podLogDirectory, podLogsDirName, restartCountsWithLogs } from '../node/pod-logs/layout.js';
+import {
+  containerLogDirectory,
+  containerLogLinkName,
+  containerLogLinksDir,
+  containerLogPath,
+  isContainerLogLinkOf,
+  podLogDirectory,
+  podLogsDirName,
+  restartCountsWithLogs,
+} from '../node/pod-logs/layout.js';
 import type { PodObjects } from '../node/pod-objects.js';
 import { removeTreeOnOneMount } from '../node/remove-tree.js';
 import { prepareVolumes, removePodDirs, UnsafePathComponentError, VolumeError } from '../node/volumes.js';
@@ -77,7 +86,14 @@ export class CriPodRuntime implements PodRuntime {
 
   private sandboxConfig(pod: DefaultedPod, attempt: number) {
     const cgroupParent = this.o.cgroups?.podCgroupParent(pod) ?? '';
-    return buildSandboxConfig(pod, { podLogsDir: this.o.podLogsDir, attempt, resolvConf: this.o.resolvConf, clusterDNS: this.o.clusterDNS, clusterDomain: this.o.clusterDomain, cgroupParent });
+    return buildSandboxConfig(pod, {
+      podLogsDir: this.o.podLogsDir,
+      attempt,
+      resolvConf: this.o.resolvConf,
+      clusterDNS: this.o.clusterDNS,
+      clusterDomain: this.o.clusterDomain,
+      cgroupParent,
+    });
   }
 
   async createSandbox(pod: DefaultedPod, attempt: number, firstStarts: readonly Container[] = []): Promise<SandboxRef> {
@@ -96,10 +112,18 @@ export class CriPodRuntime implements PodRuntime {
     if (!beside) await podCgroup;
     const sandboxRequest = this.o.runtime.runPodSandbox(this.sandboxConfig(pod, attempt));
     // A host-network pod's IPs are the node's: its containers' volumes and env need nothing of the sandbox.
-    const inputsOf = pod.spec?.hostNetwork ? (c: Container) => this.containerInputs(pod, c, [this.o.nodeIP]) : undefined;
+    const inputsOf = pod.spec?.hostNetwork
+      ? (c: Container) => this.containerInputs(pod, c, [this.o.nodeIP])
+      : undefined;
     const ahead =
       firstStarts.length > 0
-        ? new StartsAhead({ images: this.o.images, containers: firstStarts, logDirOf: (name) => containerLogDirectory(this.o.podLogsDir, pod, name), inputsOf, podCgroup })
+        ? new StartsAhead({
+            images: this.o.images,
+            containers: firstStarts,
+            logDirOf: (name) => containerLogDirectory(this.o.podLogsDir, pod, name),
+            inputsOf,
+            podCgroup,
+          })
         : undefined;
     const [sandbox, cgroup, made] = await Promise.allSettled([sandboxRequest, podCgroup, logDirMade]);
     // Nothing made for the starts is still being written when the sandbox's outcome is told (a pod
@@ -117,14 +141,29 @@ export class CriPodRuntime implements PodRuntime {
     await cgroups?.checkSandboxPlacement(pod).catch(() => undefined);
     // As the kubelet's SyncPod: the new sandbox's IP (for hooks and probes) from its status; a
     // host-network pod has the node's.
-    const network = pod.spec?.hostNetwork ? undefined : (await this.o.runtime.podSandboxStatus(id).catch(() => undefined))?.network;
-    return { id, attempt, ip: network?.ip ?? '', additionalIps: (network?.additionalIps ?? []).map((x) => x.ip).filter(Boolean), ahead };
+    const network = pod.spec?.hostNetwork
+      ? undefined
+      : (await this.o.runtime.podSandboxStatus(id).catch(() => undefined))?.network;
+    return {
+      id,
+      attempt,
+      ip: network?.ip ?? '',
+      additionalIps: (network?.additionalIps ?? []).map((x) => x.ip).filter(Boolean),
+      ahead,
+    };
   }
 
   /** A container's volumes, made ready for it, and the API objects its env reads. */
   private async containerInputs(pod: DefaultedPod, container: Container, podIPs: string[]): Promise<ContainerInputs> {
     const { hostname, domain } = podHostnameAndDomain(pod, this.o.clusterDomain);
-    const mounts = await prepareVolumes(pod, container, { rootDir: this.o.rootDir, podIPs, hostname, hostDomain: domain, podObjects: this.o.podObjects, logger: this.o.logger });
+    const mounts = await prepareVolumes(pod, container, {
+      rootDir: this.o.rootDir,
+      podIPs,
+      hostname,
+      hostDomain: domain,
+      podObjects: this.o.podObjects,
+      logger: this.o.logger,
+    });
     const envObjects = await fetchEnvObjects(pod, container, this.o.podObjects);
     return { mounts, envObjects };
   }
@@ -135,10 +174,20 @@ export class CriPodRuntime implements PodRuntime {
     return newest === undefined ? 0 : newest + 1;
   }
 
-  async startContainer(pod: DefaultedPod, sandbox: SandboxRef, container: Container, type: ContainerType, restartCount: number | undefined, restartedAt?: string, onCreate?: () => void, targetContainerId?: string): Promise<StartedContainer> {
+  async startContainer(
+    pod: DefaultedPod,
+    sandbox: SandboxRef,
+    container: Container,
+    type: ContainerType,
+    restartCount: number | undefined,
+    restartedAt?: string,
+    onCreate?: () => void,
+    targetContainerId?: string,
+  ): Promise<StartedContainer> {
     // Asked while this sandbox was being made, for its first starts (starts-ahead.ts).
     const ahead = type === 'ephemeral' ? undefined : sandbox.ahead?.take(container.name);
-    const count = restartCount ?? (ahead ? await ahead.restartCount : await this.restartCountFromLogs(pod, container.name));
+    const count =
+      restartCount ?? (ahead ? await ahead.restartCount : await this.restartCountFromLogs(pod, container.name));
     const sandboxConfig = this.sandboxConfig(pod, sandbox.attempt);
     // Three steps go at once: the pod cgroup, made again if it went missing since the sandbox started
     // (as the kubelet checks on each sync; the first starts in a sandbox this sync made take the one
@@ -150,7 +199,8 @@ export class CriPodRuntime implements PodRuntime {
     const [cgroup, image, logDir] = await Promise.allSettled([
       podCgroup,
       this.imageFor(pod, container, sandboxConfig, () => podCgroup, ahead?.image),
-      ahead?.logDir ?? mkdir(containerLogDirectory(this.o.podLogsDir, pod, container.name), { recursive: true, mode: 0o755 }),
+      ahead?.logDir ??
+        mkdir(containerLogDirectory(this.o.podLogsDir, pod, container.name), { recursive: true, mode: 0o755 }),
     ]);
     if (cgroup.status === 'rejected') throw cgroup.reason;
     if (image.status === 'rejected') throw image.reason;
@@ -166,7 +216,9 @@ export class CriPodRuntime implements PodRuntime {
       if (logDir.status === 'rejected') throw logDir.reason;
       // As the kubelet: a pod-network pod's env (status.podIP) and managed /etc/hosts carry the
       // sandbox's IPs, read from its status; a host-network pod has the node's.
-      const podIPs = pod.spec?.hostNetwork ? [this.o.nodeIP] : [sandbox.ip, ...(sandbox.additionalIps ?? [])].filter(Boolean);
+      const podIPs = pod.spec?.hostNetwork
+        ? [this.o.nodeIP]
+        : [sandbox.ip, ...(sandbox.additionalIps ?? [])].filter(Boolean);
       const memoryBytes = totalmem();
       const { mounts, envObjects } = (await ahead?.inputs) ?? (await this.containerInputs(pod, container, podIPs));
       config = buildContainerConfig(pod, container, {
@@ -185,7 +237,12 @@ export class CriPodRuntime implements PodRuntime {
         nodeAllocatable: nodeAllocatable(memoryBytes, this.o.rootDir),
       });
     } catch (err) {
-      throw new ContainerStartError(container.name, 'CreateContainerConfigError', messageOf(err), err instanceof VolumeError ? 'mount' : 'start');
+      throw new ContainerStartError(
+        container.name,
+        'CreateContainerConfigError',
+        messageOf(err),
+        err instanceof VolumeError ? 'mount' : 'start',
+      );
     }
     let id: string;
     onCreate?.();
@@ -206,7 +263,12 @@ export class CriPodRuntime implements PodRuntime {
         await this.runHook(pod, container, id, postStart, POST_START_TIMEOUT_SECONDS, sandbox.ip);
       } catch (err) {
         // As the kubelet: a failed postStart hook kills the container; the restart policy decides what next.
-        await ignoreNotFound(this.o.runtime.stopContainer(id, Math.max(2, pod.spec?.terminationGracePeriodSeconds ?? DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS)));
+        await ignoreNotFound(
+          this.o.runtime.stopContainer(
+            id,
+            Math.max(2, pod.spec?.terminationGracePeriodSeconds ?? DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS),
+          ),
+        );
         throw new ContainerStartError(container.name, 'PostStartHookError', messageOf(err));
       }
     }
@@ -214,11 +276,20 @@ export class CriPodRuntime implements PodRuntime {
   }
 
   /** The image's reference, pulled first when the pull policy says so; pullMs only when it was pulled. */
-  private async imageFor(pod: DefaultedPod, container: Container, sandboxConfig: PodSandboxConfig, beforePull: () => Promise<unknown>, status?: AheadOfStart['image']): Promise<{ imageRef: string; pullMs?: number }> {
+  private async imageFor(
+    pod: DefaultedPod,
+    container: Container,
+    sandboxConfig: PodSandboxConfig,
+    beforePull: () => Promise<unknown>,
+    status?: AheadOfStart['image'],
+  ): Promise<{ imageRef: string; pullMs?: number }> {
     try {
       const t0 = Date.now();
       const podObjects = this.o.podObjects;
-      const pullSecrets = podObjects && (pod.spec?.imagePullSecrets ?? []).length > 0 ? () => podPullSecrets(pod, podObjects, this.o.logger) : undefined;
+      const pullSecrets =
+        podObjects && (pod.spec?.imagePullSecrets ?? []).length > 0
+          ? () => podPullSecrets(pod, podObjects, this.o.logger)
+          : undefined;
       const ensured = await ensureImage(this.o.images, container, sandboxConfig, { pullSecrets, beforePull, status });
       return ensured.pulled ? { imageRef: ensured.imageRef, pullMs: Date.now() - t0 } : { imageRef: ensured.imageRef };
     } catch (err) {
@@ -227,7 +298,14 @@ export class CriPodRuntime implements PodRuntime {
     }
   }
 
-  async runHook(pod: DefaultedPod | undefined, container: Container, containerId: string, handler: LifecycleHandler, timeoutSeconds: number, podIP: string | undefined): Promise<void> {
+  async runHook(
+    pod: DefaultedPod | undefined,
+    container: Container,
+    containerId: string,
+    handler: LifecycleHandler,
+    timeoutSeconds: number,
+    podIP: string | undefined,
+  ): Promise<void> {
     const ip = pod?.spec?.hostNetwork || !podIP ? this.o.nodeIP : podIP;
     await runLifecycleHook({ runtime: this.o.runtime, containerId, container, podIP: ip, timeoutSeconds }, handler);
   }
@@ -269,7 +347,10 @@ export class CriPodRuntime implements PodRuntime {
       logsDir = path.join(this.o.podLogsDir, podLogsDirName(namespace, name, uid));
     } catch (err) {
       if (!(err instanceof UnsafePathComponentError)) throw err;
-      this.o.logger.warn('Not removing pod directories: a name read back from the runtime is not a valid path component', { pod: `${namespace}/${name}`, podUID: uid, err: err.message });
+      this.o.logger.warn(
+        'Not removing pod directories: a name read back from the runtime is not a valid path component',
+        { pod: `${namespace}/${name}`, podUID: uid, err: err.message },
+      );
       return;
     }
     await removePodDirs(this.o.rootDir, uid, this.o.podObjects);
@@ -297,6 +378,10 @@ export class CriPodRuntime implements PodRuntime {
     } catch {
       return;
     }
-    await Promise.all(entries.filter((e) => isContainerLogLinkOf(e, id)).map((e) => unlink(path.join(this.containerLogLinksDir, e)).catch(() => undefined)));
+    await Promise.all(
+      entries
+        .filter((e) => isContainerLogLinkOf(e, id))
+        .map((e) => unlink(path.join(this.containerLogLinksDir, e)).catch(() => undefined)),
+    );
   }
 }

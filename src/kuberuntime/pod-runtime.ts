@@ -51,10 +51,26 @@ export interface PodRuntime {
    * it was started under). `onCreate` is called just before CreateContainer (after the image, volumes
    * and config are ready). `targetContainerId`: an ephemeral container's target, whose PID namespace it joins.
    */
-  startContainer(pod: DefaultedPod, sandbox: SandboxRef, container: Container, type: ContainerType, restartCount: number | undefined, restartedAt?: string, onCreate?: () => void, targetContainerId?: string): Promise<StartedContainer>;
+  startContainer(
+    pod: DefaultedPod,
+    sandbox: SandboxRef,
+    container: Container,
+    type: ContainerType,
+    restartCount: number | undefined,
+    restartedAt?: string,
+    onCreate?: () => void,
+    targetContainerId?: string,
+  ): Promise<StartedContainer>;
   startCreatedContainer(id: string): Promise<void>;
   /** Runs a preStop (or postStart) handler against a running container; rejects with the reason it failed. */
-  runHook(pod: DefaultedPod | undefined, container: Container, containerId: string, handler: LifecycleHandler, timeoutSeconds: number, podIP: string | undefined): Promise<void>;
+  runHook(
+    pod: DefaultedPod | undefined,
+    container: Container,
+    containerId: string,
+    handler: LifecycleHandler,
+    timeoutSeconds: number,
+    podIP: string | undefined,
+  ): Promise<void>;
   /** Stop signal, then SIGKILL after `graceSeconds` (done by the runtime). NotFound is success. */
   stopContainer(id: string, graceSeconds: number): Promise<void>;
   stopSandbox(id: string): Promise<void>;

@@ -17,7 +17,11 @@ export async function podPullSecrets(pod: Pod, podObjects: PodObjects, logger: L
         if (s === undefined) throw new Error(`secret ${JSON.stringify(name)} not found`);
         return s;
       } catch (err) {
-        logger.info('Unable to retrieve pull secret, the image pull may not succeed.', { pod: `${ns}/${pod.metadata?.name ?? ''}`, secret: `${ns}/${name}`, err: errorMessage(err) });
+        logger.info('Unable to retrieve pull secret, the image pull may not succeed.', {
+          pod: `${ns}/${pod.metadata?.name ?? ''}`,
+          secret: `${ns}/${name}`,
+          err: errorMessage(err),
+        });
         return undefined;
       }
     }),

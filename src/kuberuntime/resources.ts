@@ -55,13 +55,19 @@ export function oomScoreAdj(pod: Pod, container: Container, nodeMemoryCapacityBy
   return adj;
 }
 
-export function linuxContainerResources(pod: Pod, container: Container, nodeMemoryCapacityBytes: number): LinuxContainerResources {
+export function linuxContainerResources(
+  pod: Pod,
+  container: Container,
+  nodeMemoryCapacityBytes: number,
+): LinuxContainerResources {
   const requests = container.resources?.requests ?? {};
   const limits = container.resources?.limits ?? {};
   // A limit without a request means request = limit (defaulting does this; repeated for pods
   // that were not defaulted).
   const cpuShares =
-    requests.cpu === undefined && limits.cpu !== undefined ? milliCpuToShares(milli(limits.cpu)) : milliCpuToShares(milli(requests.cpu));
+    requests.cpu === undefined && limits.cpu !== undefined
+      ? milliCpuToShares(milli(limits.cpu))
+      : milliCpuToShares(milli(requests.cpu));
   return {
     cpuShares,
     cpuPeriod: CPU_PERIOD_US,

@@ -1,6 +1,13 @@
 // What runs, read back from the runtime and grouped by pod UID through the kubelet labels:
 // the basis for adopting containers after a restart and for every sync.
-import type { Container, ContainerStatus, KeyValueMap, PodSandbox, PodSandboxStatus, RuntimeService } from '../cri/cri-types.js';
+import type {
+  Container,
+  ContainerStatus,
+  KeyValueMap,
+  PodSandbox,
+  PodSandboxStatus,
+  RuntimeService,
+} from '../cri/cri-types.js';
 import { ContainerState, CriError, PodSandboxState } from '../cri/cri-types.js';
 import { parseContainerMeta, parseSandboxLabels, type ContainerMeta, type SandboxIdentity } from './labels.js';
 import { POD_UID_LABEL } from '../k8s/cri-labels.js';
@@ -95,7 +102,9 @@ function containerFrom(c: Container | ContainerStatus, sandboxId: string, meta: 
     image: c.image?.image ?? '',
     hasStatus: st !== undefined,
     meta,
-    terminationMessageHostPath: st?.mounts?.find((m) => m.containerPath === (meta.terminationMessagePath || '/dev/termination-log'))?.hostPath,
+    terminationMessageHostPath: st?.mounts?.find(
+      (m) => m.containerPath === (meta.terminationMessagePath || '/dev/termination-log'),
+    )?.hostPath,
     logPath: st?.logPath || undefined,
   };
 }
@@ -130,12 +139,20 @@ export function warnInvalidIdentityOnce(logger: Logger): NonNullable<ListRuntime
     const key = JSON.stringify([id.podNamespace, id.podName, id.podUid]);
     if (told.has(key)) return;
     told.add(key);
-    logger.warn('Leaving runtime pod alone: its labels are not a valid pod identity', { namespace: id.podNamespace, name: id.podName, podUID: id.podUid, err: problem });
+    logger.warn('Leaving runtime pod alone: its labels are not a valid pod identity', {
+      namespace: id.podNamespace,
+      name: id.podName,
+      podUID: id.podUid,
+      err: problem,
+    });
   };
 }
 
 /** Every kubelet-labelled pod, from one ListPodSandbox and one ListContainers (all states). */
-export async function listRuntimePods(runtime: RuntimeService, opts: ListRuntimePodsOptions = {}): Promise<Map<string, RuntimePod>> {
+export async function listRuntimePods(
+  runtime: RuntimeService,
+  opts: ListRuntimePodsOptions = {},
+): Promise<Map<string, RuntimePod>> {
   const [sandboxes, containers] = await Promise.all([runtime.listPodSandbox(), runtime.listContainers()]);
   const pods = new Map<string, RuntimePod>();
   for (const s of sandboxes) {
@@ -144,7 +161,10 @@ export async function listRuntimePods(runtime: RuntimeService, opts: ListRuntime
   }
   for (const c of containers) {
     const meta = usable(parseContainerMeta(c.labels, c.annotations), opts);
-    if (meta) podEntry(pods, meta.podUid, meta.podName, meta.podNamespace).containers.push(containerFrom(c, c.podSandboxId, meta));
+    if (meta)
+      podEntry(pods, meta.podUid, meta.podName, meta.podNamespace).containers.push(
+        containerFrom(c, c.podSandboxId, meta),
+      );
   }
   for (const p of pods.values()) {
     newestFirst(p.sandboxes);
@@ -181,11 +201,16 @@ export interface ReadOptions extends ListRuntimePodsOptions {
  * The full state of every kubelet-labelled pod (or of one): one ListPodSandbox and one
  * ListContainers, then a status call for each object whose state is new since `previous`.
  */
-export async function readRuntimePods(runtime: RuntimeService, opts: ReadOptions = {}): Promise<Map<string, RuntimePod>> {
+export async function readRuntimePods(
+  runtime: RuntimeService,
+  opts: ReadOptions = {},
+): Promise<Map<string, RuntimePod>> {
   const filter = opts.podUid === undefined ? undefined : { labelSelector: { [POD_UID_LABEL]: opts.podUid } };
   const [sandboxes, containers] = await Promise.all([runtime.listPodSandbox(filter), runtime.listContainers(filter)]);
-  const previousSandbox = (uid: string, id: string): RuntimeSandbox | undefined => opts.previous?.(uid)?.sandboxes.find((s) => s.id === id);
-  const previousContainer = (uid: string, id: string): RuntimeContainer | undefined => opts.previous?.(uid)?.containers.find((c) => c.id === id);
+  const previousSandbox = (uid: string, id: string): RuntimeSandbox | undefined =>
+    opts.previous?.(uid)?.sandboxes.find((s) => s.id === id);
+  const previousContainer = (uid: string, id: string): RuntimeContainer | undefined =>
+    opts.previous?.(uid)?.containers.find((c) => c.id === id);
   const pods = new Map<string, RuntimePod>();
   await Promise.all([
     ...sandboxes.map(async (s) => {
@@ -205,7 +230,8 @@ export async function readRuntimePods(runtime: RuntimeService, opts: ReadOptions
       if (!meta || opts.leaveOut?.(meta.podUid)) return;
       const prev = previousContainer(meta.podUid, c.id);
       let entry: RuntimeContainer | undefined;
-      if (prev && prev.hasStatus && prev.state === c.state && c.state !== ContainerState.CONTAINER_UNKNOWN) entry = prev;
+      if (prev && prev.hasStatus && prev.state === c.state && c.state !== ContainerState.CONTAINER_UNKNOWN)
+        entry = prev;
       else {
         const st = await ignoreNotFound(runtime.containerStatus(c.id));
         const stMeta = st && usable(parseContainerMeta(st.labels, st.annotations), opts);
@@ -222,7 +248,9 @@ export async function readRuntimePods(runtime: RuntimeService, opts: ReadOptions
 }
 
 /** One object of a pod, named by id: a sandbox, or a container with the sandbox it runs in. */
-export type RuntimeObjectRef = { readonly kind: 'sandbox'; readonly id: string } | { readonly kind: 'container'; readonly id: string; readonly sandboxId: string };
+export type RuntimeObjectRef =
+  | { readonly kind: 'sandbox'; readonly id: string }
+  | { readonly kind: 'container'; readonly id: string; readonly sandboxId: string };
 
 export type RuntimeObject =
   | { readonly kind: 'sandbox'; readonly identity: SandboxIdentity; readonly sandbox: RuntimeSandbox }
@@ -234,7 +262,11 @@ export type RuntimeObject =
  * not a usable identity). A status carries everything a list entry does, so this is a complete
  * read of the object.
  */
-export async function readRuntimeObject(runtime: RuntimeService, ref: RuntimeObjectRef, opts: ListRuntimePodsOptions = {}): Promise<RuntimeObject | undefined> {
+export async function readRuntimeObject(
+  runtime: RuntimeService,
+  ref: RuntimeObjectRef,
+  opts: ListRuntimePodsOptions = {},
+): Promise<RuntimeObject | undefined> {
   if (ref.kind === 'sandbox') {
     const st = await ignoreNotFound(runtime.podSandboxStatus(ref.id));
     const identity = st && usable(parseSandboxLabels(st.labels), opts);
@@ -242,7 +274,9 @@ export async function readRuntimeObject(runtime: RuntimeService, ref: RuntimeObj
   }
   const st = await ignoreNotFound(runtime.containerStatus(ref.id));
   const meta = st && usable(parseContainerMeta(st.labels, st.annotations), opts);
-  return st && meta ? { kind: 'container', identity: meta, container: containerFrom(st, ref.sandboxId, meta) } : undefined;
+  return st && meta
+    ? { kind: 'container', identity: meta, container: containerFrom(st, ref.sandboxId, meta) }
+    : undefined;
 }
 
 /** One pod's full state, read now (tests and tools; the agent reads through its pod cache). */

@@ -37,7 +37,12 @@ export function podPortMappings(pod: Pod): PortMapping[] {
       const key = p.name || `${family}-${protocol}-${hostIp}:${p.containerPort}:${p.hostPort ?? 0}`;
       if (seen.has(key)) continue;
       seen.add(key);
-      out.push({ protocol: PROTOCOLS[protocol] ?? Protocol.TCP, containerPort: p.containerPort, hostPort: p.hostPort ?? 0, hostIp });
+      out.push({
+        protocol: PROTOCOLS[protocol] ?? Protocol.TCP,
+        containerPort: p.containerPort,
+        hostPort: p.hostPort ?? 0,
+        hostIp,
+      });
     }
   }
   return out;
@@ -57,7 +62,12 @@ export function buildSandboxConfig(pod: LabelledPod, opts: SandboxConfigOptions)
   for (const s of sc?.sysctls ?? []) sysctls[s.name] = s.value;
 
   return {
-    metadata: { name: pod.metadata.name, uid: pod.metadata.uid, namespace: pod.metadata.namespace, attempt: opts.attempt },
+    metadata: {
+      name: pod.metadata.name,
+      uid: pod.metadata.uid,
+      namespace: pod.metadata.namespace,
+      attempt: opts.attempt,
+    },
     hostname: pod.spec?.hostNetwork ? '' : podHostname(pod, opts.clusterDomain),
     logDirectory: podLogDirectory(opts.podLogsDir, pod),
     dnsConfig: podDnsConfig(pod, opts.resolvConf, opts),

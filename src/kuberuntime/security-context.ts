@@ -19,7 +19,13 @@ export const DEFAULT_MASKED_PATHS: readonly string[] = [
   '/sys/firmware',
   '/sys/devices/virtual/powercap',
 ];
-export const DEFAULT_READONLY_PATHS: readonly string[] = ['/proc/bus', '/proc/fs', '/proc/irq', '/proc/sys', '/proc/sysrq-trigger'];
+export const DEFAULT_READONLY_PATHS: readonly string[] = [
+  '/proc/bus',
+  '/proc/fs',
+  '/proc/irq',
+  '/proc/sys',
+  '/proc/sysrq-trigger',
+];
 
 export const DEFAULT_SECCOMP_PROFILE_ROOT = '/var/lib/kubelet/seccomp';
 
@@ -34,7 +40,8 @@ export interface SecurityOptions {
 }
 
 function toProfile(p: SeccompProfile, root: string): SecurityProfile {
-  if (p.type === 'Localhost') return { profileType: SecurityProfileType.Localhost, localhostRef: path.join(root, p.localhostProfile ?? '') };
+  if (p.type === 'Localhost')
+    return { profileType: SecurityProfileType.Localhost, localhostRef: path.join(root, p.localhostProfile ?? '') };
   if (p.type === 'Unconfined') return { profileType: SecurityProfileType.Unconfined, localhostRef: '' };
   return { profileType: SecurityProfileType.RuntimeDefault, localhostRef: '' };
 }
@@ -44,7 +51,10 @@ export function seccompProfile(pod: Pod, container: Container, opts: SecurityOpt
   const root = opts.seccompProfileRoot ?? DEFAULT_SECCOMP_PROFILE_ROOT;
   const p = container.securityContext?.seccompProfile ?? pod.spec?.securityContext?.seccompProfile;
   if (p) return toProfile(p, root);
-  return { profileType: opts.seccompDefault ? SecurityProfileType.RuntimeDefault : SecurityProfileType.Unconfined, localhostRef: '' };
+  return {
+    profileType: opts.seccompDefault ? SecurityProfileType.RuntimeDefault : SecurityProfileType.Unconfined,
+    localhostRef: '',
+  };
 }
 
 /** Pod-level user settings apply unless the container sets its own. */
@@ -60,7 +70,11 @@ export function effectiveSecurityContext(pod: Pod, container: Container): Securi
   };
 }
 
-export function containerSecurityContext(pod: Pod, container: Container, opts: SecurityOptions = {}): LinuxContainerSecurityContext {
+export function containerSecurityContext(
+  pod: Pod,
+  container: Container,
+  opts: SecurityOptions = {},
+): LinuxContainerSecurityContext {
   const sc = effectiveSecurityContext(pod, container);
   const podSc = pod.spec?.securityContext;
   const supplementalGroups: number[] = [];
@@ -81,7 +95,10 @@ export function containerSecurityContext(pod: Pod, container: Container, opts: S
   };
   if (sc.capabilities) {
     // Names go through as written ("NET_ADMIN"); the runtime adds the CAP_ prefix.
-    out.capabilities = { addCapabilities: [...(sc.capabilities.add ?? [])], dropCapabilities: [...(sc.capabilities.drop ?? [])] };
+    out.capabilities = {
+      addCapabilities: [...(sc.capabilities.add ?? [])],
+      dropCapabilities: [...(sc.capabilities.drop ?? [])],
+    };
   }
   if (sc.runAsUser != null) out.runAsUser = { value: sc.runAsUser };
   else {
@@ -97,7 +114,12 @@ export class RunAsNonRootError extends Error {
 }
 
 /** runAsNonRoot needs the image's user, so the caller checks it after ImageStatus. */
-export function verifyRunAsNonRoot(pod: Pod, container: Container, imageUid: number | undefined, imageUsername: string): void {
+export function verifyRunAsNonRoot(
+  pod: Pod,
+  container: Container,
+  imageUid: number | undefined,
+  imageUsername: string,
+): void {
   const sc = effectiveSecurityContext(pod, container);
   if (sc.runAsNonRoot !== true) return;
   const where = `(pod: ${JSON.stringify(`${pod.metadata?.name ?? ''}_${pod.metadata?.namespace ?? ''}(${pod.metadata?.uid ?? ''})`)}, container: ${container.name})`;
@@ -106,7 +128,10 @@ export function verifyRunAsNonRoot(pod: Pod, container: Container, imageUid: num
     return;
   }
   if (imageUid === undefined && imageUsername) {
-    throw new RunAsNonRootError(`container has runAsNonRoot and image has non-numeric user (${imageUsername}), cannot verify user is non-root ${where}`);
+    throw new RunAsNonRootError(
+      `container has runAsNonRoot and image has non-numeric user (${imageUsername}), cannot verify user is non-root ${where}`,
+    );
   }
-  if (imageUid === 0 || imageUid === undefined) throw new RunAsNonRootError(`container has runAsNonRoot and image will run as root ${where}`);
+  if (imageUid === 0 || imageUid === undefined)
+    throw new RunAsNonRootError(`container has runAsNonRoot and image will run as root ${where}`);
 }

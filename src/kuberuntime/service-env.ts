@@ -47,14 +47,19 @@ function serviceVars(s: Service): Array<[string, string]> {
  * (others are ignored). A Service of the pod's own namespace named like a master service wins
  * over the master one, as in the kubelet. Services are taken in name order so the result is stable.
  */
-export function serviceEnvVars(services: readonly Service[], namespace: string, enableServiceLinks: boolean): Map<string, string> {
+export function serviceEnvVars(
+  services: readonly Service[],
+  namespace: string,
+  enableServiceLinks: boolean,
+): Map<string, string> {
   const picked = new Map<string, Service>();
   const withIP = services.filter(isServiceIPSet);
   for (const s of withIP) {
     const name = s.metadata?.name ?? '';
     if (s.metadata?.namespace === DEFAULT_NAMESPACE && MASTER_SERVICES.has(name)) picked.set(name, s);
   }
-  if (enableServiceLinks) for (const s of withIP) if (s.metadata?.namespace === namespace) picked.set(s.metadata?.name ?? '', s);
+  if (enableServiceLinks)
+    for (const s of withIP) if (s.metadata?.namespace === namespace) picked.set(s.metadata?.name ?? '', s);
   const out = new Map<string, string>();
   for (const name of [...picked.keys()].sort()) for (const [k, v] of serviceVars(picked.get(name)!)) out.set(k, v);
   return out;

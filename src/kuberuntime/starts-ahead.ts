@@ -66,12 +66,15 @@ export class StartsAhead {
       const spec = c.image ?? '';
       const policy = c.imagePullPolicy ?? defaultPullPolicy(spec);
       const name = withDefaultTag(spec);
-      const status = spec.trim() === '' || policy === 'Always' ? undefined : handled(o.images.imageStatus({ image: name }));
+      const status =
+        spec.trim() === '' || policy === 'Always' ? undefined : handled(o.images.imageStatus({ image: name }));
       const inputsOf = o.inputsOf;
       const a: AheadOfStart = {
         image: status && { name, status },
         logDir: handled(mkdir(dir, { recursive: true, mode: 0o755 })),
-        restartCount: handled(restartCountsWithLogs(dir).then((counts) => (counts[0] === undefined ? 0 : counts[0] + 1))),
+        restartCount: handled(
+          restartCountsWithLogs(dir).then((counts) => (counts[0] === undefined ? 0 : counts[0] + 1)),
+        ),
         inputs: status && inputsOf ? handled(status.then((image) => (image ? inputsOf(c) : undefined))) : undefined,
       };
       this.byName.set(c.name, a);

@@ -48,7 +48,12 @@ export function isStaticRuntimePod(rt: RuntimePod, readSources: ReadonlySet<stri
 
 /** The pod's own labels, as a kubelet copies them onto the sandbox (the three identity labels taken off). */
 export function podLabelsOf(rt: RuntimePod): KeyValueMap {
-  const { [POD_NAME_LABEL]: _n, [POD_NAMESPACE_LABEL]: _ns, [POD_UID_LABEL]: _u, ...labels } = rt.sandboxes[0]?.labels ?? {};
+  const {
+    [POD_NAME_LABEL]: _n,
+    [POD_NAMESPACE_LABEL]: _ns,
+    [POD_UID_LABEL]: _u,
+    ...labels
+  } = rt.sandboxes[0]?.labels ?? {};
   return labels;
 }
 

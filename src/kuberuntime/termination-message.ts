@@ -81,7 +81,12 @@ function enough(window: Buffer, startsMidLine: boolean, lines: number, bytes: nu
 }
 
 /** The fallback message from the end of a CRI log, reading blocks backwards until enough is in hand. */
-export async function readCriLogTail(file: string, lines = FALLBACK_LOG_LINES, bytes = FALLBACK_LOG_BYTES, maxRead = MAX_LOG_TAIL_BYTES): Promise<string> {
+export async function readCriLogTail(
+  file: string,
+  lines = FALLBACK_LOG_LINES,
+  bytes = FALLBACK_LOG_BYTES,
+  maxRead = MAX_LOG_TAIL_BYTES,
+): Promise<string> {
   const { fh, size } = await openRegular(file);
   try {
     const blocks: Buffer[] = [];
@@ -106,7 +111,8 @@ export async function readCriLogTail(file: string, lines = FALLBACK_LOG_LINES, b
 export async function readTerminationMessage(c: RuntimeContainer): Promise<string> {
   if (c.state !== ContainerState.CONTAINER_EXITED) return '';
   let message = '';
-  if (c.terminationMessageHostPath) message = await readLast(c.terminationMessageHostPath, MAX_MESSAGE_BYTES).catch(() => '');
+  if (c.terminationMessageHostPath)
+    message = await readLast(c.terminationMessageHostPath, MAX_MESSAGE_BYTES).catch(() => '');
   if (message === '' && c.meta.terminationMessagePolicy === 'FallbackToLogsOnError' && c.exitCode !== 0 && c.logPath) {
     message = await readCriLogTail(c.logPath).catch(() => '');
   }

@@ -7,7 +7,12 @@
 // CRI removes the container. Anything else (a task that ran, a container the CRI does not call a
 // failed start, a runtime without that service) is left as it is.
 import { ContainerState, CriError, type RuntimeService } from '../cri/cri-types.js';
-import { ContainerdTasksError, TaskStatus, type ContainerdTasksClient, type TaskStatusCode } from '../cri/containerd-tasks.js';
+import {
+  ContainerdTasksError,
+  TaskStatus,
+  type ContainerdTasksClient,
+  type TaskStatusCode,
+} from '../cri/containerd-tasks.js';
 import type { Logger } from '../log/logger.js';
 
 /** What the repair needs of the task service; a fake in unit tests. */

@@ -79,8 +79,18 @@ export class AgentMetrics {
     const registers = [this.registry];
     const self = this;
 
-    this.runtimeOperations = new Counter({ name: 'kubelet_runtime_operations_total', help: alpha('Cumulative number of runtime operations by operation type.'), labelNames: ['operation_type'], registers });
-    this.runtimeOperationErrors = new Counter({ name: 'kubelet_runtime_operations_errors_total', help: alpha('Cumulative number of runtime operation errors by operation type.'), labelNames: ['operation_type'], registers });
+    this.runtimeOperations = new Counter({
+      name: 'kubelet_runtime_operations_total',
+      help: alpha('Cumulative number of runtime operations by operation type.'),
+      labelNames: ['operation_type'],
+      registers,
+    });
+    this.runtimeOperationErrors = new Counter({
+      name: 'kubelet_runtime_operations_errors_total',
+      help: alpha('Cumulative number of runtime operation errors by operation type.'),
+      labelNames: ['operation_type'],
+      registers,
+    });
     this.runtimeOperationDuration = new Histogram({
       name: 'kubelet_runtime_operations_duration_seconds',
       help: alpha('Duration in seconds of runtime operations. Broken down by operation type.'),
@@ -88,8 +98,18 @@ export class AgentMetrics {
       buckets: [...RUNTIME_OPERATION_BUCKETS],
       registers,
     });
-    this.plegRelistDuration = new Histogram({ name: 'kubelet_pleg_relist_duration_seconds', help: alpha('Duration in seconds for relisting pods in PLEG.'), buckets: [...DEF_BUCKETS], registers });
-    this.plegRelistInterval = new Histogram({ name: 'kubelet_pleg_relist_interval_seconds', help: alpha('Interval in seconds between relisting in PLEG.'), buckets: [...DEF_BUCKETS], registers });
+    this.plegRelistDuration = new Histogram({
+      name: 'kubelet_pleg_relist_duration_seconds',
+      help: alpha('Duration in seconds for relisting pods in PLEG.'),
+      buckets: [...DEF_BUCKETS],
+      registers,
+    });
+    this.plegRelistInterval = new Histogram({
+      name: 'kubelet_pleg_relist_interval_seconds',
+      help: alpha('Interval in seconds between relisting in PLEG.'),
+      buckets: [...DEF_BUCKETS],
+      registers,
+    });
     new Gauge({
       name: 'kubelet_pleg_last_seen_seconds',
       help: alpha('Timestamp in seconds when PLEG was last seen active.'),
@@ -121,7 +141,12 @@ export class AgentMetrics {
       buckets: [...POD_STARTUP_BUCKETS],
       registers,
     });
-    this.startedContainers = new Counter({ name: 'kubelet_started_containers_total', help: alpha('Cumulative number of containers started'), labelNames: ['container_type'], registers });
+    this.startedContainers = new Counter({
+      name: 'kubelet_started_containers_total',
+      help: alpha('Cumulative number of containers started'),
+      labelNames: ['container_type'],
+      registers,
+    });
     this.startedContainerErrors = new Counter({
       name: 'kubelet_started_containers_errors_total',
       help: alpha('Cumulative number of errors when starting containers'),
@@ -148,7 +173,9 @@ export class AgentMetrics {
       registers,
       collect() {
         const entries = self.state?.statuses() ?? [];
-        this.set(entries.filter((e) => e.runtime?.sandboxes.some((s) => s.state === PodSandboxState.SANDBOX_READY)).length);
+        this.set(
+          entries.filter((e) => e.runtime?.sandboxes.some((s) => s.state === PodSandboxState.SANDBOX_READY)).length,
+        );
       },
     });
     new Gauge({
@@ -249,7 +276,14 @@ export class AgentMetrics {
   }
 
   probeResult(s: ProbeSeries, result: ProbeResultLabel): void {
-    const labels = { probe_type: s.probeType, result, container: s.container, pod: s.pod, namespace: s.namespace, pod_uid: s.podUid };
+    const labels = {
+      probe_type: s.probeType,
+      result,
+      container: s.container,
+      pod: s.pod,
+      namespace: s.namespace,
+      pod_uid: s.podUid,
+    };
     this.probes.inc(labels);
     let keys = this.probeSeries.get(s.podUid);
     if (!keys) this.probeSeries.set(s.podUid, (keys = new Set()));

@@ -10,8 +10,16 @@ import type { ProbeRunEvent } from '../prober/prober-manager.js';
 import { operationType, type CriCallObserver } from '../cri/operation-type.js';
 import type { StatusManager } from '../status/status-manager.js';
 
-const CONTAINER_TYPE: Record<ContainerType, ContainerTypeLabel> = { container: 'container', init: 'init_container', ephemeral: 'ephemeral_container' };
-const PROBE_TYPE: Record<ProbeRunEvent['probeType'], ProbeTypeLabel> = { liveness: 'Liveness', readiness: 'Readiness', startup: 'Startup' };
+const CONTAINER_TYPE: Record<ContainerType, ContainerTypeLabel> = {
+  container: 'container',
+  init: 'init_container',
+  ephemeral: 'ephemeral_container',
+};
+const PROBE_TYPE: Record<ProbeRunEvent['probeType'], ProbeTypeLabel> = {
+  liveness: 'Liveness',
+  readiness: 'Readiness',
+  startup: 'Startup',
+};
 
 /** For connectRuntime's onCall: every CRI call under the kubelet's operation name. */
 export function criCallMetrics(metrics: AgentMetrics): CriCallObserver {
@@ -27,7 +35,13 @@ export function relistMetrics(metrics: AgentMetrics): (durationMs: number, inter
 export function probeMetrics(metrics: AgentMetrics): (e: ProbeRunEvent) => void {
   return (e) =>
     metrics.probeResult(
-      { probeType: PROBE_TYPE[e.probeType], container: e.containerName, pod: e.podName, namespace: e.namespace, podUid: e.podUid },
+      {
+        probeType: PROBE_TYPE[e.probeType],
+        container: e.containerName,
+        pod: e.podName,
+        namespace: e.namespace,
+        podUid: e.podUid,
+      },
       e.result === 'success' ? 'successful' : 'failed',
     );
 }

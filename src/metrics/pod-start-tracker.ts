@@ -57,7 +57,12 @@ export class PodStartTracker {
         return;
       }
       const seen = Date.parse(entry.pod.metadata.annotations[CONFIG_SEEN] ?? '');
-      t = { seenMs: Number.isFinite(seen) ? seen : this.now(), hostNetwork: entry.pod.spec?.hostNetwork === true, running: false, sliDone: false };
+      t = {
+        seenMs: Number.isFinite(seen) ? seen : this.now(),
+        hostNetwork: entry.pod.spec?.hostNetwork === true,
+        running: false,
+        sliDone: false,
+      };
       this.pods.set(uid, t);
     }
     if (t === 'adopted') return;
@@ -68,7 +73,8 @@ export class PodStartTracker {
     }
     if (!t.sliDone && allContainersStarted(entry.status)) {
       t.sliDone = true;
-      const pulling = t.firstPullStartMs !== undefined && t.lastPullEndMs !== undefined ? t.lastPullEndMs - t.firstPullStartMs : 0;
+      const pulling =
+        t.firstPullStartMs !== undefined && t.lastPullEndMs !== undefined ? t.lastPullEndMs - t.firstPullStartMs : 0;
       const firstWithNetwork = !t.hostNetwork && !this.firstNetworkPodSeen;
       if (firstWithNetwork) this.firstNetworkPodSeen = true;
       this.sink.podStartedSli(Math.max(0, elapsedMs - pulling) / 1000, firstWithNetwork);

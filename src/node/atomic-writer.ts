@@ -35,11 +35,13 @@ export function validatePayloadPath(p: string): string {
   if (p === '') throw new VolumeError(`invalid path: must not be empty: ${JSON.stringify(p)}`);
   if (p.includes('\0')) throw new VolumeError(`invalid path: must not contain NUL: ${JSON.stringify(p)}`);
   if (path.isAbsolute(p)) throw new VolumeError(`invalid path: must be relative path: ${p}`);
-  if (p.length > MAX_PATH_LENGTH) throw new VolumeError(`invalid path: must be less than or equal to ${MAX_PATH_LENGTH} characters`);
+  if (p.length > MAX_PATH_LENGTH)
+    throw new VolumeError(`invalid path: must be less than or equal to ${MAX_PATH_LENGTH} characters`);
   const items = p.split('/');
   for (const item of items) {
     if (item === '..') throw new VolumeError(`invalid path: must not contain '..': ${p}`);
-    if (item.length > MAX_FILE_NAME_LENGTH) throw new VolumeError(`invalid path: filenames must be less than or equal to ${MAX_FILE_NAME_LENGTH} characters`);
+    if (item.length > MAX_FILE_NAME_LENGTH)
+      throw new VolumeError(`invalid path: filenames must be less than or equal to ${MAX_FILE_NAME_LENGTH} characters`);
   }
   if (items[0]!.startsWith('..')) throw new VolumeError(`invalid path: must not start with '..': ${p}`);
   const clean = path.posix.normalize(p).replace(/\/+$/, '');
@@ -50,13 +52,17 @@ export function validatePayloadPath(p: string): string {
 function cleanPayload(payload: Payload): Map<string, FileProjection> {
   const out = new Map<string, FileProjection>();
   for (const [p, f] of payload) {
-    if (!Number.isInteger(f.mode) || f.mode < 0 || f.mode > 0o777) throw new VolumeError(`invalid mode ${String(f.mode)} for ${JSON.stringify(p)}: must be in 0000..0777`);
+    if (!Number.isInteger(f.mode) || f.mode < 0 || f.mode > 0o777)
+      throw new VolumeError(`invalid mode ${String(f.mode)} for ${JSON.stringify(p)}: must be in 0000..0777`);
     out.set(validatePayloadPath(p), f);
   }
   // A file and a directory of one name cannot both exist: "a" and "a/b".
   for (const p of out.keys()) {
     for (let d = path.posix.dirname(p); d !== '.'; d = path.posix.dirname(d)) {
-      if (out.has(d)) throw new VolumeError(`invalid payload: ${JSON.stringify(d)} is both a file and the directory of ${JSON.stringify(p)}`);
+      if (out.has(d))
+        throw new VolumeError(
+          `invalid payload: ${JSON.stringify(d)} is both a file and the directory of ${JSON.stringify(p)}`,
+        );
     }
   }
   return out;
@@ -73,7 +79,14 @@ async function currentTsDir(targetDir: string): Promise<string | undefined> {
     if (errnoOf(err) === 'EINVAL') return undefined;
     throw err;
   }
-  if (!target.startsWith('..') || target.includes('/') || target === '..' || target === DATA_DIR_NAME || target === NEW_DATA_DIR_NAME) return undefined;
+  if (
+    !target.startsWith('..') ||
+    target.includes('/') ||
+    target === '..' ||
+    target === DATA_DIR_NAME ||
+    target === NEW_DATA_DIR_NAME
+  )
+    return undefined;
   return target;
 }
 
@@ -195,7 +208,11 @@ async function ensureUserVisibleLink(targetDir: string, name: string): Promise<v
  * Writes `payload` into `targetDir` (which must exist) atomically. Returns whether anything
  * changed: false when the content, modes and set of files are those already there.
  */
-export async function writeAtomically(targetDir: string, payload: Payload, opts: AtomicWriteOptions = {}): Promise<boolean> {
+export async function writeAtomically(
+  targetDir: string,
+  payload: Payload,
+  opts: AtomicWriteOptions = {},
+): Promise<boolean> {
   const clean = cleanPayload(payload);
   const oldTsDir = await currentTsDir(targetDir);
   const oldTsPath = oldTsDir === undefined ? undefined : path.join(targetDir, oldTsDir);

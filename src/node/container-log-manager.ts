@@ -70,7 +70,9 @@ export class ContainerLogManager {
     if (this.running) return;
     this.running = true;
     try {
-      const containers = this.o.runningContainers?.() ?? (await this.o.runtime.listContainers({ state: { state: ContainerState.CONTAINER_RUNNING } }));
+      const containers =
+        this.o.runningContainers?.() ??
+        (await this.o.runtime.listContainers({ state: { state: ContainerState.CONTAINER_RUNNING } }));
       const live = new Set(containers.map((c) => c.id));
       for (const id of this.logPaths.keys()) if (!live.has(id)) this.logPaths.delete(id);
       for (const c of containers) {

@@ -25,6 +25,8 @@ function sizeLimitBytes(v: Volume): number | undefined {
   try {
     return parseQuantity(q).value();
   } catch (err) {
-    throw new VolumeError(`volume ${JSON.stringify(v.name)}: invalid sizeLimit ${JSON.stringify(q)}: ${errorMessage(err)}`);
+    throw new VolumeError(
+      `volume ${JSON.stringify(v.name)}: invalid sizeLimit ${JSON.stringify(q)}: ${errorMessage(err)}`,
+    );
   }
 }

@@ -39,7 +39,9 @@ export async function checkHostPathType(p: string, type: string | undefined): Pr
         try {
           await (await open(p, 'a', 0o644)).close();
         } catch (err) {
-          throw new VolumeError(`hostPath type check failed: cannot create ${p}: ${(err as NodeJS.ErrnoException).code ?? errorMessage(err)}`);
+          throw new VolumeError(
+            `hostPath type check failed: cannot create ${p}: ${(err as NodeJS.ErrnoException).code ?? errorMessage(err)}`,
+          );
         }
         st = await statOrUndefined(p);
       }

@@ -10,7 +10,16 @@ import { isMountPoint } from './mounter.js';
 import type { PodObjects } from './pod-objects.js';
 import { podVolumeDir } from './pod-dirs.js';
 import { ensureTmpfs } from './tmpfs-volumes.js';
-import { configMapPayload, DEFAULT_VOLUME_MODE, downwardApiPayload, projectedPayload, secretPayload, VolumeSourceUnavailableError, type MutablePayload, type PayloadContext } from './volume-payloads.js';
+import {
+  configMapPayload,
+  DEFAULT_VOLUME_MODE,
+  downwardApiPayload,
+  projectedPayload,
+  secretPayload,
+  VolumeSourceUnavailableError,
+  type MutablePayload,
+  type PayloadContext,
+} from './volume-payloads.js';
 import { setVolumeOwnership } from './volume-ownership.js';
 import { VolumeError } from './volume-errors.js';
 import { errorMessage } from '../util/error-message.js';
@@ -35,7 +44,10 @@ export function objectVolumeKind(v: Volume): ObjectVolumeKind | undefined {
 
 /** Whether the volume holds a credential and so goes on a tmpfs. */
 export function isMemoryBacked(v: Volume): boolean {
-  return v.secret !== undefined || (v.projected?.sources ?? []).some((s) => s.secret !== undefined || s.serviceAccountToken !== undefined);
+  return (
+    v.secret !== undefined ||
+    (v.projected?.sources ?? []).some((s) => s.secret !== undefined || s.serviceAccountToken !== undefined)
+  );
 }
 
 /** The pod as these volumes need it: identified, with its spec. */
@@ -96,18 +108,30 @@ export interface ObjectVolumeResult {
  * Makes the volume directory (and its tmpfs) and writes the current content. Throws VolumeError
  * with the kubelet's FailedMount text (VolumeSourceUnavailableError when the object cannot be read yet).
  */
-export async function writeObjectVolume(pod: ObjectVolumePod, v: Volume, ctx: ObjectVolumeContext): Promise<ObjectVolumeResult> {
+export async function writeObjectVolume(
+  pod: ObjectVolumePod,
+  v: Volume,
+  ctx: ObjectVolumeContext,
+): Promise<ObjectVolumeResult> {
   const kind = objectVolumeKind(v);
-  if (!kind) throw new VolumeError(`volume ${JSON.stringify(v.name)} is not a configMap, secret, projected or downwardAPI volume`);
+  if (!kind)
+    throw new VolumeError(
+      `volume ${JSON.stringify(v.name)} is not a configMap, secret, projected or downwardAPI volume`,
+    );
   const dir = podVolumeDir(ctx.rootDir, pod.metadata.uid, OBJECT_VOLUME_PLUGIN_DIRS[kind], v.name);
   const fsGroup = pod.spec?.securityContext?.fsGroup ?? undefined;
   return serialized(dir, async () => {
     try {
       const payload = await payloadOf(kind, v, { pod, objects: ctx.objects, node: ctx.node, fsGroup });
       if (ctx.updateOnly) {
-        const present = isMemoryBacked(v) ? await isMountPoint(dir) : (await lstat(dir).catch(() => undefined))?.isDirectory() === true;
+        const present = isMemoryBacked(v)
+          ? await isMountPoint(dir)
+          : (await lstat(dir).catch(() => undefined))?.isDirectory() === true;
         if (!present) return { dir, changed: false };
-        return { dir, changed: await writeAtomically(dir, payload, { setPerms: () => setVolumeOwnership(dir, fsGroup, true) }) };
+        return {
+          dir,
+          changed: await writeAtomically(dir, payload, { setPerms: () => setVolumeOwnership(dir, fsGroup, true) }),
+        };
       }
       await mkdir(dir, { recursive: true, mode: 0o750 });
       if (isMemoryBacked(v)) {

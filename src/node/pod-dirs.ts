@@ -64,7 +64,19 @@ export function podVolumeSubpathsDir(rootDir: string, uid: string): string {
   return path.join(podDir(rootDir, uid), 'volume-subpaths');
 }
 
-export function podSubPathTarget(rootDir: string, uid: string, volumeName: string, containerName: string, mountIndex: number): string {
-  if (!Number.isSafeInteger(mountIndex) || mountIndex < 0) throw new UnsafePathComponentError('volumeMount index', String(mountIndex));
-  return path.join(podVolumeSubpathsDir(rootDir, uid), checkVolumeName(volumeName), checkContainerName(containerName), String(mountIndex));
+export function podSubPathTarget(
+  rootDir: string,
+  uid: string,
+  volumeName: string,
+  containerName: string,
+  mountIndex: number,
+): string {
+  if (!Number.isSafeInteger(mountIndex) || mountIndex < 0)
+    throw new UnsafePathComponentError('volumeMount index', String(mountIndex));
+  return path.join(
+    podVolumeSubpathsDir(rootDir, uid),
+    checkVolumeName(volumeName),
+    checkContainerName(containerName),
+    String(mountIndex),
+  );
 }

@@ -19,7 +19,10 @@ interface Top {
 }
 
 function crossing(top: Top, where: string): PodCleanupError {
-  return new PodCleanupError(`refusing to remove ${top.path}: ${where} is a mount point (or another filesystem); unmount it first`, where);
+  return new PodCleanupError(
+    `refusing to remove ${top.path}: ${where} is a mount point (or another filesystem); unmount it first`,
+    where,
+  );
 }
 
 function failed(where: string, what: string, err: unknown): PodCleanupError {
@@ -27,7 +30,14 @@ function failed(where: string, what: string, err: unknown): PodCleanupError {
 }
 
 /** `retyped`: the entry already turned out to be of the other kind once; no third attempt. */
-async function removeEntry(dir: FileHandle, shown: string, name: string, isDir: boolean, top: Top, retyped = false): Promise<void> {
+async function removeEntry(
+  dir: FileHandle,
+  shown: string,
+  name: string,
+  isDir: boolean,
+  top: Top,
+  retyped = false,
+): Promise<void> {
   const where = path.join(shown, name);
   if (isDir) {
     let child: FileHandle;

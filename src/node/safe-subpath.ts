@@ -40,7 +40,8 @@ function insideBase(base: string, real: string, subPath: string): string[] {
 
 async function whyNotADirectory(dir: FileHandle, name: string, shown: string, subPath: string): Promise<SubPathError> {
   try {
-    if ((await lstat(at(dir, name))).isSymbolicLink()) return new SubPathError(`subPath ${q(subPath)}: ${q(shown)} is a symlink`);
+    if ((await lstat(at(dir, name))).isSymbolicLink())
+      return new SubPathError(`subPath ${q(subPath)}: ${q(shown)} is a symlink`);
   } catch {
     // gone meanwhile: the generic message below
   }
@@ -48,7 +49,13 @@ async function whyNotADirectory(dir: FileHandle, name: string, shown: string, su
 }
 
 /** Opens directory `name` in `dir`, refusing a symlink or anything that is not a directory. */
-async function openDir(dir: FileHandle, name: string, flags: number, shown: string, subPath: string): Promise<FileHandle> {
+async function openDir(
+  dir: FileHandle,
+  name: string,
+  flags: number,
+  shown: string,
+  subPath: string,
+): Promise<FileHandle> {
   try {
     return await openAt(dir, name, flags | O_DIRECTORY);
   } catch (err) {
@@ -63,7 +70,13 @@ async function openDir(dir: FileHandle, name: string, flags: number, shown: stri
  * at any of them, then creates `toCreate` below the last one with mode `perm`. Returns the final
  * handle. This, not the resolution before it, is what keeps a swapped-in symlink from being used.
  */
-export async function walkInVolume(base: string, components: string[], toCreate: string[], perm: number, subPath: string): Promise<FileHandle> {
+export async function walkInVolume(
+  base: string,
+  components: string[],
+  toCreate: string[],
+  perm: number,
+  subPath: string,
+): Promise<FileHandle> {
   let current: FileHandle;
   try {
     current = await open(base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
@@ -84,7 +97,9 @@ export async function walkInVolume(base: string, components: string[], toCreate:
         try {
           next = await openAt(current, name, O_PATH);
         } catch (err) {
-          throw new SubPathError(`subPath ${q(subPath)}: cannot open ${q(shown.join('/'))}: ${errnoOf(err) ?? errorMessage(err)}`);
+          throw new SubPathError(
+            `subPath ${q(subPath)}: cannot open ${q(shown.join('/'))}: ${errnoOf(err) ?? errorMessage(err)}`,
+          );
         }
         if ((await next.stat()).isSymbolicLink()) {
           await next.close();
@@ -100,7 +115,10 @@ export async function walkInVolume(base: string, components: string[], toCreate:
         await mkdir(at(current, name), perm);
       } catch (err) {
         // EEXIST: made meanwhile, or a (dangling) symlink, which openDir refuses below.
-        if (errnoOf(err) !== 'EEXIST') throw new SubPathError(`subPath ${q(subPath)}: cannot create ${q(shown.join('/'))}: ${errnoOf(err) ?? errorMessage(err)}`);
+        if (errnoOf(err) !== 'EEXIST')
+          throw new SubPathError(
+            `subPath ${q(subPath)}: cannot create ${q(shown.join('/'))}: ${errnoOf(err) ?? errorMessage(err)}`,
+          );
       }
       const next = await openDir(current, name, O_RDONLY, shown.join('/'), subPath);
       await current.close();

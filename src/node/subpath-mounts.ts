@@ -37,13 +37,18 @@ async function mounted(target: string): Promise<boolean> {
   try {
     return await isMountPoint(target);
   } catch (err) {
-    throw new PodCleanupError(`cannot tell whether ${target} is mounted: ${errnoOf(err) ?? errorMessage(err)}`, target, { cause: err });
+    throw new PodCleanupError(
+      `cannot tell whether ${target} is mounted: ${errnoOf(err) ?? errorMessage(err)}`,
+      target,
+      { cause: err },
+    );
   }
 }
 
 async function unmountAll(target: string): Promise<void> {
   for (let i = 0; await mounted(target); i++) {
-    if (i >= MAX_STACKED_MOUNTS) throw new PodCleanupError(`${target} is still mounted after ${MAX_STACKED_MOUNTS} unmounts`, target);
+    if (i >= MAX_STACKED_MOUNTS)
+      throw new PodCleanupError(`${target} is still mounted after ${MAX_STACKED_MOUNTS} unmounts`, target);
     try {
       await unmount(target);
     } catch (err) {

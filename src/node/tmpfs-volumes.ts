@@ -19,7 +19,9 @@ export async function ensureTmpfs(dir: string, sizeBytes?: number): Promise<void
     // credential onto a filesystem it was never meant for.
     const real = await realpath(dir);
     if ((await tmpfsMountsUnder(path.dirname(real))).includes(real)) return;
-    throw new VolumeError(`${dir} is a mount point, but not a tmpfs: refusing to write memory-backed volume content there`);
+    throw new VolumeError(
+      `${dir} is a mount point, but not a tmpfs: refusing to write memory-backed volume content there`,
+    );
   }
   // Mounted through the descriptor: a link swapped in at `dir` meanwhile is never followed.
   const fh = await open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW);
@@ -63,7 +65,9 @@ export async function tmpfsMountsUnder(dir: string): Promise<string[]> {
   }
   const prefix = real.endsWith('/') ? real : `${real}/`;
   const entries = parseMountInfo(await readFile(MOUNTINFO, 'utf8'));
-  const points = new Set(entries.filter((e) => e.fsType === 'tmpfs' && e.mountPoint.startsWith(prefix)).map((e) => e.mountPoint));
+  const points = new Set(
+    entries.filter((e) => e.fsType === 'tmpfs' && e.mountPoint.startsWith(prefix)).map((e) => e.mountPoint),
+  );
   return [...points].sort((a, b) => b.length - a.length);
 }
 
@@ -77,7 +81,8 @@ export async function unmountTmpfsUnder(dir: string): Promise<void> {
   }
   for (const p of points) {
     for (let i = 0; await isMountPoint(p); i++) {
-      if (i >= MAX_STACKED_MOUNTS) throw new PodCleanupError(`${p} is still mounted after ${MAX_STACKED_MOUNTS} unmounts`, p);
+      if (i >= MAX_STACKED_MOUNTS)
+        throw new PodCleanupError(`${p} is still mounted after ${MAX_STACKED_MOUNTS} unmounts`, p);
       try {
         await unmount(p);
       } catch (err) {

@@ -68,11 +68,16 @@ export class VolumeManager {
       this.pods.set(uid, managed);
     }
     managed.pod = pod;
-    const { dir } = await writeObjectVolume(pod, v, { rootDir, objects: this.o.podObjects, node: this.o.node ?? nodeAllocatable(undefined, rootDir) });
+    const { dir } = await writeObjectVolume(pod, v, {
+      rootDir,
+      objects: this.o.podObjects,
+      node: this.o.node ?? nodeAllocatable(undefined, rootDir),
+    });
     const entry = managed.volumes.get(v.name);
     if (entry) entry.volume = v;
     // Still ours after the write: a pod forgotten meanwhile is not taken up again.
-    else if (this.pods.get(uid) === managed) managed.volumes.set(v.name, { volume: v, backoff: new Backoff(this.o.backoff ?? VOLUME_REWRITE_BACKOFF) });
+    else if (this.pods.get(uid) === managed)
+      managed.volumes.set(v.name, { volume: v, backoff: new Backoff(this.o.backoff ?? VOLUME_REWRITE_BACKOFF) });
     return dir;
   }
 
@@ -86,7 +91,8 @@ export class VolumeManager {
     const before = managed.pod.metadata;
     managed.pod = pod;
     if (sameMap(before.labels, pod.metadata.labels) && sameMap(before.annotations, pod.metadata.annotations)) return;
-    for (const [name, entry] of managed.volumes) if (projectsPodMetadata(entry.volume)) this.rewrites.wake(`${pod.metadata.uid}/${name}`);
+    for (const [name, entry] of managed.volumes)
+      if (projectsPodMetadata(entry.volume)) this.rewrites.wake(`${pod.metadata.uid}/${name}`);
   }
 
   /** The pod is gone (its directory removed): no more rewrites, and PodObjects may stop watching for it. */
@@ -122,14 +128,20 @@ export class VolumeManager {
     entry.retry = undefined;
     const fields = { pod: `${managed.pod.metadata.namespace}/${managed.pod.metadata.name}`, podUID: uid, volume: name };
     try {
-      const { changed } = await writeObjectVolume(managed.pod, entry.volume, { rootDir: managed.rootDir, objects: this.o.podObjects, node: this.o.node ?? nodeAllocatable(undefined, managed.rootDir), updateOnly: true });
+      const { changed } = await writeObjectVolume(managed.pod, entry.volume, {
+        rootDir: managed.rootDir,
+        objects: this.o.podObjects,
+        node: this.o.node ?? nodeAllocatable(undefined, managed.rootDir),
+        updateOnly: true,
+      });
       if (entry.failing !== undefined) this.o.logger.info('Volume updated again after failures', fields);
       else if (changed) this.o.logger.v(2).info('Volume updated', fields);
       entry.failing = undefined;
       entry.backoff.reset();
     } catch (err) {
       const message = errorMessage(err);
-      if (entry.failing === undefined) this.o.logger.warn('Volume update failed; retrying with back-off', { ...fields, err: message });
+      if (entry.failing === undefined)
+        this.o.logger.warn('Volume update failed; retrying with back-off', { ...fields, err: message });
       entry.failing = message;
       if (this.pods.get(uid) !== managed) return;
       const delay = entry.backoff.next();
@@ -144,7 +156,10 @@ function projectsPodMetadata(v: Volume): boolean {
   return v.downwardAPI !== undefined || (v.projected?.sources ?? []).some((s) => s.downwardAPI !== undefined);
 }
 
-function sameMap(a: Readonly<Record<string, string>> | undefined, b: Readonly<Record<string, string>> | undefined): boolean {
+function sameMap(
+  a: Readonly<Record<string, string>> | undefined,
+  b: Readonly<Record<string, string>> | undefined,
+): boolean {
   const ka = Object.keys(a ?? {});
   if (ka.length !== Object.keys(b ?? {}).length) return false;
   return ka.every((k) => b?.[k] === a?.[k] && Object.hasOwn(b ?? {}, k));

@@ -1,7 +1,14 @@
 // What a configMap, secret, downwardAPI or projected volume holds, as the kubelet's MakePayload /
 // CollectData compute it: file path → content and mode. The objects come from PodObjects; a
 // missing required object or key is the kubelet's error text, which becomes the FailedMount message.
-import type { ConfigMap, DownwardAPIVolumeFile, KeyToPath, Pod, ProjectedVolumeSource, Secret } from 'kubernetes-types/core/v1';
+import type {
+  ConfigMap,
+  DownwardAPIVolumeFile,
+  KeyToPath,
+  Pod,
+  ProjectedVolumeSource,
+  Secret,
+} from 'kubernetes-types/core/v1';
 import { DownwardApiError, resourceFieldValue, volumeFieldValue } from '../k8s/downward-api.js';
 import type { NodeAllocatable } from '../k8s/node-allocatable.js';
 import type { FileProjection } from './atomic-writer.js';
@@ -38,7 +45,8 @@ interface KeyedData {
 function configMapData(cm: ConfigMap | undefined): KeyedData {
   const entries = new Map<string, Buffer>();
   for (const [k, v] of Object.entries(cm?.data ?? {})) entries.set(k, Buffer.from(v, 'utf8'));
-  for (const [k, v] of Object.entries(cm?.binaryData ?? {})) if (!entries.has(k)) entries.set(k, Buffer.from(v, 'base64'));
+  for (const [k, v] of Object.entries(cm?.binaryData ?? {}))
+    if (!entries.has(k)) entries.set(k, Buffer.from(v, 'base64'));
   return { entries, missingKey: (k) => `configmap references non-existent config key: ${k}` };
 }
 
@@ -50,7 +58,13 @@ function secretData(s: Secret | undefined): KeyedData {
   return { entries, missingKey: (k) => `references non-existent secret key: ${k}` };
 }
 
-function keyedPayload(out: MutablePayload, data: KeyedData, items: readonly KeyToPath[] | undefined, defaultMode: number, optional: boolean): void {
+function keyedPayload(
+  out: MutablePayload,
+  data: KeyedData,
+  items: readonly KeyToPath[] | undefined,
+  defaultMode: number,
+  optional: boolean,
+): void {
   if (!items || items.length === 0) {
     for (const [k, v] of data.entries) out.set(k, { data: v, mode: defaultMode });
     return;
@@ -80,7 +94,9 @@ function objectsOf(ctx: PayloadContext, what: string): PodObjects {
 
 async function configMapOf(ctx: PayloadContext, name: string, optional: boolean): Promise<ConfigMap | undefined> {
   const ns = ctx.pod.metadata.namespace;
-  const cm = await fetchObject(`configmap "${name}"`, () => objectsOf(ctx, `configmap "${name}"`).getConfigMap(ns, name));
+  const cm = await fetchObject(`configmap "${name}"`, () =>
+    objectsOf(ctx, `configmap "${name}"`).getConfigMap(ns, name),
+  );
   if (cm === undefined && !optional) throw new VolumeError(`configmap "${name}" not found`);
   return cm;
 }
@@ -92,21 +108,40 @@ async function secretOf(ctx: PayloadContext, name: string, optional: boolean): P
   return s;
 }
 
-export async function configMapPayload(ctx: PayloadContext, source: { name?: string; items?: KeyToPath[]; optional?: boolean; defaultMode?: number }, defaultMode = source.defaultMode ?? DEFAULT_VOLUME_MODE): Promise<MutablePayload> {
+export async function configMapPayload(
+  ctx: PayloadContext,
+  source: { name?: string; items?: KeyToPath[]; optional?: boolean; defaultMode?: number },
+  defaultMode = source.defaultMode ?? DEFAULT_VOLUME_MODE,
+): Promise<MutablePayload> {
   const optional = source.optional === true;
   const out: MutablePayload = new Map();
-  keyedPayload(out, configMapData(await configMapOf(ctx, source.name ?? '', optional)), source.items, defaultMode, optional);
+  keyedPayload(
+    out,
+    configMapData(await configMapOf(ctx, source.name ?? '', optional)),
+    source.items,
+    defaultMode,
+    optional,
+  );
   return out;
 }
 
-export async function secretPayload(ctx: PayloadContext, name: string, source: { items?: KeyToPath[]; optional?: boolean }, defaultMode: number): Promise<MutablePayload> {
+export async function secretPayload(
+  ctx: PayloadContext,
+  name: string,
+  source: { items?: KeyToPath[]; optional?: boolean },
+  defaultMode: number,
+): Promise<MutablePayload> {
   const optional = source.optional === true;
   const out: MutablePayload = new Map();
   keyedPayload(out, secretData(await secretOf(ctx, name, optional)), source.items, defaultMode, optional);
   return out;
 }
 
-export function downwardApiPayload(ctx: PayloadContext, items: readonly DownwardAPIVolumeFile[] | undefined, defaultMode: number): MutablePayload {
+export function downwardApiPayload(
+  ctx: PayloadContext,
+  items: readonly DownwardAPIVolumeFile[] | undefined,
+  defaultMode: number,
+): MutablePayload {
   const out: MutablePayload = new Map();
   for (const item of items ?? []) {
     let value: string;
@@ -115,14 +150,17 @@ export function downwardApiPayload(ctx: PayloadContext, items: readonly Downward
         value = volumeFieldValue(ctx.pod, item.fieldRef.fieldPath);
       } else if (item.resourceFieldRef) {
         const name = item.resourceFieldRef.containerName;
-        const c = [...(ctx.pod.spec?.containers ?? []), ...(ctx.pod.spec?.initContainers ?? [])].find((x) => x.name === name);
+        const c = [...(ctx.pod.spec?.containers ?? []), ...(ctx.pod.spec?.initContainers ?? [])].find(
+          (x) => x.name === name,
+        );
         if (!c) throw new DownwardApiError(`resourceFieldRef: no container named ${JSON.stringify(name ?? '')}`);
         value = resourceFieldValue(c, item.resourceFieldRef, ctx.node);
       } else {
         throw new DownwardApiError('neither fieldRef nor resourceFieldRef is set');
       }
     } catch (err) {
-      if (err instanceof DownwardApiError) throw new VolumeError(`downwardAPI item ${JSON.stringify(item.path)}: ${err.message}`);
+      if (err instanceof DownwardApiError)
+        throw new VolumeError(`downwardAPI item ${JSON.stringify(item.path)}: ${err.message}`);
       throw err;
     }
     out.set(item.path, { data: Buffer.from(value, 'utf8'), mode: item.mode ?? defaultMode });
@@ -147,10 +185,20 @@ export async function projectedPayload(ctx: PayloadContext, source: ProjectedVol
       else if (s.serviceAccountToken) {
         const tp = s.serviceAccountToken;
         const sa = ctx.pod.spec?.serviceAccountName || ctx.pod.spec?.serviceAccount || 'default';
-        const req = { pod: ctx.pod, serviceAccountName: sa, audience: tp.audience || undefined, expirationSeconds: tp.expirationSeconds ?? DEFAULT_TOKEN_EXPIRATION_SECONDS };
-        const token = await fetchObject(`token for service account "${sa}"`, () => objectsOf(ctx, `token for service account "${sa}"`).getServiceAccountToken(req));
+        const req = {
+          pod: ctx.pod,
+          serviceAccountName: sa,
+          audience: tp.audience || undefined,
+          expirationSeconds: tp.expirationSeconds ?? DEFAULT_TOKEN_EXPIRATION_SECONDS,
+        };
+        const token = await fetchObject(`token for service account "${sa}"`, () =>
+          objectsOf(ctx, `token for service account "${sa}"`).getServiceAccountToken(req),
+        );
         // With an fsGroup the token is 0600 and SetVolumeOwnership makes it 0640, as the kubelet does.
-        out.set(tp.path, { data: Buffer.from(token?.token ?? '', 'utf8'), mode: ctx.fsGroup !== undefined ? 0o600 : defaultMode });
+        out.set(tp.path, {
+          data: Buffer.from(token?.token ?? '', 'utf8'),
+          mode: ctx.fsGroup !== undefined ? 0o600 : defaultMode,
+        });
       } else {
         const kind = Object.keys(s)[0] ?? 'unknown';
         throw new VolumeError(`projected source ${kind} is not supported by bootlet`);
@@ -162,7 +210,9 @@ export async function projectedPayload(ctx: PayloadContext, source: ProjectedVol
   }
   if (errors.length === 1) throw errors[0]!;
   if (errors.length > 1) {
-    const Kind = errors.every((e) => e instanceof VolumeSourceUnavailableError) ? VolumeSourceUnavailableError : VolumeError;
+    const Kind = errors.every((e) => e instanceof VolumeSourceUnavailableError)
+      ? VolumeSourceUnavailableError
+      : VolumeError;
     throw new Kind(`[${errors.map((e) => e.message).join(', ')}]`);
   }
   return out;

@@ -53,14 +53,18 @@ function propagation(m: VolumeMount, container: Container): MountPropagation {
       return MountPropagation.PROPAGATION_HOST_TO_CONTAINER;
     case 'Bidirectional':
       if (container.securityContext?.privileged !== true) {
-        throw new VolumeError(`volumeMount ${JSON.stringify(m.name)}: Bidirectional mount propagation is available only to privileged containers`);
+        throw new VolumeError(
+          `volumeMount ${JSON.stringify(m.name)}: Bidirectional mount propagation is available only to privileged containers`,
+        );
       }
       return MountPropagation.PROPAGATION_BIDIRECTIONAL;
     case undefined:
     case 'None':
       return MountPropagation.PROPAGATION_PRIVATE;
     default:
-      throw new VolumeError(`volumeMount ${JSON.stringify(m.name)}: invalid mountPropagation ${JSON.stringify(m.mountPropagation)}`);
+      throw new VolumeError(
+        `volumeMount ${JSON.stringify(m.name)}: invalid mountPropagation ${JSON.stringify(m.mountPropagation)}`,
+      );
   }
 }
 
@@ -70,7 +74,9 @@ async function volumeHostPath(pod: LabelledPod, v: Volume, opts: PrepareVolumesO
   if (v.hostPath) {
     // Validation refuses these already; a path built from them would not be the one written.
     if (!path.isAbsolute(v.hostPath.path) || v.hostPath.path.split('/').includes('..')) {
-      throw new VolumeError(`volume ${JSON.stringify(v.name)}: hostPath ${JSON.stringify(v.hostPath.path)} must be an absolute path without '..'`);
+      throw new VolumeError(
+        `volume ${JSON.stringify(v.name)}: hostPath ${JSON.stringify(v.hostPath.path)} must be an absolute path without '..'`,
+      );
     }
     await checkHostPathType(v.hostPath.path, v.hostPath.type);
     return v.hostPath.path;
@@ -78,7 +84,9 @@ async function volumeHostPath(pod: LabelledPod, v: Volume, opts: PrepareVolumesO
   if (v.emptyDir) {
     const medium = v.emptyDir.medium ?? '';
     if (medium !== '' && medium !== 'Memory') {
-      throw new VolumeError(`volume ${JSON.stringify(v.name)}: emptyDir medium ${JSON.stringify(medium)} is not supported by bootlet`);
+      throw new VolumeError(
+        `volume ${JSON.stringify(v.name)}: emptyDir medium ${JSON.stringify(medium)} is not supported by bootlet`,
+      );
     }
     const dir = podVolumeDir(rootDir, pod.metadata.uid, EMPTY_DIR_PLUGIN_DIR, v.name);
     await mkdir(dir, { recursive: true });
@@ -89,30 +97,56 @@ async function volumeHostPath(pod: LabelledPod, v: Volume, opts: PrepareVolumesO
       // The kubelet's medium: Memory, sized as it sizes it (empty-dir-size.ts). Unmounted by removePodDirs.
       const size = memoryBackedEmptyDirBytes(pod, v, nodeAllocatable().memoryBytes);
       await ensureTmpfs(dir, size).catch((err: unknown) => {
-        throw err instanceof VolumeError ? err : new VolumeError(`MountVolume.SetUp failed for volume ${JSON.stringify(v.name)} : ${errorMessage(err)}`, { cause: err });
+        throw err instanceof VolumeError
+          ? err
+          : new VolumeError(`MountVolume.SetUp failed for volume ${JSON.stringify(v.name)} : ${errorMessage(err)}`, {
+              cause: err,
+            });
       });
     }
     return dir;
   }
   if (objectVolumeKind(v)) {
     if (opts.podObjects) return volumeManagerFor(opts.podObjects, opts.logger ?? nullLogger).setUp(pod, v, rootDir);
-    return (await writeObjectVolume(pod, v, { rootDir, objects: undefined, node: nodeAllocatable(undefined, rootDir) })).dir;
+    return (await writeObjectVolume(pod, v, { rootDir, objects: undefined, node: nodeAllocatable(undefined, rootDir) }))
+      .dir;
   }
   const kind = Object.keys(v).find((k) => k !== 'name') ?? 'unknown';
-  throw new VolumeError(`volume ${JSON.stringify(v.name)}: volume type ${kind} is not supported for static pods by bootlet`);
+  throw new VolumeError(
+    `volume ${JSON.stringify(v.name)}: volume type ${kind} is not supported for static pods by bootlet`,
+  );
 }
 
 /** The kubelet's checks and messages (makeMounts), then the safe bind of subpath-mounts.ts. */
-async function subPathHostPath(pod: LabelledPod, container: Container, v: Volume, index: number, volumePath: string, m: VolumeMount, rootDir: string): Promise<string> {
+async function subPathHostPath(
+  pod: LabelledPod,
+  container: Container,
+  v: Volume,
+  index: number,
+  volumePath: string,
+  m: VolumeMount,
+  rootDir: string,
+): Promise<string> {
   const subPath = m.subPath ?? '';
   if (path.isAbsolute(subPath)) throw new VolumeError(`error SubPath \`${subPath}\` must not be an absolute path`);
-  if (subPath.split('/').includes('..')) throw new VolumeError(`unable to provision SubPath \`${subPath}\`: must not contain '..'`);
+  if (subPath.split('/').includes('..'))
+    throw new VolumeError(`unable to provision SubPath \`${subPath}\`: must not contain '..'`);
   try {
-    return await bindSubPath({ rootDir, podUID: pod.metadata.uid, volumeName: v.name, containerName: container.name, mountIndex: index, volumePath, subPath });
+    return await bindSubPath({
+      rootDir,
+      podUID: pod.metadata.uid,
+      volumeName: v.name,
+      containerName: container.name,
+      mountIndex: index,
+      volumePath,
+      subPath,
+    });
   } catch (err) {
     if (!(err instanceof VolumeError)) throw err;
     const why = `volumeMount ${JSON.stringify(m.name)} of container ${JSON.stringify(container.name)}: ${err.message}`;
-    throw err instanceof SubPathError ? new SubPathError(`failed to prepare subPath for ${why}`) : new VolumeError(`failed to prepare subPath for ${why}`);
+    throw err instanceof SubPathError
+      ? new SubPathError(`failed to prepare subPath for ${why}`)
+      : new VolumeError(`failed to prepare subPath for ${why}`);
   }
 }
 
@@ -121,7 +155,12 @@ async function writeEtcHosts(pod: LabelledPod, opts: PrepareVolumesOptions): Pro
   if (pod.spec?.hostNetwork) {
     content = hostNetworkHostsFile(await readFile(opts.nodeHostsFile ?? ETC_HOSTS_PATH, 'utf8'), pod.spec.hostAliases);
   } else if (opts.podIPs && opts.podIPs.length > 0) {
-    content = podNetworkHostsFile(opts.podIPs, opts.hostname ?? pod.metadata.name, opts.hostDomain ?? '', pod.spec?.hostAliases);
+    content = podNetworkHostsFile(
+      opts.podIPs,
+      opts.hostname ?? pod.metadata.name,
+      opts.hostDomain ?? '',
+      pod.spec?.hostAliases,
+    );
   } else {
     return undefined;
   }
@@ -142,7 +181,11 @@ async function terminationMessageFile(pod: LabelledPod, container: Container, ro
   return file;
 }
 
-export async function prepareVolumes(pod: LabelledPod, container: Container, opts: PrepareVolumesOptions): Promise<Mount[]> {
+export async function prepareVolumes(
+  pod: LabelledPod,
+  container: Container,
+  opts: PrepareVolumesOptions,
+): Promise<Mount[]> {
   await mkdir(podDir(opts.rootDir, pod.metadata.uid), { recursive: true, mode: 0o750 });
   const volumes = new Map((pod.spec?.volumes ?? []).map((v) => [v.name, v]));
   // Each volume is made ready once, however many of the container's mounts use it.
@@ -155,7 +198,8 @@ export async function prepareVolumes(pod: LabelledPod, container: Container, opt
   const mountOf = async (m: VolumeMount, index: number): Promise<Mount> => {
     const v = volumes.get(m.name);
     if (!v) throw new VolumeError(`volumeMount ${JSON.stringify(m.name)}: no volume of that name in the pod`);
-    if (m.subPathExpr) throw new VolumeError(`volumeMount ${JSON.stringify(m.name)}: subPathExpr is not supported by bootlet`);
+    if (m.subPathExpr)
+      throw new VolumeError(`volumeMount ${JSON.stringify(m.name)}: subPathExpr is not supported by bootlet`);
     const base = await volumePath(v);
     const hostPath = m.subPath ? await subPathHostPath(pod, container, v, index, base, m, opts.rootDir) : base;
     return {
@@ -170,12 +214,22 @@ export async function prepareVolumes(pod: LabelledPod, container: Container, opt
   const etcHostsMount = async (): Promise<Mount | undefined> => {
     if ((container.volumeMounts ?? []).some((m) => path.normalize(m.mountPath) === ETC_HOSTS_PATH)) return undefined;
     const hosts = await writeEtcHosts(pod, opts);
-    return hosts ? { containerPath: ETC_HOSTS_PATH, hostPath: hosts, readonly: false, selinuxRelabel: true, propagation: MountPropagation.PROPAGATION_PRIVATE } : undefined;
+    return hosts
+      ? {
+          containerPath: ETC_HOSTS_PATH,
+          hostPath: hosts,
+          readonly: false,
+          selinuxRelabel: true,
+          propagation: MountPropagation.PROPAGATION_PRIVATE,
+        }
+      : undefined;
   };
   // The volumes side by side, as the kubelet's volume manager sets a pod's volumes up (a kubeadm
   // kube-apiserver has five hostPaths to check, each a stat or a mkdir through the thread pool,
   // which took turns before): the mounts keep the spec's order, a failure is the first in that order.
-  const mounts = (await allInOrder<Mount | undefined>([...(container.volumeMounts ?? []).map(mountOf), etcHostsMount()])).filter((m): m is Mount => m !== undefined);
+  const mounts = (
+    await allInOrder<Mount | undefined>([...(container.volumeMounts ?? []).map(mountOf), etcHostsMount()])
+  ).filter((m): m is Mount => m !== undefined);
   // Once the mounts are made: a container that cannot start leaves no termination-message file per retry.
   if (container.terminationMessagePath) {
     mounts.push({
@@ -188,4 +242,3 @@ export async function prepareVolumes(pod: LabelledPod, container: Container, opt
   }
   return mounts;
 }
-

@@ -43,7 +43,15 @@ export class InhibitLock {
   static async take(logind: Logind, opts: InhibitLockOptions = {}): Promise<InhibitLock> {
     const child = spawn(
       opts.command ?? 'systemd-inhibit',
-      ['--what=shutdown', `--who=${INHIBIT_WHO}`, `--why=${INHIBIT_WHY}`, '--mode=delay', '/bin/sh', '-c', 'exec cat >/dev/null'],
+      [
+        '--what=shutdown',
+        `--who=${INHIBIT_WHO}`,
+        `--why=${INHIBIT_WHY}`,
+        '--mode=delay',
+        '/bin/sh',
+        '-c',
+        'exec cat >/dev/null',
+      ],
       { stdio: ['pipe', 'ignore', 'pipe'], env: opts.env ?? process.env },
     );
     const lock = new InhibitLock(child);
@@ -55,13 +63,21 @@ export class InhibitLock {
     for (;;) {
       if (lock.exited) {
         const err = await Promise.race([spawnError, Promise.resolve(undefined)]);
-        throw new Error(`failed creating systemd inhibitor: ${err?.message ?? (stderr.trim() || `systemd-inhibit exited with ${child.exitCode}`)}`);
+        throw new Error(
+          `failed creating systemd inhibitor: ${err?.message ?? (stderr.trim() || `systemd-inhibit exited with ${child.exitCode}`)}`,
+        );
       }
       const held = await logind.listInhibitors().catch(() => []);
-      if (child.pid !== undefined && held.some((i) => i.pid === child.pid && i.what.split(':').includes('shutdown') && i.mode === 'delay')) return lock;
+      if (
+        child.pid !== undefined &&
+        held.some((i) => i.pid === child.pid && i.what.split(':').includes('shutdown') && i.mode === 'delay')
+      )
+        return lock;
       if (Date.now() > deadline) {
         await lock.release();
-        throw new Error(`failed creating systemd inhibitor: logind does not list it after ${CONFIRM_TIMEOUT_MS / 1000} s`);
+        throw new Error(
+          `failed creating systemd inhibitor: logind does not list it after ${CONFIRM_TIMEOUT_MS / 1000} s`,
+        );
       }
       await new Promise((r) => setTimeout(r, CONFIRM_POLL_MS));
     }

@@ -23,7 +23,14 @@ export class Logind {
   async inhibitDelayMaxMs(): Promise<number> {
     let body: unknown[];
     try {
-      body = await this.bus.call({ destination: LOGIND, path: LOGIND_PATH, interface: 'org.freedesktop.DBus.Properties', member: 'Get', signature: 'ss', body: [MANAGER, 'InhibitDelayMaxUSec'] });
+      body = await this.bus.call({
+        destination: LOGIND,
+        path: LOGIND_PATH,
+        interface: 'org.freedesktop.DBus.Properties',
+        member: 'Get',
+        signature: 'ss',
+        body: [MANAGER, 'InhibitDelayMaxUSec'],
+      });
     } catch (err) {
       throw new Error(`failed reading InhibitDelayMaxUSec property from logind: ${errorMessage(err)}`);
     }
@@ -35,14 +42,28 @@ export class Logind {
   }
 
   async listInhibitors(): Promise<Inhibitor[]> {
-    const [list] = await this.bus.call({ destination: LOGIND, path: LOGIND_PATH, interface: MANAGER, member: 'ListInhibitors' });
-    return ((list ?? []) as [string, string, string, string, number, number][]).map(([what, who, why, mode, uid, pid]) => ({ what, who, why, mode, uid, pid }));
+    const [list] = await this.bus.call({
+      destination: LOGIND,
+      path: LOGIND_PATH,
+      interface: MANAGER,
+      member: 'ListInhibitors',
+    });
+    return ((list ?? []) as [string, string, string, string, number, number][]).map(
+      ([what, who, why, mode, uid, pid]) => ({ what, who, why, mode, uid, pid }),
+    );
   }
 
   /** SIGHUP to systemd-logind.service through systemd, which makes logind read its configuration again. */
   async reloadConfig(): Promise<void> {
     try {
-      await this.bus.call({ destination: 'org.freedesktop.systemd1', path: '/org/freedesktop/systemd1', interface: 'org.freedesktop.systemd1.Manager', member: 'KillUnit', signature: 'ssi', body: ['systemd-logind.service', 'all', 1] });
+      await this.bus.call({
+        destination: 'org.freedesktop.systemd1',
+        path: '/org/freedesktop/systemd1',
+        interface: 'org.freedesktop.systemd1.Manager',
+        member: 'KillUnit',
+        signature: 'ssi',
+        body: ['systemd-logind.service', 'all', 1],
+      });
     } catch (err) {
       throw new Error(`unable to reload logind conf: ${err instanceof DbusCallError ? err.message : String(err)}`);
     }

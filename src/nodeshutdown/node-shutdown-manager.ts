@@ -102,7 +102,9 @@ export class NodeShutdownManager {
       await logind.watchPrepareForShutdown((active) => this.onPrepareForShutdown(active));
       if (!this.shuttingDown) await this.acquireLock();
       this.retryMs = RECONNECT_MIN_MS;
-      this.logger.info('Watching logind for node shutdown', { inhibitDelay: `${this.opts.periods.length ? periodRequestedSeconds(this.opts.periods) : 0}s` });
+      this.logger.info('Watching logind for node shutdown', {
+        inhibitDelay: `${this.opts.periods.length ? periodRequestedSeconds(this.opts.periods) : 0}s`,
+      });
     } catch (err) {
       this.logger.error('Unable to watch the node for shutdown events', { err: errorMessage(err) });
       this.bus?.close();
@@ -143,7 +145,9 @@ export class NodeShutdownManager {
       updated = await logind.inhibitDelayMaxMs();
     }
     if (updated < requestedMs) {
-      throw new Error(`node shutdown manager was unable to update logind InhibitDelayMaxSec to ${requestedMs / 1000}s (ShutdownGracePeriod), current value of InhibitDelayMaxSec (${updated / 1000}s) is less than requested ShutdownGracePeriod`);
+      throw new Error(
+        `node shutdown manager was unable to update logind InhibitDelayMaxSec to ${requestedMs / 1000}s (ShutdownGracePeriod), current value of InhibitDelayMaxSec (${updated / 1000}s) is less than requested ShutdownGracePeriod`,
+      );
     }
     this.logger.info('Raised logind InhibitDelayMaxSec', { file, inhibitDelayMaxSec: requestedMs / 1000 });
   }
@@ -156,12 +160,16 @@ export class NodeShutdownManager {
 
   private onPrepareForShutdown(active: boolean): void {
     this.logger.info('Shutdown manager detected new shutdown event', { event: active ? 'shutdown' : 'cancelled' });
-    this.deps.nodeEvent?.(active ? 'Shutdown manager detected shutdown event' : 'Shutdown manager detected shutdown cancellation');
+    this.deps.nodeEvent?.(
+      active ? 'Shutdown manager detected shutdown event' : 'Shutdown manager detected shutdown cancellation',
+    );
     if (active) {
       if (this.shuttingDown) return;
       this.shuttingDown = true;
       this.deps.setShuttingDown(true);
-      this.processing = this.processShutdown().catch((err: unknown) => this.logger.error('Shutdown manager failed processing the shutdown', { err: String(err) }));
+      this.processing = this.processShutdown().catch((err: unknown) =>
+        this.logger.error('Shutdown manager failed processing the shutdown', { err: String(err) }),
+      );
       return;
     }
     if (!this.shuttingDown) return; // nothing was stopped: nothing to bring back
@@ -181,16 +189,30 @@ export class NodeShutdownManager {
     const signalAtMs = Date.now();
     const targets = this.deps.runningPods();
     try {
-      const pods = await stopInOrder(this.opts.periods, targets, { stopPod: (t, g) => this.deps.stopPod(t, g), logger: this.logger });
-      await this.deps.flush(
-        targets.map((t) => t.uid),
-        FLUSH_TIMEOUT_MS,
-      ).catch((err: unknown) => this.logger.warn('Final pod statuses not all posted before the shutdown', { err: String(err) }));
-      const graceUsedSeconds = new Set(pods.map((p) => p.priority)).size === 0 ? 0 : this.opts.periods.filter((p) => pods.some((x) => x.priority === p.priority)).reduce((s, p) => s + p.shutdownGracePeriodSeconds, 0);
+      const pods = await stopInOrder(this.opts.periods, targets, {
+        stopPod: (t, g) => this.deps.stopPod(t, g),
+        logger: this.logger,
+      });
+      await this.deps
+        .flush(
+          targets.map((t) => t.uid),
+          FLUSH_TIMEOUT_MS,
+        )
+        .catch((err: unknown) =>
+          this.logger.warn('Final pod statuses not all posted before the shutdown', { err: String(err) }),
+        );
+      const graceUsedSeconds =
+        new Set(pods.map((p) => p.priority)).size === 0
+          ? 0
+          : this.opts.periods
+              .filter((p) => pods.some((x) => x.priority === p.priority))
+              .reduce((s, p) => s + p.shutdownGracePeriodSeconds, 0);
       this.lastReport = { signalAtMs, releasedAtMs: Date.now(), pods, graceUsedSeconds };
     } finally {
       await this.lock?.release();
-      this.logger.info('Shutdown manager completed processing shutdown event, node will shutdown shortly', { tookMs: Date.now() - signalAtMs });
+      this.logger.info('Shutdown manager completed processing shutdown event, node will shutdown shortly', {
+        tookMs: Date.now() - signalAtMs,
+      });
     }
   }
 

@@ -21,7 +21,11 @@ export interface ShutdownGroup<P> {
  * shutdownGracePeriod split into ordinary pods (the rest) and critical pods (the critical part).
  * Empty: graceful shutdown is off.
  */
-export function shutdownPeriods(gracePeriodSeconds: number, criticalSeconds: number, byPriority: readonly ShutdownPriorityPeriod[]): ShutdownPriorityPeriod[] {
+export function shutdownPeriods(
+  gracePeriodSeconds: number,
+  criticalSeconds: number,
+  byPriority: readonly ShutdownPriorityPeriod[],
+): ShutdownPriorityPeriod[] {
   if (byPriority.length > 0) return [...byPriority].sort((a, b) => a.priority - b.priority);
   if (gracePeriodSeconds <= 0) return [];
   const ordinary = gracePeriodSeconds - criticalSeconds;
@@ -59,7 +63,11 @@ export function controlPlaneWave(pod: Pod): number {
 }
 
 /** Groups lowest priority first, each with its pods in waves; groups with no pod are left out. */
-export function groupByPriority<P>(periods: readonly ShutdownPriorityPeriod[], pods: readonly P[], podOf: (p: P) => Pod): ShutdownGroup<P>[] {
+export function groupByPriority<P>(
+  periods: readonly ShutdownPriorityPeriod[],
+  pods: readonly P[],
+  podOf: (p: P) => Pod,
+): ShutdownGroup<P>[] {
   const groups = periods.map((p) => ({ ...p, waves: [[], [], []] as P[][] }));
   for (const p of pods) {
     const pod = podOf(p);
@@ -82,7 +90,9 @@ export function waveReserves<P>(group: ShutdownGroup<P>, podOf: (p: P) => Pod): 
   const reserves = group.waves.map(() => 0);
   let left = group.shutdownGracePeriodSeconds;
   for (let i = group.waves.length - 1; i >= 0; i--) {
-    const need = Math.max(...group.waves[i].map((p) => Math.min(podGraceSeconds(podOf(p)), group.shutdownGracePeriodSeconds)));
+    const need = Math.max(
+      ...group.waves[i].map((p) => Math.min(podGraceSeconds(podOf(p)), group.shutdownGracePeriodSeconds)),
+    );
     reserves[i] = Math.min(need, left);
     left -= reserves[i];
   }

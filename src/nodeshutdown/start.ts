@@ -31,26 +31,45 @@ export interface NodeShutdownParts {
 const RUNNING_STATES = new Set(['WaitingToStart', 'Syncing']);
 
 /** Undefined when graceful shutdown is off (both periods 0 and no list), as in the kubelet. */
-export function startNodeShutdown(settings: NodeShutdownSettings, parts: NodeShutdownParts, env: NodeJS.ProcessEnv = process.env): NodeShutdownManager | undefined {
-  const periods = shutdownPeriods(Math.floor(settings.shutdownGracePeriodMs / 1000), Math.floor(settings.shutdownGracePeriodCriticalPodsMs / 1000), settings.shutdownGracePeriodByPodPriority);
+export function startNodeShutdown(
+  settings: NodeShutdownSettings,
+  parts: NodeShutdownParts,
+  env: NodeJS.ProcessEnv = process.env,
+): NodeShutdownManager | undefined {
+  const periods = shutdownPeriods(
+    Math.floor(settings.shutdownGracePeriodMs / 1000),
+    Math.floor(settings.shutdownGracePeriodCriticalPodsMs / 1000),
+    settings.shutdownGracePeriodByPodPriority,
+  );
   if (periods.length === 0) {
     parts.logger.v(2).info('No graceful configuration specified, node shutdown will be immediate');
     return undefined;
   }
   const manager = new NodeShutdownManager(
     // BOOTLET_LOGIND_CONF_DIR is for tests: a private logind reads its drop-ins elsewhere.
-    { periods, busSocket: systemBusSocket(env), logindConfDir: env.BOOTLET_LOGIND_CONF_DIR || LOGIND_CONF_DIR, inhibit: { env } },
+    {
+      periods,
+      busSocket: systemBusSocket(env),
+      logindConfDir: env.BOOTLET_LOGIND_CONF_DIR || LOGIND_CONF_DIR,
+      inhibit: { env },
+    },
     {
       runningPods: () => {
         return parts.workers
           .snapshot()
-          .filter((w) => !w.orphan && w.pod && RUNNING_STATES.has(w.state) && parts.desired.podByUid(w.uid) !== undefined)
+          .filter(
+            (w) => !w.orphan && w.pod && RUNNING_STATES.has(w.state) && parts.desired.podByUid(w.uid) !== undefined,
+          )
           .map((w) => ({ uid: w.uid, key: w.key, pod: w.pod! }));
       },
       stopPod: async (t, graceSeconds) => {
         const sp = parts.desired.podByUid(t.uid);
         if (!sp) return;
-        await parts.workers.stopForNodeShutdown(sp, { graceSeconds, reason: NODE_SHUTDOWN_REASON, message: NODE_SHUTDOWN_MESSAGE });
+        await parts.workers.stopForNodeShutdown(sp, {
+          graceSeconds,
+          reason: NODE_SHUTDOWN_REASON,
+          message: NODE_SHUTDOWN_MESSAGE,
+        });
         // Its worker is at rest now: the terminal status is computed from here.
         parts.status.update(t.uid);
       },

@@ -33,7 +33,11 @@ function sleep(ms: number): { done: Promise<void>; cancel: () => void } {
   return { done, cancel: () => clearTimeout(timer) };
 }
 
-export async function stopInOrder(periods: readonly ShutdownPriorityPeriod[], targets: readonly ShutdownTarget[], deps: StopInOrderDeps): Promise<StoppedPod[]> {
+export async function stopInOrder(
+  periods: readonly ShutdownPriorityPeriod[],
+  targets: readonly ShutdownTarget[],
+  deps: StopInOrderDeps,
+): Promise<StoppedPod[]> {
   const now = deps.now ?? Date.now;
   const stopped: StoppedPod[] = [];
   for (const group of groupByPriority(periods, targets, (t) => t.pod)) {
@@ -47,15 +51,25 @@ export async function stopInOrder(periods: readonly ShutdownPriorityPeriod[], ta
       const stops = wave.map((t) => {
         // The pod's own grace when it is shorter than what the wave has, as the kubelet does.
         const grace = Math.min(podGraceSeconds(t.pod), Math.max(0, Math.floor((waveEnd - now()) / 1000)));
-        const entry: { -readonly [K in keyof StoppedPod]: StoppedPod[K] } = { key: t.key, priority: group.priority, graceSeconds: grace, startedMs: now() };
+        const entry: { -readonly [K in keyof StoppedPod]: StoppedPod[K] } = {
+          key: t.key,
+          priority: group.priority,
+          graceSeconds: grace,
+          startedMs: now(),
+        };
         stopped.push(entry);
-        deps.logger.info('Shutdown manager killing pod with gracePeriod', { pod: t.key, gracePeriod: grace, priority: group.priority });
+        deps.logger.info('Shutdown manager killing pod with gracePeriod', {
+          pod: t.key,
+          gracePeriod: grace,
+          priority: group.priority,
+        });
         return deps.stopPod(t, grace).then(
           () => {
             entry.stoppedMs = now();
             deps.logger.info('Shutdown manager finished killing pod', { pod: t.key });
           },
-          (err: unknown) => deps.logger.warn('Shutdown manager failed killing pod', { pod: t.key, err: errorMessage(err) }),
+          (err: unknown) =>
+            deps.logger.warn('Shutdown manager failed killing pod', { pod: t.key, err: errorMessage(err) }),
         );
       });
       const all = Promise.all(stops).then(() => undefined);
@@ -68,7 +82,11 @@ export async function stopInOrder(periods: readonly ShutdownPriorityPeriod[], ta
     const timer = sleep(groupEnd - now());
     const finished = await Promise.race([Promise.all(waits).then(() => true), timer.done.then(() => false)]);
     timer.cancel();
-    if (!finished) deps.logger.info('Shutdown manager pod killing time out', { gracePeriod: group.shutdownGracePeriodSeconds, priority: group.priority });
+    if (!finished)
+      deps.logger.info('Shutdown manager pod killing time out', {
+        gracePeriod: group.shutdownGracePeriodSeconds,
+        priority: group.priority,
+      });
   }
   return stopped;
 }

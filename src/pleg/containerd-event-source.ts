@@ -25,7 +25,10 @@ export function handleTaskEvent(pleg: RelistPleg, e: ContainerdTaskEvent): void 
   }
 }
 
-export function openContainerdEventStream(client: Pick<ContainerdEventsClient, 'subscribeTaskEvents'>, pleg: RelistPleg): (cb: StreamCallbacks) => StreamHandle {
+export function openContainerdEventStream(
+  client: Pick<ContainerdEventsClient, 'subscribeTaskEvents'>,
+  pleg: RelistPleg,
+): (cb: StreamCallbacks) => StreamHandle {
   return (cb) =>
     client.subscribeTaskEvents(
       (e) => {

@@ -1,6 +1,11 @@
 // CRI GetContainerEvents (containerd >= 1.7, CRI-O with events): each event names the pod it is
 // about (its sandbox's or container's labels), so only that pod is read again, at once.
-import { ContainerEventType, type ContainerEventResponse, type ContainerStatus, type RuntimeService } from '../cri/cri-types.js';
+import {
+  ContainerEventType,
+  type ContainerEventResponse,
+  type ContainerStatus,
+  type RuntimeService,
+} from '../cri/cri-types.js';
 import { parseContainerMeta, parseSandboxLabels } from '../kuberuntime/labels.js';
 import type { RelistPleg } from './relist-pleg.js';
 import type { StreamCallbacks, StreamHandle } from './stream-supervisor.js';
@@ -19,7 +24,8 @@ export function applyContainerEvent(pleg: RelistPleg, e: ContainerEventResponse)
   const podUid = podUidOf(e, status) ?? (sandbox && parseSandboxLabels(sandbox.labels)?.podUid);
   if (podUid) pleg.refreshPod(podUid);
   // An event that names no pod of ours: a deletion carries no status; read everything.
-  else if (!status || e.containerEventType === ContainerEventType.CONTAINER_DELETED_EVENT) pleg.requestRelist({ id: e.containerId, running: false });
+  else if (!status || e.containerEventType === ContainerEventType.CONTAINER_DELETED_EVENT)
+    pleg.requestRelist({ id: e.containerId, running: false });
 }
 
 export function openCriEventStream(runtime: RuntimeService, pleg: RelistPleg): (cb: StreamCallbacks) => StreamHandle {

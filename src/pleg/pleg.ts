@@ -65,7 +65,14 @@ export function createPleg(opts: CreatePlegOptions): EventedPleg {
   const fastMs = opts.relistPeriodMs ?? DEFAULT_RELIST_PERIOD_MS;
   const slowMs = opts.eventedRelistPeriodMs ?? DEFAULT_EVENTED_RELIST_PERIOD_MS;
   const log = opts.logger;
-  const relister = new RelistPleg({ cache: opts.cache, periodMs: fastMs, logger: log, onEvent: opts.onEvent, onRelist: opts.onRelist, onRuntimeBack: opts.onRuntimeBack });
+  const relister = new RelistPleg({
+    cache: opts.cache,
+    periodMs: fastMs,
+    logger: log,
+    onEvent: opts.onEvent,
+    onRelist: opts.onRelist,
+    onRuntimeBack: opts.onRuntimeBack,
+  });
   let current: PlegMechanism = 'relist';
   let chosen = false;
   let supervisor: StreamSupervisor | undefined;
@@ -79,7 +86,12 @@ export function createPleg(opts: CreatePlegOptions): EventedPleg {
     log.info('PLEG mechanism chosen', { mechanism, relistPeriod: `${periodMs}ms`, reason });
   };
 
-  const supervise = (mechanism: Exclude<PlegMechanism, 'relist'>, open: (cb: StreamCallbacks) => StreamHandle, why: string, next: (reason: string) => void): void => {
+  const supervise = (
+    mechanism: Exclude<PlegMechanism, 'relist'>,
+    open: (cb: StreamCallbacks) => StreamHandle,
+    why: string,
+    next: (reason: string) => void,
+  ): void => {
     supervisor = new StreamSupervisor({
       open,
       confirmMs: opts.confirmMs ?? DEFAULT_CONFIRM_MS,
@@ -92,7 +104,12 @@ export function createPleg(opts: CreatePlegOptions): EventedPleg {
         relister.requestRelist();
       },
       onDown: (reason, retryInMs) => {
-        log.warn('PLEG event stream ended; relisting fast until it is back', { mechanism, reason, retryIn: `${retryInMs}ms`, relistPeriod: `${fastMs}ms` });
+        log.warn('PLEG event stream ended; relisting fast until it is back', {
+          mechanism,
+          reason,
+          retryIn: `${retryInMs}ms`,
+          relistPeriod: `${fastMs}ms`,
+        });
         current = 'relist';
         relister.setPeriod(fastMs);
       },
@@ -112,7 +129,9 @@ export function createPleg(opts: CreatePlegOptions): EventedPleg {
 
   const tryContainerd = (criReason: string): void => {
     if (opts.runtimeName !== 'containerd') {
-      relistOnly(`CRI GetContainerEvents is not served (${criReason}) and the runtime is ${opts.runtimeName || 'unnamed'}, not containerd`);
+      relistOnly(
+        `CRI GetContainerEvents is not served (${criReason}) and the runtime is ${opts.runtimeName || 'unnamed'}, not containerd`,
+      );
       return;
     }
     containerd = (opts.containerdEvents ?? ((e) => new ContainerdEventsClient(e)))(opts.endpoint);
@@ -129,7 +148,12 @@ export function createPleg(opts: CreatePlegOptions): EventedPleg {
       if (!stopped) return;
       stopped = false;
       relister.start();
-      supervise('cri-events', openCriEventStream(opts.runtime, relister), 'the runtime serves CRI GetContainerEvents', tryContainerd);
+      supervise(
+        'cri-events',
+        openCriEventStream(opts.runtime, relister),
+        'the runtime serves CRI GetContainerEvents',
+        tryContainerd,
+      );
     },
     stop() {
       stopped = true;

@@ -19,7 +19,14 @@
 // id the cache does not know may be about that object, so the PLEG waits for it (`afterCreations`)
 // before it takes the id for a stranger's and relists everything.
 import { ContainerState, PodSandboxState, type RuntimeService } from '../cri/cri-types.js';
-import { newestFirst, readRuntimeObject, readRuntimePods, type ListRuntimePodsOptions, type RuntimeObjectRef, type RuntimePod } from '../kuberuntime/runtime-pods.js';
+import {
+  newestFirst,
+  readRuntimeObject,
+  readRuntimePods,
+  type ListRuntimePodsOptions,
+  type RuntimeObjectRef,
+  type RuntimePod,
+} from '../kuberuntime/runtime-pods.js';
 import { KeyedSerialRunner } from '../util/serial-runner.js';
 
 /** A logical time: every read takes a new one when it starts; workers compare with it. */
@@ -51,7 +58,9 @@ const POD_READS_AT_ONCE = 16;
 /** The states of a pod's objects: what tells that something changed in it. */
 function signature(p: RuntimePod | undefined): string {
   if (!p) return '';
-  return [...p.sandboxes.map((s) => `s${s.id}:${s.state}`), ...p.containers.map((c) => `c${c.id}:${c.state}`)].sort().join(',');
+  return [...p.sandboxes.map((s) => `s${s.id}:${s.state}`), ...p.containers.map((c) => `c${c.id}:${c.state}`)]
+    .sort()
+    .join(',');
 }
 
 export class PodCache {
@@ -107,7 +116,10 @@ export class PodCache {
 
   get(uid: string): CachedPod {
     const e = this.entries.get(uid);
-    return { pod: e?.pod, at: Math.max(e?.at ?? 0, this.absentAt.get(uid) ?? 0, this.uncovered.get(uid) ?? this.fullAt) };
+    return {
+      pod: e?.pod,
+      at: Math.max(e?.at ?? 0, this.absentAt.get(uid) ?? 0, this.uncovered.get(uid) ?? this.fullAt),
+    };
   }
 
   has(uid: string): boolean {
@@ -256,7 +268,12 @@ export class PodCache {
   }
 
   async idle(): Promise<void> {
-    await Promise.all([this.reads.idle(), this.podReads.idle(), this.objectReads.idle(), ...this.creationReads.values()]);
+    await Promise.all([
+      this.reads.idle(),
+      this.podReads.idle(),
+      this.objectReads.idle(),
+      ...this.creationReads.values(),
+    ]);
   }
 
   private async readAll(): Promise<void> {
@@ -269,9 +286,14 @@ export class PodCache {
       left.add(uid);
       return true;
     };
-    const pods = await readRuntimePods(this.runtime, { previous: (uid) => this.entries.get(uid)?.pod, invalidIdentity: this.opts.invalidIdentity, leaveOut });
+    const pods = await readRuntimePods(this.runtime, {
+      previous: (uid) => this.entries.get(uid)?.pod,
+      invalidIdentity: this.opts.invalidIdentity,
+      leaveOut,
+    });
     for (const [uid, pod] of pods) this.write(uid, pod, started, false);
-    for (const uid of [...this.entries.keys()]) if (!pods.has(uid) && !left.has(uid)) this.write(uid, undefined, started, false);
+    for (const uid of [...this.entries.keys()])
+      if (!pods.has(uid) && !left.has(uid)) this.write(uid, undefined, started, false);
     for (const uid of left) if (!this.uncovered.has(uid)) this.uncovered.set(uid, this.fullAt);
     for (const uid of [...this.uncovered.keys()]) if (!left.has(uid)) this.uncovered.delete(uid);
     this.fullAt = Math.max(this.fullAt, started);
@@ -284,7 +306,9 @@ export class PodCache {
   /** What the runtime says of objects this agent just created, written into their pod's entry. */
   private async readCreated(uid: string, refs: readonly RuntimeObjectRef[]): Promise<void> {
     const started = this.tick();
-    const found = await Promise.all(refs.map((r) => readRuntimeObject(this.runtime, r, { invalidIdentity: this.opts.invalidIdentity })));
+    const found = await Promise.all(
+      refs.map((r) => readRuntimeObject(this.runtime, r, { invalidIdentity: this.opts.invalidIdentity })),
+    );
     this.merge(uid, refs, found, started, true);
   }
 
@@ -297,7 +321,9 @@ export class PodCache {
     const isSandbox = pod?.sandboxes.some((s) => s.id === id) ?? false;
     // Known only as a creation whose read failed: the pod is read instead.
     if (!isSandbox && sandboxId === undefined) return this.readPod(uid);
-    const ref: RuntimeObjectRef = isSandbox ? { kind: 'sandbox', id } : { kind: 'container', id, sandboxId: sandboxId ?? '' };
+    const ref: RuntimeObjectRef = isSandbox
+      ? { kind: 'sandbox', id }
+      : { kind: 'container', id, sandboxId: sandboxId ?? '' };
     const started = this.tick();
     const found = await readRuntimeObject(this.runtime, ref, { invalidIdentity: this.opts.invalidIdentity });
     this.merge(uid, [ref], [found], started, false);
@@ -308,7 +334,13 @@ export class PodCache {
    * gone). Unless a read of the pod that started later already wrote; `stamp` makes the entry as
    * new as this read.
    */
-  private merge(uid: string, refs: readonly RuntimeObjectRef[], found: readonly (Awaited<ReturnType<typeof readRuntimeObject>>)[], at: CacheTime, stamp: boolean): void {
+  private merge(
+    uid: string,
+    refs: readonly RuntimeObjectRef[],
+    found: readonly Awaited<ReturnType<typeof readRuntimeObject>>[],
+    at: CacheTime,
+    stamp: boolean,
+  ): void {
     const old = this.entries.get(uid);
     if ((old && old.at > at) || (this.absentAt.get(uid) ?? 0) > at) return;
     const ids = new Set(refs.map((r) => r.id));
@@ -334,13 +366,18 @@ export class PodCache {
 
   private async readPod(uid: string): Promise<void> {
     const started = this.tick();
-    const pods = await readRuntimePods(this.runtime, { podUid: uid, previous: (u) => this.entries.get(u)?.pod, invalidIdentity: this.opts.invalidIdentity });
+    const pods = await readRuntimePods(this.runtime, {
+      podUid: uid,
+      previous: (u) => this.entries.get(u)?.pod,
+      invalidIdentity: this.opts.invalidIdentity,
+    });
     this.write(uid, pods.get(uid), started, true);
   }
 
   /** podOfObject follows the pod's entry: the ids it no longer holds go, the ones it holds now point to it. */
   private reindex(uid: string, before: RuntimePod | undefined, after: RuntimePod | undefined): void {
-    for (const o of [...(before?.sandboxes ?? []), ...(before?.containers ?? [])]) if (this.podOfObject.get(o.id) === uid) this.podOfObject.delete(o.id);
+    for (const o of [...(before?.sandboxes ?? []), ...(before?.containers ?? [])])
+      if (this.podOfObject.get(o.id) === uid) this.podOfObject.delete(o.id);
     for (const o of [...(after?.sandboxes ?? []), ...(after?.containers ?? [])]) this.podOfObject.set(o.id, uid);
   }
 

@@ -6,20 +6,34 @@ import { ContainerState } from '../cri/cri-types.js';
 import type { RuntimePod } from '../kuberuntime/runtime-pods.js';
 import type { PodLifecycleEvent } from './types.js';
 
-export function podEvents(uid: string, before: RuntimePod | undefined, after: RuntimePod | undefined, oomKilled: (id: string) => boolean): PodLifecycleEvent[] {
+export function podEvents(
+  uid: string,
+  before: RuntimePod | undefined,
+  after: RuntimePod | undefined,
+  oomKilled: (id: string) => boolean,
+): PodLifecycleEvent[] {
   const events: PodLifecycleEvent[] = [];
   const prevSandboxes = new Map((before?.sandboxes ?? []).map((s) => [s.id, s.state]));
   const nextSandboxes = new Map((after?.sandboxes ?? []).map((s) => [s.id, s.state]));
-  for (const [id, state] of nextSandboxes) if (prevSandboxes.get(id) !== state) events.push({ podUid: uid, type: 'SandboxChanged', id });
-  for (const id of prevSandboxes.keys()) if (!nextSandboxes.has(id)) events.push({ podUid: uid, type: 'SandboxChanged', id });
+  for (const [id, state] of nextSandboxes)
+    if (prevSandboxes.get(id) !== state) events.push({ podUid: uid, type: 'SandboxChanged', id });
+  for (const id of prevSandboxes.keys())
+    if (!nextSandboxes.has(id)) events.push({ podUid: uid, type: 'SandboxChanged', id });
 
   const prev = new Map((before?.containers ?? []).map((c) => [c.id, c]));
   const next = new Map((after?.containers ?? []).map((c) => [c.id, c]));
-  const died = (id: string, name: string): PodLifecycleEvent => ({ podUid: uid, type: 'ContainerDied', id, name, ...(oomKilled(id) ? { oomKilled: true } : {}) });
+  const died = (id: string, name: string): PodLifecycleEvent => ({
+    podUid: uid,
+    type: 'ContainerDied',
+    id,
+    name,
+    ...(oomKilled(id) ? { oomKilled: true } : {}),
+  });
   for (const [id, c] of next) {
     const was = prev.get(id)?.state;
     if (was === c.state) continue;
-    if (c.state === ContainerState.CONTAINER_RUNNING) events.push({ podUid: uid, type: 'ContainerStarted', id, name: c.name });
+    if (c.state === ContainerState.CONTAINER_RUNNING)
+      events.push({ podUid: uid, type: 'ContainerStarted', id, name: c.name });
     else if (c.state === ContainerState.CONTAINER_EXITED) events.push(died(id, c.name));
     else events.push({ podUid: uid, type: 'ContainerChanged', id, name: c.name });
   }

@@ -88,7 +88,12 @@ export class RelistPleg implements Pleg {
     this.periodMs = opts.periodMs;
     this.unsubscribe = opts.cache.onChange((c) => {
       for (const e of podEvents(c.uid, c.before, c.after, (id) => this.oom.has(id))) this.emit(e);
-      for (const id of this.oom) if (!(c.after?.containers ?? []).some((x) => x.id === id) && (c.before?.containers ?? []).some((x) => x.id === id)) this.oom.delete(id);
+      for (const id of this.oom)
+        if (
+          !(c.after?.containers ?? []).some((x) => x.id === id) &&
+          (c.before?.containers ?? []).some((x) => x.id === id)
+        )
+          this.oom.delete(id);
     });
   }
 
@@ -131,7 +136,10 @@ export class RelistPleg implements Pleg {
     try {
       const startedAt = performance.now();
       await this.opts.cache.refreshAll();
-      this.opts.onRelist?.(performance.now() - startedAt, this.lastRelistStart === undefined ? undefined : startedAt - this.lastRelistStart);
+      this.opts.onRelist?.(
+        performance.now() - startedAt,
+        this.lastRelistStart === undefined ? undefined : startedAt - this.lastRelistStart,
+      );
       this.lastRelistStart = startedAt;
       if (this.failing) {
         this.failing = false;
@@ -185,7 +193,12 @@ export class RelistPleg implements Pleg {
     const now = this.now();
     // A new event is news: the object's follow-ups start again from the shortest delay (the give-up
     // still counts from the first event that announced the same state).
-    this.expected.set(expect.id, { running: expect.running, since: prev?.running === expect.running ? prev.since : now, reads: 0, dueAt: now + this.followUpDelay(0) });
+    this.expected.set(expect.id, {
+      running: expect.running,
+      since: prev?.running === expect.running ? prev.since : now,
+      reads: 0,
+      dueAt: now + this.followUpDelay(0),
+    });
     if (uid === undefined) this.schedule('', 'event');
     else this.scheduleObject(expect.id);
   }
@@ -221,9 +234,15 @@ export class RelistPleg implements Pleg {
   }
 
   private async read(uids: string[], objects: string[]): Promise<void> {
-    const results = await Promise.allSettled([...uids.map((u) => this.opts.cache.refreshPod(u)), ...objects.map((id) => this.opts.cache.refreshObject(id))]);
+    const results = await Promise.allSettled([
+      ...uids.map((u) => this.opts.cache.refreshPod(u)),
+      ...objects.map((id) => this.opts.cache.refreshObject(id)),
+    ]);
     for (const r of results) {
-      if (r.status === 'rejected') this.opts.logger.v(2).info('PLEG read of a pod failed; the next relist will catch up', { err: errorMessage(r.reason) });
+      if (r.status === 'rejected')
+        this.opts.logger
+          .v(2)
+          .info('PLEG read of a pod failed; the next relist will catch up', { err: errorMessage(r.reason) });
     }
     this.checkExpectations();
   }
@@ -252,7 +271,9 @@ export class RelistPleg implements Pleg {
       // Unknown to the CRI (not a kubelet-labelled object, or already removed): nothing to wait for.
       if (running === undefined || running === want.running) this.expected.delete(id);
       else if (this.now() - want.since > giveUpMs) {
-        this.opts.logger.v(4).info('PLEG gave up waiting for the runtime to show a change', { id, running: want.running });
+        this.opts.logger
+          .v(4)
+          .info('PLEG gave up waiting for the runtime to show a change', { id, running: want.running });
         this.expected.delete(id);
       } else next = Math.min(next, want.dueAt);
     }
@@ -287,7 +308,9 @@ export class RelistPleg implements Pleg {
   }
 
   private emit(e: PodLifecycleEvent): void {
-    this.opts.logger.v(4).info('PLEG event', { podUID: e.podUid, event: e.type, id: e.id, container: e.name, oomKilled: e.oomKilled });
+    this.opts.logger
+      .v(4)
+      .info('PLEG event', { podUID: e.podUid, event: e.type, id: e.id, container: e.name, oomKilled: e.oomKilled });
     this.opts.onEvent(e);
   }
 }

@@ -1,6 +1,7 @@
 // Pod lifecycle events: what changed in the runtime for one pod, to wake that pod's worker.
 
-export type PodLifecycleEventType = 'ContainerStarted' | 'ContainerDied' | 'ContainerRemoved' | 'ContainerChanged' | 'SandboxChanged';
+export type PodLifecycleEventType =
+  'ContainerStarted' | 'ContainerDied' | 'ContainerRemoved' | 'ContainerChanged' | 'SandboxChanged';
 
 export interface PodLifecycleEvent {
   readonly podUid: string;

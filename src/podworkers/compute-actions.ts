@@ -4,7 +4,12 @@ import type { Container, EphemeralContainer } from 'kubernetes-types/core/v1';
 import { ContainerState, PodSandboxState } from '../cri/cri-types.js';
 import type { RuntimeContainer, RuntimePod, RuntimeSandbox } from '../kuberuntime/runtime-pods.js';
 import type { BackOffDecision } from './crashloop-backoff.js';
-import { isRestartableInit as isSidecar, podRestartPolicy, shouldRestart, type PodRestartPolicy } from '../k8s/restart.js';
+import {
+  isRestartableInit as isSidecar,
+  podRestartPolicy,
+  shouldRestart,
+  type PodRestartPolicy,
+} from '../k8s/restart.js';
 
 import type { ContainerType } from '../kuberuntime/labels.js';
 import { RESTARTED_AT } from '../k8s/annotations.js';
@@ -98,7 +103,9 @@ export interface ComputeInput {
    */
   readonly restartRequest?: string;
   /** Whether the image of this container is in its pull back-off, and until when. */
-  readonly pullHold?: (container: Container) => { readonly notBefore: number; readonly reason: string; readonly message: string } | undefined;
+  readonly pullHold?: (
+    container: Container,
+  ) => { readonly notBefore: number; readonly reason: string; readonly message: string } | undefined;
   readonly runtime: RuntimePod | undefined;
   readonly nowMs: number;
   /** Reserves a restart of a dead container, or says how long to wait (crash-loop back-off). */
@@ -147,13 +154,24 @@ class ActionsBuilder {
    * A running container whose liveness (or startup) probe failed: killed, and restarted unless the
    * pod's restartPolicy is Never (the kubelet's computePodActions), subject to the crash-loop back-off.
    */
-  killFailedProbe(container: Container, type: ContainerType, inst: RuntimeContainer, policy: PodRestartPolicy): boolean {
+  killFailedProbe(
+    container: Container,
+    type: ContainerType,
+    inst: RuntimeContainer,
+    policy: PodRestartPolicy,
+  ): boolean {
     const failed = this.input.failedProbe?.(inst);
     if (!failed) return false;
     const restart = policy !== 'Never';
     const why = `Container ${container.name} failed ${failed} probe${restart ? ', will be restarted' : ''}`;
     const probe = failed === 'liveness' ? container.livenessProbe : container.startupProbe;
-    this.kill.push({ id: inst.id, name: container.name, why, reason: failed === 'liveness' ? 'LivenessProbe' : 'StartupProbe', graceSeconds: probe?.terminationGracePeriodSeconds });
+    this.kill.push({
+      id: inst.id,
+      name: container.name,
+      why,
+      reason: failed === 'liveness' ? 'LivenessProbe' : 'StartupProbe',
+      graceSeconds: probe?.terminationGracePeriodSeconds,
+    });
     if (restart) this.restartDead(container, type, inst, why);
     return true;
   }
@@ -178,7 +196,10 @@ class ActionsBuilder {
     const key = `${this.input.uid}/${container.name}`;
     const decision = this.input.admitRestart(key, nsToMs(dead.startedAt), nsToMs(dead.finishedAt) || this.input.nowMs);
     if (decision.notBefore !== undefined) {
-      this.waiting.set(container.name, { reason: 'CrashLoopBackOff', message: describeBackOff(container.name, decision.delayMs ?? 0, this.input.podDisplay ?? this.input.uid) });
+      this.waiting.set(container.name, {
+        reason: 'CrashLoopBackOff',
+        message: describeBackOff(container.name, decision.delayMs ?? 0, this.input.podDisplay ?? this.input.uid),
+      });
       this.wakeAt(decision.notBefore);
       return false;
     }
@@ -208,15 +229,24 @@ function sandboxNeeded(b: ActionsBuilder, input: ComputeInput, policy: PodRestar
   if (ready && !restartWhy) return newest;
   const ran = (runtime?.containers.length ?? 0) > 0;
   if (!ready && newest && policy === 'Never' && ran) return undefined; // a Never pod whose sandbox died stays dead
-  b.createSandbox = { attempt: newest ? newest.attempt + 1 : 0, why: restartWhy ?? (newest ? 'sandbox is not ready' : 'no sandbox') };
+  b.createSandbox = {
+    attempt: newest ? newest.attempt + 1 : 0,
+    why: restartWhy ?? (newest ? 'sandbox is not ready' : 'no sandbox'),
+  };
   // The dead sandbox is stopped too, so the runtime releases what it still holds (network, mounts).
   if (newest) b.stopSandboxes.push(newest.id);
-  for (const c of runtime?.containers ?? []) if (isLive(c)) b.kill.push({ id: c.id, name: c.name, why: 'pod sandbox changed' });
+  for (const c of runtime?.containers ?? [])
+    if (isLive(c)) b.kill.push({ id: c.id, name: c.name, why: 'pod sandbox changed' });
   return undefined;
 }
 
 /** Everything the new sandbox will run: init containers first (in order), then the app containers. */
-function planFreshSandbox(b: ActionsBuilder, input: ComputeInput, policy: PodRestartPolicy, newest: Map<string, RuntimeContainer>): void {
+function planFreshSandbox(
+  b: ActionsBuilder,
+  input: ComputeInput,
+  policy: PodRestartPolicy,
+  newest: Map<string, RuntimeContainer>,
+): void {
   const first = input.initContainers[0];
   if (first) {
     b.start.push({ container: first, type: 'init', restartCount: next(newest.get(first.name)), why: 'new sandbox' });
@@ -225,7 +255,8 @@ function planFreshSandbox(b: ActionsBuilder, input: ComputeInput, policy: PodRes
   for (const c of input.containers) {
     const prev = newest.get(c.name);
     // OnFailure: containers that already succeeded are done, even in a new sandbox.
-    if (prev && policy === 'OnFailure' && prev.state === ContainerState.CONTAINER_EXITED && prev.exitCode === 0) continue;
+    if (prev && policy === 'OnFailure' && prev.state === ContainerState.CONTAINER_EXITED && prev.exitCode === 0)
+      continue;
     b.start.push({ container: c, type: 'container', restartCount: next(prev), why: 'new sandbox' });
   }
 }
@@ -238,14 +269,24 @@ function next(prev: RuntimeContainer | undefined): number | undefined {
  * Walks init containers in order. Returns true when every regular init container has succeeded
  * and every sidecar runs, so the app containers may run.
  */
-function planInitContainers(b: ActionsBuilder, input: ComputeInput, policy: PodRestartPolicy, current: Map<string, RuntimeContainer>): boolean {
+function planInitContainers(
+  b: ActionsBuilder,
+  input: ComputeInput,
+  policy: PodRestartPolicy,
+  current: Map<string, RuntimeContainer>,
+): boolean {
   for (const c of input.initContainers) {
     const inst = current.get(c.name);
     if (isSidecar(c)) {
       if (inst?.state === ContainerState.CONTAINER_RUNNING) {
         if (!input.specMatches(inst)) {
           b.kill.push({ id: inst.id, name: c.name, why: 'sidecar spec changed' });
-          b.start.push({ container: c, type: 'init', restartCount: inst.meta.restartCount + 1, why: 'sidecar spec changed' });
+          b.start.push({
+            container: c,
+            type: 'init',
+            restartCount: inst.meta.restartCount + 1,
+            why: 'sidecar spec changed',
+          });
           return false;
         }
         if (b.killForRestartRequest(c, 'init', inst) || b.killFailedProbe(c, 'init', inst, policy)) return false;
@@ -266,7 +307,13 @@ function planInitContainers(b: ActionsBuilder, input: ComputeInput, policy: PodR
     if (inst.state === ContainerState.CONTAINER_RUNNING) return false;
     if (inst.state === ContainerState.CONTAINER_CREATED) {
       if (input.specMatches(inst)) b.startCreated.push({ id: inst.id, name: c.name });
-      else b.start.push({ container: c, type: 'init', restartCount: inst.meta.restartCount + 1, why: 'init container spec changed' });
+      else
+        b.start.push({
+          container: c,
+          type: 'init',
+          restartCount: inst.meta.restartCount + 1,
+          why: 'init container spec changed',
+        });
       return false;
     }
     if (inst.exitCode === 0) continue;
@@ -280,7 +327,13 @@ function planInitContainers(b: ActionsBuilder, input: ComputeInput, policy: PodR
   return true;
 }
 
-function planAppContainers(b: ActionsBuilder, input: ComputeInput, policy: PodRestartPolicy, current: Map<string, RuntimeContainer>, newest: Map<string, RuntimeContainer>): void {
+function planAppContainers(
+  b: ActionsBuilder,
+  input: ComputeInput,
+  policy: PodRestartPolicy,
+  current: Map<string, RuntimeContainer>,
+  newest: Map<string, RuntimeContainer>,
+): void {
   for (const c of input.containers) {
     const inst = current.get(c.name);
     if (!inst) {
@@ -291,17 +344,33 @@ function planAppContainers(b: ActionsBuilder, input: ComputeInput, policy: PodRe
     if (inst.state === ContainerState.CONTAINER_RUNNING) {
       if (!input.specMatches(inst)) {
         b.kill.push({ id: inst.id, name: c.name, why: 'container spec changed' });
-        b.start.push({ container: c, type: 'container', restartCount: inst.meta.restartCount + 1, why: 'container spec changed' });
+        b.start.push({
+          container: c,
+          type: 'container',
+          restartCount: inst.meta.restartCount + 1,
+          why: 'container spec changed',
+        });
       } else if (!b.killForRestartRequest(c, 'container', inst)) b.killFailedProbe(c, 'container', inst, policy);
       continue;
     }
     if (inst.state === ContainerState.CONTAINER_CREATED) {
       if (input.specMatches(inst)) b.startCreated.push({ id: inst.id, name: c.name });
-      else b.start.push({ container: c, type: 'container', restartCount: inst.meta.restartCount + 1, why: 'container spec changed' });
+      else
+        b.start.push({
+          container: c,
+          type: 'container',
+          restartCount: inst.meta.restartCount + 1,
+          why: 'container spec changed',
+        });
       continue;
     }
     if (!input.specMatches(inst)) {
-      b.start.push({ container: c, type: 'container', restartCount: inst.meta.restartCount + 1, why: 'container spec changed' });
+      b.start.push({
+        container: c,
+        type: 'container',
+        restartCount: inst.meta.restartCount + 1,
+        why: 'container spec changed',
+      });
       continue;
     }
     if (!shouldRestart(policy, inst.exitCode)) continue;
@@ -314,7 +383,12 @@ function planAppContainers(b: ActionsBuilder, input: ComputeInput, policy: PodRe
  * run in an older sandbox: it is not started again), in spec order, before init containers finish.
  * One naming a target joins that container's PID namespace, so it waits until the target exists.
  */
-function planEphemeralContainers(b: ActionsBuilder, input: ComputeInput, current: Map<string, RuntimeContainer>, newest: Map<string, RuntimeContainer>): void {
+function planEphemeralContainers(
+  b: ActionsBuilder,
+  input: ComputeInput,
+  current: Map<string, RuntimeContainer>,
+  newest: Map<string, RuntimeContainer>,
+): void {
   for (const c of input.ephemeralContainers ?? []) {
     if (newest.has(c.name)) continue;
     const targetName = c.targetContainerName;
@@ -324,7 +398,10 @@ function planEphemeralContainers(b: ActionsBuilder, input: ComputeInput, current
     }
     const target = current.get(targetName);
     if (!target || !isLive(target)) {
-      b.waiting.set(c.name, { reason: 'CreateContainerConfigError', message: `unable to find target container ${targetName}` });
+      b.waiting.set(c.name, {
+        reason: 'CreateContainerConfigError',
+        message: `unable to find target container ${targetName}`,
+      });
       continue;
     }
     b.startEphemeral.push({ container: c, targetId: target.id, why: 'ephemeral container added' });
@@ -333,7 +410,9 @@ function planEphemeralContainers(b: ActionsBuilder, input: ComputeInput, current
 
 /** Live containers the spec no longer names, or that live outside the current sandbox. */
 function planStrays(b: ActionsBuilder, input: ComputeInput, sandboxId: string): void {
-  const names = new Set([...input.initContainers, ...input.containers, ...(input.ephemeralContainers ?? [])].map((c) => c.name));
+  const names = new Set(
+    [...input.initContainers, ...input.containers, ...(input.ephemeralContainers ?? [])].map((c) => c.name),
+  );
   for (const c of input.runtime?.containers ?? []) {
     if (!isLive(c)) continue;
     if (!names.has(c.name)) b.kill.push({ id: c.id, name: c.name, why: 'not in the pod spec' });
@@ -342,13 +421,19 @@ function planStrays(b: ActionsBuilder, input: ComputeInput, sandboxId: string): 
 }
 
 /** Dead instances no longer needed, and dead sandboxes nothing refers to. */
-function planGarbage(runtime: RuntimePod | undefined, keepSandbox: string | undefined, killed: Set<string>): { containers: string[]; sandboxes: string[] } {
+function planGarbage(
+  runtime: RuntimePod | undefined,
+  keepSandbox: string | undefined,
+  killed: Set<string>,
+): { containers: string[]; sandboxes: string[] } {
   if (!runtime) return { containers: [], sandboxes: [] };
   // Keep the newest instance of each name and the newest dead one (lastState, `logs --previous`).
   const newest = newestByName(runtime.containers);
   const newestDead = newestByName(runtime.containers.filter((c) => !isLive(c)));
   const containers = runtime.containers
-    .filter((c) => !isLive(c) && !killed.has(c.id) && newest.get(c.name)?.id !== c.id && newestDead.get(c.name)?.id !== c.id)
+    .filter(
+      (c) => !isLive(c) && !killed.has(c.id) && newest.get(c.name)?.id !== c.id && newestDead.get(c.name)?.id !== c.id,
+    )
     .map((c) => c.id);
   const removed = new Set(containers);
   const referenced = new Set(runtime.containers.filter((c) => !removed.has(c.id)).map((c) => c.sandboxId));
@@ -389,7 +474,8 @@ export function computePodActions(input: ComputeInput): PodActions {
   const killed = new Set(b.kill.map((k) => k.id));
   // Without a sandbox to keep or make (a Never pod whose sandbox died) nothing is collected: what
   // the pod left stays for its status until it is removed.
-  const garbage = sandbox || b.createSandbox ? planGarbage(input.runtime, sandbox?.id, killed) : { containers: [], sandboxes: [] };
+  const garbage =
+    sandbox || b.createSandbox ? planGarbage(input.runtime, sandbox?.id, killed) : { containers: [], sandboxes: [] };
   const actions: PodAction[] = [
     ...b.kill.map((k) => ({ kind: 'killContainer' as const, ...k })),
     ...b.stopSandboxes.map((id) => ({ kind: 'stopSandbox' as const, id })),
@@ -401,7 +487,13 @@ export function computePodActions(input: ComputeInput): PodActions {
     ...garbage.containers.map((id) => ({ kind: 'removeContainer' as const, id })),
     ...(b.createSandbox ? [] : garbage.sandboxes).map((id) => ({ kind: 'removeSandbox' as const, id })),
   ];
-  return { actions, waiting: b.waiting, wakeAtMs: b.wakeAtMs, podFailed: b.podFailed, ...(b.restarting !== undefined ? { restarting: b.restarting } : {}) };
+  return {
+    actions,
+    waiting: b.waiting,
+    wakeAtMs: b.wakeAtMs,
+    podFailed: b.podFailed,
+    ...(b.restarting !== undefined ? { restarting: b.restarting } : {}),
+  };
 }
 
 export function isEmpty(a: PodActions): boolean {

@@ -46,7 +46,12 @@ export class CrashLoopBackOff {
       }
     }
     if (!entry) {
-      const backoff = new Backoff({ initialMs: policy.initialMs, maxMs: policy.maxMs, jitter: 0, resetAfterMs: policy.resetAfterRunMs });
+      const backoff = new Backoff({
+        initialMs: policy.initialMs,
+        maxMs: policy.maxMs,
+        jitter: 0,
+        resetAfterMs: policy.resetAfterRunMs,
+      });
       this.entries.set(key, { backoff, windowMs: backoff.next(finishedAtMs) });
       return {};
     }
@@ -71,7 +76,10 @@ export class CrashLoopBackOff {
 /** Operators may shorten (or lengthen) the cap for one pod, e.g. a critical control-plane pod. */
 export const BACKOFF_MAX_ANNOTATION = 'bootlet.io/crashloop-backoff-max-seconds';
 
-export function policyForPod(annotations: Record<string, string> | undefined, base: BackOffPolicy = KUBELET_BACKOFF): BackOffPolicy {
+export function policyForPod(
+  annotations: Record<string, string> | undefined,
+  base: BackOffPolicy = KUBELET_BACKOFF,
+): BackOffPolicy {
   const raw = annotations?.[BACKOFF_MAX_ANNOTATION];
   if (raw === undefined) return base;
   const seconds = Number(raw);

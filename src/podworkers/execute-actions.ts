@@ -4,7 +4,12 @@
 // has its executor in EXECUTORS.
 import type { PodAction, PodActionKind, PodActionOf, PodActions, WaitingReason } from './compute-actions.js';
 import { containerSpec, killContainer, stopSandbox } from './kill-container.js';
-import { ContainerStartError, type DesiredPod, type SandboxRef, type StartedContainer } from '../kuberuntime/pod-runtime.js';
+import {
+  ContainerStartError,
+  type DesiredPod,
+  type SandboxRef,
+  type StartedContainer,
+} from '../kuberuntime/pod-runtime.js';
 import type { WorkerContext } from './worker-context.js';
 import type { CacheTime, CreationDone } from '../pleg/pod-cache.js';
 import type { Container } from 'kubernetes-types/core/v1';
@@ -87,7 +92,16 @@ async function startContainer(x: Execution, s: StartRequest): Promise<void> {
   try {
     let started: StartedContainer;
     try {
-      started = await ctx.runtime.startContainer(pod, sandbox, s.container, s.type, s.restartCount, s.restartedAt, onCreate, s.targetId);
+      started = await ctx.runtime.startContainer(
+        pod,
+        sandbox,
+        s.container,
+        s.type,
+        s.restartCount,
+        s.restartedAt,
+        onCreate,
+        s.targetId,
+      );
     } catch (err) {
       failedCreation(x, done);
       throw err;
@@ -100,9 +114,19 @@ async function startContainer(x: Execution, s: StartRequest): Promise<void> {
     ctx.logger.info('Started container', { ...fields, container: name, containerID: started.id, reason: s.why });
     if (started.pullMs !== undefined) {
       ctx.event('Normal', 'Pulling', `Pulling image ${JSON.stringify(s.container.image)}`, name);
-      ctx.event('Normal', 'Pulled', `Successfully pulled image ${JSON.stringify(s.container.image)} in ${(started.pullMs / 1000).toFixed(3)}s`, name);
+      ctx.event(
+        'Normal',
+        'Pulled',
+        `Successfully pulled image ${JSON.stringify(s.container.image)} in ${(started.pullMs / 1000).toFixed(3)}s`,
+        name,
+      );
     } else {
-      ctx.event('Normal', 'Pulled', `Container image ${JSON.stringify(s.container.image)} already present on machine`, name);
+      ctx.event(
+        'Normal',
+        'Pulled',
+        `Container image ${JSON.stringify(s.container.image)} already present on machine`,
+        name,
+      );
     }
     for (const w of started.warnings ?? []) ctx.event('Warning', w.reason, w.message);
     ctx.event('Normal', 'Created', `Created container: ${name}`, name);
@@ -111,7 +135,8 @@ async function startContainer(x: Execution, s: StartRequest): Promise<void> {
     const reason = err instanceof ContainerStartError ? err.reason : 'RunContainerError';
     const message = errorMessage(err);
     x.waiting.set(name, { reason, message });
-    if (err instanceof ContainerStartError && err.step === 'pull') ctx.pullBackOff.failed(ctx.uid, s.container.image ?? '', ctx.now(), message);
+    if (err instanceof ContainerStartError && err.step === 'pull')
+      ctx.pullBackOff.failed(ctx.uid, s.container.image ?? '', ctx.now(), message);
     ctx.emit((o) => o.containerStartFailed?.(ctx.uid, s.type, reason));
     x.errors.push(`${name}: ${message}`);
     ctx.logger.error('Failed to start container', { ...fields, container: name, reason, err: message });
@@ -145,7 +170,14 @@ function unrecorded<A>(run: (x: Execution, a: A) => Promise<void>): (x: Executio
 export const EXECUTORS: ActionExecutors = {
   killContainer: {
     parallel: true,
-    run: unrecorded((x, k) => killContainer(x.ctx, { id: k.id, name: k.name, spec: containerSpec(x.pod, k.name), podIP: x.sandbox?.ip }, k.graceSeconds ?? x.grace, k.why)),
+    run: unrecorded((x, k) =>
+      killContainer(
+        x.ctx,
+        { id: k.id, name: k.name, spec: containerSpec(x.pod, k.name), podIP: x.sandbox?.ip },
+        k.graceSeconds ?? x.grace,
+        k.why,
+      ),
+    ),
   },
   stopSandbox: { run: unrecorded((x, a) => stopSandbox(x.ctx, a.id)) },
   createSandbox: {
@@ -161,14 +193,24 @@ export const EXECUTORS: ActionExecutors = {
         throw err;
       }
       recorded(x, done([{ kind: 'sandbox', id: x.sandbox.id }]));
-      x.ctx.logger.info('Created pod sandbox', { ...x.fields, sandboxID: x.sandbox.id, attempt: a.attempt, reason: a.why });
+      x.ctx.logger.info('Created pod sandbox', {
+        ...x.fields,
+        sandboxID: x.sandbox.id,
+        attempt: a.attempt,
+        reason: a.why,
+      });
     },
   },
   startCreatedContainer: {
     needsSandbox: true,
     run: unrecorded(async (x, c) => {
       await x.ctx.runtime.startCreatedContainer(c.id);
-      x.ctx.logger.info('Started container', { ...x.fields, container: c.name, containerID: c.id, reason: 'found created, not started' });
+      x.ctx.logger.info('Started container', {
+        ...x.fields,
+        container: c.name,
+        containerID: c.id,
+        reason: 'found created, not started',
+      });
     }),
   },
   startEphemeralContainer: { needsSandbox: true, run: (x, a) => startContainer(x, ephemeralStart(a)) },
@@ -181,25 +223,42 @@ function executorOf<K extends PodActionKind>(kind: K): ActionExecutor<PodActionO
   return EXECUTORS[kind];
 }
 
-export async function executeActions(ctx: WorkerContext, plan: PodActions, sandbox: SandboxRef | undefined): Promise<ExecutionResult> {
+export async function executeActions(
+  ctx: WorkerContext,
+  plan: PodActions,
+  sandbox: SandboxRef | undefined,
+): Promise<ExecutionResult> {
   const pod = ctx.desired;
   const errors: string[] = [];
   const waiting = new Map(plan.waiting);
   if (!pod) return { errors, waiting };
   const grace = pod.spec?.terminationGracePeriodSeconds ?? DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS;
   const firstStarts = plan.actions.flatMap((a) => (a.kind === 'startContainer' ? [a.container] : []));
-  const x: Execution = { ctx, pod, fields: { pod: ctx.key, podUID: ctx.uid }, grace, sandbox, errors, waiting, startsHalted: false, recordedAt: undefined, unrecorded: false, firstStarts };
+  const x: Execution = {
+    ctx,
+    pod,
+    fields: { pod: ctx.key, podUID: ctx.uid },
+    grace,
+    sandbox,
+    errors,
+    waiting,
+    startsHalted: false,
+    recordedAt: undefined,
+    unrecorded: false,
+    firstStarts,
+  };
   try {
     await runActions(x, plan.actions);
   } finally {
-    ctx.stepEffects = x.unrecorded || x.recordedAt === undefined ? { kind: 'unrecorded' } : { kind: 'recorded', at: x.recordedAt };
+    ctx.stepEffects =
+      x.unrecorded || x.recordedAt === undefined ? { kind: 'unrecorded' } : { kind: 'recorded', at: x.recordedAt };
   }
   return { errors, waiting };
 }
 
 async function runActions(x: Execution, actions: readonly PodAction[]): Promise<void> {
   const ctx = x.ctx;
-  for (let i = 0; i < actions.length; ) {
+  for (let i = 0; i < actions.length;) {
     const executor = executorOf(actions[i].kind);
     if (executor.needsSandbox && !x.sandbox) break;
     // The pod left the desired set while this sync waited (its file removed during a flood): no

@@ -5,7 +5,12 @@
 import { Backoff, type BackoffPolicy } from '../util/backoff.js';
 
 /** The kubelet's imageBackOffPeriod and MaxImageBackOff; forgotten after 2 × max without failure. */
-export const IMAGE_PULL_BACKOFF: BackoffPolicy = { initialMs: 10_000, maxMs: 300_000, jitter: 0, resetAfterMs: 600_000 };
+export const IMAGE_PULL_BACKOFF: BackoffPolicy = {
+  initialMs: 10_000,
+  maxMs: 300_000,
+  jitter: 0,
+  resetAfterMs: 600_000,
+};
 
 interface Entry {
   readonly backoff: Backoff;
@@ -55,7 +60,11 @@ export class ImagePullBackOff {
   hold(uid: string, image: string, nowMs: number): PullHold | undefined {
     const entry = this.entries.get(ImagePullBackOff.key(uid, image));
     if (!entry || nowMs >= entry.notBefore) return undefined;
-    return { notBefore: entry.notBefore, reason: 'ImagePullBackOff', message: `Back-off pulling image ${JSON.stringify(image)}: ErrImagePull: ${entry.message}` };
+    return {
+      notBefore: entry.notBefore,
+      reason: 'ImagePullBackOff',
+      message: `Back-off pulling image ${JSON.stringify(image)}: ErrImagePull: ${entry.message}`,
+    };
   }
 
   forgetPod(uid: string): void {

@@ -29,7 +29,12 @@ export function containerSpec(pod: DefaultedPod | undefined, name: string): Cont
 
 /** Grace for a pod-level stop: the node shutdown's override, else the pod's terminationGracePeriodSeconds, else the container's annotation, else the default (30). */
 export function podGraceSeconds(ctx: WorkerContext, target: KillTarget): number {
-  return ctx.stoppedFor?.graceSeconds ?? ctx.desired?.spec?.terminationGracePeriodSeconds ?? target.meta?.terminationGracePeriodSeconds ?? DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS;
+  return (
+    ctx.stoppedFor?.graceSeconds ??
+    ctx.desired?.spec?.terminationGracePeriodSeconds ??
+    target.meta?.terminationGracePeriodSeconds ??
+    DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS
+  );
 }
 
 /** Stops a pod's sandbox, telling the cache while the stop is in flight (PodCache.stopping). */
@@ -42,12 +47,22 @@ export async function stopSandbox(ctx: WorkerContext, id: string): Promise<void>
   }
 }
 
-export async function killContainer(ctx: WorkerContext, target: KillTarget, graceSeconds: number, reason: string): Promise<void> {
+export async function killContainer(
+  ctx: WorkerContext,
+  target: KillTarget,
+  graceSeconds: number,
+  reason: string,
+): Promise<void> {
   const fields = { pod: ctx.key, podUID: ctx.uid, container: target.name, containerID: target.id };
   const preStop: LifecycleHandler | undefined = target.spec?.lifecycle?.preStop ?? target.meta?.preStop;
   let grace = graceSeconds;
   ctx.logger.info('Killing container', { ...fields, reason, gracePeriod: Math.max(MIN_GRACE_SECONDS, grace) });
-  ctx.event('Normal', 'Killing', reason.startsWith('Container ') ? reason : `Stopping container ${target.name}`, target.name);
+  ctx.event(
+    'Normal',
+    'Killing',
+    reason.startsWith('Container ') ? reason : `Stopping container ${target.name}`,
+    target.name,
+  );
   if (preStop) {
     const started = ctx.now();
     const spec: Container = target.spec ?? { name: target.name, ports: target.meta?.ports };

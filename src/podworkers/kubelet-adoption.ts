@@ -53,7 +53,8 @@ export function kubeletPodMismatch(d: StaticPod, rt: RuntimePod): string | undef
   if (configSourceOf(rt) !== 'file') return 'not from a manifest file';
   if (madeByBootlet(rt)) return 'made by bootlet'; // its UID is bootlet's: a different one means different content
   if (!sameMap(podLabelsOf(rt), d.pod.metadata.labels ?? {})) return 'labels differ';
-  if (!sameMap(withoutSourceAnnotations(podAnnotationsOf(rt)), withoutSourceAnnotations(d.pod.metadata.annotations))) return 'annotations differ';
+  if (!sameMap(withoutSourceAnnotations(podAnnotationsOf(rt)), withoutSourceAnnotations(d.pod.metadata.annotations)))
+    return 'annotations differ';
   const spec = d.pod.spec ?? { containers: [] };
   const specs = new Map([...(spec.initContainers ?? []), ...spec.containers].map((c) => [c.name, c]));
   const apps = new Set(spec.containers.map((c) => c.name));
@@ -71,7 +72,10 @@ const hasReadySandbox = (rt: RuntimePod): boolean => rt.sandboxes[0]?.state === 
  * exited version lingers beside it). A pinned UID is the operator's and is never replaced, and a pod
  * already re-identified is not looked at again.
  */
-export function findKubeletAdoptions(desired: readonly StaticPod[], found: ReadonlyMap<string, RuntimePod>): KubeletAdoption[] {
+export function findKubeletAdoptions(
+  desired: readonly StaticPod[],
+  found: ReadonlyMap<string, RuntimePod>,
+): KubeletAdoption[] {
   const out: KubeletAdoption[] = [];
   for (const d of desired) {
     if (found.has(d.uid) || d.uidPinned || d.computedUid !== undefined) continue;

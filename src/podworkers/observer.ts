@@ -49,7 +49,11 @@ export interface PodWorkerObserver {
 }
 
 /** Calls every observer; one that throws is logged by the caller and does not stop the others. */
-export function notify(observers: readonly PodWorkerObserver[], call: (o: PodWorkerObserver) => void, onError: (err: unknown) => void): void {
+export function notify(
+  observers: readonly PodWorkerObserver[],
+  call: (o: PodWorkerObserver) => void,
+  onError: (err: unknown) => void,
+): void {
   for (const o of observers) {
     try {
       call(o);

@@ -65,7 +65,12 @@ export class PodWorker {
 
   /** Last resort: the loop itself threw (a bug). The pod is retried, never dropped, never fatal. */
   private loopFailed(err: unknown): void {
-    this.ctx.logger.error('Pod worker failed unexpectedly, will retry', { pod: this.ctx.key, podUID: this.ctx.uid, state: this.stateName, err: errorMessage(err) });
+    this.ctx.logger.error('Pod worker failed unexpectedly, will retry', {
+      pod: this.ctx.key,
+      podUID: this.ctx.uid,
+      state: this.stateName,
+      err: errorMessage(err),
+    });
     this.running = false;
     this.stopTimers();
     this.timer = setTimeout(() => this.resync(), this.failureDelayMs());
@@ -128,7 +133,8 @@ export class PodWorker {
         this.ctx.stepEffects = { kind: 'unrecorded' };
         try {
           t = await state.run(this.ctx);
-          if (operation) this.ctx.emit((o) => o.podWorkerStep?.(this.ctx.uid, operation, performance.now() - startedAt));
+          if (operation)
+            this.ctx.emit((o) => o.podWorkerStep?.(this.ctx.uid, operation, performance.now() - startedAt));
           this.failures.reset();
           this.lastFailure = undefined;
         } catch (err) {
@@ -149,7 +155,9 @@ export class PodWorker {
         if (effects.kind === 'recorded') this.ctx.lastStepAt = effects.at;
         else if (effects.kind === 'unrecorded') this.ctx.lastStepAt = this.lastEndedAt;
         if (t.next !== this.stateName) {
-          this.ctx.logger.v(3).info('Pod worker state', { pod: this.ctx.key, podUID: this.ctx.uid, from: this.stateName, to: t.next });
+          this.ctx.logger
+            .v(3)
+            .info('Pod worker state', { pod: this.ctx.key, podUID: this.ctx.uid, from: this.stateName, to: t.next });
           this.stateName = t.next;
           if (t.next !== 'Done') this.pending = true;
           // A pod removed before it started ends at once: it has stopped too.

@@ -167,7 +167,8 @@ export class PodWorkers {
   constructor(private readonly opts: PodWorkersOptions) {
     this.now = opts.now ?? Date.now;
     this.maxStarts = opts.maxConcurrentStarts ?? DEFAULT_MAX_CONCURRENT_STARTS;
-    if (!(this.maxStarts >= 1)) throw new Error(`maxConcurrentStarts must be at least 1, not ${String(opts.maxConcurrentStarts)}`);
+    if (!(this.maxStarts >= 1))
+      throw new Error(`maxConcurrentStarts must be at least 1, not ${String(opts.maxConcurrentStarts)}`);
     this.teardowns = new ConcurrencyLimit(opts.maxConcurrentTeardowns ?? DEFAULT_MAX_CONCURRENT_TEARDOWNS);
   }
 
@@ -176,8 +177,18 @@ export class PodWorkers {
     if (u.op === 'REMOVE') return this.terminate(u.pod.uid);
     if (u.previous.uid !== u.pod.uid) {
       // Re-identified with a kubelet's running pod: the computed UID never ran, its worker ends at once.
-      if (u.pod.computedUid === u.previous.uid) this.opts.logger.info('Adopting the running pod a kubelet started from the same manifest', { pod: u.pod.key, podUID: u.pod.uid, computedUID: u.previous.uid });
-      else this.opts.logger.info('Static pod changed, replacing it', { pod: u.pod.key, oldUID: u.previous.uid, podUID: u.pod.uid });
+      if (u.pod.computedUid === u.previous.uid)
+        this.opts.logger.info('Adopting the running pod a kubelet started from the same manifest', {
+          pod: u.pod.key,
+          podUID: u.pod.uid,
+          computedUID: u.previous.uid,
+        });
+      else
+        this.opts.logger.info('Static pod changed, replacing it', {
+          pod: u.pod.key,
+          oldUID: u.previous.uid,
+          podUID: u.pod.uid,
+        });
       this.terminate(u.previous.uid);
       return this.ensure(u.pod);
     }
@@ -202,11 +213,18 @@ export class PodWorkers {
       const key = `${rt.namespace}/${rt.name}`;
       const problem = identityProblem({ podNamespace: rt.namespace, podName: rt.name, podUid: uid });
       if (problem !== undefined) {
-        this.opts.logger.warn('Leaving runtime pod alone: its labels are not a valid pod identity', { podUID: uid, err: problem });
+        this.opts.logger.warn('Leaving runtime pod alone: its labels are not a valid pod identity', {
+          podUID: uid,
+          err: problem,
+        });
         continue;
       }
       if (!isStaticRuntimePod(rt, this.opts.readSources)) {
-        this.opts.logger.v(2).info('Leaving runtime pod alone: no static source made it', { pod: key, podUID: uid, source: configSourceOf(rt) ?? '' });
+        this.opts.logger.v(2).info('Leaving runtime pod alone: no static source made it', {
+          pod: key,
+          podUID: uid,
+          source: configSourceOf(rt) ?? '',
+        });
         continue;
       }
       // A refused manifest never declares an API pod: the server's list is the whole answer for it.
@@ -232,7 +250,11 @@ export class PodWorkers {
       const claim = this.claimFor(h.key);
       if (!claim) {
         this.held.delete(uid);
-        this.stopOrphan(uid, h.rt, 'The refused manifest that kept the pod running is gone or declares another pod, stopping it');
+        this.stopOrphan(
+          uid,
+          h.rt,
+          'The refused manifest that kept the pod running is gone or declares another pod, stopping it',
+        );
       } else if (claim.file !== h.claim.file || claim.message !== h.claim.message) {
         h.claim = claim;
         this.logHeld(uid, h);
@@ -345,7 +367,14 @@ export class PodWorkers {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, FINAL_STATUS_WAIT_MS)));
     try {
-      await Promise.race([recorder.record(uid).catch((err: unknown) => this.opts.logger.warn('Failed to record the final pod status', { podUID: uid, err: errorMessage(err) })), timeout]);
+      await Promise.race([
+        recorder
+          .record(uid)
+          .catch((err: unknown) =>
+            this.opts.logger.warn('Failed to record the final pod status', { podUID: uid, err: errorMessage(err) }),
+          ),
+        timeout,
+      ]);
     } finally {
       clearTimeout(timer);
     }
@@ -376,7 +405,8 @@ export class PodWorkers {
 
   /** The refused claim that keeps a pod of this key running, if no accepted manifest declares the key. */
   private claimFor(key: string): ManifestClaim | undefined {
-    for (const w of this.byKey.get(key) ?? []) if (w.ctx.desired !== undefined && !w.ctx.terminationRequested) return undefined;
+    for (const w of this.byKey.get(key) ?? [])
+      if (w.ctx.desired !== undefined && !w.ctx.terminationRequested) return undefined;
     // A file that could not be read far enough may declare any pod.
     return this.claims.find((c) => c.podKey === key) ?? this.claims.find((c) => c.podKey === undefined);
   }
@@ -388,7 +418,12 @@ export class PodWorkers {
   }
 
   private logHeld(uid: string, h: HeldPod): void {
-    this.opts.logger.warn('Keeping pod running: its manifest is refused', { pod: h.key, podUID: uid, file: h.claim.file, err: h.claim.message });
+    this.opts.logger.warn('Keeping pod running: its manifest is refused', {
+      pod: h.key,
+      podUID: uid,
+      file: h.claim.file,
+      err: h.claim.message,
+    });
   }
 
   /** An accepted manifest now declares the key of held pods: the same UID is adopted, any other replaced. */
@@ -417,7 +452,13 @@ export class PodWorkers {
     this.workers.get(uid)?.requestTermination();
   }
 
-  private create(uid: string, namespace: string, name: string, given: StaticPod['pod'] | undefined, source = given?.metadata.annotations[CONFIG_SOURCE]): PodWorker {
+  private create(
+    uid: string,
+    namespace: string,
+    name: string,
+    given: StaticPod['pod'] | undefined,
+    source = given?.metadata.annotations[CONFIG_SOURCE],
+  ): PodWorker {
     const key = `${namespace}/${name}`;
     const slot = sameNameSlot(key, source);
     if (given) this.lastGiven.set(uid, given);
@@ -449,7 +490,8 @@ export class PodWorkers {
           this.tell(uid, call);
         },
         event: (type, reason, message, container) => {
-          const initContainer = container !== undefined && (given?.spec?.initContainers ?? []).some((c) => c.name === container);
+          const initContainer =
+            container !== undefined && (given?.spec?.initContainers ?? []).some((c) => c.name === container);
           const e: PodEvent = { uid, namespace, name, type, reason, message, container, initContainer };
           this.opts.logger.v(2).info('Event', { pod: key, podUID: uid, type, reason, message, container });
           this.tell(uid, (o) => o.podEvent?.(e));
@@ -486,7 +528,9 @@ export class PodWorkers {
 
   /** Tells every observer about one pod; one that throws is logged and does not stop the others. */
   private tell(uid: string, call: (o: PodWorkerObserver) => void): void {
-    notify(this.opts.observers ?? [], call, (err) => this.opts.logger.error('Pod worker observer failed', { podUID: uid, err: String(err) }));
+    notify(this.opts.observers ?? [], call, (err) =>
+      this.opts.logger.error('Pod worker observer failed', { podUID: uid, err: String(err) }),
+    );
   }
 
   private releaseStopWaiters(uid: string): void {
@@ -543,7 +587,10 @@ export class PodWorkers {
     if (again) {
       this.restarts.delete(w.ctx.uid);
       this.tell(again.uid, (o) => o.podRestarted?.(again.uid));
-      this.opts.logger.info('Static pod added again with the same UID, starting it anew', { pod: again.key, podUID: again.uid });
+      this.opts.logger.info('Static pod added again with the same UID, starting it anew', {
+        pod: again.key,
+        podUID: again.uid,
+      });
       this.create(again.uid, again.pod.metadata.namespace, again.pod.metadata.name, again.pod).wake();
     }
     this.wakeSameKey(w);

@@ -46,7 +46,10 @@ export function startAdoption(d: StartAdoptionDeps): () => void {
       .catch((err: unknown) => {
         if (stopped) return;
         const delay = backoff.next();
-        d.logger.error('Could not read pods back from the runtime, will retry', { err: errorMessage(err), retryInMs: delay });
+        d.logger.error('Could not read pods back from the runtime, will retry', {
+          err: errorMessage(err),
+          retryInMs: delay,
+        });
         timer = setTimeout(attempt, delay);
         timer.unref();
       });

@@ -27,7 +27,8 @@ export interface PodCacheView {
  * than `at` includes them: the cache's own read of them), or something else (a read started after
  * the step).
  */
-export type StepEffects = { readonly kind: 'none' } | { readonly kind: 'recorded'; readonly at: CacheTime } | { readonly kind: 'unrecorded' };
+export type StepEffects =
+  { readonly kind: 'none' } | { readonly kind: 'recorded'; readonly at: CacheTime } | { readonly kind: 'unrecorded' };
 
 /** The pod's runtime state for a step: read after the previous step ended. */
 export async function podForStep(ctx: WorkerContext): Promise<CachedPod> {

@@ -31,6 +31,11 @@ export class DriftRecorder {
 
   stats(): DriftStats {
     const sorted = [...this.samples].sort((a, b) => a - b);
-    return { count: this.total, p50Ms: percentile(sorted, 50), p95Ms: percentile(sorted, 95), maxMs: sorted.length ? sorted[sorted.length - 1]! : 0 };
+    return {
+      count: this.total,
+      p50Ms: percentile(sorted, 50),
+      p95Ms: percentile(sorted, 95),
+      maxMs: sorted.length ? sorted[sorted.length - 1]! : 0,
+    };
   }
 }

@@ -38,8 +38,14 @@ export async function runExecProbe(
   } catch (err) {
     // A timeout is the command's fault and counts as a failure (the kubelet's ExecProbeTimeout,
     // on by default since 1.20); any other runtime error says nothing about the container.
-    if (err instanceof CriError && (err.code === DEADLINE_EXCEEDED || /timeout .*exceeded|deadline exceeded/i.test(err.details))) {
-      return { result: 'failure', output: `command ${JSON.stringify(command.join(' '))} timed out after ${timeoutSeconds}s` };
+    if (
+      err instanceof CriError &&
+      (err.code === DEADLINE_EXCEEDED || /timeout .*exceeded|deadline exceeded/i.test(err.details))
+    ) {
+      return {
+        result: 'failure',
+        output: `command ${JSON.stringify(command.join(' '))} timed out after ${timeoutSeconds}s`,
+      };
     }
     return { result: 'unknown', output: errorMessage(err) };
   }

@@ -24,7 +24,11 @@ export const HEALTH_DESCRIPTOR = {
                 Health: {
                   methods: {
                     Check: { requestType: 'HealthCheckRequest', responseType: 'HealthCheckResponse' },
-                    Watch: { requestType: 'HealthCheckRequest', responseType: 'HealthCheckResponse', responseStream: true },
+                    Watch: {
+                      requestType: 'HealthCheckRequest',
+                      responseType: 'HealthCheckResponse',
+                      responseStream: true,
+                    },
                   },
                 },
               },
@@ -102,23 +106,44 @@ export function runGrpcProbe(host: string, port: number, service: string, timeou
     // As the kubelet (a blocking dial): first the connection, within the timeout, then the call.
     client.waitForReady(deadline, (connectErr) => {
       if (connectErr) {
-        resolve({ result: 'failure', output: `timeout: failed to connect service ${JSON.stringify(addr)} within ${secondsText(timeoutMs)}: ${connectErr.message}` });
+        resolve({
+          result: 'failure',
+          output: `timeout: failed to connect service ${JSON.stringify(addr)} within ${secondsText(timeoutMs)}: ${connectErr.message}`,
+        });
         return;
       }
-      client.makeUnaryRequest(m.path, m.requestSerialize, m.responseDeserialize, { service }, new grpc.Metadata(), { deadline }, (err, res) => {
-        if (err) {
-          if (err.code === grpc.status.UNIMPLEMENTED) {
-            resolve({ result: 'failure', output: `error: this server does not implement the grpc health protocol (grpc.health.v1.Health): ${err.details}` });
-          } else if (err.code === grpc.status.DEADLINE_EXCEEDED) {
-            resolve({ result: 'failure', output: `timeout: health rpc did not complete within ${secondsText(timeoutMs)}` });
-          } else {
-            resolve({ result: 'failure', output: `error: health rpc probe failed: ${err.message}` });
+      client.makeUnaryRequest(
+        m.path,
+        m.requestSerialize,
+        m.responseDeserialize,
+        { service },
+        new grpc.Metadata(),
+        { deadline },
+        (err, res) => {
+          if (err) {
+            if (err.code === grpc.status.UNIMPLEMENTED) {
+              resolve({
+                result: 'failure',
+                output: `error: this server does not implement the grpc health protocol (grpc.health.v1.Health): ${err.details}`,
+              });
+            } else if (err.code === grpc.status.DEADLINE_EXCEEDED) {
+              resolve({
+                result: 'failure',
+                output: `timeout: health rpc did not complete within ${secondsText(timeoutMs)}`,
+              });
+            } else {
+              resolve({ result: 'failure', output: `error: health rpc probe failed: ${err.message}` });
+            }
+            return;
           }
-          return;
-        }
-        const status = res?.status ?? 'UNKNOWN';
-        resolve(status === 'SERVING' ? { result: 'success', output: 'service healthy' } : { result: 'failure', output: `service unhealthy (responded with ${JSON.stringify(status)})` });
-      });
+          const status = res?.status ?? 'UNKNOWN';
+          resolve(
+            status === 'SERVING'
+              ? { result: 'success', output: 'service healthy' }
+              : { result: 'failure', output: `service unhealthy (responded with ${JSON.stringify(status)})` },
+          );
+        },
+      );
     });
   }).finally(() => client.close());
 }

@@ -70,29 +70,33 @@ class ProbeHttpError extends Error {}
 function getOnce(url: URL, headers: HeaderMap, signal: AbortSignal): Promise<Response> {
   const mod = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
-    const req = mod.get(url, { headers, agent: false, rejectUnauthorized: false, signal, maxHeaderSize: MAX_HTTP_RESPONSE_HEADER_BYTES }, (res) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      let done = false;
-      const finish = (): void => {
-        if (done) return;
-        done = true;
-        const body = Buffer.concat(chunks, size).toString('utf8');
-        resolve({ status: res.statusCode ?? 0, location: res.headers.location, body });
-        // A truncated body is not an error: stop reading and drop the connection.
-        res.destroy();
-      };
-      res.on('data', (c: Buffer) => {
-        if (done) return;
-        // Keep no more than the cap, whatever size the chunks come in.
-        const keep = c.subarray(0, MAX_HTTP_BODY_BYTES - size);
-        chunks.push(keep);
-        size += keep.length;
-        if (size >= MAX_HTTP_BODY_BYTES) finish();
-      });
-      res.once('end', finish);
-      res.once('error', (err) => (done ? undefined : reject(err)));
-    });
+    const req = mod.get(
+      url,
+      { headers, agent: false, rejectUnauthorized: false, signal, maxHeaderSize: MAX_HTTP_RESPONSE_HEADER_BYTES },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        let done = false;
+        const finish = (): void => {
+          if (done) return;
+          done = true;
+          const body = Buffer.concat(chunks, size).toString('utf8');
+          resolve({ status: res.statusCode ?? 0, location: res.headers.location, body });
+          // A truncated body is not an error: stop reading and drop the connection.
+          res.destroy();
+        };
+        res.on('data', (c: Buffer) => {
+          if (done) return;
+          // Keep no more than the cap, whatever size the chunks come in.
+          const keep = c.subarray(0, MAX_HTTP_BODY_BYTES - size);
+          chunks.push(keep);
+          size += keep.length;
+          if (size >= MAX_HTTP_BODY_BYTES) finish();
+        });
+        res.once('end', finish);
+        res.once('error', (err) => (done ? undefined : reject(err)));
+      },
+    );
     req.once('error', reject);
   });
 }
@@ -101,7 +105,8 @@ function describeError(err: unknown, url: URL, timedOut: boolean): string {
   if (timedOut) return 'context deadline exceeded (Client.Timeout exceeded while awaiting headers)';
   if (err instanceof ProbeHttpError) return err.message;
   const e = err as NodeJS.ErrnoException;
-  if (e?.code === 'HPE_HEADER_OVERFLOW') return `net/http: server response headers exceeded ${MAX_HTTP_RESPONSE_HEADER_BYTES} bytes; aborted`;
+  if (e?.code === 'HPE_HEADER_OVERFLOW')
+    return `net/http: server response headers exceeded ${MAX_HTTP_RESPONSE_HEADER_BYTES} bytes; aborted`;
   if (e && typeof e.code === 'string' && e.syscall === 'connect') {
     return `dial tcp ${url.host}: connect: ${describeSocketError(e)}`;
   }
@@ -132,7 +137,8 @@ export async function runHttpProbe(req: HttpProbeRequest): Promise<ProbeOutcome>
         continue;
       }
       if (res.status >= 200 && res.status < 400) {
-        if (res.status >= 300) return { result: 'success', warning: true, output: `Probe terminated redirects, Response body: ${res.body}` };
+        if (res.status >= 300)
+          return { result: 'success', warning: true, output: `Probe terminated redirects, Response body: ${res.body}` };
         return { result: 'success', output: res.body };
       }
       // As the kubelet: never put the body of a failed response into the user-facing message.

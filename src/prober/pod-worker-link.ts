@@ -18,7 +18,8 @@ export function linkProber(prober: ProberManager, workers: PodWorkers, nodeIP: s
       for (const c of runtime?.containers ?? []) if (!newest.has(c.name)) newest.set(c.name, c);
       for (const c of [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])]) {
         const inst = newest.get(c.name);
-        if (inst?.state === ContainerState.CONTAINER_RUNNING) prober.containerStarted(uid, c.name, inst.id, Math.floor(inst.startedAt / 1e6));
+        if (inst?.state === ContainerState.CONTAINER_RUNNING)
+          prober.containerStarted(uid, c.name, inst.id, Math.floor(inst.startedAt / 1e6));
         else prober.containerStopped(uid, c.name);
       }
     },

@@ -106,7 +106,10 @@ export class ProbeWorker {
       this.warned = false;
     }
     const now = this.now();
-    const jitter = !this.everStarted && now - this.opts.agentStartMs < this.opts.timing.periodMs ? this.random() * this.opts.timing.periodMs : 0;
+    const jitter =
+      !this.everStarted && now - this.opts.agentStartMs < this.opts.timing.periodMs
+        ? this.random() * this.opts.timing.periodMs
+        : 0;
     this.everStarted = true;
     this.schedule(Math.max(now + jitter, startedAtMs + this.opts.timing.initialDelayMs));
   }
@@ -143,11 +146,14 @@ export class ProbeWorker {
   private schedule(dueMs: number, measured = true): void {
     this.clearTimer();
     this.dueMs = dueMs;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      if (measured) this.opts.drift?.record(dueMs, this.now());
-      void this.tick();
-    }, Math.max(0, dueMs - this.now()));
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        if (measured) this.opts.drift?.record(dueMs, this.now());
+        void this.tick();
+      },
+      Math.max(0, dueMs - this.now()),
+    );
   }
 
   /** The next tick on this worker's grid after now; ticks missed by a slow probe are skipped. */

@@ -225,28 +225,64 @@ export class ProberManager {
       now: this.opts.now,
       random: this.opts.random,
       isStarted: () => this.isStarted(cp),
-      probe: (containerId) => runProbe(this.handlers, probe, { container: cp.spec, containerId, podIP: entry.podIP }, timing.timeoutSeconds),
+      probe: (containerId) =>
+        runProbe(this.handlers, probe, { container: cp.spec, containerId, podIP: entry.podIP }, timing.timeoutSeconds),
       onRecord: (rec) => this.recorded(entry, cp, type, probe, rec, log),
       onRun: (result) =>
-        this.opts.onProbeRun?.({ podUid: uid, podName: entry.pod.metadata?.name ?? '', namespace: entry.pod.metadata?.namespace ?? 'default', containerName: cp.spec.name, probeType: type, result }),
+        this.opts.onProbeRun?.({
+          podUid: uid,
+          podName: entry.pod.metadata?.name ?? '',
+          namespace: entry.pod.metadata?.namespace ?? 'default',
+          containerName: cp.spec.name,
+          probeType: type,
+          result,
+        }),
       onError: (containerId, output, repeated) => {
         const msg = `${TITLE[type]} probe errored and resulted in unknown state: ${output}`;
         if (repeated) log.v(2).info('Probe errored', { containerID: containerId, output, message: msg });
         else log.warn('Probe errored', { containerID: containerId, output, event: 'Unhealthy', message: msg });
       },
       onFailureBelowThreshold: (containerId, output, run) =>
-        log.v(2).info('Probe failed', { containerID: containerId, output, run, failureThreshold: timing.failureThreshold }),
+        log
+          .v(2)
+          .info('Probe failed', { containerID: containerId, output, run, failureThreshold: timing.failureThreshold }),
     });
   }
 
-  private recorded(entry: PodProbes, cp: ContainerProbes, type: ProbeType, probe: Probe, rec: ProbeRecord, log: Logger): void {
+  private recorded(
+    entry: PodProbes,
+    cp: ContainerProbes,
+    type: ProbeType,
+    probe: Probe,
+    rec: ProbeRecord,
+    log: Logger,
+  ): void {
     const uid = entry.pod.metadata?.uid ?? '';
     if (rec.changed) {
-      if (rec.result === 'failure') log.warn('Probe failed', { containerID: rec.containerId, output: rec.output, event: 'Unhealthy', message: `${TITLE[type]} probe failed: ${rec.output}` });
+      if (rec.result === 'failure')
+        log.warn('Probe failed', {
+          containerID: rec.containerId,
+          output: rec.output,
+          event: 'Unhealthy',
+          message: `${TITLE[type]} probe failed: ${rec.output}`,
+        });
       else log.info('Probe succeeded', { containerID: rec.containerId, output: rec.output });
     }
-    if (rec.firstWarning) log.warn('Probe succeeded with a warning', { containerID: rec.containerId, event: 'ProbeWarning', message: `${TITLE[type]} probe warning: ${rec.output}` });
-    const event: ProbeResultEvent = { podUid: uid, containerName: cp.spec.name, containerId: rec.containerId, probeType: type, result: rec.result, output: rec.output, changed: rec.changed };
+    if (rec.firstWarning)
+      log.warn('Probe succeeded with a warning', {
+        containerID: rec.containerId,
+        event: 'ProbeWarning',
+        message: `${TITLE[type]} probe warning: ${rec.output}`,
+      });
+    const event: ProbeResultEvent = {
+      podUid: uid,
+      containerName: cp.spec.name,
+      containerId: rec.containerId,
+      probeType: type,
+      result: rec.result,
+      output: rec.output,
+      changed: rec.changed,
+    };
     for (const l of this.resultListeners) l(event);
     // Readiness need not wait a whole period once the container has started (the kubelet triggers it too).
     if (type === 'startup' && rec.result === 'success' && rec.changed) cp.workers.get('readiness')?.trigger();

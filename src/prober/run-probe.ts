@@ -47,13 +47,21 @@ function hostOr(host: string | undefined, podIP: string): string {
 
 function runOnce(h: ProbeHandlers, probe: Probe, t: ProbeTarget, timeoutSeconds: number): Promise<ProbeOutcome> {
   const timeoutMs = timeoutSeconds * 1000;
-  if (probe.exec) return h.exec(t.containerId, expandProbeCommand(probe.exec.command ?? [], t.container), timeoutSeconds);
+  if (probe.exec)
+    return h.exec(t.containerId, expandProbeCommand(probe.exec.command ?? [], t.container), timeoutSeconds);
   if (probe.httpGet) {
     const g = probe.httpGet;
     const port = resolveContainerPort(g.port, t.container);
     if ('error' in port) return Promise.resolve({ result: 'unknown', output: port.error });
     const scheme = (g.scheme ?? 'HTTP').toLowerCase() === 'https' ? 'https' : 'http';
-    return h.http({ scheme, host: hostOr(g.host, t.podIP), port: port.port, path: g.path ?? '/', headers: g.httpHeaders ?? [], timeoutMs });
+    return h.http({
+      scheme,
+      host: hostOr(g.host, t.podIP),
+      port: port.port,
+      path: g.path ?? '/',
+      headers: g.httpHeaders ?? [],
+      timeoutMs,
+    });
   }
   if (probe.tcpSocket) {
     const port = resolveContainerPort(probe.tcpSocket.port, t.container);
@@ -68,7 +76,12 @@ function runOnce(h: ProbeHandlers, probe: Probe, t: ProbeTarget, timeoutSeconds:
   return Promise.resolve({ result: 'unknown', output: `missing probe handler for container ${t.container.name}` });
 }
 
-export async function runProbe(h: ProbeHandlers, probe: Probe, target: ProbeTarget, timeoutSeconds: number): Promise<ProbeOutcome> {
+export async function runProbe(
+  h: ProbeHandlers,
+  probe: Probe,
+  target: ProbeTarget,
+  timeoutSeconds: number,
+): Promise<ProbeOutcome> {
   let last: ProbeOutcome = { result: 'unknown', output: '' };
   for (let i = 0; i < MAX_PROBE_ATTEMPTS; i++) {
     try {

@@ -8,7 +8,9 @@ export interface ProbeEvent {
 }
 
 /** The event for a result, or undefined when the result is not a new failure. */
-export function unhealthyEvent(e: Pick<ProbeResultEvent, 'changed' | 'result' | 'probeType' | 'output'>): ProbeEvent | undefined {
+export function unhealthyEvent(
+  e: Pick<ProbeResultEvent, 'changed' | 'result' | 'probeType' | 'output'>,
+): ProbeEvent | undefined {
   if (!e.changed || e.result !== 'failure') return undefined;
   const probe = e.probeType[0]!.toUpperCase() + e.probeType.slice(1);
   return { type: 'Warning', reason: 'Unhealthy', message: `${probe} probe failed: ${e.output}` };

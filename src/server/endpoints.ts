@@ -51,7 +51,12 @@ export async function startEndpoints(o: EndpointOptions): Promise<RunningEndpoin
 
   const socketServer = createHttpServer(readOnlyRoutes, o.logger);
   const socket = new SupervisedListener(
-    { what: 'the bootlet pods socket', fields: { rootDir: o.rootDir }, servingFields: paths, bind: () => bindPodsSocket(socketServer, o.rootDir) },
+    {
+      what: 'the bootlet pods socket',
+      fields: { rootDir: o.rootDir },
+      servingFields: paths,
+      bind: () => bindPodsSocket(socketServer, o.rootDir),
+    },
     o.logger,
     o.retry,
   );
@@ -62,7 +67,12 @@ export async function startEndpoints(o: EndpointOptions): Promise<RunningEndpoin
     const server = createHttpServer(readOnlyRoutes, o.logger, new RefusalLog(o.logger, 'read-only port'));
     const setting = { flag: '--read-only-port', field: 'readOnlyPort' };
     readOnly = new SupervisedListener(
-      { what: 'the read-only port', fields: { address: `${o.address}:${o.readOnlyPort}` }, servingFields: paths, bind: () => bindTcp(server, o.address, o.readOnlyPort, setting) },
+      {
+        what: 'the read-only port',
+        fields: { address: `${o.address}:${o.readOnlyPort}` },
+        servingFields: paths,
+        bind: () => bindTcp(server, o.address, o.readOnlyPort, setting),
+      },
       o.logger,
       o.retry,
     );
@@ -70,13 +80,19 @@ export async function startEndpoints(o: EndpointOptions): Promise<RunningEndpoin
   }
 
   // The read-only port already answers /healthz when both are the same address and port.
-  const sameAsReadOnly = readOnly !== undefined && o.healthzPort === o.readOnlyPort && o.healthzBindAddress === o.address;
+  const sameAsReadOnly =
+    readOnly !== undefined && o.healthzPort === o.readOnlyPort && o.healthzBindAddress === o.address;
   let healthz: SupervisedListener | undefined;
   if (o.healthzPort > 0 && !sameAsReadOnly) {
     const server = createHttpServer(healthzRouter(checks), o.logger, new RefusalLog(o.logger, 'healthz'));
     const setting = { flag: '--healthz-port', field: 'healthzPort' };
     healthz = new SupervisedListener(
-      { what: 'healthz', fields: { address: `${o.healthzBindAddress}:${o.healthzPort}` }, servingFields: { paths: '/healthz' }, bind: () => bindTcp(server, o.healthzBindAddress, o.healthzPort, setting) },
+      {
+        what: 'healthz',
+        fields: { address: `${o.healthzBindAddress}:${o.healthzPort}` },
+        servingFields: { paths: '/healthz' },
+        bind: () => bindTcp(server, o.healthzBindAddress, o.healthzPort, setting),
+      },
       o.logger,
       o.retry,
     );

@@ -47,7 +47,11 @@ function sameAddress(a: string, b: string): boolean {
  * @param localAddress the address the connection arrived on: its literal is accepted too, so a
  *   probe of `--healthz-bind-address=<node IP>` from elsewhere keeps working
  */
-export function isAllowedHost(host: string | undefined, httpVersion: string, localAddress: string | undefined): boolean {
+export function isAllowedHost(
+  host: string | undefined,
+  httpVersion: string,
+  localAddress: string | undefined,
+): boolean {
   if (host === undefined || host === '') return httpVersion === '1.0' || httpVersion === '0.9';
   const name = hostOfHeader(host);
   if (name === undefined) return false;
@@ -81,12 +85,15 @@ export class RefusalLog {
       this.suppressed++;
       return;
     }
-    this.logger.warn('Refused a request whose Host is not a loopback name or address (DNS rebinding?); at most one such line a minute', {
-      endpoint: this.endpoint,
-      host: host === undefined ? '(none)' : host.slice(0, MAX_LOGGED_HOST),
-      remote,
-      refusedSinceLastLine: this.lastLineAt === undefined ? undefined : this.suppressed,
-    });
+    this.logger.warn(
+      'Refused a request whose Host is not a loopback name or address (DNS rebinding?); at most one such line a minute',
+      {
+        endpoint: this.endpoint,
+        host: host === undefined ? '(none)' : host.slice(0, MAX_LOGGED_HOST),
+        remote,
+        refusedSinceLastLine: this.lastLineAt === undefined ? undefined : this.suppressed,
+      },
+    );
     this.lastLineAt = t;
     this.suppressed = 0;
   }

@@ -18,10 +18,22 @@ export type Router = (path: string, query: URLSearchParams) => RouteResult | Pro
 const TEXT = 'text/plain; charset=utf-8';
 const FOREIGN_HOST_BODY = 'forbidden: this endpoint answers only requests to localhost, 127.0.0.1 or [::1]\n';
 
-function handle(router: Router, logger: Logger, hostCheck: RefusalLog | undefined, req: http.IncomingMessage, res: http.ServerResponse): void {
+function handle(
+  router: Router,
+  logger: Logger,
+  hostCheck: RefusalLog | undefined,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+): void {
   if (hostCheck && !isAllowedHost(req.headers.host, req.httpVersion, req.socket.localAddress)) {
     hostCheck.refused(req.headers.host, req.socket.remoteAddress);
-    res.writeHead(403, { 'Content-Type': TEXT, 'Content-Length': Buffer.byteLength(FOREIGN_HOST_BODY), Connection: 'close' }).end(FOREIGN_HOST_BODY);
+    res
+      .writeHead(403, {
+        'Content-Type': TEXT,
+        'Content-Length': Buffer.byteLength(FOREIGN_HOST_BODY),
+        Connection: 'close',
+      })
+      .end(FOREIGN_HOST_BODY);
     return;
   }
   const url = new URL(req.url ?? '/', 'http://localhost');
@@ -65,7 +77,10 @@ export function createHttpServer(router: Router, logger: Logger, hostCheck?: Ref
 }
 
 /** One listen attempt; on failure the server is left unbound, to be tried again later. */
-export function listenOnce(server: http.Server, options: { host: string; port: number } | { path: string }): Promise<void> {
+export function listenOnce(
+  server: http.Server,
+  options: { host: string; port: number } | { path: string },
+): Promise<void> {
   return new Promise((resolve, reject) => {
     const onError = (err: Error): void => {
       server.off('listening', onListening);

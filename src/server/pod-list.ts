@@ -9,7 +9,11 @@ function podWithStatus(e: PodStatusEntry): Pod {
   // A static pod has no API deletion; marking the one being stopped lets every pod printer
   // (ours, kubectl on a saved list) say Terminating, as it would for a deleted mirror pod.
   const deletion = e.terminatingSince
-    ? { deletionTimestamp: apiTime(e.terminatingSince), deletionGracePeriodSeconds: e.pod.spec?.terminationGracePeriodSeconds ?? DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS }
+    ? {
+        deletionTimestamp: apiTime(e.terminatingSince),
+        deletionGracePeriodSeconds:
+          e.pod.spec?.terminationGracePeriodSeconds ?? DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS,
+      }
     : {};
   return { ...e.pod, metadata: { ...e.pod.metadata, ...deletion }, status: e.status };
 }

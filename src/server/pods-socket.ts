@@ -4,7 +4,17 @@
 // bound in a fresh 0700 directory, made 0600 there, then renamed into place, so it is never
 // reachable with a wider mode; an old entry is replaced only when it is a socket nobody serves
 // (a symlink, file or directory there is left alone and reported).
-import { chmodSync, lstatSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync, unlinkSync, type Stats } from 'node:fs';
+import {
+  chmodSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  renameSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  type Stats,
+} from 'node:fs';
 import type * as http from 'node:http';
 import * as net from 'node:net';
 import { join } from 'node:path';
@@ -37,11 +47,15 @@ function checkRootDir(rootDir: string): void {
   if (!st.isDirectory()) throw new BindError(`${rootDir} is not a directory; check --root-dir`);
   const self = process.geteuid?.() ?? 0;
   if (st.uid !== self && st.uid !== 0) {
-    throw new BindError(`${rootDir} is owned by uid ${st.uid}, who could replace the socket; chown it to root or use another --root-dir`);
+    throw new BindError(
+      `${rootDir} is owned by uid ${st.uid}, who could replace the socket; chown it to root or use another --root-dir`,
+    );
   }
   if ((st.mode & 0o022) !== 0) {
     const mode = (st.mode & 0o7777).toString(8).padStart(4, '0');
-    throw new BindError(`${rootDir} is writable by other users (mode ${mode}), who could replace the socket; chmod go-w it or use another --root-dir`);
+    throw new BindError(
+      `${rootDir} is writable by other users (mode ${mode}), who could replace the socket; chmod go-w it or use another --root-dir`,
+    );
   }
 }
 
@@ -67,8 +81,14 @@ async function checkExisting(path: string): Promise<void> {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
     throw new BindError(`cannot check ${path}: ${errorMessage(err)}; check --root-dir`);
   }
-  if (!st.isSocket()) throw new BindError(`${path} exists and is ${kind(st)}; bootlet does not remove it: remove it or use another --root-dir`);
-  if (await isServed(path)) throw new BindError(`another process serves ${path} (another bootlet with this --root-dir?); stop it or use another --root-dir`);
+  if (!st.isSocket())
+    throw new BindError(
+      `${path} exists and is ${kind(st)}; bootlet does not remove it: remove it or use another --root-dir`,
+    );
+  if (await isServed(path))
+    throw new BindError(
+      `another process serves ${path} (another bootlet with this --root-dir?); stop it or use another --root-dir`,
+    );
   // Left by an agent that was killed: the rename below replaces it.
 }
 
@@ -84,7 +104,9 @@ function removeIfOurs(path: string, ino: number, dev: number): void {
 export async function bindPodsSocket(server: http.Server, rootDir: string): Promise<BoundEndpoint> {
   const path = podsSocketPath(rootDir);
   if (Buffer.byteLength(path) > MAX_SOCKET_PATH_BYTES) {
-    throw new BindError(`the socket path ${path} is longer than the ${MAX_SOCKET_PATH_BYTES} bytes a unix socket path may have; use a shorter --root-dir`);
+    throw new BindError(
+      `the socket path ${path} is longer than the ${MAX_SOCKET_PATH_BYTES} bytes a unix socket path may have; use a shorter --root-dir`,
+    );
   }
   checkRootDir(rootDir);
   await checkExisting(path);

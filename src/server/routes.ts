@@ -24,7 +24,8 @@ export function readOnlyRouter(source: ServerSource, checks: readonly HealthChec
     if (path === '/pods' || path === '/pods/') {
       return { statusCode: 200, contentType: 'application/json', body: JSON.stringify(podList(source.statuses())) };
     }
-    if (path === '/metrics') return metrics.render().then((body) => ({ statusCode: 200, contentType: METRICS_CONTENT_TYPE, body }));
+    if (path === '/metrics')
+      return metrics.render().then((body) => ({ statusCode: 200, contentType: METRICS_CONTENT_TYPE, body }));
     return healthzRoute(checks, path, query);
   };
 }

@@ -103,7 +103,11 @@ export class SupervisedListener {
       const b = await this.spec.bind();
       if (this.closed) return await b.close();
       this.bound = b;
-      this.logger.info(`Serving ${this.spec.what}`, { at: b.where, ...this.spec.servingFields, ...(this.failures > 0 ? { afterFailedAttempts: this.failures } : {}) });
+      this.logger.info(`Serving ${this.spec.what}`, {
+        at: b.where,
+        ...this.spec.servingFields,
+        ...(this.failures > 0 ? { afterFailedAttempts: this.failures } : {}),
+      });
     } catch (err) {
       this.failed(err);
     }
@@ -122,7 +126,10 @@ export class SupervisedListener {
     this.failures++;
     const reason = errorMessage(err);
     if (reason !== this.lastReason) {
-      this.logger.error(`Cannot serve ${this.spec.what}; the agent runs on and retries with back-off`, { ...this.spec.fields, err: reason });
+      this.logger.error(`Cannot serve ${this.spec.what}; the agent runs on and retries with back-off`, {
+        ...this.spec.fields,
+        err: reason,
+      });
       this.lastReason = reason;
     }
     this.timer = setTimeout(() => {

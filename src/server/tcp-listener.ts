@@ -14,13 +14,19 @@ export interface PortSetting {
 
 function reason(err: NodeJS.ErrnoException, port: number, setting: PortSetting): string {
   const change = `choose another with ${setting.flag} (${setting.field} in the config file)`;
-  if (err.code === 'EADDRINUSE') return `port ${port} is already in use by another process (another kubelet or bootlet?); stop it or ${change}`;
+  if (err.code === 'EADDRINUSE')
+    return `port ${port} is already in use by another process (another kubelet or bootlet?); stop it or ${change}`;
   if (err.code === 'EACCES') return `permission denied binding port ${port}; ${change}`;
   if (err.code === 'EADDRNOTAVAIL') return `the address is not on this host; fix the bind address or ${change}`;
   return `${err.message}; ${change}`;
 }
 
-export async function bindTcp(server: http.Server, host: string, port: number, setting: PortSetting): Promise<BoundEndpoint> {
+export async function bindTcp(
+  server: http.Server,
+  host: string,
+  port: number,
+  setting: PortSetting,
+): Promise<BoundEndpoint> {
   try {
     await listenOnce(server, { host, port });
   } catch (err) {

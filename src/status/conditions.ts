@@ -25,7 +25,11 @@ function readyToStartContainers(pod: Pod, runtime: RuntimePod | undefined): PodC
   const sandboxes = runtime?.sandboxes ?? [];
   const newest = sandboxes[0];
   const readyCount = sandboxes.filter((s) => s.state === PodSandboxState.SANDBOX_READY).length;
-  const ok = !!newest && newest.state === PodSandboxState.SANDBOX_READY && readyCount <= 1 && (pod.spec?.hostNetwork === true || newest.ip !== '');
+  const ok =
+    !!newest &&
+    newest.state === PodSandboxState.SANDBOX_READY &&
+    readyCount <= 1 &&
+    (pod.spec?.hostNetwork === true || newest.ip !== '');
   return cond('PodReadyToStartContainers', ok ? 'True' : 'False');
 }
 
@@ -42,7 +46,8 @@ function initialized(pod: Pod, statuses: readonly ContainerStatus[], phase: PodP
   if (phase === 'Succeeded' && unknown.length === 0) return cond('Initialized', 'True', 'PodCompleted');
   // A regular container that has run means initialization was done, even if a sidecar restarts now.
   const regular = new Set((pod.spec?.containers ?? []).map((c) => c.name));
-  if (statuses.some((s) => regular.has(s.name) && (s.state?.running || s.state?.terminated))) return cond('Initialized', 'True');
+  if (statuses.some((s) => regular.has(s.name) && (s.state?.running || s.state?.terminated)))
+    return cond('Initialized', 'True');
   const messages: string[] = [];
   if (unknown.length > 0) messages.push(`containers with unknown status: ${goList(unknown)}`);
   if (incomplete.length > 0) messages.push(`containers with incomplete status: ${goList(incomplete)}`);
@@ -70,22 +75,34 @@ function containersReady(pod: Pod, statuses: readonly ContainerStatus[], phase: 
 }
 
 function podReady(pod: Pod, containers: PodCondition, others: readonly PodCondition[]): PodCondition {
-  if (containers.status !== 'True') return cond('Ready', containers.status as Status, containers.reason, containers.message);
+  if (containers.status !== 'True')
+    return cond('Ready', containers.status as Status, containers.reason, containers.message);
   const messages: string[] = [];
   for (const gate of pod.spec?.readinessGates ?? []) {
     const c = others.find((o) => o.type === gate.conditionType);
-    if (!c) messages.push(`corresponding condition of pod readiness gate ${JSON.stringify(gate.conditionType)} does not exist.`);
-    else if (c.status !== 'True') messages.push(`the status of pod readiness gate ${JSON.stringify(gate.conditionType)} is not "True", but ${c.status}`);
+    if (!c)
+      messages.push(
+        `corresponding condition of pod readiness gate ${JSON.stringify(gate.conditionType)} does not exist.`,
+      );
+    else if (c.status !== 'True')
+      messages.push(
+        `the status of pod readiness gate ${JSON.stringify(gate.conditionType)} is not "True", but ${c.status}`,
+      );
   }
   if (messages.length > 0) return cond('Ready', 'False', 'ReadinessGatesNotReady', messages.join(', '));
   return cond('Ready', 'True');
 }
 
 /** A condition keeps the time it last changed status; a new or changed one gets `now`. */
-function withTransitionTimes(conditions: PodCondition[], previous: readonly PodCondition[] | undefined, now: Date): PodCondition[] {
+function withTransitionTimes(
+  conditions: PodCondition[],
+  previous: readonly PodCondition[] | undefined,
+  now: Date,
+): PodCondition[] {
   return conditions.map((c) => {
     const old = previous?.find((p) => p.type === c.type);
-    const lastTransitionTime = old && old.status === c.status && old.lastTransitionTime ? old.lastTransitionTime : apiTime(now);
+    const lastTransitionTime =
+      old && old.status === c.status && old.lastTransitionTime ? old.lastTransitionTime : apiTime(now);
     return { ...c, lastTransitionTime };
   });
 }
@@ -105,8 +122,20 @@ export function podConditions(input: ConditionsInput): PodCondition[] {
   // Conditions the kubelet does not own (readiness gates set by controllers) would come from the API copy.
   const foreign = (input.previous ?? []).filter((c) => !KUBELET_CONDITIONS.has(c.type));
   const cr = containersReady(pod, statuses, phase);
-  const generated = [readyToStartContainers(pod, input.runtime), initialized(pod, statuses, phase), podReady(pod, cr, foreign), cr, cond('PodScheduled', 'True')];
+  const generated = [
+    readyToStartContainers(pod, input.runtime),
+    initialized(pod, statuses, phase),
+    podReady(pod, cr, foreign),
+    cr,
+    cond('PodScheduled', 'True'),
+  ];
   return [...foreign, ...withTransitionTimes(generated, input.previous, input.now)];
 }
 
-export const KUBELET_CONDITIONS = new Set(['PodScheduled', 'Ready', 'Initialized', 'ContainersReady', 'PodReadyToStartContainers']);
+export const KUBELET_CONDITIONS = new Set([
+  'PodScheduled',
+  'Ready',
+  'Initialized',
+  'ContainersReady',
+  'PodReadyToStartContainers',
+]);

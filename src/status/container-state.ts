@@ -1,7 +1,11 @@
 // One runtime container instance as a v1 ContainerStatus (convertContainerStatus in
 // kubelet_pods.go): state from the CRI state, ids with the runtime's scheme, restart count from
 // the annotation the kubelet wrote when it created the instance.
-import type { ContainerState as ApiContainerState, ContainerStateTerminated, ContainerStatus } from 'kubernetes-types/core/v1';
+import type {
+  ContainerState as ApiContainerState,
+  ContainerStateTerminated,
+  ContainerStatus,
+} from 'kubernetes-types/core/v1';
 import { ContainerState } from '../cri/cri-types.js';
 import type { RuntimeContainer } from '../kuberuntime/runtime-pods.js';
 import { apiTimeFromNs } from '../util/api-time.js';
@@ -14,7 +18,11 @@ function terminatedMessage(c: RuntimeContainer, termination: string | undefined)
   return parts.length > 0 ? parts.join(': ') : undefined;
 }
 
-function terminated(c: RuntimeContainer, containerID: string, termination: string | undefined): ContainerStateTerminated {
+function terminated(
+  c: RuntimeContainer,
+  containerID: string,
+  termination: string | undefined,
+): ContainerStateTerminated {
   const t: ContainerStateTerminated = { exitCode: c.exitCode, containerID };
   if (c.reason) t.reason = c.reason;
   const message = terminatedMessage(c, termination);
@@ -60,7 +68,13 @@ export function convertRuntimeContainer(c: RuntimeContainer, o: ConvertOptions):
     default:
       if (o.old?.state?.running) {
         // It was running and the runtime lost track of it: it did not "never run", it ended unseen.
-        state = { terminated: { reason: CONTAINER_STATUS_UNKNOWN, message: 'The container could not be located when the pod was terminated', exitCode: 137 } };
+        state = {
+          terminated: {
+            reason: CONTAINER_STATUS_UNKNOWN,
+            message: 'The container could not be located when the pod was terminated',
+            exitCode: 137,
+          },
+        };
         status.restartCount = o.old.restartCount + 1;
       } else {
         state = { waiting: {} };

@@ -81,7 +81,12 @@ export function containerStatuses(input: ContainerStatusesInput): ContainerStatu
     let status: ContainerStatus;
     if (newest) {
       const convert = (c: RuntimeContainer): ContainerStatus =>
-        convertRuntimeContainer(c, { specImage: spec.image ?? '', runtimeName: input.runtimeName, old, terminationMessage: input.terminationMessages.get(c.id) });
+        convertRuntimeContainer(c, {
+          specImage: spec.image ?? '',
+          runtimeName: input.runtimeName,
+          old,
+          terminationMessage: input.terminationMessages.get(c.id),
+        });
       status = convert(newest);
       if (prior) status.lastState = convert(prior).state ?? {};
     } else {

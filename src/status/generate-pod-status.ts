@@ -34,11 +34,24 @@ export function generatePodStatus(input: GenerateInput): PodStatus {
   };
   const initSpecs = pod.spec?.initContainers ?? [];
   const specs = pod.spec?.containers ?? [];
-  const initStatuses = containerStatuses({ ...common, specs: initSpecs, isInit: true, previous: previous?.initContainerStatuses });
+  const initStatuses = containerStatuses({
+    ...common,
+    specs: initSpecs,
+    isInit: true,
+    previous: previous?.initContainerStatuses,
+  });
   const regularStatuses = containerStatuses({ ...common, specs, isInit: false, previous: previous?.containerStatuses });
   // Ephemeral containers have no probes and count for neither the phase nor readiness.
   const ephemeralSpecs = pod.spec?.ephemeralContainers ?? [];
-  const ephemeralStatuses = ephemeralSpecs.length > 0 ? containerStatuses({ ...common, specs: ephemeralSpecs, isInit: false, previous: previous?.ephemeralContainerStatuses }) : undefined;
+  const ephemeralStatuses =
+    ephemeralSpecs.length > 0
+      ? containerStatuses({
+          ...common,
+          specs: ephemeralSpecs,
+          isInit: false,
+          previous: previous?.ephemeralContainerStatuses,
+        })
+      : undefined;
   applyProbeResults(uid, initSpecs, initStatuses, input.probes, true);
   applyProbeResults(uid, specs, regularStatuses, input.probes, false);
 
@@ -52,7 +65,14 @@ export function generatePodStatus(input: GenerateInput): PodStatus {
 
   const status: PodStatus = {
     phase,
-    conditions: podConditions({ pod, runtime: input.runtime, statuses: all, phase, previous: previous?.conditions, now: input.now }),
+    conditions: podConditions({
+      pod,
+      runtime: input.runtime,
+      statuses: all,
+      phase,
+      previous: previous?.conditions,
+      now: input.now,
+    }),
     ...podAddresses(pod, input.runtime, input.nodeIP, previous),
     startTime: podStartTime(pod, input.runtime, previous, input.now),
     qosClass: qosClass(pod),

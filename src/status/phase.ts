@@ -71,7 +71,16 @@ function countRegular(pod: Pod, byName: Map<string, ContainerStatus>, n: Counts)
  */
 export function podPhase(pod: Pod, statuses: readonly ContainerStatus[], hasInitialized: boolean): PodPhase {
   const byName = new Map(statuses.map((s) => [s.name, s]));
-  const n: Counts = { pendingInit: 0, pendingSidecars: 0, failedInit: 0, unknown: 0, running: 0, waiting: 0, stopped: 0, succeeded: 0 };
+  const n: Counts = {
+    pendingInit: 0,
+    pendingSidecars: 0,
+    failedInit: 0,
+    unknown: 0,
+    running: 0,
+    waiting: 0,
+    stopped: 0,
+    succeeded: 0,
+  };
   countInit(pod, byName, n);
   countRegular(pod, byName, n);
   const policy = podRestartPolicy(pod.spec?.restartPolicy);

@@ -4,7 +4,12 @@
 import type { HostIP, Pod, PodIP, PodStatus } from 'kubernetes-types/core/v1';
 import type { RuntimePod } from '../kuberuntime/runtime-pods.js';
 
-export function podAddresses(pod: Pod, runtime: RuntimePod | undefined, nodeIP: string, previous: PodStatus | undefined): Pick<PodStatus, 'hostIP' | 'hostIPs' | 'podIP' | 'podIPs'> {
+export function podAddresses(
+  pod: Pod,
+  runtime: RuntimePod | undefined,
+  nodeIP: string,
+  previous: PodStatus | undefined,
+): Pick<PodStatus, 'hostIP' | 'hostIPs' | 'podIP' | 'podIPs'> {
   const out: Pick<PodStatus, 'hostIP' | 'hostIPs' | 'podIP' | 'podIPs'> = {};
   if (nodeIP) {
     out.hostIP = nodeIP;
@@ -13,7 +18,11 @@ export function podAddresses(pod: Pod, runtime: RuntimePod | undefined, nodeIP: 
   let ips: string[];
   if (pod.spec?.hostNetwork) {
     // Once set, a host-network pod's IP does not change (the kubelet treats it as immutable).
-    ips = previous?.podIP ? (previous.podIPs ?? [{ ip: previous.podIP }]).map((p) => p.ip ?? '').filter(Boolean) : nodeIP ? [nodeIP] : [];
+    ips = previous?.podIP
+      ? (previous.podIPs ?? [{ ip: previous.podIP }]).map((p) => p.ip ?? '').filter(Boolean)
+      : nodeIP
+        ? [nodeIP]
+        : [];
   } else {
     const newest = runtime?.sandboxes[0];
     ips = newest ? [newest.ip, ...newest.additionalIps].filter(Boolean) : [];

@@ -16,7 +16,13 @@ function readyOf(uid: string, spec: Container, s: ContainerStatus, probes: Probe
   return spec.readinessProbe ? probes.ready(uid, spec.name) === true : true;
 }
 
-export function applyProbeResults(uid: string, specs: readonly Container[], statuses: ContainerStatus[], probes: ProbeState, isInit: boolean): void {
+export function applyProbeResults(
+  uid: string,
+  specs: readonly Container[],
+  statuses: ContainerStatus[],
+  probes: ProbeState,
+  isInit: boolean,
+): void {
   const byName = new Map(specs.map((c) => [c.name, c]));
   for (const s of statuses) {
     const spec = byName.get(s.name);

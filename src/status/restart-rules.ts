@@ -6,7 +6,12 @@ import { ContainerState } from '../cri/cri-types.js';
 import type { RuntimeContainer } from '../kuberuntime/runtime-pods.js';
 import { isRestartableInit, podRestartPolicy, shouldRestart } from '../k8s/restart.js';
 
-export function shouldBeRestarted(pod: Pod, container: Container, newest: RuntimeContainer | undefined, terminating: boolean): boolean {
+export function shouldBeRestarted(
+  pod: Pod,
+  container: Container,
+  newest: RuntimeContainer | undefined,
+  terminating: boolean,
+): boolean {
   if (terminating) return false;
   if (!newest) return true;
   if (newest.state === ContainerState.CONTAINER_RUNNING) return false;

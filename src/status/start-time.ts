@@ -6,7 +6,12 @@ import type { RuntimePod } from '../kuberuntime/runtime-pods.js';
 import { apiTime } from '../util/api-time.js';
 import { CONFIG_SEEN } from '../k8s/annotations.js';
 
-export function podStartTime(pod: Pod, runtime: RuntimePod | undefined, previous: PodStatus | undefined, now: Date): string {
+export function podStartTime(
+  pod: Pod,
+  runtime: RuntimePod | undefined,
+  previous: PodStatus | undefined,
+  now: Date,
+): string {
   if (previous?.startTime) return previous.startTime;
   const candidates: number[] = [];
   const seen = Date.parse(pod.metadata?.annotations?.[CONFIG_SEEN] ?? '');

@@ -20,7 +20,11 @@ export interface PodWorkerView {
   readonly key: string;
   readonly state: string;
   readonly pod?: StaticPod['pod'];
-  readonly lastSync?: { readonly at: Date; readonly waiting: ReadonlyMap<string, WaitingReason>; readonly podFailed?: string };
+  readonly lastSync?: {
+    readonly at: Date;
+    readonly waiting: ReadonlyMap<string, WaitingReason>;
+    readonly podFailed?: string;
+  };
   /** Stopped for good while its manifest stays (the node's shutdown). */
   readonly stoppedFor?: StoppedFor;
   /** Being stopped for good because its manifest went: terminal once nothing of it runs. */
@@ -219,7 +223,10 @@ export class StatusManager {
     try {
       await this.recompute(uid);
     } catch (err) {
-      this.opts.logger.warn('Failed to compute pod status, keeping the last one', { podUID: uid, err: errorMessage(err) });
+      this.opts.logger.warn('Failed to compute pod status, keeping the last one', {
+        podUID: uid,
+        err: errorMessage(err),
+      });
     } finally {
       // The turn passes straight to the next in line, so no newcomer slips in between.
       const next = this.waitingTurn.shift();
@@ -264,7 +271,11 @@ export class StatusManager {
     });
     // Terminal only once nothing of it runs: the last status posted is the true end.
     const stopped = worker.stoppedFor !== undefined && worker.state === 'Terminated';
-    const status = stopped ? stoppedStatus(computed, worker.stoppedFor!, previous?.status, this.now()) : worker.removing ? removedStatus(computed, runtime) : computed;
+    const status = stopped
+      ? stoppedStatus(computed, worker.stoppedFor!, previous?.status, this.now())
+      : worker.removing
+        ? removedStatus(computed, runtime)
+        : computed;
     // The worker may have finished while the runtime was read.
     const now = this.workerOf(uid);
     if (!now || now.state === 'Done') {
@@ -306,7 +317,10 @@ export class StatusManager {
     return this.opts.pod ? this.opts.pod(uid) : this.opts.pods().find((p) => p.uid === uid);
   }
 
-  private async terminationMessagesOf(uid: string, runtime: RuntimePod | undefined): Promise<ReadonlyMap<string, string>> {
+  private async terminationMessagesOf(
+    uid: string,
+    runtime: RuntimePod | undefined,
+  ): Promise<ReadonlyMap<string, string>> {
     const known = this.terminationMessages.get(uid) ?? new Map<string, string>();
     const next = new Map<string, string>();
     const read = this.opts.readTerminationMessage ?? readTerminationMessage;

@@ -16,7 +16,12 @@ export interface StoppedFor {
   readonly alwaysFailed?: boolean;
 }
 
-export function stoppedStatus(status: PodStatus, stoppedFor: StoppedFor, previous: PodStatus | undefined, now: Date): PodStatus {
+export function stoppedStatus(
+  status: PodStatus,
+  stoppedFor: StoppedFor,
+  previous: PodStatus | undefined,
+  now: Date,
+): PodStatus {
   const prev = previous?.conditions?.find((c) => c.type === DISRUPTION_TARGET);
   const disruption: PodCondition = {
     type: DISRUPTION_TARGET,
@@ -40,7 +45,12 @@ export function stoppedStatus(status: PodStatus, stoppedFor: StoppedFor, previou
  * the mirror's last status before it goes is the true end rather than Running.
  */
 export function removedStatus(status: PodStatus, runtime: RuntimePod | undefined): PodStatus {
-  if ((runtime?.containers ?? []).some((c) => c.state === ContainerState.CONTAINER_RUNNING || c.state === ContainerState.CONTAINER_CREATED)) return status;
+  if (
+    (runtime?.containers ?? []).some(
+      (c) => c.state === ContainerState.CONTAINER_RUNNING || c.state === ContainerState.CONTAINER_CREATED,
+    )
+  )
+    return status;
   if (status.phase === 'Succeeded' || status.phase === 'Failed') return status;
   const all = [...(status.initContainerStatuses ?? []), ...(status.containerStatuses ?? [])];
   const regular = status.containerStatuses ?? [];

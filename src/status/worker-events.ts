@@ -17,7 +17,9 @@ export function statusObserver(status: Pick<StatusManager, 'update'>): PodWorker
 }
 
 /** A probe result that changed (ready/started flipped) changes the pod's status. */
-export function onProbeResult(status: Pick<StatusManager, 'update'>): (e: { podUid: string; changed: boolean }) => void {
+export function onProbeResult(
+  status: Pick<StatusManager, 'update'>,
+): (e: { podUid: string; changed: boolean }) => void {
   return (e) => {
     if (e.changed) status.update(e.podUid);
   };

@@ -23,10 +23,15 @@ function oneLine(v: string): string {
 export const systemdNotifySender: NotifySender = (socket, fields) =>
   new Promise((resolve, reject) => {
     const args = fields.map(([k, v]) => `${k}=${oneLine(v)}`);
-    execFile('systemd-notify', args, { env: { ...process.env, NOTIFY_SOCKET: socket }, timeout: SEND_TIMEOUT_MS }, (err, _out, stderr) => {
-      if (err) reject(new Error(`systemd-notify: ${stderr.trim() || err.message}`));
-      else resolve();
-    });
+    execFile(
+      'systemd-notify',
+      args,
+      { env: { ...process.env, NOTIFY_SOCKET: socket }, timeout: SEND_TIMEOUT_MS },
+      (err, _out, stderr) => {
+        if (err) reject(new Error(`systemd-notify: ${stderr.trim() || err.message}`));
+        else resolve();
+      },
+    );
   });
 
 export class SystemdNotifier {
@@ -63,13 +68,18 @@ export class SystemdNotifier {
     this.sending = this.sender(this.socket, batch)
       .then(
         () => {
-          if (this.lastError !== undefined) this.logger.info('systemd notifications are delivered again', { notifySocket: this.socket });
+          if (this.lastError !== undefined)
+            this.logger.info('systemd notifications are delivered again', { notifySocket: this.socket });
           this.lastError = undefined;
         },
         (err: unknown) => {
           const reason = errorMessage(err);
           // Once per distinct reason: a missing systemd-notify must not flood the journal.
-          if (reason !== this.lastError) this.logger.error('Could not notify systemd; the service manager may not see READY or the watchdog', { notifySocket: this.socket, err: reason });
+          if (reason !== this.lastError)
+            this.logger.error('Could not notify systemd; the service manager may not see READY or the watchdog', {
+              notifySocket: this.socket,
+              err: reason,
+            });
           this.lastError = reason;
         },
       )
@@ -81,7 +91,11 @@ export class SystemdNotifier {
 }
 
 /** The notifier for $NOTIFY_SOCKET, or undefined when not run by systemd as Type=notify. */
-export function notifierFromEnv(env: NodeJS.ProcessEnv, logger: Logger, sender?: NotifySender): SystemdNotifier | undefined {
+export function notifierFromEnv(
+  env: NodeJS.ProcessEnv,
+  logger: Logger,
+  sender?: NotifySender,
+): SystemdNotifier | undefined {
   const socket = env.NOTIFY_SOCKET;
   if (socket === undefined || socket === '') return undefined;
   return new SystemdNotifier(socket, logger, sender);

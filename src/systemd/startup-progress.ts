@@ -38,12 +38,18 @@ const MAX_NAMED = 3;
  * @param initial the UIDs of the static pods found when the sources were first read
  * @param pods every static pod the agent has now
  */
-export function startupProgress(initial: ReadonlySet<string>, pods: readonly PodView[], nowMs: number): StartupProgress {
+export function startupProgress(
+  initial: ReadonlySet<string>,
+  pods: readonly PodView[],
+  nowMs: number,
+): StartupProgress {
   const byUid = new Map(pods.map((p) => [p.uid, p]));
   // A pod of the initial set that is gone (manifest removed) is not waited for.
   const ready = [...initial].every((uid) => byUid.get(uid)?.synced ?? true);
   const running = pods.filter((p) => isRunningAndReady(p.pod));
-  const waiting = pods.filter((p) => !isRunningAndReady(p.pod)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const waiting = pods
+    .filter((p) => !isRunningAndReady(p.pod))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   let status = `${running.length}/${pods.length} static pods running`;
   if (waiting.length > 0) {
     const named = waiting.slice(0, MAX_NAMED).map((p) => `${p.name} (${waitingReason(p, nowMs)})`);

@@ -68,7 +68,12 @@ export function startSystemdLink(o: SystemdLinkOptions): SystemdLink | undefined
       .filter((w) => !w.orphan && ACTIVE.has(w.state) && w.pod)
       .map((w) => {
         const entry = o.status(w.uid);
-        return { uid: w.uid, name: w.pod!.metadata.name, pod: entry ? { ...entry.pod, status: entry.status } : undefined, synced: w.lastSync !== undefined };
+        return {
+          uid: w.uid,
+          name: w.pod!.metadata.name,
+          pod: entry ? { ...entry.pod, status: entry.status } : undefined,
+          synced: w.lastSync !== undefined,
+        };
       });
 
   const update = (force = false): void => {
@@ -81,8 +86,15 @@ export function startSystemdLink(o: SystemdLinkOptions): SystemdLink | undefined
       if (poll) clearInterval(poll);
       if (readyTimer) clearTimeout(readyTimer);
       poll = readyTimer = undefined;
-      if (progress.ready) log.info('Every static pod found at start has been synced; telling systemd the agent is ready', { status: progress.status });
-      else log.warn('Telling systemd the agent is ready although not every static pod found at start has been synced yet', { status: progress.status, after: formatDuration(o.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS) });
+      if (progress.ready)
+        log.info('Every static pod found at start has been synced; telling systemd the agent is ready', {
+          status: progress.status,
+        });
+      else
+        log.warn(
+          'Telling systemd the agent is ready although not every static pod found at start has been synced yet',
+          { status: progress.status, after: formatDuration(o.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS) },
+        );
       void notifier.notify({ READY: '1', STATUS: progress.status });
       lastStatus = progress.status;
       return;
@@ -99,7 +111,10 @@ export function startSystemdLink(o: SystemdLinkOptions): SystemdLink | undefined
 
   void notifier.notify({ STATUS: 'Reading static pod manifests' });
   o.onStatusChange(soon);
-  const watchdog = usec === undefined ? undefined : new Watchdog({ usec, health: o.health, send: () => void notifier.notify({ WATCHDOG: '1' }), logger: log });
+  const watchdog =
+    usec === undefined
+      ? undefined
+      : new Watchdog({ usec, health: o.health, send: () => void notifier.notify({ WATCHDOG: '1' }), logger: log });
   if (watchdog) {
     watchdog.start();
     log.info('systemd watchdog enabled', { interval: formatDuration(watchdog.intervalMs) });
@@ -120,7 +135,10 @@ export function startSystemdLink(o: SystemdLinkOptions): SystemdLink | undefined
       for (const t of [settle, readyTimer]) if (t) clearTimeout(t);
       if (poll) clearInterval(poll);
       watchdog?.stop();
-      await Promise.race([notifier.notify({ STOPPING: '1', STATUS: 'Shutting down; pods keep running' }), new Promise((r) => setTimeout(r, STOP_FLUSH_MS).unref())]);
+      await Promise.race([
+        notifier.notify({ STOPPING: '1', STATUS: 'Shutting down; pods keep running' }),
+        new Promise((r) => setTimeout(r, STOP_FLUSH_MS).unref()),
+      ]);
     },
   };
 }

@@ -51,7 +51,11 @@ export class Watchdog {
       this.o.send();
       return;
     }
-    if (problem !== this.withheldFor) this.o.logger.error('Agent unhealthy; withholding the systemd watchdog ping, systemd will restart the agent (pods keep running)', { reason: problem });
+    if (problem !== this.withheldFor)
+      this.o.logger.error(
+        'Agent unhealthy; withholding the systemd watchdog ping, systemd will restart the agent (pods keep running)',
+        { reason: problem },
+      );
     this.withheldFor = problem;
   }
 }

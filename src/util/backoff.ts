@@ -45,7 +45,12 @@ export function jittered(baseMs: number, fraction: number, random: () => number 
  * A pod worker step that failed with an error its state did not expect: 1 s doubling to 15 s, up to
  * a quarter more with jitter. Reset (`reset`) by the next step that succeeds.
  */
-export const POD_WORKER_FAILURE_BACKOFF: BackoffPolicy = { initialMs: 1000, maxMs: 15_000, jitter: 0.25, resetAfterMs: 0 };
+export const POD_WORKER_FAILURE_BACKOFF: BackoffPolicy = {
+  initialMs: 1000,
+  maxMs: 15_000,
+  jitter: 0.25,
+  resetAfterMs: 0,
+};
 
 export interface BackoffDeps {
   /** Milliseconds, monotonic enough for durations; default Date.now. */
@@ -65,7 +70,13 @@ export class Backoff {
     readonly policy: BackoffPolicy,
     deps: BackoffDeps = {},
   ) {
-    if (!(policy.initialMs > 0) || !(policy.maxMs >= policy.initialMs) || !(policy.jitter >= 0) || !(policy.resetAfterMs >= 0) || !((policy.factor ?? 2) >= 1))
+    if (
+      !(policy.initialMs > 0) ||
+      !(policy.maxMs >= policy.initialMs) ||
+      !(policy.jitter >= 0) ||
+      !(policy.resetAfterMs >= 0) ||
+      !((policy.factor ?? 2) >= 1)
+    )
       throw new Error(`invalid back-off policy ${JSON.stringify(policy)}`);
     this.now = deps.now ?? Date.now;
     this.random = deps.random ?? Math.random;
@@ -93,7 +104,9 @@ export class Backoff {
 
   /** Whether a failure at `atMs` (default now) would start again from the floor. */
   settled(atMs: number = this.now()): boolean {
-    return this.attempt === 0 || (this.healthySince !== undefined && atMs - this.healthySince >= this.policy.resetAfterMs);
+    return (
+      this.attempt === 0 || (this.healthySince !== undefined && atMs - this.healthySince >= this.policy.resetAfterMs)
+    );
   }
 
   /** Starts again from the floor now, whatever happened (a deliberate restart, not a recovery). */

@@ -1,7 +1,16 @@
 // Go durations ("20s", "1m30s", "100ms", "-1.5h", "0") as the kubelet's flags and config file take
 // them (time.ParseDuration): a sign, then one or more decimal numbers each with a unit.
 
-const UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, 'μs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const UNITS: Record<string, number> = {
+  ns: 1e-6,
+  us: 1e-3,
+  µs: 1e-3,
+  μs: 1e-3,
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+};
 const EXAMPLES = '(examples: 20s, 1m30s, 500ms)';
 
 /** Parses to milliseconds; throws with the reason on a malformed value. */

@@ -34,7 +34,8 @@ export class KeyedSerialRunner<K = string> {
     opts: KeyedSerialRunnerOptions = {},
   ) {
     this.limit = opts.concurrency ?? Infinity;
-    if (!(this.limit >= 1)) throw new Error(`KeyedSerialRunner: concurrency must be at least 1, not ${String(opts.concurrency)}`);
+    if (!(this.limit >= 1))
+      throw new Error(`KeyedSerialRunner: concurrency must be at least 1, not ${String(opts.concurrency)}`);
   }
 
   /** Runs `work(key)` now, or once more after the run in flight; settles when that run has. */

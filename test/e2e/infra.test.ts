@@ -24,7 +24,11 @@ const tmp = useTmpDir('infra');
 let cd: PrivateContainerd;
 let cri: RuntimeConnection;
 
-const hostNetwork: NamespaceOption = { network: NamespaceMode.NODE, pid: NamespaceMode.CONTAINER, ipc: NamespaceMode.POD };
+const hostNetwork: NamespaceOption = {
+  network: NamespaceMode.NODE,
+  pid: NamespaceMode.CONTAINER,
+  ipc: NamespaceMode.POD,
+};
 
 function processesUsing(socket: string): string[] {
   return fs
@@ -59,7 +63,12 @@ function sandboxConfig(name: string): SandboxConfig {
   };
 }
 
-function containerConfig(name: string, image: string, command: string[], extra: Omit<ContainerConfig, 'metadata'> = {}): NamedContainerConfig {
+function containerConfig(
+  name: string,
+  image: string,
+  command: string[],
+  extra: Omit<ContainerConfig, 'metadata'> = {},
+): NamedContainerConfig {
   return {
     metadata: { name, attempt: 0 },
     image: { image },
@@ -76,7 +85,10 @@ function containerConfig(name: string, image: string, command: string[], extra: 
   };
 }
 
-async function runPod(name: string, containers: NamedContainerConfig[]): Promise<{ sandboxId: string; ids: string[]; config: SandboxConfig }> {
+async function runPod(
+  name: string,
+  containers: NamedContainerConfig[],
+): Promise<{ sandboxId: string; ids: string[]; config: SandboxConfig }> {
   const config = sandboxConfig(name);
   const sandboxId = await cri.runtime.runPodSandbox(config);
   const ids: string[] = [];
@@ -216,20 +228,32 @@ describe('private containerd', () => {
     await cd.stop();
     expect(fs.existsSync(dir)).toBe(false);
     expect(mountsUnder(dir)).toEqual([]);
-    expect(fs.existsSync(`/proc/${pid}/cmdline`) && fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(socket)).toBe(false);
+    expect(
+      fs.existsSync(`/proc/${pid}/cmdline`) && fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(socket),
+    ).toBe(false);
     expect(processesUsing(socket)).toEqual([]);
   });
 
   it('cleans up after a run that crashed with its containerd and a container still running', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('../support/fixtures/crashing-containerd.ts', import.meta.url))], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', fileURLToPath(new URL('../support/fixtures/crashing-containerd.ts', import.meta.url))],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     let out = '';
     child.stdout.on('data', (b: Buffer) => (out += b.toString()));
-    const started = await waitFor(() => (out.includes('\n') ? (JSON.parse(out.split('\n')[0]!) as { dir: string; socket: string; pid: number }) : undefined), {
-      timeoutMs: 120_000,
-      what: 'the crashing run to start its containerd',
-    });
+    const started = await waitFor(
+      () =>
+        out.includes('\n')
+          ? (JSON.parse(out.split('\n')[0]!) as { dir: string; socket: string; pid: number })
+          : undefined,
+      {
+        timeoutMs: 120_000,
+        what: 'the crashing run to start its containerd',
+      },
+    );
     expect(processesUsing(started.socket).length).toBeGreaterThanOrEqual(2); // containerd and the shim
     expect(mountsUnder(started.dir).length).toBeGreaterThan(0); // the container's rootfs
     const exited = new Promise((r) => child.once('exit', r));

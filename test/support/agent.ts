@@ -35,7 +35,11 @@ export interface RunningAgent {
   /** Every line bootlet wrote to stderr/stdout, parsed when JSON. */
   readonly lines: string[];
   records(): Record<string, unknown>[];
-  waitForLog(pred: (r: Record<string, unknown>) => boolean, what: string, timeoutMs?: number): Promise<Record<string, unknown>>;
+  waitForLog(
+    pred: (r: Record<string, unknown>) => boolean,
+    what: string,
+    timeoutMs?: number,
+  ): Promise<Record<string, unknown>>;
   kill(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
@@ -65,7 +69,9 @@ function childPids(pid: number): number[] {
 }
 
 export function startAgent(o: AgentOptions): RunningAgent {
-  return o.wrap ? spawnAgent(agentArgs(o), o.wrap, o.env) : spawnAgent(agentArgs(o), o.execWrap, o.env, { execs: true });
+  return o.wrap
+    ? spawnAgent(agentArgs(o), o.wrap, o.env)
+    : spawnAgent(agentArgs(o), o.execWrap, o.env, { execs: true });
 }
 
 /** Runs build/bootlet with exactly `agentArgv` (e.g. what systemd makes of kubeadm's drop-in). */
@@ -75,7 +81,12 @@ export function startAgent(o: AgentOptions): RunningAgent {
  * first child for the agent killed whatever the agent had running at that moment (a systemd-notify
  * of its watchdog ping), and the agent lived on.
  */
-export function spawnAgent(agentArgv: string[], wrap?: string[], env?: Record<string, string>, opts: { execs?: boolean } = {}): RunningAgent {
+export function spawnAgent(
+  agentArgv: string[],
+  wrap?: string[],
+  env?: Record<string, string>,
+  opts: { execs?: boolean } = {},
+): RunningAgent {
   if (!existsSync(BOOTLET_EXE)) throw new Error(`${BOOTLET_EXE} is missing: run npm run build first`);
   const [cmd, ...args] = [...(wrap ?? []), BOOTLET_EXE, ...agentArgv] as [string, ...string[]];
   const proc = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
@@ -104,7 +115,8 @@ export function spawnAgent(agentArgv: string[], wrap?: string[], env?: Record<st
     proc,
     lines,
     records,
-    waitForLog: (pred, what, timeoutMs = 30_000) => waitFor(() => records().find(pred), { timeoutMs, what: `log: ${what}` }),
+    waitForLog: (pred, what, timeoutMs = 30_000) =>
+      waitFor(() => records().find(pred), { timeoutMs, what: `log: ${what}` }),
     async kill(signal = 'SIGTERM') {
       if (proc.exitCode !== null || proc.signalCode !== null) return proc.exitCode;
       // A wrapper (nsenter) does not pass signals on: the agent is its child.

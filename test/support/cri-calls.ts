@@ -7,16 +7,20 @@ export type OperationCounts = Map<string, number>;
 
 export function scrapeRuntimeOperations(rootDir: string): Promise<OperationCounts> {
   return new Promise((resolve, reject) => {
-    const req = http.get({ socketPath: path.join(rootDir, 'bootlet.sock'), path: '/metrics', host: 'localhost', timeout: 10_000 }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (body += c));
-      res.on('end', () => {
-        const counts: OperationCounts = new Map();
-        for (const m of body.matchAll(/^kubelet_runtime_operations_total\{operation_type="([^"]+)"\} (\S+)$/gm)) counts.set(m[1]!, Number(m[2]));
-        resolve(counts);
-      });
-    });
+    const req = http.get(
+      { socketPath: path.join(rootDir, 'bootlet.sock'), path: '/metrics', host: 'localhost', timeout: 10_000 },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (body += c));
+        res.on('end', () => {
+          const counts: OperationCounts = new Map();
+          for (const m of body.matchAll(/^kubelet_runtime_operations_total\{operation_type="([^"]+)"\} (\S+)$/gm))
+            counts.set(m[1]!, Number(m[2]));
+          resolve(counts);
+        });
+      },
+    );
     req.on('timeout', () => req.destroy(new Error('metrics scrape timed out')));
     req.on('error', reject);
   });

@@ -2,7 +2,13 @@
 // registered as referring to the object (by namespace only: the tests keep one pod per namespace
 // or want every pod told), and a switch that makes every read unavailable.
 import type { ConfigMap, Secret, Service } from 'kubernetes-types/core/v1';
-import { PodObjectUnavailableError, type PodObjects, type PodRef, type ServiceAccountToken, type TokenRequestFor } from '../../src/node/pod-objects.js';
+import {
+  PodObjectUnavailableError,
+  type PodObjects,
+  type PodRef,
+  type ServiceAccountToken,
+  type TokenRequestFor,
+} from '../../src/node/pod-objects.js';
 
 export class FakePodObjects implements PodObjects {
   readonly configMaps = new Map<string, ConfigMap>();
@@ -41,7 +47,10 @@ export class FakePodObjects implements PodObjects {
   async getServiceAccountToken(req: TokenRequestFor): Promise<ServiceAccountToken> {
     this.check(`token of ${req.serviceAccountName}`);
     this.tokenRequests.push(req);
-    return Promise.resolve({ token: `token-${req.serviceAccountName}-${req.audience ?? ''}-${req.expirationSeconds}-${this.tokenSerial}`, expiresAt: new Date(Date.now() + req.expirationSeconds * 1000) });
+    return Promise.resolve({
+      token: `token-${req.serviceAccountName}-${req.audience ?? ''}-${req.expirationSeconds}-${this.tokenSerial}`,
+      expiresAt: new Date(Date.now() + req.expirationSeconds * 1000),
+    });
   }
 
   async getServices(): Promise<readonly Service[]> {
@@ -52,8 +61,17 @@ export class FakePodObjects implements PodObjects {
     this.listeners.push(listener);
   }
 
-  setConfigMap(namespace: string, name: string, data: Record<string, string>, binaryData?: Record<string, string>): void {
-    this.configMaps.set(`${namespace}/${name}`, { metadata: { namespace, name }, data, ...(binaryData ? { binaryData } : {}) });
+  setConfigMap(
+    namespace: string,
+    name: string,
+    data: Record<string, string>,
+    binaryData?: Record<string, string>,
+  ): void {
+    this.configMaps.set(`${namespace}/${name}`, {
+      metadata: { namespace, name },
+      data,
+      ...(binaryData ? { binaryData } : {}),
+    });
   }
 
   setSecret(namespace: string, name: string, data: Record<string, string>): void {
@@ -63,7 +81,9 @@ export class FakePodObjects implements PodObjects {
 
   /** Tells the listeners that the registered pods of `namespace` changed. */
   changed(namespace: string): void {
-    const uids = [...this.registered.values()].filter((p) => p.metadata.namespace === namespace).map((p) => p.metadata.uid);
+    const uids = [...this.registered.values()]
+      .filter((p) => p.metadata.namespace === namespace)
+      .map((p) => p.metadata.uid);
     for (const l of this.listeners) l(uids);
   }
 }

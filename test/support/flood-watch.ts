@@ -8,7 +8,10 @@ import type { Readable, Writable } from 'node:stream';
 import { ContainerState, PodSandboxState, type RuntimeService } from '../../src/cri/cri-types.js';
 
 /** Runs `code` in a Node process of its own; resolves once it has written its first output (it is up). */
-async function startScript(code: string, what: string): Promise<{ proc: ChildProcessByStdio<Writable, Readable, null>; exited: Promise<void> }> {
+async function startScript(
+  code: string,
+  what: string,
+): Promise<{ proc: ChildProcessByStdio<Writable, Readable, null>; exited: Promise<void> }> {
   const proc = spawn(process.execPath, ['-e', code], { stdio: ['pipe', 'pipe', 'inherit'] });
   const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
   await new Promise<void>((resolve, reject) => {
@@ -30,7 +33,10 @@ export interface HealthzPoll {
  * port, from a process of its own: the test's own work (writing thousands of files) then delays
  * neither poller, and both see the same machine.
  */
-export async function pollHealthzOutside(ports: readonly number[], everyMs: number): Promise<{ stop(): Promise<HealthzPoll[]> }> {
+export async function pollHealthzOutside(
+  ports: readonly number[],
+  everyMs: number,
+): Promise<{ stop(): Promise<HealthzPoll[]> }> {
   const code = `
 const http = require('node:http');
 const now = () => performance.timeOrigin + performance.now();
@@ -77,7 +83,8 @@ process.stdin.once('data', async () => {
         await exited;
         const polls = JSON.parse(out) as HealthzPoll[];
         // Into this process's clock, as the test's own marks.
-        for (const p of polls) for (let i = 0; i < p.startedAt.length; i++) p.startedAt[i] = p.startedAt[i]! - performance.timeOrigin;
+        for (const p of polls)
+          for (let i = 0; i < p.startedAt.length; i++) p.startedAt[i] = p.startedAt[i]! - performance.timeOrigin;
         return polls;
       })();
       return result;
@@ -134,7 +141,9 @@ export function watchCri(runtime: RuntimeService, prefix: string, everyMs = 100)
     const [sbs, cs] = await Promise.all([runtime.listPodSandbox(), runtime.listContainers()]);
     const now = performance.now();
     const mine = sbs.filter((s) => s.metadata?.name.startsWith(prefix));
-    const runningIn = new Set(cs.filter((c) => c.state === ContainerState.CONTAINER_RUNNING).map((c) => c.podSandboxId));
+    const runningIn = new Set(
+      cs.filter((c) => c.state === ContainerState.CONTAINER_RUNNING).map((c) => c.podSandboxId),
+    );
     for (const s of mine) if (!firstSeen.has(s.id)) firstSeen.set(s.id, now);
     const ids = new Set(mine.map((s) => s.id));
     sandboxes = mine.length;
@@ -194,7 +203,12 @@ export async function startControlServer(port: number): Promise<{ stop(): Promis
 }
 
 /** The q-quantile (0..1) of `times`, in whole ms, over the requests sent in [from, to). */
-export function quantileMs(poll: { readonly times: readonly number[]; readonly startedAt: readonly number[] }, q: number, from = 0, to = Infinity): number {
+export function quantileMs(
+  poll: { readonly times: readonly number[]; readonly startedAt: readonly number[] },
+  q: number,
+  from = 0,
+  to = Infinity,
+): number {
   const xs = poll.times.filter((_, i) => poll.startedAt[i]! >= from && poll.startedAt[i]! < to).sort((a, b) => a - b);
   return Math.round(xs[Math.max(0, Math.ceil(q * xs.length) - 1)] ?? 0);
 }

@@ -2,7 +2,13 @@
 // put and deleted by the test, `servicesUnavailable` / `unavailable` make reads throw as a server
 // that cannot answer does, and every change tells the listeners the registered pods that refer to it.
 import type { ConfigMap, Secret, Service } from 'kubernetes-types/core/v1';
-import { PodObjectUnavailableError, type PodObjects, type PodRef, type ServiceAccountToken, type TokenRequestFor } from '../../src/node/pod-objects.js';
+import {
+  PodObjectUnavailableError,
+  type PodObjects,
+  type PodRef,
+  type ServiceAccountToken,
+  type TokenRequestFor,
+} from '../../src/node/pod-objects.js';
 
 type Kind = 'configmap' | 'secret';
 
@@ -35,20 +41,33 @@ export class InMemoryPodObjects implements PodObjects {
   async getServices(namespace: string): Promise<readonly Service[]> {
     this.reads.push(`services ${namespace}`);
     if (this.servicesUnavailable) throw new PodObjectUnavailableError('services not listed yet');
-    return [...this.services.values()].filter((s) => s.metadata?.namespace === namespace || s.metadata?.namespace === 'default');
+    return [...this.services.values()].filter(
+      (s) => s.metadata?.namespace === namespace || s.metadata?.namespace === 'default',
+    );
   }
   onChange(listener: (podUids: readonly string[]) => void): void {
     this.listeners.push(listener);
   }
 
   putConfigMap(namespace: string, name: string, data: Record<string, string>): void {
-    this.objects.set(`configmap/${namespace}/${name}`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace, name }, data });
+    this.objects.set(`configmap/${namespace}/${name}`, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { namespace, name },
+      data,
+    });
     this.changed();
   }
   /** `data` in clear text; stored base64 as the API has it. */
   putSecret(namespace: string, name: string, data: Record<string, string>, type = 'Opaque'): void {
     const b64 = Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString('base64')]));
-    this.objects.set(`secret/${namespace}/${name}`, { apiVersion: 'v1', kind: 'Secret', metadata: { namespace, name }, type, data: b64 });
+    this.objects.set(`secret/${namespace}/${name}`, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { namespace, name },
+      type,
+      data: b64,
+    });
     this.changed();
   }
   putService(s: Service): void {
@@ -62,7 +81,8 @@ export class InMemoryPodObjects implements PodObjects {
 
   private read(kind: Kind, namespace: string, name: string): ConfigMap | Secret | undefined {
     this.reads.push(`${kind} ${namespace}/${name}`);
-    if (this.unavailable) throw new PodObjectUnavailableError(`${kind} ${namespace}/${name}: the API server cannot be reached`);
+    if (this.unavailable)
+      throw new PodObjectUnavailableError(`${kind} ${namespace}/${name}: the API server cannot be reached`);
     return this.objects.get(`${kind}/${namespace}/${name}`);
   }
 
@@ -74,6 +94,11 @@ export class InMemoryPodObjects implements PodObjects {
 }
 
 /** A ClusterIP Service. */
-export function service(namespace: string, name: string, clusterIP: string, ports: Array<{ port: number; name?: string; protocol?: string }>): Service {
+export function service(
+  namespace: string,
+  name: string,
+  clusterIP: string,
+  ports: Array<{ port: number; name?: string; protocol?: string }>,
+): Service {
   return { apiVersion: 'v1', kind: 'Service', metadata: { namespace, name }, spec: { clusterIP, ports } };
 }

@@ -20,7 +20,12 @@ export const KUBEADM_VERSIONS = ['1.28', '1.30', '1.32', '1.34'] as const;
 export type KubeadmVersion = (typeof KUBEADM_VERSIONS)[number];
 
 /** The corpus's node (test/fixtures/kubeadm/README.md, "Parameters"). */
-export const KUBEADM_NODE = { name: 'cp-1', advertiseAddress: '192.168.56.10', serviceIP: '10.96.0.1', dnsDomain: 'cluster.local' } as const;
+export const KUBEADM_NODE = {
+  name: 'cp-1',
+  advertiseAddress: '192.168.56.10',
+  serviceIP: '10.96.0.1',
+  dnsDomain: 'cluster.local',
+} as const;
 /** etcd client, peer, metrics; kube-apiserver; controller-manager; scheduler. */
 export const CONTROL_PLANE_PORTS = [2379, 2380, 2381, 6443, 10257, 10259];
 /** kubeadm init writes etcd's manifest first (etcd phase), then the control plane's. */
@@ -53,11 +58,19 @@ export function manifestPod(v: KubeadmVersion, component: string): Pod {
 
 /** Every image the version's manifests name. */
 export function kubeadmImageRefs(versions: readonly KubeadmVersion[]): string[] {
-  return [...new Set(versions.flatMap((v) => COMPONENTS.flatMap((c) => (manifestPod(v, c).spec?.containers ?? []).map((x) => x.image!))))].sort();
+  return [
+    ...new Set(
+      versions.flatMap((v) =>
+        COMPONENTS.flatMap((c) => (manifestPod(v, c).spec?.containers ?? []).map((x) => x.image!)),
+      ),
+    ),
+  ].sort();
 }
 
 function hostPaths(v: KubeadmVersion): string[] {
-  return COMPONENTS.flatMap((c) => (manifestPod(v, c).spec?.volumes ?? []).flatMap((vol) => (vol.hostPath ? [vol.hostPath.path] : [])));
+  return COMPONENTS.flatMap((c) =>
+    (manifestPod(v, c).spec?.volumes ?? []).flatMap((vol) => (vol.hostPath ? [vol.hostPath.path] : [])),
+  );
 }
 
 /** The first of `p` and its parents that does not exist (what making `p` would create), if any. */
@@ -115,7 +128,9 @@ function readRecord(): NodeRecord | undefined {
 
 function ipAddr(verb: 'add' | 'del', addr: string): Promise<void> {
   return new Promise((resolve, reject) =>
-    execFile('ip', ['addr', verb, `${addr}/32`, 'dev', 'lo'], (err, _out, stderr) => (err ? reject(new Error(`ip addr ${verb} ${addr}: ${stderr || err.message}`)) : resolve())),
+    execFile('ip', ['addr', verb, `${addr}/32`, 'dev', 'lo'], (err, _out, stderr) =>
+      err ? reject(new Error(`ip addr ${verb} ${addr}: ${stderr || err.message}`)) : resolve(),
+    ),
   );
 }
 
@@ -135,10 +150,12 @@ async function undo(r: NodeRecord): Promise<void> {
     } else fs.rmSync(p, { recursive: true, force: true });
   }
   if (r.etcdDataExisted) {
-    for (const e of fs.existsSync(ETCD_DATA) ? fs.readdirSync(ETCD_DATA) : []) fs.rmSync(path.join(ETCD_DATA, e), { recursive: true, force: true });
+    for (const e of fs.existsSync(ETCD_DATA) ? fs.readdirSync(ETCD_DATA) : [])
+      fs.rmSync(path.join(ETCD_DATA, e), { recursive: true, force: true });
   }
   // Only the logs of this node's pods (named <namespace>_<component>-<node>_<uid>): others' stay.
-  const ours = (name: string) => name.startsWith('kube-system_') && COMPONENTS.some((c) => name.startsWith(`kube-system_${c}-`));
+  const ours = (name: string) =>
+    name.startsWith('kube-system_') && COMPONENTS.some((c) => name.startsWith(`kube-system_${c}-`));
   const oursLink = (name: string) => COMPONENTS.some((c) => name.startsWith(`${c}-`) && name.includes('_kube-system_'));
   for (const [dir, mine, made] of [
     [POD_LOGS, ours, r.podLogsCreated],
@@ -154,7 +171,8 @@ async function undo(r: NodeRecord): Promise<void> {
       }
     }
   }
-  if (r.addressAdded && addressPresent(KUBEADM_NODE.advertiseAddress)) await ipAddr('del', KUBEADM_NODE.advertiseAddress);
+  if (r.addressAdded && addressPresent(KUBEADM_NODE.advertiseAddress))
+    await ipAddr('del', KUBEADM_NODE.advertiseAddress);
   fs.rmSync(KUBERNETES_DIR, { recursive: true, force: true });
 }
 
@@ -173,12 +191,16 @@ export function kubeadmNodeUnavailable(): string | undefined {
   const stale = readRecord();
   const staleOk = stale !== undefined && !isAlive(stale.ownerPid);
   if (fs.existsSync(KUBERNETES_DIR) && !staleOk) {
-    return stale ? `${KUBERNETES_DIR} is in use by another test run (pid ${stale.ownerPid})` : `${KUBERNETES_DIR} already exists: not clobbering a real node's files`;
+    return stale
+      ? `${KUBERNETES_DIR} is in use by another test run (pid ${stale.ownerPid})`
+      : `${KUBERNETES_DIR} already exists: not clobbering a real node's files`;
   }
   if (!staleOk) {
     if (fs.existsSync(ETCD_DATA) && fs.readdirSync(ETCD_DATA).length > 0) return `${ETCD_DATA} is not empty`;
-    for (const f of [KUBELET_CONFIG, KUBEADM_FLAGS, ETC_DEFAULT_KUBELET]) if (fs.existsSync(f)) return `${f} already exists`;
-    if (addressPresent(KUBEADM_NODE.advertiseAddress)) return `${KUBEADM_NODE.advertiseAddress} is already an address of this machine`;
+    for (const f of [KUBELET_CONFIG, KUBEADM_FLAGS, ETC_DEFAULT_KUBELET])
+      if (fs.existsSync(f)) return `${f} already exists`;
+    if (addressPresent(KUBEADM_NODE.advertiseAddress))
+      return `${KUBEADM_NODE.advertiseAddress} is already an address of this machine`;
   }
   const busy = CONTROL_PLANE_PORTS.filter((p) => listeningPorts().has(p));
   if (busy.length > 0) return `control-plane port(s) ${busy.join(', ')} already in use`;
@@ -228,7 +250,13 @@ export async function prepareKubeadmNode(): Promise<KubeadmNode> {
   save();
   try {
     if (!r.etcdDataExisted) create(ETCD_DATA);
-    await writeKubeadmPki(KUBERNETES_DIR, { nodeName: KUBEADM_NODE.name, advertiseAddress: KUBEADM_NODE.advertiseAddress, serviceIP: KUBEADM_NODE.serviceIP, dnsDomain: KUBEADM_NODE.dnsDomain, server: `https://${KUBEADM_NODE.advertiseAddress}:6443` });
+    await writeKubeadmPki(KUBERNETES_DIR, {
+      nodeName: KUBEADM_NODE.name,
+      advertiseAddress: KUBEADM_NODE.advertiseAddress,
+      serviceIP: KUBEADM_NODE.serviceIP,
+      dnsDomain: KUBEADM_NODE.dnsDomain,
+      server: `https://${KUBEADM_NODE.advertiseAddress}:6443`,
+    });
     r.addressAdded = true;
     save();
     await ipAddr('add', KUBEADM_NODE.advertiseAddress);
@@ -242,7 +270,17 @@ export async function prepareKubeadmNode(): Promise<KubeadmNode> {
   const etcdRequest = (method: string, p: string, body?: string) =>
     new Promise<{ status: number; body: string }>((resolve, reject) => {
       const req = https.request(
-        { host: '127.0.0.1', port: 2379, method, path: p, ca: pki('etcd/ca.crt'), cert: pki('etcd/healthcheck-client.crt'), key: pki('etcd/healthcheck-client.key'), timeout: 10_000, agent: false },
+        {
+          host: '127.0.0.1',
+          port: 2379,
+          method,
+          path: p,
+          ca: pki('etcd/ca.crt'),
+          cert: pki('etcd/healthcheck-client.crt'),
+          key: pki('etcd/healthcheck-client.key'),
+          timeout: 10_000,
+          agent: false,
+        },
         (res) => {
           let text = '';
           res.setEncoding('utf8');
@@ -282,7 +320,8 @@ export async function prepareKubeadmNode(): Promise<KubeadmNode> {
     },
     writeManifests(v, components = COMPONENTS) {
       fs.mkdirSync(MANIFESTS, { recursive: true, mode: 0o700 });
-      for (const c of components) fs.writeFileSync(path.join(MANIFESTS, `${c}.yaml`), manifestText(v, c), { mode: 0o600 });
+      for (const c of components)
+        fs.writeFileSync(path.join(MANIFESTS, `${c}.yaml`), manifestText(v, c), { mode: 0o600 });
     },
     removeManifests() {
       for (const c of COMPONENTS) fs.rmSync(path.join(MANIFESTS, `${c}.yaml`), { force: true });

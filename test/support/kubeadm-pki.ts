@@ -55,9 +55,24 @@ async function ca(dir: string, file: string, cn: string): Promise<void> {
   await key(dir, file);
   await openssl(
     [
-      'req', '-x509', '-new', '-key', `${file}.key`, '-subj', subject(cn), '-days', '3650', '-sha256',
-      '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,digitalSignature,keyEncipherment,keyCertSign',
-      '-addext', 'subjectKeyIdentifier=hash', '-out', `${file}.crt`,
+      'req',
+      '-x509',
+      '-new',
+      '-key',
+      `${file}.key`,
+      '-subj',
+      subject(cn),
+      '-days',
+      '3650',
+      '-sha256',
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+      '-addext',
+      'keyUsage=critical,digitalSignature,keyEncipherment,keyCertSign',
+      '-addext',
+      'subjectKeyIdentifier=hash',
+      '-out',
+      `${file}.crt`,
     ],
     dir,
   );
@@ -69,7 +84,27 @@ async function leaf(dir: string, l: Leaf): Promise<void> {
   fs.writeFileSync(path.join(dir, ext), extensions(l));
   await openssl(['req', '-new', '-key', `${l.file}.key`, '-subj', subject(l.cn, l.o), '-out', `${l.file}.csr`], dir);
   await openssl(
-    ['x509', '-req', '-in', `${l.file}.csr`, '-CA', `${l.ca}.crt`, '-CAkey', `${l.ca}.key`, '-set_serial', `0x${Date.now().toString(16)}${Math.floor(Math.random() * 1e6).toString(16)}`, '-days', '365', '-sha256', '-extfile', ext, '-extensions', 'leaf', '-out', `${l.file}.crt`],
+    [
+      'x509',
+      '-req',
+      '-in',
+      `${l.file}.csr`,
+      '-CA',
+      `${l.ca}.crt`,
+      '-CAkey',
+      `${l.ca}.key`,
+      '-set_serial',
+      `0x${Date.now().toString(16)}${Math.floor(Math.random() * 1e6).toString(16)}`,
+      '-days',
+      '365',
+      '-sha256',
+      '-extfile',
+      ext,
+      '-extensions',
+      'leaf',
+      '-out',
+      `${l.file}.crt`,
+    ],
     dir,
   );
   fs.rmSync(path.join(dir, ext));
@@ -108,7 +143,11 @@ users:
 export async function writeKubeadmPki(kubernetesDir: string, o: KubeadmPkiOptions): Promise<void> {
   const pki = path.join(kubernetesDir, 'pki');
   fs.mkdirSync(path.join(pki, 'etcd'), { recursive: true, mode: 0o755 });
-  await Promise.all([ca(pki, 'ca', 'kubernetes'), ca(pki, 'etcd/ca', 'etcd-ca'), ca(pki, 'front-proxy-ca', 'front-proxy-ca')]);
+  await Promise.all([
+    ca(pki, 'ca', 'kubernetes'),
+    ca(pki, 'etcd/ca', 'etcd-ca'),
+    ca(pki, 'front-proxy-ca', 'front-proxy-ca'),
+  ]);
   const etcdNames = { dns: [o.nodeName, 'localhost'], ips: [o.advertiseAddress, '127.0.0.1', '0:0:0:0:0:0:0:1'] };
   const leaves: Leaf[] = [
     {
@@ -116,10 +155,22 @@ export async function writeKubeadmPki(kubernetesDir: string, o: KubeadmPkiOption
       ca: 'ca',
       cn: 'kube-apiserver',
       usage: 'server',
-      dns: [o.nodeName, 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', `kubernetes.default.svc.${o.dnsDomain}`],
+      dns: [
+        o.nodeName,
+        'kubernetes',
+        'kubernetes.default',
+        'kubernetes.default.svc',
+        `kubernetes.default.svc.${o.dnsDomain}`,
+      ],
       ips: [o.serviceIP, o.advertiseAddress],
     },
-    { file: 'apiserver-kubelet-client', ca: 'ca', cn: 'kube-apiserver-kubelet-client', o: 'kubeadm:cluster-admins', usage: 'client' },
+    {
+      file: 'apiserver-kubelet-client',
+      ca: 'ca',
+      cn: 'kube-apiserver-kubelet-client',
+      o: 'kubeadm:cluster-admins',
+      usage: 'client',
+    },
     { file: 'front-proxy-client', ca: 'front-proxy-ca', cn: 'front-proxy-client', usage: 'client' },
     { file: 'etcd/server', ca: 'etcd/ca', cn: o.nodeName, usage: 'peer', ...etcdNames },
     { file: 'etcd/peer', ca: 'etcd/ca', cn: o.nodeName, usage: 'peer', ...etcdNames },

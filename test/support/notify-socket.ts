@@ -72,7 +72,8 @@ export async function startNotifySocket(path: string): Promise<NotifySocket> {
     path,
     messages,
     with: (key) => messages.filter((m) => key in m.fields),
-    waitFor: (pred, what, timeoutMs = 30_000) => waitFor(() => messages.find(pred), { timeoutMs, what: `notification: ${what}` }),
+    waitFor: (pred, what, timeoutMs = 30_000) =>
+      waitFor(() => messages.find(pred), { timeoutMs, what: `notification: ${what}` }),
     async close() {
       if (proc.exitCode === null) proc.kill('SIGKILL');
       await exited;

@@ -17,7 +17,8 @@ export interface Family {
 function parseLabels(text: string): Record<string, string> {
   const out: Record<string, string> = {};
   const re = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"\s*,?\s*/g;
-  for (let m = re.exec(text); m; m = re.exec(text)) out[m[1]!] = m[2]!.replace(/\\n/g, '\n').replace(/\\"/g, '"').replace(/\\\\/g, '\\');
+  for (let m = re.exec(text); m; m = re.exec(text))
+    out[m[1]!] = m[2]!.replace(/\\n/g, '\n').replace(/\\"/g, '"').replace(/\\\\/g, '\\');
   return out;
 }
 
@@ -47,7 +48,12 @@ export function parsePrometheusText(text: string): Map<string, Family> {
     const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)/.exec(line);
     if (!m) throw new Error(`not an exposition line: ${line}`);
     const name = m[1]!;
-    const base = [...families.keys()].find((f) => families.get(f)?.type === 'histogram' && (name === `${f}_bucket` || name === `${f}_sum` || name === `${f}_count`)) ?? name;
+    const base =
+      [...families.keys()].find(
+        (f) =>
+          families.get(f)?.type === 'histogram' &&
+          (name === `${f}_bucket` || name === `${f}_sum` || name === `${f}_count`),
+      ) ?? name;
     family(base).samples.push({ name, labels: parseLabels(m[2] ?? ''), value: parseValue(m[3]!) });
   }
   return families;

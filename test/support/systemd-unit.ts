@@ -48,7 +48,9 @@ export function parseServiceUnit(text: string): ServiceUnit {
         unit.environment.push([w.slice(0, i), w.slice(i + 1)]);
       }
     } else if (key === 'EnvironmentFile') {
-      unit.environmentFiles.push(value.startsWith('-') ? { path: value.slice(1), optional: true } : { path: value, optional: false });
+      unit.environmentFiles.push(
+        value.startsWith('-') ? { path: value.slice(1), optional: true } : { path: value, optional: false },
+      );
     } else if (key === 'ExecStart') {
       unit.execStart = value; // an empty ExecStart= resets the list; the last one is the command
     }

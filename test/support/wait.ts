@@ -37,9 +37,11 @@ export async function waitFor<T>(fn: () => Promise<T | Falsy> | T | Falsy, opts:
     if (realNow() >= deadline) {
       const seen =
         'error' in last
-          ? `last error: ${last.error instanceof Error ? last.error.stack ?? last.error.message : inspect(last.error)}`
+          ? `last error: ${last.error instanceof Error ? (last.error.stack ?? last.error.message) : inspect(last.error)}`
           : `last value: ${inspect(last.value, { depth: 4 })}`;
-      const err = new Error(`timed out after ${realNow() - start} ms (${attempt} tries) waiting for ${opts.what}; ${seen}`);
+      const err = new Error(
+        `timed out after ${realNow() - start} ms (${attempt} tries) waiting for ${opts.what}; ${seen}`,
+      );
       if ('error' in last) (err as Error & { cause?: unknown }).cause = last.error;
       throw err;
     }

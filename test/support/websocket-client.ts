@@ -11,14 +11,23 @@ export interface WebSocketExec {
   channels: Record<number, string>;
 }
 
-export function webSocketExec(host: string, port: number, path: string, tls: { cert: string; key: string }, protocol: string): Promise<WebSocketExec> {
+export function webSocketExec(
+  host: string,
+  port: number,
+  path: string,
+  tls: { cert: string; key: string },
+  protocol: string,
+): Promise<WebSocketExec> {
   return new Promise((resolve, reject) => {
-    const socket = connect({ host, port, cert: tls.cert, key: tls.key, rejectUnauthorized: false, ALPNProtocols: ['http/1.1'] }, () => {
-      socket.write(
-        `GET ${path} HTTP/1.1\r\nHost: ${host}:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n` +
-          `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Protocol: ${protocol}\r\n\r\n`,
-      );
-    });
+    const socket = connect(
+      { host, port, cert: tls.cert, key: tls.key, rejectUnauthorized: false, ALPNProtocols: ['http/1.1'] },
+      () => {
+        socket.write(
+          `GET ${path} HTTP/1.1\r\nHost: ${host}:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n` +
+            `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Protocol: ${protocol}\r\n\r\n`,
+        );
+      },
+    );
     let buf = Buffer.alloc(0);
     let head: { status: number; protocol: string } | undefined;
     const channels: Record<number, string> = {};
@@ -30,7 +39,10 @@ export function webSocketExec(host: string, port: number, path: string, tls: { c
         if (end < 0) return;
         const text = buf.subarray(0, end).toString('latin1');
         buf = buf.subarray(end + 4);
-        head = { status: Number(/^HTTP\/1\.1 (\d+)/.exec(text)?.[1] ?? 0), protocol: /^sec-websocket-protocol:\s*(.+)$/im.exec(text)?.[1]?.trim() ?? '' };
+        head = {
+          status: Number(/^HTTP\/1\.1 (\d+)/.exec(text)?.[1] ?? 0),
+          protocol: /^sec-websocket-protocol:\s*(.+)$/im.exec(text)?.[1]?.trim() ?? '',
+        };
         if (head.status !== 101) {
           socket.destroy();
           return;
@@ -55,7 +67,8 @@ export function webSocketExec(host: string, port: number, path: string, tls: { c
         const payload = buf.subarray(off, off + len);
         buf = buf.subarray(off + len);
         if (opcode === 0x8) return socket.end();
-        if ((opcode === 0x2 || opcode === 0x1) && payload.length > 0) channels[payload[0]!] = (channels[payload[0]!] ?? '') + payload.subarray(1).toString('utf8');
+        if ((opcode === 0x2 || opcode === 0x1) && payload.length > 0)
+          channels[payload[0]!] = (channels[payload[0]!] ?? '') + payload.subarray(1).toString('utf8');
       }
     });
     socket.on('close', () => {

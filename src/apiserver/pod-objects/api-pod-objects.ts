@@ -41,12 +41,38 @@ export class ApiPodObjects implements PodObjects {
     const logger = opts.logger.with({ component: 'pod-objects' });
     const syncTimeoutMs = opts.syncTimeoutMs ?? POD_OBJECT_SYNC_TIMEOUT_MS;
     const onChange = (uids: readonly string[]): void => this.tell(uids);
-    const common = { client: opts.client, gate: opts.gate, logger, syncTimeoutMs, watchSeconds: opts.watchSeconds, onChange };
+    const common = {
+      client: opts.client,
+      gate: opts.gate,
+      logger,
+      syncTimeoutMs,
+      watchSeconds: opts.watchSeconds,
+      onChange,
+    };
     const idle = { maxIdleMs: opts.maxIdleMs, now: opts.now };
-    this.configMaps = new WatchBasedObjectManager<ConfigMap>({ ...common, ...idle, resource: 'configmaps', referencedNames: (p) => podConfigMapNames(p.spec), volumeNames: (p) => podConfigMapVolumeNames(p.spec) });
-    this.secrets = new WatchBasedObjectManager<Secret>({ ...common, ...idle, resource: 'secrets', referencedNames: (p) => podSecretNames(p.spec), volumeNames: (p) => podSecretVolumeNames(p.spec) });
+    this.configMaps = new WatchBasedObjectManager<ConfigMap>({
+      ...common,
+      ...idle,
+      resource: 'configmaps',
+      referencedNames: (p) => podConfigMapNames(p.spec),
+      volumeNames: (p) => podConfigMapVolumeNames(p.spec),
+    });
+    this.secrets = new WatchBasedObjectManager<Secret>({
+      ...common,
+      ...idle,
+      resource: 'secrets',
+      referencedNames: (p) => podSecretNames(p.spec),
+      volumeNames: (p) => podSecretVolumeNames(p.spec),
+    });
     this.services = new ServiceLister(common);
-    this.tokens = new ServiceAccountTokenManager({ client: opts.client, gate: opts.gate, logger, onChange, random: opts.random, registered: (uid) => this.pods.has(uid) });
+    this.tokens = new ServiceAccountTokenManager({
+      client: opts.client,
+      gate: opts.gate,
+      logger,
+      onChange,
+      random: opts.random,
+      registered: (uid) => this.pods.has(uid),
+    });
     // One listener for every watch and renewal: the gate's listeners are never removed.
     opts.gate.onUp(() => {
       if (this.stopped) return;

@@ -2,14 +2,21 @@
 // certificate may still be bootstrapping): registrations are kept and handed to the connected
 // objects once there are some, and reads until then say the objects cannot be known yet.
 import type { ConfigMap, Secret, Service } from 'kubernetes-types/core/v1';
-import { PodObjectUnavailableError, type PodObjects, type PodRef, type ServiceAccountToken, type TokenRequestFor } from '../../node/pod-objects.js';
+import {
+  PodObjectUnavailableError,
+  type PodObjects,
+  type PodRef,
+  type ServiceAccountToken,
+  type TokenRequestFor,
+} from '../../node/pod-objects.js';
 
 /** What the connected objects add: they stop with their connection. */
 export interface ConnectedPodObjects extends PodObjects {
   stop(): Promise<void>;
 }
 
-const notYet = (): Promise<never> => Promise.reject(new PodObjectUnavailableError('no connection to the API server yet'));
+const notYet = (): Promise<never> =>
+  Promise.reject(new PodObjectUnavailableError('no connection to the API server yet'));
 
 export class DeferredPodObjects implements PodObjects {
   private readonly registered = new Map<string, PodRef>();

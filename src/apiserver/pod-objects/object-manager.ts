@@ -60,7 +60,10 @@ interface Watched<T extends ApiObject> {
 export class WatchBasedObjectManager<T extends ApiObject & { immutable?: boolean }> {
   private readonly objects = new Map<string, Watched<T>>();
   /** Each registered pod: the object keys it refers to, and those of them it mounts. */
-  private readonly pods = new Map<string, { readonly keys: ReadonlySet<string>; readonly mounted: ReadonlySet<string> }>();
+  private readonly pods = new Map<
+    string,
+    { readonly keys: ReadonlySet<string>; readonly mounted: ReadonlySet<string> }
+  >();
   private registrationWaiters: (() => void)[] = [];
   private readonly kind: string;
   private readonly now: () => number;
@@ -138,7 +141,12 @@ export class WatchBasedObjectManager<T extends ApiObject & { immutable?: boolean
       const synced = this.opts.gate.usable && (await w.reflector.waitSynced(Math.max(0, deadline - Date.now())));
       if (!synced) {
         w.readFailed = true;
-        const why = w.reflector.lastError !== undefined ? describeError(w.reflector.lastError) : this.opts.gate.usable ? `not listed within ${this.opts.syncTimeoutMs} ms` : 'the API server is not reachable';
+        const why =
+          w.reflector.lastError !== undefined
+            ? describeError(w.reflector.lastError)
+            : this.opts.gate.usable
+              ? `not listed within ${this.opts.syncTimeoutMs} ms`
+              : 'the API server is not reachable';
         throw new PodObjectUnavailableError(`${this.kind} ${key} cannot be read yet: ${why}`);
       }
     }
@@ -163,7 +171,13 @@ export class WatchBasedObjectManager<T extends ApiObject & { immutable?: boolean
       had.refs++;
       return;
     }
-    this.objects.set(key, { reflector: this.startReflector(key), refs: 1, readFailed: false, lastAccessMs: this.now(), idle: false });
+    this.objects.set(key, {
+      reflector: this.startReflector(key),
+      refs: 1,
+      readFailed: false,
+      lastAccessMs: this.now(),
+      idle: false,
+    });
     this.opts.logger.v(4).info('Watching an object pods refer to', { object: `${this.kind} ${key}` });
     this.idleCheck ??= setInterval(() => this.stopIdle(), IDLE_CHECK_MS);
     this.idleCheck.unref();
@@ -204,9 +218,19 @@ export class WatchBasedObjectManager<T extends ApiObject & { immutable?: boolean
     const mounted = new Set<string>();
     for (const p of this.pods.values()) for (const key of p.mounted) mounted.add(key);
     for (const [key, w] of this.objects) {
-      if (w.idle || !w.reflector.running || !w.reflector.synced || mounted.has(key) || now - w.lastAccessMs <= this.maxIdleMs) continue;
+      if (
+        w.idle ||
+        !w.reflector.running ||
+        !w.reflector.synced ||
+        mounted.has(key) ||
+        now - w.lastAccessMs <= this.maxIdleMs
+      )
+        continue;
       w.idle = true;
-      this.opts.logger.v(4).info('Not read for a long time; watch stopped', { object: `${this.kind} ${key}`, maxIdleTime: `${this.maxIdleMs / 1000}s` });
+      this.opts.logger.v(4).info('Not read for a long time; watch stopped', {
+        object: `${this.kind} ${key}`,
+        maxIdleTime: `${this.maxIdleMs / 1000}s`,
+      });
       void w.reflector.stop();
     }
     if (this.objects.size === 0) {
@@ -230,7 +254,9 @@ export class WatchBasedObjectManager<T extends ApiObject & { immutable?: boolean
     if (!w) return;
     if (--w.refs > 0) return;
     this.objects.delete(key);
-    this.opts.logger.v(4).info('No registered pod refers to an object any more; watch stopped', { object: `${this.kind} ${key}` });
+    this.opts.logger
+      .v(4)
+      .info('No registered pod refers to an object any more; watch stopped', { object: `${this.kind} ${key}` });
     void w.reflector.stop();
   }
 

@@ -30,7 +30,15 @@ export class ServiceLister {
 
   start(): void {
     const { client, gate, logger, watchSeconds } = this.opts;
-    this.reflector ??= new Reflector<Service>({ client, gate, errors: API_LIST_WATCH_ERRORS, logger, watchSeconds, path: '/api/v1/services', what: 'Services' });
+    this.reflector ??= new Reflector<Service>({
+      client,
+      gate,
+      errors: API_LIST_WATCH_ERRORS,
+      logger,
+      watchSeconds,
+      path: '/api/v1/services',
+      what: 'Services',
+    });
     this.reflector.start();
   }
 
@@ -48,7 +56,10 @@ export class ServiceLister {
     if (!r) throw new PodObjectUnavailableError('Services cannot be read: no API pod is registered');
     if (!r.synced) {
       const synced = this.opts.gate.usable && (await r.waitSynced(this.opts.syncTimeoutMs));
-      if (!synced) throw new PodObjectUnavailableError(`Services cannot be read yet: ${r.lastError !== undefined ? describeError(r.lastError) : this.opts.gate.usable ? `not listed within ${this.opts.syncTimeoutMs} ms` : 'the API server is not reachable'}`);
+      if (!synced)
+        throw new PodObjectUnavailableError(
+          `Services cannot be read yet: ${r.lastError !== undefined ? describeError(r.lastError) : this.opts.gate.usable ? `not listed within ${this.opts.syncTimeoutMs} ms` : 'the API server is not reachable'}`,
+        );
     }
     return r.list().filter((s) => s.metadata?.namespace === namespace || s.metadata?.namespace === 'default');
   }

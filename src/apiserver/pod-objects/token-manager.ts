@@ -53,7 +53,14 @@ interface CachedToken {
 
 export function tokenKey(req: TokenRequestFor): string {
   const p = req.pod.metadata;
-  return JSON.stringify([p.namespace, req.serviceAccountName, req.audience ?? '', req.expirationSeconds, p.name, p.uid]);
+  return JSON.stringify([
+    p.namespace,
+    req.serviceAccountName,
+    req.audience ?? '',
+    req.expirationSeconds,
+    p.name,
+    p.uid,
+  ]);
 }
 
 export class ServiceAccountTokenManager {
@@ -78,7 +85,15 @@ export class ServiceAccountTokenManager {
     let entry = this.cache.get(key);
     if (entry?.token && !this.requiresRenewal(entry)) return entry.token;
     if (!entry) {
-      entry = { key, req, issuedAt: 0, jitterMs: 0, backoff: new Backoff(this.opts.renewalBackoff ?? TOKEN_RENEWAL_BACKOFF), waitingForServer: false, failing: false };
+      entry = {
+        key,
+        req,
+        issuedAt: 0,
+        jitterMs: 0,
+        backoff: new Backoff(this.opts.renewalBackoff ?? TOKEN_RENEWAL_BACKOFF),
+        waitingForServer: false,
+        failing: false,
+      };
       this.cache.set(key, entry);
     }
     const e = entry;
@@ -87,7 +102,9 @@ export class ServiceAccountTokenManager {
     } catch (err) {
       if (e.token && !this.expired(e)) return e.token;
       if (!e.token && this.cache.get(key) === e && !e.timer) this.cache.delete(key);
-      throw new PodObjectUnavailableError(`service account token for ${describeRequest(req)} cannot be had: ${describeError(err)}`);
+      throw new PodObjectUnavailableError(
+        `service account token for ${describeRequest(req)} cannot be had: ${describeError(err)}`,
+      );
     }
   }
 
@@ -102,7 +119,9 @@ export class ServiceAccountTokenManager {
 
   /** A pod is registered (maybe after its tokens were first asked for): their renewals are timed from now on. */
   podRegistered(podUid: string): void {
-    for (const e of this.cache.values()) if (e.req.pod.metadata.uid === podUid && e.token && !e.timer && !e.pending && !e.waitingForServer) this.schedule(e, this.renewAt(e) - Date.now());
+    for (const e of this.cache.values())
+      if (e.req.pod.metadata.uid === podUid && e.token && !e.timer && !e.pending && !e.waitingForServer)
+        this.schedule(e, this.renewAt(e) - Date.now());
   }
 
   /** The server is back: renewals that waited for it go now. */
@@ -130,7 +149,8 @@ export class ServiceAccountTokenManager {
           e.issuedAt = got.token.expiresAt.getTime() - got.lifeMs;
           e.jitterMs = Math.floor(this.random() * (MAX_JITTER_MS / 1000)) * 1000;
           e.backoff.reset();
-          if (e.failing) this.opts.logger.info('Service account token renewed again', { token: describeRequest(e.req) });
+          if (e.failing)
+            this.opts.logger.info('Service account token renewed again', { token: describeRequest(e.req) });
           e.failing = false;
           this.schedule(e, this.renewAt(e) - Date.now());
         }
@@ -156,7 +176,8 @@ export class ServiceAccountTokenManager {
     const answer = await this.opts.client.create<TokenRequest>(path, body);
     const token = answer?.status?.token;
     const expiresAt = new Date(answer?.status?.expirationTimestamp ?? NaN);
-    if (!token || Number.isNaN(expiresAt.getTime())) throw new Error('the TokenRequest answer has no token or expirationTimestamp');
+    if (!token || Number.isNaN(expiresAt.getTime()))
+      throw new Error('the TokenRequest answer has no token or expirationTimestamp');
     // The server may give another life than asked (its maximum, or the extended kube-api-access one).
     const lifeSeconds = answer.spec?.expirationSeconds ?? req.expirationSeconds;
     return { token: { token, expiresAt }, lifeMs: lifeSeconds * 1000 };
@@ -193,7 +214,8 @@ export class ServiceAccountTokenManager {
   private async renewAhead(e: CachedToken): Promise<void> {
     e.timer = undefined;
     if (this.cache.get(e.key) !== e || this.stopped) return;
-    if (e.token && Date.now() < this.renewAt(e) && Date.now() >= e.issuedAt) return this.schedule(e, this.renewAt(e) - Date.now());
+    if (e.token && Date.now() < this.renewAt(e) && Date.now() >= e.issuedAt)
+      return this.schedule(e, this.renewAt(e) - Date.now());
     const before = e.token;
     try {
       await this.renew(e);
@@ -201,17 +223,23 @@ export class ServiceAccountTokenManager {
       if (this.cache.get(e.key) !== e) return;
       if (!e.failing) {
         e.failing = true;
-        this.opts.logger.warn(this.expired(e) ? 'Service account token expired and cannot be renewed; retrying' : 'Service account token cannot be renewed; the old one is used until it expires', {
-          token: describeRequest(e.req),
-          err: describeError(err),
-          ...(e.token ? { expires: e.token.expiresAt.toISOString() } : {}),
-        });
+        this.opts.logger.warn(
+          this.expired(e)
+            ? 'Service account token expired and cannot be renewed; retrying'
+            : 'Service account token cannot be renewed; the old one is used until it expires',
+          {
+            token: describeRequest(e.req),
+            err: describeError(err),
+            ...(e.token ? { expires: e.token.expiresAt.toISOString() } : {}),
+          },
+        );
       }
       if (!this.opts.gate.usable) e.waitingForServer = true;
       else this.schedule(e, e.backoff.next());
       return;
     }
-    if (e.token !== before && this.opts.registered(e.req.pod.metadata.uid)) this.opts.onChange([e.req.pod.metadata.uid]);
+    if (e.token !== before && this.opts.registered(e.req.pod.metadata.uid))
+      this.opts.onChange([e.req.pod.metadata.uid]);
   }
 
   private dropExpired(): void {

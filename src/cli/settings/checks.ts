@@ -47,8 +47,10 @@ export const cleanAbsoluteAsciiPath: Check<string> = (p) => {
 export const nodeIPs: Check<string> = (v) => {
   if (v === '') return undefined;
   const ips = v.split(',').map((s) => s.trim());
-  if (ips.some((s) => isIP(s) === 0)) return `${JSON.stringify(v)} is not an IP address or a comma-separated pair of them`;
-  if (ips.length > 2 || (ips.length === 2 && isIP(ips[0]!) === isIP(ips[1]!))) return 'takes at most one IPv4 and one IPv6 address';
+  if (ips.some((s) => isIP(s) === 0))
+    return `${JSON.stringify(v)} is not an IP address or a comma-separated pair of them`;
+  if (ips.length > 2 || (ips.length === 2 && isIP(ips[0]!) === isIP(ips[1]!)))
+    return 'takes at most one IPv4 and one IPv6 address';
   return undefined;
 };
 
@@ -57,7 +59,9 @@ export const httpUrlOrEmpty: Check<string> = (v) => {
   if (v === '') return undefined;
   try {
     const u = new URL(v);
-    return u.protocol === 'http:' || u.protocol === 'https:' ? undefined : `must be an http or https URL, not ${u.protocol}`;
+    return u.protocol === 'http:' || u.protocol === 'https:'
+      ? undefined
+      : `must be an http or https URL, not ${u.protocol}`;
   } catch {
     return 'is not a valid URL';
   }

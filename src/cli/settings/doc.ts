@@ -18,7 +18,10 @@ function defaultOf(s: AnySetting): string {
 
 function row(s: AnySetting): string {
   const what = s.note ? `${s.help}. ${s.note}` : s.help;
-  const kubelet = s.kubeletDefault !== undefined ? ` (kubelet: ${s.type.isZero(s.kubeletDefault) ? 'none' : code(s.type.format(s.kubeletDefault))})` : '';
+  const kubelet =
+    s.kubeletDefault !== undefined
+      ? ` (kubelet: ${s.type.isZero(s.kubeletDefault) ? 'none' : code(s.type.format(s.kubeletDefault))})`
+      : '';
   return `| ${code(s.flag && `--${s.flag}`)} | ${code(s.field)} | ${defaultOf(s)}${kubelet} | ${cell(what)} |`;
 }
 

@@ -4,14 +4,21 @@
 import type { AnySetting, SettingSpec, SettingStatus } from './setting.js';
 import { bool, duration, int32, path, str, type ValueType } from './value-types.js';
 
-function flag<T>(name: string, type: ValueType<T>, dflt: T | undefined, help: string, extra: { deprecated?: string; status?: SettingStatus } = {}): AnySetting {
+function flag<T>(
+  name: string,
+  type: ValueType<T>,
+  dflt: T | undefined,
+  help: string,
+  extra: { deprecated?: string; status?: SettingStatus } = {},
+): AnySetting {
   const spec: SettingSpec<T> = { flag: name, type, help, status: extra.status ?? 'not-implemented', ...extra };
   return (dflt !== undefined ? { ...spec, default: dflt } : spec) as AnySetting;
 }
 
 const EVICTION_INSTEAD = 'Use --eviction-hard or --eviction-soft instead. Will be removed in a future version.';
 const FUTURE = 'will be removed in a future version';
-const CADVISOR = 'This is a cadvisor flag that was mistakenly registered with the Kubelet. Due to legacy concerns, it will follow the standard CLI deprecation timeline before being removed.';
+const CADVISOR =
+  'This is a cadvisor flag that was mistakenly registered with the Kubelet. Due to legacy concerns, it will follow the standard CLI deprecation timeline before being removed.';
 
 export const FLAG_RECOGNISED: AnySetting[] = [
   flag('config-dir', path, '', 'Directory of KubeletConfiguration drop-ins merged over --config'),
@@ -25,14 +32,24 @@ export const FLAG_RECOGNISED: AnySetting[] = [
   flag('image-credential-provider-bin-dir', path, '', 'Credential provider plugin binaries'),
   flag('lock-file', path, '', 'Lock file shared with another kubelet'),
   flag('exit-on-lock-contention', bool, false, 'Exit when another process wants --lock-file'),
-  flag('minimum-container-ttl-duration', duration, 0, 'Youngest dead container garbage collection removes', { deprecated: EVICTION_INSTEAD }),
-  flag('maximum-dead-containers-per-container', int32, 1, 'Dead containers kept per container', { deprecated: EVICTION_INSTEAD }),
+  flag('minimum-container-ttl-duration', duration, 0, 'Youngest dead container garbage collection removes', {
+    deprecated: EVICTION_INSTEAD,
+  }),
+  flag('maximum-dead-containers-per-container', int32, 1, 'Dead containers kept per container', {
+    deprecated: EVICTION_INSTEAD,
+  }),
   flag('maximum-dead-containers', int32, -1, 'Dead containers kept on the node', { deprecated: EVICTION_INSTEAD }),
   flag('register-schedulable', bool, true, 'Register the Node as schedulable', { deprecated: FUTURE }),
   flag('keep-terminated-pod-volumes', bool, false, 'Keep volumes of terminated pods mounted', { deprecated: FUTURE }),
-  flag('experimental-mounter-path', path, '', 'Mount helper binary', { deprecated: 'will be removed in 1.25 or later. in favor of using CSI.' }),
-  flag('cloud-config', path, '', 'Cloud provider configuration', { deprecated: 'will be removed in 1.25 or later, in favor of removing cloud provider code from Kubelet.' }),
-  flag('experimental-allocatable-ignore-eviction', bool, false, 'Leave eviction thresholds out of allocatable', { deprecated: 'will be removed in 1.25 or later.' }),
+  flag('experimental-mounter-path', path, '', 'Mount helper binary', {
+    deprecated: 'will be removed in 1.25 or later. in favor of using CSI.',
+  }),
+  flag('cloud-config', path, '', 'Cloud provider configuration', {
+    deprecated: 'will be removed in 1.25 or later, in favor of removing cloud provider code from Kubelet.',
+  }),
+  flag('experimental-allocatable-ignore-eviction', bool, false, 'Leave eviction thresholds out of allocatable', {
+    deprecated: 'will be removed in 1.25 or later.',
+  }),
   flag('housekeeping-interval', duration, 10_000, 'cAdvisor housekeeping interval'),
   flag('docker-root', str, '', 'cAdvisor: Docker root directory'),
   ...(

@@ -4,7 +4,8 @@ import type { ShutdownPriorityPeriod } from '../../nodeshutdown/shutdown-groups.
 import { isPlainObject, type ValueType } from './value-types.js';
 
 function integer(v: unknown, what: string, i: number): number {
-  if (typeof v !== 'number' || !Number.isInteger(v)) throw new Error(`[${i}].${what} must be an integer, not ${JSON.stringify(v)}`);
+  if (typeof v !== 'number' || !Number.isInteger(v))
+    throw new Error(`[${i}].${what} must be an integer, not ${JSON.stringify(v)}`);
   return v;
 }
 
@@ -18,7 +19,10 @@ export const shutdownPriorities: ValueType<ShutdownPriorityPeriod[]> = {
     if (!Array.isArray(v)) throw new Error('must be a list of {priority, shutdownGracePeriodSeconds}');
     return v.map((e: unknown, i) => {
       if (!isPlainObject(e)) throw new Error(`[${i}] must be an object with priority and shutdownGracePeriodSeconds`);
-      return { priority: integer(e.priority ?? 0, 'priority', i), shutdownGracePeriodSeconds: integer(e.shutdownGracePeriodSeconds ?? 0, 'shutdownGracePeriodSeconds', i) };
+      return {
+        priority: integer(e.priority ?? 0, 'priority', i),
+        shutdownGracePeriodSeconds: integer(e.shutdownGracePeriodSeconds ?? 0, 'shutdownGracePeriodSeconds', i),
+      };
     });
   },
   isZero: (v) => v.length === 0,

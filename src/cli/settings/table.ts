@@ -16,7 +16,9 @@ type ResolvedOf<S> = S extends Setting<infer _T, infer R> ? R : never;
 /** The resolved value of every option setting, typed from the table. */
 export type ResolvedSettings = { -readonly [K in OptionKey]: ResolvedOf<(typeof OPTION_SETTINGS)[K]> };
 
-const OPTION_KEYS = new Map<AnySetting, OptionKey>((Object.entries(OPTION_SETTINGS) as [OptionKey, AnySetting][]).map(([k, s]) => [s, k]));
+const OPTION_KEYS = new Map<AnySetting, OptionKey>(
+  (Object.entries(OPTION_SETTINGS) as [OptionKey, AnySetting][]).map(([k, s]) => [s, k]),
+);
 
 export const ALL_SETTINGS: readonly AnySetting[] = [...OPTION_KEYS.keys(), ...CONFIG_RECOGNISED, ...FLAG_RECOGNISED];
 
@@ -24,9 +26,15 @@ export function optionKeyOf(s: AnySetting): OptionKey | undefined {
   return OPTION_KEYS.get(s);
 }
 
-export const SETTING_BY_FLAG: ReadonlyMap<string, AnySetting> = new Map(ALL_SETTINGS.filter((s) => s.flag).map((s) => [s.flag!, s]));
-export const SETTING_BY_SHORTHAND: ReadonlyMap<string, AnySetting> = new Map(ALL_SETTINGS.filter((s) => s.shorthand).map((s) => [s.shorthand!, s]));
-export const SETTING_BY_FIELD: ReadonlyMap<string, AnySetting> = new Map(ALL_SETTINGS.filter((s) => s.field).map((s) => [s.field!, s]));
+export const SETTING_BY_FLAG: ReadonlyMap<string, AnySetting> = new Map(
+  ALL_SETTINGS.filter((s) => s.flag).map((s) => [s.flag!, s]),
+);
+export const SETTING_BY_SHORTHAND: ReadonlyMap<string, AnySetting> = new Map(
+  ALL_SETTINGS.filter((s) => s.shorthand).map((s) => [s.shorthand!, s]),
+);
+export const SETTING_BY_FIELD: ReadonlyMap<string, AnySetting> = new Map(
+  ALL_SETTINGS.filter((s) => s.field).map((s) => [s.field!, s]),
+);
 
 /** Nested objects of KubeletConfiguration (authentication, authentication.x509, logging.options, ...). */
 export const CONFIG_STRUCTS: ReadonlySet<string> = new Set(

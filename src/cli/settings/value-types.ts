@@ -22,7 +22,14 @@ export interface ValueType<T> {
   format(value: T): string;
 }
 
-const describeValue = (v: unknown): string => (Array.isArray(v) ? 'a list' : v === null ? 'null' : typeof v === 'object' ? 'an object' : `${typeof v} ${JSON.stringify(v)}`);
+const describeValue = (v: unknown): string =>
+  Array.isArray(v)
+    ? 'a list'
+    : v === null
+      ? 'null'
+      : typeof v === 'object'
+        ? 'an object'
+        : `${typeof v} ${JSON.stringify(v)}`;
 
 function must(cond: boolean, what: string, v: unknown): void {
   if (!cond) throw new Error(`must be ${what}, not ${describeValue(v)}`);
@@ -182,7 +189,8 @@ export const quantityBytes: ValueType<number> = {
     return v === '' ? 0 : bytesOf(v as string);
   },
   isZero: (v) => v === 0,
-  format: (v) => (v % 1048576 === 0 && v > 0 ? `${v / 1048576}Mi` : v % 1024 === 0 && v > 0 ? `${v / 1024}Ki` : String(v)),
+  format: (v) =>
+    v % 1048576 === 0 && v > 0 ? `${v / 1048576}Mi` : v % 1024 === 0 && v > 0 ? `${v / 1024}Ki` : String(v),
 };
 
 function bytesOf(text: string): number {
@@ -217,11 +225,11 @@ function splitCsv(text: string): string[] {
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!;
     if (quoted) {
-      if (c === '"' && text[i + 1] === '"') (cur += '"'), i++;
+      if (c === '"' && text[i + 1] === '"') ((cur += '"'), i++);
       else if (c === '"') quoted = false;
       else cur += c;
     } else if (c === '"' && cur === '') quoted = true;
-    else if (c === ',') out.push(cur), (cur = '');
+    else if (c === ',') (out.push(cur), (cur = ''));
     else cur += c;
   }
   if (quoted) throw new Error('has an unterminated quote');
@@ -263,7 +271,10 @@ export function stringMap(sep: '=' | '<'): ValueType<Record<string, string>> {
       return v as Record<string, string>;
     },
     isZero: (v) => Object.keys(v).length === 0,
-    format: (v) => Object.entries(v).map(([k, x]) => `${k}${sep}${x}`).join(',') || '{}',
+    format: (v) =>
+      Object.entries(v)
+        .map(([k, x]) => `${k}${sep}${x}`)
+        .join(',') || '{}',
   };
 }
 
@@ -288,11 +299,18 @@ export const boolMap: ValueType<Record<string, boolean>> = {
     return out;
   },
   fromConfig(v) {
-    must(isPlainObject(v) && Object.values(v).every((x) => typeof x === 'boolean'), 'a map of names to true or false', v);
+    must(
+      isPlainObject(v) && Object.values(v).every((x) => typeof x === 'boolean'),
+      'a map of names to true or false',
+      v,
+    );
     return v as Record<string, boolean>;
   },
   isZero: (v) => Object.keys(v).length === 0,
-  format: (v) => Object.entries(v).map(([k, x]) => `${k}=${x}`).join(',') || '{}',
+  format: (v) =>
+    Object.entries(v)
+      .map(([k, x]) => `${k}=${x}`)
+      .join(',') || '{}',
 };
 
 /** --node-labels (flag only): repeats add labels; the kubelet's rules on which labels a node may set. */
@@ -304,7 +322,10 @@ export const nodeLabels: ValueType<Record<string, string>> = {
     throw new Error('is a flag only');
   },
   isZero: (v) => Object.keys(v).length === 0,
-  format: (v) => Object.entries(v).map(([k, x]) => `${k}=${x}`).join(',') || '{}',
+  format: (v) =>
+    Object.entries(v)
+      .map(([k, x]) => `${k}=${x}`)
+      .join(',') || '{}',
 };
 
 const EFFECTS = new Set(['NoSchedule', 'PreferNoSchedule', 'NoExecute']);
@@ -321,9 +342,14 @@ export const taints: ValueType<Taint[]> = {
       if (!isPlainObject(t) || typeof o.key !== 'string' || !o.key || !EFFECTS.has(String(o.effect))) {
         throw new Error(`[${i}] needs a key and an effect (NoSchedule, PreferNoSchedule or NoExecute)`);
       }
-      if (o.value !== undefined && o.value !== null && typeof o.value !== 'string') throw new Error(`[${i}].value must be a string`);
+      if (o.value !== undefined && o.value !== null && typeof o.value !== 'string')
+        throw new Error(`[${i}].value must be a string`);
       if (o.timeAdded !== undefined && o.timeAdded !== null) throw new Error(`[${i}]: timeAdded must not be set`);
-      return { key: o.key, effect: o.effect as string, ...(typeof o.value === 'string' && o.value !== '' ? { value: o.value } : {}) };
+      return {
+        key: o.key,
+        effect: o.effect as string,
+        ...(typeof o.value === 'string' && o.value !== '' ? { value: o.value } : {}),
+      };
     });
   },
   isZero: (v) => v.length === 0,
@@ -349,11 +375,18 @@ export const headerMap: ValueType<Record<string, string[]>> = {
     return out;
   },
   fromConfig(v) {
-    must(isPlainObject(v) && Object.values(v).every((x) => Array.isArray(x) && x.every((s) => typeof s === 'string')), 'a map of header names to lists of strings', v);
+    must(
+      isPlainObject(v) && Object.values(v).every((x) => Array.isArray(x) && x.every((s) => typeof s === 'string')),
+      'a map of header names to lists of strings',
+      v,
+    );
     return v as Record<string, string[]>;
   },
   isZero: (v) => Object.keys(v).length === 0,
-  format: (v) => Object.entries(v).flatMap(([k, xs]) => xs.map((x) => `${k}:${x}`)).join(',') || '{}',
+  format: (v) =>
+    Object.entries(v)
+      .flatMap(([k, xs]) => xs.map((x) => `${k}:${x}`))
+      .join(',') || '{}',
 };
 
 /**
@@ -365,7 +398,11 @@ export const opaque: ValueType<unknown> = {
   placeholder: 'value',
   fromFlag: (text, prev) => [...((prev as string[] | undefined) ?? []), text],
   fromConfig: (v) => v,
-  isZero: (v) => v === null || v === undefined || (Array.isArray(v) && v.length === 0) || (isPlainObject(v) && Object.keys(v).length === 0),
+  isZero: (v) =>
+    v === null ||
+    v === undefined ||
+    (Array.isArray(v) && v.length === 0) ||
+    (isPlainObject(v) && Object.keys(v).length === 0),
   format: (v) => JSON.stringify(v) ?? '',
 };
 
@@ -380,6 +417,10 @@ export function sameValue(a: unknown, b: unknown): boolean {
 
 function canonical(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (isPlainObject(v)) return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(',')}}`;
+  if (isPlainObject(v))
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`)
+      .join(',')}}`;
   return JSON.stringify(v) ?? 'undefined';
 }

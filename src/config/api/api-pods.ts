@@ -27,17 +27,20 @@ export function isMirrorPod(p: Pod): boolean {
 }
 
 /** `reason`: the event reason a refusal is told with. */
-export type ApiPodResult = { readonly pod: StaticPod } | { readonly refused: string; readonly reason: 'FailedMount' | 'FailedValidation' };
+export type ApiPodResult =
+  { readonly pod: StaticPod } | { readonly refused: string; readonly reason: 'FailedMount' | 'FailedValidation' };
 
 /** A volume kind or projected source the node does not mount, in the API server's words. */
 function unsupportedVolume(p: Pod): string | undefined {
   for (const [i, v] of (p.spec?.volumes ?? []).entries()) {
     const kinds = Object.keys(v).filter((k) => k !== 'name');
     const unsupported = kinds.find((k) => !SUPPORTED_VOLUMES.has(k));
-    if (unsupported) return `spec.volumes[${i}].${unsupported}: Unsupported value: volume "${v.name}": ${SUPPORTED_TEXT}`;
+    if (unsupported)
+      return `spec.volumes[${i}].${unsupported}: Unsupported value: volume "${v.name}": ${SUPPORTED_TEXT}`;
     for (const [j, src] of (v.projected?.sources ?? []).entries()) {
       const kind = Object.keys(src).find((k) => !SUPPORTED_PROJECTIONS.has(k));
-      if (kind) return `spec.volumes[${i}].projected.sources[${j}].${kind}: Unsupported value: volume "${v.name}": bootlet projects only configMap, secret, downwardAPI and serviceAccountToken sources`;
+      if (kind)
+        return `spec.volumes[${i}].projected.sources[${j}].${kind}: Unsupported value: volume "${v.name}": bootlet projects only configMap, secret, downwardAPI and serviceAccountToken sources`;
     }
   }
   return undefined;
@@ -54,16 +57,37 @@ function refusalOf(p: Pod): StaticPod['refusal'] {
 export function toDesiredPod(p: Pod, nodeName: string, seen: Date): ApiPodResult {
   const meta = p.metadata ?? {};
   const { name, namespace, uid } = meta;
-  if (!name || !namespace || !uid) return { refused: 'metadata.name, metadata.namespace and metadata.uid: Required value', reason: 'FailedValidation' };
+  if (!name || !namespace || !uid)
+    return {
+      refused: 'metadata.name, metadata.namespace and metadata.uid: Required value',
+      reason: 'FailedValidation',
+    };
   const identity = validatePodIdentity(meta, name);
   if (identity.length > 0) return { refused: identity.join('; '), reason: 'FailedValidation' };
-  if (p.spec?.nodeName !== nodeName) return { refused: `spec.nodeName: Invalid value: "${p.spec?.nodeName ?? ''}": not this node`, reason: 'FailedValidation' };
+  if (p.spec?.nodeName !== nodeName)
+    return {
+      refused: `spec.nodeName: Invalid value: "${p.spec?.nodeName ?? ''}": not this node`,
+      reason: 'FailedValidation',
+    };
   const volume = unsupportedVolume(p);
   if (volume !== undefined) return { refused: volume, reason: 'FailedMount' };
   const refusal = refusalOf(p);
-  const annotations: Record<string, string> = { ...(meta.annotations ?? {}), [CONFIG_SOURCE]: 'api', [CONFIG_SEEN]: formatRfc3339Nano(seen) };
+  const annotations: Record<string, string> = {
+    ...(meta.annotations ?? {}),
+    [CONFIG_SOURCE]: 'api',
+    [CONFIG_SEEN]: formatRfc3339Nano(seen),
+  };
   const pod: StaticPod['pod'] = { ...p, metadata: { ...meta, name, namespace, uid, annotations } };
-  return { pod: { pod, uid, key: `${namespace}/${name}`, file: `api:/api/v1/namespaces/${namespace}/pods/${name}`, uidPinned: true, ...(refusal ? { refusal } : {}) } };
+  return {
+    pod: {
+      pod,
+      uid,
+      key: `${namespace}/${name}`,
+      file: `api:/api/v1/namespaces/${namespace}/pods/${name}`,
+      uidPinned: true,
+      ...(refusal ? { refusal } : {}),
+    },
+  };
 }
 
 /** What a worker acts on: the pod without its status and the server's bookkeeping (a status patch of ours is no change). */

@@ -73,13 +73,27 @@ export class ApiPodSource implements ReflectorHandler<Pod> {
     if (isMirrorPod(p)) return undefined;
     const key = `${p.metadata?.namespace ?? ''}/${p.metadata?.name ?? ''}`;
     const had = this.told.get(key);
-    const r = toDesiredPod(p, this.opts.nodeName, had?.uid === p.metadata?.uid ? new Date(had!.pod.metadata.annotations['kubernetes.io/config.seen'] ?? Date.now()) : (this.opts.now?.() ?? new Date()));
+    const r = toDesiredPod(
+      p,
+      this.opts.nodeName,
+      had?.uid === p.metadata?.uid
+        ? new Date(had!.pod.metadata.annotations['kubernetes.io/config.seen'] ?? Date.now())
+        : (this.opts.now?.() ?? new Date()),
+    );
     if ('refused' in r) {
       const id = `${p.metadata?.uid ?? ''}:${r.refused}`;
       if (!this.refusedLogged.has(id)) {
         this.refusedLogged.add(id);
-        this.opts.logger.error('API pod refused: it cannot run on this node', { pod: key, podUID: p.metadata?.uid ?? '', err: r.refused });
-        this.opts.refused?.({ namespace: p.metadata?.namespace ?? '', name: p.metadata?.name ?? '', uid: p.metadata?.uid ?? '' }, r.reason, r.refused);
+        this.opts.logger.error('API pod refused: it cannot run on this node', {
+          pod: key,
+          podUID: p.metadata?.uid ?? '',
+          err: r.refused,
+        });
+        this.opts.refused?.(
+          { namespace: p.metadata?.namespace ?? '', name: p.metadata?.name ?? '', uid: p.metadata?.uid ?? '' },
+          r.reason,
+          r.refused,
+        );
       }
       if (had) this.remove(key);
       return undefined;

@@ -50,16 +50,26 @@ export function decodeManifest(bytes: Buffer | string): DecodedManifest {
     if (!decoded.pod) return { ok: false, message: decoded.errors.join('; '), ...withClaim };
     return { ok: true, pod: decoded.pod, warnings: capWarnings(decoded.warnings) };
   } catch (err) {
-    if (err instanceof Error && err.name === 'LimitError') return { ok: false, message: err.message, limit: true, ...withClaim };
+    if (err instanceof Error && err.name === 'LimitError')
+      return { ok: false, message: err.message, limit: true, ...withClaim };
     return { ok: false, message: `could not decode: ${errorMessage(err)}`, ...withClaim };
   }
 }
 
-
 /** What decoding an HTTP source's answer gives: its pods (a Pod, or a PodList's items), or the error. */
 export type DecodedPodSet =
-  | { readonly ok: true; readonly list: boolean; readonly pods: Array<{ readonly pod: Pod; readonly warnings: string[] }> }
-  | { readonly ok: false; readonly message: string; readonly line?: number; readonly column?: number; readonly limit?: true };
+  | {
+      readonly ok: true;
+      readonly list: boolean;
+      readonly pods: Array<{ readonly pod: Pod; readonly warnings: string[] }>;
+    }
+  | {
+      readonly ok: false;
+      readonly message: string;
+      readonly line?: number;
+      readonly column?: number;
+      readonly limit?: true;
+    };
 
 function decodeItem(o: Record<string, unknown>): { pod: Pod; warnings: string[] } | { error: string } {
   try {
@@ -85,9 +95,11 @@ export function decodePodOrList(bytes: Buffer | string): DecodedPodSet {
   const pods: Array<{ pod: Pod; warnings: string[] }> = [];
   for (let i = 0; i < items.length; i++) {
     const item = items[i];
-    if (item === null || typeof item !== 'object' || Array.isArray(item)) return { ok: false, message: `items[${i}]: must be a Pod object` };
+    if (item === null || typeof item !== 'object' || Array.isArray(item))
+      return { ok: false, message: `items[${i}]: must be a Pod object` };
     const it = item as Record<string, unknown>;
-    if ((it.kind !== undefined && it.kind !== 'Pod') || (it.apiVersion !== undefined && it.apiVersion !== 'v1')) return { ok: false, message: `items[${i}]: expected a v1 Pod` };
+    if ((it.kind !== undefined && it.kind !== 'Pod') || (it.apiVersion !== undefined && it.apiVersion !== 'v1'))
+      return { ok: false, message: `items[${i}]: expected a v1 Pod` };
     const one = decodeItem({ ...it, kind: 'Pod', apiVersion: 'v1' });
     if ('error' in one) return { ok: false, message: `items[${i}]: ${one.error}` };
     pods.push(one);

@@ -44,7 +44,11 @@ export interface ManifestDecoder {
 /** A refusal: of the file, or by the thread itself (deadline, memory, stopping). */
 type Failure = Extract<DecodedManifest, { ok: false }>;
 
-type Outcome = { readonly decoded: DecodedManifest } | { readonly loaded: LoadResult } | { readonly list: DecodedPodSet } | { readonly failed: Failure };
+type Outcome =
+  | { readonly decoded: DecodedManifest }
+  | { readonly loaded: LoadResult }
+  | { readonly list: DecodedPodSet }
+  | { readonly failed: Failure };
 
 /** The thread's own refusal, or (never expected) an answer of another kind than asked. */
 function failureOf(r: Outcome): Failure {
@@ -98,7 +102,10 @@ export function structureBytes(bytes: Buffer, stopAbove = Infinity): number {
 /** Whether a manifest is decoded on the event loop (cheap to parse) rather than in the worker. */
 export function decodesInline(bytes: Buffer, opts: ManifestDecoderOptions = {}): boolean {
   const maxStructure = opts.inlineMaxStructure ?? INLINE_PARSE_MAX_STRUCTURE;
-  return bytes.length <= (opts.inlineMaxBytes ?? INLINE_PARSE_MAX_BYTES) && structureBytes(bytes, maxStructure) <= maxStructure;
+  return (
+    bytes.length <= (opts.inlineMaxBytes ?? INLINE_PARSE_MAX_BYTES) &&
+    structureBytes(bytes, maxStructure) <= maxStructure
+  );
 }
 
 /** node:worker_threads is loaded with the first big file: an agent whose manifests are all small never loads it. */
@@ -162,7 +169,9 @@ export function createManifestDecoder(opts: ManifestDecoderOptions = {}): Manife
     try {
       w = worker ??= await startWorker(startDeadlineMs);
     } catch (err) {
-      job.resolve({ failed: { ok: false, message: `could not start the manifest parser thread: ${errorMessage(err)}` } });
+      job.resolve({
+        failed: { ok: false, message: `could not start the manifest parser thread: ${errorMessage(err)}` },
+      });
       return;
     }
     if (closed) {
@@ -190,10 +199,29 @@ export function createManifestDecoder(opts: ManifestDecoderOptions = {}): Manife
       };
       const onError = (err: Error): void => {
         const oom = (err as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY';
-        finish({ failed: { ok: false, limit: true, message: oom ? `parsing needed more than ${WORKER_HEAP_MB} MiB of memory` : `could not parse: ${err.message}` } }, true);
+        finish(
+          {
+            failed: {
+              ok: false,
+              limit: true,
+              message: oom
+                ? `parsing needed more than ${WORKER_HEAP_MB} MiB of memory`
+                : `could not parse: ${err.message}`,
+            },
+          },
+          true,
+        );
       };
-      const onExit = (): void => finish({ failed: { ok: false, message: 'could not parse: the parser thread stopped' } }, true);
-      const timer = setTimeout(() => finish({ failed: { ok: false, limit: true, message: `parsing took longer than ${deadlineMs / 1000} s` } }, true), deadlineMs);
+      const onExit = (): void =>
+        finish({ failed: { ok: false, message: 'could not parse: the parser thread stopped' } }, true);
+      const timer = setTimeout(
+        () =>
+          finish(
+            { failed: { ok: false, limit: true, message: `parsing took longer than ${deadlineMs / 1000} s` } },
+            true,
+          ),
+        deadlineMs,
+      );
       w.on('message', onMessage).on('error', onError).on('exit', onExit);
       const request: WorkerRequest = { id, bytes: job.bytes, load: job.load, list: job.list };
       w.postMessage(request);

@@ -33,7 +33,15 @@ const schema = podSchemaJson as unknown as SchemaRoot;
 const pointerFields = new Map(Object.entries(GO_POINTER_FIELDS).map(([type, fields]) => [type, new Set(fields)]));
 
 /** Set by the API server on create (or only ever by it); a manifest's values are not used. */
-const SERVER_SET_METADATA = ['creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'resourceVersion', 'generation', 'selfLink', 'managedFields'];
+const SERVER_SET_METADATA = [
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'resourceVersion',
+  'generation',
+  'selfLink',
+  'managedFields',
+];
 
 export interface DecodeResult {
   /** Undefined when there were errors. */
@@ -64,7 +72,8 @@ function resolve(node: SchemaNode): { node: SchemaNode; type?: string } {
   return { node: n, type };
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype;
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype;
 
 function typesOf(node: SchemaNode): readonly string[] {
   if (node.type === undefined) return [];
@@ -81,7 +90,8 @@ function charge(w: Walk, bytes: number): void {
   w.nodes++;
   w.bytes += bytes;
   if (w.nodes > MAX_NODES) throw new LimitError(`the pod has more than ${MAX_NODES} values (the limit for a manifest)`);
-  if (w.bytes > MAX_DECODED_BYTES) throw new LimitError(`the pod is larger than ${MAX_DECODED_BYTES / (1024 * 1024)} MiB (the limit for a manifest)`);
+  if (w.bytes > MAX_DECODED_BYTES)
+    throw new LimitError(`the pod is larger than ${MAX_DECODED_BYTES / (1024 * 1024)} MiB (the limit for a manifest)`);
 }
 
 function describe(v: unknown): string {
@@ -92,7 +102,9 @@ function describe(v: unknown): string {
 }
 
 function typeError(w: Walk, path: PathPart[], want: readonly string[], got: unknown): typeof UNSET {
-  const shown = want.map((t) => (t === 'object' ? 'an object' : t === 'array' ? 'a list' : t === 'integer' ? 'an integer' : `a ${t}`));
+  const shown = want.map((t) =>
+    t === 'object' ? 'an object' : t === 'array' ? 'a list' : t === 'integer' ? 'an integer' : `a ${t}`,
+  );
   w.errors.push(`${formatPath(path) || '(root)'}: must be ${shown.join(' or ')}, found ${describe(got)}`);
   return UNSET;
 }
@@ -144,7 +156,9 @@ function decodeQuantity(v: unknown, n: SchemaNode, path: PathPart[], w: Walk): D
     return s;
   } catch {
     const shown = String(s).length > 40 ? `${String(s).slice(0, 40)}…` : String(s);
-    w.errors.push(`${formatPath(path)}: Invalid value: ${JSON.stringify(shown)}: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`);
+    w.errors.push(
+      `${formatPath(path)}: Invalid value: ${JSON.stringify(shown)}: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`,
+    );
     return UNSET;
   }
 }
@@ -186,7 +200,12 @@ function decodeFree(v: unknown, path: PathPart[], w: Walk): unknown {
     const out: Record<string, unknown> = {};
     for (const key of Object.keys(v)) {
       charge(w, key.length + 3);
-      Object.defineProperty(out, key, { value: decodeFree(v[key], [...path, key], w), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(out, key, {
+        value: decodeFree(v[key], [...path, key], w),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
     return out;
   }
@@ -216,8 +235,12 @@ function decodeNode(v: unknown, node: SchemaNode, path: PathPart[], w: Walk): De
       const out: Record<string, unknown> = {};
       for (const key of Object.keys(v)) {
         charge(w, key.length + 3);
-        const item = v[key] === null || v[key] === undefined ? zeroOf(valueNode) : decodeNode(v[key], valueNode, [...path, key], w);
-        if (item !== UNSET) Object.defineProperty(out, key, { value: item, enumerable: true, writable: true, configurable: true });
+        const item =
+          v[key] === null || v[key] === undefined
+            ? zeroOf(valueNode)
+            : decodeNode(v[key], valueNode, [...path, key], w);
+        if (item !== UNSET)
+          Object.defineProperty(out, key, { value: item, enumerable: true, writable: true, configurable: true });
       }
       return out;
     }

@@ -14,11 +14,14 @@ export interface ParseError {
   readonly limit?: true;
 }
 
-export type ParseResult = { readonly ok: true; readonly object: Record<string, unknown> } | { readonly ok: false; readonly error: ParseError };
+export type ParseResult =
+  { readonly ok: true; readonly object: Record<string, unknown> } | { readonly ok: false; readonly error: ParseError };
 
 const fail = (message: string, pos?: Position): ParseResult => ({
   ok: false,
-  error: pos ? { message: `line ${pos.line}, column ${pos.column}: ${message}`, line: pos.line, column: pos.column } : { message },
+  error: pos
+    ? { message: `line ${pos.line}, column ${pos.column}: ${message}`, line: pos.line, column: pos.column }
+    : { message },
 });
 
 function describe(v: unknown): string {
@@ -44,7 +47,8 @@ function checkKind(object: unknown, lists = false): ParseResult {
     const hint = kind === 'PodList' ? ' (a file holds exactly one Pod; a PodList is not accepted)' : '';
     return fail(`kind is ${JSON.stringify(kind)}: expected "Pod"${hint}`);
   }
-  if (apiVersion === undefined || apiVersion === '' || apiVersion === null) return fail('apiVersion is missing: expected "v1"');
+  if (apiVersion === undefined || apiVersion === '' || apiVersion === null)
+    return fail('apiVersion is missing: expected "v1"');
   if (apiVersion !== 'v1') return fail(`apiVersion is ${JSON.stringify(apiVersion)}: expected "v1"`);
   return { ok: true, object: o };
 }

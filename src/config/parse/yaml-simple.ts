@@ -23,7 +23,8 @@ const SIMPLE_MAX_CHARS = 64 * 1024;
 /** The composer's options for manifests: YAML 1.1, and dates stay strings (text to Kubernetes). */
 export const MANIFEST_YAML_OPTIONS: { readonly version: '1.1'; readonly customTags: SchemaOptions['customTags'] } = {
   version: '1.1',
-  customTags: (tags: Tags): Tags => tags.filter((t) => typeof t === 'string' || t.tag !== 'tag:yaml.org,2002:timestamp'),
+  customTags: (tags: Tags): Tags =>
+    tags.filter((t) => typeof t === 'string' || t.tag !== 'tag:yaml.org,2002:timestamp'),
 };
 
 /**
@@ -39,7 +40,9 @@ const INDICATOR_START = /^[-?:,[\]{}#&*!|>'"%@`]/;
 let defaultTags: ScalarTag[] | undefined;
 /** The default scalar tags, in the library's order of trial. */
 function tags(): ScalarTag[] {
-  defaultTags ??= (new Document(null, MANIFEST_YAML_OPTIONS).schema.tags as ScalarTag[]).filter((t) => t.default === true && t.test !== undefined);
+  defaultTags ??= (new Document(null, MANIFEST_YAML_OPTIONS).schema.tags as ScalarTag[]).filter(
+    (t) => t.default === true && t.test !== undefined,
+  );
   return defaultTags;
 }
 
@@ -56,7 +59,11 @@ function plainScalar(text: string): unknown {
   const resolved: unknown = tag.resolve(text, () => (failed = true), {} as never);
   // As the composer takes it: a tag may give a Scalar (booleans, null) or the bare value.
   const value = isScalar(resolved) ? resolved.value : resolved;
-  if (failed || (value !== null && typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean')) defer();
+  if (
+    failed ||
+    (value !== null && typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean')
+  )
+    defer();
   return value;
 }
 
@@ -197,11 +204,19 @@ class Reader {
   /** `first`: the current line's entry, when the caller has split it already (`- key: value`). */
   private map(indent: number, depth: number, first?: Entry): Record<string, unknown> {
     const o: Record<string, unknown> = {};
-    for (let line = this.lines[this.i]; line && line.indent === indent && !isItem(line.text); line = this.lines[this.i]) {
+    for (
+      let line = this.lines[this.i];
+      line && line.indent === indent && !isItem(line.text);
+      line = this.lines[this.i]
+    ) {
       const entry = first ?? splitEntry(line.text) ?? defer();
       first = undefined;
       this.i++;
-      setKey(o, entry.key, entry.rest === undefined ? this.nested(indent, depth, true) : this.after(inlineValue(entry.rest), indent));
+      setKey(
+        o,
+        entry.key,
+        entry.rest === undefined ? this.nested(indent, depth, true) : this.after(inlineValue(entry.rest), indent),
+      );
     }
     this.end(indent);
     return o;
@@ -209,7 +224,11 @@ class Reader {
 
   private seq(indent: number, depth: number): unknown[] {
     const list: unknown[] = [];
-    for (let line = this.lines[this.i]; line && line.indent === indent && isItem(line.text); line = this.lines[this.i]) {
+    for (
+      let line = this.lines[this.i];
+      line && line.indent === indent && isItem(line.text);
+      line = this.lines[this.i]
+    ) {
       const rest = line.text.slice(1).trimStart();
       if (rest === '') {
         this.i++;

@@ -3,7 +3,21 @@
 // counted token by token while lexing, the block nesting is measured on the syntax tree before it
 // is composed (composing recurses), and what aliases expand to is measured before anything is
 // expanded. A file over a limit is refused; nothing large is ever built from it.
-import { CST, Composer, Lexer, Parser, isAlias, isMap, isNode, isPair, isScalar, isSeq, type Alias, type Document, type Node } from 'yaml';
+import {
+  CST,
+  Composer,
+  Lexer,
+  Parser,
+  isAlias,
+  isMap,
+  isNode,
+  isPair,
+  isScalar,
+  isSeq,
+  type Alias,
+  type Document,
+  type Node,
+} from 'yaml';
 import { LimitError, MAX_ALIASES, MAX_DEPTH, MAX_NODES } from './limits';
 import { MANIFEST_YAML_OPTIONS, readSimpleYaml } from './yaml-simple';
 
@@ -18,7 +32,16 @@ export class YamlSyntaxError extends Error {
 }
 
 /** Token types that start a value. Block mappings have no token of their own; their keys count. */
-const VALUE_TOKENS = new Set<string>(['scalar', 'single-quoted-scalar', 'double-quoted-scalar', 'block-scalar-header', 'flow-map-start', 'flow-seq-start', 'seq-item-ind', 'alias']);
+const VALUE_TOKENS = new Set<string>([
+  'scalar',
+  'single-quoted-scalar',
+  'double-quoted-scalar',
+  'block-scalar-header',
+  'flow-map-start',
+  'flow-seq-start',
+  'seq-item-ind',
+  'alias',
+]);
 
 const tooMany = (): LimitError => new LimitError(`more than ${MAX_NODES} values (the limit for a manifest)`);
 const tooDeep = (): LimitError => new LimitError(`nested deeper than ${MAX_DEPTH} levels (the limit for a manifest)`);
@@ -33,7 +56,8 @@ function syntaxTrees(text: string): CST.Token[] {
   for (const lexeme of new Lexer().lex(text)) {
     const type = CST.tokenType(lexeme);
     if (type !== null && VALUE_TOKENS.has(type) && ++values > MAX_NODES) throw tooMany();
-    if (type === 'alias' && ++aliases > MAX_ALIASES) throw new LimitError(`more than ${MAX_ALIASES} aliases (the limit for a manifest)`);
+    if (type === 'alias' && ++aliases > MAX_ALIASES)
+      throw new LimitError(`more than ${MAX_ALIASES} aliases (the limit for a manifest)`);
     if (type === 'flow-map-start' || type === 'flow-seq-start') {
       if (++flowDepth > MAX_DEPTH) throw tooDeep();
     } else if (type === 'flow-map-end' || type === 'flow-seq-end') flowDepth = Math.max(0, flowDepth - 1);
@@ -111,12 +135,14 @@ function expandedSize(doc: Document.Parsed, targets: ReadonlyMap<Alias, Node>): 
     if (!isMap(node) && !isSeq(node)) return 1;
     const known = sizes.get(node);
     if (known !== undefined) return known;
-    if (visiting.has(node)) throw new YamlSyntaxError('an alias refers to a node that contains it', node.range?.[0] ?? 0);
+    if (visiting.has(node))
+      throw new YamlSyntaxError('an alias refers to a node that contains it', node.range?.[0] ?? 0);
     visiting.add(node);
     let total = 1;
     for (const item of node.items) {
       total += isPair(item) ? size(item.key) + size(item.value) : size(item);
-      if (total > MAX_NODES) throw new LimitError(`aliases expand to more than ${MAX_NODES} values (the limit for a manifest)`);
+      if (total > MAX_NODES)
+        throw new LimitError(`aliases expand to more than ${MAX_NODES} values (the limit for a manifest)`);
     }
     visiting.delete(node);
     sizes.set(node, total);
@@ -160,13 +186,22 @@ function toPlain(doc: Document.Parsed, targets: ReadonlyMap<Alias, Node>): unkno
         const source = isAlias(pair.value) ? targets.get(pair.value) : pair.value;
         const sources = isSeq(source) ? source.items.map((i) => (isAlias(i) ? targets.get(i) : i)) : [source];
         for (const src of sources) {
-          if (!isMap(src)) throw new YamlSyntaxError('merge sources must be mappings or aliases of mappings', (pair.value as Node | null)?.range?.[0] ?? 0);
-          for (const [k, v] of Object.entries(plain(src) as Record<string, unknown>)) if (!Object.hasOwn(o, k)) set(o, k, v);
+          if (!isMap(src))
+            throw new YamlSyntaxError(
+              'merge sources must be mappings or aliases of mappings',
+              (pair.value as Node | null)?.range?.[0] ?? 0,
+            );
+          for (const [k, v] of Object.entries(plain(src) as Record<string, unknown>))
+            if (!Object.hasOwn(o, k)) set(o, k, v);
         }
         continue;
       }
       const key = isAlias(pair.key) ? targets.get(pair.key) : pair.key;
-      if (!isScalar(key)) throw new YamlSyntaxError('a mapping key must be a string, a number or a boolean', (pair.key as Node | null)?.range?.[0] ?? 0);
+      if (!isScalar(key))
+        throw new YamlSyntaxError(
+          'a mapping key must be a string, a number or a boolean',
+          (pair.key as Node | null)?.range?.[0] ?? 0,
+        );
       set(o, key.value === null || key.value === undefined ? '' : String(key.value), plain(pair.value));
     }
     done.set(node, o);
@@ -201,7 +236,8 @@ function checkUniqueKeys(doc: Document.Parsed): void {
       if (!isScalar(key)) continue;
       const v = key.value;
       // What === can find equal: a merge key's value is a fresh symbol, NaN equals nothing.
-      if (typeof v === 'symbol' || (typeof v === 'object' && v !== null) || (typeof v === 'number' && Number.isNaN(v))) continue;
+      if (typeof v === 'symbol' || (typeof v === 'object' && v !== null) || (typeof v === 'number' && Number.isNaN(v)))
+        continue;
       const id = `${typeof v}:${String(v)}`;
       if (keys.has(id)) throw new YamlSyntaxError('duplicate field: field names must be unique', key.range?.[0] ?? 0);
       keys.add(id);
@@ -243,10 +279,17 @@ export function readYaml(text: string): YamlResult {
   if (!first) return { empty: true };
   const err = first.errors[0];
   if (err) {
-    const message = err.code === 'DUPLICATE_KEY' ? 'duplicate field: field names must be unique' : err.message.split('\n', 1)[0]!.replace(/ at line \d+, column \d+:?$/, '');
+    const message =
+      err.code === 'DUPLICATE_KEY'
+        ? 'duplicate field: field names must be unique'
+        : err.message.split('\n', 1)[0]!.replace(/ at line \d+, column \d+:?$/, '');
     throw new YamlSyntaxError(message, err.pos[0]);
   }
-  if (second) throw new YamlSyntaxError('a second YAML document starts here; a manifest file holds exactly one Pod', second.range[0]);
+  if (second)
+    throw new YamlSyntaxError(
+      'a second YAML document starts here; a manifest file holds exactly one Pod',
+      second.range[0],
+    );
   checkUniqueKeys(first);
   const targets = aliasTargets(first);
   expandedSize(first, targets);

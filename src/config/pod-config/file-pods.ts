@@ -158,8 +158,15 @@ export class FilePods {
     for (const { pod, winner, why } of losers) {
       stillLosing.add(pod.file);
       if (this.losing.get(pod.file)?.winner === winner.file) continue;
-      const clash = why === 'key' ? `pod ${pod.key} is already declared by ${winner.file}` : `pod uid ${pod.uid} is already pinned by ${winner.file} (for ${winner.key})`;
-      const error = { file: pod.file, message: `${clash}; ${pod.file} is ignored until that file is removed or declares another pod`, podKey: pod.key };
+      const clash =
+        why === 'key'
+          ? `pod ${pod.key} is already declared by ${winner.file}`
+          : `pod uid ${pod.uid} is already pinned by ${winner.file} (for ${winner.key})`;
+      const error = {
+        file: pod.file,
+        message: `${clash}; ${pod.file} is ignored until that file is removed or declares another pod`,
+        podKey: pod.key,
+      };
       this.losing.set(pod.file, { winner: winner.file, error });
       errors.push(error);
     }
@@ -180,7 +187,9 @@ export class FilePods {
       else continue;
       this.current.set(key, pod);
     }
-    updates.sort((a, b) => OP_ORDER[a.op] - OP_ORDER[b.op] || (a.pod.key < b.pod.key ? -1 : a.pod.key > b.pod.key ? 1 : 0));
+    updates.sort(
+      (a, b) => OP_ORDER[a.op] - OP_ORDER[b.op] || (a.pod.key < b.pod.key ? -1 : a.pod.key > b.pod.key ? 1 : 0),
+    );
     return { updates, errors };
   }
 
@@ -201,12 +210,14 @@ export class FilePods {
       if (files.has(file)) return;
       files.add(file);
       const pod = this.byFile.get(file)!;
-      if (!keys.has(pod.key)) keys.add(pod.key), keyQueue.push(pod.key);
-      if (!uids.has(pod.uid)) uids.add(pod.uid), uidQueue.push(pod.uid);
+      if (!keys.has(pod.key)) (keys.add(pod.key), keyQueue.push(pod.key));
+      if (!uids.has(pod.uid)) (uids.add(pod.uid), uidQueue.push(pod.uid));
     };
     while (keyQueue.length > 0 || uidQueue.length > 0) {
-      for (let k = keyQueue.pop(); k !== undefined; k = keyQueue.pop()) for (const f of this.filesByKey.get(k) ?? []) reach(f);
-      for (let u = uidQueue.pop(); u !== undefined; u = uidQueue.pop()) for (const f of this.filesByUid.get(u) ?? []) reach(f);
+      for (let k = keyQueue.pop(); k !== undefined; k = keyQueue.pop())
+        for (const f of this.filesByKey.get(k) ?? []) reach(f);
+      for (let u = uidQueue.pop(); u !== undefined; u = uidQueue.pop())
+        for (const f of this.filesByUid.get(u) ?? []) reach(f);
     }
     return { keys, files: [...files] };
   }

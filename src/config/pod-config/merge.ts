@@ -18,7 +18,10 @@ export interface ShadowedPod {
 }
 
 /** The pods of every source under one key, in priority order; a mirror pod from the API server is none. */
-export function candidatesOf(bySource: ReadonlyMap<SourceName, ReadonlyMap<string, StaticPod>>, key: string): DesiredEntry[] {
+export function candidatesOf(
+  bySource: ReadonlyMap<SourceName, ReadonlyMap<string, StaticPod>>,
+  key: string,
+): DesiredEntry[] {
   const out: DesiredEntry[] = [];
   for (const source of SOURCE_PRIORITY) {
     const pod = bySource.get(source)?.get(key);
@@ -32,7 +35,10 @@ export function candidatesOf(bySource: ReadonlyMap<SourceName, ReadonlyMap<strin
  * held back until that pod goes (two pods with one UID would share a worker, a pod directory and
  * their runtime objects): the pod that had the UID first keeps it.
  */
-export function chooseWinner(candidates: readonly DesiredEntry[], uidTakenBy: (uid: string) => DesiredEntry | undefined): { winner?: DesiredEntry; shadowed: ShadowedPod[] } {
+export function chooseWinner(
+  candidates: readonly DesiredEntry[],
+  uidTakenBy: (uid: string) => DesiredEntry | undefined,
+): { winner?: DesiredEntry; shadowed: ShadowedPod[] } {
   let winner: DesiredEntry | undefined;
   const shadowed: ShadowedPod[] = [];
   for (const c of candidates) {

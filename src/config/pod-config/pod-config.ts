@@ -139,7 +139,12 @@ export class PodConfig implements StaticPodView {
    */
   private onGone(sources: ReadonlySet<string>, replaced: boolean, listener: (pod: StaticPod) => void): void {
     this.subscribe((u) => {
-      const gone = u.op === 'REMOVE' ? u.pod : replaced && u.op === 'UPDATE' && u.previous.uid !== u.pod.uid ? u.previous : undefined;
+      const gone =
+        u.op === 'REMOVE'
+          ? u.pod
+          : replaced && u.op === 'UPDATE' && u.previous.uid !== u.pod.uid
+            ? u.previous
+            : undefined;
       if (gone && sources.has(gone.pod.metadata.annotations[CONFIG_SOURCE] ?? '')) listener(gone);
     });
   }
@@ -182,7 +187,8 @@ export class PodConfig implements StaticPodView {
 
   /** A read-only view for the API side: static pods only. */
   staticPods(): StaticPodView {
-    const isStatic = (p: StaticPod | undefined): StaticPod | undefined => (p && STATIC_SOURCES.has(this.sourceOfUid(p.uid)!) ? p : undefined);
+    const isStatic = (p: StaticPod | undefined): StaticPod | undefined =>
+      p && STATIC_SOURCES.has(this.sourceOfUid(p.uid)!) ? p : undefined;
     return {
       list: () => this.list(),
       onChange: (l) => this.onChange(l),
@@ -200,7 +206,11 @@ export class PodConfig implements StaticPodView {
    * starts); those it gives are adopted by their workers. A pod whose name is desired already from
    * another source is not held: it is replaced as any stale pod of that name.
    */
-  holdBack<T extends { readonly namespace: string; readonly name: string }>(found: ReadonlyMap<string, T>, sourceOf: (p: T) => string | undefined, release: (pods: Map<string, T>) => void): Set<string> {
+  holdBack<T extends { readonly namespace: string; readonly name: string }>(
+    found: ReadonlyMap<string, T>,
+    sourceOf: (p: T) => string | undefined,
+    release: (pods: Map<string, T>) => void,
+  ): Set<string> {
     const held = new Map<string, HeldPodRef>();
     // The held pods themselves, kept here: the caller takes the held UIDs out of `found` (start-adoption.ts).
     const heldPods = new Map<string, T>();
@@ -215,7 +225,8 @@ export class PodConfig implements StaticPodView {
     this.held.hold(held, (uids) => release(new Map(uids.map((u) => [u, heldPods.get(u)!]))));
     for (const source of this.bySource.keys()) {
       const n = this.held.size(source);
-      if (n > 0 && [...held.values()].some((h) => h.source === source)) this.opts.logger.info(`Pods from ${SOURCE_LABEL[source]} keep running until it answers`, { pods: n });
+      if (n > 0 && [...held.values()].some((h) => h.source === source))
+        this.opts.logger.info(`Pods from ${SOURCE_LABEL[source]} keep running until it answers`, { pods: n });
     }
     return new Set(held.keys());
   }
@@ -263,7 +274,8 @@ export class PodConfig implements StaticPodView {
         const freed = prev && prev.pod.uid !== winner?.pod.uid ? prev.pod.uid : undefined;
         if (freed === undefined) continue;
         for (const [other, held] of this.shadowed) {
-          if (other === slot || requeued.has(other) || !held.some((h) => h.why === 'uid' && h.pod.uid === freed)) continue;
+          if (other === slot || requeued.has(other) || !held.some((h) => h.why === 'uid' && h.pod.uid === freed))
+            continue;
           requeued.add(other);
           queue.push(held[0]!.pod.key);
         }
@@ -293,12 +305,15 @@ export class PodConfig implements StaticPodView {
     const pair = `${st.pod.uid}|${api.pod.uid}`;
     if (this.sharedNames.get(key) === pair) return;
     this.sharedNames.set(key, pair);
-    this.opts.logger.warn('A static pod and an API pod have the same name: both run; the static pod gets no mirror pod while the API pod holds the name', {
-      pod: key,
-      staticPodUID: st.pod.uid,
-      from: st.pod.file,
-      apiPodUID: api.pod.uid,
-    });
+    this.opts.logger.warn(
+      'A static pod and an API pod have the same name: both run; the static pod gets no mirror pod while the API pod holds the name',
+      {
+        pod: key,
+        staticPodUID: st.pod.uid,
+        from: st.pod.file,
+        apiPodUID: api.pod.uid,
+      },
+    );
   }
 
   /** Logs each clash once; one that is over is logged again if it comes back. */
@@ -315,8 +330,21 @@ export class PodConfig implements StaticPodView {
       const id = `${s.source}|${s.pod.uid}`;
       if (reported.has(id)) continue;
       reported.add(id);
-      if (s.why === 'key') this.opts.logger.error('Static pod ignored: another source declares the same pod', { pod: key, source: s.source, from: s.pod.file, declaredBy: s.by.pod.file });
-      else this.opts.logger.error('Static pod ignored: another source has a pod with the same UID', { pod: key, uid: s.pod.uid, source: s.source, from: s.pod.file, declaredBy: s.by.pod.file });
+      if (s.why === 'key')
+        this.opts.logger.error('Static pod ignored: another source declares the same pod', {
+          pod: key,
+          source: s.source,
+          from: s.pod.file,
+          declaredBy: s.by.pod.file,
+        });
+      else
+        this.opts.logger.error('Static pod ignored: another source has a pod with the same UID', {
+          pod: key,
+          uid: s.pod.uid,
+          source: s.source,
+          from: s.pod.file,
+          declaredBy: s.by.pod.file,
+        });
     }
   }
 

@@ -12,7 +12,11 @@ export const SOURCE_PRIORITY: readonly SourceName[] = ['file', 'http', 'api'];
 export const STATIC_SOURCES: ReadonlySet<SourceName> = new Set<SourceName>(['file', 'http']);
 
 /** How a held pod's source is named in the log. */
-export const SOURCE_LABEL: Readonly<Record<SourceName, string>> = { file: 'the manifest path', http: 'staticPodURL', api: 'the API server' };
+export const SOURCE_LABEL: Readonly<Record<SourceName, string>> = {
+  file: 'the manifest path',
+  http: 'staticPodURL',
+  api: 'the API server',
+};
 
 /** kubetypes.ConfigMirrorAnnotationKey. */
 const MIRROR_ANNOTATION = 'kubernetes.io/config.mirror';

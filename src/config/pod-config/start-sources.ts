@@ -25,13 +25,30 @@ export interface PodSources {
 }
 
 /** The sources the options configure: the set is complete once each has been seen in full (the API server's with a kubeconfig). */
-export function configuredSources(opts: Pick<PodSourcesOptions, 'staticPodURL'> & { readonly kubeconfig?: string }): SourceName[] {
-  return [...(['file'] as const), ...(opts.staticPodURL ? (['http'] as const) : []), ...(opts.kubeconfig ? (['api'] as const) : [])];
+export function configuredSources(
+  opts: Pick<PodSourcesOptions, 'staticPodURL'> & { readonly kubeconfig?: string },
+): SourceName[] {
+  return [
+    ...(['file'] as const),
+    ...(opts.staticPodURL ? (['http'] as const) : []),
+    ...(opts.kubeconfig ? (['api'] as const) : []),
+  ];
 }
 
 /** The API server's pods source on the node's one pods watch (the API side's, which starts it); it feeds the same set. */
-export function startApiPodSource(nodePods: Informer<Pod>, pods: PodConfig, nodeName: string, logger: Logger, refused?: ApiSourceOptions['refused']): { stop(): Promise<void> } {
-  const source = new ApiPodSource({ nodeName, events: pods.feed('api'), logger: logger.with({ source: 'api' }), refused });
+export function startApiPodSource(
+  nodePods: Informer<Pod>,
+  pods: PodConfig,
+  nodeName: string,
+  logger: Logger,
+  refused?: ApiSourceOptions['refused'],
+): { stop(): Promise<void> } {
+  const source = new ApiPodSource({
+    nodeName,
+    events: pods.feed('api'),
+    logger: logger.with({ source: 'api' }),
+    refused,
+  });
   const detach = source.attach(nodePods);
   return {
     stop: async () => detach(),
@@ -42,7 +59,12 @@ export function startApiPodSource(nodePods: Informer<Pod>, pods: PodConfig, node
  * `refusedClaims`: the manifest files that are refused and the pods they declare (the pod workers
  * keep such pods running until the file is fixed or gone).
  */
-export function startPodSources(opts: PodSourcesOptions, pods: PodConfig, logger: Logger, refusedClaims: (claims: readonly ManifestClaim[]) => void): PodSources {
+export function startPodSources(
+  opts: PodSourcesOptions,
+  pods: PodConfig,
+  logger: Logger,
+  refusedClaims: (claims: readonly ManifestClaim[]) => void,
+): PodSources {
   const http: HttpSource | undefined = opts.staticPodURL
     ? startHttpSource({
         url: opts.staticPodURL,

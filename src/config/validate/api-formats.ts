@@ -19,14 +19,23 @@ const DNS1123_SUBDOMAIN = `${DNS1123_LABEL}(\\.${DNS1123_LABEL})*`;
 const QUALIFIED_NAME = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
 const LABEL_VALUE = `(${QUALIFIED_NAME})?`;
 const HTTP_HEADER_NAME = '[-A-Za-z0-9]+';
-const QUALIFIED_NAME_MSG = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+const QUALIFIED_NAME_MSG =
+  "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 
 export function isDNS1123Label(v: string): string[] {
   const errs: string[] = [];
   if (bytes(v) > 63) errs.push(maxLenError(63));
   if (!whole(DNS1123_LABEL).test(v)) {
     if (whole(DNS1123_SUBDOMAIN).test(v)) errs.push('must not contain dots');
-    else errs.push(regexError("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character", DNS1123_LABEL, 'my-name', '123-abc'));
+    else
+      errs.push(
+        regexError(
+          "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",
+          DNS1123_LABEL,
+          'my-name',
+          '123-abc',
+        ),
+      );
   }
   return errs;
 }
@@ -35,7 +44,13 @@ export function isDNS1123Subdomain(v: string): string[] {
   const errs: string[] = [];
   if (bytes(v) > 253) errs.push(maxLenError(253));
   if (!whole(DNS1123_SUBDOMAIN).test(v)) {
-    errs.push(regexError("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character", DNS1123_SUBDOMAIN, 'example.com'));
+    errs.push(
+      regexError(
+        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
+        DNS1123_SUBDOMAIN,
+        'example.com',
+      ),
+    );
   }
   return errs;
 }
@@ -52,11 +67,14 @@ export function isQualifiedName(v: string): string[] {
     if (prefix.length === 0) errs.push(`prefix part ${EMPTY}`);
     else errs.push(...isDNS1123Subdomain(prefix).map((m) => `prefix part ${m}`));
   } else {
-    return [`a qualified name ${regexError(QUALIFIED_NAME_MSG, QUALIFIED_NAME, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`];
+    return [
+      `a qualified name ${regexError(QUALIFIED_NAME_MSG, QUALIFIED_NAME, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
+    ];
   }
   if (name.length === 0) errs.push(`name part ${EMPTY}`);
   else if (bytes(name) > 63) errs.push(`name part ${maxLenError(63)}`);
-  if (!whole(QUALIFIED_NAME).test(name)) errs.push(`name part ${regexError(QUALIFIED_NAME_MSG, QUALIFIED_NAME, 'MyName', 'my.name', '123-abc')}`);
+  if (!whole(QUALIFIED_NAME).test(name))
+    errs.push(`name part ${regexError(QUALIFIED_NAME_MSG, QUALIFIED_NAME, 'MyName', 'my.name', '123-abc')}`);
   return errs;
 }
 
@@ -64,7 +82,15 @@ export function isValidLabelValue(v: string): string[] {
   const errs: string[] = [];
   if (bytes(v) > 63) errs.push(maxLenError(63));
   if (!whole(LABEL_VALUE).test(v)) {
-    errs.push(regexError("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character", LABEL_VALUE, 'MyValue', 'my_value', '12345'));
+    errs.push(
+      regexError(
+        "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
+        LABEL_VALUE,
+        'MyValue',
+        'my_value',
+        '12345',
+      ),
+    );
   }
   return errs;
 }
@@ -73,7 +99,8 @@ export function isValidLabelValue(v: string): string[] {
 export function isRelaxedEnvVarName(v: string): string[] {
   const errs: string[] = [];
   if (v.length === 0) errs.push(`environment variable name ${EMPTY}`);
-  if (!/^[\x20-\x3c\x3e-\x7e]*$/.test(v)) errs.push("a valid environment variable name must consist only of printable ASCII characters other than '='");
+  if (!/^[\x20-\x3c\x3e-\x7e]*$/.test(v))
+    errs.push("a valid environment variable name must consist only of printable ASCII characters other than '='");
   return errs;
 }
 
@@ -93,7 +120,15 @@ export function isValidPortName(v: string): string[] {
 }
 
 export function isHTTPHeaderName(v: string): string[] {
-  return whole(HTTP_HEADER_NAME).test(v) ? [] : [regexError("a valid HTTP header must consist of alphanumeric characters or '-'", HTTP_HEADER_NAME, 'X-Header-Name')];
+  return whole(HTTP_HEADER_NAME).test(v)
+    ? []
+    : [
+        regexError(
+          "a valid HTTP header must consist of alphanumeric characters or '-'",
+          HTTP_HEADER_NAME,
+          'X-Header-Name',
+        ),
+      ];
 }
 
 const IP_EXAMPLE = 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)';
@@ -185,7 +220,16 @@ const CONFIG_MAP_KEY = '[-._a-zA-Z0-9]+';
 export function isConfigMapKey(v: string): string[] {
   const errs: string[] = [];
   if (bytes(v) > 253) errs.push(maxLenError(253));
-  if (!whole(CONFIG_MAP_KEY).test(v)) errs.push(regexError("a valid config key must consist of alphanumeric characters, '-', '_' or '.'", CONFIG_MAP_KEY, 'key.name', 'KEY_NAME', 'key-name'));
+  if (!whole(CONFIG_MAP_KEY).test(v))
+    errs.push(
+      regexError(
+        "a valid config key must consist of alphanumeric characters, '-', '_' or '.'",
+        CONFIG_MAP_KEY,
+        'key.name',
+        'KEY_NAME',
+        'key-name',
+      ),
+    );
   if (v === '.') errs.push("must not be '.'");
   else if (v === '..') errs.push("must not be '..'");
   else if (v.startsWith('..')) errs.push("must not start with '..'");

@@ -13,8 +13,21 @@ import type { StaticPod } from '../types';
 import { errorMessage } from '../../util/error-message';
 
 export type FileCheck =
-  | { readonly file: string; readonly result: 'accepted'; readonly pod: string; readonly uid: string; readonly warnings: string[] }
-  | { readonly file: string; readonly result: 'refused'; readonly reason: string; readonly line?: number; readonly column?: number; readonly warnings: string[] }
+  | {
+      readonly file: string;
+      readonly result: 'accepted';
+      readonly pod: string;
+      readonly uid: string;
+      readonly warnings: string[];
+    }
+  | {
+      readonly file: string;
+      readonly result: 'refused';
+      readonly reason: string;
+      readonly line?: number;
+      readonly column?: number;
+      readonly warnings: string[];
+    }
   | { readonly file: string; readonly result: 'ignored'; readonly reason: string };
 
 export interface CheckOptions {
@@ -33,14 +46,28 @@ function withoutPosition(message: string, line?: number): string {
   return line === undefined ? message : message.replace(/^line \d+, column \d+: /, '');
 }
 
-async function checkFile(file: string, nodeName: string, decoder: ManifestDecoder, now: Date): Promise<{ check: FileCheck; pod?: StaticPod }> {
+async function checkFile(
+  file: string,
+  nodeName: string,
+  decoder: ManifestDecoder,
+  now: Date,
+): Promise<{ check: FileCheck; pod?: StaticPod }> {
   // Nobody is writing the file while it is validated: no settle time, but the same bounded read.
   const r = await readManifestFile(file, { settleMs: 0, debounceMs: 0 });
   switch (r.kind) {
     case 'missing':
       return { check: { file, result: 'refused', reason: 'file disappeared while being read', warnings: [] } };
     case 'not-file':
-      return { check: { file, result: 'ignored', reason: r.what === 'directory' ? 'sub-directory: the agent does not recurse into it' : 'not a regular file (fifo, socket or device)' } };
+      return {
+        check: {
+          file,
+          result: 'ignored',
+          reason:
+            r.what === 'directory'
+              ? 'sub-directory: the agent does not recurse into it'
+              : 'not a regular file (fifo, socket or device)',
+        },
+      };
     case 'changing':
       return { check: { file, result: 'refused', reason: 'file kept changing while being read', warnings: [] } };
     case 'error':
@@ -51,9 +78,21 @@ async function checkFile(file: string, nodeName: string, decoder: ManifestDecode
   const loaded = await decoder.load(file, r.bytes, nodeName, now);
   if ('error' in loaded) {
     const e = loaded.error;
-    return { check: { file, result: 'refused', reason: withoutPosition(e.message, e.line), line: e.line, column: e.column, warnings: [] } };
+    return {
+      check: {
+        file,
+        result: 'refused',
+        reason: withoutPosition(e.message, e.line),
+        line: e.line,
+        column: e.column,
+        warnings: [],
+      },
+    };
   }
-  return { check: { file, result: 'accepted', pod: loaded.pod.key, uid: loaded.pod.uid, warnings: loaded.warnings }, pod: loaded.pod };
+  return {
+    check: { file, result: 'accepted', pod: loaded.pod.key, uid: loaded.pod.uid, warnings: loaded.warnings },
+    pod: loaded.pod,
+  };
 }
 
 /** Runs `fn` over `items`, at most `n` at a time, results in the items' order. */
@@ -76,7 +115,13 @@ async function listDirectory(dir: string): Promise<{ files: string[]; unusable: 
   const unusable: FileCheck[] = [];
   for (const raw of await readdir(dir, { encoding: 'buffer' })) {
     if (isUtf8Name(raw)) files.push(join(dir, raw.toString('utf8')));
-    else unusable.push({ file: join(dir, printableName(raw)), result: 'refused', reason: 'the name is not valid UTF-8: the agent skips it; rename it', warnings: [] });
+    else
+      unusable.push({
+        file: join(dir, printableName(raw)),
+        result: 'refused',
+        reason: 'the name is not valid UTF-8: the agent skips it; rename it',
+        warnings: [],
+      });
   }
   return { files: files.sort(), unusable };
 }
@@ -89,7 +134,8 @@ function applyDuplicateRules(checks: FileCheck[], pods: ReadonlyMap<string, Stat
   for (let i = 0; i < checks.length; i++) {
     const c = checks[i]!;
     const clash = losers.get(c.file);
-    if (c.result === 'accepted' && clash) checks[i] = { file: c.file, result: 'refused', reason: clash, warnings: c.warnings };
+    if (c.result === 'accepted' && clash)
+      checks[i] = { file: c.file, result: 'refused', reason: clash, warnings: c.warnings };
   }
 }
 
@@ -114,7 +160,9 @@ export async function checkManifests(paths: readonly string[], opts: CheckOption
         kind = entryKind(await stat(abs));
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
-        throw new PathError(`${abs}: ${code === 'ENOENT' || code === 'ENOTDIR' ? 'no such file or directory' : errorMessage(err)}`);
+        throw new PathError(
+          `${abs}: ${code === 'ENOENT' || code === 'ENOTDIR' ? 'no such file or directory' : errorMessage(err)}`,
+        );
       }
       if (kind === 'directory') {
         const { files, unusable } = await listDirectory(abs);
@@ -131,7 +179,8 @@ export async function checkManifests(paths: readonly string[], opts: CheckOption
         if (skip !== undefined && !g.explicit) return { file, result: 'ignored', reason: skip };
         const { check, pod } = await checkFile(file, opts.nodeName, decoder, now);
         if (pod) pods.set(file, pod);
-        if (skip !== undefined && check.result !== 'ignored') check.warnings.unshift(`in a manifest directory the agent would skip this file: ${skip}`);
+        if (skip !== undefined && check.result !== 'ignored')
+          check.warnings.unshift(`in a manifest directory the agent would skip this file: ${skip}`);
         return check;
       });
       checks.push(...results);

@@ -37,9 +37,13 @@ function ports(c: Container, path: readonly PathPart[], out: string[]): void {
   (c.ports ?? []).forEach((port, i) => {
     const pp = [...path, 'ports', i];
     if (!port.containerPort) out.push(required([...pp, 'containerPort']));
-    else for (const m of isValidPortNum(port.containerPort)) out.push(invalid([...pp, 'containerPort'], port.containerPort, m));
-    if (port.hostPort) for (const m of isValidPortNum(port.hostPort)) out.push(invalid([...pp, 'hostPort'], port.hostPort, m));
-    if (port.protocol !== undefined && !(PROTOCOLS as readonly string[]).includes(port.protocol)) out.push(unsupported([...pp, 'protocol'], port.protocol, PROTOCOLS));
+    else
+      for (const m of isValidPortNum(port.containerPort))
+        out.push(invalid([...pp, 'containerPort'], port.containerPort, m));
+    if (port.hostPort)
+      for (const m of isValidPortNum(port.hostPort)) out.push(invalid([...pp, 'hostPort'], port.hostPort, m));
+    if (port.protocol !== undefined && !(PROTOCOLS as readonly string[]).includes(port.protocol))
+      out.push(unsupported([...pp, 'protocol'], port.protocol, PROTOCOLS));
     if (port.name === undefined || port.name === '') return;
     const problems = isValidPortName(port.name);
     for (const m of problems) out.push(invalid([...pp, 'name'], port.name, m));
@@ -50,7 +54,14 @@ function ports(c: Container, path: readonly PathPart[], out: string[]): void {
 }
 
 /** The API server names a few mount fields without the mount's index; so do we. */
-function mount(m: VolumeMount, mp: readonly PathPart[], listPath: readonly PathPart[], c: Container, ctx: ContainerContext, out: string[]): void {
+function mount(
+  m: VolumeMount,
+  mp: readonly PathPart[],
+  listPath: readonly PathPart[],
+  c: Container,
+  ctx: ContainerContext,
+  out: string[],
+): void {
   // An image volume (kubernetes-types predates it) is mounted whole.
   const volume = ctx.volumes.get(m.name) as Record<string, unknown> | undefined;
   if (volume?.image) {
@@ -59,21 +70,36 @@ function mount(m: VolumeMount, mp: readonly PathPart[], listPath: readonly PathP
   }
   if (m.subPath) localDescendingPath([...listPath, 'subPath'], m.subPath, out);
   if (m.subPathExpr) {
-    if (m.subPath) out.push(invalid([...mp, 'subPathExpr'], m.subPathExpr, 'subPathExpr and subPath are mutually exclusive'));
+    if (m.subPath)
+      out.push(invalid([...mp, 'subPathExpr'], m.subPathExpr, 'subPathExpr and subPath are mutually exclusive'));
     localDescendingPath([...listPath, 'subPathExpr'], m.subPathExpr, out);
   }
   const propagation = m.mountPropagation;
   if (propagation !== undefined) {
-    if (!(MOUNT_PROPAGATIONS as readonly string[]).includes(propagation)) out.push(unsupported([...listPath, 'mountPropagation'], propagation, MOUNT_PROPAGATIONS));
+    if (!(MOUNT_PROPAGATIONS as readonly string[]).includes(propagation))
+      out.push(unsupported([...listPath, 'mountPropagation'], propagation, MOUNT_PROPAGATIONS));
     if (propagation === 'Bidirectional' && c.securityContext?.privileged !== true) {
-      out.push(forbidden([...listPath, 'mountPropagation'], 'Bidirectional mount propagation is available only to privileged containers'));
+      out.push(
+        forbidden(
+          [...listPath, 'mountPropagation'],
+          'Bidirectional mount propagation is available only to privileged containers',
+        ),
+      );
     }
   }
   const rro = m.recursiveReadOnly;
   if (rro === 'Enabled' || rro === 'IfPossible') {
-    if (!m.readOnly) out.push(forbidden([...listPath, 'recursiveReadOnly'], 'may only be specified when readOnly is true'));
-    if (propagation !== undefined && propagation !== 'None') out.push(forbidden([...listPath, 'recursiveReadOnly'], 'may only be specified when mountPropagation is None or not specified'));
-  } else if (rro !== undefined && rro !== 'Disabled') out.push(unsupported([...listPath, 'recursiveReadOnly'], rro, RECURSIVE_READ_ONLY));
+    if (!m.readOnly)
+      out.push(forbidden([...listPath, 'recursiveReadOnly'], 'may only be specified when readOnly is true'));
+    if (propagation !== undefined && propagation !== 'None')
+      out.push(
+        forbidden(
+          [...listPath, 'recursiveReadOnly'],
+          'may only be specified when mountPropagation is None or not specified',
+        ),
+      );
+  } else if (rro !== undefined && rro !== 'Disabled')
+    out.push(unsupported([...listPath, 'recursiveReadOnly'], rro, RECURSIVE_READ_ONLY));
 }
 
 function volumeMounts(c: Container, path: readonly PathPart[], ctx: ContainerContext, out: string[]): void {
@@ -87,8 +113,10 @@ function volumeMounts(c: Container, path: readonly PathPart[], ctx: ContainerCon
     if (!m.mountPath) out.push(required([...mp, 'mountPath']));
     if (mountPaths.has(m.mountPath)) out.push(invalid([...mp, 'mountPath'], m.mountPath, 'must be unique'));
     mountPaths.add(m.mountPath);
-    if (devices.some((d) => d.name === m.name)) out.push(invalid([...mp, 'name'], m.name, 'must not already exist in volumeDevices'));
-    if (devices.some((d) => d.devicePath === m.mountPath)) out.push(invalid([...mp, 'mountPath'], m.mountPath, 'must not already exist as a path in volumeDevices'));
+    if (devices.some((d) => d.name === m.name))
+      out.push(invalid([...mp, 'name'], m.name, 'must not already exist in volumeDevices'));
+    if (devices.some((d) => d.devicePath === m.mountPath))
+      out.push(invalid([...mp, 'mountPath'], m.mountPath, 'must not already exist as a path in volumeDevices'));
     mount(m, mp, listPath, c, ctx, out);
   });
 }
@@ -104,15 +132,24 @@ function volumeDevices(c: Container, path: readonly PathPart[], ctx: ContainerCo
     if (!d.name) out.push(required([...dp, 'name']));
     if (names.has(d.name)) out.push(invalid([...dp, 'name'], d.name, 'must be unique'));
     if (volume && !volume.persistentVolumeClaim && !volume.ephemeral) {
-      out.push(invalid([...dp, 'name'], d.name, 'can only use volume source type of PersistentVolumeClaim or Ephemeral for block mode'));
+      out.push(
+        invalid(
+          [...dp, 'name'],
+          d.name,
+          'can only use volume source type of PersistentVolumeClaim or Ephemeral for block mode',
+        ),
+      );
     }
     if (!volume) out.push(notFound([...dp, 'name'], d.name ?? ''));
     if (!d.devicePath) out.push(required([...dp, 'devicePath']));
     if (paths.has(d.devicePath)) out.push(invalid([...dp, 'devicePath'], d.devicePath, 'must be unique'));
-    if (d.devicePath && hasBackstep(d.devicePath)) out.push(invalid([...dp, 'devicePath'], d.devicePath, "can not contain backsteps ('..')"));
+    if (d.devicePath && hasBackstep(d.devicePath))
+      out.push(invalid([...dp, 'devicePath'], d.devicePath, "can not contain backsteps ('..')"));
     else paths.add(d.devicePath);
-    if (mounts.some((m) => m.name === d.name)) out.push(invalid([...dp, 'name'], d.name, 'must not already exist in volumeMounts'));
-    if (mounts.some((m) => m.mountPath === d.devicePath)) out.push(invalid([...dp, 'devicePath'], d.devicePath, 'must not already exist as a path in volumeMounts'));
+    if (mounts.some((m) => m.name === d.name))
+      out.push(invalid([...dp, 'name'], d.name, 'must not already exist in volumeMounts'));
+    if (mounts.some((m) => m.mountPath === d.devicePath))
+      out.push(invalid([...dp, 'devicePath'], d.devicePath, 'must not already exist as a path in volumeMounts'));
     if (d.name) names.add(d.name);
   });
 }
@@ -121,16 +158,24 @@ export function validateContainer({ c, path, init }: ContainerRef, ctx: Containe
   if (!c.name) out.push(required([...path, 'name']));
   else for (const m of isDNS1123Label(c.name)) out.push(invalid([...path, 'name'], c.name, m));
   if (!c.image) out.push(required([...path, 'image']));
-  else if (goTrimSpace(c.image) !== c.image) out.push(invalid([...path, 'image'], c.image, 'must not have leading or trailing whitespace'));
-  if (c.imagePullPolicy && !(PULL_POLICIES as readonly string[]).includes(c.imagePullPolicy)) out.push(unsupported([...path, 'imagePullPolicy'], c.imagePullPolicy, PULL_POLICIES));
-  if (c.terminationMessagePolicy && !(TERMINATION_MESSAGE_POLICIES as readonly string[]).includes(c.terminationMessagePolicy)) {
-    out.push(unsupported([...path, 'terminationMessagePolicy'], c.terminationMessagePolicy, TERMINATION_MESSAGE_POLICIES));
+  else if (goTrimSpace(c.image) !== c.image)
+    out.push(invalid([...path, 'image'], c.image, 'must not have leading or trailing whitespace'));
+  if (c.imagePullPolicy && !(PULL_POLICIES as readonly string[]).includes(c.imagePullPolicy))
+    out.push(unsupported([...path, 'imagePullPolicy'], c.imagePullPolicy, PULL_POLICIES));
+  if (
+    c.terminationMessagePolicy &&
+    !(TERMINATION_MESSAGE_POLICIES as readonly string[]).includes(c.terminationMessagePolicy)
+  ) {
+    out.push(
+      unsupported([...path, 'terminationMessagePolicy'], c.terminationMessagePolicy, TERMINATION_MESSAGE_POLICIES),
+    );
   }
   out.push(...validateEnv(c.env, [...path, 'env']), ...validateEnvFrom(c.envFrom, [...path, 'envFrom']));
   out.push(...validateHandlers(c, path, init && c.restartPolicy !== 'Always', ctx.grace));
   if (c.restartPolicy !== undefined) {
     if (!init) out.push(forbidden([...path, 'restartPolicy'], 'may not be set for non-init containers'));
-    else if (c.restartPolicy !== 'Always') out.push(unsupported([...path, 'restartPolicy'], c.restartPolicy, ['Always']));
+    else if (c.restartPolicy !== 'Always')
+      out.push(unsupported([...path, 'restartPolicy'], c.restartPolicy, ['Always']));
   }
   ports(c, path, out);
   volumeMounts(c, path, ctx, out);
@@ -159,6 +204,10 @@ function accumulateHostPorts(refs: readonly ContainerRef[], listPath: readonly P
  * `spec.initContainers[0]`, whichever init container it is.
  */
 export function validateHostPorts(refs: readonly ContainerRef[], out: string[]): void {
-  accumulateHostPorts(refs.filter((r) => !r.init), ['spec', 'containers'], out);
+  accumulateHostPorts(
+    refs.filter((r) => !r.init),
+    ['spec', 'containers'],
+    out,
+  );
   for (const r of refs.filter((x) => x.init)) accumulateHostPorts([r], ['spec', 'initContainers'], out);
 }

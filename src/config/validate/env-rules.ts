@@ -33,7 +33,10 @@ function valueFrom(e: EnvVar, from: EnvVarSource, p: readonly PathPart[], out: s
     sources++;
     keySelector(from.secretKeyRef, [...p, 'secretKeyRef'], out);
   }
-  if (sources === 0) out.push(invalid(p, '', 'must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`'));
+  if (sources === 0)
+    out.push(
+      invalid(p, '', 'must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`'),
+    );
   else if (e.value) out.push(invalid(p, '', 'may not be specified when `value` is not empty'));
   else if (sources > 1) out.push(invalid(p, '', 'may not have more than one field specified at a time'));
 }

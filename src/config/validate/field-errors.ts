@@ -2,7 +2,17 @@
 // path, the error type, the bad value printed as Go prints it (strings with %q), then the detail.
 import { formatPath, type PathPart } from '../field-path';
 
-const GO_ESCAPES: Record<string, string> = { '\x07': '\\a', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\v': '\\v', '"': '\\"', '\\': '\\\\' };
+const GO_ESCAPES: Record<string, string> = {
+  '\x07': '\\a',
+  '\b': '\\b',
+  '\f': '\\f',
+  '\n': '\\n',
+  '\r': '\\r',
+  '\t': '\\t',
+  '\v': '\\v',
+  '"': '\\"',
+  '\\': '\\\\',
+};
 /** Go's unicode.IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII space. */
 const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
 const hex = (n: number, width: number): string => n.toString(16).padStart(width, '0');
@@ -37,11 +47,15 @@ export function goValue(v: unknown): string {
   return JSON.stringify(v);
 }
 
-export const required = (p: readonly PathPart[], detail?: string): string => `${formatPath(p)}: Required value${detail ? `: ${detail}` : ''}`;
-export const invalid = (p: readonly PathPart[], v: unknown, detail: string): string => `${formatPath(p)}: Invalid value: ${goValue(v)}: ${detail}`;
-export const duplicate = (p: readonly PathPart[], v: unknown): string => `${formatPath(p)}: Duplicate value: ${goValue(v)}`;
+export const required = (p: readonly PathPart[], detail?: string): string =>
+  `${formatPath(p)}: Required value${detail ? `: ${detail}` : ''}`;
+export const invalid = (p: readonly PathPart[], v: unknown, detail: string): string =>
+  `${formatPath(p)}: Invalid value: ${goValue(v)}: ${detail}`;
+export const duplicate = (p: readonly PathPart[], v: unknown): string =>
+  `${formatPath(p)}: Duplicate value: ${goValue(v)}`;
 export const notFound = (p: readonly PathPart[], v: unknown): string => `${formatPath(p)}: Not found: ${goValue(v)}`;
 export const forbidden = (p: readonly PathPart[], detail: string): string => `${formatPath(p)}: Forbidden: ${detail}`;
-export const tooLong = (p: readonly PathPart[], maxBytes: number): string => `${formatPath(p)}: Too long: must have at most ${maxBytes} bytes`;
+export const tooLong = (p: readonly PathPart[], maxBytes: number): string =>
+  `${formatPath(p)}: Too long: must have at most ${maxBytes} bytes`;
 export const unsupported = (p: readonly PathPart[], v: unknown, ok: readonly string[]): string =>
   `${formatPath(p)}: Unsupported value: ${goValue(v)}: supported values: ${ok.map((s) => goQuote(s)).join(', ')}`;

@@ -19,8 +19,10 @@ function portNumOrName(port: number | string | undefined, p: readonly PathPart[]
 function httpGet(h: HTTPGetAction, p: readonly PathPart[], out: string[]): void {
   if (!h.path) out.push(required([...p, 'path']));
   portNumOrName(h.port, [...p, 'port'], out);
-  if (!(SCHEMES as readonly string[]).includes(h.scheme ?? '')) out.push(unsupported([...p, 'scheme'], h.scheme ?? '', SCHEMES));
-  for (const header of h.httpHeaders ?? []) for (const m of isHTTPHeaderName(header.name)) out.push(invalid([...p, 'httpHeaders'], header.name, m));
+  if (!(SCHEMES as readonly string[]).includes(h.scheme ?? ''))
+    out.push(unsupported([...p, 'scheme'], h.scheme ?? '', SCHEMES));
+  for (const header of h.httpHeaders ?? [])
+    for (const m of isHTTPHeaderName(header.name)) out.push(invalid([...p, 'httpHeaders'], header.name, m));
 }
 
 /** The pod's terminationGracePeriodSeconds, which bounds a preStop sleep. */
@@ -42,27 +44,61 @@ function handler(h: Handler, p: readonly PathPart[], grace: GracePeriod, out: st
   one('sleep', () => {
     const seconds = h.sleep!.seconds;
     if (grace !== undefined && (seconds < 0 || seconds > grace)) {
-      out.push(invalid([...p, 'sleep'], seconds, `must be non-negative and less than terminationGracePeriodSeconds (${grace})`));
+      out.push(
+        invalid(
+          [...p, 'sleep'],
+          seconds,
+          `must be non-negative and less than terminationGracePeriodSeconds (${grace})`,
+        ),
+      );
     }
   });
   if (n === 0) out.push(required(p, 'must specify a handler type'));
 }
 
-const NUMBERS = ['initialDelaySeconds', 'timeoutSeconds', 'periodSeconds', 'successThreshold', 'failureThreshold'] as const;
+const NUMBERS = [
+  'initialDelaySeconds',
+  'timeoutSeconds',
+  'periodSeconds',
+  'successThreshold',
+  'failureThreshold',
+] as const;
 
-function probe(pr: Probe | undefined, p: readonly PathPart[], kind: 'liveness' | 'readiness' | 'startup', out: string[]): void {
+function probe(
+  pr: Probe | undefined,
+  p: readonly PathPart[],
+  kind: 'liveness' | 'readiness' | 'startup',
+  out: string[],
+): void {
   if (!pr) return;
   handler(pr, p, undefined, out);
   for (const k of NUMBERS) {
     const v = pr[k];
     if (typeof v === 'number' && v < 0) out.push(invalid([...p, k], v, 'must be greater than or equal to 0'));
   }
-  if (pr.terminationGracePeriodSeconds !== undefined && pr.terminationGracePeriodSeconds !== null && pr.terminationGracePeriodSeconds <= 0) {
-    out.push(invalid([...p, 'terminationGracePeriodSeconds'], pr.terminationGracePeriodSeconds, 'must be greater than 0'));
+  if (
+    pr.terminationGracePeriodSeconds !== undefined &&
+    pr.terminationGracePeriodSeconds !== null &&
+    pr.terminationGracePeriodSeconds <= 0
+  ) {
+    out.push(
+      invalid([...p, 'terminationGracePeriodSeconds'], pr.terminationGracePeriodSeconds, 'must be greater than 0'),
+    );
   }
-  if (kind !== 'readiness' && pr.successThreshold !== undefined && pr.successThreshold !== 1) out.push(invalid([...p, 'successThreshold'], pr.successThreshold, 'must be 1'));
-  if (kind === 'readiness' && pr.terminationGracePeriodSeconds !== undefined && pr.terminationGracePeriodSeconds !== null) {
-    out.push(invalid([...p, 'terminationGracePeriodSeconds'], pr.terminationGracePeriodSeconds, 'must not be set for readinessProbes'));
+  if (kind !== 'readiness' && pr.successThreshold !== undefined && pr.successThreshold !== 1)
+    out.push(invalid([...p, 'successThreshold'], pr.successThreshold, 'must be 1'));
+  if (
+    kind === 'readiness' &&
+    pr.terminationGracePeriodSeconds !== undefined &&
+    pr.terminationGracePeriodSeconds !== null
+  ) {
+    out.push(
+      invalid(
+        [...p, 'terminationGracePeriodSeconds'],
+        pr.terminationGracePeriodSeconds,
+        'must not be set for readinessProbes',
+      ),
+    );
   }
 }
 
@@ -72,7 +108,12 @@ function lifecycle(l: Lifecycle | undefined, p: readonly PathPart[], grace: Grac
 }
 
 /** The probes and hooks of one container; `plainInit`: an init container without restartPolicy Always. */
-export function validateHandlers(c: Container, path: readonly PathPart[], plainInit: boolean, grace: GracePeriod): string[] {
+export function validateHandlers(
+  c: Container,
+  path: readonly PathPart[],
+  plainInit: boolean,
+  grace: GracePeriod,
+): string[] {
   const out: string[] = [];
   if (plainInit) {
     for (const k of ['lifecycle', 'livenessProbe', 'readinessProbe', 'startupProbe'] as const) {

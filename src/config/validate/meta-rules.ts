@@ -8,7 +8,10 @@ import { invalid, tooLong } from './field-errors';
 /** apimachinery's TotalAnnotationSizeLimitB: keys and values together, in bytes. */
 export const TOTAL_ANNOTATION_SIZE_LIMIT_BYTES = 256 * 1024;
 
-export function validateLabels(labels: Readonly<Record<string, string>> | undefined, path: readonly PathPart[]): string[] {
+export function validateLabels(
+  labels: Readonly<Record<string, string>> | undefined,
+  path: readonly PathPart[],
+): string[] {
   const out: string[] = [];
   for (const [k, v] of Object.entries(labels ?? {})) {
     for (const m of isQualifiedName(k)) out.push(invalid(path, k, m));
@@ -19,7 +22,10 @@ export function validateLabels(labels: Readonly<Record<string, string>> | undefi
   return out;
 }
 
-export function validateAnnotations(annotations: Readonly<Record<string, string>> | undefined, path: readonly PathPart[]): string[] {
+export function validateAnnotations(
+  annotations: Readonly<Record<string, string>> | undefined,
+  path: readonly PathPart[],
+): string[] {
   const out: string[] = [];
   let total = 0;
   for (const [k, v] of Object.entries(annotations ?? {})) {

@@ -19,7 +19,10 @@ function containersWithPaths(spec: PodSpec): [Container, PathPart[]][] {
   return [
     ...(spec.initContainers ?? []).map((c, i): [Container, PathPart[]] => [c, ['spec', 'initContainers', i]]),
     ...(spec.containers ?? []).map((c, i): [Container, PathPart[]] => [c, ['spec', 'containers', i]]),
-    ...(spec.ephemeralContainers ?? []).map((c, i): [Container, PathPart[]] => [c as Container, ['spec', 'ephemeralContainers', i]]),
+    ...(spec.ephemeralContainers ?? []).map((c, i): [Container, PathPart[]] => [
+      c as Container,
+      ['spec', 'ephemeralContainers', i],
+    ]),
   ];
 }
 
@@ -30,12 +33,14 @@ function seccompAnnotation(value: string, p: readonly PathPart[], out: string[])
 }
 
 function seccompMatch(value: string, field: SeccompProfile, p: readonly PathPart[], out: string[]): void {
-  const typeMismatch = (): void => void out.push(forbidden([...p, 'type'], 'seccomp type in annotation and field must match'));
+  const typeMismatch = (): void =>
+    void out.push(forbidden([...p, 'type'], 'seccomp type in annotation and field must match'));
   if (field.type === 'Unconfined' && value !== 'unconfined') typeMismatch();
   else if (field.type === 'RuntimeDefault' && value !== 'runtime/default' && value !== 'docker/default') typeMismatch();
   else if (field.type === 'Localhost') {
     if (!value.startsWith(LOCALHOST)) typeMismatch();
-    else if (field.localhostProfile !== value.slice(LOCALHOST.length)) out.push(forbidden([...p, 'localhostProfile'], 'seccomp profile in annotation and field must match'));
+    else if (field.localhostProfile !== value.slice(LOCALHOST.length))
+      out.push(forbidden([...p, 'localhostProfile'], 'seccomp profile in annotation and field must match'));
   }
 }
 
@@ -46,12 +51,14 @@ function appArmorMatch(spec: PodSpec, annotations: Readonly<Record<string, strin
     const value = annotations[APPARMOR_PREFIX + c.name];
     if (!profile || value === undefined) continue;
     const p = [...cp, 'securityContext', 'appArmorProfile'];
-    const typeMismatch = (): void => void out.push(forbidden([...p, 'type'], 'apparmor type in annotation and field must match'));
+    const typeMismatch = (): void =>
+      void out.push(forbidden([...p, 'type'], 'apparmor type in annotation and field must match'));
     if (profile.type === 'Unconfined' && value !== 'unconfined') typeMismatch();
     else if (profile.type === 'RuntimeDefault' && value !== 'runtime/default') typeMismatch();
     else if (profile.type === 'Localhost') {
       if (!value.startsWith(LOCALHOST)) typeMismatch();
-      else if (profile.localhostProfile !== value.slice(LOCALHOST.length)) out.push(forbidden([...p, 'localhostProfile'], 'apparmor profile in annotation and field must match'));
+      else if (profile.localhostProfile !== value.slice(LOCALHOST.length))
+        out.push(forbidden([...p, 'localhostProfile'], 'apparmor profile in annotation and field must match'));
     }
   }
 }
@@ -87,7 +94,8 @@ export function validateProfileAnnotationsMatchOnCreate(pod: Pod): string[] {
   const annotations = pod.metadata?.annotations ?? {};
   const spec = pod.spec ?? { containers: [] };
   const podSeccomp = spec.securityContext?.seccompProfile;
-  if (podSeccomp && annotations[SECCOMP_POD] !== undefined) seccompMatch(annotations[SECCOMP_POD]!, podSeccomp, ['spec', 'securityContext', 'seccompProfile'], out);
+  if (podSeccomp && annotations[SECCOMP_POD] !== undefined)
+    seccompMatch(annotations[SECCOMP_POD]!, podSeccomp, ['spec', 'securityContext', 'seccompProfile'], out);
   for (const [c, cp] of containersWithPaths(spec)) {
     const field = c.securityContext?.seccompProfile;
     const value = annotations[SECCOMP_CONTAINER_PREFIX + c.name];

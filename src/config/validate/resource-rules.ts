@@ -13,19 +13,44 @@ type ResourceList = Readonly<Record<string, string | number>>;
 
 const STANDARD_CONTAINER_RESOURCES = new Set(['cpu', 'memory', 'ephemeral-storage']);
 const STANDARD_RESOURCES = new Set([
-  'cpu', 'memory', 'ephemeral-storage', 'requests.cpu', 'requests.memory', 'requests.ephemeral-storage', 'limits.cpu', 'limits.memory',
-  'limits.ephemeral-storage', 'pods', 'resourcequotas', 'services', 'replicationcontrollers', 'secrets', 'configmaps',
-  'persistentvolumeclaims', 'storage', 'requests.storage', 'services.nodeports', 'services.loadbalancers',
+  'cpu',
+  'memory',
+  'ephemeral-storage',
+  'requests.cpu',
+  'requests.memory',
+  'requests.ephemeral-storage',
+  'limits.cpu',
+  'limits.memory',
+  'limits.ephemeral-storage',
+  'pods',
+  'resourcequotas',
+  'services',
+  'replicationcontrollers',
+  'secrets',
+  'configmaps',
+  'persistentvolumeclaims',
+  'storage',
+  'requests.storage',
+  'services.nodeports',
+  'services.loadbalancers',
 ]);
 const INTEGER_RESOURCES = new Set([
-  'pods', 'resourcequotas', 'services', 'replicationcontrollers', 'secrets', 'configmaps', 'persistentvolumeclaims', 'services.nodeports',
+  'pods',
+  'resourcequotas',
+  'services',
+  'replicationcontrollers',
+  'secrets',
+  'configmaps',
+  'persistentvolumeclaims',
+  'services.nodeports',
   'services.loadbalancers',
 ]);
 
 const isHugePages = (name: string): boolean => name.startsWith('hugepages-');
 /** In the kubernetes.io/ namespace (an unprefixed name is). */
 const isNative = (name: string): boolean => !name.includes('/') || name.includes('kubernetes.io/');
-const isExtended = (name: string): boolean => !isNative(name) && !name.startsWith('requests.') && isQualifiedName(`requests.${name}`).length === 0;
+const isExtended = (name: string): boolean =>
+  !isNative(name) && !name.startsWith('requests.') && isQualifiedName(`requests.${name}`).length === 0;
 const overcommitAllowed = (name: string): boolean => isNative(name) && !isHugePages(name);
 const isCPUOrMemory = (name: string): boolean => name === 'cpu' || name === 'memory';
 
@@ -34,25 +59,37 @@ function resourceName(name: string, p: readonly PathPart[], out: string[]): void
   const shown = stringer(name);
   const qualified = isQualifiedName(name);
   if (qualified.length > 0) out.push(...qualified.map((m) => invalid(p, shown, m)));
-  else if (!name.includes('/') && !STANDARD_RESOURCES.has(name) && !name.startsWith('requests.hugepages-') && !isHugePages(name)) {
+  else if (
+    !name.includes('/') &&
+    !STANDARD_RESOURCES.has(name) &&
+    !name.startsWith('requests.hugepages-') &&
+    !isHugePages(name)
+  ) {
     out.push(invalid(p, shown, 'must be a standard resource type or fully qualified'));
   }
   if (!name.includes('/')) {
-    if (!STANDARD_CONTAINER_RESOURCES.has(name) && !isHugePages(name)) out.push(invalid(p, shown, 'must be a standard resource for containers'));
-  } else if (!isNative(name) && !isExtended(name)) out.push(invalid(p, shown, "doesn't follow extended resource name standard"));
+    if (!STANDARD_CONTAINER_RESOURCES.has(name) && !isHugePages(name))
+      out.push(invalid(p, shown, 'must be a standard resource for containers'));
+  } else if (!isNative(name) && !isExtended(name))
+    out.push(invalid(p, shown, "doesn't follow extended resource name standard"));
 }
 
 /** ValidateResourceQuantityValue. */
 function quantityValue(name: string, q: Quantity, p: readonly PathPart[], out: string[]): void {
   if (q.cmp(parseQuantity(0)) < 0) out.push(invalid(p, q.canonical(), 'must be greater than or equal to 0'));
-  if ((INTEGER_RESOURCES.has(name) || isExtended(name)) && q.milliValue() % 1000 !== 0) out.push(invalid(p, stringer(q.canonical()), 'must be an integer'));
+  if ((INTEGER_RESOURCES.has(name) || isExtended(name)) && q.milliValue() % 1000 !== 0)
+    out.push(invalid(p, stringer(q.canonical()), 'must be an integer'));
 }
 
 function entries(list: ResourceList | undefined): [string, Quantity][] {
   return Object.entries(list ?? {}).map(([n, v]) => [n, parseQuantity(v)]);
 }
 
-export function validateResources(r: Pick<ResourceRequirements, 'limits' | 'requests'> | undefined, p: readonly PathPart[], out: string[]): void {
+export function validateResources(
+  r: Pick<ResourceRequirements, 'limits' | 'requests'> | undefined,
+  p: readonly PathPart[],
+  out: string[],
+): void {
   const limPath = [...p, 'limits'];
   const reqPath = [...p, 'requests'];
   const limits = new Map(entries(r?.limits));
@@ -70,9 +107,14 @@ export function validateResources(r: Pick<ResourceRequirements, 'limits' | 'requ
     const limit = limits.get(name);
     if (limit) {
       // Not overcommitable (hugepages, extended resources): the request must be the limit.
-      if (!overcommitAllowed(name) && q.cmp(limit) !== 0) out.push(invalid(reqPath, q.canonical(), `must be equal to ${name} limit of ${limit.canonical()}`));
-      else if (q.cmp(limit) > 0) out.push(invalid(reqPath, q.canonical(), `must be less than or equal to ${name} limit of ${limit.canonical()}`));
-    } else if (!overcommitAllowed(name)) out.push(required(limPath, 'Limit must be set for non overcommitable resources'));
+      if (!overcommitAllowed(name) && q.cmp(limit) !== 0)
+        out.push(invalid(reqPath, q.canonical(), `must be equal to ${name} limit of ${limit.canonical()}`));
+      else if (q.cmp(limit) > 0)
+        out.push(
+          invalid(reqPath, q.canonical(), `must be less than or equal to ${name} limit of ${limit.canonical()}`),
+        );
+    } else if (!overcommitAllowed(name))
+      out.push(required(limPath, 'Limit must be set for non overcommitable resources'));
     hugePages ||= isHugePages(name);
     cpuOrMemory ||= isCPUOrMemory(name);
   }

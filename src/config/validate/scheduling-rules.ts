@@ -13,8 +13,16 @@ const TAINT_EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'] as const;
 function toleration(t: Toleration, p: readonly PathPart[], out: string[]): void {
   if (t.key) for (const m of isQualifiedName(t.key)) out.push(invalid([...p, 'key'], t.key, m));
   const operator = t.operator ?? '';
-  if (!t.key && operator !== 'Exists') out.push(invalid([...p, 'operator'], operator, 'operator must be Exists when `key` is empty, which means "match all values and all keys"'));
-  if (t.tolerationSeconds !== undefined && t.effect !== 'NoExecute') out.push(invalid([...p, 'effect'], t.effect ?? '', "effect must be 'NoExecute' when `tolerationSeconds` is set"));
+  if (!t.key && operator !== 'Exists')
+    out.push(
+      invalid(
+        [...p, 'operator'],
+        operator,
+        'operator must be Exists when `key` is empty, which means "match all values and all keys"',
+      ),
+    );
+  if (t.tolerationSeconds !== undefined && t.effect !== 'NoExecute')
+    out.push(invalid([...p, 'effect'], t.effect ?? '', "effect must be 'NoExecute' when `tolerationSeconds` is set"));
   const value = t.value ?? '';
   if (operator === 'Equal' || operator === '') {
     const errs = isValidLabelValue(value);
@@ -22,10 +30,16 @@ function toleration(t: Toleration, p: readonly PathPart[], out: string[]): void 
   } else if (operator === 'Exists') {
     if (value !== '') out.push(invalid([...p, 'operator'], value, "value must be empty when `operator` is 'Exists'"));
   } else out.push(unsupported([...p, 'operator'], operator, TOLERATION_OPERATORS));
-  if (t.effect && !(TAINT_EFFECTS as readonly string[]).includes(t.effect)) out.push(unsupported([...p, 'effect'], t.effect, TAINT_EFFECTS));
+  if (t.effect && !(TAINT_EFFECTS as readonly string[]).includes(t.effect))
+    out.push(unsupported([...p, 'effect'], t.effect, TAINT_EFFECTS));
 }
 
-function labelRequirement(r: NodeSelectorRequirement, p: readonly PathPart[], checkValues: boolean, out: string[]): void {
+function labelRequirement(
+  r: NodeSelectorRequirement,
+  p: readonly PathPart[],
+  checkValues: boolean,
+  out: string[],
+): void {
   const n = r.values?.length ?? 0;
   switch (r.operator) {
     case 'In':
@@ -34,11 +48,13 @@ function labelRequirement(r: NodeSelectorRequirement, p: readonly PathPart[], ch
       break;
     case 'Exists':
     case 'DoesNotExist':
-      if (n > 0) out.push(forbidden([...p, 'values'], "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
+      if (n > 0)
+        out.push(forbidden([...p, 'values'], "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
       break;
     case 'Gt':
     case 'Lt':
-      if (n !== 1) out.push(required([...p, 'values'], "must be specified single value when `operator` is 'Lt' or 'Gt'"));
+      if (n !== 1)
+        out.push(required([...p, 'values'], "must be specified single value when `operator` is 'Lt' or 'Gt'"));
       break;
     default:
       out.push(invalid([...p, 'operator'], r.operator ?? '', 'not a valid selector operator'));
@@ -51,15 +67,25 @@ function labelRequirement(r: NodeSelectorRequirement, p: readonly PathPart[], ch
 }
 
 function fieldRequirement(r: NodeSelectorRequirement, p: readonly PathPart[], out: string[]): void {
-  if (r.operator !== 'In' && r.operator !== 'NotIn') out.push(invalid([...p, 'operator'], r.operator ?? '', 'not a valid selector operator'));
-  else if ((r.values?.length ?? 0) !== 1) out.push(required([...p, 'values'], "must be only one value when `operator` is 'In' or 'NotIn' for node field selector"));
-  if (r.key !== 'metadata.name') return void out.push(invalid([...p, 'key'], r.key ?? '', 'not a valid field selector key'));
+  if (r.operator !== 'In' && r.operator !== 'NotIn')
+    out.push(invalid([...p, 'operator'], r.operator ?? '', 'not a valid selector operator'));
+  else if ((r.values?.length ?? 0) !== 1)
+    out.push(
+      required([...p, 'values'], "must be only one value when `operator` is 'In' or 'NotIn' for node field selector"),
+    );
+  if (r.key !== 'metadata.name')
+    return void out.push(invalid([...p, 'key'], r.key ?? '', 'not a valid field selector key'));
   (r.values ?? []).forEach((v, i) => {
     for (const m of isDNS1123Subdomain(v)) out.push(invalid([...p, 'values', i], v, m));
   });
 }
 
-function term(t: { matchExpressions?: NodeSelectorRequirement[]; matchFields?: NodeSelectorRequirement[] }, p: readonly PathPart[], checkValues: boolean, out: string[]): void {
+function term(
+  t: { matchExpressions?: NodeSelectorRequirement[]; matchFields?: NodeSelectorRequirement[] },
+  p: readonly PathPart[],
+  checkValues: boolean,
+  out: string[],
+): void {
   (t.matchExpressions ?? []).forEach((r, j) => labelRequirement(r, [...p, 'matchExpressions', j], checkValues, out));
   (t.matchFields ?? []).forEach((r, j) => fieldRequirement(r, [...p, 'matchFields', j], out));
 }
@@ -74,7 +100,8 @@ function nodeAffinity(na: NodeAffinity, checkRequiredValues: boolean, out: strin
   }
   (na.preferredDuringSchedulingIgnoredDuringExecution ?? []).forEach((pt, i) => {
     const pp = [...p, 'preferredDuringSchedulingIgnoredDuringExecution', i];
-    if (!(pt.weight > 0 && pt.weight <= 100)) out.push(invalid([...pp, 'weight'], pt.weight ?? 0, 'must be in the range 1-100'));
+    if (!(pt.weight > 0 && pt.weight <= 100))
+      out.push(invalid([...pp, 'weight'], pt.weight ?? 0, 'must be in the range 1-100'));
     // A preferred term may name label values that are not valid (it may still match on one node).
     term(pt.preference ?? {}, [...pp, 'preference'], false, out);
   });

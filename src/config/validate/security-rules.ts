@@ -22,17 +22,26 @@ const FS_GROUP_CHANGE_POLICIES = ['Always', 'OnRootMismatch'] as const;
 const MAX_LOCALHOST_PROFILE_LENGTH = 4095;
 
 /** Go's strings.TrimSpace: unicode.IsSpace at both ends. */
-export const goTrimSpace = (s: string): string => s.replace(/^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g, '');
+export const goTrimSpace = (s: string): string =>
+  s.replace(
+    /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g,
+    '',
+  );
 
 /** The kernel namespace a sysctl belongs to (sysctl.GetNamespace), slash form normalised to dots. */
 function sysctlNamespace(name: string): 'net' | 'ipc' | undefined {
   const firstSep = /[./]/.exec(name)?.[0];
   const dotted = firstSep === '/' ? name.replace(/[./]/g, (c) => (c === '/' ? '.' : '/')) : name;
-  if (dotted === 'kernel.sem' || ['kernel.shm', 'kernel.msg', 'fs.mqueue.'].some((p) => dotted.startsWith(p))) return 'ipc';
+  if (dotted === 'kernel.sem' || ['kernel.shm', 'kernel.msg', 'fs.mqueue.'].some((p) => dotted.startsWith(p)))
+    return 'ipc';
   return dotted.startsWith('net.') ? 'net' : undefined;
 }
 
-function ids(sc: { runAsUser?: number; runAsGroup?: number; fsGroup?: number } | undefined, p: readonly PathPart[], out: string[]): void {
+function ids(
+  sc: { runAsUser?: number; runAsGroup?: number; fsGroup?: number } | undefined,
+  p: readonly PathPart[],
+  out: string[],
+): void {
   for (const k of ['fsGroup', 'runAsUser', 'runAsGroup'] as const) {
     const v = sc?.[k];
     if (v !== undefined) for (const m of isValidID(v)) out.push(invalid([...p, k], v, m));
@@ -43,9 +52,11 @@ function ids(sc: { runAsUser?: number; runAsGroup?: number; fsGroup?: number } |
 function seccompProfile(sp: SeccompProfile | undefined, p: readonly PathPart[], out: string[]): void {
   if (!sp) return;
   if (!sp.type) out.push(required([...p, 'type'], 'type is required when seccompProfile is set'));
-  else if (!(SECCOMP_TYPES as readonly string[]).includes(sp.type)) out.push(unsupported([...p, 'type'], sp.type, SECCOMP_TYPES));
+  else if (!(SECCOMP_TYPES as readonly string[]).includes(sp.type))
+    out.push(unsupported([...p, 'type'], sp.type, SECCOMP_TYPES));
   if (sp.type !== 'Localhost') return;
-  if (sp.localhostProfile === undefined) out.push(required([...p, 'localhostProfile'], 'must be set when seccomp type is Localhost'));
+  if (sp.localhostProfile === undefined)
+    out.push(required([...p, 'localhostProfile'], 'must be set when seccomp type is Localhost'));
   else localDescendingPath([...p, 'localhostProfile'], sp.localhostProfile, out);
 }
 
@@ -58,9 +69,11 @@ function appArmorProfile(ap: AppArmorProfile | undefined, p: readonly PathPart[]
     if (profile === undefined) return void out.push(required(lp, 'must be set when AppArmor type is Localhost'));
     if (goTrimSpace(profile) !== profile) out.push(invalid(lp, profile, 'must not be padded with whitespace'));
     else if (profile === '') out.push(required(lp, 'must be set when AppArmor type is Localhost'));
-    if (Buffer.byteLength(profile, 'utf8') > MAX_LOCALHOST_PROFILE_LENGTH) out.push(tooLong(lp, MAX_LOCALHOST_PROFILE_LENGTH));
+    if (Buffer.byteLength(profile, 'utf8') > MAX_LOCALHOST_PROFILE_LENGTH)
+      out.push(tooLong(lp, MAX_LOCALHOST_PROFILE_LENGTH));
   } else if (ap.type === 'RuntimeDefault' || ap.type === 'Unconfined') {
-    if (ap.localhostProfile !== undefined) out.push(invalid(lp, ap.localhostProfile, 'can only be set when AppArmor type is Localhost'));
+    if (ap.localhostProfile !== undefined)
+      out.push(invalid(lp, ap.localhostProfile, 'can only be set when AppArmor type is Localhost'));
   } else if (!ap.type) out.push(required([...p, 'type'], 'type is required when appArmorProfile is set'));
   else out.push(unsupported([...p, 'type'], ap.type, APPARMOR_TYPES));
 }
@@ -71,13 +84,16 @@ function sysctls(spec: PodSpec, p: readonly PathPart[], hostSysctlsChecked: bool
     const np = [...p, i, 'name'];
     if (!s.name) out.push(required(np));
     else if (Buffer.byteLength(s.name, 'utf8') > SYSCTL_MAX_LENGTH || !SYSCTL_NAME.test(s.name)) {
-      out.push(invalid(np, s.name, `must have at most ${SYSCTL_MAX_LENGTH} characters and match regex ${SYSCTL_NAME_PATTERN}`));
-    }
-    else if (seen.has(s.name)) out.push(duplicate(np, s.name));
+      out.push(
+        invalid(np, s.name, `must have at most ${SYSCTL_MAX_LENGTH} characters and match regex ${SYSCTL_NAME_PATTERN}`),
+      );
+    } else if (seen.has(s.name)) out.push(duplicate(np, s.name));
     if (hostSysctlsChecked) {
       const ns = sysctlNamespace(s.name ?? '');
-      if (spec.hostNetwork && ns === 'net') out.push(invalid(np, s.name, "may not be specified when 'hostNetwork' is true"));
-      else if (spec.hostIPC && ns === 'ipc') out.push(invalid(np, s.name, "may not be specified when 'hostIPC' is true"));
+      if (spec.hostNetwork && ns === 'net')
+        out.push(invalid(np, s.name, "may not be specified when 'hostNetwork' is true"));
+      else if (spec.hostIPC && ns === 'ipc')
+        out.push(invalid(np, s.name, "may not be specified when 'hostIPC' is true"));
     }
     seen.add(s.name);
   });
@@ -97,10 +113,14 @@ export function validatePodSecurityContext(spec: PodSpec, hostSysctlsChecked: bo
     (sc.supplementalGroups ?? []).forEach((g, i) => {
       for (const m of isValidID(g)) out.push(invalid([...p, 'supplementalGroups', i], g, m));
     });
-    if (spec.shareProcessNamespace && spec.hostPID) out.push(invalid([...p, 'shareProcessNamespace'], true, 'ShareProcessNamespace and HostPID cannot both be enabled'));
+    if (spec.shareProcessNamespace && spec.hostPID)
+      out.push(
+        invalid([...p, 'shareProcessNamespace'], true, 'ShareProcessNamespace and HostPID cannot both be enabled'),
+      );
     sysctls(spec, [...p, 'sysctls'], hostSysctlsChecked, out);
     const policy = sc.fsGroupChangePolicy;
-    if (policy !== undefined && !(FS_GROUP_CHANGE_POLICIES as readonly string[]).includes(policy)) out.push(unsupported([...p, 'fsGroupChangePolicy'], policy, FS_GROUP_CHANGE_POLICIES));
+    if (policy !== undefined && !(FS_GROUP_CHANGE_POLICIES as readonly string[]).includes(policy))
+      out.push(unsupported([...p, 'fsGroupChangePolicy'], policy, FS_GROUP_CHANGE_POLICIES));
     seccompProfile(sc.seccompProfile, [...p, 'seccompProfile'], out);
     appArmorProfile(sc.appArmorProfile, [...p, 'appArmorProfile'], out);
   }
@@ -114,13 +134,20 @@ export function validatePodSecurityContext(spec: PodSpec, hostSysctlsChecked: bo
 }
 
 /** A container's securityContext (ValidateSecurityContext); `hostUsers`: the pod shares the host's user namespace. */
-export function validateContainerSecurityContext(sc: SecurityContext | undefined, p: readonly PathPart[], hostUsers: boolean, out: string[]): void {
+export function validateContainerSecurityContext(
+  sc: SecurityContext | undefined,
+  p: readonly PathPart[],
+  hostUsers: boolean,
+  out: string[],
+): void {
   if (!sc) return;
   ids(sc, p, out);
   const pm = sc.procMount;
   if (pm !== undefined) {
-    if (!(PROC_MOUNT_TYPES as readonly string[]).includes(pm)) out.push(unsupported([...p, 'procMount'], pm, PROC_MOUNT_TYPES));
-    if (hostUsers && pm === 'Unmasked') out.push(invalid([...p, 'procMount'], pm, '`hostUsers` must be false to use `Unmasked`'));
+    if (!(PROC_MOUNT_TYPES as readonly string[]).includes(pm))
+      out.push(unsupported([...p, 'procMount'], pm, PROC_MOUNT_TYPES));
+    if (hostUsers && pm === 'Unmasked')
+      out.push(invalid([...p, 'procMount'], pm, '`hostUsers` must be false to use `Unmasked`'));
   }
   seccompProfile(sc.seccompProfile, [...p, 'seccompProfile'], out);
   appArmorProfile(sc.appArmorProfile, [...p, 'appArmorProfile'], out);

@@ -25,7 +25,13 @@ function isDNS1123SubdomainWithUnderscore(v: string): string[] {
   const errs: string[] = [];
   if (Buffer.byteLength(v, 'utf8') > 253) errs.push('must be no more than 253 characters');
   if (!new RegExp(`^(?:${SUBDOMAIN_WITH_UNDERSCORE})$`).test(v)) {
-    errs.push(regexError("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '_', '-' or '.', and must start and end with an alphanumeric character", SUBDOMAIN_WITH_UNDERSCORE, 'example.com'));
+    errs.push(
+      regexError(
+        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '_', '-' or '.', and must start and end with an alphanumeric character",
+        SUBDOMAIN_WITH_UNDERSCORE,
+        'example.com',
+      ),
+    );
   }
   return errs;
 }
@@ -35,18 +41,29 @@ function dnsConfig(spec: PodSpec, out: string[]): void {
   const cfg = spec.dnsConfig;
   if (spec.dnsPolicy === 'None') {
     if (!cfg) return void out.push(required(path, 'must provide `dnsConfig` when `dnsPolicy` is None'));
-    if (!cfg.nameservers || cfg.nameservers.length === 0) return void out.push(required([...path, 'nameservers'], 'must provide at least one DNS nameserver when `dnsPolicy` is None'));
+    if (!cfg.nameservers || cfg.nameservers.length === 0)
+      return void out.push(
+        required([...path, 'nameservers'], 'must provide at least one DNS nameserver when `dnsPolicy` is None'),
+      );
   }
   if (!cfg) return;
   const ns = cfg.nameservers ?? [];
-  if (ns.length > MAX_DNS_NAMESERVERS) out.push(`spec.dnsConfig.nameservers: Invalid value: ${goStrings(ns)}: must not have more than ${MAX_DNS_NAMESERVERS} nameservers`);
+  if (ns.length > MAX_DNS_NAMESERVERS)
+    out.push(
+      `spec.dnsConfig.nameservers: Invalid value: ${goStrings(ns)}: must not have more than ${MAX_DNS_NAMESERVERS} nameservers`,
+    );
   ns.forEach((n, i) => {
     for (const m of isValidIP(n)) out.push(invalid([...path, 'nameservers', i], n, m));
   });
   const searches = cfg.searches ?? [];
-  if (searches.length > MAX_DNS_SEARCH_PATHS) out.push(`spec.dnsConfig.searches: Invalid value: ${goStrings(searches)}: must not have more than ${MAX_DNS_SEARCH_PATHS} search paths`);
+  if (searches.length > MAX_DNS_SEARCH_PATHS)
+    out.push(
+      `spec.dnsConfig.searches: Invalid value: ${goStrings(searches)}: must not have more than ${MAX_DNS_SEARCH_PATHS} search paths`,
+    );
   if (searches.join(' ').length > MAX_DNS_SEARCH_LIST_CHARS) {
-    out.push(`spec.dnsConfig.searches: Invalid value: ${goStrings(searches)}: must not have more than ${MAX_DNS_SEARCH_LIST_CHARS} characters (including spaces) in the search list`);
+    out.push(
+      `spec.dnsConfig.searches: Invalid value: ${goStrings(searches)}: must not have more than ${MAX_DNS_SEARCH_LIST_CHARS} characters (including spaces) in the search list`,
+    );
   }
   searches.forEach((s, i) => {
     if (s === '.') return;
@@ -61,16 +78,26 @@ function dnsConfig(spec: PodSpec, out: string[]): void {
 /** The named classes and policies, the deadline and the OS. */
 function classesAndLimits(spec: PodSpec, out: string[]): void {
   const deadline = spec.activeDeadlineSeconds;
-  if (deadline !== undefined && (deadline < 1 || deadline > MAX_INT32)) out.push(invalid(['spec', 'activeDeadlineSeconds'], deadline, inclusiveRangeError(1, MAX_INT32)));
-  if (spec.priorityClassName) for (const m of isDNS1123Subdomain(spec.priorityClassName)) out.push(invalid(['spec', 'priorityClassName'], spec.priorityClassName, m));
-  if (spec.runtimeClassName !== undefined) for (const m of isDNS1123Subdomain(spec.runtimeClassName)) out.push(invalid(['spec', 'runtimeClassName'], spec.runtimeClassName, m));
+  if (deadline !== undefined && (deadline < 1 || deadline > MAX_INT32))
+    out.push(invalid(['spec', 'activeDeadlineSeconds'], deadline, inclusiveRangeError(1, MAX_INT32)));
+  if (spec.priorityClassName)
+    for (const m of isDNS1123Subdomain(spec.priorityClassName))
+      out.push(invalid(['spec', 'priorityClassName'], spec.priorityClassName, m));
+  if (spec.runtimeClassName !== undefined)
+    for (const m of isDNS1123Subdomain(spec.runtimeClassName))
+      out.push(invalid(['spec', 'runtimeClassName'], spec.runtimeClassName, m));
   const preemption = spec.preemptionPolicy;
   if (preemption !== undefined && !(PREEMPTION_POLICIES as readonly string[]).includes(preemption)) {
-    out.push(preemption === '' ? required(['spec', 'preemptionPolicy']) : unsupported(['spec', 'preemptionPolicy'], preemption, PREEMPTION_POLICIES));
+    out.push(
+      preemption === ''
+        ? required(['spec', 'preemptionPolicy'])
+        : unsupported(['spec', 'preemptionPolicy'], preemption, PREEMPTION_POLICIES),
+    );
   }
   if (spec.os) {
     if (!spec.os.name) out.push(required(['spec', 'os', 'name'], 'cannot be empty'));
-    else if (!(OS_NAMES as readonly string[]).includes(spec.os.name)) out.push(unsupported(['spec', 'os'], spec.os.name, OS_NAMES));
+    else if (!(OS_NAMES as readonly string[]).includes(spec.os.name))
+      out.push(unsupported(['spec', 'os'], spec.os.name, OS_NAMES));
   }
 }
 
@@ -85,13 +112,15 @@ function schedulingGates(spec: PodSpec, bound: boolean, out: string[]): void {
     if (seen.has(g.name)) out.push(duplicate(['spec', 'schedulingGates', i], g.name));
     seen.add(g.name);
   });
-  if (bound && (spec.schedulingGates ?? []).length > 0) out.push(forbidden(['spec', 'nodeName'], 'cannot be set until all schedulingGates have been cleared'));
+  if (bound && (spec.schedulingGates ?? []).length > 0)
+    out.push(forbidden(['spec', 'nodeName'], 'cannot be set until all schedulingGates have been cleared'));
 }
 
 export function validatePodSpecFields(spec: PodSpec, bound: boolean): string[] {
   const out: string[] = [];
   if (!spec.dnsPolicy) out.push(required(['spec', 'dnsPolicy']));
-  else if (!(DNS_POLICIES as readonly string[]).includes(spec.dnsPolicy)) out.push(unsupported(['spec', 'dnsPolicy'], spec.dnsPolicy, DNS_POLICIES));
+  else if (!(DNS_POLICIES as readonly string[]).includes(spec.dnsPolicy))
+    out.push(unsupported(['spec', 'dnsPolicy'], spec.dnsPolicy, DNS_POLICIES));
   dnsConfig(spec, out);
   (spec.hostAliases ?? []).forEach((a, i) => {
     for (const m of isValidIP(a.ip ?? '')) out.push(invalid(['spec', 'hostAliases', i, 'ip'], a.ip ?? '', m));
@@ -100,14 +129,22 @@ export function validatePodSpecFields(spec: PodSpec, bound: boolean): string[] {
     });
   });
   (spec.readinessGates ?? []).forEach((g, i) => {
-    for (const m of isQualifiedName(g.conditionType)) out.push(invalid(['spec', 'readinessGates', i, 'conditionType'], g.conditionType, m));
+    for (const m of isQualifiedName(g.conditionType))
+      out.push(invalid(['spec', 'readinessGates', i, 'conditionType'], g.conditionType, m));
   });
   schedulingGates(spec, bound, out);
   classesAndLimits(spec, out);
   if (spec.hostNetwork) {
     spec.containers?.forEach((c, i) => {
       (c.ports ?? []).forEach((p, j) => {
-        if (p.hostPort !== p.containerPort) out.push(invalid(['spec', 'containers', i, 'ports', j, 'hostPort'], p.hostPort ?? 0, 'must match `containerPort` when `hostNetwork` is true'));
+        if (p.hostPort !== p.containerPort)
+          out.push(
+            invalid(
+              ['spec', 'containers', i, 'ports', j, 'hostPort'],
+              p.hostPort ?? 0,
+              'must match `containerPort` when `hostNetwork` is true',
+            ),
+          );
       });
     });
   }

@@ -3,7 +3,14 @@
 // needs. Paths of files a volume writes (configMap, secret, downwardAPI, projected items) stay
 // inside the volume, file modes are 0 to 0777, an emptyDir's sizeLimit is not negative. A volume
 // with a problem is not counted as defined, so its mounts are "Not found" too, as there.
-import type { ConfigMapProjection, DownwardAPIVolumeFile, KeyToPath, PodSpec, Volume, VolumeProjection } from 'kubernetes-types/core/v1';
+import type {
+  ConfigMapProjection,
+  DownwardAPIVolumeFile,
+  KeyToPath,
+  PodSpec,
+  Volume,
+  VolumeProjection,
+} from 'kubernetes-types/core/v1';
 import type { PathPart } from '../field-path';
 import { VOLUME_SOURCES } from '../../k8s/defaults.js';
 import { parseQuantity } from '../../k8s/quantity.js';
@@ -15,7 +22,16 @@ import { localNonReservedPath, noBacksteps } from './path-rules';
 /** Whose rules: a static pod's (the API server's plus the static-pod restrictions), or an API pod's (the API server's alone). */
 export type PodKind = 'static' | 'api';
 
-const HOST_PATH_TYPES = ['', 'BlockDevice', 'CharDevice', 'Directory', 'DirectoryOrCreate', 'File', 'FileOrCreate', 'Socket'] as const;
+const HOST_PATH_TYPES = [
+  '',
+  'BlockDevice',
+  'CharDevice',
+  'Directory',
+  'DirectoryOrCreate',
+  'File',
+  'FileOrCreate',
+  'Socket',
+] as const;
 const FILE_MODE_MESSAGE = 'must be a number between 0 and 0777 (octal), both inclusive';
 /** Where the API server reports a second source: the field's own name, but for two it misspells. */
 const SOURCE_PATH_NAME: Partial<Record<string, string>> = { downwardAPI: 'downwarAPI', cephfs: 'cephFS' };
@@ -38,8 +54,10 @@ function downwardAPIFile(file: DownwardAPIVolumeFile, p: readonly PathPart[], ou
   localNonReservedPath([...p, 'path'], file.path ?? '', out);
   if (file.fieldRef) {
     validateFieldRef(file.fieldRef, VOLUME_FIELD_PATHS, [...p, 'fieldRef'], out);
-    if (file.resourceFieldRef) out.push(invalid(p, 'resource', 'fieldRef and resourceFieldRef can not be specified simultaneously'));
-  } else if (file.resourceFieldRef) validateResourceFieldRef(file.resourceFieldRef, [...p, 'resourceFieldRef'], true, out);
+    if (file.resourceFieldRef)
+      out.push(invalid(p, 'resource', 'fieldRef and resourceFieldRef can not be specified simultaneously'));
+  } else if (file.resourceFieldRef)
+    validateResourceFieldRef(file.resourceFieldRef, [...p, 'resourceFieldRef'], true, out);
   else out.push(required(p, 'one of fieldRef and resourceFieldRef is required'));
   fileMode(file.mode, [...p, 'mode'], out);
 }
@@ -54,7 +72,14 @@ function projectionSources(sources: readonly VolumeProjection[], p: readonly Pat
   sources.forEach((s, i) => {
     const sp = [...p, 'sources', i];
     const rec = s as Record<string, unknown>;
-    const kinds = ['secret', 'configMap', 'downwardAPI', 'serviceAccountToken', 'clusterTrustBundle', 'podCertificate'].filter((k) => rec[k] !== undefined && rec[k] !== null);
+    const kinds = [
+      'secret',
+      'configMap',
+      'downwardAPI',
+      'serviceAccountToken',
+      'clusterTrustBundle',
+      'podCertificate',
+    ].filter((k) => rec[k] !== undefined && rec[k] !== null);
     for (const k of ['secret', 'configMap'] as const) {
       const src: ConfigMapProjection | undefined = s[k];
       if (!src) continue;
@@ -82,7 +107,8 @@ function hostPath(v: Volume, vp: readonly PathPart[], kind: PodKind, out: string
   if (kind === 'static' && !p.startsWith('/')) out.push(invalid([...hp, 'path'], p, 'must be an absolute path'));
   noBacksteps([...hp, 'path'], p, out);
   const t = v.hostPath!.type;
-  if (t !== undefined && t !== null && !(HOST_PATH_TYPES as readonly string[]).includes(t)) out.push(unsupported([...hp, 'type'], t, HOST_PATH_TYPES));
+  if (t !== undefined && t !== null && !(HOST_PATH_TYPES as readonly string[]).includes(t))
+    out.push(unsupported([...hp, 'type'], t, HOST_PATH_TYPES));
 }
 
 /** The checks of the volume's one source (validateVolumeSource). */
@@ -93,7 +119,8 @@ function volumeSource(v: Volume, vp: readonly PathPart[], kind: PodKind, out: st
   if (limit !== undefined && parseQuantity(limit).cmp(parseQuantity(0)) < 0) {
     out.push(forbidden([...vp, 'emptyDir', 'sizeLimit'], 'SizeLimit field must be a valid resource quantity'));
   }
-  for (const extra of set.slice(1)) out.push(forbidden([...vp, SOURCE_PATH_NAME[extra] ?? extra], 'may not specify more than 1 volume type'));
+  for (const extra of set.slice(1))
+    out.push(forbidden([...vp, SOURCE_PATH_NAME[extra] ?? extra], 'may not specify more than 1 volume type'));
   switch (set[0]) {
     case 'hostPath':
       return hostPath(v, vp, kind, out);
@@ -123,7 +150,8 @@ function volumeSource(v: Volume, vp: readonly PathPart[], kind: PodKind, out: st
       const n = v.nfs!;
       if (!n.server) out.push(required([...vp, 'nfs', 'server']));
       if (!n.path) out.push(required([...vp, 'nfs', 'path']));
-      if (!(n.path ?? '').startsWith('/')) out.push(invalid([...vp, 'nfs', 'path'], n.path ?? '', 'must be an absolute path'));
+      if (!(n.path ?? '').startsWith('/'))
+        out.push(invalid([...vp, 'nfs', 'path'], n.path ?? '', 'must be an absolute path'));
       return;
     }
     default:

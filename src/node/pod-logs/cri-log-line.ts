@@ -52,14 +52,27 @@ interface TimeShape {
  * bytes: it runs for every line.
  */
 function timeShape(t: Uint8Array, end: number): TimeShape | undefined {
-  if (end < 20 || t[4] !== 0x2d || t[7] !== 0x2d || t[10] !== 0x54 || t[13] !== COLON || t[16] !== COLON) return undefined;
+  if (end < 20 || t[4] !== 0x2d || t[7] !== 0x2d || t[10] !== 0x54 || t[13] !== COLON || t[16] !== COLON)
+    return undefined;
   const year = num(t, 0, 4);
   const month = num(t, 5, 2);
   const day = num(t, 8, 2);
   const hour = num(t, 11, 2);
   const minute = num(t, 14, 2);
   const second = num(t, 17, 2);
-  if (year < 0 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59) return undefined;
+  if (
+    year < 0 ||
+    month < 1 ||
+    month > 12 ||
+    day < 1 ||
+    hour < 0 ||
+    hour > 23 ||
+    minute < 0 ||
+    minute > 59 ||
+    second < 0 ||
+    second > 59
+  )
+    return undefined;
   if (day > 28 && day > daysInMonth(year, month)) return undefined;
   let i = 19;
   let fracStart = i;

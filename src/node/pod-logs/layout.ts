@@ -70,7 +70,8 @@ export function isContainerLogDirName(entry: string): boolean {
 }
 
 function checkRestartCount(restartCount: number): number {
-  if (!Number.isSafeInteger(restartCount) || restartCount < 0 || restartCount > 999_999_999) throw new UnsafePathComponentError('restart count', String(restartCount));
+  if (!Number.isSafeInteger(restartCount) || restartCount < 0 || restartCount > 999_999_999)
+    throw new UnsafePathComponentError('restart count', String(restartCount));
   return restartCount;
 }
 
@@ -93,10 +94,12 @@ export function containerLogPath(containerName: string, restartCount: number): s
 /** The restart counts that have a log file in a container's log directory, highest first; none when it is missing. */
 export async function restartCountsWithLogs(containerDir: string): Promise<number[]> {
   const names = await readdir(containerDir).catch(() => [] as string[]);
-  return names.flatMap((n) => {
-    const count = restartCountOfLogFile(n);
-    return count === undefined ? [] : [count];
-  }).sort((a, b) => b - a);
+  return names
+    .flatMap((n) => {
+      const count = restartCountOfLogFile(n);
+      return count === undefined ? [] : [count];
+    })
+    .sort((a, b) => b - a);
 }
 
 /** The restart count of the newest log file now, if newer than `than`. */
@@ -109,7 +112,12 @@ export async function newerRestart(containerDir: string, than: number): Promise<
  * Whether `logPath` (as the runtime reports it) is a `<n>.log` of this container, exactly where this
  * agent puts it: an absolute, normalised path, no other directory. Names that are not valid never match.
  */
-export function isContainerLogPathOf(logPath: string, podLogsDir: string, pod: PodLogsOwner, containerName: string): boolean {
+export function isContainerLogPathOf(
+  logPath: string,
+  podLogsDir: string,
+  pod: PodLogsOwner,
+  containerName: string,
+): boolean {
   let expectedDir: string;
   try {
     expectedDir = containerLogDirectory(podLogsDir, pod, containerName);
@@ -117,7 +125,11 @@ export function isContainerLogPathOf(logPath: string, podLogsDir: string, pod: P
     if (err instanceof UnsafePathComponentError) return false;
     throw err;
   }
-  return path.resolve(logPath) === logPath && path.dirname(logPath) === expectedDir && restartCountOfLogFile(path.basename(logPath)) !== undefined;
+  return (
+    path.resolve(logPath) === logPath &&
+    path.dirname(logPath) === expectedDir &&
+    restartCountOfLogFile(path.basename(logPath)) !== undefined
+  );
 }
 
 /** `20261129-174115.123` as the kubelet's rotated-file suffix (a sortable UTC timestamp). */

@@ -9,7 +9,7 @@ export async function tailStart(file: FileHandle, size: number, n: number): Prom
   if (n < 0) return 0;
   let count = 0;
   const buf = Buffer.allocUnsafe(BLOCK);
-  for (let right = size; right > 0; ) {
+  for (let right = size; right > 0;) {
     const left = Math.max(0, right - BLOCK);
     const len = right - left;
     const { bytesRead } = await file.read(buf, 0, len, left);

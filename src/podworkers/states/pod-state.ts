@@ -11,7 +11,10 @@ export interface Transition<To extends PodWorkerStateName = PodWorkerStateName> 
   readonly wakeAfterMs?: number;
 }
 
-export interface PodState<Name extends RunnableStateName = RunnableStateName, Next extends PodWorkerStateName = PodWorkerStateName> {
+export interface PodState<
+  Name extends RunnableStateName = RunnableStateName,
+  Next extends PodWorkerStateName = PodWorkerStateName,
+> {
   readonly name: Name;
   /** Where this state may go; staying (a wait, a retry) is always allowed. */
   readonly next: readonly Next[];

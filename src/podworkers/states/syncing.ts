@@ -8,7 +8,11 @@ import { policyForPod } from '../crashloop-backoff.js';
 import { executeActions } from '../execute-actions.js';
 import { podState } from './pod-state.js';
 import { errorRetryMs, podForStep, resyncMs, type WorkerContext } from '../worker-context.js';
-import { NETWORK_NOT_READY_ERROR_MSG, NETWORK_NOT_READY_REASON, NETWORK_NOT_READY_RETRY_MS } from '../../k8s/pod-network.js';
+import {
+  NETWORK_NOT_READY_ERROR_MSG,
+  NETWORK_NOT_READY_REASON,
+  NETWORK_NOT_READY_RETRY_MS,
+} from '../../k8s/pod-network.js';
 import type { DesiredPod } from '../../kuberuntime/pod-runtime.js';
 import type { RuntimePod } from '../../kuberuntime/runtime-pods.js';
 import { jittered } from '../../util/backoff.js';
@@ -19,7 +23,11 @@ import { errorMessage } from '../../util/error-message.js';
  * synced; any other waits (what runs of it is left alone) and is tried again after 1 s. The event
  * and the log line are written when the reason changes, not on every retry.
  */
-function holdForNetwork(ctx: WorkerContext, pod: DesiredPod, runtime: RuntimePod | undefined): { next: 'Syncing'; wakeAfterMs: number } | undefined {
+function holdForNetwork(
+  ctx: WorkerContext,
+  pod: DesiredPod,
+  runtime: RuntimePod | undefined,
+): { next: 'Syncing'; wakeAfterMs: number } | undefined {
   if (pod.spec?.hostNetwork) return undefined;
   const why = ctx.networkNotReady();
   if (why === undefined) return undefined;
@@ -66,23 +74,60 @@ export const syncing = podState({
         admitRestart: (key, startedAt, finishedAt) => ctx.backoff.admit(key, startedAt, finishedAt, now, policy),
       });
       for (const [name, w] of actions.waiting) {
-        ctx.logger.v(1).info('Back-off restarting failed container', { pod: ctx.key, podUID: ctx.uid, container: name, message: w.message });
-        ctx.event('Warning', 'BackOff', `Back-off restarting failed container ${name} in pod ${ctx.name}_${ctx.namespace}(${ctx.uid})`, name);
+        ctx.logger.v(1).info('Back-off restarting failed container', {
+          pod: ctx.key,
+          podUID: ctx.uid,
+          container: name,
+          message: w.message,
+        });
+        ctx.event(
+          'Warning',
+          'BackOff',
+          `Back-off restarting failed container ${name} in pod ${ctx.name}_${ctx.namespace}(${ctx.uid})`,
+          name,
+        );
       }
       if (actions.restarting !== undefined) {
         // One Normal event per request acted on, naming the value; the kills log their own Killing events.
-        ctx.logger.info('Restarting containers as requested through the API', { pod: ctx.key, podUID: ctx.uid, restartedAt: actions.restarting });
-        ctx.event('Normal', 'Restarting', `Restarting containers: ${RESTARTED_AT}=${actions.restarting} set on the mirror pod`);
+        ctx.logger.info('Restarting containers as requested through the API', {
+          pod: ctx.key,
+          podUID: ctx.uid,
+          restartedAt: actions.restarting,
+        });
+        ctx.event(
+          'Normal',
+          'Restarting',
+          `Restarting containers: ${RESTARTED_AT}=${actions.restarting} set on the mirror pod`,
+        );
       }
       const newest = runtime?.sandboxes[0];
-      const sandbox = newest && newest.state === PodSandboxState.SANDBOX_READY ? { id: newest.id, attempt: newest.attempt, ip: newest.ip, additionalIps: newest.additionalIps } : undefined;
+      const sandbox =
+        newest && newest.state === PodSandboxState.SANDBOX_READY
+          ? { id: newest.id, attempt: newest.attempt, ip: newest.ip, additionalIps: newest.additionalIps }
+          : undefined;
       const acted = !isEmpty(actions);
       // A sync that acts on nothing changes nothing: the next step's read need not be newer than it.
       if (!acted) ctx.stepEffects = { kind: 'none' };
-      const result = acted ? await executeActions(ctx, actions, sandbox) : { errors: [], waiting: new Map(actions.waiting) };
-      ctx.lastSync = { at: new Date(now), waiting: result.waiting, error: result.errors[0], podFailed: actions.podFailed };
+      const result = acted
+        ? await executeActions(ctx, actions, sandbox)
+        : { errors: [], waiting: new Map(actions.waiting) };
+      ctx.lastSync = {
+        at: new Date(now),
+        waiting: result.waiting,
+        error: result.errors[0],
+        podFailed: actions.podFailed,
+      };
       ctx.emit((o) => o.podSynced?.(pod, runtime, acted));
-      ctx.logger.v(3).info('Pod synced', { pod: ctx.key, podUID: ctx.uid, started: actionsOf(actions, 'startContainer').length + actionsOf(actions, 'startCreatedContainer').length + actionsOf(actions, 'startEphemeralContainer').length, killed: actionsOf(actions, 'killContainer').length, sandboxCreated: actionsOf(actions, 'createSandbox').length > 0 });
+      ctx.logger.v(3).info('Pod synced', {
+        pod: ctx.key,
+        podUID: ctx.uid,
+        started:
+          actionsOf(actions, 'startContainer').length +
+          actionsOf(actions, 'startCreatedContainer').length +
+          actionsOf(actions, 'startEphemeralContainer').length,
+        killed: actionsOf(actions, 'killContainer').length,
+        sandboxCreated: actionsOf(actions, 'createSandbox').length > 0,
+      });
       if (result.errors.length > 0) return { next: 'Syncing', wakeAfterMs: errorRetryMs() };
       const untilBackOff = actions.wakeAtMs !== undefined ? Math.max(0, actions.wakeAtMs - ctx.now()) : Infinity;
       return { next: 'Syncing', wakeAfterMs: Math.min(untilBackOff, resyncMs(ctx)) };

@@ -12,7 +12,9 @@ export const terminated = podState({
   async run(ctx) {
     const { pod: rt } = await podForStep(ctx);
     // Something runs again (a stop that did not take, a container started behind our back): stop it first.
-    const live = (rt?.containers ?? []).some((c) => c.state === ContainerState.CONTAINER_RUNNING) || (rt?.sandboxes ?? []).some((s) => s.state === PodSandboxState.SANDBOX_READY);
+    const live =
+      (rt?.containers ?? []).some((c) => c.state === ContainerState.CONTAINER_RUNNING) ||
+      (rt?.sandboxes ?? []).some((s) => s.state === PodSandboxState.SANDBOX_READY);
     if (live) return { next: 'Terminating' };
     // Stopped for the node's shutdown: what exited stays for the status to show, until a cancel.
     if (ctx.stoppedFor) return { next: 'Terminated' };
@@ -26,10 +28,18 @@ export const terminated = podState({
         failures.push(`${what}: ${errorMessage(err)}`);
       }
     };
-    for (const c of rt?.containers ?? []) await attempt(`removing container ${c.name} (${c.id})`, () => ctx.teardown(() => ctx.runtime.removeContainer(c.id)));
+    for (const c of rt?.containers ?? [])
+      await attempt(`removing container ${c.name} (${c.id})`, () =>
+        ctx.teardown(() => ctx.runtime.removeContainer(c.id)),
+      );
     // A sandbox goes only once its containers have; the pod's directories only once nothing of it runs.
-    if (failures.length === 0) for (const s of rt?.sandboxes ?? []) await attempt(`removing sandbox ${s.id}`, () => ctx.teardown(() => ctx.runtime.removeSandbox(s.id)));
-    if (failures.length === 0) await attempt('removing pod directories', () => ctx.teardown(() => ctx.runtime.cleanupPod(ctx.uid, ctx.namespace, ctx.name)));
+    if (failures.length === 0)
+      for (const s of rt?.sandboxes ?? [])
+        await attempt(`removing sandbox ${s.id}`, () => ctx.teardown(() => ctx.runtime.removeSandbox(s.id)));
+    if (failures.length === 0)
+      await attempt('removing pod directories', () =>
+        ctx.teardown(() => ctx.runtime.cleanupPod(ctx.uid, ctx.namespace, ctx.name)),
+      );
     if (failures.length > 0) throw new Error(`cleaning up the pod: ${failures.join('; ')}`);
     ctx.backoff.forgetPod(ctx.uid);
     ctx.pullBackOff.forgetPod(ctx.uid);

@@ -24,10 +24,20 @@ export const terminating = podState({
     // A failure here (the runtime away, a stop that timed out) is retried by the worker's loop with
     // back-off; the pod stays in Terminating until everything of it has stopped.
     const { pod: rt } = await podForStep(ctx);
-    const live = (rt?.containers ?? []).filter((c) => c.state === ContainerState.CONTAINER_RUNNING || c.state === ContainerState.CONTAINER_CREATED);
+    const live = (rt?.containers ?? []).filter(
+      (c) => c.state === ContainerState.CONTAINER_RUNNING || c.state === ContainerState.CONTAINER_CREATED,
+    );
     const podIP = rt?.sandboxes[0]?.ip;
-    await stopAll(ctx, live.filter((c) => c.meta.type !== 'init'), podIP);
-    await stopAll(ctx, live.filter((c) => c.meta.type === 'init'), podIP);
+    await stopAll(
+      ctx,
+      live.filter((c) => c.meta.type !== 'init'),
+      podIP,
+    );
+    await stopAll(
+      ctx,
+      live.filter((c) => c.meta.type === 'init'),
+      podIP,
+    );
     for (const s of rt?.sandboxes ?? []) {
       if (s.state === PodSandboxState.SANDBOX_READY) await stopSandbox(ctx, s.id);
     }

@@ -6,9 +6,15 @@ import type { Authorizer } from './subject-access-review.js';
 import type { UserInfo } from './user.js';
 import { errorMessage } from '../../util/error-message.js';
 
-export type AuthzVerdict = { allowed: true } | { allowed: false; statusCode: 403 | 500; message: string; cause?: string };
+export type AuthzVerdict =
+  { allowed: true } | { allowed: false; statusCode: 403 | 500; message: string; cause?: string };
 
-export async function authorizeRequest(authorizer: Authorizer, user: UserInfo, method: string, path: string): Promise<AuthzVerdict> {
+export async function authorizeRequest(
+  authorizer: Authorizer,
+  user: UserInfo,
+  method: string,
+  path: string,
+): Promise<AuthzVerdict> {
   const attrs = requestAttributes(method, path);
   for (const subresource of attrs.subresources) {
     try {
@@ -22,5 +28,9 @@ export async function authorizeRequest(authorizer: Authorizer, user: UserInfo, m
       };
     }
   }
-  return { allowed: false, statusCode: 403, message: `Forbidden (user=${user.name}, verb=${attrs.verb}, resource=nodes, subresource(s)=[${attrs.subresources.join(' ')}])\n` };
+  return {
+    allowed: false,
+    statusCode: 403,
+    message: `Forbidden (user=${user.name}, verb=${attrs.verb}, resource=nodes, subresource(s)=[${attrs.subresources.join(' ')}])\n`,
+  };
 }

@@ -38,7 +38,11 @@ export class NodeReviewClient implements ReviewClient {
     if (!conn) return Promise.reject(new NoApiConnectionError('the node has no API server credentials yet'));
     if (!this.client || this.madeFor !== conn) {
       this.client?.close();
-      this.client = new ApiClient(conn, { timeoutMs: REVIEW_TIMEOUT_MS, userAgent: 'bootlet/kubelet-api-auth', maxSockets: 4 });
+      this.client = new ApiClient(conn, {
+        timeoutMs: REVIEW_TIMEOUT_MS,
+        userAgent: 'bootlet/kubelet-api-auth',
+        maxSockets: 4,
+      });
       this.madeFor = conn;
     }
     return this.client.create<T>(path, body);

@@ -40,7 +40,15 @@ export class WebhookAuthorizer implements Authorizer {
 
   async authorize(user: UserInfo, access: NodeAccess): Promise<boolean> {
     const spec: SubjectAccessReviewSpec = {
-      resourceAttributes: { namespace: '', verb: access.verb, group: '', version: 'v1', resource: 'nodes', subresource: access.subresource, name: this.o.nodeName },
+      resourceAttributes: {
+        namespace: '',
+        verb: access.verb,
+        group: '',
+        version: 'v1',
+        resource: 'nodes',
+        subresource: access.subresource,
+        name: this.o.nodeName,
+      },
       user: user.name,
       groups: [...user.groups],
       ...(user.uid ? { uid: user.uid } : {}),
@@ -49,7 +57,11 @@ export class WebhookAuthorizer implements Authorizer {
     const key = JSON.stringify(spec);
     const cached = this.cache.get(key);
     if (cached !== undefined) return cached;
-    const review = await this.client.create<SubjectAccessReview>(SUBJECT_ACCESS_REVIEW_PATH, { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec });
+    const review = await this.client.create<SubjectAccessReview>(SUBJECT_ACCESS_REVIEW_PATH, {
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SubjectAccessReview',
+      spec,
+    });
     const allowed = review.status?.allowed === true && review.status.denied !== true;
     this.cache.set(key, allowed, allowed ? this.o.authorizedTtlMs : this.o.unauthorizedTtlMs);
     return allowed;

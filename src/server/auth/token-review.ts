@@ -27,11 +27,20 @@ export class TokenReviewAuthenticator {
     const key = createHash('sha256').update(token).digest('base64');
     const cached = this.cache.get(key);
     if (cached !== undefined) return cached ?? undefined;
-    const review = await this.client.create<TokenReview>(TOKEN_REVIEW_PATH, { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } });
+    const review = await this.client.create<TokenReview>(TOKEN_REVIEW_PATH, {
+      apiVersion: 'authentication.k8s.io/v1',
+      kind: 'TokenReview',
+      spec: { token },
+    });
     const status = review.status;
     let user: UserInfo | null = null;
     if (status?.authenticated && status.user?.username) {
-      user = { name: status.user.username, uid: status.user.uid, groups: status.user.groups ?? [], extra: status.user.extra };
+      user = {
+        name: status.user.username,
+        uid: status.user.uid,
+        groups: status.user.groups ?? [],
+        extra: status.user.extra,
+      };
     } else if (status?.error) {
       // An error the server reports is a failure to decide, not a "no": not cached.
       throw new Error(`TokenReview: ${status.error}`);

@@ -31,9 +31,11 @@ export function authenticateCertificate(socket: TLSSocket, now: number = Date.no
     const why = errorMessage(socket.authorizationError ?? 'not verified');
     return { error: `verifying certificate CN=${who} failed: ${why}` };
   }
-  if (now < Date.parse(cert.validFrom) || now > Date.parse(cert.validTo)) return { error: `certificate CN=${who} is not valid now (valid ${cert.validFrom} to ${cert.validTo})` };
+  if (now < Date.parse(cert.validFrom) || now > Date.parse(cert.validTo))
+    return { error: `certificate CN=${who} is not valid now (valid ${cert.validFrom} to ${cert.validTo})` };
   const usages = cert.keyUsage;
-  if (usages && !usages.includes(CLIENT_AUTH) && !usages.includes(ANY_EXTENDED_KEY_USAGE)) return { error: `certificate CN=${who} is not for client authentication` };
+  if (usages && !usages.includes(CLIENT_AUTH) && !usages.includes(ANY_EXTENDED_KEY_USAGE))
+    return { error: `certificate CN=${who} is not for client authentication` };
   if (!who) return { error: 'certificate has no common name' };
   return { user: { name: who, groups: subject.O ?? [] } };
 }

@@ -25,7 +25,9 @@ export interface ContainerLogsDeps {
 
 /** The runtime's log path, accepted only where this agent put it: `<podLogsDir>/<ns>_<name>_<uid>/<container>/<n>.log`. */
 export function checkedLogPath(logPath: string, podLogsDir: string, e: PodStatusEntry, container: string): string {
-  const owner = { metadata: { namespace: e.pod.metadata?.namespace ?? '', name: e.pod.metadata?.name ?? '', uid: e.uid } };
+  const owner = {
+    metadata: { namespace: e.pod.metadata?.namespace ?? '', name: e.pod.metadata?.name ?? '', uid: e.uid },
+  };
   if (!isContainerLogPathOf(logPath, podLogsDir, owner, container)) {
     throw new HttpError(500, `the runtime reports a log path outside this pod's log directory; not reading it`);
   }
@@ -41,7 +43,14 @@ async function runState(runtime: RuntimeService, id: string): Promise<ContainerR
   }
 }
 
-export async function serveContainerLogs(req: IncomingMessage, res: ServerResponse, ref: PodRef, container: string, query: URLSearchParams, d: ContainerLogsDeps): Promise<void> {
+export async function serveContainerLogs(
+  req: IncomingMessage,
+  res: ServerResponse,
+  ref: PodRef,
+  container: string,
+  query: URLSearchParams,
+  d: ContainerLogsDeps,
+): Promise<void> {
   let options;
   try {
     options = parseLogOptions(query, Date.now());
@@ -56,7 +65,8 @@ export async function serveContainerLogs(req: IncomingMessage, res: ServerRespon
   try {
     logPath = (await d.runtime.containerStatus(id)).logPath;
   } catch (e) {
-    if (e instanceof CriError && e.notFound) throw new HttpError(400, `container "${container}" in pod "${ref.name}" is not available: it was removed`);
+    if (e instanceof CriError && e.notFound)
+      throw new HttpError(400, `container "${container}" in pod "${ref.name}" is not available: it was removed`);
     throw e;
   }
   const path = checkedLogPath(logPath, d.podLogsDir, entry, container);
@@ -64,7 +74,10 @@ export async function serveContainerLogs(req: IncomingMessage, res: ServerRespon
   try {
     file = await openLogFile(path);
   } catch (e) {
-    throw new HttpError(400, `failed to open the log of container "${container}" in pod "${ref.name}": ${(e as NodeJS.ErrnoException).code ?? errorMessage(e)}`);
+    throw new HttpError(
+      400,
+      `failed to open the log of container "${container}" in pod "${ref.name}": ${(e as NodeJS.ErrnoException).code ?? errorMessage(e)}`,
+    );
   }
   const abort = new AbortController();
   const onClose = (): void => abort.abort();

@@ -57,13 +57,17 @@ export class KubeletHandler {
   private async admit(req: IncomingMessage, path: string, answer: Answer): Promise<UserInfo | undefined> {
     const authn = await this.d.authenticator.authenticate(req);
     if (!('user' in authn)) {
-      if ('error' in authn) this.d.logger.v(2).info('Unable to authenticate the request', { err: authn.error, remote: req.socket.remoteAddress });
+      if ('error' in authn)
+        this.d.logger
+          .v(2)
+          .info('Unable to authenticate the request', { err: authn.error, remote: req.socket.remoteAddress });
       answer(401, 'Unauthorized');
       return undefined;
     }
     const verdict = await authorizeRequest(this.d.authorizer, authn.user, req.method ?? '', path);
     if (!verdict.allowed) {
-      if (verdict.statusCode === 500) this.d.logger.error('Authorization error', { user: authn.user.name, path, err: verdict.cause });
+      if (verdict.statusCode === 500)
+        this.d.logger.error('Authorization error', { user: authn.user.name, path, err: verdict.cause });
       else this.d.logger.v(2).info('Forbidden', { user: authn.user.name, path });
       answer(verdict.statusCode, verdict.message);
       return undefined;
@@ -78,7 +82,8 @@ export class KubeletHandler {
       if (!(await this.admit(req, path, answer))) return;
       const route = parseKubeletPath(path);
       if (!route) return answer(404, '404 page not found\n');
-      if (DEBUG_KINDS.has(route.kind) && !this.d.enableDebuggingHandlers) return answer(405, 'Debug endpoints are disabled.\n');
+      if (DEBUG_KINDS.has(route.kind) && !this.d.enableDebuggingHandlers)
+        return answer(405, 'Debug endpoints are disabled.\n');
       if (route.kind === 'unsupported-debug') return answer(404, '404 page not found\n');
       if (STREAM_KINDS.has(route.kind)) {
         if (req.method !== 'GET' && req.method !== 'POST') return answer(405, 'Method Not Allowed');
@@ -100,10 +105,16 @@ export class KubeletHandler {
       if (!user) return;
       const route = parseKubeletPath(path);
       if (!route) return answer(404, '404 page not found\n');
-      if (DEBUG_KINDS.has(route.kind) && !this.d.enableDebuggingHandlers) return answer(405, 'Debug endpoints are disabled.\n');
-      if (route.kind !== 'exec' && route.kind !== 'attach' && route.kind !== 'portForward') return answer(400, 'this path does not accept an upgrade\n');
+      if (DEBUG_KINDS.has(route.kind) && !this.d.enableDebuggingHandlers)
+        return answer(405, 'Debug endpoints are disabled.\n');
+      if (route.kind !== 'exec' && route.kind !== 'attach' && route.kind !== 'portForward')
+        return answer(400, 'this path does not accept an upgrade\n');
       if (req.method !== 'GET' && req.method !== 'POST') return answer(405, 'Method Not Allowed');
-      await serveStream(route, req, socket, head, query, user.name, { runtime: this.d.runtime, statuses: () => this.d.source.statuses(), logger: this.d.logger });
+      await serveStream(route, req, socket, head, query, user.name, {
+        runtime: this.d.runtime,
+        statuses: () => this.d.source.statuses(),
+        logger: this.d.logger,
+      });
     } catch (e) {
       this.fail(e, path, answer);
     }
@@ -115,7 +126,12 @@ export class KubeletHandler {
     answer(500, 'internal error\n');
   }
 
-  private async route(route: KubeletPath, req: IncomingMessage, res: ServerResponse, query: URLSearchParams): Promise<void> {
+  private async route(
+    route: KubeletPath,
+    req: IncomingMessage,
+    res: ServerResponse,
+    query: URLSearchParams,
+  ): Promise<void> {
     switch (route.kind) {
       case 'healthz': {
         const r = runHealthz(this.d.checks, route.check, query.has('verbose'));
@@ -139,7 +155,12 @@ export class KubeletHandler {
       case 'configz':
         return replyJson(res, 200, this.d.configz());
       case 'containerLogs':
-        return serveContainerLogs(req, res, route.pod, route.container, query, { runtime: this.d.runtime, podLogsDir: this.d.podLogsDir, statuses: () => this.d.source.statuses(), logger: this.d.logger });
+        return serveContainerLogs(req, res, route.pod, route.container, query, {
+          runtime: this.d.runtime,
+          podLogsDir: this.d.podLogsDir,
+          statuses: () => this.d.source.statuses(),
+          logger: this.d.logger,
+        });
       default:
         return replyText(res, 404, '404 page not found\n');
     }

@@ -74,16 +74,20 @@ export function parseKubeletPath(rawPath: string): KubeletPath | undefined {
     case 'configz':
       return n === 1 ? { kind: 'configz' } : undefined;
     case 'containerLogs':
-      if (n === 4 && isNamespace(a) && isPodName(b) && isContainer(c)) return { kind: 'containerLogs', pod: { namespace: a, name: b }, container: c };
+      if (n === 4 && isNamespace(a) && isPodName(b) && isContainer(c))
+        return { kind: 'containerLogs', pod: { namespace: a, name: b }, container: c };
       return undefined;
     case 'exec':
     case 'attach':
-      if (n === 4 && isNamespace(a) && isPodName(b) && isContainer(c)) return { kind: root, pod: { namespace: a, name: b }, container: c };
-      if (n === 5 && isNamespace(a) && isPodName(b) && isUid(c) && isContainer(d)) return { kind: root, pod: { namespace: a, name: b, uid: c }, container: d };
+      if (n === 4 && isNamespace(a) && isPodName(b) && isContainer(c))
+        return { kind: root, pod: { namespace: a, name: b }, container: c };
+      if (n === 5 && isNamespace(a) && isPodName(b) && isUid(c) && isContainer(d))
+        return { kind: root, pod: { namespace: a, name: b, uid: c }, container: d };
       return undefined;
     case 'portForward':
       if (n === 3 && isNamespace(a) && isPodName(b)) return { kind: 'portForward', pod: { namespace: a, name: b } };
-      if (n === 4 && isNamespace(a) && isPodName(b) && isUid(c)) return { kind: 'portForward', pod: { namespace: a, name: b, uid: c } };
+      if (n === 4 && isNamespace(a) && isPodName(b) && isUid(c))
+        return { kind: 'portForward', pod: { namespace: a, name: b, uid: c } };
       return undefined;
     default:
       return DEBUG_ROOTS.has(root!) ? { kind: 'unsupported-debug' } : undefined;

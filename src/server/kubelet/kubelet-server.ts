@@ -72,9 +72,16 @@ export function startKubeletServer(o: KubeletServerOptions): RunningKubeletServe
     try {
       ca = readCa();
     } catch (e) {
-      throw new BindError(`cannot read the client CA file ${o.clientCAFile}: ${(e as NodeJS.ErrnoException).code ?? errorMessage(e)}; fix authentication.x509.clientCAFile (--client-ca-file)`);
+      throw new BindError(
+        `cannot read the client CA file ${o.clientCAFile}: ${(e as NodeJS.ErrnoException).code ?? errorMessage(e)}; fix authentication.x509.clientCAFile (--client-ca-file)`,
+      );
     }
-    return { cert: pair.cert, key: pair.key, ...(ca ? { ca } : {}), minVersion: TLS_VERSIONS[o.tlsMinVersion] ?? 'TLSv1.2' };
+    return {
+      cert: pair.cert,
+      key: pair.key,
+      ...(ca ? { ca } : {}),
+      minVersion: TLS_VERSIONS[o.tlsMinVersion] ?? 'TLSv1.2',
+    };
   };
   const refresh = (why: string): void => {
     if (!server) return;

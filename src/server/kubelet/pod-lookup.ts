@@ -10,13 +10,18 @@ import type { PodRef } from './kubelet-path.js';
 export function findPod(entries: readonly PodStatusEntry[], ref: PodRef): PodStatusEntry {
   const e = entries.find((x) => x.pod.metadata?.namespace === ref.namespace && x.pod.metadata?.name === ref.name);
   if (!e) throw new HttpError(404, `pod "${ref.name}" does not exist`);
-  if (ref.uid !== undefined && ref.uid !== e.uid) throw new HttpError(404, `pod "${ref.name}" with UID ${ref.uid} does not exist`);
+  if (ref.uid !== undefined && ref.uid !== e.uid)
+    throw new HttpError(404, `pod "${ref.name}" with UID ${ref.uid} does not exist`);
   return e;
 }
 
 /** Ephemeral containers too: logs, exec and attach reach a debug container as any other. */
 export function containerSpec(pod: Pod, name: string): Container | undefined {
-  return [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? []), ...(pod.spec?.ephemeralContainers ?? [])].find((c) => c.name === name);
+  return [
+    ...(pod.spec?.containers ?? []),
+    ...(pod.spec?.initContainers ?? []),
+    ...(pod.spec?.ephemeralContainers ?? []),
+  ].find((c) => c.name === name);
 }
 
 export function requireContainer(e: PodStatusEntry, name: string): Container {
@@ -35,7 +40,11 @@ export function runtimeId(containerID: string | undefined): string | undefined {
 
 function statusOf(e: PodStatusEntry, name: string): ContainerStatus | undefined {
   const s = e.status;
-  return [...(s.containerStatuses ?? []), ...(s.initContainerStatuses ?? []), ...(s.ephemeralContainerStatuses ?? [])].find((c) => c.name === name);
+  return [
+    ...(s.containerStatuses ?? []),
+    ...(s.initContainerStatuses ?? []),
+    ...(s.ephemeralContainerStatuses ?? []),
+  ].find((c) => c.name === name);
 }
 
 /** The runtime container whose log is meant (validateContainerLogStatus); 400 with the kubelet's reason when there is none. */
@@ -54,7 +63,11 @@ export function logContainerId(e: PodStatusEntry, name: string, previous: boolea
   if (state.running) id = runtimeId(st.containerID);
   else if (state.terminated) id = runtimeId(state.terminated.containerID) ?? runtimeId(last?.containerID);
   else if (last) id = runtimeId(last.containerID);
-  else if (state.waiting) throw new HttpError(400, `container "${name}" in pod "${podName}" is waiting to start: ${state.waiting.reason ?? 'ContainerCreating'}`);
+  else if (state.waiting)
+    throw new HttpError(
+      400,
+      `container "${name}" in pod "${podName}" is waiting to start: ${state.waiting.reason ?? 'ContainerCreating'}`,
+    );
   if (!id) throw new HttpError(400, `container "${name}" in pod "${podName}" is terminated`);
   return id;
 }

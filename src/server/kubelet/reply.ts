@@ -2,9 +2,18 @@
 // JSON documents with application/json.
 import type { ServerResponse } from 'node:http';
 
-export function replyText(res: ServerResponse, statusCode: number, body: string, contentType = 'text/plain; charset=utf-8'): void {
+export function replyText(
+  res: ServerResponse,
+  statusCode: number,
+  body: string,
+  contentType = 'text/plain; charset=utf-8',
+): void {
   if (res.headersSent || res.destroyed) return;
-  res.writeHead(statusCode, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body), 'X-Content-Type-Options': 'nosniff' });
+  res.writeHead(statusCode, {
+    'Content-Type': contentType,
+    'Content-Length': Buffer.byteLength(body),
+    'X-Content-Type-Options': 'nosniff',
+  });
   res.end(res.req.method === 'HEAD' ? undefined : body);
 }
 

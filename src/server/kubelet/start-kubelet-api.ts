@@ -14,7 +14,11 @@ import type { HealthCheck } from '../healthz.js';
 import type { ServerSource } from '../source.js';
 import { StatsProvider } from '../stats/stats-provider.js';
 import { BootstrappedServingCertificate } from '../tls/serving-bootstrap.js';
-import { FileServingCertificate, SelfSignedServingCertificate, type ServingCertificateSource } from '../tls/serving-certificate.js';
+import {
+  FileServingCertificate,
+  SelfSignedServingCertificate,
+  type ServingCertificateSource,
+} from '../tls/serving-certificate.js';
 import { configz } from './configz.js';
 import { KubeletHandler } from './kubelet-handler.js';
 import { startKubeletServer, type RunningKubeletServer } from './kubelet-server.js';
@@ -37,8 +41,13 @@ export interface KubeletApiDeps {
   logger: Logger;
 }
 
-function servingCertificate(o: BootletOptions, api: ApiCredentials | undefined, logger: Logger): ServingCertificateSource {
-  if (o.tlsCertFile && o.tlsPrivateKeyFile) return new FileServingCertificate(o.tlsCertFile, o.tlsPrivateKeyFile, logger);
+function servingCertificate(
+  o: BootletOptions,
+  api: ApiCredentials | undefined,
+  logger: Logger,
+): ServingCertificateSource {
+  if (o.tlsCertFile && o.tlsPrivateKeyFile)
+    return new FileServingCertificate(o.tlsCertFile, o.tlsPrivateKeyFile, logger);
   if (o.serverTLSBootstrap) {
     return new BootstrappedServingCertificate({
       certDir: o.certDir,
@@ -60,19 +69,32 @@ export function startKubeletApi(o: BootletOptions, d: KubeletApiDeps): RunningKu
     () => d.api?.connection(),
     () => d.api?.sharedClient?.(),
   );
-  const tokens = o.authenticationTokenWebhook ? new TokenReviewAuthenticator(reviews, o.authenticationTokenWebhookCacheTTLMs) : undefined;
+  const tokens = o.authenticationTokenWebhook
+    ? new TokenReviewAuthenticator(reviews, o.authenticationTokenWebhookCacheTTLMs)
+    : undefined;
   const authorizer: Authorizer =
     o.authorizationMode === 'AlwaysAllow'
       ? alwaysAllow
-      : new WebhookAuthorizer(reviews, { nodeName: o.nodeName, authorizedTtlMs: o.authorizationWebhookCacheAuthorizedTTLMs, unauthorizedTtlMs: o.authorizationWebhookCacheUnauthorizedTTLMs });
+      : new WebhookAuthorizer(reviews, {
+          nodeName: o.nodeName,
+          authorizedTtlMs: o.authorizationWebhookCacheAuthorizedTTLMs,
+          unauthorizedTtlMs: o.authorizationWebhookCacheUnauthorizedTTLMs,
+        });
   if (!d.api && o.authorizationMode === 'Webhook') {
-    logger.warn('authorization.mode is Webhook but there is no API server (no --kubeconfig): every kubelet API request is refused; use AlwaysAllow with a client CA to serve it standalone');
+    logger.warn(
+      'authorization.mode is Webhook but there is no API server (no --kubeconfig): every kubelet API request is refused; use AlwaysAllow with a client CA to serve it standalone',
+    );
   }
   const handler = new KubeletHandler({
     source: d.source,
     runtime: d.runtime,
     podLogsDir: o.podLogsDir,
-    stats: new StatsProvider({ runtime: d.runtime, nodeName: o.nodeName, rootDir: o.rootDir, statuses: () => d.source.statuses() }),
+    stats: new StatsProvider({
+      runtime: d.runtime,
+      nodeName: o.nodeName,
+      rootDir: o.rootDir,
+      statuses: () => d.source.statuses(),
+    }),
     configz: () => configz(o),
     metrics: d.metrics,
     checks: d.checks,

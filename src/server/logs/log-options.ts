@@ -31,7 +31,8 @@ function parseBool(name: string, v: string): boolean {
 }
 
 function parseInt64(name: string, v: string): number {
-  if (!/^[+-]?\d{1,18}$/.test(v)) throw new LogOptionsError(400, `Unable to decode query: ${name}=${JSON.stringify(v)} is not an integer`);
+  if (!/^[+-]?\d{1,18}$/.test(v))
+    throw new LogOptionsError(400, `Unable to decode query: ${name}=${JSON.stringify(v)} is not an integer`);
   return Number(v);
 }
 
@@ -60,21 +61,32 @@ export function parseLogOptions(query: URLSearchParams, nowMs: number): LogOptio
   const limitBytes = first(q, 'limitBytes');
   if (limitBytes !== undefined && limitBytes !== '') opts.limitBytes = parseInt64('limitBytes', limitBytes);
   const sinceSecondsText = first(q, 'sinceSeconds');
-  const sinceSeconds = sinceSecondsText !== undefined && sinceSecondsText !== '' ? parseInt64('sinceSeconds', sinceSecondsText) : undefined;
+  const sinceSeconds =
+    sinceSecondsText !== undefined && sinceSecondsText !== ''
+      ? parseInt64('sinceSeconds', sinceSecondsText)
+      : undefined;
   const sinceTimeText = first(q, 'sinceTime');
   let sinceTimeMs: number | undefined;
   if (sinceTimeText !== undefined && sinceTimeText !== '') {
     const m = RFC3339.exec(sinceTimeText);
     const ms = m ? Date.parse(`${m[1]}T${m[2]}${m[4]}`) : NaN;
-    if (Number.isNaN(ms)) throw new LogOptionsError(400, `Unable to decode query: sinceTime=${JSON.stringify(sinceTimeText)} is not an RFC 3339 time`);
+    if (Number.isNaN(ms))
+      throw new LogOptionsError(
+        400,
+        `Unable to decode query: sinceTime=${JSON.stringify(sinceTimeText)} is not an RFC 3339 time`,
+      );
     // metav1.Time has whole seconds.
     sinceTimeMs = ms;
   }
 
-  if (opts.tailLines !== undefined && opts.tailLines < 0) throw new LogOptionsError(422, `tailLines: Invalid value: ${opts.tailLines}: must be greater than or equal to 0`);
-  if (opts.limitBytes !== undefined && opts.limitBytes < 1) throw new LogOptionsError(422, `limitBytes: Invalid value: ${opts.limitBytes}: must be greater than 0`);
-  if (sinceSeconds !== undefined && sinceTimeMs !== undefined) throw new LogOptionsError(422, 'at most one of `sinceTime` or `sinceSeconds` may be specified');
-  if (sinceSeconds !== undefined && sinceSeconds < 1) throw new LogOptionsError(422, `sinceSeconds: Invalid value: ${sinceSeconds}: must be greater than 0`);
+  if (opts.tailLines !== undefined && opts.tailLines < 0)
+    throw new LogOptionsError(422, `tailLines: Invalid value: ${opts.tailLines}: must be greater than or equal to 0`);
+  if (opts.limitBytes !== undefined && opts.limitBytes < 1)
+    throw new LogOptionsError(422, `limitBytes: Invalid value: ${opts.limitBytes}: must be greater than 0`);
+  if (sinceSeconds !== undefined && sinceTimeMs !== undefined)
+    throw new LogOptionsError(422, 'at most one of `sinceTime` or `sinceSeconds` may be specified');
+  if (sinceSeconds !== undefined && sinceSeconds < 1)
+    throw new LogOptionsError(422, `sinceSeconds: Invalid value: ${sinceSeconds}: must be greater than 0`);
 
   if (sinceSeconds !== undefined) opts.sinceNs = BigInt(nowMs - sinceSeconds * 1000) * 1_000_000n;
   if (sinceTimeMs !== undefined) opts.sinceNs = BigInt(sinceTimeMs) * 1_000_000n;

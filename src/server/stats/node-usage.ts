@@ -9,7 +9,14 @@ export interface NodeUsage {
   /** ms since the epoch when read. */
   at: number;
   cpuCoreNanoSeconds?: number;
-  memory?: { usageBytes: number; workingSetBytes: number; rssBytes?: number; pageFaults?: number; majorPageFaults?: number; availableBytes: number };
+  memory?: {
+    usageBytes: number;
+    workingSetBytes: number;
+    rssBytes?: number;
+    pageFaults?: number;
+    majorPageFaults?: number;
+    availableBytes: number;
+  };
 }
 
 const read = (p: string): Promise<string | undefined> => readFile(p, 'utf8').catch(() => undefined);
@@ -70,7 +77,14 @@ async function memory(): Promise<NodeUsage['memory']> {
     pgmajfault = statLine(stat, 'pgmajfault');
   }
   const workingSet = Math.max(0, usage - (inactive ?? 0));
-  return { usageBytes: usage, workingSetBytes: workingSet, rssBytes: rss, pageFaults: pgfault, majorPageFaults: pgmajfault, availableBytes: Math.max(0, capacity - workingSet) };
+  return {
+    usageBytes: usage,
+    workingSetBytes: workingSet,
+    rssBytes: rss,
+    pageFaults: pgfault,
+    majorPageFaults: pgmajfault,
+    availableBytes: Math.max(0, capacity - workingSet),
+  };
 }
 
 export async function readNodeUsage(): Promise<NodeUsage> {

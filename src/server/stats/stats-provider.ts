@@ -24,7 +24,11 @@ const val = (v: { value: number } | null | undefined): number | undefined => (v 
 
 function cpuOf(s: CriContainerStats): CPUStats | undefined {
   if (!s.cpu) return undefined;
-  return { time: isoNs(s.cpu.timestamp), usageNanoCores: val(s.cpu.usageNanoCores), usageCoreNanoSeconds: val(s.cpu.usageCoreNanoSeconds) };
+  return {
+    time: isoNs(s.cpu.timestamp),
+    usageNanoCores: val(s.cpu.usageNanoCores),
+    usageCoreNanoSeconds: val(s.cpu.usageCoreNanoSeconds),
+  };
 }
 
 function memoryOf(s: CriContainerStats): MemoryStats | undefined {
@@ -60,10 +64,18 @@ export class StatsProvider {
     const time = iso(now);
     const [usage, criStats] = await Promise.all([readNodeUsage(), this.o.runtime.listContainerStats()]);
     const pods = await this.podStats(criStats, onlyCpuAndMemory);
-    const cpu: CPUStats | undefined = usage.cpuCoreNanoSeconds === undefined ? undefined : { time, usageCoreNanoSeconds: usage.cpuCoreNanoSeconds };
+    const cpu: CPUStats | undefined =
+      usage.cpuCoreNanoSeconds === undefined ? undefined : { time, usageCoreNanoSeconds: usage.cpuCoreNanoSeconds };
     const prev = this.lastNode;
-    if (cpu && prev?.cpuCoreNanoSeconds !== undefined && usage.at - prev.at >= 1000 && usage.cpuCoreNanoSeconds! >= prev.cpuCoreNanoSeconds) {
-      cpu.usageNanoCores = Math.round(((usage.cpuCoreNanoSeconds! - prev.cpuCoreNanoSeconds) / (usage.at - prev.at)) * 1e6);
+    if (
+      cpu &&
+      prev?.cpuCoreNanoSeconds !== undefined &&
+      usage.at - prev.at >= 1000 &&
+      usage.cpuCoreNanoSeconds! >= prev.cpuCoreNanoSeconds
+    ) {
+      cpu.usageNanoCores = Math.round(
+        ((usage.cpuCoreNanoSeconds! - prev.cpuCoreNanoSeconds) / (usage.at - prev.at)) * 1e6,
+      );
     }
     if (!prev || usage.at - prev.at >= 1000) this.lastNode = usage;
     const summary: Summary = {
@@ -95,12 +107,23 @@ export class StatsProvider {
         const id = st.state?.running ? runtimeId(st.containerID) : undefined;
         const s = id ? byId.get(id) : undefined;
         if (!s || s.attributes?.labels[POD_UID_LABEL] !== e.uid) continue;
-        const c: ContainerStats = { name: st.name, startTime: st.state?.running?.startedAt ?? iso(Date.now()), cpu: cpuOf(s), memory: memoryOf(s) };
+        const c: ContainerStats = {
+          name: st.name,
+          startTime: st.state?.running?.startedAt ?? iso(Date.now()),
+          cpu: cpuOf(s),
+          memory: memoryOf(s),
+        };
         if (!cpuAndMemoryOnly && s.writableLayer) {
           const mount = s.writableLayer.fsId?.mountpoint ?? '';
-          if (!fsCache.has(mount)) fsCache.set(mount, mount ? await filesystemStats(mount, isoNs(s.writableLayer.timestamp)) : undefined);
+          if (!fsCache.has(mount))
+            fsCache.set(mount, mount ? await filesystemStats(mount, isoNs(s.writableLayer.timestamp)) : undefined);
           const fs = fsCache.get(mount);
-          c.rootfs = { ...fs, time: isoNs(s.writableLayer.timestamp), usedBytes: val(s.writableLayer.usedBytes), inodesUsed: val(s.writableLayer.inodesUsed) };
+          c.rootfs = {
+            ...fs,
+            time: isoNs(s.writableLayer.timestamp),
+            usedBytes: val(s.writableLayer.usedBytes),
+            inodesUsed: val(s.writableLayer.inodesUsed),
+          };
         }
         containers.push(c);
       }
@@ -110,7 +133,11 @@ export class StatsProvider {
         podRef: { name: e.pod.metadata?.name ?? '', namespace: e.pod.metadata?.namespace ?? '', uid: e.uid },
         startTime: e.status.startTime ?? time,
         containers,
-        cpu: { time, usageNanoCores: sum(containers, (c) => c.cpu?.usageNanoCores), usageCoreNanoSeconds: sum(containers, (c) => c.cpu?.usageCoreNanoSeconds) },
+        cpu: {
+          time,
+          usageNanoCores: sum(containers, (c) => c.cpu?.usageNanoCores),
+          usageCoreNanoSeconds: sum(containers, (c) => c.cpu?.usageCoreNanoSeconds),
+        },
         memory: {
           time,
           usageBytes: sum(containers, (c) => c.memory?.usageBytes),
@@ -121,7 +148,13 @@ export class StatsProvider {
         },
       };
       const rootfs = containers.map((c) => c.rootfs).filter((f): f is FsStats => f !== undefined);
-      if (rootfs.length > 0) pod['ephemeral-storage'] = { ...rootfs[0], time, usedBytes: sum(rootfs, (f) => f.usedBytes), inodesUsed: sum(rootfs, (f) => f.inodesUsed) };
+      if (rootfs.length > 0)
+        pod['ephemeral-storage'] = {
+          ...rootfs[0],
+          time,
+          usedBytes: sum(rootfs, (f) => f.usedBytes),
+          inodesUsed: sum(rootfs, (f) => f.inodesUsed),
+        };
       out.push(pod);
     }
     return out;

@@ -3,10 +3,21 @@
 import type { Duplex } from 'node:stream';
 import { STATUS_CODES } from 'node:http';
 
-export function rawReply(socket: Duplex, statusCode: number, body: string, extraHeaders: Record<string, string> = {}): void {
+export function rawReply(
+  socket: Duplex,
+  statusCode: number,
+  body: string,
+  extraHeaders: Record<string, string> = {},
+): void {
   if (socket.destroyed) return;
   const payload = Buffer.from(body);
-  const headers = { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': String(payload.length), 'X-Content-Type-Options': 'nosniff', Connection: 'close', ...extraHeaders };
+  const headers = {
+    'Content-Type': 'text/plain; charset=utf-8',
+    'Content-Length': String(payload.length),
+    'X-Content-Type-Options': 'nosniff',
+    Connection: 'close',
+    ...extraHeaders,
+  };
   const head = `HTTP/1.1 ${statusCode} ${STATUS_CODES[statusCode] ?? 'Error'}\r\n${Object.entries(headers)
     .map(([k, v]) => `${k}: ${v}`)
     .join('\r\n')}\r\n\r\n`;

@@ -23,8 +23,10 @@ export function remoteCommandOptions(q: URLSearchParams): RemoteCommandOptions {
 /** `command` parameters, each one argument. */
 export function execCommand(q: URLSearchParams): string[] {
   const cmd = q.getAll('command');
-  if (cmd.length === 0 || cmd[0] === '') throw new HttpError(400, 'you must specify a command (one "command" parameter per argument)');
-  if (cmd.length > 1024 || cmd.reduce((n, a) => n + a.length, 0) > 256 * 1024) throw new HttpError(400, 'command is too long');
+  if (cmd.length === 0 || cmd[0] === '')
+    throw new HttpError(400, 'you must specify a command (one "command" parameter per argument)');
+  if (cmd.length > 1024 || cmd.reduce((n, a) => n + a.length, 0) > 256 * 1024)
+    throw new HttpError(400, 'command is too long');
   return cmd;
 }
 
@@ -37,7 +39,8 @@ export function portForwardPorts(q: URLSearchParams, webSocket: boolean): number
   for (const raw of q.getAll('port')) {
     for (const part of raw.split(',')) {
       const p = /^\d{1,5}$/.test(part) ? Number(part) : NaN;
-      if (!(p >= 1 && p <= 65535)) throw new HttpError(400, `unable to parse "${part}" as a port: must be between 1 and 65535`);
+      if (!(p >= 1 && p <= 65535))
+        throw new HttpError(400, `unable to parse "${part}" as a port: must be between 1 and 65535`);
       ports.push(p);
     }
   }

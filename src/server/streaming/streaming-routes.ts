@@ -28,7 +28,8 @@ function runtimeUrl(raw: string): URL {
   } catch {
     throw new HttpError(500, 'the runtime returned a streaming URL that does not parse');
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new HttpError(500, `the runtime returned a streaming URL with scheme ${u.protocol}`);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw new HttpError(500, `the runtime returned a streaming URL with scheme ${u.protocol}`);
   return u;
 }
 
@@ -38,7 +39,12 @@ function criFailure(e: unknown): never {
 }
 
 /** Resolves the runtime URL for the request, or throws an HttpError to answer instead. */
-async function streamUrl(route: StreamingPath, req: IncomingMessage, query: URLSearchParams, d: StreamingDeps): Promise<{ url: URL; what: Record<string, string> }> {
+async function streamUrl(
+  route: StreamingPath,
+  req: IncomingMessage,
+  query: URLSearchParams,
+  d: StreamingDeps,
+): Promise<{ url: URL; what: Record<string, string> }> {
   const entry = findPod(d.statuses(), route.pod);
   const pod = `${route.pod.namespace}/${route.pod.name}`;
   if (route.kind === 'portForward') {
@@ -54,23 +60,41 @@ async function streamUrl(route: StreamingPath, req: IncomingMessage, query: URLS
   if (route.kind === 'exec') {
     const cmd = execCommand(query);
     const url = await d.runtime.exec({ containerId, cmd, ...opts }).catch(criFailure);
-    return { url: runtimeUrl(url), what: { pod, container: route.container, tty: String(opts.tty), stdin: String(opts.stdin) } };
+    return {
+      url: runtimeUrl(url),
+      what: { pod, container: route.container, tty: String(opts.tty), stdin: String(opts.stdin) },
+    };
   }
   const url = await d.runtime.attach({ containerId, ...opts }).catch(criFailure);
-  return { url: runtimeUrl(url), what: { pod, container: route.container, tty: String(opts.tty), stdin: String(opts.stdin) } };
+  return {
+    url: runtimeUrl(url),
+    what: { pod, container: route.container, tty: String(opts.tty), stdin: String(opts.stdin) },
+  };
 }
 
 /** Serves an upgrade request; throws HttpError (to be written on the socket) when it cannot start. */
-export async function serveStream(route: StreamingPath, req: IncomingMessage, socket: Duplex, head: Buffer, query: URLSearchParams, user: string, d: StreamingDeps): Promise<void> {
+export async function serveStream(
+  route: StreamingPath,
+  req: IncomingMessage,
+  socket: Duplex,
+  head: Buffer,
+  query: URLSearchParams,
+  user: string,
+  d: StreamingDeps,
+): Promise<void> {
   const { url, what } = await streamUrl(route, req, query, d);
   const protocol = isWebSocketRequest(req.headers) ? 'websocket' : (req.headers.upgrade ?? '').toString();
   const started = Date.now();
   const result = await proxyUpgrade(req, socket, head, url);
   if (result.statusCode !== 101) {
-    d.logger.v(2).info('The runtime refused the stream', { kind: route.kind, ...what, user, protocol, status: result.statusCode });
+    d.logger
+      .v(2)
+      .info('The runtime refused the stream', { kind: route.kind, ...what, user, protocol, status: result.statusCode });
     return;
   }
   d.logger.info(`Streaming ${route.kind}`, { ...what, user, protocol });
   await result.ended;
-  d.logger.v(2).info(`Streaming ${route.kind} ended`, { ...what, user, seconds: Math.round((Date.now() - started) / 100) / 10 });
+  d.logger
+    .v(2)
+    .info(`Streaming ${route.kind} ended`, { ...what, user, seconds: Math.round((Date.now() - started) / 100) / 10 });
 }

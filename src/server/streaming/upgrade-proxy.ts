@@ -13,7 +13,18 @@ import { rawReply } from './raw-reply.js';
 const RUNTIME_ANSWER_TIMEOUT_MS = 30_000;
 
 /** Headers that only concern the hop to us, or that carry the caller's credentials. */
-const DROPPED = new Set(['host', 'authorization', 'proxy-authorization', 'cookie', 'proxy-connection', 'keep-alive', 'te', 'trailer', 'transfer-encoding', 'content-length']);
+const DROPPED = new Set([
+  'host',
+  'authorization',
+  'proxy-authorization',
+  'cookie',
+  'proxy-connection',
+  'keep-alive',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'content-length',
+]);
 
 export interface ProxyResult {
   /** 101 when the stream was established; the runtime's status otherwise. */
@@ -83,7 +94,13 @@ export interface UpstreamTls {
   rejectUnauthorized?: boolean;
 }
 
-export function proxyUpgrade(req: IncomingMessage, client: Duplex, head: Buffer, runtimeUrl: URL, tls: UpstreamTls = {}): Promise<ProxyResult> {
+export function proxyUpgrade(
+  req: IncomingMessage,
+  client: Duplex,
+  head: Buffer,
+  runtimeUrl: URL,
+  tls: UpstreamTls = {},
+): Promise<ProxyResult> {
   return new Promise((resolve) => {
     let settled = false;
     const settle = (r: ProxyResult): void => {
@@ -92,7 +109,13 @@ export function proxyUpgrade(req: IncomingMessage, client: Duplex, head: Buffer,
       resolve(r);
     };
     const send = runtimeUrl.protocol === 'https:' ? httpsRequest : httpRequest;
-    const upstream = send(runtimeUrl, { method: req.method, headers: forwardHeaders(req), agent: false, timeout: RUNTIME_ANSWER_TIMEOUT_MS, ...tls });
+    const upstream = send(runtimeUrl, {
+      method: req.method,
+      headers: forwardHeaders(req),
+      agent: false,
+      timeout: RUNTIME_ANSWER_TIMEOUT_MS,
+      ...tls,
+    });
     upstream.on('upgrade', (res, runtimeSocket, runtimeHead) => {
       upstream.setTimeout(0);
       runtimeSocket.setTimeout(0);
@@ -117,7 +140,11 @@ export function proxyUpgrade(req: IncomingMessage, client: Duplex, head: Buffer,
       });
       settle({ statusCode: res.statusCode ?? 502, ended });
     });
-    upstream.on('timeout', () => upstream.destroy(new Error(`the runtime's streaming server did not answer within ${RUNTIME_ANSWER_TIMEOUT_MS / 1000}s`)));
+    upstream.on('timeout', () =>
+      upstream.destroy(
+        new Error(`the runtime's streaming server did not answer within ${RUNTIME_ANSWER_TIMEOUT_MS / 1000}s`),
+      ),
+    );
     upstream.on('error', (err) => {
       if (settled) return;
       rawReply(client, 500, `error dialing the runtime's streaming server: ${err.message}\n`);

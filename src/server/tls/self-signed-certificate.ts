@@ -6,7 +6,21 @@
 import { createHash, generateKeyPair, sign, type KeyObject } from 'node:crypto';
 import { isIP } from 'node:net';
 import { promisify } from 'node:util';
-import { bitString, explicit, objectIdentifier, extension, name, octetString, sequence, smallInteger, subjectAltNames, time, TRUE, tlv, type AltNames } from '../../apiserver/der.js';
+import {
+  bitString,
+  explicit,
+  objectIdentifier,
+  extension,
+  name,
+  octetString,
+  sequence,
+  smallInteger,
+  subjectAltNames,
+  time,
+  TRUE,
+  tlv,
+  type AltNames,
+} from '../../apiserver/der.js';
 import { encodePem } from '../../apiserver/pem.js';
 import { algorithmIdentifier, signatureAlgorithmFor } from '../../apiserver/pkcs10.js';
 
@@ -89,11 +103,18 @@ export interface SelfSignedPair {
 }
 
 /** host: a DNS name or an IP; alternates are added as SANs. */
-export async function generateSelfSignedCertKey(host: string, alt: AltNames, now = new Date()): Promise<SelfSignedPair> {
+export async function generateSelfSignedCertKey(
+  host: string,
+  alt: AltNames,
+  now = new Date(),
+): Promise<SelfSignedPair> {
   const validFrom = new Date(Math.floor((now.getTime() - HOUR_MS) / 1000) * 1000);
   const validTo = new Date(validFrom.getTime() + YEAR_MS);
   const unix = Math.floor(now.getTime() / 1000);
-  const [ca, leaf] = await Promise.all([rsaKeyPair('rsa', { modulusLength: 2048 }), rsaKeyPair('rsa', { modulusLength: 2048 })]);
+  const [ca, leaf] = await Promise.all([
+    rsaKeyPair('rsa', { modulusLength: 2048 }),
+    rsaKeyPair('rsa', { modulusLength: 2048 }),
+  ]);
   const caName = `${host}-ca@${unix}`;
   const caKeyId = subjectKeyId(ca.publicKey);
   const caPem = certificate(
@@ -112,7 +133,10 @@ export async function generateSelfSignedCertKey(host: string, alt: AltNames, now
     },
     ca.privateKey,
   );
-  const names: AltNames = isIP(host) !== 0 ? { dnsNames: alt.dnsNames, ipAddresses: [host, ...alt.ipAddresses] } : { dnsNames: [host, ...alt.dnsNames], ipAddresses: alt.ipAddresses };
+  const names: AltNames =
+    isIP(host) !== 0
+      ? { dnsNames: alt.dnsNames, ipAddresses: [host, ...alt.ipAddresses] }
+      : { dnsNames: [host, ...alt.dnsNames], ipAddresses: alt.ipAddresses };
   const leafPem = certificate(
     {
       serial: 2,

@@ -48,7 +48,10 @@ function sansOf(certPem: string): Set<string> {
 }
 
 function wanted(alt: AltNames): Set<string> {
-  return new Set([...alt.dnsNames.map((d) => `dns:${d}`), ...alt.ipAddresses.map((ip) => `ip:${ipBytes(ip).toString('hex')}`)]);
+  return new Set([
+    ...alt.dnsNames.map((d) => `dns:${d}`),
+    ...alt.ipAddresses.map((ip) => `ip:${ipBytes(ip).toString('hex')}`),
+  ]);
 }
 
 export class BootstrappedServingCertificate implements ServingCertificateSource {
@@ -69,7 +72,10 @@ export class BootstrappedServingCertificate implements ServingCertificateSource 
     }
     if (current && current.notAfter.getTime() > Date.now()) this.pair = { cert: current.certPem, key: current.keyPem };
     if (!o.connection) {
-      o.logger.warn('serverTLSBootstrap needs an API server (--kubeconfig): the kubelet API is served only with a certificate already stored', { certDir: o.certDir });
+      o.logger.warn(
+        'serverTLSBootstrap needs an API server (--kubeconfig): the kubelet API is served only with a certificate already stored',
+        { certDir: o.certDir },
+      );
       return;
     }
     const want = wanted(o.altNames);
@@ -80,7 +86,9 @@ export class BootstrappedServingCertificate implements ServingCertificateSource 
         subject: { commonName: `system:node:${o.nodeName}`, organization: ['system:nodes'] },
         clientFor: () => {
           const shared = o.sharedClient?.();
-          return shared ? sharedClient(shared) : ownClient(new ApiClient(conn, { userAgent: 'bootlet/serving-certificate' }));
+          return shared
+            ? sharedClient(shared)
+            : ownClient(new ApiClient(conn, { userAgent: 'bootlet/serving-certificate' }));
         },
         request: (client, key, signal) => this.request(client, key, signal),
         onRotated: (p) => {
@@ -103,7 +111,12 @@ export class BootstrappedServingCertificate implements ServingCertificateSource 
     return csr.requestCertificate(
       client,
       key,
-      { subject: { commonName: `system:node:${this.o.nodeName}`, organization: ['system:nodes'] }, signerName: csr.KUBELET_SERVING_SIGNER, usages: csr.servingUsages(key), altNames: this.o.altNames },
+      {
+        subject: { commonName: `system:node:${this.o.nodeName}`, organization: ['system:nodes'] },
+        signerName: csr.KUBELET_SERVING_SIGNER,
+        usages: csr.servingUsages(key),
+        altNames: this.o.altNames,
+      },
       { timeoutMs: WAIT_MS, signal, logger: this.o.logger },
     );
   }

@@ -93,7 +93,11 @@ export class FileServingCertificate implements ServingCertificateSource {
       next = { cert: p.certPem, key: p.keyPem };
     } catch (e) {
       this.problem = (e as NodeJS.ErrnoException).code ?? errorMessage(e);
-      if (this.pair) this.logger.warn('Serving certificate on disk is not usable; keeping the one in use', { certFile: this.certFile, err: this.problem });
+      if (this.pair)
+        this.logger.warn('Serving certificate on disk is not usable; keeping the one in use', {
+          certFile: this.certFile,
+          err: this.problem,
+        });
       return;
     }
     const changed = this.pair !== undefined;
@@ -131,18 +135,28 @@ export class SelfSignedServingCertificate implements ServingCertificateSource {
       // CanReadCertAndKey is false: make a new pair.
     }
     this.generating = true;
-    this.ready = generateSelfSignedCertKey(host, { dnsNames: [], ipAddresses: nodeIP && nodeIP !== host ? [nodeIP] : [] })
+    this.ready = generateSelfSignedCertKey(host, {
+      dnsNames: [],
+      ipAddresses: nodeIP && nodeIP !== host ? [nodeIP] : [],
+    })
       .then((made) => {
         mkdirSync(dirname(this.certFile), { recursive: true, mode: 0o755 });
         writeFileSync(this.keyFile, made.keyPem, { mode: 0o600 });
         writeFileSync(this.certFile, made.certPem, { mode: 0o644 });
         this.pair = { cert: made.certPem, key: made.keyPem };
-        logger.info('Generated a self-signed serving certificate', { certFile: this.certFile, keyFile: this.keyFile, host });
+        logger.info('Generated a self-signed serving certificate', {
+          certFile: this.certFile,
+          keyFile: this.keyFile,
+          host,
+        });
         for (const l of this.listeners) l();
       })
       .catch((e: unknown) => {
         this.problem = errorMessage(e);
-        logger.error('Cannot make the self-signed serving certificate; the kubelet API is not served', { certFile: this.certFile, err: this.problem });
+        logger.error('Cannot make the self-signed serving certificate; the kubelet API is not served', {
+          certFile: this.certFile,
+          err: this.problem,
+        });
       })
       .finally(() => (this.generating = false));
   }

@@ -16,7 +16,8 @@ export interface PodRow {
   readonly node: string;
 }
 
-const laterOf = (a: string | undefined, b: string | undefined): string | undefined => (!a || (b && Date.parse(b) > Date.parse(a)) ? b : a);
+const laterOf = (a: string | undefined, b: string | undefined): string | undefined =>
+  !a || (b && Date.parse(b) > Date.parse(a)) ? b : a;
 
 function terminatedReason(t: NonNullable<NonNullable<ContainerStatus['state']>['terminated']>, prefix: string): string {
   if (t.reason) return prefix + t.reason;
@@ -50,7 +51,8 @@ function tallyInit(pod: Pod, t: Tally, sidecar: { restarts: number; lastRestart?
       continue;
     }
     if (s.state?.terminated) t.reason = terminatedReason(s.state.terminated, 'Init:');
-    else if (s.state?.waiting?.reason && s.state.waiting.reason !== 'PodInitializing') t.reason = `Init:${s.state.waiting.reason}`;
+    else if (s.state?.waiting?.reason && s.state.waiting.reason !== 'PodInitializing')
+      t.reason = `Init:${s.state.waiting.reason}`;
     else t.reason = `Init:${i}/${specs.length}`;
     return true;
   }
@@ -94,7 +96,8 @@ export function podRow(pod: Pod, nowMs: number): PodRow {
   if (pod.metadata?.deletionTimestamp && phase !== 'Succeeded' && phase !== 'Failed') t.reason = 'Terminating';
 
   const total = (pod.spec?.containers ?? []).length + restartableInitContainers(pod.spec?.initContainers).length;
-  const restarts = t.restarts !== 0 && t.lastRestart ? `${t.restarts} (${ageSince(t.lastRestart, nowMs)} ago)` : String(t.restarts);
+  const restarts =
+    t.restarts !== 0 && t.lastRestart ? `${t.restarts} (${ageSince(t.lastRestart, nowMs)} ago)` : String(t.restarts);
   return {
     namespace: pod.metadata?.namespace ?? '',
     name: pod.metadata?.name ?? '',

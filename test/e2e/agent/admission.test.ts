@@ -40,7 +40,8 @@ ${extra}  containers:
 `;
 }
 
-const withPort = (): string => `  nodeSelector: {kubernetes.io/hostname: ${NODE}}\n  containers:\n  - name: main\n    image: ${TEST_IMAGES.busybox}\n    command: ["sh", "-c", "trap 'exit 0' TERM; while true; do sleep 1; done"]\n    ports: [{containerPort: ${hostPort}}]\n`;
+const withPort = (): string =>
+  `  nodeSelector: {kubernetes.io/hostname: ${NODE}}\n  containers:\n  - name: main\n    image: ${TEST_IMAGES.busybox}\n    command: ["sh", "-c", "trap 'exit 0' TERM; while true; do sleep 1; done"]\n    ports: [{containerPort: ${hostPort}}]\n`;
 
 function portManifest(name: string): string {
   return `apiVersion: v1\nkind: Pod\nmetadata: {name: ${name}, namespace: kube-system}\nspec:\n  hostNetwork: true\n  terminationGracePeriodSeconds: 1\n${withPort()}`;
@@ -48,14 +49,18 @@ function portManifest(name: string): string {
 
 const getPods = (): Promise<PodList> => readOnlyPods(readOnlyPort);
 
-const byName = (list: PodList, name: string): Pod | undefined => list.items.find((p) => p.metadata?.name === `${name}-${NODE}`);
+const byName = (list: PodList, name: string): Pod | undefined =>
+  list.items.find((p) => p.metadata?.name === `${name}-${NODE}`);
 
 async function running(name: string): Promise<string | undefined> {
   const pods = await h.pods(name);
-  return pods[0]?.containers.some((c) => c.name === 'main' && c.state === ContainerState.CONTAINER_RUNNING) ? pods[0].sandboxes[0]?.id : undefined;
+  return pods[0]?.containers.some((c) => c.name === 'main' && c.state === ContainerState.CONTAINER_RUNNING)
+    ? pods[0].sandboxes[0]?.id
+    : undefined;
 }
 
-const refusals = (a: RunningAgent, name: string) => a.records().filter((r) => r.msg === 'Pod refused admission' && r.pod === `kube-system/${name}-${NODE}`);
+const refusals = (a: RunningAgent, name: string) =>
+  a.records().filter((r) => r.msg === 'Pod refused admission' && r.pod === `kube-system/${name}-${NODE}`);
 
 beforeAll(async () => {
   [readOnlyPort, hostPort] = await freePorts(2);
@@ -71,22 +76,31 @@ beforeAll(async () => {
   h.write('p5.yaml', manifest('p5'));
   h.write('picky.yaml', manifest('picky', '  nodeSelector: {disktype: hdd}\n'));
   h.write('clash.yaml', portManifest('clash'));
-  h.write('cpu-hog.yaml', manifest('cpu-hog').replace(/(    command: .*\n)/, `$1    resources: {requests: {cpu: "${HOG_CPU}"}}\n`));
+  h.write(
+    'cpu-hog.yaml',
+    manifest('cpu-hog').replace(/(    command: .*\n)/, `$1    resources: {requests: {cpu: "${HOG_CPU}"}}\n`),
+  );
 });
 
 describe('admission of static pods', () => {
   it('refuses the pods past maxPods as the kubelet refuses a critical pod it cannot make room for', async () => {
-    const list = await waitFor(async () => {
-      const l = await getPods();
-      // The admitted pods' status follows their containers after the status manager's settle.
-      const refused = ['p4', 'p5', 'picky', 'clash', 'cpu-hog'].every((n) => byName(l, n)?.status?.phase === 'Failed');
-      return refused && ['p1', 'p2', 'p3'].every((n) => byName(l, n)?.status?.phase !== 'Pending') ? l : undefined;
-    }, { timeoutMs: 60_000, what: '/pods to show the refused pods Failed and the admitted ones past Pending' });
+    const list = await waitFor(
+      async () => {
+        const l = await getPods();
+        // The admitted pods' status follows their containers after the status manager's settle.
+        const refused = ['p4', 'p5', 'picky', 'clash', 'cpu-hog'].every(
+          (n) => byName(l, n)?.status?.phase === 'Failed',
+        );
+        return refused && ['p1', 'p2', 'p3'].every((n) => byName(l, n)?.status?.phase !== 'Pending') ? l : undefined;
+      },
+      { timeoutMs: 60_000, what: '/pods to show the refused pods Failed and the admitted ones past Pending' },
+    );
     for (const name of ['p4', 'p5']) {
       expect(byName(list, name)?.status).toMatchObject({
         phase: 'Failed',
         reason: 'UnexpectedAdmissionError',
-        message: 'Pod was rejected: Unexpected error while attempting to recover from admission failure: preemption: error finding a set of pods to preempt: no set of running pods found to reclaim resources: [(res: pods, q: 1), ]',
+        message:
+          'Pod was rejected: Unexpected error while attempting to recover from admission failure: preemption: error finding a set of pods to preempt: no set of running pods found to reclaim resources: [(res: pods, q: 1), ]',
       });
     }
     for (const name of ['p1', 'p2', 'p3']) expect(byName(list, name)?.status?.phase).toBe('Running');
@@ -106,8 +120,17 @@ describe('admission of static pods', () => {
 
   it('refuses a nodeSelector the node does not satisfy, and a taken host port, for that', async () => {
     const list = await getPods();
-    expect(byName(list, 'picky')?.status).toMatchObject({ phase: 'Failed', reason: 'NodeAffinity', message: "Pod was rejected: Predicate NodeAffinity failed: node(s) didn't match Pod's node affinity/selector" });
-    expect(byName(list, 'clash')?.status).toMatchObject({ phase: 'Failed', reason: 'NodePorts', message: "Pod was rejected: Predicate NodePorts failed: node(s) didn't have free ports for the requested pod ports" });
+    expect(byName(list, 'picky')?.status).toMatchObject({
+      phase: 'Failed',
+      reason: 'NodeAffinity',
+      message: "Pod was rejected: Predicate NodeAffinity failed: node(s) didn't match Pod's node affinity/selector",
+    });
+    expect(byName(list, 'clash')?.status).toMatchObject({
+      phase: 'Failed',
+      reason: 'NodePorts',
+      message:
+        "Pod was rejected: Predicate NodePorts failed: node(s) didn't have free ports for the requested pod ports",
+    });
   });
 
   it('never gives a refused pod a sandbox, and says so once per pod', async () => {
@@ -130,10 +153,15 @@ describe('admission of static pods', () => {
     const before = await Promise.all(['p1', 'p2', 'p3'].map(running));
     await agent.kill('SIGTERM');
     agent = h.launch({ readOnlyPort, extraArgs: ['--max-pods=2'] });
-    const list = await waitFor(async () => {
-      const l = await getPods().catch(() => undefined);
-      return l && ['p1', 'p2', 'p3', 'p4', 'p5'].every((n) => byName(l, n)?.status?.phase !== undefined) ? l : undefined;
-    }, { timeoutMs: 60_000, what: '/pods after the restart' });
+    const list = await waitFor(
+      async () => {
+        const l = await getPods().catch(() => undefined);
+        return l && ['p1', 'p2', 'p3', 'p4', 'p5'].every((n) => byName(l, n)?.status?.phase !== undefined)
+          ? l
+          : undefined;
+      },
+      { timeoutMs: 60_000, what: '/pods after the restart' },
+    );
     for (const name of ['p1', 'p2', 'p3']) expect(byName(list, name)?.status?.phase).toBe('Running');
     expect(byName(list, 'p4')?.status?.phase).toBe('Failed');
     expect(await Promise.all(['p1', 'p2', 'p3'].map(running))).toEqual(before);

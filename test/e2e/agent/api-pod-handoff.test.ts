@@ -48,7 +48,9 @@ function runnablePod(name: string): Pod {
 /** Replaces the fixture's pod name and UID in every value (labels, log directory). */
 function renamed(m: KeyValueMap, name: string, uid: string): KeyValueMap {
   const fx = kubeletApiPodObjects().sandbox.metadata;
-  return Object.fromEntries(Object.entries(m).map(([k, v]) => [k, v.replaceAll(fx.uid, uid).replaceAll(fx.name, name)]));
+  return Object.fromEntries(
+    Object.entries(m).map(([k, v]) => [k, v.replaceAll(fx.uid, uid).replaceAll(fx.name, name)]),
+  );
 }
 
 interface RawPod {
@@ -71,13 +73,27 @@ async function kubeletRuns(pod: Pod, uid: string): Promise<RawPod> {
     logDirectory,
     labels: renamed(fx.sandbox.labels, name, uid),
     annotations: fx.sandbox.annotations,
-    linux: { ...base.linux, cgroupParent: (fx.sandbox as unknown as { linux: { cgroup_parent: { cgroupfs: string } } }).linux.cgroup_parent.cgroupfs.replace(fx.sandbox.metadata.uid, uid) },
+    linux: {
+      ...base.linux,
+      cgroupParent: (
+        fx.sandbox as unknown as { linux: { cgroup_parent: { cgroupfs: string } } }
+      ).linux.cgroup_parent.cgroupfs.replace(fx.sandbox.metadata.uid, uid),
+    },
   };
   expect(sandboxConfig.metadata).toEqual({ ...fx.sandbox.metadata, name, uid });
   const sandboxId = await runtime.runPodSandbox(sandboxConfig);
   const imageRef = (await images.imageStatus({ image: container.image! }))?.id;
   if (!imageRef) throw new Error(`${container.image} is not imported`);
-  const built = buildContainerConfig(labelled, container, { restartCount: 0, imageRef, type: 'container', nodeName: NODE, hostIP: '127.0.0.1', podIPs: ['127.0.0.1'], mounts: [], nodeMemoryCapacityBytes: totalmem() });
+  const built = buildContainerConfig(labelled, container, {
+    restartCount: 0,
+    imageRef,
+    type: 'container',
+    nodeName: NODE,
+    hostIP: '127.0.0.1',
+    podIPs: ['127.0.0.1'],
+    mounts: [],
+    nodeMemoryCapacityBytes: totalmem(),
+  });
   const config = {
     ...built,
     labels: renamed(fx.container.labels, name, uid),
@@ -92,7 +108,9 @@ async function kubeletRuns(pod: Pod, uid: string): Promise<RawPod> {
 
 async function runtimePods(name: string): Promise<RuntimePod[]> {
   const runtime = h.cri().runtime;
-  const listed = [...(await listRuntimePods(runtime)).values()].filter((p) => p.name === name && p.namespace === 'kube-system');
+  const listed = [...(await listRuntimePods(runtime)).values()].filter(
+    (p) => p.name === name && p.namespace === 'kube-system',
+  );
   const full = await Promise.all(listed.map((p) => readRuntimePod(runtime, p.uid)));
   return full.filter((p): p is RuntimePod => p !== undefined);
 }
@@ -101,7 +119,10 @@ const running = (p: RuntimePod | undefined) => p?.containers.find((c) => c.state
 
 interface ApiPodStatus {
   metadata: { uid: string };
-  status?: { phase?: string; containerStatuses?: { containerID?: string; restartCount?: number; state?: { running?: unknown } }[] };
+  status?: {
+    phase?: string;
+    containerStatuses?: { containerID?: string; restartCount?: number; state?: { running?: unknown } }[];
+  };
 }
 
 const apiPod = (name: string) => api.object('pods', 'kube-system', name) as unknown as ApiPodStatus | undefined;
@@ -133,7 +154,11 @@ describe('API pods from a kubelet to bootlet', () => {
 
     // A short resync: the later syncs of the adopted pod come within seconds.
     const agent = h.launch({ extraArgs: ['--v=3', '--sync-frequency=5s', `--kubeconfig=${nodeKubeconfig}`] });
-    const held = await agent.waitForLog((r) => r.msg === 'Pods from the API server keep running until it answers', 'the API pods held while the server is away', WAIT);
+    const held = await agent.waitForLog(
+      (r) => r.msg === 'Pods from the API server keep running until it answers',
+      'the API pods held while the server is away',
+      WAIT,
+    );
     expect(held.pods).toBe(2);
     expect(agent.records().some((r) => r.msg === 'API pods listed')).toBe(false);
     // Still the kubelet's containers, both running, while the server does not answer.
@@ -142,24 +167,43 @@ describe('API pods from a kubelet to bootlet', () => {
 
     await api.start();
     const listed = await agent.waitForLog((r) => r.msg === 'API pods listed', 'the first LIST', WAIT);
-    const stopping = await agent.waitForLog((r) => r.msg === 'Found pod the API server no longer binds to this node, stopping it' && r.podUID === GONE_UID, 'the deleted pod stopped', WAIT);
+    const stopping = await agent.waitForLog(
+      (r) => r.msg === 'Found pod the API server no longer binds to this node, stopping it' && r.podUID === GONE_UID,
+      'the deleted pod stopped',
+      WAIT,
+    );
     expect(Number(stopping.ts)).toBeGreaterThanOrEqual(Number(listed.ts));
     // In the log's order too (timestamps are to the millisecond): the LIST first, then the stop.
     const records = agent.records();
     const stoppedAt = records.findIndex((r) => r.msg === stopping.msg && r.podUID === GONE_UID);
     expect(stoppedAt).toBeGreaterThan(records.findIndex((r) => r.msg === 'API pods listed'));
-    expect(records.slice(0, stoppedAt).some((r) => r.msg === 'Pods from the API server keep running until it answers')).toBe(true);
-    await waitFor(async () => (await runtimePods(GONE_NAME)).every((p) => !running(p)), { timeoutMs: WAIT, what: 'the deleted pod’s container stopped' });
+    expect(
+      records.slice(0, stoppedAt).some((r) => r.msg === 'Pods from the API server keep running until it answers'),
+    ).toBe(true);
+    await waitFor(async () => (await runtimePods(GONE_NAME)).every((p) => !running(p)), {
+      timeoutMs: WAIT,
+      what: 'the deleted pod’s container stopped',
+    });
 
     // The bound pod: its worker found nothing to do, and its status is the kubelet's container, Running.
-    const synced = await agent.waitForLog((r) => r.msg === 'Pod synced' && r.podUID === uid, 'the adopted pod synced', WAIT);
+    const synced = await agent.waitForLog(
+      (r) => r.msg === 'Pod synced' && r.podUID === uid,
+      'the adopted pod synced',
+      WAIT,
+    );
     expect(synced).toMatchObject({ started: 0, killed: 0, sandboxCreated: false });
-    const reported = await waitFor(() => {
-      const o = apiPod(name);
-      return o?.status?.phase === 'Running' && o.status.containerStatuses?.[0]?.state?.running ? o : undefined;
-    }, { timeoutMs: WAIT, what: 'the adopted pod Running in the API' });
+    const reported = await waitFor(
+      () => {
+        const o = apiPod(name);
+        return o?.status?.phase === 'Running' && o.status.containerStatuses?.[0]?.state?.running ? o : undefined;
+      },
+      { timeoutMs: WAIT, what: 'the adopted pod Running in the API' },
+    );
     expect(reported.metadata.uid).toBe(uid);
-    expect(reported.status!.containerStatuses![0]).toMatchObject({ containerID: `containerd://${adopted.containerId}`, restartCount: 0 });
+    expect(reported.status!.containerStatuses![0]).toMatchObject({
+      containerID: `containerd://${adopted.containerId}`,
+      restartCount: 0,
+    });
     const after = await runtimePods(name);
     expect(after).toHaveLength(1);
     expect(after[0]!.uid).toBe(uid);
@@ -187,10 +231,13 @@ describe('API pods from bootlet to a kubelet', () => {
   it('writes what a kubelet reads to adopt an API pod, and leaves it running on SIGTERM', async () => {
     const fx = kubeletApiPodObjects();
     const uid = api.seedObject('pods', runnablePod(name) as never).metadata.uid as string;
-    const rt = await waitFor(async () => {
-      const p = (await runtimePods(name))[0];
-      return running(p) ? p : undefined;
-    }, { timeoutMs: WAIT, what: 'bootlet’s API pod running' });
+    const rt = await waitFor(
+      async () => {
+        const p = (await runtimePods(name))[0];
+        return running(p) ? p : undefined;
+      },
+      { timeoutMs: WAIT, what: 'bootlet’s API pod running' },
+    );
     expect(rt.uid).toBe(uid);
     const { runtime } = h.cri();
     const sandbox = await runtime.podSandboxStatus(rt.sandboxes[0]!.id);
@@ -205,8 +252,13 @@ describe('API pods from bootlet to a kubelet', () => {
     expect(seen).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?Z$/);
 
     expect(container.labels).toEqual(renamed(fx.container.labels, name, uid));
-    const want: KeyValueMap = { ...fx.container.annotations, 'io.kubernetes.container.hash': kubeletContainerHash({ name: 'kube-proxy', image: TEST_IMAGES.busybox }) };
-    const extra = Object.keys(container.annotations).filter((k) => !(k in want)).sort();
+    const want: KeyValueMap = {
+      ...fx.container.annotations,
+      'io.kubernetes.container.hash': kubeletContainerHash({ name: 'kube-proxy', image: TEST_IMAGES.busybox }),
+    };
+    const extra = Object.keys(container.annotations)
+      .filter((k) => !(k in want))
+      .sort();
     expect(extra).toEqual(['bootlet.io/container.hash', 'io.kubernetes.container.type']);
     expect(Object.fromEntries(Object.entries(container.annotations).filter(([k]) => k in want))).toEqual(want);
     expect(container.logPath).toBe(path.join(h.podLogsDir, `kube-system_${name}_${uid}`, fx.container.log_path));
@@ -220,6 +272,11 @@ describe('API pods from bootlet to a kubelet', () => {
       expect(now).toHaveLength(1);
       expect(running(now[0])?.id).toBe(id);
     }
-    expect(h.agent().records().filter((r) => ['Killing container', 'Pod terminated'].includes(String(r.msg)) && r.podUID !== GONE_UID)).toEqual([]);
+    expect(
+      h
+        .agent()
+        .records()
+        .filter((r) => ['Killing container', 'Pod terminated'].includes(String(r.msg)) && r.podUID !== GONE_UID),
+    ).toEqual([]);
   });
 });

@@ -57,7 +57,9 @@ function restartsOnServer(name: string): number | undefined {
 beforeAll(async () => {
   fs.mkdirSync(path.join(h.dir, 'api'), { recursive: true });
   api = await startFakeApiServer({ dir: path.join(h.dir, 'api') });
-  const nodeKubeconfig = api.writeKubeconfig(path.join(h.dir, 'node.kubeconfig'), `system:node:${NODE}`, ['system:nodes']);
+  const nodeKubeconfig = api.writeKubeconfig(path.join(h.dir, 'node.kubeconfig'), `system:node:${NODE}`, [
+    'system:nodes',
+  ]);
   kubectl = new Kubectl(api.writeAdminKubeconfig(path.join(h.dir, 'admin.kubeconfig')), h.dir);
   await api.stop(); // not born yet: bootlet is what would start it
   h.write('sleeper.yaml', sleeper('sleeper'));
@@ -75,8 +77,12 @@ afterAll(async () => {
   if (failed || process.env.SHOW_AGENT_LOG) {
     const lines = h.agent().lines.filter((l) => l.includes('apiserver') || l.includes('"severity"'));
     console.log(`agent log (API side):\n${lines.slice(-80).join('\n')}`);
-    const reqs = api.requests.filter((r) => r.path.includes('sleeper') || (r.path.includes('/pods') && r.user !== `system:node:${NODE}`));
-    console.log(`API requests about the pods:\n${reqs.map((r) => `${r.method} ${r.path}?${r.query ?? ''} ${r.user} ${r.status} ${r.userAgent ?? ''}`).join('\n')}`);
+    const reqs = api.requests.filter(
+      (r) => r.path.includes('sleeper') || (r.path.includes('/pods') && r.user !== `system:node:${NODE}`),
+    );
+    console.log(
+      `API requests about the pods:\n${reqs.map((r) => `${r.method} ${r.path}?${r.query ?? ''} ${r.user} ${r.status} ${r.userAgent ?? ''}`).join('\n')}`,
+    );
   }
   await api?.dispose();
 });
@@ -84,10 +90,13 @@ afterAll(async () => {
 describe('bootlet and the API server', () => {
   it('runs its pods with no API server at all', async () => {
     for (const name of ['sleeper', 'crasher']) {
-      await waitFor(async () => (await h.pods(name))[0]?.containers.some((c) => c.state === ContainerState.CONTAINER_RUNNING), {
-        timeoutMs: 60_000,
-        what: `${name} running with the API server away`,
-      });
+      await waitFor(
+        async () => (await h.pods(name))[0]?.containers.some((c) => c.state === ContainerState.CONTAINER_RUNNING),
+        {
+          timeoutMs: 60_000,
+          what: `${name} running with the API server away`,
+        },
+      );
     }
     expect(api.requests.length).toBe(0);
   });
@@ -95,10 +104,13 @@ describe('bootlet and the API server', () => {
   it('registers the node, its lease, mirror pods and statuses once the server appears', async () => {
     const t0 = Date.now();
     await api.start();
-    await waitFor(() => mirror('sleeper')?.status?.phase === 'Running' && mirror('crasher')?.status?.phase === 'Running', {
-      timeoutMs: 30_000,
-      what: 'mirror pods with Running status',
-    });
+    await waitFor(
+      () => mirror('sleeper')?.status?.phase === 'Running' && mirror('crasher')?.status?.phase === 'Running',
+      {
+        timeoutMs: 30_000,
+        what: 'mirror pods with Running status',
+      },
+    );
     const converged = Date.now() - t0;
     console.log(`API server up → node, mirror pods and statuses in ${converged} ms`);
     const node = api.object('nodes', '', NODE) as unknown as Node;
@@ -111,7 +123,13 @@ describe('bootlet and the API server', () => {
     const m = mirror('sleeper')!;
     const hash = m.metadata?.annotations?.['kubernetes.io/config.hash'];
     expect(m.metadata?.annotations?.['kubernetes.io/config.mirror']).toBe(hash);
-    expect(m.metadata?.ownerReferences?.[0]).toMatchObject({ apiVersion: 'v1', kind: 'Node', name: NODE, uid: node.metadata?.uid, controller: true });
+    expect(m.metadata?.ownerReferences?.[0]).toMatchObject({
+      apiVersion: 'v1',
+      kind: 'Node',
+      name: NODE,
+      uid: node.metadata?.uid,
+      controller: true,
+    });
     expect(m.status?.containerStatuses?.[0]?.containerID).toMatch(/^containerd:\/\//);
     const table = await kubectl.ok(['get', 'nodes']);
     expect(table).toMatch(new RegExp(`${NODE}\\s+Ready`));
@@ -120,43 +138,73 @@ describe('bootlet and the API server', () => {
   });
 
   it('keeps every pod running while the server is away, and reports the crash it missed when it returns', async () => {
-    const before = (await h.pods('sleeper'))[0]!.containers.find((c) => c.state === ContainerState.CONTAINER_RUNNING)!.id;
+    const before = (await h.pods('sleeper'))[0]!.containers.find(
+      (c) => c.state === ContainerState.CONTAINER_RUNNING,
+    )!.id;
     const restarts = restartsOnServer('crasher') ?? 0;
     await api.stop();
     const crashFile = path.join(h.dir, 'crash-data', 'crash');
     fs.writeFileSync(crashFile, '');
-    await waitFor(async () => (await h.pods('crasher'))[0]?.containers.some((c) => c.meta.restartCount > restarts && c.state === ContainerState.CONTAINER_RUNNING), {
-      timeoutMs: 60_000,
-      what: 'crasher restarted while the server is away',
-    });
-    const sleeperNow = (await h.pods('sleeper'))[0]!.containers.find((c) => c.state === ContainerState.CONTAINER_RUNNING)!.id;
+    await waitFor(
+      async () =>
+        (await h.pods('crasher'))[0]?.containers.some(
+          (c) => c.meta.restartCount > restarts && c.state === ContainerState.CONTAINER_RUNNING,
+        ),
+      {
+        timeoutMs: 60_000,
+        what: 'crasher restarted while the server is away',
+      },
+    );
+    const sleeperNow = (await h.pods('sleeper'))[0]!.containers.find(
+      (c) => c.state === ContainerState.CONTAINER_RUNNING,
+    )!.id;
     expect(sleeperNow).toBe(before);
     await api.start();
-    await waitFor(() => (restartsOnServer('crasher') ?? 0) > restarts, { timeoutMs: 30_000, what: 'the crash shown on the server' });
+    await waitFor(() => (restartsOnServer('crasher') ?? 0) > restarts, {
+      timeoutMs: 30_000,
+      what: 'the crash shown on the server',
+    });
     expect(mirror('crasher')?.status?.containerStatuses?.[0]?.lastState?.terminated?.exitCode).toBe(7);
   });
 
   it('recreates a mirror pod deleted through kubectl, without touching the static pod', async () => {
     const uid = mirror('sleeper')!.metadata!.uid;
-    const running = (await h.pods('sleeper'))[0]!.containers.find((c) => c.state === ContainerState.CONTAINER_RUNNING)!.id;
+    const running = (await h.pods('sleeper'))[0]!.containers.find(
+      (c) => c.state === ContainerState.CONTAINER_RUNNING,
+    )!.id;
     await kubectl.ok(['delete', 'pod', '-n', 'kube-system', `sleeper-${NODE}`], 60_000);
-    await waitFor(() => mirror('sleeper') && mirror('sleeper')!.metadata!.uid !== uid && !mirror('sleeper')!.metadata!.deletionTimestamp, {
-      timeoutMs: 30_000,
-      what: 'a new mirror pod',
-    });
-    expect((await h.pods('sleeper'))[0]!.containers.find((c) => c.state === ContainerState.CONTAINER_RUNNING)!.id).toBe(running);
+    await waitFor(
+      () =>
+        mirror('sleeper') &&
+        mirror('sleeper')!.metadata!.uid !== uid &&
+        !mirror('sleeper')!.metadata!.deletionTimestamp,
+      {
+        timeoutMs: 30_000,
+        what: 'a new mirror pod',
+      },
+    );
+    expect((await h.pods('sleeper'))[0]!.containers.find((c) => c.state === ContainerState.CONTAINER_RUNNING)!.id).toBe(
+      running,
+    );
   });
 
   it('replaces the mirror pod when the manifest changes', async () => {
     const oldHash = mirror('sleeper')!.metadata!.annotations!['kubernetes.io/config.mirror'];
     h.write('sleeper.yaml', sleeper('sleeper', '2'));
-    await waitFor(() => {
-      const m = mirror('sleeper');
-      const hash = m?.metadata?.annotations?.['kubernetes.io/config.mirror'];
-      return hash && hash !== oldHash && m.status?.phase === 'Running' ? m : undefined;
-    }, { timeoutMs: 60_000, what: 'the mirror pod of the new manifest, Running' });
-    const events = JSON.parse(await kubectl.ok(['get', 'events', '-n', 'kube-system', '-o', 'json'])) as { items: { reason: string; involvedObject: { name: string } }[] };
-    const reasons = new Set(events.items.filter((e) => e.involvedObject.name === `sleeper-${NODE}`).map((e) => e.reason));
+    await waitFor(
+      () => {
+        const m = mirror('sleeper');
+        const hash = m?.metadata?.annotations?.['kubernetes.io/config.mirror'];
+        return hash && hash !== oldHash && m.status?.phase === 'Running' ? m : undefined;
+      },
+      { timeoutMs: 60_000, what: 'the mirror pod of the new manifest, Running' },
+    );
+    const events = JSON.parse(await kubectl.ok(['get', 'events', '-n', 'kube-system', '-o', 'json'])) as {
+      items: { reason: string; involvedObject: { name: string } }[];
+    };
+    const reasons = new Set(
+      events.items.filter((e) => e.involvedObject.name === `sleeper-${NODE}`).map((e) => e.reason),
+    );
     expect(reasons.has('Started')).toBe(true);
     expect(reasons.has('Killing')).toBe(true);
   });

@@ -70,10 +70,14 @@ async function taskPid(containerId: string): Promise<number> {
 afterAll(() => {
   // Only if a test failed half-way: the agent removes the pod cgroup itself.
   if (!podCgroup) return;
-  const dirs = subsystems.version === 2 ? [dir('', podCgroup)] : [...subsystems.mountpoints.values()].map((mp) => path.join(mp, podCgroup));
+  const dirs =
+    subsystems.version === 2
+      ? [dir('', podCgroup)]
+      : [...subsystems.mountpoints.values()].map((mp) => path.join(mp, podCgroup));
   for (const d of dirs) {
     try {
-      for (const child of fs.readdirSync(d, { withFileTypes: true })) if (child.isDirectory()) fs.rmdirSync(path.join(d, child.name));
+      for (const child of fs.readdirSync(d, { withFileTypes: true }))
+        if (child.isDirectory()) fs.rmdirSync(path.join(d, child.name));
       fs.rmdirSync(d);
     } catch {
       /* gone, or still busy */
@@ -124,9 +128,15 @@ describe('pod cgroups (cgroupfs driver)', () => {
 
   it('removes the pod cgroup, in every hierarchy, when the pod is removed', async () => {
     h.remove('limited.yaml');
-    await waitFor(async () => ((await h.pods('limited')).length === 0 ? true : undefined), { timeoutMs: 60_000, what: 'limited gone from the runtime' });
+    await waitFor(async () => ((await h.pods('limited')).length === 0 ? true : undefined), {
+      timeoutMs: 60_000,
+      what: 'limited gone from the runtime',
+    });
     const hierarchies = subsystems.version === 2 ? [''] : [...subsystems.mountpoints.keys()];
-    await waitFor(() => (hierarchies.every((c) => !fs.existsSync(dir(c, podCgroup))) ? true : undefined), { timeoutMs: 30_000, what: 'pod cgroup removed' });
+    await waitFor(() => (hierarchies.every((c) => !fs.existsSync(dir(c, podCgroup))) ? true : undefined), {
+      timeoutMs: 30_000,
+      what: 'pod cgroup removed',
+    });
     podCgroup = '';
   });
 });

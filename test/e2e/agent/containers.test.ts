@@ -53,10 +53,15 @@ spec:
   - {name: work, emptyDir: {}}
 `,
     );
-    const p = await waitFor(async () => {
-      const p = await pod('init');
-      return p?.containers.some((c) => c.name === 'app' && c.state === ContainerState.CONTAINER_RUNNING) ? p : undefined;
-    }, { timeoutMs: 60_000, what: 'init pod app running' });
+    const p = await waitFor(
+      async () => {
+        const p = await pod('init');
+        return p?.containers.some((c) => c.name === 'app' && c.state === ContainerState.CONTAINER_RUNNING)
+          ? p
+          : undefined;
+      },
+      { timeoutMs: 60_000, what: 'init pod app running' },
+    );
     const first = p.containers.find((c) => c.name === 'first')!;
     const second = p.containers.find((c) => c.name === 'second')!;
     const app = p.containers.find((c) => c.name === 'app')!;
@@ -64,7 +69,10 @@ spec:
     expect(second.exitCode).toBe(0);
     expect(second.createdAt).toBeGreaterThan(first.finishedAt);
     expect(app.createdAt).toBeGreaterThan(second.finishedAt);
-    const order = fs.readFileSync(path.join(rootDir, 'pods', p.uid, 'volumes', 'kubernetes.io~empty-dir', 'work', 'order'), 'utf8');
+    const order = fs.readFileSync(
+      path.join(rootDir, 'pods', p.uid, 'volumes', 'kubernetes.io~empty-dir', 'work', 'order'),
+      'utf8',
+    );
     expect(order).toBe('first\nsecond\napp\n');
   });
 
@@ -95,11 +103,15 @@ spec:
   - {name: shared, hostPath: {path: ${shared}, type: Directory}}
 `,
     );
-    await waitFor(async () => {
-      const p = await pod('sidecar');
-      const running = (n: string) => p?.containers.some((c) => c.name === n && c.state === ContainerState.CONTAINER_RUNNING);
-      return running('proxy') && running('app');
-    }, { timeoutMs: 60_000, what: 'sidecar and app running together' });
+    await waitFor(
+      async () => {
+        const p = await pod('sidecar');
+        const running = (n: string) =>
+          p?.containers.some((c) => c.name === n && c.state === ContainerState.CONTAINER_RUNNING);
+        return running('proxy') && running('app');
+      },
+      { timeoutMs: 60_000, what: 'sidecar and app running together' },
+    );
     fs.rmSync(path.join(manifests, 'sidecar.yaml'));
     await waitFor(async () => (await pod('sidecar')) === undefined, { timeoutMs: 60_000, what: 'sidecar pod removed' });
     expect(fs.readFileSync(path.join(shared, 'prestop'), 'utf8')).toBe('drained\n');
@@ -119,17 +131,32 @@ spec:
     write('never.yaml', job('never', 'Never', 0));
     write('onfailure-ok.yaml', job('onfailure-ok', 'OnFailure', 0));
     write('onfailure-bad.yaml', job('onfailure-bad', 'OnFailure', 3));
-    await waitFor(async () => (await pod('onfailure-bad'))?.containers.some((c) => c.meta.restartCount >= 1), { timeoutMs: 60_000, what: 'failing OnFailure pod restarted' });
+    await waitFor(async () => (await pod('onfailure-bad'))?.containers.some((c) => c.meta.restartCount >= 1), {
+      timeoutMs: 60_000,
+      what: 'failing OnFailure pod restarted',
+    });
     for (const name of ['never', 'onfailure-ok']) {
-      const p = await waitFor(async () => {
-        const p = await pod(name);
-        return p?.containers.length === 1 && p.containers[0]!.state === ContainerState.CONTAINER_EXITED ? p : undefined;
-      }, { timeoutMs: 60_000, what: `${name} completed` });
+      const p = await waitFor(
+        async () => {
+          const p = await pod(name);
+          return p?.containers.length === 1 && p.containers[0]!.state === ContainerState.CONTAINER_EXITED
+            ? p
+            : undefined;
+        },
+        { timeoutMs: 60_000, what: `${name} completed` },
+      );
       expect(p.containers[0]!.exitCode).toBe(0);
     }
     // Resyncs pass over the completed pods without starting them again.
     const before = agent.records().length;
-    await waitFor(() => agent.records().slice(before).find((r) => r.msg === 'Pod synced' && r.pod === `default/never-${NODE}`), { timeoutMs: 30_000, what: 'never re-synced' });
+    await waitFor(
+      () =>
+        agent
+          .records()
+          .slice(before)
+          .find((r) => r.msg === 'Pod synced' && r.pod === `default/never-${NODE}`),
+      { timeoutMs: 30_000, what: 'never re-synced' },
+    );
     expect((await pod('never'))!.containers).toHaveLength(1);
     expect((await pod('onfailure-ok'))!.containers).toHaveLength(1);
     for (const f of ['never.yaml', 'onfailure-ok.yaml', 'onfailure-bad.yaml']) fs.rmSync(path.join(manifests, f));
@@ -148,7 +175,10 @@ spec:
   - {name: main, image: ${TEST_IMAGES.busybox}, command: ${sh('sleep 3600')}}
 `,
     );
-    const rec = await agent.waitForLog((r) => r.msg === 'Failed to start container' && r.pod === `default/nonroot-${NODE}`, 'nonroot refused');
+    const rec = await agent.waitForLog(
+      (r) => r.msg === 'Failed to start container' && r.pod === `default/nonroot-${NODE}`,
+      'nonroot refused',
+    );
     expect(rec.reason).toBe('CreateContainerConfigError');
     expect(String(rec.err)).toContain('container has runAsNonRoot and image will run as root');
     expect((await pod('nonroot'))?.containers ?? []).toHaveLength(0);
@@ -175,15 +205,24 @@ spec:
 `,
     );
     const killed = await agent.waitForLog(
-      (r) => r.msg === 'Killing container' && r.pod === `default/liveness-${NODE}` && String(r.reason).includes('failed liveness probe'),
+      (r) =>
+        r.msg === 'Killing container' &&
+        r.pod === `default/liveness-${NODE}` &&
+        String(r.reason).includes('failed liveness probe'),
       'liveness kill',
       60_000,
     );
     expect(killed.reason).toBe('Container main failed liveness probe, will be restarted');
-    await waitFor(async () => (await pod('liveness'))?.containers.some((c) => c.meta.restartCount >= 1 && c.state === ContainerState.CONTAINER_RUNNING), {
-      timeoutMs: 60_000,
-      what: 'liveness container restarted',
-    });
+    await waitFor(
+      async () =>
+        (await pod('liveness'))?.containers.some(
+          (c) => c.meta.restartCount >= 1 && c.state === ContainerState.CONTAINER_RUNNING,
+        ),
+      {
+        timeoutMs: 60_000,
+        what: 'liveness container restarted',
+      },
+    );
     fs.rmSync(path.join(manifests, 'liveness.yaml'));
   });
 
@@ -201,13 +240,29 @@ spec:
 `,
     );
     const run = promisify(execFile);
-    const table = await waitFor(async () => {
-      const { stdout } = await run(BOOTLET_EXE, ['pods', `--root-dir=${rootDir}`]);
-      return stdout.split('\n').find((l) => l.includes(`status-${NODE}`) && /\b1\/1\s+Running\b/.test(l)) ? stdout : undefined;
-    }, { timeoutMs: 60_000, what: 'bootlet pods to show the pod Running 1/1' });
+    const table = await waitFor(
+      async () => {
+        const { stdout } = await run(BOOTLET_EXE, ['pods', `--root-dir=${rootDir}`]);
+        return stdout.split('\n').find((l) => l.includes(`status-${NODE}`) && /\b1\/1\s+Running\b/.test(l))
+          ? stdout
+          : undefined;
+      },
+      { timeoutMs: 60_000, what: 'bootlet pods to show the pod Running 1/1' },
+    );
     expect(table.split('\n')[0]).toMatch(/^NAMESPACE\s+NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE/);
     const { stdout } = await run(BOOTLET_EXE, ['pods', '-o', 'json', `--root-dir=${rootDir}`]);
-    const list = JSON.parse(stdout) as { kind: string; items: { metadata: { name: string; uid: string }; status: { phase: string; podIP: string; conditions: { type: string; status: string }[]; containerStatuses: { containerID: string; ready: boolean }[] } }[] };
+    const list = JSON.parse(stdout) as {
+      kind: string;
+      items: {
+        metadata: { name: string; uid: string };
+        status: {
+          phase: string;
+          podIP: string;
+          conditions: { type: string; status: string }[];
+          containerStatuses: { containerID: string; ready: boolean }[];
+        };
+      }[];
+    };
     expect(list.kind).toBe('PodList');
     const item = list.items.find((i) => i.metadata.name === `status-${NODE}`)!;
     expect(item.status.phase).toBe('Running');
@@ -218,4 +273,3 @@ spec:
     fs.rmSync(path.join(manifests, 'status.yaml'));
   });
 });
-

@@ -40,23 +40,29 @@ spec:
 
 interface AgentPodStatus {
   metadata?: { name?: string };
-  status?: { phase?: string; containerStatuses?: { containerID?: string; state?: { running?: { startedAt?: string } } }[] };
+  status?: {
+    phase?: string;
+    containerStatuses?: { containerID?: string; state?: { running?: { startedAt?: string } } }[];
+  };
 }
 
 function agentPods(): Promise<AgentPodStatus[]> {
   return new Promise((resolve, reject) => {
-    const req = http.get({ socketPath: path.join(h.rootDir, 'bootlet.sock'), path: '/pods', host: 'localhost', timeout: 10_000 }, (res) => {
-      let b = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (b += c));
-      res.on('end', () => {
-        try {
-          resolve((JSON.parse(b) as { items?: AgentPodStatus[] }).items ?? []);
-        } catch (err) {
-          reject(err instanceof Error ? err : new Error(String(err)));
-        }
-      });
-    });
+    const req = http.get(
+      { socketPath: path.join(h.rootDir, 'bootlet.sock'), path: '/pods', host: 'localhost', timeout: 10_000 },
+      (res) => {
+        let b = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (b += c));
+        res.on('end', () => {
+          try {
+            resolve((JSON.parse(b) as { items?: AgentPodStatus[] }).items ?? []);
+          } catch (err) {
+            reject(err instanceof Error ? err : new Error(String(err)));
+          }
+        });
+      },
+    );
     req.on('timeout', () => req.destroy(new Error('/pods timed out')));
     req.on('error', reject);
   });
@@ -70,7 +76,8 @@ function runningInAgent(pods: AgentPodStatus[], name: string): boolean {
 /** The full relists the agent logged from record index `from` on, by cause. */
 function relistsSince(from: number): Map<string, number> {
   const out = new Map<string, number>();
-  for (const r of agent.records().slice(from)) if (r.msg === 'PLEG relist') out.set(String(r.cause), (out.get(String(r.cause)) ?? 0) + 1);
+  for (const r of agent.records().slice(from))
+    if (r.msg === 'PLEG relist') out.set(String(r.cause), (out.get(String(r.cause)) ?? 0) + 1);
   return out;
 }
 
@@ -88,27 +95,33 @@ async function measureStart(names: string[]): Promise<{ calls: OperationCounts; 
   const fromRecord = agent.records().length;
   const before = await scrapeRuntimeOperations(h.rootDir);
   for (const n of names) h.write(`${n}.yaml`, busybox(n));
-  await waitFor(async () => {
-    const pods = await agentPods();
-    return names.every((n) => runningInAgent(pods, n));
-  }, { timeoutMs: 120_000, what: `${names.length} pods Running in the agent's status` });
+  await waitFor(
+    async () => {
+      const pods = await agentPods();
+      return names.every((n) => runningInAgent(pods, n));
+    },
+    { timeoutMs: 120_000, what: `${names.length} pods Running in the agent's status` },
+  );
   // Quiet: no call beyond the periodic relist's for 1.5 s.
   let last = -1;
   let calls: OperationCounts = new Map();
-  await waitFor(async () => {
-    const now = operationsBetween(before, await scrapeRuntimeOperations(h.rootDir));
-    const periodic = relistsSince(fromRecord).get('period') ?? 0;
-    for (const op of ['list_podsandbox', 'list_containers']) {
-      const n = (now.get(op) ?? 0) - periodic;
-      if (n > 0) now.set(op, n);
-      else now.delete(op);
-    }
-    now.delete('status');
-    const settled = total(now) === last;
-    last = total(now);
-    calls = now;
-    return settled;
-  }, { timeoutMs: 60_000, intervalMs: 1500, what: 'the agent to stop calling the runtime' });
+  await waitFor(
+    async () => {
+      const now = operationsBetween(before, await scrapeRuntimeOperations(h.rootDir));
+      const periodic = relistsSince(fromRecord).get('period') ?? 0;
+      for (const op of ['list_podsandbox', 'list_containers']) {
+        const n = (now.get(op) ?? 0) - periodic;
+        if (n > 0) now.set(op, n);
+        else now.delete(op);
+      }
+      now.delete('status');
+      const settled = total(now) === last;
+      last = total(now);
+      calls = now;
+      return settled;
+    },
+    { timeoutMs: 60_000, intervalMs: 1500, what: 'the agent to stop calling the runtime' },
+  );
   return { calls, relists: relistsSince(fromRecord) };
 }
 
@@ -129,15 +142,23 @@ async function expectAgentAgreesWithRuntime(names: string[]): Promise<void> {
 
 async function removeAll(names: string[]): Promise<void> {
   for (const n of names) h.remove(`${n}.yaml`);
-  await waitFor(async () => [...(await listRuntimePods(h.cri().runtime)).values()].every((p) => !names.some((n) => p.name === `${n}-${NODE}`)), {
-    timeoutMs: 120_000,
-    what: 'the pods removed',
-  });
+  await waitFor(
+    async () =>
+      [...(await listRuntimePods(h.cri().runtime)).values()].every(
+        (p) => !names.some((n) => p.name === `${n}-${NODE}`),
+      ),
+    {
+      timeoutMs: 120_000,
+      what: 'the pods removed',
+    },
+  );
 }
 
 function report(what: string, pods: number, m: { calls: OperationCounts; relists: Map<string, number> }): void {
   const perPod = [...m.calls].sort((a, b) => b[1] - a[1]).map(([op, n]) => `${op}=${(n / pods).toFixed(2)}`);
-  console.log(`${what}: ${(total(m.calls) / pods).toFixed(2)} CRI calls per pod start (${perPod.join(' ')}); full relists ${JSON.stringify(Object.fromEntries(m.relists))}`);
+  console.log(
+    `${what}: ${(total(m.calls) / pods).toFixed(2)} CRI calls per pod start (${perPod.join(' ')}); full relists ${JSON.stringify(Object.fromEntries(m.relists))}`,
+  );
 }
 
 beforeAll(async () => {
@@ -148,7 +169,10 @@ beforeAll(async () => {
   h.write('warmup.yaml', busybox('warmup'));
   await waitFor(async () => runningInAgent(await agentPods(), 'warmup'), { timeoutMs: 60_000, what: 'warmup Running' });
   h.remove('warmup.yaml');
-  await waitFor(async () => [...(await listRuntimePods(h.cri().runtime)).values()].every((p) => !p.name.startsWith('warmup')), { timeoutMs: 60_000, what: 'warmup removed' });
+  await waitFor(
+    async () => [...(await listRuntimePods(h.cri().runtime)).values()].every((p) => !p.name.startsWith('warmup')),
+    { timeoutMs: 60_000, what: 'warmup removed' },
+  );
 }, 180_000);
 
 describe('CRI calls per pod start (busybox, hostNetwork)', () => {

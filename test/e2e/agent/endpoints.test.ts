@@ -71,7 +71,8 @@ function getWithHost(port: number, p: string, host: string): Promise<{ status: n
   });
 }
 
-const portErrors = (a: RunningAgent): Record<string, unknown>[] => a.records().filter((r) => r.msg === 'Cannot serve healthz; the agent runs on and retries with back-off');
+const portErrors = (a: RunningAgent): Record<string, unknown>[] =>
+  a.records().filter((r) => r.msg === 'Cannot serve healthz; the agent runs on and retries with back-off');
 
 beforeAll(async () => {
   [healthzPort, readOnlyPort] = await freePorts(2);
@@ -90,10 +91,16 @@ afterAll(async () => {
 
 describe('local endpoints of the packaged agent', () => {
   it('runs its pods while another process holds the healthz port, and says so in one line', async () => {
-    await waitFor(async () => (await h.pods('secretive'))[0]?.containers.some((c) => c.name === 'main' && c.state === ContainerState.CONTAINER_RUNNING), {
-      timeoutMs: 90_000,
-      what: 'the pod to run despite the squatted port',
-    });
+    await waitFor(
+      async () =>
+        (await h.pods('secretive'))[0]?.containers.some(
+          (c) => c.name === 'main' && c.state === ContainerState.CONTAINER_RUNNING,
+        ),
+      {
+        timeoutMs: 90_000,
+        what: 'the pod to run despite the squatted port',
+      },
+    );
     expect(agent.proc.exitCode).toBeNull();
     expect(portErrors(agent)).toEqual([
       expect.objectContaining({
@@ -104,10 +111,13 @@ describe('local endpoints of the packaged agent', () => {
   });
 
   it('serves `bootlet pods` on a socket that only root may open', async () => {
-    const table = await waitFor(async () => {
-      const { stdout } = await run(BOOTLET_EXE, ['pods', `--root-dir=${h.rootDir}`]);
-      return /secretive-node-ep\s+1\/1\s+Running/.test(stdout) ? stdout : undefined;
-    }, { timeoutMs: 60_000, what: 'bootlet pods to show the pod Running' });
+    const table = await waitFor(
+      async () => {
+        const { stdout } = await run(BOOTLET_EXE, ['pods', `--root-dir=${h.rootDir}`]);
+        return /secretive-node-ep\s+1\/1\s+Running/.test(stdout) ? stdout : undefined;
+      },
+      { timeoutMs: 60_000, what: 'bootlet pods to show the pod Running' },
+    );
     expect(table.split('\n')[0]).toMatch(/^NAMESPACE\s+NAME\s+READY\s+STATUS/);
     const { stdout } = await run(BOOTLET_EXE, ['pods', '-o', 'json', `--root-dir=${h.rootDir}`]);
     expect(stdout).toContain('hunter2'); // root sees the spec, as in the manifest
@@ -126,9 +136,18 @@ describe('local endpoints of the packaged agent', () => {
     );
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toBe(`bootlet pods: permission denied opening ${socketPath}: run bootlet pods as root (only root may read the agent's pods)\n`);
+    expect(r.stderr).toBe(
+      `bootlet pods: permission denied opening ${socketPath}: run bootlet pods as root (only root may read the agent's pods)\n`,
+    );
     // Not just the client giving up: the socket itself turns the user away.
-    const raw = await run('setpriv', [...asNobody, 'curl', '-sS', '--unix-socket', socketPath, 'http://localhost/pods']).then(
+    const raw = await run('setpriv', [
+      ...asNobody,
+      'curl',
+      '-sS',
+      '--unix-socket',
+      socketPath,
+      'http://localhost/pods',
+    ]).then(
       (o) => ({ code: 0, out: o.stdout }),
       (e: { code: number; stdout: string }) => ({ code: e.code, out: e.stdout }),
     );
@@ -149,7 +168,9 @@ describe('local endpoints of the packaged agent', () => {
     expect(listeningPorts(agent.proc.pid!)).toEqual([healthzPort]);
     expect(agent.records().some((r) => r.msg === 'Serving the read-only port')).toBe(false);
     expect(await getWithHost(healthzPort, '/healthz', 'localhost')).toMatchObject({ status: 200 });
-    expect(await getWithHost(healthzPort, '/healthz', `rebind.attacker.example:${healthzPort}`)).toMatchObject({ status: 403 });
+    expect(await getWithHost(healthzPort, '/healthz', `rebind.attacker.example:${healthzPort}`)).toMatchObject({
+      status: 403,
+    });
   });
 
   it('with --read-only-port, answers a loopback Host and refuses a foreign one; a killed agent’s socket is taken over', async () => {
@@ -157,11 +178,18 @@ describe('local endpoints of the packaged agent', () => {
     expect(fs.lstatSync(socketPath).isSocket()).toBe(true);
     agent = h.launch({ healthzPort, readOnlyPort });
     await agent.waitForLog((r) => r.msg === 'Serving the read-only port', 'Serving the read-only port', 60_000);
-    await agent.waitForLog((r) => r.msg === 'Serving the bootlet pods socket', 'Serving the bootlet pods socket', 60_000);
-    const pods = await waitFor(async () => {
-      const r = await getWithHost(readOnlyPort, '/pods', `localhost:${readOnlyPort}`);
-      return r.status === 200 && r.body.includes('secretive-node-ep') ? r : undefined;
-    }, { timeoutMs: 60_000, what: 'the read-only port to list the pod' });
+    await agent.waitForLog(
+      (r) => r.msg === 'Serving the bootlet pods socket',
+      'Serving the bootlet pods socket',
+      60_000,
+    );
+    const pods = await waitFor(
+      async () => {
+        const r = await getWithHost(readOnlyPort, '/pods', `localhost:${readOnlyPort}`);
+        return r.status === 200 && r.body.includes('secretive-node-ep') ? r : undefined;
+      },
+      { timeoutMs: 60_000, what: 'the read-only port to list the pod' },
+    );
     expect(pods.body).toContain('"kind":"PodList"');
     expect((await getWithHost(readOnlyPort, '/pods', `127.0.0.1:${readOnlyPort}`)).status).toBe(200);
     expect((await getWithHost(readOnlyPort, '/pods', `[::1]:${readOnlyPort}`)).status).toBe(200);
@@ -178,7 +206,10 @@ describe('local endpoints of the packaged agent', () => {
 
   it('removes its socket when stopped', async () => {
     h.remove('secretive.yaml');
-    await waitFor(async () => (await h.pods('secretive')).length === 0, { timeoutMs: 60_000, what: 'the pod to be removed' });
+    await waitFor(async () => (await h.pods('secretive')).length === 0, {
+      timeoutMs: 60_000,
+      what: 'the pod to be removed',
+    });
     expect(await agent.kill('SIGTERM')).toBe(0);
     expect(fs.existsSync(socketPath)).toBe(false);
   });

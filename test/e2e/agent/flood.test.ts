@@ -7,7 +7,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_IMAGES } from '../../../dev/images.js';
 import type { RunningAgent } from '../../support/agent.js';
 import type { HealthzPoll } from '../../support/flood-watch.js';
-import { countLines, cpuMsOf, pollHealthzOutside, quantileMs, sampleRss, startControlServer, watchCri } from '../../support/flood-watch.js';
+import {
+  countLines,
+  cpuMsOf,
+  pollHealthzOutside,
+  quantileMs,
+  sampleRss,
+  startControlServer,
+  watchCri,
+} from '../../support/flood-watch.js';
 import { freePorts } from '../../support/ports.js';
 import { readOnlyPods } from '../../support/read-only-pods.js';
 import { waitFor } from '../../support/wait.js';
@@ -90,18 +98,33 @@ describe('a flood of manifests', () => {
           }),
         );
       }
-      await waitFor(() => accepted() >= PODS, { timeoutMs: 60_000, intervalMs: 50, what: `all ${PODS} manifests accepted` });
+      await waitFor(() => accepted() >= PODS, {
+        timeoutMs: 60_000,
+        intervalMs: 50,
+        what: `all ${PODS} manifests accepted`,
+      });
       mark('accepted');
       // /pods lists every pod of the desired set, those admission refused with their Failed status
       // (before issue 20 it listed 78 of 2,000); read during the flood, as an operator would. The
       // refused ones are listed as they are refused; an admitted one once its first status is computed.
-      const floodPods = async () => (await readOnlyPods(readOnlyPort)).items.filter((p) => p.metadata?.name?.startsWith('flood-'));
+      const floodPods = async () =>
+        (await readOnlyPods(readOnlyPort)).items.filter((p) => p.metadata?.name?.startsWith('flood-'));
       let listed = await floodPods();
       mark('first /pods read');
       const listedAtAccepted = listed.length;
-      if (listed.length < PODS) await waitFor(async () => (listed = await floodPods()).length >= PODS, { timeoutMs: 10_000, intervalMs: 50, what: `all ${PODS} pods listed by /pods` }).catch(() => undefined);
+      if (listed.length < PODS)
+        await waitFor(async () => (listed = await floodPods()).length >= PODS, {
+          timeoutMs: 10_000,
+          intervalMs: 50,
+          what: `all ${PODS} pods listed by /pods`,
+        }).catch(() => undefined);
       mark('pods listed');
-      const refusedListed = listed.filter((p) => p.status?.phase === 'Failed' && (p.status.reason ?? '') !== '' && (p.status.message ?? '').startsWith('Pod was rejected: ')).length;
+      const refusedListed = listed.filter(
+        (p) =>
+          p.status?.phase === 'Failed' &&
+          (p.status.reason ?? '') !== '' &&
+          (p.status.message ?? '').startsWith('Pod was rejected: '),
+      ).length;
       await cri.fresh();
       const startingAtMost = cri.maxStarting();
       const startedBeforeRemoval = cri.firstSeen.size;
@@ -109,15 +132,24 @@ describe('a flood of manifests', () => {
       const removalStart = performance.now();
       const cpuAtRemoval = cpuMsOf(agent.proc.pid!);
       // 50 at a time too: 2,000 removals at once stalled this process, and with it its /healthz poll.
-      for (let i = 0; i < PODS; i += 50) await Promise.all(names.slice(i, i + 50).map((n) => fs.rm(path.join(h.manifests, `${n}.yaml`))));
+      for (let i = 0; i < PODS; i += 50)
+        await Promise.all(names.slice(i, i + 50).map((n) => fs.rm(path.join(h.manifests, `${n}.yaml`))));
       mark('files removed');
-      await waitFor(() => removed() >= PODS, { timeoutMs: 60_000, intervalMs: 50, what: `all ${PODS} pods removed from the desired set` }).catch((err: Error) => {
+      await waitFor(() => removed() >= PODS, {
+        timeoutMs: 60_000,
+        intervalMs: 50,
+        what: `all ${PODS} pods removed from the desired set`,
+      }).catch((err: Error) => {
         throw new Error(`${err.message}; ${removed()} were`);
       });
       // From here the agent knows every file is gone: only the starts in flight may still finish.
       const removedAt = performance.now();
       mark('removals seen');
-      await waitFor(async () => (await cri.fresh(), cri.sandboxes() === 0), { timeoutMs: 60_000, intervalMs: 200, what: `every flood sandbox removed (left ${cri.sandboxes()})` });
+      await waitFor(async () => (await cri.fresh(), cri.sandboxes() === 0), {
+        timeoutMs: 60_000,
+        intervalMs: 200,
+        what: `every flood sandbox removed (left ${cri.sandboxes()})`,
+      });
       const cpuAtEnd = cpuMsOf(agent.proc.pid!);
       const [healthz, bare] = (await pollers.stop()) as [HealthzPoll, HealthzPoll];
       rss.stop();
@@ -128,11 +160,35 @@ describe('a flood of manifests', () => {
         .map((ms, i) => ({ ms: Math.round(ms), at: Math.round(healthz.startedAt[i]! - t0) }))
         .sort((a, b) => b.ms - a.ms)
         .slice(0, 5);
-      const phase = (p: HealthzPoll, from = 0, to = Infinity) => ({ p50: quantileMs(p, 0.5, from, to), p99: quantileMs(p, 0.99, from, to), max: quantileMs(p, 1, from, to) });
+      const phase = (p: HealthzPoll, from = 0, to = Infinity) => ({
+        p50: quantileMs(p, 0.5, from, to),
+        p99: quantileMs(p, 0.99, from, to),
+        max: quantileMs(p, 1, from, to),
+      });
       const whole = phase(healthz);
       const bareWhole = phase(bare);
-      const phases = { adding: phase(healthz, 0, removalStart), bareAdding: phase(bare, 0, removalStart), removal: phase(healthz, removalStart), bareRemoval: phase(bare, removalStart) };
-      const summary = { listedAtAccepted, listed: listed.length, refusedListed, marks, agentCpuMs: { adding: cpuAtRemoval - cpu0, removal: cpuAtEnd - cpuAtRemoval }, whole, bareWhole, ...phases, slow, polls: healthz.times.length, rssPeak: Math.round(rss.peak()), startingAtMost, startedBeforeRemoval, madeAfterRemoval };
+      const phases = {
+        adding: phase(healthz, 0, removalStart),
+        bareAdding: phase(bare, 0, removalStart),
+        removal: phase(healthz, removalStart),
+        bareRemoval: phase(bare, removalStart),
+      };
+      const summary = {
+        listedAtAccepted,
+        listed: listed.length,
+        refusedListed,
+        marks,
+        agentCpuMs: { adding: cpuAtRemoval - cpu0, removal: cpuAtEnd - cpuAtRemoval },
+        whole,
+        bareWhole,
+        ...phases,
+        slow,
+        polls: healthz.times.length,
+        rssPeak: Math.round(rss.peak()),
+        startingAtMost,
+        startedBeforeRemoval,
+        madeAfterRemoval,
+      };
       console.log(`flood summary ${JSON.stringify(summary)}`);
       expect(healthz.failures, JSON.stringify(summary)).toEqual([]);
       expect(listed.length, JSON.stringify(summary)).toBe(PODS);
@@ -141,7 +197,9 @@ describe('a flood of manifests', () => {
       expect(healthz.times.length, 'answers through the flood').toBeGreaterThan(100);
       if (bareWhole.p99 < QUIET_BARE_P99_MS) expect(whole.p99, JSON.stringify(summary)).toBeLessThan(HEALTHZ_P99_MS);
       else {
-        console.warn(`flood: machine loaded (bare server p99 ${bareWhole.p99} ms): /healthz p99 ${whole.p99} ms, held to the bare server's + ${LOADED_P99_EXCESS_MS} ms, not to ${HEALTHZ_P99_MS} ms`);
+        console.warn(
+          `flood: machine loaded (bare server p99 ${bareWhole.p99} ms): /healthz p99 ${whole.p99} ms, held to the bare server's + ${LOADED_P99_EXCESS_MS} ms, not to ${HEALTHZ_P99_MS} ms`,
+        );
         expect(whole.p99, JSON.stringify(summary)).toBeLessThan(bareWhole.p99 + LOADED_P99_EXCESS_MS);
       }
       expect(whole.max, JSON.stringify(summary)).toBeLessThan(bareWhole.max + LOADED_MAX_EXCESS_MS);

@@ -62,7 +62,15 @@ interface RawPod {
 async function runRaw(
   pod: LabelledPod,
   container: Container,
-  objects: { sandboxLabels: KeyValueMap; sandboxAnnotations: KeyValueMap; containerLabels: KeyValueMap; containerAnnotations: KeyValueMap; logDirectory: string; logPath: string; cgroupParent?: string },
+  objects: {
+    sandboxLabels: KeyValueMap;
+    sandboxAnnotations: KeyValueMap;
+    containerLabels: KeyValueMap;
+    containerAnnotations: KeyValueMap;
+    logDirectory: string;
+    logPath: string;
+    cgroupParent?: string;
+  },
 ): Promise<RawPod> {
   const { runtime, images } = h.cri();
   fs.mkdirSync(path.join(objects.logDirectory, container.name), { recursive: true });
@@ -77,8 +85,22 @@ async function runRaw(
   const sandboxId = await runtime.runPodSandbox(sandboxConfig);
   const imageRef = (await images.imageStatus({ image: container.image! }))?.id;
   if (!imageRef) throw new Error(`${container.image} is not imported`);
-  const built = buildContainerConfig(pod, container, { restartCount: 0, imageRef, type: 'container', nodeName: NODE, hostIP: '127.0.0.1', podIPs: ['127.0.0.1'], mounts: [], nodeMemoryCapacityBytes: totalmem() });
-  const config = { ...built, labels: objects.containerLabels, annotations: objects.containerAnnotations, logPath: objects.logPath };
+  const built = buildContainerConfig(pod, container, {
+    restartCount: 0,
+    imageRef,
+    type: 'container',
+    nodeName: NODE,
+    hostIP: '127.0.0.1',
+    podIPs: ['127.0.0.1'],
+    mounts: [],
+    nodeMemoryCapacityBytes: totalmem(),
+  });
+  const config = {
+    ...built,
+    labels: objects.containerLabels,
+    annotations: objects.containerAnnotations,
+    logPath: objects.logPath,
+  };
   const containerId = await runtime.createContainer(sandboxId, config, sandboxConfig);
   await runtime.startContainer(containerId);
   return { sandboxId, containerId };
@@ -97,10 +119,14 @@ async function kubeletRuns(component: string, manifest: string): Promise<RawPod>
     sandboxAnnotations: fx.sandbox.annotations,
     containerLabels: fx.container.labels,
     // The kubelet's hash of the container as this manifest names it (the local image).
-    containerAnnotations: { ...fx.container.annotations, 'io.kubernetes.container.hash': kubeletContainerHash(container) },
+    containerAnnotations: {
+      ...fx.container.annotations,
+      'io.kubernetes.container.hash': kubeletContainerHash(container),
+    },
     logDirectory: path.join(h.podLogsDir, path.basename(fx.sandbox.log_directory)),
     logPath: fx.container.log_path,
-    cgroupParent: (fx.sandbox as unknown as { linux: { cgroup_parent: { cgroupfs: string } } }).linux.cgroup_parent.cgroupfs,
+    cgroupParent: (fx.sandbox as unknown as { linux: { cgroup_parent: { cgroupfs: string } } }).linux.cgroup_parent
+      .cgroupfs,
   });
 }
 
@@ -109,10 +135,22 @@ const PROXY_UID = '9d3c5a40-7f1e-4c8b-a2d6-0e5b71c3f482';
 /** A DaemonSet pod as a kubelet runs it: config.source api, a UUID, the controller's labels. */
 async function apiPodRuns(): Promise<RawPod> {
   const container: Container = { name: 'kube-proxy', image: TEST_IMAGES.busybox, command: SLEEP };
-  const identity = { 'io.kubernetes.pod.name': 'kube-proxy-x7k2p', 'io.kubernetes.pod.namespace': 'kube-system', 'io.kubernetes.pod.uid': PROXY_UID };
-  const pod: LabelledPod = { metadata: { name: 'kube-proxy-x7k2p', namespace: 'kube-system', uid: PROXY_UID }, spec: { hostNetwork: true, containers: [container] } };
+  const identity = {
+    'io.kubernetes.pod.name': 'kube-proxy-x7k2p',
+    'io.kubernetes.pod.namespace': 'kube-system',
+    'io.kubernetes.pod.uid': PROXY_UID,
+  };
+  const pod: LabelledPod = {
+    metadata: { name: 'kube-proxy-x7k2p', namespace: 'kube-system', uid: PROXY_UID },
+    spec: { hostNetwork: true, containers: [container] },
+  };
   return runRaw(pod, container, {
-    sandboxLabels: { ...identity, 'controller-revision-hash': '7b8d5c6f9', 'k8s-app': 'kube-proxy', 'pod-template-generation': '1' },
+    sandboxLabels: {
+      ...identity,
+      'controller-revision-hash': '7b8d5c6f9',
+      'k8s-app': 'kube-proxy',
+      'pod-template-generation': '1',
+    },
     sandboxAnnotations: { 'kubernetes.io/config.seen': '2025-09-01T10:00:05.5Z', 'kubernetes.io/config.source': 'api' },
     containerLabels: { ...identity, 'io.kubernetes.container.name': 'kube-proxy' },
     containerAnnotations: {
@@ -130,7 +168,10 @@ async function apiPodRuns(): Promise<RawPod> {
 /** `crictl runp` / `crictl create` with a plain config: no kubelet labels at all. */
 async function crictlPodRuns(): Promise<RawPod> {
   const container: Container = { name: 'debug', image: TEST_IMAGES.busybox, command: SLEEP };
-  const pod: LabelledPod = { metadata: { name: 'debug', namespace: 'default', uid: 'crictl-debug-0001' }, spec: { hostNetwork: true, containers: [container] } };
+  const pod: LabelledPod = {
+    metadata: { name: 'debug', namespace: 'default', uid: 'crictl-debug-0001' },
+    spec: { hostNetwork: true, containers: [container] },
+  };
   return runRaw(pod, container, {
     sandboxLabels: { app: 'debug' },
     sandboxAnnotations: {},
@@ -142,7 +183,9 @@ async function crictlPodRuns(): Promise<RawPod> {
 }
 
 function run(cmd: string, args: string[]): Promise<string> {
-  return new Promise((resolve, reject) => execFile(cmd, args, { timeout: 30_000 }, (err, stdout) => (err ? reject(err) : resolve(stdout))));
+  return new Promise((resolve, reject) =>
+    execFile(cmd, args, { timeout: 30_000 }, (err, stdout) => (err ? reject(err) : resolve(stdout))),
+  );
 }
 
 async function bootletPods(): Promise<Pod[]> {
@@ -155,7 +198,12 @@ async function runtimeState(): Promise<{ sandboxes: string[]; containers: string
   const [sandboxes, containers] = await Promise.all([runtime.listPodSandbox(), runtime.listContainers()]);
   return {
     sandboxes: sandboxes.map((s) => `${s.id} ${enumName(PodSandboxState, s.state)}`).sort(),
-    containers: containers.map((c) => `${c.id} ${c.podSandboxId} ${enumName(ContainerState, c.state)} restartCount=${c.annotations['io.kubernetes.container.restartCount'] ?? '-'}`).sort(),
+    containers: containers
+      .map(
+        (c) =>
+          `${c.id} ${c.podSandboxId} ${enumName(ContainerState, c.state)} restartCount=${c.annotations['io.kubernetes.container.restartCount'] ?? '-'}`,
+      )
+      .sort(),
   };
 }
 
@@ -167,10 +215,16 @@ describe('from a kubelet to bootlet', () => {
   it('adopts the kubelet’s static pods as they run, keeps the refused one, and leaves other pods alone', async () => {
     const [client, peer, metrics] = await freePorts(3);
     const etcdCommand = [
-      'etcd', '--name=cp-1', '--data-dir=/var/lib/etcd', '--logger=zap',
-      `--listen-client-urls=http://127.0.0.1:${client}`, `--advertise-client-urls=http://127.0.0.1:${client}`,
-      `--listen-peer-urls=http://127.0.0.1:${peer}`, `--initial-advertise-peer-urls=http://127.0.0.1:${peer}`,
-      `--initial-cluster=cp-1=http://127.0.0.1:${peer}`, `--listen-metrics-urls=http://127.0.0.1:${metrics}`,
+      'etcd',
+      '--name=cp-1',
+      '--data-dir=/var/lib/etcd',
+      '--logger=zap',
+      `--listen-client-urls=http://127.0.0.1:${client}`,
+      `--advertise-client-urls=http://127.0.0.1:${client}`,
+      `--listen-peer-urls=http://127.0.0.1:${peer}`,
+      `--initial-advertise-peer-urls=http://127.0.0.1:${peer}`,
+      `--initial-cluster=cp-1=http://127.0.0.1:${peer}`,
+      `--listen-metrics-urls=http://127.0.0.1:${metrics}`,
     ];
     manifests = {
       etcd: runnable('etcd', TEST_IMAGES.etcd, etcdCommand),
@@ -182,25 +236,53 @@ describe('from a kubelet to bootlet', () => {
     created.crictl = await crictlPodRuns();
     Object.assign(expected, await runtimeState());
     expect(expected.containers.filter((c) => c.includes('CONTAINER_RUNNING'))).toHaveLength(5);
-    await waitFor(async () => (await fetch(`http://127.0.0.1:${client}/health`).catch(() => undefined))?.ok, { timeoutMs: WAIT, what: 'the kubelet’s etcd healthy' });
+    await waitFor(async () => (await fetch(`http://127.0.0.1:${client}/health`).catch(() => undefined))?.ok, {
+      timeoutMs: WAIT,
+      what: 'the kubelet’s etcd healthy',
+    });
 
     // The same manifests in bootlet's directory, the scheduler's refused (an image is required).
     h.write('etcd.yaml', manifests.etcd!);
     h.write('kube-apiserver.yaml', manifests['kube-apiserver']!);
-    h.write('kube-scheduler.yaml', runnable('kube-scheduler', TEST_IMAGES.busybox, SLEEP, (pod) => delete (pod.spec!.containers[0] as { image?: string }).image));
+    h.write(
+      'kube-scheduler.yaml',
+      runnable(
+        'kube-scheduler',
+        TEST_IMAGES.busybox,
+        SLEEP,
+        (pod) => delete (pod.spec!.containers[0] as { image?: string }).image,
+      ),
+    );
     const agent = h.launch();
 
     await agent.waitForLog((r) => r.msg === 'Manifests read, adopting running pods', 'adoption', WAIT);
     for (const component of ['etcd', 'kube-apiserver']) {
       const uid = kubeletPodObjects(component).sandbox.metadata.uid;
-      await agent.waitForLog((r) => r.msg === 'Adopting the running pod a kubelet started from the same manifest' && r.podUID === uid && r.pod === `kube-system/${component}-cp-1`, `${component} adopted`);
+      await agent.waitForLog(
+        (r) =>
+          r.msg === 'Adopting the running pod a kubelet started from the same manifest' &&
+          r.podUID === uid &&
+          r.pod === `kube-system/${component}-cp-1`,
+        `${component} adopted`,
+      );
     }
     const schedulerFile = path.join(h.manifests, 'kube-scheduler.yaml');
-    const held = await agent.waitForLog((r) => r.msg === 'Keeping pod running: its manifest is refused', 'the scheduler held');
-    expect(held).toMatchObject({ pod: 'kube-system/kube-scheduler-cp-1', podUID: kubeletPodObjects('kube-scheduler').sandbox.metadata.uid, file: schedulerFile });
+    const held = await agent.waitForLog(
+      (r) => r.msg === 'Keeping pod running: its manifest is refused',
+      'the scheduler held',
+    );
+    expect(held).toMatchObject({
+      pod: 'kube-system/kube-scheduler-cp-1',
+      podUID: kubeletPodObjects('kube-scheduler').sandbox.metadata.uid,
+      file: schedulerFile,
+    });
     expect(String(held.err)).toContain('image');
     expect(agent.records().find((r) => r.msg === 'Static pod manifest refused')).toMatchObject({ file: schedulerFile });
-    expect(agent.records().find((r) => r.msg === 'Leaving runtime pod alone: no static source made it')).toMatchObject({ pod: 'kube-system/kube-proxy-x7k2p', podUID: PROXY_UID, source: 'api' });
+    expect(agent.records().find((r) => r.msg === 'Leaving runtime pod alone: no static source made it')).toMatchObject({
+      pod: 'kube-system/kube-proxy-x7k2p',
+      podUID: PROXY_UID,
+      source: 'api',
+    });
 
     // `bootlet pods` shows the kubelet's UIDs and containers, running, never restarted.
     const pods = await waitFor(
@@ -211,7 +293,17 @@ describe('from a kubelet to bootlet', () => {
       },
       { timeoutMs: WAIT, what: 'bootlet pods to show etcd and kube-apiserver running' },
     );
-    expect(pods.map((p) => [p.metadata?.name, p.metadata?.uid, p.metadata?.annotations?.['kubernetes.io/config.hash'], p.status?.containerStatuses?.[0]?.containerID, p.status?.containerStatuses?.[0]?.restartCount]).sort()).toEqual(
+    expect(
+      pods
+        .map((p) => [
+          p.metadata?.name,
+          p.metadata?.uid,
+          p.metadata?.annotations?.['kubernetes.io/config.hash'],
+          p.status?.containerStatuses?.[0]?.containerID,
+          p.status?.containerStatuses?.[0]?.restartCount,
+        ])
+        .sort(),
+    ).toEqual(
       ['etcd', 'kube-apiserver'].map((c) => {
         const uid = kubeletPodObjects(c).sandbox.metadata.uid;
         return [`${c}-cp-1`, uid, uid, `containerd://${created[c]!.containerId}`, 0];
@@ -220,7 +312,19 @@ describe('from a kubelet to bootlet', () => {
 
     // Nothing in the runtime was stopped, replaced or added.
     expect(await runtimeState()).toEqual(expected);
-    expect(agent.records().filter((r) => ['Found pod with no manifest, stopping it', 'Static pod changed, replacing it', 'Pod terminated', 'Killing container'].includes(String(r.msg)) && r.v === 0)).toEqual([]);
+    expect(
+      agent
+        .records()
+        .filter(
+          (r) =>
+            [
+              'Found pod with no manifest, stopping it',
+              'Static pod changed, replacing it',
+              'Pod terminated',
+              'Killing container',
+            ].includes(String(r.msg)) && r.v === 0,
+        ),
+    ).toEqual([]);
     expect((await fetch(`http://127.0.0.1:${client}/health`))?.ok).toBe(true);
   });
 
@@ -228,13 +332,23 @@ describe('from a kubelet to bootlet', () => {
     const agent = h.agent();
     const kubeletUid = kubeletPodObjects('kube-scheduler').sandbox.metadata.uid;
     h.write('kube-scheduler.yaml', manifests['kube-scheduler']!);
-    const terminated = await agent.waitForLog((r) => r.msg === 'Pod terminated' && r.podUID === kubeletUid, 'the kept scheduler stopped', WAIT);
+    const terminated = await agent.waitForLog(
+      (r) => r.msg === 'Pod terminated' && r.podUID === kubeletUid,
+      'the kept scheduler stopped',
+      WAIT,
+    );
     const fresh = await waitFor(
-      async () => (await h.pods('kube-scheduler')).find((p) => p.uid !== kubeletUid && p.containers.some((c) => c.state === ContainerState.CONTAINER_RUNNING)),
+      async () =>
+        (await h.pods('kube-scheduler')).find(
+          (p) => p.uid !== kubeletUid && p.containers.some((c) => c.state === ContainerState.CONTAINER_RUNNING),
+        ),
       { timeoutMs: WAIT, what: 'the new scheduler running' },
     );
     expect(fresh.sandboxes[0]!.createdAt / 1e6).toBeGreaterThanOrEqual(Number(terminated.ts) * 1000);
-    await waitFor(async () => !(await h.pods('kube-scheduler')).some((p) => p.uid === kubeletUid), { timeoutMs: WAIT, what: 'the kept scheduler removed' });
+    await waitFor(async () => !(await h.pods('kube-scheduler')).some((p) => p.uid === kubeletUid), {
+      timeoutMs: WAIT,
+      what: 'the kept scheduler removed',
+    });
     // The adopted pods and the pods bootlet does not own are still the very same.
     const now = await runtimeState();
     for (const c of ['etcd', 'kube-apiserver', 'kube-proxy', 'crictl']) {
@@ -248,9 +362,15 @@ describe('from bootlet to a kubelet', () => {
   it('writes, for a pinned UID, every label and annotation a kubelet reads to adopt the pod', async () => {
     const fx = kubeletPodObjects('kube-controller-manager');
     const uid = fx.sandbox.metadata.uid;
-    h.write('kube-controller-manager.yaml', runnable('kube-controller-manager', TEST_IMAGES.busybox, SLEEP, (pod) => Object.assign(pod.metadata!, { uid })));
+    h.write(
+      'kube-controller-manager.yaml',
+      runnable('kube-controller-manager', TEST_IMAGES.busybox, SLEEP, (pod) => Object.assign(pod.metadata!, { uid })),
+    );
     const rt = await waitFor(
-      async () => (await h.pods('kube-controller-manager')).find((p) => p.containers.some((c) => c.state === ContainerState.CONTAINER_RUNNING)),
+      async () =>
+        (await h.pods('kube-controller-manager')).find((p) =>
+          p.containers.some((c) => c.state === ContainerState.CONTAINER_RUNNING),
+        ),
       { timeoutMs: WAIT, what: 'the pinned controller-manager running' },
     );
     // Both agents honour a pinned UID: the kubelet would compute the very same pod identity.
@@ -274,11 +394,16 @@ describe('from bootlet to a kubelet', () => {
     // hash of the container as the manifest names it (bootlet adds only its own two).
     expect(container.labels).toEqual(fx.container.labels);
     const spec = { name: 'kube-controller-manager', image: TEST_IMAGES.busybox };
-    const want: KeyValueMap = { ...fx.container.annotations, 'io.kubernetes.container.hash': kubeletContainerHash(spec) };
+    const want: KeyValueMap = {
+      ...fx.container.annotations,
+      'io.kubernetes.container.hash': kubeletContainerHash(spec),
+    };
     const { 'io.kubernetes.container.ports': ports, ...rest } = container.annotations;
     const { 'io.kubernetes.container.ports': wantPorts, ...wantRest } = want;
     expect(JSON.parse(ports!)).toEqual(JSON.parse(wantPorts!)); // the kubelet decodes it; key order does not matter
-    const extra = Object.keys(rest).filter((k) => !(k in wantRest)).sort();
+    const extra = Object.keys(rest)
+      .filter((k) => !(k in wantRest))
+      .sort();
     expect(extra).toEqual(['bootlet.io/container.hash', 'io.kubernetes.container.type']);
     expect(Object.fromEntries(Object.entries(rest).filter(([k]) => k in wantRest))).toEqual(wantRest);
 

@@ -45,7 +45,8 @@ async function running(name: string): Promise<string | undefined> {
   return undefined;
 }
 
-const runningSoon = (name: string, timeoutMs = 90_000) => waitFor(() => running(name), { timeoutMs, what: `${name} running` });
+const runningSoon = (name: string, timeoutMs = 90_000) =>
+  waitFor(() => running(name), { timeoutMs, what: `${name} running` });
 
 function launch(): RunningAgent {
   agent = h.launch({ healthzPort });
@@ -53,7 +54,11 @@ function launch(): RunningAgent {
 }
 
 const refusal = (a: RunningAgent, file: string) =>
-  a.waitForLog((r) => r.msg === 'Static pod manifest refused' && r.file === path.join(h.manifests, file), `${file} refused`, 90_000);
+  a.waitForLog(
+    (r) => r.msg === 'Static pod manifest refused' && r.file === path.join(h.manifests, file),
+    `${file} refused`,
+    90_000,
+  );
 
 function get(opts: http.RequestOptions): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
@@ -80,7 +85,10 @@ async function healthy(a: RunningAgent): Promise<void> {
   expect(a.proc.exitCode).toBeNull();
   expect(a.proc.signalCode).toBeNull();
   expect((await get({ host: '127.0.0.1', port: healthzPort, path: '/healthz' })).status).toBe(200);
-  const metric = await waitFor(async () => ({ n: await unexpectedErrors() }), { timeoutMs: 30_000, what: 'the metrics socket to answer' });
+  const metric = await waitFor(async () => ({ n: await unexpectedErrors() }), {
+    timeoutMs: 30_000,
+    what: 'the metrics socket to answer',
+  });
   expect(metric.n).toBe(0);
   expect(a.records().filter((r) => String(r.msg).startsWith('BUG:'))).toEqual([]);
 }
@@ -123,12 +131,22 @@ describe('hostile manifests through the packaged agent', () => {
     let bomb = `${head}base: &a [${'1,'.repeat(100_000)}1]\n`;
     for (let i = 0; i < 99; i++) bomb += `k${i}: *a\n`;
     const files: Record<string, { content: string; err: string }> = {
-      'flow.yaml': { content: `${head}x: [${'1,'.repeat(5 * 1024 * 1024 - 40)}1]\n`, err: `more than ${MAX_NODES} values` },
-      'block.yaml': { content: `${head}x:\n${'- 1\n'.repeat(2.5 * 1024 * 1024 - 20)}`, err: `more than ${MAX_NODES} values` },
+      'flow.yaml': {
+        content: `${head}x: [${'1,'.repeat(5 * 1024 * 1024 - 40)}1]\n`,
+        err: `more than ${MAX_NODES} values`,
+      },
+      'block.yaml': {
+        content: `${head}x:\n${'- 1\n'.repeat(2.5 * 1024 * 1024 - 20)}`,
+        err: `more than ${MAX_NODES} values`,
+      },
       'bomb.yaml': { content: bomb, err: `more than ${MAX_NODES} values` },
-      'broken.json': { content: `{"apiVersion": "v1", "kind": "Pod", "x": "${'s3cr3t'.repeat(1_747_000)}", }`, err: 'invalid JSON' },
+      'broken.json': {
+        content: `{"apiVersion": "v1", "kind": "Pod", "x": "${'s3cr3t'.repeat(1_747_000)}", }`,
+        err: 'invalid JSON',
+      },
     };
-    for (const { content } of Object.values(files)) expect(Buffer.byteLength(content)).toBeLessThanOrEqual(10 * 1024 * 1024);
+    for (const { content } of Object.values(files))
+      expect(Buffer.byteLength(content)).toBeLessThanOrEqual(10 * 1024 * 1024);
     // healthz is asked every 100 ms while the agent works through them; every answer must come.
     let asked = 0;
     const failures: string[] = [];
@@ -179,7 +197,9 @@ describe('hostile manifests through the packaged agent', () => {
     const state = () => wouldBe.map((p) => (fs.existsSync(p) ? `${p} ${fs.statSync(p).mtimeMs}` : `${p} absent`));
     const before = state();
     h.write('evil.yaml', sleeper('evil', `, uid: "${evil}"`));
-    expect(String((await refusal(agent, 'evil.yaml')).err)).toContain(`metadata.uid: Invalid value: "${evil}": a pinned uid must be 1 to 36 characters`);
+    expect(String((await refusal(agent, 'evil.yaml')).err)).toContain(
+      `metadata.uid: Invalid value: "${evil}": a pinned uid must be 1 to 36 characters`,
+    );
     expect(state()).toEqual(before);
     expect(await h.pods('evil')).toEqual([]);
 
@@ -217,16 +237,30 @@ spec:
 `;
     for (let round = 0; round < 3; round++) {
       h.write('crasher.yaml', crasher);
-      await waitFor(async () => (await h.pods('crasher')).some((p) => p.containers.some((c) => c.meta.restartCount >= 2)), { timeoutMs: 60_000, what: 'crasher restarted twice' });
+      await waitFor(
+        async () => (await h.pods('crasher')).some((p) => p.containers.some((c) => c.meta.restartCount >= 2)),
+        { timeoutMs: 60_000, what: 'crasher restarted twice' },
+      );
       await agent.kill('SIGKILL');
       h.remove('crasher.yaml');
       launch();
       try {
-        await waitFor(async () => (await h.pods('crasher')).length === 0, { timeoutMs: 90_000, what: 'the crasher removed by the next agent' });
+        await waitFor(async () => (await h.pods('crasher')).length === 0, {
+          timeoutMs: 90_000,
+          what: 'the crasher removed by the next agent',
+        });
       } catch (err) {
         // What the runtime still holds and what the agent said explain it.
-        const left = (await h.pods('crasher')).map((p) => ({ sandboxes: p.sandboxes.map((x) => x.state), containers: p.containers.map((c) => [c.id.slice(0, 12), c.state]) }));
-        console.error(`round ${round}: the crasher left in the runtime: ${JSON.stringify(left)}\nagent errors:\n${agent.lines.filter((l) => /"severity":"(error|warning)"|crasher/.test(l)).slice(-30).join('\n')}`);
+        const left = (await h.pods('crasher')).map((p) => ({
+          sandboxes: p.sandboxes.map((x) => x.state),
+          containers: p.containers.map((c) => [c.id.slice(0, 12), c.state]),
+        }));
+        console.error(
+          `round ${round}: the crasher left in the runtime: ${JSON.stringify(left)}\nagent errors:\n${agent.lines
+            .filter((l) => /"severity":"(error|warning)"|crasher/.test(l))
+            .slice(-30)
+            .join('\n')}`,
+        );
         throw err;
       }
       await healthy(agent);
@@ -242,8 +276,18 @@ spec:
     // What a killed agent left: an older pod of the same name whose container the runtime will not let go.
     const uid = 'a0'.repeat(16);
     const old: LabelledPod = {
-      metadata: { name: `stuck-${NODE}`, namespace: 'default', uid, annotations: { 'kubernetes.io/config.source': 'file', 'kubernetes.io/config.hash': uid } },
-      spec: { hostNetwork: true, terminationGracePeriodSeconds: 1, nodeName: NODE, containers: [{ name: 'main', image: TEST_IMAGES.busybox, command: ['sleep', '3600'] }] },
+      metadata: {
+        name: `stuck-${NODE}`,
+        namespace: 'default',
+        uid,
+        annotations: { 'kubernetes.io/config.source': 'file', 'kubernetes.io/config.hash': uid },
+      },
+      spec: {
+        hostNetwork: true,
+        terminationGracePeriodSeconds: 1,
+        nodeName: NODE,
+        containers: [{ name: 'main', image: TEST_IMAGES.busybox, command: ['sleep', '3600'] }],
+      },
     };
     const rt = h.cri().runtime;
     fs.mkdirSync(path.join(podLogDirectory(h.podLogsDir, old), 'main'), { recursive: true });
@@ -269,11 +313,21 @@ spec:
     h.write('stuck.yaml', sleeper('stuck'));
     launch();
     await runningSoon('stuck');
-    await agent.waitForLog((r) => r.msg === 'Pod worker step failed, will retry' && r.podUID === uid && String(r.err).includes('cannot delete running task'), 'the removal refused', 30_000);
+    await agent.waitForLog(
+      (r) =>
+        r.msg === 'Pod worker step failed, will retry' &&
+        r.podUID === uid &&
+        String(r.err).includes('cannot delete running task'),
+      'the removal refused',
+      30_000,
+    );
     await healthy(agent);
     // Clean up what bootlet cannot: the task, then the agent removes the pod at its next retry.
     await h.cd().ctr(['tasks', 'rm', '-f', stuck]);
-    await waitFor(async () => (await h.pods('stuck')).length === 1, { timeoutMs: 60_000, what: 'the stuck predecessor removed once the runtime lets go' });
+    await waitFor(async () => (await h.pods('stuck')).length === 1, {
+      timeoutMs: 60_000,
+      what: 'the stuck predecessor removed once the runtime lets go',
+    });
   });
 });
 

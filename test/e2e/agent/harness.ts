@@ -4,7 +4,12 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import { cleanupStaleContainerds, startContainerd, type PrivateContainerd, type StartContainerdOptions } from '../../../dev/containerd.js';
+import {
+  cleanupStaleContainerds,
+  startContainerd,
+  type PrivateContainerd,
+  type StartContainerdOptions,
+} from '../../../dev/containerd.js';
 import { importTestImages } from '../../../dev/images.js';
 import { connectRuntime, type RuntimeConnection } from '../../../src/cri/cri-client.js';
 import { listRuntimePods, readRuntimePod, type RuntimePod } from '../../../src/kuberuntime/runtime-pods.js';
@@ -58,7 +63,10 @@ export function useAgentHarness(
     await importTestImages(cd);
     cri = await connectRuntime(cd.endpoint);
     fs.mkdirSync(manifests, { recursive: true });
-    fs.writeFileSync(configFile, `apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\npodLogsDir: ${podLogsDir}\n`);
+    fs.writeFileSync(
+      configFile,
+      `apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\npodLogsDir: ${podLogsDir}\n`,
+    );
   });
 
   // A failed test shows what the agent and containerd said last: CI keeps only the runner's output.
@@ -84,7 +92,16 @@ export function useAgentHarness(
     cri: () => must(cri, 'the CRI client'),
     agent: () => must(agent, 'the agent'),
     launch(extra = {}) {
-      agent = startAgent({ manifests, endpoint: must(cd, 'containerd').endpoint, rootDir, podLogsDir, nodeName: node, configFile, ...agentDefaults, ...extra });
+      agent = startAgent({
+        manifests,
+        endpoint: must(cd, 'containerd').endpoint,
+        rootDir,
+        podLogsDir,
+        nodeName: node,
+        configFile,
+        ...agentDefaults,
+        ...extra,
+      });
       return agent;
     },
     write(file, content) {

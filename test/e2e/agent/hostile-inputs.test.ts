@@ -44,7 +44,8 @@ function records(): Record<string, unknown>[] {
     }
   });
 }
-const about = (file: string, msg: string) => records().filter((r) => r.msg === msg && r.file === path.join(h.manifests, file));
+const about = (file: string, msg: string) =>
+  records().filter((r) => r.msg === msg && r.file === path.join(h.manifests, file));
 const rescans = () => records().filter((r) => r.msg === 'Manifest path rescanned').length;
 /** Resolves once the agent has done `n` more full rescans (one a second). */
 async function moreRescans(n: number): Promise<void> {
@@ -52,24 +53,38 @@ async function moreRescans(n: number): Promise<void> {
   await waitFor(() => rescans() >= target, { timeoutMs: 60_000, what: `${n} more rescans` });
 }
 
-function getPods(): Promise<{ items: Array<{ metadata: { name: string }; status?: { containerStatuses?: Array<{ ready: boolean }> } }> }> {
+function getPods(): Promise<{
+  items: Array<{ metadata: { name: string }; status?: { containerStatuses?: Array<{ ready: boolean }> } }>;
+}> {
   return new Promise((resolve, reject) => {
-    const req = http.get({ socketPath: podsSocketPath(h.rootDir), path: '/pods', agent: false, timeout: 5000 }, (res) => {
-      let body = '';
-      res.on('data', (c: Buffer) => (body += c.toString()));
-      res.on('end', () => resolve(JSON.parse(body)));
-    });
+    const req = http.get(
+      { socketPath: podsSocketPath(h.rootDir), path: '/pods', agent: false, timeout: 5000 },
+      (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c.toString()));
+        res.on('end', () => resolve(JSON.parse(body)));
+      },
+    );
     req.on('timeout', () => req.destroy(new Error('no answer within 5 s')));
     req.on('error', reject);
   });
 }
 
-const withLabel = (name: string, value: string) => busyboxPod(name, SLEEP_LOOP).replace(`namespace: kube-system}`, `namespace: kube-system, labels: {app: ${JSON.stringify(value)}}}`);
-const withEnv = (name: string, env: string) => `${busyboxPod(name, SLEEP_LOOP)}    env: [{name: ${JSON.stringify(env)}, value: x}]\n`;
+const withLabel = (name: string, value: string) =>
+  busyboxPod(name, SLEEP_LOOP).replace(
+    `namespace: kube-system}`,
+    `namespace: kube-system, labels: {app: ${JSON.stringify(value)}}}`,
+  );
+const withEnv = (name: string, env: string) =>
+  `${busyboxPod(name, SLEEP_LOOP)}    env: [{name: ${JSON.stringify(env)}, value: x}]\n`;
 /** What the API server refuses and the node would otherwise act on: an /etc/hosts line, a cgroup figure, a file outside its volume. */
 const MISCHIEF: Record<string, [manifest: string, refusal: string]> = {
   'alias.yaml': [
-    busyboxPod('alias', SLEEP_LOOP, `  hostAliases: [{ip: ${JSON.stringify('1.2.3.4\n5.6.7.8 evil.example')}, hostnames: [ok.example]}]\n`),
+    busyboxPod(
+      'alias',
+      SLEEP_LOOP,
+      `  hostAliases: [{ip: ${JSON.stringify('1.2.3.4\n5.6.7.8 evil.example')}, hostnames: [ok.example]}]\n`,
+    ),
     `spec.hostAliases[0].ip: Invalid value: "1.2.3.4\\n5.6.7.8 evil.example": ${IP_MSG}`,
   ],
   'memory.yaml': [
@@ -77,7 +92,11 @@ const MISCHIEF: Record<string, [manifest: string, refusal: string]> = {
     'spec.containers[0].resources.requests[memory]: Invalid value: "-1Gi": must be greater than or equal to 0',
   ],
   'downward.yaml': [
-    busyboxPod('downward', SLEEP_LOOP, '  volumes: [{name: info, downwardAPI: {items: [{path: ../x, fieldRef: {fieldPath: metadata.name}}]}}]\n'),
+    busyboxPod(
+      'downward',
+      SLEEP_LOOP,
+      '  volumes: [{name: info, downwardAPI: {items: [{path: ../x, fieldRef: {fieldPath: metadata.name}}]}}]\n',
+    ),
     `spec.volumes[0].downwardAPI.path: Invalid value: "../x": must not contain '..'`,
   ],
 };
@@ -106,7 +125,10 @@ beforeAll(async () => {
     execWrap: ['sh', '-c', 'exec "$@" >>"$BOOTLET_TEST_LOG" 2>&1', 'sh'],
   });
   h.write('marker.yaml', busyboxPod('marker', SLEEP_LOOP));
-  await waitFor(async () => (await h.pods('marker')).some((p) => p.containers.length > 0), { timeoutMs: 90_000, what: 'marker running' });
+  await waitFor(async () => (await h.pods('marker')).some((p) => p.containers.length > 0), {
+    timeoutMs: 90_000,
+    what: 'marker running',
+  });
 });
 
 afterAll(async () => {
@@ -122,17 +144,28 @@ describe('hostile inputs through the packaged agent', () => {
     fs.writeFileSync(path.join(dir, 'newline.yaml'), withLabel('newline', 'a\nb'));
     fs.writeFileSync(path.join(dir, 'env.yaml'), withEnv('env', 'A\nB'));
     // A limit refusal (it once read "refused: refused: ..."); the depth limit is cheap to reach even on a loaded machine.
-    fs.writeFileSync(path.join(dir, 'deep.json'), `{"apiVersion":"v1","kind":"Pod","x":${'['.repeat(100)}${']'.repeat(100)}}`);
+    fs.writeFileSync(
+      path.join(dir, 'deep.json'),
+      `{"apiVersion":"v1","kind":"Pod","x":${'['.repeat(100)}${']'.repeat(100)}}`,
+    );
     fs.writeFileSync(path.join(dir, 'good.yaml'), withLabel('good', 'my_value'));
     const r = await run(BOOTLET_EXE, ['validate', dir, '--hostname-override', NODE]).then(
       (ok) => ({ code: 0, stdout: ok.stdout }),
       (e: { code: number; stdout: string }) => e,
     );
     expect(r.code).toBe(1);
-    expect(r.stdout).toContain(`${path.join(dir, 'nul.yaml')}: refused: metadata.labels: Invalid value: "a\\x00b": ${LABEL_MSG}`);
-    expect(r.stdout).toContain(`${path.join(dir, 'newline.yaml')}: refused: metadata.labels: Invalid value: "a\\nb": ${LABEL_MSG}`);
-    expect(r.stdout).toContain(`${path.join(dir, 'env.yaml')}: refused: spec.containers[0].env[0].name: Invalid value: "A\\nB": ${ENV_MSG}`);
-    expect(r.stdout).toContain(`${path.join(dir, 'deep.json')}: refused: nested deeper than 64 levels (the limit for a manifest)`);
+    expect(r.stdout).toContain(
+      `${path.join(dir, 'nul.yaml')}: refused: metadata.labels: Invalid value: "a\\x00b": ${LABEL_MSG}`,
+    );
+    expect(r.stdout).toContain(
+      `${path.join(dir, 'newline.yaml')}: refused: metadata.labels: Invalid value: "a\\nb": ${LABEL_MSG}`,
+    );
+    expect(r.stdout).toContain(
+      `${path.join(dir, 'env.yaml')}: refused: spec.containers[0].env[0].name: Invalid value: "A\\nB": ${ENV_MSG}`,
+    );
+    expect(r.stdout).toContain(
+      `${path.join(dir, 'deep.json')}: refused: nested deeper than 64 levels (the limit for a manifest)`,
+    );
     expect(r.stdout).not.toContain('refused: refused');
     expect(r.stdout).toContain(`${path.join(dir, 'good.yaml')}: accepted: pod kube-system/good-${NODE}`);
   });
@@ -140,10 +173,20 @@ describe('hostile inputs through the packaged agent', () => {
   it('the agent refuses those manifests and runs none of them', async () => {
     h.write('nul.yaml', withLabel('nul', 'a\u0000b'));
     h.write('env.yaml', withEnv('env', 'A\nB'));
-    await waitFor(() => about('nul.yaml', 'Static pod manifest refused')[0], { timeoutMs: 60_000, what: 'nul.yaml refused' });
-    await waitFor(() => about('env.yaml', 'Static pod manifest refused')[0], { timeoutMs: 60_000, what: 'env.yaml refused' });
-    expect(String(about('nul.yaml', 'Static pod manifest refused')[0]!.err)).toContain(`metadata.labels: Invalid value: "a\\x00b": ${LABEL_MSG}`);
-    expect(String(about('env.yaml', 'Static pod manifest refused')[0]!.err)).toContain(`spec.containers[0].env[0].name: Invalid value: "A\\nB": ${ENV_MSG}`);
+    await waitFor(() => about('nul.yaml', 'Static pod manifest refused')[0], {
+      timeoutMs: 60_000,
+      what: 'nul.yaml refused',
+    });
+    await waitFor(() => about('env.yaml', 'Static pod manifest refused')[0], {
+      timeoutMs: 60_000,
+      what: 'env.yaml refused',
+    });
+    expect(String(about('nul.yaml', 'Static pod manifest refused')[0]!.err)).toContain(
+      `metadata.labels: Invalid value: "a\\x00b": ${LABEL_MSG}`,
+    );
+    expect(String(about('env.yaml', 'Static pod manifest refused')[0]!.err)).toContain(
+      `spec.containers[0].env[0].name: Invalid value: "A\\nB": ${ENV_MSG}`,
+    );
     expect(await h.pods('nul')).toEqual([]);
     expect(await h.pods('env')).toEqual([]);
     h.remove('nul.yaml');
@@ -159,14 +202,18 @@ describe('hostile inputs through the packaged agent', () => {
       (e: { code: number; stdout: string }) => e,
     );
     expect(r.code).toBe(1);
-    for (const [file, [, refusal]] of Object.entries(MISCHIEF)) expect(r.stdout).toContain(`${path.join(dir, file)}: refused: ${refusal}`);
+    for (const [file, [, refusal]] of Object.entries(MISCHIEF))
+      expect(r.stdout).toContain(`${path.join(dir, file)}: refused: ${refusal}`);
     expect(r.stdout).toContain('0 accepted, 3 refused');
   });
 
   it('the agent refuses them too: none runs, and no pod gets the injected /etc/hosts line', async () => {
     for (const [file, [manifest]] of Object.entries(MISCHIEF)) h.write(file, manifest);
     for (const [file, [, refusal]] of Object.entries(MISCHIEF)) {
-      const refused = await waitFor(() => about(file, 'Static pod manifest refused')[0], { timeoutMs: 60_000, what: `${file} refused` });
+      const refused = await waitFor(() => about(file, 'Static pod manifest refused')[0], {
+        timeoutMs: 60_000,
+        what: `${file} refused`,
+      });
       expect(String(refused.err)).toContain(refusal);
     }
     // Refused for good: later rescans start none of them either.
@@ -180,7 +227,10 @@ describe('hostile inputs through the packaged agent', () => {
 
   it("refuses a manifest linked to the agent's own log once, and does not read it again as the log grows", async () => {
     fs.symlinkSync(logFile(), path.join(h.manifests, 'self.yaml'));
-    const first = await waitFor(() => about('self.yaml', 'Static pod manifest refused')[0], { timeoutMs: 60_000, what: 'self.yaml refused' });
+    const first = await waitFor(() => about('self.yaml', 'Static pod manifest refused')[0], {
+      timeoutMs: 60_000,
+      what: 'self.yaml refused',
+    });
     expect(String(first.err)).toBe(
       "the file is the agent's own standard output and standard error (its log): bootlet never reads its own output as a manifest; remove it from the manifest path",
     );
@@ -201,7 +251,10 @@ describe('hostile inputs through the packaged agent', () => {
     // Each rescan waits for the look at every file under way: all the contents above have been read.
     expect(about('flappy.yaml', 'Static pod manifest refused')).toHaveLength(5);
     h.write('flappy.yaml', busyboxPod('flappy', SLEEP_LOOP));
-    await waitFor(() => about('flappy.yaml', 'Static pod manifest accepted')[0], { timeoutMs: 60_000, what: 'flappy.yaml accepted' });
+    await waitFor(() => about('flappy.yaml', 'Static pod manifest accepted')[0], {
+      timeoutMs: 60_000,
+      what: 'flappy.yaml accepted',
+    });
     const again = about('flappy.yaml', 'Static pod manifest refused again');
     expect(again).toHaveLength(1);
     expect(again[0]).toMatchObject({ times: changes - 5, err: `kind is "Pod${changes - 1}": expected "Pod"` });

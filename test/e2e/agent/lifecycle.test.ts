@@ -57,8 +57,12 @@ async function liveState(): Promise<{ sandboxes: string[]; containers: string[] 
   const pods = await listRuntimePods(h.cri().runtime);
   const all = [...pods.values()];
   return {
-    sandboxes: all.flatMap((p) => p.sandboxes.filter((s) => s.state === PodSandboxState.SANDBOX_READY).map((s) => s.id)).sort(),
-    containers: all.flatMap((p) => p.containers.filter((c) => c.state === ContainerState.CONTAINER_RUNNING).map((c) => c.id)).sort(),
+    sandboxes: all
+      .flatMap((p) => p.sandboxes.filter((s) => s.state === PodSandboxState.SANDBOX_READY).map((s) => s.id))
+      .sort(),
+    containers: all
+      .flatMap((p) => p.containers.filter((c) => c.state === ContainerState.CONTAINER_RUNNING).map((c) => c.id))
+      .sort(),
   };
 }
 
@@ -69,8 +73,13 @@ beforeAll(() => {
 describe('bootlet against a real containerd', () => {
   it('runs a pod from a manifest, labelled as the kubelet labels it, logging in the CRI layout', async () => {
     write('sleeper.yaml', sleeper('sleeper'));
-    const found = await waitFor(() => runningContainer('sleeper'), { timeoutMs: 60_000, what: 'sleeper container running' });
-    const sandboxes = await h.cri().runtime.listPodSandbox({ labelSelector: { 'io.kubernetes.pod.uid': found.pod.uid } });
+    const found = await waitFor(() => runningContainer('sleeper'), {
+      timeoutMs: 60_000,
+      what: 'sleeper container running',
+    });
+    const sandboxes = await h
+      .cri()
+      .runtime.listPodSandbox({ labelSelector: { 'io.kubernetes.pod.uid': found.pod.uid } });
     expect(sandboxes).toHaveLength(1);
     expect(sandboxes[0]!.labels['io.kubernetes.pod.name']).toBe(`sleeper-${NODE}`);
     expect(sandboxes[0]!.labels['io.kubernetes.pod.namespace']).toBe('default');
@@ -79,10 +88,18 @@ describe('bootlet against a real containerd', () => {
     expect(found.pod.uid).toMatch(/^[0-9a-f]{32}$/);
     expect(found.container.meta.restartCount).toBe(0);
     const log = path.join(podLogsDir, `default_sleeper-${NODE}_${found.pod.uid}`, 'main', '0.log');
-    const line = await waitFor(() => fs.existsSync(log) && fs.readFileSync(log, 'utf8').split('\n').find((l) => l.includes('hello from sleeper')), {
-      timeoutMs: 20_000,
-      what: `${log} to hold the container's output`,
-    });
+    const line = await waitFor(
+      () =>
+        fs.existsSync(log) &&
+        fs
+          .readFileSync(log, 'utf8')
+          .split('\n')
+          .find((l) => l.includes('hello from sleeper')),
+      {
+        timeoutMs: 20_000,
+        what: `${log} to hold the container's output`,
+      },
+    );
     expect(line).toMatch(/^\S+ stdout F hello from sleeper$/);
   });
 
@@ -91,7 +108,10 @@ describe('bootlet against a real containerd', () => {
     fs.writeFileSync(path.join(manifests, '.sleeper.yaml.swp'), sleeper('ghost-swp'));
     fs.writeFileSync(path.join(manifests, 'sleeper.yaml~'), sleeper('ghost-tilde'));
     for (const f of ['ghost.yaml.bak', 'sleeper.yaml~']) {
-      await agent!.waitForLog((r) => r.msg === 'Skipping file in manifest directory' && String(r.file).endsWith(f), `${f} skipped`);
+      await agent!.waitForLog(
+        (r) => r.msg === 'Skipping file in manifest directory' && String(r.file).endsWith(f),
+        `${f} skipped`,
+      );
     }
     // A pod written after the leftovers runs, so they were seen and passed over, not missed.
     write('marker.yaml', sleeper('marker'));
@@ -103,15 +123,28 @@ describe('bootlet against a real containerd', () => {
   it('keeps the pod of a manifest whose edit is broken, and says why', async () => {
     const before = await runningContainer('sleeper');
     const marker = await runningContainer('marker');
-    fs.writeFileSync(path.join(manifests, 'sleeper.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: sleeper\n spec: [\n');
-    const err = await agent!.waitForLog((r) => r.msg === 'Static pod manifest refused' && String(r.file).endsWith('sleeper.yaml'), 'broken sleeper refused');
+    fs.writeFileSync(
+      path.join(manifests, 'sleeper.yaml'),
+      'apiVersion: v1\nkind: Pod\nmetadata:\n  name: sleeper\n spec: [\n',
+    );
+    const err = await agent!.waitForLog(
+      (r) => r.msg === 'Static pod manifest refused' && String(r.file).endsWith('sleeper.yaml'),
+      'broken sleeper refused',
+    );
     expect(String(err.err)).toMatch(/line \d+/);
     // Let a full rescan pass over the broken file too (the kubelet would drop the pod there).
     const seen = agent!.records().length;
-    await waitFor(() => agent!.records().slice(seen).some((r) => r.msg === 'Manifest path rescanned'), {
-      timeoutMs: 30_000,
-      what: 'a full rescan after the broken edit',
-    });
+    await waitFor(
+      () =>
+        agent!
+          .records()
+          .slice(seen)
+          .some((r) => r.msg === 'Manifest path rescanned'),
+      {
+        timeoutMs: 30_000,
+        what: 'a full rescan after the broken edit',
+      },
+    );
     expect((await runningContainer('sleeper'))?.container.id).toBe(before!.container.id);
     expect((await runningContainer('marker'))?.container.id).toBe(marker!.container.id);
     expect(await podsNamed('sleeper')).toHaveLength(1);
@@ -132,12 +165,18 @@ describe('bootlet against a real containerd', () => {
     const newSandbox = agent!.records().findIndex((r) => r.msg === 'Created pod sandbox' && r.podUID === after.pod.uid);
     expect(oldStopped).toBeGreaterThanOrEqual(0);
     expect(newSandbox).toBeGreaterThan(oldStopped);
-    await waitFor(async () => (await podsNamed('sleeper')).length === 1, { timeoutMs: 30_000, what: 'the old sleeper pod to be removed' });
+    await waitFor(async () => (await podsNamed('sleeper')).length === 1, {
+      timeoutMs: 30_000,
+      what: 'the old sleeper pod to be removed',
+    });
   });
 
   it('refuses a second file declaring the same pod, naming both files', async () => {
     write('zz-duplicate.yaml', sleeper('sleeper', '    env:\n    - name: DUPLICATE\n      value: "yes"\n'));
-    const err = await agent!.waitForLog((r) => r.msg === 'Static pod manifest refused' && String(r.file).endsWith('zz-duplicate.yaml'), 'duplicate refused');
+    const err = await agent!.waitForLog(
+      (r) => r.msg === 'Static pod manifest refused' && String(r.file).endsWith('zz-duplicate.yaml'),
+      'duplicate refused',
+    );
     expect(String(err.err)).toContain('sleeper.yaml');
     expect(await podsNamed('sleeper')).toHaveLength(1);
     fs.rmSync(path.join(manifests, 'zz-duplicate.yaml'));
@@ -168,7 +207,10 @@ spec:
     const [pod] = await podsNamed('crasher');
     expect(pod!.sandboxes).toHaveLength(1);
     fs.rmSync(path.join(manifests, 'crasher.yaml'));
-    await waitFor(async () => (await podsNamed('crasher')).length === 0, { timeoutMs: 30_000, what: 'crasher removed' });
+    await waitFor(async () => (await podsNamed('crasher')).length === 0, {
+      timeoutMs: 30_000,
+      what: 'crasher removed',
+    });
   });
 
   it('adopts everything after SIGKILL and restart: same sandboxes, same containers, nothing duplicated', async () => {
@@ -188,7 +230,10 @@ spec:
   it('removes the pod when its manifest is deleted', async () => {
     const marker = await runningContainer('marker');
     fs.rmSync(path.join(manifests, 'marker.yaml'));
-    await waitFor(async () => (await podsNamed('marker')).length === 0, { timeoutMs: 30_000, what: 'marker pod removed from the runtime' });
+    await waitFor(async () => (await podsNamed('marker')).length === 0, {
+      timeoutMs: 30_000,
+      what: 'marker pod removed from the runtime',
+    });
     await agent!.waitForLog((r) => r.msg === 'Pod removed' && r.podUID === marker!.pod.uid, 'marker cleaned up');
     expect(fs.existsSync(path.join(podLogsDir, `default_marker-${NODE}_${marker!.pod.uid}`))).toBe(false);
     expect(fs.existsSync(path.join(rootDir, 'pods', marker!.pod.uid))).toBe(false);
@@ -237,6 +282,9 @@ spec:
     // Clean up through the agent itself: no manifests, then every pod goes.
     for (const f of fs.readdirSync(manifests)) fs.rmSync(path.join(manifests, f));
     launch();
-    await waitFor(async () => (await listRuntimePods(h.cri().runtime)).size === 0, { timeoutMs: 60_000, what: 'every pod removed after its manifest went' });
+    await waitFor(async () => (await listRuntimePods(h.cri().runtime)).size === 0, {
+      timeoutMs: 60_000,
+      what: 'every pod removed after its manifest went',
+    });
   });
 });

@@ -20,9 +20,26 @@ import { useAgentHarness } from './harness.js';
 const NODE = 'node-op';
 const h = useAgentHarness('operator', NODE);
 const run = promisify(execFile);
-const FAMILIES = (JSON.parse(fs.readFileSync(path.join(__dirname, '../../fixtures/kubelet/metric-families.json'), 'utf8')) as { families: Array<{ name: string; type: string }> }).families;
+const FAMILIES = (
+  JSON.parse(fs.readFileSync(path.join(__dirname, '../../fixtures/kubelet/metric-families.json'), 'utf8')) as {
+    families: Array<{ name: string; type: string }>;
+  }
+).families;
 
-const REMOTE = JSON.stringify({ apiVersion: 'v1', kind: 'PodList', items: [{ metadata: { name: 'remote', namespace: 'kube-system' }, spec: { hostNetwork: true, terminationGracePeriodSeconds: 1, containers: [{ name: 'main', image: TEST_IMAGES.busybox, command: ['sh', '-c', SLEEP_LOOP] }] } }] });
+const REMOTE = JSON.stringify({
+  apiVersion: 'v1',
+  kind: 'PodList',
+  items: [
+    {
+      metadata: { name: 'remote', namespace: 'kube-system' },
+      spec: {
+        hostNetwork: true,
+        terminationGracePeriodSeconds: 1,
+        containers: [{ name: 'main', image: TEST_IMAGES.busybox, command: ['sh', '-c', SLEEP_LOOP] }],
+      },
+    },
+  ],
+});
 
 let notify: NotifySocket;
 let agent: RunningAgent;
@@ -51,22 +68,31 @@ const options = (): Partial<AgentOptions> => ({
   execWrap: ['sh', '-c', 'export JOURNAL_STREAM=$(stat -L -c %d:%i /proc/self/fd/2); exec "$@"', 'sh'],
 });
 
-const OUTAGE = 'Cannot read static pods from staticPodURL; the pods it gave keep running, retrying every httpCheckFrequency';
+const OUTAGE =
+  'Cannot read static pods from staticPodURL; the pods it gave keep running, retrying every httpCheckFrequency';
 
 /** The agent's records from index `from` on with message `msg`. */
 function logged(msg: string, from = 0): Record<string, unknown>[] {
-  return agent.records().slice(from).filter((r) => r.msg === msg);
+  return agent
+    .records()
+    .slice(from)
+    .filter((r) => r.msg === msg);
 }
 
 /** Waits until the agent has polled the unreachable URL `n` more times (a v=4 line each). */
 async function failedPolls(n: number, what: string): Promise<void> {
   const from = agent.records().length;
-  await waitFor(() => logged('staticPodURL still unreadable', from).length >= n, { timeoutMs: 30_000, what: `${n} more failed polls of the URL: ${what}` });
+  await waitFor(() => logged('staticPodURL still unreadable', from).length >= n, {
+    timeoutMs: 30_000,
+    what: `${n} more failed polls of the URL: ${what}`,
+  });
 }
 
 async function running(name: string): Promise<string | undefined> {
   const pods = await h.pods(name);
-  return pods.flatMap((p) => p.containers).find((c) => c.name === 'main' && c.state === ContainerState.CONTAINER_RUNNING)?.id;
+  return pods
+    .flatMap((p) => p.containers)
+    .find((c) => c.name === 'main' && c.state === ContainerState.CONTAINER_RUNNING)?.id;
 }
 
 beforeAll(async () => {
@@ -94,7 +120,8 @@ describe('the packaged agent for an operator', () => {
     expect(created.length, 'good').toBeGreaterThan(0);
     expect(Math.min(...created)).toBeLessThanOrEqual(ready.at);
     // The line may be read from the agent's stderr after the notification arrived.
-    const isReadyLine = (r: Record<string, unknown>): boolean => String(r.msg).startsWith('Every static pod found at start has been synced');
+    const isReadyLine = (r: Record<string, unknown>): boolean =>
+      String(r.msg).startsWith('Every static pod found at start has been synced');
     await agent.waitForLog(isReadyLine, 'the READY line', 10_000);
     const records = agent.records();
     const readyLine = records.findIndex(isReadyLine);
@@ -105,7 +132,14 @@ describe('the packaged agent for an operator', () => {
     expect(notify.messages[0]?.fields.STATUS).toBe('Reading static pod manifests');
     expect(notify.messages.indexOf(ready)).toBeGreaterThan(0);
     expect(ready.pid).toBe(agent.proc.pid);
-    await notify.waitFor((m) => /^2\/3 static pods running; waiting for crash-node-op \((CrashLoopBackOff|Error)\)$/.test(m.fields.STATUS ?? ''), 'STATUS naming the crashing pod', 120_000);
+    await notify.waitFor(
+      (m) =>
+        /^2\/3 static pods running; waiting for crash-node-op \((CrashLoopBackOff|Error)\)$/.test(
+          m.fields.STATUS ?? '',
+        ),
+      'STATUS naming the crashing pod',
+      120_000,
+    );
     await waitFor(() => notify.with('WATCHDOG').length >= 2, { timeoutMs: 30_000, what: 'two watchdog pings' });
   });
 
@@ -118,52 +152,88 @@ describe('the packaged agent for an operator', () => {
 
   it('serves the kubelet metric families, filled in by what the agent did', async () => {
     // The remote pod may still be starting: the figures are awaited (the last failed one is reported).
-    await waitFor(async () => {
-      const text = await (await fetch(`http://127.0.0.1:${readOnlyPort}/metrics`)).text();
-      const families = parsePrometheusText(text);
-      for (const f of FAMILIES) expect(families.get(f.name)?.type, f.name).toBe(f.type);
-      const value = (name: string, labels: Record<string, string> = {}): number =>
-        families
-          .get(name.replace(/_(count|sum|bucket)$/, ''))
-          ?.samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))
-          .reduce((n, s) => n + s.value, 0) ?? 0;
-      expect(value('kubelet_runtime_operations_total', { operation_type: 'run_podsandbox' })).toBeGreaterThanOrEqual(3);
-      expect(value('kubelet_runtime_operations_total', { operation_type: 'list_containers' })).toBeGreaterThan(0);
-      expect(value('kubelet_runtime_operations_duration_seconds_count', { operation_type: 'create_container' })).toBeGreaterThanOrEqual(3);
-      expect(value('kubelet_pleg_relist_duration_seconds_count')).toBeGreaterThan(0);
-      expect(value('kubelet_pod_worker_duration_seconds_count', { operation_type: 'create' })).toBeGreaterThanOrEqual(3);
-      expect(value('kubelet_pod_worker_duration_seconds_count', { operation_type: 'sync' })).toBeGreaterThan(0);
-      expect(value('kubelet_started_containers_total', { container_type: 'container' })).toBeGreaterThanOrEqual(3);
-      expect(value('kubelet_pod_start_duration_seconds_count')).toBeGreaterThanOrEqual(2);
-      expect(value('kubelet_pod_start_sli_duration_seconds_count')).toBeGreaterThanOrEqual(2);
-      expect(value('kubelet_running_pods')).toBe(3);
-      expect(value('kubelet_node_name', { node: NODE })).toBe(1);
-      expect(value('process_resident_memory_bytes')).toBeGreaterThan(10 * 1024 * 1024);
-      return true;
-    }, { timeoutMs: 60_000, intervalMs: 500, what: 'the metrics to show what the agent did' });
+    await waitFor(
+      async () => {
+        const text = await (await fetch(`http://127.0.0.1:${readOnlyPort}/metrics`)).text();
+        const families = parsePrometheusText(text);
+        for (const f of FAMILIES) expect(families.get(f.name)?.type, f.name).toBe(f.type);
+        const value = (name: string, labels: Record<string, string> = {}): number =>
+          families
+            .get(name.replace(/_(count|sum|bucket)$/, ''))
+            ?.samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))
+            .reduce((n, s) => n + s.value, 0) ?? 0;
+        expect(value('kubelet_runtime_operations_total', { operation_type: 'run_podsandbox' })).toBeGreaterThanOrEqual(
+          3,
+        );
+        expect(value('kubelet_runtime_operations_total', { operation_type: 'list_containers' })).toBeGreaterThan(0);
+        expect(
+          value('kubelet_runtime_operations_duration_seconds_count', { operation_type: 'create_container' }),
+        ).toBeGreaterThanOrEqual(3);
+        expect(value('kubelet_pleg_relist_duration_seconds_count')).toBeGreaterThan(0);
+        expect(value('kubelet_pod_worker_duration_seconds_count', { operation_type: 'create' })).toBeGreaterThanOrEqual(
+          3,
+        );
+        expect(value('kubelet_pod_worker_duration_seconds_count', { operation_type: 'sync' })).toBeGreaterThan(0);
+        expect(value('kubelet_started_containers_total', { container_type: 'container' })).toBeGreaterThanOrEqual(3);
+        expect(value('kubelet_pod_start_duration_seconds_count')).toBeGreaterThanOrEqual(2);
+        expect(value('kubelet_pod_start_sli_duration_seconds_count')).toBeGreaterThanOrEqual(2);
+        expect(value('kubelet_running_pods')).toBe(3);
+        expect(value('kubelet_node_name', { node: NODE })).toBe(1);
+        expect(value('process_resident_memory_bytes')).toBeGreaterThan(10 * 1024 * 1024);
+        return true;
+      },
+      { timeoutMs: 60_000, intervalMs: 500, what: 'the metrics to show what the agent did' },
+    );
   });
 
   it('runs the pods of staticPodURL as http pods, and keeps them running when the server goes away', async () => {
     const id = await waitFor(() => running('remote'), { timeoutMs: 60_000, what: 'the remote pod to run' });
     const sandboxes = await h.cri().runtime.listPodSandbox();
-    expect(sandboxes.find((s) => s.metadata?.name === `remote-${NODE}`)?.annotations?.['kubernetes.io/config.source']).toBe('http');
+    expect(
+      sandboxes.find((s) => s.metadata?.name === `remote-${NODE}`)?.annotations?.['kubernetes.io/config.source'],
+    ).toBe('http');
     await unserve();
     await agent.waitForLog((r) => r.msg === OUTAGE, 'the outage line', 30_000);
     await failedPolls(3, 'each could have said so again, or dropped the pods');
-    expect(agent.records().filter((r) => typeof r.msg === 'string' && (r.msg as string).startsWith('Cannot read static pods from staticPodURL'))).toHaveLength(1);
+    expect(
+      agent
+        .records()
+        .filter(
+          (r) => typeof r.msg === 'string' && (r.msg as string).startsWith('Cannot read static pods from staticPodURL'),
+        ),
+    ).toHaveLength(1);
     expect(logged('Static pod removed from desired set').filter((r) => String(r.pod).includes('remote'))).toEqual([]);
     expect(await running('remote')).toBe(id);
   });
 
   it('shows container logs with bootlet logs, through the agent and without it', async () => {
-    const viaAgent = await run(BOOTLET_EXE, ['logs', `good-${NODE}`, `--root-dir=${h.rootDir}`, `--pod-logs-dir=${h.podLogsDir}`]);
+    const viaAgent = await run(BOOTLET_EXE, [
+      'logs',
+      `good-${NODE}`,
+      `--root-dir=${h.rootDir}`,
+      `--pod-logs-dir=${h.podLogsDir}`,
+    ]);
     expect(viaAgent.stdout).toBe('hello from good\n');
-    const alone = await run(BOOTLET_EXE, ['logs', 'good', `--root-dir=${path.join(h.dir, 'no-agent')}`, `--pod-logs-dir=${h.podLogsDir}`]);
+    const alone = await run(BOOTLET_EXE, [
+      'logs',
+      'good',
+      `--root-dir=${path.join(h.dir, 'no-agent')}`,
+      `--pod-logs-dir=${h.podLogsDir}`,
+    ]);
     expect(alone.stdout).toBe('hello from good\n');
-    const previous = await waitFor(async () => {
-      const r = await run(BOOTLET_EXE, ['logs', 'crash', '-p', `--root-dir=${h.rootDir}`, `--pod-logs-dir=${h.podLogsDir}`]).catch(() => undefined);
-      return r?.stdout;
-    }, { timeoutMs: 60_000, what: 'a previous instance of the crashing container' });
+    const previous = await waitFor(
+      async () => {
+        const r = await run(BOOTLET_EXE, [
+          'logs',
+          'crash',
+          '-p',
+          `--root-dir=${h.rootDir}`,
+          `--pod-logs-dir=${h.podLogsDir}`,
+        ]).catch(() => undefined);
+        return r?.stdout;
+      },
+      { timeoutMs: 60_000, what: 'a previous instance of the crashing container' },
+    );
     expect(previous).toBe('boom\n');
   });
 
@@ -173,19 +243,36 @@ describe('the packaged agent for an operator', () => {
     await agent.kill('SIGTERM');
     await notify.waitFor((m) => m.fields.STOPPING === '1', 'STOPPING=1', 10_000);
     agent = h.launch(options());
-    await agent.waitForLog((r) => r.msg === 'Pods from staticPodURL keep running until it answers', 'http pods held', 60_000);
+    await agent.waitForLog(
+      (r) => r.msg === 'Pods from staticPodURL keep running until it answers',
+      'http pods held',
+      60_000,
+    );
     await agent.waitForLog((r) => r.msg === 'Manifests read, adopting running pods', 'adoption', 60_000);
     const adoptedAt = agent.records().findIndex((r) => r.msg === 'Manifests read, adopting running pods');
     // After the adoption: the other pods' workers have synced, and the URL has failed twice more.
-    await waitFor(() => ['good', 'crash'].every((n) => logged('Pod synced', adoptedAt).some((r) => String(r.pod).includes(`${n}-${NODE}`))), { timeoutMs: 60_000, what: 'good and crash synced after the adoption' });
+    await waitFor(
+      () =>
+        ['good', 'crash'].every((n) =>
+          logged('Pod synced', adoptedAt).some((r) => String(r.pod).includes(`${n}-${NODE}`)),
+        ),
+      { timeoutMs: 60_000, what: 'good and crash synced after the adoption' },
+    );
     await failedPolls(2, 'the held pod must outlast them');
-    const stoppedRemote = (): Record<string, unknown>[] => agent.records().filter((r) => typeof r.msg === 'string' && /stopping it$/.test(r.msg) && String(r.pod).includes('remote'));
+    const stoppedRemote = (): Record<string, unknown>[] =>
+      agent
+        .records()
+        .filter((r) => typeof r.msg === 'string' && /stopping it$/.test(r.msg) && String(r.pod).includes('remote'));
     expect(stoppedRemote()).toEqual([]);
     expect(await running('remote')).toBe(id);
     await serve();
     await agent.waitForLog((r) => r.msg === 'Static pod from staticPodURL accepted', 'the URL answering again', 30_000);
     // Its worker has synced it: adopted as it runs, nothing started, killed or created.
-    const synced = await agent.waitForLog((r) => r.msg === 'Pod synced' && String(r.pod).includes(`remote-${NODE}`), 'the remote pod synced by its worker', 60_000);
+    const synced = await agent.waitForLog(
+      (r) => r.msg === 'Pod synced' && String(r.pod).includes(`remote-${NODE}`),
+      'the remote pod synced by its worker',
+      60_000,
+    );
     expect(synced).toMatchObject({ started: 0, killed: 0, sandboxCreated: false });
     expect(await running('remote')).toBe(id);
     expect(stoppedRemote()).toEqual([]);
@@ -194,9 +281,15 @@ describe('the packaged agent for an operator', () => {
   it('validates manifests with the packaged binary, a big one decoded off the event loop', async () => {
     const dir = path.join(h.dir, 'to-validate');
     fs.mkdirSync(dir, { recursive: true });
-    const big = busyboxPod('big', SLEEP_LOOP).replace('metadata: {name: big, namespace: kube-system}', `metadata: {name: big, namespace: kube-system, annotations: {blob: "${'x'.repeat(40_000)}"}}`);
+    const big = busyboxPod('big', SLEEP_LOOP).replace(
+      'metadata: {name: big, namespace: kube-system}',
+      `metadata: {name: big, namespace: kube-system, annotations: {blob: "${'x'.repeat(40_000)}"}}`,
+    );
     fs.writeFileSync(path.join(dir, 'big.yaml'), big);
-    fs.writeFileSync(path.join(dir, 'bad.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata: {name: bad}\nspec: {containers: [{name: c}]}\n');
+    fs.writeFileSync(
+      path.join(dir, 'bad.yaml'),
+      'apiVersion: v1\nkind: Pod\nmetadata: {name: bad}\nspec: {containers: [{name: c}]}\n',
+    );
     const r = await run(BOOTLET_EXE, ['validate', dir, '--hostname-override', NODE]).then(
       () => ({ code: 0, stdout: '' }),
       (e: { code: number; stdout: string }) => e,

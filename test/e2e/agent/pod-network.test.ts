@@ -43,19 +43,41 @@ const h = useAgentHarness('pod-network', NODE, {}, () => ({ podNetwork: { netnsP
 let api: FakeApiServer;
 let kubectl: Kubectl;
 
-const NETWORK_NOT_READY = 'container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized';
+const NETWORK_NOT_READY =
+  'container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized';
 
 /** kube-proxy's shape: host network, as the DaemonSet controller writes it. */
 function proxyPod(ownerUid: string): Pod {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: { name: 'proxy-x7k2p', namespace: 'kube-system', labels: { 'k8s-app': 'proxy' }, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'proxy', uid: ownerUid, controller: true, blockOwnerDeletion: true }] },
+    metadata: {
+      name: 'proxy-x7k2p',
+      namespace: 'kube-system',
+      labels: { 'k8s-app': 'proxy' },
+      ownerReferences: [
+        {
+          apiVersion: 'apps/v1',
+          kind: 'DaemonSet',
+          name: 'proxy',
+          uid: ownerUid,
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
+    },
     spec: {
       nodeName: NODE,
       hostNetwork: true,
       terminationGracePeriodSeconds: 2,
-      containers: [{ name: 'main', image: TEST_IMAGES.busybox, imagePullPolicy: 'IfNotPresent', command: ['sh', '-c', "trap 'exit 0' TERM; while true; do sleep 1; done"] }],
+      containers: [
+        {
+          name: 'main',
+          image: TEST_IMAGES.busybox,
+          imagePullPolicy: 'IfNotPresent',
+          command: ['sh', '-c', "trap 'exit 0' TERM; while true; do sleep 1; done"],
+        },
+      ],
     },
   };
 }
@@ -78,7 +100,21 @@ function corednsPod(ownerUid: string): Pod {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: { name: 'coredns-7db6d8ff4d-q2x9z', namespace: 'kube-system', labels: { 'k8s-app': 'kube-dns' }, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'coredns-7db6d8ff4d', uid: ownerUid, controller: true, blockOwnerDeletion: true }] },
+    metadata: {
+      name: 'coredns-7db6d8ff4d-q2x9z',
+      namespace: 'kube-system',
+      labels: { 'k8s-app': 'kube-dns' },
+      ownerReferences: [
+        {
+          apiVersion: 'apps/v1',
+          kind: 'ReplicaSet',
+          name: 'coredns-7db6d8ff4d',
+          uid: ownerUid,
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
+    },
     spec: {
       nodeName: NODE,
       dnsPolicy: 'Default',
@@ -98,8 +134,18 @@ function corednsPod(ownerUid: string): Pod {
             { name: 'dns', containerPort: 53, protocol: 'UDP', hostPort: HOST_PORT },
             { name: 'dns-tcp', containerPort: 53, protocol: 'TCP', hostPort: HOST_PORT },
           ],
-          readinessProbe: { httpGet: { path: '/ready/', port: 53, scheme: 'HTTP' }, periodSeconds: 1, timeoutSeconds: 1, failureThreshold: 3, successThreshold: 1 },
-          securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { add: ['NET_BIND_SERVICE'], drop: ['ALL'] } },
+          readinessProbe: {
+            httpGet: { path: '/ready/', port: 53, scheme: 'HTTP' },
+            periodSeconds: 1,
+            timeoutSeconds: 1,
+            failureThreshold: 3,
+            successThreshold: 1,
+          },
+          securityContext: {
+            allowPrivilegeEscalation: false,
+            readOnlyRootFilesystem: true,
+            capabilities: { add: ['NET_BIND_SERVICE'], drop: ['ALL'] },
+          },
           volumeMounts: [{ name: 'www', mountPath: '/www' }],
         },
       ],
@@ -110,27 +156,36 @@ function corednsPod(ownerUid: string): Pod {
 
 async function runtimePods(name: string): Promise<RuntimePod[]> {
   const runtime = h.cri().runtime;
-  const listed = [...(await listRuntimePods(runtime)).values()].filter((p) => p.name === name && p.namespace === 'kube-system');
+  const listed = [...(await listRuntimePods(runtime)).values()].filter(
+    (p) => p.name === name && p.namespace === 'kube-system',
+  );
   const full = await Promise.all(listed.map((p) => readRuntimePod(runtime, p.uid)));
   return full.filter((p): p is RuntimePod => p !== undefined);
 }
 
 const running = (p: RuntimePod | undefined) => p?.containers.find((c) => c.state === ContainerState.CONTAINER_RUNNING);
-const nodeReady = () => (api.object('nodes', '', NODE) as unknown as Node | undefined)?.status?.conditions?.find((c) => c.type === 'Ready');
+const nodeReady = () =>
+  (api.object('nodes', '', NODE) as unknown as Node | undefined)?.status?.conditions?.find((c) => c.type === 'Ready');
 const apiPod = (name: string) => api.object('pods', 'kube-system', name) as unknown as Pod | undefined;
 
 /** `busybox wget` inside the test's namespace (busybox 1.35's own -T segfaults: timeout(1) bounds it). */
-const fetchInside = (url: string): Promise<string> => netns().exec(['timeout', '5', 'busybox', 'wget', '-qO-', url], 10_000);
+const fetchInside = (url: string): Promise<string> =>
+  netns().exec(['timeout', '5', 'busybox', 'wget', '-qO-', url], 10_000);
 
 beforeAll(async () => {
   fs.mkdirSync(path.join(h.dir, 'api'), { recursive: true });
   api = await startFakeApiServer({ dir: path.join(h.dir, 'api') });
   // The agent runs in the namespace, the fake API server in the test: the same port, forwarded.
   await netns().forwardPort(api.port);
-  const nodeKubeconfig = api.writeKubeconfig(path.join(h.dir, 'node.kubeconfig'), `system:node:${NODE}`, ['system:nodes']);
+  const nodeKubeconfig = api.writeKubeconfig(path.join(h.dir, 'node.kubeconfig'), `system:node:${NODE}`, [
+    'system:nodes',
+  ]);
   kubectl = new Kubectl(api.writeAdminKubeconfig(path.join(h.dir, 'admin.kubeconfig')), h.dir);
   // Status rounds every 2 s (the kubelet's 10 s) so that the test waits less for each change.
-  h.launch({ wrap: netns().wrap, extraArgs: ['--v=2', `--kubeconfig=${nodeKubeconfig}`, '--node-status-update-frequency=2s'] });
+  h.launch({
+    wrap: netns().wrap,
+    extraArgs: ['--v=2', `--kubeconfig=${nodeKubeconfig}`, '--node-status-update-frequency=2s'],
+  });
 });
 
 afterAll(async () => {
@@ -139,37 +194,78 @@ afterAll(async () => {
 });
 
 describe('the pod network, through the runtime', () => {
-  it('while the runtime network is not ready: the Node is not Ready with the kubelet\'s message, a host-network pod runs, a pod-network pod waits (NetworkNotReady)', async () => {
+  it("while the runtime network is not ready: the Node is not Ready with the kubelet's message, a host-network pod runs, a pod-network pod waits (NetworkNotReady)", async () => {
     await waitFor(() => api.object('nodes', '', NODE), { timeoutMs: 30_000, what: 'the Node registered' });
-    const ready = await waitFor(() => (nodeReady()?.status === 'False' ? nodeReady() : undefined), { timeoutMs: 30_000, what: 'the Node not Ready' });
+    const ready = await waitFor(() => (nodeReady()?.status === 'False' ? nodeReady() : undefined), {
+      timeoutMs: 30_000,
+      what: 'the Node not Ready',
+    });
     expect(ready).toMatchObject({ status: 'False', reason: 'KubeletNotReady', message: NETWORK_NOT_READY });
     const owner = api.object('nodes', '', NODE)!.metadata.uid as string;
     await kubectl.ok(['create', '-f', '-'], 60_000, JSON.stringify(proxyPod(owner)));
     await kubectl.ok(['create', '-f', '-'], 60_000, JSON.stringify(corednsPod(owner)));
-    await waitFor(async () => running((await runtimePods('proxy-x7k2p'))[0]), { timeoutMs: 60_000, what: 'the host-network pod running' });
+    await waitFor(async () => running((await runtimePods('proxy-x7k2p'))[0]), {
+      timeoutMs: 60_000,
+      what: 'the host-network pod running',
+    });
     const uid = apiPod('coredns-7db6d8ff4d-q2x9z')!.metadata!.uid!;
-    await h.agent().waitForLog((r) => r.msg === 'Pod waits for the runtime network' && r.podUID === uid, 'the pod-network pod held', 30_000);
-    const events = await waitFor(async () => {
-      const all = JSON.parse(await kubectl.ok(['get', 'events', '-n', 'kube-system', '-o', 'json'])) as { items: { reason: string; type: string; message: string; involvedObject: { name: string } }[] };
-      const held = all.items.filter((e) => e.involvedObject.name === 'coredns-7db6d8ff4d-q2x9z' && e.reason === 'NetworkNotReady');
-      return held.length > 0 ? held : undefined;
-    }, { timeoutMs: 30_000, what: 'the NetworkNotReady event' });
+    await h
+      .agent()
+      .waitForLog(
+        (r) => r.msg === 'Pod waits for the runtime network' && r.podUID === uid,
+        'the pod-network pod held',
+        30_000,
+      );
+    const events = await waitFor(
+      async () => {
+        const all = JSON.parse(await kubectl.ok(['get', 'events', '-n', 'kube-system', '-o', 'json'])) as {
+          items: { reason: string; type: string; message: string; involvedObject: { name: string } }[];
+        };
+        const held = all.items.filter(
+          (e) => e.involvedObject.name === 'coredns-7db6d8ff4d-q2x9z' && e.reason === 'NetworkNotReady',
+        );
+        return held.length > 0 ? held : undefined;
+      },
+      { timeoutMs: 30_000, what: 'the NetworkNotReady event' },
+    );
     expect(events[0]).toMatchObject({ type: 'Warning', message: `network is not ready: ${NETWORK_NOT_READY}` });
     expect(await runtimePods('coredns-7db6d8ff4d-q2x9z')).toEqual([]);
     expect(apiPod('coredns-7db6d8ff4d-q2x9z')?.status?.phase ?? 'Pending').toBe('Pending');
   });
 
-  it('the Node\'s podCIDR reaches the runtime: the CoreDNS-like pod runs on the bridge with an IP from it, gets Ready, and its hostPort reaches it', async () => {
+  it("the Node's podCIDR reaches the runtime: the CoreDNS-like pod runs on the bridge with an IP from it, gets Ready, and its hostPort reaches it", async () => {
     const t0 = Date.now();
     // As kube-controller-manager's node IPAM allocates it.
-    await kubectl.ok(['patch', 'node', NODE, '--type=merge', '-p', JSON.stringify({ spec: { podCIDR: POD_CIDR, podCIDRs: [POD_CIDR] } })], 60_000);
-    await h.agent().waitForLog((r) => r.msg === 'Updating Pod CIDR' && r.newPodCIDR === POD_CIDR, 'the pod CIDR sent to the runtime', 30_000);
+    await kubectl.ok(
+      [
+        'patch',
+        'node',
+        NODE,
+        '--type=merge',
+        '-p',
+        JSON.stringify({ spec: { podCIDR: POD_CIDR, podCIDRs: [POD_CIDR] } }),
+      ],
+      60_000,
+    );
+    await h
+      .agent()
+      .waitForLog(
+        (r) => r.msg === 'Updating Pod CIDR' && r.newPodCIDR === POD_CIDR,
+        'the pod CIDR sent to the runtime',
+        30_000,
+      );
     await waitFor(() => nodeReady()?.status === 'True', { timeoutMs: 30_000, what: 'the Node Ready' });
     const readyAt = Date.now();
-    const pod = await waitFor(() => {
-      const p = apiPod('coredns-7db6d8ff4d-q2x9z');
-      return p?.status?.phase === 'Running' && p.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ? p : undefined;
-    }, { timeoutMs: 60_000, what: 'the CoreDNS-like pod Running and Ready in the API' });
+    const pod = await waitFor(
+      () => {
+        const p = apiPod('coredns-7db6d8ff4d-q2x9z');
+        return p?.status?.phase === 'Running' &&
+          p.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')
+          ? p
+          : undefined;
+      },
+      { timeoutMs: 60_000, what: 'the CoreDNS-like pod Running and Ready in the API' },
+    );
     console.log(`podCIDR set → Node Ready ${readyAt - t0} ms, → CoreDNS-like pod Ready ${Date.now() - t0} ms`);
     const ip = pod.status!.podIP!;
     expect(ip).toMatch(/^10\.244\.7\.\d+$/);
@@ -190,8 +286,12 @@ describe('the pod network, through the runtime', () => {
     // hostPort: the mapping reaches the pod, inside the namespace only (TCP and UDP both mapped).
     expect((await fetchInside(`http://127.0.0.1:${HOST_PORT}/ip`)).trim()).toBe(ip);
     const nat = await netns().exec(['iptables', '-t', 'nat', '-S']);
-    expect(nat).toMatch(new RegExp(`-p tcp -m tcp --dport ${HOST_PORT} -j DNAT --to-destination ${ip.replace(/\./g, '\\.')}:53`));
-    expect(nat).toMatch(new RegExp(`-p udp -m udp --dport ${HOST_PORT} -j DNAT --to-destination ${ip.replace(/\./g, '\\.')}:53`));
+    expect(nat).toMatch(
+      new RegExp(`-p tcp -m tcp --dport ${HOST_PORT} -j DNAT --to-destination ${ip.replace(/\./g, '\\.')}:53`),
+    );
+    expect(nat).toMatch(
+      new RegExp(`-p udp -m udp --dport ${HOST_PORT} -j DNAT --to-destination ${ip.replace(/\./g, '\\.')}:53`),
+    );
     expect(h.agent().lines.filter((l) => l.includes('"severity":"error"'))).toEqual([]);
   });
 });

@@ -24,8 +24,12 @@ const command = ['sh', '-c', SLEEP_LOOP];
 const staticWeb = busyboxPod('web', SLEEP_LOOP);
 
 const isNodePods = (r: RequestRecord): boolean =>
-  r.method === 'GET' && r.path === '/api/v1/pods' && r.user === `system:node:${NODE}` && new URLSearchParams(r.query).get('fieldSelector') === `spec.nodeName=${NODE}`;
-const isWatch = (r: RequestRecord): boolean => new URLSearchParams(r.query).get('watch') === 'true' || new URLSearchParams(r.query).get('watch') === '1';
+  r.method === 'GET' &&
+  r.path === '/api/v1/pods' &&
+  r.user === `system:node:${NODE}` &&
+  new URLSearchParams(r.query).get('fieldSelector') === `spec.nodeName=${NODE}`;
+const isWatch = (r: RequestRecord): boolean =>
+  new URLSearchParams(r.query).get('watch') === 'true' || new URLSearchParams(r.query).get('watch') === '1';
 const podLists = (): RequestRecord[] => api.requests.filter((r) => isNodePods(r) && !isWatch(r));
 const podWatches = (): RequestRecord[] => api.requests.filter((r) => isNodePods(r) && isWatch(r));
 const openWatches = (): RequestRecord[] => podWatches().filter((r) => r.closedAt === undefined);
@@ -39,7 +43,9 @@ function mostOpenAtOnce(): number {
   const ws = podWatches();
   let most = 0;
   for (const w of ws) {
-    const open = ws.filter((o) => o.receivedAt <= w.receivedAt && (o.closedAt === undefined || o.closedAt > w.receivedAt + 250));
+    const open = ws.filter(
+      (o) => o.receivedAt <= w.receivedAt && (o.closedAt === undefined || o.closedAt > w.receivedAt + 250),
+    );
     most = Math.max(most, open.length);
   }
   return most;
@@ -74,13 +80,28 @@ describe('one pods watch per node', () => {
     await waitFor(() => api.object('nodes', '', NODE), { timeoutMs: 30_000, what: 'the Node registered' });
     api.seedObject('pods', {
       metadata: { name: 'proxy', namespace: 'kube-system' },
-      spec: { nodeName: NODE, hostNetwork: true, terminationGracePeriodSeconds: 2, containers: [{ name: 'main', image: TEST_IMAGES.busybox, command, imagePullPolicy: 'IfNotPresent' }] },
+      spec: {
+        nodeName: NODE,
+        hostNetwork: true,
+        terminationGracePeriodSeconds: 2,
+        containers: [{ name: 'main', image: TEST_IMAGES.busybox, command, imagePullPolicy: 'IfNotPresent' }],
+      },
     });
     await waitFor(() => runningContainer('proxy'), { timeoutMs: 60_000, what: 'the API pod running' });
     await waitFor(() => runningContainer(`web-${NODE}`), { timeoutMs: 60_000, what: 'the static pod running' });
-    await waitFor(() => api.object('pods', 'kube-system', `web-${NODE}`), { timeoutMs: 30_000, what: 'the mirror pod' });
-    await waitFor(() => (api.object('pods', 'kube-system', 'proxy') as { status?: { phase?: string } } | undefined)?.status?.phase === 'Running', { timeoutMs: 30_000, what: 'the API pod Running in the API' });
-    console.log(`at start: ${podLists().length} pods LIST, ${podWatches().length} pods WATCH, ${openWatches().length} open`);
+    await waitFor(() => api.object('pods', 'kube-system', `web-${NODE}`), {
+      timeoutMs: 30_000,
+      what: 'the mirror pod',
+    });
+    await waitFor(
+      () =>
+        (api.object('pods', 'kube-system', 'proxy') as { status?: { phase?: string } } | undefined)?.status?.phase ===
+        'Running',
+      { timeoutMs: 30_000, what: 'the API pod Running in the API' },
+    );
+    console.log(
+      `at start: ${podLists().length} pods LIST, ${podWatches().length} pods WATCH, ${openWatches().length} open`,
+    );
     expect(podLists()).toHaveLength(1);
     expect(openWatches()).toHaveLength(1);
     expect(mostOpenAtOnce()).toBe(1);
@@ -89,7 +110,13 @@ describe('one pods watch per node', () => {
   it('a watch that ends as its timeout says is opened again with no LIST', async () => {
     const watchesBefore = podWatches().length;
     api.timeOutWatches();
-    await waitFor(() => podWatches().length === watchesBefore + 1 && openWatches().length === 1 && openWatches()[0] === podWatches().at(-1), { timeoutMs: 30_000, what: 'the pods watch opened again' });
+    await waitFor(
+      () =>
+        podWatches().length === watchesBefore + 1 &&
+        openWatches().length === 1 &&
+        openWatches()[0] === podWatches().at(-1),
+      { timeoutMs: 30_000, what: 'the pods watch opened again' },
+    );
     const rv = new URLSearchParams(podWatches().at(-1)!.query).get('resourceVersion');
     expect(rv).toMatch(/^[1-9]\d*$/);
     expect(podLists()).toHaveLength(1);
@@ -102,9 +129,17 @@ describe('one pods watch per node', () => {
     const watchesBefore = podWatches().length;
     api.compact();
     // The watch ends; the next one, from the old resourceVersion, is told 410; one LIST; a watch from it.
-    await waitFor(() => podLists().length === 2 && openWatches().length === 1 && openWatches()[0]!.receivedAt > podLists()[1]!.receivedAt, { timeoutMs: 60_000, what: 'a LIST and a watch after the 410' });
+    await waitFor(
+      () =>
+        podLists().length === 2 &&
+        openWatches().length === 1 &&
+        openWatches()[0]!.receivedAt > podLists()[1]!.receivedAt,
+      { timeoutMs: 60_000, what: 'a LIST and a watch after the 410' },
+    );
     const after = podWatches().slice(watchesBefore);
-    console.log(`after the 410: ${after.length} pods WATCH (${after.map((w) => new URLSearchParams(w.query).get('resourceVersion')).join(', ')}), ${podLists().length - 1} more LIST`);
+    console.log(
+      `after the 410: ${after.length} pods WATCH (${after.map((w) => new URLSearchParams(w.query).get('resourceVersion')).join(', ')}), ${podLists().length - 1} more LIST`,
+    );
     expect(after.length).toBe(2);
     expect(podLists()).toHaveLength(2);
     expect(mostOpenAtOnce()).toBe(1);

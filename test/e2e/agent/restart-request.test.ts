@@ -36,7 +36,10 @@ spec:
 const launch = () => h.launch({ extraArgs: ['--v=2', `--kubeconfig=${nodeKubeconfig}`] });
 
 async function running(): Promise<RuntimeContainer> {
-  return waitFor(async () => (await h.pods('sleeper'))[0]?.containers.find((c) => c.state === ContainerState.CONTAINER_RUNNING), { timeoutMs: 60_000, what: 'sleeper running' });
+  return waitFor(
+    async () => (await h.pods('sleeper'))[0]?.containers.find((c) => c.state === ContainerState.CONTAINER_RUNNING),
+    { timeoutMs: 60_000, what: 'sleeper running' },
+  );
 }
 
 /** Every container instance the runtime holds for the pod (the agent keeps the newest dead one). */
@@ -49,11 +52,22 @@ function mirror(): Pod | undefined {
 }
 
 async function restartingEvents(): Promise<{ reason: string; message: string; type: string; count?: number }[]> {
-  const events = JSON.parse(await kubectl.ok(['get', 'events', '-n', 'kube-system', '-o', 'json'])) as { items: { reason: string; message: string; type: string; count?: number; involvedObject: { name: string } }[] };
+  const events = JSON.parse(await kubectl.ok(['get', 'events', '-n', 'kube-system', '-o', 'json'])) as {
+    items: { reason: string; message: string; type: string; count?: number; involvedObject: { name: string } }[];
+  };
   return events.items.filter((e) => e.involvedObject.name === MIRROR && e.reason === 'Restarting');
 }
 
-const annotate = (value: string) => kubectl.ok(['annotate', '--overwrite', 'pod', '-n', 'kube-system', MIRROR, `kubectl.kubernetes.io/restartedAt=${value}`]);
+const annotate = (value: string) =>
+  kubectl.ok([
+    'annotate',
+    '--overwrite',
+    'pod',
+    '-n',
+    'kube-system',
+    MIRROR,
+    `kubectl.kubernetes.io/restartedAt=${value}`,
+  ]);
 
 /** No restart for a while: the running container stays the same (a negative check needs a window). */
 async function staysRunning(id: string, ms: number): Promise<void> {
@@ -86,19 +100,30 @@ describe('restarting a static pod through kubectl.kubernetes.io/restartedAt on i
     expect(first.meta.restartCount).toBe(0);
     const t0 = Date.now();
     await annotate('v1');
-    const second = await waitFor(async () => {
-      const c = await running();
-      return c.id !== first.id ? c : undefined;
-    }, { timeoutMs: 30_000, what: 'a new container after restartedAt=v1' });
+    const second = await waitFor(
+      async () => {
+        const c = await running();
+        return c.id !== first.id ? c : undefined;
+      },
+      { timeoutMs: 30_000, what: 'a new container after restartedAt=v1' },
+    );
     console.log(`annotate → new container running in ${Date.now() - t0} ms`);
     expect(second.meta.restartCount).toBe(1);
     expect(second.meta.restartedAt).toBe('v1');
-    expect(fs.existsSync(path.join(h.podLogsDir, `kube-system_${MIRROR}_${second.meta.podUid}`, 'main', '1.log'))).toBe(true);
-    await waitFor(() => mirror()?.status?.containerStatuses?.[0]?.restartCount === 1, { timeoutMs: 30_000, what: 'restartCount 1 on the mirror' });
-    const events = await waitFor(async () => {
-      const e = await restartingEvents();
-      return e.length > 0 ? e : undefined;
-    }, { timeoutMs: 30_000, what: 'the Restarting event' });
+    expect(fs.existsSync(path.join(h.podLogsDir, `kube-system_${MIRROR}_${second.meta.podUid}`, 'main', '1.log'))).toBe(
+      true,
+    );
+    await waitFor(() => mirror()?.status?.containerStatuses?.[0]?.restartCount === 1, {
+      timeoutMs: 30_000,
+      what: 'restartCount 1 on the mirror',
+    });
+    const events = await waitFor(
+      async () => {
+        const e = await restartingEvents();
+        return e.length > 0 ? e : undefined;
+      },
+      { timeoutMs: 30_000, what: 'the Restarting event' },
+    );
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ type: 'Normal' });
     expect(events[0].message).toContain('kubectl.kubernetes.io/restartedAt=v1');
@@ -116,7 +141,10 @@ describe('restarting a static pod through kubectl.kubernetes.io/restartedAt on i
     launch();
     // The agent is back on the API side: it has read the mirror (its status is written again).
     const seen = api.requests.length;
-    await waitFor(() => api.requests.slice(seen).some((r) => r.path.includes(MIRROR) && r.user === `system:node:${NODE}`), { timeoutMs: 30_000, what: 'the new agent talking about the mirror' });
+    await waitFor(
+      () => api.requests.slice(seen).some((r) => r.path.includes(MIRROR) && r.user === `system:node:${NODE}`),
+      { timeoutMs: 30_000, what: 'the new agent talking about the mirror' },
+    );
     await staysRunning(id, 5_000);
     expect((await running()).meta.restartCount).toBe(1);
   });
@@ -125,15 +153,21 @@ describe('restarting a static pod through kubectl.kubernetes.io/restartedAt on i
     await h.agent().kill('SIGKILL');
     await annotate('v2');
     launch();
-    const third = await waitFor(async () => {
-      const c = await running();
-      return c.id !== id ? c : undefined;
-    }, { timeoutMs: 60_000, what: 'a new container after restartedAt=v2' });
+    const third = await waitFor(
+      async () => {
+        const c = await running();
+        return c.id !== id ? c : undefined;
+      },
+      { timeoutMs: 60_000, what: 'a new container after restartedAt=v2' },
+    );
     expect(third.meta.restartCount).toBe(2);
     expect(third.meta.restartedAt).toBe('v2');
     await staysRunning(third.id, 5_000);
     const all = await instances();
     expect(Math.max(...all.map((c) => c.meta.restartCount))).toBe(2);
-    await waitFor(async () => (await restartingEvents()).some((e) => e.message.includes('restartedAt=v2')), { timeoutMs: 30_000, what: 'the Restarting event for v2' });
+    await waitFor(async () => (await restartingEvents()).some((e) => e.message.includes('restartedAt=v2')), {
+      timeoutMs: 30_000,
+      what: 'the Restarting event for v2',
+    });
   });
 });

@@ -39,9 +39,18 @@ spec:
     command: ["sh", "-c", "trap 'exit 0' TERM; while true; do sleep 1; done"]
 `;
 
-type Csr = { metadata: { name: string }; spec: { username: string; signerName: string; usages: string[]; request: string }; status: { certificate?: string; conditions?: { type: string }[] } };
+type Csr = {
+  metadata: { name: string };
+  spec: { username: string; signerName: string; usages: string[]; request: string };
+  status: { certificate?: string; conditions?: { type: string }[] };
+};
 const csrs = (): Csr[] => api.objects('certificatesigningrequests') as never;
-const pairFiles = (): string[] => (existsSync(pki) ? readdirSync(pki).filter((f) => /^kubelet-client-\d{4}(-\d\d){5}\.pem$/.test(f)).sort() : []);
+const pairFiles = (): string[] =>
+  existsSync(pki)
+    ? readdirSync(pki)
+        .filter((f) => /^kubelet-client-\d{4}(-\d\d){5}\.pem$/.test(f))
+        .sort()
+    : [];
 const currentTarget = (): string | undefined => {
   try {
     return readlinkSync(join(pki, 'kubelet-client-current.pem'));
@@ -53,7 +62,9 @@ const fingerprintOf = (file: string): string => new X509Certificate(readFileSync
 
 function requestSubject(b64: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = execFile('openssl', ['req', '-noout', '-subject', '-verify'], (err, stdout, stderr) => (err ? reject(new Error(stderr)) : resolve(stdout.trim())));
+    const child = execFile('openssl', ['req', '-noout', '-subject', '-verify'], (err, stdout, stderr) =>
+      err ? reject(new Error(stderr)) : resolve(stdout.trim()),
+    );
     child.stdin?.end(Buffer.from(b64, 'base64'));
   });
 }
@@ -73,7 +84,9 @@ beforeAll(async () => {
   api.autoApprove({ selfNodeClient: true });
   await api.stop();
   h.write('sleeper.yaml', sleeper);
-  h.launch({ extraArgs: [`--kubeconfig=${kubeconfig}`, `--bootstrap-kubeconfig=${bootstrapKubeconfig}`, '--rotate-certificates'] });
+  h.launch({
+    extraArgs: [`--kubeconfig=${kubeconfig}`, `--bootstrap-kubeconfig=${bootstrapKubeconfig}`, '--rotate-certificates'],
+  });
 });
 
 let failed = false;
@@ -82,7 +95,14 @@ afterEach((ctx) => {
 });
 
 afterAll(async () => {
-  if (failed || process.env.SHOW_AGENT_LOG) console.log(`agent log:\n${h.agent().lines.filter((l) => l.includes('certificat') || l.includes('apiserver')).slice(-80).join('\n')}`);
+  if (failed || process.env.SHOW_AGENT_LOG)
+    console.log(
+      `agent log:\n${h
+        .agent()
+        .lines.filter((l) => l.includes('certificat') || l.includes('apiserver'))
+        .slice(-80)
+        .join('\n')}`,
+    );
   await api?.dispose();
 });
 
@@ -90,11 +110,23 @@ describe('TLS bootstrap of the packaged agent', () => {
   it('runs its static pods while the API server is away, and keeps retrying the bootstrap', async () => {
     sleeperContainer = await waitFor(runningSleeper, { timeoutMs: 60_000, what: 'sleeper running with no API server' });
     const agent = h.agent();
-    await agent.waitForLog((r) => r.msg === 'Requesting a client certificate failed; retrying' && r.serverAway === true, 'the first failed attempt');
-    await waitFor(() => agent.records().filter((r) => r.msg === 'Requesting a client certificate failed; retrying').length >= 2, { timeoutMs: 30_000, what: 'a second attempt' });
+    await agent.waitForLog(
+      (r) => r.msg === 'Requesting a client certificate failed; retrying' && r.serverAway === true,
+      'the first failed attempt',
+    );
+    await waitFor(
+      () => agent.records().filter((r) => r.msg === 'Requesting a client certificate failed; retrying').length >= 2,
+      { timeoutMs: 30_000, what: 'a second attempt' },
+    );
     // As the kubelet does with rotation on: the kubeconfig already names the pair to come.
-    const doc = parse(readFileSync(kubeconfig, 'utf8')) as { users: { user: Record<string, string> }[]; clusters: { cluster: Record<string, string> }[] };
-    expect(doc.users[0].user).toEqual({ 'client-certificate': join(pki, 'kubelet-client-current.pem'), 'client-key': join(pki, 'kubelet-client-current.pem') });
+    const doc = parse(readFileSync(kubeconfig, 'utf8')) as {
+      users: { user: Record<string, string> }[];
+      clusters: { cluster: Record<string, string> }[];
+    };
+    expect(doc.users[0].user).toEqual({
+      'client-certificate': join(pki, 'kubelet-client-current.pem'),
+      'client-key': join(pki, 'kubelet-client-current.pem'),
+    });
     expect(doc.clusters[0].cluster.server).toBe(api.url);
     expect(Buffer.from(doc.clusters[0].cluster['certificate-authority-data'], 'base64').toString()).toBe(api.caPem);
     expect(existsSync(join(pki, 'kubelet-client-current.pem'))).toBe(false);
@@ -102,7 +134,10 @@ describe('TLS bootstrap of the packaged agent', () => {
 
   it('files a CSR with the bootstrap token once the server is there, which kubectl approves', async () => {
     await api.start();
-    const filed = await waitFor(() => csrs().find((c) => c.spec.username === 'system:bootstrap:abcdef'), { timeoutMs: 30_000, what: 'the bootstrap CSR' });
+    const filed = await waitFor(() => csrs().find((c) => c.spec.username === 'system:bootstrap:abcdef'), {
+      timeoutMs: 30_000,
+      what: 'the bootstrap CSR',
+    });
     expect(filed.metadata.name).toMatch(/^csr-[a-z0-9]{5}$/);
     expect(filed.spec.signerName).toBe('kubernetes.io/kube-apiserver-client-kubelet');
     expect(filed.spec.usages).toEqual(['digital signature', 'client auth']);
@@ -117,11 +152,20 @@ describe('TLS bootstrap of the packaged agent', () => {
     expect(currentTarget()).toBe(join(pki, pairFiles()[0]));
     expect(statSync(currentTarget()!).mode & 0o777).toBe(0o600);
     const text = readFileSync(currentTarget()!, 'utf8');
-    expect(text).toMatch(/^-----BEGIN CERTIFICATE-----[\s\S]+-----END CERTIFICATE-----\n-----BEGIN EC PRIVATE KEY-----/);
+    expect(text).toMatch(
+      /^-----BEGIN CERTIFICATE-----[\s\S]+-----END CERTIFICATE-----\n-----BEGIN EC PRIVATE KEY-----/,
+    );
     await waitFor(() => api.object('nodes', '', NODE), { timeoutMs: 30_000, what: 'the Node' });
     const create = api.requests.find((r) => r.method === 'POST' && r.path === '/api/v1/nodes');
-    expect(create).toMatchObject({ user: `system:node:${NODE}`, status: 201, clientCert: fingerprintOf(currentTarget()!) });
-    await waitFor(() => api.object('pods', 'kube-system', `sleeper-${NODE}`), { timeoutMs: 30_000, what: 'the mirror pod' });
+    expect(create).toMatchObject({
+      user: `system:node:${NODE}`,
+      status: 201,
+      clientCert: fingerprintOf(currentTarget()!),
+    });
+    await waitFor(() => api.object('pods', 'kube-system', `sleeper-${NODE}`), {
+      timeoutMs: 30_000,
+      what: 'the mirror pod',
+    });
   });
 
   it('kept the static pod running the whole time', async () => {
@@ -129,54 +173,97 @@ describe('TLS bootstrap of the packaged agent', () => {
     expect((await h.pods('sleeper'))[0]!.containers.every((c) => c.meta.restartCount === 0)).toBe(true);
   });
 
-  it('rotates the short-lived certificate with the node\'s own credentials over the node\'s one connection, and uses the new one', async () => {
+  it("rotates the short-lived certificate with the node's own credentials over the node's one connection, and uses the new one", async () => {
     const first = currentTarget()!;
     const firstFp = fingerprintOf(first);
     const user = `system:node:${NODE}`;
     const connectionsBefore = api.connections.length;
-    await waitFor(() => pairFiles().length >= 2 && currentTarget() !== first, { timeoutMs: 90_000, what: 'a rotated pair' });
+    await waitFor(() => pairFiles().length >= 2 && currentTarget() !== first, {
+      timeoutMs: 90_000,
+      what: 'a rotated pair',
+    });
     const renewal = csrs().find((c) => c.spec.username === user);
     expect(renewal?.metadata.name).toMatch(/^csr-/);
     expect(renewal?.status.conditions?.[0]?.type).toBe('Approved');
     const next = fingerprintOf(currentTarget()!);
     expect(next).not.toBe(firstFp);
     const since = api.requests.length;
-    await waitFor(() => api.requests.slice(since).find((r) => r.clientCert === next && r.user === user && r.status === 200), { timeoutMs: 30_000, what: 'a request with the new certificate' });
+    await waitFor(
+      () => api.requests.slice(since).find((r) => r.clientCert === next && r.user === user && r.status === 200),
+      { timeoutMs: 30_000, what: 'a request with the new certificate' },
+    );
     // The renewal was filed and watched on the connection the node's lease renewals use, with the old pair.
-    const filed = api.requests.filter((r) => r.method === 'POST' && r.path === '/apis/certificates.k8s.io/v1/certificatesigningrequests' && r.user === user);
+    const filed = api.requests.filter(
+      (r) =>
+        r.method === 'POST' && r.path === '/apis/certificates.k8s.io/v1/certificatesigningrequests' && r.user === user,
+    );
     expect(filed).toHaveLength(1);
-    const nodeConnections = new Set(api.requests.filter((r) => r.clientCert === firstFp && r.path.startsWith('/apis/coordination.k8s.io/')).map((r) => r.connection));
+    const nodeConnections = new Set(
+      api.requests
+        .filter((r) => r.clientCert === firstFp && r.path.startsWith('/apis/coordination.k8s.io/'))
+        .map((r) => r.connection),
+    );
     expect(nodeConnections.has(filed[0]!.connection)).toBe(true);
-    expect(api.requests.filter((r) => r.path.startsWith('/apis/certificates.k8s.io/') && r.user === user).every((r) => nodeConnections.has(r.connection))).toBe(true);
+    expect(
+      api.requests
+        .filter((r) => r.path.startsWith('/apis/certificates.k8s.io/') && r.user === user)
+        .every((r) => nodeConnections.has(r.connection)),
+    ).toBe(true);
     // The rotation opened one connection: the switch to the new pair.
     const opened = api.connections.slice(connectionsBefore);
-    console.log(`connections opened by one rotation: ${opened.length} (${opened.map((c) => (c.clientCert === next ? 'new pair' : c.clientCert === firstFp ? 'old pair' : 'other')).join(', ')})`);
+    console.log(
+      `connections opened by one rotation: ${opened.length} (${opened.map((c) => (c.clientCert === next ? 'new pair' : c.clientCert === firstFp ? 'old pair' : 'other')).join(', ')})`,
+    );
     expect(opened.map((c) => c.clientCert)).toEqual([next]);
     // The old connection closes once the switch is made (its watches end and are opened again on the new one).
     const oldConnection = api.connections.find((c) => c.id === filed[0]!.connection)!;
-    await waitFor(() => oldConnection.closedAt !== undefined, { timeoutMs: 30_000, what: 'the connection of the old pair to close' });
-    await waitFor(() => api.requests.find((r) => r.clientCert === next && r.path === '/api/v1/pods' && /(^|&)watch=(1|true)/.test(r.query)), { timeoutMs: 30_000, what: 'the pods watch on the new connection' });
+    await waitFor(() => oldConnection.closedAt !== undefined, {
+      timeoutMs: 30_000,
+      what: 'the connection of the old pair to close',
+    });
+    await waitFor(
+      () =>
+        api.requests.find(
+          (r) => r.clientCert === next && r.path === '/api/v1/pods' && /(^|&)watch=(1|true)/.test(r.query),
+        ),
+      { timeoutMs: 30_000, what: 'the pods watch on the new connection' },
+    );
     expect(await runningSleeper()).toBe(sleeperContainer);
     const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${h.agent().proc.pid}/status`, 'utf8'))?.[1];
     console.log(`agent RSS after bootstrap and one rotation: ${Math.round(Number(rss) / 1024)} MiB`);
   });
 
-  it('without rotation and without a kubeconfig, bootstraps after a restart with the kubelet\'s node-csr-<digest> request', async () => {
+  it("without rotation and without a kubeconfig, bootstraps after a restart with the kubelet's node-csr-<digest> request", async () => {
     await h.agent().kill('SIGTERM');
     rmSync(kubeconfig);
     rmSync(pki, { recursive: true });
     api.configureSigner({ ttlSeconds: 3600 });
-    const agent = h.launch({ extraArgs: [`--kubeconfig=${kubeconfig}`, `--bootstrap-kubeconfig=${bootstrapKubeconfig}`] });
-    const filed = await waitFor(() => csrs().find((c) => c.metadata.name.startsWith('node-csr-')), { timeoutMs: 30_000, what: 'the node-csr request' });
+    const agent = h.launch({
+      extraArgs: [`--kubeconfig=${kubeconfig}`, `--bootstrap-kubeconfig=${bootstrapKubeconfig}`],
+    });
+    const filed = await waitFor(() => csrs().find((c) => c.metadata.name.startsWith('node-csr-')), {
+      timeoutMs: 30_000,
+      what: 'the node-csr request',
+    });
     expect(filed.metadata.name).toMatch(/^node-csr-[A-Za-z0-9_-]{43}$/);
     expect(existsSync(join(pki, 'kubelet-client.key.tmp'))).toBe(true);
     expect(existsSync(kubeconfig)).toBe(false);
     await kubectl.ok(['certificate', 'approve', filed.metadata.name]);
-    await agent.waitForLog((r) => r.msg === 'Client certificate bootstrapped; kubeconfig written', 'the bootstrap done', 30_000);
+    await agent.waitForLog(
+      (r) => r.msg === 'Client certificate bootstrapped; kubeconfig written',
+      'the bootstrap done',
+      30_000,
+    );
     expect(existsSync(join(pki, 'kubelet-client.key.tmp'))).toBe(false);
     const since = api.requests.length;
     const fp = fingerprintOf(join(pki, 'kubelet-client-current.pem'));
-    await waitFor(() => api.requests.slice(since).find((r) => r.clientCert === fp && r.user === `system:node:${NODE}` && r.status === 200), { timeoutMs: 30_000, what: 'the node talking with the bootstrapped certificate' });
+    await waitFor(
+      () =>
+        api.requests
+          .slice(since)
+          .find((r) => r.clientCert === fp && r.user === `system:node:${NODE}` && r.status === 200),
+      { timeoutMs: 30_000, what: 'the node talking with the bootstrapped certificate' },
+    );
     expect(await runningSleeper()).toBe(sleeperContainer);
   });
 });

@@ -75,13 +75,17 @@ spec:
     );
     const maker = await agent.waitForLog(startFailureOf('escape', 'maker'), 'maker refused', 60_000);
     expect(maker.reason).toBe('CreateContainerConfigError');
-    expect(maker.err).toBe('failed to prepare subPath for volumeMount "data" of container "maker": subPath "escape2/x" resolves outside the volume');
+    expect(maker.err).toBe(
+      'failed to prepare subPath for volumeMount "data" of container "maker": subPath "escape2/x" resolves outside the volume',
+    );
     expect(fs.readdirSync(outside)).toEqual(['precious']);
 
     // The victim ran once on its own directory; its restart is refused.
     const victim = await agent.waitForLog(startFailureOf('escape', 'victim'), 'victim restart refused', 90_000);
     expect(victim.reason).toBe('CreateContainerConfigError');
-    expect(victim.err).toBe('failed to prepare subPath for volumeMount "data" of container "victim": subPath "escape" resolves outside the volume');
+    expect(victim.err).toBe(
+      'failed to prepare subPath for volumeMount "data" of container "victim": subPath "escape" resolves outside the volume',
+    );
     const p = (await pod('escape'))!;
     const victims = p.containers.filter((c) => c.name === 'victim');
     expect(victims).toHaveLength(1);
@@ -90,13 +94,18 @@ spec:
     expect(p.containers.find((c) => c.name === 'attacker')?.state).toBe(ContainerState.CONTAINER_RUNNING);
     // The victim's one bind is of its own old directory, never of /etc.
     const binds = mountsUnder(path.join(h.rootDir, 'pods', p.uid));
-    expect(binds.map((b) => path.relative(h.rootDir, b.mountPoint))).toEqual([`pods/${p.uid}/volume-subpaths/data/victim/0`]);
+    expect(binds.map((b) => path.relative(h.rootDir, b.mountPoint))).toEqual([
+      `pods/${p.uid}/volume-subpaths/data/victim/0`,
+    ]);
     expect(binds[0]!.root).not.toMatch(/^\/etc\b/);
     expect(fs.existsSync('/etc/was-here')).toBe(false);
 
     h.remove('escape.yaml');
     await waitFor(async () => (await pod('escape')) === undefined, { timeoutMs: 60_000, what: 'escape pod removed' });
-    await waitFor(() => !fs.existsSync(path.join(h.rootDir, 'pods', p.uid)), { timeoutMs: 30_000, what: 'escape pod directory removed' });
+    await waitFor(() => !fs.existsSync(path.join(h.rootDir, 'pods', p.uid)), {
+      timeoutMs: 30_000,
+      what: 'escape pod directory removed',
+    });
     expect(mountsUnder(h.rootDir)).toEqual([]);
     expect(fs.readFileSync(path.join(outside, 'precious'), 'utf8')).toBe('host data');
     expect(fs.existsSync('/etc/hostname') || fs.existsSync('/etc/passwd')).toBe(true);
@@ -130,29 +139,58 @@ spec:
   - {name: out, hostPath: {path: ${shared}, type: Directory}}
 `,
     );
-    const p = await waitFor(async () => {
-      const p = await pod('subpaths');
-      return p?.containers.some((c) => c.name === 'app' && c.state === ContainerState.CONTAINER_RUNNING) && fs.existsSync(path.join(shared, 'single')) ? p : undefined;
-    }, { timeoutMs: 60_000, what: 'subpaths app running and written its output' });
-    await waitFor(() => fs.readFileSync(path.join(shared, 'single'), 'utf8') === 'filedata\n', { timeoutMs: 10_000, what: 'single copied' });
+    const p = await waitFor(
+      async () => {
+        const p = await pod('subpaths');
+        return p?.containers.some((c) => c.name === 'app' && c.state === ContainerState.CONTAINER_RUNNING) &&
+          fs.existsSync(path.join(shared, 'single'))
+          ? p
+          : undefined;
+      },
+      { timeoutMs: 60_000, what: 'subpaths app running and written its output' },
+    );
+    await waitFor(() => fs.readFileSync(path.join(shared, 'single'), 'utf8') === 'filedata\n', {
+      timeoutMs: 10_000,
+      what: 'single copied',
+    });
     expect(fs.readFileSync(path.join(shared, 'conf'), 'utf8')).toBe('cfg\n');
     const podDir = path.join(h.rootDir, 'pods', p.uid);
     const emptyDir = path.join(podDir, 'volumes', 'kubernetes.io~empty-dir', 'data');
-    await waitFor(() => fs.existsSync(path.join(emptyDir, 'new', 'deeper', 'marker')), { timeoutMs: 10_000, what: 'marker in the created subPath' });
+    await waitFor(() => fs.existsSync(path.join(emptyDir, 'new', 'deeper', 'marker')), {
+      timeoutMs: 10_000,
+      what: 'marker in the created subPath',
+    });
     const binds = ['volume-subpaths/data/app/0', 'volume-subpaths/data/app/1', 'volume-subpaths/data/app/2'];
-    expect(mountsUnder(podDir).map((m) => path.relative(podDir, m.mountPoint)).sort()).toEqual(binds);
+    expect(
+      mountsUnder(podDir)
+        .map((m) => path.relative(podDir, m.mountPoint))
+        .sort(),
+    ).toEqual(binds);
 
     // A restarted container gets the binds it had, not a second stack of them.
     const app = p.containers.find((c) => c.name === 'app')!;
     await h.cri().runtime.stopContainer(app.id, 0);
-    await waitFor(async () => (await pod('subpaths'))?.containers.some((c) => c.name === 'app' && c.meta.restartCount === 1 && c.state === ContainerState.CONTAINER_RUNNING), {
-      timeoutMs: 60_000,
-      what: 'app restarted',
-    });
-    expect(mountsUnder(podDir).map((m) => path.relative(podDir, m.mountPoint)).sort()).toEqual(binds);
+    await waitFor(
+      async () =>
+        (await pod('subpaths'))?.containers.some(
+          (c) => c.name === 'app' && c.meta.restartCount === 1 && c.state === ContainerState.CONTAINER_RUNNING,
+        ),
+      {
+        timeoutMs: 60_000,
+        what: 'app restarted',
+      },
+    );
+    expect(
+      mountsUnder(podDir)
+        .map((m) => path.relative(podDir, m.mountPoint))
+        .sort(),
+    ).toEqual(binds);
 
     h.remove('subpaths.yaml');
-    await waitFor(async () => (await pod('subpaths')) === undefined, { timeoutMs: 60_000, what: 'subpaths pod removed' });
+    await waitFor(async () => (await pod('subpaths')) === undefined, {
+      timeoutMs: 60_000,
+      what: 'subpaths pod removed',
+    });
     await waitFor(() => !fs.existsSync(podDir), { timeoutMs: 30_000, what: 'subpaths pod directory removed' });
     expect(mountsUnder(h.rootDir)).toEqual([]);
   });

@@ -24,7 +24,12 @@ const pods = new FakeStaticPods(['etcd', 'kube-apiserver', 'kube-scheduler'].map
 const statuses = new FakeStatuses();
 
 function mirrors(): KObject[] {
-  return api.objects('pods').filter((p) => (p.metadata.annotations as Record<string, string> | undefined)?.['kubernetes.io/config.mirror'] !== undefined);
+  return api
+    .objects('pods')
+    .filter(
+      (p) =>
+        (p.metadata.annotations as Record<string, string> | undefined)?.['kubernetes.io/config.mirror'] !== undefined,
+    );
 }
 function mirror(key: string): Pod | undefined {
   const [ns, name] = key.split('/');
@@ -81,22 +86,34 @@ describe('a server that is not there yet', () => {
       logger: log.logger,
       requestTimeoutMs: 2000,
     });
-    await waitFor(() => logged('API server not reachable yet; running on our own and retrying') === 1, { timeoutMs: 10_000, what: 'the one "not reachable" line' });
+    await waitFor(() => logged('API server not reachable yet; running on our own and retrying') === 1, {
+      timeoutMs: 10_000,
+      what: 'the one "not reachable" line',
+    });
     await unansweredRequests(5, 'probes after the "not reachable" line, each of which could have logged again');
     expect(logged('API server not reachable yet; running on our own and retrying')).toBe(1);
     expect(agent.state().connected).toBe(false);
 
     const t0 = Date.now();
     await api.start();
-    await waitFor(() => api.object('nodes', '', NODE) && api.object('leases', 'kube-node-lease', NODE) && converged(0), { timeoutMs: 20_000, what: 'node, lease, mirrors and statuses' });
+    await waitFor(
+      () => api.object('nodes', '', NODE) && api.object('leases', 'kube-node-lease', NODE) && converged(0),
+      { timeoutMs: 20_000, what: 'node, lease, mirrors and statuses' },
+    );
     console.log(`converged ${Date.now() - t0} ms after the API server started (3 static pods)`);
     expect(logged('API server reachable')).toBe(1);
     expect(agent.state().connected).toBe(true);
   });
 
   it('shows the node Ready to kubectl, with labels, addresses and a lease owned by it', async () => {
-    await waitFor(async () => /\bcp-1\s+Ready\b/.test(await kubectl.ok(['get', 'nodes'])), { timeoutMs: 15_000, what: 'kubectl get nodes to show cp-1 Ready' });
-    const node = JSON.parse(await kubectl.ok(['get', 'node', NODE, '-o', 'json'])) as { metadata: { uid: string; labels: Record<string, string> }; status: { addresses: { type: string; address: string }[]; nodeInfo: Record<string, string> } };
+    await waitFor(async () => /\bcp-1\s+Ready\b/.test(await kubectl.ok(['get', 'nodes'])), {
+      timeoutMs: 15_000,
+      what: 'kubectl get nodes to show cp-1 Ready',
+    });
+    const node = JSON.parse(await kubectl.ok(['get', 'node', NODE, '-o', 'json'])) as {
+      metadata: { uid: string; labels: Record<string, string> };
+      status: { addresses: { type: string; address: string }[]; nodeInfo: Record<string, string> };
+    };
     expect(node.metadata.labels).toMatchObject({
       'kubernetes.io/hostname': NODE,
       'kubernetes.io/os': 'linux',
@@ -108,10 +125,18 @@ describe('a server that is not there yet', () => {
       { type: 'InternalIP', address: '10.0.0.7' },
       { type: 'Hostname', address: NODE },
     ]);
-    expect(node.status.nodeInfo).toMatchObject({ containerRuntimeVersion: 'containerd://1.6.20', kubeletVersion: 'v0.1.0-bootlet' });
-    const lease = api.object('leases', 'kube-node-lease', NODE) as unknown as { spec: Record<string, unknown>; metadata: { ownerReferences: unknown[] } };
+    expect(node.status.nodeInfo).toMatchObject({
+      containerRuntimeVersion: 'containerd://1.6.20',
+      kubeletVersion: 'v0.1.0-bootlet',
+    });
+    const lease = api.object('leases', 'kube-node-lease', NODE) as unknown as {
+      spec: Record<string, unknown>;
+      metadata: { ownerReferences: unknown[] };
+    };
     expect(lease.spec).toMatchObject({ holderIdentity: NODE, leaseDurationSeconds: 40 });
-    expect(lease.metadata.ownerReferences).toEqual([{ apiVersion: 'v1', kind: 'Node', name: NODE, uid: node.metadata.uid }]);
+    expect(lease.metadata.ownerReferences).toEqual([
+      { apiVersion: 'v1', kind: 'Node', name: NODE, uid: node.metadata.uid },
+    ]);
   });
 
   it('shows the mirror pods to kubectl with the static annotations and the Node as owner', async () => {
@@ -125,7 +150,9 @@ describe('a server that is not there yet', () => {
         'kubernetes.io/config.hash': sp.uid,
         'kubernetes.io/config.source': 'file',
       });
-      expect(m?.metadata?.ownerReferences).toEqual([{ apiVersion: 'v1', kind: 'Node', name: NODE, uid: nodeUid, controller: true }]);
+      expect(m?.metadata?.ownerReferences).toEqual([
+        { apiVersion: 'v1', kind: 'Node', name: NODE, uid: nodeUid, controller: true },
+      ]);
       expect(m?.spec?.nodeName).toBe(NODE);
       expect(m?.metadata?.labels).toEqual(sp.pod.metadata.labels);
     }
@@ -137,8 +164,13 @@ describe('keeping mirror pods true', () => {
     const key = `kube-system/etcd-${NODE}`;
     const before = mirror(key)?.metadata?.uid;
     await kubectl.ok(['delete', 'pod', '-n', 'kube-system', `etcd-${NODE}`], 30_000);
-    await waitFor(() => mirror(key)?.metadata?.uid !== before && converged(0), { timeoutMs: 15_000, what: 'a new etcd mirror pod with status' });
-    const del = api.requests.filter((r) => r.method === 'DELETE' && r.user === `system:node:${NODE}` && r.path.endsWith(`/etcd-${NODE}`));
+    await waitFor(() => mirror(key)?.metadata?.uid !== before && converged(0), {
+      timeoutMs: 15_000,
+      what: 'a new etcd mirror pod with status',
+    });
+    const del = api.requests.filter(
+      (r) => r.method === 'DELETE' && r.user === `system:node:${NODE}` && r.path.endsWith(`/etcd-${NODE}`),
+    );
     expect(del.length).toBeGreaterThan(0);
   });
 
@@ -148,7 +180,10 @@ describe('keeping mirror pods true', () => {
     expect(next.uid).not.toBe(old.uid);
     pods.set(next);
     statuses.set(next.uid, runningStatus(next));
-    await waitFor(() => mirror(next.key)?.metadata?.annotations?.['kubernetes.io/config.mirror'] === next.uid && converged(0), { timeoutMs: 15_000, what: 'the scheduler mirror with the new hash' });
+    await waitFor(
+      () => mirror(next.key)?.metadata?.annotations?.['kubernetes.io/config.mirror'] === next.uid && converged(0),
+      { timeoutMs: 15_000, what: 'the scheduler mirror with the new hash' },
+    );
     expect(mirror(next.key)?.spec?.containers[0].image).toBe('registry.k8s.io/kube-scheduler:v1.32.1');
   });
 
@@ -158,7 +193,11 @@ describe('keeping mirror pods true', () => {
       metadata: {
         name: `stray-${NODE}`,
         namespace: 'default',
-        annotations: { 'kubernetes.io/config.mirror': 'deadbeef', 'kubernetes.io/config.hash': 'deadbeef', 'kubernetes.io/config.source': 'file' },
+        annotations: {
+          'kubernetes.io/config.mirror': 'deadbeef',
+          'kubernetes.io/config.hash': 'deadbeef',
+          'kubernetes.io/config.source': 'file',
+        },
         ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: NODE, uid: nodeUid, controller: true }],
       },
       spec: { nodeName: NODE, containers: [{ name: 'c', image: 'i' }] },
@@ -167,11 +206,15 @@ describe('keeping mirror pods true', () => {
     const removed = pods.get(gone)!;
     pods.remove(gone);
     // The orphan goes at once; the removed pod's mirror waits for its last, terminal status.
-    await waitFor(() => !api.object('pods', 'default', `stray-${NODE}`), { timeoutMs: 15_000, what: 'the orphan mirror pod gone' });
+    await waitFor(() => !api.object('pods', 'default', `stray-${NODE}`), {
+      timeoutMs: 15_000,
+      what: 'the orphan mirror pod gone',
+    });
     expect(mirror(gone)).toBeDefined();
     const phases: string[] = [];
     const unsubscribe = api.store.subscribe((ev) => {
-      if (ev.object.metadata.name === `kube-apiserver-${NODE}`) phases.push(`${ev.type} ${String((ev.object.status as { phase?: string } | undefined)?.phase)}`);
+      if (ev.object.metadata.name === `kube-apiserver-${NODE}`)
+        phases.push(`${ev.type} ${String((ev.object.status as { phase?: string } | undefined)?.phase)}`);
     });
     statuses.set(removed.uid, { ...runningStatus(removed), phase: 'Succeeded' });
     await waitFor(() => !mirror(gone), { timeoutMs: 15_000, what: 'the removed mirror pod gone' });
@@ -190,7 +233,10 @@ describe('keeping mirror pods true', () => {
     // mirror into its cache, so the pass that writes the second has reconciled the edited mirror.
     for (const ip of ['10.0.0.8', '10.0.0.7']) {
       statuses.set(sp.uid, runningStatus(sp, 0, ip));
-      await waitFor(() => mirror(key)?.status?.podIP === ip, { timeoutMs: 15_000, what: `the agent to write the status with podIP ${ip}` });
+      await waitFor(() => mirror(key)?.status?.podIP === ip, {
+        timeoutMs: 15_000,
+        what: `the agent to write the status with podIP ${ip}`,
+      });
     }
     expect(mirror(key)?.metadata?.uid).toBe(uid);
     expect(mirror(key)?.metadata?.labels?.edited).toBe('yes');
@@ -203,7 +249,8 @@ describe('the server going away and coming back', () => {
     await api.stop();
     await waitFor(() => !agent!.state().connected, { timeoutMs: 15_000, what: 'the agent to notice' });
     expect(logged('API server unreachable; running on our own and retrying')).toBe(1);
-    for (let restarts = 1; restarts <= 20; restarts++) for (const sp of pods.list()) statuses.set(sp.uid, runningStatus(sp, restarts));
+    for (let restarts = 1; restarts <= 20; restarts++)
+      for (const sp of pods.list()) statuses.set(sp.uid, runningStatus(sp, restarts));
     await unansweredRequests(3, 'probes of the stopped server after the status changes');
     const t0 = Date.now();
     const before = api.requests.length;
@@ -211,7 +258,9 @@ describe('the server going away and coming back', () => {
     await waitFor(() => converged(20), { timeoutMs: 20_000, what: 'statuses with 20 restarts' });
     console.log(`statuses converged ${Date.now() - t0} ms after the API server returned`);
     // Coalesced: one status write per pod, not one per change made while away.
-    const statusWrites = api.requests.slice(before).filter((r) => r.method === 'PATCH' && r.path.endsWith('/status') && r.path.includes('/pods/'));
+    const statusWrites = api.requests
+      .slice(before)
+      .filter((r) => r.method === 'PATCH' && r.path.endsWith('/status') && r.path.includes('/pods/'));
     expect(statusWrites.length).toBeLessThanOrEqual(pods.list().length * 2);
     expect(logged('API server reachable again')).toBe(1);
   });
@@ -229,16 +278,31 @@ describe('the server going away and coming back', () => {
     const t1 = performance.now();
     for (const sp of pods.list()) statuses.set(sp.uid, runningStatus(sp, 22));
     expect(performance.now() - t1).toBeLessThan(50);
-    await waitFor(() => !agent!.state().connected, { timeoutMs: 15_000, what: 'the hung server to count as unreachable' });
+    await waitFor(() => !agent!.state().connected, {
+      timeoutMs: 15_000,
+      what: 'the hung server to count as unreachable',
+    });
     api.hang(false);
     await waitFor(() => converged(22), { timeoutMs: 20_000, what: 'statuses after the hang' });
   });
 
   it('records events that kubectl describe shows for the mirror pod and the node', async () => {
     const sp = pods.get(`kube-system/etcd-${NODE}`)!;
-    const ref = { kind: 'Pod' as const, namespace: sp.pod.metadata.namespace, name: sp.pod.metadata.name, uid: sp.uid, fieldPath: 'spec.containers{etcd}' };
-    for (let i = 0; i < 3; i++) agent!.recorder.event(ref, 'Warning', 'BackOff', 'Back-off restarting failed container etcd in pod etcd');
-    agent!.recorder.event(ref, 'Normal', 'Pulled', 'Container image "registry.k8s.io/etcd:3.5.16-0" already present on machine');
+    const ref = {
+      kind: 'Pod' as const,
+      namespace: sp.pod.metadata.namespace,
+      name: sp.pod.metadata.name,
+      uid: sp.uid,
+      fieldPath: 'spec.containers{etcd}',
+    };
+    for (let i = 0; i < 3; i++)
+      agent!.recorder.event(ref, 'Warning', 'BackOff', 'Back-off restarting failed container etcd in pod etcd');
+    agent!.recorder.event(
+      ref,
+      'Normal',
+      'Pulled',
+      'Container image "registry.k8s.io/etcd:3.5.16-0" already present on machine',
+    );
     await waitFor(
       async () => {
         const out = await kubectl.ok(['describe', 'pod', '-n', 'kube-system', `etcd-${NODE}`]);
@@ -249,21 +313,28 @@ describe('the server going away and coming back', () => {
       console.log(await kubectl.ok(['get', 'events', '-A', '-o', 'yaml']));
       throw e;
     });
-    const nodeOut = await waitFor(async () => {
-      const out = await kubectl.ok(['describe', 'node', NODE]);
-      return /Starting/.test(out) && /NodeReady/.test(out) && out;
-    }, { timeoutMs: 20_000, what: 'describe node to show the Starting event' });
+    const nodeOut = await waitFor(
+      async () => {
+        const out = await kubectl.ok(['describe', 'node', NODE]);
+        return /Starting/.test(out) && /NodeReady/.test(out) && out;
+      },
+      { timeoutMs: 20_000, what: 'describe node to show the Starting event' },
+    );
     expect(nodeOut).toMatch(/kubelet/);
   });
 
   it('logged no warnings, and one line per reachability change; NodeRestriction never said no', () => {
     expect(log.lines.filter((l) => l.includes('"severity":"warning"'))).toEqual([]);
-    expect(api.requests.filter((r) => r.user === `system:node:${NODE}` && (r.status === 403 || r.status === 422))).toEqual([]);
+    expect(
+      api.requests.filter((r) => r.user === `system:node:${NODE}` && (r.status === 403 || r.status === 422)),
+    ).toEqual([]);
     // One line per change of reachability, never one per failed request: the lines alternate, and the
     // three outages (stop, 429s, hang) are each said once (a loaded machine may see a fourth flap).
     const changes = log.lines
       .map((l) => (JSON.parse(l) as { msg: string }).msg)
-      .filter((m) => m === 'API server unreachable; running on our own and retrying' || m === 'API server reachable again');
+      .filter(
+        (m) => m === 'API server unreachable; running on our own and retrying' || m === 'API server reachable again',
+      );
     expect(changes.every((m, i) => i === 0 || m !== changes[i - 1])).toBe(true);
     const down = logged('API server unreachable; running on our own and retrying');
     expect(down).toBeGreaterThanOrEqual(3);
@@ -279,10 +350,23 @@ describe('the server going away and coming back', () => {
     pods.set(staticPod('kube-controller-manager', NODE));
     for (const sp of pods.list()) statuses.set(sp.uid, runningStatus(sp, 3));
     const notYet = logged('API server not reachable yet; running on our own and retrying');
-    agent = startApiSide({ kubeconfigPath: join(dir, 'node.kubeconfig'), nodeInfo: fakeNodeInfo(NODE), staticPods: pods, statuses, logger: log.logger, requestTimeoutMs: 2000 });
+    agent = startApiSide({
+      kubeconfigPath: join(dir, 'node.kubeconfig'),
+      nodeInfo: fakeNodeInfo(NODE),
+      staticPods: pods,
+      statuses,
+      logger: log.logger,
+      requestTimeoutMs: 2000,
+    });
     // The server returns under an agent that has found it away, not under one still starting.
-    await waitFor(() => logged('API server not reachable yet; running on our own and retrying') > notYet, { timeoutMs: 15_000, what: 'the restarted agent to find no server' });
+    await waitFor(() => logged('API server not reachable yet; running on our own and retrying') > notYet, {
+      timeoutMs: 15_000,
+      what: 'the restarted agent to find no server',
+    });
     await api.start();
-    await waitFor(() => converged(3) && mirrors().length === pods.list().length, { timeoutMs: 20_000, what: 'mirrors of the restarted agent' });
+    await waitFor(() => converged(3) && mirrors().length === pods.list().length, {
+      timeoutMs: 20_000,
+      what: 'mirrors of the restarted agent',
+    });
   });
 });

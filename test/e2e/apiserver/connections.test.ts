@@ -30,14 +30,18 @@ const pods = new FakeStaticPods(['etcd', 'kube-apiserver', 'kube-scheduler'].map
 const statuses = new FakeStatuses();
 
 const isWatch = (r: RequestRecord): boolean => /(^|&)watch=/.test(r.query);
-const podLists = (from: number): RequestRecord[] => api.requests.slice(from).filter((r) => r.method === 'GET' && r.path === '/api/v1/pods' && !isWatch(r));
-const podWatches = (from: number): RequestRecord[] => api.requests.slice(from).filter((r) => r.path === '/api/v1/pods' && isWatch(r));
-const leaseRenewals = (from: number): RequestRecord[] => api.requests.slice(from).filter((r) => r.path.startsWith('/apis/coordination.k8s.io/') && r.method === 'PUT');
+const podLists = (from: number): RequestRecord[] =>
+  api.requests.slice(from).filter((r) => r.method === 'GET' && r.path === '/api/v1/pods' && !isWatch(r));
+const podWatches = (from: number): RequestRecord[] =>
+  api.requests.slice(from).filter((r) => r.path === '/api/v1/pods' && isWatch(r));
+const leaseRenewals = (from: number): RequestRecord[] =>
+  api.requests.slice(from).filter((r) => r.path.startsWith('/apis/coordination.k8s.io/') && r.method === 'PUT');
 const rvOf = (r: RequestRecord): string | null => new URLSearchParams(r.query).get('resourceVersion');
 
 function converged(): boolean {
   return pods.list().every((sp) => {
-    const m = api.object('pods', sp.pod.metadata.namespace, sp.pod.metadata.name) as { metadata: { annotations?: Record<string, string> }; status?: { phase?: string } } | undefined;
+    const m = api.object('pods', sp.pod.metadata.namespace, sp.pod.metadata.name) as
+      { metadata: { annotations?: Record<string, string> }; status?: { phase?: string } } | undefined;
     return m?.metadata.annotations?.['kubernetes.io/config.mirror'] === sp.uid && m.status?.phase === 'Running';
   });
 }
@@ -45,7 +49,11 @@ function converged(): boolean {
 /** Waits until a lease tick went `afterMs` ago (and not before `notBefore`): the next one is a full period away. */
 async function justAfterTick(afterMs: number, notBefore = 0): Promise<void> {
   const phase = (): number => (performance.now() - startedAt) % RENEW_MS;
-  await waitFor(() => performance.now() >= notBefore && phase() >= afterMs && phase() < afterMs + 300, { timeoutMs: 3 * RENEW_MS, intervalMs: 20, what: 'a moment just after a lease tick' });
+  await waitFor(() => performance.now() >= notBefore && phase() >= afterMs && phase() < afterMs + 300, {
+    timeoutMs: 3 * RENEW_MS,
+    intervalMs: 20,
+    what: 'a moment just after a lease tick',
+  });
 }
 
 beforeAll(async () => {
@@ -53,7 +61,13 @@ beforeAll(async () => {
   const kubeconfig = api.writeKubeconfig(join(dir, 'node.kubeconfig'), `system:node:${NODE}`, ['system:nodes']);
   for (const sp of pods.list()) statuses.set(sp.uid, runningStatus(sp));
   startedAt = performance.now();
-  agent = startApiSide({ kubeconfigPath: kubeconfig, nodeInfo: fakeNodeInfo(NODE), staticPods: pods, statuses, logger: log.logger });
+  agent = startApiSide({
+    kubeconfigPath: kubeconfig,
+    nodeInfo: fakeNodeInfo(NODE),
+    staticPods: pods,
+    statuses,
+    logger: log.logger,
+  });
   await waitFor(converged, { timeoutMs: 30_000, what: 'mirror pods with their statuses' });
 });
 
@@ -70,7 +84,9 @@ describe('one node against the API server', () => {
     await waitFor(() => leaseRenewals(from).length >= 3, { timeoutMs: 4 * RENEW_MS, what: 'three lease renewals' });
     const minutes = (performance.now() - t0) / 60_000;
     const steady = api.requests.slice(from).filter((r) => !isWatch(r));
-    console.log(`steady state: ${(steady.length / minutes).toFixed(2)} requests per minute (${steady.map((r) => `${r.method} ${r.path}`).join(', ')})`);
+    console.log(
+      `steady state: ${(steady.length / minutes).toFixed(2)} requests per minute (${steady.map((r) => `${r.method} ${r.path}`).join(', ')})`,
+    );
     expect(api.connections).toHaveLength(1);
     expect(api.connections[0]!.protocol).toBe('h2');
     expect(api.connections[0]!.closedAt).toBeUndefined();
@@ -85,15 +101,25 @@ describe('one node against the API server', () => {
     await justAfterTick(200);
     await api.stop();
     const stoppedAt = performance.now();
-    await waitFor(() => log.lines.some((l) => l.includes('API server unreachable')), { timeoutMs: 10_000, what: 'the agent to see the server gone' });
+    await waitFor(() => log.lines.some((l) => l.includes('API server unreachable')), {
+      timeoutMs: 10_000,
+      what: 'the agent to see the server gone',
+    });
     // Away for more than a lease period, so a renewal tick is held meanwhile; back just after a tick.
     await justAfterTick(500, stoppedAt + RENEW_MS);
     const from = api.requests.length;
     const lastWatch = podWatches(0).at(-1)!;
     await api.start();
-    await waitFor(() => leaseRenewals(from).length >= 1 && podWatches(from).length >= 1, { timeoutMs: 15_000, what: 'the lease renewed and the watch open again' });
+    await waitFor(() => leaseRenewals(from).length >= 1 && podWatches(from).length >= 1, {
+      timeoutMs: 15_000,
+      what: 'the lease renewed and the watch open again',
+    });
     // Until the next tick (9 s away) nothing else may renew it.
-    await waitFor(() => (performance.now() - startedAt) % RENEW_MS > 5_000, { timeoutMs: RENEW_MS, intervalMs: 50, what: '5 s after the return' });
+    await waitFor(() => (performance.now() - startedAt) % RENEW_MS > 5_000, {
+      timeoutMs: RENEW_MS,
+      intervalMs: 50,
+      what: '5 s after the return',
+    });
     expect(leaseRenewals(from)).toHaveLength(1);
     expect(podLists(from)).toHaveLength(0);
     // From where the last watch got to (its resourceVersion, or an event's since), not from scratch.
@@ -108,7 +134,10 @@ describe('one node against the API server', () => {
   it('a watch the server ends is opened again from its last resourceVersion (the bookmark), with no LIST', async () => {
     const from = api.requests.length;
     const connections = api.connections.length;
-    await waitFor(() => podWatches(0).some((r) => r.status === 200 && r.closedAt === undefined), { timeoutMs: 10_000, what: 'an open watch' });
+    await waitFor(() => podWatches(0).some((r) => r.status === 200 && r.closedAt === undefined), {
+      timeoutMs: 10_000,
+      what: 'an open watch',
+    });
     api.timeOutWatches();
     const rv = String(api.store.currentRv);
     await waitFor(() => podWatches(from).length >= 1, { timeoutMs: 10_000, what: 'the next watch' });
@@ -123,10 +152,16 @@ describe('one node against the API server', () => {
     api.wipe();
     // (The Node is gone too; registering it again is the node status reporter's business, not this
     // test's.) The watches before ended early (the tests above), so the back-off has grown: up to ~25 s.
-    await waitFor(() => podWatches(from).some((r) => r.status === 200 && r.closedAt === undefined && Number(rvOf(r)) >= api.store.oldestServableRv), {
-      timeoutMs: 60_000,
-      what: 'a watch from the new list',
-    }).catch((e: unknown) => {
+    await waitFor(
+      () =>
+        podWatches(from).some(
+          (r) => r.status === 200 && r.closedAt === undefined && Number(rvOf(r)) >= api.store.oldestServableRv,
+        ),
+      {
+        timeoutMs: 60_000,
+        what: 'a watch from the new list',
+      },
+    ).catch((e: unknown) => {
       console.log(log.lines.filter((l) => l.includes('pods bound to')).join('\n'));
       throw e;
     });
@@ -157,20 +192,33 @@ describe('the client alone', () => {
     }
   });
 
-  it('HTTP/1.1 with 12 watches open (more than the 8 connections of the requests\' pool): a Lease renewal and a read still go, each watch on a connection of its own', async () => {
+  it("HTTP/1.1 with 12 watches open (more than the 8 connections of the requests' pool): a Lease renewal and a read still go, each watch on a connection of its own", async () => {
     const h1 = await startFakeApiServer({ http2: false });
     // A generous deadline: the request either goes while the watches are open or fails here.
-    const client = new ApiClient(loadKubeconfig(h1.writeAdminKubeconfig(join(dir, 'h1-watches.kubeconfig'))), { timeoutMs: 30_000 });
-    const watching = (): RequestRecord[] => h1.requests.filter((r) => isWatch(r) && r.status === 200 && r.closedAt === undefined);
+    const client = new ApiClient(loadKubeconfig(h1.writeAdminKubeconfig(join(dir, 'h1-watches.kubeconfig'))), {
+      timeoutMs: 30_000,
+    });
+    const watching = (): RequestRecord[] =>
+      h1.requests.filter((r) => isWatch(r) && r.status === 200 && r.closedAt === undefined);
     const watches = Array.from({ length: 12 }, (_, i) =>
       // As the object manager watches each referenced ConfigMap alone.
-      client.watch('/api/v1/namespaces/default/configmaps', { fieldSelector: `metadata.name=cm-${i}`, timeoutSeconds: 300, allowWatchBookmarks: true }, () => {}),
+      client.watch(
+        '/api/v1/namespaces/default/configmaps',
+        { fieldSelector: `metadata.name=cm-${i}`, timeoutSeconds: 300, allowWatchBookmarks: true },
+        () => {},
+      ),
     );
     try {
       await waitFor(() => watching().length === 12, { timeoutMs: 30_000, what: '12 watches open at the server' });
       const leases = '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases';
-      const lease = await client.create<Lease>(leases, { metadata: { name: 'h1-node' }, spec: { holderIdentity: 'h1-node', leaseDurationSeconds: 40, renewTime: apiMicroTime(new Date()) } });
-      const renewed = await client.update<Lease>(`${leases}/h1-node`, { ...lease, spec: { ...lease.spec, renewTime: apiMicroTime(new Date()) } });
+      const lease = await client.create<Lease>(leases, {
+        metadata: { name: 'h1-node' },
+        spec: { holderIdentity: 'h1-node', leaseDurationSeconds: 40, renewTime: apiMicroTime(new Date()) },
+      });
+      const renewed = await client.update<Lease>(`${leases}/h1-node`, {
+        ...lease,
+        spec: { ...lease.spec, renewTime: apiMicroTime(new Date()) },
+      });
       expect(renewed.metadata?.resourceVersion).not.toBe(lease.metadata?.resourceVersion);
       await client.get('/api/v1/namespaces/default');
       // The watches stayed open all along, each on its own connection; the requests went on others.
@@ -211,15 +259,26 @@ describe('the client alone', () => {
     const second = api.issueClientCert('system:admin', ['system:masters']);
     let pair: TlsKeyPair = { cert: Buffer.from(first.certPem), key: Buffer.from(first.keyPem) };
     const base = loadKubeconfig(api.writeAdminKubeconfig(join(dir, 'rot.kubeconfig')));
-    const client = new ApiClient({ ...base, cert: undefined, key: undefined, clientCertificate: { current: () => pair } });
+    const client = new ApiClient({
+      ...base,
+      cert: undefined,
+      key: undefined,
+      clientCertificate: { current: () => pair },
+    });
     const from = api.requests.length;
     const connections = api.connections.length;
     try {
       await client.get('/api/v1/namespaces');
       let watchEnd: 'clean' | 'failed' | undefined;
       const watch = client.watch('/api/v1/namespaces', { timeoutSeconds: 60 }, () => {});
-      watch.done.then(() => (watchEnd = 'clean'), () => (watchEnd = 'failed'));
-      await waitFor(() => api.requests.slice(from).some((r) => r.path === '/api/v1/namespaces' && isWatch(r) && r.status === 200), { timeoutMs: 10_000, what: 'the watch open' });
+      watch.done.then(
+        () => (watchEnd = 'clean'),
+        () => (watchEnd = 'failed'),
+      );
+      await waitFor(
+        () => api.requests.slice(from).some((r) => r.path === '/api/v1/namespaces' && isWatch(r) && r.status === 200),
+        { timeoutMs: 10_000, what: 'the watch open' },
+      );
       const old = api.connections.slice(connections);
       expect(old).toHaveLength(1);
       pair = { cert: Buffer.from(second.certPem), key: Buffer.from(second.keyPem) };
@@ -234,7 +293,13 @@ describe('the client alone', () => {
       expect(watchEnd).toBe('clean');
       await waitFor(() => now[0]!.closedAt !== undefined, { timeoutMs: 10_000, what: 'the old connection to close' });
       const again = client.watch('/api/v1/namespaces', { timeoutSeconds: 60 }, () => {});
-      await waitFor(() => api.requests.slice(from).filter((r) => r.path === '/api/v1/namespaces' && isWatch(r) && r.connection === now[1]!.id).length === 1, { timeoutMs: 10_000, what: 'a watch on the new connection' });
+      await waitFor(
+        () =>
+          api.requests
+            .slice(from)
+            .filter((r) => r.path === '/api/v1/namespaces' && isWatch(r) && r.connection === now[1]!.id).length === 1,
+        { timeoutMs: 10_000, what: 'a watch on the new connection' },
+      );
       again.stop();
       await again.done;
       expect(api.connections.slice(connections)).toHaveLength(2);

@@ -63,19 +63,32 @@ function peakInFlight(reqs: RequestRecord[]): number {
 
 describe('an API server that comes up under 50 static pods', () => {
   it('is asked about every 250 ms while it listens but is not ready, and gets no writes', async () => {
-    agent = startApiSide({ kubeconfigPath: join(dir, 'node.kubeconfig'), nodeInfo: fakeNodeInfo(NODE), staticPods: pods, statuses, logger: log.logger, requestTimeoutMs: 5000 });
-    await waitFor(() => log.lines.some((l) => l.includes('API server not reachable yet')), { timeoutMs: 10_000, what: 'the agent to find no server' });
+    agent = startApiSide({
+      kubeconfigPath: join(dir, 'node.kubeconfig'),
+      nodeInfo: fakeNodeInfo(NODE),
+      staticPods: pods,
+      statuses,
+      logger: log.logger,
+      requestTimeoutMs: 5000,
+    });
+    await waitFor(() => log.lines.some((l) => l.includes('API server not reachable yet')), {
+      timeoutMs: 10_000,
+      what: 'the agent to find no server',
+    });
     api.notReady(true);
     await api.start();
     const from = api.requests.length;
     // The window is the time of 9 answered probes: each could have let writes through.
-    const probes = (): RequestRecord[] => api.requests.slice(from).filter((r) => r.path === '/readyz' && r.status !== 0);
+    const probes = (): RequestRecord[] =>
+      api.requests.slice(from).filter((r) => r.path === '/readyz' && r.status !== 0);
     await waitFor(() => probes().length >= 9, { timeoutMs: 30_000, what: '9 answered /readyz probes while not ready' });
     const window = api.requests.slice(from);
     const seen = probes();
     const gaps = seen.slice(1).map((r, i) => r.receivedAt - seen[i]!.receivedAt);
     const span = seen.at(-1)!.receivedAt - seen[0]!.receivedAt;
-    console.log(`${seen.length} /readyz probes over ${span.toFixed(0)} ms while not ready; gaps ${gaps.map((g) => g.toFixed(0)).join(' ')} ms`);
+    console.log(
+      `${seen.length} /readyz probes over ${span.toFixed(0)} ms while not ready; gaps ${gaps.map((g) => g.toFixed(0)).join(' ')} ms`,
+    );
     // 200–250 ms apart (timers on a loaded machine fire late, never early): 8 gaps span 1.6–2 s. A
     // back-off growing to 1 s would span more than 4 s; probing with no pause, a few ms.
     expect(span).toBeGreaterThanOrEqual(8 * 190);
@@ -85,16 +98,20 @@ describe('an API server that comes up under 50 static pods', () => {
     expect(agent.state().connected).toBe(false);
   });
 
-  it('once ready, converges with node, lease, mirror pods and statuses in flight together, within the queues\' limits on one connection', async () => {
+  it("once ready, converges with node, lease, mirror pods and statuses in flight together, within the queues' limits on one connection", async () => {
     api.setLatency(100); // every request takes 100 ms: one after another, the ~105 requests would take > 10 s
     const from = api.requests.length;
     const t0 = performance.now();
     api.notReady(false);
     await waitFor(converged, { timeoutMs: 60_000, what: 'node, lease, 50 mirror pods with status' });
-    console.log(`converged ${(performance.now() - t0).toFixed(0)} ms after the server became ready (100 ms per request)`);
+    console.log(
+      `converged ${(performance.now() - t0).toFixed(0)} ms after the server became ready (100 ms per request)`,
+    );
     api.setLatency(0);
     const ours = api.requests.slice(from).filter((r) => r.user === USER && !/(^|&)watch=/.test(r.query));
-    if (process.env.DEBUG_TIMELINE) for (const r of ours) console.log(`${(r.receivedAt - t0).toFixed(0)} → ${((r.closedAt ?? 0) - t0).toFixed(0)} ${r.method} ${r.path}`);
+    if (process.env.DEBUG_TIMELINE)
+      for (const r of ours)
+        console.log(`${(r.receivedAt - t0).toFixed(0)} → ${((r.closedAt ?? 0) - t0).toFixed(0)} ${r.method} ${r.path}`);
     const peak = peakInFlight(ours);
     expect(peak).toBeGreaterThanOrEqual(8);
     // 8 pods, the node, the lease and one event at a time (+ a probe): HTTP/2 streams, not sockets, so
@@ -105,7 +122,9 @@ describe('an API server that comes up under 50 static pods', () => {
     const lease = ours.filter((r) => r.path.includes('/leases'));
     const mirrorWrites = ours.filter((r) => r.method !== 'GET' && r.path.includes('/pods'));
     expect(lease.length).toBeGreaterThan(0);
-    expect(Math.min(...lease.map((r) => r.receivedAt))).toBeLessThan(Math.max(...mirrorWrites.map((r) => r.receivedAt)));
+    expect(Math.min(...lease.map((r) => r.receivedAt))).toBeLessThan(
+      Math.max(...mirrorWrites.map((r) => r.receivedAt)),
+    );
     // One create and one status patch per pod: nothing sent twice.
     expect(mirrorWrites.filter((r) => r.method === 'POST')).toHaveLength(50);
     expect(mirrorWrites.filter((r) => r.method === 'PATCH')).toHaveLength(50);

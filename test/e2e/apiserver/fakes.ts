@@ -5,14 +5,31 @@ import { applyIdentity } from '../../../src/config/identity.js';
 import type { StaticPod } from '../../../src/config/types.js';
 import type { NodeInfoSource, PodStatusSource, StaticPodSource } from '../../../src/apiserver/types.js';
 
-export function staticPod(name: string, node: string, opts: { image?: string; namespace?: string; labels?: Record<string, string> } = {}): StaticPod {
+export function staticPod(
+  name: string,
+  node: string,
+  opts: { image?: string; namespace?: string; labels?: Record<string, string> } = {},
+): StaticPod {
   const pod: Pod = {
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: { name, namespace: opts.namespace ?? 'kube-system', labels: opts.labels ?? { component: name, tier: 'control-plane' } },
-    spec: { hostNetwork: true, priorityClassName: 'system-node-critical', containers: [{ name, image: opts.image ?? 'registry.k8s.io/etcd:3.5.16-0', command: [name] }] },
+    metadata: {
+      name,
+      namespace: opts.namespace ?? 'kube-system',
+      labels: opts.labels ?? { component: name, tier: 'control-plane' },
+    },
+    spec: {
+      hostNetwork: true,
+      priorityClassName: 'system-node-critical',
+      containers: [{ name, image: opts.image ?? 'registry.k8s.io/etcd:3.5.16-0', command: [name] }],
+    },
   };
-  return applyIdentity({ defaulted: applySchemeDefaults(pod), nodeName: node, file: `/etc/kubernetes/manifests/${name}.yaml`, seen: new Date('2026-01-01T00:00:00Z') });
+  return applyIdentity({
+    defaulted: applySchemeDefaults(pod),
+    nodeName: node,
+    file: `/etc/kubernetes/manifests/${name}.yaml`,
+    seen: new Date('2026-01-01T00:00:00Z'),
+  });
 }
 
 export class FakeStaticPods implements StaticPodSource {
@@ -86,7 +103,12 @@ export function runningStatus(sp: StaticPod, restarts = 0, ip = '10.0.0.7'): Pod
     startTime: t,
     qosClass: 'BestEffort',
     conditions: [
-      { type: 'PodReadyToStartContainers', status: 'True', lastProbeTime: null as unknown as undefined, lastTransitionTime: t },
+      {
+        type: 'PodReadyToStartContainers',
+        status: 'True',
+        lastProbeTime: null as unknown as undefined,
+        lastTransitionTime: t,
+      },
       { type: 'Initialized', status: 'True', lastTransitionTime: t },
       { type: 'Ready', status: 'True', lastTransitionTime: t },
       { type: 'ContainersReady', status: 'True', lastTransitionTime: t },
@@ -102,7 +124,18 @@ export function runningStatus(sp: StaticPod, restarts = 0, ip = '10.0.0.7'): Pod
         started: true,
         restartCount: restarts,
         state: { running: { startedAt: t } },
-        lastState: restarts > 0 ? { terminated: { exitCode: 1, reason: 'Error', startedAt: t, finishedAt: t, containerID: 'containerd://' + 'b'.repeat(64) } } : {},
+        lastState:
+          restarts > 0
+            ? {
+                terminated: {
+                  exitCode: 1,
+                  reason: 'Error',
+                  startedAt: t,
+                  finishedAt: t,
+                  containerID: 'containerd://' + 'b'.repeat(64),
+                },
+              }
+            : {},
       },
     ],
   };

@@ -44,15 +44,24 @@ describe('a hung API server', () => {
       () => undefined,
       (e: unknown) => e,
     );
-    await waitFor(() => api.requests.some((r) => r.path === '/api/v1/namespaces/default/pods'), { timeoutMs: 10_000, what: 'the first request to reach the server' });
-    await expect(client.request('GET', '/api/v1/nodes', { timeoutMs: 300, query: { fieldSelector: 'metadata.name=n1' } })).rejects.toThrow(/no answer within 300 ms/);
+    await waitFor(() => api.requests.some((r) => r.path === '/api/v1/namespaces/default/pods'), {
+      timeoutMs: 10_000,
+      what: 'the first request to reach the server',
+    });
+    await expect(
+      client.request('GET', '/api/v1/nodes', { timeoutMs: 300, query: { fieldSelector: 'metadata.name=n1' } }),
+    ).rejects.toThrow(/no answer within 300 ms/);
     const given = await slow;
     expect(given).toBeInstanceOf(TransportError);
-    expect((given as TransportError).message).toBe('GET /api/v1/namespaces/default/pods: given up, the API server is not answering');
+    expect((given as TransportError).message).toBe(
+      'GET /api/v1/namespaces/default/pods: given up, the API server is not answering',
+    );
     expect(conn.current).toBe('down');
     api.hang(false);
     await waitFor(() => conn.current === 'up', { timeoutMs: 30_000, what: 'the probe to find the server answering' });
-    expect(await client.get<{ kind: string }>('/api/v1/nodes', { fieldSelector: 'metadata.name=n1' })).toMatchObject({ kind: 'NodeList' });
+    expect(await client.get<{ kind: string }>('/api/v1/nodes', { fieldSelector: 'metadata.name=n1' })).toMatchObject({
+      kind: 'NodeList',
+    });
   });
 
   it('costs at most two connections at a time and a handshake on a back-off while it hangs, and the node is back soon after it answers', async () => {
@@ -69,12 +78,20 @@ describe('a hung API server', () => {
       api.hang(true);
       const hungAt = performance.now();
       // The first request with no answer in time takes the node down (and its connection with it).
-      await expect(n2.request('GET', '/api/v1/nodes/n2', { timeoutMs: 500 })).rejects.toThrow(/no answer within 500 ms/);
+      await expect(n2.request('GET', '/api/v1/nodes/n2', { timeoutMs: 500 })).rejects.toThrow(
+        /no answer within 500 ms/,
+      );
       expect(n2conn.current).toBe('down');
       // Ten seconds of hang, counted at the server.
-      await waitFor(() => performance.now() - hungAt >= 10_000, { timeoutMs: 20_000, intervalMs: 100, what: '10 s of hang' });
+      await waitFor(() => performance.now() - hungAt >= 10_000, {
+        timeoutMs: 20_000,
+        intervalMs: 100,
+        what: '10 s of hang',
+      });
       const during = mine().filter((c) => c.openedAt >= hungAt);
-      console.log(`10 s hung: ${during.length} new connections, at ${during.map((c) => ((c.openedAt - hungAt) / 1000).toFixed(1)).join(', ')} s; at most ${mostOpenAtOnce(mine())} open at once; ${api.requests.filter((r) => r.user === 'system:node:n2' && r.path === '/readyz').length} probes`);
+      console.log(
+        `10 s hung: ${during.length} new connections, at ${during.map((c) => ((c.openedAt - hungAt) / 1000).toFixed(1)).join(', ')} s; at most ${mostOpenAtOnce(mine())} open at once; ${api.requests.filter((r) => r.user === 'system:node:n2' && r.path === '/readyz').length} probes`,
+      );
       expect(mostOpenAtOnce(mine())).toBeLessThanOrEqual(2);
       // The first after the old one was reset, then fresh ones 2 and 4 s apart (and later 8, 16).
       expect(during.length).toBeGreaterThanOrEqual(1);
@@ -83,7 +100,9 @@ describe('a hung API server', () => {
       const answeringAt = performance.now();
       await waitFor(() => n2conn.current === 'up', { timeoutMs: 15_000, what: 'the node to see the server answering' });
       console.log(`back ${Math.round(performance.now() - answeringAt)} ms after the server answered again`);
-      expect(await n2.get<{ kind: string }>('/api/v1/nodes', { fieldSelector: 'metadata.name=n2' })).toMatchObject({ kind: 'NodeList' });
+      expect(await n2.get<{ kind: string }>('/api/v1/nodes', { fieldSelector: 'metadata.name=n2' })).toMatchObject({
+        kind: 'NodeList',
+      });
       expect(mostOpenAtOnce(mine())).toBeLessThanOrEqual(2);
       watch.stop();
     } finally {
@@ -92,4 +111,3 @@ describe('a hung API server', () => {
     }
   });
 });
-

@@ -99,7 +99,13 @@ describe('a watch line that never ends', () => {
         () => new Error('the watch ended cleanly'),
         (e: unknown) => e,
       ),
-      new Promise<Error>((r) => (deadline = setTimeout(() => r(new Error('no error within 60 s: the client is still reading the line')), 60_000))),
+      new Promise<Error>(
+        (r) =>
+          (deadline = setTimeout(
+            () => r(new Error('no error within 60 s: the client is still reading the line')),
+            60_000,
+          )),
+      ),
     ]);
     clearTimeout(deadline);
     h.stop();
@@ -108,7 +114,9 @@ describe('a watch line that never ends', () => {
     expect((err as ApiError).message).toMatch(/watch \/api\/v1\/pods: a watch event is larger than 8 MiB/);
     // The server could only write what the client read plus what the sockets buffer, far from 100 MiB.
     const sent = api.hugeLineBytesSent - sentBefore;
-    console.log(`huge line: ${(sent / MiB).toFixed(1)} MiB written before the client dropped it (cap ${MAX_WATCH_EVENT_BYTES / MiB} MiB)`);
+    console.log(
+      `huge line: ${(sent / MiB).toFixed(1)} MiB written before the client dropped it (cap ${MAX_WATCH_EVENT_BYTES / MiB} MiB)`,
+    );
     expect(sent).toBeGreaterThanOrEqual(MAX_WATCH_EVENT_BYTES);
     expect(sent).toBeLessThan(MAX_WATCH_EVENT_BYTES + 16 * MiB);
   });
@@ -117,8 +125,14 @@ describe('a watch line that never ends', () => {
     api.faultWatches('huge-line', 100 * MiB);
     const { log } = startCache();
     const warning = 'Watch refused an oversized answer; listing again after back-off';
-    const line = await waitFor(() => log.lines.find((l) => l.includes(warning)), { timeoutMs: 60_000, what: 'the oversized-watch warning' });
-    expect(JSON.parse(line)).toMatchObject({ severity: 'warning', err: expect.stringMatching(/ResponseTooLarge: watch \/api\/v1\/pods: a watch event is larger than 8 MiB/) });
+    const line = await waitFor(() => log.lines.find((l) => l.includes(warning)), {
+      timeoutMs: 60_000,
+      what: 'the oversized-watch warning',
+    });
+    expect(JSON.parse(line)).toMatchObject({
+      severity: 'warning',
+      err: expect.stringMatching(/ResponseTooLarge: watch \/api\/v1\/pods: a watch event is larger than 8 MiB/),
+    });
     expect(JSON.parse(line).retryIn).toMatch(/^\d+ms$/);
   });
 });
@@ -135,7 +149,10 @@ describe('a response body over the cap', () => {
     running.push({ conn, client });
     const err = await client.list('/api/v1/pods', { fieldSelector: `spec.nodeName=${NODE}` }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
-    expect(err).toMatchObject({ reason: RESPONSE_TOO_LARGE, message: 'GET /api/v1/pods: the response is larger than 1 KiB; refused' });
+    expect(err).toMatchObject({
+      reason: RESPONSE_TOO_LARGE,
+      message: 'GET /api/v1/pods: the response is larger than 1 KiB; refused',
+    });
     expect(conn.current).toBe('up');
   });
 });

@@ -18,28 +18,36 @@ const NODE = 'node-systemd';
 const unavailable = systemdNodeUnavailable();
 if (unavailable) console.warn(`skipping the systemd cgroup driver e2e test: ${unavailable}`);
 
-describe.skipIf(unavailable !== undefined)('systemd cgroup driver (real systemd, containerd SystemdCgroup = true)', () => {
-  let sd: NamespacedSystemd | undefined;
-  beforeAll(async () => {
-    sd = await startNamespacedSystemd('cm');
-  }, 90_000);
-  const h = useAgentHarness('systemd', NODE, { extraArgs: ['--v=4'] }, () => ({ systemdCgroup: true, wrap: sd!.enter }));
-  afterEach((ctx) => {
-    if (ctx.task.result?.state === 'fail' && sd) console.error(`systemd's log (end):\n${sd.log()}`);
-  });
-  afterAll(async () => {
-    await sd?.stop();
-  });
+describe.skipIf(unavailable !== undefined)(
+  'systemd cgroup driver (real systemd, containerd SystemdCgroup = true)',
+  () => {
+    let sd: NamespacedSystemd | undefined;
+    beforeAll(async () => {
+      sd = await startNamespacedSystemd('cm');
+    }, 90_000);
+    const h = useAgentHarness('systemd', NODE, { extraArgs: ['--v=4'] }, () => ({
+      systemdCgroup: true,
+      wrap: sd!.enter,
+    }));
+    afterEach((ctx) => {
+      if (ctx.task.result?.state === 'fail' && sd) console.error(`systemd's log (end):\n${sd.log()}`);
+    });
+    afterAll(async () => {
+      await sd?.stop();
+    });
 
-  const subsystems = detectCgroupSubsystems();
-  let agent: RunningAgent | undefined;
-  const configFor = (driver: string) => {
-    const file = path.join(h.dir, `kubelet-${driver}.yaml`);
-    // As kubeadm writes it (trimmed): the driver, and cgroupsPerQOS / cgroupRoot left to defaults.
-    fs.writeFileSync(file, `apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncgroupDriver: ${driver}\ncgroupRoot: ""\npodLogsDir: ${h.podLogsDir}\n`);
-    return file;
-  };
-  const manifest = (name: string) => `apiVersion: v1
+    const subsystems = detectCgroupSubsystems();
+    let agent: RunningAgent | undefined;
+    const configFor = (driver: string) => {
+      const file = path.join(h.dir, `kubelet-${driver}.yaml`);
+      // As kubeadm writes it (trimmed): the driver, and cgroupsPerQOS / cgroupRoot left to defaults.
+      fs.writeFileSync(
+        file,
+        `apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ncgroupDriver: ${driver}\ncgroupRoot: ""\npodLogsDir: ${h.podLogsDir}\n`,
+      );
+      return file;
+    };
+    const manifest = (name: string) => `apiVersion: v1
 kind: Pod
 metadata:
   name: ${name}
@@ -55,73 +63,108 @@ spec:
       requests: {cpu: 100m, memory: 16Mi}
       limits: {cpu: 500m, memory: 64Mi}
 `;
-  /** A path in a v1 hierarchy (or the v2 tree) of the test systemd's subtree. */
-  const hostPath = (controller: string, rel: string) =>
-    subsystems.version === 2 ? path.join(subsystems.mountpoint, sd!.cgroup, rel) : path.join(subsystems.mountpoints.get(controller)!, sd!.cgroup, rel);
+    /** A path in a v1 hierarchy (or the v2 tree) of the test systemd's subtree. */
+    const hostPath = (controller: string, rel: string) =>
+      subsystems.version === 2
+        ? path.join(subsystems.mountpoint, sd!.cgroup, rel)
+        : path.join(subsystems.mountpoints.get(controller)!, sd!.cgroup, rel);
 
-  afterAll(async () => {
-    await agent?.kill('SIGKILL');
-  });
-
-  /** ctr reports PIDs of the test systemd's PID namespace; its /proc (seen through its root) has them. */
-  const procOf = (nsPid: number) => `/proc/${sd!.pid}/root/proc/${nsPid}`;
-
-  it("runs a Burstable pod in kubepods-burstable-pod<uid>.slice with the pod's limits, and removes the slice with the pod", async () => {
-    agent = h.launch({ configFile: configFor('systemd'), wrap: sd!.enter });
-    h.write('sliced.yaml', manifest('sliced'));
-    const found = await waitFor(
-      async () => {
-        const [pod] = await h.pods('sliced');
-        const c = pod?.containers.find((x) => x.name === 'main' && x.state === ContainerState.CONTAINER_RUNNING);
-        return pod && c ? { pod, c } : undefined;
-      },
-      { timeoutMs: 90_000, what: 'sliced running' },
-    );
-    const slice = `/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod${found.pod.uid.replaceAll('-', '_')}.slice`;
-    const tasks = await h.cd().ctr(['tasks', 'ls']);
-    const pid = Number(tasks.split('\n').find((l) => l.startsWith(found.c.id))!.trim().split(/\s+/)[1]);
-    const cgroups = fs.readFileSync(`${procOf(pid)}/cgroup`, 'utf8');
-    const scope = `${sd!.cgroup}${slice}/cri-containerd-${found.c.id}.scope`;
-    if (subsystems.version === 1) {
-      expect(cgroups).toMatch(new RegExp(`^\\d+:cpu:${scope.replaceAll('.', '\\.')}$`, 'm'));
-      expect(cgroups).toMatch(new RegExp(`^\\d+:memory:${scope.replaceAll('.', '\\.')}$`, 'm'));
-      expect(fs.readFileSync(path.join(hostPath('cpu', slice), 'cpu.shares'), 'utf8').trim()).toBe('102');
-      expect(fs.readFileSync(path.join(hostPath('cpu', slice), 'cpu.cfs_quota_us'), 'utf8').trim()).toBe('50000');
-      expect(fs.readFileSync(path.join(hostPath('memory', slice), 'memory.limit_in_bytes'), 'utf8').trim()).toBe(String(64 * 2 ** 20));
-      expect(fs.readFileSync(path.join(hostPath('cpu', '/kubepods.slice/kubepods-besteffort.slice'), 'cpu.shares'), 'utf8').trim()).toBe('2');
-    } else {
-      expect(cgroups).toContain(`0::${scope}`);
-      expect(fs.readFileSync(path.join(hostPath('', slice), 'memory.max'), 'utf8').trim()).toBe(String(64 * 2 ** 20));
-    }
-    await agent.waitForLog((r) => r.msg === 'Pod cgroups under QoS classes' && r.driver === 'systemd', 'cm started with systemd');
-
-    h.remove('sliced.yaml');
-    await waitFor(async () => ((await h.pods('sliced')).length === 0 ? true : undefined), { timeoutMs: 60_000, what: 'sliced gone' });
-    await waitFor(() => (!fs.existsSync(hostPath('memory', slice)) && !fs.existsSync(hostPath('cpu', slice)) ? true : undefined), {
-      timeoutMs: 30_000,
-      what: 'pod slice removed',
+    afterAll(async () => {
+      await agent?.kill('SIGKILL');
     });
-    await agent.kill('SIGTERM');
-  });
 
-  it('left at cgroupfs against this runtime: one line naming the setting, no runc error per pod', async () => {
-    await agent?.kill('SIGKILL');
-    agent = h.launch({ configFile: configFor('cgroupfs'), wrap: sd!.enter });
-    h.write('a.yaml', manifest('mismatch-a'));
-    h.write('b.yaml', manifest('mismatch-b'));
-    const failed = (name: string) => (r: Record<string, unknown>) => r.msg === 'Error syncing pod, will retry' && String(r.pod).includes(name);
-    await agent.waitForLog(failed('mismatch-a'), 'mismatch-a failed', 60_000);
-    await agent.waitForLog(failed('mismatch-b'), 'mismatch-b failed', 60_000);
-    const records = agent.records();
-    const mismatch = records.filter((r) => /cgroup driver mismatch: the container runtime uses the systemd driver/.test(String(r.msg)));
-    expect(mismatch).toHaveLength(1);
-    // Known from containerd's config before the first pod failed.
-    expect(records.indexOf(mismatch[0]!)).toBeLessThan(records.findIndex(failed('mismatch')));
-    expect(String(mismatch[0]!.msg)).toMatch(/set cgroupDriver: systemd in the KubeletConfiguration \(or --cgroup-driver=systemd\)/);
-    const perPod = agent.records().filter(failed('mismatch'));
-    expect(perPod.every((r) => /: cgroup driver mismatch: the runtime uses systemd, bootlet cgroupfs; set cgroupDriver: systemd/.test(String(r.err)))).toBe(true);
-    expect(agent.lines.some((l) => l.includes('expected cgroupsPath'))).toBe(false);
-    h.remove('a.yaml');
-    h.remove('b.yaml');
-  });
-});
+    /** ctr reports PIDs of the test systemd's PID namespace; its /proc (seen through its root) has them. */
+    const procOf = (nsPid: number) => `/proc/${sd!.pid}/root/proc/${nsPid}`;
+
+    it("runs a Burstable pod in kubepods-burstable-pod<uid>.slice with the pod's limits, and removes the slice with the pod", async () => {
+      agent = h.launch({ configFile: configFor('systemd'), wrap: sd!.enter });
+      h.write('sliced.yaml', manifest('sliced'));
+      const found = await waitFor(
+        async () => {
+          const [pod] = await h.pods('sliced');
+          const c = pod?.containers.find((x) => x.name === 'main' && x.state === ContainerState.CONTAINER_RUNNING);
+          return pod && c ? { pod, c } : undefined;
+        },
+        { timeoutMs: 90_000, what: 'sliced running' },
+      );
+      const slice = `/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod${found.pod.uid.replaceAll('-', '_')}.slice`;
+      const tasks = await h.cd().ctr(['tasks', 'ls']);
+      const pid = Number(
+        tasks
+          .split('\n')
+          .find((l) => l.startsWith(found.c.id))!
+          .trim()
+          .split(/\s+/)[1],
+      );
+      const cgroups = fs.readFileSync(`${procOf(pid)}/cgroup`, 'utf8');
+      const scope = `${sd!.cgroup}${slice}/cri-containerd-${found.c.id}.scope`;
+      if (subsystems.version === 1) {
+        expect(cgroups).toMatch(new RegExp(`^\\d+:cpu:${scope.replaceAll('.', '\\.')}$`, 'm'));
+        expect(cgroups).toMatch(new RegExp(`^\\d+:memory:${scope.replaceAll('.', '\\.')}$`, 'm'));
+        expect(fs.readFileSync(path.join(hostPath('cpu', slice), 'cpu.shares'), 'utf8').trim()).toBe('102');
+        expect(fs.readFileSync(path.join(hostPath('cpu', slice), 'cpu.cfs_quota_us'), 'utf8').trim()).toBe('50000');
+        expect(fs.readFileSync(path.join(hostPath('memory', slice), 'memory.limit_in_bytes'), 'utf8').trim()).toBe(
+          String(64 * 2 ** 20),
+        );
+        expect(
+          fs
+            .readFileSync(path.join(hostPath('cpu', '/kubepods.slice/kubepods-besteffort.slice'), 'cpu.shares'), 'utf8')
+            .trim(),
+        ).toBe('2');
+      } else {
+        expect(cgroups).toContain(`0::${scope}`);
+        expect(fs.readFileSync(path.join(hostPath('', slice), 'memory.max'), 'utf8').trim()).toBe(String(64 * 2 ** 20));
+      }
+      await agent.waitForLog(
+        (r) => r.msg === 'Pod cgroups under QoS classes' && r.driver === 'systemd',
+        'cm started with systemd',
+      );
+
+      h.remove('sliced.yaml');
+      await waitFor(async () => ((await h.pods('sliced')).length === 0 ? true : undefined), {
+        timeoutMs: 60_000,
+        what: 'sliced gone',
+      });
+      await waitFor(
+        () => (!fs.existsSync(hostPath('memory', slice)) && !fs.existsSync(hostPath('cpu', slice)) ? true : undefined),
+        {
+          timeoutMs: 30_000,
+          what: 'pod slice removed',
+        },
+      );
+      await agent.kill('SIGTERM');
+    });
+
+    it('left at cgroupfs against this runtime: one line naming the setting, no runc error per pod', async () => {
+      await agent?.kill('SIGKILL');
+      agent = h.launch({ configFile: configFor('cgroupfs'), wrap: sd!.enter });
+      h.write('a.yaml', manifest('mismatch-a'));
+      h.write('b.yaml', manifest('mismatch-b'));
+      const failed = (name: string) => (r: Record<string, unknown>) =>
+        r.msg === 'Error syncing pod, will retry' && String(r.pod).includes(name);
+      await agent.waitForLog(failed('mismatch-a'), 'mismatch-a failed', 60_000);
+      await agent.waitForLog(failed('mismatch-b'), 'mismatch-b failed', 60_000);
+      const records = agent.records();
+      const mismatch = records.filter((r) =>
+        /cgroup driver mismatch: the container runtime uses the systemd driver/.test(String(r.msg)),
+      );
+      expect(mismatch).toHaveLength(1);
+      // Known from containerd's config before the first pod failed.
+      expect(records.indexOf(mismatch[0]!)).toBeLessThan(records.findIndex(failed('mismatch')));
+      expect(String(mismatch[0]!.msg)).toMatch(
+        /set cgroupDriver: systemd in the KubeletConfiguration \(or --cgroup-driver=systemd\)/,
+      );
+      const perPod = agent.records().filter(failed('mismatch'));
+      expect(
+        perPod.every((r) =>
+          /: cgroup driver mismatch: the runtime uses systemd, bootlet cgroupfs; set cgroupDriver: systemd/.test(
+            String(r.err),
+          ),
+        ),
+      ).toBe(true);
+      expect(agent.lines.some((l) => l.includes('expected cgroupsPath'))).toBe(false);
+      h.remove('a.yaml');
+      h.remove('b.yaml');
+    });
+  },
+);

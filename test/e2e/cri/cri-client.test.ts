@@ -124,7 +124,9 @@ describe('connectRuntime against containerd', () => {
       c.runtime.close();
     }
     const missing = `unix://${path.join(tmp, 'no-images.sock')}`;
-    await expect(connectRuntime(cd!.endpoint, { imageServiceEndpoint: missing })).rejects.toThrow(new RuntimeConnectError(missing, 'no such socket'));
+    await expect(connectRuntime(cd!.endpoint, { imageServiceEndpoint: missing })).rejects.toThrow(
+      new RuntimeConnectError(missing, 'no such socket'),
+    );
   });
 });
 
@@ -139,14 +141,22 @@ describe('images', () => {
 
   it('Never with a missing image is ErrImageNeverPull', async () => {
     const sb = buildSandboxConfig(pod, { podLogsDir, attempt: 0 });
-    const err = await ensureImage(cri!.images, { name: 'x', image: 'bootlet.local/absent:1', imagePullPolicy: 'Never' }, sb).catch((e: unknown) => e);
+    const err = await ensureImage(
+      cri!.images,
+      { name: 'x', image: 'bootlet.local/absent:1', imagePullPolicy: 'Never' },
+      sb,
+    ).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ImageError);
     expect((err as ImageError).reason).toBe('ErrImageNeverPull');
   });
 
-  it('a pull that cannot succeed is ErrImagePull with containerd\'s reason', async () => {
+  it("a pull that cannot succeed is ErrImagePull with containerd's reason", async () => {
     const sb = buildSandboxConfig(pod, { podLogsDir, attempt: 0 });
-    const err = await ensureImage(cri!.images, { name: 'x', image: 'bootlet.invalid/absent:1', imagePullPolicy: 'Always' }, sb).catch((e: unknown) => e);
+    const err = await ensureImage(
+      cri!.images,
+      { name: 'x', image: 'bootlet.invalid/absent:1', imagePullPolicy: 'Always' },
+      sb,
+    ).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ImageError);
     expect((err as ImageError).reason).toBe('ErrImagePull');
     expect((err as ImageError).message).toMatch(/bootlet\.invalid\/absent:1/);
@@ -209,14 +219,23 @@ describe('a host-network pod through the CRI', () => {
     const pods = await listRuntimePods(cri!.runtime);
     const p = pods.get(UID);
     expect(p).toMatchObject({ uid: UID, name: 'rt-e2e-node1', namespace: 'default' });
-    expect(p!.sandboxes.map((s) => [s.id, s.state, s.attempt])).toEqual([[sandboxId, PodSandboxState.SANDBOX_READY, 0]]);
+    expect(p!.sandboxes.map((s) => [s.id, s.state, s.attempt])).toEqual([
+      [sandboxId, PodSandboxState.SANDBOX_READY, 0],
+    ]);
     expect(p!.containers).toHaveLength(1);
     expect(p!.containers[0]).toMatchObject({
       id: containerId,
       sandboxId,
       name: 'app',
       state: ContainerState.CONTAINER_RUNNING,
-      meta: { hash: kubeletContainerHash(busybox), specHash: hashContainer(busybox), restartCount: 0, type: 'container', terminationGracePeriodSeconds: 30, terminationMessagePath: '/dev/termination-log' },
+      meta: {
+        hash: kubeletContainerHash(busybox),
+        specHash: hashContainer(busybox),
+        restartCount: 0,
+        type: 'container',
+        terminationGracePeriodSeconds: 30,
+        terminationMessagePath: '/dev/termination-log',
+      },
     });
     const full = await readRuntimePod(cri!.runtime, UID);
     expect(full!.containers[0]!.startedAt).toBeGreaterThan(0);
@@ -248,7 +267,10 @@ describe('a host-network pod through the CRI', () => {
 
   it('writes its log where the kubelet would', async () => {
     const log = path.join(podLogsDir, `default_rt-e2e-node1_${UID}`, 'app', '0.log');
-    await waitFor(() => fs.existsSync(log) && fs.readFileSync(log, 'utf8').includes('started hello'), { timeoutMs: 20_000, what: `"started hello" in ${log}` });
+    await waitFor(() => fs.existsSync(log) && fs.readFileSync(log, 'utf8').includes('started hello'), {
+      timeoutMs: 20_000,
+      what: `"started hello" in ${log}`,
+    });
     expect(fs.readFileSync(log, 'utf8')).toMatch(/^\S+ stdout F started hello$/m);
   });
 
@@ -266,7 +288,10 @@ describe('a host-network pod through the CRI', () => {
   });
 
   it('saw container events, or the stream ended with UNIMPLEMENTED on a runtime without them', async () => {
-    await waitFor(() => eventsEnd !== undefined || events.some((e) => e.containerId === containerId), { timeoutMs: 20_000, what: 'container events or the end of the stream' });
+    await waitFor(() => eventsEnd !== undefined || events.some((e) => e.containerId === containerId), {
+      timeoutMs: 20_000,
+      what: 'container events or the end of the stream',
+    });
     if (eventsEnd?.err) expect(eventsEnd.err.code).toBe(grpc.status.UNIMPLEMENTED);
     else expect(events.filter((e) => e.containerId === containerId).length).toBeGreaterThan(0);
   });
@@ -353,19 +378,25 @@ describe('connect errors name the endpoint and the problem', () => {
   });
 
   it('an endpoint that is not a unix socket', async () => {
-    await expect(connectRuntime('tcp://127.0.0.1:1')).rejects.toThrow(/^container runtime endpoint tcp:\/\/127\.0\.0\.1:1: unsupported scheme/);
+    await expect(connectRuntime('tcp://127.0.0.1:1')).rejects.toThrow(
+      /^container runtime endpoint tcp:\/\/127\.0\.0\.1:1: unsupported scheme/,
+    );
   });
 
   it('a gRPC server without the CRI services', async () => {
     const sock = path.join(tmp, 'not-cri.sock');
     const server = new grpc.Server();
     await new Promise<void>((resolve, reject) =>
-      server.bindAsync(`unix://${sock}`, grpc.ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve())),
+      server.bindAsync(`unix://${sock}`, grpc.ServerCredentials.createInsecure(), (err) =>
+        err ? reject(err) : resolve(),
+      ),
     );
     servers.push({ close: () => server.forceShutdown() });
     const err = await connectRuntime(`unix://${sock}`).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RuntimeConnectError);
-    expect((err as Error).message).toBe(`container runtime endpoint unix://${sock}: does not serve CRI runtime.v1 (UNIMPLEMENTED): is the CRI plugin enabled?`);
+    expect((err as Error).message).toBe(
+      `container runtime endpoint unix://${sock}: does not serve CRI runtime.v1 (UNIMPLEMENTED): is the CRI plugin enabled?`,
+    );
   });
 
   it('a socket that never answers', async () => {
@@ -379,7 +410,9 @@ describe('connect errors name the endpoint and the problem', () => {
         server.close();
       },
     });
-    await expect(connectRuntime(`unix://${sock}`, { connectTimeoutMs: 1000 })).rejects.toThrow(`container runtime endpoint unix://${sock}: did not answer within 1s`);
+    await expect(connectRuntime(`unix://${sock}`, { connectTimeoutMs: 1000 })).rejects.toThrow(
+      `container runtime endpoint unix://${sock}: did not answer within 1s`,
+    );
   });
 
   it('a stale socket nobody listens on', async () => {

@@ -30,8 +30,13 @@ describe('restart and wipe', () => {
     const created = await admin.post('/api/v1/namespaces/default/pods', pod('survivor'));
     expect(created.status).toBe(201);
     const port = server.port;
-    const watch = admin.watch(`/api/v1/namespaces/default/pods?watch=1&resourceVersion=${String(created.json.metadata?.resourceVersion)}`);
-    await waitFor(() => server.requests.some((r) => r.query.includes('watch=1') && r.status === 200), { timeoutMs: 10_000, what: 'the watch to open' });
+    const watch = admin.watch(
+      `/api/v1/namespaces/default/pods?watch=1&resourceVersion=${String(created.json.metadata?.resourceVersion)}`,
+    );
+    await waitFor(() => server.requests.some((r) => r.query.includes('watch=1') && r.status === 200), {
+      timeoutMs: 10_000,
+      what: 'the watch to open',
+    });
     await server.stop();
     expect(server.running).toBe(false);
     await waitFor(() => watch.ended, { timeoutMs: 10_000, what: 'the watch to be cut' });
@@ -43,10 +48,15 @@ describe('restart and wipe', () => {
     expect(again.status).toBe(200);
     expect(again.json.metadata?.uid).toBe(created.json.metadata?.uid);
     // The resourceVersion a client held still works after the restart (etcd intact).
-    const resumed = admin.watch(`/api/v1/namespaces/default/pods?watch=1&resourceVersion=${String(created.json.metadata?.resourceVersion)}`);
+    const resumed = admin.watch(
+      `/api/v1/namespaces/default/pods?watch=1&resourceVersion=${String(created.json.metadata?.resourceVersion)}`,
+    );
     try {
       await admin.post('/api/v1/namespaces/default/pods', pod('after-restart'));
-      await waitFor(() => resumed.events.some((e) => e.object.metadata?.name === 'after-restart'), { timeoutMs: 10_000, what: 'the resumed watch' });
+      await waitFor(() => resumed.events.some((e) => e.object.metadata?.name === 'after-restart'), {
+        timeoutMs: 10_000,
+        what: 'the resumed watch',
+      });
       expect(resumed.events.every((e) => e.type === 'ADDED')).toBe(true);
     } finally {
       resumed.close();
@@ -57,7 +67,12 @@ describe('restart and wipe', () => {
     const c = await admin.post('/api/v1/namespaces/default/pods', pod('doomed'));
     server.wipe();
     expect(server.object('pods', 'default', 'doomed')).toBeUndefined();
-    expect(server.objects('namespaces').map((n) => n.metadata.name)).toEqual(['default', 'kube-node-lease', 'kube-public', 'kube-system']);
+    expect(server.objects('namespaces').map((n) => n.metadata.name)).toEqual([
+      'default',
+      'kube-node-lease',
+      'kube-public',
+      'kube-system',
+    ]);
     expect((await admin.get('/api/v1/namespaces/default/pods/doomed')).status).toBe(404);
     const watch = admin.watch(`/api/v1/pods?watch=1&resourceVersion=${String(c.json.metadata?.resourceVersion)}`);
     try {
@@ -77,7 +92,12 @@ describe('injected faults', () => {
     const c = await admin.get('/api/v1/nodes');
     expect([a.status, b.status, c.status]).toEqual([503, 503, 200]);
     expect(a.headers['retry-after']).toBe('3');
-    expect(a.json).toMatchObject({ kind: 'Status', reason: 'ServiceUnavailable', code: 503, details: { retryAfterSeconds: 3 } });
+    expect(a.json).toMatchObject({
+      kind: 'Status',
+      reason: 'ServiceUnavailable',
+      code: 503,
+      details: { retryAfterSeconds: 3 },
+    });
     server.failNext(1, 429, 1);
     const t = await admin.get('/api/v1/nodes');
     expect(t.json).toMatchObject({ reason: 'TooManyRequests', code: 429 });
@@ -115,7 +135,10 @@ describe('injected faults', () => {
       () => (settled = 'answered'),
       () => (settled = 'failed'),
     );
-    await waitFor(() => server.requests.some((r) => r.path === '/api/v1/namespaces' && r.status === 0), { timeoutMs: 10_000, what: 'the hung request to arrive' });
+    await waitFor(() => server.requests.some((r) => r.path === '/api/v1/namespaces' && r.status === 0), {
+      timeoutMs: 10_000,
+      what: 'the hung request to arrive',
+    });
     server.hang(false);
     const other = TestClient.forUser(server, 'system:admin', ['system:masters']);
     expect((await other.get('/version')).status).toBe(200);

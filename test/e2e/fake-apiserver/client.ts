@@ -61,7 +61,10 @@ export class TestClient {
 
   private viaH2(method: string, path: string, opts: RequestOptions, payload: string | undefined): Promise<Response> {
     return new Promise((resolve, reject) => {
-      const stream = this.h2().request({ ':method': method, ':path': path, ...this.headers(opts) }, { endStream: payload === undefined });
+      const stream = this.h2().request(
+        { ':method': method, ':path': path, ...this.headers(opts) },
+        { endStream: payload === undefined },
+      );
       let status = 0;
       let headers: Response['headers'] = {};
       let text = '';
@@ -71,8 +74,12 @@ export class TestClient {
       });
       stream.setEncoding('utf8');
       stream.on('data', (d: string) => (text += d));
-      stream.on('end', () => (status ? resolve(toResponse(status, headers, text)) : reject(new Error('stream ended without a response'))));
-      stream.on('close', () => { if (!status) reject(new Error('stream closed without a response')); });
+      stream.on('end', () =>
+        status ? resolve(toResponse(status, headers, text)) : reject(new Error('stream ended without a response')),
+      );
+      stream.on('close', () => {
+        if (!status) reject(new Error('stream closed without a response'));
+      });
       stream.on('error', reject);
       stream.end(payload);
     });
@@ -83,7 +90,14 @@ export class TestClient {
     return new Promise((resolve, reject) => {
       const req = httpsRequest(
         url,
-        { method, headers: this.headers(opts), ca: this.server.caPem, cert: this.creds.cert?.certPem, key: this.creds.cert?.keyPem, agent: false },
+        {
+          method,
+          headers: this.headers(opts),
+          ca: this.server.caPem,
+          cert: this.creds.cert?.certPem,
+          key: this.creds.cert?.keyPem,
+          agent: false,
+        },
         (res) => {
           let text = '';
           res.setEncoding('utf8');

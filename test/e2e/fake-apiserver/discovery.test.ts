@@ -20,18 +20,32 @@ afterAll(async () => {
   await server?.dispose();
 });
 
-const AGGREGATED = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json';
+const AGGREGATED =
+  'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json';
 
 describe('discovery', () => {
   it('serves legacy discovery: /api, /api/v1, /apis, /apis/<group>/v1', async () => {
     expect((await admin.get('/api')).json).toMatchObject({ kind: 'APIVersions', versions: ['v1'] });
     const v1 = await admin.get('/api/v1');
     const names = (v1.json.resources as { name: string }[]).map((r) => r.name);
-    expect(names).toEqual(expect.arrayContaining(['pods', 'pods/status', 'nodes', 'nodes/status', 'namespaces', 'events']));
+    expect(names).toEqual(
+      expect.arrayContaining(['pods', 'pods/status', 'nodes', 'nodes/status', 'namespaces', 'events']),
+    );
     const groups = await admin.get('/apis');
-    expect((groups.json.groups as { name: string }[]).map((g) => g.name)).toEqual(['coordination.k8s.io', 'events.k8s.io', 'certificates.k8s.io', 'authentication.k8s.io', 'authorization.k8s.io', 'metrics.k8s.io']);
+    expect((groups.json.groups as { name: string }[]).map((g) => g.name)).toEqual([
+      'coordination.k8s.io',
+      'events.k8s.io',
+      'certificates.k8s.io',
+      'authentication.k8s.io',
+      'authorization.k8s.io',
+      'metrics.k8s.io',
+    ]);
     const coord = await admin.get('/apis/coordination.k8s.io/v1');
-    expect(coord.json).toMatchObject({ kind: 'APIResourceList', groupVersion: 'coordination.k8s.io/v1', resources: [{ name: 'leases', namespaced: true, kind: 'Lease' }] });
+    expect(coord.json).toMatchObject({
+      kind: 'APIResourceList',
+      groupVersion: 'coordination.k8s.io/v1',
+      resources: [{ name: 'leases', namespaced: true, kind: 'Lease' }],
+    });
     expect((await admin.get('/version')).json).toMatchObject({ major: '1', minor: '32', gitVersion: 'v1.32.4' });
   });
 
@@ -39,8 +53,22 @@ describe('discovery', () => {
     const r = await admin.get('/api', { accept: AGGREGATED });
     expect(r.headers['content-type']).toBe('application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList');
     expect(r.json).toMatchObject({ kind: 'APIGroupDiscoveryList', apiVersion: 'apidiscovery.k8s.io/v2' });
-    const resources = (r.json.items as { versions: { resources: { resource: string; scope: string; subresources?: { subresource: string }[] }[] }[] }[])[0].versions[0].resources;
-    expect(resources.find((x) => x.resource === 'pods')).toMatchObject({ scope: 'Namespaced', subresources: [{ subresource: 'status' }, { subresource: 'ephemeralcontainers' }, { subresource: 'log' }, { subresource: 'exec' }, { subresource: 'attach' }, { subresource: 'portforward' }] });
+    const resources = (
+      r.json.items as {
+        versions: { resources: { resource: string; scope: string; subresources?: { subresource: string }[] }[] }[];
+      }[]
+    )[0].versions[0].resources;
+    expect(resources.find((x) => x.resource === 'pods')).toMatchObject({
+      scope: 'Namespaced',
+      subresources: [
+        { subresource: 'status' },
+        { subresource: 'ephemeralcontainers' },
+        { subresource: 'log' },
+        { subresource: 'exec' },
+        { subresource: 'attach' },
+        { subresource: 'portforward' },
+      ],
+    });
     expect(resources.find((x) => x.resource === 'nodes')?.scope).toBe('Cluster');
   });
 
@@ -52,11 +80,17 @@ describe('discovery', () => {
 
 describe('HTTP/1.1 watch', () => {
   it('streams newline-delimited events over chunked encoding', async () => {
-    const base = await admin.post('/api/v1/namespaces/default/pods', { metadata: { name: 'h1w' }, spec: { containers: [{ name: 'c', image: 'i' }] } });
+    const base = await admin.post('/api/v1/namespaces/default/pods', {
+      metadata: { name: 'h1w' },
+      spec: { containers: [{ name: 'c', image: 'i' }] },
+    });
     const lines: string[] = [];
     let buf = '';
     const req = request(
-      new URL(`/api/v1/namespaces/default/pods?watch=true&resourceVersion=${String(base.json.metadata?.resourceVersion)}`, server.url),
+      new URL(
+        `/api/v1/namespaces/default/pods?watch=true&resourceVersion=${String(base.json.metadata?.resourceVersion)}`,
+        server.url,
+      ),
       { ca: server.caPem, cert: cert.certPem, key: cert.keyPem, agent: false },
       (res) => {
         expect(res.headers['transfer-encoding']).toBe('chunked');
@@ -72,10 +106,21 @@ describe('HTTP/1.1 watch', () => {
     req.on('error', () => undefined);
     req.end();
     try {
-      await waitFor(() => server.requests.some((r) => r.protocol === 'HTTP/1.1' && r.query.includes('watch=true') && r.status === 200), { timeoutMs: 10_000, what: 'the HTTP/1.1 watch' });
-      await admin.patch('/api/v1/namespaces/default/pods/h1w', { metadata: { labels: { a: 'b' } } }, 'application/merge-patch+json');
+      await waitFor(
+        () =>
+          server.requests.some((r) => r.protocol === 'HTTP/1.1' && r.query.includes('watch=true') && r.status === 200),
+        { timeoutMs: 10_000, what: 'the HTTP/1.1 watch' },
+      );
+      await admin.patch(
+        '/api/v1/namespaces/default/pods/h1w',
+        { metadata: { labels: { a: 'b' } } },
+        'application/merge-patch+json',
+      );
       await waitFor(() => lines.length >= 1, { timeoutMs: 10_000, what: 'an event line' });
-      expect(JSON.parse(lines[0])).toMatchObject({ type: 'MODIFIED', object: { metadata: { name: 'h1w', labels: { a: 'b' } } } });
+      expect(JSON.parse(lines[0])).toMatchObject({
+        type: 'MODIFIED',
+        object: { metadata: { name: 'h1w', labels: { a: 'b' } } },
+      });
     } finally {
       req.destroy();
     }

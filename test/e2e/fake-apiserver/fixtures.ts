@@ -1,6 +1,9 @@
 import type { JsonObject } from '../../support/fake-apiserver/index.js';
 
-export const NODE_USER = (node: string): { user: string; groups: string[] } => ({ user: `system:node:${node}`, groups: ['system:nodes'] });
+export const NODE_USER = (node: string): { user: string; groups: string[] } => ({
+  user: `system:node:${node}`,
+  groups: ['system:nodes'],
+});
 
 /** A Node as a kubelet registers it, Ready. */
 export function nodeObject(name: string, ready = true): JsonObject {
@@ -14,8 +17,20 @@ export function nodeObject(name: string, ready = true): JsonObject {
     spec: {},
     status: {
       conditions: [
-        { type: 'MemoryPressure', status: 'False', reason: 'KubeletHasSufficientMemory', lastHeartbeatTime: '2026-01-01T00:00:00Z', lastTransitionTime: '2026-01-01T00:00:00Z' },
-        { type: 'Ready', status: ready ? 'True' : 'False', reason: ready ? 'KubeletReady' : 'KubeletNotReady', lastHeartbeatTime: '2026-01-01T00:00:00Z', lastTransitionTime: '2026-01-01T00:00:00Z' },
+        {
+          type: 'MemoryPressure',
+          status: 'False',
+          reason: 'KubeletHasSufficientMemory',
+          lastHeartbeatTime: '2026-01-01T00:00:00Z',
+          lastTransitionTime: '2026-01-01T00:00:00Z',
+        },
+        {
+          type: 'Ready',
+          status: ready ? 'True' : 'False',
+          reason: ready ? 'KubeletReady' : 'KubeletNotReady',
+          lastHeartbeatTime: '2026-01-01T00:00:00Z',
+          lastTransitionTime: '2026-01-01T00:00:00Z',
+        },
       ],
       capacity: { cpu: '2', memory: '4014592Ki', pods: '110', 'ephemeral-storage': '30830568Ki' },
       allocatable: { cpu: '2', memory: '3912192Ki', pods: '110', 'ephemeral-storage': '28413217573' },

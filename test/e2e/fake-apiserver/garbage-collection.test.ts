@@ -33,15 +33,21 @@ describe('garbage collection', () => {
   it('deleting the Node gracefully deletes its mirror pods; the node finishes them', async () => {
     await registerWithMirror();
     expect((await admin.delete('/api/v1/nodes/n1')).json).toMatchObject({ kind: 'Status', status: 'Success' });
-    const pod = await waitFor(() => {
-      const p = server.object('pods', 'kube-system', 'etcd-n1');
-      return p?.metadata.deletionTimestamp ? p : undefined;
-    }, {
-      timeoutMs: 10_000,
-      what: 'the mirror pod to get a deletionTimestamp',
-    });
+    const pod = await waitFor(
+      () => {
+        const p = server.object('pods', 'kube-system', 'etcd-n1');
+        return p?.metadata.deletionTimestamp ? p : undefined;
+      },
+      {
+        timeoutMs: 10_000,
+        what: 'the mirror pod to get a deletionTimestamp',
+      },
+    );
     expect(pod.metadata.deletionGracePeriodSeconds).toBe(30);
-    const r = await node.delete('/api/v1/namespaces/kube-system/pods/etcd-n1', { gracePeriodSeconds: 0, preconditions: { uid: String(pod.metadata.uid) } });
+    const r = await node.delete('/api/v1/namespaces/kube-system/pods/etcd-n1', {
+      gracePeriodSeconds: 0,
+      preconditions: { uid: String(pod.metadata.uid) },
+    });
     expect(r.status, r.text).toBe(200);
     expect(server.object('pods', 'kube-system', 'etcd-n1')).toBeUndefined();
   });
@@ -58,6 +64,9 @@ describe('garbage collection', () => {
     } finally {
       server.garbageCollection(true);
     }
-    await waitFor(() => server.object('pods', 'kube-system', 'etcd-n1')?.metadata.deletionTimestamp, { timeoutMs: 10_000, what: 'the sweep after switching it on' });
+    await waitFor(() => server.object('pods', 'kube-system', 'etcd-n1')?.metadata.deletionTimestamp, {
+      timeoutMs: 10_000,
+      what: 'the sweep after switching it on',
+    });
   });
 });

@@ -22,7 +22,11 @@ beforeAll(async () => {
   node = TestClient.forUser(server, NODE_USER('n1').user, NODE_USER('n1').groups);
   nodeUid = String((await node.post('/api/v1/nodes', nodeObject('n1'))).json.metadata?.uid);
   expect((await node.post('/api/v1/namespaces/kube-system/pods', mirrorPod('etcd', 'n1', nodeUid))).status).toBe(201);
-  await node.patch('/api/v1/namespaces/kube-system/pods/etcd-n1/status', { status: runningStatus('etcd') }, 'application/strategic-merge-patch+json');
+  await node.patch(
+    '/api/v1/namespaces/kube-system/pods/etcd-n1/status',
+    { status: runningStatus('etcd') },
+    'application/strategic-merge-patch+json',
+  );
   await node.post('/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases', {
     metadata: { name: 'n1' },
     spec: { holderIdentity: 'n1', leaseDurationSeconds: 40, renewTime: new Date().toISOString().replace('Z', '000Z') },
@@ -50,9 +54,15 @@ afterAll(async () => {
 describe('kubectl writes and describes', () => {
   it('create -f and apply -f a manifest (validation left to the server)', async () => {
     const file = join(dir, 'pod.yaml');
-    writeFileSync(file, 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: fromfile\n  namespace: default\nspec:\n  containers:\n  - name: c\n    image: busybox:1.36\n');
+    writeFileSync(
+      file,
+      'apiVersion: v1\nkind: Pod\nmetadata:\n  name: fromfile\n  namespace: default\nspec:\n  containers:\n  - name: c\n    image: busybox:1.36\n',
+    );
     expect(await kubectl.ok(['create', '-f', file])).toBe('pod/fromfile created\n');
-    writeFileSync(file, 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: fromfile\n  namespace: default\n  labels: {tier: web}\nspec:\n  containers:\n  - name: c\n    image: busybox:1.37\n');
+    writeFileSync(
+      file,
+      'apiVersion: v1\nkind: Pod\nmetadata:\n  name: fromfile\n  namespace: default\n  labels: {tier: web}\nspec:\n  containers:\n  - name: c\n    image: busybox:1.37\n',
+    );
     expect(await kubectl.ok(['apply', '-f', file])).toBe('pod/fromfile configured\n');
     const pod = server.object('pods', 'default', 'fromfile');
     expect(pod?.metadata.labels).toEqual({ tier: 'web' });

@@ -21,7 +21,10 @@ export class Kubectl {
   /** Runs kubectl without blocking the event loop (the fake server lives in this process). */
   run(args: string[], timeoutMs = 60_000, input?: string): Promise<KubectlResult> {
     return new Promise((resolve, reject) => {
-      const child = spawn('/usr/bin/kubectl', this.args(args), { stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'], env: { ...process.env, HOME: this.dir } });
+      const child = spawn('/usr/bin/kubectl', this.args(args), {
+        stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+        env: { ...process.env, HOME: this.dir },
+      });
       if (input !== undefined) child.stdin?.end(input);
       let stdout = '';
       let stderr = '';
@@ -44,7 +47,10 @@ export class Kubectl {
 
   /** Starts a long-running kubectl (e.g. `get -w`); output accumulates until stop(). */
   start(args: string[]): RunningKubectl {
-    const child = spawn('/usr/bin/kubectl', this.args(args), { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, HOME: this.dir } });
+    const child = spawn('/usr/bin/kubectl', this.args(args), {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, HOME: this.dir },
+    });
     return new RunningKubectl(child);
   }
 }

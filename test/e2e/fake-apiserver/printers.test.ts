@@ -33,7 +33,11 @@ async function podWithStatus(name: string, status: JsonObject, spec: JsonObject 
     spec: { nodeName: 'n1', containers: [{ name: 'c', image: 'i' }], ...spec },
   });
   expect(c.status, c.text).toBe(201);
-  const s = await admin.patch(`/api/v1/namespaces/default/pods/${name}/status`, { status }, 'application/merge-patch+json');
+  const s = await admin.patch(
+    `/api/v1/namespaces/default/pods/${name}/status`,
+    { status },
+    'application/merge-patch+json',
+  );
   expect(s.status, s.text).toBe(200);
 }
 
@@ -43,7 +47,11 @@ describe('pod printer', () => {
       phase: 'Running',
       containerStatuses: [
         {
-          name: 'c', ready: false, restartCount: 3, image: 'i', imageID: '',
+          name: 'c',
+          ready: false,
+          restartCount: 3,
+          image: 'i',
+          imageID: '',
           state: { waiting: { reason: 'CrashLoopBackOff', message: 'back-off 40s' } },
           lastState: { terminated: { exitCode: 1, reason: 'Error', startedAt: ago(200), finishedAt: ago(150) } },
         },
@@ -51,20 +59,49 @@ describe('pod printer', () => {
     });
     await podWithStatus('done', {
       phase: 'Succeeded',
-      containerStatuses: [{ name: 'c', ready: false, restartCount: 0, image: 'i', imageID: '', state: { terminated: { exitCode: 0, reason: 'Completed' } } }],
+      containerStatuses: [
+        {
+          name: 'c',
+          ready: false,
+          restartCount: 0,
+          image: 'i',
+          imageID: '',
+          state: { terminated: { exitCode: 0, reason: 'Completed' } },
+        },
+      ],
     });
     await podWithStatus(
       'initing',
       {
         phase: 'Pending',
-        initContainerStatuses: [{ name: 'init', ready: false, restartCount: 0, image: 'i', imageID: '', state: { running: { startedAt: ago(1) } } }],
-        containerStatuses: [{ name: 'c', ready: false, restartCount: 0, image: 'i', imageID: '', state: { waiting: { reason: 'PodInitializing' } } }],
+        initContainerStatuses: [
+          {
+            name: 'init',
+            ready: false,
+            restartCount: 0,
+            image: 'i',
+            imageID: '',
+            state: { running: { startedAt: ago(1) } },
+          },
+        ],
+        containerStatuses: [
+          {
+            name: 'c',
+            ready: false,
+            restartCount: 0,
+            image: 'i',
+            imageID: '',
+            state: { waiting: { reason: 'PodInitializing' } },
+          },
+        ],
       },
       { initContainers: [{ name: 'init', image: 'i' }] },
     );
     await podWithStatus('going', {
       phase: 'Running',
-      containerStatuses: [{ name: 'c', ready: true, restartCount: 0, image: 'i', imageID: '', state: { running: { startedAt: ago(5) } } }],
+      containerStatuses: [
+        { name: 'c', ready: true, restartCount: 0, image: 'i', imageID: '', state: { running: { startedAt: ago(5) } } },
+      ],
     });
     expect((await admin.delete('/api/v1/namespaces/default/pods/going')).status).toBe(200);
 
@@ -88,7 +125,10 @@ describe('pod printer', () => {
     expect((await admin.post('/api/v1/nodes', nodeObject('w1', false))).status).toBe(201);
     const bare = await admin.post('/api/v1/nodes', { metadata: { name: 'fresh' } });
     expect(bare.status).toBe(201);
-    const rows = (await kubectl.ok(['get', 'nodes', '--no-headers'])).trim().split('\n').map((l) => l.split(/\s+/));
+    const rows = (await kubectl.ok(['get', 'nodes', '--no-headers']))
+      .trim()
+      .split('\n')
+      .map((l) => l.split(/\s+/));
     expect(rows.map((r) => [r[0], r[1], r[2]])).toEqual([
       ['cp1', 'Ready', 'control-plane'],
       ['fresh', 'Unknown', '<none>'],

@@ -57,7 +57,11 @@ function apiPod(name: string, refs: Pick<Container, 'env' | 'envFrom'>): StaticP
   if ('error' in r) throw new Error(r.error.message);
   const uid = `e2e0e2e0-0000-4000-8000-${Buffer.from(name).toString('hex').padEnd(12, '0').slice(0, 12)}`;
   const spec = r.pod.pod.spec!;
-  const p = { ...r.pod.pod, metadata: { ...r.pod.pod.metadata, name, namespace: NS, uid }, spec: { ...spec, containers: spec.containers.map((c) => ({ ...c, ...refs })) } };
+  const p = {
+    ...r.pod.pod,
+    metadata: { ...r.pod.pod.metadata, name, namespace: NS, uid },
+    spec: { ...spec, containers: spec.containers.map((c) => ({ ...c, ...refs })) },
+  };
   const d = toDesiredPod(p, NODE, new Date());
   if (!('pod' in d)) throw new Error(d.refused);
   return d.pod;
@@ -164,7 +168,13 @@ describe('env from API objects in a real container', () => {
     objects.registerPod(pod.pod);
     workers.apply({ op: 'ADD', pod });
     const env = await envIn(await runningContainerId(pod, 'app'));
-    expect(Object.fromEntries([...env].filter(([k]) => /^(CFG_|LEVEL$|PASSWORD$|DSN$|KUBERNETES_SERVICE_|KUBERNETES_PORT$|DB_SERVICE_HOST$)/.test(k)))).toEqual({
+    expect(
+      Object.fromEntries(
+        [...env].filter(([k]) =>
+          /^(CFG_|LEVEL$|PASSWORD$|DSN$|KUBERNETES_SERVICE_|KUBERNETES_PORT$|DB_SERVICE_HOST$)/.test(k),
+        ),
+      ),
+    ).toEqual({
       CFG_LEVEL: 'debug',
       CFG_MODE: 'fast',
       LEVEL: 'debug',
@@ -179,12 +189,21 @@ describe('env from API objects in a real container', () => {
   });
 
   it('waits in CreateContainerConfigError while the ConfigMap is missing, and starts once it appears', async () => {
-    const pod = apiPod('waiter', { env: [{ name: 'GREETING', valueFrom: { configMapKeyRef: { name: 'late-config', key: 'greeting' } } }] });
+    const pod = apiPod('waiter', {
+      env: [{ name: 'GREETING', valueFrom: { configMapKeyRef: { name: 'late-config', key: 'greeting' } } }],
+    });
     objects.registerPod(pod.pod);
     workers.apply({ op: 'ADD', pod });
-    const waiting = await statusWhen(pod, (s) => s.containerStatuses?.[0]?.state?.waiting?.reason === 'CreateContainerConfigError', 'waiter in CreateContainerConfigError');
+    const waiting = await statusWhen(
+      pod,
+      (s) => s.containerStatuses?.[0]?.state?.waiting?.reason === 'CreateContainerConfigError',
+      'waiter in CreateContainerConfigError',
+    );
     expect(waiting.containerStatuses?.[0]?.state?.waiting?.message).toBe('configmap "late-config" not found');
-    const failed = await waitFor(() => events.find((e) => e.uid === pod.uid && e.type === 'Warning' && e.reason === 'Failed'), { timeoutMs: 10_000, what: 'Failed event' });
+    const failed = await waitFor(
+      () => events.find((e) => e.uid === pod.uid && e.type === 'Warning' && e.reason === 'Failed'),
+      { timeoutMs: 10_000, what: 'Failed event' },
+    );
     expect(failed.message).toBe('Error: configmap "late-config" not found');
     expect(failed.container).toBe('app');
     expect((await listRuntimePods(cri.runtime)).get(pod.uid)?.containers ?? []).toEqual([]);

@@ -36,7 +36,12 @@ const { logger, lines } = memoryLogger(2);
 const pod: DefaultedPod = {
   apiVersion: 'v1',
   kind: 'Pod',
-  metadata: { name: 'kube-proxy-abcde', namespace: NS, uid: UID, annotations: { 'kubernetes.io/config.source': 'api' } },
+  metadata: {
+    name: 'kube-proxy-abcde',
+    namespace: NS,
+    uid: UID,
+    annotations: { 'kubernetes.io/config.source': 'api' },
+  },
   spec: {
     hostNetwork: true,
     nodeName: 'node1',
@@ -67,7 +72,11 @@ const pod: DefaultedPod = {
           sources: [
             { serviceAccountToken: { expirationSeconds: 3607, path: 'token' } },
             { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
-            { downwardAPI: { items: [{ path: 'namespace', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } }] } },
+            {
+              downwardAPI: {
+                items: [{ path: 'namespace', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } }],
+              },
+            },
           ],
         },
       },
@@ -85,7 +94,17 @@ beforeAll(async () => {
   cd = await startContainerd({ name: 'pod-volumes' });
   await importTestImages(cd);
   cri = await connectRuntime(cd.endpoint);
-  pods = new CriPodRuntime({ runtime: cri.runtime, images: cri.images, rootDir, podLogsDir, nodeName: 'node1', nodeIP: '127.0.0.1', resolvConf: '', logger, podObjects: objects });
+  pods = new CriPodRuntime({
+    runtime: cri.runtime,
+    images: cri.images,
+    rootDir,
+    podLogsDir,
+    nodeName: 'node1',
+    nodeIP: '127.0.0.1',
+    resolvConf: '',
+    logger,
+    podObjects: objects,
+  });
   objects.setConfigMap(NS, 'kube-proxy', { 'config.conf': 'mode: iptables\n' });
   objects.setConfigMap(NS, 'kube-root-ca.crt', { 'ca.crt': 'CA PEM' });
   objects.setSecret(NS, 'proxy-certs', { 'tls.key': 'PRIVATE' });
@@ -112,8 +131,14 @@ describe('API-object volumes in a running container', () => {
     expect(await inContainer('cat /var/lib/kube-proxy/config.conf')).toBe('mode: iptables\n');
     expect(await inContainer('cat /etc/certs/tls.key; stat -c %a /etc/certs/..data/tls.key')).toBe('PRIVATE400\n');
     const sa = '/var/run/secrets/kubernetes.io/serviceaccount';
-    expect(await inContainer(`cat ${sa}/token; echo; cat ${sa}/ca.crt; echo; cat ${sa}/namespace`)).toBe(`token-kube-proxy--3607-0\nCA PEM\n${NS}`);
-    expect(objects.tokenRequests[0]).toMatchObject({ serviceAccountName: 'kube-proxy', expirationSeconds: 3607, pod: { metadata: { uid: UID } } });
+    expect(await inContainer(`cat ${sa}/token; echo; cat ${sa}/ca.crt; echo; cat ${sa}/namespace`)).toBe(
+      `token-kube-proxy--3607-0\nCA PEM\n${NS}`,
+    );
+    expect(objects.tokenRequests[0]).toMatchObject({
+      serviceAccountName: 'kube-proxy',
+      expirationSeconds: 3607,
+      pod: { metadata: { uid: UID } },
+    });
     // Mounted read-only whatever the volumeMount says, as the kubelet does.
     expect(await inContainer('touch /var/lib/kube-proxy/x 2>&1 || echo refused')).toContain('refused');
   });
@@ -132,7 +157,11 @@ describe('API-object volumes in a running container', () => {
     const t0 = Date.now();
     objects.setConfigMap(NS, 'kube-proxy', { 'config.conf': 'mode: ipvs\n' });
     objects.changed(NS);
-    await waitFor(async () => (await inContainer('cat /var/lib/kube-proxy/config.conf')) === 'mode: ipvs\n', { timeoutMs: 10_000, intervalMs: 20, what: 'the edited config.conf in the container' });
+    await waitFor(async () => (await inContainer('cat /var/lib/kube-proxy/config.conf')) === 'mode: ipvs\n', {
+      timeoutMs: 10_000,
+      intervalMs: 20,
+      what: 'the edited config.conf in the container',
+    });
     const took = Date.now() - t0;
     console.log(`ConfigMap change visible in the container after ${took} ms`);
     expect(took).toBeLessThan(2000);
@@ -140,7 +169,12 @@ describe('API-object volumes in a running container', () => {
     objects.tokenSerial = 1;
     objects.setSecret(NS, 'proxy-certs', { 'tls.key': 'ROTATED' });
     objects.changed(NS);
-    await waitFor(async () => (await inContainer('cat /etc/certs/tls.key; cat /var/run/secrets/kubernetes.io/serviceaccount/token')) === 'ROTATEDtoken-kube-proxy--3607-1', { timeoutMs: 10_000, intervalMs: 20, what: 'the rotated secret and token in the container' });
+    await waitFor(
+      async () =>
+        (await inContainer('cat /etc/certs/tls.key; cat /var/run/secrets/kubernetes.io/serviceaccount/token')) ===
+        'ROTATEDtoken-kube-proxy--3607-1',
+      { timeoutMs: 10_000, intervalMs: 20, what: 'the rotated secret and token in the container' },
+    );
     expect(lines.filter((l) => l.includes('Volume update failed'))).toEqual([]);
   });
 

@@ -16,8 +16,17 @@ const logger = createLogger({ format: 'text', verbosity: 0, sink: { write: (l) =
 
 function target(name: string, opts: { cls?: string; component?: string; grace?: number } = {}): ShutdownTarget {
   const pod: Pod = {
-    metadata: { name, namespace: 'kube-system', labels: opts.component ? { component: opts.component } : {}, annotations: { 'kubernetes.io/config.source': 'file' } },
-    spec: { containers: [], ...(opts.cls ? { priorityClassName: opts.cls } : {}), terminationGracePeriodSeconds: opts.grace ?? 1 },
+    metadata: {
+      name,
+      namespace: 'kube-system',
+      labels: opts.component ? { component: opts.component } : {},
+      annotations: { 'kubernetes.io/config.source': 'file' },
+    },
+    spec: {
+      containers: [],
+      ...(opts.cls ? { priorityClassName: opts.cls } : {}),
+      terminationGracePeriodSeconds: opts.grace ?? 1,
+    },
   };
   return { uid: `uid-${name}`, key: `kube-system/${name}`, pod };
 }
@@ -47,7 +56,12 @@ describe('node shutdown manager on a real system bus', () => {
       target('web'),
     ];
     manager = new NodeShutdownManager(
-      { periods: shutdownPeriods(8, 6, []), busSocket: bus.socket, logindConfDir: bus.confDir, inhibit: { env: { ...process.env, DBUS_SYSTEM_BUS_ADDRESS: bus.address } } },
+      {
+        periods: shutdownPeriods(8, 6, []),
+        busSocket: bus.socket,
+        logindConfDir: bus.confDir,
+        inhibit: { env: { ...process.env, DBUS_SYSTEM_BUS_ADDRESS: bus.address } },
+      },
       {
         runningPods: () => pods,
         stopPod: async (t, grace) => {
@@ -63,9 +77,16 @@ describe('node shutdown manager on a real system bus', () => {
     manager.start();
     // 8 s wanted, logind allows 5: the kubelet's drop-in, then a reload through systemd's KillUnit.
     await bus.waitEvent((e) => e.event === 'reloaded', 'logind to be reloaded');
-    expect(readFileSync(join(bus.confDir, '99-kubelet.conf'), 'utf8')).toBe('# Kubelet logind override\n[Login]\nInhibitDelayMaxSec=8\n');
+    expect(readFileSync(join(bus.confDir, '99-kubelet.conf'), 'utf8')).toBe(
+      '# Kubelet logind override\n[Login]\nInhibitDelayMaxSec=8\n',
+    );
     const inhibit = await bus.waitEvent((e) => e.event === 'inhibit', 'the inhibitor lock');
-    expect(inhibit).toMatchObject({ what: 'shutdown', who: 'kubelet', why: 'Kubelet needs time to handle node shutdown', mode: 'delay' });
+    expect(inhibit).toMatchObject({
+      what: 'shutdown',
+      who: 'kubelet',
+      why: 'Kubelet needs time to handle node shutdown',
+      mode: 'delay',
+    });
     await waitFor(() => manager!.lockHeld(), { timeoutMs: 10_000, what: 'the manager to hold the lock' });
 
     bus.send('shutdown');
@@ -79,7 +100,9 @@ describe('node shutdown manager on a real system bus', () => {
     const report = manager.report()!;
     expect(report.graceUsedSeconds).toBe(8);
     const tookMs = released.t - signal.t;
-    console.log(`shutdown signal -> lock released: ${Math.round(tookMs)} ms; grace periods used: ${report.graceUsedSeconds} s`);
+    console.log(
+      `shutdown signal -> lock released: ${Math.round(tookMs)} ms; grace periods used: ${report.graceUsedSeconds} s`,
+    );
     expect(tookMs).toBeLessThan(report.graceUsedSeconds * 1000 + 2000);
   });
 
@@ -88,7 +111,12 @@ describe('node shutdown manager on a real system bus', () => {
     const states: boolean[] = [];
     let stopCalls = 0;
     manager = new NodeShutdownManager(
-      { periods: shutdownPeriods(2, 1, []), busSocket: bus.socket, logindConfDir: bus.confDir, inhibit: { env: { ...process.env, DBUS_SYSTEM_BUS_ADDRESS: bus.address } } },
+      {
+        periods: shutdownPeriods(2, 1, []),
+        busSocket: bus.socket,
+        logindConfDir: bus.confDir,
+        inhibit: { env: { ...process.env, DBUS_SYSTEM_BUS_ADDRESS: bus.address } },
+      },
       {
         runningPods: () => [target('web')],
         stopPod: async () => void stopCalls++,

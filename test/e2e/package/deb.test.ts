@@ -12,13 +12,24 @@ const run = promisify(execFile);
 const ROOT = path.join(__dirname, '../../..');
 const VERSION = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 // The Node the executable carries: the pinned package build/build.mjs takes it from.
-const CARRIED_NODE = (JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', `node-linux-${process.arch}`, 'package.json'), 'utf8')) as { version: string }).version;
+const CARRIED_NODE = (
+  JSON.parse(
+    fs.readFileSync(path.join(ROOT, 'node_modules', `node-linux-${process.arch}`, 'package.json'), 'utf8'),
+  ) as { version: string }
+).version;
 const POLICY = '/usr/sbin/policy-rc.d';
-const LEFTOVERS = ['/etc/systemd/system/kubelet.service', '/etc/systemd/system/multi-user.target.wants/bootlet.service', '/var/lib/systemd/deb-systemd-helper-enabled/bootlet.service.dsh-also'];
+const LEFTOVERS = [
+  '/etc/systemd/system/kubelet.service',
+  '/etc/systemd/system/multi-user.target.wants/bootlet.service',
+  '/var/lib/systemd/deb-systemd-helper-enabled/bootlet.service.dsh-also',
+];
 
 function installed(pkg: string): boolean {
   try {
-    return execFileSync('dpkg-query', ['-W', '-f=${Status}', pkg], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).includes('install ok installed');
+    return execFileSync('dpkg-query', ['-W', '-f=${Status}', pkg], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).includes('install ok installed');
   } catch {
     return false;
   }
@@ -75,23 +86,40 @@ describe.skipIf(why !== undefined)('the Debian package', () => {
     expect(installed('bootlet')).toBe(true);
     expect(fs.statSync('/usr/bin/bootlet').mode & 0o777).toBe(0o755);
     expect(fs.readlinkSync('/usr/bin/kubelet')).toBe('bootlet');
-    for (const f of ['/lib/systemd/system/bootlet.service', '/lib/systemd/system/bootlet.service.d/20-kubeadm-env.conf', '/etc/default/bootlet']) expect(fs.existsSync(f), f).toBe(true);
-    expect((await run('/usr/bin/bootlet', ['version'])).stdout).toBe(`bootlet v${VERSION} (kubelet v1.34.0, node v${CARRIED_NODE})\n`);
+    for (const f of [
+      '/lib/systemd/system/bootlet.service',
+      '/lib/systemd/system/bootlet.service.d/20-kubeadm-env.conf',
+      '/etc/default/bootlet',
+    ])
+      expect(fs.existsSync(f), f).toBe(true);
+    expect((await run('/usr/bin/bootlet', ['version'])).stdout).toBe(
+      `bootlet v${VERSION} (kubelet v1.34.0, node v${CARRIED_NODE})\n`,
+    );
     // kubeadm's preflight runs `kubelet --version`.
-    expect((await run('kubelet', ['--version'], { env: { PATH: '/usr/bin:/bin' } })).stdout).toMatch(/^Kubernetes v1\.34\.0\+bootlet\./);
+    expect((await run('kubelet', ['--version'], { env: { PATH: '/usr/bin:/bin' } })).stdout).toMatch(
+      /^Kubernetes v1\.34\.0\+bootlet\./,
+    );
     expect(fs.readlinkSync('/etc/systemd/system/kubelet.service')).toBe('/lib/systemd/system/bootlet.service');
     expect(fs.existsSync('/etc/systemd/system/multi-user.target.wants/bootlet.service')).toBe(true);
     const verify = await run('systemd-analyze', ['verify', '/lib/systemd/system/bootlet.service']).then(
       (r) => r.stderr,
       (e: { stderr: string }) => e.stderr,
     );
-    expect(verify.split('\n').filter((l) => l.includes('bootlet') && !/network-online|containerd|crio/.test(l))).toEqual([]);
+    expect(
+      verify.split('\n').filter((l) => l.includes('bootlet') && !/network-online|containerd|crio/.test(l)),
+    ).toEqual([]);
   }, 120_000);
 
   it('purges to nothing: no files, no enabled unit, no alias', async () => {
     await purge();
     expect(installed('bootlet')).toBe(false);
-    for (const f of ['/usr/bin/bootlet', '/usr/bin/kubelet', '/lib/systemd/system/bootlet.service', '/etc/default/bootlet', ...LEFTOVERS]) {
+    for (const f of [
+      '/usr/bin/bootlet',
+      '/usr/bin/kubelet',
+      '/lib/systemd/system/bootlet.service',
+      '/etc/default/bootlet',
+      ...LEFTOVERS,
+    ]) {
       expect(fs.existsSync(f) || fs.lstatSync(f, { throwIfNoEntry: false }) !== undefined, f).toBe(false);
     }
   }, 120_000);

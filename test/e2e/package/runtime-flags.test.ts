@@ -39,12 +39,18 @@ function v8Workers(pid: number): number {
 
 /** Starts a command that stays up, and returns its PID once it has printed `ready`. */
 async function startAndWait(cmd: string, args: string[], ready: string, nodeOptions: string): Promise<number> {
-  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NODE_OPTIONS: nodeOptions } });
+  const child = spawn(cmd, args, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NODE_OPTIONS: nodeOptions },
+  });
   children.push(child);
   let out = '';
   child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
   child.stderr.on('data', (c: Buffer) => (out += c.toString('utf8')));
-  await waitFor(() => out.includes(ready) || child.exitCode !== null, { timeoutMs: 30_000, what: `${cmd} to print ${ready}` });
+  await waitFor(() => out.includes(ready) || child.exitCode !== null, {
+    timeoutMs: 30_000,
+    what: `${cmd} to print ${ready}`,
+  });
   if (child.exitCode !== null) throw new Error(`${cmd} exited ${child.exitCode}: ${out}`);
   return child.pid!;
 }
@@ -53,7 +59,9 @@ describe('the executable runs with its own V8 flags', () => {
   it('reports the flags it carries, with NODE_OPTIONS in its environment ignored', async () => {
     const env = { ...process.env, NODE_OPTIONS: HOSTILE_NODE_OPTIONS };
     // The control: the same Node, reading NODE_OPTIONS, fails on the preload.
-    await expect(run(CARRIED_NODE, ['-e', '0'], { env })).rejects.toMatchObject({ stderr: expect.stringContaining('/nonexistent/bootlet-preload.cjs') });
+    await expect(run(CARRIED_NODE, ['-e', '0'], { env })).rejects.toMatchObject({
+      stderr: expect.stringContaining('/nonexistent/bootlet-preload.cjs'),
+    });
     const { stdout, stderr } = await run(BOOTLET_EXE, ['--version=raw'], { env });
     expect(stderr).toBe('');
     expect((JSON.parse(stdout) as { nodeExecArgv: string[] }).nodeExecArgv).toEqual(CARRIED_FLAGS);
@@ -66,12 +74,25 @@ describe('the executable runs with its own V8 flags', () => {
     const logs = path.join(dir, 'pods');
     const containerDir = containerLogDirectory(logs, pod, 'app');
     fs.mkdirSync(containerDir, { recursive: true });
-    fs.writeFileSync(path.join(containerDir, containerLogFileName(0)), '2026-01-01T00:00:00.000000000Z stdout F flags-ready\n');
-    const agentPid = await startAndWait(BOOTLET_EXE, ['logs', 'web', '-f', `--pod-logs-dir=${logs}`, `--root-dir=${path.join(dir, 'no-agent')}`], 'flags-ready', HOSTILE_NODE_OPTIONS);
+    fs.writeFileSync(
+      path.join(containerDir, containerLogFileName(0)),
+      '2026-01-01T00:00:00.000000000Z stdout F flags-ready\n',
+    );
+    const agentPid = await startAndWait(
+      BOOTLET_EXE,
+      ['logs', 'web', '-f', `--pod-logs-dir=${logs}`, `--root-dir=${path.join(dir, 'no-agent')}`],
+      'flags-ready',
+      HOSTILE_NODE_OPTIONS,
+    );
     expect(v8Workers(agentPid)).toBe(1);
     // The control: the carried Node without the executable's flags (and without NODE_OPTIONS, whose
     // preload would stop it) starts more than one.
-    const bare = await startAndWait(CARRIED_NODE, ['-e', "process.stdout.write('bare-ready'); setTimeout(() => {}, 60_000)"], 'bare-ready', '');
+    const bare = await startAndWait(
+      CARRIED_NODE,
+      ['-e', "process.stdout.write('bare-ready'); setTimeout(() => {}, 60_000)"],
+      'bare-ready',
+      '',
+    );
     expect(v8Workers(bare)).toBeGreaterThan(1);
   });
 });

@@ -51,7 +51,12 @@ export async function startPlegPod(ctx: PlegPodContext, name: string, opts: Pleg
   };
   const uid = `pleg${name.replace(/[^a-z0-9]/g, '')}${process.pid}`.padEnd(32, '0').slice(0, 32);
   const pod: LabelledPod = {
-    metadata: { name: `${name}-pleg`, namespace: 'default', uid, annotations: { 'kubernetes.io/config.source': 'file' } },
+    metadata: {
+      name: `${name}-pleg`,
+      namespace: 'default',
+      uid,
+      annotations: { 'kubernetes.io/config.source': 'file' },
+    },
     spec: { hostNetwork: true, terminationGracePeriodSeconds: 1, containers: [container], nodeName: 'pleg' },
   };
   mkdirSync(path.join(podLogDirectory(ctx.podLogsDir, pod), 'main'), { recursive: true });
@@ -94,7 +99,9 @@ export async function removePlegPod(ctx: PlegPodContext, p: PlegPod): Promise<vo
 
 /** The host pid of a running task, from `ctr tasks ls`. */
 export async function taskPid(cd: PrivateContainerd, containerId: string): Promise<number> {
-  const line = (await cd.ctr(['tasks', 'ls'], { timeoutMs: 30_000 })).split('\n').find((l) => l.startsWith(containerId));
+  const line = (await cd.ctr(['tasks', 'ls'], { timeoutMs: 30_000 }))
+    .split('\n')
+    .find((l) => l.startsWith(containerId));
   const pid = Number(line?.trim().split(/\s+/)[1]);
   if (!Number.isInteger(pid) || pid <= 0) throw new Error(`no running task ${containerId} in ctr tasks ls`);
   return pid;

@@ -32,7 +32,14 @@ interface Watched {
 function watch(runtimeName: string): Watched {
   const events: PodLifecycleEvent[] = [];
   const { logger, lines } = memoryLogger(2);
-  const pleg = createPleg({ runtime: cri!.runtime, cache: new PodCache(cri!.runtime), endpoint: cd!.endpoint, runtimeName, logger, onEvent: (e) => events.push(e) });
+  const pleg = createPleg({
+    runtime: cri!.runtime,
+    cache: new PodCache(cri!.runtime),
+    endpoint: cd!.endpoint,
+    runtimeName,
+    logger,
+    onEvent: (e) => events.push(e),
+  });
   plegs.push(pleg);
   return { pleg, events, lines };
 }
@@ -60,10 +67,16 @@ describe('PLEG on containerd 1.6', () => {
     relisting = watch('not-containerd');
     evented.pleg.start();
     relisting.pleg.start();
-    await waitFor(() => evented.pleg.mechanism() === 'containerd-events', { timeoutMs: 30_000, what: 'the containerd event stream to be chosen' });
+    await waitFor(() => evented.pleg.mechanism() === 'containerd-events', {
+      timeoutMs: 30_000,
+      what: 'the containerd event stream to be chosen',
+    });
     const chosen = evented.lines.find((l) => l.includes('PLEG mechanism chosen'));
     expect(chosen).toMatch(/CRI GetContainerEvents is not served/);
-    await waitFor(() => relisting.lines.some((l) => l.includes('PLEG mechanism chosen')), { timeoutMs: 30_000, what: 'relisting to be chosen' });
+    await waitFor(() => relisting.lines.some((l) => l.includes('PLEG mechanism chosen')), {
+      timeoutMs: 30_000,
+      what: 'relisting to be chosen',
+    });
     expect(relisting.pleg.mechanism()).toBe('relist');
   });
 
@@ -71,10 +84,13 @@ describe('PLEG on containerd 1.6', () => {
     pods.push(await startPlegPod(ctx, 'victim'), await startPlegPod(ctx, 'bystander'));
     for (const w of [evented, relisting]) {
       for (const p of pods) {
-        await waitFor(() => w.events.some((e) => e.podUid === p.uid && e.type === 'ContainerStarted' && e.id === p.containerIds[0]), {
-          timeoutMs: 30_000,
-          what: `ContainerStarted for ${p.name}`,
-        });
+        await waitFor(
+          () => w.events.some((e) => e.podUid === p.uid && e.type === 'ContainerStarted' && e.id === p.containerIds[0]),
+          {
+            timeoutMs: 30_000,
+            what: `ContainerStarted for ${p.name}`,
+          },
+        );
       }
     }
   });
@@ -84,10 +100,16 @@ describe('PLEG on containerd 1.6', () => {
     const marks = [evented.events.length, relisting.events.length];
     process.kill(await taskPid(cd!, victim.containerIds[0]!), 'SIGKILL');
     for (const w of [evented, relisting]) {
-      await waitFor(() => w.events.some((e) => e.podUid === victim.uid && e.type === 'ContainerDied' && e.id === victim.containerIds[0]), {
-        timeoutMs: 30_000,
-        what: 'ContainerDied for the killed container',
-      });
+      await waitFor(
+        () =>
+          w.events.some(
+            (e) => e.podUid === victim.uid && e.type === 'ContainerDied' && e.id === victim.containerIds[0],
+          ),
+        {
+          timeoutMs: 30_000,
+          what: 'ContainerDied for the killed container',
+        },
+      );
     }
     // Let a further relist pass, so that a wrong event for the bystander would have shown.
     await evented.pleg.relist();
@@ -102,7 +124,10 @@ describe('PLEG on containerd 1.6', () => {
 
   it('flags a container killed by the OOM killer', async () => {
     // tail keeps the newline-free /dev/zero in memory until the 16Mi limit is hit.
-    const hog = await startPlegPod(ctx, 'hog', { memoryLimit: '16Mi', command: ['sh', '-c', 'sleep 1; tail /dev/zero'] });
+    const hog = await startPlegPod(ctx, 'hog', {
+      memoryLimit: '16Mi',
+      command: ['sh', '-c', 'sleep 1; tail /dev/zero'],
+    });
     pods.push(hog);
     const died = await waitFor(() => evented.events.find((e) => e.podUid === hog.uid && e.type === 'ContainerDied'), {
       timeoutMs: 60_000,

@@ -39,8 +39,21 @@ function podWith(container: Container): StaticPod['pod'] {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: { name: 'probes-node1', namespace: 'default', uid: UID, annotations: { 'kubernetes.io/config.source': 'file', 'kubernetes.io/config.hash': UID } },
-    spec: { hostNetwork: true, nodeName: 'node1', dnsPolicy: 'ClusterFirst', restartPolicy: 'Always', terminationGracePeriodSeconds: 2, securityContext: {}, containers: [container] },
+    metadata: {
+      name: 'probes-node1',
+      namespace: 'default',
+      uid: UID,
+      annotations: { 'kubernetes.io/config.source': 'file', 'kubernetes.io/config.hash': UID },
+    },
+    spec: {
+      hostNetwork: true,
+      nodeName: 'node1',
+      dnsPolicy: 'ClusterFirst',
+      restartPolicy: 'Always',
+      terminationGracePeriodSeconds: 2,
+      securityContext: {},
+      containers: [container],
+    },
   };
 }
 
@@ -80,10 +93,24 @@ describe('probes on a running host-network container', () => {
       name: 'app',
       image: TEST_IMAGES.busybox,
       imagePullPolicy: 'IfNotPresent',
-      command: ['/bin/sh', '-c', `mkdir -p /www && echo ok > /www/healthz && touch /tmp/healthy && exec httpd -f -p ${POD_IP}:${port} -h /www`],
+      command: [
+        '/bin/sh',
+        '-c',
+        `mkdir -p /www && echo ok > /www/healthz && touch /tmp/healthy && exec httpd -f -p ${POD_IP}:${port} -h /www`,
+      ],
       ports: [{ name: 'http', containerPort: port, protocol: 'TCP' }],
-      livenessProbe: { exec: { command: ['cat', '/tmp/healthy'] }, periodSeconds: 1, timeoutSeconds: 5, failureThreshold: 2 },
-      readinessProbe: { httpGet: { port: 'http', path: '/healthz', scheme: 'HTTP' }, periodSeconds: 1, timeoutSeconds: 2, failureThreshold: 1 },
+      livenessProbe: {
+        exec: { command: ['cat', '/tmp/healthy'] },
+        periodSeconds: 1,
+        timeoutSeconds: 5,
+        failureThreshold: 2,
+      },
+      readinessProbe: {
+        httpGet: { port: 'http', path: '/healthz', scheme: 'HTTP' },
+        periodSeconds: 1,
+        timeoutSeconds: 2,
+        failureThreshold: 1,
+      },
       terminationMessagePath: '/dev/termination-log',
       terminationMessagePolicy: 'File',
     };
@@ -94,7 +121,16 @@ describe('probes on a running host-network container', () => {
     sandboxes.push(sandboxId);
     const { imageRef } = await ensureImage(cri!.images, app, sb);
     const mounts = await prepareVolumes(pod, app, { rootDir });
-    const config = buildContainerConfig(pod, app, { restartCount: 0, imageRef, type: 'container', nodeName: 'node1', hostIP: POD_IP, podIPs: [], mounts, nodeMemoryCapacityBytes: os.totalmem() });
+    const config = buildContainerConfig(pod, app, {
+      restartCount: 0,
+      imageRef,
+      type: 'container',
+      nodeName: 'node1',
+      hostIP: POD_IP,
+      podIPs: [],
+      mounts,
+      nodeMemoryCapacityBytes: os.totalmem(),
+    });
     containerId = await cri!.runtime.createContainer(sandboxId, config, sb);
     containers.push(containerId);
     await cri!.runtime.startContainer(containerId);
@@ -108,8 +144,14 @@ describe('probes on a running host-network container', () => {
     expect(prober.readiness(UID, 'app')).toBe(false);
     const st = await cri!.runtime.containerStatus(containerId);
     prober.containerStarted(UID, 'app', containerId, Math.floor(st.startedAt / 1e6));
-    await waitFor(() => prober!.readiness(UID, 'app'), { timeoutMs: 30_000, what: 'readiness (httpGet on busybox httpd) to pass' });
-    await waitFor(() => results.some((r) => r.probeType === 'liveness' && r.result === 'success'), { timeoutMs: 30_000, what: 'a liveness success (exec cat /tmp/healthy)' });
+    await waitFor(() => prober!.readiness(UID, 'app'), {
+      timeoutMs: 30_000,
+      what: 'readiness (httpGet on busybox httpd) to pass',
+    });
+    await waitFor(() => results.some((r) => r.probeType === 'liveness' && r.result === 'success'), {
+      timeoutMs: 30_000,
+      what: 'a liveness success (exec cat /tmp/healthy)',
+    });
     expect(failures).toEqual([]);
     expect(prober.started(UID, 'app')).toBe(true);
   });
@@ -123,15 +165,27 @@ describe('probes on a running host-network container', () => {
   it('readiness turns false when the health page goes (404)', async () => {
     const rm = await cri!.runtime.execSync(containerId, ['rm', '/www/healthz'], 10);
     expect(rm.exitCode).toBe(0);
-    await waitFor(() => prober!.readiness(UID, 'app') === false, { timeoutMs: 30_000, what: 'readiness to turn false' });
-    expect(results.find((r) => r.probeType === 'readiness' && r.result === 'failure')?.output).toBe('HTTP probe failed with statuscode: 404');
+    await waitFor(() => prober!.readiness(UID, 'app') === false, {
+      timeoutMs: 30_000,
+      what: 'readiness to turn false',
+    });
+    expect(results.find((r) => r.probeType === 'readiness' && r.result === 'failure')?.output).toBe(
+      'HTTP probe failed with statuscode: 404',
+    );
   });
 
   it('liveness fails when /tmp/healthy is removed, and the failure is reported for a restart', async () => {
     const rm = await cri!.runtime.execSync(containerId, ['rm', '/tmp/healthy'], 10);
     expect(rm.exitCode).toBe(0);
     const f = await waitFor(() => failures[0], { timeoutMs: 30_000, what: 'a livenessFailed event' });
-    expect(f).toMatchObject({ type: 'livenessFailed', podUid: UID, containerName: 'app', containerId, message: 'Container app failed liveness probe, will be restarted', reason: 'LivenessProbe' });
+    expect(f).toMatchObject({
+      type: 'livenessFailed',
+      podUid: UID,
+      containerName: 'app',
+      containerId,
+      message: 'Container app failed liveness probe, will be restarted',
+      reason: 'LivenessProbe',
+    });
     expect(f.output).toMatch(/No such file or directory/);
   });
 });

@@ -28,7 +28,6 @@ let kubeletPort: number;
 let httpPort: number;
 let base: string;
 
-
 const TALKER = `talker-${NODE}`;
 const CRASHER = `crasher-${NODE}`;
 const WEB = `web-${NODE}`;
@@ -59,12 +58,28 @@ authorization:
   webhook: {cacheAuthorizedTTL: 5m, cacheUnauthorizedTTL: 30s}
 `,
   );
-  h.write('talker.yaml', busyboxPod('talker', 'i=0; while true; do echo line-$i; echo err-$i >&2; i=$((i+1)); sleep 0.2; done'));
+  h.write(
+    'talker.yaml',
+    busyboxPod('talker', 'i=0; while true; do echo line-$i; echo err-$i >&2; i=$((i+1)); sleep 0.2; done'),
+  );
   h.write('crasher.yaml', busyboxPod('crasher', 'echo "run at $(date +%s)"; sleep 1; exit 3'));
-  h.write('web.yaml', busyboxPod('web', `mkdir -p /tmp/www && echo hello-through-port-forward > /tmp/www/index.html && exec httpd -f -p 127.0.0.1:${httpPort} -h /tmp/www`));
-  h.launch({ configFile: config, kubeletPort, extraArgs: [`--kubeconfig=${kubeconfig}`, '--node-ip=127.0.0.1', `--cert-dir=${join(h.rootDir, 'pki')}`] });
+  h.write(
+    'web.yaml',
+    busyboxPod(
+      'web',
+      `mkdir -p /tmp/www && echo hello-through-port-forward > /tmp/www/index.html && exec httpd -f -p 127.0.0.1:${httpPort} -h /tmp/www`,
+    ),
+  );
+  h.launch({
+    configFile: config,
+    kubeletPort,
+    extraArgs: [`--kubeconfig=${kubeconfig}`, '--node-ip=127.0.0.1', `--cert-dir=${join(h.rootDir, 'pki')}`],
+  });
   await waitFor(() => api.object('pods', 'kube-system', TALKER), { timeoutMs: 60_000, what: 'the talker mirror pod' });
-  await waitFor(async () => (await running('talker')) && (await running('web')), { timeoutMs: 60_000, what: 'talker and web running' });
+  await waitFor(async () => (await running('talker')) && (await running('web')), {
+    timeoutMs: 60_000,
+    what: 'talker and web running',
+  });
 });
 
 let failed = false;
@@ -85,11 +100,19 @@ describe('kubectl against the kubelet API', () => {
       .records()
       .filter((r) => /serv/i.test(String(r.msg)) && (r.severity === 'warning' || r.err !== undefined));
     expect(serving).toEqual([]);
-    expect(h.agent().records().some((r) => r.msg === 'Generated a self-signed serving certificate')).toBe(true);
+    expect(
+      h
+        .agent()
+        .records()
+        .some((r) => r.msg === 'Generated a self-signed serving certificate'),
+    ).toBe(true);
   });
 
   it('kubectl logs and --tail read the CRI log through the API server and the kubelet API', async () => {
-    await waitFor(async () => (await kubectl.ok(['logs', '-n', 'kube-system', TALKER])).includes('line-5'), { timeoutMs: 30_000, what: 'five lines logged' });
+    await waitFor(async () => (await kubectl.ok(['logs', '-n', 'kube-system', TALKER])).includes('line-5'), {
+      timeoutMs: 30_000,
+      what: 'five lines logged',
+    });
     const tail = await kubectl.ok(['logs', '-n', 'kube-system', TALKER, '--tail=4']);
     const lines = tail.trimEnd().split('\n');
     expect(lines).toHaveLength(4);
@@ -107,18 +130,30 @@ describe('kubectl against the kubelet API', () => {
 
   it('kubectl logs -f follows new lines', async () => {
     const follow = kubectl.start(['logs', '-f', '-n', 'kube-system', TALKER, '--tail=1']);
-    const seen = await waitFor(() => follow.stdout.split('\n').filter((l) => l.startsWith('line-')).length >= 5 && follow.stdout, { timeoutMs: 30_000, what: 'five followed lines' });
-    const numbers = seen.split('\n').filter((l) => l.startsWith('line-')).map((l) => Number(l.slice(5)));
+    const seen = await waitFor(
+      () => follow.stdout.split('\n').filter((l) => l.startsWith('line-')).length >= 5 && follow.stdout,
+      { timeoutMs: 30_000, what: 'five followed lines' },
+    );
+    const numbers = seen
+      .split('\n')
+      .filter((l) => l.startsWith('line-'))
+      .map((l) => Number(l.slice(5)));
     expect(numbers).toEqual([...numbers].sort((a, b) => a - b));
     await follow.stop();
   });
 
   it('kubectl logs --previous shows the run before the restart', async () => {
-    await waitFor(async () => (await h.pods('crasher'))[0]?.containers.some((c) => c.meta.restartCount >= 1), { timeoutMs: 60_000, what: 'the crasher restarted' });
-    const previous = await waitFor(async () => {
-      const r = await kubectl.run(['logs', '-n', 'kube-system', CRASHER, '--previous']);
-      return r.code === 0 && r.stdout.startsWith('run at ') && r.stdout;
-    }, { timeoutMs: 60_000, what: 'the previous run\'s log' });
+    await waitFor(async () => (await h.pods('crasher'))[0]?.containers.some((c) => c.meta.restartCount >= 1), {
+      timeoutMs: 60_000,
+      what: 'the crasher restarted',
+    });
+    const previous = await waitFor(
+      async () => {
+        const r = await kubectl.run(['logs', '-n', 'kube-system', CRASHER, '--previous']);
+        return r.code === 0 && r.stdout.startsWith('run at ') && r.stdout;
+      },
+      { timeoutMs: 60_000, what: "the previous run's log" },
+    );
     expect(previous).toMatch(/^run at \d+\n$/);
     const missing = await kubectl.run(['logs', '-n', 'kube-system', TALKER, '--previous']);
     expect(missing.code).not.toBe(0);
@@ -126,10 +161,16 @@ describe('kubectl against the kubelet API', () => {
   });
 
   it('kubectl exec runs a command, with its exit code, and with stdin', async () => {
-    expect(await kubectl.ok(['exec', '-n', 'kube-system', TALKER, '--', 'sh', '-c', 'echo out; echo err >&2'])).toBe('out\n');
+    expect(await kubectl.ok(['exec', '-n', 'kube-system', TALKER, '--', 'sh', '-c', 'echo out; echo err >&2'])).toBe(
+      'out\n',
+    );
     const failing = await kubectl.run(['exec', '-n', 'kube-system', TALKER, '--', 'sh', '-c', 'exit 7']);
     expect(failing.code).toBe(7);
-    const interactive = await kubectl.ok(['exec', '-i', '-n', 'kube-system', TALKER, '--', 'sh', '-c', 'read a; read b; echo "got $a and $b"'], 60_000, 'hello\nworld\n');
+    const interactive = await kubectl.ok(
+      ['exec', '-i', '-n', 'kube-system', TALKER, '--', 'sh', '-c', 'read a; read b; echo "got $a and $b"'],
+      60_000,
+      'hello\nworld\n',
+    );
     expect(interactive).toBe('got hello and world\n');
     expect(await kubectl.ok(['exec', '-n', 'kube-system', TALKER, '--', 'true'])).toBe('');
     const upgrades = api.requests.filter((r) => r.path.endsWith(`/pods/${TALKER}/exec`));
@@ -146,7 +187,13 @@ describe('kubectl against the kubelet API', () => {
 
   it('WebSocket where the runtime accepts it: an exec with v4.channel.k8s.io is proxied as is', async () => {
     const admin = api.kubeletClientCert;
-    const frames = await webSocketExec(`127.0.0.1`, kubeletPort, `/exec/kube-system/${TALKER}/main?command=echo&command=via-websocket&output=1&error=1`, { cert: admin.certPem, key: admin.keyPem }, 'v4.channel.k8s.io');
+    const frames = await webSocketExec(
+      `127.0.0.1`,
+      kubeletPort,
+      `/exec/kube-system/${TALKER}/main?command=echo&command=via-websocket&output=1&error=1`,
+      { cert: admin.certPem, key: admin.keyPem },
+      'v4.channel.k8s.io',
+    );
     expect(frames.protocol).toBe('v4.channel.k8s.io');
     expect(frames.channels[1]).toBe('via-websocket\n');
     expect(JSON.parse(frames.channels[3] ?? '{}')).toMatchObject({ status: 'Success' });
@@ -185,7 +232,10 @@ describe('kubectl against the kubelet API', () => {
     const follow = kubectl.start(['logs', '-f', '-n', 'kube-system', TALKER, '--tail=0']);
     await waitFor(() => follow.stdout.includes('line-'), { timeoutMs: 30_000, what: 'the follower streaming' });
     h.remove('talker.yaml');
-    const code = await Promise.race([follow.done, new Promise<string>((r) => setTimeout(() => r('still running'), 60_000))]);
+    const code = await Promise.race([
+      follow.done,
+      new Promise<string>((r) => setTimeout(() => r('still running'), 60_000)),
+    ]);
     expect(code).toBe(0);
   });
 });
@@ -217,7 +267,9 @@ describe('authentication and authorization of the kubelet API', () => {
     expect(real.status).toBe(403);
     expect(made_up).toEqual({ ...real, headers: made_up.headers });
     const sar = api.reviews.filter((x) => x.kind === 'SubjectAccessReview' && (x.spec.user as string) === 'viewer');
-    expect(sar.map((x) => (x.spec.resourceAttributes as { subresource: string }).subresource)).toEqual(expect.arrayContaining(['pods', 'proxy']));
+    expect(sar.map((x) => (x.spec.resourceAttributes as { subresource: string }).subresource)).toEqual(
+      expect.arrayContaining(['pods', 'proxy']),
+    );
     expect(sar.every((x) => x.by === `system:node:${NODE}`)).toBe(true);
   });
 
@@ -226,7 +278,10 @@ describe('authentication and authorization of the kubelet API', () => {
     const c = api.issueClientCert('stats-reader', []);
     const summary = await httpsGet(`${base}/stats/summary`, { cert: c.certPem, key: c.keyPem });
     expect(summary.status).toBe(200);
-    const doc = JSON.parse(summary.body) as { node: { nodeName: string; memory: { workingSetBytes: number } }; pods: { podRef: { name: string } }[] };
+    const doc = JSON.parse(summary.body) as {
+      node: { nodeName: string; memory: { workingSetBytes: number } };
+      pods: { podRef: { name: string } }[];
+    };
     expect(doc.node.nodeName).toBe(NODE);
     expect(doc.node.memory.workingSetBytes).toBeGreaterThan(0);
     expect(doc.pods.map((p) => p.podRef.name)).toContain(WEB);
@@ -249,17 +304,28 @@ describe('authentication and authorization of the kubelet API', () => {
     const as = { cert: admin.certPem, key: admin.keyPem };
     const get = (p: string): Promise<{ status: number; body: string }> => httpsGet(`${base}${p}`, as);
     expect((await get(`/containerLogs/kube-system/no-such-pod/main`)).status).toBe(404);
-    expect(await get(`/containerLogs/kube-system/${WEB}/nope`)).toMatchObject({ status: 404, body: `container "nope" not found in pod "${WEB}"` });
+    expect(await get(`/containerLogs/kube-system/${WEB}/nope`)).toMatchObject({
+      status: 404,
+      body: `container "nope" not found in pod "${WEB}"`,
+    });
     expect((await get(`/containerLogs/kube-system/${WEB}/main?tailLines=-1`)).status).toBe(422);
     expect((await get(`/containerLogs/kube-system/${WEB}/main?tailLines=ten`)).status).toBe(400);
-    expect((await get(`/containerLogs/kube-system/${WEB}/main?sinceSeconds=5&sinceTime=2024-01-01T00:00:00Z`)).status).toBe(422);
+    expect(
+      (await get(`/containerLogs/kube-system/${WEB}/main?sinceSeconds=5&sinceTime=2024-01-01T00:00:00Z`)).status,
+    ).toBe(422);
     expect((await get(`/containerLogs/kube-system/${WEB}/main/extra`)).status).toBe(404);
     expect((await get(`/containerLogs/kube-system/../${WEB}/main`)).status).toBe(404);
     expect((await get(`/containerLogs/kube-system/${WEB.toUpperCase()}/main`)).status).toBe(404);
     expect((await get(`/exec/kube-system/${WEB}/main?command=true&output=1`)).status).toBe(400);
     expect((await get('/healthz')).body).toBe('ok');
-    expect(JSON.parse((await get('/configz')).body)).toMatchObject({ kubeletconfig: { port: kubeletPort, authorization: { mode: 'Webhook' } } });
-    expect((await get('/metrics/resource')).body).toMatch(new RegExp(`container_memory_working_set_bytes\\{container="main",namespace="kube-system",pod="${WEB}"\\} \\d+ \\d+`));
+    expect(JSON.parse((await get('/configz')).body)).toMatchObject({
+      kubeletconfig: { port: kubeletPort, authorization: { mode: 'Webhook' } },
+    });
+    expect((await get('/metrics/resource')).body).toMatch(
+      new RegExp(
+        `container_memory_working_set_bytes\\{container="main",namespace="kube-system",pod="${WEB}"\\} \\d+ \\d+`,
+      ),
+    );
   });
 
   it('serves a self-signed certificate it made in <cert-dir>/kubelet.crt for the node name and IP', async () => {

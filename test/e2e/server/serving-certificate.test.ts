@@ -22,12 +22,21 @@ let api: FakeApiServer;
 let kubectl: Kubectl;
 let port: number;
 
-type Csr = { metadata: { name: string }; spec: { username: string; signerName: string; usages: string[]; request: string }; status: { certificate?: string; conditions?: { type: string }[] } };
-const servingCsrs = (): Csr[] => (api.objects('certificatesigningrequests') as unknown as Csr[]).filter((c) => c.spec.signerName === 'kubernetes.io/kubelet-serving');
+type Csr = {
+  metadata: { name: string };
+  spec: { username: string; signerName: string; usages: string[]; request: string };
+  status: { certificate?: string; conditions?: { type: string }[] };
+};
+const servingCsrs = (): Csr[] =>
+  (api.objects('certificatesigningrequests') as unknown as Csr[]).filter(
+    (c) => c.spec.signerName === 'kubernetes.io/kubelet-serving',
+  );
 
 function opensslRequest(b64: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = execFile('openssl', ['req', '-noout', '-text', '-verify'], (err, stdout, stderr) => (err ? reject(new Error(stderr)) : resolve(stdout + stderr)));
+    const child = execFile('openssl', ['req', '-noout', '-text', '-verify'], (err, stdout, stderr) =>
+      err ? reject(new Error(stderr)) : resolve(stdout + stderr),
+    );
     child.stdin?.end(Buffer.from(b64, 'base64'));
   });
 }
@@ -50,8 +59,13 @@ beforeAll(async () => {
   kubectl = new Kubectl(api.writeAdminKubeconfig(join(h.dir, 'admin.kubeconfig')), h.dir);
   const kubeconfig = api.writeKubeconfig(join(h.dir, 'kubelet.conf'), `system:node:${NODE}`, ['system:nodes']);
   const config = join(h.dir, 'serving-config.yaml');
-  writeFileSync(config, `apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\npodLogsDir: ${h.podLogsDir}\nserverTLSBootstrap: true\nauthentication:\n  x509: {clientCAFile: ${api.caFile}}\n`);
-  h.write('hello.yaml', `apiVersion: v1
+  writeFileSync(
+    config,
+    `apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\npodLogsDir: ${h.podLogsDir}\nserverTLSBootstrap: true\nauthentication:\n  x509: {clientCAFile: ${api.caFile}}\n`,
+  );
+  h.write(
+    'hello.yaml',
+    `apiVersion: v1
 kind: Pod
 metadata: {name: hello, namespace: kube-system}
 spec:
@@ -61,8 +75,13 @@ spec:
   - name: main
     image: ${TEST_IMAGES.busybox}
     command: ["sh", "-c", "echo hello from a verified kubelet; exec sleep 3600"]
-`);
-  h.launch({ configFile: config, kubeletPort: port, extraArgs: [`--kubeconfig=${kubeconfig}`, '--node-ip=127.0.0.1', `--cert-dir=${join(h.rootDir, 'pki')}`] });
+`,
+  );
+  h.launch({
+    configFile: config,
+    kubeletPort: port,
+    extraArgs: [`--kubeconfig=${kubeconfig}`, '--node-ip=127.0.0.1', `--cert-dir=${join(h.rootDir, 'pki')}`],
+  });
 });
 
 let failed = false;
@@ -70,7 +89,14 @@ afterEach((ctx) => {
   if (ctx.task.result?.state === 'fail') failed = true;
 });
 afterAll(async () => {
-  if (failed || process.env.SHOW_AGENT_LOG) console.log(`agent log:\n${h.agent().lines.filter((l) => /certificat|kubelet API|csr/i.test(l)).slice(-40).join('\n')}`);
+  if (failed || process.env.SHOW_AGENT_LOG)
+    console.log(
+      `agent log:\n${h
+        .agent()
+        .lines.filter((l) => /certificat|kubelet API|csr/i.test(l))
+        .slice(-40)
+        .join('\n')}`,
+    );
   await api?.dispose();
 });
 
@@ -88,33 +114,56 @@ describe('serverTLSBootstrap', () => {
 
   it('serves the issued certificate as soon as kubectl approves the CSR; an API server that verifies kubelets reaches it', async () => {
     await kubectl.ok(['certificate', 'approve', servingCsrs()[0]!.metadata.name]);
-    const cert = await waitFor(() => servedCertificate(), { timeoutMs: 30_000, what: 'the issued serving certificate served' });
+    const cert = await waitFor(() => servedCertificate(), {
+      timeoutMs: 30_000,
+      what: 'the issued serving certificate served',
+    });
     expect(cert.subject).toBe(`O=system:nodes\nCN=system:node:${NODE}`);
     expect(cert.subjectAltName).toBe(`DNS:${NODE}, IP Address:127.0.0.1`);
     api.verifyKubelets(api.caPem);
-    await waitFor(() => api.object('pods', 'kube-system', `hello-${NODE}`), { timeoutMs: 60_000, what: 'the mirror pod' });
-    const logs = await waitFor(async () => {
-      const r = await kubectl.run(['logs', '-n', 'kube-system', `hello-${NODE}`]);
-      return r.code === 0 && r.stdout;
-    }, { timeoutMs: 60_000, what: 'kubectl logs through a verified kubelet' });
+    await waitFor(() => api.object('pods', 'kube-system', `hello-${NODE}`), {
+      timeoutMs: 60_000,
+      what: 'the mirror pod',
+    });
+    const logs = await waitFor(
+      async () => {
+        const r = await kubectl.run(['logs', '-n', 'kube-system', `hello-${NODE}`]);
+        return r.code === 0 && r.stdout;
+      },
+      { timeoutMs: 60_000, what: 'kubectl logs through a verified kubelet' },
+    );
     expect(logs).toBe('hello from a verified kubelet\n');
   });
 
   it('rotates the short-lived serving certificate with a new CSR and serves the new one', async () => {
     const first = (await servedCertificate())!.fingerprint256;
     // The fake API server lists by name, so the renewal is the CSR not yet approved, not the second.
-    const renewal = await waitFor(() => servingCsrs().find((c) => !c.status?.conditions?.some((x) => x.type === 'Approved')), { timeoutMs: 90_000, what: 'a renewal CSR' });
+    const renewal = await waitFor(
+      () => servingCsrs().find((c) => !c.status?.conditions?.some((x) => x.type === 'Approved')),
+      { timeoutMs: 90_000, what: 'a renewal CSR' },
+    );
     await kubectl.ok(['certificate', 'approve', renewal.metadata.name]);
-    const next = await waitFor(async () => {
-      const c = await servedCertificate();
-      return c && c.fingerprint256 !== first && c;
-    }, { timeoutMs: 90_000, what: 'the renewed certificate served' });
+    const next = await waitFor(
+      async () => {
+        const c = await servedCertificate();
+        return c && c.fingerprint256 !== first && c;
+      },
+      { timeoutMs: 90_000, what: 'the renewed certificate served' },
+    );
     expect(next.subject).toBe(`O=system:nodes\nCN=system:node:${NODE}`);
     // Both requests, and their waits, went over the node's one connection (the one its lease renewals use).
     const user = `system:node:${NODE}`;
-    const nodeConnections = new Set(api.requests.filter((r) => r.user === user && r.path.startsWith('/apis/coordination.k8s.io/')).map((r) => r.connection));
+    const nodeConnections = new Set(
+      api.requests
+        .filter((r) => r.user === user && r.path.startsWith('/apis/coordination.k8s.io/'))
+        .map((r) => r.connection),
+    );
     const csrRequests = api.requests.filter((r) => r.user === user && r.path.startsWith('/apis/certificates.k8s.io/'));
     expect(csrRequests.filter((r) => r.method === 'POST')).toHaveLength(2);
-    expect(csrRequests.filter((r) => !nodeConnections.has(r.connection)).map((r) => `${r.method} ${r.path}?${r.query} on ${r.connection}`)).toEqual([]);
+    expect(
+      csrRequests
+        .filter((r) => !nodeConnections.has(r.connection))
+        .map((r) => `${r.method} ${r.path}?${r.query} on ${r.connection}`),
+    ).toEqual([]);
   }, 240_000);
 });

@@ -36,7 +36,12 @@ let status: StatusManager;
 let server: RunningEndpoints;
 
 function manifest(name: string, body: string): StaticPod {
-  const r = loadManifest(path.join(tmp, `${name}.yaml`), `apiVersion: v1\nkind: Pod\nmetadata: {name: ${name}}\nspec:\n${body}`, NODE, new Date());
+  const r = loadManifest(
+    path.join(tmp, `${name}.yaml`),
+    `apiVersion: v1\nkind: Pod\nmetadata: {name: ${name}}\nspec:\n${body}`,
+    NODE,
+    new Date(),
+  );
   if ('error' in r) throw new Error(r.error.message);
   return r.pod;
 }
@@ -128,7 +133,11 @@ describe('pod status from a real containerd', () => {
 `,
     );
     workers.apply({ op: 'ADD', pod });
-    const s = await statusWhen(pod, (x) => x.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true, 'web Ready');
+    const s = await statusWhen(
+      pod,
+      (x) => x.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true,
+      'web Ready',
+    );
     expect(s).toMatchObject({ phase: 'Running', hostIP: NODE_IP, podIP: NODE_IP, qosClass: 'BestEffort' });
     const app = container(s, 'app')!;
     expect(app.containerID).toMatch(/^containerd:\/\/[0-9a-f]{64}$/);
@@ -175,7 +184,11 @@ describe('pod status from a real containerd', () => {
 `,
     );
     workers.apply({ op: 'ADD', pod });
-    const s = await statusWhen(pod, (x) => container(x, 'app')?.state?.waiting?.reason === 'CrashLoopBackOff', 'crash CrashLoopBackOff');
+    const s = await statusWhen(
+      pod,
+      (x) => container(x, 'app')?.state?.waiting?.reason === 'CrashLoopBackOff',
+      'crash CrashLoopBackOff',
+    );
     expect(s.phase).toBe('Running');
     expect(container(s, 'app')?.lastState?.terminated).toMatchObject({ exitCode: 1, reason: 'Error' });
     expect(container(s, 'app')?.restartCount).toBeGreaterThanOrEqual(1);
@@ -183,7 +196,13 @@ describe('pod status from a real containerd', () => {
 
   it('prints them all through `bootlet pods`', async () => {
     let out = '';
-    expect(await runPodsCommand(['--root-dir', path.join(tmp, 'root')], (x) => (out += x), () => {})).toBe(0);
+    expect(
+      await runPodsCommand(
+        ['--root-dir', path.join(tmp, 'root')],
+        (x) => (out += x),
+        () => {},
+      ),
+    ).toBe(0);
     const statusOf = (name: string): string | undefined =>
       out
         .split('\n')

@@ -23,7 +23,11 @@ export const API_AUDIENCES: readonly string[] = ['https://kubernetes.default.svc
  * The entry of a token that still authenticates for one of the audiences (the server's own unless a
  * TokenReview names others); tokens without audiences (static and bootstrap tokens) serve any.
  */
-export function lookupToken(tokens: TokenTable, token: string, audiences: readonly string[] = API_AUDIENCES): TokenEntry | undefined {
+export function lookupToken(
+  tokens: TokenTable,
+  token: string,
+  audiences: readonly string[] = API_AUDIENCES,
+): TokenEntry | undefined {
   const entry = tokens.get(token);
   if (!entry || (entry.valid && !entry.valid())) return undefined;
   if (entry.audiences && !entry.audiences.some((a) => audiences.includes(a))) return undefined;
@@ -59,7 +63,10 @@ export function authenticate(
 }
 
 function withAuthenticated(u: UserInfo): UserInfo {
-  return { name: u.name, groups: u.groups.includes('system:authenticated') ? u.groups : [...u.groups, 'system:authenticated'] };
+  return {
+    name: u.name,
+    groups: u.groups.includes('system:authenticated') ? u.groups : [...u.groups, 'system:authenticated'],
+  };
 }
 
 const NODE_PREFIX = 'system:node:';

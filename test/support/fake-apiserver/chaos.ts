@@ -25,9 +25,16 @@ export class Chaos {
   hugeLineBytes = 100 * 1024 * 1024;
   /** Bytes of huge lines written so far (accepted by the socket): how much the client let in. */
   hugeLineBytesSent = 0;
-  private failures: { count: number; status: 500 | 503 | 429; retryAfterSeconds?: number; only?: (r: RequestFacts) => boolean } | undefined;
+  private failures:
+    | { count: number; status: 500 | 503 | 429; retryAfterSeconds?: number; only?: (r: RequestFacts) => boolean }
+    | undefined;
 
-  failNext(count: number, status: 500 | 503 | 429, retryAfterSeconds?: number, only?: (r: RequestFacts) => boolean): void {
+  failNext(
+    count: number,
+    status: 500 | 503 | 429,
+    retryAfterSeconds?: number,
+    only?: (r: RequestFacts) => boolean,
+  ): void {
     this.failures = count > 0 ? { count, status, retryAfterSeconds, only } : undefined;
   }
 

@@ -10,7 +10,10 @@ export function connectionsOf(api: FakeApiServer, user: string): ConnectionRecor
 
 /** The most connections open at one moment (each open from its handshake to its close). */
 export function mostOpenAtOnce(connections: readonly ConnectionRecord[]): number {
-  const edges = connections.flatMap((c) => [{ at: c.openedAt, d: 1 }, ...(c.closedAt === undefined ? [] : [{ at: c.closedAt, d: -1 }])]);
+  const edges = connections.flatMap((c) => [
+    { at: c.openedAt, d: 1 },
+    ...(c.closedAt === undefined ? [] : [{ at: c.closedAt, d: -1 }]),
+  ]);
   // A close at the same moment as an open counts first: that connection was gone by then.
   edges.sort((a, b) => a.at - b.at || a.d - b.d);
   let open = 0;

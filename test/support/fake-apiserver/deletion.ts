@@ -11,7 +11,12 @@ function secondsFromNow(s: number): string {
  * node (and not terminal) gets a deletionTimestamp and stays until a grace-0 delete; a later delete may
  * only shorten the grace period. Everything else goes at once. Returns the object as the answer shows it.
  */
-export function deleteFromStore(store: ObjectStore, rt: ResourceType, current: KObject, gracePeriodSeconds?: number): KObject {
+export function deleteFromStore(
+  store: ObjectStore,
+  rt: ResourceType,
+  current: KObject,
+  gracePeriodSeconds?: number,
+): KObject {
   const m = meta(current);
   if (rt.resource === 'pods' && rt.group === '') {
     const spec = obj(current.spec);

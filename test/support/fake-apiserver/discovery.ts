@@ -16,25 +16,47 @@ export const SERVER_VERSION: JsonObject = {
 export const AGGREGATED_V2 = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
 
 const SUB_VERBS = ['get', 'patch', 'update'];
-const PROXY_SUB_VERBS: Record<string, string[]> = { log: ['get'], exec: ['create', 'get'], attach: ['create', 'get'], portforward: ['create', 'get'], token: ['create'] };
+const PROXY_SUB_VERBS: Record<string, string[]> = {
+  log: ['get'],
+  exec: ['create', 'get'],
+  attach: ['create', 'get'],
+  portforward: ['create', 'get'],
+  token: ['create'],
+};
 const subVerbs = (s: string): string[] => PROXY_SUB_VERBS[s] ?? SUB_VERBS;
 
 function legacyResources(group: string): JsonObject[] {
   const out: JsonObject[] = [];
   for (const r of RESOURCES.filter((x) => x.group === group)) {
-    const entry: JsonObject = { name: r.resource, singularName: r.singular, namespaced: r.namespaced, kind: r.kind, verbs: r.verbs };
+    const entry: JsonObject = {
+      name: r.resource,
+      singularName: r.singular,
+      namespaced: r.namespaced,
+      kind: r.kind,
+      verbs: r.verbs,
+    };
     if (r.shortNames.length) entry.shortNames = r.shortNames;
     if (r.resource === 'pods') entry.categories = ['all'];
     out.push(entry);
     for (const s of r.subresources)
-      out.push({ name: `${r.resource}/${s}`, singularName: '', namespaced: r.namespaced, kind: r.kind, verbs: subVerbs(s) });
+      out.push({
+        name: `${r.resource}/${s}`,
+        singularName: '',
+        namespaced: r.namespaced,
+        kind: r.kind,
+        verbs: subVerbs(s),
+      });
   }
   return out;
 }
 
 /** /api: the legacy group's versions. */
 export function apiVersions(serverAddress: string): JsonObject {
-  return { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }] };
+  return {
+    kind: 'APIVersions',
+    versions: ['v1'],
+    serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }],
+  };
 }
 
 /** /apis: the named groups. */
@@ -64,7 +86,8 @@ function aggregatedResource(r: ResourceType): JsonObject {
   };
   if (r.shortNames.length) out.shortNames = r.shortNames;
   if (r.resource === 'pods') out.categories = ['all'];
-  if (r.subresources.length) out.subresources = r.subresources.map((s) => ({ subresource: s, responseKind: kind, verbs: subVerbs(s) }));
+  if (r.subresources.length)
+    out.subresources = r.subresources.map((s) => ({ subresource: s, responseKind: kind, verbs: subVerbs(s) }));
   return out;
 }
 
@@ -94,5 +117,11 @@ export function wantsAggregated(accept: string | undefined): boolean {
   return accept
     .split(',')
     .map((p) => p.replace(/\s+/g, ''))
-    .some((p) => p.startsWith('application/json') && p.includes('g=apidiscovery.k8s.io') && p.includes('v=v2;') && p.includes('as=APIGroupDiscoveryList'));
+    .some(
+      (p) =>
+        p.startsWith('application/json') &&
+        p.includes('g=apidiscovery.k8s.io') &&
+        p.includes('v=v2;') &&
+        p.includes('as=APIGroupDiscoveryList'),
+    );
 }

@@ -37,7 +37,8 @@ export class GarbageCollector {
 
   private sweep(): void {
     const all: { storageKey: string; o: KObject }[] = [];
-    for (const rt of RESOURCES) for (const o of this.store.list(rt.storageKey)) all.push({ storageKey: rt.storageKey, o });
+    for (const rt of RESOURCES)
+      for (const o of this.store.list(rt.storageKey)) all.push({ storageKey: rt.storageKey, o });
     const live = new Set(all.map(({ o }) => meta(o).uid));
     for (const rt of RESOURCES) {
       for (const o of this.store.list(rt.storageKey)) {

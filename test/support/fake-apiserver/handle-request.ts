@@ -109,7 +109,10 @@ export async function handleRequest(deps: HandlerDeps, req: Req, res: Res): Prom
       if (info.verb !== 'get' && info.verb !== 'list') throw methodNotAllowed();
       return reply(200, await deps.metrics.serve(info.rt.resource as 'nodes' | 'pods', info.namespace, info.name));
     }
-    if (info.kind === 'resource' && (info.rt.resource === 'tokenreviews' || info.rt.resource === 'subjectaccessreviews')) {
+    if (
+      info.kind === 'resource' &&
+      (info.rt.resource === 'tokenreviews' || info.rt.resource === 'subjectaccessreviews')
+    ) {
       if (info.verb !== 'create') throw methodNotAllowed();
       let body: unknown;
       try {
@@ -120,7 +123,12 @@ export async function handleRequest(deps: HandlerDeps, req: Req, res: Res): Prom
       if (!isObject(body)) throw badRequest('the review is not an object');
       if (info.rt.resource === 'tokenreviews') {
         const review = tokenReview(body, deps.tokens);
-        deps.reviewed({ kind: 'TokenReview', by: user.name, spec: {}, allowed: (review.status as JsonObject).authenticated === true });
+        deps.reviewed({
+          kind: 'TokenReview',
+          by: user.name,
+          spec: {},
+          allowed: (review.status as JsonObject).authenticated === true,
+        });
         return reply(201, review);
       }
       const { review, allowed } = subjectAccessReview(body, deps.grants, deps.store);
@@ -147,10 +155,25 @@ export async function handleRequest(deps: HandlerDeps, req: Req, res: Res): Prom
       res.end(r.body);
       return;
     }
-    const result = dispatchResource({ store: deps.store, user, req: info, rawBody: rawBody.toString('utf8'), rawBytes: rawBody, contentType, accept, res, chaos: deps.chaos, tokenIssuer: deps.tokenIssuer, serviceAccountAdmission: deps.serviceAccountAdmission }, (end) => {
-      record.status = 200;
-      return deps.watches(end);
-    });
+    const result = dispatchResource(
+      {
+        store: deps.store,
+        user,
+        req: info,
+        rawBody: rawBody.toString('utf8'),
+        rawBytes: rawBody,
+        contentType,
+        accept,
+        res,
+        chaos: deps.chaos,
+        tokenIssuer: deps.tokenIssuer,
+        serviceAccountAdmission: deps.serviceAccountAdmission,
+      },
+      (end) => {
+        record.status = 200;
+        return deps.watches(end);
+      },
+    );
     if (result) reply(result.status, result.body);
   } catch (e) {
     if (e instanceof ApiError) reply(e.code, e.toStatus(), e.headers);
@@ -159,7 +182,12 @@ export async function handleRequest(deps: HandlerDeps, req: Req, res: Res): Prom
 }
 
 /** An upgrade request (exec, attach, portforward from kubectl): authenticated, authorized, proxied to the node. */
-export async function handleUpgrade(deps: HandlerDeps, req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+export async function handleUpgrade(
+  deps: HandlerDeps,
+  req: IncomingMessage,
+  socket: Duplex,
+  head: Buffer,
+): Promise<void> {
   const method = req.method ?? 'GET';
   const url = new URL(req.url ?? '/', 'https://fake');
   const record: RequestRecord = {
@@ -179,18 +207,32 @@ export async function handleUpgrade(deps: HandlerDeps, req: IncomingMessage, soc
   };
   deps.log(record);
   const fail = (e: unknown): void => {
-    const err = e instanceof ApiError ? e : new ApiError(500, 'InternalError', `Internal error occurred: ${(e as Error).message}`);
+    const err =
+      e instanceof ApiError
+        ? e
+        : new ApiError(500, 'InternalError', `Internal error occurred: ${(e as Error).message}`);
     record.status = err.code;
     const text = JSON.stringify(err.toStatus()) + '\n';
-    socket.end(`HTTP/1.1 ${err.code} ${err.reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`);
+    socket.end(
+      `HTTP/1.1 ${err.code} ${err.reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+    );
   };
   socket.on('error', () => socket.destroy());
   try {
-    const user = authenticate(tlsSocketOf(req as unknown as Req), header(req as unknown as Req, 'authorization'), deps.tokens);
+    const user = authenticate(
+      tlsSocketOf(req as unknown as Req),
+      header(req as unknown as Req, 'authorization'),
+      deps.tokens,
+    );
     record.user = user?.name ?? '';
     if (!user) throw unauthorized();
     const info = parseRequest(method, req.url ?? '/');
-    if (info.kind !== 'resource' || info.rt.resource !== 'pods' || !['exec', 'attach', 'portforward'].includes(info.subresource)) throw badRequest('this path does not accept an upgrade');
+    if (
+      info.kind !== 'resource' ||
+      info.rt.resource !== 'pods' ||
+      !['exec', 'attach', 'portforward'].includes(info.subresource)
+    )
+      throw badRequest('this path does not accept an upgrade');
     record.verb = info.verb;
     const denied = authorize(user, info, deps.grants, deps.store);
     if (denied) throw denied;

@@ -34,7 +34,13 @@ export async function readBody(req: Req): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-export function sendJson(res: Res, status: number, body: Json, headers: Record<string, string> = {}, contentType = 'application/json'): void {
+export function sendJson(
+  res: Res,
+  status: number,
+  body: Json,
+  headers: Record<string, string> = {},
+  contentType = 'application/json',
+): void {
   if (res.writableEnded || res.headersSent) return;
   const text = JSON.stringify(body) + '\n';
   res.writeHead(status, {

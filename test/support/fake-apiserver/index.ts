@@ -28,10 +28,22 @@
  */
 import { FakeApiServer, type StartOptions } from './server.js';
 
-export { ADMIN, FakeApiServer, type ConnectionRecord, type IssuedToken, type KubeconfigOptions, type RequestRecord, type StartOptions } from './server.js';
+export {
+  ADMIN,
+  FakeApiServer,
+  type ConnectionRecord,
+  type IssuedToken,
+  type KubeconfigOptions,
+  type RequestRecord,
+  type StartOptions,
+} from './server.js';
 export type { RequestFacts, WatchFault } from './chaos.js';
 export type { KeyPair } from './pki.js';
-export { applyServiceAccount, kubeApiAccessVolume, SERVICE_ACCOUNT_MOUNT } from './core-objects/service-account-admission.js';
+export {
+  applyServiceAccount,
+  kubeApiAccessVolume,
+  SERVICE_ACCOUNT_MOUNT,
+} from './core-objects/service-account-admission.js';
 export type { KObject, Json, JsonObject } from './types.js';
 
 /** Starts a fake kube-apiserver on 127.0.0.1 (a free port unless given). Call dispose() when done. */

@@ -17,11 +17,19 @@ interface Scrape {
 
 function get(url: URL, tls: KubeletClientTls): Promise<string> {
   return new Promise((resolve, reject) => {
-    const r = request(url, { cert: tls.cert, key: tls.key, ca: tls.ca, rejectUnauthorized: tls.ca !== undefined, agent: false }, (res) => {
-      let text = '';
-      res.on('data', (c: Buffer) => (text += c.toString()));
-      res.on('end', () => (res.statusCode === 200 ? resolve(text) : reject(new Error(`${url.pathname}: ${res.statusCode} ${text.trim()}`))));
-    });
+    const r = request(
+      url,
+      { cert: tls.cert, key: tls.key, ca: tls.ca, rejectUnauthorized: tls.ca !== undefined, agent: false },
+      (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c.toString()));
+        res.on('end', () =>
+          res.statusCode === 200
+            ? resolve(text)
+            : reject(new Error(`${url.pathname}: ${res.statusCode} ${text.trim()}`)),
+        );
+      },
+    );
     r.on('error', reject);
     r.end();
   });
@@ -34,7 +42,11 @@ export function parseResourceMetrics(text: string): Scrape {
     if (!m) continue;
     const labels = Object.fromEntries([...(m[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((x) => [x[1], x[2]]));
     const v = Number(m[3]);
-    const key = m[1]!.startsWith('node_') ? 'node' : m[1]!.startsWith('pod_') ? `pod/${labels.namespace}/${labels.pod}` : `container/${labels.namespace}/${labels.pod}/${labels.container}`;
+    const key = m[1]!.startsWith('node_')
+      ? 'node'
+      : m[1]!.startsWith('pod_')
+        ? `pod/${labels.namespace}/${labels.pod}`
+        : `container/${labels.namespace}/${labels.pod}/${labels.container}`;
     if (m[1]!.endsWith('_cpu_usage_seconds_total')) s.cpu.set(key, v);
     if (m[1]!.endsWith('_memory_working_set_bytes')) s.memory.set(key, v);
   }
@@ -97,7 +109,13 @@ export class MetricsApi {
       const window = `${Math.round((s.now.at - s.before.at) / 1000)}s`;
       if (resource === 'nodes') {
         const u = this.usage(s, 'node');
-        if (u && (!name || name === str(node.metadata.name))) items.push({ metadata: { name: str(node.metadata.name), creationTimestamp: ts }, timestamp: ts, window, usage: u });
+        if (u && (!name || name === str(node.metadata.name)))
+          items.push({
+            metadata: { name: str(node.metadata.name), creationTimestamp: ts },
+            timestamp: ts,
+            window,
+            usage: u,
+          });
         continue;
       }
       const pods = new Map<string, JsonObject[]>();
@@ -111,15 +129,30 @@ export class MetricsApi {
       }
       for (const [k, containers] of pods) {
         const [ns, pod] = k.split('/');
-        items.push({ metadata: { name: pod!, namespace: ns!, creationTimestamp: ts }, timestamp: ts, window, containers });
+        items.push({
+          metadata: { name: pod!, namespace: ns!, creationTimestamp: ts },
+          timestamp: ts,
+          window,
+          containers,
+        });
       }
     }
     const kind = resource === 'nodes' ? 'NodeMetrics' : 'PodMetrics';
     if (name) {
       const one = items[0];
-      if (!one) throw new ApiError(404, 'NotFound', `${resource}.metrics.k8s.io "${name}" not found`, { name, group: 'metrics.k8s.io', kind: resource });
+      if (!one)
+        throw new ApiError(404, 'NotFound', `${resource}.metrics.k8s.io "${name}" not found`, {
+          name,
+          group: 'metrics.k8s.io',
+          kind: resource,
+        });
       return { kind, apiVersion: 'metrics.k8s.io/v1beta1', ...one };
     }
-    return { kind: `${kind}List`, apiVersion: 'metrics.k8s.io/v1beta1', metadata: {}, items: items.map((i) => ({ ...i })) };
+    return {
+      kind: `${kind}List`,
+      apiVersion: 'metrics.k8s.io/v1beta1',
+      metadata: {},
+      items: items.map((i) => ({ ...i })),
+    };
   }
 }

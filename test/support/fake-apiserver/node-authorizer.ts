@@ -12,7 +12,11 @@ import { obj, str } from './types.js';
 
 export type NodeDecision = { allowed: true } | { allowed: false; reason: string };
 
-const SUBDIVIDED: Record<string, GraphVertex> = { secrets: 'secret', configmaps: 'configmap', serviceaccounts: 'serviceaccount' };
+const SUBDIVIDED: Record<string, GraphVertex> = {
+  secrets: 'secret',
+  configmaps: 'configmap',
+  serviceaccounts: 'serviceaccount',
+};
 
 /**
  * The name the authorizer sees: the path's, or for list and watch the fieldSelector's exact
@@ -38,10 +42,16 @@ export function hasNodeNameSelector(info: ResourceRequest, nodeName: string): bo
 
 const ALLOW: NodeDecision = { allowed: true };
 const noOpinion = (reason = ''): NodeDecision => ({ allowed: false, reason });
-const noPathTo = (nodeName: string): NodeDecision => noOpinion(`no relationship found between node '${nodeName}' and this object`);
+const noPathTo = (nodeName: string): NodeDecision =>
+  noOpinion(`no relationship found between node '${nodeName}' and this object`);
 
 /** The graph's pod → node edge: the pod is bound to the node (mirror pods too: only their edges onward are cut). */
-function podOnNode(nodeName: string, info: ResourceRequest, name: string, store: ObjectStore | undefined): NodeDecision {
+function podOnNode(
+  nodeName: string,
+  info: ResourceRequest,
+  name: string,
+  store: ObjectStore | undefined,
+): NodeDecision {
   if (!name) return noOpinion('No Object name found');
   const pod = store?.get('pods', info.namespace, name);
   return pod && str(obj(pod.spec).nodeName) === nodeName ? ALLOW : noPathTo(nodeName);
@@ -82,19 +92,29 @@ function authorizeNode(nodeName: string, info: ResourceRequest): NodeDecision {
 }
 
 /** undefined: the kind is not subdivided, the node's static rules decide. */
-export function authorizeNodeGraph(nodeName: string, info: ResourceRequest, store: ObjectStore | undefined): NodeDecision | undefined {
+export function authorizeNodeGraph(
+  nodeName: string,
+  info: ResourceRequest,
+  store: ObjectStore | undefined,
+): NodeDecision | undefined {
   if (info.rt.group !== '') return undefined;
   if (info.rt.resource === 'pods') return authorizePod(nodeName, info, store);
   if (info.rt.resource === 'nodes') return authorizeNode(nodeName, info);
   const vertex = SUBDIVIDED[info.rt.resource];
   if (!vertex) return undefined;
   const name = attributesName(info);
-  const noPath: NodeDecision = { allowed: false, reason: `no relationship found between node '${nodeName}' and this object` };
+  const noPath: NodeDecision = {
+    allowed: false,
+    reason: `no relationship found between node '${nodeName}' and this object`,
+  };
   if (vertex === 'serviceaccount') {
-    if (info.verb !== 'create' || !name) return { allowed: false, reason: 'can only create tokens for individual service accounts' };
-    if (info.subresource !== 'token') return { allowed: false, reason: 'can only create token subresource of serviceaccount' };
+    if (info.verb !== 'create' || !name)
+      return { allowed: false, reason: 'can only create tokens for individual service accounts' };
+    if (info.subresource !== 'token')
+      return { allowed: false, reason: 'can only create token subresource of serviceaccount' };
   } else {
-    if (!['get', 'list', 'watch'].includes(info.verb)) return { allowed: false, reason: 'can only read resources of this type' };
+    if (!['get', 'list', 'watch'].includes(info.verb))
+      return { allowed: false, reason: 'can only read resources of this type' };
     if (info.subresource) return { allowed: false, reason: 'cannot read subresource' };
     if (!info.namespace) return { allowed: false, reason: 'can only read namespaced object of this type' };
     if (!name) return { allowed: false, reason: 'No Object name found' };

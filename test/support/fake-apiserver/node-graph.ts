@@ -28,7 +28,8 @@ export function podSecretNames(spec: JsonObject): Set<string> {
     add(str(obj(v.secret).secretName));
     for (const s of arr(obj(v.projected).sources)) add(nameOf(obj(s).secret));
     add(str(obj(v.azureFile).secretName));
-    for (const k of ['cephfs', 'cinder', 'flexVolume', 'rbd', 'scaleIO', 'iscsi', 'storageos']) if (isObject(v[k])) add(nameOf(obj(v[k]).secretRef));
+    for (const k of ['cephfs', 'cinder', 'flexVolume', 'rbd', 'scaleIO', 'iscsi', 'storageos'])
+      if (isObject(v[k])) add(nameOf(obj(v[k]).secretRef));
     if (isObject(v.csi)) add(nameOf(obj(v.csi).nodePublishSecretRef));
   }
   return out;
@@ -50,7 +51,13 @@ export function podConfigMapNames(spec: JsonObject): Set<string> {
 }
 
 /** Whether a pod bound to the node (in that namespace) has an edge to the object. */
-export function hasPathFrom(store: ObjectStore, nodeName: string, vertex: GraphVertex, namespace: string, name: string): boolean {
+export function hasPathFrom(
+  store: ObjectStore,
+  nodeName: string,
+  vertex: GraphVertex,
+  namespace: string,
+  name: string,
+): boolean {
   for (const pod of store.list('pods', namespace)) {
     const spec = obj(pod.spec);
     if (str(spec.nodeName) !== nodeName || MIRROR_ANNOTATION in meta(pod).annotations) continue;

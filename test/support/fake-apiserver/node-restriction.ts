@@ -52,7 +52,8 @@ export function admitNodeRequest(a: AdmissionAttributes, store: ObjectStore): Ap
   if (a.rt.group === '' && a.rt.resource === 'serviceaccounts' && a.op === 'CREATE' && a.subresource === 'token')
     return admitNodeTokenRequest(nodeName, a.namespace, a.object, store, deny, listerNotFound);
   if (a.rt.group === 'coordination.k8s.io' && a.rt.resource === 'leases') {
-    if (a.namespace !== 'kube-node-lease') return deny('can only access leases in the "kube-node-lease" system namespace');
+    if (a.namespace !== 'kube-node-lease')
+      return deny('can only access leases in the "kube-node-lease" system namespace');
     const leaseName = a.op === 'CREATE' ? str(a.object?.metadata.name) : a.name;
     if (leaseName !== nodeName) return deny('can only access node lease with the same name as the requesting node');
   }
@@ -70,28 +71,36 @@ function admitPod(a: AdmissionAttributes, nodeName: string, store: ObjectStore, 
   if (a.op === 'DELETE') {
     const existing = a.oldObject;
     if (!existing) return listerNotFound('pod', a.name);
-    if (str(obj(existing.spec).nodeName) !== nodeName) return deny(`node "${nodeName}" can only delete pods with spec.nodeName set to itself`);
+    if (str(obj(existing.spec).nodeName) !== nodeName)
+      return deny(`node "${nodeName}" can only delete pods with spec.nodeName set to itself`);
     return undefined;
   }
-  if (a.op !== 'CREATE') return deny(`unexpected operation "${a.op}", node "${nodeName}" can only create and delete mirror pods`);
+  if (a.op !== 'CREATE')
+    return deny(`unexpected operation "${a.op}", node "${nodeName}" can only create and delete mirror pods`);
   const pod = a.object;
   if (!pod) return deny('unexpected type <nil>');
   if (!(MIRROR_ANNOTATION in meta(pod).annotations))
     return deny(`pod does not have "${MIRROR_ANNOTATION}" annotation, node "${nodeName}" can only create mirror pods`);
   const spec = obj(pod.spec);
-  if (str(spec.nodeName) !== nodeName) return deny(`node "${nodeName}" can only create pods with spec.nodeName set to itself`);
+  if (str(spec.nodeName) !== nodeName)
+    return deny(`node "${nodeName}" can only create pods with spec.nodeName set to itself`);
   const owners = arr(pod.metadata.ownerReferences).map(obj);
-  if (owners.length > 1) return deny(`node "${nodeName}" can only create pods with a single owner reference set to itself`);
+  if (owners.length > 1)
+    return deny(`node "${nodeName}" can only create pods with a single owner reference set to itself`);
   if (owners.length === 0) return deny(`node "${nodeName}" can only create pods with an owner reference set to itself`);
   const owner = owners[0];
   if (str(owner.apiVersion) !== 'v1' || str(owner.kind) !== 'Node' || str(owner.name) !== nodeName)
     return deny(`node "${nodeName}" can only create pods with an owner reference set to itself`);
-  if (owner.controller !== true) return deny(`node "${nodeName}" can only create pods with a controller owner reference set to itself`);
-  if (owner.blockOwnerDeletion === true) return deny(`node "${nodeName}" must not set blockOwnerDeletion on an owner reference`);
+  if (owner.controller !== true)
+    return deny(`node "${nodeName}" can only create pods with a controller owner reference set to itself`);
+  if (owner.blockOwnerDeletion === true)
+    return deny(`node "${nodeName}" must not set blockOwnerDeletion on an owner reference`);
   const node = store.get('nodes', '', nodeName);
   if (!node) return listerNotFound('node', nodeName);
-  if (str(owner.uid) !== meta(node).uid) return deny(`node ${nodeName} UID mismatch: expected ${str(owner.uid)} got ${meta(node).uid}`);
-  if (str(spec.serviceAccountName) || str(spec.serviceAccount)) return deny(`node "${nodeName}" can not create pods that reference a service account`);
+  if (str(owner.uid) !== meta(node).uid)
+    return deny(`node ${nodeName} UID mismatch: expected ${str(owner.uid)} got ${meta(node).uid}`);
+  if (str(spec.serviceAccountName) || str(spec.serviceAccount))
+    return deny(`node "${nodeName}" can not create pods that reference a service account`);
   if (referencesSecrets(spec)) return deny(`node "${nodeName}" can not create pods that reference secrets`);
   if (referencesConfigMaps(spec)) return deny(`node "${nodeName}" can not create pods that reference configmaps`);
   const volumes = arr(spec.volumes).map(obj);
@@ -99,7 +108,8 @@ function admitPod(a: AdmissionAttributes, nodeName: string, store: ObjectStore, 
     return deny(`node "${nodeName}" can not create pods that reference clustertrustbundles`);
   if (volumes.some((v) => isObject(v.persistentVolumeClaim)))
     return deny(`node "${nodeName}" can not create pods that reference persistentvolumeclaims`);
-  if (arr(spec.resourceClaims).length > 0) return deny(`node "${nodeName}" can not create pods that reference resourceclaims`);
+  if (arr(spec.resourceClaims).length > 0)
+    return deny(`node "${nodeName}" can not create pods that reference resourceclaims`);
   return undefined;
 }
 
@@ -118,7 +128,11 @@ function referencesSecrets(spec: Record<string, Json>): boolean {
     if (isObject(v.secret)) return true;
     if (arr(obj(v.projected).sources).some((s) => isObject(obj(s).secret))) return true;
     for (const k of ['azureFile', 'cephfs', 'cinder', 'flexVolume', 'rbd', 'scaleIO', 'iscsi', 'storageos', 'csi'])
-      if (isObject(v[k]) && (isObject(obj(v[k]).secretRef) || isObject(obj(v[k]).nodePublishSecretRef) || str(obj(v[k]).secretName))) return true;
+      if (
+        isObject(v[k]) &&
+        (isObject(obj(v[k]).secretRef) || isObject(obj(v[k]).nodePublishSecretRef) || str(obj(v[k]).secretName))
+      )
+        return true;
   }
   return false;
 }
@@ -140,8 +154,10 @@ function admitPodStatus(a: AdmissionAttributes, nodeName: string, deny: Deny): A
   const old = a.oldObject;
   const next = a.object;
   if (!old || !next) return deny('unexpected type <nil>');
-  if (str(obj(old.spec).nodeName) !== nodeName) return deny(`node "${nodeName}" can only update pod status for pods with spec.nodeName set to itself`);
-  if (!jsonEqual(meta(old).labels, meta(next).labels)) return deny(`node "${nodeName}" cannot update labels through pod status`);
+  if (str(obj(old.spec).nodeName) !== nodeName)
+    return deny(`node "${nodeName}" can only update pod status for pods with spec.nodeName set to itself`);
+  if (!jsonEqual(meta(old).labels, meta(next).labels))
+    return deny(`node "${nodeName}" cannot update labels through pod status`);
   if (!jsonEqual(obj(old.status).resourceClaimStatuses, obj(next.status).resourceClaimStatuses))
     return deny(`node "${nodeName}" cannot update resource claim statues`);
   return undefined;
@@ -174,7 +190,8 @@ function admitNode(a: AdmissionAttributes, nodeName: string, deny: Deny): ApiErr
   if (requested !== nodeName) return deny(`node "${nodeName}" is not allowed to modify node "${requested}"`);
   const next = a.object;
   if (a.op === 'CREATE' && next) {
-    if (isObject(obj(next.spec).configSource)) return deny(`node "${nodeName}" is not allowed to create pods with a non-nil configSource`);
+    if (isObject(obj(next.spec).configSource))
+      return deny(`node "${nodeName}" is not allowed to create pods with a non-nil configSource`);
     const bad = forbiddenLabels(meta(next).labels, {});
     if (bad.length) return deny(`node "${nodeName}" is not allowed to set the following labels: ${bad.join(', ')}`);
   }
@@ -183,7 +200,8 @@ function admitNode(a: AdmissionAttributes, nodeName: string, deny: Deny): ApiErr
     const cs = obj(next.spec).configSource;
     if (isObject(cs) && !jsonEqual(cs, obj(old.spec).configSource))
       return deny(`node "${nodeName}" is not allowed to update configSource to a new non-nil configSource`);
-    if (!jsonEqual(arr(obj(next.spec).taints), arr(obj(old.spec).taints))) return deny(`node "${nodeName}" is not allowed to modify taints`);
+    if (!jsonEqual(arr(obj(next.spec).taints), arr(obj(old.spec).taints)))
+      return deny(`node "${nodeName}" is not allowed to modify taints`);
     const bad = forbiddenLabels(meta(next).labels, meta(old).labels);
     if (bad.length) return deny(`is not allowed to modify labels: ${bad.join(', ')}`);
   }

@@ -29,20 +29,39 @@ function paths(group: string): JsonObject {
   for (const rt of RESOURCES.filter((r) => r.group === group)) {
     const base = `/${gvPath(group)}${rt.namespaced ? '/namespaces/{namespace}' : ''}/${rt.resource}`;
     out[base] = { get: op(rt, 'list', false), post: op(rt, 'post', true) };
-    out[`${base}/{name}`] = { get: op(rt, 'get', false), put: op(rt, 'put', true), patch: op(rt, 'patch', true), delete: op(rt, 'delete', false) };
-    for (const s of rt.subresources) out[`${base}/{name}/${s}`] = { get: op(rt, 'get', false), put: op(rt, 'put', true), patch: op(rt, 'patch', true) };
+    out[`${base}/{name}`] = {
+      get: op(rt, 'get', false),
+      put: op(rt, 'put', true),
+      patch: op(rt, 'patch', true),
+      delete: op(rt, 'delete', false),
+    };
+    for (const s of rt.subresources)
+      out[`${base}/{name}/${s}`] = {
+        get: op(rt, 'get', false),
+        put: op(rt, 'put', true),
+        patch: op(rt, 'patch', true),
+      };
   }
   return out;
 }
 
 export function openApiDocument(group: string): JsonObject {
-  return { openapi: '3.0.0', info: { title: 'Kubernetes', version: 'v1.32.4' }, paths: paths(group), components: { schemas: {} } };
+  return {
+    openapi: '3.0.0',
+    info: { title: 'Kubernetes', version: 'v1.32.4' },
+    paths: paths(group),
+    components: { schemas: {} },
+  };
 }
 
 export function openApiIndex(): JsonObject {
   const out: JsonObject = {};
   for (const g of ['', ...GROUPS]) {
-    const hash = createHash('sha512').update(JSON.stringify(openApiDocument(g))).digest('hex').slice(0, 128).toUpperCase();
+    const hash = createHash('sha512')
+      .update(JSON.stringify(openApiDocument(g)))
+      .digest('hex')
+      .slice(0, 128)
+      .toUpperCase();
     out[gvPath(g)] = { serverRelativeURL: `/openapi/v3/${gvPath(g)}?hash=${hash}` };
   }
   return { paths: out };
@@ -54,4 +73,3 @@ export function openApiGroupOf(path: string): string | undefined {
   for (const g of ['', ...GROUPS]) if (rest === gvPath(g)) return g;
   return undefined;
 }
-

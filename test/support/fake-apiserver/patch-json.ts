@@ -44,7 +44,8 @@ function add(doc: Json, pointer: string, value: Json): Json {
   const { parent, key } = resolveParent(doc, pointer);
   if (Array.isArray(parent)) {
     const i = key === '-' ? parent.length : Number(key);
-    if (!Number.isInteger(i) || i < 0 || i > parent.length) throw failed(`add operation does not apply: doc is missing path: "${pointer}"`);
+    if (!Number.isInteger(i) || i < 0 || i > parent.length)
+      throw failed(`add operation does not apply: doc is missing path: "${pointer}"`);
     parent.splice(i, 0, deepCopy(value));
   } else parent[key] = deepCopy(value);
   return doc;
@@ -54,7 +55,8 @@ function remove(doc: Json, pointer: string): Json {
   const { parent, key } = resolveParent(doc, pointer);
   if (Array.isArray(parent)) {
     const i = Number(key);
-    if (!(i >= 0 && i < parent.length)) throw failed(`remove operation does not apply: doc is missing path: "${pointer}"`);
+    if (!(i >= 0 && i < parent.length))
+      throw failed(`remove operation does not apply: doc is missing path: "${pointer}"`);
     parent.splice(i, 1);
   } else {
     if (!(key in parent)) throw failed(`remove operation does not apply: doc is missing path: "${pointer}"`);

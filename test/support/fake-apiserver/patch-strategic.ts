@@ -69,7 +69,12 @@ function join(path: string, key: string): string {
   return path ? `${path}.${key}` : key;
 }
 
-function mergeMap(target: JsonObject, patch: JsonObject, path: string, schema: Record<string, ListStrategy>): JsonObject | undefined {
+function mergeMap(
+  target: JsonObject,
+  patch: JsonObject,
+  path: string,
+  schema: Record<string, ListStrategy>,
+): JsonObject | undefined {
   const directive = patch.$patch;
   if (directive === 'delete') return undefined;
   if (directive === 'replace') {
@@ -85,7 +90,8 @@ function mergeMap(target: JsonObject, patch: JsonObject, path: string, schema: R
     if (k.startsWith(DELETE_FROM_PRIMITIVE)) {
       const field = k.slice(DELETE_FROM_PRIMITIVE.length);
       const drop = Array.isArray(v) ? v : [];
-      if (Array.isArray(out[field])) out[field] = (out[field] as Json[]).filter((x) => !drop.some((d) => jsonEqual(d, x)));
+      if (Array.isArray(out[field]))
+        out[field] = (out[field] as Json[]).filter((x) => !drop.some((d) => jsonEqual(d, x)));
       continue;
     }
     if (v === null) {

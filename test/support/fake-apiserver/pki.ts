@@ -36,10 +36,25 @@ export function createPki(dir: string): Pki {
   const caFile = join(dir, 'ca.crt');
   openssl(
     [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-      '-keyout', caKey, '-out', caFile, '-days', '3650', '-subj', '/CN=fake-kube-apiserver-ca',
-      '-addext', 'basicConstraints=critical,CA:TRUE',
-      '-addext', 'keyUsage=critical,keyCertSign,cRLSign,digitalSignature',
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      caKey,
+      '-out',
+      caFile,
+      '-days',
+      '3650',
+      '-subj',
+      '/CN=fake-kube-apiserver-ca',
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+      '-addext',
+      'keyUsage=critical,keyCertSign,cRLSign,digitalSignature',
     ],
     dir,
   );
@@ -51,13 +66,42 @@ export function createPki(dir: string): Pki {
     const extFile = join(dir, `${base}.ext`);
     writeFileSync(extFile, ext);
     openssl(
-      ['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-        '-keyout', keyFile, '-out', csr, '-subj', subj],
+      [
+        'req',
+        '-new',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-keyout',
+        keyFile,
+        '-out',
+        csr,
+        '-subj',
+        subj,
+      ],
       dir,
     );
     openssl(
-      ['x509', '-req', '-in', csr, '-CA', caFile, '-CAkey', caKey, '-set_serial', String(Date.now() * 1000 + ++serial),
-        '-days', '3650', '-out', certFile, '-extfile', extFile],
+      [
+        'x509',
+        '-req',
+        '-in',
+        csr,
+        '-CA',
+        caFile,
+        '-CAkey',
+        caKey,
+        '-set_serial',
+        String(Date.now() * 1000 + ++serial),
+        '-days',
+        '3650',
+        '-out',
+        certFile,
+        '-extfile',
+        extFile,
+      ],
       dir,
     );
     return { certFile, keyFile, certPem: readFileSync(certFile, 'utf8'), keyPem: readFileSync(keyFile, 'utf8') };

@@ -77,27 +77,44 @@ function time(v: Json | undefined): Json | undefined {
 /** The few places where the JSON form differs from the message: times, and ExtraValue as a plain list. */
 function toJsonForm(o: JsonObject): JsonObject {
   const meta = o.metadata;
-  if (isObject(meta)) for (const k of ['creationTimestamp', 'deletionTimestamp']) if (meta[k] !== undefined) meta[k] = time(meta[k]) ?? null;
+  if (isObject(meta))
+    for (const k of ['creationTimestamp', 'deletionTimestamp'])
+      if (meta[k] !== undefined) meta[k] = time(meta[k]) ?? null;
   const spec = o.spec;
-  if (isObject(spec) && isObject(spec.extra)) for (const [k, v] of Object.entries(spec.extra)) spec.extra[k] = isObject(v) ? (v.items ?? []) : v;
+  if (isObject(spec) && isObject(spec.extra))
+    for (const [k, v] of Object.entries(spec.extra)) spec.extra[k] = isObject(v) ? (v.items ?? []) : v;
   // IntOrString is a number or a string in JSON.
   if (isObject(spec) && Array.isArray(spec.ports))
-    for (const p of spec.ports) if (isObject(p) && isObject(p.targetPort)) p.targetPort = p.targetPort.type === 1 ? (p.targetPort.strVal ?? '') : (p.targetPort.intVal ?? 0);
+    for (const p of spec.ports)
+      if (isObject(p) && isObject(p.targetPort))
+        p.targetPort = p.targetPort.type === 1 ? (p.targetPort.strVal ?? '') : (p.targetPort.intVal ?? 0);
   const status = o.status;
   if (isObject(status) && Array.isArray(status.conditions))
-    for (const c of status.conditions) if (isObject(c)) for (const k of ['lastUpdateTime', 'lastTransitionTime']) if (c[k] !== undefined) c[k] = time(c[k]) ?? null;
+    for (const c of status.conditions)
+      if (isObject(c))
+        for (const k of ['lastUpdateTime', 'lastTransitionTime']) if (c[k] !== undefined) c[k] = time(c[k]) ?? null;
   return o;
 }
 
 /** Decodes a protobuf request body into the object's JSON form (apiVersion and kind included). */
 export function decodeProtobuf(body: Buffer): JsonObject {
-  if (body.length < 4 || !body.subarray(0, 4).equals(MAGIC)) throw badRequest('provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]');
-  const unknown = root.lookupType('k8s.Unknown').toObject(root.lookupType('k8s.Unknown').decode(body.subarray(4)), { bytes: Buffer }) as { typeMeta?: { apiVersion?: string; kind?: string }; raw?: Buffer };
+  if (body.length < 4 || !body.subarray(0, 4).equals(MAGIC))
+    throw badRequest('provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]');
+  const unknown = root
+    .lookupType('k8s.Unknown')
+    .toObject(root.lookupType('k8s.Unknown').decode(body.subarray(4)), { bytes: Buffer }) as {
+    typeMeta?: { apiVersion?: string; kind?: string };
+    raw?: Buffer;
+  };
   const apiVersion = unknown.typeMeta?.apiVersion ?? '';
   const kind = unknown.typeMeta?.kind ?? '';
   const typeName = KINDS[`${apiVersion} ${kind}`];
   if (!typeName) throw unsupportedPatch();
   const type = root.lookupType(typeName);
-  const obj = type.toObject(type.decode(unknown.raw ?? Buffer.alloc(0)), { longs: Number, bytes: String, defaults: false }) as JsonObject;
+  const obj = type.toObject(type.decode(unknown.raw ?? Buffer.alloc(0)), {
+    longs: Number,
+    bytes: String,
+    defaults: false,
+  }) as JsonObject;
   return { apiVersion, kind, ...toJsonForm(obj) };
 }

@@ -50,7 +50,14 @@ export const RESOURCES: readonly ResourceType[] = [
   rt('', 'serviceaccounts', 'ServiceAccount', true, ['sa'], ['token']),
   rt('coordination.k8s.io', 'leases', 'Lease', true),
   rt('events.k8s.io', 'events', 'Event', true, ['ev']),
-  rt('certificates.k8s.io', 'certificatesigningrequests', 'CertificateSigningRequest', false, ['csr'], ['approval', 'status']),
+  rt(
+    'certificates.k8s.io',
+    'certificatesigningrequests',
+    'CertificateSigningRequest',
+    false,
+    ['csr'],
+    ['approval', 'status'],
+  ),
   rt('authentication.k8s.io', 'tokenreviews', 'TokenReview', false, [], [], 'v1', ['create']),
   rt('authorization.k8s.io', 'subjectaccessreviews', 'SubjectAccessReview', false, [], [], 'v1', ['create']),
   // Served from the nodes' /metrics/resource, as metrics-server would (metrics-api.ts).
@@ -75,7 +82,14 @@ export function byKey(storageKey: string): ResourceType {
   return found;
 }
 
-export const GROUPS: readonly string[] = ['coordination.k8s.io', 'events.k8s.io', 'certificates.k8s.io', 'authentication.k8s.io', 'authorization.k8s.io', 'metrics.k8s.io'];
+export const GROUPS: readonly string[] = [
+  'coordination.k8s.io',
+  'events.k8s.io',
+  'certificates.k8s.io',
+  'authentication.k8s.io',
+  'authorization.k8s.io',
+  'metrics.k8s.io',
+];
 
 /** The one version each group serves. */
 export function groupVersion(group: string): string {

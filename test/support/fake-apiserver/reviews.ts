@@ -20,13 +20,21 @@ export interface ReviewRecord {
 export function tokenReview(body: JsonObject, tokens: TokenTable): JsonObject {
   const token = str(obj(body.spec).token);
   if (!token) throw badRequest('TokenReview: spec.token is required');
-  const asked = arr(obj(body.spec).audiences).map((a) => str(a)).filter(Boolean);
+  const asked = arr(obj(body.spec).audiences)
+    .map((a) => str(a))
+    .filter(Boolean);
   const wanted = asked.length ? asked : API_AUDIENCES;
   const user = lookupToken(tokens, token, wanted);
   const status: JsonObject = user ? { authenticated: true, user: reviewedUser(user) } : { authenticated: false };
   // The audiences the token is good for among those asked about.
   if (user?.audiences) status.audiences = wanted.filter((a) => user.audiences?.includes(a));
-  return { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', metadata: { creationTimestamp: null }, spec: obj(body.spec), status };
+  return {
+    apiVersion: 'authentication.k8s.io/v1',
+    kind: 'TokenReview',
+    metadata: { creationTimestamp: null },
+    spec: obj(body.spec),
+    status,
+  };
 }
 
 function reviewedUser(user: TokenEntry): JsonObject {
@@ -36,10 +44,17 @@ function reviewedUser(user: TokenEntry): JsonObject {
   return out;
 }
 
-export function subjectAccessReview(body: JsonObject, grants: Grants, store?: ObjectStore): { review: JsonObject; allowed: boolean } {
+export function subjectAccessReview(
+  body: JsonObject,
+  grants: Grants,
+  store?: ObjectStore,
+): { review: JsonObject; allowed: boolean } {
   const spec = obj(body.spec);
   const ra = obj(spec.resourceAttributes);
-  const user: UserInfo = { name: str(spec.user), groups: Array.isArray(spec.groups) ? spec.groups.map((g) => str(g)) : [] };
+  const user: UserInfo = {
+    name: str(spec.user),
+    groups: Array.isArray(spec.groups) ? spec.groups.map((g) => str(g)) : [],
+  };
   const rt = findResource(str(ra.group), str(ra.version) || 'v1', str(ra.resource));
   let allowed = false;
   let reason = '';
@@ -58,5 +73,14 @@ export function subjectAccessReview(body: JsonObject, grants: Grants, store?: Ob
     reason = denied ? denied.message : 'allowed by the fake API server';
   } else reason = 'no such resource';
   const status: JsonObject = { allowed, ...(allowed ? {} : { reason }) };
-  return { review: { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', metadata: { creationTimestamp: null }, spec, status }, allowed };
+  return {
+    review: {
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SubjectAccessReview',
+      metadata: { creationTimestamp: null },
+      spec,
+      status,
+    },
+    allowed,
+  };
 }

@@ -86,7 +86,10 @@ export class FakeApiServer {
   private readonly tokens: TokenTable = new Map();
   private readonly tokenIssuer = new TokenIssuer(this.store, this.tokens);
   private saAdmission = false;
-  private readonly controllers = new ClusterObjectControllers(this.store, { caPem: () => this.pki.caPem, targetPort: 6443 });
+  private readonly controllers = new ClusterObjectControllers(this.store, {
+    caPem: () => this.pki.caPem,
+    targetPort: 6443,
+  });
   private server: Http2SecureServer | HttpsServer | undefined;
   private http2: boolean;
   private readonly sockets = new Set<Socket>();
@@ -311,9 +314,18 @@ export class FakeApiServer {
   // ---- lifecycle ----
   async start(): Promise<void> {
     if (this.server) return;
-    const tls = { key: this.pki.server.keyPem, cert: this.pki.server.certPem, ca: this.pki.caPem, requestCert: true, rejectUnauthorized: false };
-    const handler = (req: unknown, res: unknown): void => void handleRequest(this.handlerDeps(), req as Req, res as Res);
-    const server: Http2SecureServer | HttpsServer = this.http2 ? createSecureServer({ ...tls, allowHTTP1: true }, handler) : createHttpsServer(tls, handler);
+    const tls = {
+      key: this.pki.server.keyPem,
+      cert: this.pki.server.certPem,
+      ca: this.pki.caPem,
+      requestCert: true,
+      rejectUnauthorized: false,
+    };
+    const handler = (req: unknown, res: unknown): void =>
+      void handleRequest(this.handlerDeps(), req as Req, res as Res);
+    const server: Http2SecureServer | HttpsServer = this.http2
+      ? createSecureServer({ ...tls, allowHTTP1: true }, handler)
+      : createHttpsServer(tls, handler);
     server.on('secureConnection', (socket: TLSSocket) => {
       const record: ConnectionRecord = {
         id: this.connections.length + 1,
@@ -326,7 +338,10 @@ export class FakeApiServer {
       socket.on('close', () => (record.closedAt = performance.now()));
     });
     // kubectl exec, attach and port-forward upgrade an HTTP/1.1 connection.
-    server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => void handleUpgrade(this.handlerDeps(), req, socket, head));
+    server.on(
+      'upgrade',
+      (req: IncomingMessage, socket: Duplex, head: Buffer) => void handleUpgrade(this.handlerDeps(), req, socket, head),
+    );
     server.setTimeout(0);
     // Raw TCP sockets, so that a connection still in its TLS handshake is cut by stop() too.
     server.on('connection', (s: Socket) => {

@@ -69,7 +69,14 @@ export function forbidden(rt: ResourceType | undefined, name: string, why: strin
 }
 
 export interface FieldCause {
-  type: 'FieldValueRequired' | 'FieldValueInvalid' | 'FieldValueDuplicate' | 'FieldValueForbidden' | 'FieldValueNotSupported' | 'FieldValueTooLong' | 'FieldValueNotFound';
+  type:
+    | 'FieldValueRequired'
+    | 'FieldValueInvalid'
+    | 'FieldValueDuplicate'
+    | 'FieldValueForbidden'
+    | 'FieldValueNotSupported'
+    | 'FieldValueTooLong'
+    | 'FieldValueNotFound';
   field: string;
   /** The text after "field: ", e.g. `Required value` or `Invalid value: "x": why`. */
   detail: string;
@@ -116,13 +123,20 @@ export function unsupportedPatch(): ApiError {
 
 /** The failures failNext() injects, shaped as the server's own. */
 export function injected(code: 500 | 503 | 429, retryAfterSeconds?: number): ApiError {
-  const headers: Record<string, string> = retryAfterSeconds !== undefined ? { 'Retry-After': String(retryAfterSeconds) } : {};
+  const headers: Record<string, string> =
+    retryAfterSeconds !== undefined ? { 'Retry-After': String(retryAfterSeconds) } : {};
   const d: JsonObject = retryAfterSeconds !== undefined ? { retryAfterSeconds } : {};
   switch (code) {
     case 429:
       return new ApiError(429, 'TooManyRequests', 'Too many requests, please try again later.', d, headers);
     case 503:
-      return new ApiError(503, 'ServiceUnavailable', 'The server is currently unable to handle the request', d, headers);
+      return new ApiError(
+        503,
+        'ServiceUnavailable',
+        'The server is currently unable to handle the request',
+        d,
+        headers,
+      );
     default:
       return new ApiError(500, 'InternalError', 'Internal error occurred: injected failure', d, headers);
   }

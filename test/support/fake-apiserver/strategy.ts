@@ -41,12 +41,21 @@ export function prepareForCreate(rt: ResourceType, o: KObject): KObject {
 function admitPodPriority(rt: ResourceType, pod: KObject): void {
   const spec = obj(pod.spec);
   const pc = str(spec.priorityClassName);
-  if (pc && !(pc in PRIORITY_CLASSES)) throw forbidden(rt, str(pod.metadata.name), `no PriorityClass with name ${pc} was found`);
+  if (pc && !(pc in PRIORITY_CLASSES))
+    throw forbidden(rt, str(pod.metadata.name), `no PriorityClass with name ${pc} was found`);
   const computed = PRIORITY_CLASSES[pc] ?? 0;
   if (typeof spec.priority === 'number' && spec.priority !== computed)
-    throw forbidden(rt, str(pod.metadata.name), `the integer value of priority (${spec.priority}) must not be provided in pod spec; priority admission controller computed ${computed} from the given PriorityClass name`);
+    throw forbidden(
+      rt,
+      str(pod.metadata.name),
+      `the integer value of priority (${spec.priority}) must not be provided in pod spec; priority admission controller computed ${computed} from the given PriorityClass name`,
+    );
   if (pc && typeof spec.preemptionPolicy === 'string' && spec.preemptionPolicy !== 'PreemptLowerPriority')
-    throw forbidden(rt, str(pod.metadata.name), `the string value of PreemptionPolicy (${spec.preemptionPolicy}) must not be provided in pod spec; priority admission controller computed PreemptLowerPriority from the given PriorityClass name`);
+    throw forbidden(
+      rt,
+      str(pod.metadata.name),
+      `the string value of PreemptionPolicy (${spec.preemptionPolicy}) must not be provided in pod spec; priority admission controller computed PreemptLowerPriority from the given PriorityClass name`,
+    );
 }
 
 function preparePodForCreate(pod: KObject): void {
@@ -110,7 +119,14 @@ function prepareNamespaceForCreate(ns: KObject): void {
   ns.status = { phase: 'Active' };
 }
 
-const SYSTEM_META = ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation', 'namespace'] as const;
+const SYSTEM_META = [
+  'uid',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'generation',
+  'namespace',
+] as const;
 
 /**
  * Carries over what a write may not change: the main resource keeps the old status (for kinds with a
@@ -136,17 +152,21 @@ export function prepareForUpdate(rt: ResourceType, next: KObject, prev: KObject,
   const hasStatus = rt.subresources.includes('status');
   if (rt.resource === 'pods' && !rt.group && subresource === 'ephemeralcontainers') {
     const pod = prepareEphemeralContainersUpdate(rt, out, prev, defaultPodSpec);
-    if (!jsonEqual(pod.spec, prev.spec)) pod.metadata.generation = (typeof prev.metadata.generation === 'number' ? prev.metadata.generation : 1) + 1;
+    if (!jsonEqual(pod.spec, prev.spec))
+      pod.metadata.generation = (typeof prev.metadata.generation === 'number' ? prev.metadata.generation : 1) + 1;
     return pod;
   }
   if (subresource === 'status') {
-    for (const k of Object.keys(out)) if (k !== 'status' && k !== 'metadata' && k !== 'apiVersion' && k !== 'kind') delete out[k];
-    for (const k of Object.keys(prev)) if (k !== 'status' && k !== 'metadata' && k !== 'apiVersion' && k !== 'kind') out[k] = deepCopy(prev[k]);
+    for (const k of Object.keys(out))
+      if (k !== 'status' && k !== 'metadata' && k !== 'apiVersion' && k !== 'kind') delete out[k];
+    for (const k of Object.keys(prev))
+      if (k !== 'status' && k !== 'metadata' && k !== 'apiVersion' && k !== 'kind') out[k] = deepCopy(prev[k]);
     if (rt.resource === 'pods') {
       out.metadata.ownerReferences = deepCopy(prev.metadata.ownerReferences);
       // qosClass is set once at creation; a status write that drops it gets it back.
       const status = obj(out.status);
-      if (!str(status.qosClass) && str(obj(prev.status).qosClass)) out.status = { ...status, qosClass: str(obj(prev.status).qosClass) };
+      if (!str(status.qosClass) && str(obj(prev.status).qosClass))
+        out.status = { ...status, qosClass: str(obj(prev.status).qosClass) };
     }
     if (out.metadata.ownerReferences === undefined) delete out.metadata.ownerReferences;
   } else if (hasStatus) {
@@ -166,12 +186,13 @@ const POD_UPDATE_FORBIDDEN =
 function checkPodSpecUpdate(rt: ResourceType, next: KObject, prev: KObject): void {
   const strip = (spec: Json | undefined): JsonObject => {
     const s = deepCopy(obj(spec));
-    for (const list of ['containers', 'initContainers'])
-      s[list] = arr(s[list]).map((c) => ({ ...obj(c), image: '' }));
+    for (const list of ['containers', 'initContainers']) s[list] = arr(s[list]).map((c) => ({ ...obj(c), image: '' }));
     delete s.activeDeadlineSeconds;
     delete s.tolerations;
     return s;
   };
   if (!jsonEqual(strip(next.spec), strip(prev.spec)))
-    throw invalid(rt, str(prev.metadata.name), [{ type: 'FieldValueForbidden', field: 'spec', detail: `Forbidden: ${POD_UPDATE_FORBIDDEN}` }]);
+    throw invalid(rt, str(prev.metadata.name), [
+      { type: 'FieldValueForbidden', field: 'spec', detail: `Forbidden: ${POD_UPDATE_FORBIDDEN}` },
+    ]);
 }

@@ -48,7 +48,12 @@ function validatePodSpec(spec: KObject['spec']): FieldCause[] {
       const name = str(co.name);
       if (!name) causes.push(required(`${path}[${i}].name`));
       else if (!DNS1123_LABEL.test(name)) causes.push(badValue(`${path}[${i}].name`, name, LABEL_MSG));
-      else if (seen.has(name)) causes.push({ type: 'FieldValueDuplicate', field: `${path}[${i}].name`, detail: `Duplicate value: ${JSON.stringify(name)}` });
+      else if (seen.has(name))
+        causes.push({
+          type: 'FieldValueDuplicate',
+          field: `${path}[${i}].name`,
+          detail: `Duplicate value: ${JSON.stringify(name)}`,
+        });
       seen.add(name);
       if (!str(co.image)) causes.push(required(`${path}[${i}].image`));
     });
@@ -57,7 +62,11 @@ function validatePodSpec(spec: KObject['spec']): FieldCause[] {
   check(containers, 'spec.containers');
   const rp = str(s.restartPolicy);
   if (rp && !['Always', 'OnFailure', 'Never'].includes(rp))
-    causes.push({ type: 'FieldValueNotSupported', field: 'spec.restartPolicy', detail: `Unsupported value: ${JSON.stringify(rp)}: supported values: "Always", "OnFailure", "Never"` });
+    causes.push({
+      type: 'FieldValueNotSupported',
+      field: 'spec.restartPolicy',
+      detail: `Unsupported value: ${JSON.stringify(rp)}: supported values: "Always", "OnFailure", "Never"`,
+    });
   return causes;
 }
 
@@ -67,7 +76,8 @@ export function validateObject(rt: ResourceType, o: KObject, found: FieldCause[]
   const causes: FieldCause[] = [];
   if (!name) causes.push(required('metadata.name', 'name or generateName is required'));
   // "We don't care what you call your certificate requests": the kubelet's node-csr-<base64url> has capitals.
-  else if (!isCsr(rt)) causes.push(...checkName(name, 'metadata.name', isService(rt) ? 'dns1035' : rt.resource === 'namespaces'));
+  else if (!isCsr(rt))
+    causes.push(...checkName(name, 'metadata.name', isService(rt) ? 'dns1035' : rt.resource === 'namespaces'));
   if (rt.resource === 'pods' && rt.group === '') causes.push(...validatePodSpec(o.spec));
   causes.push(...validateCore(rt, o), ...found);
   if (causes.length > 0) throw invalid(rt, name, causes);

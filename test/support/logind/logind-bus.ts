@@ -59,7 +59,9 @@ export async function startLogindBus(dir: string, defaultDelaySeconds = 5): Prom
 </busconfig>
 `,
   );
-  const daemon = spawn('dbus-daemon', [`--config-file=${config}`, '--nofork', '--nopidfile'], { stdio: ['ignore', 'ignore', 'ignore'] });
+  const daemon = spawn('dbus-daemon', [`--config-file=${config}`, '--nofork', '--nopidfile'], {
+    stdio: ['ignore', 'ignore', 'ignore'],
+  });
   const address = `unix:path=${socket}`;
   const children: ChildProcess[] = [daemon];
   const events: LogindEvent[] = [];
@@ -72,10 +74,14 @@ export async function startLogindBus(dir: string, defaultDelaySeconds = 5): Prom
       },
       { timeoutMs: 10_000, what: 'dbus-daemon to listen' },
     );
-    const standin = spawn('/usr/bin/python3', [join(import.meta.dirname, 'logind-standin.py'), join(dir, 'logind.conf.d'), String(defaultDelaySeconds)], {
-      stdio: ['pipe', 'pipe', 'inherit'],
-      env: { ...process.env, DBUS_SYSTEM_BUS_ADDRESS: address },
-    });
+    const standin = spawn(
+      '/usr/bin/python3',
+      [join(import.meta.dirname, 'logind-standin.py'), join(dir, 'logind.conf.d'), String(defaultDelaySeconds)],
+      {
+        stdio: ['pipe', 'pipe', 'inherit'],
+        env: { ...process.env, DBUS_SYSTEM_BUS_ADDRESS: address },
+      },
+    );
     children.push(standin);
     createInterface({ input: standin.stdout! }).on('line', (line) => {
       try {

@@ -62,7 +62,13 @@ describe('PodAdmission', () => {
 
   it('an API pod the source refused (its spec fails validation) is reported Failed with that reason, even if it runs already', () => {
     const { a, applied, refused, logs } = setup(5);
-    const bad: StaticPod = { ...staticPod('bad'), refusal: { reason: 'FailedValidation', message: 'spec.volumes[0].name: Invalid value: "A_B": a lowercase RFC 1123 label must consist of ...' } };
+    const bad: StaticPod = {
+      ...staticPod('bad'),
+      refusal: {
+        reason: 'FailedValidation',
+        message: 'spec.volumes[0].name: Invalid value: "A_B": a lowercase RFC 1123 label must consist of ...',
+      },
+    };
     a.update(add(bad));
     a.update(add(staticPod('good')));
     a.runtimeFound(['uid-bad']);
@@ -127,7 +133,7 @@ describe('PodAdmission and a kubelet handoff', () => {
 });
 
 describe('PodAdmission and preemption', () => {
-  it('a critical pod counts at once in its victim\'s place and reaches the workers only once the victim has stopped', async () => {
+  it("a critical pod counts at once in its victim's place and reaches the workers only once the victim has stopped", async () => {
     const { a, applied, refused, stops, logs } = setup(2);
     a.startAdmitting();
     a.update(add(staticPod('cp1')));
@@ -180,6 +186,9 @@ describe('PodAdmission and terminal API pods', () => {
     a.runtimeFound(['uid-failed', 'uid-running']);
     a.startAdmitting();
     expect(applied).toEqual(['ADD uid-running']);
-    expect([...refused]).toEqual([['uid-done', 'terminal Succeeded'], ['uid-failed', 'terminal Failed']]);
+    expect([...refused]).toEqual([
+      ['uid-done', 'terminal Succeeded'],
+      ['uid-failed', 'terminal Failed'],
+    ]);
   });
 });

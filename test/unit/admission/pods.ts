@@ -20,13 +20,25 @@ export function node(over: Partial<NodeFacts> = {}): NodeFacts {
 }
 
 /** An API pod (not critical) unless `static` is set. */
-export function pod(name: string, opts: { requests?: Record<string, string>; limits?: Record<string, string>; static?: boolean; spec?: Partial<Pod['spec']>; containers?: Container[]; seen?: string } = {}): Pod {
+export function pod(
+  name: string,
+  opts: {
+    requests?: Record<string, string>;
+    limits?: Record<string, string>;
+    static?: boolean;
+    spec?: Partial<Pod['spec']>;
+    containers?: Container[];
+    seen?: string;
+  } = {},
+): Pod {
   const annotations: Record<string, string> = opts.static ? { 'kubernetes.io/config.source': 'file' } : {};
   if (opts.seen) annotations['kubernetes.io/config.seen'] = opts.seen;
   return {
     metadata: { name, namespace: 'default', uid: `uid-${name}`, annotations },
     spec: {
-      containers: opts.containers ?? [{ name: 'c', image: 'i', resources: { requests: opts.requests, limits: opts.limits } }],
+      containers: opts.containers ?? [
+        { name: 'c', image: 'i', resources: { requests: opts.requests, limits: opts.limits } },
+      ],
       ...opts.spec,
     },
   };

@@ -11,7 +11,8 @@ describe('critical pod admission handler', () => {
     expect(canAdmitPod(pod('d', { static: true }), others, three)).toEqual({
       admit: false,
       reason: 'UnexpectedAdmissionError',
-      message: 'Unexpected error while attempting to recover from admission failure: preemption: error finding a set of pods to preempt: no set of running pods found to reclaim resources: [(res: pods, q: 1), ]',
+      message:
+        'Unexpected error while attempting to recover from admission failure: preemption: error finding a set of pods to preempt: no set of running pods found to reclaim resources: [(res: pods, q: 1), ]',
     });
   });
 
@@ -21,7 +22,11 @@ describe('critical pod admission handler', () => {
   });
 
   it('a static pod evicts a non-critical pod, never a critical one', () => {
-    const d = canAdmitPod(pod('d', { static: true }), [pod('a', { static: true }), pod('b'), pod('c', { static: true })], three);
+    const d = canAdmitPod(
+      pod('d', { static: true }),
+      [pod('a', { static: true }), pod('b'), pod('c', { static: true })],
+      three,
+    );
     expect(d.admit).toBe(true);
     expect(d.admit && d.preempt.map((p) => p.metadata?.name)).toEqual(['b']);
   });
@@ -34,12 +39,23 @@ describe('critical pod admission handler', () => {
     const lacking = [{ resourceName: 'cpu' as const, requested: 800, used: 2000, capacity: 2000 }];
     const r = podsToPreempt(pod('x', { static: true }), [guaranteed, be, small, big], lacking);
     expect('victims' in r && r.victims.map((p) => p.metadata?.name)).toEqual(['big']);
-    const pods = podsToPreempt(pod('x', { static: true }), [guaranteed, be, small], [{ resourceName: 'pods', requested: 1, used: 3, capacity: 3 }]);
+    const pods = podsToPreempt(
+      pod('x', { static: true }),
+      [guaranteed, be, small],
+      [{ resourceName: 'pods', requested: 1, used: 3, capacity: 3 }],
+    );
     expect('victims' in pods && pods.victims.map((p) => p.metadata?.name)).toEqual(['be']);
   });
 
   it('a critical pod refused for a host port as well is refused for that, nothing is evicted', () => {
-    const port = (n: string, critical: boolean) => pod(n, { static: critical, containers: [{ name: 'c', image: 'i', ports: [{ containerPort: 1, hostPort: 9000 }] }] });
-    expect(canAdmitPod(port('d', true), [port('a', false), pod('b'), pod('c')], three)).toMatchObject({ admit: false, reason: 'NodePorts' });
+    const port = (n: string, critical: boolean) =>
+      pod(n, {
+        static: critical,
+        containers: [{ name: 'c', image: 'i', ports: [{ containerPort: 1, hostPort: 9000 }] }],
+      });
+    expect(canAdmitPod(port('d', true), [port('a', false), pod('b'), pod('c')], three)).toMatchObject({
+      admit: false,
+      reason: 'NodePorts',
+    });
   });
 });

@@ -10,7 +10,16 @@ const pod = (uid: string, deleting: boolean): StaticPod => ({
   uid,
   key: 'kube-system/web',
   file: 'api:/api/v1/namespaces/kube-system/pods/web',
-  pod: { metadata: { name: 'web', namespace: 'kube-system', uid, annotations: {}, ...(deleting ? { deletionTimestamp: '2026-01-01T00:00:00Z' } : {}) }, spec: { containers: [] } },
+  pod: {
+    metadata: {
+      name: 'web',
+      namespace: 'kube-system',
+      uid,
+      annotations: {},
+      ...(deleting ? { deletionTimestamp: '2026-01-01T00:00:00Z' } : {}),
+    },
+    spec: { containers: [] },
+  },
 });
 
 function setup(fail?: Error) {
@@ -36,7 +45,12 @@ describe('ApiPodFinalDelete', () => {
     expect(d.podRemoved('u1')).toBe(true);
     await d.send('u1');
     await d.send('u1');
-    expect(calls).toEqual([{ path: '/api/v1/namespaces/kube-system/pods/web', options: { gracePeriodSeconds: 0, preconditions: { uid: 'u1' } } }]);
+    expect(calls).toEqual([
+      {
+        path: '/api/v1/namespaces/kube-system/pods/web',
+        options: { gracePeriodSeconds: 0, preconditions: { uid: 'u1' } },
+      },
+    ]);
   });
 
   it('forgets a pod already gone; retries one the server did not answer', async () => {

@@ -10,10 +10,22 @@ const sp: StaticPod = {
   uid: '0b9c1a7e-1111-4c4c-9d9d-000000000001',
   key: 'kube-system/kube-proxy-abcde',
   file: 'api:/api/v1/namespaces/kube-system/pods/kube-proxy-abcde',
-  pod: { metadata: { name: 'kube-proxy-abcde', namespace: 'kube-system', uid: '0b9c1a7e-1111-4c4c-9d9d-000000000001', annotations: {} }, spec: { containers: [] }, status: { phase: 'Pending' } },
+  pod: {
+    metadata: {
+      name: 'kube-proxy-abcde',
+      namespace: 'kube-system',
+      uid: '0b9c1a7e-1111-4c4c-9d9d-000000000001',
+      annotations: {},
+    },
+    spec: { containers: [] },
+    status: { phase: 'Pending' },
+  },
 };
 
-function setup(statuses: Map<string, PodStatus>, answer: (body: Record<string, unknown>) => unknown = (b) => ({ status: b.status })) {
+function setup(
+  statuses: Map<string, PodStatus>,
+  answer: (body: Record<string, unknown>) => unknown = (b) => ({ status: b.status }),
+) {
   const patches: { path: string; body: Record<string, unknown> }[] = [];
   const client = {
     patch: async <T>(path: string, _type: string, body: unknown): Promise<T> => {
@@ -23,13 +35,19 @@ function setup(statuses: Map<string, PodStatus>, answer: (body: Record<string, u
       return r as T;
     },
   };
-  const sync = new ApiPodStatusSync(client, { get: (u) => statuses.get(u), onChange: () => {} }, { apiPodByUid: (u) => (u === sp.uid ? sp : undefined), apiPods: () => [sp], onRemoved: () => {} });
+  const sync = new ApiPodStatusSync(
+    client,
+    { get: (u) => statuses.get(u), onChange: () => {} },
+    { apiPodByUid: (u) => (u === sp.uid ? sp : undefined), apiPods: () => [sp], onRemoved: () => {} },
+  );
   return { sync, patches };
 }
 
 describe('ApiPodStatusSync', () => {
   it('patches the pod itself, with metadata.uid, and only when the status changed', async () => {
-    const statuses = new Map<string, PodStatus>([[sp.uid, { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] }]]);
+    const statuses = new Map<string, PodStatus>([
+      [sp.uid, { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] }],
+    ]);
     const { sync, patches } = setup(statuses);
     await sync.sync(sp.uid);
     await sync.sync(sp.uid);
@@ -52,7 +70,10 @@ describe('ApiPodStatusSync', () => {
 
   it('does not retry a pod that is gone or whose UID no longer matches', async () => {
     const statuses = new Map<string, PodStatus>([[sp.uid, { phase: 'Running' }]]);
-    for (const err of [new ApiError(404, 'NotFound', 'gone'), new ApiError(409, 'Conflict', 'Precondition failed: UID in precondition')]) {
+    for (const err of [
+      new ApiError(404, 'NotFound', 'gone'),
+      new ApiError(409, 'Conflict', 'Precondition failed: UID in precondition'),
+    ]) {
       const { sync, patches } = setup(statuses, () => err);
       await expect(sync.sync(sp.uid)).resolves.toBeUndefined();
       expect(patches).toHaveLength(1);

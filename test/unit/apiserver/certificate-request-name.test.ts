@@ -1,6 +1,11 @@
 import { createHash, generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { bootstrapClientUsages, digestedName, nodeClientSubject, rotationClientUsages } from '../../../src/apiserver/certificate-signing-request.js';
+import {
+  bootstrapClientUsages,
+  digestedName,
+  nodeClientSubject,
+  rotationClientUsages,
+} from '../../../src/apiserver/certificate-signing-request.js';
 
 const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' });
 const subject = nodeClientSubject('cp-1');
@@ -22,7 +27,13 @@ describe('what a node client certificate request says', () => {
     const name = digestedName(ec.publicKey, subject, usages);
     // The digest written out by hand: each field base64url (unpadded), then '|'.
     const h = createHash('sha512-256');
-    for (const part of [ec.publicKey.export({ type: 'spki', format: 'der' }), Buffer.from('system:node:cp-1'), Buffer.from('system:nodes'), Buffer.from('digital signature'), Buffer.from('client auth')])
+    for (const part of [
+      ec.publicKey.export({ type: 'spki', format: 'der' }),
+      Buffer.from('system:node:cp-1'),
+      Buffer.from('system:nodes'),
+      Buffer.from('digital signature'),
+      Buffer.from('client auth'),
+    ])
       h.update(`${part.toString('base64url')}|`);
     expect(name).toBe(`node-csr-${h.digest('base64url')}`);
     expect(name).toMatch(/^node-csr-[A-Za-z0-9_-]{43}$/);

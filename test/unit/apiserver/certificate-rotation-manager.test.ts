@@ -45,7 +45,13 @@ function setup(issue: (key: KeyObject) => Promise<string>, opts: { current?: Cer
   return { rotation, store, log, askedWith, keys, done };
 }
 
-const issueFor = (cn: string) => (key: KeyObject) => certificateFor(key, { cn, o: ['system:nodes'], notBefore: new Date(Date.now() - hour), notAfter: new Date(Date.now() + hour) });
+const issueFor = (cn: string) => (key: KeyObject) =>
+  certificateFor(key, {
+    cn,
+    o: ['system:nodes'],
+    notBefore: new Date(Date.now() - hour),
+    notAfter: new Date(Date.now() + hour),
+  });
 
 describe('the rotation manager', () => {
   it('requests a pair at once when there is none, with the bootstrap credentials and a new ECDSA P-256 key, and stores it', async () => {
@@ -60,7 +66,12 @@ describe('the rotation manager', () => {
   });
 
   it('replaces a seeded pair at once, asking with that pair', async () => {
-    const seed = await selfSignedPair({ cn: 'system:node:n1', o: ['system:nodes'], notBefore: new Date(Date.now() - hour), notAfter: new Date(Date.now() + 100 * hour) });
+    const seed = await selfSignedPair({
+      cn: 'system:node:n1',
+      o: ['system:nodes'],
+      notBefore: new Date(Date.now() - hour),
+      notAfter: new Date(Date.now() + 100 * hour),
+    });
     const { parseCertificatePair } = await import('../../../src/apiserver/certificate-pair.js');
     const current = parseCertificatePair(seed.certPem, seed.keyPem);
     const { rotation, askedWith, done, log } = setup(issueFor('system:node:n1'), { current, force: true });
@@ -73,7 +84,10 @@ describe('the rotation manager', () => {
   it('does not store a certificate for another subject, and retries instead of asking again at once', async () => {
     const { rotation, store, log } = setup(issueFor('system:node:other'));
     const { waitFor } = await import('../../support/wait.js');
-    await waitFor(() => log.lines.find((l) => l.includes('Requesting a client certificate failed; retrying')), { timeoutMs: 10_000, what: 'the failed attempt' });
+    await waitFor(() => log.lines.find((l) => l.includes('Requesting a client certificate failed; retrying')), {
+      timeoutMs: 10_000,
+      what: 'the failed attempt',
+    });
     await rotation.stop();
     expect(store.current()).toBeUndefined();
     const line = log.lines.find((l) => l.includes('Requesting a client certificate failed; retrying'))!;

@@ -48,15 +48,23 @@ describe('the kubelet certificate store', () => {
     store.update(a.certPem, a.keyPem);
     t = new Date(2026, 0, 1, 0, 0, 30);
     store.update(b.certPem, b.keyPem);
-    expect(readlinkSync(join(certDir, 'kubelet-client-current.pem'))).toBe(join(certDir, 'kubelet-client-2026-01-01-00-00-30.pem'));
-    expect(readFileSync(join(certDir, 'kubelet-client-2026-01-01-00-00-00.pem'), 'utf8')).toContain(a.certPem.trim().split('\n')[1]);
+    expect(readlinkSync(join(certDir, 'kubelet-client-current.pem'))).toBe(
+      join(certDir, 'kubelet-client-2026-01-01-00-00-30.pem'),
+    );
+    expect(readFileSync(join(certDir, 'kubelet-client-2026-01-01-00-00-00.pem'), 'utf8')).toContain(
+      a.certPem.trim().split('\n')[1],
+    );
     expect(store.current()?.commonName).toBe('system:node:b');
     expect(() => lstatSync(join(certDir, 'kubelet-client-updated.pem'))).toThrow();
   });
 
-  it('refuses a pair whose key is not the certificate\'s and keeps the current one', () => {
+  it("refuses a pair whose key is not the certificate's and keeps the current one", () => {
     const certDir = fresh();
-    const store = new CertificateStore({ pairNamePrefix: 'kubelet-client', certDir, clock: clockAt('2026-01-01T00:00:00Z') });
+    const store = new CertificateStore({
+      pairNamePrefix: 'kubelet-client',
+      certDir,
+      clock: clockAt('2026-01-01T00:00:00Z'),
+    });
     store.update(a.certPem, a.keyPem);
     expect(() => store.update(b.certPem, a.keyPem)).toThrow(/private key does not match/);
     expect(store.current()?.commonName).toBe('system:node:a');
@@ -83,7 +91,12 @@ describe('the kubelet certificate store', () => {
 
   it('finds the pair in use as client-go does: -current.pem, then the given files, then <prefix>.crt/.key', () => {
     const certDir = fresh();
-    const store = new CertificateStore({ pairNamePrefix: 'kubelet-client', certDir, certFile: b.certFile, keyFile: b.keyFile });
+    const store = new CertificateStore({
+      pairNamePrefix: 'kubelet-client',
+      certDir,
+      certFile: b.certFile,
+      keyFile: b.keyFile,
+    });
     expect(store.currentFiles()).toEqual({ certFile: b.certFile, keyFile: b.keyFile });
     const plain = new CertificateStore({ pairNamePrefix: 'kubelet-client', certDir });
     expect(plain.currentFiles()).toBeUndefined();

@@ -13,8 +13,18 @@ const hour = 3600_000;
 
 beforeAll(async () => {
   const t = Date.now();
-  a = await selfSignedPair({ cn: 'system:node:a', o: ['system:nodes'], notBefore: new Date(t - hour), notAfter: new Date(t + hour) });
-  b = await selfSignedPair({ cn: 'system:node:b', o: ['system:nodes'], notBefore: new Date(t - hour), notAfter: new Date(t + hour) });
+  a = await selfSignedPair({
+    cn: 'system:node:a',
+    o: ['system:nodes'],
+    notBefore: new Date(t - hour),
+    notAfter: new Date(t + hour),
+  });
+  b = await selfSignedPair({
+    cn: 'system:node:b',
+    o: ['system:nodes'],
+    notBefore: new Date(t - hour),
+    notAfter: new Date(t + hour),
+  });
 });
 
 /** Replaces a file in one step, as an operator's tooling or the store does. */
@@ -29,7 +39,12 @@ describe('the client certificate read from files', () => {
     writeFileSync(file, a.certPem + a.keyPem);
     let now = 1_000_000;
     const { logger, lines } = memoryLogger(0);
-    const src = new ClientCertificateFiles({ locate: () => ({ certFile: file, keyFile: file }), logger, recheckMs: 60_000, now: () => now });
+    const src = new ClientCertificateFiles({
+      locate: () => ({ certFile: file, keyFile: file }),
+      logger,
+      recheckMs: 60_000,
+      now: () => now,
+    });
     const first = src.current();
     expect(src.loaded()?.commonName).toBe('system:node:a');
     expect(first?.cert.toString()).toContain('BEGIN CERTIFICATE');
@@ -41,7 +56,11 @@ describe('the client certificate read from files', () => {
     now += 1_000;
     expect(src.current()).not.toBe(first);
     expect(src.loaded()?.commonName).toBe('system:node:b');
-    expect(lines.some((l) => l.includes('Client certificate changed on disk; new connections use it') && l.includes('system:node:b'))).toBe(true);
+    expect(
+      lines.some(
+        (l) => l.includes('Client certificate changed on disk; new connections use it') && l.includes('system:node:b'),
+      ),
+    ).toBe(true);
     now += 60_000;
     const second = src.current();
     now += 60_000;
@@ -67,7 +86,7 @@ describe('the client certificate read from files', () => {
     expect(src.loaded()?.commonName).toBe('system:node:b');
   });
 
-  it('follows the pair when it moves (the store\'s -current.pem appears) and tells listeners', () => {
+  it("follows the pair when it moves (the store's -current.pem appears) and tells listeners", () => {
     const old = join(dir, 'old.pem');
     const current = join(dir, 'current.pem');
     writeFileSync(old, a.certPem + a.keyPem);

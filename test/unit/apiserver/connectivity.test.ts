@@ -150,7 +150,12 @@ describe('Connectivity', () => {
     api.state = 'ready';
     await vi.advanceTimersByTimeAsync(250);
     expect(conn.current).toBe('up');
-    conn.report(new TransportError('timeout', 'PUT /apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/n: no answer within 10000 ms'));
+    conn.report(
+      new TransportError(
+        'timeout',
+        'PUT /apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/n: no answer within 10000 ms',
+      ),
+    );
     expect(api.abandoned).toHaveLength(1);
     // Said once per outage: more timeouts while down do not give up the requests sent since.
     conn.report(new TransportError('timeout', 'GET /api/v1/nodes/n: no answer within 10000 ms'));

@@ -30,7 +30,9 @@ describe('EventCorrelator', () => {
 
   it('combines the 10th different message for one object and reason within 10 minutes', () => {
     const { c } = setup();
-    const out = Array.from({ length: 12 }, (_, i) => c.correlate(buildEvent(pod, 'Warning', 'Unhealthy', `probe failed: ${i}`, 'n1'))!);
+    const out = Array.from({ length: 12 }, (_, i) =>
+      c.correlate(buildEvent(pod, 'Warning', 'Unhealthy', `probe failed: ${i}`, 'n1'))!,
+    );
     expect(out.slice(0, 9).every((e) => !e.event.message?.startsWith('(combined'))).toBe(true);
     expect(out[9].event.message).toBe('(combined from similar events): probe failed: 9');
     expect(out[10].isUpdate).toBe(true);
@@ -72,7 +74,8 @@ describe('EventSender while the server is away', () => {
       patch: async () => ({}),
     } as unknown as Pick<ApiClient, 'create' | 'patch'>;
     const sender = new EventSender(client, gate, 'n1', { now: () => new Date() }, nullLogger, 10);
-    for (let i = 0; i < 100; i++) sender.event({ kind: 'Pod', namespace: 'ns', name: `p${i}`, uid: `u${i}` }, 'Normal', `R${i}`, 'm');
+    for (let i = 0; i < 100; i++)
+      sender.event({ kind: 'Pod', namespace: 'ns', name: `p${i}`, uid: `u${i}` }, 'Normal', `R${i}`, 'm');
     expect(sender.pendingCount).toBe(10);
     gate.up();
     await sender.idle();

@@ -31,7 +31,17 @@ describe('KeyedQueue', () => {
     const gate = new FakeGate();
     let runs = 0;
     let finish: () => void = () => {};
-    const q = new KeyedQueue('lease', () => new Promise<void>((r) => { runs++; finish = r; }), gate, nullLogger, { concurrency: 1 });
+    const q = new KeyedQueue(
+      'lease',
+      () =>
+        new Promise<void>((r) => {
+          runs++;
+          finish = r;
+        }),
+      gate,
+      nullLogger,
+      { concurrency: 1 },
+    );
     q.runWhenBack('lease');
     gate.down();
     q.add('lease'); // the renew tick while the server is away: held

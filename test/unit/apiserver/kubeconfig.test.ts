@@ -8,7 +8,12 @@ import { useTmpDir } from '../../support/tmp.js';
 const dir = useTmpDir('kubeconfig');
 const b64 = (s: string): string => Buffer.from(s).toString('base64');
 
-function write(name: string, cluster: Record<string, unknown>, user: Record<string, unknown>, extra: Record<string, unknown> = {}): string {
+function write(
+  name: string,
+  cluster: Record<string, unknown>,
+  user: Record<string, unknown>,
+  extra: Record<string, unknown> = {},
+): string {
   const path = join(dir, name);
   writeFileSync(
     path,
@@ -27,7 +32,13 @@ function write(name: string, cluster: Record<string, unknown>, user: Record<stri
 
 describe('loadKubeconfig', () => {
   it('reads inline certificate data', () => {
-    const k = loadKubeconfig(write('inline', { server: 'https://10.0.0.1:6443/', 'certificate-authority-data': b64('CA') }, { 'client-certificate-data': b64('CERT'), 'client-key-data': b64('KEY') }));
+    const k = loadKubeconfig(
+      write(
+        'inline',
+        { server: 'https://10.0.0.1:6443/', 'certificate-authority-data': b64('CA') },
+        { 'client-certificate-data': b64('CERT'), 'client-key-data': b64('KEY') },
+      ),
+    );
     expect(k.server).toBe('https://10.0.0.1:6443');
     expect(k.ca?.toString()).toBe('CA');
     expect(k.cert?.toString()).toBe('CERT');
@@ -40,25 +51,62 @@ describe('loadKubeconfig', () => {
     writeFileSync(join(sub, 'ca.crt'), 'CAFILE');
     writeFileSync(join(sub, 'node.crt'), 'CERTFILE');
     writeFileSync(join(sub, 'node.key'), 'KEYFILE');
-    const k = loadKubeconfig(write('files', { server: 'https://api:6443', 'certificate-authority': 'pki/ca.crt', 'tls-server-name': 'kubernetes' }, { 'client-certificate': 'pki/node.crt', 'client-key': join(sub, 'node.key') }));
-    expect([k.ca?.toString(), k.cert?.toString(), k.key?.toString(), k.tlsServerName]).toEqual(['CAFILE', 'CERTFILE', 'KEYFILE', 'kubernetes']);
+    const k = loadKubeconfig(
+      write(
+        'files',
+        { server: 'https://api:6443', 'certificate-authority': 'pki/ca.crt', 'tls-server-name': 'kubernetes' },
+        { 'client-certificate': 'pki/node.crt', 'client-key': join(sub, 'node.key') },
+      ),
+    );
+    expect([k.ca?.toString(), k.cert?.toString(), k.key?.toString(), k.tlsServerName]).toEqual([
+      'CAFILE',
+      'CERTFILE',
+      'KEYFILE',
+      'kubernetes',
+    ]);
   });
 
   it('takes a token or a token file', () => {
     writeFileSync(join(dir, 'token'), 'abc\n');
     expect(loadKubeconfig(write('token', { server: 'https://a:1' }, { token: 't0k' })).token).toBe('t0k');
-    expect(loadKubeconfig(write('tokenfile', { server: 'https://a:1' }, { tokenFile: 'token' })).tokenFile).toBe(join(dir, 'token'));
+    expect(loadKubeconfig(write('tokenfile', { server: 'https://a:1' }, { tokenFile: 'token' })).tokenFile).toBe(
+      join(dir, 'token'),
+    );
   });
 
   const refused: [string, () => string, RegExp][] = [
-    ['insecure-skip-tls-verify', () => write('insecure', { server: 'https://a:1', 'insecure-skip-tls-verify': true }, { token: 't' }), /insecure-skip-tls-verify is set; bootlet always verifies/],
+    [
+      'insecure-skip-tls-verify',
+      () => write('insecure', { server: 'https://a:1', 'insecure-skip-tls-verify': true }, { token: 't' }),
+      /insecure-skip-tls-verify is set; bootlet always verifies/,
+    ],
     ['plain http', () => write('http', { server: 'http://a:1' }, { token: 't' }), /is not https/],
     ['no credentials', () => write('nocreds', { server: 'https://a:1' }, {}), /has no credentials/],
-    ['a certificate without a key', () => write('nokey', { server: 'https://a:1' }, { 'client-certificate-data': b64('C') }), /certificate without a key/],
-    ['a missing CA file', () => write('noca', { server: 'https://a:1', 'certificate-authority': 'nope.crt' }, { token: 't' }), /cannot read certificate authority .*nope\.crt: ENOENT/],
-    ['exec credentials', () => write('exec', { server: 'https://a:1' }, { exec: { command: 'x' } }), /uses exec, which bootlet does not support/],
-    ['no current-context', () => write('nocontext', { server: 'https://a:1' }, { token: 't' }, { 'current-context': '' }), /no current-context/],
-    ['an unknown context', () => write('badcontext', { server: 'https://a:1' }, { token: 't' }, { 'current-context': 'other' }), /context "other" not found/],
+    [
+      'a certificate without a key',
+      () => write('nokey', { server: 'https://a:1' }, { 'client-certificate-data': b64('C') }),
+      /certificate without a key/,
+    ],
+    [
+      'a missing CA file',
+      () => write('noca', { server: 'https://a:1', 'certificate-authority': 'nope.crt' }, { token: 't' }),
+      /cannot read certificate authority .*nope\.crt: ENOENT/,
+    ],
+    [
+      'exec credentials',
+      () => write('exec', { server: 'https://a:1' }, { exec: { command: 'x' } }),
+      /uses exec, which bootlet does not support/,
+    ],
+    [
+      'no current-context',
+      () => write('nocontext', { server: 'https://a:1' }, { token: 't' }, { 'current-context': '' }),
+      /no current-context/,
+    ],
+    [
+      'an unknown context',
+      () => write('badcontext', { server: 'https://a:1' }, { token: 't' }, { 'current-context': 'other' }),
+      /context "other" not found/,
+    ],
     ['no server', () => write('noserver', {}, { token: 't' }), /has no server/],
     ['a missing file', () => join(dir, 'absent'), /cannot read: ENOENT/],
     [

@@ -24,9 +24,22 @@ class FakePods implements Informer<Pod> {
 }
 
 function mirror(name: string, uid: string, rv: string, phase = 'Pending'): Pod {
-  return { metadata: { name, namespace: 'kube-system', uid, resourceVersion: rv, annotations: { 'kubernetes.io/config.mirror': 'hash' } }, spec: { nodeName: NODE, containers: [] }, status: { phase } };
+  return {
+    metadata: {
+      name,
+      namespace: 'kube-system',
+      uid,
+      resourceVersion: rv,
+      annotations: { 'kubernetes.io/config.mirror': 'hash' },
+    },
+    spec: { nodeName: NODE, containers: [] },
+    status: { phase },
+  };
 }
-const apiPod = (name: string, rv: string): Pod => ({ metadata: { name, namespace: 'kube-system', uid: `u-${name}`, resourceVersion: rv }, spec: { nodeName: NODE, containers: [] } });
+const apiPod = (name: string, rv: string): Pod => ({
+  metadata: { name, namespace: 'kube-system', uid: `u-${name}`, resourceVersion: rv },
+  spec: { nodeName: NODE, containers: [] },
+});
 
 function setup() {
   const pods = new FakePods();

@@ -53,7 +53,16 @@ function setup(pods: StaticPod[]) {
   const api = new FakeMirrors();
   let now = 1_000_000;
   const desired = new Map(pods.map((p) => [p.key, p]));
-  const reconciler = new MirrorPodReconciler(api.client, api, 'n1', () => 'node-uid', (k) => desired.get(k), () => true, nullLogger, () => now);
+  const reconciler = new MirrorPodReconciler(
+    api.client,
+    api,
+    'n1',
+    () => 'node-uid',
+    (k) => desired.get(k),
+    () => true,
+    nullLogger,
+    () => now,
+  );
   return { api, reconciler, desired, advance: (ms: number) => (now += ms) };
 }
 
@@ -74,7 +83,10 @@ describe('MirrorPodReconciler', () => {
     const r = await reconciler.reconcile(etcd.key);
     expect(r.retryAfterMs).toBeUndefined();
     expect(r.mirror).toBeDefined();
-    expect(api.calls).toEqual(['DELETE /api/v1/namespaces/kube-system/pods/etcd-n1', 'POST /api/v1/namespaces/kube-system/pods']);
+    expect(api.calls).toEqual([
+      'DELETE /api/v1/namespaces/kube-system/pods/etcd-n1',
+      'POST /api/v1/namespaces/kube-system/pods',
+    ]);
   });
 
   it('recreates a mirror someone else was deleting only after the pause, without waiting inside the pass', async () => {
@@ -94,7 +106,10 @@ describe('MirrorPodReconciler', () => {
     const later = await reconciler.reconcile(etcd.key);
     expect(later.retryAfterMs).toBeUndefined();
     expect(later.mirror).toBeDefined();
-    expect(api.calls).toEqual(['DELETE /api/v1/namespaces/kube-system/pods/etcd-n1', 'POST /api/v1/namespaces/kube-system/pods']);
+    expect(api.calls).toEqual([
+      'DELETE /api/v1/namespaces/kube-system/pods/etcd-n1',
+      'POST /api/v1/namespaces/kube-system/pods',
+    ]);
 
     // Once recreated, the pause is spent: the next replacement (a hash change) is immediate.
     api.forget(etcd.key);
@@ -120,22 +135,40 @@ describe('MirrorPodReconciler', () => {
     expect(api.calls).toEqual(['DELETE /api/v1/namespaces/kube-system/pods/etcd-n1']);
   });
 
-  it('an API pod holding the name: never deleted or replaced, said once (a warning naming both, a Warning event on the API pod), the create failing as the kubelet\'s', async () => {
+  it("an API pod holding the name: never deleted or replaced, said once (a warning naming both, a Warning event on the API pod), the create failing as the kubelet's", async () => {
     const api = new FakeMirrors();
     const { logger, lines } = memoryLogger();
     const events: string[] = [];
-    const holder: Pod = { metadata: { name: etcd.pod.metadata.name, namespace: etcd.pod.metadata.namespace, uid: 'api-pod-uid' }, spec: { nodeName: 'n1', containers: [] } };
+    const holder: Pod = {
+      metadata: { name: etcd.pod.metadata.name, namespace: etcd.pod.metadata.namespace, uid: 'api-pod-uid' },
+      spec: { nodeName: 'n1', containers: [] },
+    };
     api.client.create = async () => {
       throw new ApiError(409, 'AlreadyExists', 'pods "etcd-n1" already exists');
     };
     api.client.get = async <T>() => structuredClone(holder) as T;
-    const reconciler = new MirrorPodReconciler(api.client, api, 'n1', () => 'node-uid', (k) => (k === etcd.key ? etcd : undefined), () => true, logger, Date.now, {
-      event: (o, type, reason, message) => void events.push(`${o.uid} ${type} ${reason} ${message}`),
-    });
-    for (let i = 0; i < 3; i++) await expect(reconciler.reconcile(etcd.key)).rejects.toThrow(`pod ${etcd.key} is an API pod (uid api-pod-uid), not a mirror pod`);
+    const reconciler = new MirrorPodReconciler(
+      api.client,
+      api,
+      'n1',
+      () => 'node-uid',
+      (k) => (k === etcd.key ? etcd : undefined),
+      () => true,
+      logger,
+      Date.now,
+      {
+        event: (o, type, reason, message) => void events.push(`${o.uid} ${type} ${reason} ${message}`),
+      },
+    );
+    for (let i = 0; i < 3; i++)
+      await expect(reconciler.reconcile(etcd.key)).rejects.toThrow(
+        `pod ${etcd.key} is an API pod (uid api-pod-uid), not a mirror pod`,
+      );
     expect(lines.filter((l) => l.includes('an API pod has its name'))).toHaveLength(1);
     expect(events).toHaveLength(1);
-    expect(events[0]).toContain(`api-pod-uid Warning FailedCreate Mirror pod of static pod ${etcd.file} (uid ${etcd.uid}) not created`);
+    expect(events[0]).toContain(
+      `api-pod-uid Warning FailedCreate Mirror pod of static pod ${etcd.file} (uid ${etcd.uid}) not created`,
+    );
     expect(api.calls.filter((c) => c.startsWith('DELETE'))).toEqual([]);
   });
 });

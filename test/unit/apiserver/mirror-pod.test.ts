@@ -13,7 +13,9 @@ describe('buildMirrorPod', () => {
     expect(m.metadata?.uid).toBeUndefined();
     expect(m.metadata?.labels).toEqual(sp.pod.metadata.labels);
     expect(m.metadata?.annotations).toEqual({ ...sp.pod.metadata.annotations, [CONFIG_MIRROR]: sp.uid });
-    expect(m.metadata?.ownerReferences).toEqual([{ apiVersion: 'v1', kind: 'Node', name: 'n1', uid: 'node-uid', controller: true }]);
+    expect(m.metadata?.ownerReferences).toEqual([
+      { apiVersion: 'v1', kind: 'Node', name: 'n1', uid: 'node-uid', controller: true },
+    ]);
     expect(m.spec?.nodeName).toBe('n1');
     expect(m.spec?.containers).toEqual(sp.pod.spec?.containers);
     expect(m.status).toBeUndefined();

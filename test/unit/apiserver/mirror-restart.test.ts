@@ -9,8 +9,15 @@ const sp = staticPod('etcd', 'n1');
 
 function mirror(value: string | undefined, o: { node?: string; hash?: string; deleting?: boolean } = {}): Pod {
   const m = buildMirrorPod(sp, o.node ?? 'n1', 'node-uid');
-  const annotations = { ...m.metadata?.annotations, ...(o.hash !== undefined ? { [CONFIG_MIRROR]: o.hash } : {}), ...(value !== undefined ? { [RESTARTED_AT]: value } : {}) };
-  return { ...m, metadata: { ...m.metadata, annotations, ...(o.deleting ? { deletionTimestamp: '2026-01-01T00:00:00Z' } : {}) } };
+  const annotations = {
+    ...m.metadata?.annotations,
+    ...(o.hash !== undefined ? { [CONFIG_MIRROR]: o.hash } : {}),
+    ...(value !== undefined ? { [RESTARTED_AT]: value } : {}),
+  };
+  return {
+    ...m,
+    metadata: { ...m.metadata, annotations, ...(o.deleting ? { deletionTimestamp: '2026-01-01T00:00:00Z' } : {}) },
+  };
 }
 
 describe('restartRequestOf', () => {
@@ -23,7 +30,7 @@ describe('restartRequestOf', () => {
     expect(restartRequestOf(mirror(''), sp, 'n1')).toBeUndefined();
   });
 
-  it('ignores a mirror that is not ours: an older manifest\'s hash, another node, being deleted, no static pod', () => {
+  it("ignores a mirror that is not ours: an older manifest's hash, another node, being deleted, no static pod", () => {
     expect(restartRequestOf(mirror('v1', { hash: 'stale-hash' }), sp, 'n1')).toBeUndefined();
     expect(restartRequestOf(mirror('v1', { node: 'n2' }), sp, 'n1')).toBeUndefined();
     expect(restartRequestOf(mirror('v1', { deleting: true }), sp, 'n1')).toBeUndefined();
@@ -37,7 +44,12 @@ describe('MirrorRestartRequests', () => {
     const told: [string, string][] = [];
     const mirrors = new Map<string, Pod>();
     const desired = new Map([[sp.key, sp]]);
-    const r = new MirrorRestartRequests((k) => mirrors.get(k), (k) => desired.get(k), 'n1', (uid, v) => told.push([uid, v]));
+    const r = new MirrorRestartRequests(
+      (k) => mirrors.get(k),
+      (k) => desired.get(k),
+      'n1',
+      (uid, v) => told.push([uid, v]),
+    );
     return { told, mirrors, desired, r };
   }
 

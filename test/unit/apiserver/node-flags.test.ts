@@ -3,7 +3,9 @@ import { NodeFlagError, parseNodeLabels, parseTaints } from '../../../src/apiser
 
 describe('--node-labels', () => {
   it('parses key=value pairs, allowing the kubelet namespaces', () => {
-    expect(parseNodeLabels('a=b, example.com/pool=cp,node.kubernetes.io/exclude-from-external-load-balancers=')).toEqual({
+    expect(
+      parseNodeLabels('a=b, example.com/pool=cp,node.kubernetes.io/exclude-from-external-load-balancers='),
+    ).toEqual({
       a: 'b',
       'example.com/pool': 'cp',
       'node.kubernetes.io/exclude-from-external-load-balancers': '',

@@ -14,13 +14,23 @@ function fakeServer() {
   const calls: string[] = [];
   let failGets = 0;
   const client = {
-    create: async (_p: string, body: Node) => (calls.push('create'), { ...body, metadata: { ...body.metadata, uid: 'node-uid', creationTimestamp: '2026-01-01T00:00:00Z' }, spec: { ...node.spec } }),
+    create: async (_p: string, body: Node) => (
+      calls.push('create'),
+      {
+        ...body,
+        metadata: { ...body.metadata, uid: 'node-uid', creationTimestamp: '2026-01-01T00:00:00Z' },
+        spec: { ...node.spec },
+      }
+    ),
     get: async () => {
       calls.push('get');
       if (failGets-- > 0) throw new Error('connection reset');
       return structuredClone(node);
     },
-    patch: async (_p: string, _t: string, body: { status: Node['status'] }) => (calls.push('patch'), { ...structuredClone(node), status: body.status }),
+    patch: async (_p: string, _t: string, body: { status: Node['status'] }) => (
+      calls.push('patch'),
+      { ...structuredClone(node), status: body.status }
+    ),
   } as unknown as ApiClient;
   return { node, calls, client, failNextGets: (n: number) => (failGets = n) };
 }
@@ -28,12 +38,21 @@ function fakeServer() {
 describe('the pod CIDR from the Node', () => {
   it('is read each round only while none is known and the network is not ready, then comes with the status answers', async () => {
     const server = fakeServer();
-    let network: string | undefined = 'container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:x';
+    let network: string | undefined =
+      'container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:x';
     let tick = 0;
     const info = fakeNodeInfo('n1', { networkNotReady: () => network, runtimeReady: () => tick % 2 === 0 });
     const clock = { now: () => new Date(Date.UTC(2026, 0, 1, 0, 0, tick)) };
     const told: string[] = [];
-    const reporter = new NodeStatusReporter(server.client, info, new NodeRegistrar(server.client, info, clock, nullLogger), clock, 300_000, { event: () => {} }, (c) => told.push(c));
+    const reporter = new NodeStatusReporter(
+      server.client,
+      info,
+      new NodeRegistrar(server.client, info, clock, nullLogger),
+      clock,
+      300_000,
+      { event: () => {} },
+      (c) => told.push(c),
+    );
     await reporter.sync();
     expect(server.calls).toEqual(['create', 'get']);
     // A failed read does not hold back the round's post.
@@ -60,7 +79,15 @@ describe('the pod CIDR from the Node', () => {
     const server = fakeServer();
     const info = fakeNodeInfo('n1', { networkNotReady: () => undefined });
     const clock = { now: () => new Date(Date.UTC(2026, 0, 1)) };
-    const reporter = new NodeStatusReporter(server.client, info, new NodeRegistrar(server.client, info, clock, nullLogger), clock, 300_000, { event: () => {} }, () => {});
+    const reporter = new NodeStatusReporter(
+      server.client,
+      info,
+      new NodeRegistrar(server.client, info, clock, nullLogger),
+      clock,
+      300_000,
+      { event: () => {} },
+      () => {},
+    );
     await reporter.sync();
     await reporter.sync();
     expect(server.calls).toEqual(['create']);

@@ -8,7 +8,9 @@ import { makeCertificateRequest, parseCertificateRequest } from '../../../src/ap
 /** `openssl req -text -verify` on a request given on stdin. */
 function opensslText(pem: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = execFile('openssl', ['req', '-noout', '-text', '-verify'], (err, stdout, stderr) => (err ? reject(new Error(stderr || err.message)) : resolve(stdout + stderr)));
+    const child = execFile('openssl', ['req', '-noout', '-text', '-verify'], (err, stdout, stderr) =>
+      err ? reject(new Error(stderr || err.message)) : resolve(stdout + stderr),
+    );
     child.stdin?.end(pem);
   });
 }
@@ -19,7 +21,9 @@ describe('PKCS#10 certificate requests', () => {
   it('makes the request a kubelet files for an ECDSA P-256 key, as openssl reads it', async () => {
     const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
     const pem = makeCertificateRequest(privateKey, subject);
-    expect(pem).toMatch(/^-----BEGIN CERTIFICATE REQUEST-----\n[A-Za-z0-9+/=\n]+\n-----END CERTIFICATE REQUEST-----\n$/);
+    expect(pem).toMatch(
+      /^-----BEGIN CERTIFICATE REQUEST-----\n[A-Za-z0-9+/=\n]+\n-----END CERTIFICATE REQUEST-----\n$/,
+    );
     const text = await opensslText(pem);
     expect(text).toContain('verify OK');
     expect(text).toMatch(/Subject: O\s*=\s*system:nodes, CN\s*=\s*system:node:cp-1/);
@@ -34,7 +38,9 @@ describe('PKCS#10 certificate requests', () => {
 
   it('is read the same by an independent ASN.1 implementation', async () => {
     const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    const csr = new Pkcs10CertificateRequest(makeCertificateRequest(privateKey, { commonName: 'system:node:n1', organization: ['system:nodes', 'extra'] }));
+    const csr = new Pkcs10CertificateRequest(
+      makeCertificateRequest(privateKey, { commonName: 'system:node:n1', organization: ['system:nodes', 'extra'] }),
+    );
     expect(csr.subjectName.getField('CN')).toEqual(['system:node:n1']);
     expect(csr.subjectName.getField('O')).toEqual(['system:nodes', 'extra']);
     expect(await csr.verify()).toBe(true);
@@ -49,7 +55,9 @@ describe('PKCS#10 certificate requests', () => {
 
   it('writes a name that is not printable as UTF8String and reads it back', () => {
     const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    const parsed = parseCertificateRequest(makeCertificateRequest(privateKey, { commonName: 'system:node:nœud_1', organization: ['system:nodes'] }));
+    const parsed = parseCertificateRequest(
+      makeCertificateRequest(privateKey, { commonName: 'system:node:nœud_1', organization: ['system:nodes'] }),
+    );
     expect(parsed.subject.commonName).toBe('system:node:nœud_1');
   });
 

@@ -33,7 +33,7 @@ describe('ProbeHandshakes', () => {
     expect(fresh).toEqual([2000, 6000, 14_000, 30_000, 46_000]);
   });
 
-  it('with no connection to go over, a probe waits for the handshake\'s turn', () => {
+  it("with no connection to go over, a probe waits for the handshake's turn", () => {
     const { p, at } = pacer();
     at(0);
     p.route(false, true);

@@ -51,7 +51,9 @@ describe('WatchLineSplitter', () => {
     }
     expect(thrown).toBeInstanceOf(ApiError);
     expect((thrown as ApiError).reason).toBe(RESPONSE_TOO_LARGE);
-    expect((thrown as ApiError).message).toBe('watch /api/v1/pods: a watch event is larger than 1 MiB (no newline within it); closing the stream');
+    expect((thrown as ApiError).message).toBe(
+      'watch /api/v1/pods: a watch event is larger than 1 MiB (no newline within it); closing the stream',
+    );
     expect(pushed).toBe(16); // refused with the chunk that crossed 1 MiB
   });
 

@@ -8,7 +8,8 @@ import { importsOf, resolveSpecifier, specifiersOf } from './source-imports.js';
 const SRC = path.resolve(import.meta.dirname, '../../../src');
 
 const imp = (from: string, to: string): SourceImport => ({ from, to });
-const refused = (imports: SourceImport[], rules?: ImportRules): string[] => checkImports(imports, rules).violations.map((v) => v.message);
+const refused = (imports: SourceImport[], rules?: ImportRules): string[] =>
+  checkImports(imports, rules).violations.map((v) => v.message);
 
 describe('import directions of src/', () => {
   const imports = importsOf(SRC);
@@ -61,11 +62,19 @@ describe('the import check', () => {
   });
 
   it('refuses imports between parts side by side, into wiring, and out of leaves', () => {
-    expect(refused([imp('node/a.ts', 'cm/b.ts')])).toEqual(["node/a.ts imports cm/b.ts: node and cm stand side by side in design.md's order and import neither each other"]);
+    expect(refused([imp('node/a.ts', 'cm/b.ts')])).toEqual([
+      "node/a.ts imports cm/b.ts: node and cm stand side by side in design.md's order and import neither each other",
+    ]);
     expect(refused([imp('config/a.ts', 'prober/b.ts')])).toHaveLength(1);
-    expect(refused([imp('status/a.ts', 'cli/options.ts')])).toEqual(['status/a.ts imports cli/options.ts: cli is wiring: only wiring imports it']);
-    expect(refused([imp('util/a.ts', 'podworkers/b.ts')])).toEqual(['util/a.ts imports podworkers/b.ts: util is a leaf: it imports only other leaves (k8s, util, log, process, version.ts, dbus, informer)']);
-    expect(refused([imp('k8s/a.ts', 'util/b.ts')])).toEqual(["k8s/a.ts imports util/b.ts: k8s imports nothing of bootlet's"]);
+    expect(refused([imp('status/a.ts', 'cli/options.ts')])).toEqual([
+      'status/a.ts imports cli/options.ts: cli is wiring: only wiring imports it',
+    ]);
+    expect(refused([imp('util/a.ts', 'podworkers/b.ts')])).toEqual([
+      'util/a.ts imports podworkers/b.ts: util is a leaf: it imports only other leaves (k8s, util, log, process, version.ts, dbus, informer)',
+    ]);
+    expect(refused([imp('k8s/a.ts', 'util/b.ts')])).toEqual([
+      "k8s/a.ts imports util/b.ts: k8s imports nothing of bootlet's",
+    ]);
     expect(refused([imp('k8s/a.ts', 'k8s/b.ts')])).toEqual([]);
   });
 
@@ -74,13 +83,31 @@ describe('the import check', () => {
       'gadgets/a.ts imports util/b.ts: gadgets has no place in the import rules: add it to test/unit/architecture/import-rules.ts and DEVELOPERS.md',
     ]);
     expect(refused([imp('helper.ts', 'util/b.ts')])).toHaveLength(1);
-    expect(refused([imp('version.ts', '../package.json')])).toEqual(['version.ts imports ../package.json, outside src/']);
+    expect(refused([imp('version.ts', '../package.json')])).toEqual([
+      'version.ts imports ../package.json, outside src/',
+    ]);
   });
 
   it('excepts exactly the named file pairs, and reports an exception nothing uses', () => {
-    const rules: ImportRules = { ...RULES, exceptions: [{ from: 'podworkers/pod-workers.ts', to: 'config/types.ts', why: 'test' }, { from: 'node/x.ts', to: 'cm/y.ts', why: 'stale' }] };
-    const result = checkImports([imp('podworkers/pod-workers.ts', 'config/types.ts'), imp('podworkers/pod-workers.ts', 'config/desired-pods.ts'), imp('podworkers/worker-context.ts', 'config/types.ts')], rules);
-    expect(result.violations.map((v) => `${v.from} -> ${v.to}`)).toEqual(['podworkers/pod-workers.ts -> config/desired-pods.ts', 'podworkers/worker-context.ts -> config/types.ts']);
+    const rules: ImportRules = {
+      ...RULES,
+      exceptions: [
+        { from: 'podworkers/pod-workers.ts', to: 'config/types.ts', why: 'test' },
+        { from: 'node/x.ts', to: 'cm/y.ts', why: 'stale' },
+      ],
+    };
+    const result = checkImports(
+      [
+        imp('podworkers/pod-workers.ts', 'config/types.ts'),
+        imp('podworkers/pod-workers.ts', 'config/desired-pods.ts'),
+        imp('podworkers/worker-context.ts', 'config/types.ts'),
+      ],
+      rules,
+    );
+    expect(result.violations.map((v) => `${v.from} -> ${v.to}`)).toEqual([
+      'podworkers/pod-workers.ts -> config/desired-pods.ts',
+      'podworkers/worker-context.ts -> config/types.ts',
+    ]);
     expect(result.unusedExceptions.map((e) => e.why)).toEqual(['stale']);
   });
 
@@ -94,11 +121,15 @@ describe('the import check', () => {
       "type H = import('./h.js').H;",
       "import { readFile } from 'node:fs';",
       "// import x from './in-a-comment.js';",
-      "const s = \"import y from './in-a-string.js'\";",
+      'const s = "import y from \'./in-a-string.js\'";',
     ].join('\n');
     expect(specifiersOf(text)).toEqual(['./a.js', '../b.js', './c.js', './d.js', './f.js', './h.js', 'node:fs']);
-    expect(resolveSpecifier('config/decode/decode-pod.ts', '../../kuberuntime/quantity')).toBe('kuberuntime/quantity.ts');
-    expect(resolveSpecifier('podworkers/states/syncing.ts', '../compute-actions.js')).toBe('podworkers/compute-actions.ts');
+    expect(resolveSpecifier('config/decode/decode-pod.ts', '../../kuberuntime/quantity')).toBe(
+      'kuberuntime/quantity.ts',
+    );
+    expect(resolveSpecifier('podworkers/states/syncing.ts', '../compute-actions.js')).toBe(
+      'podworkers/compute-actions.ts',
+    );
     expect(resolveSpecifier('version.ts', '../package.json')).toBe('../package.json');
   });
 });

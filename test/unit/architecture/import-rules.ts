@@ -65,11 +65,31 @@ export const RULES: ImportRules = {
   exceptions: [
     { from: 'podworkers/kubelet-adoption.ts', to: 'config/types.ts', why: staticPodType },
     { from: 'podworkers/start-adoption.ts', to: 'config/types.ts', why: staticPodType },
-    { from: 'podworkers/pod-workers.ts', to: 'config/types.ts', why: 'type-only: the desired set\'s updates and lookup (PodUpdate, DesiredPodLookup, ManifestClaim, StaticPod), the message the set sends its subscribers' },
-    { from: 'node/volumes.ts', to: 'kuberuntime/etc-hosts.ts', why: 'the managed /etc/hosts is written by node but its content is built in kuberuntime; one of them should own it' },
-    { from: 'node/volumes.ts', to: 'kuberuntime/labels.ts', why: 'LabelledPod, the pod identity both read; belongs in src/k8s' },
-    { from: 'cm/container-manager.ts', to: 'kuberuntime/resources.ts', why: 'CPU shares and quota arithmetic, shared with the CRI resources; belongs in cm or src/k8s' },
-    { from: 'cm/pod-resources.ts', to: 'kuberuntime/resources.ts', why: 'CPU shares and quota arithmetic, shared with the CRI resources; belongs in cm or src/k8s' },
+    {
+      from: 'podworkers/pod-workers.ts',
+      to: 'config/types.ts',
+      why: "type-only: the desired set's updates and lookup (PodUpdate, DesiredPodLookup, ManifestClaim, StaticPod), the message the set sends its subscribers",
+    },
+    {
+      from: 'node/volumes.ts',
+      to: 'kuberuntime/etc-hosts.ts',
+      why: 'the managed /etc/hosts is written by node but its content is built in kuberuntime; one of them should own it',
+    },
+    {
+      from: 'node/volumes.ts',
+      to: 'kuberuntime/labels.ts',
+      why: 'LabelledPod, the pod identity both read; belongs in src/k8s',
+    },
+    {
+      from: 'cm/container-manager.ts',
+      to: 'kuberuntime/resources.ts',
+      why: 'CPU shares and quota arithmetic, shared with the CRI resources; belongs in cm or src/k8s',
+    },
+    {
+      from: 'cm/pod-resources.ts',
+      to: 'kuberuntime/resources.ts',
+      why: 'CPU shares and quota arithmetic, shared with the CRI resources; belongs in cm or src/k8s',
+    },
   ],
 };
 
@@ -87,11 +107,14 @@ function rank(rules: ImportRules, part: Part): number {
 function refusal(rules: ImportRules, from: Part, to: Part): string | undefined {
   if (from === to) return undefined;
   const known = (p: Part): boolean => rules.wiring.includes(p) || rules.leaves.includes(p) || rank(rules, p) !== -1;
-  for (const p of [from, to]) if (!known(p)) return `${p} has no place in the import rules: add it to test/unit/architecture/import-rules.ts and DEVELOPERS.md`;
+  for (const p of [from, to])
+    if (!known(p))
+      return `${p} has no place in the import rules: add it to test/unit/architecture/import-rules.ts and DEVELOPERS.md`;
   if (rules.sealed.includes(from)) return `${from} imports nothing of bootlet's`;
   if (rules.wiring.includes(from)) return undefined;
   if (rules.leaves.includes(to)) return undefined;
-  if (rules.leaves.includes(from)) return `${from} is a leaf: it imports only other leaves (${rules.leaves.join(', ')})`;
+  if (rules.leaves.includes(from))
+    return `${from} is a leaf: it imports only other leaves (${rules.leaves.join(', ')})`;
   if (rules.wiring.includes(to)) return `${to} is wiring: only wiring imports it`;
   const a = rank(rules, from);
   const b = rank(rules, to);
@@ -101,7 +124,10 @@ function refusal(rules: ImportRules, from: Part, to: Part): string | undefined {
 }
 
 /** The imports that break the rules (less the named exceptions), and the exceptions nothing uses any more. */
-export function checkImports(imports: readonly SourceImport[], rules: ImportRules = RULES): { violations: Violation[]; unusedExceptions: ImportException[] } {
+export function checkImports(
+  imports: readonly SourceImport[],
+  rules: ImportRules = RULES,
+): { violations: Violation[]; unusedExceptions: ImportException[] } {
   const used = new Set<ImportException>();
   const violations: Violation[] = [];
   for (const i of imports) {

@@ -9,7 +9,16 @@ import { staticPod } from '../admission/pods.js';
 
 const logger = createLogger({ format: 'text', verbosity: 0, sink: { write: () => {} } });
 const info = (maxPods: number) =>
-  collectNodeInfo({ nodeName: 'n1', nodeIP: '10.0.0.1', runtimeVersion: 'containerd://x', kubeletVersion: 'v1', labels: { role: 'cp' }, taints: [{ key: 'k', effect: 'NoExecute' }], runtimeReady: () => true, maxPods });
+  collectNodeInfo({
+    nodeName: 'n1',
+    nodeIP: '10.0.0.1',
+    runtimeVersion: 'containerd://x',
+    kubeletVersion: 'v1',
+    labels: { role: 'cp' },
+    taints: [{ key: 'k', effect: 'NoExecute' }],
+    runtimeReady: () => true,
+    maxPods,
+  });
 
 describe('admission wiring', () => {
   it('gives admission the labels, allocatable and taints the Node is registered with', () => {
@@ -23,15 +32,43 @@ describe('admission wiring', () => {
   });
 
   it('a refusal is Failed in the status manager with "Pod was rejected: " and told as a Warning event', () => {
-    const status = new StatusManager({ runtimePod: () => undefined, pods: () => [], probes: probes(), nodeIP: '10.0.0.1', runtimeName: 'containerd', logger });
+    const status = new StatusManager({
+      runtimePod: () => undefined,
+      pods: () => [],
+      probes: probes(),
+      nodeIP: '10.0.0.1',
+      runtimeName: 'containerd',
+      logger,
+    });
     const events: PodEvent[] = [];
     const applied: string[] = [];
-    const a = linkAdmission({ nodeInfo: info(1), apply: (u) => void applied.push(u.pod.uid), stopped: () => Promise.resolve(), status, observers: [{ podEvent: (e) => void events.push(e) }], logger });
+    const a = linkAdmission({
+      nodeInfo: info(1),
+      apply: (u) => void applied.push(u.pod.uid),
+      stopped: () => Promise.resolve(),
+      status,
+      observers: [{ podEvent: (e) => void events.push(e) }],
+      logger,
+    });
     a.startAdmitting();
     a.update({ op: 'ADD', pod: staticPod('x') });
     a.update({ op: 'ADD', pod: staticPod('y', { spec: { nodeSelector: { role: 'worker' } } }) });
     expect(applied).toEqual(['uid-x']);
-    expect(status.get('uid-y')?.status).toEqual({ phase: 'Failed', reason: 'NodeAffinity', message: "Pod was rejected: Predicate NodeAffinity failed: node(s) didn't match Pod's node affinity/selector", qosClass: 'BestEffort' });
-    expect(events).toEqual([{ uid: 'uid-y', namespace: 'default', name: 'y', type: 'Warning', reason: 'NodeAffinity', message: "Predicate NodeAffinity failed: node(s) didn't match Pod's node affinity/selector" }]);
+    expect(status.get('uid-y')?.status).toEqual({
+      phase: 'Failed',
+      reason: 'NodeAffinity',
+      message: "Pod was rejected: Predicate NodeAffinity failed: node(s) didn't match Pod's node affinity/selector",
+      qosClass: 'BestEffort',
+    });
+    expect(events).toEqual([
+      {
+        uid: 'uid-y',
+        namespace: 'default',
+        name: 'y',
+        type: 'Warning',
+        reason: 'NodeAffinity',
+        message: "Predicate NodeAffinity failed: node(s) didn't match Pod's node affinity/selector",
+      },
+    ]);
   });
 });

@@ -13,7 +13,14 @@ const value = (argv: string[], flag: string): unknown => run(argv).flags.get(SET
 
 describe('command line, as pflag reads it', () => {
   it('takes --flag=value and --flag value, with the value parsed by the setting', () => {
-    const { flags } = run(['--pod-manifest-path=/m', '--container-runtime-endpoint', 'unix:///x.sock', '--sync-frequency=30s', '--node-ip', '10.0.0.5']);
+    const { flags } = run([
+      '--pod-manifest-path=/m',
+      '--container-runtime-endpoint',
+      'unix:///x.sock',
+      '--sync-frequency=30s',
+      '--node-ip',
+      '10.0.0.5',
+    ]);
     expect(flags.get(OPTION_SETTINGS.podManifestPath)?.value).toBe('/m');
     expect(flags.get(OPTION_SETTINGS.containerRuntimeEndpoint)?.value).toBe('unix:///x.sock');
     expect(flags.get(OPTION_SETTINGS.syncFrequencyMs)?.value).toBe(30_000);
@@ -26,7 +33,9 @@ describe('command line, as pflag reads it', () => {
     expect(value(['--fail-swap-on=0'], 'fail-swap-on')).toBe(false);
     expect(value(['--fail-swap-on=True'], 'fail-swap-on')).toBe(true);
     // `--register-node false` leaves "false" as a stray argument, as in the kubelet.
-    expect(() => parseCommandLine(['--register-node', 'false'])).toThrow('unexpected argument "false" (a bool flag takes its value as --register-node=false)');
+    expect(() => parseCommandLine(['--register-node', 'false'])).toThrow(
+      'unexpected argument "false" (a bool flag takes its value as --register-node=false)',
+    );
   });
 
   it('takes -v 2, -v=2, -v2 and --v=2', () => {
@@ -40,10 +49,21 @@ describe('command line, as pflag reads it', () => {
   it('a repeated flag replaces its value; list and map flags add to it', () => {
     expect(value(['--sync-frequency=10s', '--sync-frequency=20s'], 'sync-frequency')).toBe(20_000);
     expect(value(['--node-labels=a=1', '--node-labels=b=2,a=3'], 'node-labels')).toEqual({ a: '3', b: '2' });
-    expect(value(['--cluster-dns=10.0.0.10', '--cluster-dns=10.0.0.11,10.0.0.12'], 'cluster-dns')).toEqual(['10.0.0.10', '10.0.0.11', '10.0.0.12']);
-    expect(value(['--feature-gates=A=true', '--feature-gates=B=false'], 'feature-gates')).toEqual({ A: true, B: false });
-    expect(value(['--eviction-hard=memory.available<1Gi', '--eviction-hard=nodefs.available<5%'], 'eviction-hard')).toEqual({ 'memory.available': '1Gi', 'nodefs.available': '5%' });
-    expect(value(['--register-with-taints=a=b:NoSchedule', '--register-with-taints=c:NoExecute'], 'register-with-taints')).toEqual([{ key: 'c', effect: 'NoExecute' }]);
+    expect(value(['--cluster-dns=10.0.0.10', '--cluster-dns=10.0.0.11,10.0.0.12'], 'cluster-dns')).toEqual([
+      '10.0.0.10',
+      '10.0.0.11',
+      '10.0.0.12',
+    ]);
+    expect(value(['--feature-gates=A=true', '--feature-gates=B=false'], 'feature-gates')).toEqual({
+      A: true,
+      B: false,
+    });
+    expect(
+      value(['--eviction-hard=memory.available<1Gi', '--eviction-hard=nodefs.available<5%'], 'eviction-hard'),
+    ).toEqual({ 'memory.available': '1Gi', 'nodefs.available': '5%' });
+    expect(
+      value(['--register-with-taints=a=b:NoSchedule', '--register-with-taints=c:NoExecute'], 'register-with-taints'),
+    ).toEqual([{ key: 'c', effect: 'NoExecute' }]);
   });
 
   it('takes the next argument as the value whatever it looks like, as pflag does', () => {
@@ -55,8 +75,13 @@ describe('command line, as pflag reads it', () => {
   });
 
   it('prints the kubelet deprecation line for a deprecated flag, once', () => {
-    const { deprecations } = run(['--pod-infra-container-image=registry.k8s.io/pause:3.9', '--pod-infra-container-image=x']);
-    expect(deprecations).toEqual(['Flag --pod-infra-container-image has been deprecated, will be removed in 1.35. Image garbage collector will get sandbox image information from CRI.']);
+    const { deprecations } = run([
+      '--pod-infra-container-image=registry.k8s.io/pause:3.9',
+      '--pod-infra-container-image=x',
+    ]);
+    expect(deprecations).toEqual([
+      'Flag --pod-infra-container-image has been deprecated, will be removed in 1.35. Image garbage collector will get sandbox image information from CRI.',
+    ]);
   });
 
   it('accepts the flags of kubeadm and of a typical /etc/default/kubelet', () => {
@@ -95,7 +120,10 @@ describe('command line, as pflag reads it', () => {
   it.each([
     [['--pod-manifest-pth=/x'], 'unknown flag: --pod-manifest-pth'],
     [['-config=/x'], "unknown shorthand flag: 'c' in -config=/x (did you mean --config=/x?)"],
-    [['--node-labels=node-role.kubernetes.io/control-plane='], 'invalid value "node-role.kubernetes.io/control-plane=" for flag --node-labels'],
+    [
+      ['--node-labels=node-role.kubernetes.io/control-plane='],
+      'invalid value "node-role.kubernetes.io/control-plane=" for flag --node-labels',
+    ],
     [['--register-with-taints=k=v:Sometimes'], 'invalid value "k=v:Sometimes" for flag --register-with-taints'],
     [['--register-node=maybe'], 'invalid value "maybe" for flag --register-node: must be true or false'],
     [['--v=high'], 'invalid value "high" for flag --v: must be an integer'],

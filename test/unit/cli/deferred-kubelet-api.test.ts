@@ -10,7 +10,10 @@ const logger = createLogger({ format: 'text', verbosity: 0, sink: { write: (s: s
 
 function starter() {
   const closed: string[] = [];
-  const start = vi.fn(async (): Promise<RunningKubeletServer> => ({ url: 'https://0.0.0.0:10250', close: async () => void closed.push('closed') }));
+  const start = vi.fn(async (): Promise<RunningKubeletServer> => ({
+    url: 'https://0.0.0.0:10250',
+    close: async () => void closed.push('closed'),
+  }));
   return { start, closed };
 }
 

@@ -7,7 +7,9 @@ describe('failSwapOn', () => {
   it('refuses to start while swap is on, naming the setting to change', () => {
     const swaps = HEADER + '/dev/dm-1                               partition\t4194300\t0\t-2\n';
     expect(() => checkSwap(true, swaps)).toThrow(SwapOnError);
-    expect(() => checkSwap(true, swaps)).toThrow('swap is on (/dev/dm-1): the kubelet does not run with swap; turn it off, or set --fail-swap-on=false (failSwapOn: false)');
+    expect(() => checkSwap(true, swaps)).toThrow(
+      'swap is on (/dev/dm-1): the kubelet does not run with swap; turn it off, or set --fail-swap-on=false (failSwapOn: false)',
+    );
   });
 
   it('starts with swap off, or when told swap is fine', () => {

@@ -19,7 +19,10 @@ const fixtures = (v: string): string => {
 /** What kubeadm's files may leave in the one warning: settings other helpers are building. */
 const PENDING = new Set(['authentication.x509.clientCAFile']);
 
-function startAsSystemd(v: string, etcDefaultKubelet?: string): { argv: string[]; opts: BootletOptions; deprecations: string[] } {
+function startAsSystemd(
+  v: string,
+  etcDefaultKubelet?: string,
+): { argv: string[]; opts: BootletOptions; deprecations: string[] } {
   const dir = fixtures(v);
   const unit = parseServiceUnit(readFileSync(`${dir}10-kubeadm.conf`, 'utf8'));
   const argv = expandExecStart(unit, (p) => {
@@ -33,7 +36,9 @@ function startAsSystemd(v: string, etcDefaultKubelet?: string): { argv: string[]
   if (cmd.kind !== 'run') throw new Error(cmd.kind);
   expect(cmd.flags.get(OPTION_SETTINGS.configFile)?.value).toBe('/var/lib/kubelet/config.yaml');
   // The same command line, with the config file where the test keeps it.
-  const local = parseCommandLine(args.map((a) => (a === '--config=/var/lib/kubelet/config.yaml' ? `--config=${dir}config.yaml` : a)));
+  const local = parseCommandLine(
+    args.map((a) => (a === '--config=/var/lib/kubelet/config.yaml' ? `--config=${dir}config.yaml` : a)),
+  );
   if (local.kind !== 'run') throw new Error(local.kind);
   return { argv: args, opts: resolveOptions(local.flags, local.deprecations), deprecations: local.deprecations };
 }
@@ -41,7 +46,12 @@ function startAsSystemd(v: string, etcDefaultKubelet?: string): { argv: string[]
 describe.each(VERSIONS)("kubeadm %s's drop-in, kubeadm-flags.env and config.yaml", (v) => {
   it('start bootlet with the kubelet defaults for every zero value', () => {
     const { argv, opts } = startAsSystemd(v);
-    expect(argv).toEqual(expect.arrayContaining(['--bootstrap-kubeconfig=/etc/kubernetes/bootstrap-kubelet.conf', '--kubeconfig=/etc/kubernetes/kubelet.conf']));
+    expect(argv).toEqual(
+      expect.arrayContaining([
+        '--bootstrap-kubeconfig=/etc/kubernetes/bootstrap-kubelet.conf',
+        '--kubeconfig=/etc/kubernetes/kubelet.conf',
+      ]),
+    );
     expect(argv).not.toContain('');
     expect(opts).toMatchObject({
       podManifestPath: '/etc/kubernetes/manifests',
@@ -79,9 +89,17 @@ describe.each(VERSIONS)("kubeadm %s's drop-in, kubeadm-flags.env and config.yaml
   });
 
   it("take what an operator puts in /etc/default/kubelet's KUBELET_EXTRA_ARGS", () => {
-    const extra = 'KUBELET_EXTRA_ARGS=--node-ip=10.0.0.9 --node-labels=example.com/pool=cp --fail-swap-on=false --max-pods=250 --cgroup-driver=systemd --v=2\n';
+    const extra =
+      'KUBELET_EXTRA_ARGS=--node-ip=10.0.0.9 --node-labels=example.com/pool=cp --fail-swap-on=false --max-pods=250 --cgroup-driver=systemd --v=2\n';
     const { opts } = startAsSystemd(v, extra);
-    expect(opts).toMatchObject({ nodeIP: '10.0.0.9', nodeLabels: { 'example.com/pool': 'cp' }, failSwapOn: false, maxPods: 250, cgroupDriver: 'systemd', verbosity: 2 });
+    expect(opts).toMatchObject({
+      nodeIP: '10.0.0.9',
+      nodeLabels: { 'example.com/pool': 'cp' },
+      failSwapOn: false,
+      maxPods: 250,
+      cgroupDriver: 'systemd',
+      verbosity: 2,
+    });
   });
 
   it('take an empty KUBELET_EXTRA_ARGS as no arguments at all', () => {
@@ -92,7 +110,10 @@ describe.each(VERSIONS)("kubeadm %s's drop-in, kubeadm-flags.env and config.yaml
 
 describe('kubeadm-flags.env with --pod-infra-container-image', () => {
   it('gets the kubelet deprecation line, not an exit', () => {
-    const cmd = parseCommandLine(['--container-runtime-endpoint=unix:///var/run/containerd/containerd.sock', '--pod-infra-container-image=registry.k8s.io/pause:3.9']);
+    const cmd = parseCommandLine([
+      '--container-runtime-endpoint=unix:///var/run/containerd/containerd.sock',
+      '--pod-infra-container-image=registry.k8s.io/pause:3.9',
+    ]);
     expect(cmd.kind === 'run' && cmd.deprecations).toEqual([
       'Flag --pod-infra-container-image has been deprecated, will be removed in 1.35. Image garbage collector will get sandbox image information from CRI.',
     ]);
@@ -101,12 +122,19 @@ describe('kubeadm-flags.env with --pod-infra-container-image', () => {
 
 describe('systemd expansion', () => {
   it('splits $VAR into words, drops an empty one, and keeps ${VAR} as one argument', () => {
-    const unit = parseServiceUnit('[Service]\nEnvironment="A=--x=1 --y=2" "EMPTY="\nExecStart=/bin/k $A $EMPTY $UNSET ${A}\n');
+    const unit = parseServiceUnit(
+      '[Service]\nEnvironment="A=--x=1 --y=2" "EMPTY="\nExecStart=/bin/k $A $EMPTY $UNSET ${A}\n',
+    );
     expect(expandExecStart(unit, () => undefined)).toEqual(['/bin/k', '--x=1', '--y=2', '--x=1 --y=2']);
   });
 
   it('lets environment files override Environment= and later files override earlier ones', () => {
-    const unit = parseServiceUnit('Environment=A=unit\nEnvironmentFile=-/one\nEnvironmentFile=-/two\nEnvironmentFile=-/missing\nExecStart=/bin/k $A\n');
-    expect(expandExecStart(unit, (p) => ({ '/one': 'A="--one"\n', '/two': '# c\nA=--two\n' })[p])).toEqual(['/bin/k', '--two']);
+    const unit = parseServiceUnit(
+      'Environment=A=unit\nEnvironmentFile=-/one\nEnvironmentFile=-/two\nEnvironmentFile=-/missing\nExecStart=/bin/k $A\n',
+    );
+    expect(expandExecStart(unit, (p) => ({ '/one': 'A="--one"\n', '/two': '# c\nA=--two\n' })[p])).toEqual([
+      '/bin/k',
+      '--two',
+    ]);
   });
 });

@@ -3,7 +3,8 @@ import { ConfigFileError, parseKubeletConfig, type LoadedKubeletConfig } from '.
 import { SETTING_BY_FIELD } from '../../../src/cli/settings/table.js';
 
 const header = 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n';
-const parse = (body: string, file = '/etc/bootlet/config.yaml'): LoadedKubeletConfig => parseKubeletConfig(file, header + body);
+const parse = (body: string, file = '/etc/bootlet/config.yaml'): LoadedKubeletConfig =>
+  parseKubeletConfig(file, header + body);
 const valueOf = (c: LoadedKubeletConfig, field: string): unknown => c.values.get(SETTING_BY_FIELD.get(field)!)?.value;
 
 describe('KubeletConfiguration, decoded as the kubelet decodes it', () => {
@@ -31,7 +32,9 @@ describe('KubeletConfiguration, decoded as the kubelet decodes it', () => {
   });
 
   it('leaves zero values of non-pointer fields to the defaults, as kubeadm writes them', () => {
-    const c = parse('syncFrequency: 0s\ncontainerRuntimeEndpoint: ""\nmaxPods: 0\nlogging: {flushFrequency: 0, verbosity: 0}\nmemorySwap: {}\ncrashLoopBackOff: {}\nclusterDNS: []\n');
+    const c = parse(
+      'syncFrequency: 0s\ncontainerRuntimeEndpoint: ""\nmaxPods: 0\nlogging: {flushFrequency: 0, verbosity: 0}\nmemorySwap: {}\ncrashLoopBackOff: {}\nclusterDNS: []\n',
+    );
     expect(c.values.size).toBe(0);
     expect(c.unknownFields).toEqual([]);
   });
@@ -60,7 +63,9 @@ describe('KubeletConfiguration, decoded as the kubelet decodes it', () => {
   });
 
   it('names unknown fields (typos, newer kubelets) and keeps going, like the kubelet lenient decoding', () => {
-    const c = parse('syncFrequncy: 1m\npodHousekeepingPeriod: 2s\nauthentication: {x509: {clientCaFile: /x}}\nstaticPodPath: /m\n');
+    const c = parse(
+      'syncFrequncy: 1m\npodHousekeepingPeriod: 2s\nauthentication: {x509: {clientCaFile: /x}}\nstaticPodPath: /m\n',
+    );
     expect(c.unknownFields).toEqual(['syncFrequncy', 'podHousekeepingPeriod', 'authentication.x509.clientCaFile']);
     expect(valueOf(c, 'staticPodPath')).toBe('/m');
   });
@@ -73,13 +78,19 @@ describe('KubeletConfiguration, decoded as the kubelet decodes it', () => {
 
   it.each([
     ['kind: Pod\napiVersion: v1\n', 'c.yaml: kind is "Pod", want "KubeletConfiguration"'],
-    ['apiVersion: kubelet.config.k8s.io/v1\nkind: KubeletConfiguration\n', 'c.yaml: apiVersion is "kubelet.config.k8s.io/v1", want "kubelet.config.k8s.io/v1beta1"'],
+    [
+      'apiVersion: kubelet.config.k8s.io/v1\nkind: KubeletConfiguration\n',
+      'c.yaml: apiVersion is "kubelet.config.k8s.io/v1", want "kubelet.config.k8s.io/v1beta1"',
+    ],
     [header + 'syncFrequency: often\n', 'c.yaml:3: syncFrequency: invalid duration "often"'],
     [header + 'syncFrequency: 60\n', 'c.yaml:3: syncFrequency: must be a duration string such as "20s", not number 60'],
     [header + 'maxPods: "110"\n', 'c.yaml:3: maxPods: must be an integer, not string "110"'],
     [header + 'healthzPort: 99999999999\n', 'c.yaml:3: healthzPort: is out of range (int32)'],
     [header + 'containerLogMaxSize: lots\n', 'c.yaml:3: containerLogMaxSize: "lots" is not a valid quantity'],
-    [header + 'registerWithTaints: [{key: a, effect: Sometimes}]\n', 'c.yaml:3: registerWithTaints: [0] needs a key and an effect'],
+    [
+      header + 'registerWithTaints: [{key: a, effect: Sometimes}]\n',
+      'c.yaml:3: registerWithTaints: [0] needs a key and an effect',
+    ],
     [header + '\n\nauthentication: 7\n', 'c.yaml:5: authentication: must be an object'],
     [header + 'address: 10.0.0\n', 'c.yaml:3: address: "10.0.0" is not a valid IP address'],
     ['a: [\n', 'c.yaml:'],

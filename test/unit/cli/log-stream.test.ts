@@ -18,7 +18,13 @@ async function render(content: Buffer | string, timestamps = false): Promise<str
 describe('bootlet logs rendering', () => {
   it('joins a character that the runtime split across two partial lines', async () => {
     const e = Buffer.from('é');
-    const log = Buffer.concat([Buffer.from('2026-01-01T00:00:01Z stdout P a'), e.subarray(0, 1), Buffer.from('\n2026-01-01T00:00:01Z stdout F '), e.subarray(1), Buffer.from('b\n')]);
+    const log = Buffer.concat([
+      Buffer.from('2026-01-01T00:00:01Z stdout P a'),
+      e.subarray(0, 1),
+      Buffer.from('\n2026-01-01T00:00:01Z stdout F '),
+      e.subarray(1),
+      Buffer.from('b\n'),
+    ]);
     expect(await render(log)).toBe('aéb\n');
   });
 

@@ -22,12 +22,17 @@ function write(dir: string, container: string, restart: number, lines: string[])
   return f;
 }
 
-const line = (t: string, s: string, tag: 'F' | 'P', c: string) => `2025-01-01T00:00:0${t}.000000001Z ${s} ${tag} ${c}\n`;
+const line = (t: string, s: string, tag: 'F' | 'P', c: string) =>
+  `2025-01-01T00:00:0${t}.000000001Z ${s} ${tag} ${c}\n`;
 
 async function logs_(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
-  const code = await runLogsCommand([...argv, '--root-dir', root, '--pod-logs-dir', logs], (s) => (out += s), (s) => (err += s));
+  const code = await runLogsCommand(
+    [...argv, '--root-dir', root, '--pod-logs-dir', logs],
+    (s) => (out += s),
+    (s) => (err += s),
+  );
   return { code, out, err };
 }
 
@@ -36,9 +41,18 @@ write(`kube-system_etcd-node1_${OLD}`, 'etcd', 0, [line('1', 'stdout', 'F', 'old
 fs.utimesSync(path.join(logs, `kube-system_etcd-node1_${OLD}`, 'etcd', '0.log'), new Date(0), new Date(0));
 fs.utimesSync(path.join(logs, `kube-system_etcd-node1_${OLD}`, 'etcd'), new Date(0), new Date(0));
 fs.utimesSync(path.join(logs, `kube-system_etcd-node1_${OLD}`), new Date(0), new Date(0));
-write(`kube-system_etcd-node1_${UID}`, 'etcd', 0, [line('1', 'stdout', 'F', 'first run'), line('2', 'stderr', 'F', 'crashed')]);
-write(`kube-system_etcd-node1_${UID}`, 'etcd', 1, [line('3', 'stdout', 'P', 'part one, '), line('3', 'stdout', 'F', 'part two'), line('4', 'stderr', 'F', 'ready')]);
-write(`kube-system_kube-apiserver-node1_${'c'.repeat(32)}`, 'kube-apiserver', 0, [line('1', 'stdout', 'F', 'apiserver')]);
+write(`kube-system_etcd-node1_${UID}`, 'etcd', 0, [
+  line('1', 'stdout', 'F', 'first run'),
+  line('2', 'stderr', 'F', 'crashed'),
+]);
+write(`kube-system_etcd-node1_${UID}`, 'etcd', 1, [
+  line('3', 'stdout', 'P', 'part one, '),
+  line('3', 'stdout', 'F', 'part two'),
+  line('4', 'stderr', 'F', 'ready'),
+]);
+write(`kube-system_kube-apiserver-node1_${'c'.repeat(32)}`, 'kube-apiserver', 0, [
+  line('1', 'stdout', 'F', 'apiserver'),
+]);
 write(`kube-system_kube-apiserver-node1_${'c'.repeat(32)}`, 'sidecar', 0, [line('1', 'stdout', 'F', 'sidecar')]);
 
 describe('bootlet logs without an agent', () => {
@@ -55,7 +69,9 @@ describe('bootlet logs without an agent', () => {
   it('asks for a container when the pod has several, and says when there is no previous instance', async () => {
     const several = await logs_('kube-apiserver-node1');
     expect(several.code).toBe(1);
-    expect(several.err).toContain('a container name must be specified for pod kube-apiserver-node1, choose one of: [kube-apiserver sidecar]');
+    expect(several.err).toContain(
+      'a container name must be specified for pod kube-apiserver-node1, choose one of: [kube-apiserver sidecar]',
+    );
     expect((await logs_('kube-apiserver-node1', 'sidecar')).out).toBe('sidecar\n');
     const prev = await logs_('kube-apiserver-node1', '-c', 'sidecar', '-p');
     expect(prev.err).toContain('previous terminated container "sidecar" in pod "kube-apiserver-node1" not found');
@@ -69,7 +85,12 @@ describe('bootlet logs without an agent', () => {
     let out = '';
     let err = '';
     const ac = new AbortController();
-    const done = runLogsCommand(['sched-node1', '-f', '--root-dir', root, '--pod-logs-dir', logs], (s) => (out += s), (s) => (err += s), ac.signal);
+    const done = runLogsCommand(
+      ['sched-node1', '-f', '--root-dir', root, '--pod-logs-dir', logs],
+      (s) => (out += s),
+      (s) => (err += s),
+      ac.signal,
+    );
     await waitFor(() => out === 'one\n', { timeoutMs: 10_000, what: 'first line' });
     fs.appendFileSync(f0, line('2', 'stdout', 'F', 'two'));
     await waitFor(() => out.endsWith('two\n'), { timeoutMs: 10_000, what: 'appended line' });
@@ -79,7 +100,10 @@ describe('bootlet logs without an agent', () => {
     fs.writeFileSync(f0, line('4', 'stdout', 'F', 'four'));
     await waitFor(() => out.endsWith('three\nfour\n'), { timeoutMs: 10_000, what: 'lines across the rotation' });
     write(dir, 'sched', 1, [line('5', 'stdout', 'F', 'after restart')]);
-    await waitFor(() => out.endsWith('after restart\n'), { timeoutMs: 10_000, what: 'line of the restarted container' });
+    await waitFor(() => out.endsWith('after restart\n'), {
+      timeoutMs: 10_000,
+      what: 'line of the restarted container',
+    });
     expect(err).toContain('the container restarted');
     ac.abort();
     expect(await done).toBe(0);

@@ -60,25 +60,53 @@ describe('options', () => {
   });
 
   it('reads the config file and lets flags win over it', () => {
-    const f = configFile('staticPodPath: /from/file\nfileCheckFrequency: 5s\nsyncFrequency: 2m\npodLogsDir: /logs\ncontainerRuntimeEndpoint: unix:///file.sock\nlogging:\n  format: json\n  verbosity: 4\n');
+    const f = configFile(
+      'staticPodPath: /from/file\nfileCheckFrequency: 5s\nsyncFrequency: 2m\npodLogsDir: /logs\ncontainerRuntimeEndpoint: unix:///file.sock\nlogging:\n  format: json\n  verbosity: 4\n',
+    );
     const o = resolve([`--config=${f}`, '--pod-manifest-path=/from/flag', '-v', '1']);
-    expect(o).toMatchObject({ podManifestPath: '/from/flag', fileCheckFrequencyMs: 5000, syncFrequencyMs: 120_000, podLogsDir: '/logs', containerRuntimeEndpoint: 'unix:///file.sock', loggingFormat: 'json', verbosity: 1 });
+    expect(o).toMatchObject({
+      podManifestPath: '/from/flag',
+      fileCheckFrequencyMs: 5000,
+      syncFrequencyMs: 120_000,
+      podLogsDir: '/logs',
+      containerRuntimeEndpoint: 'unix:///file.sock',
+      loggingFormat: 'json',
+      verbosity: 1,
+    });
   });
 
   it('merges --feature-gates into the file key by key, as the kubelet does', () => {
     const f = configFile('featureGates: {A: true, B: true}\n');
-    expect(resolve([`--config=${f}`, '--feature-gates=B=false,C=true']).featureGates).toEqual({ A: true, B: false, C: true });
+    expect(resolve([`--config=${f}`, '--feature-gates=B=false,C=true']).featureGates).toEqual({
+      A: true,
+      B: false,
+      C: true,
+    });
   });
 
   it('exposes the settings other parts build on: bootstrap kubeconfig, certificate rotation, cgroups, DNS', () => {
-    const f = configFile('rotateCertificates: true\ncgroupDriver: systemd\nclusterDNS: [10.96.0.10]\nclusterDomain: cluster.local\nresolvConf: ""\n');
+    const f = configFile(
+      'rotateCertificates: true\ncgroupDriver: systemd\nclusterDNS: [10.96.0.10]\nclusterDomain: cluster.local\nresolvConf: ""\n',
+    );
     const o = resolve([`--config=${f}`, '--bootstrap-kubeconfig=/etc/kubernetes/bootstrap-kubelet.conf']);
-    expect(o).toMatchObject({ bootstrapKubeconfig: '/etc/kubernetes/bootstrap-kubelet.conf', rotateCertificates: true, cgroupDriver: 'systemd', clusterDNS: ['10.96.0.10'], clusterDomain: 'cluster.local', resolvConf: '' });
+    expect(o).toMatchObject({
+      bootstrapKubeconfig: '/etc/kubernetes/bootstrap-kubelet.conf',
+      rotateCertificates: true,
+      cgroupDriver: 'systemd',
+      clusterDNS: ['10.96.0.10'],
+      clusterDomain: 'cluster.local',
+      resolvConf: '',
+    });
   });
 
   it('reports at the update frequency when a file sets only that (kubelet defaulting)', () => {
-    expect(resolve([`--config=${configFile('nodeStatusUpdateFrequency: 4s\n')}`]).nodeStatusReportFrequencyMs).toBe(4000);
-    expect(resolve([`--config=${configFile('nodeStatusUpdateFrequency: 4s\nnodeStatusReportFrequency: 1m\n')}`]).nodeStatusReportFrequencyMs).toBe(60_000);
+    expect(resolve([`--config=${configFile('nodeStatusUpdateFrequency: 4s\n')}`]).nodeStatusReportFrequencyMs).toBe(
+      4000,
+    );
+    expect(
+      resolve([`--config=${configFile('nodeStatusUpdateFrequency: 4s\nnodeStatusReportFrequency: 1m\n')}`])
+        .nodeStatusReportFrequencyMs,
+    ).toBe(60_000);
     expect(resolve(['--node-status-update-frequency=4s']).nodeStatusReportFrequencyMs).toBe(300_000);
   });
 
@@ -93,8 +121,15 @@ describe('options', () => {
   });
 
   it('names what it does not implement only when set to something other than the default', () => {
-    const f = configFile('cgroupDriver: systemd\ncpuManagerPolicy: static\nenableServer: true\nport: 10250\nauthorization: {mode: Webhook}\n');
-    const o = resolve([`--config=${f}`, '--cloud-provider=external', '--cert-dir=/var/lib/kubelet/pki', '--iptables-drop-bit=3']);
+    const f = configFile(
+      'cgroupDriver: systemd\ncpuManagerPolicy: static\nenableServer: true\nport: 10250\nauthorization: {mode: Webhook}\n',
+    );
+    const o = resolve([
+      `--config=${f}`,
+      '--cloud-provider=external',
+      '--cert-dir=/var/lib/kubelet/pki',
+      '--iptables-drop-bit=3',
+    ]);
     expect(o.notes.notImplemented).toEqual(['--cloud-provider', 'cpuManagerPolicy']);
   });
 
@@ -107,7 +142,9 @@ describe('options', () => {
   it('takes --node-ip as the kubelet does, with dual-stack pairs and :: / 0.0.0.0 meaning "detect"', () => {
     expect(resolve(['--node-ip=10.0.0.5,fd00::5']).nodeIP).toBe('10.0.0.5');
     expect(resolve(['--node-ip=0.0.0.0']).nodeIP).not.toBe('0.0.0.0');
-    expect(() => resolve(['--node-ip=10.0.0.5,10.0.0.6'])).toThrow('invalid value "10.0.0.5,10.0.0.6" for flag --node-ip: takes at most one IPv4 and one IPv6 address');
+    expect(() => resolve(['--node-ip=10.0.0.5,10.0.0.6'])).toThrow(
+      'invalid value "10.0.0.5,10.0.0.6" for flag --node-ip: takes at most one IPv4 and one IPv6 address',
+    );
   });
 
   it('takes an empty --hostname-override or --node-ip as unset, as the kubelet does', () => {
@@ -119,12 +156,28 @@ describe('options', () => {
   it.each([
     [['--pod-manifest-path='], UsageError, 'invalid value "" for flag --pod-manifest-path: must not be empty'],
     [['--sync-frequency=0s'], UsageError, 'invalid value "0s" for flag --sync-frequency: must be greater than 0'],
-    [['--healthz-port=70000'], UsageError, 'invalid value "70000" for flag --healthz-port: must be between 0 and 65535'],
+    [
+      ['--healthz-port=70000'],
+      UsageError,
+      'invalid value "70000" for flag --healthz-port: must be between 0 and 65535',
+    ],
     [['--port=0'], UsageError, 'invalid value "0" for flag --port: must be between 1 and 65535'],
-    [['--cgroup-driver=systemdd'], UsageError, 'invalid value "systemdd" for flag --cgroup-driver: must be one of "cgroupfs", "systemd"'],
-    [['--container-runtime-endpoint='], UsageError, 'invalid value "" for flag --container-runtime-endpoint: must not be empty'],
+    [
+      ['--cgroup-driver=systemdd'],
+      UsageError,
+      'invalid value "systemdd" for flag --cgroup-driver: must be one of "cgroupfs", "systemd"',
+    ],
+    [
+      ['--container-runtime-endpoint='],
+      UsageError,
+      'invalid value "" for flag --container-runtime-endpoint: must not be empty',
+    ],
     [['--runonce'], UsageError, 'runOnce mode has been deprecated'],
-    [['--allowed-unsafe-sysctls=kernel.msg*,vm.swappiness'], UsageError, 'invalid value "kernel.msg*,vm.swappiness" for flag --allowed-unsafe-sysctls: the sysctl "vm.swappiness" are not known to be namespaced'],
+    [
+      ['--allowed-unsafe-sysctls=kernel.msg*,vm.swappiness'],
+      UsageError,
+      'invalid value "kernel.msg*,vm.swappiness" for flag --allowed-unsafe-sysctls: the sysctl "vm.swappiness" are not known to be namespaced',
+    ],
   ])('refuses %j naming the flag', (argv, E, message) => {
     expect(() => resolve(argv)).toThrow(E);
     expect(() => resolve(argv)).toThrow(message);
@@ -138,7 +191,10 @@ describe('options', () => {
     ['logging: {format: xml}\n', ':3: logging.format: must be one of "text", "json"'],
     ['authorization: {mode: Maybe}\n', ':3: authorization.mode: must be one of "AlwaysAllow", "Webhook"'],
     ['nodeLeaseDurationSeconds: -1\n', ':3: nodeLeaseDurationSeconds: must be greater than 0'],
-    ['allowedUnsafeSysctls: [kernel.msg*, "fs.*"]\n', ':3: allowedUnsafeSysctls: the sysctls "fs.*" are not known to be namespaced'],
+    [
+      'allowedUnsafeSysctls: [kernel.msg*, "fs.*"]\n',
+      ':3: allowedUnsafeSysctls: the sysctls "fs.*" are not known to be namespaced',
+    ],
   ])('refuses a bad value in the file naming file, line and field (%#)', (body, message) => {
     const f = configFile(body);
     expect(() => resolve([`--config=${f}`])).toThrow(ConfigFileError);
@@ -146,11 +202,18 @@ describe('options', () => {
   });
 
   it('takes allowedUnsafeSysctls from the flag and the file', () => {
-    expect(resolve(['--allowed-unsafe-sysctls=kernel.msg*,net.core.somaxconn']).allowedUnsafeSysctls).toEqual(['kernel.msg*', 'net.core.somaxconn']);
-    expect(resolve([`--config=${configFile('allowedUnsafeSysctls: [kernel.shm*]\n')}`]).allowedUnsafeSysctls).toEqual(['kernel.shm*']);
+    expect(resolve(['--allowed-unsafe-sysctls=kernel.msg*,net.core.somaxconn']).allowedUnsafeSysctls).toEqual([
+      'kernel.msg*',
+      'net.core.somaxconn',
+    ]);
+    expect(resolve([`--config=${configFile('allowedUnsafeSysctls: [kernel.shm*]\n')}`]).allowedUnsafeSysctls).toEqual([
+      'kernel.shm*',
+    ]);
   });
 
   it('says when the config file cannot be read', () => {
-    expect(() => resolve([`--config=${join(dir, 'missing.yaml')}`])).toThrow(`cannot read config file ${join(dir, 'missing.yaml')}: no such file`);
+    expect(() => resolve([`--config=${join(dir, 'missing.yaml')}`])).toThrow(
+      `cannot read config file ${join(dir, 'missing.yaml')}: no such file`,
+    );
   });
 });

@@ -25,7 +25,9 @@ describe('the settings table', () => {
   });
 
   it("treats a zero value as 'use the default' exactly for the non-pointer Go fields", () => {
-    const wrong = leaves.filter(([p, goType]) => Boolean(SETTING_BY_FIELD.get(p)!.pointer) !== goType.startsWith('*')).map(([p]) => p);
+    const wrong = leaves
+      .filter(([p, goType]) => Boolean(SETTING_BY_FIELD.get(p)!.pointer) !== goType.startsWith('*'))
+      .map(([p]) => p);
     expect(wrong).toEqual([]);
   });
 
@@ -46,7 +48,8 @@ describe('the settings table', () => {
       if (s.default === undefined) continue;
       expect(s.validate?.(s.default), `${s.flag ?? s.field} default`).toBeUndefined();
       const scalar = ['string', 'path', 'bool', 'integer', 'duration', 'IP', 'quantity'].includes(s.type.kind);
-      if (s.flag && scalar && !s.type.isZero(s.default)) expect(s.type.fromFlag(s.type.format(s.default), undefined), `${s.flag}`).toEqual(s.default);
+      if (s.flag && scalar && !s.type.isZero(s.default))
+        expect(s.type.fromFlag(s.type.format(s.default), undefined), `${s.flag}`).toEqual(s.default);
     }
   });
 

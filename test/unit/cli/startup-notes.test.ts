@@ -29,7 +29,11 @@ describe('start-up notes', () => {
 
   it('say nothing when there is nothing to say', () => {
     const lines: string[] = [];
-    logStartupNotes({ notImplemented: [], unknownFields: [], duplicateFields: [], deprecations: [], skipped: [] }, createLogger({ format: 'json', verbosity: 0, sink: { write: (l) => lines.push(l) } }), undefined);
+    logStartupNotes(
+      { notImplemented: [], unknownFields: [], duplicateFields: [], deprecations: [], skipped: [] },
+      createLogger({ format: 'json', verbosity: 0, sink: { write: (l) => lines.push(l) } }),
+      undefined,
+    );
     expect(lines).toEqual([]);
   });
 });

@@ -18,14 +18,21 @@ describe('usage errors of the subcommands', () => {
     expect(USAGE_EXIT_CODE).toBe(1);
   });
 
-  it.each(COMMANDS)('bootlet %s: an unknown flag exits 1 with one line and the usage, nothing on stdout', async (name, run, usage) => {
-    let out = '';
-    let err = '';
-    const code = await run(['--frobnicate'], (s) => (out += s), (s) => (err += s));
-    expect(code).toBe(1);
-    expect(out).toBe('');
-    expect(err.startsWith(`bootlet ${name}: `)).toBe(true);
-    expect(err).toContain('frobnicate');
-    expect(err.endsWith(`${usage}\n`)).toBe(true);
-  });
+  it.each(COMMANDS)(
+    'bootlet %s: an unknown flag exits 1 with one line and the usage, nothing on stdout',
+    async (name, run, usage) => {
+      let out = '';
+      let err = '';
+      const code = await run(
+        ['--frobnicate'],
+        (s) => (out += s),
+        (s) => (err += s),
+      );
+      expect(code).toBe(1);
+      expect(out).toBe('');
+      expect(err.startsWith(`bootlet ${name}: `)).toBe(true);
+      expect(err).toContain('frobnicate');
+      expect(err.endsWith(`${usage}\n`)).toBe(true);
+    },
+  );
 });

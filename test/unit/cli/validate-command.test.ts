@@ -14,7 +14,11 @@ const KUBEADM = path.join(__dirname, '../../fixtures/kubeadm/1.34');
 async function validate(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
-  const code = await runValidateCommand(argv, (s) => (out += s), (s) => (err += s));
+  const code = await runValidateCommand(
+    argv,
+    (s) => (out += s),
+    (s) => (err += s),
+  );
   return { code, out, err };
 }
 
@@ -39,7 +43,15 @@ spec:
 
 describe('bootlet validate', () => {
   it("accepts kubeadm's manifests and config, with the UID the agent gives them on this node", async () => {
-    const r = await validate(path.join(KUBEADM, 'manifests'), '--config', path.join(KUBEADM, 'kubelet/config.yaml'), '--hostname-override', 'cp-1', '-o', 'json');
+    const r = await validate(
+      path.join(KUBEADM, 'manifests'),
+      '--config',
+      path.join(KUBEADM, 'kubelet/config.yaml'),
+      '--hostname-override',
+      'cp-1',
+      '-o',
+      'json',
+    );
     expect(r.code).toBe(0);
     const report = JSON.parse(r.out) as ValidateReport;
     expect(report.config?.result).toBe('accepted');
@@ -48,21 +60,32 @@ describe('bootlet validate', () => {
     const agent = loadManifest(etcd, fs.readFileSync(etcd), 'cp-1', new Date());
     expect('pod' in agent).toBe(true);
     const mine = report.files.find((f) => f.file === etcd);
-    expect(mine).toMatchObject({ result: 'accepted', pod: 'kube-system/etcd-cp-1', uid: 'pod' in agent ? agent.pod.uid : '' });
+    expect(mine).toMatchObject({
+      result: 'accepted',
+      pod: 'kube-system/etcd-cp-1',
+      uid: 'pod' in agent ? agent.pod.uid : '',
+    });
   });
 
   it('gives line, column and reason of a refused manifest, warns about unknown fields, and exits 1', async () => {
     const d = dir('bad', {
-      'broken.yaml': 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\nspec:\n  containers:\n  - name: a\n    image: [unclosed\n',
+      'broken.yaml':
+        'apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\nspec:\n  containers:\n  - name: a\n    image: [unclosed\n',
       'typo.yaml': POD('typo').replace('    image: busybox', '    image: busybox\n    imagePullPolicyy: Always'),
       'list.yaml': 'apiVersion: v1\nkind: PodList\nitems: []\n',
     });
     const r = await validate(d);
     expect(r.code).toBe(1);
-    expect(r.out).toContain(`${path.join(d, 'broken.yaml')}:9:1: refused: Flow sequence in block collection must be sufficiently indented and end with a ]`);
-    expect(r.out).toContain(`${path.join(d, 'list.yaml')}: refused: kind is "PodList": expected "Pod" (a file holds exactly one Pod`);
+    expect(r.out).toContain(
+      `${path.join(d, 'broken.yaml')}:9:1: refused: Flow sequence in block collection must be sufficiently indented and end with a ]`,
+    );
+    expect(r.out).toContain(
+      `${path.join(d, 'list.yaml')}: refused: kind is "PodList": expected "Pod" (a file holds exactly one Pod`,
+    );
     expect(r.out).toContain(`${path.join(d, 'typo.yaml')}: accepted: pod kube-system/typo-`);
-    expect(r.out).toContain(`${path.join(d, 'typo.yaml')}: warning: unknown field "spec.containers[0].imagePullPolicyy"`);
+    expect(r.out).toContain(
+      `${path.join(d, 'typo.yaml')}: warning: unknown field "spec.containers[0].imagePullPolicyy"`,
+    );
     expect(r.out).toMatch(/1 accepted, 2 refused, 0 ignored, 1 warnings\n$/);
   });
 
@@ -73,8 +96,12 @@ describe('bootlet validate', () => {
     });
     const r = await validate(d);
     expect(r.code).toBe(1);
-    expect(r.out).toContain(`${path.join(d, 'small.yaml')}: refused: more than 50000 values (the limit for a manifest)`);
-    expect(r.out).toContain(`${path.join(d, 'deep.json')}: refused: nested deeper than 64 levels (the limit for a manifest)`);
+    expect(r.out).toContain(
+      `${path.join(d, 'small.yaml')}: refused: more than 50000 values (the limit for a manifest)`,
+    );
+    expect(r.out).toContain(
+      `${path.join(d, 'deep.json')}: refused: nested deeper than 64 levels (the limit for a manifest)`,
+    );
     expect(r.out).not.toMatch(/refused: refused/);
   });
 
@@ -90,24 +117,37 @@ describe('bootlet validate', () => {
     expect(r.code).toBe(1);
     const byName = new Map((JSON.parse(r.out) as ValidateReport).files.map((f) => [path.basename(f.file), f]));
     expect(byName.get('etcd.yaml~')).toMatchObject({ result: 'ignored', reason: 'editor backup file (ends with "~")' });
-    expect(byName.get('.etcd.yaml.swp')).toMatchObject({ result: 'ignored', reason: 'hidden file (name starts with ".")' });
-    expect(byName.get('old')).toMatchObject({ result: 'ignored', reason: 'sub-directory: the agent does not recurse into it' });
+    expect(byName.get('.etcd.yaml.swp')).toMatchObject({
+      result: 'ignored',
+      reason: 'hidden file (name starts with ".")',
+    });
+    expect(byName.get('old')).toMatchObject({
+      result: 'ignored',
+      reason: 'sub-directory: the agent does not recurse into it',
+    });
     // The first file by name wins, as in the agent.
     expect(byName.get('etcd-copy.yaml')).toMatchObject({ result: 'accepted' });
     expect(byName.get('etcd.yaml')).toMatchObject({ result: 'refused' });
-    expect((byName.get('etcd.yaml') as { reason: string }).reason).toContain(`is already declared by ${path.join(d, 'etcd-copy.yaml')}`);
+    expect((byName.get('etcd.yaml') as { reason: string }).reason).toContain(
+      `is already declared by ${path.join(d, 'etcd-copy.yaml')}`,
+    );
   });
 
   it('checks a file named on its own whatever its name, with a warning that a directory would skip it', async () => {
     const d = dir('named', { 'web.yaml.bak': POD('web') });
     const r = await validate(path.join(d, 'web.yaml.bak'));
     expect(r.code).toBe(0);
-    expect(r.out).toContain('warning: in a manifest directory the agent would skip this file: temporary or backup file');
+    expect(r.out).toContain(
+      'warning: in a manifest directory the agent would skip this file: temporary or backup file',
+    );
   });
 
   it('refuses a KubeletConfiguration as the agent does, naming file, line and field', async () => {
     const cfg = path.join(tmp, 'bad-config.yaml');
-    fs.writeFileSync(cfg, 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nsyncFrequency: soon\nfooBar: 1\n');
+    fs.writeFileSync(
+      cfg,
+      'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nsyncFrequency: soon\nfooBar: 1\n',
+    );
     const r = await validate(dir('empty', {}), '--config', cfg);
     expect(r.code).toBe(1);
     expect(r.out).toContain(`refused: ${cfg}:3: syncFrequency:`);
@@ -121,7 +161,10 @@ describe('bootlet validate', () => {
   it('checks the staticPodPath of --config when no path is given', async () => {
     const d = dir('from-config', { 'a.yaml': POD('a') });
     const cfg = path.join(tmp, 'spp.yaml');
-    fs.writeFileSync(cfg, `apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nstaticPodPath: ${d}\n`);
+    fs.writeFileSync(
+      cfg,
+      `apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nstaticPodPath: ${d}\n`,
+    );
     const r = await validate('--config', cfg, '--hostname-override', 'n1');
     expect(r.code).toBe(0);
     expect(r.out).toContain(`${path.join(d, 'a.yaml')}: accepted: pod kube-system/a-n1`);

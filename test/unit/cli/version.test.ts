@@ -6,14 +6,23 @@ import { BOOTLET_VERSION, KUBERNETES_VERSION, kubeletVersion, kubeletVersionLine
  * A semantic version as k8s.io/apimachinery's ParseSemantic takes it (which kubeadm applies to a
  * Node's nodeInfo.kubeletVersion): three numbers, optional pre-release, optional build metadata.
  */
-function parseSemantic(v: string): { major: number; minor: number; patch: number; pre: string; build: string } | undefined {
-  const m = /^\s*v?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?(?:\+([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?\s*$/.exec(v);
-  return m ? { major: Number(m[1]), minor: Number(m[2]), patch: Number(m[3]), pre: m[4] ?? '', build: m[5] ?? '' } : undefined;
+function parseSemantic(
+  v: string,
+): { major: number; minor: number; patch: number; pre: string; build: string } | undefined {
+  const m =
+    /^\s*v?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?(?:\+([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?\s*$/.exec(
+      v,
+    );
+  return m
+    ? { major: Number(m[1]), minor: Number(m[2]), patch: Number(m[3]), pre: m[4] ?? '', build: m[5] ?? '' }
+    : undefined;
 }
 
 /** kubeadm preflight runs `kubelet --version` and wants the whole output to be "Kubernetes v<semver>". */
 function kubeadmReadsKubeletVersion(output: string): string | undefined {
-  return /^\s*Kubernetes v((?:0|[1-9]\d*)\.(?:0|[1-9]\d*)\.(?:0|[1-9]\d*)[-0-9a-zA-Z_.+]*)\s*$/.exec(output.trim())?.[1];
+  return /^\s*Kubernetes v((?:0|[1-9]\d*)\.(?:0|[1-9]\d*)\.(?:0|[1-9]\d*)[-0-9a-zA-Z_.+]*)\s*$/.exec(
+    output.trim(),
+  )?.[1];
 }
 
 describe('version', () => {
@@ -39,7 +48,13 @@ describe('version', () => {
   });
 
   it('answers `bootlet version` with its own, the kubelet and the Node versions', () => {
-    expect(commandOutput({ kind: 'version', format: 'bootlet' })).toBe(`bootlet v${BOOTLET_VERSION} (kubelet v1.34.0, node ${process.version})`);
-    expect(JSON.parse(commandOutput({ kind: 'version', format: 'raw' })!)).toMatchObject({ gitVersion: kubeletVersion(), nodeVersion: process.version, nodeExecArgv: process.execArgv });
+    expect(commandOutput({ kind: 'version', format: 'bootlet' })).toBe(
+      `bootlet v${BOOTLET_VERSION} (kubelet v1.34.0, node ${process.version})`,
+    );
+    expect(JSON.parse(commandOutput({ kind: 'version', format: 'raw' })!)).toMatchObject({
+      gitVersion: kubeletVersion(),
+      nodeVersion: process.version,
+      nodeExecArgv: process.execArgv,
+    });
   });
 });

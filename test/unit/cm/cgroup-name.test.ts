@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { cgroupName, CgroupNameError, literalName, parseCgroupRoot, ROOT_CGROUP, systemdUnitName, toCgroupfs, toSystemd } from '../../../src/cm/cgroup-name.js';
+import {
+  cgroupName,
+  CgroupNameError,
+  literalName,
+  parseCgroupRoot,
+  ROOT_CGROUP,
+  systemdUnitName,
+  toCgroupfs,
+  toSystemd,
+} from '../../../src/cm/cgroup-name.js';
 
 const UID = '1234-abcd-5678-efgh';
 const kubepods = cgroupName(ROOT_CGROUP, 'kubepods');
@@ -23,7 +32,9 @@ describe('cgroup names', () => {
   });
 
   it('systemd unit names are the last slice', () => {
-    expect(systemdUnitName(cgroupName(kubepods, 'burstable', `pod${UID}`))).toBe('kubepods-burstable-pod1234_abcd_5678_efgh.slice');
+    expect(systemdUnitName(cgroupName(kubepods, 'burstable', `pod${UID}`))).toBe(
+      'kubepods-burstable-pod1234_abcd_5678_efgh.slice',
+    );
     expect(systemdUnitName(kubepods)).toBe('kubepods.slice');
     expect(systemdUnitName(ROOT_CGROUP)).toBe('-.slice');
   });
@@ -43,6 +54,7 @@ describe('cgroup names', () => {
   });
 
   it('refuses components that would escape the path or break the systemd mapping', () => {
-    for (const bad of ['', 'a/b', '..', 'pod_1', 'pod 1', '-x']) expect(() => cgroupName(kubepods, bad)).toThrow(CgroupNameError);
+    for (const bad of ['', 'a/b', '..', 'pod_1', 'pod 1', '-x'])
+      expect(() => cgroupName(kubepods, bad)).toThrow(CgroupNameError);
   });
 });

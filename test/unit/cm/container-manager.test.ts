@@ -7,17 +7,30 @@ import { FakeCgroupManager } from './fake-cgroup-manager.js';
 const UID = '5f0c-11ee-be56';
 
 function pod(uid: string, resources: Container['resources'] = {}): Pod {
-  return { metadata: { name: `p-${uid}`, namespace: 'kube-system', uid }, spec: { containers: [{ name: 'c', image: 'x', resources }] } };
+  return {
+    metadata: { name: `p-${uid}`, namespace: 'kube-system', uid },
+    spec: { containers: [{ name: 'c', image: 'x', resources }] },
+  };
 }
 const burstable = (uid: string, cpu: string) => pod(uid, { requests: { cpu } });
-const guaranteed = (uid: string) => pod(uid, { requests: { cpu: '1', memory: '1Gi' }, limits: { cpu: '1', memory: '1Gi' } });
+const guaranteed = (uid: string) =>
+  pod(uid, { requests: { cpu: '1', memory: '1Gi' }, limits: { cpu: '1', memory: '1Gi' } });
 
 function setup(driver: 'cgroupfs' | 'systemd' = 'cgroupfs', cgroupRoot = '/', desired: Pod[] = []) {
   const lines: string[] = [];
   const logger = createLogger({ format: 'json', verbosity: 4, sink: { write: (l) => lines.push(l) } });
   const manager = new FakeCgroupManager(driver);
-  const cm = new ContainerManager({ manager, cgroupRoot, enforceCpuLimits: true, podPidsLimit: -1, nodeCpuMilli: 2000, logger, desiredPods: () => desired });
-  const errors = () => lines.map((l) => JSON.parse(l) as { msg: string; err?: string }).filter((r) => r.err !== undefined);
+  const cm = new ContainerManager({
+    manager,
+    cgroupRoot,
+    enforceCpuLimits: true,
+    podPidsLimit: -1,
+    nodeCpuMilli: 2000,
+    logger,
+    desiredPods: () => desired,
+  });
+  const errors = () =>
+    lines.map((l) => JSON.parse(l) as { msg: string; err?: string }).filter((r) => r.err !== undefined);
   return { cm, manager, lines, errors };
 }
 
@@ -42,8 +55,12 @@ describe('ContainerManager', () => {
     expect(fs.podCgroupParent(pod(UID))).toBe(`/kubepods/besteffort/pod${UID}`);
     const sd = setup('systemd').cm;
     expect(sd.podCgroupParent(guaranteed(UID))).toBe('/kubepods.slice/kubepods-pod5f0c_11ee_be56.slice');
-    expect(sd.podCgroupParent(burstable(UID, '100m'))).toBe('/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod5f0c_11ee_be56.slice');
-    expect(sd.podCgroupParent(pod(UID))).toBe('/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod5f0c_11ee_be56.slice');
+    expect(sd.podCgroupParent(burstable(UID, '100m'))).toBe(
+      '/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod5f0c_11ee_be56.slice',
+    );
+    expect(sd.podCgroupParent(pod(UID))).toBe(
+      '/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod5f0c_11ee_be56.slice',
+    );
     expect(setup('cgroupfs', '/agent').cm.podCgroupParent(pod(UID))).toBe(`/agent/kubepods/besteffort/pod${UID}`);
   });
 
@@ -69,10 +86,15 @@ describe('ContainerManager', () => {
     await cm.ensurePodCgroup(pod('be2'));
     expect(manager.calls.filter((c) => c.startsWith('update '))).toEqual([]);
     await cm.ensurePodCgroup(burstable('bu', '500m'));
-    expect(manager.calls.filter((c) => c.startsWith('update '))).toEqual(['update /kubepods/burstable {"cpuShares":512}']);
+    expect(manager.calls.filter((c) => c.startsWith('update '))).toEqual([
+      'update /kubepods/burstable {"cpuShares":512}',
+    ]);
     manager.calls.length = 0;
     await vi.advanceTimersByTimeAsync(60_000);
-    expect(manager.calls.filter((c) => c.startsWith('update ')).sort()).toEqual(['update /kubepods/besteffort {"cpuShares":2}', 'update /kubepods/burstable {"cpuShares":512}']);
+    expect(manager.calls.filter((c) => c.startsWith('update ')).sort()).toEqual([
+      'update /kubepods/besteffort {"cpuShares":2}',
+      'update /kubepods/burstable {"cpuShares":512}',
+    ]);
     cm.stop();
   });
 
@@ -158,16 +180,22 @@ describe('ContainerManager', () => {
     expect(first).toBe(second);
     expect(first).toMatch(/set cgroupDriver: systemd \(--cgroup-driver=systemd\)/);
     expect(errors()).toHaveLength(1);
-    expect(errors()[0]!.msg).toMatch(/runtime uses the systemd driver and bootlet uses cgroupfs; set cgroupDriver: systemd in the KubeletConfiguration/);
+    expect(errors()[0]!.msg).toMatch(
+      /runtime uses the systemd driver and bootlet uses cgroupfs; set cgroupDriver: systemd in the KubeletConfiguration/,
+    );
     expect(cm.explainRuntimeError('image not found')).toBeUndefined();
   });
 
   it("recognises CRI-O's refusal of a systemd slice under its cgroupfs manager", () => {
     const { cm } = setup('systemd');
-    expect(cm.explainRuntimeError('cri-o configured with cgroupfs cgroup manager, but received systemd slice as parent: /kubepods.slice/x.slice')).toMatch(
-      /set cgroupDriver: cgroupfs/,
-    );
-    expect(cm.explainRuntimeError('configured with systemd cgroup manager, but did not receive slice as parent')).toBeUndefined();
+    expect(
+      cm.explainRuntimeError(
+        'cri-o configured with cgroupfs cgroup manager, but received systemd slice as parent: /kubepods.slice/x.slice',
+      ),
+    ).toMatch(/set cgroupDriver: cgroupfs/);
+    expect(
+      cm.explainRuntimeError('configured with systemd cgroup manager, but did not receive slice as parent'),
+    ).toBeUndefined();
   });
 
   it('a sandbox that did not land in its pod cgroup is the other driver at work: one line', async () => {
@@ -175,7 +203,9 @@ describe('ContainerManager', () => {
     await cm.checkSandboxPlacement(burstable(UID, '1'));
     await cm.checkSandboxPlacement(burstable('other', '1'));
     expect(errors()).toHaveLength(1);
-    expect(errors()[0]!.msg).toMatch(/runtime uses the cgroupfs driver and bootlet uses systemd; set cgroupDriver: cgroupfs/);
+    expect(errors()[0]!.msg).toMatch(
+      /runtime uses the cgroupfs driver and bootlet uses systemd; set cgroupDriver: cgroupfs/,
+    );
     const ok = setup('cgroupfs');
     ok.manager.childrenOf.set(`/kubepods/burstable/pod${UID}`, ['abc']);
     await ok.cm.checkSandboxPlacement(burstable(UID, '1'));
@@ -185,7 +215,9 @@ describe('ContainerManager', () => {
   it('a mismatch known from the runtime config is logged once, and not again at the first failure', () => {
     const { cm, errors } = setup('cgroupfs');
     cm.reportRuntimeDriver('systemd');
-    cm.explainRuntimeError('expected cgroupsPath to be of format "slice:prefix:name" for systemd cgroups, got "x" instead');
+    cm.explainRuntimeError(
+      'expected cgroupsPath to be of format "slice:prefix:name" for systemd cgroups, got "x" instead',
+    );
     expect(errors()).toHaveLength(1);
     cm.reportRuntimeDriver('cgroupfs');
     expect(errors()).toHaveLength(1);

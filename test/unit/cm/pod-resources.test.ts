@@ -4,23 +4,52 @@ import { podCpuRequestMilli, resourceConfigForPod } from '../../../src/cm/pod-re
 
 const opts = { enforceCpuLimits: true, podPidsLimit: -1 };
 
-function c(name: string, requests?: Record<string, string>, limits?: Record<string, string>, extra: Partial<Container> = {}): Container {
-  return { name, image: 'busybox', resources: { ...(requests ? { requests } : {}), ...(limits ? { limits } : {}) }, ...extra };
+function c(
+  name: string,
+  requests?: Record<string, string>,
+  limits?: Record<string, string>,
+  extra: Partial<Container> = {},
+): Container {
+  return {
+    name,
+    image: 'busybox',
+    resources: { ...(requests ? { requests } : {}), ...(limits ? { limits } : {}) },
+    ...extra,
+  };
 }
 
 function pod(containers: Container[], initContainers: Container[] = [], extra: Partial<Pod['spec']> = {}): Pod {
-  return { metadata: { name: 'p', namespace: 'kube-system', uid: 'u1' }, spec: { containers, initContainers, ...extra } };
+  return {
+    metadata: { name: 'p', namespace: 'kube-system', uid: 'u1' },
+    spec: { containers, initContainers, ...extra },
+  };
 }
 
 describe('resourceConfigForPod', () => {
   it('Guaranteed: shares, quota and period, memory limit', () => {
-    const p = pod([c('a', { cpu: '500m', memory: '64Mi' }, { cpu: '500m', memory: '64Mi' }), c('b', { cpu: '1', memory: '1Gi' }, { cpu: '1', memory: '1Gi' })]);
-    expect(resourceConfigForPod(p, opts)).toEqual({ cpuShares: 1536, cpuQuota: 150000, cpuPeriod: 100000, memoryLimit: 64 * 2 ** 20 + 2 ** 30 });
+    const p = pod([
+      c('a', { cpu: '500m', memory: '64Mi' }, { cpu: '500m', memory: '64Mi' }),
+      c('b', { cpu: '1', memory: '1Gi' }, { cpu: '1', memory: '1Gi' }),
+    ]);
+    expect(resourceConfigForPod(p, opts)).toEqual({
+      cpuShares: 1536,
+      cpuQuota: 150000,
+      cpuPeriod: 100000,
+      memoryLimit: 64 * 2 ** 20 + 2 ** 30,
+    });
   });
 
   it('Burstable with every container limited: quota and memory limit from the summed limits', () => {
-    const p = pod([c('a', { cpu: '250m', memory: '32Mi' }, { cpu: '1', memory: '128Mi' }), c('b', { cpu: '250m' }, { cpu: '500m', memory: '64Mi' })]);
-    expect(resourceConfigForPod(p, opts)).toEqual({ cpuShares: 512, cpuQuota: 150000, cpuPeriod: 100000, memoryLimit: 192 * 2 ** 20 });
+    const p = pod([
+      c('a', { cpu: '250m', memory: '32Mi' }, { cpu: '1', memory: '128Mi' }),
+      c('b', { cpu: '250m' }, { cpu: '500m', memory: '64Mi' }),
+    ]);
+    expect(resourceConfigForPod(p, opts)).toEqual({
+      cpuShares: 512,
+      cpuQuota: 150000,
+      cpuPeriod: 100000,
+      memoryLimit: 192 * 2 ** 20,
+    });
   });
 
   it('Burstable with a container unlimited: shares only for that resource', () => {
@@ -46,13 +75,23 @@ describe('resourceConfigForPod', () => {
   });
 
   it('an init container without a limit leaves the pod without a cpu quota', () => {
-    const p = pod([c('a', { cpu: '500m', memory: '1Mi' }, { cpu: '500m', memory: '1Mi' })], [c('init', { cpu: '100m' })]);
+    const p = pod(
+      [c('a', { cpu: '500m', memory: '1Mi' }, { cpu: '500m', memory: '1Mi' })],
+      [c('init', { cpu: '100m' })],
+    );
     expect(resourceConfigForPod(p, opts)).toEqual({ cpuShares: 512 });
   });
 
   it('pod overhead adds to requests and to limits that are set', () => {
-    const p = pod([c('a', { cpu: '1', memory: '1Gi' }, { cpu: '1', memory: '1Gi' })], [], { overhead: { cpu: '250m', memory: '128Mi' } });
-    expect(resourceConfigForPod(p, opts)).toEqual({ cpuShares: 1280, cpuQuota: 125000, cpuPeriod: 100000, memoryLimit: 2 ** 30 + 128 * 2 ** 20 });
+    const p = pod([c('a', { cpu: '1', memory: '1Gi' }, { cpu: '1', memory: '1Gi' })], [], {
+      overhead: { cpu: '250m', memory: '128Mi' },
+    });
+    expect(resourceConfigForPod(p, opts)).toEqual({
+      cpuShares: 1280,
+      cpuQuota: 125000,
+      cpuPeriod: 100000,
+      memoryLimit: 2 ** 30 + 128 * 2 ** 20,
+    });
   });
 
   it('cpuCFSQuota off: no quota; podPidsLimit when set', () => {

@@ -8,7 +8,9 @@ const MAX = 2n ** 64n - 1n;
 
 describe('systemd unit properties', () => {
   it('v1: CPUShares, MemoryLimit, quota per second rounded up to 10 ms, TasksMax', () => {
-    expect(resourceProperties({ cpuShares: 512, cpuQuota: 150000, cpuPeriod: 100000, memoryLimit: 1024, pidsLimit: 100 }, 1)).toEqual([
+    expect(
+      resourceProperties({ cpuShares: 512, cpuQuota: 150000, cpuPeriod: 100000, memoryLimit: 1024, pidsLimit: 100 }, 1),
+    ).toEqual([
       ['CPUShares', 't', 512n],
       ['MemoryLimit', 't', 1024n],
       ['CPUQuotaPeriodUSec', 't', 100000n],
@@ -36,7 +38,8 @@ class FakeDbus {
   closed = false;
   async startTransientUnit(unit: string, props: readonly UnitProperty[]): Promise<void> {
     this.calls.push(`start ${unit}`);
-    if (this.units.has(unit)) throw new DbusCallError('org.freedesktop.systemd1.UnitExists', `Unit ${unit} was already loaded`);
+    if (this.units.has(unit))
+      throw new DbusCallError('org.freedesktop.systemd1.UnitExists', `Unit ${unit} was already loaded`);
     this.units.set(unit, props);
   }
   async setUnitProperties(unit: string, props: readonly UnitProperty[]): Promise<void> {

@@ -21,7 +21,9 @@ import { applySchemeDefaults } from '../../../src/k8s/defaults';
 
 const CORPUS = join(__dirname, '../../fixtures/addons');
 const NODE = 'cp-1';
-const FILES = readdirSync(CORPUS).filter((f) => f.endsWith('.yaml')).sort();
+const FILES = readdirSync(CORPUS)
+  .filter((f) => f.endsWith('.yaml'))
+  .sort();
 
 const text = (f: string): string => readFileSync(join(CORPUS, f), 'utf8');
 /** What the API server sends: JSON (the YAML read as Kubernetes reads it, YAML 1.1). */
@@ -43,7 +45,9 @@ function withoutApiReferences(f: string): string {
   delete spec.serviceAccount;
   delete spec.automountServiceAccountToken;
   delete spec.imagePullSecrets;
-  const dropped = new Set((spec.volumes ?? []).filter((v) => v.secret || v.configMap || v.projected).map((v) => v.name));
+  const dropped = new Set(
+    (spec.volumes ?? []).filter((v) => v.secret || v.configMap || v.projected).map((v) => v.name),
+  );
   spec.volumes = (spec.volumes ?? []).filter((v) => !dropped.has(v.name));
   for (const c of [...(spec.initContainers ?? []), ...spec.containers]) {
     c.volumeMounts = c.volumeMounts?.filter((m) => !dropped.has(m.name));

@@ -1,6 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { createManifestDecoder, decodesInline, type ManifestDecoder } from '../../../src/config/decode/decode-off-thread';
+import {
+  createManifestDecoder,
+  decodesInline,
+  type ManifestDecoder,
+} from '../../../src/config/decode/decode-off-thread';
 import { loadManifest } from '../../../src/config/manifest';
 import { WEB_YAML } from './helpers';
 
@@ -49,7 +53,10 @@ describe('manifest decoder', () => {
     expect(decodesInline(Buffer.from(`${head}x:\n${'- 1\n'.repeat(4000)}`))).toBe(false);
     // What kubeadm writes stays on the event loop, with room to spare; so does a long comment.
     for (const f of ['kube-apiserver', 'etcd', 'kube-controller-manager', 'kube-scheduler']) {
-      expect(decodesInline(readFileSync(new URL(`../../fixtures/kubeadm/1.34/manifests/${f}.yaml`, import.meta.url))), f).toBe(true);
+      expect(
+        decodesInline(readFileSync(new URL(`../../fixtures/kubeadm/1.34/manifests/${f}.yaml`, import.meta.url))),
+        f,
+      ).toBe(true);
     }
     expect(decodesInline(Buffer.from(`${WEB_YAML}# ${'x'.repeat(20_000)}\n`))).toBe(true);
     decoder = createManifestDecoder();
@@ -61,7 +68,14 @@ describe('manifest decoder', () => {
   it('loads a costly file whole in the worker: the same static pod as on the event loop, the loop free meanwhile', async () => {
     // 15,000 env entries: defaults, rules and the UID hash cost 40-60 ms on the loop.
     const env = Array.from({ length: 15_000 }, (_, i) => ({ name: `E${i}`, value: 'v'.repeat(20) }));
-    const bytes = Buffer.from(JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'big' }, spec: { containers: [{ name: 'c', image: 'i', env }] } }));
+    const bytes = Buffer.from(
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'big' },
+        spec: { containers: [{ name: 'c', image: 'i', env }] },
+      }),
+    );
     const now = new Date('2025-01-02T03:04:05.678Z');
     decoder = createManifestDecoder();
     const { value, turns } = await turnsDuring(() => decoder!.load('/m/big.json', bytes, 'node-a', now));
@@ -69,8 +83,15 @@ describe('manifest decoder', () => {
     expect(value).toEqual(loadManifest('/m/big.json', bytes, 'node-a', now));
     expect('pod' in value && value.pod.key).toBe('default/big-node-a');
     // Refusals name the file, wherever they come from.
-    const refused = await decoder.load('/m/bad.yaml', Buffer.from(`apiVersion: v1\nkind: Pod\nx: [${'1,'.repeat(60_000)}1]\n`), 'node-a', now);
-    expect(refused).toEqual({ error: { file: '/m/bad.yaml', message: 'more than 50000 values (the limit for a manifest)', limit: true } });
+    const refused = await decoder.load(
+      '/m/bad.yaml',
+      Buffer.from(`apiVersion: v1\nkind: Pod\nx: [${'1,'.repeat(60_000)}1]\n`),
+      'node-a',
+      now,
+    );
+    expect(refused).toEqual({
+      error: { file: '/m/bad.yaml', message: 'more than 50000 values (the limit for a manifest)', limit: true },
+    });
   });
 
   it('refuses a hostile big file with the limit it crossed, and keeps working after', async () => {

@@ -17,26 +17,50 @@ describe('decodePod: types', () => {
   });
 
   it('refuses a fractional int32', () => {
-    expect(decode(pod({ terminationGracePeriodSeconds: 1.5 })).errors).toEqual(['spec.terminationGracePeriodSeconds: must be an integer, found a fractional number']);
+    expect(decode(pod({ terminationGracePeriodSeconds: 1.5 })).errors).toEqual([
+      'spec.terminationGracePeriodSeconds: must be an integer, found a fractional number',
+    ]);
   });
 
   it('reports every wrong type, not just the first', () => {
     const r = decode(pod({ hostNetwork: 'yes', containers: [{ name: 'c', image: 7 }] }));
-    expect(r.errors).toEqual(expect.arrayContaining(['spec.hostNetwork: must be a boolean, found a string', 'spec.containers[0].image: must be a string, found a number']));
+    expect(r.errors).toEqual(
+      expect.arrayContaining([
+        'spec.hostNetwork: must be a boolean, found a string',
+        'spec.containers[0].image: must be a string, found a number',
+      ]),
+    );
   });
 
   it('names a missing required field, and null is missing', () => {
     const r = decode(pod({ containers: [{ image: 'i', ports: [{ containerPort: null }] }] }));
-    expect(r.errors).toEqual(expect.arrayContaining(['spec.containers[0].name: Required value', 'spec.containers[0].ports[0].containerPort: Required value']));
+    expect(r.errors).toEqual(
+      expect.arrayContaining([
+        'spec.containers[0].name: Required value',
+        'spec.containers[0].ports[0].containerPort: Required value',
+      ]),
+    );
   });
 
   it('keeps a required field at its zero value (an empty header value is a value)', () => {
-    const s = spec(pod({ containers: [{ name: 'c', image: 'i', livenessProbe: { httpGet: { port: 80, httpHeaders: [{ name: 'X', value: '' }] } } }] }));
+    const s = spec(
+      pod({
+        containers: [
+          { name: 'c', image: 'i', livenessProbe: { httpGet: { port: 80, httpHeaders: [{ name: 'X', value: '' }] } } },
+        ],
+      }),
+    );
     expect(s?.containers[0]?.livenessProbe?.httpGet?.httpHeaders).toEqual([{ name: 'X', value: '' }]);
   });
 
   it('accepts quantities as numbers or strings, and keeps them as strings', () => {
-    const s = spec(pod({ containers: [{ name: 'c', image: 'i', resources: { limits: { cpu: 1, memory: '1Gi' }, requests: { cpu: 0.5 } } }] }));
+    const s = spec(
+      pod({
+        containers: [
+          { name: 'c', image: 'i', resources: { limits: { cpu: 1, memory: '1Gi' }, requests: { cpu: 0.5 } } },
+        ],
+      }),
+    );
     expect(s?.containers[0]?.resources).toEqual({ limits: { cpu: '1', memory: '1Gi' }, requests: { cpu: '0.5' } });
   });
 
@@ -44,7 +68,14 @@ describe('decodePod: types', () => {
     const bad = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
     const r = decode(
       pod({
-        containers: [{ name: 'c', image: 'i', resources: { limits: { memory: '12Q' }, requests: { cpu: '1.5.5' } }, env: [{ name: 'L', valueFrom: { resourceFieldRef: { resource: 'limits.cpu', divisor: 'x' } } }] }],
+        containers: [
+          {
+            name: 'c',
+            image: 'i',
+            resources: { limits: { memory: '12Q' }, requests: { cpu: '1.5.5' } },
+            env: [{ name: 'L', valueFrom: { resourceFieldRef: { resource: 'limits.cpu', divisor: 'x' } } }],
+          },
+        ],
         volumes: [{ name: 'v', emptyDir: { sizeLimit: '1Gb' } }],
         overhead: { cpu: '' },
       }),
@@ -61,35 +92,48 @@ describe('decodePod: types', () => {
     );
     expect(r.errors).toHaveLength(5);
     for (const ok of ['100m', '1', '0.5', '.5', '1e3', '128Mi', '2Gi', '1k', '+1', '5.']) {
-      expect(decode(pod({ containers: [{ name: 'c', image: 'i', resources: { limits: { cpu: ok } } }] })).errors, ok).toEqual([]);
+      expect(
+        decode(pod({ containers: [{ name: 'c', image: 'i', resources: { limits: { cpu: ok } } }] })).errors,
+        ok,
+      ).toEqual([]);
     }
   });
 
   it('accepts int-or-string ports as either, but not as a fraction', () => {
-    const probe = (port: unknown) => pod({ containers: [{ name: 'c', image: 'i', livenessProbe: { httpGet: { port } } }] });
+    const probe = (port: unknown) =>
+      pod({ containers: [{ name: 'c', image: 'i', livenessProbe: { httpGet: { port } } }] });
     expect(decode(probe(8080)).errors).toEqual([]);
     expect(decode(probe('http')).errors).toEqual([]);
-    expect(decode(probe(80.5)).errors).toEqual(['spec.containers[0].livenessProbe.httpGet.port: must be an integer or a string, found a fractional number']);
+    expect(decode(probe(80.5)).errors).toEqual([
+      'spec.containers[0].livenessProbe.httpGet.port: must be an integer or a string, found a fractional number',
+    ]);
   });
 });
 
 describe('decodePod: unknown fields', () => {
   it('drops them, naming each by path', () => {
-    const r = decode(pod({ containers: [{ name: 'c', image: 'i', imagePullPolcy: 'Always' }], bogus: { deep: [1, 2, 3] } }));
+    const r = decode(
+      pod({ containers: [{ name: 'c', image: 'i', imagePullPolcy: 'Always' }], bogus: { deep: [1, 2, 3] } }),
+    );
     expect(r.errors).toEqual([]);
     expect(r.warnings).toEqual(['unknown field "spec.containers[0].imagePullPolcy"', 'unknown field "spec.bogus"']);
     expect(r.pod?.spec).toEqual({ containers: [{ name: 'c', image: 'i' }] });
   });
 
   it('does not warn inside maps (labels, annotations, resources)', () => {
-    const r = decode(pod({ nodeSelector: { 'kubernetes.io/os': 'linux' } }, { name: 'x', labels: { anything: 'goes' } }));
+    const r = decode(
+      pod({ nodeSelector: { 'kubernetes.io/os': 'linux' } }, { name: 'x', labels: { anything: 'goes' } }),
+    );
     expect(r.warnings).toEqual([]);
   });
 });
 
 describe('decodePod: null, zero and empty values, as Go decodes them', () => {
   it('treats null as unset anywhere, including creationTimestamp: null', () => {
-    const r = decode({ ...pod({ hostname: null, dnsConfig: null }), metadata: { name: 'web', creationTimestamp: null, labels: null } });
+    const r = decode({
+      ...pod({ hostname: null, dnsConfig: null }),
+      metadata: { name: 'web', creationTimestamp: null, labels: null },
+    });
     expect(r.errors).toEqual([]);
     expect(r.pod).toEqual(pod());
   });
@@ -97,7 +141,14 @@ describe('decodePod: null, zero and empty values, as Go decodes them', () => {
   it('drops status and the metadata the API server sets itself', () => {
     const r = decode({
       ...pod(),
-      metadata: { name: 'web', creationTimestamp: '2024-01-01T00:00:00Z', resourceVersion: '5', generation: 2, selfLink: '/x', managedFields: [{ manager: 'm' }] },
+      metadata: {
+        name: 'web',
+        creationTimestamp: '2024-01-01T00:00:00Z',
+        resourceVersion: '5',
+        generation: 2,
+        selfLink: '/x',
+        managedFields: [{ manager: 'm' }],
+      },
       status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] },
     });
     expect(r.pod).toEqual(pod());
@@ -112,7 +163,17 @@ describe('decodePod: null, zero and empty values, as Go decodes them', () => {
         hostname: '',
         volumes: [],
         nodeSelector: {},
-        containers: [{ name: 'c', image: 'i', resources: {}, args: [], workingDir: '', tty: false, ports: [{ containerPort: 80, hostPort: 0 }] }],
+        containers: [
+          {
+            name: 'c',
+            image: 'i',
+            resources: {},
+            args: [],
+            workingDir: '',
+            tty: false,
+            ports: [{ containerPort: 80, hostPort: 0 }],
+          },
+        ],
       }),
     );
     expect(r.pod?.spec).toEqual({ containers: [{ name: 'c', image: 'i', ports: [{ containerPort: 80 }] }] });
@@ -124,14 +185,26 @@ describe('decodePod: null, zero and empty values, as Go decodes them', () => {
         enableServiceLinks: false,
         terminationGracePeriodSeconds: 0,
         volumes: [{ name: 'v', emptyDir: {} }],
-        containers: [{ name: 'c', image: 'i', securityContext: { privileged: false, allowPrivilegeEscalation: false, runAsUser: 0 } }],
+        containers: [
+          {
+            name: 'c',
+            image: 'i',
+            securityContext: { privileged: false, allowPrivilegeEscalation: false, runAsUser: 0 },
+          },
+        ],
       }),
     );
     expect(s).toEqual({
       enableServiceLinks: false,
       terminationGracePeriodSeconds: 0,
       volumes: [{ name: 'v', emptyDir: {} }],
-      containers: [{ name: 'c', image: 'i', securityContext: { privileged: false, allowPrivilegeEscalation: false, runAsUser: 0 } }],
+      containers: [
+        {
+          name: 'c',
+          image: 'i',
+          securityContext: { privileged: false, allowPrivilegeEscalation: false, runAsUser: 0 },
+        },
+      ],
     });
   });
 
@@ -142,7 +215,9 @@ describe('decodePod: null, zero and empty values, as Go decodes them', () => {
   });
 
   it('keeps __proto__ as an ordinary field name', () => {
-    const o = JSON.parse('{"apiVersion":"v1","kind":"Pod","metadata":{"name":"w","labels":{"__proto__":"x"}},"spec":{"containers":[{"name":"c","image":"i"}]}}');
+    const o = JSON.parse(
+      '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"w","labels":{"__proto__":"x"}},"spec":{"containers":[{"name":"c","image":"i"}]}}',
+    );
     const r = decode(o);
     expect(Object.keys(r.pod?.metadata?.labels ?? {})).toEqual(['__proto__']);
     expect(Object.getPrototypeOf(r.pod?.metadata?.labels)).toBe(Object.prototype);

@@ -2,7 +2,19 @@
 // patterns. Every wait polls for a condition with a generous deadline.
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { closeSync, ftruncateSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startFileSource, VANISHED_CONFIRM_MS, type FileSource } from '../../../src/config/file-source';
@@ -55,7 +67,15 @@ function start(path: string, extra: { settleMs?: number; now?: () => number } = 
   const events = recorder();
   const { logger, lines } = memoryLogger(4);
   const read = extra.settleMs === undefined ? undefined : { settleMs: extra.settleMs, now: extra.now };
-  const src = startFileSource({ path, nodeName: 'node-a', fileCheckFrequencyMs: 60_000, logger, events, missingPathRetryMs: 100, read });
+  const src = startFileSource({
+    path,
+    nodeName: 'node-a',
+    fileCheckFrequencyMs: 60_000,
+    logger,
+    events,
+    missingPathRetryMs: 100,
+    read,
+  });
   running.push(src);
   return { events, lines, src };
 }
@@ -112,19 +132,28 @@ describe('startFileSource', () => {
     expect(ops(events)).toEqual(['ADD default/web-node-a']);
     renameSync(f, `${f}~`);
     // The source has looked and found no file: until now that removed the pod at once.
-    await waitFor(() => lines.some((l) => l.includes('Manifest file gone')), { ...WAIT, what: 'the look that finds the file gone' });
+    await waitFor(() => lines.some((l) => l.includes('Manifest file gone')), {
+      ...WAIT,
+      what: 'the look that finds the file gone',
+    });
     writeFileSync(f, podYaml('web'));
     await src.rescan();
     expect(ops(events)).toEqual(['ADD default/web-node-a']);
     // Renamed back as it was (the same inode: nothing to read), and away again once the first
     // disappearance's window has passed: the second one waits out its own window too.
     renameSync(f, `${f}.old`);
-    await waitFor(() => lines.filter((l) => l.includes('Manifest file gone')).length >= 2, { ...WAIT, what: 'the second look that finds the file gone' });
+    await waitFor(() => lines.filter((l) => l.includes('Manifest file gone')).length >= 2, {
+      ...WAIT,
+      what: 'the second look that finds the file gone',
+    });
     renameSync(`${f}.old`, f);
     await src.rescan();
     await sleep(VANISHED_CONFIRM_MS + 50);
     renameSync(f, `${f}~`);
-    await waitFor(() => lines.filter((l) => l.includes('Manifest file gone')).length >= 3, { ...WAIT, what: 'the third look that finds the file gone' });
+    await waitFor(() => lines.filter((l) => l.includes('Manifest file gone')).length >= 3, {
+      ...WAIT,
+      what: 'the third look that finds the file gone',
+    });
     renameSync(`${f}~`, f);
     await src.rescan();
     expect(ops(events)).toEqual(['ADD default/web-node-a']);
@@ -186,12 +215,18 @@ describe('startFileSource', () => {
       const from = looks;
       // Three looks at the first chunk: a source that took it would have read it twice and be done.
       const halfTaken = () => events.updates.some((u) => u.pod.pod.spec!.containers.length !== 2);
-      await waitFor(() => looks - from >= 3 || halfTaken(), { ...WAIT, what: `round ${round}: the source to look at the first chunk three times` });
+      await waitFor(() => looks - from >= 3 || halfTaken(), {
+        ...WAIT,
+        what: `round ${round}: the source to look at the first chunk three times`,
+      });
       expect(halfTaken()).toBe(false);
       writeSync(fd, content.slice(cut), cut);
       closeSync(fd);
       frozenAt = undefined;
-      await waitFor(() => events.updates.some((u) => images(u) === `busybox:${round + 1},busybox:${round + 1}`), { ...WAIT, what: `round ${round}` });
+      await waitFor(() => events.updates.some((u) => images(u) === `busybox:${round + 1},busybox:${round + 1}`), {
+        ...WAIT,
+        what: `round ${round}`,
+      });
     }
     expect(events.updates.every((u) => u.pod.pod.spec!.containers.length === 2)).toBe(true);
     expect(events.errors).toEqual([]);
@@ -201,7 +236,14 @@ describe('startFileSource', () => {
     const dir = newDir();
     const { events, lines, src } = start(dir);
     await ready(events);
-    for (const name of ['.web.yaml.swp', 'web.yaml~', 'web.yaml.bak', '#web.yaml#', 'web.yaml.dpkg-new', 'web.yaml.rpmsave']) {
+    for (const name of [
+      '.web.yaml.swp',
+      'web.yaml~',
+      'web.yaml.bak',
+      '#web.yaml#',
+      'web.yaml.dpkg-new',
+      'web.yaml.rpmsave',
+    ]) {
       writeFileSync(join(dir, name), podYaml('web'));
     }
     writeFileSync(join(dir, 'marker.yaml'), podYaml('marker'));
@@ -245,7 +287,14 @@ describe('startFileSource', () => {
     const logger = createLogger({ format: 'json', verbosity: 4, sink: { write: (l) => writeSync(fd, l + '\n') } });
     symlinkSync(log, join(dir, 'self.yaml'));
     const events = recorder();
-    const src = startFileSource({ path: dir, nodeName: 'node-a', fileCheckFrequencyMs: 60_000, logger, events, read: { ownOutput: (st) => ownOutputReason(st, own) } });
+    const src = startFileSource({
+      path: dir,
+      nodeName: 'node-a',
+      fileCheckFrequencyMs: 60_000,
+      logger,
+      events,
+      read: { ownOutput: (st) => ownOutputReason(st, own) },
+    });
     running.push(src);
     try {
       await ready(events);
@@ -253,9 +302,13 @@ describe('startFileSource', () => {
         writeSync(fd, `{"msg":"another line ${i}"}\n`);
         await src.rescan();
       }
-      const refusals = readFileSync(log, 'utf8').split('\n').filter((l) => l.includes('Static pod manifest refused'));
+      const refusals = readFileSync(log, 'utf8')
+        .split('\n')
+        .filter((l) => l.includes('Static pod manifest refused'));
       expect(refusals).toHaveLength(1);
-      expect(refusals[0]).toContain("the file is the agent's own standard error (its log): bootlet never reads its own output as a manifest");
+      expect(refusals[0]).toContain(
+        "the file is the agent's own standard error (its log): bootlet never reads its own output as a manifest",
+      );
       expect(events.errors).toHaveLength(1);
       expect(events.updates).toEqual([]);
     } finally {
@@ -283,7 +336,11 @@ describe('startFileSource', () => {
     await updates(events, 1, 'flappy accepted');
     const again = logged().find((r) => r.msg === 'Static pod manifest refused again');
     expect(again).toMatchObject({ times: 15, err: 'kind is "Pod19": expected "Pod"' });
-    expect(logged().map((r) => r.msg).slice(-2)).toEqual(['Static pod manifest refused again', 'Static pod manifest accepted']);
+    expect(
+      logged()
+        .map((r) => r.msg)
+        .slice(-2),
+    ).toEqual(['Static pod manifest refused again', 'Static pod manifest accepted']);
   });
 
   it('gives a key to the first file by name and hands it over when that file goes', async () => {
@@ -293,7 +350,13 @@ describe('startFileSource', () => {
     const { events } = start(dir);
     await ready(events);
     expect(events.updates.map(images)).toEqual(['busybox:a']);
-    expect(events.errors).toEqual([{ file: join(dir, 'b.yaml'), podKey: 'default/web-node-a', message: expect.stringContaining(`already declared by ${join(dir, 'a.yaml')}`) }]);
+    expect(events.errors).toEqual([
+      {
+        file: join(dir, 'b.yaml'),
+        podKey: 'default/web-node-a',
+        message: expect.stringContaining(`already declared by ${join(dir, 'a.yaml')}`),
+      },
+    ]);
     rmSync(join(dir, 'a.yaml'));
     await updates(events, 2, 'takeover by b.yaml');
     expect(events.updates[1]!.op === 'UPDATE' && images(events.updates[1]!)).toBe('busybox:b');
@@ -333,7 +396,11 @@ describe('startFileSource', () => {
     await src.rescan();
     rmSync(f);
     await updates(events, 3, 'REMOVE');
-    expect(ops(events)).toEqual(['ADD default/etcd-node-a', 'UPDATE default/etcd-node-a', 'REMOVE default/etcd-node-a']);
+    expect(ops(events)).toEqual([
+      'ADD default/etcd-node-a',
+      'UPDATE default/etcd-node-a',
+      'REMOVE default/etcd-node-a',
+    ]);
   });
 
   it('sees a manifest written the moment the first scan is done: the watch is in place before the listing', async () => {
@@ -346,7 +413,15 @@ describe('startFileSource', () => {
       ready();
     };
     // No rescan within the test: only the watcher can find the file.
-    running.push(startFileSource({ path: dir, nodeName: 'node-a', fileCheckFrequencyMs: 600_000, logger: memoryLogger(0).logger, events }));
+    running.push(
+      startFileSource({
+        path: dir,
+        nodeName: 'node-a',
+        fileCheckFrequencyMs: 600_000,
+        logger: memoryLogger(0).logger,
+        events,
+      }),
+    );
     await updates(events, 1, 'ADD of the file written at ready()');
     expect(ops(events)).toEqual(['ADD default/early-node-a']);
   });
@@ -378,7 +453,10 @@ describe('startFileSource', () => {
         renameSync(join(dir, '.web.yaml.tmp'), f);
         await sleep(gapMs); // the pace of the saves is the input under test, not a wait for the source
       }
-      await waitFor(() => events.updates.at(-1) && images(events.updates.at(-1)!) === `busybox:${gapMs}-5`, { ...WAIT, what: `the last save (${gapMs} ms apart)` });
+      await waitFor(() => events.updates.at(-1) && images(events.updates.at(-1)!) === `busybox:${gapMs}-5`, {
+        ...WAIT,
+        what: `the last save (${gapMs} ms apart)`,
+      });
     }
     expect(events.errors).toEqual([]);
   });
@@ -404,7 +482,9 @@ describe('startFileSource', () => {
     const { events } = start(dir);
     await ready(events);
     expect(ops(events)).toEqual(['ADD default/web-node-a']);
-    expect(events.warnings).toEqual([{ file: join(dir, 'web.yaml'), message: 'unknown field "spec.containers[0].imagePullPolcy"' }]);
+    expect(events.warnings).toEqual([
+      { file: join(dir, 'web.yaml'), message: 'unknown field "spec.containers[0].imagePullPolcy"' },
+    ]);
   });
 
   // Latency is measured for the report, not asserted; what is asserted is that each in-place write
@@ -418,12 +498,19 @@ describe('startFileSource', () => {
     for (let i = 0; i < 20; i++) {
       const t0 = performance.now();
       writeFileSync(f, podYaml('web', `busybox:${i}`));
-      const u = await waitFor(() => events.updates.find((x) => images(x) === `busybox:${i}`), { ...WAIT, intervalMs: 2, what: `write ${i}` });
+      const u = await waitFor(() => events.updates.find((x) => images(x) === `busybox:${i}`), {
+        ...WAIT,
+        intervalMs: 2,
+        what: `write ${i}`,
+      });
       latencies.push(u.at - t0);
     }
     latencies.sort((a, b) => a - b);
-    const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]!.toFixed(0);
-    console.log(`file-source write->update latency over 20 writes: p50 ${pct(50)} ms, p90 ${pct(90)} ms, max ${pct(100)} ms`);
+    const pct = (p: number) =>
+      latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]!.toFixed(0);
+    console.log(
+      `file-source write->update latency over 20 writes: p50 ${pct(50)} ms, p90 ${pct(90)} ms, max ${pct(100)} ms`,
+    );
     expect(ops(events)).toEqual(['ADD default/web-node-a', ...Array(19).fill('UPDATE default/web-node-a')]);
     expect(events.updates.map(images)).toEqual(Array.from({ length: 20 }, (_, i) => `busybox:${i}`));
     expect(events.errors).toEqual([]);
@@ -431,7 +518,10 @@ describe('startFileSource', () => {
 
   it('names a manifest whose file name is not valid UTF-8 instead of skipping it in silence', async () => {
     const dir = newDir();
-    writeFileSync(Buffer.concat([Buffer.from(`${dir}/web-`), Buffer.from([0xff, 0xfe]), Buffer.from('.yaml')]), podYaml('web'));
+    writeFileSync(
+      Buffer.concat([Buffer.from(`${dir}/web-`), Buffer.from([0xff, 0xfe]), Buffer.from('.yaml')]),
+      podYaml('web'),
+    );
     writeFileSync(join(dir, 'ok.yaml'), podYaml('ok'));
     const { events, lines } = start(dir);
     await ready(events);

@@ -26,7 +26,12 @@ afterEach(async () => {
 });
 
 function start(dir: string) {
-  const seen = { updates: [] as PodUpdate[], claims: [] as Array<readonly ManifestClaim[]>, readyAfterClaims: -1, ready: false };
+  const seen = {
+    updates: [] as PodUpdate[],
+    claims: [] as Array<readonly ManifestClaim[]>,
+    readyAfterClaims: -1,
+    ready: false,
+  };
   const { logger, lines } = memoryLogger(2);
   const src = startFileSource({
     path: dir,
@@ -54,11 +59,20 @@ describe('refused claims', () => {
   it('names the pod a refused file declares when it can be read, and says "unknown" when it cannot', async () => {
     const dir = newDir();
     // Parses, but refused by validation: the suffixed key of metadata.name/namespace.
-    writeFileSync(join(dir, 'etcd.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: etcd\n  namespace: kube-system\nspec:\n  containers:\n  - name: etcd\n');
+    writeFileSync(
+      join(dir, 'etcd.yaml'),
+      'apiVersion: v1\nkind: Pod\nmetadata:\n  name: etcd\n  namespace: kube-system\nspec:\n  containers:\n  - name: etcd\n',
+    );
     // Parses, does not decode (containers is not a list): still named.
-    writeFileSync(join(dir, 'api.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata: {name: kube-apiserver, namespace: kube-system}\nspec: {containers: 5}\n');
+    writeFileSync(
+      join(dir, 'api.yaml'),
+      'apiVersion: v1\nkind: Pod\nmetadata: {name: kube-apiserver, namespace: kube-system}\nspec: {containers: 5}\n',
+    );
     // No namespace: the static pod default.
-    writeFileSync(join(dir, 'web.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec: {containers: [{name: c}]}\n');
+    writeFileSync(
+      join(dir, 'web.yaml'),
+      'apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec: {containers: [{name: c}]}\n',
+    );
     // Does not parse: could be any pod's.
     writeFileSync(join(dir, 'broken.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\n   oops: 1\n');
     writeFileSync(join(dir, 'good.yaml'), podYaml('good'));
@@ -80,9 +94,15 @@ describe('refused claims', () => {
     rmSync(join(dir, 'broken.yaml'));
     await waitFor(() => lastClaims(seen).length === 3, { ...WAIT, what: 'claims without broken.yaml' });
     writeFileSync(join(dir, 'web.yaml'), podYaml('web'));
-    await waitFor(() => lastClaims(seen).length === 2 && seen.updates.length === 2, { ...WAIT, what: 'web.yaml accepted' });
+    await waitFor(() => lastClaims(seen).length === 2 && seen.updates.length === 2, {
+      ...WAIT,
+      what: 'web.yaml accepted',
+    });
     expect(seen.updates[1]).toMatchObject({ op: 'ADD', pod: { key: 'default/web-node-a' } });
-    expect(lastClaims(seen).map((c) => c.podKey)).toEqual(['kube-system/kube-apiserver-node-a', 'kube-system/etcd-node-a']);
+    expect(lastClaims(seen).map((c) => c.podKey)).toEqual([
+      'kube-system/kube-apiserver-node-a',
+      'kube-system/etcd-node-a',
+    ]);
   });
 
   it('a file that loses a key to another is a claim on that key while it loses', async () => {
@@ -91,7 +111,13 @@ describe('refused claims', () => {
     writeFileSync(join(dir, 'b.yaml'), podYaml('web', 'busybox:b'));
     const { seen } = start(dir);
     await waitFor(() => seen.ready, { ...WAIT, what: 'ready' });
-    expect(lastClaims(seen)).toEqual([{ file: join(dir, 'b.yaml'), podKey: 'default/web-node-a', message: expect.stringContaining('already declared by') }]);
+    expect(lastClaims(seen)).toEqual([
+      {
+        file: join(dir, 'b.yaml'),
+        podKey: 'default/web-node-a',
+        message: expect.stringContaining('already declared by'),
+      },
+    ]);
     writeFileSync(join(dir, 'b.yaml'), podYaml('other', 'busybox:b'));
     await waitFor(() => lastClaims(seen).length === 0, { ...WAIT, what: 'no claims once b.yaml declares another pod' });
   });

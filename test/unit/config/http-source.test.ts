@@ -37,7 +37,12 @@ spec:
   hostNetwork: true
   containers: [{name: main, image: ${image}}]
 `;
-const LIST = (...pods: string[]) => JSON.stringify({ apiVersion: 'v1', kind: 'PodList', items: pods.map((p) => decodeManifest(p)).map((d) => (d.ok ? d.pod : {})) });
+const LIST = (...pods: string[]) =>
+  JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'PodList',
+    items: pods.map((p) => decodeManifest(p)).map((d) => (d.ok ? d.pod : {})),
+  });
 
 function source(path: string, node = 'node1', extra: { timeoutMs?: number; maxBytes?: number } = {}) {
   const updates: PodUpdate[] = [];
@@ -87,7 +92,11 @@ describe('the staticPodURL source', () => {
     expect(updates).toHaveLength(2); // same bytes: nothing
     answer = { status: 200, body: LIST(POD('b', 'busybox:2'), POD('c')) };
     await s.poll();
-    expect(updates.slice(2).map((u) => `${u.op} ${u.pod.key}`)).toEqual(['REMOVE kube-system/a-node1', 'UPDATE kube-system/b-node1', 'ADD kube-system/c-node1']);
+    expect(updates.slice(2).map((u) => `${u.op} ${u.pod.key}`)).toEqual([
+      'REMOVE kube-system/a-node1',
+      'UPDATE kube-system/b-node1',
+      'ADD kube-system/c-node1',
+    ]);
     await s.stop();
   });
 
@@ -95,7 +104,11 @@ describe('the staticPodURL source', () => {
     answer = { status: 200, body: POD('keep') };
     const { s, updates, lines } = source('/flaky', 'node1', { timeoutMs: 300, maxBytes: 4096 });
     await s.poll();
-    for (const broken of [{ status: 500, body: 'oops' }, { status: 404, body: '' }, { status: 200, body: '', hang: true }]) {
+    for (const broken of [
+      { status: 500, body: 'oops' },
+      { status: 404, body: '' },
+      { status: 200, body: '', hang: true },
+    ]) {
       answer = broken;
       await s.poll();
       await s.poll();
@@ -129,7 +142,14 @@ describe('the staticPodURL source', () => {
     answer = { status: 200, body: LIST(POD('x')) };
     const { s, updates, lines } = source('/bad-item');
     await s.poll();
-    answer = { status: 200, body: JSON.stringify({ apiVersion: 'v1', kind: 'PodList', items: [{ metadata: { name: 'y' }, spec: { containers: [{ name: 'c' }] } }] }) };
+    answer = {
+      status: 200,
+      body: JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'PodList',
+        items: [{ metadata: { name: 'y' }, spec: { containers: [{ name: 'c' }] } }],
+      }),
+    };
     await s.poll();
     expect(updates.map((u) => u.op)).toEqual(['ADD']);
     expect(lines.some((l) => l.includes('items[0]'))).toBe(true);

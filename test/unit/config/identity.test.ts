@@ -30,13 +30,19 @@ describe('static pod identity', () => {
     });
     expect(p.key).toBe('default/web-node-a');
     expect(p.file).toBe(FILE);
-    expect(p.pod.spec).toMatchObject({ nodeName: 'node-a', tolerations: [{ operator: 'Exists', effect: 'NoExecute' }] });
+    expect(p.pod.spec).toMatchObject({
+      nodeName: 'node-a',
+      tolerations: [{ operator: 'Exists', effect: 'NoExecute' }],
+    });
     expect(p.pod.status).toEqual({ phase: 'Pending' });
   });
 
   it('matches the worked example of the reference (§1.9) in its defaults', () => {
     const c = load(WEB_YAML).pod.spec!.containers[0];
-    expect(c).toMatchObject({ imagePullPolicy: 'Always', ports: [{ containerPort: 80, hostPort: 80, protocol: 'TCP' }] });
+    expect(c).toMatchObject({
+      imagePullPolicy: 'Always',
+      ports: [{ containerPort: 80, hostPort: 80, protocol: 'TCP' }],
+    });
   });
 
   it('lowercases the node in the name suffix', () => {
@@ -67,7 +73,9 @@ metadata: { labels: { app: web }, name: web }
   });
 
   it('keeps the UID when a default is spelled out (hashing is after defaulting)', () => {
-    expect(load(WEB_YAML.replace('    image: nginx\n', '    image: nginx\n    imagePullPolicy: Always\n')).uid).toBe(load(WEB_YAML).uid);
+    expect(load(WEB_YAML.replace('    image: nginx\n', '    image: nginx\n    imagePullPolicy: Always\n')).uid).toBe(
+      load(WEB_YAML).uid,
+    );
   });
 
   it('keeps the UID when zero, null or empty values are spelled out (kubeadm, kubectl --dry-run output)', () => {
@@ -102,8 +110,17 @@ status: {}
 
   it('changes the UID when a pointer field is set to its zero value, since that means something', () => {
     const base = load(WEB_YAML).uid;
-    expect(load(WEB_YAML.replace('    image: nginx\n', '    image: nginx\n    securityContext: {allowPrivilegeEscalation: false}\n')).uid).not.toBe(base);
-    expect(load(WEB_YAML.replace('  hostNetwork: true\n', '  hostNetwork: true\n  enableServiceLinks: false\n')).uid).not.toBe(base);
+    expect(
+      load(
+        WEB_YAML.replace(
+          '    image: nginx\n',
+          '    image: nginx\n    securityContext: {allowPrivilegeEscalation: false}\n',
+        ),
+      ).uid,
+    ).not.toBe(base);
+    expect(
+      load(WEB_YAML.replace('  hostNetwork: true\n', '  hostNetwork: true\n  enableServiceLinks: false\n')).uid,
+    ).not.toBe(base);
   });
 
   it('changes the UID with content, node or path', () => {

@@ -24,9 +24,12 @@ describe('ignoredNameReason', () => {
     expect(ignoredNameReason(`/etc/kubernetes/manifests/${name}`)).toEqual(expect.any(String));
   });
 
-  it.each(['web.yaml', 'web.yml', 'web.json', 'etcd', 'kube-apiserver.yaml', 'back.yaml', 'tmp.yaml'])('reads %s', (name) => {
-    expect(ignoredNameReason(`/etc/kubernetes/manifests/${name}`)).toBeUndefined();
-  });
+  it.each(['web.yaml', 'web.yml', 'web.json', 'etcd', 'kube-apiserver.yaml', 'back.yaml', 'tmp.yaml'])(
+    'reads %s',
+    (name) => {
+      expect(ignoredNameReason(`/etc/kubernetes/manifests/${name}`)).toBeUndefined();
+    },
+  );
 
   it('judges the base name only, not the directory', () => {
     expect(ignoredNameReason('/home/.config/manifests/web.yaml')).toBeUndefined();

@@ -28,9 +28,16 @@ describe('kubeadm static pod manifests', () => {
         const { pod, warnings } = load(text, m);
         expect(warnings).toEqual([]);
         expect(pod.pod.metadata).toMatchObject({ name: `${m.replace('.yaml', '')}-cp-1`, namespace: 'kube-system' });
-        expect(pod.pod.spec).toMatchObject({ hostNetwork: true, priorityClassName: 'system-node-critical', priority: 2000001000 });
+        expect(pod.pod.spec).toMatchObject({
+          hostNetwork: true,
+          priorityClassName: 'system-node-critical',
+          priority: 2000001000,
+        });
         // Without the zero values kubeadm spells out, the pod (and so its UID) is the same.
-        const bare = text.replace(/^  creationTimestamp: null\n/m, '').replace(/^status: \{\}\n/m, '').replace(/^    resources: \{\}\n/gm, '');
+        const bare = text
+          .replace(/^  creationTimestamp: null\n/m, '')
+          .replace(/^status: \{\}\n/m, '')
+          .replace(/^    resources: \{\}\n/gm, '');
         expect(bare).not.toBe(text);
         expect(load(bare, m).pod.uid).toBe(pod.uid);
       });

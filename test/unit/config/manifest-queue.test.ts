@@ -44,7 +44,11 @@ describe('ManifestQueue', () => {
       if (fail) throw new Error('disk on fire');
     }, logger);
     await expect(q.run('/m/a.yaml')).resolves.toBeUndefined();
-    expect(lines.filter((l) => l.includes('Could not process manifest file') && l.includes('/m/a.yaml') && l.includes('disk on fire'))).toHaveLength(1);
+    expect(
+      lines.filter(
+        (l) => l.includes('Could not process manifest file') && l.includes('/m/a.yaml') && l.includes('disk on fire'),
+      ),
+    ).toHaveLength(1);
     fail = false;
     await q.run('/m/a.yaml');
     expect(looks).toBe(2);

@@ -17,11 +17,18 @@ describe('loadManifest', () => {
 
   it('returns schema errors before semantic ones', () => {
     const r = load(WEB_YAML.replace('containerPort: 80', 'containerPort: "80"'));
-    expect('error' in r && r.error.message).toBe('spec.containers[0].ports[0].containerPort: must be an integer, found a string');
+    expect('error' in r && r.error.message).toBe(
+      'spec.containers[0].ports[0].containerPort: must be an integer, found a string',
+    );
   });
 
   it('joins all semantic problems into one line', () => {
-    const r = load(WEB_YAML.replace('  hostNetwork: true\n', '  serviceAccountName: sa\n  volumes: [{name: s, secret: {secretName: s}}]\n'));
+    const r = load(
+      WEB_YAML.replace(
+        '  hostNetwork: true\n',
+        '  serviceAccountName: sa\n  volumes: [{name: s, secret: {secretName: s}}]\n',
+      ),
+    );
     expect('error' in r && r.error.message).toBe(
       'spec.serviceAccountName: static pods may not reference serviceaccounts; spec.volumes[0]: static pods may not reference secrets',
     );

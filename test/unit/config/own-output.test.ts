@@ -30,7 +30,12 @@ describe('own output files', () => {
   it('skips descriptors that are not regular files or not open', () => {
     const fd = openSync('/dev/null', 'w');
     try {
-      expect(ownOutputFiles([{ fd, what: 'standard output' }, { fd: 999_999, what: 'standard error' }])).toEqual([]);
+      expect(
+        ownOutputFiles([
+          { fd, what: 'standard output' },
+          { fd: 999_999, what: 'standard error' },
+        ]),
+      ).toEqual([]);
     } finally {
       closeSync(fd);
     }

@@ -33,12 +33,16 @@ describe('parse limits', () => {
   });
 
   it('refuses a 10 MiB YAML flow list and block list (once 80 s and an OOM), by count', () => {
-    expect(refused(`${HEAD}x: [${'1,'.repeat(5 * 1024 * 1024)}1]\n`)).toBe(`more than ${MAX_NODES} values (the limit for a manifest)`);
+    expect(refused(`${HEAD}x: [${'1,'.repeat(5 * 1024 * 1024)}1]\n`)).toBe(
+      `more than ${MAX_NODES} values (the limit for a manifest)`,
+    );
     expect(refused(`${HEAD}x:\n${'- 1\n'.repeat(2.5 * 1024 * 1024)}`)).toMatch(/more than \d+ values/);
   });
 
   it('refuses a 1 MiB JSON array by count', () => {
-    expect(refused(`{"apiVersion":"v1","kind":"Pod","x":[${'1,'.repeat(512 * 1024)}1]}`)).toMatch(/more than \d+ values/);
+    expect(refused(`{"apiVersion":"v1","kind":"Pod","x":[${'1,'.repeat(512 * 1024)}1]}`)).toMatch(
+      /more than \d+ values/,
+    );
   });
 
   it('refuses aliases that expand to more than the value limit (99 aliases to a 20k list)', () => {

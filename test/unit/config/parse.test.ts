@@ -20,7 +20,9 @@ describe('parseManifest', () => {
   });
 
   it('reads octal modes as the Kubernetes YAML decoder does (0644 = 420)', () => {
-    const r = parseManifest('apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec:\n  volumes:\n  - name: v\n    secret: {defaultMode: 0644}\n');
+    const r = parseManifest(
+      'apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec:\n  volumes:\n  - name: v\n    secret: {defaultMode: 0644}\n',
+    );
     expect(r.ok && JSON.stringify(r.object)).toContain('"defaultMode":420');
   });
 
@@ -68,7 +70,9 @@ describe('parseManifest', () => {
     expect(parseManifest(`apiVersion: v1\nkind: Pod\nx:\n${keys.join('\n')}\n`).ok).toBe(true);
     // 1 and "1" are two keys; merge keys may repeat; a repeat inside an aliased map is found once.
     expect(parseManifest('apiVersion: v1\nkind: Pod\nx: {1: a, "1": b, true: c, "true": d}\n').ok).toBe(true);
-    expect(parseManifest('apiVersion: v1\nkind: Pod\nb: &b {w: 1}\nc: &c {z: 1}\nm:\n  <<: *b\n  <<: *c\nq: *b\n').ok).toBe(true);
+    expect(
+      parseManifest('apiVersion: v1\nkind: Pod\nb: &b {w: 1}\nc: &c {z: 1}\nm:\n  <<: *b\n  <<: *c\nq: *b\n').ok,
+    ).toBe(true);
     expect(err('apiVersion: v1\nkind: Pod\nb: &b {w: 1, w: 2}\nq: *b\n').line).toBe(3);
     expect(err('apiVersion: v1\nkind: Pod\nx:\n  - {a: 1}\n  - {a: 1, a: 2}\n').line).toBe(5);
   });
@@ -100,7 +104,12 @@ describe('parseManifest', () => {
   it('refuses an alias bomb and an unknown alias without throwing', () => {
     expect(err('a: *nope\n').message).toMatch(/alias/i);
     const bomb = ['a: &a [x, x, x, x, x, x, x, x, x]'];
-    for (let i = 1; i < 9; i++) bomb.push(`${'abcdefghij'[i]}: &${'abcdefghij'[i]} [${Array(9).fill(`*${'abcdefghij'[i - 1]}`).join(', ')}]`);
+    for (let i = 1; i < 9; i++)
+      bomb.push(
+        `${'abcdefghij'[i]}: &${'abcdefghij'[i]} [${Array(9)
+          .fill(`*${'abcdefghij'[i - 1]}`)
+          .join(', ')}]`,
+      );
     expect(parseManifest(bomb.join('\n')).ok).toBe(false);
   });
 });

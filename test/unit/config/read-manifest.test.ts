@@ -81,7 +81,12 @@ describe('readManifestFile', () => {
       // sleeps out the settle time and gives up.
       const ctime = statSync(f).ctimeMs;
       const heard = Date.now();
-      const r = await readManifestFile(f, { settleMs: 40, maxAttempts: 1, now: () => ctime, lastWriteEventAt: () => heard });
+      const r = await readManifestFile(f, {
+        settleMs: 40,
+        maxAttempts: 1,
+        now: () => ctime,
+        lastWriteEventAt: () => heard,
+      });
       expect(r.kind).toBe(expected);
       if (r.kind === 'ok') expect(r.bytes.toString()).toBe(whole);
     }
@@ -115,9 +120,17 @@ describe('readManifestFile', () => {
     let frozenAt: number | undefined = statSync(f).ctimeMs;
     let looks = 0;
     let result: ReadResult | undefined;
-    const reading = readManifestFile(f, { settleMs: 50, maxAttempts: 1000, now: () => (looks++, frozenAt ?? Date.now()) }).then((r) => (result = r));
+    const reading = readManifestFile(f, {
+      settleMs: 50,
+      maxAttempts: 1000,
+      now: () => (looks++, frozenAt ?? Date.now()),
+    }).then((r) => (result = r));
     // Three looks at the half-written file: a reader that took it would have been done after two.
-    await waitFor(() => looks >= 3 || result !== undefined, { timeoutMs: 10_000, intervalMs: 5, what: 'the reader to look at the first chunk three times' });
+    await waitFor(() => looks >= 3 || result !== undefined, {
+      timeoutMs: 10_000,
+      intervalMs: 5,
+      what: 'the reader to look at the first chunk three times',
+    });
     expect(result).toBeUndefined();
     writeSync(fd, WEB_YAML.slice(half), half);
     closeSync(fd);

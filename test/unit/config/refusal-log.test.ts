@@ -42,7 +42,13 @@ describe('RefusalLog', () => {
     advance(300_000);
     log.refused({ file: '/m/a.yaml', message: 'first' });
     const again = records()[1]!;
-    expect(again).toMatchObject({ msg: 'Static pod manifest refused again', file: '/m/a.yaml', times: 11, since: '2026-12-01T10:00:01.000Z', err: 'first' });
+    expect(again).toMatchObject({
+      msg: 'Static pod manifest refused again',
+      file: '/m/a.yaml',
+      times: 11,
+      since: '2026-12-01T10:00:01.000Z',
+      err: 'first',
+    });
     log.refused({ file: '/m/a.yaml', message: 'first' });
     expect(records()).toHaveLength(2);
   });

@@ -22,7 +22,9 @@ describe('validateSemantic', () => {
   });
 
   it('checks the suffixed name as a DNS subdomain of at most 253 characters', () => {
-    expect(problems(pod({}, { name: 'Web' }))[0]).toMatch(/^metadata\.name: Invalid value: "Web-node-a": a lowercase RFC 1123 subdomain/);
+    expect(problems(pod({}, { name: 'Web' }))[0]).toMatch(
+      /^metadata\.name: Invalid value: "Web-node-a": a lowercase RFC 1123 subdomain/,
+    );
     expect(problems(pod({}, { name: 'a'.repeat(247) }))[0]).toMatch(/must be no more than 253 characters/);
     expect(problems(pod({}, { name: 'a'.repeat(246) }))).toEqual([]);
   });
@@ -37,7 +39,9 @@ describe('validateSemantic', () => {
   });
 
   it('checks the namespace as a DNS label', () => {
-    expect(problems(pod({}, { name: 'x', namespace: 'kube.system' }))[0]).toMatch(/^metadata\.namespace: Invalid value: "kube.system"/);
+    expect(problems(pod({}, { name: 'x', namespace: 'kube.system' }))[0]).toMatch(
+      /^metadata\.namespace: Invalid value: "kube.system"/,
+    );
     expect(problems(pod({}, { name: 'x', namespace: 'kube-system' }))).toEqual([]);
   });
 
@@ -46,17 +50,23 @@ describe('validateSemantic', () => {
   });
 
   it('checks container names and their uniqueness across init and regular containers', () => {
-    expect(problems(pod({ containers: [c({}, 'Web')] }))[0]).toMatch(/^spec\.containers\[0\]\.name: Invalid value: "Web": a lowercase RFC 1123 label/);
+    expect(problems(pod({ containers: [c({}, 'Web')] }))[0]).toMatch(
+      /^spec\.containers\[0\]\.name: Invalid value: "Web": a lowercase RFC 1123 label/,
+    );
     // The API server checks regular containers first, and names the init container that repeats one.
     expect(problems(pod({ initContainers: [c({}, 'web')], containers: [c({}, 'app'), c({}, 'web')] }))).toEqual([
       'spec.initContainers[0].name: Duplicate value: "web"',
     ]);
-    expect(problems(pod({ containers: [c({}, 'web'), c({}, 'web')] }))).toEqual(['spec.containers[1].name: Duplicate value: "web"']);
+    expect(problems(pod({ containers: [c({}, 'web'), c({}, 'web')] }))).toEqual([
+      'spec.containers[1].name: Duplicate value: "web"',
+    ]);
   });
 
   it('needs an image, without leading or trailing whitespace', () => {
     expect(problems(pod({ containers: [{ name: 'c' }] }))).toEqual(['spec.containers[0].image: Required value']);
-    expect(problems(pod({ containers: [c({ image: '  ' })] }))).toEqual(['spec.containers[0].image: Invalid value: "  ": must not have leading or trailing whitespace']);
+    expect(problems(pod({ containers: [c({ image: '  ' })] }))).toEqual([
+      'spec.containers[0].image: Invalid value: "  ": must not have leading or trailing whitespace',
+    ]);
     expect(problems(pod({ initContainers: [c({ image: ' busybox:1.36\n' }, 'i')] }))).toEqual([
       'spec.initContainers[0].image: Invalid value: " busybox:1.36\\n": must not have leading or trailing whitespace',
     ]);
@@ -88,17 +98,36 @@ describe('validateSemantic', () => {
 
   it('refuses the same hostPort and protocol twice in the pod, also through hostNetwork defaulting', () => {
     expect(
-      problems(pod({ containers: [c({ ports: [{ containerPort: 80, hostPort: 8080 }] }, 'a'), c({ ports: [{ containerPort: 81, hostPort: 8080 }] }, 'b')] })),
+      problems(
+        pod({
+          containers: [
+            c({ ports: [{ containerPort: 80, hostPort: 8080 }] }, 'a'),
+            c({ ports: [{ containerPort: 81, hostPort: 8080 }] }, 'b'),
+          ],
+        }),
+      ),
     ).toEqual(['spec.containers[1].ports[0].hostPort: Duplicate value: "TCP//8080"']);
-    expect(problems(pod({ hostNetwork: true, containers: [c({ ports: [{ containerPort: 80 }] }, 'a'), c({ ports: [{ containerPort: 80 }] }, 'b')] }))).toEqual([
-      'spec.containers[1].ports[0].hostPort: Duplicate value: "TCP//80"',
-    ]);
+    expect(
+      problems(
+        pod({
+          hostNetwork: true,
+          containers: [c({ ports: [{ containerPort: 80 }] }, 'a'), c({ ports: [{ containerPort: 80 }] }, 'b')],
+        }),
+      ),
+    ).toEqual(['spec.containers[1].ports[0].hostPort: Duplicate value: "TCP//80"']);
     // UDP and TCP on the same number do not collide; a one-shot init container runs before the others.
     expect(
       problems(
         pod({
           initContainers: [c({ ports: [{ containerPort: 80, hostPort: 80 }] }, 'init')],
-          containers: [c({ ports: [{ containerPort: 80, hostPort: 80 }, { containerPort: 80, hostPort: 80, protocol: 'UDP' }] })],
+          containers: [
+            c({
+              ports: [
+                { containerPort: 80, hostPort: 80 },
+                { containerPort: 80, hostPort: 80, protocol: 'UDP' },
+              ],
+            }),
+          ],
         }),
       ),
     ).toEqual([]);
@@ -116,7 +145,19 @@ describe('validateSemantic', () => {
     expect(
       problems(
         pod({
-          initContainers: [c({}, 'first'), c({ restartPolicy: 'Always', ports: [{ containerPort: 80, hostPort: 80 }, { containerPort: 81, hostPort: 80 }] }, 'proxy')],
+          initContainers: [
+            c({}, 'first'),
+            c(
+              {
+                restartPolicy: 'Always',
+                ports: [
+                  { containerPort: 80, hostPort: 80 },
+                  { containerPort: 81, hostPort: 80 },
+                ],
+              },
+              'proxy',
+            ),
+          ],
         }),
       ),
     ).toEqual(['spec.initContainers[0].ports[1].hostPort: Duplicate value: "TCP//80"']);
@@ -162,9 +203,14 @@ describe('validateSemantic', () => {
   });
 
   it('refuses a relative hostPath, one with a .. component, an empty one and an unknown type', () => {
-    const vols = (path: string, type?: string) => pod({ volumes: [{ name: 'v', hostPath: { path, ...(type !== undefined ? { type } : {}) } }] });
-    expect(problems(vols('etc/kubernetes'))).toEqual(['spec.volumes[0].hostPath.path: Invalid value: "etc/kubernetes": must be an absolute path']);
-    expect(problems(vols('/etc/kubernetes/../../root'))).toEqual([`spec.volumes[0].hostPath.path: Invalid value: "/etc/kubernetes/../../root": must not contain '..'`]);
+    const vols = (path: string, type?: string) =>
+      pod({ volumes: [{ name: 'v', hostPath: { path, ...(type !== undefined ? { type } : {}) } }] });
+    expect(problems(vols('etc/kubernetes'))).toEqual([
+      'spec.volumes[0].hostPath.path: Invalid value: "etc/kubernetes": must be an absolute path',
+    ]);
+    expect(problems(vols('/etc/kubernetes/../../root'))).toEqual([
+      `spec.volumes[0].hostPath.path: Invalid value: "/etc/kubernetes/../../root": must not contain '..'`,
+    ]);
     expect(problems(vols('../x'))).toEqual([
       'spec.volumes[0].hostPath.path: Invalid value: "../x": must be an absolute path',
       `spec.volumes[0].hostPath.path: Invalid value: "../x": must not contain '..'`,
@@ -178,11 +224,23 @@ describe('validateSemantic', () => {
   });
 
   it('refuses an absolute subPath or subPathExpr, or one with a .. component, as the API server does (naming the list, not the mount)', () => {
-    const mount = (m: Record<string, string>) => pod({ volumes: [{ name: 'v', emptyDir: {} }], containers: [c({ volumeMounts: [{ name: 'v', mountPath: '/v', ...m }] })] });
-    expect(problems(mount({ subPath: '/etc' }))).toEqual(['spec.containers[0].volumeMounts.subPath: Invalid value: "/etc": must be a relative path']);
-    expect(problems(mount({ subPath: 'a/../../b' }))).toEqual([`spec.containers[0].volumeMounts.subPath: Invalid value: "a/../../b": must not contain '..'`]);
-    expect(problems(mount({ subPathExpr: '../$(POD)' }))).toEqual([`spec.containers[0].volumeMounts.subPathExpr: Invalid value: "../$(POD)": must not contain '..'`]);
-    expect(problems(mount({ subPath: 'a', subPathExpr: 'b' }))).toEqual(['spec.containers[0].volumeMounts[0].subPathExpr: Invalid value: "b": subPathExpr and subPath are mutually exclusive']);
+    const mount = (m: Record<string, string>) =>
+      pod({
+        volumes: [{ name: 'v', emptyDir: {} }],
+        containers: [c({ volumeMounts: [{ name: 'v', mountPath: '/v', ...m }] })],
+      });
+    expect(problems(mount({ subPath: '/etc' }))).toEqual([
+      'spec.containers[0].volumeMounts.subPath: Invalid value: "/etc": must be a relative path',
+    ]);
+    expect(problems(mount({ subPath: 'a/../../b' }))).toEqual([
+      `spec.containers[0].volumeMounts.subPath: Invalid value: "a/../../b": must not contain '..'`,
+    ]);
+    expect(problems(mount({ subPathExpr: '../$(POD)' }))).toEqual([
+      `spec.containers[0].volumeMounts.subPathExpr: Invalid value: "../$(POD)": must not contain '..'`,
+    ]);
+    expect(problems(mount({ subPath: 'a', subPathExpr: 'b' }))).toEqual([
+      'spec.containers[0].volumeMounts[0].subPathExpr: Invalid value: "b": subPathExpr and subPath are mutually exclusive',
+    ]);
     expect(problems(mount({ subPath: 'conf/..d' }))).toEqual([]);
   });
 
@@ -190,7 +248,11 @@ describe('validateSemantic', () => {
     expect(problems(pod({ volumes: [{ name: 'v', hostPath: { path: '/x' }, emptyDir: {} }] }))).toEqual([
       'spec.volumes[0].hostPath: Forbidden: may not specify more than 1 volume type',
     ]);
-    expect(problems(pod({ volumes: [{ name: 'v', nfs: { server: 's', path: '/' }, downwardAPI: {}, hostPath: { path: '/x' } }] }))).toEqual([
+    expect(
+      problems(
+        pod({ volumes: [{ name: 'v', nfs: { server: 's', path: '/' }, downwardAPI: {}, hostPath: { path: '/x' } }] }),
+      ),
+    ).toEqual([
       'spec.volumes[0].nfs: Forbidden: may not specify more than 1 volume type',
       'spec.volumes[0].downwarAPI: Forbidden: may not specify more than 1 volume type',
     ]);
@@ -206,10 +268,26 @@ describe('validateSemantic', () => {
     const volume = (v: Record<string, unknown>) => pod({ volumes: [{ name: 'v', ...v }] });
     const projected = (source: Record<string, unknown>) => volume({ projected: { sources: [source] } });
     it.each<[string, Pod, string]>([
-      ['serviceAccountName', pod({ serviceAccountName: 'sa' }), 'spec.serviceAccountName: static pods may not reference serviceaccounts'],
-      ['serviceAccount (deprecated)', pod({ serviceAccount: 'sa' }), 'spec.serviceAccount: static pods may not reference serviceaccounts'],
-      ['secret volume', volume({ secret: { secretName: 's' } }), 'spec.volumes[0]: static pods may not reference secrets'],
-      ['imagePullSecrets', pod({ imagePullSecrets: [{ name: 'reg' }] }), 'spec.imagePullSecrets[0]: static pods may not reference secrets'],
+      [
+        'serviceAccountName',
+        pod({ serviceAccountName: 'sa' }),
+        'spec.serviceAccountName: static pods may not reference serviceaccounts',
+      ],
+      [
+        'serviceAccount (deprecated)',
+        pod({ serviceAccount: 'sa' }),
+        'spec.serviceAccount: static pods may not reference serviceaccounts',
+      ],
+      [
+        'secret volume',
+        volume({ secret: { secretName: 's' } }),
+        'spec.volumes[0]: static pods may not reference secrets',
+      ],
+      [
+        'imagePullSecrets',
+        pod({ imagePullSecrets: [{ name: 'reg' }] }),
+        'spec.imagePullSecrets[0]: static pods may not reference secrets',
+      ],
       [
         'env secretKeyRef',
         pod({ containers: [c({ env: [{ name: 'E', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } }] })] }),
@@ -220,8 +298,16 @@ describe('validateSemantic', () => {
         pod({ initContainers: [c({ envFrom: [{ secretRef: { name: 's' } }] }, 'i')] }),
         'spec.initContainers[0].envFrom[0].secretRef: static pods may not reference secrets',
       ],
-      ['projected secret', projected({ secret: { name: 's' } }), 'spec.volumes[0].projected.sources[0]: static pods may not reference secrets'],
-      ['configMap volume', volume({ configMap: { name: 'cm' } }), 'spec.volumes[0]: static pods may not reference configmaps'],
+      [
+        'projected secret',
+        projected({ secret: { name: 's' } }),
+        'spec.volumes[0].projected.sources[0]: static pods may not reference secrets',
+      ],
+      [
+        'configMap volume',
+        volume({ configMap: { name: 'cm' } }),
+        'spec.volumes[0]: static pods may not reference configmaps',
+      ],
       [
         'env configMapKeyRef',
         pod({ containers: [c({ env: [{ name: 'E', valueFrom: { configMapKeyRef: { name: 'cm', key: 'k' } } }] })] }),
@@ -232,14 +318,26 @@ describe('validateSemantic', () => {
         pod({ containers: [c({ envFrom: [{ configMapRef: { name: 'cm' } }] })] }),
         'spec.containers[0].envFrom[0].configMapRef: static pods may not reference configmaps',
       ],
-      ['projected configMap', projected({ configMap: { name: 'cm' } }), 'spec.volumes[0].projected.sources[0]: static pods may not reference configmaps'],
-      ['persistentVolumeClaim', volume({ persistentVolumeClaim: { claimName: 'pvc' } }), 'spec.volumes[0]: static pods may not reference persistentvolumeclaims'],
+      [
+        'projected configMap',
+        projected({ configMap: { name: 'cm' } }),
+        'spec.volumes[0].projected.sources[0]: static pods may not reference configmaps',
+      ],
+      [
+        'persistentVolumeClaim',
+        volume({ persistentVolumeClaim: { claimName: 'pvc' } }),
+        'spec.volumes[0]: static pods may not reference persistentvolumeclaims',
+      ],
       [
         'ephemeral volume',
         volume({ ephemeral: { volumeClaimTemplate: { spec: {} } } }),
         'spec.volumes[0]: static pods may not reference persistentvolumeclaims (via ephemeral volumes)',
       ],
-      ['csi volume', volume({ csi: { driver: 'd' } }), 'spec.volumes[0]: static pods may not reference csidrivers (via CSI volumes)'],
+      [
+        'csi volume',
+        volume({ csi: { driver: 'd' } }),
+        'spec.volumes[0]: static pods may not reference csidrivers (via CSI volumes)',
+      ],
       [
         'projected serviceAccountToken',
         projected({ serviceAccountToken: { path: 't' } }),
@@ -250,9 +348,21 @@ describe('validateSemantic', () => {
         projected({ clusterTrustBundle: { path: 'b', signerName: 'x' } }),
         'spec.volumes[0].projected.sources[0]: static pods may not reference clustertrustbundles',
       ],
-      ['resourceClaims', pod({ resourceClaims: [{ name: 'gpu' }] }), 'spec.resourceClaims[0]: static pods may not reference resourceclaims'],
-      ['glusterfs', volume({ glusterfs: { endpoints: 'e', path: 'p' } }), 'spec.volumes[0]: static pods may not reference endpoints (via glusterfs volumes)'],
-      ['azureFile', volume({ azureFile: { secretName: 's', shareName: 'x' } }), 'spec.volumes[0]: static pods may not reference secrets (via azureFile volumes)'],
+      [
+        'resourceClaims',
+        pod({ resourceClaims: [{ name: 'gpu' }] }),
+        'spec.resourceClaims[0]: static pods may not reference resourceclaims',
+      ],
+      [
+        'glusterfs',
+        volume({ glusterfs: { endpoints: 'e', path: 'p' } }),
+        'spec.volumes[0]: static pods may not reference endpoints (via glusterfs volumes)',
+      ],
+      [
+        'azureFile',
+        volume({ azureFile: { secretName: 's', shareName: 'x' } }),
+        'spec.volumes[0]: static pods may not reference secrets (via azureFile volumes)',
+      ],
       [
         'a volume plugin secretRef',
         volume({ cephfs: { monitors: ['m'], secretRef: { name: 's' } } }),
@@ -277,7 +387,13 @@ describe('validateSemantic', () => {
     });
 
     it('names every reference, not just the first', () => {
-      const p = pod({ serviceAccountName: 'sa', volumes: [{ name: 's', secret: { secretName: 's' } }, { name: 'cm', configMap: { name: 'cm' } }] });
+      const p = pod({
+        serviceAccountName: 'sa',
+        volumes: [
+          { name: 's', secret: { secretName: 's' } },
+          { name: 'cm', configMap: { name: 'cm' } },
+        ],
+      });
       expect(problems(p)).toEqual([
         'spec.serviceAccountName: static pods may not reference serviceaccounts',
         'spec.volumes[0]: static pods may not reference secrets',

@@ -26,11 +26,18 @@ const outcome = (read: () => unknown): { value: unknown } | { refused: true } =>
 describe('readYaml conversion', () => {
   it('gives what the library gives for any plain data, in block and flow style', () => {
     fc.assert(
-      fc.property(fc.dictionary(fc.string({ minLength: 1 }), fc.jsonValue({ maxDepth: 4 })), fc.boolean(), (o, flow) => {
-        const text = stringify({ root: o }, { version: '1.1', ...(flow ? { collectionStyle: 'flow' as const } : {}) });
-        // A key "<<" comes out as a merge key, which the library refuses too: the same answer, refusal included.
-        expect(outcome(() => ours(text))).toEqual(outcome(() => library(text)));
-      }),
+      fc.property(
+        fc.dictionary(fc.string({ minLength: 1 }), fc.jsonValue({ maxDepth: 4 })),
+        fc.boolean(),
+        (o, flow) => {
+          const text = stringify(
+            { root: o },
+            { version: '1.1', ...(flow ? { collectionStyle: 'flow' as const } : {}) },
+          );
+          // A key "<<" comes out as a merge key, which the library refuses too: the same answer, refusal included.
+          expect(outcome(() => ours(text))).toEqual(outcome(() => library(text)));
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -49,7 +56,11 @@ m3:
   <<: *b
 `;
     expect(ours(text)).toEqual(library(text));
-    expect(ours(text)).toMatchObject({ m1: { a: 0, b: 1, c: 1 }, m2: { c: 2, d: 9, a: 1, b: 1 }, m3: { e: 5, a: 1, b: 1, c: 1 } });
+    expect(ours(text)).toMatchObject({
+      m1: { a: 0, b: 1, c: 1 },
+      m2: { c: 2, d: 9, a: 1, b: 1 },
+      m3: { e: 5, a: 1, b: 1, c: 1 },
+    });
   });
 
   it('follows a chain of 100 merges to the right result', () => {

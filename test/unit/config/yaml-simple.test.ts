@@ -16,15 +16,20 @@ function library(text: string): { value: unknown } | { refused: true } {
 }
 
 const fixtures = path.resolve(__dirname, '../../fixtures/kubeadm');
-const kubeadmManifests = readdirSync(fixtures).filter((v) => /^\d/.test(v)).flatMap((v) => readdirSync(path.join(fixtures, v, 'manifests')).map((f) => path.join(fixtures, v, 'manifests', f)));
+const kubeadmManifests = readdirSync(fixtures)
+  .filter((v) => /^\d/.test(v))
+  .flatMap((v) => readdirSync(path.join(fixtures, v, 'manifests')).map((f) => path.join(fixtures, v, 'manifests', f)));
 
 describe('readSimpleYaml', () => {
-  it.each(kubeadmManifests.map((f) => [path.relative(fixtures, f), f]))('reads kubeadm %s itself, as the library does', (_name, file) => {
-    const text = readFileSync(file, 'utf8');
-    const fast = readSimpleYaml(text);
-    expect(fast).toBeDefined();
-    expect(fast).toEqual(library(text));
-  });
+  it.each(kubeadmManifests.map((f) => [path.relative(fixtures, f), f]))(
+    'reads kubeadm %s itself, as the library does',
+    (_name, file) => {
+      const text = readFileSync(file, 'utf8');
+      const fast = readSimpleYaml(text);
+      expect(fast).toBeDefined();
+      expect(fast).toEqual(library(text));
+    },
+  );
 
   it('reads a small pod with flow collections and quoted strings as the library does', () => {
     const text = `apiVersion: v1
@@ -47,9 +52,25 @@ status: {}
   });
 
   it('resolves plain scalars through YAML 1.1 as the library does (0644, yes, ~, 1:20, dates stay text)', () => {
-    const text = 'a: 0644\nb: yes\nc: ~\nd: 1:20\ne: 2001-12-14\nf: .inf\ng: 1_000\nh: 0x1F\ni: "0644"\nj: off\nk: 10m\nl: -1\n';
+    const text =
+      'a: 0644\nb: yes\nc: ~\nd: 1:20\ne: 2001-12-14\nf: .inf\ng: 1_000\nh: 0x1F\ni: "0644"\nj: off\nk: 10m\nl: -1\n';
     const fast = readSimpleYaml(text);
-    expect(fast).toEqual({ value: { a: 420, b: true, c: null, d: 80, e: '2001-12-14', f: Infinity, g: 1000, h: 31, i: '0644', j: false, k: '10m', l: -1 } });
+    expect(fast).toEqual({
+      value: {
+        a: 420,
+        b: true,
+        c: null,
+        d: 80,
+        e: '2001-12-14',
+        f: Infinity,
+        g: 1000,
+        h: 31,
+        i: '0644',
+        j: false,
+        k: '10m',
+        l: -1,
+      },
+    });
     expect(fast).toEqual(library(text));
   });
 
@@ -90,13 +111,98 @@ status: {}
 
   it('on generated documents either defers or gives exactly what the library gives, and often reads them itself', () => {
     const scalars = fc.constantFrom(
-      'yes', 'no', 'on', 'Off', 'Y', 'n', 'true', 'False', '~', 'null', 'NULL', '0644', '0', '-1', '+1', '1_000', '0x1F', '0b101', '1:20', '1:20.5',
-      '1.5', '.5', '1e3', '.inf', '-.Inf', '.nan', '2001-12-14', '127.0.0.1', '10m', '100Mi', '--flag=x', '-x', '/etc/kubernetes', 'a b', 'a  b',
-      'registry.k8s.io/etcd:3.5.9-0', 'https://127.0.0.1:2379', '"quoted"', "'single'", "'it''s'", '""', "''", '"a: b"', '"a, b"', "'x: y'",
-      'x:y', 'a,b', 'a]', '[a]', '{a: 1}', '[]', '{}', '[a, "b", 1]', '{x: yes, y: "1"}', '[[1, 2], {a: [b]}]', '{a: {b: c}}', 'foo:', '? x',
-      ': x', '- x', '-', '-1.5', "'a' b", '"a" b', '[a, b', '{a: 1, a: 2}', '{a}', '[a,,b]', 'k: v', 'a:b: c', '=', '?', 'x?', '0o17', '00',
+      'yes',
+      'no',
+      'on',
+      'Off',
+      'Y',
+      'n',
+      'true',
+      'False',
+      '~',
+      'null',
+      'NULL',
+      '0644',
+      '0',
+      '-1',
+      '+1',
+      '1_000',
+      '0x1F',
+      '0b101',
+      '1:20',
+      '1:20.5',
+      '1.5',
+      '.5',
+      '1e3',
+      '.inf',
+      '-.Inf',
+      '.nan',
+      '2001-12-14',
+      '127.0.0.1',
+      '10m',
+      '100Mi',
+      '--flag=x',
+      '-x',
+      '/etc/kubernetes',
+      'a b',
+      'a  b',
+      'registry.k8s.io/etcd:3.5.9-0',
+      'https://127.0.0.1:2379',
+      '"quoted"',
+      "'single'",
+      "'it''s'",
+      '""',
+      "''",
+      '"a: b"',
+      '"a, b"',
+      "'x: y'",
+      'x:y',
+      'a,b',
+      'a]',
+      '[a]',
+      '{a: 1}',
+      '[]',
+      '{}',
+      '[a, "b", 1]',
+      '{x: yes, y: "1"}',
+      '[[1, 2], {a: [b]}]',
+      '{a: {b: c}}',
+      'foo:',
+      '? x',
+      ': x',
+      '- x',
+      '-',
+      '-1.5',
+      "'a' b",
+      '"a" b',
+      '[a, b',
+      '{a: 1, a: 2}',
+      '{a}',
+      '[a,,b]',
+      'k: v',
+      'a:b: c',
+      '=',
+      '?',
+      'x?',
+      '0o17',
+      '00',
     );
-    const keys = fc.constantFrom('name', 'app.kubernetes.io/name', '"quoted key"', "'single key'", '1', 'true', 'yes', 'a:b', '-k', 'k-1', 'x_y', 'on', '""', 'null');
+    const keys = fc.constantFrom(
+      'name',
+      'app.kubernetes.io/name',
+      '"quoted key"',
+      "'single key'",
+      '1',
+      'true',
+      'yes',
+      'a:b',
+      '-k',
+      'k-1',
+      'x_y',
+      'on',
+      '""',
+      'null',
+    );
     type Tree = { s: string } | { m: Array<[string, Tree]> } | { q: Tree[] };
     const { tree } = fc.letrec<{ tree: Tree }>((tie) => ({
       tree: fc.oneof(
@@ -129,14 +235,19 @@ status: {}
     let read = 0;
     let runs = 0;
     fc.assert(
-      fc.property(fc.array(fc.tuple(keys, tree), { minLength: 1, maxLength: 4 }), fc.boolean(), fc.boolean(), (top, same, leadingMarker) => {
-        const text = `${leadingMarker ? '---\n' : ''}${render({ m: top }, 0, same).join('\n')}\n`;
-        runs++;
-        const fast = readSimpleYaml(text);
-        if (fast === undefined) return;
-        read++;
-        expect(fast, text).toEqual(library(text));
-      }),
+      fc.property(
+        fc.array(fc.tuple(keys, tree), { minLength: 1, maxLength: 4 }),
+        fc.boolean(),
+        fc.boolean(),
+        (top, same, leadingMarker) => {
+          const text = `${leadingMarker ? '---\n' : ''}${render({ m: top }, 0, same).join('\n')}\n`;
+          runs++;
+          const fast = readSimpleYaml(text);
+          if (fast === undefined) return;
+          read++;
+          expect(fast, text).toEqual(library(text));
+        },
+      ),
       { numRuns: 2000 },
     );
     // Not a reader that defers everything (one of the palette's many odd values defers a whole document).

@@ -44,7 +44,11 @@ describe('CRI descriptor', () => {
       ].sort(),
     );
     expect(rs.methods.GetContainerEvents!.responseStream).toBe(true);
-    expect(Object.keys(root.lookupService('runtime.v1.ImageService').methods).sort()).toEqual(['ImageStatus', 'ListImages', 'PullImage']);
+    expect(Object.keys(root.lookupService('runtime.v1.ImageService').methods).sort()).toEqual([
+      'ImageStatus',
+      'ListImages',
+      'PullImage',
+    ]);
   });
 
   it.each([
@@ -93,7 +97,11 @@ describe('CRI descriptor', () => {
   ])('%s.%s = %i', (m, f, id) => expect(fieldId(m, f)).toBe(id));
 
   it('loads through proto-loader with camelCase names', () => {
-    const def = fromJSON(descriptor as unknown as Parameters<typeof fromJSON>[0], { longs: Number, enums: Number, defaults: true });
+    const def = fromJSON(descriptor as unknown as Parameters<typeof fromJSON>[0], {
+      longs: Number,
+      enums: Number,
+      defaults: true,
+    });
     expect(Object.keys(def)).toContain('runtime.v1.RuntimeService');
     const v = root.lookupType('runtime.v1.VersionResponse');
     expect(Object.keys(v.fields)).toEqual(['version', 'runtimeName', 'runtimeVersion', 'runtimeApiVersion']);

@@ -8,12 +8,19 @@ describe('parseRuntimeEndpoint', () => {
       socketPath: '/run/containerd/containerd.sock',
       address: 'unix:///run/containerd/containerd.sock',
     });
-    expect(parseRuntimeEndpoint('/run/crio/crio.sock')).toMatchObject({ socketPath: '/run/crio/crio.sock', address: 'unix:///run/crio/crio.sock' });
+    expect(parseRuntimeEndpoint('/run/crio/crio.sock')).toMatchObject({
+      socketPath: '/run/crio/crio.sock',
+      address: 'unix:///run/crio/crio.sock',
+    });
   });
 
   it('refuses other schemes and relative paths', () => {
-    expect(parseRuntimeEndpoint('tcp://127.0.0.1:1234')).toEqual({ error: 'unsupported scheme (only unix:// sockets are supported)' });
-    expect(parseRuntimeEndpoint('unix://relative.sock')).toEqual({ error: 'socket path must be absolute (unix:///path)' });
+    expect(parseRuntimeEndpoint('tcp://127.0.0.1:1234')).toEqual({
+      error: 'unsupported scheme (only unix:// sockets are supported)',
+    });
+    expect(parseRuntimeEndpoint('unix://relative.sock')).toEqual({
+      error: 'socket path must be absolute (unix:///path)',
+    });
     expect(parseRuntimeEndpoint('containerd.sock')).toHaveProperty('error');
   });
 });

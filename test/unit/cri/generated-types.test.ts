@@ -7,12 +7,27 @@ import path from 'node:path';
 import protobuf from 'protobufjs';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import descriptor from '../../../src/cri/generated/cri-descriptor.json';
-import type { Container, ContainerState, CriInput, CriMessageName, CriOutput, Mount, PodSandboxConfig } from '../../../src/cri/cri-types.js';
-import { criMessageCodec, type CriMethodName, type CriRequest, type CriResponse } from '../../../src/cri/grpc-transport.js';
+import type {
+  Container,
+  ContainerState,
+  CriInput,
+  CriMessageName,
+  CriOutput,
+  Mount,
+  PodSandboxConfig,
+} from '../../../src/cri/cri-types.js';
+import {
+  criMessageCodec,
+  type CriMethodName,
+  type CriRequest,
+  type CriResponse,
+} from '../../../src/cri/grpc-transport.js';
 
 const repoRoot = path.resolve(import.meta.dirname, '../../..');
 const root = protobuf.Root.fromJSON(descriptor as protobuf.INamespace);
-const messages = (root.lookup('runtime.v1') as protobuf.Namespace).nestedArray.filter((n): n is protobuf.Type => n instanceof protobuf.Type);
+const messages = (root.lookup('runtime.v1') as protobuf.Namespace).nestedArray.filter(
+  (n): n is protobuf.Type => n instanceof protobuf.Type,
+);
 
 const LONG_KINDS = new Set(['int64', 'uint64', 'sint64', 'fixed64', 'sfixed64']);
 const INT_KINDS = new Set(['int32', 'uint32', 'sint32', 'fixed32', 'sfixed32']);
@@ -59,10 +74,17 @@ function populated(type: protobuf.Type, outer: readonly string[] = [type.fullNam
 function expectDeclaredKind(field: protobuf.Field, value: unknown, where: string): void {
   const t = field.resolve().resolvedType;
   if (t instanceof protobuf.Type) {
-    expect(value === null || (typeof value === 'object' && !Array.isArray(value)), `${where}: message or null`).toBe(true);
+    expect(value === null || (typeof value === 'object' && !Array.isArray(value)), `${where}: message or null`).toBe(
+      true,
+    );
   } else if (t instanceof protobuf.Enum) {
     expect(typeof value, `${where}: enum as number`).toBe('number');
-  } else if (LONG_KINDS.has(field.type) || INT_KINDS.has(field.type) || field.type === 'double' || field.type === 'float') {
+  } else if (
+    LONG_KINDS.has(field.type) ||
+    INT_KINDS.has(field.type) ||
+    field.type === 'double' ||
+    field.type === 'float'
+  ) {
     expect(typeof value, `${where}: number`).toBe('number');
   } else if (field.type === 'bytes') {
     expect(Buffer.isBuffer(value), `${where}: Buffer`).toBe(true);
@@ -72,7 +94,11 @@ function expectDeclaredKind(field: protobuf.Field, value: unknown, where: string
 }
 
 /** Every declared field is present, no other, each of the declared kind; `sent` says what was encoded. */
-function expectOutputShape(type: protobuf.Type, got: Record<string, unknown>, sent: Record<string, unknown> | undefined): void {
+function expectOutputShape(
+  type: protobuf.Type,
+  got: Record<string, unknown>,
+  sent: Record<string, unknown> | undefined,
+): void {
   expect(Object.keys(got).sort(), type.name).toEqual(type.fieldsArray.map((f) => f.name).sort());
   for (const f of type.fieldsArray) {
     const where = `${type.name}.${f.name}`;
@@ -100,17 +126,25 @@ function expectOutputShape(type: protobuf.Type, got: Record<string, unknown>, se
 describe('CRI types generated from cri.proto', () => {
   it('src/cri/generated/ is what the .proto files give today (a field added to cri.proto is in the types)', () => {
     // Throws with the stale files named when a .proto changed since the last `npm run gen`.
-    expect(() => execFileSync(process.execPath, ['build/gen-proto.mjs', '--check'], { cwd: repoRoot, stdio: 'pipe' })).not.toThrow();
+    expect(() =>
+      execFileSync(process.execPath, ['build/gen-proto.mjs', '--check'], { cwd: repoRoot, stdio: 'pipe' }),
+    ).not.toThrow();
   });
 
-  it.each(messages.map((m) => [m.name, m] as const))('%s: an empty answer decodes with every field present, absent messages null', (_, type) => {
-    expectOutputShape(type, codec(type).deserialize(Buffer.alloc(0)), undefined);
-  });
+  it.each(messages.map((m) => [m.name, m] as const))(
+    '%s: an empty answer decodes with every field present, absent messages null',
+    (_, type) => {
+      expectOutputShape(type, codec(type).deserialize(Buffer.alloc(0)), undefined);
+    },
+  );
 
-  it.each(messages.map((m) => [m.name, m] as const))('%s: a full answer decodes to the declared kinds, longs exact', (_, type) => {
-    const sent = populated(type);
-    expectOutputShape(type, codec(type).deserialize(codec(type).serialize(sent)), sent);
-  });
+  it.each(messages.map((m) => [m.name, m] as const))(
+    '%s: a full answer decodes to the declared kinds, longs exact',
+    (_, type) => {
+      const sent = populated(type);
+      expectOutputShape(type, codec(type).deserialize(codec(type).serialize(sent)), sent);
+    },
+  );
 
   it('the output types declare those conventions', () => {
     expectTypeOf<CriOutput<'Container'>['createdAt']>().toEqualTypeOf<number>();
@@ -122,7 +156,9 @@ describe('CRI types generated from cri.proto', () => {
     expectTypeOf<CriOutput<'ContainerStatus'>['mounts']>().toEqualTypeOf<Mount[]>();
     expectTypeOf<CriOutput<'ExecSyncResponse'>['stdout']>().toEqualTypeOf<Buffer>();
     // No optional key in any output type: the decoder fills every field.
-    type WithOptionalKeys = { [M in CriMessageName]: CriOutput<M> extends Required<CriOutput<M>> ? never : M }[CriMessageName];
+    type WithOptionalKeys = {
+      [M in CriMessageName]: CriOutput<M> extends Required<CriOutput<M>> ? never : M;
+    }[CriMessageName];
     expectTypeOf<WithOptionalKeys>().toEqualTypeOf<never>();
   });
 
@@ -130,7 +166,9 @@ describe('CRI types generated from cri.proto', () => {
     expectTypeOf<CriMethodName<'ImageService'>>().toEqualTypeOf<'ImageStatus' | 'ListImages' | 'PullImage'>();
     expectTypeOf<CriRequest<'RuntimeService', 'StopContainer'>>().toEqualTypeOf<CriInput<'StopContainerRequest'>>();
     expectTypeOf<CriResponse<'RuntimeService', 'ListContainers'>['containers']>().toEqualTypeOf<Container[]>();
-    expectTypeOf<CriResponse<'RuntimeService', 'PodSandboxStatus'>['status']>().toEqualTypeOf<CriOutput<'PodSandboxStatus'> | null>();
+    expectTypeOf<
+      CriResponse<'RuntimeService', 'PodSandboxStatus'>['status']
+    >().toEqualTypeOf<CriOutput<'PodSandboxStatus'> | null>();
   });
 
   it('the input types take what bootlet builds: optional fields, enums by number or name', () => {
@@ -140,7 +178,9 @@ describe('CRI types generated from cri.proto', () => {
     expectTypeOf<{ state: { state: 'CONTAINER_RUNNING' } }>().toMatchTypeOf<CriInput<'ContainerFilter'>>();
     // What the runtime returned can be sent back as it is.
     expectTypeOf<CriOutput<'PodSandboxConfig'>>().toMatchTypeOf<CriInput<'PodSandboxConfig'>>();
-    const encoded = codec(root.lookupType('runtime.v1.ContainerFilter')).serialize({ state: { state: 'CONTAINER_EXITED' } });
+    const encoded = codec(root.lookupType('runtime.v1.ContainerFilter')).serialize({
+      state: { state: 'CONTAINER_EXITED' },
+    });
     expect(codec(root.lookupType('runtime.v1.ContainerFilter')).deserialize(encoded).state).toEqual({ state: 2 });
   });
 });

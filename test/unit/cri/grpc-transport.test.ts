@@ -37,20 +37,44 @@ function unary(name: string, reply: (req: Record<string, unknown>) => object | g
 }
 
 beforeAll(async () => {
-  const def = fromJSON(descriptor as unknown as Parameters<typeof fromJSON>[0], { longs: Number, enums: Number, defaults: true });
-  const pkg = grpc.loadPackageDefinition(def) as unknown as { runtime: { v1: Record<string, grpc.ServiceClientConstructor> } };
+  const def = fromJSON(descriptor as unknown as Parameters<typeof fromJSON>[0], {
+    longs: Number,
+    enums: Number,
+    defaults: true,
+  });
+  const pkg = grpc.loadPackageDefinition(def) as unknown as {
+    runtime: { v1: Record<string, grpc.ServiceClientConstructor> };
+  };
   server = new grpc.Server();
   server.addService(pkg.runtime.v1.RuntimeService!.service, {
-    Version: unary('Version', (req) => ({ version: req.version, runtimeName: 'fake', runtimeVersion: '9.9', runtimeApiVersion: 'v1' })),
-    ExecSync: unary('ExecSync', (req) => ({ stdout: Buffer.from(`ran ${(req.cmd as string[]).join(' ')}`), stderr: Buffer.alloc(0), exitCode: 0 })),
+    Version: unary('Version', (req) => ({
+      version: req.version,
+      runtimeName: 'fake',
+      runtimeVersion: '9.9',
+      runtimeApiVersion: 'v1',
+    })),
+    ExecSync: unary('ExecSync', (req) => ({
+      stdout: Buffer.from(`ran ${(req.cmd as string[]).join(' ')}`),
+      stderr: Buffer.alloc(0),
+      exitCode: 0,
+    })),
     StopContainer: unary('StopContainer', () => ({})),
     // proto3 cannot make a field required: an answer may come without the status.
     PodSandboxStatus: unary('PodSandboxStatus', () => ({})),
-    ContainerStatus: unary('ContainerStatus', (req) =>
-      Object.assign(new Error('gone'), { code: grpc.status.NOT_FOUND, details: `container ${String(req.containerId)} not found` }) as grpc.ServiceError,
+    ContainerStatus: unary(
+      'ContainerStatus',
+      (req) =>
+        Object.assign(new Error('gone'), {
+          code: grpc.status.NOT_FOUND,
+          details: `container ${String(req.containerId)} not found`,
+        }) as grpc.ServiceError,
     ),
     GetContainerEvents: ((call: grpc.ServerWritableStream<object, object>) => {
-      call.write({ containerId: 'c1', containerEventType: ContainerEventType.CONTAINER_CREATED_EVENT, createdAt: 1_700_000_000_123_456_789 });
+      call.write({
+        containerId: 'c1',
+        containerEventType: ContainerEventType.CONTAINER_CREATED_EVENT,
+        createdAt: 1_700_000_000_123_456_789,
+      });
       call.write({ containerId: 'c1', containerEventType: ContainerEventType.CONTAINER_STARTED_EVENT, createdAt: 2 });
       // Then stay open until the client cancels, as a real runtime does.
       call.on('cancelled', () => {
@@ -63,7 +87,9 @@ beforeAll(async () => {
     ImageStatus: unary('ImageStatus', () => ({})),
   });
   await new Promise<void>((resolve, reject) =>
-    server.bindAsync(`unix://${sock}`, grpc.ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve())),
+    server.bindAsync(`unix://${sock}`, grpc.ServerCredentials.createInsecure(), (err) =>
+      err ? reject(err) : resolve(),
+    ),
   );
   cri = await connectRuntime(`unix://${sock}`, { requestTimeoutMs: 30_000 });
 });
@@ -75,7 +101,12 @@ afterAll(() => {
 
 describe('CRI transport', () => {
   it('sends the kubelet CRI version and reads camelCase fields', () => {
-    expect(cri.version).toEqual({ version: '0.1.0', runtimeName: 'fake', runtimeVersion: '9.9', runtimeApiVersion: 'v1' });
+    expect(cri.version).toEqual({
+      version: '0.1.0',
+      runtimeName: 'fake',
+      runtimeVersion: '9.9',
+      runtimeApiVersion: 'v1',
+    });
   });
 
   it('gives ordinary calls the request timeout, ExecSync its own timeout on top, PullImage none', async () => {
@@ -99,14 +130,23 @@ describe('CRI transport', () => {
   it('maps gRPC errors to CriError with method and code', async () => {
     const err = (await cri.runtime.containerStatus('c9').catch((e: unknown) => e)) as CriError;
     expect(err).toBeInstanceOf(CriError);
-    expect([err.method, err.code, err.details, err.notFound]).toEqual(['ContainerStatus', grpc.status.NOT_FOUND, 'container c9 not found', true]);
+    expect([err.method, err.code, err.details, err.notFound]).toEqual([
+      'ContainerStatus',
+      grpc.status.NOT_FOUND,
+      'container c9 not found',
+      true,
+    ]);
     expect(err.message).toBe('CRI ContainerStatus failed: container c9 not found');
   });
 
   it('a status answer without the status is a CriError, not a null status', async () => {
     const err = (await cri.runtime.podSandboxStatus('s1').catch((e: unknown) => e)) as CriError;
     expect(err).toBeInstanceOf(CriError);
-    expect([err.method, err.code, err.details]).toEqual(['PodSandboxStatus', grpc.status.UNKNOWN, "the runtime's answer has no status"]);
+    expect([err.method, err.code, err.details]).toEqual([
+      'PodSandboxStatus',
+      grpc.status.UNKNOWN,
+      "the runtime's answer has no status",
+    ]);
   });
 
   it('unimplemented methods surface as CriError UNIMPLEMENTED', async () => {
@@ -127,7 +167,11 @@ describe('CRI transport', () => {
       ['c1', ContainerEventType.CONTAINER_STARTED_EVENT, 2],
     ]);
     sub.cancel();
-    await waitFor(() => ends.length > 0 && streamCancelled, { timeoutMs: 10_000, intervalMs: 10, what: 'the stream to end and the server to see the cancel' });
+    await waitFor(() => ends.length > 0 && streamCancelled, {
+      timeoutMs: 10_000,
+      intervalMs: 10,
+      what: 'the stream to end and the server to see the cancel',
+    });
     expect(ends).toEqual([undefined]);
   });
 });

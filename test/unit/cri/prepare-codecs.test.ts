@@ -16,7 +16,11 @@ const request = {
     portMappings: [],
     labels: { 'io.kubernetes.pod.name': 'etcd-vm' },
     annotations: { 'kubernetes.io/config.source': 'file' },
-    linux: { cgroupParent: '/kubepods/burstable/podu1', securityContext: { namespaceOptions: { network: 2, pid: 1, ipc: 1 } }, resources: { cpuShares: 102, memoryLimitInBytes: 0 } },
+    linux: {
+      cgroupParent: '/kubepods/burstable/podu1',
+      securityContext: { namespaceOptions: { network: 2, pid: 1, ipc: 1 } },
+      resources: { cpuShares: 102, memoryLimitInBytes: 0 },
+    },
   },
   runtimeHandler: '',
 };
@@ -30,8 +34,26 @@ describe('preparePodStartCodecs', () => {
     await preparePodStartCodecs();
     expect(codec.deserialize(codec.serialize(request))).toEqual(before);
     const status = criMessageCodec('runtime.v1.ContainerStatusResponse');
-    const reply = { status: { id: 'c1', state: 1, createdAt: 5, startedAt: 6, labels: { a: 'b' }, mounts: [{ containerPath: '/x', hostPath: '/y' }] }, info: {} };
-    expect(status.deserialize(status.serialize(reply))).toMatchObject({ status: { id: 'c1', state: 1, createdAt: 5, labels: { a: 'b' }, mounts: [{ containerPath: '/x', hostPath: '/y' }] } });
+    const reply = {
+      status: {
+        id: 'c1',
+        state: 1,
+        createdAt: 5,
+        startedAt: 6,
+        labels: { a: 'b' },
+        mounts: [{ containerPath: '/x', hostPath: '/y' }],
+      },
+      info: {},
+    };
+    expect(status.deserialize(status.serialize(reply))).toMatchObject({
+      status: {
+        id: 'c1',
+        state: 1,
+        createdAt: 5,
+        labels: { a: 'b' },
+        mounts: [{ containerPath: '/x', hostPath: '/y' }],
+      },
+    });
   });
 });
 
@@ -42,9 +64,25 @@ describe('preparePodStartCodecs and containerd task events', () => {
     const exit = type('TaskExit');
     const payload = exit.encode(exit.fromObject({ containerId: 'c1', id: 'c1', pid: 42, exitStatus: 137 })).finish();
     const envelope = type('Envelope');
-    const bytes = envelope.encode(envelope.fromObject({ timestamp: { seconds: 1700000000, nanos: 5_000_000 }, namespace: 'k8s.io', topic: '/tasks/exit', event: { typeUrl: 'containerd.events.TaskExit', value: payload } })).finish();
+    const bytes = envelope
+      .encode(
+        envelope.fromObject({
+          timestamp: { seconds: 1700000000, nanos: 5_000_000 },
+          namespace: 'k8s.io',
+          topic: '/tasks/exit',
+          event: { typeUrl: 'containerd.events.TaskExit', value: payload },
+        }),
+      )
+      .finish();
     await preparePodStartCodecs();
-    const expected = { topic: '/tasks/exit', namespace: 'k8s.io', containerId: 'c1', processId: 'c1', exitStatus: 137, publishedAtMs: 1700000000005 };
+    const expected = {
+      topic: '/tasks/exit',
+      namespace: 'k8s.io',
+      containerId: 'c1',
+      processId: 'c1',
+      exitStatus: 137,
+      publishedAtMs: 1700000000005,
+    };
     expect(decodeTaskEnvelope(bytes)).toEqual(expected);
     prepareTaskEventCodecs();
     expect(decodeTaskEnvelope(bytes)).toEqual(expected);

@@ -11,7 +11,15 @@ const root = protobuf.Root.fromJSON(descriptor as protobuf.INamespace);
 const listType = root.lookupType('runtime.v1.ListContainersResponse');
 const list = criMessageCodec('runtime.v1.ListContainersResponse');
 
-const texts = ['', 'a', 'io.kubernetes.pod.name', 'ünïcødé ✓ 日本語 🚀', 'x'.repeat(5000), `${'é'.repeat(300)}z`, '\u0000ctl\u0001'];
+const texts = [
+  '',
+  'a',
+  'io.kubernetes.pod.name',
+  'ünïcødé ✓ 日本語 🚀',
+  'x'.repeat(5000),
+  `${'é'.repeat(300)}z`,
+  '\u0000ctl\u0001',
+];
 
 function container(i: number, text: string): Record<string, unknown> {
   return {
@@ -40,7 +48,11 @@ describe('VerifyingBufferReader', () => {
   it('leaves bytes fields as they are', () => {
     const exec = criMessageCodec('runtime.v1.ExecSyncResponse');
     const stdout = Buffer.from([0xff, 0xfe, 0x00, 0x41]);
-    const out = exec.deserialize(exec.serialize({ stdout, stderr: Buffer.from('é'), exitCode: 3 })) as { stdout: Uint8Array; stderr: Uint8Array; exitCode: number };
+    const out = exec.deserialize(exec.serialize({ stdout, stderr: Buffer.from('é'), exitCode: 3 })) as {
+      stdout: Uint8Array;
+      stderr: Uint8Array;
+      exitCode: number;
+    };
     expect(Buffer.from(out.stdout).equals(stdout)).toBe(true);
     expect(Buffer.from(out.stderr).toString()).toBe('é');
     expect(out.exitCode).toBe(3);

@@ -31,11 +31,15 @@ async function stallingPeer(): Promise<StallingPeer> {
     let running = false;
     const parsed = new PassThrough();
     let serial = 1;
-    codec.unmarshalMessages(parsed as unknown as net.Socket, (m) => {
-      if (m.type !== 1) return;
-      calls.push(m);
-      if ((Number(m.flags) & 1) === 0) s.write(codec.marshall({ type: 2, serial: serial++, replySerial: m.serial }));
-    }, {});
+    codec.unmarshalMessages(
+      parsed as unknown as net.Socket,
+      (m) => {
+        if (m.type !== 1) return;
+        calls.push(m);
+        if ((Number(m.flags) & 1) === 0) s.write(codec.marshall({ type: 2, serial: serial++, replySerial: m.serial }));
+      },
+      {},
+    );
     s.on('data', (chunk: Buffer) => {
       if (running) {
         if (held) parsed.write(held);
@@ -45,7 +49,11 @@ async function stallingPeer(): Promise<StallingPeer> {
       }
       auth = Buffer.concat([auth, chunk]);
       for (let nl = auth.indexOf('\n'); nl >= 0 && !running; nl = auth.indexOf('\n')) {
-        const line = auth.subarray(0, nl + 1).toString('latin1').replace(/^\0/, '').trim();
+        const line = auth
+          .subarray(0, nl + 1)
+          .toString('latin1')
+          .replace(/^\0/, '')
+          .trim();
         auth = auth.subarray(nl + 1);
         if (line.startsWith('AUTH EXTERNAL')) s.write('OK 0123456789abcdef0123456789abcdef\r\n');
         else if (line === 'BEGIN') {
@@ -79,7 +87,11 @@ describe('DbusConnection on a peer-to-peer socket', () => {
   it('gets the first call answered although the peer held it back with BEGIN, and stops pinging once answered', async () => {
     peer = await stallingPeer();
     conn = await DbusConnection.connect(peer.socket, { peer: 'systemd', hello: false });
-    const call = { destination: 'org.freedesktop.systemd1', path: '/org/freedesktop/systemd1', interface: 'org.freedesktop.systemd1.Manager' };
+    const call = {
+      destination: 'org.freedesktop.systemd1',
+      path: '/org/freedesktop/systemd1',
+      interface: 'org.freedesktop.systemd1.Manager',
+    };
     // Both pieces leave in one go, so the peer reads them together, as systemd did under load.
     await expect(conn.call({ ...call, member: 'Subscribe' })).resolves.toEqual([]);
     expect(peer.calls[0]!.member).toBe('Subscribe');
@@ -87,7 +99,9 @@ describe('DbusConnection on a peer-to-peer socket', () => {
     expect(pings.length).toBeGreaterThan(0);
     expect(pings.every((m) => m.interface === 'org.freedesktop.DBus.Peer' && (Number(m.flags) & 1) === 1)).toBe(true);
 
-    await expect(conn.call({ ...call, member: 'GetUnit', signature: 's', body: ['kubepods.slice'] })).resolves.toEqual([]);
+    await expect(conn.call({ ...call, member: 'GetUnit', signature: 's', body: ['kubepods.slice'] })).resolves.toEqual(
+      [],
+    );
     expect(peer.calls.at(-1)!.member).toBe('GetUnit');
     expect(peer.calls.filter((m) => m.member === 'Ping')).toHaveLength(pings.length);
   });

@@ -23,7 +23,14 @@ function resolve(argv: string[]): BootletOptions {
 async function kubeletApiWarnings(o: BootletOptions): Promise<string[]> {
   const lines: string[] = [];
   const logger = createLogger({ format: 'text', verbosity: 0, sink: { write: (l) => lines.push(l) } });
-  const server = startKubeletApi(o, { source: {} as ServerSource, metrics: () => '', runtime: {} as RuntimeService, checks: [], api: undefined, logger });
+  const server = startKubeletApi(o, {
+    source: {} as ServerSource,
+    metrics: () => '',
+    runtime: {} as RuntimeService,
+    checks: [],
+    api: undefined,
+    logger,
+  });
   await server?.close();
   return lines.filter((l) => /^[WE]\d{4} /.test(l));
 }
@@ -35,19 +42,40 @@ describe("npm run up's node", () => {
     const config = join(dir, 'kubelet-config.yaml');
     writeFileSync(config, upKubeletConfig(join(dir, 'pods-logs')));
     mkdirSync(join(dir, 'manifests'), { recursive: true });
-    const o = resolve(upBootletArgs({ config, manifests: join(dir, 'manifests'), endpoint: 'unix:///run/containerd/containerd.sock', rootDir: join(dir, 'root'), hostname: 'node1' }));
+    const o = resolve(
+      upBootletArgs({
+        config,
+        manifests: join(dir, 'manifests'),
+        endpoint: 'unix:///run/containerd/containerd.sock',
+        rootDir: join(dir, 'root'),
+        hostname: 'node1',
+      }),
+    );
     expect(o.podLogsDir).toBe(join(dir, 'pods-logs'));
-    expect(o.notes).toMatchObject({ notImplemented: [], unknownFields: [], duplicateFields: [], deprecations: [], skipped: [] });
+    expect(o.notes).toMatchObject({
+      notImplemented: [],
+      unknownFields: [],
+      duplicateFields: [],
+      deprecations: [],
+      skipped: [],
+    });
     expect(o.kubeconfig).toBeUndefined();
     // Were it on, it must not take this machine's :10250 in a unit test.
     expect(await kubeletApiWarnings({ ...o, address: '127.0.0.1', port: 0, certDir: join(dir, 'pki') })).toEqual([]);
   });
 
   it("the kubelet's defaults with no API server still warn that the kubelet API refuses every request", async () => {
-    const o = { ...resolve(['--hostname-override', 'node1']), address: '127.0.0.1', port: 0, certDir: join(dir, 'pki') };
+    const o = {
+      ...resolve(['--hostname-override', 'node1']),
+      address: '127.0.0.1',
+      port: 0,
+      certDir: join(dir, 'pki'),
+    };
     expect(o.authorizationMode).toBe('Webhook');
     const warnings = await kubeletApiWarnings(o);
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toContain('authorization.mode is Webhook but there is no API server (no --kubeconfig): every kubelet API request is refused');
+    expect(warnings[0]).toContain(
+      'authorization.mode is Webhook but there is no API server (no --kubeconfig): every kubelet API request is refused',
+    );
   });
 });

@@ -11,8 +11,21 @@ import type { ReflectorHandler } from '../../../src/informer/store.js';
 import { nullLogger } from '../../../src/log/logger.js';
 import { FakeGate } from '../apiserver/gate.js';
 
-function podsReflector(client: ConstructorParameters<typeof Reflector<Pod>>[0]['client'], gate: FakeGate, watchSeconds?: () => number): Reflector<Pod> {
-  const r = new Reflector<Pod>({ client, gate, errors: API_LIST_WATCH_ERRORS, path: '/api/v1/pods', fieldSelector: 'spec.nodeName=n1', what: 'pods', logger: nullLogger, watchSeconds });
+function podsReflector(
+  client: ConstructorParameters<typeof Reflector<Pod>>[0]['client'],
+  gate: FakeGate,
+  watchSeconds?: () => number,
+): Reflector<Pod> {
+  const r = new Reflector<Pod>({
+    client,
+    gate,
+    errors: API_LIST_WATCH_ERRORS,
+    path: '/api/v1/pods',
+    fieldSelector: 'spec.nodeName=n1',
+    what: 'pods',
+    logger: nullLogger,
+    watchSeconds,
+  });
   gate.onUp(() => r.serverBack());
   return r;
 }
@@ -83,7 +96,11 @@ class ScriptedServer {
       return { items: this.items, metadata: { resourceVersion: '10' } } satisfies PodList as T;
     },
     watch: <T>(_path: string, query: Query, onEvent: (e: WatchEvent<T>) => void): WatchHandle => {
-      this.calls.push({ kind: 'watch', resourceVersion: String(query.resourceVersion), timeoutSeconds: Number(query.timeoutSeconds) });
+      this.calls.push({
+        kind: 'watch',
+        resourceVersion: String(query.resourceVersion),
+        timeoutSeconds: Number(query.timeoutSeconds),
+      });
       let end: (err?: Error) => void = () => {};
       const done = new Promise<void>((resolve, reject) => (end = (err) => (err ? reject(err) : resolve())));
       this.current = { onEvent: onEvent as (e: WatchEvent<Pod>) => void, end };
@@ -183,7 +200,7 @@ describe('Reflector: what it asks, and what it lists again for', () => {
     await vi.advanceTimersByTimeAsync(0);
     const timeouts = api.calls.filter((c) => c.kind === 'watch').map((c) => c.timeoutSeconds!);
     expect(timeouts).toHaveLength(21);
-    for (const t of timeouts) expect(t).toBeGreaterThanOrEqual(300), expect(t).toBeLessThanOrEqual(600);
+    for (const t of timeouts) (expect(t).toBeGreaterThanOrEqual(300), expect(t).toBeLessThanOrEqual(600));
     expect(new Set(timeouts).size).toBeGreaterThan(1);
     expect(api.kinds().filter((k) => k === 'list')).toHaveLength(1);
     await stopCache(r);
@@ -209,14 +226,17 @@ describe('Reflector handlers: one watch, several consumers', () => {
   beforeEach(() => vi.useFakeTimers());
   afterEach(() => vi.useRealTimers());
 
-  const pod = (name: string, rv: string): Pod => ({ metadata: { name, namespace: 'default', uid: `u-${name}`, resourceVersion: rv } });
+  const pod = (name: string, rv: string): Pod => ({
+    metadata: { name, namespace: 'default', uid: `u-${name}`, resourceVersion: rv },
+  });
 
   function recorder(): { seen: string[]; handler: ReflectorHandler<Pod> } {
     const seen: string[] = [];
     return {
       seen,
       handler: {
-        replaced: (items, first) => seen.push(`${first ? 'first ' : ''}list ${items.map((p) => p.metadata?.name).join(',')}`),
+        replaced: (items, first) =>
+          seen.push(`${first ? 'first ' : ''}list ${items.map((p) => p.metadata?.name).join(',')}`),
         event: (type, p) => seen.push(`${type} ${p.metadata?.name}@${p.metadata?.resourceVersion}`),
       },
     };

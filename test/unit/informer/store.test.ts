@@ -4,7 +4,9 @@ import type { Pod } from 'kubernetes-types/core/v1';
 import { describe, expect, it } from 'vitest';
 import { ObjectStore, type ReflectorHandler } from '../../../src/informer/store.js';
 
-const pod = (name: string, rv: string, uid = `uid-${name}`): Pod => ({ metadata: { namespace: 'ns', name, uid, resourceVersion: rv } });
+const pod = (name: string, rv: string, uid = `uid-${name}`): Pod => ({
+  metadata: { namespace: 'ns', name, uid, resourceVersion: rv },
+});
 
 describe('ObjectStore', () => {
   it('tells onChange what a relist or an event changed, not what it repeated, never the first LIST', () => {
@@ -40,6 +42,12 @@ describe('ObjectStore', () => {
     store.apply('ADDED', pod('b', '2'));
     remove();
     store.replace([pod('a', '3')]);
-    expect(log).toEqual(['early replaced 1 first=true', 'late replaced 1 first=true', 'early ADDED b', 'late ADDED b', 'early replaced 1 first=false']);
+    expect(log).toEqual([
+      'early replaced 1 first=true',
+      'late replaced 1 first=true',
+      'early ADDED b',
+      'late ADDED b',
+      'early replaced 1 first=false',
+    ]);
   });
 });

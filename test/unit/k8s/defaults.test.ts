@@ -20,7 +20,9 @@ describe('applySchemeDefaults', () => {
   });
 
   it('keeps what the manifest set', () => {
-    const s = applySchemeDefaults(pod({ restartPolicy: 'Never', terminationGracePeriodSeconds: 0, enableServiceLinks: false })).spec!;
+    const s = applySchemeDefaults(
+      pod({ restartPolicy: 'Never', terminationGracePeriodSeconds: 0, enableServiceLinks: false }),
+    ).spec!;
     expect(s).toMatchObject({ restartPolicy: 'Never', terminationGracePeriodSeconds: 0, enableServiceLinks: false });
   });
 
@@ -50,22 +52,50 @@ describe('applySchemeDefaults', () => {
     const plain = applySchemeDefaults(pod({ containers: [{ name: 'c', image: 'i', ports }] }));
     expect(container(plain).ports).toEqual([{ containerPort: 80, protocol: 'TCP' }]);
     const host = applySchemeDefaults(
-      pod({ hostNetwork: true, containers: [{ name: 'c', image: 'i', ports }], initContainers: [{ name: 'i', image: 'i', ports: [{ containerPort: 9, protocol: 'UDP' }] }] }),
+      pod({
+        hostNetwork: true,
+        containers: [{ name: 'c', image: 'i', ports }],
+        initContainers: [{ name: 'i', image: 'i', ports: [{ containerPort: 9, protocol: 'UDP' }] }],
+      }),
     );
     expect(container(host).ports).toEqual([{ containerPort: 80, hostPort: 80, protocol: 'TCP' }]);
     expect(host.spec!.initContainers![0]!.ports).toEqual([{ containerPort: 9, hostPort: 9, protocol: 'UDP' }]);
   });
 
   it('copies limits into missing requests', () => {
-    const p = applySchemeDefaults(pod({ containers: [{ name: 'c', image: 'i', resources: { limits: { cpu: '1', memory: '1Gi' }, requests: { cpu: '100m' } } }] }));
-    expect(container(p).resources).toEqual({ limits: { cpu: '1', memory: '1Gi' }, requests: { cpu: '100m', memory: '1Gi' } });
+    const p = applySchemeDefaults(
+      pod({
+        containers: [
+          { name: 'c', image: 'i', resources: { limits: { cpu: '1', memory: '1Gi' }, requests: { cpu: '100m' } } },
+        ],
+      }),
+    );
+    expect(container(p).resources).toEqual({
+      limits: { cpu: '1', memory: '1Gi' },
+      requests: { cpu: '100m', memory: '1Gi' },
+    });
   });
 
   it('fills probe and httpGet defaults', () => {
     const p = applySchemeDefaults(
-      pod({ containers: [{ name: 'c', image: 'i', livenessProbe: { httpGet: { port: 80 } }, readinessProbe: { tcpSocket: { port: 80 }, periodSeconds: 2 } }] }),
+      pod({
+        containers: [
+          {
+            name: 'c',
+            image: 'i',
+            livenessProbe: { httpGet: { port: 80 } },
+            readinessProbe: { tcpSocket: { port: 80 }, periodSeconds: 2 },
+          },
+        ],
+      }),
     );
-    expect(container(p).livenessProbe).toEqual({ httpGet: { port: 80, path: '/', scheme: 'HTTP' }, timeoutSeconds: 1, periodSeconds: 10, successThreshold: 1, failureThreshold: 3 });
+    expect(container(p).livenessProbe).toEqual({
+      httpGet: { port: 80, path: '/', scheme: 'HTTP' },
+      timeoutSeconds: 1,
+      periodSeconds: 10,
+      successThreshold: 1,
+      failureThreshold: 3,
+    });
     expect(container(p).readinessProbe).toMatchObject({ periodSeconds: 2, timeoutSeconds: 1 });
     expect(container(p).readinessProbe!.initialDelaySeconds).toBeUndefined();
   });
@@ -85,19 +115,34 @@ describe('applySchemeDefaults', () => {
     expect(p.spec!.volumes).toEqual([
       { name: 'a', emptyDir: {} },
       { name: 'b', hostPath: { path: '/x', type: '' } },
-      { name: 'c', downwardAPI: { defaultMode: 420, items: [{ path: 'n', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.name' } }] } },
+      {
+        name: 'c',
+        downwardAPI: {
+          defaultMode: 420,
+          items: [{ path: 'n', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.name' } }],
+        },
+      },
       { name: 'd', projected: { defaultMode: 420, sources: [] } },
       { name: 'e', hostPath: { path: '/y', type: 'Directory' } },
     ]);
   });
 
   it('defaults env fieldRef apiVersion', () => {
-    const p = applySchemeDefaults(pod({ containers: [{ name: 'c', image: 'i', env: [{ name: 'N', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } }] }] }));
+    const p = applySchemeDefaults(
+      pod({
+        containers: [
+          { name: 'c', image: 'i', env: [{ name: 'N', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } }] },
+        ],
+      }),
+    );
     expect(container(p).env![0]!.valueFrom!.fieldRef).toEqual({ apiVersion: 'v1', fieldPath: 'spec.nodeName' });
   });
 
   it('does not modify its input', () => {
-    const input = pod({ volumes: [{ name: 'a' }], containers: [{ name: 'c', image: 'i', ports: [{ containerPort: 1 }] }] });
+    const input = pod({
+      volumes: [{ name: 'a' }],
+      containers: [{ name: 'c', image: 'i', ports: [{ containerPort: 1 }] }],
+    });
     const before = JSON.stringify(input);
     applySchemeDefaults(input);
     expect(JSON.stringify(input)).toBe(before);

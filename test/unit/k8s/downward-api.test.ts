@@ -31,6 +31,8 @@ describe('downward API values of a volume file', () => {
     expect(resourceFieldValue(c, { resource: 'requests.memory', divisor: '1Mi' }, NODE)).toBe('2');
     expect(resourceFieldValue(c, { resource: 'limits.cpu' }, NODE)).toBe('4');
     expect(resourceFieldValue(c, { resource: 'limits.memory', divisor: '1Gi' }, NODE)).toBe('8');
-    expect(() => resourceFieldValue(c, { resource: 'limits.gpu' }, NODE)).toThrow('unsupported container resource : limits.gpu');
+    expect(() => resourceFieldValue(c, { resource: 'limits.gpu' }, NODE)).toThrow(
+      'unsupported container resource : limits.gpu',
+    );
   });
 });

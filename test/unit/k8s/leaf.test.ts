@@ -3,7 +3,13 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SOURCE_ANNOTATIONS, CONFIG_HASH, CONFIG_SEEN, CONFIG_SOURCE, CONFIG_MIRROR } from '../../../src/k8s/annotations.js';
+import {
+  SOURCE_ANNOTATIONS,
+  CONFIG_HASH,
+  CONFIG_SEEN,
+  CONFIG_SOURCE,
+  CONFIG_MIRROR,
+} from '../../../src/k8s/annotations.js';
 
 const LEAF = join(import.meta.dirname, '../../../src/k8s');
 
@@ -26,7 +32,10 @@ describe('src/k8s', () => {
   });
 
   it('the import scan sees a forbidden import', () => {
-    expect(importsOf("import { x } from '../util/y.js';\nexport { z } from './w.js';")).toEqual(['../util/y.js', './w.js']);
+    expect(importsOf("import { x } from '../util/y.js';\nexport { z } from './w.js';")).toEqual([
+      '../util/y.js',
+      './w.js',
+    ]);
   });
 
   it('a source adds hash, seen and source, never the mirror key', () => {

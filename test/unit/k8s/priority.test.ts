@@ -33,7 +33,9 @@ describe('isCriticalPod (types.IsCriticalPod)', () => {
 
   it('counts mirror pods and pods at or above SystemCriticalPriority', () => {
     expect(isCriticalPod(pod({}, { 'kubernetes.io/config.mirror': 'abc' }))).toBe(true);
-    expect(isCriticalPod(pod({ priorityClassName: 'system-cluster-critical' }, { 'kubernetes.io/config.source': 'api' }))).toBe(true);
+    expect(
+      isCriticalPod(pod({ priorityClassName: 'system-cluster-critical' }, { 'kubernetes.io/config.source': 'api' })),
+    ).toBe(true);
     expect(isCriticalPod(pod({ priority: 1_999_999_999 }, { 'kubernetes.io/config.source': 'api' }))).toBe(false);
     expect(isCriticalPod(pod({}))).toBe(false);
   });

@@ -30,7 +30,8 @@ describe('parseQuantity', () => {
   });
 
   it('rejects what is not a quantity', () => {
-    for (const bad of ['', 'abc', '1Gb', '1 Gi', '--1', '1.2.3', 'Mi']) expect(() => parseQuantity(bad), bad).toThrow(/quantities must match/);
+    for (const bad of ['', 'abc', '1Gb', '1 Gi', '--1', '1.2.3', 'Mi'])
+      expect(() => parseQuantity(bad), bad).toThrow(/quantities must match/);
   });
 
   it('compares and adds exactly', () => {

@@ -1,8 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import type { Container } from 'kubernetes-types/core/v1';
-import { isRestartableInit, podRestartPolicy, restartableInitContainers, shouldRestart } from '../../../src/k8s/restart.js';
+import {
+  isRestartableInit,
+  podRestartPolicy,
+  restartableInitContainers,
+  shouldRestart,
+} from '../../../src/k8s/restart.js';
 
-const c = (name: string, restartPolicy?: string): Container => ({ name, ...(restartPolicy !== undefined ? { restartPolicy } : {}) });
+const c = (name: string, restartPolicy?: string): Container => ({
+  name,
+  ...(restartPolicy !== undefined ? { restartPolicy } : {}),
+});
 
 describe('podRestartPolicy', () => {
   it('keeps OnFailure and Never, and reads anything else as the default Always', () => {

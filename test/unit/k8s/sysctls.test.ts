@@ -24,7 +24,17 @@ describe('sysctl facts', () => {
   });
 
   it('namespaces: IPC for kernel.sem, kernel.shm*, kernel.msg*, fs.mqueue.*; net for net.*; none for the rest', () => {
-    expect(['kernel.sem', 'kernel.shmmax', 'kernel.msgmnb', 'fs.mqueue.msg_max', 'net.core.somaxconn', 'kernel.pid_max', 'vm.swappiness'].map(sysctlNamespace)).toEqual(['ipc', 'ipc', 'ipc', 'ipc', 'net', undefined, undefined]);
+    expect(
+      [
+        'kernel.sem',
+        'kernel.shmmax',
+        'kernel.msgmnb',
+        'fs.mqueue.msg_max',
+        'net.core.somaxconn',
+        'kernel.pid_max',
+        'vm.swappiness',
+      ].map(sysctlNamespace),
+    ).toEqual(['ipc', 'ipc', 'ipc', 'ipc', 'net', undefined, undefined]);
   });
 
   it("reads the '/' spelling as sysctl(8) does", () => {
@@ -38,6 +48,8 @@ describe('sysctl facts', () => {
     expect(sysctlPatternProblem('net/core/somaxconn')).toBeUndefined();
     expect(sysctlPatternProblem('kernel.pid_max')).toBe('the sysctl "kernel.pid_max" are not known to be namespaced');
     expect(sysctlPatternProblem('vm.*')).toBe('the sysctls "vm.*" are not known to be namespaced');
-    expect(sysctlPatternProblem('Net.Core')).toMatch(/^sysctl "Net.Core" must have at most 253 characters and match regex \(\[a-z0-9\]/);
+    expect(sysctlPatternProblem('Net.Core')).toMatch(
+      /^sysctl "Net.Core" must have at most 253 characters and match regex \(\[a-z0-9\]/,
+    );
   });
 });

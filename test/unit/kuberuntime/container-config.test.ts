@@ -6,8 +6,18 @@ import { MountPropagation, NamespaceMode } from '../../../src/cri/cri-types.js';
 import { EnvError, containerEnv } from '../../../src/kuberuntime/env.js';
 import { expandVars } from '../../../src/kuberuntime/expansion.js';
 import { parseContainerMeta } from '../../../src/kuberuntime/labels.js';
-import { linuxContainerResources, milliCpuToQuota, milliCpuToShares, oomScoreAdj } from '../../../src/kuberuntime/resources.js';
-import { DEFAULT_MASKED_PATHS, DEFAULT_READONLY_PATHS, RunAsNonRootError, verifyRunAsNonRoot } from '../../../src/kuberuntime/security-context.js';
+import {
+  linuxContainerResources,
+  milliCpuToQuota,
+  milliCpuToShares,
+  oomScoreAdj,
+} from '../../../src/kuberuntime/resources.js';
+import {
+  DEFAULT_MASKED_PATHS,
+  DEFAULT_READONLY_PATHS,
+  RunAsNonRootError,
+  verifyRunAsNonRoot,
+} from '../../../src/kuberuntime/security-context.js';
 import { UID, container, pod } from './fixtures.js';
 
 const GiB = 2 ** 30;
@@ -48,7 +58,11 @@ describe('expandVars', () => {
 });
 
 describe('containerEnv', () => {
-  const envCtx = { hostIP: '192.0.2.10', podIPs: [] as string[], nodeAllocatable: { cpuMillis: 4000, memoryBytes: 8 * GiB, ephemeralStorageBytes: 0 } };
+  const envCtx = {
+    hostIP: '192.0.2.10',
+    podIPs: [] as string[],
+    nodeAllocatable: { cpuMillis: 4000, memoryBytes: 8 * GiB, ephemeralStorageBytes: 0 },
+  };
 
   it('expands against earlier variables only; later duplicates win in place', () => {
     const c = container({
@@ -82,7 +96,9 @@ describe('containerEnv', () => {
       PODIP: 'status.podIP',
       PODIPS: 'status.podIPs',
     };
-    const c = container({ env: Object.entries(refs).map(([name, fieldPath]) => ({ name, valueFrom: { fieldRef: { fieldPath } } })) });
+    const c = container({
+      env: Object.entries(refs).map(([name, fieldPath]) => ({ name, valueFrom: { fieldRef: { fieldPath } } })),
+    });
     expect(Object.fromEntries(containerEnv(p, c, envCtx).map((e) => [e.key, e.value]))).toEqual({
       NAME: 'web-node1',
       NS: 'kube-system',
@@ -129,7 +145,9 @@ describe('containerEnv', () => {
   it('refuses ConfigMap / Secret references with the kubelet message', () => {
     const c = container({ env: [{ name: 'X', valueFrom: { configMapKeyRef: { name: 'cm', key: 'k' } } }] });
     expect(() => containerEnv(pod(), c, envCtx)).toThrow(EnvError);
-    expect(() => containerEnv(pod(), c, envCtx)).toThrow("couldn't get configMap kube-system/cm, no kubeClient defined");
+    expect(() => containerEnv(pod(), c, envCtx)).toThrow(
+      "couldn't get configMap kube-system/cm, no kubeClient defined",
+    );
   });
 });
 
@@ -146,7 +164,9 @@ describe('resources', () => {
   });
 
   it('maps requests and limits', () => {
-    const c = container({ resources: { requests: { cpu: '250m', memory: '256Mi' }, limits: { cpu: '2', memory: '1Gi' } } });
+    const c = container({
+      resources: { requests: { cpu: '250m', memory: '256Mi' }, limits: { cpu: '2', memory: '1Gi' } },
+    });
     const p = pod({ spec: { containers: [c] } });
     expect(linuxContainerResources(p, c, 8 * GiB)).toEqual({
       cpuShares: 256,
@@ -163,7 +183,9 @@ describe('resources', () => {
   });
 
   it('oom_score_adj by QoS class', () => {
-    const guaranteed = container({ resources: { requests: { cpu: '1', memory: '1Gi' }, limits: { cpu: '1', memory: '1Gi' } } });
+    const guaranteed = container({
+      resources: { requests: { cpu: '1', memory: '1Gi' }, limits: { cpu: '1', memory: '1Gi' } },
+    });
     const burstableSmall = container({ resources: { requests: { cpu: '100m' } } });
     const burstableHuge = container({ resources: { requests: { memory: '100Gi' } } });
     const burstableHalf = container({ resources: { requests: { memory: '4Gi' } } });
@@ -174,8 +196,12 @@ describe('resources', () => {
     expect(oomScoreAdj(one(burstableHuge), burstableHuge, 8 * GiB)).toBe(3);
     expect(oomScoreAdj(one(burstableHalf), burstableHalf, 8 * GiB)).toBe(500);
     // system-node-critical static pods are protected whatever their QoS; cluster-critical are not
-    expect(oomScoreAdj(one(container(), { priorityClassName: 'system-node-critical' }), container(), 8 * GiB)).toBe(-997);
-    expect(oomScoreAdj(one(container(), { priorityClassName: 'system-cluster-critical' }), container(), 8 * GiB)).toBe(1000);
+    expect(oomScoreAdj(one(container(), { priorityClassName: 'system-node-critical' }), container(), 8 * GiB)).toBe(
+      -997,
+    );
+    expect(oomScoreAdj(one(container(), { priorityClassName: 'system-cluster-critical' }), container(), 8 * GiB)).toBe(
+      1000,
+    );
   });
 });
 
@@ -190,7 +216,15 @@ describe('buildContainerConfig', () => {
       tty: true,
     });
     const p = pod({ spec: { hostNetwork: true, containers: [c] } });
-    const mounts = [{ containerPath: '/data', hostPath: '/srv/data', readonly: true, selinuxRelabel: false, propagation: MountPropagation.PROPAGATION_PRIVATE }];
+    const mounts = [
+      {
+        containerPath: '/data',
+        hostPath: '/srv/data',
+        readonly: true,
+        selinuxRelabel: false,
+        propagation: MountPropagation.PROPAGATION_PRIVATE,
+      },
+    ];
     const cfg = buildContainerConfig(p, c, ctx({ restartCount: 3, mounts }));
     expect(cfg.metadata).toEqual({ name: 'app', attempt: 3 });
     expect(cfg.image).toEqual({ image: 'sha256:abc', userSpecifiedImage: 'bootlet.local/busybox:1.36' });
@@ -203,7 +237,15 @@ describe('buildContainerConfig', () => {
     expect(containerLogPath('x', 0)).toBe('x/0.log');
     expect([cfg.stdin, cfg.stdinOnce, cfg.tty]).toEqual([true, false, true]);
     const meta = parseContainerMeta(cfg.labels, cfg.annotations);
-    expect(meta).toMatchObject({ podUid: UID, containerName: 'app', hash: kubeletContainerHash(c), specHash: hashContainer(c), restartCount: 3, type: 'container', terminationGracePeriodSeconds: 30 });
+    expect(meta).toMatchObject({
+      podUid: UID,
+      containerName: 'app',
+      hash: kubeletContainerHash(c),
+      specHash: hashContainer(c),
+      restartCount: 3,
+      type: 'container',
+      terminationGracePeriodSeconds: 30,
+    });
   });
 
   it('carries the restart request it was started under (bootlet.io/restartedAt), read back as meta.restartedAt', () => {
@@ -245,11 +287,18 @@ describe('buildContainerConfig', () => {
       spec: {
         hostNetwork: true,
         hostPID: true,
-        securityContext: { runAsUser: 1, runAsGroup: 2, fsGroup: 3, supplementalGroups: [4], seccompProfile: { type: 'RuntimeDefault' } },
+        securityContext: {
+          runAsUser: 1,
+          runAsGroup: 2,
+          fsGroup: 3,
+          supplementalGroups: [4],
+          seccompProfile: { type: 'RuntimeDefault' },
+        },
         containers: [c],
       },
     });
-    const sc = buildContainerConfig(p, c, ctx({ seccompProfileRoot: '/var/lib/bootlet/seccomp' })).linux!.securityContext!;
+    const sc = buildContainerConfig(p, c, ctx({ seccompProfileRoot: '/var/lib/bootlet/seccomp' })).linux!
+      .securityContext!;
     expect(sc).toMatchObject({
       privileged: true,
       readonlyRootfs: true,
@@ -266,9 +315,16 @@ describe('buildContainerConfig', () => {
   });
 
   it('seccomp: pod profile when the container has none; seccompDefault makes RuntimeDefault', () => {
-    const fromPod = buildContainerConfig(pod({ spec: { securityContext: { seccompProfile: { type: 'RuntimeDefault' } } } }), container(), ctx());
+    const fromPod = buildContainerConfig(
+      pod({ spec: { securityContext: { seccompProfile: { type: 'RuntimeDefault' } } } }),
+      container(),
+      ctx(),
+    );
     expect(fromPod.linux?.securityContext?.seccomp?.profileType).toBe(0);
-    expect(buildContainerConfig(pod(), container(), ctx({ seccompDefault: true })).linux?.securityContext?.seccomp?.profileType).toBe(0);
+    expect(
+      buildContainerConfig(pod(), container(), ctx({ seccompDefault: true })).linux?.securityContext?.seccomp
+        ?.profileType,
+    ).toBe(0);
   });
 
   it('image user fills runAsUser when the pod sets none', () => {
@@ -281,7 +337,9 @@ describe('buildContainerConfig', () => {
     expect(() => verifyRunAsNonRoot(nonRoot, container(), 0, '')).toThrow(RunAsNonRootError);
     expect(() => verifyRunAsNonRoot(nonRoot, container(), undefined, 'nobody')).toThrow(/non-numeric user \(nobody\)/);
     expect(() => verifyRunAsNonRoot(nonRoot, container(), 1000, '')).not.toThrow();
-    expect(() => verifyRunAsNonRoot(nonRoot, container({ securityContext: { runAsUser: 0 } }), 1000, '')).toThrow(/runAsUser breaks non-root policy/);
+    expect(() => verifyRunAsNonRoot(nonRoot, container({ securityContext: { runAsUser: 0 } }), 1000, '')).toThrow(
+      /runAsUser breaks non-root policy/,
+    );
     expect(() => verifyRunAsNonRoot(pod(), container(), 0, '')).not.toThrow();
   });
 });

@@ -17,7 +17,13 @@ describe('hashContainer', () => {
 
   it('does not depend on key order', () => {
     const a = container({ env: [{ name: 'A', value: '1' }], resources: { limits: { cpu: '1', memory: '1Gi' } } });
-    const b = JSON.parse(JSON.stringify({ resources: { limits: { memory: '1Gi', cpu: '1' } }, env: [{ value: '1', name: 'A' }], ...container() }));
+    const b = JSON.parse(
+      JSON.stringify({
+        resources: { limits: { memory: '1Gi', cpu: '1' } },
+        env: [{ value: '1', name: 'A' }],
+        ...container(),
+      }),
+    );
     expect(hashContainer(b)).toBe(hashContainer(a));
   });
 

@@ -4,7 +4,13 @@ import { describe, expect, it } from 'vitest';
 import type { Secret } from 'kubernetes-types/core/v1';
 import type { AuthConfig, Image, ImageService, ImageSpec, PodSandboxConfig } from '../../../src/cri/cri-types.js';
 import { CriError } from '../../../src/cri/cri-types.js';
-import { dockerConfigFromSecret, DockerKeyring, imageRepository, keyringFromSecrets, registryMatches } from '../../../src/kuberuntime/docker-keyring.js';
+import {
+  dockerConfigFromSecret,
+  DockerKeyring,
+  imageRepository,
+  keyringFromSecrets,
+  registryMatches,
+} from '../../../src/kuberuntime/docker-keyring.js';
 import { ensureImage, ImageError } from '../../../src/kuberuntime/images.js';
 import { buildSandboxConfig } from '../../../src/kuberuntime/sandbox-config.js';
 import { container, pod } from './fixtures.js';
@@ -12,7 +18,11 @@ import { container, pod } from './fixtures.js';
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 
 function dockerConfigJson(auths: Record<string, Record<string, string>>, name = 'regcred'): Secret {
-  return { metadata: { namespace: 'apps', name }, type: 'kubernetes.io/dockerconfigjson', data: { '.dockerconfigjson': b64(JSON.stringify({ auths })) } };
+  return {
+    metadata: { namespace: 'apps', name },
+    type: 'kubernetes.io/dockerconfigjson',
+    data: { '.dockerconfigjson': b64(JSON.stringify({ auths })) },
+  };
 }
 
 function cred(user: string): Record<string, string> {
@@ -34,17 +44,31 @@ describe('reading pull secrets', () => {
   });
 
   it('dockercfg: the bare map', () => {
-    const s: Secret = { metadata: { namespace: 'apps', name: 'old' }, type: 'kubernetes.io/dockercfg', data: { '.dockercfg': b64(JSON.stringify({ 'https://index.docker.io/v1/': cred('hub') })) } };
-    expect(Object.fromEntries(dockerConfigFromSecret(s)!)).toEqual({ 'https://index.docker.io/v1/': { username: 'hub', password: 'pw-hub' } });
+    const s: Secret = {
+      metadata: { namespace: 'apps', name: 'old' },
+      type: 'kubernetes.io/dockercfg',
+      data: { '.dockercfg': b64(JSON.stringify({ 'https://index.docker.io/v1/': cred('hub') })) },
+    };
+    expect(Object.fromEntries(dockerConfigFromSecret(s)!)).toEqual({
+      'https://index.docker.io/v1/': { username: 'hub', password: 'pw-hub' },
+    });
   });
 
   it('ignores a secret of another type or without its key', () => {
-    expect(dockerConfigFromSecret({ metadata: { name: 'x' }, type: 'Opaque', data: { '.dockerconfigjson': b64('{}') } })).toBeUndefined();
-    expect(dockerConfigFromSecret({ metadata: { name: 'x' }, type: 'kubernetes.io/dockerconfigjson', data: {} })).toBeUndefined();
+    expect(
+      dockerConfigFromSecret({ metadata: { name: 'x' }, type: 'Opaque', data: { '.dockerconfigjson': b64('{}') } }),
+    ).toBeUndefined();
+    expect(
+      dockerConfigFromSecret({ metadata: { name: 'x' }, type: 'kubernetes.io/dockerconfigjson', data: {} }),
+    ).toBeUndefined();
   });
 
   it('names a bad secret without showing what it holds', () => {
-    const bad: Secret = { metadata: { namespace: 'apps', name: 'bad' }, type: 'kubernetes.io/dockerconfigjson', data: { '.dockerconfigjson': b64('{"auths": {"r": {"auth": "') } };
+    const bad: Secret = {
+      metadata: { namespace: 'apps', name: 'bad' },
+      type: 'kubernetes.io/dockerconfigjson',
+      data: { '.dockerconfigjson': b64('{"auths": {"r": {"auth": "') },
+    };
     expect(() => dockerConfigFromSecret(bad)).toThrow('secret apps/bad .dockerconfigjson is not valid JSON');
     const noColon = dockerConfigJson({ r: { auth: b64('hunter2') } }, 'nocolon');
     expect(() => dockerConfigFromSecret(noColon)).toThrow(/^secret apps\/nocolon "r": unable to parse auth field$/);
@@ -102,7 +126,12 @@ class RecordingImages implements ImageService {
   }
   async pullImage(_image: ImageSpec, _sandbox?: PodSandboxConfig, auth?: AuthConfig): Promise<string> {
     this.pulls.push(auth);
-    if (!this.accept(auth)) throw new CriError('PullImage', 2, `failed to pull and unpack image: unauthorized as ${auth?.username ?? 'anonymous'}`);
+    if (!this.accept(auth))
+      throw new CriError(
+        'PullImage',
+        2,
+        `failed to pull and unpack image: unauthorized as ${auth?.username ?? 'anonymous'}`,
+      );
     return 'sha256:ok';
   }
   async listImages(): Promise<Image[]> {
@@ -113,7 +142,10 @@ class RecordingImages implements ImageService {
 describe('pulling with pull secrets', () => {
   const sandbox = buildSandboxConfig(pod(), { podLogsDir: '/l', attempt: 0 });
   const c = container({ image: 'reg.example.com/app:1', imagePullPolicy: 'Always' });
-  const secrets = [dockerConfigJson({ 'reg.example.com': cred('old') }, 'a'), dockerConfigJson({ 'reg.example.com': cred('new') }, 'b')];
+  const secrets = [
+    dockerConfigJson({ 'reg.example.com': cred('old') }, 'a'),
+    dockerConfigJson({ 'reg.example.com': cred('new') }, 'b'),
+  ];
 
   it('tries each matching credential in turn until one works', async () => {
     const images = new RecordingImages((a) => a?.username === 'new');
@@ -128,19 +160,27 @@ describe('pulling with pull secrets', () => {
     const images = new RecordingImages(() => false);
     const run = ensureImage(images, c, sandbox, { pullSecrets: async () => secrets });
     await expect(run).rejects.toThrow(ImageError);
-    await expect(run).rejects.toThrow('[failed to pull and unpack image: unauthorized as old, failed to pull and unpack image: unauthorized as new]');
+    await expect(run).rejects.toThrow(
+      '[failed to pull and unpack image: unauthorized as old, failed to pull and unpack image: unauthorized as new]',
+    );
     expect(images.pulls.map((a) => a?.username)).toEqual(['old', 'new']);
   });
 
   it('pulls anonymously when no credential matches', async () => {
     const images = new RecordingImages((a) => a === undefined);
-    await ensureImage(images, container({ image: 'other.example.com/app:1', imagePullPolicy: 'Always' }), sandbox, { pullSecrets: async () => secrets });
+    await ensureImage(images, container({ image: 'other.example.com/app:1', imagePullPolicy: 'Always' }), sandbox, {
+      pullSecrets: async () => secrets,
+    });
     expect(images.pulls).toEqual([undefined]);
   });
 
   it('a malformed pull secret fails the pull with ErrImagePull, naming the secret only', async () => {
     const images = new RecordingImages(() => true);
-    const bad: Secret = { metadata: { namespace: 'apps', name: 'bad' }, type: 'kubernetes.io/dockerconfigjson', data: { '.dockerconfigjson': b64('not json') } };
+    const bad: Secret = {
+      metadata: { namespace: 'apps', name: 'bad' },
+      type: 'kubernetes.io/dockerconfigjson',
+      data: { '.dockerconfigjson': b64('not json') },
+    };
     const err = await ensureImage(images, c, sandbox, { pullSecrets: async () => [bad] }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ImageError);
     expect((err as ImageError).reason).toBe('ErrImagePull');

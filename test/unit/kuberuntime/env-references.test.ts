@@ -15,9 +15,20 @@ function apiPod(over: Partial<NonNullable<TestPod['spec']>> = {}, namespace = 'a
   return { ...p, metadata: { ...p.metadata, namespace } };
 }
 
-async function envOf(p: TestPod, c: Container, objects: InMemoryPodObjects | undefined, warnings: EnvWarning[] = []): Promise<Array<[string, string]>> {
+async function envOf(
+  p: TestPod,
+  c: Container,
+  objects: InMemoryPodObjects | undefined,
+  warnings: EnvWarning[] = [],
+): Promise<Array<[string, string]>> {
   const fetched = await fetchEnvObjects(p, c, objects);
-  const ctx = { hostIP: '192.0.2.10', podIPs: [], nodeAllocatable: { cpuMillis: 4000, memoryBytes: 8 * GiB, ephemeralStorageBytes: 0 }, objects: fetched, onWarning: (w: EnvWarning) => warnings.push(w) };
+  const ctx = {
+    hostIP: '192.0.2.10',
+    podIPs: [],
+    nodeAllocatable: { cpuMillis: 4000, memoryBytes: 8 * GiB, ephemeralStorageBytes: 0 },
+    objects: fetched,
+    onWarning: (w: EnvWarning) => warnings.push(w),
+  };
   return containerEnv(p, c, ctx).map((e) => [e.key ?? '', e.value ?? '']);
 }
 
@@ -94,10 +105,30 @@ describe('env from ConfigMaps and Secrets', () => {
   });
 
   it.each<[string, EnvVar[], EnvFromSource[], string]>([
-    ['configMapKeyRef to a missing ConfigMap', [{ name: 'X', valueFrom: { configMapKeyRef: { name: 'x', key: 'k' } } }], [], 'configmap "x" not found'],
-    ['a missing key', [{ name: 'X', valueFrom: { configMapKeyRef: { name: 'cfg', key: 'k' } } }], [], "couldn't find key k in ConfigMap apps/cfg"],
-    ['secretKeyRef to a missing Secret', [{ name: 'X', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } }], [], 'secret "s" not found'],
-    ['a missing Secret key', [{ name: 'X', valueFrom: { secretKeyRef: { name: 'sec', key: 'k' } } }], [], "couldn't find key k in Secret apps/sec"],
+    [
+      'configMapKeyRef to a missing ConfigMap',
+      [{ name: 'X', valueFrom: { configMapKeyRef: { name: 'x', key: 'k' } } }],
+      [],
+      'configmap "x" not found',
+    ],
+    [
+      'a missing key',
+      [{ name: 'X', valueFrom: { configMapKeyRef: { name: 'cfg', key: 'k' } } }],
+      [],
+      "couldn't find key k in ConfigMap apps/cfg",
+    ],
+    [
+      'secretKeyRef to a missing Secret',
+      [{ name: 'X', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } }],
+      [],
+      'secret "s" not found',
+    ],
+    [
+      'a missing Secret key',
+      [{ name: 'X', valueFrom: { secretKeyRef: { name: 'sec', key: 'k' } } }],
+      [],
+      "couldn't find key k in Secret apps/sec",
+    ],
     ['envFrom a missing ConfigMap', [], [{ configMapRef: { name: 'x' } }], 'configmap "x" not found'],
     ['envFrom a missing Secret', [], [{ secretRef: { name: 's' } }], 'secret "s" not found'],
   ])('fails on %s with the kubelet message', async (_what, env, envFrom, message) => {
@@ -126,11 +157,14 @@ describe('env from ConfigMaps and Secrets', () => {
     // Not possible through the API (key rules); an object from elsewhere must still not break the env.
     o.putConfigMap('apps', 'cfg', { 'b=ad': '1', GOOD: '2', 'new\nline': '3' });
     const warnings: EnvWarning[] = [];
-    expect(await envOf(apiPod(), withEnv([], [{ configMapRef: { name: 'cfg' } }]), o, warnings)).toEqual([['GOOD', '2']]);
+    expect(await envOf(apiPod(), withEnv([], [{ configMapRef: { name: 'cfg' } }]), o, warnings)).toEqual([
+      ['GOOD', '2'],
+    ]);
     expect(warnings).toEqual([
       {
         reason: 'InvalidEnvironmentVariableNames',
-        message: 'Keys [b=ad, new\nline] from the EnvFrom configMap apps/cfg were skipped since they are considered invalid environment variable names.',
+        message:
+          'Keys [b=ad, new\nline] from the EnvFrom configMap apps/cfg were skipped since they are considered invalid environment variable names.',
       },
     ]);
   });
@@ -140,7 +174,9 @@ describe('service variables', () => {
   function objects(): InMemoryPodObjects {
     const o = new InMemoryPodObjects();
     o.putService(service('default', 'kubernetes', '10.96.0.1', [{ port: 443, name: 'https' }]));
-    o.putService(service('apps', 'my-db', '10.96.0.20', [{ port: 5432 }, { port: 9187, name: 'metrics-port', protocol: 'UDP' }]));
+    o.putService(
+      service('apps', 'my-db', '10.96.0.20', [{ port: 5432 }, { port: 9187, name: 'metrics-port', protocol: 'UDP' }]),
+    );
     o.putService(service('apps', '9lives', '10.96.0.30', [{ port: 80 }]));
     o.putService(service('apps', 'headless', 'None', [{ port: 80 }]));
     o.putService(service('apps', 'pending', '', [{ port: 80 }]));
@@ -190,7 +226,9 @@ describe('service variables', () => {
     const o = objects();
     o.servicesUnavailable = true;
     await expect(fetchEnvObjects(apiPod(), container(), o)).rejects.toThrow(ServicesNotReadError);
-    await expect(fetchEnvObjects(apiPod(), container(), o)).rejects.toThrow('services have not yet been read at least once, cannot construct envvars');
+    await expect(fetchEnvObjects(apiPod(), container(), o)).rejects.toThrow(
+      'services have not yet been read at least once, cannot construct envvars',
+    );
     expect(await envOf(pod(), container({ env: [{ name: 'A', value: '1' }] }), o)).toEqual([['A', '1']]);
   });
 
@@ -200,6 +238,8 @@ describe('service variables', () => {
   });
 
   it('without an API server there are none', async () => {
-    expect(await envOf(apiPod(), container({ env: [{ name: 'A', value: '$(KUBERNETES_SERVICE_HOST)' }] }), undefined)).toEqual([['A', '$(KUBERNETES_SERVICE_HOST)']]);
+    expect(
+      await envOf(apiPod(), container({ env: [{ name: 'A', value: '$(KUBERNETES_SERVICE_HOST)' }] }), undefined),
+    ).toEqual([['A', '$(KUBERNETES_SERVICE_HOST)']]);
   });
 });

@@ -17,7 +17,13 @@ export function container(over: Partial<Container> = {}): Container {
   };
 }
 
-export function pod(over: { spec?: Partial<NonNullable<TestPod['spec']>>; labels?: Record<string, string>; annotations?: Record<string, string> } = {}): TestPod {
+export function pod(
+  over: {
+    spec?: Partial<NonNullable<TestPod['spec']>>;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  } = {},
+): TestPod {
   return {
     apiVersion: 'v1',
     kind: 'Pod',

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { CriError, type Image, type ImageService, type ImageSpec, type PodSandboxConfig } from '../../../src/cri/cri-types.js';
+import {
+  CriError,
+  type Image,
+  type ImageService,
+  type ImageSpec,
+  type PodSandboxConfig,
+} from '../../../src/cri/cri-types.js';
 import { ImageError, defaultPullPolicy, ensureImage, withDefaultTag } from '../../../src/kuberuntime/images.js';
 import { buildSandboxConfig } from '../../../src/kuberuntime/sandbox-config.js';
 import { container, pod } from './fixtures.js';
@@ -72,7 +78,11 @@ describe('ensureImage', () => {
   });
 
   it('Never and missing: ErrImageNeverPull with the kubelet message', async () => {
-    const err = await ensureImage(new FakeImages(), container({ image: 'busybox:1', imagePullPolicy: 'Never' }), sandbox).catch((e: unknown) => e);
+    const err = await ensureImage(
+      new FakeImages(),
+      container({ image: 'busybox:1', imagePullPolicy: 'Never' }),
+      sandbox,
+    ).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ImageError);
     expect((err as ImageError).reason).toBe('ErrImageNeverPull');
     expect((err as ImageError).message).toBe('Container image "busybox:1" is not present with pull policy of Never');
@@ -80,15 +90,22 @@ describe('ensureImage', () => {
 
   it('Never and present: used', async () => {
     const f = new FakeImages(new Map([['busybox:1', 'sha256:x']]));
-    await expect(ensureImage(f, container({ image: 'busybox:1', imagePullPolicy: 'Never' }), sandbox)).resolves.toEqual({ imageRef: 'sha256:x', pulled: false });
+    await expect(ensureImage(f, container({ image: 'busybox:1', imagePullPolicy: 'Never' }), sandbox)).resolves.toEqual(
+      { imageRef: 'sha256:x', pulled: false },
+    );
   });
 
   it('pull failure: ErrImagePull naming the image', async () => {
     const f = new FakeImages(new Map(), new CriError('PullImage', 2, 'dial tcp: lookup registry: no such host'));
-    const err = (await ensureImage(f, container({ image: 'registry/x:1' }), sandbox).catch((e: unknown) => e)) as ImageError;
+    const err = (await ensureImage(f, container({ image: 'registry/x:1' }), sandbox).catch(
+      (e: unknown) => e,
+    )) as ImageError;
     expect(err.reason).toBe('ErrImagePull');
     expect(err.message).toBe('failed to pull and unpack image "registry/x:1": dial tcp: lookup registry: no such host');
-    const f2 = new FakeImages(new Map(), new CriError('PullImage', 2, 'failed to pull and unpack image "docker.io/library/x:1": not found'));
+    const f2 = new FakeImages(
+      new Map(),
+      new CriError('PullImage', 2, 'failed to pull and unpack image "docker.io/library/x:1": not found'),
+    );
     const err2 = (await ensureImage(f2, container({ image: 'x:1' }), sandbox).catch((e: unknown) => e)) as ImageError;
     expect(err2.message).toBe('failed to pull and unpack image "docker.io/library/x:1": not found');
   });

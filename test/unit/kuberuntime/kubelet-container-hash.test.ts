@@ -11,7 +11,9 @@ interface Vector {
   readonly container: Container;
   readonly annotation: string;
 }
-const vectors = JSON.parse(readFileSync(join(__dirname, '../../fixtures/kubelet/container-hash-vectors.json'), 'utf8')) as {
+const vectors = JSON.parse(
+  readFileSync(join(__dirname, '../../fixtures/kubelet/container-hash-vectors.json'), 'utf8'),
+) as {
   upstreamVectors: Vector[];
   derivedVectors: { containers: Array<{ name: string; image: string; annotation: string }> };
 };
@@ -37,7 +39,9 @@ describe('kubeletContainerHash', () => {
 
   it('escapes as Go does (<, >, & and control characters)', () => {
     // Go's json.Marshal writes "<" as \u003c: the hash must be over that, not over "<".
-    expect(kubeletContainerHash({ name: 'c', image: 'a<b' })).not.toBe(kubeletContainerHash({ name: 'c', image: 'a\\u003cb' }));
+    expect(kubeletContainerHash({ name: 'c', image: 'a<b' })).not.toBe(
+      kubeletContainerHash({ name: 'c', image: 'a\\u003cb' }),
+    );
     const printedOf = (image: string) => kubeletContainerHash({ name: 'c', image });
     expect(printedOf('x&y')).toMatch(/^[0-9a-f]{1,8}$/);
   });
@@ -45,11 +49,21 @@ describe('kubeletContainerHash', () => {
 
 describe('containerMatchesSpec', () => {
   const spec: Container = { name: 'etcd', image: 'registry.k8s.io/etcd:3.5.16-0', command: ['etcd'] };
-  const meta = (m: Partial<ContainerMeta>): ContainerMeta => ({ podName: 'p', podNamespace: 'n', podUid: 'u', containerName: 'etcd', hash: '0', restartCount: 0, ...m });
+  const meta = (m: Partial<ContainerMeta>): ContainerMeta => ({
+    podName: 'p',
+    podNamespace: 'n',
+    podUid: 'u',
+    containerName: 'etcd',
+    hash: '0',
+    restartCount: 0,
+    ...m,
+  });
 
   it("matches a kubelet-made container by the kubelet's name-and-image hash", () => {
     expect(containerMatchesSpec(meta({ hash: kubeletContainerHash(spec) }), spec)).toBe(true);
-    expect(containerMatchesSpec(meta({ hash: kubeletContainerHash(spec) }), { ...spec, command: ['etcd', '--new'] })).toBe(true);
+    expect(
+      containerMatchesSpec(meta({ hash: kubeletContainerHash(spec) }), { ...spec, command: ['etcd', '--new'] }),
+    ).toBe(true);
     expect(containerMatchesSpec(meta({ hash: '1234' }), spec)).toBe(false);
   });
 

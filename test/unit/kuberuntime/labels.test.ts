@@ -45,7 +45,11 @@ describe('sandbox labels and annotations', () => {
   });
 
   it('parse back to the identity; non-kubelet objects are undefined', () => {
-    expect(parseSandboxLabels(sandboxLabels(pod()))).toEqual({ podName: 'web-node1', podNamespace: 'kube-system', podUid: UID });
+    expect(parseSandboxLabels(sandboxLabels(pod()))).toEqual({
+      podName: 'web-node1',
+      podNamespace: 'kube-system',
+      podUid: UID,
+    });
     expect(parseSandboxLabels({ 'io.cri-containerd.kind': 'sandbox' })).toBeUndefined();
     expect(parseSandboxLabels({ [POD_NAME_LABEL]: 'x', [POD_NAMESPACE_LABEL]: 'y' })).toBeUndefined();
     expect(parseSandboxLabels(undefined)).toBeUndefined();
@@ -60,14 +64,21 @@ describe('container labels and annotations', () => {
 
   it("writes the ports as the kubelet's json.Marshal does, in Go field order whatever the manifest's order", () => {
     // kubeadm 1.34's probe port, keys as kubeadm serializes them (sorted), defaulted for a host-network pod.
-    const kubeadm = container({ ports: [{ containerPort: 2381, name: 'probe-port', protocol: 'TCP', hostPort: 2381 }] });
-    expect(containerAnnotations(pod(), kubeadm, { hash: '0', restartCount: 0, type: 'container' })[CONTAINER_PORTS_ANNOTATION]).toBe(
-      '[{"name":"probe-port","hostPort":2381,"containerPort":2381,"protocol":"TCP"}]',
-    );
+    const kubeadm = container({
+      ports: [{ containerPort: 2381, name: 'probe-port', protocol: 'TCP', hostPort: 2381 }],
+    });
+    expect(
+      containerAnnotations(pod(), kubeadm, { hash: '0', restartCount: 0, type: 'container' })[
+        CONTAINER_PORTS_ANNOTATION
+      ],
+    ).toBe('[{"name":"probe-port","hostPort":2381,"containerPort":2381,"protocol":"TCP"}]');
     // omitempty: no name, no hostPort, no protocol, no hostIP when unset.
-    expect(containerPortsJson([{ containerPort: 80 }, { containerPort: 53, protocol: 'UDP', hostIP: '127.0.0.1', hostPort: 5353 }])).toBe(
-      '[{"containerPort":80},{"hostPort":5353,"containerPort":53,"protocol":"UDP","hostIP":"127.0.0.1"}]',
-    );
+    expect(
+      containerPortsJson([
+        { containerPort: 80 },
+        { containerPort: 53, protocol: 'UDP', hostIP: '127.0.0.1', hostPort: 5353 },
+      ]),
+    ).toBe('[{"containerPort":80},{"hostPort":5353,"containerPort":53,"protocol":"UDP","hostIP":"127.0.0.1"}]');
   });
 
   it('labels are identity plus container name only, no pod labels', () => {
@@ -102,7 +113,10 @@ describe('container labels and annotations', () => {
 
   it('round-trips through parseContainerMeta', () => {
     const p = pod();
-    const meta = parseContainerMeta(containerLabels(p, 'app'), containerAnnotations(p, c, { hash: 'deadbeef01', restartCount: 7, type: 'container' }));
+    const meta = parseContainerMeta(
+      containerLabels(p, 'app'),
+      containerAnnotations(p, c, { hash: 'deadbeef01', restartCount: 7, type: 'container' }),
+    );
     expect(meta).toEqual({
       podName: 'web-node1',
       podNamespace: 'kube-system',

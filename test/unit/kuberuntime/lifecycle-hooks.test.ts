@@ -33,7 +33,13 @@ afterAll(async () => {
   await new Promise((r) => server.close(r));
 });
 
-const ctx = { runtime: {} as RuntimeService, containerId: 'c', container: { name: 'main' }, podIP: '127.0.0.1', timeoutSeconds: 5 };
+const ctx = {
+  runtime: {} as RuntimeService,
+  containerId: 'c',
+  container: { name: 'main' },
+  podIP: '127.0.0.1',
+  timeoutSeconds: 5,
+};
 
 describe('httpGet lifecycle hook', () => {
   it('succeeds on the status and drops the connection instead of draining an endless body', async () => {

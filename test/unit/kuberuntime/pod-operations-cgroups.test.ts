@@ -3,14 +3,21 @@
 import { describe, expect, it } from 'vitest';
 import { ContainerManager } from '../../../src/cm/container-manager.js';
 import { createLogger } from '../../../src/log/logger.js';
-import { CriError, type ContainerConfig, type ImageService, type PodSandboxConfig, type RuntimeService } from '../../../src/cri/cri-types.js';
+import {
+  CriError,
+  type ContainerConfig,
+  type ImageService,
+  type PodSandboxConfig,
+  type RuntimeService,
+} from '../../../src/cri/cri-types.js';
 import { CriPodRuntime } from '../../../src/kuberuntime/pod-operations.js';
 import { useTmpDir } from '../../support/tmp.js';
 import { FakeCgroupManager } from '../cm/fake-cgroup-manager.js';
 import { container, pod } from './fixtures.js';
 
 const UID = '7d6c1e2a-5b3f-4c1d-9e8f-0a1b2c3d4e5f';
-const SLICE = '/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod7d6c1e2a_5b3f_4c1d_9e8f_0a1b2c3d4e5f.slice';
+const SLICE =
+  '/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod7d6c1e2a_5b3f_4c1d_9e8f_0a1b2c3d4e5f.slice';
 
 function setup(driver: 'cgroupfs' | 'systemd', runSandbox?: () => Promise<string>) {
   const dir = useTmpDir('pod-ops-cgroups');
@@ -34,12 +41,31 @@ function setup(driver: 'cgroupfs' | 'systemd', runSandbox?: () => Promise<string
       calls.push('StartContainer');
     },
   } as unknown as RuntimeService;
-  const images = { imageStatus: async () => ({ id: 'sha256:1', repoTags: [], repoDigests: [], size: 1, username: '' }) } as unknown as ImageService;
+  const images = {
+    imageStatus: async () => ({ id: 'sha256:1', repoTags: [], repoDigests: [], size: 1, username: '' }),
+  } as unknown as ImageService;
   const lines: string[] = [];
   const logger = createLogger({ format: 'json', verbosity: 0, sink: { write: (l) => lines.push(l) } });
-  const cm = new ContainerManager({ manager, cgroupRoot: '/', enforceCpuLimits: true, podPidsLimit: -1, nodeCpuMilli: 1000, logger });
+  const cm = new ContainerManager({
+    manager,
+    cgroupRoot: '/',
+    enforceCpuLimits: true,
+    podPidsLimit: -1,
+    nodeCpuMilli: 1000,
+    logger,
+  });
   const ops = () =>
-    new CriPodRuntime({ runtime, images, rootDir: `${dir}/root`, podLogsDir: `${dir}/pods`, nodeName: 'node1', nodeIP: '10.0.0.1', resolvConf: '', logger, cgroups: cm });
+    new CriPodRuntime({
+      runtime,
+      images,
+      rootDir: `${dir}/root`,
+      podLogsDir: `${dir}/pods`,
+      nodeName: 'node1',
+      nodeIP: '10.0.0.1',
+      resolvConf: '',
+      logger,
+      cgroups: cm,
+    });
   const original = manager.ensure.bind(manager);
   manager.ensure = async (n, r) => {
     calls.push(`ensure ${manager.name(n)}`);
@@ -49,7 +75,9 @@ function setup(driver: 'cgroupfs' | 'systemd', runSandbox?: () => Promise<string
 }
 
 const burstable = () => {
-  const p = pod({ spec: { containers: [container({ resources: { requests: { cpu: '250m' }, limits: { memory: '64Mi' } } })] } });
+  const p = pod({
+    spec: { containers: [container({ resources: { requests: { cpu: '250m' }, limits: { memory: '64Mi' } } })] },
+  });
   p.metadata.uid = UID;
   return p;
 };
@@ -89,7 +117,13 @@ describe('CriPodRuntime with pod cgroups', () => {
     const sandbox = await runtime.createSandbox(burstable(), 0);
     expect(t.manager.cgroups.get(CGROUPFS_PARENT)).toEqual({ cpuShares: 256, memoryLimit: 64 * 2 ** 20 });
     // A later sync's start (no sandbox made in it) looks again, and finds it.
-    await runtime.startContainer(burstable(), { id: sandbox.id, attempt: 0, ip: '' }, burstable().spec!.containers[0]!, 'container', 0);
+    await runtime.startContainer(
+      burstable(),
+      { id: sandbox.id, attempt: 0, ip: '' },
+      burstable().spec!.containers[0]!,
+      'container',
+      0,
+    );
     expect(t.calls.filter((c) => c.startsWith('ensure'))).toHaveLength(1);
   });
 
@@ -98,10 +132,13 @@ describe('CriPodRuntime with pod cgroups', () => {
     t.manager.ensure = async () => {
       throw new Error('mkdir /sys/fs/cgroup/cpu/kubepods: permission denied');
     };
-    const err = await t.ops().createSandbox(burstable(), 0).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
+    const err = await t
+      .ops()
+      .createSandbox(burstable(), 0)
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(String(err)).toMatch(/permission denied/);
     expect(t.calls).toEqual(['RunPodSandbox']);
   });
@@ -117,7 +154,9 @@ describe('CriPodRuntime with pod cgroups', () => {
         (e: unknown) => e,
       );
       expect(err).toBeInstanceOf(CriError);
-      expect((err as CriError).details).toBe('cgroup driver mismatch: the runtime uses systemd, bootlet cgroupfs; set cgroupDriver: systemd (--cgroup-driver=systemd)');
+      expect((err as CriError).details).toBe(
+        'cgroup driver mismatch: the runtime uses systemd, bootlet cgroupfs; set cgroupDriver: systemd (--cgroup-driver=systemd)',
+      );
     }
     const errors = t.lines.filter((l) => l.includes('cgroup driver mismatch'));
     expect(errors).toHaveLength(1);

@@ -11,9 +11,15 @@ import { pod } from './fixtures.js';
 const dir = mkdtempSync(join(tmpdir(), 'bootlet-dns-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function runtimeWith(o: { resolvConf: string | undefined; clusterDNS?: string[]; clusterDomain?: string }): { pods: CriPodRuntime; sandboxes: PodSandboxConfig[] } {
+function runtimeWith(o: { resolvConf: string | undefined; clusterDNS?: string[]; clusterDomain?: string }): {
+  pods: CriPodRuntime;
+  sandboxes: PodSandboxConfig[];
+} {
   const sandboxes: PodSandboxConfig[] = [];
-  const runtime = { runPodSandbox: async (c: PodSandboxConfig) => (sandboxes.push(c), 'sb-1'), podSandboxStatus: async () => ({ network: { ip: '10.1.0.5', additionalIps: [] } }) } as unknown as RuntimeService;
+  const runtime = {
+    runPodSandbox: async (c: PodSandboxConfig) => (sandboxes.push(c), 'sb-1'),
+    podSandboxStatus: async () => ({ network: { ip: '10.1.0.5', additionalIps: [] } }),
+  } as unknown as RuntimeService;
   const pods = new CriPodRuntime({
     runtime,
     images: {} as ImageService,
@@ -29,7 +35,11 @@ function runtimeWith(o: { resolvConf: string | undefined; clusterDNS?: string[];
 
 describe('sandbox DNS from the node settings', () => {
   it('gives a pod that is not hostNetwork the cluster DNS and search path', async () => {
-    const { pods, sandboxes } = runtimeWith({ resolvConf: 'nameserver 192.0.2.53\nsearch corp.example\n', clusterDNS: ['10.96.0.10'], clusterDomain: 'cluster.local' });
+    const { pods, sandboxes } = runtimeWith({
+      resolvConf: 'nameserver 192.0.2.53\nsearch corp.example\n',
+      clusterDNS: ['10.96.0.10'],
+      clusterDomain: 'cluster.local',
+    });
     await pods.createSandbox(pod(), 0);
     expect(sandboxes[0]!.dnsConfig).toEqual({
       servers: ['10.96.0.10'],
@@ -39,7 +49,11 @@ describe('sandbox DNS from the node settings', () => {
   });
 
   it('gives a hostNetwork pod the host resolver, and none at all when resolvConf is ""', async () => {
-    const host = runtimeWith({ resolvConf: 'nameserver 192.0.2.53\n', clusterDNS: ['10.96.0.10'], clusterDomain: 'cluster.local' });
+    const host = runtimeWith({
+      resolvConf: 'nameserver 192.0.2.53\n',
+      clusterDNS: ['10.96.0.10'],
+      clusterDomain: 'cluster.local',
+    });
     await host.pods.createSandbox(pod({ spec: { hostNetwork: true } }), 0);
     expect(host.sandboxes[0]!.dnsConfig?.servers).toEqual(['192.0.2.53']);
     const none = runtimeWith({ resolvConf: undefined });

@@ -41,14 +41,19 @@ const env = [
 ];
 
 describe('pod IPs from the sandbox status', () => {
-  it('a pod-network pod: the sandbox ref carries every IP, the env and /etc/hosts the pod\'s own', async () => {
+  it("a pod-network pod: the sandbox ref carries every IP, the env and /etc/hosts the pod's own", async () => {
     const { pods, created } = podRuntime();
     const p = pod({ spec: { hostname: 'dns', subdomain: 'cluster-dns', containers: [container({ env })] } });
     const sandbox = await pods.createSandbox(p, 0);
     expect(sandbox).toMatchObject({ ip: '10.85.0.7', additionalIps: ['fd00:10:85::7'] });
     await pods.startContainer(p, sandbox, p.spec!.containers[0]!, 'container', 0);
     const config = created[0]!;
-    expect(config.envs).toEqual(expect.arrayContaining([{ key: 'POD_IP', value: '10.85.0.7' }, { key: 'POD_IPS', value: '10.85.0.7,fd00:10:85::7' }]));
+    expect(config.envs).toEqual(
+      expect.arrayContaining([
+        { key: 'POD_IP', value: '10.85.0.7' },
+        { key: 'POD_IPS', value: '10.85.0.7,fd00:10:85::7' },
+      ]),
+    );
     const hosts = config.mounts?.find((m) => m.containerPath === '/etc/hosts');
     expect(hosts).toBeDefined();
     const text = readFileSync(hosts!.hostPath!, 'utf8');
@@ -57,7 +62,7 @@ describe('pod IPs from the sandbox status', () => {
     expect(text).toContain('fd00:10:85::7\tdns.cluster-dns.kube-system.svc.cluster.local\tdns\n');
   });
 
-  it('a host-network pod: the node\'s IP, and no sandbox status read', async () => {
+  it("a host-network pod: the node's IP, and no sandbox status read", async () => {
     const { pods, created } = podRuntime();
     const p = pod({ spec: { hostNetwork: true, containers: [container({ env })] } });
     const sandbox = await pods.createSandbox(p, 0);

@@ -5,7 +5,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { AuthConfig, ContainerConfig, ImageService, ImageSpec, PodSandboxConfig, RuntimeService } from '../../../src/cri/cri-types.js';
+import type {
+  AuthConfig,
+  ContainerConfig,
+  ImageService,
+  ImageSpec,
+  PodSandboxConfig,
+  RuntimeService,
+} from '../../../src/cri/cri-types.js';
 import { createLogger } from '../../../src/log/logger.js';
 import { CriPodRuntime } from '../../../src/kuberuntime/pod-operations.js';
 import { ContainerStartError } from '../../../src/kuberuntime/pod-runtime.js';
@@ -55,10 +62,19 @@ describe('CriPodRuntime with PodObjects', () => {
     o.putConfigMap('apps', 'cfg', { LEVEL: 'debug' });
     o.putService(service('default', 'kubernetes', '10.96.0.1', [{ port: 443 }]));
     const auths = { 'reg.example.com': { auth: Buffer.from('robot:t0psecret').toString('base64') } };
-    o.putSecret('apps', 'regcred', { '.dockerconfigjson': JSON.stringify({ auths }) }, 'kubernetes.io/dockerconfigjson');
+    o.putSecret(
+      'apps',
+      'regcred',
+      { '.dockerconfigjson': JSON.stringify({ auths }) },
+      'kubernetes.io/dockerconfigjson',
+    );
     const { pods, created, pulls, logs } = setup(o);
     const p = apiPod({ imagePullSecrets: [{ name: 'missing' }, { name: 'regcred' }] });
-    const c = container({ image: 'reg.example.com/app:1', imagePullPolicy: 'Always', envFrom: [{ configMapRef: { name: 'cfg' } }] });
+    const c = container({
+      image: 'reg.example.com/app:1',
+      imagePullPolicy: 'Always',
+      envFrom: [{ configMapRef: { name: 'cfg' } }],
+    });
     await pods.startContainer(p, sandbox, c, 'container', 0);
     expect(pulls).toEqual([{ username: 'robot', password: 't0psecret' }]);
     expect(created[0]!.envs).toContainEqual({ key: 'LEVEL', value: 'debug' });
@@ -74,7 +90,11 @@ describe('CriPodRuntime with PodObjects', () => {
     const c = container({ env: [{ name: 'X', valueFrom: { configMapKeyRef: { name: 'x', key: 'k' } } }] });
     const err = await pods.startContainer(apiPod({}), sandbox, c, 'container', 0).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ContainerStartError);
-    expect(err).toMatchObject({ reason: 'CreateContainerConfigError', message: 'configmap "x" not found', step: 'start' });
+    expect(err).toMatchObject({
+      reason: 'CreateContainerConfigError',
+      message: 'configmap "x" not found',
+      step: 'start',
+    });
     expect(created).toEqual([]);
   });
 
@@ -83,7 +103,10 @@ describe('CriPodRuntime with PodObjects', () => {
     o.servicesUnavailable = true;
     const { pods, created } = setup(o);
     const err = await pods.startContainer(apiPod({}), sandbox, container(), 'container', 0).catch((e: unknown) => e);
-    expect(err).toMatchObject({ reason: 'CreateContainerConfigError', message: 'services have not yet been read at least once, cannot construct envvars' });
+    expect(err).toMatchObject({
+      reason: 'CreateContainerConfigError',
+      message: 'services have not yet been read at least once, cannot construct envvars',
+    });
     o.servicesUnavailable = false;
     await pods.startContainer(apiPod({}), sandbox, container(), 'container', 0);
     expect(created).toHaveLength(1);
@@ -93,7 +116,19 @@ describe('CriPodRuntime with PodObjects', () => {
     const o = new InMemoryPodObjects();
     o.putConfigMap('apps', 'cfg', { 'a=b': '1' });
     const { pods } = setup(o);
-    const started = await pods.startContainer(apiPod({}), sandbox, container({ envFrom: [{ configMapRef: { name: 'cfg' } }] }), 'container', 0);
-    expect(started.warnings).toEqual([{ reason: 'InvalidEnvironmentVariableNames', message: 'Keys [a=b] from the EnvFrom configMap apps/cfg were skipped since they are considered invalid environment variable names.' }]);
+    const started = await pods.startContainer(
+      apiPod({}),
+      sandbox,
+      container({ envFrom: [{ configMapRef: { name: 'cfg' } }] }),
+      'container',
+      0,
+    );
+    expect(started.warnings).toEqual([
+      {
+        reason: 'InvalidEnvironmentVariableNames',
+        message:
+          'Keys [a=b] from the EnvFrom configMap apps/cfg were skipped since they are considered invalid environment variable names.',
+      },
+    ]);
   });
 });

@@ -47,10 +47,26 @@ function setup(c = container()) {
     },
   } as unknown as ImageService;
   const logger = createLogger({ format: 'json', verbosity: 0, sink: { write: () => undefined } });
-  const ops = new CriPodRuntime({ runtime, images, rootDir: `${dir}/root`, podLogsDir: `${dir}/pods`, nodeName: 'node1', nodeIP: '10.0.0.1', resolvConf: '', logger, cgroups });
+  const ops = new CriPodRuntime({
+    runtime,
+    images,
+    rootDir: `${dir}/root`,
+    podLogsDir: `${dir}/pods`,
+    nodeName: 'node1',
+    nodeIP: '10.0.0.1',
+    resolvConf: '',
+    logger,
+    cgroups,
+  });
   const p = pod({ spec: { containers: [c] } });
-  const start = () => ops.startContainer(p, { id: 'sandbox1', attempt: 0, ip: '10.1.0.5' }, p.spec!.containers[0]!, 'container', 0);
-  const imageStatusAsked = () => waitFor(() => calls.includes('ImageStatus'), { timeoutMs: 10_000, intervalMs: 5, what: 'ImageStatus while the pod cgroup is being made' });
+  const start = () =>
+    ops.startContainer(p, { id: 'sandbox1', attempt: 0, ip: '10.1.0.5' }, p.spec!.containers[0]!, 'container', 0);
+  const imageStatusAsked = () =>
+    waitFor(() => calls.includes('ImageStatus'), {
+      timeoutMs: 10_000,
+      intervalMs: 5,
+      what: 'ImageStatus while the pod cgroup is being made',
+    });
   return { calls, cgroup, start, imageStatusAsked };
 }
 
@@ -76,7 +92,14 @@ describe('CriPodRuntime.startContainer: the image and the pod cgroup', () => {
     expect(t.calls).toEqual(['ensurePodCgroup', 'ImageStatus']);
     t.cgroup.resolve();
     await started;
-    expect(t.calls).toEqual(['ensurePodCgroup', 'ImageStatus', 'pod cgroup made', 'PullImage', 'CreateContainer', 'StartContainer']);
+    expect(t.calls).toEqual([
+      'ensurePodCgroup',
+      'ImageStatus',
+      'pod cgroup made',
+      'PullImage',
+      'CreateContainer',
+      'StartContainer',
+    ]);
   });
 
   it('with imagePullPolicy Always (no ImageStatus) a failed pod cgroup pulls nothing either', async () => {

@@ -40,7 +40,11 @@ function harness(imageStatus: (image: string) => Promise<{ id: string } | undefi
         };
       }),
     podSandboxStatus: async () => ({ network: { ip: '10.1.0.9', additionalIps: [] } }),
-    createContainer: async (_id: string, c: ContainerConfig) => (calls.push('CreateContainer'), created.push(c), `c-${created.length}`),
+    createContainer: async (_id: string, c: ContainerConfig) => (
+      calls.push('CreateContainer'),
+      created.push(c),
+      `c-${created.length}`
+    ),
     startContainer: async () => void calls.push('StartContainer'),
   } as unknown as RuntimeService;
   const images = {
@@ -57,13 +61,27 @@ function harness(imageStatus: (image: string) => Promise<{ id: string } | undefi
     resolvConf: '',
     logger: createLogger({ format: 'text', verbosity: 0, sink: { write: () => {} } }),
   });
-  return { pods, calls, created, rootDir: (pods as unknown as { o: { rootDir: string } }).o.rootDir, get finishSandbox() { return finishSandbox; }, sandboxAsked };
+  return {
+    pods,
+    calls,
+    created,
+    rootDir: (pods as unknown as { o: { rootDir: string } }).o.rootDir,
+    get finishSandbox() {
+      return finishSandbox;
+    },
+    sandboxAsked,
+  };
 }
 
 describe('look-ups ahead of the first starts', () => {
   it('asks ImageStatus and makes the log directory while RunPodSandbox is in flight, and asks once', async () => {
     const h = harness(async () => ({ id: 'sha256:busybox' }));
-    const p = pod({ spec: { hostNetwork: true, containers: [container({ name: 'a', image: 'busybox:1.36' }), container({ name: 'b', image: 'etcd:3.4' })] } });
+    const p = pod({
+      spec: {
+        hostNetwork: true,
+        containers: [container({ name: 'a', image: 'busybox:1.36' }), container({ name: 'b', image: 'etcd:3.4' })],
+      },
+    });
     const made = h.pods.createSandbox(p, 0, p.spec!.containers);
     await h.sandboxAsked;
     const logsDir = (h.pods as unknown as { o: { podLogsDir: string } }).o.podLogsDir;
@@ -96,29 +114,52 @@ describe('look-ups ahead of the first starts', () => {
     h.finishSandbox();
     const sandbox = await made;
     await h.pods.startContainer(p, sandbox, p.spec!.containers[0]!, 'container', undefined);
-    expect(h.calls).toEqual(['RunPodSandbox', 'ImageStatus busybox:1.36', 'RunPodSandbox returned', 'PullImage busybox:1.36', 'CreateContainer', 'StartContainer']);
+    expect(h.calls).toEqual([
+      'RunPodSandbox',
+      'ImageStatus busybox:1.36',
+      'RunPodSandbox returned',
+      'PullImage busybox:1.36',
+      'CreateContainer',
+      'StartContainer',
+    ]);
     expect(h.created[0]!.metadata?.attempt).toBe(4);
   });
 
   it('pull policy Always: no look-up ahead, the start pulls', async () => {
     const h = harness(async () => ({ id: 'sha256:old' }));
-    const p = pod({ spec: { hostNetwork: true, containers: [container({ name: 'a', image: 'busybox:latest', imagePullPolicy: 'Always' })] } });
+    const p = pod({
+      spec: {
+        hostNetwork: true,
+        containers: [container({ name: 'a', image: 'busybox:latest', imagePullPolicy: 'Always' })],
+      },
+    });
     const made = h.pods.createSandbox(p, 0, p.spec!.containers);
     await h.sandboxAsked;
     h.finishSandbox();
     const sandbox = await made;
     await h.pods.startContainer(p, sandbox, p.spec!.containers[0]!, 'container', 0);
-    expect(h.calls.filter((c) => c.startsWith('ImageStatus') || c.startsWith('PullImage'))).toEqual(['PullImage busybox:latest']);
+    expect(h.calls.filter((c) => c.startsWith('ImageStatus') || c.startsWith('PullImage'))).toEqual([
+      'PullImage busybox:latest',
+    ]);
   });
 
   it("a host-network pod's volumes (its /etc/hosts, its termination-message file) are made while RunPodSandbox is in flight, once", async () => {
     const h = harness(async () => ({ id: 'sha256:busybox' }));
-    const p = pod({ spec: { hostNetwork: true, containers: [container({ name: 'a', image: 'busybox:1.36', terminationMessagePath: '/dev/termination-log' })] } });
+    const p = pod({
+      spec: {
+        hostNetwork: true,
+        containers: [container({ name: 'a', image: 'busybox:1.36', terminationMessagePath: '/dev/termination-log' })],
+      },
+    });
     const made = h.pods.createSandbox(p, 0, p.spec!.containers);
     await h.sandboxAsked;
     const podDir = join(h.rootDir, 'pods', p.metadata.uid);
     await expect.poll(() => existsSync(join(podDir, 'etc-hosts'))).toBe(true);
-    await expect.poll(() => (existsSync(join(podDir, 'containers', 'a')) ? readdirSync(join(podDir, 'containers', 'a')).length : 0)).toBe(1);
+    await expect
+      .poll(() =>
+        existsSync(join(podDir, 'containers', 'a')) ? readdirSync(join(podDir, 'containers', 'a')).length : 0,
+      )
+      .toBe(1);
     expect(h.calls).toEqual(['RunPodSandbox', 'ImageStatus busybox:1.36']);
     h.finishSandbox();
     const sandbox = await made;

@@ -1,15 +1,28 @@
 import { describe, expect, it } from 'vitest';
 import type { RuntimeCondition, RuntimeService, RuntimeStatus } from '../../../src/cri/cri-types.js';
 import { createLogger } from '../../../src/log/logger.js';
-import { formatRuntimeCondition, NETWORK_STATE_UNKNOWN, RuntimeHealth } from '../../../src/kuberuntime/runtime-health.js';
+import {
+  formatRuntimeCondition,
+  NETWORK_STATE_UNKNOWN,
+  RuntimeHealth,
+} from '../../../src/kuberuntime/runtime-health.js';
 
 const runtimeReady: RuntimeCondition = { type: 'RuntimeReady', status: true, reason: '', message: '' };
-const networkDown: RuntimeCondition = { type: 'NetworkReady', status: false, reason: 'NetworkPluginNotReady', message: 'Network plugin returns error: cni plugin not initialized' };
+const networkDown: RuntimeCondition = {
+  type: 'NetworkReady',
+  status: false,
+  reason: 'NetworkPluginNotReady',
+  message: 'Network plugin returns error: cni plugin not initialized',
+};
 const networkUp: RuntimeCondition = { type: 'NetworkReady', status: true, reason: '', message: '' };
 
 function health(answers: (RuntimeStatus | Error)[]): { h: RuntimeHealth; logs: Record<string, unknown>[] } {
   const logs: Record<string, unknown>[] = [];
-  const logger = createLogger({ format: 'json', verbosity: 0, sink: { write: (l) => logs.push(JSON.parse(l) as Record<string, unknown>) } });
+  const logger = createLogger({
+    format: 'json',
+    verbosity: 0,
+    sink: { write: (l) => logs.push(JSON.parse(l) as Record<string, unknown>) },
+  });
   const runtime = {
     status: async () => {
       const next = answers.shift();
@@ -22,7 +35,9 @@ function health(answers: (RuntimeStatus | Error)[]): { h: RuntimeHealth; logs: R
 
 describe('runtime health', () => {
   it('prints a runtime condition as the kubelet does', () => {
-    expect(formatRuntimeCondition(networkDown)).toBe('NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized');
+    expect(formatRuntimeCondition(networkDown)).toBe(
+      'NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized',
+    );
     expect(formatRuntimeCondition(undefined)).toBe('<nil>');
   });
 
@@ -43,7 +58,11 @@ describe('runtime health', () => {
     // A runtime that says nothing of its network is not ready either (the kubelet's nil condition).
     await h.pollNow();
     expect(h.networkNotReady()).toBe('container runtime network not ready: <nil>');
-    expect(logs.map((l) => l.msg)).toEqual(['Container runtime network not ready', 'Container runtime network is ready', 'Container runtime network not ready']);
+    expect(logs.map((l) => l.msg)).toEqual([
+      'Container runtime network not ready',
+      'Container runtime network is ready',
+      'Container runtime network not ready',
+    ]);
   });
 
   it('a failed Status call makes the runtime not ready and leaves the network state as it was', async () => {

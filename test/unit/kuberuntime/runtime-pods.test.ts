@@ -11,20 +11,53 @@ import {
 } from '../../../src/cri/cri-types.js';
 import { criOutput } from '../../support/cri-messages.js';
 import { containerAnnotations, containerLabels, sandboxLabels } from '../../../src/kuberuntime/labels.js';
-import { listRuntimePods, readRuntimePod, readRuntimePods, warnInvalidIdentityOnce, type RuntimePod } from '../../../src/kuberuntime/runtime-pods.js';
-import { configSourceOf, isStaticRuntimePod, madeByBootlet, podLabelsOf } from '../../../src/kuberuntime/static-source.js';
+import {
+  listRuntimePods,
+  readRuntimePod,
+  readRuntimePods,
+  warnInvalidIdentityOnce,
+  type RuntimePod,
+} from '../../../src/kuberuntime/runtime-pods.js';
+import {
+  configSourceOf,
+  isStaticRuntimePod,
+  madeByBootlet,
+  podLabelsOf,
+} from '../../../src/kuberuntime/static-source.js';
 import { memoryLogger } from '../../../src/log/logger.js';
 import { UID, container, pod } from './fixtures.js';
 
 const OTHER = 'ffffffffffffffffffffffffffffffff';
 
-function sandbox(id: string, uid: string, createdAt: number, attempt: number, state: PodSandboxState = PodSandboxState.SANDBOX_READY): PodSandbox {
+function sandbox(
+  id: string,
+  uid: string,
+  createdAt: number,
+  attempt: number,
+  state: PodSandboxState = PodSandboxState.SANDBOX_READY,
+): PodSandbox {
   const p = pod();
   p.metadata.uid = uid;
-  return { id, metadata: { name: p.metadata.name, uid, namespace: p.metadata.namespace, attempt }, state, createdAt, labels: sandboxLabels(p), annotations: {}, runtimeHandler: '' };
+  return {
+    id,
+    metadata: { name: p.metadata.name, uid, namespace: p.metadata.namespace, attempt },
+    state,
+    createdAt,
+    labels: sandboxLabels(p),
+    annotations: {},
+    runtimeHandler: '',
+  };
 }
 
-function ctr(id: string, sandboxId: string, uid: string, name: string, createdAt: number, restartCount: number, state: ContainerState = ContainerState.CONTAINER_RUNNING): Container {
+function ctr(
+  id: string,
+  sandboxId: string,
+  uid: string,
+  name: string,
+  createdAt: number,
+  restartCount: number,
+  state: ContainerState = ContainerState.CONTAINER_RUNNING,
+): Container {
   const p = pod();
   p.metadata.uid = uid;
   return {
@@ -46,8 +79,10 @@ class FakeRuntime implements Partial<RuntimeService> {
     readonly sandboxes: PodSandbox[],
     readonly containers: Container[],
   ) {}
-  listPodSandbox = async (f?: { labelSelector?: Record<string, string> }) => this.sandboxes.filter((s) => matches(s.labels, f?.labelSelector));
-  listContainers = async (f?: { labelSelector?: Record<string, string> }) => this.containers.filter((c) => matches(c.labels, f?.labelSelector));
+  listPodSandbox = async (f?: { labelSelector?: Record<string, string> }) =>
+    this.sandboxes.filter((s) => matches(s.labels, f?.labelSelector));
+  listContainers = async (f?: { labelSelector?: Record<string, string> }) =>
+    this.containers.filter((c) => matches(c.labels, f?.labelSelector));
   podSandboxStatus = async (id: string): Promise<PodSandboxStatus> => {
     if (this.gone.has(id)) throw new CriError('PodSandboxStatus', 5, 'not found');
     const s = this.sandboxes.find((x) => x.id === id)!;
@@ -56,7 +91,16 @@ class FakeRuntime implements Partial<RuntimeService> {
   containerStatus = async (id: string): Promise<ContainerStatus> => {
     if (this.gone.has(id)) throw new CriError('ContainerStatus', 5, 'not found');
     const c = this.containers.find((x) => x.id === id)!;
-    return { ...c, startedAt: c.createdAt + 1, finishedAt: 0, exitCode: 0, reason: '', message: '', mounts: [], logPath: '' };
+    return {
+      ...c,
+      startedAt: c.createdAt + 1,
+      finishedAt: 0,
+      exitCode: 0,
+      reason: '',
+      message: '',
+      mounts: [],
+      logPath: '',
+    };
   };
 }
 
@@ -91,10 +135,12 @@ describe('listRuntimePods', () => {
       ['s-new', 1, PodSandboxState.SANDBOX_READY],
       ['s-old', 0, PodSandboxState.SANDBOX_NOTREADY],
     ]);
-    expect(p.containers.map((c) => [c.id, c.sandboxId, c.name, c.meta.restartCount, c.meta.hash, c.hasStatus])).toEqual([
-      ['c-1', 's-new', 'app', 1, 'abc', false],
-      ['c-0', 's-old', 'app', 0, 'abc', false],
-    ]);
+    expect(p.containers.map((c) => [c.id, c.sandboxId, c.name, c.meta.restartCount, c.meta.hash, c.hasStatus])).toEqual(
+      [
+        ['c-1', 's-new', 'app', 1, 'abc', false],
+        ['c-0', 's-old', 'app', 0, 'abc', false],
+      ],
+    );
   });
 });
 
@@ -108,7 +154,12 @@ describe('listRuntimePods: what the handoff needs', () => {
     f.containers.find((c) => c.id === 'c-x')!.annotations['bootlet.io/container.hash'] = 'abc';
     const pods = await listRuntimePods(f as unknown as RuntimeService);
     const p = pods.get(UID)!;
-    expect([configSourceOf(p), podLabelsOf(p), madeByBootlet(p), isStaticRuntimePod(p)]).toEqual(['file', { component: 'etcd', tier: 'control-plane' }, false, true]);
+    expect([configSourceOf(p), podLabelsOf(p), madeByBootlet(p), isStaticRuntimePod(p)]).toEqual([
+      'file',
+      { component: 'etcd', tier: 'control-plane' },
+      false,
+      true,
+    ]);
     const other = pods.get(OTHER)!;
     expect([configSourceOf(other), madeByBootlet(other), isStaticRuntimePod(other)]).toEqual([undefined, true, true]);
     newest.annotations = { 'kubernetes.io/config.source': 'api' };
@@ -121,7 +172,11 @@ describe('listRuntimePods: what the handoff needs', () => {
 
   it('leaves out objects whose identity labels cannot name a pod, and says so once per pod', async () => {
     const f = fake();
-    const evil = (s: PodSandbox, labels: Record<string, string>): PodSandbox => ({ ...s, id: `${s.id}-evil`, labels: { ...s.labels, ...labels } });
+    const evil = (s: PodSandbox, labels: Record<string, string>): PodSandbox => ({
+      ...s,
+      id: `${s.id}-evil`,
+      labels: { ...s.labels, ...labels },
+    });
     const base = f.sandboxes[1]!;
     f.sandboxes.push(
       evil(base, { 'io.kubernetes.pod.name': '../../../etc' }),
@@ -129,7 +184,11 @@ describe('listRuntimePods: what the handoff needs', () => {
       evil(base, { 'io.kubernetes.pod.namespace': 'Kube_System' }),
       evil(base, { 'io.kubernetes.pod.uid': 'x'.repeat(37) }),
     );
-    f.containers.push({ ...f.containers[1]!, id: 'c-evil', labels: { ...f.containers[1]!.labels, 'io.kubernetes.pod.name': '../../../etc' } });
+    f.containers.push({
+      ...f.containers[1]!,
+      id: 'c-evil',
+      labels: { ...f.containers[1]!.labels, 'io.kubernetes.pod.name': '../../../etc' },
+    });
     const { logger, lines } = memoryLogger();
     const warn = warnInvalidIdentityOnce(logger);
     const pods = await listRuntimePods(f as unknown as RuntimeService, { invalidIdentity: warn });
@@ -138,7 +197,9 @@ describe('listRuntimePods: what the handoff needs', () => {
     expect(pods.get(UID)!.containers.map((c) => c.id)).toEqual(['c-1', 'c-0']);
     // Four bad identities (the sandbox and the container of the first share one), each said once.
     await listRuntimePods(f as unknown as RuntimeService, { invalidIdentity: warn });
-    const warned = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((r) => r.msg === 'Leaving runtime pod alone: its labels are not a valid pod identity');
+    const warned = lines
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((r) => r.msg === 'Leaving runtime pod alone: its labels are not a valid pod identity');
     expect(warned.map((r) => [r.name, r.namespace, r.podUID])).toEqual([
       ['../../../etc', 'kube-system', UID],
       ['web-node1', 'kube-system', 'a/b'],
@@ -161,7 +222,14 @@ describe('readRuntimePod', () => {
       ['s-old', '192.0.2.10', ['2001:db8::10']],
     ]);
     expect(p.containers).toHaveLength(1);
-    expect(p.containers[0]).toMatchObject({ id: 'c-1', sandboxId: 's-new', startedAt: 211, hasStatus: true, imageRef: 'sha256:bb', meta: { type: 'container' } });
+    expect(p.containers[0]).toMatchObject({
+      id: 'c-1',
+      sandboxId: 's-new',
+      startedAt: 211,
+      hasStatus: true,
+      imageRef: 'sha256:bb',
+      meta: { type: 'container' },
+    });
   });
 
   it('is undefined for a UID with nothing', async () => {
@@ -173,7 +241,9 @@ describe('readRuntimePod', () => {
     f.containerStatus = async () => {
       throw new CriError('ContainerStatus', 14, 'unavailable');
     };
-    await expect(readRuntimePod(f as unknown as RuntimeService, UID)).rejects.toThrow('CRI ContainerStatus failed: unavailable');
+    await expect(readRuntimePod(f as unknown as RuntimeService, UID)).rejects.toThrow(
+      'CRI ContainerStatus failed: unavailable',
+    );
   });
 });
 

@@ -14,7 +14,12 @@ options ndots:3
 `;
 
 describe('buildSandboxConfig', () => {
-  const hostNet = pod({ spec: { hostNetwork: true, containers: [container({ ports: [{ containerPort: 2379, hostPort: 2379, protocol: 'TCP' }] })] } });
+  const hostNet = pod({
+    spec: {
+      hostNetwork: true,
+      containers: [container({ ports: [{ containerPort: 2379, hostPort: 2379, protocol: 'TCP' }] })],
+    },
+  });
   const cfg = buildSandboxConfig(hostNet, { podLogsDir: '/var/log/pods', attempt: 2, resolvConf: RESOLV });
 
   it('fills metadata, log directory, labels and annotations', () => {
@@ -27,14 +32,26 @@ describe('buildSandboxConfig', () => {
 
   it('host network: NODE network namespace, empty hostname, host DNS for ClusterFirst', () => {
     expect(cfg.hostname).toBe('');
-    expect(cfg.linux?.securityContext?.namespaceOptions).toEqual({ network: NamespaceMode.NODE, ipc: NamespaceMode.POD, pid: NamespaceMode.CONTAINER });
-    expect(cfg.dnsConfig).toEqual({ servers: ['10.0.0.2', '10.0.0.3'], searches: ['corp.example', 'lab.example'], options: ['ndots:3', 'timeout:1'] });
+    expect(cfg.linux?.securityContext?.namespaceOptions).toEqual({
+      network: NamespaceMode.NODE,
+      ipc: NamespaceMode.POD,
+      pid: NamespaceMode.CONTAINER,
+    });
+    expect(cfg.dnsConfig).toEqual({
+      servers: ['10.0.0.2', '10.0.0.3'],
+      searches: ['corp.example', 'lab.example'],
+      options: ['ndots:3', 'timeout:1'],
+    });
     expect(cfg.portMappings).toEqual([{ protocol: Protocol.TCP, containerPort: 2379, hostPort: 2379, hostIp: '' }]);
   });
 
   it('sends the pod cgroup it is given (none by default) and runs the sandbox RuntimeDefault', () => {
     expect(cfg.linux?.cgroupParent).toBe('');
-    const withParent = buildSandboxConfig(hostNet, { podLogsDir: '/l', attempt: 0, cgroupParent: `/kubepods/burstable/pod${UID}` });
+    const withParent = buildSandboxConfig(hostNet, {
+      podLogsDir: '/l',
+      attempt: 0,
+      cgroupParent: `/kubepods/burstable/pod${UID}`,
+    });
     expect(withParent.linux?.cgroupParent).toBe(`/kubepods/burstable/pod${UID}`);
     expect(cfg.linux?.securityContext?.seccomp).toEqual({ profileType: 0, localhostRef: '' });
   });
@@ -44,14 +61,24 @@ describe('buildSandboxConfig', () => {
       spec: {
         hostIPC: true,
         shareProcessNamespace: true,
-        securityContext: { runAsUser: 1000, runAsGroup: 2000, fsGroup: 3000, supplementalGroups: [4000, 5000], sysctls: [{ name: 'net.core.somaxconn', value: '1024' }] },
+        securityContext: {
+          runAsUser: 1000,
+          runAsGroup: 2000,
+          fsGroup: 3000,
+          supplementalGroups: [4000, 5000],
+          sysctls: [{ name: 'net.core.somaxconn', value: '1024' }],
+        },
         containers: [container(), container({ name: 'side', securityContext: { privileged: true } })],
       },
     });
     const c = buildSandboxConfig(p, { podLogsDir: '/logs', attempt: 0, resolvConf: RESOLV });
     expect(c.hostname).toBe('web-node1');
     const sc = c.linux!.securityContext!;
-    expect(sc.namespaceOptions).toEqual({ network: NamespaceMode.POD, ipc: NamespaceMode.NODE, pid: NamespaceMode.POD });
+    expect(sc.namespaceOptions).toEqual({
+      network: NamespaceMode.POD,
+      ipc: NamespaceMode.NODE,
+      pid: NamespaceMode.POD,
+    });
     expect(sc.runAsUser).toEqual({ value: 1000 });
     expect(sc.runAsGroup).toEqual({ value: 2000 });
     expect(sc.supplementalGroups).toEqual([3000, 4000, 5000]);
@@ -80,7 +107,10 @@ describe('podPortMappings', () => {
               { containerPort: 9000 },
             ],
           }),
-          container({ name: 'b', ports: [{ name: 'http', containerPort: 80, hostPort: 8080, hostIP: '127.0.0.1', protocol: 'SCTP' }] }),
+          container({
+            name: 'b',
+            ports: [{ name: 'http', containerPort: 80, hostPort: 8080, hostIP: '127.0.0.1', protocol: 'SCTP' }],
+          }),
         ],
       },
     });
@@ -95,7 +125,11 @@ describe('podPortMappings', () => {
 
 describe('podDnsConfig', () => {
   it('parses resolv.conf like the kubelet', () => {
-    expect(parseResolvConf(RESOLV)).toEqual({ servers: ['10.0.0.2', '10.0.0.3'], searches: ['corp.example', 'lab.example'], options: ['ndots:3', 'timeout:1'] });
+    expect(parseResolvConf(RESOLV)).toEqual({
+      servers: ['10.0.0.2', '10.0.0.3'],
+      searches: ['corp.example', 'lab.example'],
+      options: ['ndots:3', 'timeout:1'],
+    });
     expect(parseResolvConf('; c\nsearch a\nsearch b c\n')).toEqual({ servers: [], searches: ['b', 'c'], options: [] });
   });
 
@@ -117,21 +151,38 @@ describe('podDnsConfig', () => {
 
   it('ClusterFirstWithHostNet on host network uses cluster DNS', () => {
     const p = pod({ spec: { hostNetwork: true, dnsPolicy: 'ClusterFirstWithHostNet' } });
-    expect(podDnsConfig(p, RESOLV, { clusterDNS: ['10.96.0.10'], clusterDomain: 'c.local' }).servers).toEqual(['10.96.0.10']);
+    expect(podDnsConfig(p, RESOLV, { clusterDNS: ['10.96.0.10'], clusterDomain: 'c.local' }).servers).toEqual([
+      '10.96.0.10',
+    ]);
   });
 
   it('None takes spec.dnsConfig only', () => {
     const p = pod({
-      spec: { dnsPolicy: 'None', dnsConfig: { nameservers: ['1.1.1.1'], searches: ['x.example'], options: [{ name: 'ndots', value: '1' }, { name: 'edns0' }] } },
+      spec: {
+        dnsPolicy: 'None',
+        dnsConfig: {
+          nameservers: ['1.1.1.1'],
+          searches: ['x.example'],
+          options: [{ name: 'ndots', value: '1' }, { name: 'edns0' }],
+        },
+      },
     });
-    expect(podDnsConfig(p, RESOLV)).toEqual({ servers: ['1.1.1.1'], searches: ['x.example'], options: ['ndots:1', 'edns0'] });
+    expect(podDnsConfig(p, RESOLV)).toEqual({
+      servers: ['1.1.1.1'],
+      searches: ['x.example'],
+      options: ['ndots:1', 'edns0'],
+    });
   });
 
   it('merges dnsConfig into the host config, pod options override by name, and cuts to limits', () => {
     const p = pod({
       spec: {
         hostNetwork: true,
-        dnsConfig: { nameservers: ['10.0.0.3', '9.9.9.9', '8.8.8.8'], searches: ['lab.example', 'more.example'], options: [{ name: 'ndots', value: '7' }] },
+        dnsConfig: {
+          nameservers: ['10.0.0.3', '9.9.9.9', '8.8.8.8'],
+          searches: ['lab.example', 'more.example'],
+          options: [{ name: 'ndots', value: '7' }],
+        },
       },
     });
     expect(podDnsConfig(p, RESOLV)).toEqual({
@@ -142,7 +193,11 @@ describe('podDnsConfig', () => {
   });
 
   it('no resolv.conf: localhost and search "." as the kubelet with --resolv-conf=""', () => {
-    expect(podDnsConfig(pod({ spec: { hostNetwork: true } }), undefined)).toEqual({ servers: ['127.0.0.1'], searches: ['.'], options: [] });
+    expect(podDnsConfig(pod({ spec: { hostNetwork: true } }), undefined)).toEqual({
+      servers: ['127.0.0.1'],
+      searches: ['.'],
+      options: [],
+    });
   });
 });
 

@@ -42,9 +42,28 @@ beforeEach(() => {
 
 function exited(over: Partial<RuntimeContainer>, policy = 'FallbackToLogsOnError'): RuntimeContainer {
   return {
-    id: 'c', sandboxId: 's', name: 'main', state: ContainerState.CONTAINER_EXITED, createdAt: 1, startedAt: 1, finishedAt: 2, exitCode: 1,
-    reason: 'Error', message: '', imageRef: '', image: '', hasStatus: true,
-    meta: { podName: 'p', podNamespace: 'ns', podUid: 'u', containerName: 'main', hash: '1', restartCount: 0, terminationMessagePolicy: policy },
+    id: 'c',
+    sandboxId: 's',
+    name: 'main',
+    state: ContainerState.CONTAINER_EXITED,
+    createdAt: 1,
+    startedAt: 1,
+    finishedAt: 2,
+    exitCode: 1,
+    reason: 'Error',
+    message: '',
+    imageRef: '',
+    image: '',
+    hasStatus: true,
+    meta: {
+      podName: 'p',
+      podNamespace: 'ns',
+      podUid: 'u',
+      containerName: 'main',
+      hash: '1',
+      restartCount: 0,
+      terminationMessagePolicy: policy,
+    },
     ...over,
   };
 }
@@ -59,7 +78,8 @@ function sparse(name: string, size: number, tail: string): string {
   return file;
 }
 
-const criLine = (i: number, text: string, tag = 'F') => `2026-01-01T00:00:${String(i % 60).padStart(2, '0')}.000000000Z stderr ${tag} ${text}`;
+const criLine = (i: number, text: string, tag = 'F') =>
+  `2026-01-01T00:00:${String(i % 60).padStart(2, '0')}.000000000Z stderr ${tag} ${text}`;
 
 describe('the FallbackToLogsOnError tail of a 200 MiB log', () => {
   it('reads a few KiB from the end, and gives the last 80 lines cut to 2048 bytes', async () => {

@@ -10,16 +10,40 @@ const tmp = useTmpDir('termination-message');
 
 function exited(over: Partial<RuntimeContainer>, policy = 'File'): RuntimeContainer {
   return {
-    id: 'c', sandboxId: 's', name: 'main', state: ContainerState.CONTAINER_EXITED, createdAt: 1, startedAt: 1, finishedAt: 2, exitCode: 1,
-    reason: 'Error', message: '', imageRef: '', image: '', hasStatus: true,
-    meta: { podName: 'p', podNamespace: 'ns', podUid: 'u', containerName: 'main', hash: '1', restartCount: 0, terminationMessagePolicy: policy },
+    id: 'c',
+    sandboxId: 's',
+    name: 'main',
+    state: ContainerState.CONTAINER_EXITED,
+    createdAt: 1,
+    startedAt: 1,
+    finishedAt: 2,
+    exitCode: 1,
+    reason: 'Error',
+    message: '',
+    imageRef: '',
+    image: '',
+    hasStatus: true,
+    meta: {
+      podName: 'p',
+      podNamespace: 'ns',
+      podUid: 'u',
+      containerName: 'main',
+      hash: '1',
+      restartCount: 0,
+      terminationMessagePolicy: policy,
+    },
     ...over,
   };
 }
 
 describe('termination message', () => {
   it('joins partial CRI log lines and keeps the tail', () => {
-    const log = ['2026-01-01T00:00:00Z stdout P hel', '2026-01-01T00:00:00Z stdout F lo', '2026-01-01T00:00:01Z stderr F boom', ''].join('\n');
+    const log = [
+      '2026-01-01T00:00:00Z stdout P hel',
+      '2026-01-01T00:00:00Z stdout F lo',
+      '2026-01-01T00:00:01Z stderr F boom',
+      '',
+    ].join('\n');
     expect(tailOfCriLog(log, 80, 2048)).toBe('hello\nboom\n');
     expect(tailOfCriLog(log, 1, 2048)).toBe('boom\n');
     expect(tailOfCriLog(log, 80, 3)).toBe('om\n');
@@ -30,11 +54,19 @@ describe('termination message', () => {
     const log = path.join(tmp, '0.log');
     fs.writeFileSync(log, '2026-01-01T00:00:00Z stderr F fatal: no quorum\n');
     fs.writeFileSync(msg, 'written by the app');
-    expect(await readTerminationMessage(exited({ terminationMessageHostPath: msg, logPath: log }, 'FallbackToLogsOnError'))).toBe('written by the app');
+    expect(
+      await readTerminationMessage(exited({ terminationMessageHostPath: msg, logPath: log }, 'FallbackToLogsOnError')),
+    ).toBe('written by the app');
     fs.writeFileSync(msg, '');
-    expect(await readTerminationMessage(exited({ terminationMessageHostPath: msg, logPath: log }, 'FallbackToLogsOnError'))).toBe('fatal: no quorum\n');
+    expect(
+      await readTerminationMessage(exited({ terminationMessageHostPath: msg, logPath: log }, 'FallbackToLogsOnError')),
+    ).toBe('fatal: no quorum\n');
     expect(await readTerminationMessage(exited({ terminationMessageHostPath: msg, logPath: log }, 'File'))).toBe('');
-    expect(await readTerminationMessage(exited({ terminationMessageHostPath: msg, logPath: log, exitCode: 0 }, 'FallbackToLogsOnError'))).toBe('');
+    expect(
+      await readTerminationMessage(
+        exited({ terminationMessageHostPath: msg, logPath: log, exitCode: 0 }, 'FallbackToLogsOnError'),
+      ),
+    ).toBe('');
     fs.writeFileSync(msg, 'x'.repeat(5000));
     expect((await readTerminationMessage(exited({ terminationMessageHostPath: msg }))).length).toBe(4096);
   });

@@ -3,7 +3,13 @@
 // refused then goes through. On a real containerd the state is met by the hardening e2e test that
 // kills the agent in a crash loop (before this repair, about 1 run in 25 left a pod it could never remove).
 import { describe, expect, it } from 'vitest';
-import { ContainerState, CriError, type ContainerStatus, type ImageService, type RuntimeService } from '../../../src/cri/cri-types.js';
+import {
+  ContainerState,
+  CriError,
+  type ContainerStatus,
+  type ImageService,
+  type RuntimeService,
+} from '../../../src/cri/cri-types.js';
 import { ContainerdTasksError, TaskStatus, type TaskStatusCode } from '../../../src/cri/containerd-tasks.js';
 import { memoryLogger } from '../../../src/log/logger.js';
 import { CriPodRuntime } from '../../../src/kuberuntime/pod-operations.js';
@@ -11,7 +17,11 @@ import { UnstartedTasks, type TaskService } from '../../../src/kuberuntime/unsta
 import { useTmpDir } from '../../support/tmp.js';
 
 const ID = 'c0ffee'.repeat(10) + 'abcd';
-const REFUSAL = new CriError('RemoveContainer', 9, `failed to delete containerd container "${ID}": cannot delete running task ${ID}: failed precondition`);
+const REFUSAL = new CriError(
+  'RemoveContainer',
+  9,
+  `failed to delete containerd container "${ID}": cannot delete running task ${ID}: failed precondition`,
+);
 
 function fakeTasks(initial: TaskStatusCode | undefined, o: { unimplemented?: boolean; stopsOnKill?: boolean } = {}) {
   let status = initial;
@@ -20,7 +30,8 @@ function fakeTasks(initial: TaskStatusCode | undefined, o: { unimplemented?: boo
   const tasks: TaskService = {
     taskStatus: async () => {
       calls.push('Get');
-      if (o.unimplemented) throw new ContainerdTasksError('Get', 12, 'unknown service containerd.services.tasks.v1.Tasks');
+      if (o.unimplemented)
+        throw new ContainerdTasksError('Get', 12, 'unknown service containerd.services.tasks.v1.Tasks');
       return status;
     },
     kill: async () => {
@@ -29,7 +40,8 @@ function fakeTasks(initial: TaskStatusCode | undefined, o: { unimplemented?: boo
     },
     delete: async () => {
       calls.push('Delete');
-      if (status !== TaskStatus.STOPPED) throw new ContainerdTasksError('Delete', 9, 'task must be stopped before deletion');
+      if (status !== TaskStatus.STOPPED)
+        throw new ContainerdTasksError('Delete', 9, 'task must be stopped before deletion');
       status = undefined;
     },
     close: () => void closed++,
@@ -37,7 +49,13 @@ function fakeTasks(initial: TaskStatusCode | undefined, o: { unimplemented?: boo
   return { tasks, calls, closed: () => closed, status: () => status };
 }
 
-const criStatus = (state: ContainerState, reason: string) => ({ id: ID, state, reason, message: 'failed to create containerd task: failed to get task pid: context canceled: unknown' }) as unknown as ContainerStatus;
+const criStatus = (state: ContainerState, reason: string) =>
+  ({
+    id: ID,
+    state,
+    reason,
+    message: 'failed to create containerd task: failed to get task pid: context canceled: unknown',
+  }) as unknown as ContainerStatus;
 
 function repair(status: ContainerStatus, tasks: TaskService) {
   const { logger, lines } = memoryLogger();
@@ -67,7 +85,9 @@ describe('UnstartedTasks', () => {
 
   it('never touches a task that runs, or a container the CRI does not call a failed start', async () => {
     const running = fakeTasks(TaskStatus.RUNNING);
-    expect(await repair(criStatus(ContainerState.CONTAINER_EXITED, 'StartError'), running.tasks).unstarted.release(ID)).toBe(false);
+    expect(
+      await repair(criStatus(ContainerState.CONTAINER_EXITED, 'StartError'), running.tasks).unstarted.release(ID),
+    ).toBe(false);
     expect(running.calls).toEqual(['Get']);
     for (const [state, reason] of [
       [ContainerState.CONTAINER_CREATED, ''],
@@ -82,10 +102,14 @@ describe('UnstartedTasks', () => {
 
   it('leaves the refusal standing on a runtime without containerd task service, or when the kill did not take', async () => {
     const none = fakeTasks(TaskStatus.CREATED, { unimplemented: true });
-    expect(await repair(criStatus(ContainerState.CONTAINER_EXITED, 'StartError'), none.tasks).unstarted.release(ID)).toBe(false);
+    expect(
+      await repair(criStatus(ContainerState.CONTAINER_EXITED, 'StartError'), none.tasks).unstarted.release(ID),
+    ).toBe(false);
     expect(none.closed()).toBe(1);
     const stuck = fakeTasks(TaskStatus.CREATED, { stopsOnKill: false });
-    expect(await repair(criStatus(ContainerState.CONTAINER_EXITED, 'StartError'), stuck.tasks).unstarted.release(ID)).toBe(false);
+    expect(
+      await repair(criStatus(ContainerState.CONTAINER_EXITED, 'StartError'), stuck.tasks).unstarted.release(ID),
+    ).toBe(false);
     expect(stuck.calls).not.toContain('Delete');
   });
 });

@@ -9,7 +9,12 @@ describe('JSON log lines', () => {
     logger.v(2).info('Syncing failed', { err: 'timeout' });
     logger.error('Cannot start');
     expect(lines.map((l) => JSON.parse(l))).toEqual([
-      expect.objectContaining({ msg: 'Mirror pod watch failed', err: 'watch too large', retryIn: '1000ms', severity: 'warning' }),
+      expect.objectContaining({
+        msg: 'Mirror pod watch failed',
+        err: 'watch too large',
+        retryIn: '1000ms',
+        severity: 'warning',
+      }),
       expect.objectContaining({ msg: 'Syncing failed', err: 'timeout', v: 2 }),
       expect.objectContaining({ msg: 'Cannot start', err: 'Cannot start' }),
     ]);

@@ -20,7 +20,9 @@ interface Expected {
   buckets?: number[];
 }
 
-const FIXTURE = JSON.parse(fs.readFileSync(path.join(__dirname, '../../fixtures/kubelet/metric-families.json'), 'utf8')) as { families: Expected[] };
+const FIXTURE = JSON.parse(
+  fs.readFileSync(path.join(__dirname, '../../fixtures/kubelet/metric-families.json'), 'utf8'),
+) as { families: Expected[] };
 const tmp = useTmpDir('metrics-families');
 let endpoints: RunningEndpoints | undefined;
 
@@ -31,7 +33,9 @@ afterEach(async () => {
 
 function get(target: { url?: string; socketPath?: string }): Promise<{ status: number; type: string; body: string }> {
   return new Promise((resolve, reject) => {
-    const opts = target.socketPath ? { socketPath: target.socketPath, path: '/metrics' } : new URL(`${target.url}/metrics`);
+    const opts = target.socketPath
+      ? { socketPath: target.socketPath, path: '/metrics' }
+      : new URL(`${target.url}/metrics`);
     http
       .get(opts, (res) => {
         let body = '';
@@ -54,7 +58,10 @@ function exercised(source: FakeSource): AgentMetrics {
   m.containerStartAttempt('container');
   m.containerStartError('init_container', 'ErrImagePull');
   m.podRestarted(true);
-  m.probeResult({ probeType: 'Liveness', container: 'app', pod: 'web-node1', namespace: 'default', podUid: 'u1' }, 'successful');
+  m.probeResult(
+    { probeType: 'Liveness', container: 'app', pod: 'web-node1', namespace: 'default', podUid: 'u1' },
+    'successful',
+  );
   m.restRequest('201', 'POST', '127.0.0.1:6443');
   return m;
 }
@@ -74,11 +81,14 @@ function checkFamilies(text: string): void {
     expect(got!.samples.length, `samples of ${want.name}`).toBeGreaterThan(0);
     expect(labelNames(got!), `labels of ${want.name}`).toEqual(want.labels);
     if (want.buckets) {
-      const les = [...new Set(got!.samples.filter((s) => s.name === `${want.name}_bucket`).map((s) => Number(s.labels.le)))].filter(Number.isFinite);
+      const les = [
+        ...new Set(got!.samples.filter((s) => s.name === `${want.name}_bucket`).map((s) => Number(s.labels.le))),
+      ].filter(Number.isFinite);
       expect(les.length, `buckets of ${want.name}`).toBe(want.buckets.length);
       les.forEach((le, i) => expect(le, `bucket ${i} of ${want.name}`).toBeCloseTo(want.buckets![i]!, 9));
     }
-    if (want.name.startsWith('kubelet_') || want.name.startsWith('prober_') || want.name.startsWith('rest_client_')) expect(got!.help).toMatch(/^\[ALPHA\] /);
+    if (want.name.startsWith('kubelet_') || want.name.startsWith('prober_') || want.name.startsWith('rest_client_'))
+      expect(got!.help).toMatch(/^\[ALPHA\] /);
   }
 }
 
@@ -106,7 +116,9 @@ describe('kubelet metric families', () => {
       checkFamilies(r.body);
       expect(r.body).toContain('kubelet_node_name{node="node1"} 1\n');
       expect(r.body).toContain('kubelet_running_pods 1\n');
-      expect(r.body).toContain('kubelet_started_containers_errors_total{container_type="init_container",code="ErrImagePull"} 1\n');
+      expect(r.body).toContain(
+        'kubelet_started_containers_errors_total{container_type="init_container",code="ErrImagePull"} 1\n',
+      );
       expect(r.body).toContain('kubelet_restarted_pods_total{static="true"} 1\n');
       expect(r.body).toContain('bootlet_unexpected_errors_total 2\n');
     }
@@ -114,7 +126,9 @@ describe('kubelet metric families', () => {
 
   it("drops a pod's probe series when the pod is gone", async () => {
     const m = exercised(new FakeSource());
-    expect(await m.render()).toContain('prober_probe_total{probe_type="Liveness",result="successful",container="app",pod="web-node1",namespace="default",pod_uid="u1"} 1');
+    expect(await m.render()).toContain(
+      'prober_probe_total{probe_type="Liveness",result="successful",container="app",pod="web-node1",namespace="default",pod_uid="u1"} 1',
+    );
     m.forgetPod('u1');
     expect(await m.render()).not.toContain('pod_uid="u1"');
   });

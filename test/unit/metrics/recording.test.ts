@@ -23,19 +23,49 @@ function entry(uid: string, seen: string, status: PodStatus, hostNetwork = true)
   return {
     uid,
     key: `default/${uid}`,
-    pod: { metadata: { name: uid, namespace: 'default', uid, annotations: { 'kubernetes.io/config.seen': seen } }, spec: { hostNetwork, containers: [{ name: 'c', image: 'i' }] } },
+    pod: {
+      metadata: { name: uid, namespace: 'default', uid, annotations: { 'kubernetes.io/config.seen': seen } },
+      spec: { hostNetwork, containers: [{ name: 'c', image: 'i' }] },
+    },
     status,
   };
 }
 
-const pending: PodStatus = { phase: 'Pending', containerStatuses: [{ name: 'c', image: 'i', imageID: '', ready: false, restartCount: 0, state: { waiting: { reason: 'ContainerCreating' } } }] };
-const running: PodStatus = { phase: 'Running', containerStatuses: [{ name: 'c', image: 'i', imageID: '', ready: true, restartCount: 0, state: { running: { startedAt: '2025-01-01T00:00:09Z' } } }] };
+const pending: PodStatus = {
+  phase: 'Pending',
+  containerStatuses: [
+    {
+      name: 'c',
+      image: 'i',
+      imageID: '',
+      ready: false,
+      restartCount: 0,
+      state: { waiting: { reason: 'ContainerCreating' } },
+    },
+  ],
+};
+const running: PodStatus = {
+  phase: 'Running',
+  containerStatuses: [
+    {
+      name: 'c',
+      image: 'i',
+      imageID: '',
+      ready: true,
+      restartCount: 0,
+      state: { running: { startedAt: '2025-01-01T00:00:09Z' } },
+    },
+  ],
+};
 
 describe('PodStartTracker', () => {
   it('measures from config.seen to Running, and the SLI without image pulling', () => {
     const got: string[] = [];
     let now = Date.parse('2025-01-01T00:00:00Z');
-    const t = new PodStartTracker({ podStarted: (s) => got.push(`start ${s}`), podStartedSli: (s, n) => got.push(`sli ${s} ${n}`) }, () => now);
+    const t = new PodStartTracker(
+      { podStarted: (s) => got.push(`start ${s}`), podStartedSli: (s, n) => got.push(`sli ${s} ${n}`) },
+      () => now,
+    );
     t.statusChanged('a', entry('a', '2025-01-01T00:00:00.000000000Z', pending));
     t.pulled('a', 4000, now + 6000);
     now += 10_000;
@@ -46,7 +76,10 @@ describe('PodStartTracker', () => {
 
   it('does not count a pod that was already running when first seen (adopted), and labels the first pod with its own network', () => {
     const got: string[] = [];
-    const t = new PodStartTracker({ podStarted: (s) => got.push(`start ${s}`), podStartedSli: (s, n) => got.push(`sli ${n}`) }, () => Date.parse('2025-01-01T00:00:05Z'));
+    const t = new PodStartTracker(
+      { podStarted: (s) => got.push(`start ${s}`), podStartedSli: (s, n) => got.push(`sli ${n}`) },
+      () => Date.parse('2025-01-01T00:00:05Z'),
+    );
     t.statusChanged('adopted', entry('adopted', '2025-01-01T00:00:00Z', running));
     t.statusChanged('n1', entry('n1', '2025-01-01T00:00:00Z', pending, false));
     t.statusChanged('n1', entry('n1', '2025-01-01T00:00:00Z', running, false));

@@ -1,7 +1,12 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DATA_DIR_NAME, validatePayloadPath, writeAtomically, type FileProjection } from '../../../src/node/atomic-writer.js';
+import {
+  DATA_DIR_NAME,
+  validatePayloadPath,
+  writeAtomically,
+  type FileProjection,
+} from '../../../src/node/atomic-writer.js';
 import { VolumeError } from '../../../src/node/volume-errors.js';
 import { useTmpDir } from '../../support/tmp.js';
 
@@ -21,7 +26,9 @@ const tsDirs = (d: string) => fs.readdirSync(d).filter((x) => x.startsWith('..')
 describe('writeAtomically', () => {
   it('writes a timestamped dir, ..data linked to it, and user-visible links into ..data', async () => {
     const d = target();
-    const changed = await writeAtomically(d, payload({ a: f('1'), 'sub/b': f('2', 0o600) }), { now: () => new Date(Date.UTC(2026, 0, 2, 3, 4, 5)) });
+    const changed = await writeAtomically(d, payload({ a: f('1'), 'sub/b': f('2', 0o600) }), {
+      now: () => new Date(Date.UTC(2026, 0, 2, 3, 4, 5)),
+    });
     expect(changed).toBe(true);
     const ts = fs.readlinkSync(path.join(d, DATA_DIR_NAME));
     expect(ts).toMatch(/^\.\.2026_01_02_03_04_05\..+$/);
@@ -159,7 +166,9 @@ describe('validatePayloadPath (the kubelet validatePath rules)', () => {
 
   it('refuses a payload with a file that is also a directory, and a bad mode', async () => {
     const d = target();
-    await expect(writeAtomically(d, payload({ a: f('1'), 'a/b': f('2') }))).rejects.toThrow('"a" is both a file and the directory of "a/b"');
+    await expect(writeAtomically(d, payload({ a: f('1'), 'a/b': f('2') }))).rejects.toThrow(
+      '"a" is both a file and the directory of "a/b"',
+    );
     await expect(writeAtomically(d, payload({ a: f('1', 0o1777) }))).rejects.toThrow('invalid mode');
     expect(fs.readdirSync(d)).toEqual([]);
   });

@@ -11,7 +11,14 @@ const tmp = useTmpDir('log-rotation');
 
 function manager(reopened: string[], clock: { t: number }) {
   const runtime = { reopenContainerLog: async (id: string) => void reopened.push(id) } as unknown as RuntimeService;
-  return new ContainerLogManager({ runtime, logger: nullLogger, maxSizeBytes: 100, maxFiles: 3, intervalMs: 10_000, now: () => new Date(clock.t) });
+  return new ContainerLogManager({
+    runtime,
+    logger: nullLogger,
+    maxSizeBytes: 100,
+    maxFiles: 3,
+    intervalMs: 10_000,
+    now: () => new Date(clock.t),
+  });
 }
 
 describe('container log rotation', () => {
@@ -46,8 +53,16 @@ describe('container log rotation', () => {
     fs.mkdirSync(dir);
     const log = path.join(dir, '0.log');
     fs.writeFileSync(log, 'y'.repeat(200));
-    const runtime = { reopenContainerLog: async () => Promise.reject(new Error('not running')) } as unknown as RuntimeService;
-    const m = new ContainerLogManager({ runtime, logger: nullLogger, maxSizeBytes: 100, maxFiles: 3, intervalMs: 10_000 });
+    const runtime = {
+      reopenContainerLog: async () => Promise.reject(new Error('not running')),
+    } as unknown as RuntimeService;
+    const m = new ContainerLogManager({
+      runtime,
+      logger: nullLogger,
+      maxSizeBytes: 100,
+      maxFiles: 3,
+      intervalMs: 10_000,
+    });
     await expect(m.rotateOne('c2', log)).rejects.toThrow('not running');
     expect(fs.readdirSync(dir)).toEqual(['0.log']);
   });

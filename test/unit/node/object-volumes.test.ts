@@ -20,10 +20,30 @@ const rootDir = path.join(tmp, 'root');
 afterAll(() => unmountAllUnder(tmp));
 
 let serial = 0;
-function podWith(volumes: Volume[], over: { fsGroup?: number; containers?: Container[]; labels?: Record<string, string>; annotations?: Record<string, string> } = {}) {
-  const c = container({ volumeMounts: volumes.map((v) => ({ name: v.name, mountPath: `/${v.name}` })), resources: { limits: { memory: '64Mi', cpu: '250m' } } });
+function podWith(
+  volumes: Volume[],
+  over: {
+    fsGroup?: number;
+    containers?: Container[];
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  } = {},
+) {
+  const c = container({
+    volumeMounts: volumes.map((v) => ({ name: v.name, mountPath: `/${v.name}` })),
+    resources: { limits: { memory: '64Mi', cpu: '250m' } },
+  });
   const uid = `objvol${String(serial++).padStart(4, '0')}`.padEnd(32, '0');
-  const p: TestPod = pod({ spec: { volumes, containers: over.containers ?? [c], securityContext: over.fsGroup !== undefined ? { fsGroup: over.fsGroup } : {}, serviceAccountName: 'kube-proxy' }, ...(over.labels ? { labels: over.labels } : {}), ...(over.annotations ? { annotations: over.annotations } : {}) });
+  const p: TestPod = pod({
+    spec: {
+      volumes,
+      containers: over.containers ?? [c],
+      securityContext: over.fsGroup !== undefined ? { fsGroup: over.fsGroup } : {},
+      serviceAccountName: 'kube-proxy',
+    },
+    ...(over.labels ? { labels: over.labels } : {}),
+    ...(over.annotations ? { annotations: over.annotations } : {}),
+  });
   p.metadata.uid = uid;
   return { p, c, uid };
 }
@@ -34,7 +54,13 @@ const NS = 'kube-system';
 async function setUp(volumes: Volume[], over: Parameters<typeof podWith>[1] = {}) {
   const { p, c, uid } = podWith(volumes, over);
   const mounts = await prepareVolumes(p, c, { rootDir, podObjects: objects });
-  return { p, c, uid, mounts, dir: (plugin: string, name: string) => path.join(rootDir, 'pods', uid, 'volumes', plugin, name) };
+  return {
+    p,
+    c,
+    uid,
+    mounts,
+    dir: (plugin: string, name: string) => path.join(rootDir, 'pods', uid, 'volumes', plugin, name),
+  };
 }
 
 async function failure(volumes: Volume[]): Promise<string> {
@@ -47,13 +73,23 @@ const read = (d: string, f: string) => fs.readFileSync(path.join(d, f), 'utf8');
 const mode = (d: string, f: string) => fs.statSync(path.join(d, f)).mode & 0o7777;
 
 describe('configMap', () => {
-  objects.setConfigMap(NS, 'kube-proxy', { 'config.conf': 'mode: iptables\n', kubeconfig: 'k' }, { blob: Buffer.from([0, 1, 2]).toString('base64') });
+  objects.setConfigMap(
+    NS,
+    'kube-proxy',
+    { 'config.conf': 'mode: iptables\n', kubeconfig: 'k' },
+    { blob: Buffer.from([0, 1, 2]).toString('base64') },
+  );
 
   it('every key as a file, 0644 by default, binaryData decoded, the mount read-only', async () => {
     const { mounts, dir } = await setUp([{ name: 'cfg', configMap: { name: 'kube-proxy' } }]);
     const d = dir('kubernetes.io~configmap', 'cfg');
     expect(mounts[0]).toMatchObject({ containerPath: '/cfg', hostPath: d, readonly: true });
-    expect(fs.readdirSync(d).filter((x) => !x.startsWith('..')).sort()).toEqual(['blob', 'config.conf', 'kubeconfig']);
+    expect(
+      fs
+        .readdirSync(d)
+        .filter((x) => !x.startsWith('..'))
+        .sort(),
+    ).toEqual(['blob', 'config.conf', 'kubeconfig']);
     expect(read(d, 'config.conf')).toBe('mode: iptables\n');
     expect([...fs.readFileSync(path.join(d, 'blob'))]).toEqual([0, 1, 2]);
     expect(mode(d, 'config.conf')).toBe(0o644);
@@ -61,39 +97,86 @@ describe('configMap', () => {
   });
 
   it('items map keys to paths, with defaultMode and a per-item mode', async () => {
-    const { dir } = await setUp([{ name: 'cfg', configMap: { name: 'kube-proxy', defaultMode: 0o400, items: [{ key: 'config.conf', path: 'a/b.conf' }, { key: 'kubeconfig', path: 'kc', mode: 0o640 }] } }]);
+    const { dir } = await setUp([
+      {
+        name: 'cfg',
+        configMap: {
+          name: 'kube-proxy',
+          defaultMode: 0o400,
+          items: [
+            { key: 'config.conf', path: 'a/b.conf' },
+            { key: 'kubeconfig', path: 'kc', mode: 0o640 },
+          ],
+        },
+      },
+    ]);
     const d = dir('kubernetes.io~configmap', 'cfg');
-    expect(fs.readdirSync(d).filter((x) => !x.startsWith('..')).sort()).toEqual(['a', 'kc']);
+    expect(
+      fs
+        .readdirSync(d)
+        .filter((x) => !x.startsWith('..'))
+        .sort(),
+    ).toEqual(['a', 'kc']);
     expect(read(d, 'a/b.conf')).toBe('mode: iptables\n');
     expect(mode(d, 'a/b.conf')).toBe(0o400);
     expect(mode(d, 'kc')).toBe(0o640);
   });
 
   it('a missing object or key fails with the kubelet FailedMount text; optional ones are skipped', async () => {
-    expect(await failure([{ name: 'cfg', configMap: { name: 'nope' } }])).toBe('MountVolume.SetUp failed for volume "cfg" : configmap "nope" not found');
-    expect(await failure([{ name: 'cfg', configMap: { name: 'kube-proxy', items: [{ key: 'k', path: 'k' }] } }])).toBe('MountVolume.SetUp failed for volume "cfg" : configmap references non-existent config key: k');
+    expect(await failure([{ name: 'cfg', configMap: { name: 'nope' } }])).toBe(
+      'MountVolume.SetUp failed for volume "cfg" : configmap "nope" not found',
+    );
+    expect(await failure([{ name: 'cfg', configMap: { name: 'kube-proxy', items: [{ key: 'k', path: 'k' }] } }])).toBe(
+      'MountVolume.SetUp failed for volume "cfg" : configmap references non-existent config key: k',
+    );
     const { dir } = await setUp([{ name: 'cfg', configMap: { name: 'nope', optional: true } }]);
     expect(fs.readdirSync(dir('kubernetes.io~configmap', 'cfg')).filter((x) => !x.startsWith('..'))).toEqual([]);
-    const opt = await setUp([{ name: 'cfg', configMap: { name: 'kube-proxy', optional: true, items: [{ key: 'k', path: 'k' }, { key: 'kubeconfig', path: 'kc' }] } }]);
-    expect(fs.readdirSync(opt.dir('kubernetes.io~configmap', 'cfg')).filter((x) => !x.startsWith('..'))).toEqual(['kc']);
+    const opt = await setUp([
+      {
+        name: 'cfg',
+        configMap: {
+          name: 'kube-proxy',
+          optional: true,
+          items: [
+            { key: 'k', path: 'k' },
+            { key: 'kubeconfig', path: 'kc' },
+          ],
+        },
+      },
+    ]);
+    expect(fs.readdirSync(opt.dir('kubernetes.io~configmap', 'cfg')).filter((x) => !x.startsWith('..'))).toEqual([
+      'kc',
+    ]);
   });
 
   it('an item path that leaves the volume is refused', async () => {
-    expect(await failure([{ name: 'cfg', configMap: { name: 'kube-proxy', items: [{ key: 'kubeconfig', path: '../../escape' }] } }])).toContain("invalid path: must not contain '..'");
-    expect(await failure([{ name: 'cfg', configMap: { name: 'kube-proxy', items: [{ key: 'kubeconfig', path: '/etc/x' }] } }])).toContain('invalid path: must be relative path');
+    expect(
+      await failure([
+        { name: 'cfg', configMap: { name: 'kube-proxy', items: [{ key: 'kubeconfig', path: '../../escape' }] } },
+      ]),
+    ).toContain("invalid path: must not contain '..'");
+    expect(
+      await failure([
+        { name: 'cfg', configMap: { name: 'kube-proxy', items: [{ key: 'kubeconfig', path: '/etc/x' }] } },
+      ]),
+    ).toContain('invalid path: must be relative path');
   });
 
   it('registers the pod with PodObjects; without PodObjects it cannot mount', async () => {
     const { uid } = await setUp([{ name: 'cfg', configMap: { name: 'kube-proxy' } }]);
     expect(objects.registered.has(uid)).toBe(true);
     const { p, c } = podWith([{ name: 'cfg', configMap: { name: 'kube-proxy' } }]);
-    await expect(prepareVolumes(p, c, { rootDir })).rejects.toThrow('MountVolume.SetUp failed for volume "cfg" : configmap "kube-proxy": no API server to read it from');
+    await expect(prepareVolumes(p, c, { rootDir })).rejects.toThrow(
+      'MountVolume.SetUp failed for volume "cfg" : configmap "kube-proxy": no API server to read it from',
+    );
   });
 
   it('an unavailable object is an error that says so', async () => {
     objects.unavailable = true;
     try {
-      expect(await failure([{ name: 'cfg', configMap: { name: 'kube-proxy' } }])).toContain('the API server is not reachable');
+      expect(await failure([{ name: 'cfg', configMap: { name: 'kube-proxy' } }])).toContain(
+        'the API server is not reachable',
+      );
     } finally {
       objects.unavailable = false;
     }
@@ -137,15 +220,21 @@ describe('downwardAPI', () => {
   });
 
   it('an unsupported fieldPath is a FailedMount naming the item', async () => {
-    expect(await failure([{ name: 'info', downwardAPI: { items: [{ path: 'n', fieldRef: { fieldPath: 'spec.nodeName' } }] } }])).toBe(
-      'MountVolume.SetUp failed for volume "info" : downwardAPI item "n": unsupported fieldPath: spec.nodeName',
-    );
+    expect(
+      await failure([
+        { name: 'info', downwardAPI: { items: [{ path: 'n', fieldRef: { fieldPath: 'spec.nodeName' } }] } },
+      ]),
+    ).toBe('MountVolume.SetUp failed for volume "info" : downwardAPI item "n": unsupported fieldPath: spec.nodeName');
   });
 
   it('works for a static pod, with no PodObjects', async () => {
-    const { p, c, uid } = podWith([{ name: 'info', downwardAPI: { items: [{ path: 'name', fieldRef: { fieldPath: 'metadata.name' } }] } }]);
+    const { p, c, uid } = podWith([
+      { name: 'info', downwardAPI: { items: [{ path: 'name', fieldRef: { fieldPath: 'metadata.name' } }] } },
+    ]);
     await prepareVolumes(p, c, { rootDir });
-    expect(read(path.join(rootDir, 'pods', uid, 'volumes', 'kubernetes.io~downward-api', 'info'), 'name')).toBe(p.metadata.name);
+    expect(read(path.join(rootDir, 'pods', uid, 'volumes', 'kubernetes.io~downward-api', 'info'), 'name')).toBe(
+      p.metadata.name,
+    );
   });
 });
 
@@ -162,8 +251,12 @@ describe.skipIf(!IS_ROOT)('secret and projected on tmpfs (needs root)', () => {
   });
 
   it('a missing secret or key is the kubelet text', async () => {
-    expect(await failure([{ name: 's', secret: { secretName: 'nope' } }])).toBe('MountVolume.SetUp failed for volume "s" : secret "nope" not found');
-    expect(await failure([{ name: 's', secret: { secretName: 'tls', items: [{ key: 'x', path: 'x' }] } }])).toBe('MountVolume.SetUp failed for volume "s" : references non-existent secret key: x');
+    expect(await failure([{ name: 's', secret: { secretName: 'nope' } }])).toBe(
+      'MountVolume.SetUp failed for volume "s" : secret "nope" not found',
+    );
+    expect(await failure([{ name: 's', secret: { secretName: 'tls', items: [{ key: 'x', path: 'x' }] } }])).toBe(
+      'MountVolume.SetUp failed for volume "s" : references non-existent secret key: x',
+    );
   });
 
   it('the kube-api-access volume the ServiceAccount admission adds: token, ca.crt, namespace', async () => {
@@ -174,7 +267,11 @@ describe.skipIf(!IS_ROOT)('secret and projected on tmpfs (needs root)', () => {
         sources: [
           { serviceAccountToken: { expirationSeconds: 3607, path: 'token' } },
           { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
-          { downwardAPI: { items: [{ path: 'namespace', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } }] } },
+          {
+            downwardAPI: {
+              items: [{ path: 'namespace', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } }],
+            },
+          },
         ],
       },
     };
@@ -185,17 +282,23 @@ describe.skipIf(!IS_ROOT)('secret and projected on tmpfs (needs root)', () => {
     expect(read(d, 'ca.crt')).toBe('CA');
     expect(read(d, 'namespace')).toBe(NS);
     expect(mode(d, 'token')).toBe(0o644);
-    expect(objects.tokenRequests.slice(before)).toEqual([{ pod: p, serviceAccountName: 'kube-proxy', audience: undefined, expirationSeconds: 3607 }]);
+    expect(objects.tokenRequests.slice(before)).toEqual([
+      { pod: p, serviceAccountName: 'kube-proxy', audience: undefined, expirationSeconds: 3607 },
+    ]);
     expect(await tmpfsMountsUnder(path.join(rootDir, 'pods', uid))).toEqual([fs.realpathSync(d)]);
   });
 
   it('a token source: audience, expirationSeconds defaulted to 3600; errors of every source named', async () => {
     const before = objects.tokenRequests.length;
-    await setUp([{ name: 'tok', projected: { sources: [{ serviceAccountToken: { audience: 'vault', path: 'vault-token' } }] } }]);
-    expect(objects.tokenRequests.slice(before).map((r) => [r.audience, r.expirationSeconds])).toEqual([['vault', 3600]]);
-    expect(await failure([{ name: 'p', projected: { sources: [{ configMap: { name: 'a' } }, { secret: { name: 'b' } }] } }])).toBe(
-      'MountVolume.SetUp failed for volume "p" : [configmap "a" not found, secret "b" not found]',
-    );
+    await setUp([
+      { name: 'tok', projected: { sources: [{ serviceAccountToken: { audience: 'vault', path: 'vault-token' } }] } },
+    ]);
+    expect(objects.tokenRequests.slice(before).map((r) => [r.audience, r.expirationSeconds])).toEqual([
+      ['vault', 3600],
+    ]);
+    expect(
+      await failure([{ name: 'p', projected: { sources: [{ configMap: { name: 'a' } }, { secret: { name: 'b' } }] } }]),
+    ).toBe('MountVolume.SetUp failed for volume "p" : [configmap "a" not found, secret "b" not found]');
   });
 
   it('fsGroup: group-owned, group-readable, directories setgid; the token 0640', async () => {
@@ -227,22 +330,28 @@ describe.skipIf(!IS_ROOT)('secret and projected on tmpfs (needs root)', () => {
     const { dir, uid } = await setUp([{ name: 'scratch', emptyDir: { medium: 'Memory', sizeLimit: '8Mi' } }]);
     const d = fs.realpathSync(dir('kubernetes.io~empty-dir', 'scratch'));
     expect(await tmpfsMountsUnder(path.join(rootDir, 'pods', uid))).toEqual([d]);
-    const line = fs.readFileSync('/proc/self/mountinfo', 'utf8').split('\n').find((l) => l.split(' ')[4] === d)!;
+    const line = fs
+      .readFileSync('/proc/self/mountinfo', 'utf8')
+      .split('\n')
+      .find((l) => l.split(' ')[4] === d)!;
     expect(line).toMatch(/ - tmpfs tmpfs \S*size=8192k/);
   });
 
   const tmpfsSizeOf = (d: string): string => {
-    const line = fs.readFileSync('/proc/self/mountinfo', 'utf8').split('\n').find((l) => l.split(' ')[4] === d)!;
+    const line = fs
+      .readFileSync('/proc/self/mountinfo', 'utf8')
+      .split('\n')
+      .find((l) => l.split(' ')[4] === d)!;
     return / - tmpfs tmpfs \S*size=(\d+k)/.exec(line)?.[1] ?? 'none';
   };
 
-  it('emptyDir medium: Memory without sizeLimit is as large as the pod\'s memory limit (SizeMemoryBackedVolumes)', async () => {
+  it("emptyDir medium: Memory without sizeLimit is as large as the pod's memory limit (SizeMemoryBackedVolumes)", async () => {
     // podWith's one container has a 64Mi memory limit: the pod can use no more than that.
     const { dir } = await setUp([{ name: 'scratch', emptyDir: { medium: 'Memory' } }]);
     expect(tmpfsSizeOf(fs.realpathSync(dir('kubernetes.io~empty-dir', 'scratch')))).toBe('65536k');
   });
 
-  it('emptyDir medium: Memory: a sizeLimit above the pod\'s memory limit is cut to the limit', async () => {
+  it("emptyDir medium: Memory: a sizeLimit above the pod's memory limit is cut to the limit", async () => {
     const { dir } = await setUp([{ name: 'scratch', emptyDir: { medium: 'Memory', sizeLimit: '1Gi' } }]);
     expect(tmpfsSizeOf(fs.realpathSync(dir('kubernetes.io~empty-dir', 'scratch')))).toBe('65536k');
   });
@@ -251,7 +360,13 @@ describe.skipIf(!IS_ROOT)('secret and projected on tmpfs (needs root)', () => {
     const c = container({ volumeMounts: [{ name: 'scratch', mountPath: '/scratch' }] });
     const { dir } = await setUp([{ name: 'scratch', emptyDir: { medium: 'Memory' } }], { containers: [c] });
     const allocatable = os.totalmem() - 100 * 2 ** 20;
-    const reported = collectNodeInfo({ nodeName: 'node1', nodeIP: '10.0.0.1', runtimeVersion: '', kubeletVersion: '', runtimeReady: () => true }).allocatable().memory;
+    const reported = collectNodeInfo({
+      nodeName: 'node1',
+      nodeIP: '10.0.0.1',
+      runtimeVersion: '',
+      kubeletVersion: '',
+      runtimeReady: () => true,
+    }).allocatable().memory;
     expect(reported).toBe(`${Math.floor(allocatable / 1024)}Ki`);
     const pageAligned = Math.ceil(allocatable / 4096) * 4;
     expect(tmpfsSizeOf(fs.realpathSync(dir('kubernetes.io~empty-dir', 'scratch')))).toBe(`${pageAligned}k`);
@@ -290,7 +405,9 @@ describe.skipIf(!IS_ROOT)('secret and projected on tmpfs (needs root)', () => {
     fs.mkdirSync(elsewhere);
     execFileSync('mount', ['--bind', elsewhere, d]);
     try {
-      await expect(prepareVolumes(p, c, { rootDir, podObjects: objects })).rejects.toThrow('is a mount point, but not a tmpfs');
+      await expect(prepareVolumes(p, c, { rootDir, podObjects: objects })).rejects.toThrow(
+        'is a mount point, but not a tmpfs',
+      );
       expect(fs.readdirSync(elsewhere)).toEqual([]);
     } finally {
       execFileSync('umount', [d]);
@@ -304,7 +421,10 @@ describe.skipIf(!IS_ROOT)('secret and projected on tmpfs (needs root)', () => {
     await prepareVolumes(p, c, { rootDir, podObjects: objects });
     expect(fs.readlinkSync(path.join(d, '..data'))).toBe(before);
     const real = fs.realpathSync(d);
-    const lines = fs.readFileSync('/proc/self/mountinfo', 'utf8').split('\n').filter((l) => l.split(' ')[4] === real);
+    const lines = fs
+      .readFileSync('/proc/self/mountinfo', 'utf8')
+      .split('\n')
+      .filter((l) => l.split(' ')[4] === real);
     expect(lines.length).toBe(1);
     await removePodDirs(rootDir, uid, objects);
     expect(objects.unregistered).toContain(uid);

@@ -57,6 +57,8 @@ describe('cleanupPod', () => {
     fs.mkdirSync(escaped, { recursive: true });
     await rt.cleanupPod(uid, namespace, name);
     expect(fs.existsSync(escaped)).toBe(true);
-    expect(lines.join('\n')).toMatch(/Not removing pod directories: a name read back from the runtime is not a valid path component/);
+    expect(lines.join('\n')).toMatch(
+      /Not removing pod directories: a name read back from the runtime is not a valid path component/,
+    );
   });
 });

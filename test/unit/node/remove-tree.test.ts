@@ -23,7 +23,8 @@ beforeEach(() => {
   fs.writeFileSync(path.join(outside, 'keep', 'precious'), 'do not delete');
 });
 
-const outsideIntact = () => expect(fs.readFileSync(path.join(outside, 'keep', 'precious'), 'utf8')).toBe('do not delete');
+const outsideIntact = () =>
+  expect(fs.readFileSync(path.join(outside, 'keep', 'precious'), 'utf8')).toBe('do not delete');
 
 async function refusal(dir: string): Promise<PodCleanupError> {
   const err = await removeTreeOnOneMount(dir).catch((e: unknown) => e);
@@ -61,7 +62,9 @@ describe('removeTreeOnOneMount', () => {
       fs.mkdirSync(mnt);
       execFileSync('mount', ['--bind', outside, mnt]);
       const err = await refusal(tree);
-      expect(err.message).toBe(`refusing to remove ${tree}: ${mnt} is a mount point (or another filesystem); unmount it first`);
+      expect(err.message).toBe(
+        `refusing to remove ${tree}: ${mnt} is a mount point (or another filesystem); unmount it first`,
+      );
       expect(err.path).toBe(mnt);
       expect(err.retryable).toBe(true);
       outsideIntact();

@@ -29,7 +29,12 @@ function setup() {
   const objects = new FakePodObjects();
   const { logger, lines } = memoryLogger();
   // A floor of 10 ms, so a retry comes soon; nothing here asserts on time.
-  const manager = new VolumeManager({ podObjects: objects, logger, node: NODE, backoff: { initialMs: 10, maxMs: 40, jitter: 0, resetAfterMs: 0 } });
+  const manager = new VolumeManager({
+    podObjects: objects,
+    logger,
+    node: NODE,
+    backoff: { initialMs: 10, maxMs: 40, jitter: 0, resetAfterMs: 0 },
+  });
   return { objects, lines, manager };
 }
 
@@ -51,11 +56,24 @@ describe('VolumeManager', () => {
     expect(fs.readlinkSync(path.join(dir, '..data'))).not.toBe(first);
   });
 
-  it('rewrites downwardAPI files (and a projected downwardAPI source) when only the pod\'s labels or annotations change', async () => {
+  it("rewrites downwardAPI files (and a projected downwardAPI source) when only the pod's labels or annotations change", async () => {
     const { manager } = setup();
     const p = testPod([
-      { name: 'info', downwardAPI: { items: [{ path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } }, { path: 'ann', fieldRef: { fieldPath: "metadata.annotations['note']" } }] } },
-      { name: 'proj', projected: { sources: [{ downwardAPI: { items: [{ path: 'tier', fieldRef: { fieldPath: "metadata.labels['tier']" } }] } }] } },
+      {
+        name: 'info',
+        downwardAPI: {
+          items: [
+            { path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } },
+            { path: 'ann', fieldRef: { fieldPath: "metadata.annotations['note']" } },
+          ],
+        },
+      },
+      {
+        name: 'proj',
+        projected: {
+          sources: [{ downwardAPI: { items: [{ path: 'tier', fieldRef: { fieldPath: "metadata.labels['tier']" } }] } }],
+        },
+      },
     ]);
     p.metadata.labels = { tier: 'a' };
     p.metadata.annotations = { note: 'one' };
@@ -64,7 +82,10 @@ describe('VolumeManager', () => {
     expect(fs.readFileSync(path.join(info, 'labels'), 'utf8')).toBe('tier="a"');
     const first = fs.readlinkSync(path.join(info, '..data'));
     // The desired set's next version of the same pod (same UID): only the metadata differs.
-    manager.podUpdated({ ...p, metadata: { ...p.metadata, labels: { tier: 'b', extra: 'x' }, annotations: { note: 'two' } } });
+    manager.podUpdated({
+      ...p,
+      metadata: { ...p.metadata, labels: { tier: 'b', extra: 'x' }, annotations: { note: 'two' } },
+    });
     await manager.idle();
     expect(fs.readFileSync(path.join(info, 'labels'), 'utf8')).toBe('extra="x"\ntier="b"');
     expect(fs.readFileSync(path.join(info, 'ann'), 'utf8')).toBe('two');
@@ -74,7 +95,9 @@ describe('VolumeManager', () => {
 
   it('a pod update that leaves labels and annotations as they were rewrites nothing', async () => {
     const { manager } = setup();
-    const p = testPod([{ name: 'info', downwardAPI: { items: [{ path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } }] } }]);
+    const p = testPod([
+      { name: 'info', downwardAPI: { items: [{ path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } }] } },
+    ]);
     p.metadata.labels = { tier: 'a' };
     const dir = await manager.setUp(p, p.spec!.volumes![0]!, rootDir);
     const first = fs.readlinkSync(path.join(dir, '..data'));
@@ -97,7 +120,9 @@ describe('VolumeManager', () => {
   it('rewrites a renewed token and the secret of a projected volume', async () => {
     const { objects, manager } = setup();
     objects.setSecret(NS, 's', { k: 'v1' });
-    const p = testPod([{ name: 'p', projected: { sources: [{ serviceAccountToken: { path: 'token' } }, { secret: { name: 's' } }] } }]);
+    const p = testPod([
+      { name: 'p', projected: { sources: [{ serviceAccountToken: { path: 'token' } }, { secret: { name: 's' } }] } },
+    ]);
     const dir = await manager.setUp(p, p.spec!.volumes![0]!, rootDir);
     expect(fs.readFileSync(path.join(dir, 'token'), 'utf8')).toBe('token-default--3600-0');
     objects.tokenSerial = 1;
@@ -125,11 +150,21 @@ describe('VolumeManager', () => {
     await waitFor(() => asked >= 3, { timeoutMs: 10_000, what: 'three retries of the rewrite' });
     const warns = records(lines).filter((r) => r.msg === 'Volume update failed; retrying with back-off');
     expect(warns).toHaveLength(1);
-    expect(warns[0]).toMatchObject({ volume: 'cfg', podUID: p.metadata.uid, err: 'MountVolume.SetUp failed for volume "cfg" : configmap "cfg" not found' });
+    expect(warns[0]).toMatchObject({
+      volume: 'cfg',
+      podUID: p.metadata.uid,
+      err: 'MountVolume.SetUp failed for volume "cfg" : configmap "cfg" not found',
+    });
     expect(fs.readFileSync(path.join(dir, 'a'), 'utf8')).toBe('1');
     objects.setConfigMap(NS, 'cfg', { a: '2' });
-    await waitFor(() => fs.readFileSync(path.join(dir, 'a'), 'utf8') === '2', { timeoutMs: 10_000, what: 'the retry to write the object back' });
-    await waitFor(() => records(lines).some((r) => r.msg === 'Volume updated again after failures'), { timeoutMs: 10_000, what: 'the recovery line' });
+    await waitFor(() => fs.readFileSync(path.join(dir, 'a'), 'utf8') === '2', {
+      timeoutMs: 10_000,
+      what: 'the retry to write the object back',
+    });
+    await waitFor(() => records(lines).some((r) => r.msg === 'Volume updated again after failures'), {
+      timeoutMs: 10_000,
+      what: 'the recovery line',
+    });
     manager.forgetPod(p.metadata.uid);
   });
 

@@ -4,7 +4,14 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MountPropagation } from '../../../src/cri/cri-types.js';
-import { PodCleanupError, SubPathError, UnsafePathComponentError, VolumeError, prepareVolumes, removePodDirs } from '../../../src/node/volumes.js';
+import {
+  PodCleanupError,
+  SubPathError,
+  UnsafePathComponentError,
+  VolumeError,
+  prepareVolumes,
+  removePodDirs,
+} from '../../../src/node/volumes.js';
 import { IS_ROOT, mountsUnder, unmountAllUnder } from '../../support/mounts.js';
 import { useTmpDir } from '../../support/tmp.js';
 import { UID, container, pod } from '../kuberuntime/fixtures.js';
@@ -30,7 +37,16 @@ afterAll(async () => {
 
 function hostPathPod(type: string | undefined, p: string, mountOver = {}) {
   const c = container({ volumeMounts: [{ name: 'v', mountPath: '/v', ...mountOver }] });
-  return { c, p: pod({ spec: { hostNetwork: true, volumes: [{ name: 'v', hostPath: { path: p, ...(type !== undefined ? { type } : {}) } }], containers: [c] } }) };
+  return {
+    c,
+    p: pod({
+      spec: {
+        hostNetwork: true,
+        volumes: [{ name: 'v', hostPath: { path: p, ...(type !== undefined ? { type } : {}) } }],
+        containers: [c],
+      },
+    }),
+  };
 }
 
 async function mountsFor(type: string | undefined, p: string, mountOver = {}) {
@@ -53,7 +69,11 @@ async function hostPathError(type: string, p: string): Promise<string> {
 describe('hostPath types', () => {
   it('unset and "" check nothing', async () => {
     const missing = path.join(host, 'missing-any');
-    expect((await mountsFor(undefined, missing))[0]).toMatchObject({ containerPath: '/v', hostPath: missing, readonly: false });
+    expect((await mountsFor(undefined, missing))[0]).toMatchObject({
+      containerPath: '/v',
+      hostPath: missing,
+      readonly: false,
+    });
     expect((await mountsFor('', missing))[0]!.hostPath).toBe(missing);
     expect(fs.existsSync(missing)).toBe(false);
   });
@@ -64,12 +84,16 @@ describe('hostPath types', () => {
     const st = fs.statSync(d);
     expect(st.isDirectory()).toBe(true);
     expect(st.mode & 0o777).toBe(0o755 & ~process.umask());
-    expect(await hostPathError('DirectoryOrCreate', path.join(host, 'file'))).toBe(`hostPath type check failed: ${path.join(host, 'file')} is not a directory`);
+    expect(await hostPathError('DirectoryOrCreate', path.join(host, 'file'))).toBe(
+      `hostPath type check failed: ${path.join(host, 'file')} is not a directory`,
+    );
   });
 
   it('Directory must exist and be a directory', async () => {
     await mountsFor('Directory', path.join(host, 'dir'));
-    expect(await hostPathError('Directory', path.join(host, 'nope'))).toBe(`hostPath type check failed: ${path.join(host, 'nope')} is not a directory`);
+    expect(await hostPathError('Directory', path.join(host, 'nope'))).toBe(
+      `hostPath type check failed: ${path.join(host, 'nope')} is not a directory`,
+    );
     expect(await hostPathError('Directory', path.join(host, 'file'))).toMatch(/is not a directory$/);
   });
 
@@ -99,15 +123,20 @@ describe('hostPath types', () => {
   });
 
   it('BlockDevice', async () => {
-    const block = fs.readdirSync('/dev').map((d) => path.join('/dev', d)).find((d) => {
-      try {
-        return fs.statSync(d).isBlockDevice();
-      } catch {
-        return false;
-      }
-    });
+    const block = fs
+      .readdirSync('/dev')
+      .map((d) => path.join('/dev', d))
+      .find((d) => {
+        try {
+          return fs.statSync(d).isBlockDevice();
+        } catch {
+          return false;
+        }
+      });
     if (block) await mountsFor('BlockDevice', block);
-    expect(await hostPathError('BlockDevice', '/dev/null')).toBe('hostPath type check failed: /dev/null is not a block device');
+    expect(await hostPathError('BlockDevice', '/dev/null')).toBe(
+      'hostPath type check failed: /dev/null is not a block device',
+    );
   });
 
   it('an unknown type is refused', async () => {
@@ -117,28 +146,43 @@ describe('hostPath types', () => {
 
 describe('mount options', () => {
   it('readOnly and propagation', async () => {
-    expect((await mountsFor(undefined, host, { readOnly: true, mountPropagation: 'HostToContainer' }))[0]).toMatchObject({
+    expect(
+      (await mountsFor(undefined, host, { readOnly: true, mountPropagation: 'HostToContainer' }))[0],
+    ).toMatchObject({
       readonly: true,
       propagation: MountPropagation.PROPAGATION_HOST_TO_CONTAINER,
     });
-    expect((await mountsFor(undefined, host, { mountPropagation: 'None' }))[0]!.propagation).toBe(MountPropagation.PROPAGATION_PRIVATE);
+    expect((await mountsFor(undefined, host, { mountPropagation: 'None' }))[0]!.propagation).toBe(
+      MountPropagation.PROPAGATION_PRIVATE,
+    );
     const err = await mountsFor(undefined, host, { mountPropagation: 'Bidirectional' }).catch((e: unknown) => e);
-    expect((err as Error).message).toMatch(/Bidirectional mount propagation is available only to privileged containers/);
-    const c = container({ securityContext: { privileged: true }, volumeMounts: [{ name: 'v', mountPath: '/v', mountPropagation: 'Bidirectional' }] });
+    expect((err as Error).message).toMatch(
+      /Bidirectional mount propagation is available only to privileged containers/,
+    );
+    const c = container({
+      securityContext: { privileged: true },
+      volumeMounts: [{ name: 'v', mountPath: '/v', mountPropagation: 'Bidirectional' }],
+    });
     const p = pod({ spec: { volumes: [{ name: 'v', hostPath: { path: host } }], containers: [c] } });
     expect((await prepareVolumes(p, c, { rootDir }))[0]!.propagation).toBe(MountPropagation.PROPAGATION_BIDIRECTIONAL);
   });
 
-  it('refuses an absolute subPath or one with .., with the kubelet\'s words', async () => {
+  it("refuses an absolute subPath or one with .., with the kubelet's words", async () => {
     const dir = path.join(host, 'dir');
-    await expect(mountsFor('Directory', dir, { subPath: '../escape' })).rejects.toThrow("unable to provision SubPath `../escape`: must not contain '..'");
-    await expect(mountsFor('Directory', dir, { subPath: '/etc' })).rejects.toThrow('error SubPath `/etc` must not be an absolute path');
+    await expect(mountsFor('Directory', dir, { subPath: '../escape' })).rejects.toThrow(
+      "unable to provision SubPath `../escape`: must not contain '..'",
+    );
+    await expect(mountsFor('Directory', dir, { subPath: '/etc' })).rejects.toThrow(
+      'error SubPath `/etc` must not be an absolute path',
+    );
   });
 });
 
 describe('hostPath paths', () => {
   it('refuses a relative hostPath and one with a .. component', async () => {
-    expect(await hostPathErrorAny('', 'relative/dir')).toBe('volume "v": hostPath "relative/dir" must be an absolute path without \'..\'');
+    expect(await hostPathErrorAny('', 'relative/dir')).toBe(
+      'volume "v": hostPath "relative/dir" must be an absolute path without \'..\'',
+    );
     expect(await hostPathErrorAny('', `${host}/../escape`)).toMatch(/must be an absolute path without '\.\.'$/);
   });
 });
@@ -157,7 +201,8 @@ describe.skipIf(!IS_ROOT)('subPath binds (needs root)', () => {
     return { c, p };
   }
   const prepare = ({ c, p }: ReturnType<typeof subPathPod>) => prepareVolumes(p, c, { rootDir: subRoot });
-  const target = (container: string, index: number) => path.join(subRoot, 'pods', SUB_UID, 'volume-subpaths', 'data', container, String(index));
+  const target = (container: string, index: number) =>
+    path.join(subRoot, 'pods', SUB_UID, 'volume-subpaths', 'data', container, String(index));
 
   beforeAll(async () => {
     fs.mkdirSync(path.join(outside, 'keep'), { recursive: true });
@@ -172,22 +217,41 @@ describe.skipIf(!IS_ROOT)('subPath binds (needs root)', () => {
   });
 
   it('binds a directory and a file subPath at volume-subpaths/<volume>/<container>/<index>', async () => {
-    const m = await prepare(subPathPod([{ subPath: 'conf', mountPath: '/conf' }, { subPath: 'single', mountPath: '/single' }]));
+    const m = await prepare(
+      subPathPod([
+        { subPath: 'conf', mountPath: '/conf' },
+        { subPath: 'single', mountPath: '/single' },
+      ]),
+    );
     expect(m[0]!.hostPath).toBe(target('app', 0));
     expect(m[1]!.hostPath).toBe(target('app', 1));
     expect(fs.readFileSync(path.join(m[0]!.hostPath, 'a'), 'utf8')).toBe('config');
     expect(fs.readFileSync(m[1]!.hostPath, 'utf8')).toBe('one file');
-    expect(mountsUnder(subRoot).map((x) => x.mountPoint).sort()).toEqual([target('app', 0), target('app', 1)]);
+    expect(
+      mountsUnder(subRoot)
+        .map((x) => x.mountPoint)
+        .sort(),
+    ).toEqual([target('app', 0), target('app', 1)]);
   });
 
   it('keeps an existing bind on a restart instead of stacking another, and rebinds what changed', async () => {
-    await prepare(subPathPod([{ subPath: 'conf', mountPath: '/conf' }, { subPath: 'single', mountPath: '/single' }]));
+    await prepare(
+      subPathPod([
+        { subPath: 'conf', mountPath: '/conf' },
+        { subPath: 'single', mountPath: '/single' },
+      ]),
+    );
     expect(mountsUnder(subRoot)).toHaveLength(2);
     // The subPath now names another directory: the old bind goes, the new one shows it.
     fs.renameSync(path.join(emptyDir, 'conf'), path.join(emptyDir, 'conf-old'));
     fs.mkdirSync(path.join(emptyDir, 'conf'));
     fs.writeFileSync(path.join(emptyDir, 'conf', 'b'), 'new');
-    await prepare(subPathPod([{ subPath: 'conf', mountPath: '/conf' }, { subPath: 'single', mountPath: '/single' }]));
+    await prepare(
+      subPathPod([
+        { subPath: 'conf', mountPath: '/conf' },
+        { subPath: 'single', mountPath: '/single' },
+      ]),
+    );
     expect(mountsUnder(subRoot)).toHaveLength(2);
     expect(fs.readdirSync(target('app', 0))).toEqual(['b']);
   });
@@ -198,16 +262,21 @@ describe.skipIf(!IS_ROOT)('subPath binds (needs root)', () => {
     expect(fs.statSync(m[0]!.hostPath).ino).toBe(fs.statSync(path.join(emptyDir, 'made', 'here')).ino);
   });
 
-  it.each(['escape', 'escape/keep', 'escape/x', 'up', 'up/other'])('refuses subPath %s, which leads out of the volume, and makes nothing', async (subPath) => {
-    const before = mountsUnder(subRoot).length;
-    const err = await prepare(subPathPod([{ subPath, mountPath: '/x' }], 'victim')).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(SubPathError);
-    expect((err as Error).message).toBe(`failed to prepare subPath for volumeMount "data" of container "victim": subPath ${JSON.stringify(subPath)} resolves outside the volume`);
-    expect(mountsUnder(subRoot)).toHaveLength(before);
-    expect(fs.readdirSync(outside)).toEqual(['keep']);
-    expect(fs.readdirSync(path.dirname(emptyDir))).toEqual(['data']);
-    expect(fs.readFileSync(path.join(outside, 'keep', 'precious'), 'utf8')).toBe('host file');
-  });
+  it.each(['escape', 'escape/keep', 'escape/x', 'up', 'up/other'])(
+    'refuses subPath %s, which leads out of the volume, and makes nothing',
+    async (subPath) => {
+      const before = mountsUnder(subRoot).length;
+      const err = await prepare(subPathPod([{ subPath, mountPath: '/x' }], 'victim')).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(SubPathError);
+      expect((err as Error).message).toBe(
+        `failed to prepare subPath for volumeMount "data" of container "victim": subPath ${JSON.stringify(subPath)} resolves outside the volume`,
+      );
+      expect(mountsUnder(subRoot)).toHaveLength(before);
+      expect(fs.readdirSync(outside)).toEqual(['keep']);
+      expect(fs.readdirSync(path.dirname(emptyDir))).toEqual(['data']);
+      expect(fs.readFileSync(path.join(outside, 'keep', 'precious'), 'utf8')).toBe('host file');
+    },
+  );
 
   it('follows a symlink that comes back into the volume, as the kubelet does', async () => {
     const m = await prepare(subPathPod([{ subPath: 'up/data/single', mountPath: '/s' }], 'roundabout'));
@@ -250,7 +319,9 @@ describe('pod-managed files', () => {
 
   it('host-network pods get a managed /etc/hosts with header, node hosts and aliases', async () => {
     const c = container();
-    const p = pod({ spec: { hostNetwork: true, hostAliases: [{ ip: '10.1.1.1', hostnames: ['a', 'b'] }], containers: [c] } });
+    const p = pod({
+      spec: { hostNetwork: true, hostAliases: [{ ip: '10.1.1.1', hostnames: ['a', 'b'] }], containers: [c] },
+    });
     const m = await prepareVolumes(p, c, { rootDir, nodeHostsFile: nodeHosts });
     const hosts = m.find((x) => x.containerPath === '/etc/hosts')!;
     expect(hosts.hostPath).toBe(path.join(rootDir, 'pods', UID, 'etc-hosts'));
@@ -262,9 +333,17 @@ describe('pod-managed files', () => {
 
   it('no managed /etc/hosts when the container mounts its own', async () => {
     const c = container({ volumeMounts: [{ name: 'h', mountPath: '/etc/hosts' }] });
-    const p = pod({ spec: { hostNetwork: true, volumes: [{ name: 'h', hostPath: { path: nodeHosts, type: 'File' } }], containers: [c] } });
+    const p = pod({
+      spec: {
+        hostNetwork: true,
+        volumes: [{ name: 'h', hostPath: { path: nodeHosts, type: 'File' } }],
+        containers: [c],
+      },
+    });
     const m = await prepareVolumes(p, c, { rootDir, nodeHostsFile: nodeHosts });
-    expect(m.filter((x) => x.containerPath === '/etc/hosts')).toEqual([expect.objectContaining({ hostPath: nodeHosts })]);
+    expect(m.filter((x) => x.containerPath === '/etc/hosts')).toEqual([
+      expect.objectContaining({ hostPath: nodeHosts }),
+    ]);
   });
 
   it('termination message file: 8 hex chars, 0666, mounted at terminationMessagePath', async () => {
@@ -307,7 +386,10 @@ describe('pod-managed files', () => {
       ['/etc/kubernetes/admin.conf', path.join(host, 'file')],
       ['/pki-again', made],
       ['/etc/hosts', path.join(rootDir, 'pods', UID, 'etc-hosts')],
-      ['/dev/termination-log', expect.stringContaining(path.join(rootDir, 'pods', UID, 'containers', 'app')) as unknown as string],
+      [
+        '/dev/termination-log',
+        expect.stringContaining(path.join(rootDir, 'pods', UID, 'containers', 'app')) as unknown as string,
+      ],
     ]);
     expect(fs.statSync(made).isDirectory()).toBe(true);
   });
@@ -342,7 +424,9 @@ describe('pod-managed files', () => {
   it('unsupported volume types are refused clearly', async () => {
     const c = container({ volumeMounts: [{ name: 's', mountPath: '/s' }] });
     const p = pod({ spec: { volumes: [{ name: 's', nfs: { server: 'nfs.example', path: '/x' } }], containers: [c] } });
-    await expect(prepareVolumes(p, c, { rootDir })).rejects.toThrow('volume "s": volume type nfs is not supported for static pods by bootlet');
+    await expect(prepareVolumes(p, c, { rootDir })).rejects.toThrow(
+      'volume "s": volume type nfs is not supported for static pods by bootlet',
+    );
   });
 
   it('removePodDirs removes the whole pod directory', async () => {
@@ -350,7 +434,9 @@ describe('pod-managed files', () => {
     await removePodDirs(rootDir, UID);
     expect(fs.existsSync(path.join(rootDir, 'pods', UID))).toBe(false);
     await expect(removePodDirs(rootDir, '..')).rejects.toThrow(UnsafePathComponentError);
-    await expect(removePodDirs(rootDir, '../../../../ESCAPED/evil')).rejects.toThrow('invalid pod uid "../../../../ESCAPED/evil": not usable as a path component');
+    await expect(removePodDirs(rootDir, '../../../../ESCAPED/evil')).rejects.toThrow(
+      'invalid pod uid "../../../../ESCAPED/evil": not usable as a path component',
+    );
     // the host directories it never owned are untouched
     expect(execFileSync('ls', [host], { encoding: 'utf8' })).toContain('file');
   });

@@ -1,11 +1,21 @@
 import type { Pod } from 'kubernetes-types/core/v1';
 import { describe, expect, it } from 'vitest';
-import { groupByPriority, periodRequestedSeconds, shutdownPeriods, waveReserves } from '../../../src/nodeshutdown/shutdown-groups.js';
+import {
+  groupByPriority,
+  periodRequestedSeconds,
+  shutdownPeriods,
+  waveReserves,
+} from '../../../src/nodeshutdown/shutdown-groups.js';
 
 function pod(name: string, opts: { cls?: string; priority?: number; component?: string; grace?: number } = {}): Pod {
   return {
     metadata: { name, labels: opts.component ? { component: opts.component } : {} },
-    spec: { containers: [], priorityClassName: opts.cls, priority: opts.priority, terminationGracePeriodSeconds: opts.grace },
+    spec: {
+      containers: [],
+      priorityClassName: opts.cls,
+      priority: opts.priority,
+      terminationGracePeriodSeconds: opts.grace,
+    },
   };
 }
 const names = (ps: Pod[][]) => ps.map((w) => w.map((p) => p.metadata!.name));
@@ -38,7 +48,17 @@ describe('groupByPriority', () => {
     { priority: 2_000_000_000, shutdownGracePeriodSeconds: 10 },
   ];
   it('puts a pod in the highest group at or below its priority, the class resolved locally', () => {
-    const groups = groupByPriority(periods, [pod('a'), pod('b', { priority: 9999 }), pod('c', { priority: 10000 }), pod('d', { cls: 'system-cluster-critical' }), pod('e', { priority: -5 })], (p) => p);
+    const groups = groupByPriority(
+      periods,
+      [
+        pod('a'),
+        pod('b', { priority: 9999 }),
+        pod('c', { priority: 10000 }),
+        pod('d', { cls: 'system-cluster-critical' }),
+        pod('e', { priority: -5 }),
+      ],
+      (p) => p,
+    );
     expect(groups.map((g) => [g.priority, names(g.waves)])).toEqual([
       [0, [['a', 'b', 'e']]],
       [10000, [['c']]],
@@ -46,7 +66,12 @@ describe('groupByPriority', () => {
     ]);
   });
   it('orders the control plane in reverse dependency order within a group, and leaves empty groups out', () => {
-    const cp = [pod('etcd', { cls: 'system-node-critical', component: 'etcd' }), pod('apiserver', { cls: 'system-node-critical', component: 'kube-apiserver' }), pod('cm', { cls: 'system-node-critical', component: 'kube-controller-manager' }), pod('sched', { cls: 'system-node-critical', component: 'kube-scheduler' })];
+    const cp = [
+      pod('etcd', { cls: 'system-node-critical', component: 'etcd' }),
+      pod('apiserver', { cls: 'system-node-critical', component: 'kube-apiserver' }),
+      pod('cm', { cls: 'system-node-critical', component: 'kube-controller-manager' }),
+      pod('sched', { cls: 'system-node-critical', component: 'kube-scheduler' }),
+    ];
     const groups = groupByPriority(periods, cp, (p) => p);
     expect(groups).toHaveLength(1);
     expect(names(groups[0].waves)).toEqual([['cm', 'sched'], ['apiserver'], ['etcd']]);
@@ -55,7 +80,16 @@ describe('groupByPriority', () => {
 
 describe('waveReserves', () => {
   it("keeps etcd's whole grace (capped by the group's) at the end, the earlier waves sharing the rest", () => {
-    const group = (grace: number, etcdGrace: number) => groupByPriority([{ priority: 0, shutdownGracePeriodSeconds: grace }], [pod('cm', { component: 'kube-controller-manager', grace: 30 }), pod('api', { component: 'kube-apiserver', grace: 30 }), pod('etcd', { component: 'etcd', grace: etcdGrace })], (p) => p)[0];
+    const group = (grace: number, etcdGrace: number) =>
+      groupByPriority(
+        [{ priority: 0, shutdownGracePeriodSeconds: grace }],
+        [
+          pod('cm', { component: 'kube-controller-manager', grace: 30 }),
+          pod('api', { component: 'kube-apiserver', grace: 30 }),
+          pod('etcd', { component: 'etcd', grace: etcdGrace }),
+        ],
+        (p) => p,
+      )[0];
     expect(waveReserves(group(30, 10), (p) => p)).toEqual([0, 20, 10]);
     expect(waveReserves(group(10, 30), (p) => p)).toEqual([0, 0, 10]);
     expect(waveReserves(group(60, 10), (p) => p)).toEqual([20, 30, 10]);

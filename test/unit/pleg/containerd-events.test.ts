@@ -6,7 +6,12 @@ import * as path from 'node:path';
 import protobuf from 'protobufjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import descriptor from '../../../src/cri/generated/containerd-events-descriptor.json';
-import { ContainerdEventsClient, ContainerdEventsError, taskEventFilters, type ContainerdTaskEvent } from '../../../src/cri/containerd-events.js';
+import {
+  ContainerdEventsClient,
+  ContainerdEventsError,
+  taskEventFilters,
+  type ContainerdTaskEvent,
+} from '../../../src/cri/containerd-events.js';
 import { useTmpDir } from '../../support/tmp.js';
 import { waitFor } from '../../support/wait.js';
 
@@ -19,7 +24,16 @@ function envelope(namespace: string, topic: string, payloadType: string, payload
   const value = t.encode(t.create(payload)).finish();
   const env = type('Envelope');
   return Buffer.from(
-    env.encode(env.create({ timestamp: { seconds: 1_800_000_000, nanos: 5_000_000 }, namespace, topic, event: { typeUrl: `containerd.events.${payloadType}`, value } })).finish(),
+    env
+      .encode(
+        env.create({
+          timestamp: { seconds: 1_800_000_000, nanos: 5_000_000 },
+          namespace,
+          topic,
+          event: { typeUrl: `containerd.events.${payloadType}`, value },
+        }),
+      )
+      .finish(),
   );
 }
 
@@ -30,7 +44,9 @@ let noEventsAddress = '';
 let noEventsServer: grpc.Server;
 
 function bind(s: grpc.Server, sock: string): Promise<void> {
-  return new Promise((resolve, reject) => s.bindAsync(`unix://${sock}`, grpc.ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve())));
+  return new Promise((resolve, reject) =>
+    s.bindAsync(`unix://${sock}`, grpc.ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve())),
+  );
 }
 
 beforeAll(async () => {
@@ -47,10 +63,16 @@ beforeAll(async () => {
   server.addService({ Subscribe: subscribe } as grpc.ServiceDefinition, {
     Subscribe: (call: grpc.ServerWritableStream<Buffer, Buffer>) => {
       seen.namespace = String(call.metadata.get('containerd-namespace')[0]);
-      const req = type('SubscribeRequest').toObject(type('SubscribeRequest').decode(call.request)) as { filters: string[] };
+      const req = type('SubscribeRequest').toObject(type('SubscribeRequest').decode(call.request)) as {
+        filters: string[];
+      };
       seen.filters = req.filters;
-      call.write(envelope('moby', '/tasks/exit', 'TaskExit', { containerId: 'docker-thing', id: 'docker-thing', exitStatus: 1 }));
-      call.write(envelope('k8s.io', '/tasks/exit', 'TaskExit', { containerId: 'c1', id: 'c1', pid: 42, exitStatus: 137 }));
+      call.write(
+        envelope('moby', '/tasks/exit', 'TaskExit', { containerId: 'docker-thing', id: 'docker-thing', exitStatus: 1 }),
+      );
+      call.write(
+        envelope('k8s.io', '/tasks/exit', 'TaskExit', { containerId: 'c1', id: 'c1', pid: 42, exitStatus: 137 }),
+      );
       call.write(envelope('k8s.io', '/tasks/oom', 'TaskOOM', { containerId: 'c2' }));
       call.write(envelope('k8s.io', '/tasks/delete', 'TaskDelete', { containerId: 'c1', pid: 42, exitStatus: 137 }));
       call.write(envelope('k8s.io', '/containers/create', 'TaskOOM', { containerId: 'ignored' }));
@@ -84,10 +106,30 @@ describe('ContainerdEventsClient', () => {
     expect(seen).toEqual({ namespace: 'k8s.io', filters: taskEventFilters('k8s.io') });
     expect(seen.filters).toContain('namespace==k8s.io,topic=="/tasks/exit"');
     expect(got).toEqual([
-      { topic: '/tasks/exit', namespace: 'k8s.io', containerId: 'c1', processId: 'c1', exitStatus: 137, publishedAtMs: 1_800_000_000_005 },
+      {
+        topic: '/tasks/exit',
+        namespace: 'k8s.io',
+        containerId: 'c1',
+        processId: 'c1',
+        exitStatus: 137,
+        publishedAtMs: 1_800_000_000_005,
+      },
       { topic: '/tasks/oom', namespace: 'k8s.io', containerId: 'c2', processId: '', publishedAtMs: 1_800_000_000_005 },
-      { topic: '/tasks/delete', namespace: 'k8s.io', containerId: 'c1', processId: '', exitStatus: 137, publishedAtMs: 1_800_000_000_005 },
-      { topic: '/tasks/start', namespace: 'k8s.io', containerId: 'c3', processId: '', publishedAtMs: 1_800_000_000_005 },
+      {
+        topic: '/tasks/delete',
+        namespace: 'k8s.io',
+        containerId: 'c1',
+        processId: '',
+        exitStatus: 137,
+        publishedAtMs: 1_800_000_000_005,
+      },
+      {
+        topic: '/tasks/start',
+        namespace: 'k8s.io',
+        containerId: 'c3',
+        processId: '',
+        publishedAtMs: 1_800_000_000_005,
+      },
     ]);
     sub.cancel();
     await waitFor(() => ended, { timeoutMs: 10_000, what: 'the end of the stream' });

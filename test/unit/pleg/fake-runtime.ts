@@ -10,7 +10,12 @@ import {
   type RuntimeService,
 } from '../../../src/cri/cri-types.js';
 import { criOutput } from '../../support/cri-messages.js';
-import { containerAnnotations, containerLabels, sandboxLabels, type LabelledPod } from '../../../src/kuberuntime/labels.js';
+import {
+  containerAnnotations,
+  containerLabels,
+  sandboxLabels,
+  type LabelledPod,
+} from '../../../src/kuberuntime/labels.js';
 
 export function labelledPod(uid: string): LabelledPod {
   return { metadata: { name: `pod-${uid}`, namespace: 'default', uid }, spec: { containers: [] } };
@@ -18,10 +23,24 @@ export function labelledPod(uid: string): LabelledPod {
 
 export function sandbox(id: string, uid: string, state: PodSandboxState = PodSandboxState.SANDBOX_READY): PodSandbox {
   const p = labelledPod(uid);
-  return { id, metadata: { name: p.metadata.name, uid, namespace: 'default', attempt: 0 }, state, createdAt: 1, labels: sandboxLabels(p), annotations: {}, runtimeHandler: '' };
+  return {
+    id,
+    metadata: { name: p.metadata.name, uid, namespace: 'default', attempt: 0 },
+    state,
+    createdAt: 1,
+    labels: sandboxLabels(p),
+    annotations: {},
+    runtimeHandler: '',
+  };
 }
 
-export function container(id: string, sandboxId: string, uid: string, name: string, state: ContainerState = ContainerState.CONTAINER_RUNNING): Container {
+export function container(
+  id: string,
+  sandboxId: string,
+  uid: string,
+  name: string,
+  state: ContainerState = ContainerState.CONTAINER_RUNNING,
+): Container {
   const p = labelledPod(uid);
   return {
     id,
@@ -32,7 +51,11 @@ export function container(id: string, sandboxId: string, uid: string, name: stri
     state,
     createdAt: 1,
     labels: containerLabels(p, name),
-    annotations: containerAnnotations(p, { name, image: 'bootlet.local/busybox:1.36' }, { hash: 'abc', restartCount: 0, type: 'container' }),
+    annotations: containerAnnotations(
+      p,
+      { name, image: 'bootlet.local/busybox:1.36' },
+      { hash: 'abc', restartCount: 0, type: 'container' },
+    ),
   };
 }
 
@@ -90,7 +113,8 @@ export class FakeRuntime {
       if (this.failLists) throw new CriError('ListPodSandbox', 14, 'runtime down');
       return this.sandboxes.filter((s) => selected(s.labels, f?.labelSelector)).map((s) => ({ ...s }));
     },
-    listContainers: async (f) => this.containers.filter((c) => selected(c.labels, f?.labelSelector)).map((c) => ({ ...c })),
+    listContainers: async (f) =>
+      this.containers.filter((c) => selected(c.labels, f?.labelSelector)).map((c) => ({ ...c })),
     getContainerEvents: (onEvent, onEnd) => {
       this.eventSubscriptions++;
       if (this.eventsMode === 'open') {
@@ -126,7 +150,16 @@ export class FakeRuntime {
       this.onStatus?.();
       const c = this.containers.find((x) => x.id === id);
       if (!c) throw new CriError('ContainerStatus', 5, 'not found');
-      return { ...c, startedAt: c.createdAt, finishedAt: 0, exitCode: 0, reason: '', message: '', mounts: [], logPath: '' };
+      return {
+        ...c,
+        startedAt: c.createdAt,
+        finishedAt: 0,
+        exitCode: 0,
+        reason: '',
+        message: '',
+        mounts: [],
+        logPath: '',
+      };
     },
     execSync: unused,
     reopenContainerLog: unused,

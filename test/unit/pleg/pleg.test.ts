@@ -102,7 +102,11 @@ describe('choosing the mechanism', () => {
     s.rt.eventsMode = 'open';
     await startAndSettle(s);
     expect(s.pleg.mechanism()).toBe('cri-events');
-    expect(chosenLine(s.lines)).toMatchObject({ mechanism: 'cri-events', relistPeriod: '7200000ms', reason: 'the runtime serves CRI GetContainerEvents' });
+    expect(chosenLine(s.lines)).toMatchObject({
+      mechanism: 'cri-events',
+      relistPeriod: '7200000ms',
+      reason: 'the runtime serves CRI GetContainerEvents',
+    });
     expect(s.cdCreated()).toBe(0);
   });
 
@@ -133,11 +137,14 @@ describe('choosing the mechanism', () => {
     expect(chosenLine(s.lines)?.reason).toMatch(/neither CRI GetContainerEvents nor containerd's event service/);
   });
 
-  it('relists fast while containerd\'s event stream cannot be opened, and uses it once it can', async () => {
+  it("relists fast while containerd's event stream cannot be opened, and uses it once it can", async () => {
     const s = setup();
     s.cd.mode = 'unavailable';
     s.pleg.start();
-    await waitFor(() => s.lines.some((l) => l.includes('PLEG event stream ended')), { ...WAIT, what: 'the failed subscription to be logged' });
+    await waitFor(() => s.lines.some((l) => l.includes('PLEG event stream ended')), {
+      ...WAIT,
+      what: 'the failed subscription to be logged',
+    });
     expect(s.pleg.mechanism()).toBe('relist');
     expect(chosenLine(s.lines)).toBeUndefined();
     s.cd.mode = 'open';
@@ -154,7 +161,7 @@ describe('choosing the mechanism', () => {
 });
 
 describe('containerd task events', () => {
-  it('an exit wakes only the dead container\'s pod, once the CRI shows it', async () => {
+  it("an exit wakes only the dead container's pod, once the CRI shows it", async () => {
     const s = setup();
     await startAndSettle(s);
     s.rt.setContainerState('cb', ContainerState.CONTAINER_EXITED);
@@ -199,7 +206,10 @@ describe('containerd task events', () => {
     await startAndSettle(s);
     s.cd.fail(new ContainerdEventsError(14, 'Connection dropped'));
     expect(s.pleg.mechanism()).toBe('relist');
-    expect(s.lines.some((l) => l.includes('PLEG event stream ended') && l.includes('Connection dropped')), s.lines.join('\n')).toBe(true);
+    expect(
+      s.lines.some((l) => l.includes('PLEG event stream ended') && l.includes('Connection dropped')),
+      s.lines.join('\n'),
+    ).toBe(true);
     await waitFor(() => s.pleg.mechanism() === 'containerd-events', { ...WAIT, what: 'the stream to be back' });
     expect(s.cd.subscriptions).toBe(2);
     // What happened while it was down is picked up by the relist made on reconnecting.
@@ -231,7 +241,14 @@ describe('CRI container events', () => {
     await waitFor(() => s.events.length === 1, { timeoutMs: 5000, what: 'ContainerDied' });
     expect(s.events).toEqual([{ podUid: A, type: 'ContainerDied', id: 'ca', name: 'app' }]);
     s.rt.removeObject('ca');
-    s.rt.sendEvent(criOutput('ContainerEventResponse', { containerId: 'ca', containerEventType: ContainerEventType.CONTAINER_DELETED_EVENT, createdAt: 4, containersStatuses: [] }));
+    s.rt.sendEvent(
+      criOutput('ContainerEventResponse', {
+        containerId: 'ca',
+        containerEventType: ContainerEventType.CONTAINER_DELETED_EVENT,
+        createdAt: 4,
+        containersStatuses: [],
+      }),
+    );
     await waitFor(() => s.events.length === 2, { timeoutMs: 5000, what: 'ContainerRemoved' });
     expect(s.events.map((e) => e.type)).toEqual(['ContainerDied', 'ContainerRemoved']);
     expect(s.rt.lists - s.rt.filteredLists).toBe(full);
@@ -240,7 +257,7 @@ describe('CRI container events', () => {
     expect(s.rt.filteredLists).toBeGreaterThanOrEqual(1);
   });
 
-  it('a relist that overlapped an event does not undo what the event\'s read found', async () => {
+  it("a relist that overlapped an event does not undo what the event's read found", async () => {
     const s = setup();
     s.rt.eventsMode = 'open';
     await startAndSettle(s);

@@ -23,7 +23,7 @@ async function setup() {
   return { rt, cache };
 }
 
-describe('PodCache: the agent\'s own creations', () => {
+describe("PodCache: the agent's own creations", () => {
   it('reads what a worker created by id, and that read is the newer view its next step asks for', async () => {
     const { rt, cache } = await setup();
     const lists = rt.lists;
@@ -39,8 +39,12 @@ describe('PodCache: the agent\'s own creations', () => {
     const t = containerDone([{ kind: 'container', id: 'ca', sandboxId: 'sa' }]);
     const seen = await cache.getNewerThan(A, t);
     expect(seen.at).toBeGreaterThan(t);
-    expect(seen.pod?.sandboxes.map((s) => [s.id, s.state, s.hasStatus])).toEqual([['sa', PodSandboxState.SANDBOX_READY, true]]);
-    expect(seen.pod?.containers.map((c) => [c.id, c.sandboxId, c.state, c.hasStatus])).toEqual([['ca', 'sa', ContainerState.CONTAINER_RUNNING, true]]);
+    expect(seen.pod?.sandboxes.map((s) => [s.id, s.state, s.hasStatus])).toEqual([
+      ['sa', PodSandboxState.SANDBOX_READY, true],
+    ]);
+    expect(seen.pod?.containers.map((c) => [c.id, c.sandboxId, c.state, c.hasStatus])).toEqual([
+      ['ca', 'sa', ContainerState.CONTAINER_RUNNING, true],
+    ]);
     expect(seen.pod?.uid).toBe(A);
     // One status per created object, no list.
     expect(rt.lists).toBe(lists);
@@ -50,7 +54,7 @@ describe('PodCache: the agent\'s own creations', () => {
     expect(rt.statusCalls - statuses).toBe(2);
   });
 
-  it('a relist leaves a pod being created to its creation\'s read, and does not count as newer for it', async () => {
+  it("a relist leaves a pod being created to its creation's read, and does not count as newer for it", async () => {
     const { rt, cache } = await setup();
     const before = cache.tick();
     const done = cache.creating(A);
@@ -84,16 +88,28 @@ describe('PodCache: the agent\'s own creations', () => {
   });
 });
 
-describe('RelistPleg: task events of the agent\'s own creations', () => {
+describe("RelistPleg: task events of the agent's own creations", () => {
   function pleg(rt: FakeRuntime, cache: PodCache) {
     const events: PodLifecycleEvent[] = [];
     const relists: string[] = [];
-    const logger = { ...nullLogger, v: () => ({ ...nullLogger, info: (msg: string, f?: Record<string, unknown>) => void (msg === 'PLEG relist' && relists.push(String(f?.cause))) }) };
-    const p = new RelistPleg({ cache, periodMs: 60_000, logger: logger as unknown as typeof nullLogger, onEvent: (e) => events.push(e) });
+    const logger = {
+      ...nullLogger,
+      v: () => ({
+        ...nullLogger,
+        info: (msg: string, f?: Record<string, unknown>) =>
+          void (msg === 'PLEG relist' && relists.push(String(f?.cause))),
+      }),
+    };
+    const p = new RelistPleg({
+      cache,
+      periodMs: 60_000,
+      logger: logger as unknown as typeof nullLogger,
+      onEvent: (e) => events.push(e),
+    });
     return { p, events, relists };
   }
 
-  it('a start event that comes before the creation\'s answer waits for it, and then needs no read', async () => {
+  it("a start event that comes before the creation's answer waits for it, and then needs no read", async () => {
     const { rt, cache } = await setup();
     const { p, events, relists } = pleg(rt, cache);
     p.start();
@@ -116,7 +132,7 @@ describe('RelistPleg: task events of the agent\'s own creations', () => {
     p.stop();
   });
 
-  it('an event for an id nobody is creating is a stranger\'s: a full relist', async () => {
+  it("an event for an id nobody is creating is a stranger's: a full relist", async () => {
     const { rt, cache } = await setup();
     const { p, relists } = pleg(rt, cache);
     p.start();

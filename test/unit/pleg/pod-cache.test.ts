@@ -31,7 +31,10 @@ describe('PodCache', () => {
     rt.setContainerState('cb', ContainerState.CONTAINER_EXITED);
     await cache.refreshAll();
     expect(rt.statusCalls).toBe(5);
-    expect(changes.at(-1)).toMatchObject({ uid: B, after: { containers: [{ id: 'cb', state: ContainerState.CONTAINER_EXITED }] } });
+    expect(changes.at(-1)).toMatchObject({
+      uid: B,
+      after: { containers: [{ id: 'cb', state: ContainerState.CONTAINER_EXITED }] },
+    });
   });
 
   it('getNewerThan answers from the cache when a read started after the time given, and reads that one pod otherwise', async () => {
@@ -102,7 +105,12 @@ describe('PodCache', () => {
     rt.setContainerState('ca', ContainerState.CONTAINER_EXITED);
     rt.containers.push(container('ca2', 'sa', A, 'app'));
     await cache.refreshAll();
-    expect([cache.podOf('ca'), cache.podOf('ca2'), cache.running('ca'), cache.running('ca2')]).toEqual([A, A, false, true]);
+    expect([cache.podOf('ca'), cache.podOf('ca2'), cache.running('ca'), cache.running('ca2')]).toEqual([
+      A,
+      A,
+      false,
+      true,
+    ]);
     rt.removeObject('ca');
     await cache.refreshAll();
     expect([cache.podOf('ca'), cache.running('ca'), cache.podOf('ca2')]).toEqual([undefined, undefined, A]);

@@ -19,14 +19,22 @@ afterEach(() => {
   plegs = [];
 });
 
-function setup(opts: { now?: () => number; onRelist?: (d: number, i: number | undefined) => void; onRuntimeBack?: () => void } = {}): { rt: FakeRuntime; cache: PodCache; pleg: RelistPleg; events: PodLifecycleEvent[] } {
+function setup(
+  opts: { now?: () => number; onRelist?: (d: number, i: number | undefined) => void; onRuntimeBack?: () => void } = {},
+): { rt: FakeRuntime; cache: PodCache; pleg: RelistPleg; events: PodLifecycleEvent[] } {
   const rt = new FakeRuntime();
   rt.sandboxes = [sandbox('sa', A), sandbox('sb', B)];
   rt.containers = [container('ca', 'sa', A, 'app'), container('cb', 'sb', B, 'app')];
   const events: PodLifecycleEvent[] = [];
   // A long period: the tests drive relists themselves.
   const cache = new PodCache(rt.service, { now: opts.now });
-  const pleg = new RelistPleg({ cache, periodMs: 3_600_000, logger: nullLogger, onEvent: (e) => events.push(e), ...opts });
+  const pleg = new RelistPleg({
+    cache,
+    periodMs: 3_600_000,
+    logger: nullLogger,
+    onEvent: (e) => events.push(e),
+    ...opts,
+  });
   plegs.push(pleg);
   return { rt, cache, pleg, events };
 }

@@ -28,7 +28,12 @@ function supervise(onOpen: (cb: StreamCallbacks, n: number) => void) {
     onDown: (_reason, retryInMs) => retries.push(retryInMs),
     onUnsupported: () => {},
   });
-  return { s, opens, retries, end: (message?: string) => current?.onEnd(message === undefined ? undefined : { unsupported: false, message }) };
+  return {
+    s,
+    opens,
+    retries,
+    end: (message?: string) => current?.onEnd(message === undefined ? undefined : { unsupported: false, message }),
+  };
 }
 
 describe('StreamSupervisor', () => {
@@ -44,7 +49,8 @@ describe('StreamSupervisor', () => {
     expect(retries).toEqual([1000, 2000, 4000, 8000, 16_000, 30_000]);
     // Opened at 0, 1, 3, 7, 15 and 31 s: six opens in a minute, not one every few milliseconds.
     expect(opens.length).toBe(6);
-    for (let i = 1; i < opens.length; i++) expect(opens[i] - opens[i - 1]).toBeGreaterThanOrEqual(RECONNECT_BACKOFF.initialMs);
+    for (let i = 1; i < opens.length; i++)
+      expect(opens[i] - opens[i - 1]).toBeGreaterThanOrEqual(RECONNECT_BACKOFF.initialMs);
   });
 
   it('starts again from the floor after a stream that lived 30 s', () => {

@@ -20,12 +20,25 @@ export function executorMapsThatMustNotCompile(): void {
   void crossed;
 }
 
-const KINDS: readonly PodActionKind[] = ['killContainer', 'stopSandbox', 'createSandbox', 'startCreatedContainer', 'startEphemeralContainer', 'startContainer', 'removeContainer', 'removeSandbox'];
+const KINDS: readonly PodActionKind[] = [
+  'killContainer',
+  'stopSandbox',
+  'createSandbox',
+  'startCreatedContainer',
+  'startEphemeralContainer',
+  'startContainer',
+  'removeContainer',
+  'removeSandbox',
+];
 
 describe('action executors', () => {
   it('has one executor per action kind; only kills run side by side, only starts need the sandbox', () => {
     expect(Object.keys(EXECUTORS).sort()).toEqual([...KINDS].sort());
     expect(KINDS.filter((k) => EXECUTORS[k].parallel)).toEqual(['killContainer']);
-    expect(KINDS.filter((k) => EXECUTORS[k].needsSandbox)).toEqual(['startCreatedContainer', 'startEphemeralContainer', 'startContainer']);
+    expect(KINDS.filter((k) => EXECUTORS[k].needsSandbox)).toEqual([
+      'startCreatedContainer',
+      'startEphemeralContainer',
+      'startContainer',
+    ]);
   });
 });

@@ -1,6 +1,14 @@
 import type { Container } from 'kubernetes-types/core/v1';
 import { describe, expect, it } from 'vitest';
-import { actionsOf, computePodActions as plan, isEmpty, type ComputeInput, type PodActionKind, type PodActionOf, type PodActions } from '../../../src/podworkers/compute-actions.js';
+import {
+  actionsOf,
+  computePodActions as plan,
+  isEmpty,
+  type ComputeInput,
+  type PodActionKind,
+  type PodActionOf,
+  type PodActions,
+} from '../../../src/podworkers/compute-actions.js';
 import { CrashLoopBackOff, KUBELET_BACKOFF } from '../../../src/podworkers/crashloop-backoff.js';
 import { ContainerState, PodSandboxState } from '../../../src/cri/cri-types.js';
 import type { RuntimeContainer, RuntimePod, RuntimeSandbox } from '../../../src/kuberuntime/runtime-pods.js';
@@ -9,11 +17,20 @@ const UID = 'u1';
 const S = 1e9; // ns per second
 const NOW_MS = 1_000_000;
 
-function sandbox(id: string, state: PodSandboxState = PodSandboxState.SANDBOX_READY, attempt = 0, createdAt = 1): RuntimeSandbox {
+function sandbox(
+  id: string,
+  state: PodSandboxState = PodSandboxState.SANDBOX_READY,
+  attempt = 0,
+  createdAt = 1,
+): RuntimeSandbox {
   return { id, state, createdAt, attempt, ip: '', additionalIps: [], hasStatus: true };
 }
 
-function ctr(id: string, name: string, o: Partial<RuntimeContainer> & { hash?: string; restartCount?: number; type?: 'init' | 'container' } = {}): RuntimeContainer {
+function ctr(
+  id: string,
+  name: string,
+  o: Partial<RuntimeContainer> & { hash?: string; restartCount?: number; type?: 'init' | 'container' } = {},
+): RuntimeContainer {
   return {
     id,
     sandboxId: o.sandboxId ?? 's1',
@@ -28,7 +45,15 @@ function ctr(id: string, name: string, o: Partial<RuntimeContainer> & { hash?: s
     imageRef: 'sha256:x',
     image: 'img',
     hasStatus: true,
-    meta: { podName: 'p', podNamespace: 'default', podUid: UID, containerName: name, hash: o.hash ?? `h-${name}`, restartCount: o.restartCount ?? 0, type: o.type },
+    meta: {
+      podName: 'p',
+      podNamespace: 'default',
+      podUid: UID,
+      containerName: name,
+      hash: o.hash ?? `h-${name}`,
+      restartCount: o.restartCount ?? 0,
+      type: o.type,
+    },
   };
 }
 
@@ -91,13 +116,19 @@ describe('computePodActions', () => {
   });
 
   it('starts a container found CREATED with the right hash instead of making a duplicate', () => {
-    const a = computePodActions(input({ runtime: pod([sandbox('s1')], [ctr('c1', 'a', { state: ContainerState.CONTAINER_CREATED })]) }));
+    const a = computePodActions(
+      input({ runtime: pod([sandbox('s1')], [ctr('c1', 'a', { state: ContainerState.CONTAINER_CREATED })]) }),
+    );
     expect(a.startCreated).toEqual([{ id: 'c1', name: 'a' }]);
     expect(a.start).toEqual([]);
   });
 
   it('recreates a dead sandbox with the next attempt and restarts its containers', () => {
-    const a = computePodActions(input({ runtime: pod([sandbox('s1', PodSandboxState.SANDBOX_NOTREADY, 2)], [ctr('c1', 'a', { restartCount: 4 })]) }));
+    const a = computePodActions(
+      input({
+        runtime: pod([sandbox('s1', PodSandboxState.SANDBOX_NOTREADY, 2)], [ctr('c1', 'a', { restartCount: 4 })]),
+      }),
+    );
     expect(a.createSandbox?.attempt).toBe(3);
     expect(a.kill.map((k) => k.id)).toEqual(['c1']);
     expect(a.start.map((s) => s.restartCount)).toEqual([5]);
@@ -105,14 +136,22 @@ describe('computePodActions', () => {
 
   it('leaves a Never pod whose sandbox died after its containers ran', () => {
     const a = computePodActions(
-      input({ restartPolicy: 'Never', runtime: pod([sandbox('s1', PodSandboxState.SANDBOX_NOTREADY)], [ctr('c1', 'a', { state: ContainerState.CONTAINER_EXITED })]) }),
+      input({
+        restartPolicy: 'Never',
+        runtime: pod(
+          [sandbox('s1', PodSandboxState.SANDBOX_NOTREADY)],
+          [ctr('c1', 'a', { state: ContainerState.CONTAINER_EXITED })],
+        ),
+      }),
     );
     expect(a.createSandbox).toBeUndefined();
     expect(a.start).toEqual([]);
   });
 
   it('restarts a container whose spec hash changed', () => {
-    const a = computePodActions(input({ runtime: pod([sandbox('s1')], [ctr('c1', 'a', { hash: 'old', restartCount: 1 })]) }));
+    const a = computePodActions(
+      input({ runtime: pod([sandbox('s1')], [ctr('c1', 'a', { hash: 'old', restartCount: 1 })]) }),
+    );
     expect(a.kill).toEqual([{ id: 'c1', name: 'a', why: 'container spec changed' }]);
     expect(a.start.map((s) => [s.container.name, s.restartCount])).toEqual([['a', 2]]);
   });
@@ -125,20 +164,40 @@ describe('computePodActions', () => {
     ['Never', 0, false],
     ['Never', 2, false],
   ])('restartPolicy %s, exit code %d: restart=%s', (policy, exitCode, restart) => {
-    const dead = ctr('c1', 'a', { state: ContainerState.CONTAINER_EXITED, exitCode, startedAt: 1 * S, finishedAt: 2 * S });
+    const dead = ctr('c1', 'a', {
+      state: ContainerState.CONTAINER_EXITED,
+      exitCode,
+      startedAt: 1 * S,
+      finishedAt: 2 * S,
+    });
     const a = computePodActions(input({ restartPolicy: policy, runtime: pod([sandbox('s1')], [dead]) }));
     expect(a.start.length).toBe(restart ? 1 : 0);
   });
 
   it('holds a crash-looping container back and says so, then lets it go when the back-off expires', () => {
     const backoff = new CrashLoopBackOff();
-    const dead = (finishedMs: number) => ctr(`c${finishedMs}`, 'a', { state: ContainerState.CONTAINER_EXITED, exitCode: 1, startedAt: (finishedMs - 100) * 1e6, finishedAt: finishedMs * 1e6 });
+    const dead = (finishedMs: number) =>
+      ctr(`c${finishedMs}`, 'a', {
+        state: ContainerState.CONTAINER_EXITED,
+        exitCode: 1,
+        startedAt: (finishedMs - 100) * 1e6,
+        finishedAt: finishedMs * 1e6,
+      });
     const at = (nowMs: number, d: RuntimeContainer) =>
-      computePodActions(input({ nowMs, runtime: pod([sandbox('s1')], [d]), admitRestart: (k, s, f) => backoff.admit(k, s, f, nowMs, KUBELET_BACKOFF) }));
+      computePodActions(
+        input({
+          nowMs,
+          runtime: pod([sandbox('s1')], [d]),
+          admitRestart: (k, s, f) => backoff.admit(k, s, f, nowMs, KUBELET_BACKOFF),
+        }),
+      );
     expect(at(NOW_MS, dead(NOW_MS)).start).toHaveLength(1); // first crash: at once
     const held = at(NOW_MS + 1000, dead(NOW_MS + 1000));
     expect(held.start).toEqual([]);
-    expect(held.waiting.get('a')).toEqual({ reason: 'CrashLoopBackOff', message: 'back-off 10s restarting failed container=a pod=u1' });
+    expect(held.waiting.get('a')).toEqual({
+      reason: 'CrashLoopBackOff',
+      message: 'back-off 10s restarting failed container=a pod=u1',
+    });
     expect(held.wakeAtMs).toBe(NOW_MS + 11_000);
     expect(at(NOW_MS + 11_000, dead(NOW_MS + 1000)).start).toHaveLength(1);
   });
@@ -148,22 +207,43 @@ describe('computePodActions', () => {
     const base = { initContainers: inits, containers: [c('a')] };
     const fresh = computePodActions(input(base));
     expect(fresh.start.map((s) => s.container.name)).toEqual(['i1']);
-    const i1Running = computePodActions(input({ ...base, runtime: pod([sandbox('s1')], [ctr('x1', 'i1', { type: 'init' })]) }));
+    const i1Running = computePodActions(
+      input({ ...base, runtime: pod([sandbox('s1')], [ctr('x1', 'i1', { type: 'init' })]) }),
+    );
     expect(isEmpty(i1Running)).toBe(true);
-    const i1Done = computePodActions(input({ ...base, runtime: pod([sandbox('s1')], [ctr('x1', 'i1', { type: 'init', state: ContainerState.CONTAINER_EXITED })]) }));
+    const i1Done = computePodActions(
+      input({
+        ...base,
+        runtime: pod([sandbox('s1')], [ctr('x1', 'i1', { type: 'init', state: ContainerState.CONTAINER_EXITED })]),
+      }),
+    );
     expect(i1Done.start.map((s) => s.container.name)).toEqual(['i2']);
     const bothDone = computePodActions(
       input({
         ...base,
-        runtime: pod([sandbox('s1')], [ctr('x1', 'i1', { type: 'init', state: ContainerState.CONTAINER_EXITED }), ctr('x2', 'i2', { type: 'init', state: ContainerState.CONTAINER_EXITED })]),
+        runtime: pod(
+          [sandbox('s1')],
+          [
+            ctr('x1', 'i1', { type: 'init', state: ContainerState.CONTAINER_EXITED }),
+            ctr('x2', 'i2', { type: 'init', state: ContainerState.CONTAINER_EXITED }),
+          ],
+        ),
       }),
     );
     expect(bothDone.start.map((s) => s.container.name)).toEqual(['a']);
   });
 
   it('fails a Never pod whose init container failed, and retries it under Always', () => {
-    const failed = ctr('x1', 'i1', { type: 'init', state: ContainerState.CONTAINER_EXITED, exitCode: 7, startedAt: S, finishedAt: 2 * S });
-    const never = computePodActions(input({ restartPolicy: 'Never', initContainers: [c('i1')], runtime: pod([sandbox('s1')], [failed]) }));
+    const failed = ctr('x1', 'i1', {
+      type: 'init',
+      state: ContainerState.CONTAINER_EXITED,
+      exitCode: 7,
+      startedAt: S,
+      finishedAt: 2 * S,
+    });
+    const never = computePodActions(
+      input({ restartPolicy: 'Never', initContainers: [c('i1')], runtime: pod([sandbox('s1')], [failed]) }),
+    );
     expect(never.podFailed).toBe('init container i1 failed with exit code 7');
     expect(never.start).toEqual([]);
     const always = computePodActions(input({ initContainers: [c('i1')], runtime: pod([sandbox('s1')], [failed]) }));
@@ -173,13 +253,24 @@ describe('computePodActions', () => {
   it('starts sidecars in order and does not wait for them to complete', () => {
     const sidecar = c('side', { restartPolicy: 'Always' });
     const base = { initContainers: [sidecar], containers: [c('a')] };
-    const running = computePodActions(input({ ...base, runtime: pod([sandbox('s1')], [ctr('x1', 'side', { type: 'init' })]) }));
+    const running = computePodActions(
+      input({ ...base, runtime: pod([sandbox('s1')], [ctr('x1', 'side', { type: 'init' })]) }),
+    );
     expect(running.start.map((s) => s.container.name)).toEqual(['a']);
   });
 
   it('kills containers the spec no longer names and those left in an old sandbox', () => {
     const a = computePodActions(
-      input({ runtime: pod([sandbox('s2', PodSandboxState.SANDBOX_READY, 1, 2), sandbox('s1')], [ctr('c2', 'a', { sandboxId: 's2' }), ctr('c1', 'a', { createdAt: 5 }), ctr('c3', 'gone', { sandboxId: 's2' })]) }),
+      input({
+        runtime: pod(
+          [sandbox('s2', PodSandboxState.SANDBOX_READY, 1, 2), sandbox('s1')],
+          [
+            ctr('c2', 'a', { sandboxId: 's2' }),
+            ctr('c1', 'a', { createdAt: 5 }),
+            ctr('c3', 'gone', { sandboxId: 's2' }),
+          ],
+        ),
+      }),
     );
     expect(a.stopSandboxes).toEqual(['s1']);
     expect(a.kill.map((k) => [k.id, k.why]).sort()).toEqual([
@@ -206,7 +297,12 @@ describe('computePodActions', () => {
 
   it('removes dead sandboxes nothing refers to, never the current one', () => {
     const a = computePodActions(
-      input({ runtime: pod([sandbox('s2', PodSandboxState.SANDBOX_READY, 1, 2), sandbox('s1', PodSandboxState.SANDBOX_NOTREADY, 0, 1)], [ctr('c2', 'a', { sandboxId: 's2' })]) }),
+      input({
+        runtime: pod(
+          [sandbox('s2', PodSandboxState.SANDBOX_READY, 1, 2), sandbox('s1', PodSandboxState.SANDBOX_NOTREADY, 0, 1)],
+          [ctr('c2', 'a', { sandboxId: 's2' })],
+        ),
+      }),
     );
     expect(a.removeSandboxes).toEqual(['s1']);
   });
@@ -215,7 +311,13 @@ describe('computePodActions', () => {
     const a = computePodActions(
       input({
         initContainers: [c('i1')],
-        runtime: pod([sandbox('s1', PodSandboxState.SANDBOX_READY, 0)], [ctr('x1', 'i1', { type: 'init', hash: 'old', state: ContainerState.CONTAINER_EXITED }), ctr('c1', 'a', { createdAt: 20 })]),
+        runtime: pod(
+          [sandbox('s1', PodSandboxState.SANDBOX_READY, 0)],
+          [
+            ctr('x1', 'i1', { type: 'init', hash: 'old', state: ContainerState.CONTAINER_EXITED }),
+            ctr('c1', 'a', { createdAt: 20 }),
+          ],
+        ),
       }),
     );
     expect(a.createSandbox).toEqual({ attempt: 1, why: 'init container i1 spec changed' });
@@ -228,7 +330,13 @@ describe('computePodActions', () => {
     const p = plan(
       input({
         initContainers: [c('i1')],
-        runtime: pod([sandbox('s1', PodSandboxState.SANDBOX_READY, 0)], [ctr('x1', 'i1', { type: 'init', hash: 'old', state: ContainerState.CONTAINER_EXITED }), ctr('c1', 'a', { createdAt: 20 })]),
+        runtime: pod(
+          [sandbox('s1', PodSandboxState.SANDBOX_READY, 0)],
+          [
+            ctr('x1', 'i1', { type: 'init', hash: 'old', state: ContainerState.CONTAINER_EXITED }),
+            ctr('c1', 'a', { createdAt: 20 }),
+          ],
+        ),
       }),
     );
     expect(p.actions.map((a) => a.kind)).toEqual(['killContainer', 'stopSandbox', 'createSandbox', 'startContainer']);
@@ -240,8 +348,15 @@ describe('computePodActions', () => {
       input({
         restartPolicy: 'Never',
         runtime: pod(
-          [sandbox('s1', PodSandboxState.SANDBOX_NOTREADY, 1, 2), sandbox('s0', PodSandboxState.SANDBOX_NOTREADY, 0, 1)],
-          [ctr('c3', 'a', { ...exited, createdAt: 30 }), ctr('c2', 'a', { ...exited, createdAt: 20 }), ctr('c1', 'a', { ...exited, createdAt: 10 })],
+          [
+            sandbox('s1', PodSandboxState.SANDBOX_NOTREADY, 1, 2),
+            sandbox('s0', PodSandboxState.SANDBOX_NOTREADY, 0, 1),
+          ],
+          [
+            ctr('c3', 'a', { ...exited, createdAt: 30 }),
+            ctr('c2', 'a', { ...exited, createdAt: 20 }),
+            ctr('c1', 'a', { ...exited, createdAt: 10 }),
+          ],
         ),
       }),
     );
@@ -251,16 +366,28 @@ describe('computePodActions', () => {
   describe('probe results and image pulls are inputs', () => {
     const running = pod([sandbox('s1')], [ctr('c1', 'a', { startedAt: (NOW_MS - 60_000) * 1e6 })]);
 
-    it('plans a kill with reason LivenessProbe and a restart, with the probe\'s grace', () => {
+    it("plans a kill with reason LivenessProbe and a restart, with the probe's grace", () => {
       const spec = c('a', { livenessProbe: { exec: { command: ['x'] }, terminationGracePeriodSeconds: 7 } });
-      const a = computePodActions(input({ containers: [spec], runtime: running, failedProbe: (i) => (i.id === 'c1' ? 'liveness' : undefined) }));
-      expect(a.kill).toEqual([{ id: 'c1', name: 'a', why: 'Container a failed liveness probe, will be restarted', reason: 'LivenessProbe', graceSeconds: 7 }]);
+      const a = computePodActions(
+        input({ containers: [spec], runtime: running, failedProbe: (i) => (i.id === 'c1' ? 'liveness' : undefined) }),
+      );
+      expect(a.kill).toEqual([
+        {
+          id: 'c1',
+          name: 'a',
+          why: 'Container a failed liveness probe, will be restarted',
+          reason: 'LivenessProbe',
+          graceSeconds: 7,
+        },
+      ]);
       expect(a.start.map((s) => [s.container.name, s.restartCount])).toEqual([['a', 1]]);
     });
 
     it('under restartPolicy Never, kills without a restart', () => {
       const a = computePodActions(input({ restartPolicy: 'Never', runtime: running, failedProbe: () => 'startup' }));
-      expect(a.kill.map((k) => [k.id, k.reason, k.why])).toEqual([['c1', 'StartupProbe', 'Container a failed startup probe']]);
+      expect(a.kill.map((k) => [k.id, k.reason, k.why])).toEqual([
+        ['c1', 'StartupProbe', 'Container a failed startup probe'],
+      ]);
       expect(a.start).toEqual([]);
     });
 
@@ -270,11 +397,24 @@ describe('computePodActions', () => {
 
     it('holds a start while the image is in its pull back-off, waking when it ends', () => {
       const a = computePodActions(
-        input({ runtime: undefined, pullHold: (ct) => (ct.name === 'a' ? { notBefore: NOW_MS + 20_000, reason: 'ImagePullBackOff', message: 'Back-off pulling image "img": ErrImagePull: no' } : undefined) }),
+        input({
+          runtime: undefined,
+          pullHold: (ct) =>
+            ct.name === 'a'
+              ? {
+                  notBefore: NOW_MS + 20_000,
+                  reason: 'ImagePullBackOff',
+                  message: 'Back-off pulling image "img": ErrImagePull: no',
+                }
+              : undefined,
+        }),
       );
       expect(a.createSandbox).toBeDefined();
       expect(a.start).toEqual([]);
-      expect(a.waiting.get('a')).toEqual({ reason: 'ImagePullBackOff', message: 'Back-off pulling image "img": ErrImagePull: no' });
+      expect(a.waiting.get('a')).toEqual({
+        reason: 'ImagePullBackOff',
+        message: 'Back-off pulling image "img": ErrImagePull: no',
+      });
       expect(a.wakeAtMs).toBe(NOW_MS + 20_000);
     });
   });

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { BACKOFF_MAX_ANNOTATION, CrashLoopBackOff, KUBELET_BACKOFF, policyForPod } from '../../../src/podworkers/crashloop-backoff.js';
+import {
+  BACKOFF_MAX_ANNOTATION,
+  CrashLoopBackOff,
+  KUBELET_BACKOFF,
+  policyForPod,
+} from '../../../src/podworkers/crashloop-backoff.js';
 
 describe('crash-loop back-off', () => {
   it('restarts at once the first time, then waits 10s doubling to the 300s cap', () => {
@@ -52,6 +57,7 @@ describe('crash-loop back-off', () => {
   it('restarts at once, every time, with a cap of 0', () => {
     const p = policyForPod({ [BACKOFF_MAX_ANNOTATION]: '0' });
     const b = new CrashLoopBackOff();
-    for (let i = 0; i < 5; i++) expect(b.admit('u/c', i * 1000, i * 1000 + 500, i * 1000 + 500, p).notBefore).toBeUndefined();
+    for (let i = 0; i < 5; i++)
+      expect(b.admit('u/c', i * 1000, i * 1000 + 500, i * 1000 + 500, p).notBefore).toBeUndefined();
   });
 });

@@ -2,7 +2,13 @@
 // make a call slow and a journal of calls in order.
 import type { Container, LifecycleHandler } from 'kubernetes-types/core/v1';
 import type { ContainerType } from '../../../src/podworkers/compute-actions.js';
-import { ContainerStartError, type DesiredPod, type PodRuntime, type SandboxRef, type StartedContainer } from '../../../src/kuberuntime/pod-runtime.js';
+import {
+  ContainerStartError,
+  type DesiredPod,
+  type PodRuntime,
+  type SandboxRef,
+  type StartedContainer,
+} from '../../../src/kuberuntime/pod-runtime.js';
 import { ContainerState, PodSandboxState } from '../../../src/cri/cri-types.js';
 import type { RuntimeContainer, RuntimePod, RuntimeSandbox } from '../../../src/kuberuntime/runtime-pods.js';
 import type { PodCacheView } from '../../../src/podworkers/worker-context.js';
@@ -33,7 +39,13 @@ export class FakePodRuntime implements PodRuntime {
   private entry(pod: DesiredPod): RuntimePod {
     let p = this.pods.get(pod.metadata.uid);
     if (!p) {
-      p = { uid: pod.metadata.uid, name: pod.metadata.name, namespace: pod.metadata.namespace, sandboxes: [], containers: [] };
+      p = {
+        uid: pod.metadata.uid,
+        name: pod.metadata.name,
+        namespace: pod.metadata.namespace,
+        sandboxes: [],
+        containers: [],
+      };
       this.pods.set(pod.metadata.uid, p);
     }
     return p;
@@ -88,14 +100,34 @@ export class FakePodRuntime implements PodRuntime {
 
   async createSandbox(pod: DesiredPod, attempt: number): Promise<SandboxRef> {
     const id = `s${++this.seq}`;
-    this.entry(pod).sandboxes.unshift({ id, state: PodSandboxState.SANDBOX_READY, createdAt: ++this.seq, attempt, ip: '', additionalIps: [], hasStatus: true });
+    this.entry(pod).sandboxes.unshift({
+      id,
+      state: PodSandboxState.SANDBOX_READY,
+      createdAt: ++this.seq,
+      attempt,
+      ip: '',
+      additionalIps: [],
+      hasStatus: true,
+    });
     this.journal.push(`createSandbox ${pod.metadata.name} ${pod.metadata.uid}`);
     return { id, attempt, ip: '' };
   }
 
-  async startContainer(pod: DesiredPod, sandbox: SandboxRef, container: Container, type: ContainerType, restartCount: number | undefined): Promise<StartedContainer> {
+  async startContainer(
+    pod: DesiredPod,
+    sandbox: SandboxRef,
+    container: Container,
+    type: ContainerType,
+    restartCount: number | undefined,
+  ): Promise<StartedContainer> {
     this.pulls.push(container.image ?? '');
-    if (this.missingImages.has(container.image ?? '')) throw new ContainerStartError(container.name, 'ErrImagePull', `failed to pull image ${JSON.stringify(container.image)}: not found`, 'pull');
+    if (this.missingImages.has(container.image ?? ''))
+      throw new ContainerStartError(
+        container.name,
+        'ErrImagePull',
+        `failed to pull image ${JSON.stringify(container.image)}: not found`,
+        'pull',
+      );
     await this.gate.get(container.name);
     const id = `c${++this.seq}`;
     const now = Date.now() * 1e6;
@@ -113,7 +145,16 @@ export class FakePodRuntime implements PodRuntime {
       imageRef: 'sha256:x',
       image: container.image ?? '',
       hasStatus: true,
-      meta: { podName: pod.metadata.name, podNamespace: pod.metadata.namespace, podUid: pod.metadata.uid, containerName: container.name, hash: kubeletContainerHash(container), specHash: hashContainer(container), restartCount: restartCount ?? 0, type },
+      meta: {
+        podName: pod.metadata.name,
+        podNamespace: pod.metadata.namespace,
+        podUid: pod.metadata.uid,
+        containerName: container.name,
+        hash: kubeletContainerHash(container),
+        specHash: hashContainer(container),
+        restartCount: restartCount ?? 0,
+        type,
+      },
     });
     this.journal.push(`start ${pod.metadata.name} ${pod.metadata.uid} ${container.name}`);
     return { id, warnings: this.startWarnings.get(container.name) };
@@ -124,8 +165,16 @@ export class FakePodRuntime implements PodRuntime {
     if (f?.c) f.c.state = ContainerState.CONTAINER_RUNNING;
   }
 
-  async runHook(_pod: DesiredPod | undefined, container: Container, containerId: string, handler: LifecycleHandler, timeoutSeconds: number): Promise<void> {
-    this.journal.push(`hook ${container.name} ${containerId} ${JSON.stringify(handler.exec?.command ?? handler.sleep ?? handler.httpGet)} timeout=${timeoutSeconds}`);
+  async runHook(
+    _pod: DesiredPod | undefined,
+    container: Container,
+    containerId: string,
+    handler: LifecycleHandler,
+    timeoutSeconds: number,
+  ): Promise<void> {
+    this.journal.push(
+      `hook ${container.name} ${containerId} ${JSON.stringify(handler.exec?.command ?? handler.sleep ?? handler.httpGet)} timeout=${timeoutSeconds}`,
+    );
     if (handler.exec?.command?.[0] === 'false') throw new Error('hook failed');
   }
 
@@ -167,7 +216,9 @@ export class FakePodRuntime implements PodRuntime {
 
   /** Simulates a container dying on its own. */
   kill(uid: string, name: string, exitCode: number): void {
-    const c = this.pods.get(uid)?.containers.find((x) => x.name === name && x.state === ContainerState.CONTAINER_RUNNING);
+    const c = this.pods
+      .get(uid)
+      ?.containers.find((x) => x.name === name && x.state === ContainerState.CONTAINER_RUNNING);
     if (!c) throw new Error(`no running ${name} in ${uid}`);
     c.state = ContainerState.CONTAINER_EXITED;
     c.exitCode = exitCode;

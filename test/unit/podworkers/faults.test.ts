@@ -32,7 +32,10 @@ async function runningPod() {
   workers.adoptRuntimePods(new Map());
   const pod = staticPod('a', 'uid-a');
   workers.apply({ op: 'ADD', pod });
-  await waitFor(() => runtime.pods.get('uid-a')?.containers.some((c) => c.state === ContainerState.CONTAINER_RUNNING), { ...WAIT, what: 'a running' });
+  await waitFor(() => runtime.pods.get('uid-a')?.containers.some((c) => c.state === ContainerState.CONTAINER_RUNNING), {
+    ...WAIT,
+    what: 'a running',
+  });
   await workers.idle();
   return { runtime, workers, lines, pod };
 }
@@ -40,7 +43,9 @@ async function runningPod() {
 describe('pod workers under runtime faults', () => {
   it('removes a pod whose cleanup fails at first ("can\'t be removed", EBUSY), logging the reason once', async () => {
     const { runtime, workers, lines, pod } = await runningPod();
-    const starting = new Error('failed to set removing state for container "c1": container is in starting state, can\'t be removed');
+    const starting = new Error(
+      'failed to set removing state for container "c1": container is in starting state, can\'t be removed',
+    );
     runtime.faults.set('removeContainer', [starting, starting]);
     runtime.faults.set('cleanupPod', [new Error('EBUSY: resource busy or locked')]);
     workers.apply({ op: 'REMOVE', pod });
@@ -49,7 +54,9 @@ describe('pod workers under runtime faults', () => {
     expect(runtime.faults.get('cleanupPod')).toEqual([]);
     const failed = lines.filter((l) => l.includes('Pod worker step failed'));
     expect(failed.some((l) => l.includes("can't be removed") && l.includes('"pod":"default/a"'))).toBe(true);
-    expect(lines.filter((l) => l.includes('Pod worker step failed, will retry') && l.includes("can't be removed"))).toHaveLength(1);
+    expect(
+      lines.filter((l) => l.includes('Pod worker step failed, will retry') && l.includes("can't be removed")),
+    ).toHaveLength(1);
   });
 
   it('keeps terminating while the runtime cannot be read, and finishes once it can', async () => {
@@ -67,7 +74,10 @@ describe('pod workers under runtime faults', () => {
     runtime.faults.set('removeContainer', [new Error('container is running')]);
     workers.apply({ op: 'REMOVE', pod });
     // Between the failed removal and the retry, something starts the container again.
-    await waitFor(() => runtime.journal.some((l) => l.startsWith('fault removeContainer')), { ...WAIT, what: 'removal failed' });
+    await waitFor(() => runtime.journal.some((l) => l.startsWith('fault removeContainer')), {
+      ...WAIT,
+      what: 'removal failed',
+    });
     const c = runtime.pods.get('uid-a')!.containers[0]!;
     c.state = ContainerState.CONTAINER_RUNNING;
     await waitFor(() => !workers.has('uid-a'), { ...WAIT, what: 'pod removed' });
@@ -79,17 +89,30 @@ describe('pod workers under runtime faults', () => {
     // and then refuses to remove it: "cannot delete running task" (containerd/containerd#11037).
     // Once a 120 s soak of SIGKILLs left the new pod of that name waiting for ever.
     const { runtime, workers, pod } = await runningPod();
-    const stuck = new Error('CRI RemoveContainer failed: failed to delete containerd container "c1": cannot delete running task c1: failed precondition');
-    runtime.faults.set('removeContainer', Array.from({ length: 1000 }, () => stuck));
+    const stuck = new Error(
+      'CRI RemoveContainer failed: failed to delete containerd container "c1": cannot delete running task c1: failed precondition',
+    );
+    runtime.faults.set(
+      'removeContainer',
+      Array.from({ length: 1000 }, () => stuck),
+    );
     workers.apply({ op: 'UPDATE', pod: staticPod('a', 'uid-a2'), previous: pod });
-    await waitFor(() => runtime.pods.get('uid-a2')?.containers.some((c) => c.state === ContainerState.CONTAINER_RUNNING), { ...WAIT, what: 'the edited pod running' });
+    await waitFor(
+      () => runtime.pods.get('uid-a2')?.containers.some((c) => c.state === ContainerState.CONTAINER_RUNNING),
+      { ...WAIT, what: 'the edited pod running' },
+    );
     // The old one is stopped, and still being removed (with back-off), not forgotten.
     const old = runtime.pods.get('uid-a')!;
     expect(old.containers.every((c) => c.state !== ContainerState.CONTAINER_RUNNING)).toBe(true);
     expect(workers.has('uid-a')).toBe(true);
-    expect(runtime.journal.indexOf('stop a uid-a main')).toBeLessThan(runtime.journal.indexOf('createSandbox a uid-a2'));
+    expect(runtime.journal.indexOf('stop a uid-a main')).toBeLessThan(
+      runtime.journal.indexOf('createSandbox a uid-a2'),
+    );
     runtime.faults.set('removeContainer', []);
     workers.wake('uid-a');
-    await waitFor(() => !workers.has('uid-a') && !runtime.pods.has('uid-a'), { ...WAIT, what: 'the old pod removed once the runtime lets it go' });
+    await waitFor(() => !workers.has('uid-a') && !runtime.pods.has('uid-a'), {
+      ...WAIT,
+      what: 'the old pod removed once the runtime lets it go',
+    });
   });
 });

@@ -53,8 +53,13 @@ function seed(rt: FakePodRuntime, s: Seed): RuntimePod {
         ip: '',
         additionalIps: [],
         hasStatus: true,
-        labels: { 'io.kubernetes.pod.name': s.name, 'io.kubernetes.pod.namespace': namespace, 'io.kubernetes.pod.uid': s.uid },
-        annotations: s.source === undefined ? {} : { 'kubernetes.io/config.source': s.source, 'kubernetes.io/config.hash': s.uid },
+        labels: {
+          'io.kubernetes.pod.name': s.name,
+          'io.kubernetes.pod.namespace': namespace,
+          'io.kubernetes.pod.uid': s.uid,
+        },
+        annotations:
+          s.source === undefined ? {} : { 'kubernetes.io/config.source': s.source, 'kubernetes.io/config.hash': s.uid },
       },
     ],
     containers: [
@@ -97,7 +102,8 @@ function setup(readSources?: ReadonlySet<string>) {
   return { runtime, workers, logs };
 }
 
-const isRunning = (rt: FakePodRuntime, uid: string) => rt.pods.get(uid)?.containers.some((c) => c.state === ContainerState.CONTAINER_RUNNING) ?? false;
+const isRunning = (rt: FakePodRuntime, uid: string) =>
+  rt.pods.get(uid)?.containers.some((c) => c.state === ContainerState.CONTAINER_RUNNING) ?? false;
 const stops = (rt: FakePodRuntime) => rt.journal.filter((l) => l.startsWith('stop ') || l.startsWith('cleanup '));
 
 describe('PodWorkers: pods found running with no manifest', () => {
@@ -113,7 +119,10 @@ describe('PodWorkers: pods found running with no manifest', () => {
       ].map((p) => [p.uid, p]),
     );
     workers.adoptRuntimePods(found);
-    await waitFor(() => !runtime.pods.has('old-etcd') && !runtime.pods.has('old-web') && !runtime.pods.has('mine'), { ...WAIT, what: 'static orphans removed' });
+    await waitFor(() => !runtime.pods.has('old-etcd') && !runtime.pods.has('old-web') && !runtime.pods.has('mine'), {
+      ...WAIT,
+      what: 'static orphans removed',
+    });
     await workers.idle();
     expect(isRunning(runtime, 'proxy')).toBe(true);
     expect(isRunning(runtime, 'other')).toBe(true);
@@ -129,43 +138,76 @@ describe('PodWorkers: pods found running with no manifest', () => {
     const { runtime, workers, logs } = setup(new Set(['file', 'api']));
     workers.refusedClaims([{ file: '/m/x.yaml', podKey: 'kube-system/kube-proxy-x1', message: 'bad' }]);
     const found = new Map(
-      [seed(runtime, { uid: 'proxy', name: 'kube-proxy-x1', source: 'api' }), seed(runtime, { uid: 'other', name: 'made-by-a-tool', namespace: 'default' })].map((p) => [p.uid, p]),
+      [
+        seed(runtime, { uid: 'proxy', name: 'kube-proxy-x1', source: 'api' }),
+        seed(runtime, { uid: 'other', name: 'made-by-a-tool', namespace: 'default' }),
+      ].map((p) => [p.uid, p]),
     );
     workers.adoptRuntimePods(found);
-    await waitFor(() => !runtime.pods.has('proxy'), { ...WAIT, what: 'the API pod the server no longer binds removed' });
+    await waitFor(() => !runtime.pods.has('proxy'), {
+      ...WAIT,
+      what: 'the API pod the server no longer binds removed',
+    });
     await workers.idle();
     expect(isRunning(runtime, 'other')).toBe(true);
     expect(workers.heldPods()).toEqual([]);
-    expect(logs().filter((r) => r.msg === 'Found pod the API server no longer binds to this node, stopping it').map((r) => r.podUID)).toEqual(['proxy']);
+    expect(
+      logs()
+        .filter((r) => r.msg === 'Found pod the API server no longer binds to this node, stopping it')
+        .map((r) => r.podUID),
+    ).toEqual(['proxy']);
   });
 
   it('keeps the pod of a refused manifest running, and stops it once the file is deleted', async () => {
     const { runtime, workers, logs } = setup();
-    const claim: ManifestClaim = { file: '/m/kube-apiserver.yaml', podKey: 'kube-system/kube-apiserver-n1', message: 'spec.containers[0].image: Required value' };
+    const claim: ManifestClaim = {
+      file: '/m/kube-apiserver.yaml',
+      podKey: 'kube-system/kube-apiserver-n1',
+      message: 'spec.containers[0].image: Required value',
+    };
     workers.refusedClaims([claim]);
     const held = seed(runtime, { uid: 'kubelet-api', name: 'kube-apiserver-n1', source: 'file' });
     const orphan = seed(runtime, { uid: 'kubelet-old', name: 'kube-scheduler-n1', source: 'file' });
-    workers.adoptRuntimePods(new Map([[held.uid, held], [orphan.uid, orphan]]));
+    workers.adoptRuntimePods(
+      new Map([
+        [held.uid, held],
+        [orphan.uid, orphan],
+      ]),
+    );
     await waitFor(() => !runtime.pods.has('kubelet-old'), { ...WAIT, what: 'the unclaimed orphan removed' });
     await workers.idle();
     expect(isRunning(runtime, 'kubelet-api')).toBe(true);
     expect(logs().filter((r) => r.msg === 'Keeping pod running: its manifest is refused')).toEqual([
-      expect.objectContaining({ pod: 'kube-system/kube-apiserver-n1', podUID: 'kubelet-api', file: claim.file, err: claim.message }),
+      expect.objectContaining({
+        pod: 'kube-system/kube-apiserver-n1',
+        podUID: 'kubelet-api',
+        file: claim.file,
+        err: claim.message,
+      }),
     ]);
-    expect(workers.heldPods()).toEqual([{ uid: 'kubelet-api', key: 'kube-system/kube-apiserver-n1', file: claim.file, message: claim.message }]);
+    expect(workers.heldPods()).toEqual([
+      { uid: 'kubelet-api', key: 'kube-system/kube-apiserver-n1', file: claim.file, message: claim.message },
+    ]);
 
     // Another file's refusal changes nothing for it; the file going away does.
     workers.refusedClaims([claim, { file: '/m/x.yaml', podKey: 'default/x-n1', message: 'bad' }]);
     await workers.idle();
     expect(isRunning(runtime, 'kubelet-api')).toBe(true);
     workers.refusedClaims([]);
-    await waitFor(() => !runtime.pods.has('kubelet-api'), { ...WAIT, what: 'the held pod stopped once its file is gone' });
+    await waitFor(() => !runtime.pods.has('kubelet-api'), {
+      ...WAIT,
+      what: 'the held pod stopped once its file is gone',
+    });
     expect(workers.heldPods()).toEqual([]);
   });
 
   it('replaces a held pod when its manifest becomes valid, never running both at once', async () => {
     const { runtime, workers } = setup();
-    const claim: ManifestClaim = { file: '/m/kube-apiserver.yaml', podKey: 'kube-system/kube-apiserver-n1', message: 'bad' };
+    const claim: ManifestClaim = {
+      file: '/m/kube-apiserver.yaml',
+      podKey: 'kube-system/kube-apiserver-n1',
+      message: 'bad',
+    };
     workers.refusedClaims([claim]);
     const held = seed(runtime, { uid: 'kubelet-api', name: 'kube-apiserver-n1', source: 'file' });
     workers.adoptRuntimePods(new Map([[held.uid, held]]));
@@ -191,12 +233,17 @@ describe('PodWorkers: pods found running with no manifest', () => {
     workers.refusedClaims([]);
     workers.apply({ op: 'ADD', pod: staticPod('etcd-n1', 'uid-fixed') });
     await waitFor(() => isRunning(runtime, 'uid-fixed'), { ...WAIT, what: 'the fixed pod running' });
-    expect(runtime.journal.indexOf('createSandbox etcd-n1 uid-fixed')).toBeGreaterThan(runtime.journal.indexOf('stop etcd-n1 kubelet-etcd main'));
+    expect(runtime.journal.indexOf('createSandbox etcd-n1 uid-fixed')).toBeGreaterThan(
+      runtime.journal.indexOf('stop etcd-n1 kubelet-etcd main'),
+    );
   });
 
   it('a file that cannot be parsed may declare any pod: every static orphan is kept until it goes', async () => {
     const { runtime, workers, logs } = setup();
-    const unknown: ManifestClaim = { file: '/m/broken.yaml', message: 'yaml: line 3: mapping values are not allowed here' };
+    const unknown: ManifestClaim = {
+      file: '/m/broken.yaml',
+      message: 'yaml: line 3: mapping values are not allowed here',
+    };
     workers.refusedClaims([unknown]);
     const a = seed(runtime, { uid: 'kubelet-etcd', name: 'etcd-n1', source: 'file' });
     const b = seed(runtime, { uid: 'kubelet-api', name: 'kube-apiserver-n1', source: 'file' });
@@ -206,16 +253,26 @@ describe('PodWorkers: pods found running with no manifest', () => {
     await waitFor(() => isRunning(runtime, 'uid-sleeper'), { ...WAIT, what: 'the accepted pod running' });
     await workers.idle();
     expect(stops(runtime)).toEqual([]);
-    expect(logs().filter((r) => r.msg === 'Keeping pod running: its manifest is refused').map((r) => [r.pod, r.file])).toEqual([
+    expect(
+      logs()
+        .filter((r) => r.msg === 'Keeping pod running: its manifest is refused')
+        .map((r) => [r.pod, r.file]),
+    ).toEqual([
       ['kube-system/etcd-n1', '/m/broken.yaml'],
       ['kube-system/kube-apiserver-n1', '/m/broken.yaml'],
     ]);
     // Parsed at last, it declares the apiserver: etcd's pod has no manifest any more.
-    workers.refusedClaims([{ file: '/m/broken.yaml', podKey: 'kube-system/kube-apiserver-n1', message: 'still refused' }]);
+    workers.refusedClaims([
+      { file: '/m/broken.yaml', podKey: 'kube-system/kube-apiserver-n1', message: 'still refused' },
+    ]);
     await waitFor(() => !runtime.pods.has('kubelet-etcd'), { ...WAIT, what: 'etcd orphan stopped' });
     expect(isRunning(runtime, 'kubelet-api')).toBe(true);
     // The new reason is said once for the pod still held.
-    expect(logs().filter((r) => r.msg === 'Keeping pod running: its manifest is refused' && r.err === 'still refused').map((r) => r.pod)).toEqual(['kube-system/kube-apiserver-n1']);
+    expect(
+      logs()
+        .filter((r) => r.msg === 'Keeping pod running: its manifest is refused' && r.err === 'still refused')
+        .map((r) => r.pod),
+    ).toEqual(['kube-system/kube-apiserver-n1']);
     expect(isRunning(runtime, 'proxy')).toBe(true);
   });
 
@@ -231,6 +288,10 @@ describe('PodWorkers: pods found running with no manifest', () => {
     expect(stops(runtime)).toEqual([]);
     expect(runtime.journal).toEqual([]);
     expect(workers.snapshot()).toEqual([]);
-    expect(logs().filter((r) => r.msg === 'Leaving runtime pod alone: its labels are not a valid pod identity').map((r) => r.podUID)).toEqual(['evil-1', '../../x', 'evil-3']);
+    expect(
+      logs()
+        .filter((r) => r.msg === 'Leaving runtime pod alone: its labels are not a valid pod identity')
+        .map((r) => r.podUID),
+    ).toEqual(['evil-1', '../../x', 'evil-3']);
   });
 });

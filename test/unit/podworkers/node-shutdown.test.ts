@@ -17,13 +17,22 @@ function staticPod(name: string, uid: string): StaticPod {
       apiVersion: 'v1',
       kind: 'Pod',
       metadata: { name, namespace: 'default', uid, annotations: { 'kubernetes.io/config.hash': uid } },
-      spec: { restartPolicy: 'Always', terminationGracePeriodSeconds: 30, containers: [{ name: 'main', image: 'img' }] },
+      spec: {
+        restartPolicy: 'Always',
+        terminationGracePeriodSeconds: 30,
+        containers: [{ name: 'main', image: 'img' }],
+      },
     },
   };
 }
 
-const STOP = { graceSeconds: 7, reason: 'Terminated', message: 'Pod was terminated in response to imminent node shutdown.' };
-const runningIds = (rt: FakePodRuntime, uid: string) => (rt.pods.get(uid)?.containers ?? []).filter((c) => c.state === ContainerState.CONTAINER_RUNNING).map((c) => c.id);
+const STOP = {
+  graceSeconds: 7,
+  reason: 'Terminated',
+  message: 'Pod was terminated in response to imminent node shutdown.',
+};
+const runningIds = (rt: FakePodRuntime, uid: string) =>
+  (rt.pods.get(uid)?.containers ?? []).filter((c) => c.state === ContainerState.CONTAINER_RUNNING).map((c) => c.id);
 
 /** Workers on a fake runtime with pod `a` running. */
 async function started() {
@@ -57,7 +66,10 @@ describe('PodWorkers.stopForNodeShutdown', () => {
     await workers.idle();
     expect(runtime.pods.get('uid-b')).toBeUndefined();
     workers.restoreAfterShutdown();
-    await waitFor(() => runningIds(runtime, 'uid-a').length === 1 && runningIds(runtime, 'uid-b').length === 1, { timeoutMs: 5000, what: 'a and b running' });
+    await waitFor(() => runningIds(runtime, 'uid-a').length === 1 && runningIds(runtime, 'uid-b').length === 1, {
+      timeoutMs: 5000,
+      what: 'a and b running',
+    });
     expect(runningIds(runtime, 'uid-a')[0]).not.toBe(oldId);
     expect(workers.snapshot().every((s) => s.stoppedFor === undefined)).toBe(true);
   });

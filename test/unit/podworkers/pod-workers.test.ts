@@ -18,7 +18,11 @@ function staticPod(name: string, uid: string, containers = ['main']): StaticPod 
       apiVersion: 'v1',
       kind: 'Pod',
       metadata: { name, namespace: 'default', uid, annotations: { 'kubernetes.io/config.hash': uid } },
-      spec: { restartPolicy: 'Always', terminationGracePeriodSeconds: 1, containers: containers.map((c) => ({ name: c, image: 'img' })) },
+      spec: {
+        restartPolicy: 'Always',
+        terminationGracePeriodSeconds: 1,
+        containers: containers.map((c) => ({ name: c, image: 'img' })),
+      },
     },
   };
 }
@@ -53,7 +57,13 @@ describe('PodWorkers', () => {
         starting--;
       }
     };
-    const workers = new PodWorkers({ runtime, cache: runtime.cache, logger: nullLogger, syncFrequencyMs: 60_000, maxConcurrentStarts: 2 });
+    const workers = new PodWorkers({
+      runtime,
+      cache: runtime.cache,
+      logger: nullLogger,
+      syncFrequencyMs: 60_000,
+      maxConcurrentStarts: 2,
+    });
     workers.adoptRuntimePods(new Map());
     for (let i = 0; i < 6; i++) workers.apply({ op: 'ADD', pod: staticPod(`p${i}`, `uid-${i}`) });
     const sandboxes = () => runtime.journal.filter((j) => j.startsWith('createSandbox'));
@@ -61,7 +71,10 @@ describe('PodWorkers', () => {
     expect(workers.snapshot().filter((w) => w.state === 'WaitingToStart')).toHaveLength(4);
     workers.apply({ op: 'REMOVE', pod: staticPod('p5', 'uid-5') });
     open();
-    await waitFor(() => [0, 1, 2, 3, 4].every((i) => running(runtime, `uid-${i}`)), { timeoutMs: 5000, what: 'the five wanted pods running' });
+    await waitFor(() => [0, 1, 2, 3, 4].every((i) => running(runtime, `uid-${i}`)), {
+      timeoutMs: 5000,
+      what: 'the five wanted pods running',
+    });
     await waitFor(() => !workers.has('uid-5'), { timeoutMs: 5000, what: 'the removed pod gone' });
     expect(most).toBe(2);
     expect(sandboxes()).toEqual(['p0', 'p1', 'p2', 'p3', 'p4'].map((n, i) => `createSandbox ${n} uid-${i}`));
@@ -81,25 +94,46 @@ describe('PodWorkers', () => {
       runtimeName: 'containerd',
       logger: nullLogger,
     });
-    workers = new PodWorkers({ runtime, cache: runtime.cache, logger: nullLogger, syncFrequencyMs: 60_000, maxConcurrentStarts: 1, observers: [statusObserver(status)] });
+    workers = new PodWorkers({
+      runtime,
+      cache: runtime.cache,
+      logger: nullLogger,
+      syncFrequencyMs: 60_000,
+      maxConcurrentStarts: 1,
+      observers: [statusObserver(status)],
+    });
     workers.adoptRuntimePods(new Map());
     for (let i = 0; i < 3; i++) workers.apply({ op: 'ADD', pod: staticPod(`p${i}`, `uid-${i}`) });
     await waitFor(() => runtime.journal.includes('createSandbox p0 uid-0'), { timeoutMs: 5000, what: 'p0 starting' });
     await status.idle();
     // p1 and p2 wait behind p0's start: before, they had no status and /pods left them out.
-    expect(workers.snapshot().filter((w) => w.state === 'WaitingToStart').map((w) => w.uid).sort()).toEqual(['uid-1', 'uid-2']);
-    expect(status.all().map((e) => [e.key, e.status.phase])).toEqual([['default/p0', 'Pending'], ['default/p1', 'Pending'], ['default/p2', 'Pending']]);
+    expect(
+      workers
+        .snapshot()
+        .filter((w) => w.state === 'WaitingToStart')
+        .map((w) => w.uid)
+        .sort(),
+    ).toEqual(['uid-1', 'uid-2']);
+    expect(status.all().map((e) => [e.key, e.status.phase])).toEqual([
+      ['default/p0', 'Pending'],
+      ['default/p1', 'Pending'],
+      ['default/p2', 'Pending'],
+    ]);
     open();
-    await waitFor(() => [0, 1, 2].every((i) => running(runtime, `uid-${i}`)), { timeoutMs: 5000, what: 'the three pods running' });
+    await waitFor(() => [0, 1, 2].every((i) => running(runtime, `uid-${i}`)), {
+      timeoutMs: 5000,
+      what: 'the three pods running',
+    });
   });
 
-  it('runs at most maxConcurrentTeardowns pods\' teardown calls at once, and still stops and removes every pod', async () => {
+  it("runs at most maxConcurrentTeardowns pods' teardown calls at once, and still stops and removes every pod", async () => {
     const runtime = new FakePodRuntime();
     let inFlight = 0;
     let most = 0;
     let open!: () => void;
     const opened = new Promise<void>((r) => (open = r));
-    const bounded = <A extends unknown[]>(call: (...args: A) => Promise<void>) =>
+    const bounded =
+      <A extends unknown[]>(call: (...args: A) => Promise<void>) =>
       async (...args: A): Promise<void> => {
         most = Math.max(most, ++inFlight);
         try {
@@ -112,14 +146,26 @@ describe('PodWorkers', () => {
     runtime.stopSandbox = bounded(runtime.stopSandbox.bind(runtime));
     runtime.removeSandbox = bounded(runtime.removeSandbox.bind(runtime));
     runtime.removeContainer = bounded(runtime.removeContainer.bind(runtime));
-    const workers = new PodWorkers({ runtime, cache: runtime.cache, logger: nullLogger, syncFrequencyMs: 60_000, maxConcurrentTeardowns: 3 });
+    const workers = new PodWorkers({
+      runtime,
+      cache: runtime.cache,
+      logger: nullLogger,
+      syncFrequencyMs: 60_000,
+      maxConcurrentTeardowns: 3,
+    });
     workers.adoptRuntimePods(new Map());
     for (let i = 0; i < 8; i++) workers.apply({ op: 'ADD', pod: staticPod(`p${i}`, `uid-${i}`) });
-    await waitFor(() => [...Array(8).keys()].every((i) => running(runtime, `uid-${i}`)), { timeoutMs: 5000, what: 'eight pods running' });
+    await waitFor(() => [...Array(8).keys()].every((i) => running(runtime, `uid-${i}`)), {
+      timeoutMs: 5000,
+      what: 'eight pods running',
+    });
     for (let i = 0; i < 8; i++) workers.apply({ op: 'REMOVE', pod: staticPod(`p${i}`, `uid-${i}`) });
     await waitFor(() => inFlight === 3, { timeoutMs: 5000, what: 'three teardowns under way' });
     open();
-    await waitFor(() => [...Array(8).keys()].every((i) => !workers.has(`uid-${i}`)), { timeoutMs: 5000, what: 'every pod removed' });
+    await waitFor(() => [...Array(8).keys()].every((i) => !workers.has(`uid-${i}`)), {
+      timeoutMs: 5000,
+      what: 'every pod removed',
+    });
     expect(most).toBe(3);
     expect(runtime.pods.size).toBe(0);
   });
@@ -129,16 +175,33 @@ describe('PodWorkers', () => {
     let open!: () => void;
     runtime.gate.set('main', new Promise<void>((r) => (open = r)));
     const removed: string[] = [];
-    const workers = new PodWorkers({ runtime, cache: runtime.cache, logger: nullLogger, syncFrequencyMs: 60_000, maxConcurrentStarts: 1, observers: [{ podRemoved: (uid) => removed.push(uid) }] });
+    const workers = new PodWorkers({
+      runtime,
+      cache: runtime.cache,
+      logger: nullLogger,
+      syncFrequencyMs: 60_000,
+      maxConcurrentStarts: 1,
+      observers: [{ podRemoved: (uid) => removed.push(uid) }],
+    });
     // uid-found was in the runtime when it was read back (from before a restart): a waiting worker may own it.
-    workers.adoptRuntimePods(new Map([['uid-found', { uid: 'uid-found', namespace: 'default', name: 'found', sandboxes: [], containers: [] } as never]]));
+    workers.adoptRuntimePods(
+      new Map([
+        [
+          'uid-found',
+          { uid: 'uid-found', namespace: 'default', name: 'found', sandboxes: [], containers: [] } as never,
+        ],
+      ]),
+    );
     workers.apply({ op: 'ADD', pod: staticPod('p0', 'uid-0') });
     workers.apply({ op: 'ADD', pod: staticPod('p1', 'uid-1') });
     workers.apply({ op: 'ADD', pod: staticPod('found', 'uid-found') });
     await waitFor(() => runtime.journal.includes('createSandbox p0 uid-0'), { timeoutMs: 5000, what: 'p0 starting' });
     workers.apply({ op: 'REMOVE', pod: staticPod('p1', 'uid-1') });
     workers.apply({ op: 'REMOVE', pod: staticPod('found', 'uid-found') });
-    await waitFor(() => !workers.has('uid-1') && !workers.has('uid-found'), { timeoutMs: 5000, what: 'both removed pods gone' });
+    await waitFor(() => !workers.has('uid-1') && !workers.has('uid-found'), {
+      timeoutMs: 5000,
+      what: 'both removed pods gone',
+    });
     expect(removed).toEqual(expect.arrayContaining(['uid-1', 'uid-found']));
     expect(runtime.reads.get('uid-1')).toBeUndefined();
     expect(runtime.journal.filter((j) => j.includes('uid-1'))).toEqual([]);
@@ -168,7 +231,10 @@ describe('PodWorkers', () => {
       observers: [
         {
           podSynced: (_pod, rt, acted) =>
-            synced.push({ acted, running: !!rt?.containers.some((c) => c.name === 'main' && c.state === ContainerState.CONTAINER_RUNNING) }),
+            synced.push({
+              acted,
+              running: !!rt?.containers.some((c) => c.name === 'main' && c.state === ContainerState.CONTAINER_RUNNING),
+            }),
         },
       ],
     });
@@ -186,7 +252,13 @@ describe('PodWorkers', () => {
   it('resyncs from the pod cache: no read while relists keep it newer than the last step, one per step otherwise', async () => {
     const runtime = new FakePodRuntime();
     const synced: boolean[] = [];
-    const workers = new PodWorkers({ runtime, cache: runtime.cache, logger: nullLogger, syncFrequencyMs: 20, observers: [{ podSynced: (_pod, _rt, acted) => synced.push(acted) }] });
+    const workers = new PodWorkers({
+      runtime,
+      cache: runtime.cache,
+      logger: nullLogger,
+      syncFrequencyMs: 20,
+      observers: [{ podSynced: (_pod, _rt, acted) => synced.push(acted) }],
+    });
     workers.adoptRuntimePods(new Map());
     workers.apply({ op: 'ADD', pod: staticPod('a', 'uid-a') });
     await waitFor(() => running(runtime, 'uid-a'), { timeoutMs: 5000, what: 'a running' });
@@ -210,7 +282,13 @@ describe('PodWorkers', () => {
     const { runtime, workers } = setup();
     const old = staticPod('old', 'uid-old');
     await runtime.createSandbox(old.pod, 0);
-    await runtime.startContainer(old.pod, { id: runtime.pods.get('uid-old')!.sandboxes[0]!.id, attempt: 0, ip: '' }, old.pod.spec!.containers[0]!, 'container', 0);
+    await runtime.startContainer(
+      old.pod,
+      { id: runtime.pods.get('uid-old')!.sandboxes[0]!.id, attempt: 0, ip: '' },
+      old.pod.spec!.containers[0]!,
+      'container',
+      0,
+    );
     workers.adoptRuntimePods(new Map([['uid-old', structuredClone(runtime.pods.get('uid-old')!)]]));
     await waitFor(() => !runtime.pods.has('uid-old'), { timeoutMs: 5000, what: 'orphan removed' });
     expect(runtime.journal.slice(-2)).toEqual(['stop old uid-old main', 'cleanup uid-old']);
@@ -230,7 +308,7 @@ describe('PodWorkers', () => {
     expect(startNew).toBeGreaterThan(stopOld);
   });
 
-  it('an API pod under a running static pod\'s name starts beside it: the same-name wait is among static pods only', async () => {
+  it("an API pod under a running static pod's name starts beside it: the same-name wait is among static pods only", async () => {
     const { runtime, workers } = setup();
     workers.adoptRuntimePods(new Map());
     const st = staticPod('web-n', 'uid-static');
@@ -251,7 +329,9 @@ describe('PodWorkers', () => {
     workers.apply({ op: 'ADD', pod: staticPod('etcd', 'uid-new') });
     workers.adoptRuntimePods(new Map([['uid-stale', structuredClone(runtime.pods.get('uid-stale')!)]]));
     await waitFor(() => running(runtime, 'uid-new'), { timeoutMs: 5000, what: 'new etcd running' });
-    expect(runtime.journal.indexOf('stop etcd uid-stale main')).toBeLessThan(runtime.journal.indexOf('createSandbox etcd uid-new'));
+    expect(runtime.journal.indexOf('stop etcd uid-stale main')).toBeLessThan(
+      runtime.journal.indexOf('createSandbox etcd uid-new'),
+    );
   });
 
   it('a slow container start in one pod does not hold up another pod', async () => {
@@ -274,7 +354,10 @@ describe('PodWorkers', () => {
     workers.adoptRuntimePods(new Map());
     const pod = staticPod('a', 'uid-a', ['first', 'second', 'third']);
     workers.apply({ op: 'ADD', pod });
-    await waitFor(() => runtime.journal.some((l) => l.startsWith('createSandbox a')), { timeoutMs: 5000, what: 'a sandbox' });
+    await waitFor(() => runtime.journal.some((l) => l.startsWith('createSandbox a')), {
+      timeoutMs: 5000,
+      what: 'a sandbox',
+    });
     workers.apply({ op: 'REMOVE', pod });
     release();
     await waitFor(() => !workers.has('uid-a'), { timeoutMs: 5000, what: 'a removed' });
@@ -314,7 +397,9 @@ describe('PodWorkers', () => {
     await waitFor(() => running(runtime, 'uid-a', 'side'), { timeoutMs: 5000, what: 'a running' });
     workers.apply({ op: 'REMOVE', pod: p });
     await waitFor(() => !workers.has('uid-a'), { timeoutMs: 5000, what: 'a gone' });
-    const hookMain = runtime.journal.findIndex((l) => l.startsWith('hook main') && l.includes('drain') && l.endsWith('timeout=20'));
+    const hookMain = runtime.journal.findIndex(
+      (l) => l.startsWith('hook main') && l.includes('drain') && l.endsWith('timeout=20'),
+    );
     const stopMain = runtime.journal.indexOf('stop a uid-a main');
     expect(hookMain).toBeGreaterThanOrEqual(0);
     expect(stopMain).toBeGreaterThan(hookMain);
@@ -325,7 +410,13 @@ describe('PodWorkers', () => {
   it('kills a container whose liveness probe failed and restarts it under Always: the result is an input of the sync', async () => {
     const runtime = new FakePodRuntime();
     const failed = new Set<string>();
-    const workers = new PodWorkers({ runtime, cache: runtime.cache, logger: nullLogger, syncFrequencyMs: 60_000, probes: { failedProbe: (_u, _n, id) => (failed.has(id) ? 'liveness' : undefined) } });
+    const workers = new PodWorkers({
+      runtime,
+      cache: runtime.cache,
+      logger: nullLogger,
+      syncFrequencyMs: 60_000,
+      probes: { failedProbe: (_u, _n, id) => (failed.has(id) ? 'liveness' : undefined) },
+    });
     workers.adoptRuntimePods(new Map());
     const p = staticPod('a', 'uid-a');
     p.pod.spec!.containers[0]!.livenessProbe = { exec: { command: ['true'] }, terminationGracePeriodSeconds: 7 };
@@ -333,7 +424,10 @@ describe('PodWorkers', () => {
     const first = await waitFor(() => running(runtime, 'uid-a'), { timeoutMs: 5000, what: 'a running' });
     failed.add(first.id);
     workers.wake('uid-a');
-    const second = await waitFor(() => running(runtime, 'uid-a')?.id !== first.id && running(runtime, 'uid-a'), { timeoutMs: 5000, what: 'a restarted' });
+    const second = await waitFor(() => running(runtime, 'uid-a')?.id !== first.id && running(runtime, 'uid-a'), {
+      timeoutMs: 5000,
+      what: 'a restarted',
+    });
     expect(second.meta.restartCount).toBe(1);
     expect(runtime.graces).toContain(7);
   });
@@ -343,12 +437,18 @@ describe('PodWorkers', () => {
     runtime.missingImages.add('img');
     workers.adoptRuntimePods(new Map());
     workers.apply({ op: 'ADD', pod: staticPod('a', 'uid-a') });
-    const waitingOf = () => workers.snapshot().find((w) => w.uid === 'uid-a')?.lastSync?.waiting.get('main');
+    const waitingOf = () =>
+      workers
+        .snapshot()
+        .find((w) => w.uid === 'uid-a')
+        ?.lastSync?.waiting.get('main');
     await waitFor(() => waitingOf()?.reason === 'ErrImagePull', { timeoutMs: 5000, what: 'ErrImagePull' });
     expect(runtime.pulls).toEqual(['img']);
     workers.wake('uid-a');
     await waitFor(() => waitingOf()?.reason === 'ImagePullBackOff', { timeoutMs: 5000, what: 'ImagePullBackOff' });
-    expect(waitingOf()?.message).toBe('Back-off pulling image "img": ErrImagePull: failed to pull image "img": not found');
+    expect(waitingOf()?.message).toBe(
+      'Back-off pulling image "img": ErrImagePull: failed to pull image "img": not found',
+    );
     await workers.idle();
     expect(runtime.pulls).toEqual(['img']);
   });
@@ -360,7 +460,13 @@ describe('PodWorkers with the desired pod set', () => {
   it('reads each pod from the set, and keeps the last one once it has left the set', async () => {
     const runtime = new FakePodRuntime();
     const config = new PodConfig({ sources: ['file'], logger: nullLogger });
-    const workers = new PodWorkers({ runtime, cache: runtime.cache, logger: nullLogger, syncFrequencyMs: 60_000, desired: config });
+    const workers = new PodWorkers({
+      runtime,
+      cache: runtime.cache,
+      logger: nullLogger,
+      syncFrequencyMs: 60_000,
+      desired: config,
+    });
     config.subscribe((u) => workers.apply(u));
     workers.adoptRuntimePods(new Map());
     const feed = config.feed('file');
@@ -368,7 +474,10 @@ describe('PodWorkers with the desired pod set', () => {
     feed.update({ op: 'ADD', pod: v1 });
     expect(workers.snapshot()[0]?.pod).toBe(v1.pod);
     // A pinned UID edited in place: same UID, new content, read from the set.
-    const v2: StaticPod = { ...v1, pod: { ...v1.pod, spec: { ...v1.pod.spec!, containers: [{ name: 'main', image: 'img2' }] } } };
+    const v2: StaticPod = {
+      ...v1,
+      pod: { ...v1.pod, spec: { ...v1.pod.spec!, containers: [{ name: 'main', image: 'img2' }] } },
+    };
     feed.update({ op: 'UPDATE', pod: v2, previous: v1 });
     expect(config.podByUid('pinned')).toBe(v2);
     expect(workers.snapshot()[0]?.pod).toBe(v2.pod);

@@ -8,7 +8,17 @@ import type { RuntimeContainer, RuntimePod } from '../../../src/kuberuntime/runt
 
 const UID = 'u1';
 
-function ctr(id: string, name: string, o: { state?: ContainerState; restartedAt?: string; restartCount?: number; exitCode?: number; type?: 'init' | 'container' } = {}): RuntimeContainer {
+function ctr(
+  id: string,
+  name: string,
+  o: {
+    state?: ContainerState;
+    restartedAt?: string;
+    restartCount?: number;
+    exitCode?: number;
+    type?: 'init' | 'container';
+  } = {},
+): RuntimeContainer {
   return {
     id,
     sandboxId: 's1',
@@ -23,12 +33,37 @@ function ctr(id: string, name: string, o: { state?: ContainerState; restartedAt?
     imageRef: 'sha256:x',
     image: 'img',
     hasStatus: true,
-    meta: { podName: 'p', podNamespace: 'default', podUid: UID, containerName: name, hash: `h-${name}`, restartCount: o.restartCount ?? 0, type: o.type, ...(o.restartedAt !== undefined ? { restartedAt: o.restartedAt } : {}) },
+    meta: {
+      podName: 'p',
+      podNamespace: 'default',
+      podUid: UID,
+      containerName: name,
+      hash: `h-${name}`,
+      restartCount: o.restartCount ?? 0,
+      type: o.type,
+      ...(o.restartedAt !== undefined ? { restartedAt: o.restartedAt } : {}),
+    },
   };
 }
 
 function runtime(containers: RuntimeContainer[]): RuntimePod {
-  return { uid: UID, name: 'p', namespace: 'default', sandboxes: [{ id: 's1', state: PodSandboxState.SANDBOX_READY, createdAt: 1, attempt: 0, ip: '', additionalIps: [], hasStatus: true }], containers };
+  return {
+    uid: UID,
+    name: 'p',
+    namespace: 'default',
+    sandboxes: [
+      {
+        id: 's1',
+        state: PodSandboxState.SANDBOX_READY,
+        createdAt: 1,
+        attempt: 0,
+        ip: '',
+        additionalIps: [],
+        hasStatus: true,
+      },
+    ],
+    containers,
+  };
 }
 
 const c = (name: string, extra: Partial<Container> = {}): Container => ({ name, image: 'img', ...extra });
@@ -83,7 +118,7 @@ describe('a restart requested through the API', () => {
     expect(p.kill.map((k) => k.id)).toEqual(['b1']);
   });
 
-  it('a crashed container restarted before any request is known keeps its predecessor\'s value, so it is not restarted again', () => {
+  it("a crashed container restarted before any request is known keeps its predecessor's value, so it is not restarted again", () => {
     const dead = ctr('a1', 'a', { state: ContainerState.CONTAINER_EXITED, exitCode: 1, restartedAt: 'v1' });
     const p = plan([dead, ctr('b1', 'b', { restartedAt: 'v1' })], undefined);
     expect(p.start.map((s) => [s.container.name, s.restartedAt])).toEqual([['a', 'v1']]);

@@ -3,14 +3,24 @@
 // or the typecheck fails with "Unused '@ts-expect-error' directive". A bad move is reported on the
 // state's `run`, naming the state it may not reach.
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { podState, type PodState, type PodStates, type RunnableStateName } from '../../../src/podworkers/states/pod-state.js';
+import {
+  podState,
+  type PodState,
+  type PodStates,
+  type RunnableStateName,
+} from '../../../src/podworkers/states/pod-state.js';
 import { syncing } from '../../../src/podworkers/states/syncing.js';
 import { terminated } from '../../../src/podworkers/states/terminated.js';
 import { terminating } from '../../../src/podworkers/states/terminating.js';
 import { waitingToStart } from '../../../src/podworkers/states/waiting-to-start.js';
 import type { PodWorkerStateName } from '../../../src/podworkers/worker-context.js';
 
-const STATES: PodStates = { WaitingToStart: waitingToStart, Syncing: syncing, Terminating: terminating, Terminated: terminated };
+const STATES: PodStates = {
+  WaitingToStart: waitingToStart,
+  Syncing: syncing,
+  Terminating: terminating,
+  Terminated: terminated,
+};
 
 /** Never called: the compile-time checks. */
 export function movesThatMustNotCompile(): void {
@@ -35,8 +45,13 @@ export function movesThatMustNotCompile(): void {
   podState({ name: 'Terminated', next: ['Gone'], run: async () => ({ next: 'Terminated' }) });
   // @ts-expect-error Done ends a worker; it runs no step
   podState({ name: 'Done', next: [], run: async () => ({ next: 'Done' }) });
-  // @ts-expect-error the runner's table files every state under its own name
-  const misfiled: PodStates = { WaitingToStart: waitingToStart, Syncing: terminating, Terminating: terminating, Terminated: terminated };
+  const misfiled: PodStates = {
+    WaitingToStart: waitingToStart,
+    // @ts-expect-error the runner's table files every state under its own name
+    Syncing: terminating,
+    Terminating: terminating,
+    Terminated: terminated,
+  };
   // @ts-expect-error and misses none
   const missing: PodStates = { WaitingToStart: waitingToStart, Syncing: syncing, Terminating: terminating };
   void misfiled;

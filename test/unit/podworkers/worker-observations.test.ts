@@ -24,7 +24,8 @@ function staticPod(name: string, uid: string, image = 'img'): StaticPod {
   };
 }
 
-const running = (rt: FakePodRuntime, uid: string) => rt.pods.get(uid)?.containers.some((c) => c.state === ContainerState.CONTAINER_RUNNING) ?? false;
+const running = (rt: FakePodRuntime, uid: string) =>
+  rt.pods.get(uid)?.containers.some((c) => c.state === ContainerState.CONTAINER_RUNNING) ?? false;
 
 function setup() {
   const runtime = new FakePodRuntime();
@@ -35,7 +36,13 @@ function setup() {
     containerStartFailed: (uid, type, reason) => seen.push(`failed ${uid} ${type} ${reason}`),
     podRestarted: (uid) => seen.push(`restarted ${uid}`),
   };
-  const workers = new PodWorkers({ runtime, cache: runtime.cache, logger: nullLogger, syncFrequencyMs: 60_000, observers: [observer] });
+  const workers = new PodWorkers({
+    runtime,
+    cache: runtime.cache,
+    logger: nullLogger,
+    syncFrequencyMs: 60_000,
+    observers: [observer],
+  });
   workers.adoptRuntimePods(new Map());
   return { runtime, workers, seen };
 }
@@ -66,7 +73,10 @@ describe('pod worker observations', () => {
     const { runtime, workers, seen } = setup();
     runtime.gate.set('main', Promise.reject(new ContainerStartError('main', 'ErrImagePull', 'no such image', 'pull')));
     workers.apply({ op: 'ADD', pod: staticPod('b', 'uid-b') });
-    await waitFor(() => seen.includes('failed uid-b container ErrImagePull'), { timeoutMs: 5000, what: 'failure reported' });
+    await waitFor(() => seen.includes('failed uid-b container ErrImagePull'), {
+      timeoutMs: 5000,
+      what: 'failure reported',
+    });
     expect(seen.indexOf('attempt uid-b container')).toBeLessThan(seen.indexOf('failed uid-b container ErrImagePull'));
   });
 
@@ -89,12 +99,22 @@ describe('warnings of a start', () => {
   it('become Warning events on the pod, before Created', async () => {
     const runtime = new FakePodRuntime();
     const events: string[] = [];
-    const workers = new PodWorkers({ runtime, cache: runtime.cache, logger: nullLogger, syncFrequencyMs: 60_000, observers: [{ podEvent: (e) => events.push(`${e.type} ${e.reason} ${e.container ?? '-'} ${e.message}`) }] });
+    const workers = new PodWorkers({
+      runtime,
+      cache: runtime.cache,
+      logger: nullLogger,
+      syncFrequencyMs: 60_000,
+      observers: [{ podEvent: (e) => events.push(`${e.type} ${e.reason} ${e.container ?? '-'} ${e.message}`) }],
+    });
     workers.adoptRuntimePods(new Map());
-    const message = 'Keys [a=b] from the EnvFrom configMap default/cfg were skipped since they are considered invalid environment variable names.';
+    const message =
+      'Keys [a=b] from the EnvFrom configMap default/cfg were skipped since they are considered invalid environment variable names.';
     runtime.startWarnings.set('main', [{ reason: 'InvalidEnvironmentVariableNames', message }]);
     workers.apply({ op: 'ADD', pod: staticPod('warned', 'uid-warned') });
-    await waitFor(() => running(runtime, 'uid-warned') && events.some((e) => e.startsWith('Normal Started')), { timeoutMs: 5_000, what: 'started' });
+    await waitFor(() => running(runtime, 'uid-warned') && events.some((e) => e.startsWith('Normal Started')), {
+      timeoutMs: 5_000,
+      what: 'started',
+    });
     const warned = events.indexOf(`Warning InvalidEnvironmentVariableNames - ${message}`);
     expect(warned).toBeGreaterThanOrEqual(0);
     expect(warned).toBeLessThan(events.findIndex((e) => e.startsWith('Normal Created')));

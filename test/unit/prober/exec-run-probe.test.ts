@@ -9,7 +9,10 @@ import type { ProbeOutcome } from '../../../src/prober/types.js';
 
 type ExecCall = { containerId: string; cmd: string[]; timeout: number };
 
-function fakeRuntime(answer: (c: ExecCall) => ExecSyncResponse | Error): { runtime: Pick<RuntimeService, 'execSync'>; calls: ExecCall[] } {
+function fakeRuntime(answer: (c: ExecCall) => ExecSyncResponse | Error): {
+  runtime: Pick<RuntimeService, 'execSync'>;
+  calls: ExecCall[];
+} {
   const calls: ExecCall[] = [];
   return {
     calls,
@@ -25,13 +28,20 @@ function fakeRuntime(answer: (c: ExecCall) => ExecSyncResponse | Error): { runti
   };
 }
 
-const out = (stdout: string, exitCode: number, stderr = ''): ExecSyncResponse => ({ stdout: Buffer.from(stdout), stderr: Buffer.from(stderr), exitCode });
+const out = (stdout: string, exitCode: number, stderr = ''): ExecSyncResponse => ({
+  stdout: Buffer.from(stdout),
+  stderr: Buffer.from(stderr),
+  exitCode,
+});
 
 describe('exec probe', () => {
   it('exit 0 is success, anything else failure, with stdout and stderr as output', async () => {
     const { runtime, calls } = fakeRuntime((c) => (c.cmd[0] === 'true' ? out('ok\n', 0) : out('', 1, 'missing\n')));
     expect(await runExecProbe(runtime, 'c1', ['true'], 2)).toEqual({ result: 'success', output: 'ok\n' });
-    expect(await runExecProbe(runtime, 'c1', ['cat', '/tmp/healthy'], 2)).toEqual({ result: 'failure', output: 'missing\n' });
+    expect(await runExecProbe(runtime, 'c1', ['cat', '/tmp/healthy'], 2)).toEqual({
+      result: 'failure',
+      output: 'missing\n',
+    });
     expect(calls[1]).toEqual({ containerId: 'c1', cmd: ['cat', '/tmp/healthy'], timeout: 2 });
   });
 
@@ -42,7 +52,10 @@ describe('exec probe', () => {
 
   it('a timeout from the runtime is a failure; other runtime errors are unknown', async () => {
     const timedOut = fakeRuntime(() => new CriError('ExecSync', 4, 'timeout 1s exceeded: context deadline exceeded'));
-    expect(await runExecProbe(timedOut.runtime, 'c1', ['sleep', '9'], 1)).toEqual({ result: 'failure', output: 'command "sleep 9" timed out after 1s' });
+    expect(await runExecProbe(timedOut.runtime, 'c1', ['sleep', '9'], 1)).toEqual({
+      result: 'failure',
+      output: 'command "sleep 9" timed out after 1s',
+    });
     const gone = fakeRuntime(() => new CriError('ExecSync', 5, 'container not found'));
     expect((await runExecProbe(gone.runtime, 'c1', ['x'], 1)).result).toBe('unknown');
   });
@@ -55,7 +68,12 @@ describe('exec probe', () => {
         { name: 'POD', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
       ],
     };
-    expect(expandProbeCommand(['check', '$(PORT)', '$(POD)', '$$(PORT)'], c)).toEqual(['check', '8080', '$(POD)', '$(PORT)']);
+    expect(expandProbeCommand(['check', '$(PORT)', '$(POD)', '$$(PORT)'], c)).toEqual([
+      'check',
+      '8080',
+      '$(POD)',
+      '$(PORT)',
+    ]);
   });
 });
 
@@ -76,16 +94,40 @@ function recordingHandlers(answers: ProbeOutcome[]): { h: ProbeHandlers; calls: 
   };
 }
 
-const web: Container = { name: 'web', ports: [{ name: 'http', containerPort: 8080 }, { name: 'grpc', containerPort: 9090 }] };
+const web: Container = {
+  name: 'web',
+  ports: [
+    { name: 'http', containerPort: 8080 },
+    { name: 'grpc', containerPort: 9090 },
+  ],
+};
 const target = { container: web, containerId: 'cid', podIP: '10.0.0.5' };
 
 describe('runProbe', () => {
   it('httpGet: pod IP by default, named port, scheme, path, headers, timeout in ms', async () => {
     const { h, calls } = recordingHandlers([]);
-    await runProbe(h, { httpGet: { port: 'http', path: '/healthz', scheme: 'HTTPS', httpHeaders: [{ name: 'A', value: 'b' }] } }, target, 3);
-    expect(calls[0]).toEqual(['http', { scheme: 'https', host: '10.0.0.5', port: 8080, path: '/healthz', headers: [{ name: 'A', value: 'b' }], timeoutMs: 3000 }]);
+    await runProbe(
+      h,
+      { httpGet: { port: 'http', path: '/healthz', scheme: 'HTTPS', httpHeaders: [{ name: 'A', value: 'b' }] } },
+      target,
+      3,
+    );
+    expect(calls[0]).toEqual([
+      'http',
+      {
+        scheme: 'https',
+        host: '10.0.0.5',
+        port: 8080,
+        path: '/healthz',
+        headers: [{ name: 'A', value: 'b' }],
+        timeoutMs: 3000,
+      },
+    ]);
     await runProbe(h, { httpGet: { port: 81, host: 'example.test' } }, target, 1);
-    expect(calls[1]).toEqual(['http', { scheme: 'http', host: 'example.test', port: 81, path: '/', headers: [], timeoutMs: 1000 }]);
+    expect(calls[1]).toEqual([
+      'http',
+      { scheme: 'http', host: 'example.test', port: 81, path: '/', headers: [], timeoutMs: 1000 },
+    ]);
   });
 
   it('tcpSocket and grpc go to the pod IP; grpc with its service name', async () => {
@@ -100,12 +142,19 @@ describe('runProbe', () => {
 
   it('an unknown port name is unknown (thrown away), after retrying as the kubelet', async () => {
     const { h, calls } = recordingHandlers([]);
-    expect(await runProbe(h, { tcpSocket: { port: 'nope' } }, target, 1)).toEqual({ result: 'unknown', output: 'port "nope" not found' });
+    expect(await runProbe(h, { tcpSocket: { port: 'nope' } }, target, 1)).toEqual({
+      result: 'unknown',
+      output: 'port "nope" not found',
+    });
     expect(calls).toHaveLength(0);
   });
 
   it('retries an unknown result up to 3 times, never a failure', async () => {
-    const a = recordingHandlers([{ result: 'unknown', output: 'e1' }, { result: 'unknown', output: 'e2' }, { result: 'success', output: 'ok' }]);
+    const a = recordingHandlers([
+      { result: 'unknown', output: 'e1' },
+      { result: 'unknown', output: 'e2' },
+      { result: 'success', output: 'ok' },
+    ]);
     expect(await runProbe(a.h, { exec: { command: ['x'] } }, target, 1)).toEqual({ result: 'success', output: 'ok' });
     expect(a.calls).toHaveLength(3);
     const b = recordingHandlers([{ result: 'failure', output: 'no' }]);

@@ -2,7 +2,13 @@
 import type * as http from 'node:http';
 import * as net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_HTTP_BODY_BYTES, MAX_HTTP_RESPONSE_HEADER_BYTES, probeHeaders, runHttpProbe, type HttpProbeRequest } from '../../../src/prober/http.js';
+import {
+  MAX_HTTP_BODY_BYTES,
+  MAX_HTTP_RESPONSE_HEADER_BYTES,
+  probeHeaders,
+  runHttpProbe,
+  type HttpProbeRequest,
+} from '../../../src/prober/http.js';
 import { PROBE_USER_AGENT } from '../../../src/prober/user-agent.js';
 import { useTmpDir } from '../../support/tmp.js';
 import { selfSignedCert, startHttp, startHttps, type Listening } from './servers.js';
@@ -131,8 +137,14 @@ describe('httpGet probe', () => {
   });
 
   it('fails on 4xx and 5xx with the status code, never the body', async () => {
-    expect(await runHttpProbe(req('/notfound'))).toEqual({ result: 'failure', output: 'HTTP probe failed with statuscode: 404' });
-    expect(await runHttpProbe(req('/error'))).toEqual({ result: 'failure', output: 'HTTP probe failed with statuscode: 503' });
+    expect(await runHttpProbe(req('/notfound'))).toEqual({
+      result: 'failure',
+      output: 'HTTP probe failed with statuscode: 404',
+    });
+    expect(await runHttpProbe(req('/error'))).toEqual({
+      result: 'failure',
+      output: 'HTTP probe failed with statuscode: 503',
+    });
   });
 
   it("sends the kubelet's User-Agent and Accept, and no keep-alive", async () => {
@@ -163,7 +175,10 @@ describe('httpGet probe', () => {
   });
 
   it('uses a Host header as the request host', async () => {
-    expect(await runHttpProbe(req('/host', { headers: [{ name: 'Host', value: 'probe.example' }] }))).toEqual({ result: 'success', output: 'probe.example' });
+    expect(await runHttpProbe(req('/host', { headers: [{ name: 'Host', value: 'probe.example' }] }))).toEqual({
+      result: 'success',
+      output: 'probe.example',
+    });
     expect((await runHttpProbe(req('/host'))).result).toBe('failure');
   });
 
@@ -191,7 +206,10 @@ describe('httpGet probe', () => {
     const ticker = setInterval(() => ticks++, 5);
     const r = await runHttpProbe(req('/', { port: endlessHeadersPort, timeoutMs: 60_000 }));
     clearInterval(ticker);
-    expect(r).toEqual({ result: 'failure', output: `Get "http://127.0.0.1:${endlessHeadersPort}/": net/http: server response headers exceeded 10485760 bytes; aborted` });
+    expect(r).toEqual({
+      result: 'failure',
+      output: `Get "http://127.0.0.1:${endlessHeadersPort}/": net/http: server response headers exceeded 10485760 bytes; aborted`,
+    });
     expect(ticks).toBeGreaterThan(0);
   });
 
@@ -212,12 +230,18 @@ describe('httpGet probe', () => {
       });
     });
     const r = await runHttpProbe(req('/', { port: closed }));
-    expect(r).toEqual({ result: 'failure', output: `Get "http://127.0.0.1:${closed}/": dial tcp 127.0.0.1:${closed}: connect: connection refused` });
+    expect(r).toEqual({
+      result: 'failure',
+      output: `Get "http://127.0.0.1:${closed}/": dial tcp 127.0.0.1:${closed}: connect: connection refused`,
+    });
   });
 
   it('follows redirects on the same host, up to 10', async () => {
     expect(await runHttpProbe(req('/redirect-local'))).toEqual({ result: 'success', output: 'fine' });
-    expect(await runHttpProbe(req('/redirect-fail'))).toEqual({ result: 'failure', output: 'HTTP probe failed with statuscode: 404' });
+    expect(await runHttpProbe(req('/redirect-fail'))).toEqual({
+      result: 'failure',
+      output: 'HTTP probe failed with statuscode: 404',
+    });
     const loop = await runHttpProbe(req('/redirect-loop'));
     expect(loop.result).toBe('failure');
     expect(loop.output).toMatch(/stopped after 10 redirects$/);
@@ -233,13 +257,21 @@ describe('httpGet probe', () => {
   });
 
   it('probes HTTPS without verifying the certificate', async () => {
-    expect(await runHttpProbe(req('/ok', { scheme: 'https', port: tls.port }))).toEqual({ result: 'success', output: 'fine' });
+    expect(await runHttpProbe(req('/ok', { scheme: 'https', port: tls.port }))).toEqual({
+      result: 'success',
+      output: 'fine',
+    });
     expect((await runHttpProbe(req('/error', { scheme: 'https', port: tls.port }))).result).toBe('failure');
   });
 });
 
 describe('probeHeaders', () => {
   it('keeps one Host value', () => {
-    expect(probeHeaders([{ name: 'host', value: 'a' }, { name: 'Host', value: 'b' }]).host).toBe('a');
+    expect(
+      probeHeaders([
+        { name: 'host', value: 'a' },
+        { name: 'Host', value: 'b' },
+      ]).host,
+    ).toBe('a');
   });
 });

@@ -11,16 +11,32 @@ import type { PodWorkers } from '../../../src/podworkers/pod-workers.js';
 
 function link(): { added: [string, string][]; synced: (pod: Pod, runtime: RuntimePod | undefined) => void } {
   const added: [string, string][] = [];
-  const prober = { onFailure: () => {}, addPod: (p: Pod, ip: string) => added.push([p.metadata!.name!, ip]), containerStarted: () => {}, containerStopped: () => {} } as unknown as ProberManager;
+  const prober = {
+    onFailure: () => {},
+    addPod: (p: Pod, ip: string) => added.push([p.metadata!.name!, ip]),
+    containerStarted: () => {},
+    containerStopped: () => {},
+  } as unknown as ProberManager;
   const observer = linkProber(prober, {} as PodWorkers, '192.0.2.10');
   return { added, synced: (pod, runtime) => observer.podSynced!(pod as DefaultedPod, runtime, false) };
 }
 
-const pod = (name: string, hostNetwork: boolean): Pod => ({ metadata: { name, namespace: 'kube-system', uid: `uid-${name}` }, spec: { hostNetwork, containers: [] } });
-const withSandbox = (ip: string): RuntimePod => ({ uid: 'u', name: 'n', namespace: 'kube-system', containers: [], sandboxes: [{ id: 's', state: PodSandboxState.SANDBOX_READY, createdAt: 1, attempt: 0, ip, additionalIps: [], hasStatus: true }] });
+const pod = (name: string, hostNetwork: boolean): Pod => ({
+  metadata: { name, namespace: 'kube-system', uid: `uid-${name}` },
+  spec: { hostNetwork, containers: [] },
+});
+const withSandbox = (ip: string): RuntimePod => ({
+  uid: 'u',
+  name: 'n',
+  namespace: 'kube-system',
+  containers: [],
+  sandboxes: [
+    { id: 's', state: PodSandboxState.SANDBOX_READY, createdAt: 1, attempt: 0, ip, additionalIps: [], hasStatus: true },
+  ],
+});
 
 describe('where the prober probes a pod', () => {
-  it('a host-network pod at the node\'s IP, a pod-network pod at its sandbox\'s (the node\'s before it has one)', () => {
+  it("a host-network pod at the node's IP, a pod-network pod at its sandbox's (the node's before it has one)", () => {
     const { added, synced } = link();
     synced(pod('proxy', true), withSandbox(''));
     synced(pod('dns', false), undefined);

@@ -5,12 +5,24 @@ import { probeTiming } from '../../../src/prober/probe-spec.js';
 
 describe('probeTiming', () => {
   it("applies the kubelet's defaults to a probe that was not defaulted", () => {
-    expect(probeTiming({ exec: { command: ['x'] } }, 'readiness')).toEqual({ initialDelayMs: 0, periodMs: 10_000, timeoutSeconds: 1, successThreshold: 1, failureThreshold: 3 });
+    expect(probeTiming({ exec: { command: ['x'] } }, 'readiness')).toEqual({
+      initialDelayMs: 0,
+      periodMs: 10_000,
+      timeoutSeconds: 1,
+      successThreshold: 1,
+      failureThreshold: 3,
+    });
   });
 
   it('keeps given values; success threshold is 1 for liveness and startup', () => {
     const p = { initialDelaySeconds: 5, periodSeconds: 2, timeoutSeconds: 3, successThreshold: 4, failureThreshold: 6 };
-    expect(probeTiming(p, 'readiness')).toEqual({ initialDelayMs: 5000, periodMs: 2000, timeoutSeconds: 3, successThreshold: 4, failureThreshold: 6 });
+    expect(probeTiming(p, 'readiness')).toEqual({
+      initialDelayMs: 5000,
+      periodMs: 2000,
+      timeoutSeconds: 3,
+      successThreshold: 4,
+      failureThreshold: 6,
+    });
     expect(probeTiming(p, 'liveness').successThreshold).toBe(1);
     expect(probeTiming(p, 'startup').successThreshold).toBe(1);
   });

@@ -57,7 +57,13 @@ let lines: string[];
 function newManager(random = () => 0, now?: () => number): void {
   const mem = memoryLogger(0);
   lines = mem.lines;
-  mgr = new ProberManager({ runtime: { execSync: () => Promise.reject(new Error('unused')) }, handlers: script.handlers, logger: mem.logger, random, now });
+  mgr = new ProberManager({
+    runtime: { execSync: () => Promise.reject(new Error('unused')) },
+    handlers: script.handlers,
+    logger: mem.logger,
+    random,
+    now,
+  });
   results = [];
   failures = [];
   mgr.onResult((e) => results.push(e));
@@ -83,11 +89,19 @@ describe('liveness', () => {
   it('reports a failure only after failureThreshold consecutive failures, then holds until a new container', async () => {
     newManager();
     await startedLongAgo();
-    mgr.addPod(pod({ livenessProbe: { exec: { command: ['live'] }, periodSeconds: 1, failureThreshold: 3 } }), '10.0.0.1');
+    mgr.addPod(
+      pod({ livenessProbe: { exec: { command: ['live'] }, periodSeconds: 1, failureThreshold: 3 } }),
+      '10.0.0.1',
+    );
     mgr.containerStarted(UID, 'app', 'c1', Date.now());
     await vi.advanceTimersByTimeAsync(10);
     expect(script.count('live')).toBe(1);
-    expect(results.at(-1)).toMatchObject({ probeType: 'liveness', result: 'success', changed: false, containerId: 'c1' });
+    expect(results.at(-1)).toMatchObject({
+      probeType: 'liveness',
+      result: 'success',
+      changed: false,
+      containerId: 'c1',
+    });
 
     script.set('live', 'failure', 'no pulse');
     await vi.advanceTimersByTimeAsync(2000);
@@ -127,7 +141,10 @@ describe('liveness', () => {
   it('says "will be restarted" only when the pod restarts containers', async () => {
     newManager();
     await startedLongAgo();
-    mgr.addPod(pod({ livenessProbe: { exec: { command: ['live'] }, periodSeconds: 1, failureThreshold: 1 } }, 'Never'), '');
+    mgr.addPod(
+      pod({ livenessProbe: { exec: { command: ['live'] }, periodSeconds: 1, failureThreshold: 1 } }, 'Never'),
+      '',
+    );
     script.set('live', 'failure', 'x');
     mgr.containerStarted(UID, 'app', 'c1', Date.now());
     await vi.advanceTimersByTimeAsync(10);
@@ -214,11 +231,21 @@ describe('startup gating', () => {
   it('a startup failure at the threshold is reported for a restart', async () => {
     newManager();
     await startedLongAgo();
-    mgr.addPod(pod({ ...probes, startupProbe: { exec: { command: ['start'] }, periodSeconds: 1, failureThreshold: 2 } }), '');
+    mgr.addPod(
+      pod({ ...probes, startupProbe: { exec: { command: ['start'] }, periodSeconds: 1, failureThreshold: 2 } }),
+      '',
+    );
     script.set('start', 'failure', 'not yet');
     mgr.containerStarted(UID, 'app', 'c1', Date.now());
     await vi.advanceTimersByTimeAsync(1500);
-    expect(failures).toMatchObject([{ type: 'startupFailed', reason: 'StartupProbe', message: 'Container app failed startup probe, will be restarted', output: 'not yet' }]);
+    expect(failures).toMatchObject([
+      {
+        type: 'startupFailed',
+        reason: 'StartupProbe',
+        message: 'Container app failed startup probe, will be restarted',
+        output: 'not yet',
+      },
+    ]);
     expect(script.count('live')).toBe(0);
   });
 });
@@ -227,7 +254,12 @@ describe('readiness', () => {
   it('false until the first success, then follows the thresholds', async () => {
     newManager();
     await startedLongAgo();
-    mgr.addPod(pod({ readinessProbe: { exec: { command: ['ready'] }, periodSeconds: 1, successThreshold: 2, failureThreshold: 1 } }), '');
+    mgr.addPod(
+      pod({
+        readinessProbe: { exec: { command: ['ready'] }, periodSeconds: 1, successThreshold: 2, failureThreshold: 1 },
+      }),
+      '',
+    );
     expect(mgr.readiness(UID, 'app')).toBe(false);
     mgr.containerStarted(UID, 'app', 'c1', Date.now());
     await vi.advanceTimersByTimeAsync(10);
@@ -311,7 +343,10 @@ describe('scheduling', () => {
   it('measures drift of scheduled ticks: how late a timer fired, on the next tick back on the grid', async () => {
     // The manager's clock runs `late` ms ahead of the timers: as if the event loop had held a tick back.
     let late = 0;
-    newManager(() => 0, () => Date.now() + late);
+    newManager(
+      () => 0,
+      () => Date.now() + late,
+    );
     await startedLongAgo();
     mgr.addPod(pod({ livenessProbe: { exec: { command: ['live'] }, periodSeconds: 1 } }), '');
     mgr.containerStarted(UID, 'app', 'c1', Date.now());
@@ -328,7 +363,13 @@ describe('log lines', () => {
   it('one line per change, in the kubelet event wording', async () => {
     newManager();
     await startedLongAgo();
-    mgr.addPod(pod({ livenessProbe: { exec: { command: ['live'] }, periodSeconds: 1, failureThreshold: 1 }, readinessProbe: { exec: { command: ['ready'] }, periodSeconds: 1 } }), '');
+    mgr.addPod(
+      pod({
+        livenessProbe: { exec: { command: ['live'] }, periodSeconds: 1, failureThreshold: 1 },
+        readinessProbe: { exec: { command: ['ready'] }, periodSeconds: 1 },
+      }),
+      '',
+    );
     mgr.containerStarted(UID, 'app', 'c1', Date.now());
     await vi.advanceTimersByTimeAsync(3000);
     script.set('live', 'failure', 'HTTP probe failed with statuscode: 500');
@@ -361,7 +402,10 @@ describe('probe runs (prober_probe_total)', () => {
       onProbeRun: (e) => runs.push(`${e.namespace}/${e.podName} ${e.containerName} ${e.probeType} ${e.result}`),
     });
     await startedLongAgo();
-    mgr.addPod(pod({ readinessProbe: { exec: { command: ['ready'] }, periodSeconds: 1, failureThreshold: 3 } }), '10.0.0.1');
+    mgr.addPod(
+      pod({ readinessProbe: { exec: { command: ['ready'] }, periodSeconds: 1, failureThreshold: 3 } }),
+      '10.0.0.1',
+    );
     mgr.containerStarted(UID, 'app', 'c1', Date.now());
     await vi.advanceTimersByTimeAsync(10);
     script.set('ready', 'failure');

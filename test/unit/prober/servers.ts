@@ -39,7 +39,25 @@ export function startHttp(handler: Handler): Promise<Listening> {
 export function selfSignedCert(dir: string): { key: Buffer; cert: Buffer } {
   const key = path.join(dir, 'key.pem');
   const cert = path.join(dir, 'cert.pem');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=probe-test'], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+      '-days',
+      '1',
+      '-subj',
+      '/CN=probe-test',
+    ],
+    { stdio: 'ignore' },
+  );
   return { key: fs.readFileSync(key), cert: fs.readFileSync(cert) };
 }
 
@@ -48,7 +66,10 @@ export function startHttps(creds: { key: Buffer; cert: Buffer }, handler: Handle
 }
 
 /** A health server whose answer per service name is looked up in `statuses` (absent: NOT_FOUND). */
-export function startGrpcHealth(statuses: Map<string, string>, opts: { delayMs?: number; withoutHealth?: boolean } = {}): Promise<Listening & { userAgents: string[] }> {
+export function startGrpcHealth(
+  statuses: Map<string, string>,
+  opts: { delayMs?: number; withoutHealth?: boolean } = {},
+): Promise<Listening & { userAgents: string[] }> {
   const server = new grpc.Server();
   const userAgents: string[] = [];
   const m = healthCheckMethod();
@@ -66,7 +87,10 @@ export function startGrpcHealth(statuses: Map<string, string>, opts: { delayMs?:
         },
       },
       {
-        Check: (call: grpc.ServerUnaryCall<HealthCheckRequest, HealthCheckResponse>, cb: grpc.sendUnaryData<HealthCheckResponse>) => {
+        Check: (
+          call: grpc.ServerUnaryCall<HealthCheckRequest, HealthCheckResponse>,
+          cb: grpc.sendUnaryData<HealthCheckResponse>,
+        ) => {
           userAgents.push(String(call.metadata.get('user-agent')[0] ?? ''));
           const answer = (): void => {
             const s = statuses.get(call.request.service);

@@ -60,12 +60,18 @@ describe('tcpSocket probe', () => {
 
 describe('grpc probe', () => {
   it('SERVING is success, with the kube-probe user agent', async () => {
-    expect(await runGrpcProbe('127.0.0.1', health.port, '', 1000)).toEqual({ result: 'success', output: 'service healthy' });
+    expect(await runGrpcProbe('127.0.0.1', health.port, '', 1000)).toEqual({
+      result: 'success',
+      output: 'service healthy',
+    });
     expect(health.userAgents.at(-1)).toMatch(new RegExp(`^${PROBE_USER_AGENT.replace('.', '\\.')}`));
   });
 
   it('asks for the named service; NOT_SERVING is a failure', async () => {
-    expect(await runGrpcProbe('127.0.0.1', health.port, 'db', 1000)).toEqual({ result: 'failure', output: 'service unhealthy (responded with "NOT_SERVING")' });
+    expect(await runGrpcProbe('127.0.0.1', health.port, 'db', 1000)).toEqual({
+      result: 'failure',
+      output: 'service unhealthy (responded with "NOT_SERVING")',
+    });
   });
 
   it('an error status (unknown service) is a failure', async () => {
@@ -81,7 +87,10 @@ describe('grpc probe', () => {
   });
 
   it('a call slower than the timeout is a failure', async () => {
-    expect(await runGrpcProbe('127.0.0.1', slowHealth.port, '', 500)).toEqual({ result: 'failure', output: 'timeout: health rpc did not complete within 0.5s' });
+    expect(await runGrpcProbe('127.0.0.1', slowHealth.port, '', 500)).toEqual({
+      result: 'failure',
+      output: 'timeout: health rpc did not complete within 0.5s',
+    });
   });
 
   it('a port nobody listens on is a failure after at most the timeout', async () => {

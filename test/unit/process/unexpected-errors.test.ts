@@ -12,9 +12,15 @@ describe('guardProcess', () => {
     const before = unexpectedErrorCount();
     // Emitted directly: a real one would also reach the test runner's own handlers.
     process.emit('unhandledRejection', new Error('boom in a stream handler'), Promise.resolve());
-    (process.emit as (event: string, ...args: unknown[]) => boolean)('uncaughtException', new Error('boom in a timer'), 'uncaughtException');
+    (process.emit as (event: string, ...args: unknown[]) => boolean)(
+      'uncaughtException',
+      new Error('boom in a timer'),
+      'uncaughtException',
+    );
     expect(unexpectedErrorCount()).toBe(before + 2);
-    expect(lines.some((l) => l.includes('BUG: unhandled promise rejection') && l.includes('boom in a stream handler'))).toBe(true);
+    expect(
+      lines.some((l) => l.includes('BUG: unhandled promise rejection') && l.includes('boom in a stream handler')),
+    ).toBe(true);
     expect(lines.some((l) => l.includes('BUG: uncaught exception') && l.includes('boom in a timer'))).toBe(true);
   });
 });

@@ -45,7 +45,14 @@ describe('authorizing a request', () => {
   });
 
   it('answers 403 with the kubelet message when every subresource is denied', async () => {
-    expect(await authorizeRequest(by(() => false), alice, 'GET', '/pods')).toEqual({
+    expect(
+      await authorizeRequest(
+        by(() => false),
+        alice,
+        'GET',
+        '/pods',
+      ),
+    ).toEqual({
       allowed: false,
       statusCode: 403,
       message: 'Forbidden (user=alice, verb=get, resource=nodes, subresource(s)=[pods proxy])\n',
@@ -53,13 +60,24 @@ describe('authorizing a request', () => {
   });
 
   it('never allows when a decision cannot be made: 500 Authorization error', async () => {
-    const r = await authorizeRequest(by(() => new Error('connection refused')), alice, 'POST', '/exec/ns/p/c');
-    expect(r).toMatchObject({ allowed: false, statusCode: 500, message: 'Authorization error (user=alice, verb=create, resource=nodes, subresource=proxy)' });
+    const r = await authorizeRequest(
+      by(() => new Error('connection refused')),
+      alice,
+      'POST',
+      '/exec/ns/p/c',
+    );
+    expect(r).toMatchObject({
+      allowed: false,
+      statusCode: 500,
+      message: 'Authorization error (user=alice, verb=create, resource=nodes, subresource=proxy)',
+    });
   });
 });
 
 describe('webhook caches', () => {
-  function reviews(answer: (body: { spec: Record<string, unknown> }) => Record<string, unknown>): ReviewClient & { calls: number; fail: boolean } {
+  function reviews(
+    answer: (body: { spec: Record<string, unknown> }) => Record<string, unknown>,
+  ): ReviewClient & { calls: number; fail: boolean } {
     const c = {
       calls: 0,
       fail: false,
@@ -74,8 +92,15 @@ describe('webhook caches', () => {
 
   it('SubjectAccessReview answers are cached for their TTL, allowed and denied apart; failures are not cached', async () => {
     let now = 0;
-    const client = reviews((b) => ({ allowed: (b.spec.resourceAttributes as { subresource: string }).subresource === 'stats' }));
-    const authz = new WebhookAuthorizer(client, { nodeName: 'n1', authorizedTtlMs: 300_000, unauthorizedTtlMs: 30_000, now: () => now });
+    const client = reviews((b) => ({
+      allowed: (b.spec.resourceAttributes as { subresource: string }).subresource === 'stats',
+    }));
+    const authz = new WebhookAuthorizer(client, {
+      nodeName: 'n1',
+      authorizedTtlMs: 300_000,
+      unauthorizedTtlMs: 30_000,
+      now: () => now,
+    });
     expect(await authz.authorize(alice, { verb: 'get', subresource: 'stats' })).toBe(true);
     expect(await authz.authorize(alice, { verb: 'get', subresource: 'proxy' })).toBe(false);
     expect(client.calls).toBe(2);
@@ -92,7 +117,11 @@ describe('webhook caches', () => {
 
   it('TokenReview answers are cached by a hash of the token; an unknown token is cached as unknown', async () => {
     let now = 0;
-    const client = reviews((b) => (b.spec.token === 'good' ? { authenticated: true, user: { username: 'bob', groups: ['g'] } } : { authenticated: false }));
+    const client = reviews((b) =>
+      b.spec.token === 'good'
+        ? { authenticated: true, user: { username: 'bob', groups: ['g'] } }
+        : { authenticated: false },
+    );
     const tokens = new TokenReviewAuthenticator(client, 120_000, () => now);
     expect(await tokens.authenticate('good')).toEqual({ name: 'bob', groups: ['g'], uid: undefined, extra: undefined });
     expect(await tokens.authenticate('bad')).toBeUndefined();

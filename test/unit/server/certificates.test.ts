@@ -12,7 +12,9 @@ import { generateSelfSignedCertKey } from '../../../src/server/tls/self-signed-c
 
 function openssl(args: string[], input?: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = execFile('openssl', args, (err, stdout, stderr) => (err ? reject(new Error(stderr || err.message)) : resolve(stdout + stderr)));
+    const child = execFile('openssl', args, (err, stdout, stderr) =>
+      err ? reject(new Error(stderr || err.message)) : resolve(stdout + stderr),
+    );
     child.stdin?.end(input);
   });
 }
@@ -20,10 +22,16 @@ function openssl(args: string[], input?: string): Promise<string> {
 describe('serving certificate requests (kubernetes.io/kubelet-serving)', () => {
   it('carry the SANs in an extensionRequest attribute, as openssl and an independent ASN.1 reader see them', async () => {
     const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    const pem = makeCertificateRequest(privateKey, { commonName: 'system:node:n1', organization: ['system:nodes'] }, { dnsNames: ['n1'], ipAddresses: ['10.0.0.7', 'fd00::7'] });
+    const pem = makeCertificateRequest(
+      privateKey,
+      { commonName: 'system:node:n1', organization: ['system:nodes'] },
+      { dnsNames: ['n1'], ipAddresses: ['10.0.0.7', 'fd00::7'] },
+    );
     const text = await openssl(['req', '-noout', '-text', '-verify'], pem);
     expect(text).toContain('verify OK');
-    expect(text).toMatch(/Requested Extensions:\s*\n\s*X509v3 Subject Alternative Name:\s*\n\s*DNS:n1, IP Address:10\.0\.0\.7, IP Address:FD00:0:0:0:0:0:0:7/);
+    expect(text).toMatch(
+      /Requested Extensions:\s*\n\s*X509v3 Subject Alternative Name:\s*\n\s*DNS:n1, IP Address:10\.0\.0\.7, IP Address:FD00:0:0:0:0:0:0:7/,
+    );
     const csr = new Pkcs10CertificateRequest(pem);
     expect(await csr.verify()).toBe(true);
     const raw = csr.getExtension('2.5.29.17');
@@ -65,7 +73,18 @@ describe('the self-signed serving certificate (certutil.GenerateSelfSignedCertKe
     try {
       writeFileSync(join(dir, 'ca.pem'), caPem!);
       writeFileSync(join(dir, 'leaf.pem'), leafPem!);
-      expect(await openssl(['verify', '-attime', String(now.getTime() / 1000), '-purpose', 'sslserver', '-CAfile', join(dir, 'ca.pem'), join(dir, 'leaf.pem')])).toContain('OK');
+      expect(
+        await openssl([
+          'verify',
+          '-attime',
+          String(now.getTime() / 1000),
+          '-purpose',
+          'sslserver',
+          '-CAfile',
+          join(dir, 'ca.pem'),
+          join(dir, 'leaf.pem'),
+        ]),
+      ).toContain('OK');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -73,6 +92,8 @@ describe('the self-signed serving certificate (certutil.GenerateSelfSignedCertKe
 
   it('puts an IP host in an IP SAN', async () => {
     const pair = await generateSelfSignedCertKey('10.9.8.7', { dnsNames: [], ipAddresses: [] });
-    expect(new X509Certificate(pair.certPem.split(/(?<=-----END CERTIFICATE-----\n)/)[0]!).subjectAltName).toBe('IP Address:10.9.8.7');
+    expect(new X509Certificate(pair.certPem.split(/(?<=-----END CERTIFICATE-----\n)/)[0]!).subjectAltName).toBe(
+      'IP Address:10.9.8.7',
+    );
   });
 });

@@ -13,11 +13,18 @@ import { FakeSource, pendingEntry, runningEntry } from './fake-source.js';
 
 const tmp = useTmpDir('endpoints');
 const logLines: Record<string, unknown>[] = [];
-const logger = createLogger({ format: 'json', verbosity: 0, sink: { write: (l) => logLines.push(JSON.parse(l) as Record<string, unknown>) } });
+const logger = createLogger({
+  format: 'json',
+  verbosity: 0,
+  sink: { write: (l) => logLines.push(JSON.parse(l) as Record<string, unknown>) },
+});
 const running: RunningEndpoints[] = [];
 let dirs = 0;
 
-async function start(source: FakeSource, o: { healthzPort?: number; readOnlyPort?: number } = {}): Promise<RunningEndpoints & { ports: number[] }> {
+async function start(
+  source: FakeSource,
+  o: { healthzPort?: number; readOnlyPort?: number } = {},
+): Promise<RunningEndpoints & { ports: number[] }> {
   const ports = await freePorts(2);
   const e = await startEndpoints({
     healthzBindAddress: '127.0.0.1',
@@ -41,7 +48,11 @@ afterEach(async () => {
 });
 
 /** A GET with a Host header of our choosing (fetch sets its own). */
-function getWithHost(url: string, host: string | undefined, httpVersion11 = true): Promise<{ status: number; body: string }> {
+function getWithHost(
+  url: string,
+  host: string | undefined,
+  httpVersion11 = true,
+): Promise<{ status: number; body: string }> {
   const u = new URL(url);
   return new Promise((resolve, reject) => {
     const sock = net.connect(Number(u.port), u.hostname, () => {
@@ -80,7 +91,9 @@ describe('local HTTP endpoints', () => {
     const e = await start(new FakeSource());
     expect(await get(`${e.healthzURL}/healthz`)).toMatchObject({ status: 200, body: 'ok' });
     expect(await get(`${e.readOnlyURL}/healthz`)).toMatchObject({ status: 200, body: 'ok' });
-    expect((await get(`${e.healthzURL}/healthz?verbose`)).body).toBe('[+]ping ok\n[+]syncloop ok\nhealthz check passed\n');
+    expect((await get(`${e.healthzURL}/healthz?verbose`)).body).toBe(
+      '[+]ping ok\n[+]syncloop ok\nhealthz check passed\n',
+    );
     expect((await get(`${e.healthzURL}/pods`)).status).toBe(404); // the healthz port serves nothing else
   });
 
@@ -92,7 +105,9 @@ describe('local HTTP endpoints', () => {
     source.relistAgoMs = 6 * 60_000;
     const r = await get(`${e.healthzURL}/healthz`);
     expect(r.status).toBe(500);
-    expect(r.body).toBe('[+]ping ok\n[-]syncloop failed: sync Loop took longer than expected: no relist for 6m (limit 5m)\nhealthz check failed\n');
+    expect(r.body).toBe(
+      '[+]ping ok\n[-]syncloop failed: sync Loop took longer than expected: no relist for 6m (limit 5m)\nhealthz check failed\n',
+    );
     expect((await get(`${e.healthzURL}/healthz/ping`)).status).toBe(200);
     expect((await get(`${e.healthzURL}/healthz/syncloop`)).status).toBe(500);
   });
@@ -164,7 +179,10 @@ describe('local HTTP endpoints', () => {
         err: `port ${busy} is already in use by another process (another kubelet or bootlet?); stop it or choose another with --healthz-port (healthzPort in the config file)`,
       }),
     ]);
-    expect(logLines.find((r) => r.msg === 'Serving healthz')).toMatchObject({ at: `http://127.0.0.1:${busy}`, afterFailedAttempts: expect.any(Number) });
+    expect(logLines.find((r) => r.msg === 'Serving healthz')).toMatchObject({
+      at: `http://127.0.0.1:${busy}`,
+      afterFailedAttempts: expect.any(Number),
+    });
   });
 
   it('names --read-only-port and readOnlyPort when that port is taken', async () => {
@@ -174,7 +192,9 @@ describe('local HTTP endpoints', () => {
     try {
       const e = await start(new FakeSource(), { readOnlyPort: busy! });
       expect(e.readOnlyURL).toBeUndefined();
-      expect(logLines.find((r) => r.err !== undefined)?.err).toContain('choose another with --read-only-port (readOnlyPort in the config file)');
+      expect(logLines.find((r) => r.err !== undefined)?.err).toContain(
+        'choose another with --read-only-port (readOnlyPort in the config file)',
+      );
     } finally {
       await new Promise<void>((r) => blocker.close(() => r()));
     }

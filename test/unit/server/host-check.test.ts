@@ -69,7 +69,12 @@ describe('RefusalLog', () => {
     log.refused('evil.example:10248', '127.0.0.1');
     for (let i = 0; i < 50; i++) log.refused('evil.example:10248', '127.0.0.1');
     expect(lines).toHaveLength(1);
-    expect(JSON.parse(lines[0]!)).toMatchObject({ severity: 'warning', endpoint: 'healthz', host: 'evil.example:10248', remote: '127.0.0.1' });
+    expect(JSON.parse(lines[0]!)).toMatchObject({
+      severity: 'warning',
+      endpoint: 'healthz',
+      host: 'evil.example:10248',
+      remote: '127.0.0.1',
+    });
     t += 60_000;
     log.refused('x'.repeat(5000), '127.0.0.1');
     expect(lines).toHaveLength(2);

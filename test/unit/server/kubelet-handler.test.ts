@@ -11,9 +11,25 @@ import { KubeletHandler } from '../../../src/server/kubelet/kubelet-handler.js';
 import type { StatsProvider } from '../../../src/server/stats/stats-provider.js';
 import type { PodStatusEntry } from '../../../src/status/status-manager.js';
 
-const pod: Pod = { metadata: { name: 'etcd-n1', namespace: 'kube-system', uid: 'u1' }, spec: { containers: [{ name: 'etcd' }] } };
-const status: PodStatus = { containerStatuses: [{ name: 'etcd', ready: true, restartCount: 0, image: 'etcd', imageID: '', state: { waiting: { reason: 'ContainerCreating' } } }] };
-const entries: PodStatusEntry[] = [{ uid: 'u1', key: 'kube-system/etcd-n1', pod: pod as PodStatusEntry['pod'], status }];
+const pod: Pod = {
+  metadata: { name: 'etcd-n1', namespace: 'kube-system', uid: 'u1' },
+  spec: { containers: [{ name: 'etcd' }] },
+};
+const status: PodStatus = {
+  containerStatuses: [
+    {
+      name: 'etcd',
+      ready: true,
+      restartCount: 0,
+      image: 'etcd',
+      imageID: '',
+      state: { waiting: { reason: 'ContainerCreating' } },
+    },
+  ],
+};
+const entries: PodStatusEntry[] = [
+  { uid: 'u1', key: 'kube-system/etcd-n1', pod: pod as PodStatusEntry['pod'], status },
+];
 
 let server: Server | undefined;
 afterEach(() => {
@@ -21,7 +37,11 @@ afterEach(() => {
   server = undefined;
 });
 
-async function serve(o: { anonymous: boolean; debugging: boolean; authorizer?: Authorizer }): Promise<(path: string) => Promise<{ status: number; body: string }>> {
+async function serve(o: {
+  anonymous: boolean;
+  debugging: boolean;
+  authorizer?: Authorizer;
+}): Promise<(path: string) => Promise<{ status: number; body: string }>> {
   const handler = new KubeletHandler({
     source: { statuses: () => entries, sinceLastRelistMs: () => 0 },
     runtime: {} as RuntimeService,
@@ -58,7 +78,16 @@ describe('the kubelet API handler', () => {
 
   it('lets system:anonymous through when enabled, and then asks the authorizer as that user', async () => {
     const asked: string[] = [];
-    const get = await serve({ anonymous: true, debugging: true, authorizer: { authorize: async (u, a) => (asked.push(`${u.name}:${u.groups.join(',')}:${a.subresource}`), a.subresource === 'healthz') } });
+    const get = await serve({
+      anonymous: true,
+      debugging: true,
+      authorizer: {
+        authorize: async (u, a) => (
+          asked.push(`${u.name}:${u.groups.join(',')}:${a.subresource}`),
+          a.subresource === 'healthz'
+        ),
+      },
+    });
     expect(await get('/healthz')).toEqual({ status: 200, body: 'ok' });
     expect(asked).toEqual(['system:anonymous:system:unauthenticated:healthz']);
     expect((await get('/pods')).status).toBe(403);
@@ -66,16 +95,28 @@ describe('the kubelet API handler', () => {
 
   it('answers 405 on the debugging paths when enableDebuggingHandlers is false', async () => {
     const get = await serve({ anonymous: true, debugging: false });
-    expect(await get('/containerLogs/kube-system/etcd-n1/etcd')).toEqual({ status: 405, body: 'Debug endpoints are disabled.\n' });
+    expect(await get('/containerLogs/kube-system/etcd-n1/etcd')).toEqual({
+      status: 405,
+      body: 'Debug endpoints are disabled.\n',
+    });
     expect((await get('/exec/kube-system/etcd-n1/etcd?command=true&output=1')).status).toBe(405);
     expect((await get('/pods')).status).toBe(200);
   });
 
-  it('answers the kubelet\'s reasons: a container waiting to start has no log yet', async () => {
+  it("answers the kubelet's reasons: a container waiting to start has no log yet", async () => {
     const get = await serve({ anonymous: true, debugging: true });
-    expect(await get('/containerLogs/kube-system/etcd-n1/etcd')).toEqual({ status: 400, body: 'container "etcd" in pod "etcd-n1" is waiting to start: ContainerCreating' });
-    expect(await get('/containerLogs/kube-system/etcd-n1/etcd?previous=true')).toEqual({ status: 400, body: 'previous terminated container "etcd" in pod "etcd-n1" not found' });
-    expect(await get('/exec/kube-system/etcd-n1/etcd?command=true&output=1')).toEqual({ status: 400, body: 'Upgrade request required\n' });
+    expect(await get('/containerLogs/kube-system/etcd-n1/etcd')).toEqual({
+      status: 400,
+      body: 'container "etcd" in pod "etcd-n1" is waiting to start: ContainerCreating',
+    });
+    expect(await get('/containerLogs/kube-system/etcd-n1/etcd?previous=true')).toEqual({
+      status: 400,
+      body: 'previous terminated container "etcd" in pod "etcd-n1" not found',
+    });
+    expect(await get('/exec/kube-system/etcd-n1/etcd?command=true&output=1')).toEqual({
+      status: 400,
+      body: 'Upgrade request required\n',
+    });
     expect(JSON.parse((await get('/pods')).body).items[0].metadata.name).toBe('etcd-n1');
     expect(await get('/metrics')).toEqual({ status: 200, body: 'kubelet_running_pods 1\n' });
   });

@@ -3,10 +3,25 @@ import { parseKubeletPath } from '../../../src/server/kubelet/kubelet-path.js';
 
 describe('kubelet API paths, parsed strictly', () => {
   it('recognises each route with exactly its segments', () => {
-    expect(parseKubeletPath('/containerLogs/kube-system/etcd-n1/etcd')).toEqual({ kind: 'containerLogs', pod: { namespace: 'kube-system', name: 'etcd-n1' }, container: 'etcd' });
-    expect(parseKubeletPath('/exec/kube-system/etcd-n1/etcd')).toEqual({ kind: 'exec', pod: { namespace: 'kube-system', name: 'etcd-n1' }, container: 'etcd' });
-    expect(parseKubeletPath('/attach/kube-system/etcd-n1/0123abcd/etcd')).toEqual({ kind: 'attach', pod: { namespace: 'kube-system', name: 'etcd-n1', uid: '0123abcd' }, container: 'etcd' });
-    expect(parseKubeletPath('/portForward/kube-system/etcd-n1')).toEqual({ kind: 'portForward', pod: { namespace: 'kube-system', name: 'etcd-n1' } });
+    expect(parseKubeletPath('/containerLogs/kube-system/etcd-n1/etcd')).toEqual({
+      kind: 'containerLogs',
+      pod: { namespace: 'kube-system', name: 'etcd-n1' },
+      container: 'etcd',
+    });
+    expect(parseKubeletPath('/exec/kube-system/etcd-n1/etcd')).toEqual({
+      kind: 'exec',
+      pod: { namespace: 'kube-system', name: 'etcd-n1' },
+      container: 'etcd',
+    });
+    expect(parseKubeletPath('/attach/kube-system/etcd-n1/0123abcd/etcd')).toEqual({
+      kind: 'attach',
+      pod: { namespace: 'kube-system', name: 'etcd-n1', uid: '0123abcd' },
+      container: 'etcd',
+    });
+    expect(parseKubeletPath('/portForward/kube-system/etcd-n1')).toEqual({
+      kind: 'portForward',
+      pod: { namespace: 'kube-system', name: 'etcd-n1' },
+    });
     expect(parseKubeletPath('/pods')).toEqual({ kind: 'pods' });
     expect(parseKubeletPath('/pods/')).toEqual({ kind: 'pods' });
     expect(parseKubeletPath('/healthz/syncloop')).toEqual({ kind: 'healthz', check: 'syncloop' });

@@ -31,7 +31,12 @@ async function read(path: string, q: string, state?: () => Promise<ContainerRunS
   const out = new PassThrough();
   let text = '';
   out.on('data', (c: Buffer) => (text += c.toString()));
-  await streamContainerLog(path, await openLogFile(path), { options: opts(q), out, signal: new AbortController().signal, containerState: state });
+  await streamContainerLog(path, await openLogFile(path), {
+    options: opts(q),
+    out,
+    signal: new AbortController().signal,
+    containerState: state,
+  });
   return text;
 }
 
@@ -57,7 +62,9 @@ describe('container log streaming (ReadLogs)', () => {
   });
 
   it('timestamps prefix each CRI line with the fixed nine-digit form', async () => {
-    expect(await read(logFile(LOG.slice(0, 2)), 'timestamps=true')).toBe('2026-01-01T00:00:01.500000000Z one\n2026-01-01T00:00:02.000000001Z two\n');
+    expect(await read(logFile(LOG.slice(0, 2)), 'timestamps=true')).toBe(
+      '2026-01-01T00:00:01.500000000Z one\n2026-01-01T00:00:02.000000001Z two\n',
+    );
   });
 
   it('limitBytes cuts the output, mid-line if need be', async () => {
@@ -83,7 +90,12 @@ describe('container log streaming (ReadLogs)', () => {
     let text = '';
     out.on('data', (c: Buffer) => (text += c.toString()));
     let state: ContainerRunState = 'running';
-    const done = streamContainerLog(p, await openLogFile(p), { options: opts('follow=true'), out, signal: new AbortController().signal, containerState: async () => state });
+    const done = streamContainerLog(p, await openLogFile(p), {
+      options: opts('follow=true'),
+      out,
+      signal: new AbortController().signal,
+      containerState: async () => state,
+    });
     await waitFor(() => text === 'one\n', { timeoutMs: 10_000, what: 'the first line' });
     appendFileSync(p, cri('2026-01-01T00:00:05Z', 'stdout', 'F', 'appended') + '\n');
     await waitFor(() => text.endsWith('appended\n'), { timeoutMs: 10_000, what: 'an appended line' });
@@ -105,13 +117,20 @@ describe('container log streaming (ReadLogs)', () => {
     const abort = new AbortController();
     const out = new PassThrough();
     out.resume();
-    const done = streamContainerLog(p, await openLogFile(p), { options: opts('follow=true'), out, signal: abort.signal, containerState: async () => 'running' });
+    const done = streamContainerLog(p, await openLogFile(p), {
+      options: opts('follow=true'),
+      out,
+      signal: abort.signal,
+      containerState: async () => 'running',
+    });
     abort.abort();
     await done;
   });
 
   it('reads no further while a slow client has not taken what was written (back-pressure)', async () => {
-    const big = Array.from({ length: 20_000 }, (_, i) => cri('2026-01-01T00:00:01Z', 'stdout', 'F', `line ${i} ${'x'.repeat(80)}`));
+    const big = Array.from({ length: 20_000 }, (_, i) =>
+      cri('2026-01-01T00:00:01Z', 'stdout', 'F', `line ${i} ${'x'.repeat(80)}`),
+    );
     const p = logFile(big);
     let pending: (() => void) | undefined;
     let received = 0;
@@ -123,11 +142,19 @@ describe('container log streaming (ReadLogs)', () => {
         pending = cb;
       },
     });
-    const done = streamContainerLog(p, await openLogFile(p), { options: opts(''), out: slow, signal: new AbortController().signal });
+    const done = streamContainerLog(p, await openLogFile(p), {
+      options: opts(''),
+      out: slow,
+      signal: new AbortController().signal,
+    });
     await waitFor(() => pending !== undefined, { timeoutMs: 10_000, intervalMs: 1, what: 'the first write' });
     // Nothing more is read while the first chunk is not taken: the streamer waits for 'drain', and
     // the writer holds at most its buffer.
-    await waitFor(() => slow.listenerCount('drain') > 0, { timeoutMs: 10_000, intervalMs: 1, what: 'the streamer to wait for drain' });
+    await waitFor(() => slow.listenerCount('drain') > 0, {
+      timeoutMs: 10_000,
+      intervalMs: 1,
+      what: 'the streamer to wait for drain',
+    });
     expect(slow.writableLength).toBeLessThanOrEqual(2 * 64 * 1024 + 16 * 1024);
     const total = big.reduce((n, l) => n + l.length - 'YYYY-MM-DDTHH:MM:SSZ stdout F '.length + 1, 0);
     for (;;) {
@@ -135,7 +162,11 @@ describe('container log streaming (ReadLogs)', () => {
       pending = undefined;
       cb?.();
       if (received >= total) break;
-      await waitFor(() => pending !== undefined || received >= total, { timeoutMs: 10_000, intervalMs: 1, what: 'the next chunk' });
+      await waitFor(() => pending !== undefined || received >= total, {
+        timeoutMs: 10_000,
+        intervalMs: 1,
+        what: 'the next chunk',
+      });
     }
     await done;
     expect(received).toBe(total);

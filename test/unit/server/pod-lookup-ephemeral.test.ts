@@ -11,11 +11,34 @@ const entry: PodStatusEntry = {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: { name: 'target', namespace: 'default', uid: 'u1', annotations: {} },
-    spec: { containers: [{ name: 'main', image: 'busybox' }], ephemeralContainers: [{ name: 'debugger', image: 'busybox', targetContainerName: 'main' }] },
+    spec: {
+      containers: [{ name: 'main', image: 'busybox' }],
+      ephemeralContainers: [{ name: 'debugger', image: 'busybox', targetContainerName: 'main' }],
+    },
   },
   status: {
-    containerStatuses: [{ name: 'main', image: 'busybox', imageID: '', ready: true, restartCount: 0, containerID: 'containerd://aaa', state: { running: {} } }],
-    ephemeralContainerStatuses: [{ name: 'debugger', image: 'busybox', imageID: '', ready: false, restartCount: 0, containerID: 'containerd://bbb', state: { running: {} } }],
+    containerStatuses: [
+      {
+        name: 'main',
+        image: 'busybox',
+        imageID: '',
+        ready: true,
+        restartCount: 0,
+        containerID: 'containerd://aaa',
+        state: { running: {} },
+      },
+    ],
+    ephemeralContainerStatuses: [
+      {
+        name: 'debugger',
+        image: 'busybox',
+        imageID: '',
+        ready: false,
+        restartCount: 0,
+        containerID: 'containerd://bbb',
+        state: { running: {} },
+      },
+    ],
   },
 };
 

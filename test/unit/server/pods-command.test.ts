@@ -23,7 +23,16 @@ afterEach(async () => {
 /** Starts the agent's endpoints (socket only) and returns its root dir. */
 async function agent(source: FakeSource): Promise<string> {
   const rootDir = path.join(tmp, `root${dirs++}`);
-  server = await startEndpoints({ healthzBindAddress: '127.0.0.1', healthzPort: 0, address: '127.0.0.1', readOnlyPort: 0, rootDir, syncFrequencyMs: 60_000, source, logger });
+  server = await startEndpoints({
+    healthzBindAddress: '127.0.0.1',
+    healthzPort: 0,
+    address: '127.0.0.1',
+    readOnlyPort: 0,
+    rootDir,
+    syncFrequencyMs: 60_000,
+    source,
+    logger,
+  });
   return rootDir;
 }
 
@@ -83,7 +92,11 @@ describe('bootlet pods', () => {
   it('says in one line that no agent runs with that root dir', async () => {
     const root = path.join(tmp, 'never-ran');
     const r = await run(['--root-dir', root]);
-    expect(r).toEqual({ code: 1, out: '', err: `bootlet pods: no bootlet agent is running with --root-dir=${root}: ${root}/bootlet.sock does not exist\n` });
+    expect(r).toEqual({
+      code: 1,
+      out: '',
+      err: `bootlet pods: no bootlet agent is running with --root-dir=${root}: ${root}/bootlet.sock does not exist\n`,
+    });
   });
 
   it('says in one line that the agent stopped when only its socket is left', async () => {
@@ -95,7 +108,11 @@ describe('bootlet pods', () => {
     fs.renameSync(`${sock}.x`, sock);
     await new Promise<void>((r) => s.close(() => r()));
     const r = await run([`--root-dir=${root}`]);
-    expect(r).toEqual({ code: 1, out: '', err: `bootlet pods: no bootlet agent is running with --root-dir=${root}: nothing serves ${sock}\n` });
+    expect(r).toEqual({
+      code: 1,
+      out: '',
+      err: `bootlet pods: no bootlet agent is running with --root-dir=${root}: nothing serves ${sock}\n`,
+    });
   });
 
   it('looks where the agent puts its socket by default', () => {
@@ -105,7 +122,9 @@ describe('bootlet pods', () => {
   it('points away from the read-only port it used to read', async () => {
     const r = await run(['--read-only-port', '10255']);
     expect(r.code).toBe(1);
-    expect(r.err).toContain("--read-only-port is not used any more: bootlet pods reads the agent's socket under --root-dir");
+    expect(r.err).toContain(
+      "--read-only-port is not used any more: bootlet pods reads the agent's socket under --root-dir",
+    );
   });
 
   it('rejects a bad output format', async () => {

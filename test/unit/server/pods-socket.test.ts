@@ -13,7 +13,8 @@ import { useTmpDir } from '../../support/tmp.js';
 
 const tmp = useTmpDir('pods-socket');
 const logger = createLogger({ format: 'text', verbosity: 0, sink: { write: () => {} } });
-const router = (p: string) => (p === '/pods' ? { statusCode: 200, contentType: 'application/json', body: '{"kind":"PodList"}' } : undefined);
+const router = (p: string) =>
+  p === '/pods' ? { statusCode: 200, contentType: 'application/json', body: '{"kind":"PodList"}' } : undefined;
 const open: Array<{ close(): Promise<void> | void }> = [];
 let n = 0;
 
@@ -104,7 +105,9 @@ describe('the bootlet pods socket', () => {
     const other = net.createServer((c) => c.end());
     await new Promise<void>((r) => other.listen(sock, r));
     open.push({ close: () => new Promise<void>((r) => other.close(() => r())) });
-    await expect(bind(dir)).rejects.toThrow(`another process serves ${sock} (another bootlet with this --root-dir?); stop it or use another --root-dir`);
+    await expect(bind(dir)).rejects.toThrow(
+      `another process serves ${sock} (another bootlet with this --root-dir?); stop it or use another --root-dir`,
+    );
     expect(other.listening).toBe(true);
     expect(fs.lstatSync(sock).isSocket()).toBe(true);
   });
@@ -116,7 +119,9 @@ describe('the bootlet pods socket', () => {
     fs.writeFileSync(target, 'precious\n');
     const sock = path.join(dir, 'bootlet.sock');
     fs.symlinkSync(target, sock);
-    await expect(bind(dir)).rejects.toThrow(`${sock} exists and is a symbolic link; bootlet does not remove it: remove it or use another --root-dir`);
+    await expect(bind(dir)).rejects.toThrow(
+      `${sock} exists and is a symbolic link; bootlet does not remove it: remove it or use another --root-dir`,
+    );
     expect(fs.readlinkSync(sock)).toBe(target);
     expect(fs.readFileSync(target, 'utf8')).toBe('precious\n');
   });
@@ -134,12 +139,16 @@ describe('the bootlet pods socket', () => {
     const dir = rootDir();
     fs.mkdirSync(dir);
     fs.chmodSync(dir, 0o777);
-    await expect(bind(dir)).rejects.toThrow(`${dir} is writable by other users (mode 0777), who could replace the socket; chmod go-w it or use another --root-dir`);
+    await expect(bind(dir)).rejects.toThrow(
+      `${dir} is writable by other users (mode 0777), who could replace the socket; chmod go-w it or use another --root-dir`,
+    );
     expect(fs.readdirSync(dir)).toEqual([]);
   });
 
   it('refuses a path too long for a unix socket', async () => {
     const dir = path.join(tmp, 'd'.repeat(120));
-    await expect(bind(dir)).rejects.toThrow('is longer than the 107 bytes a unix socket path may have; use a shorter --root-dir');
+    await expect(bind(dir)).rejects.toThrow(
+      'is longer than the 107 bytes a unix socket path may have; use a shorter --root-dir',
+    );
   });
 });

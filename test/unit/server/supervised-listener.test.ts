@@ -1,14 +1,29 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../../src/log/logger.js';
-import { BindError, BindPending, SupervisedListener, type BoundEndpoint } from '../../../src/server/supervised-listener.js';
+import {
+  BindError,
+  BindPending,
+  SupervisedListener,
+  type BoundEndpoint,
+} from '../../../src/server/supervised-listener.js';
 import { waitFor } from '../../support/wait.js';
 
 function capture(): { lines: Record<string, unknown>[]; logger: ReturnType<typeof createLogger> } {
   const lines: Record<string, unknown>[] = [];
-  return { lines, logger: createLogger({ format: 'json', verbosity: 0, sink: { write: (l) => lines.push(JSON.parse(l) as Record<string, unknown>) } }) };
+  return {
+    lines,
+    logger: createLogger({
+      format: 'json',
+      verbosity: 0,
+      sink: { write: (l) => lines.push(JSON.parse(l) as Record<string, unknown>) },
+    }),
+  };
 }
 
-const bound = (closed: string[]): BoundEndpoint => ({ where: 'http://127.0.0.1:1', close: async () => void closed.push('closed') });
+const bound = (closed: string[]): BoundEndpoint => ({
+  where: 'http://127.0.0.1:1',
+  close: async () => void closed.push('closed'),
+});
 
 describe('SupervisedListener', () => {
   it('keeps retrying, logging a reason once and again only when it changes, then the success', async () => {
@@ -88,7 +103,14 @@ describe('SupervisedListener', () => {
       const { logger } = capture();
       let attempts = 0;
       const l = new SupervisedListener(
-        { what: 'healthz', fields: {}, bind: async () => { attempts++; throw new BindError('taken'); } },
+        {
+          what: 'healthz',
+          fields: {},
+          bind: async () => {
+            attempts++;
+            throw new BindError('taken');
+          },
+        },
         logger,
         { initialMs: 1_000, maxMs: 1_000 },
       );

@@ -21,11 +21,21 @@ describe('status manager → pods socket → bootlet pods', () => {
         key: 'default/web-node1',
         state: 'Syncing',
         pod: staticPod(),
-        lastSync: { at: new Date(T0), waiting: new Map([['app', { reason: 'CrashLoopBackOff', message: 'back-off 40s' }]]) },
+        lastSync: {
+          at: new Date(T0),
+          waiting: new Map([['app', { reason: 'CrashLoopBackOff', message: 'back-off 40s' }]]),
+        },
       },
     ];
     const status = new StatusManager({
-      runtimePod: () => runtimePod([sandbox()], [exited('c3', 'app', 1, { restartCount: 3, createdAt: ns(T0 + 50_000), finishedAt: ns(T0 + 290_000) }), exited('c2', 'app', 1, { restartCount: 2 })]),
+      runtimePod: () =>
+        runtimePod(
+          [sandbox()],
+          [
+            exited('c3', 'app', 1, { restartCount: 3, createdAt: ns(T0 + 50_000), finishedAt: ns(T0 + 290_000) }),
+            exited('c2', 'app', 1, { restartCount: 2 }),
+          ],
+        ),
       pods: () => workers,
       probes: probes(),
       nodeIP: '10.0.0.11',
@@ -46,7 +56,12 @@ describe('status manager → pods socket → bootlet pods', () => {
       logger,
     });
     let out = '';
-    const code = await runPodsCommand(['--root-dir', tmp], (s) => (out += s), () => {}, () => T0 + 300_000);
+    const code = await runPodsCommand(
+      ['--root-dir', tmp],
+      (s) => (out += s),
+      () => {},
+      () => T0 + 300_000,
+    );
     expect(code).toBe(0);
     expect(out.split('\n')[1]).toBe('default     web-node1   0/1     CrashLoopBackOff   3 (10s ago)   5m');
   });

@@ -19,14 +19,33 @@ export function staticPod(spec: Partial<PodSpec> & { containers?: Container[] } 
       name: 'web-node1',
       namespace: 'default',
       uid: UID,
-      annotations: { 'kubernetes.io/config.seen': new Date(T0).toISOString(), 'kubernetes.io/config.source': 'file', 'kubernetes.io/config.hash': UID },
+      annotations: {
+        'kubernetes.io/config.seen': new Date(T0).toISOString(),
+        'kubernetes.io/config.source': 'file',
+        'kubernetes.io/config.hash': UID,
+      },
     },
-    spec: { restartPolicy: 'Always', hostNetwork: true, nodeName: 'node1', containers: [{ name: 'app', image: 'busybox:1.36' }], ...spec },
+    spec: {
+      restartPolicy: 'Always',
+      hostNetwork: true,
+      nodeName: 'node1',
+      containers: [{ name: 'app', image: 'busybox:1.36' }],
+      ...spec,
+    },
   };
 }
 
 export function sandbox(id = 's1', o: Partial<RuntimeSandbox> = {}): RuntimeSandbox {
-  return { id, state: PodSandboxState.SANDBOX_READY, createdAt: ns(T0 + 1000), attempt: 0, ip: '', additionalIps: [], hasStatus: true, ...o };
+  return {
+    id,
+    state: PodSandboxState.SANDBOX_READY,
+    createdAt: ns(T0 + 1000),
+    attempt: 0,
+    ip: '',
+    additionalIps: [],
+    hasStatus: true,
+    ...o,
+  };
 }
 
 export interface CtrOptions extends Partial<Omit<RuntimeContainer, 'meta'>> {
@@ -50,7 +69,15 @@ export function ctr(id: string, name: string, o: CtrOptions = {}): RuntimeContai
     imageRef: 'docker.io/library/busybox@sha256:abc',
     image: 'docker.io/library/busybox:1.36',
     hasStatus: true,
-    meta: { podName: 'web-node1', podNamespace: 'default', podUid: UID, containerName: name, hash: '1', restartCount: restartCount ?? 0, type: type ?? 'container' },
+    meta: {
+      podName: 'web-node1',
+      podNamespace: 'default',
+      podUid: UID,
+      containerName: name,
+      hash: '1',
+      restartCount: restartCount ?? 0,
+      type: type ?? 'container',
+    },
     ...rest,
   };
 }

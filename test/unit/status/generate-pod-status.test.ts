@@ -17,7 +17,8 @@ function condition(s: PodStatus, type: string): PodCondition {
   return c;
 }
 
-const conditionStatuses = (s: PodStatus): Record<string, string> => Object.fromEntries((s.conditions ?? []).map((c) => [c.type, c.status]));
+const conditionStatuses = (s: PodStatus): Record<string, string> =>
+  Object.fromEntries((s.conditions ?? []).map((c) => [c.type, c.status]));
 
 const withSidecar = staticPod({
   initContainers: [{ name: 'proxy', image: 'proxy:1', restartPolicy: 'Always' }],
@@ -47,9 +48,24 @@ const cases: Case[] = [
     container: 'app',
     state: { waiting: { reason: 'ContainerCreating' } },
     extra: (s) => {
-      expect(conditionStatuses(s)).toEqual({ PodReadyToStartContainers: 'False', Initialized: 'True', Ready: 'False', ContainersReady: 'False', PodScheduled: 'True' });
-      expect(condition(s, 'ContainersReady')).toMatchObject({ reason: 'ContainersNotReady', message: 'containers with unready status: [app]' });
-      expect(cs(s, 'app')).toMatchObject({ ready: false, started: false, restartCount: 0, image: 'busybox:1.36', imageID: '' });
+      expect(conditionStatuses(s)).toEqual({
+        PodReadyToStartContainers: 'False',
+        Initialized: 'True',
+        Ready: 'False',
+        ContainersReady: 'False',
+        PodScheduled: 'True',
+      });
+      expect(condition(s, 'ContainersReady')).toMatchObject({
+        reason: 'ContainersNotReady',
+        message: 'containers with unready status: [app]',
+      });
+      expect(cs(s, 'app')).toMatchObject({
+        ready: false,
+        started: false,
+        restartCount: 0,
+        image: 'busybox:1.36',
+        imageID: '',
+      });
     },
   },
   {
@@ -59,7 +75,13 @@ const cases: Case[] = [
     container: 'app',
     state: { running: { startedAt: iso(T0 + 3000) } },
     extra: (s) => {
-      expect(conditionStatuses(s)).toEqual({ PodReadyToStartContainers: 'True', Initialized: 'True', Ready: 'True', ContainersReady: 'True', PodScheduled: 'True' });
+      expect(conditionStatuses(s)).toEqual({
+        PodReadyToStartContainers: 'True',
+        Initialized: 'True',
+        Ready: 'True',
+        ContainersReady: 'True',
+        PodScheduled: 'True',
+      });
       expect(cs(s, 'app')).toMatchObject({
         ready: true,
         started: true,
@@ -68,14 +90,22 @@ const cases: Case[] = [
         imageID: 'docker.io/library/busybox@sha256:abc',
         lastState: {},
       });
-      expect(s).toMatchObject({ hostIP: '10.0.0.11', hostIPs: [{ ip: '10.0.0.11' }], podIP: '10.0.0.11', podIPs: [{ ip: '10.0.0.11' }], qosClass: 'BestEffort' });
+      expect(s).toMatchObject({
+        hostIP: '10.0.0.11',
+        hostIPs: [{ ip: '10.0.0.11' }],
+        podIP: '10.0.0.11',
+        podIPs: [{ ip: '10.0.0.11' }],
+        qosClass: 'BestEffort',
+      });
       expect(s.startTime).toBe(iso(T0));
     },
   },
   {
     name: 'running, readiness probe false: Running, not Ready',
     in: {
-      pod: staticPod({ containers: [{ name: 'app', image: 'busybox:1.36', readinessProbe: { exec: { command: ['true'] } } }] }),
+      pod: staticPod({
+        containers: [{ name: 'app', image: 'busybox:1.36', readinessProbe: { exec: { command: ['true'] } } }],
+      }),
       runtime: runtimePod([sandbox()], [ctr('c1', 'app')]),
       probes: probes({ app: false }),
     },
@@ -84,13 +114,19 @@ const cases: Case[] = [
     state: { running: { startedAt: iso(T0 + 3000) } },
     extra: (s) => {
       expect(cs(s, 'app')).toMatchObject({ ready: false, started: true });
-      expect(condition(s, 'Ready')).toMatchObject({ status: 'False', reason: 'ContainersNotReady', message: 'containers with unready status: [app]' });
+      expect(condition(s, 'Ready')).toMatchObject({
+        status: 'False',
+        reason: 'ContainersNotReady',
+        message: 'containers with unready status: [app]',
+      });
     },
   },
   {
     name: 'readiness probe without a result yet: not ready',
     in: {
-      pod: staticPod({ containers: [{ name: 'app', image: 'busybox:1.36', readinessProbe: { exec: { command: ['true'] } } }] }),
+      pod: staticPod({
+        containers: [{ name: 'app', image: 'busybox:1.36', readinessProbe: { exec: { command: ['true'] } } }],
+      }),
       runtime: runtimePod([sandbox()], [ctr('c1', 'app')]),
     },
     phase: 'Running',
@@ -101,7 +137,9 @@ const cases: Case[] = [
   {
     name: 'startup probe not yet successful: not started, not ready',
     in: {
-      pod: staticPod({ containers: [{ name: 'app', image: 'busybox:1.36', startupProbe: { exec: { command: ['true'] } } }] }),
+      pod: staticPod({
+        containers: [{ name: 'app', image: 'busybox:1.36', startupProbe: { exec: { command: ['true'] } } }],
+      }),
       runtime: runtimePod([sandbox()], [ctr('c1', 'app')]),
       probes: probes({}, { app: false }),
     },
@@ -113,33 +151,76 @@ const cases: Case[] = [
   {
     name: 'crash loop: waiting CrashLoopBackOff, lastState terminated Error, restartCount',
     in: {
-      runtime: runtimePod([sandbox()], [exited('c2', 'app', 1, { restartCount: 2, createdAt: ns(T0 + 20_000) }), exited('c1', 'app', 1, { restartCount: 1 })]),
-      waiting: new Map([['app', { reason: 'CrashLoopBackOff', message: 'back-off 20s restarting failed container=app pod=web-node1_default(x)' }]]),
+      runtime: runtimePod(
+        [sandbox()],
+        [
+          exited('c2', 'app', 1, { restartCount: 2, createdAt: ns(T0 + 20_000) }),
+          exited('c1', 'app', 1, { restartCount: 1 }),
+        ],
+      ),
+      waiting: new Map([
+        [
+          'app',
+          {
+            reason: 'CrashLoopBackOff',
+            message: 'back-off 20s restarting failed container=app pod=web-node1_default(x)',
+          },
+        ],
+      ]),
     },
     phase: 'Running',
     container: 'app',
-    state: { waiting: { reason: 'CrashLoopBackOff', message: 'back-off 20s restarting failed container=app pod=web-node1_default(x)' } },
+    state: {
+      waiting: {
+        reason: 'CrashLoopBackOff',
+        message: 'back-off 20s restarting failed container=app pod=web-node1_default(x)',
+      },
+    },
     extra: (s) => {
       expect(cs(s, 'app').restartCount).toBe(2);
       expect(cs(s, 'app').lastState).toEqual({
-        terminated: { exitCode: 1, reason: 'Error', startedAt: iso(T0 + 3000), finishedAt: iso(T0 + 9000), containerID: 'containerd://c2' },
+        terminated: {
+          exitCode: 1,
+          reason: 'Error',
+          startedAt: iso(T0 + 3000),
+          finishedAt: iso(T0 + 9000),
+          containerID: 'containerd://c2',
+        },
       });
       expect(cs(s, 'app').containerID).toBe('containerd://c2');
     },
   },
   {
     name: 'first image pull failure: ErrImagePull',
-    in: { waiting: new Map([['app', { reason: 'ErrImagePull', message: 'failed to pull and unpack image "busybox:1.36": not found' }]]) },
+    in: {
+      waiting: new Map([
+        ['app', { reason: 'ErrImagePull', message: 'failed to pull and unpack image "busybox:1.36": not found' }],
+      ]),
+    },
     phase: 'Pending',
     container: 'app',
-    state: { waiting: { reason: 'ErrImagePull', message: 'failed to pull and unpack image "busybox:1.36": not found' } },
+    state: {
+      waiting: { reason: 'ErrImagePull', message: 'failed to pull and unpack image "busybox:1.36": not found' },
+    },
   },
   {
     name: 'image in its pull back-off: ImagePullBackOff, as the pod worker planned it',
-    in: { waiting: new Map([['app', { reason: 'ImagePullBackOff', message: 'Back-off pulling image "busybox:1.36": ErrImagePull: not found' }]]) },
+    in: {
+      waiting: new Map([
+        [
+          'app',
+          { reason: 'ImagePullBackOff', message: 'Back-off pulling image "busybox:1.36": ErrImagePull: not found' },
+        ],
+      ]),
+    },
     phase: 'Pending',
     container: 'app',
-    state: { waiting: { reason: 'ImagePullBackOff', message: 'Back-off pulling image "busybox:1.36": ErrImagePull: not found' } },
+    state: {
+      waiting: {
+        reason: 'ImagePullBackOff',
+        message: 'Back-off pulling image "busybox:1.36": ErrImagePull: not found',
+      },
+    },
   },
   {
     name: 'configuration error: CreateContainerConfigError',
@@ -153,7 +234,15 @@ const cases: Case[] = [
     in: { pod: staticPod({ restartPolicy: 'Never' }), runtime: runtimePod([sandbox()], [exited('c1', 'app', 0)]) },
     phase: 'Succeeded',
     container: 'app',
-    state: { terminated: { exitCode: 0, reason: 'Completed', startedAt: iso(T0 + 3000), finishedAt: iso(T0 + 9000), containerID: 'containerd://c1' } },
+    state: {
+      terminated: {
+        exitCode: 0,
+        reason: 'Completed',
+        startedAt: iso(T0 + 3000),
+        finishedAt: iso(T0 + 9000),
+        containerID: 'containerd://c1',
+      },
+    },
     extra: (s) => {
       expect(condition(s, 'ContainersReady')).toMatchObject({ status: 'False', reason: 'PodCompleted' });
       expect(condition(s, 'Ready')).toMatchObject({ status: 'False', reason: 'PodCompleted' });
@@ -161,10 +250,22 @@ const cases: Case[] = [
   },
   {
     name: 'completed under OnFailure: Succeeded',
-    in: { pod: staticPod({ restartPolicy: 'OnFailure' }), runtime: runtimePod([sandbox()], [exited('c1', 'app', 0)]), waiting: new Map([['app', { reason: 'CrashLoopBackOff', message: 'stale' }]]) },
+    in: {
+      pod: staticPod({ restartPolicy: 'OnFailure' }),
+      runtime: runtimePod([sandbox()], [exited('c1', 'app', 0)]),
+      waiting: new Map([['app', { reason: 'CrashLoopBackOff', message: 'stale' }]]),
+    },
     phase: 'Succeeded',
     container: 'app',
-    state: { terminated: { exitCode: 0, reason: 'Completed', startedAt: iso(T0 + 3000), finishedAt: iso(T0 + 9000), containerID: 'containerd://c1' } },
+    state: {
+      terminated: {
+        exitCode: 0,
+        reason: 'Completed',
+        startedAt: iso(T0 + 3000),
+        finishedAt: iso(T0 + 9000),
+        containerID: 'containerd://c1',
+      },
+    },
   },
   {
     name: 'failed under OnFailure and restarting: Running',
@@ -179,10 +280,22 @@ const cases: Case[] = [
   },
   {
     name: 'failed under Never: Failed',
-    in: { pod: staticPod({ restartPolicy: 'Never' }), runtime: runtimePod([sandbox()], [exited('c1', 'app', 2, { message: 'boom' })]) },
+    in: {
+      pod: staticPod({ restartPolicy: 'Never' }),
+      runtime: runtimePod([sandbox()], [exited('c1', 'app', 2, { message: 'boom' })]),
+    },
     phase: 'Failed',
     container: 'app',
-    state: { terminated: { exitCode: 2, reason: 'Error', message: 'boom', startedAt: iso(T0 + 3000), finishedAt: iso(T0 + 9000), containerID: 'containerd://c1' } },
+    state: {
+      terminated: {
+        exitCode: 2,
+        reason: 'Error',
+        message: 'boom',
+        startedAt: iso(T0 + 3000),
+        finishedAt: iso(T0 + 9000),
+        containerID: 'containerd://c1',
+      },
+    },
     extra: (s) => expect(condition(s, 'ContainersReady')).toMatchObject({ status: 'False', reason: 'PodFailed' }),
   },
   {
@@ -195,7 +308,14 @@ const cases: Case[] = [
     phase: 'Failed',
     container: 'app',
     state: {
-      terminated: { exitCode: 137, reason: 'OOMKilled', message: 'memory: out of memory', startedAt: iso(T0 + 3000), finishedAt: iso(T0 + 9000), containerID: 'containerd://c1' },
+      terminated: {
+        exitCode: 137,
+        reason: 'OOMKilled',
+        message: 'memory: out of memory',
+        startedAt: iso(T0 + 3000),
+        finishedAt: iso(T0 + 9000),
+        containerID: 'containerd://c1',
+      },
     },
   },
   {
@@ -208,7 +328,11 @@ const cases: Case[] = [
       expect(s.initContainerStatuses?.map((c) => c.name)).toEqual(['init-a', 'init-b']);
       expect(cs(s, 'init-a')).toMatchObject({ state: { running: {} }, ready: false, started: true });
       expect(cs(s, 'init-b').state).toEqual({ waiting: { reason: 'PodInitializing' } });
-      expect(condition(s, 'Initialized')).toMatchObject({ status: 'False', reason: 'ContainersNotInitialized', message: 'containers with incomplete status: [init-a init-b]' });
+      expect(condition(s, 'Initialized')).toMatchObject({
+        status: 'False',
+        reason: 'ContainersNotInitialized',
+        message: 'containers with incomplete status: [init-a init-b]',
+      });
     },
   },
   {
@@ -217,7 +341,11 @@ const cases: Case[] = [
       pod: twoInits,
       runtime: runtimePod(
         [sandbox()],
-        [exited('i1', 'init-a', 0, { type: 'init', createdAt: ns(T0 + 1) }), exited('i2', 'init-b', 0, { type: 'init', createdAt: ns(T0 + 2) }), ctr('c1', 'app', { createdAt: ns(T0 + 3) })],
+        [
+          exited('i1', 'init-a', 0, { type: 'init', createdAt: ns(T0 + 1) }),
+          exited('i2', 'init-b', 0, { type: 'init', createdAt: ns(T0 + 2) }),
+          ctr('c1', 'app', { createdAt: ns(T0 + 3) }),
+        ],
       ),
     },
     phase: 'Running',
@@ -230,7 +358,11 @@ const cases: Case[] = [
   },
   {
     name: 'init container failed under Never: Failed',
-    in: { pod: { ...twoInits, spec: { ...twoInits.spec!, restartPolicy: 'Never' } }, runtime: runtimePod([sandbox()], [exited('i1', 'init-a', 1, { type: 'init' })]), podFailed: 'init-a failed' },
+    in: {
+      pod: { ...twoInits, spec: { ...twoInits.spec!, restartPolicy: 'Never' } },
+      runtime: runtimePod([sandbox()], [exited('i1', 'init-a', 1, { type: 'init' })]),
+      podFailed: 'init-a failed',
+    },
     phase: 'Failed',
     container: 'app',
     state: { waiting: { reason: 'PodInitializing' } },
@@ -239,7 +371,10 @@ const cases: Case[] = [
     name: 'sidecar started and ready counts; the pod is Running',
     in: {
       pod: withSidecar,
-      runtime: runtimePod([sandbox()], [ctr('p1', 'proxy', { type: 'init', createdAt: ns(T0 + 1) }), ctr('c1', 'app', { createdAt: ns(T0 + 2) })]),
+      runtime: runtimePod(
+        [sandbox()],
+        [ctr('p1', 'proxy', { type: 'init', createdAt: ns(T0 + 1) }), ctr('c1', 'app', { createdAt: ns(T0 + 2) })],
+      ),
     },
     phase: 'Running',
     container: 'proxy',
@@ -252,18 +387,31 @@ const cases: Case[] = [
   {
     name: 'sidecar not ready holds ContainersReady',
     in: {
-      pod: staticPod({ initContainers: [{ name: 'proxy', image: 'proxy:1', restartPolicy: 'Always', readinessProbe: { exec: { command: ['x'] } } }] }),
-      runtime: runtimePod([sandbox()], [ctr('p1', 'proxy', { type: 'init', createdAt: ns(T0 + 1) }), ctr('c1', 'app', { createdAt: ns(T0 + 2) })]),
+      pod: staticPod({
+        initContainers: [
+          { name: 'proxy', image: 'proxy:1', restartPolicy: 'Always', readinessProbe: { exec: { command: ['x'] } } },
+        ],
+      }),
+      runtime: runtimePod(
+        [sandbox()],
+        [ctr('p1', 'proxy', { type: 'init', createdAt: ns(T0 + 1) }), ctr('c1', 'app', { createdAt: ns(T0 + 2) })],
+      ),
       probes: probes({ proxy: false }),
     },
     phase: 'Running',
     container: 'proxy',
     state: { running: { startedAt: iso(T0 + 3000) } },
-    extra: (s) => expect(condition(s, 'ContainersReady')).toMatchObject({ status: 'False', message: 'containers with unready status: [proxy]' }),
+    extra: (s) =>
+      expect(condition(s, 'ContainersReady')).toMatchObject({
+        status: 'False',
+        message: 'containers with unready status: [proxy]',
+      }),
   },
   {
     name: 'created, not started: waiting without reason',
-    in: { runtime: runtimePod([sandbox()], [ctr('c1', 'app', { state: ContainerState.CONTAINER_CREATED, startedAt: 0 })]) },
+    in: {
+      runtime: runtimePod([sandbox()], [ctr('c1', 'app', { state: ContainerState.CONTAINER_CREATED, startedAt: 0 })]),
+    },
     phase: 'Pending',
     container: 'app',
     state: { waiting: {} },
@@ -281,7 +429,13 @@ describe('generatePodStatus', () => {
 
   it('puts conditions in the kubelet order', () => {
     const s = generatePodStatus(input());
-    expect(s.conditions?.map((c) => c.type)).toEqual(['PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady', 'PodScheduled']);
+    expect(s.conditions?.map((c) => c.type)).toEqual([
+      'PodReadyToStartContainers',
+      'Initialized',
+      'Ready',
+      'ContainersReady',
+      'PodScheduled',
+    ]);
   });
 
   it('keeps lastTransitionTime while a condition does not change, and moves it when it does', () => {
@@ -305,15 +459,24 @@ describe('generatePodStatus', () => {
   });
 
   it('reports a container that vanished while running as ended unseen (ContainerStatusUnknown)', () => {
-    const running = generatePodStatus(input({ runtime: runtimePod([sandbox()], [ctr('c1', 'app', { restartCount: 3 })]) }));
+    const running = generatePodStatus(
+      input({ runtime: runtimePod([sandbox()], [ctr('c1', 'app', { restartCount: 3 })]) }),
+    );
     const gone = generatePodStatus(input({ runtime: runtimePod([sandbox()], []), previous: running }));
-    expect(cs(gone, 'app')).toMatchObject({ restartCount: 4, lastState: { terminated: { reason: 'ContainerStatusUnknown', exitCode: 137 } } });
+    expect(cs(gone, 'app')).toMatchObject({
+      restartCount: 4,
+      lastState: { terminated: { reason: 'ContainerStatusUnknown', exitCode: 137 } },
+    });
     expect(gone.phase).toBe('Running');
   });
 
   it('shows no waiting reason while the pod is being stopped', () => {
     const s = generatePodStatus(
-      input({ runtime: runtimePod([sandbox()], [exited('c1', 'app', 1)]), waiting: new Map([['app', { reason: 'CrashLoopBackOff', message: 'x' }]]), terminating: true }),
+      input({
+        runtime: runtimePod([sandbox()], [exited('c1', 'app', 1)]),
+        waiting: new Map([['app', { reason: 'CrashLoopBackOff', message: 'x' }]]),
+        terminating: true,
+      }),
     );
     expect(cs(s, 'app').state?.terminated?.exitCode).toBe(1);
   });
@@ -321,19 +484,30 @@ describe('generatePodStatus', () => {
   it('uses the sandbox address for a pod-network pod and the sandbox time for an adopted pod', () => {
     const pod = staticPod({ hostNetwork: false });
     pod.metadata.annotations['kubernetes.io/config.seen'] = new Date(T0 + 3_600_000).toISOString();
-    const s = generatePodStatus(input({ pod, runtime: runtimePod([sandbox('s1', { ip: '10.88.0.5', additionalIps: ['fd00::5'] })], [ctr('c1', 'app')]) }));
+    const s = generatePodStatus(
+      input({
+        pod,
+        runtime: runtimePod([sandbox('s1', { ip: '10.88.0.5', additionalIps: ['fd00::5'] })], [ctr('c1', 'app')]),
+      }),
+    );
     expect(s.podIP).toBe('10.88.0.5');
     expect(s.podIPs).toEqual([{ ip: '10.88.0.5' }, { ip: 'fd00::5' }]);
     expect(s.startTime).toBe(iso(T0 + 1000));
   });
 
   it('is not ready to start containers when the sandbox is not ready', () => {
-    const s = generatePodStatus(input({ runtime: runtimePod([sandbox('s1', { state: PodSandboxState.SANDBOX_NOTREADY })], []) }));
+    const s = generatePodStatus(
+      input({ runtime: runtimePod([sandbox('s1', { state: PodSandboxState.SANDBOX_NOTREADY })], []) }),
+    );
     expect(condition(s, 'PodReadyToStartContainers').status).toBe('False');
   });
 
   it('reports Burstable for requests only', () => {
-    const s = generatePodStatus(input({ pod: staticPod({ containers: [{ name: 'app', image: 'x', resources: { requests: { cpu: '100m' } } }] }) }));
+    const s = generatePodStatus(
+      input({
+        pod: staticPod({ containers: [{ name: 'app', image: 'x', resources: { requests: { cpu: '100m' } } }] }),
+      }),
+    );
     expect(s.qosClass).toBe('Burstable');
   });
 });

@@ -15,7 +15,12 @@ function rowFor(o: Partial<GenerateInput>, meta: Partial<Pod['metadata']> = {}):
   return podRow(pod, NOW);
 }
 
-const twoInits = staticPod({ initContainers: [{ name: 'a', image: 'x' }, { name: 'b', image: 'x' }] });
+const twoInits = staticPod({
+  initContainers: [
+    { name: 'a', image: 'x' },
+    { name: 'b', image: 'x' },
+  ],
+});
 
 describe('podRow (kubectl STATUS column)', () => {
   it.each([
@@ -24,33 +29,69 @@ describe('podRow (kubectl STATUS column)', () => {
     {
       name: 'crash loop',
       in: {
-        runtime: runtimePod([sandbox()], [exited('c1', 'app', 1, { restartCount: 4, finishedAt: ns(T0 + 5 * 60_000) })]),
+        runtime: runtimePod(
+          [sandbox()],
+          [exited('c1', 'app', 1, { restartCount: 4, finishedAt: ns(T0 + 5 * 60_000) })],
+        ),
         waiting: new Map([['app', { reason: 'CrashLoopBackOff', message: 'x' }]]),
       },
       status: 'CrashLoopBackOff',
       ready: '0/1',
     },
-    { name: 'completed', in: { pod: staticPod({ restartPolicy: 'Never' }), runtime: runtimePod([sandbox()], [exited('c1', 'app', 0)]) }, status: 'Completed', ready: '0/1' },
-    { name: 'error', in: { pod: staticPod({ restartPolicy: 'Never' }), runtime: runtimePod([sandbox()], [exited('c1', 'app', 1)]) }, status: 'Error', ready: '0/1' },
-    { name: 'init 0/2', in: { pod: twoInits, runtime: runtimePod([sandbox()], [ctr('i1', 'a', { type: 'init' })]) }, status: 'Init:0/2', ready: '0/1' },
+    {
+      name: 'completed',
+      in: { pod: staticPod({ restartPolicy: 'Never' }), runtime: runtimePod([sandbox()], [exited('c1', 'app', 0)]) },
+      status: 'Completed',
+      ready: '0/1',
+    },
+    {
+      name: 'error',
+      in: { pod: staticPod({ restartPolicy: 'Never' }), runtime: runtimePod([sandbox()], [exited('c1', 'app', 1)]) },
+      status: 'Error',
+      ready: '0/1',
+    },
+    {
+      name: 'init 0/2',
+      in: { pod: twoInits, runtime: runtimePod([sandbox()], [ctr('i1', 'a', { type: 'init' })]) },
+      status: 'Init:0/2',
+      ready: '0/1',
+    },
     {
       name: 'init 1/2',
-      in: { pod: twoInits, runtime: runtimePod([sandbox()], [exited('i1', 'a', 0, { createdAt: ns(T0 + 1) }), ctr('i2', 'b', { createdAt: ns(T0 + 2) })]) },
+      in: {
+        pod: twoInits,
+        runtime: runtimePod(
+          [sandbox()],
+          [exited('i1', 'a', 0, { createdAt: ns(T0 + 1) }), ctr('i2', 'b', { createdAt: ns(T0 + 2) })],
+        ),
+      },
       status: 'Init:1/2',
       ready: '0/1',
     },
     {
       name: 'init crash loop',
-      in: { pod: twoInits, runtime: runtimePod([sandbox()], [exited('i1', 'a', 1)]), waiting: new Map([['a', { reason: 'CrashLoopBackOff', message: 'x' }]]) },
+      in: {
+        pod: twoInits,
+        runtime: runtimePod([sandbox()], [exited('i1', 'a', 1)]),
+        waiting: new Map([['a', { reason: 'CrashLoopBackOff', message: 'x' }]]),
+      },
       status: 'Init:CrashLoopBackOff',
       ready: '0/1',
     },
-    { name: 'image pull', in: { waiting: new Map([['app', { reason: 'ErrImagePull', message: 'x' }]]) }, status: 'ErrImagePull', ready: '0/1' },
+    {
+      name: 'image pull',
+      in: { waiting: new Map([['app', { reason: 'ErrImagePull', message: 'x' }]]) },
+      status: 'ErrImagePull',
+      ready: '0/1',
+    },
     {
       name: 'sidecar counted in READY',
       in: {
         pod: staticPod({ initContainers: [{ name: 'proxy', image: 'p', restartPolicy: 'Always' }] }),
-        runtime: runtimePod([sandbox()], [ctr('p1', 'proxy', { createdAt: ns(T0 + 1) }), ctr('c1', 'app', { createdAt: ns(T0 + 2) })]),
+        runtime: runtimePod(
+          [sandbox()],
+          [ctr('p1', 'proxy', { createdAt: ns(T0 + 1) }), ctr('c1', 'app', { createdAt: ns(T0 + 2) })],
+        ),
       },
       status: 'Running',
       ready: '2/2',
@@ -62,13 +103,22 @@ describe('podRow (kubectl STATUS column)', () => {
   });
 
   it('shows Terminating for a pod being stopped', () => {
-    const r = rowFor({ runtime: runtimePod([sandbox()], [ctr('c1', 'app')]) }, { deletionTimestamp: new Date(T0).toISOString() });
+    const r = rowFor(
+      { runtime: runtimePod([sandbox()], [ctr('c1', 'app')]) },
+      { deletionTimestamp: new Date(T0).toISOString() },
+    );
     expect(r.status).toBe('Terminating');
   });
 
   it('says how long ago the last restart was, and the age from the start time', () => {
     const r = rowFor({
-      runtime: runtimePod([sandbox()], [ctr('c2', 'app', { restartCount: 4, createdAt: ns(T0 + 5000) }), exited('c1', 'app', 1, { finishedAt: ns(NOW - 42_000) })]),
+      runtime: runtimePod(
+        [sandbox()],
+        [
+          ctr('c2', 'app', { restartCount: 4, createdAt: ns(T0 + 5000) }),
+          exited('c1', 'app', 1, { finishedAt: ns(NOW - 42_000) }),
+        ],
+      ),
     });
     expect(r.restarts).toBe('4 (42s ago)');
     expect(r.age).toBe('5m12s');
@@ -96,6 +146,8 @@ describe('humanDuration', () => {
 
 describe('formatTable', () => {
   it('pads columns like kubectl', () => {
-    expect(formatTable(['NAME', 'READY', 'AGE'], [['etcd-node1', '1/1', '5m']])).toBe('NAME         READY   AGE\netcd-node1   1/1     5m\n');
+    expect(formatTable(['NAME', 'READY', 'AGE'], [['etcd-node1', '1/1', '5m']])).toBe(
+      'NAME         READY   AGE\netcd-node1   1/1     5m\n',
+    );
   });
 });

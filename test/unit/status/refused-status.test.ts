@@ -9,13 +9,30 @@ const logger = createLogger({ format: 'text', verbosity: 0, sink: { write: () =>
 
 describe('a pod refused at admission', () => {
   it('is Failed with the reason and message, its QoS class kept, and no container status', () => {
-    expect(refusedPodStatus(staticPod(), 'OutOfpods', 'Pod was rejected: x')).toEqual({ phase: 'Failed', reason: 'OutOfpods', message: 'Pod was rejected: x', qosClass: 'BestEffort' });
+    expect(refusedPodStatus(staticPod(), 'OutOfpods', 'Pod was rejected: x')).toEqual({
+      phase: 'Failed',
+      reason: 'OutOfpods',
+      message: 'Pod was rejected: x',
+      qosClass: 'BestEffort',
+    });
   });
 
   it('is listed and told with that status though no worker has it, survives a full pass, and goes when forgotten', async () => {
-    const m = new StatusManager({ runtimePod: () => undefined, pods: () => [], probes: probes(), nodeIP: '10.0.0.11', runtimeName: 'containerd', logger });
+    const m = new StatusManager({
+      runtimePod: () => undefined,
+      pods: () => [],
+      probes: probes(),
+      nodeIP: '10.0.0.11',
+      runtimeName: 'containerd',
+      logger,
+    });
     const pod = staticPod();
-    const sp: StaticPod = { pod, uid: pod.metadata.uid, key: `${pod.metadata.namespace}/${pod.metadata.name}`, file: '/m/web.yaml' };
+    const sp: StaticPod = {
+      pod,
+      uid: pod.metadata.uid,
+      key: `${pod.metadata.namespace}/${pod.metadata.name}`,
+      file: '/m/web.yaml',
+    };
     const seen: string[] = [];
     m.onChange((uid, e) => seen.push(`${uid}:${e?.status.reason ?? 'gone'}`));
     m.setRefused(sp, refusedPodStatus(pod, 'NodeAffinity', 'Pod was rejected: no'));

@@ -19,7 +19,15 @@ function worker(o: Partial<PodWorkerView> = {}): PodWorkerView {
 }
 
 function manager(pods: () => PodWorkerView[], runtimePod: (uid: string) => RuntimePod | undefined): StatusManager {
-  return new StatusManager({ runtimePod, pods, probes: probes(), nodeIP: '10.0.0.11', runtimeName: 'containerd', logger, now: () => new Date(T0 + 60_000) });
+  return new StatusManager({
+    runtimePod,
+    pods,
+    probes: probes(),
+    nodeIP: '10.0.0.11',
+    runtimeName: 'containerd',
+    logger,
+    now: () => new Date(T0 + 60_000),
+  });
 }
 
 describe('StatusManager', () => {
@@ -30,7 +38,10 @@ describe('StatusManager', () => {
   });
 
   it('computes a status in the background and tells listeners', async () => {
-    const m = manager(() => [worker()], () => runtimePod([sandbox()], [ctr('c1', 'app')]));
+    const m = manager(
+      () => [worker()],
+      () => runtimePod([sandbox()], [ctr('c1', 'app')]),
+    );
     const seen: string[] = [];
     m.onChange((uid, e) => seen.push(`${uid}:${e?.status.phase}`));
     m.update(UID);
@@ -56,7 +67,10 @@ describe('StatusManager', () => {
   });
 
   it('notifies only when the status changed', async () => {
-    const m = manager(() => [worker()], () => runtimePod([sandbox()], [ctr('c1', 'app')]));
+    const m = manager(
+      () => [worker()],
+      () => runtimePod([sandbox()], [ctr('c1', 'app')]),
+    );
     let n = 0;
     m.onChange(() => n++);
     m.update(UID);
@@ -68,7 +82,10 @@ describe('StatusManager', () => {
 
   it('keeps the object of a status that did not change, and gives a new one when it changes', async () => {
     let containers = [ctr('c1', 'app')];
-    const m = manager(() => [worker()], () => runtimePod([sandbox()], containers));
+    const m = manager(
+      () => [worker()],
+      () => runtimePod([sandbox()], containers),
+    );
     m.update(UID);
     await m.idle();
     const first = m.get(UID)!.status;
@@ -85,7 +102,10 @@ describe('StatusManager', () => {
 
   it('forgets a pod whose worker is gone, and says so', async () => {
     let pods = [worker()];
-    const m = manager(() => pods, () => undefined);
+    const m = manager(
+      () => pods,
+      () => undefined,
+    );
     const events: Array<string | undefined> = [];
     m.onChange((_uid, e) => events.push(e?.status.phase));
     m.update(UID);
@@ -99,7 +119,10 @@ describe('StatusManager', () => {
 
   it('records when the pod began terminating', async () => {
     let state = 'Syncing';
-    const m = manager(() => [worker({ state })], () => runtimePod([sandbox()], [exited('c1', 'app', 0)]));
+    const m = manager(
+      () => [worker({ state })],
+      () => runtimePod([sandbox()], [exited('c1', 'app', 0)]),
+    );
     m.update(UID);
     await m.idle();
     expect(m.get(UID)?.terminatingSince).toBeUndefined();
@@ -179,7 +202,11 @@ describe('StatusManager', () => {
     m.update(UID);
     await m.idle();
     expect(m.get(UID)?.status.phase).toBe('Running');
-    expect(lines.filter((l) => l.includes('Failed to compute pod status, keeping the last one') && l.includes('cache broken'))).toHaveLength(1);
+    expect(
+      lines.filter(
+        (l) => l.includes('Failed to compute pod status, keeping the last one') && l.includes('cache broken'),
+      ),
+    ).toHaveLength(1);
   });
 
   describe('with a settle time', () => {
@@ -211,8 +238,19 @@ describe('StatusManager', () => {
     });
   });
   it('records a removed pod’s final status from its stopped containers and keeps it once they are gone', async () => {
-    let rt: RuntimePod | undefined = runtimePod([sandbox('s1', { state: PodSandboxState.SANDBOX_NOTREADY })], [exited('c1', 'app', 0)]);
-    const m = new StatusManager({ runtimePod: () => rt, pods: () => [worker({ state: 'Terminated', removing: true })], probes: probes(), nodeIP: '10.0.0.11', runtimeName: 'containerd', logger, now: () => new Date(T0 + 60_000) });
+    let rt: RuntimePod | undefined = runtimePod(
+      [sandbox('s1', { state: PodSandboxState.SANDBOX_NOTREADY })],
+      [exited('c1', 'app', 0)],
+    );
+    const m = new StatusManager({
+      runtimePod: () => rt,
+      pods: () => [worker({ state: 'Terminated', removing: true })],
+      probes: probes(),
+      nodeIP: '10.0.0.11',
+      runtimeName: 'containerd',
+      logger,
+      now: () => new Date(T0 + 60_000),
+    });
     await m.recordFinal(UID);
     expect(m.get(UID)?.status.phase).toBe('Succeeded');
     expect(m.get(UID)?.status.containerStatuses?.[0]?.state?.terminated?.exitCode).toBe(0);

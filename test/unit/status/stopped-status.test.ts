@@ -11,9 +11,23 @@ const STOP = { reason: 'Terminated', message: 'Pod was terminated in response to
 
 describe('status of a pod stopped for the node shutdown', () => {
   it('is Failed with reason Terminated and a DisruptionTarget condition once stopped, Running again after a cancel', async () => {
-    let view: PodWorkerView = { uid: UID, key: 'default/web-node1', state: 'Terminating', pod: staticPod(), stoppedFor: STOP };
+    let view: PodWorkerView = {
+      uid: UID,
+      key: 'default/web-node1',
+      state: 'Terminating',
+      pod: staticPod(),
+      stoppedFor: STOP,
+    };
     let rt = runtimePod([sandbox()], [ctr('c1', 'app')]);
-    const m = new StatusManager({ runtimePod: () => rt, pods: () => [view], probes: probes(), nodeIP: '10.0.0.11', runtimeName: 'containerd', logger, now: () => new Date(T0 + 60_000) });
+    const m = new StatusManager({
+      runtimePod: () => rt,
+      pods: () => [view],
+      probes: probes(),
+      nodeIP: '10.0.0.11',
+      runtimeName: 'containerd',
+      logger,
+      now: () => new Date(T0 + 60_000),
+    });
     m.update(UID);
     await m.idle();
     // Still stopping: not terminal yet.
@@ -26,7 +40,11 @@ describe('status of a pod stopped for the node shutdown', () => {
     await m.idle();
     const s = m.get(UID)!.status;
     expect({ phase: s.phase, reason: s.reason, message: s.message }).toEqual({ phase: 'Failed', ...STOP });
-    expect(s.conditions?.find((c) => c.type === 'DisruptionTarget')).toMatchObject({ status: 'True', reason: 'TerminationByKubelet', message: STOP.message });
+    expect(s.conditions?.find((c) => c.type === 'DisruptionTarget')).toMatchObject({
+      status: 'True',
+      reason: 'TerminationByKubelet',
+      message: STOP.message,
+    });
     expect(s.conditions?.find((c) => c.type === 'Ready')?.status).toBe('False');
     expect(s.containerStatuses?.[0].state?.terminated?.exitCode).toBe(137);
 
@@ -42,19 +60,40 @@ describe('status of a pod stopped for the node shutdown', () => {
 });
 
 describe('status of a pod preempted for a critical pod', () => {
-  const PREEMPTED = { reason: 'Preempting', message: 'Preempted in order to admit critical pod', conditionMessage: 'Pod was preempted by Kubelet to accommodate a critical pod.', alwaysFailed: true };
+  const PREEMPTED = {
+    reason: 'Preempting',
+    message: 'Preempted in order to admit critical pod',
+    conditionMessage: 'Pod was preempted by Kubelet to accommodate a critical pod.',
+    alwaysFailed: true,
+  };
 
   it('is Failed with the preemption at once, then follows its containers under it, and stays after its worker is gone', async () => {
     let view: PodWorkerView | undefined = { uid: UID, key: 'default/web-node1', state: 'Syncing', pod: staticPod() };
     let rt = runtimePod([sandbox()], [ctr('c1', 'app')]);
-    const m = new StatusManager({ runtimePod: () => rt, pods: () => (view ? [view] : []), probes: probes(), nodeIP: '10.0.0.11', runtimeName: 'containerd', logger, now: () => new Date(T0 + 60_000) });
+    const m = new StatusManager({
+      runtimePod: () => rt,
+      pods: () => (view ? [view] : []),
+      probes: probes(),
+      nodeIP: '10.0.0.11',
+      runtimeName: 'containerd',
+      logger,
+      now: () => new Date(T0 + 60_000),
+    });
     m.update(UID);
     await m.idle();
     const sp = { pod: staticPod(), uid: UID, key: 'default/web-node1', file: '/m/web.yaml' };
     m.setPreempted(sp, PREEMPTED);
     const first = m.get(UID)!.status;
-    expect({ phase: first.phase, reason: first.reason, message: first.message }).toEqual({ phase: 'Failed', reason: 'Preempting', message: PREEMPTED.message });
-    expect(first.conditions?.find((c) => c.type === 'DisruptionTarget')).toMatchObject({ status: 'True', reason: 'TerminationByKubelet', message: PREEMPTED.conditionMessage });
+    expect({ phase: first.phase, reason: first.reason, message: first.message }).toEqual({
+      phase: 'Failed',
+      reason: 'Preempting',
+      message: PREEMPTED.message,
+    });
+    expect(first.conditions?.find((c) => c.type === 'DisruptionTarget')).toMatchObject({
+      status: 'True',
+      reason: 'TerminationByKubelet',
+      message: PREEMPTED.conditionMessage,
+    });
     expect(first.containerStatuses?.[0].state?.running).toBeDefined();
 
     // Its container exits 0 on SIGTERM: still Failed, as the kubelet's status function sets it.
@@ -65,7 +104,9 @@ describe('status of a pod preempted for a critical pod', () => {
     const stopped = m.get(UID)!.status;
     expect({ phase: stopped.phase, reason: stopped.reason }).toEqual({ phase: 'Failed', reason: 'Preempting' });
     expect(stopped.containerStatuses?.[0].state?.terminated?.exitCode).toBe(0);
-    expect(stopped.conditions?.find((c) => c.type === 'DisruptionTarget')?.lastTransitionTime).toBe(first.conditions?.find((c) => c.type === 'DisruptionTarget')?.lastTransitionTime);
+    expect(stopped.conditions?.find((c) => c.type === 'DisruptionTarget')?.lastTransitionTime).toBe(
+      first.conditions?.find((c) => c.type === 'DisruptionTarget')?.lastTransitionTime,
+    );
 
     view = undefined;
     m.update(UID);

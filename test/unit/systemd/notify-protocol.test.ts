@@ -19,14 +19,16 @@ afterAll(async () => {
 });
 
 describe('systemd notifications', () => {
-  it('arrive as KEY=VALUE datagrams sent in the agent\'s name', async () => {
+  it("arrive as KEY=VALUE datagrams sent in the agent's name", async () => {
     const { logger } = memoryLogger();
     const n = notifierFromEnv({ NOTIFY_SOCKET: sock.path }, logger)!;
     await n.notify({ STATUS: '1/2 static pods running; waiting for etcd-node1 (CrashLoopBackOff)' });
     await n.notify({ READY: '1', STATUS: '2/2 static pods running' });
     const ready = await sock.waitFor((m) => m.fields.READY === '1', 'READY=1', 15_000);
     expect(ready.fields.STATUS).toBe('2/2 static pods running');
-    expect(sock.with('STATUS').map((m) => m.fields.STATUS)).toContain('1/2 static pods running; waiting for etcd-node1 (CrashLoopBackOff)');
+    expect(sock.with('STATUS').map((m) => m.fields.STATUS)).toContain(
+      '1/2 static pods running; waiting for etcd-node1 (CrashLoopBackOff)',
+    );
     // As root, systemd-notify sends with its caller's PID, so systemd attributes it to the main process.
     if (process.getuid?.() === 0) expect(ready.pid).toBe(process.pid);
   });
@@ -58,6 +60,8 @@ describe('systemd notifications', () => {
 
   it('needs no socket file in the file system for an abstract socket name', () => {
     expect(fs.existsSync(path.join(tmp, '@x'))).toBe(false);
-    expect(notifierFromEnv({ NOTIFY_SOCKET: '@/org/freedesktop/systemd1/notify/1' }, memoryLogger().logger)?.socket).toBe('@/org/freedesktop/systemd1/notify/1');
+    expect(
+      notifierFromEnv({ NOTIFY_SOCKET: '@/org/freedesktop/systemd1/notify/1' }, memoryLogger().logger)?.socket,
+    ).toBe('@/org/freedesktop/systemd1/notify/1');
   });
 });

@@ -25,7 +25,9 @@ function pod(name: string, phase: string, opts: { ready?: boolean; waiting?: str
           imageID: '',
           restartCount: 3,
           ready: opts.ready ?? false,
-          state: opts.waiting ? { waiting: { reason: opts.waiting } } : { running: { startedAt: '2025-01-01T00:00:00Z' } },
+          state: opts.waiting
+            ? { waiting: { reason: opts.waiting } }
+            : { running: { startedAt: '2025-01-01T00:00:00Z' } },
         },
       ],
     },
@@ -43,11 +45,16 @@ describe('startupProgress', () => {
       view('c', 'kube-scheduler-node1', pod('kube-scheduler-node1', 'Running', { ready: true })),
       view('d', 'kube-controller-manager-node1', pod('kube-controller-manager-node1', 'Running', { ready: true })),
     ];
-    expect(startupProgress(initial, pods, Date.now())).toEqual({ ready: true, status: '3/4 static pods running; waiting for kube-apiserver-node1 (CrashLoopBackOff)' });
+    expect(startupProgress(initial, pods, Date.now())).toEqual({
+      ready: true,
+      status: '3/4 static pods running; waiting for kube-apiserver-node1 (CrashLoopBackOff)',
+    });
     pods[3] = view('d', 'kube-controller-manager-node1', undefined, false);
     const p = startupProgress(initial, pods, Date.now());
     expect(p.ready).toBe(false);
-    expect(p.status).toBe('2/4 static pods running; waiting for kube-apiserver-node1 (CrashLoopBackOff), kube-controller-manager-node1 (not synced yet)');
+    expect(p.status).toBe(
+      '2/4 static pods running; waiting for kube-apiserver-node1 (CrashLoopBackOff), kube-controller-manager-node1 (not synced yet)',
+    );
   });
 
   it('does not wait for a pod found at start whose manifest has gone, and is ready at once with no pods', () => {

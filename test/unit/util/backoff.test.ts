@@ -1,6 +1,12 @@
 // The one back-off: floor, cap, jitter, and a reset that needs a healthy period, on an injected clock.
 import { describe, expect, it } from 'vitest';
-import { Backoff, jittered, POD_WORKER_FAILURE_BACKOFF, RECONNECT_BACKOFF, type BackoffPolicy } from '../../../src/util/backoff.js';
+import {
+  Backoff,
+  jittered,
+  POD_WORKER_FAILURE_BACKOFF,
+  RECONNECT_BACKOFF,
+  type BackoffPolicy,
+} from '../../../src/util/backoff.js';
 
 const POLICY: BackoffPolicy = { initialMs: 1000, maxMs: 30_000, jitter: 0.5, resetAfterMs: 30_000 };
 

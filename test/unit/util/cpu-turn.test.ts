@@ -28,7 +28,11 @@ describe('cpuTurn', () => {
     const order: number[] = [];
     const asks: Promise<void>[] = [];
     for (let i = 0; i < 5; i++) asks.push(cpuTurn().then(() => void order.push(i)));
-    asks.push(cpuTurn().then(() => asks.push(cpuTurn().then(() => void order.push(6)))).then(() => void order.push(5)));
+    asks.push(
+      cpuTurn()
+        .then(() => asks.push(cpuTurn().then(() => void order.push(6))))
+        .then(() => void order.push(5)),
+    );
     await Promise.all(asks);
     await asks.at(-1);
     expect(order).toEqual([0, 1, 2, 3, 4, 5, 6]);

@@ -17,9 +17,16 @@ describe('durations, as Go parses them', () => {
     ['3μs', 0.003],
   ])('%s is %d ms', (text, ms) => expect(parseDuration(text)).toBeCloseTo(ms, 9));
 
-  it.each(['', '10', '5 minutes', 's', '1d', '-'])('refuses %j', (text) => expect(() => parseDuration(text)).toThrow('invalid duration'));
+  it.each(['', '10', '5 minutes', 's', '1d', '-'])('refuses %j', (text) =>
+    expect(() => parseDuration(text)).toThrow('invalid duration'),
+  );
 
   it('formats in the largest whole unit', () => {
-    expect([formatDuration(3_600_000), formatDuration(90_000), formatDuration(20_000), formatDuration(250)]).toEqual(['1h', '90s', '20s', '250ms']);
+    expect([formatDuration(3_600_000), formatDuration(90_000), formatDuration(20_000), formatDuration(250)]).toEqual([
+      '1h',
+      '90s',
+      '20s',
+      '250ms',
+    ]);
   });
 });

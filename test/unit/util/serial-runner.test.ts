@@ -143,10 +143,13 @@ describe('KeyedSerialRunner', () => {
   });
 
   it('a work function that throws before returning its promise fails only that run', async () => {
-    const r = new KeyedSerialRunner<string>(((k: string) => {
-      if (k === 'sync') throw new Error('at once');
-      return Promise.resolve();
-    }) as (k: string) => Promise<void>, { concurrency: 1 });
+    const r = new KeyedSerialRunner<string>(
+      ((k: string) => {
+        if (k === 'sync') throw new Error('at once');
+        return Promise.resolve();
+      }) as (k: string) => Promise<void>,
+      { concurrency: 1 },
+    );
     await expect(r.run('sync')).rejects.toThrow('at once');
     await expect(r.run('ok')).resolves.toBeUndefined();
     expect(r.busy('sync')).toBe(false);

@@ -40,7 +40,9 @@ export class CsrApprover {
     const self = str(spec.username) === cn && groups.includes('system:nodes');
     const message = self
       ? this.settings.selfNodeClient && 'Auto approving self kubelet client certificate after SubjectAccessReview.'
-      : this.settings.nodeClient && groups.includes('system:bootstrappers') && 'Auto approving kubelet client certificate after SubjectAccessReview.';
+      : this.settings.nodeClient &&
+        groups.includes('system:bootstrappers') &&
+        'Auto approving kubelet client certificate after SubjectAccessReview.';
     if (!message) return;
     // After the create that told us returns, as a controller would act.
     setImmediate(() => {
@@ -48,7 +50,14 @@ export class CsrApprover {
       if (!current || meta(current).uid !== meta(ev.object).uid) return;
       const at = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
       const status = obj(current.status);
-      const approved = { type: 'Approved', status: 'True', reason: 'AutoApproved', message, lastUpdateTime: at, lastTransitionTime: at };
+      const approved = {
+        type: 'Approved',
+        status: 'True',
+        reason: 'AutoApproved',
+        message,
+        lastUpdateTime: at,
+        lastTransitionTime: at,
+      };
       current.status = { ...status, conditions: [...arr(status.conditions), approved] as Json[] };
       this.store.put(CSR_STORAGE_KEY, current, 'MODIFIED');
     });

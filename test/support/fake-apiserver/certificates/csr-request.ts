@@ -37,7 +37,12 @@ export function parseRequest(base64: string): ParsedRequest {
   const key = createPublicKey({ key: Buffer.from(csr.publicKey.rawData), format: 'der', type: 'spki' });
   if (!verify(hash, info, key, signature)) throw new Error('x509: signature verification failure');
   const san = csr.getExtension('2.5.29.17');
-  return { csr, commonName: csr.subjectName.getField('CN')[0] ?? '', organization: csr.subjectName.getField('O'), hasSANs: !!san };
+  return {
+    csr,
+    commonName: csr.subjectName.getField('CN')[0] ?? '',
+    organization: csr.subjectName.getField('O'),
+    hasSANs: !!san,
+  };
 }
 
 /** The signed info, the signature algorithm OID and the signature of a CertificationRequest. */
@@ -68,5 +73,9 @@ function outerParts(der: Uint8Array): { info: Buffer; oid: string; signature: Bu
       v = 0;
     }
   }
-  return { info: Buffer.from(der.subarray(outer.body, info.end)), oid: parts.join('.'), signature: Buffer.from(der.subarray(sig.body + 1, sig.end)) };
+  return {
+    info: Buffer.from(der.subarray(outer.body, info.end)),
+    oid: parts.join('.'),
+    signature: Buffer.from(der.subarray(sig.body + 1, sig.end)),
+  };
 }

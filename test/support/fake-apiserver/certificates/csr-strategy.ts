@@ -14,9 +14,29 @@ export function isCsr(rt: ResourceType): boolean {
 }
 
 const KNOWN_USAGES = new Set([
-  'signing', 'digital signature', 'content commitment', 'key encipherment', 'key agreement', 'data encipherment', 'cert sign', 'crl sign',
-  'encipher only', 'decipher only', 'any', 'server auth', 'client auth', 'code signing', 'email protection', 's/mime', 'ipsec end system',
-  'ipsec tunnel', 'ipsec user', 'timestamping', 'ocsp signing', 'microsoft sgc', 'netscape sgc',
+  'signing',
+  'digital signature',
+  'content commitment',
+  'key encipherment',
+  'key agreement',
+  'data encipherment',
+  'cert sign',
+  'crl sign',
+  'encipher only',
+  'decipher only',
+  'any',
+  'server auth',
+  'client auth',
+  'code signing',
+  'email protection',
+  's/mime',
+  'ipsec end system',
+  'ipsec tunnel',
+  'ipsec user',
+  'timestamping',
+  'ocsp signing',
+  'microsoft sgc',
+  'netscape sgc',
 ]);
 
 function now(): string {
@@ -44,7 +64,9 @@ function populateConditionTimestamps(next: KObject, prev: KObject | undefined): 
   for (const c of conditions(next)) {
     c.lastUpdateTime ??= now();
     const old = before.get(str(c.type));
-    if (!c.lastTransitionTime) c.lastTransitionTime = old && str(old.status) === str(c.status) && old.lastTransitionTime ? old.lastTransitionTime : now();
+    if (!c.lastTransitionTime)
+      c.lastTransitionTime =
+        old && str(old.status) === str(c.status) && old.lastTransitionTime ? old.lastTransitionTime : now();
   }
 }
 
@@ -65,7 +87,10 @@ export function prepareCsrForUpdate(next: KObject, prev: KObject, subresource: s
   } else if (subresource === 'status') {
     // preserveConditionInstances for Approved and Denied
     const keep = conditions(prev).filter((c) => ['Approved', 'Denied'].includes(str(c.type)));
-    status.conditions = [...conditions(next).filter((c) => !['Approved', 'Denied'].includes(str(c.type))), ...keep] as Json[];
+    status.conditions = [
+      ...conditions(next).filter((c) => !['Approved', 'Denied'].includes(str(c.type))),
+      ...keep,
+    ] as Json[];
   }
   populateConditionTimestamps(next, prev);
 }
@@ -81,40 +106,78 @@ export function validateCsr(rt: ResourceType, o: KObject): void {
   try {
     parseRequest(str(spec.request));
   } catch (e) {
-    causes.push({ type: 'FieldValueInvalid', field: 'spec.request', detail: `Invalid value: "<request>": ${(e as Error).message}` });
+    causes.push({
+      type: 'FieldValueInvalid',
+      field: 'spec.request',
+      detail: `Invalid value: "<request>": ${(e as Error).message}`,
+    });
   }
   const signer = str(spec.signerName);
   if (!signer) causes.push(required('spec.signerName'));
   else if (!/^[a-z0-9.-]+\/[a-zA-Z0-9.-]+$/.test(signer))
-    causes.push({ type: 'FieldValueInvalid', field: 'spec.signerName', detail: `Invalid value: ${JSON.stringify(signer)}: must be a fully qualified domain and path of the form 'example.com/signer-name'` });
+    causes.push({
+      type: 'FieldValueInvalid',
+      field: 'spec.signerName',
+      detail: `Invalid value: ${JSON.stringify(signer)}: must be a fully qualified domain and path of the form 'example.com/signer-name'`,
+    });
   const usages = arr(spec.usages).map((u) => str(u));
   if (usages.length === 0) causes.push(required('spec.usages'));
   usages.forEach((u, i) => {
-    if (!KNOWN_USAGES.has(u)) causes.push({ type: 'FieldValueNotSupported', field: `spec.usages[${i}]`, detail: `Unsupported value: ${JSON.stringify(u)}` });
+    if (!KNOWN_USAGES.has(u))
+      causes.push({
+        type: 'FieldValueNotSupported',
+        field: `spec.usages[${i}]`,
+        detail: `Unsupported value: ${JSON.stringify(u)}`,
+      });
   });
   const exp = spec.expirationSeconds;
   if (typeof exp === 'number' && exp < 600)
-    causes.push({ type: 'FieldValueInvalid', field: 'spec.expirationSeconds', detail: `Invalid value: ${exp}: may not specify a duration less than 600 seconds (10 minutes)` });
+    causes.push({
+      type: 'FieldValueInvalid',
+      field: 'spec.expirationSeconds',
+      detail: `Invalid value: ${exp}: may not specify a duration less than 600 seconds (10 minutes)`,
+    });
   if (causes.length > 0) throw invalid(rt, str(o.metadata.name), causes);
 }
 
 /** The transitions an approval or status update may not make. */
-export function validateCsrUpdate(rt: ResourceType, next: KObject, prev: KObject, subresource: string): ApiError | undefined {
+export function validateCsrUpdate(
+  rt: ResourceType,
+  next: KObject,
+  prev: KObject,
+  subresource: string,
+): ApiError | undefined {
   const causes: FieldCause[] = [];
   const types = conditions(next).map((c) => str(c.type));
   conditions(next).forEach((c, i) => {
     if (['Approved', 'Denied', 'Failed'].includes(str(c.type)) && str(c.status) !== 'True')
-      causes.push({ type: 'FieldValueNotSupported', field: `status.conditions[${i}].status`, detail: `Unsupported value: ${JSON.stringify(str(c.status))}: supported values: "True"` });
+      causes.push({
+        type: 'FieldValueNotSupported',
+        field: `status.conditions[${i}].status`,
+        detail: `Unsupported value: ${JSON.stringify(str(c.status))}: supported values: "True"`,
+      });
   });
   if (types.includes('Approved') && types.includes('Denied'))
-    causes.push({ type: 'FieldValueInvalid', field: 'status.conditions', detail: 'Invalid value: "Approved": Approved and Denied conditions are mutually exclusive' });
+    causes.push({
+      type: 'FieldValueInvalid',
+      field: 'status.conditions',
+      detail: 'Invalid value: "Approved": Approved and Denied conditions are mutually exclusive',
+    });
   if (subresource === 'approval')
     for (const t of ['Approved', 'Denied'])
       if (conditions(prev).some((c) => str(c.type) === t) && !types.includes(t))
-        causes.push({ type: 'FieldValueForbidden', field: 'status.conditions', detail: `Forbidden: updates may not remove a condition of type "${t}"` });
+        causes.push({
+          type: 'FieldValueForbidden',
+          field: 'status.conditions',
+          detail: `Forbidden: updates may not remove a condition of type "${t}"`,
+        });
   const oldCert = str(obj(prev.status).certificate);
   const newCert = str(obj(next.status).certificate);
   if (subresource === 'status' && oldCert && newCert !== oldCert)
-    causes.push({ type: 'FieldValueForbidden', field: 'status.certificate', detail: 'Forbidden: updates may not modify existing certificate content' });
+    causes.push({
+      type: 'FieldValueForbidden',
+      field: 'status.certificate',
+      detail: 'Forbidden: updates may not modify existing certificate content',
+    });
   return causes.length > 0 ? invalid(rt, str(prev.metadata.name), causes) : undefined;
 }

@@ -35,7 +35,12 @@ export interface SignerSettings {
   shortSeconds: number;
 }
 
-export const DEFAULT_SIGNER: SignerSettings = { ttlSeconds: 365 * 24 * 3600, backdateSeconds: 300, minSeconds: 600, shortSeconds: 8 * 3600 };
+export const DEFAULT_SIGNER: SignerSettings = {
+  ttlSeconds: 365 * 24 * 3600,
+  backdateSeconds: 300,
+  minSeconds: 600,
+  shortSeconds: 8 * 3600,
+};
 
 const USAGE_FLAGS: Record<string, KeyUsageFlags> = {
   'digital signature': KeyUsageFlags.digitalSignature,
@@ -55,27 +60,33 @@ function condition(o: KObject, type: string): boolean {
 
 /** ValidateKubeletClientCSR. */
 function validateKubeletClient(req: ParsedRequest, usages: string[]): string | undefined {
-  if (req.organization.length !== 1 || req.organization[0] !== 'system:nodes') return 'subject organization is not system:nodes';
+  if (req.organization.length !== 1 || req.organization[0] !== 'system:nodes')
+    return 'subject organization is not system:nodes';
   if (req.hasSANs) return 'subjectAltNames are not allowed';
   if (!req.commonName.startsWith('system:node:')) return 'subject common name does not begin with system:node:';
   const set = [...new Set(usages)].sort().join(',');
-  if (set !== 'client auth,digital signature,key encipherment' && set !== 'client auth,digital signature') return 'usages did not match [client auth digital signature key encipherment]';
+  if (set !== 'client auth,digital signature,key encipherment' && set !== 'client auth,digital signature')
+    return 'usages did not match [client auth digital signature key encipherment]';
   return undefined;
 }
 
 /** ValidateKubeletServingCSR: a node's serving certificate, with DNS or IP SANs only. */
 function validateKubeletServing(req: ParsedRequest, usages: string[]): string | undefined {
-  if (req.organization.length !== 1 || req.organization[0] !== 'system:nodes') return 'subject organization is not system:nodes';
+  if (req.organization.length !== 1 || req.organization[0] !== 'system:nodes')
+    return 'subject organization is not system:nodes';
   if (!req.commonName.startsWith('system:node:')) return 'subject common name does not begin with system:node:';
   const san = req.csr.getExtension('2.5.29.17');
   if (!san) return 'DNS or IP subjectAltName is required';
   const set = [...new Set(usages)].sort().join(',');
-  if (set !== 'digital signature,key encipherment,server auth' && set !== 'digital signature,server auth') return 'usages did not match [digital signature key encipherment server auth]';
+  if (set !== 'digital signature,key encipherment,server auth' && set !== 'digital signature,server auth')
+    return 'usages did not match [digital signature key encipherment server auth]';
   return undefined;
 }
 
 function validateApiServerClient(usages: string[]): string | undefined {
-  for (const u of usages) if (!['digital signature', 'key encipherment', 'client auth'].includes(u)) return `invalid usage for client certificate: ${u}`;
+  for (const u of usages)
+    if (!['digital signature', 'key encipherment', 'client auth'].includes(u))
+      return `invalid usage for client certificate: ${u}`;
   return usages.includes('client auth') ? undefined : 'missing required usage for client certificate: client auth';
 }
 
@@ -100,7 +111,12 @@ export class CsrSigner {
     if (ev.storageKey !== CSR_STORAGE_KEY || ev.type === 'DELETED') return;
     const o = ev.object;
     const signer = str(obj(o.spec).signerName);
-    if (signer !== KUBELET_CLIENT_SIGNER && signer !== KUBE_APISERVER_CLIENT_SIGNER && signer !== KUBELET_SERVING_SIGNER) return;
+    if (
+      signer !== KUBELET_CLIENT_SIGNER &&
+      signer !== KUBE_APISERVER_CLIENT_SIGNER &&
+      signer !== KUBELET_SERVING_SIGNER
+    )
+      return;
     if (!condition(o, 'Approved') || condition(o, 'Failed') || str(obj(o.status).certificate)) return;
     const key = `${meta(o).name}/${meta(o).uid}`;
     if (this.inFlight.has(key)) return;
@@ -118,7 +134,12 @@ export class CsrSigner {
     const usages = arr(spec.usages).map((u) => str(u));
     const req = parseRequest(str(spec.request));
     const signer = str(spec.signerName);
-    const why = signer === KUBELET_CLIENT_SIGNER ? validateKubeletClient(req, usages) : signer === KUBELET_SERVING_SIGNER ? validateKubeletServing(req, usages) : validateApiServerClient(usages);
+    const why =
+      signer === KUBELET_CLIENT_SIGNER
+        ? validateKubeletClient(req, usages)
+        : signer === KUBELET_SERVING_SIGNER
+          ? validateKubeletServing(req, usages)
+          : validateApiServerClient(usages);
     if (why) return this.fail(o, 'SignerValidationFailure', why);
     const pem = await this.issue(req, usages, num(spec.expirationSeconds));
     const current = this.store.get(CSR_STORAGE_KEY, '', meta(o).name);
@@ -132,7 +153,14 @@ export class CsrSigner {
     if (!current || meta(current).uid !== meta(o).uid) return;
     const status = obj(current.status);
     const at = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-    const failed: JsonObject = { type: 'Failed', status: 'True', reason, message, lastUpdateTime: at, lastTransitionTime: at };
+    const failed: JsonObject = {
+      type: 'Failed',
+      status: 'True',
+      reason,
+      message,
+      lastUpdateTime: at,
+      lastTransitionTime: at,
+    };
     current.status = { ...status, conditions: [...arr(status.conditions), failed] as Json[] };
     this.store.put(CSR_STORAGE_KEY, current, 'MODIFIED');
   }
@@ -146,7 +174,13 @@ export class CsrSigner {
 
   private async issue(req: ParsedRequest, usages: string[], expirationSeconds: number | undefined): Promise<string> {
     const ca = new X509Certificate(this.ca.certPem);
-    this.caKey ??= webcrypto.subtle.importKey('pkcs8', createPrivateKey(this.ca.keyPem).export({ type: 'pkcs8', format: 'der' }), { name: 'ECDSA', namedCurve: 'P-256' }, false, ['sign']);
+    this.caKey ??= webcrypto.subtle.importKey(
+      'pkcs8',
+      createPrivateKey(this.ca.keyPem).export({ type: 'pkcs8', format: 'der' }),
+      { name: 'ECDSA', namedCurve: 'P-256' },
+      false,
+      ['sign'],
+    );
     const ttl = this.duration(expirationSeconds) * 1000;
     const now = Date.now();
     const backdate = this.settings.backdateSeconds * 1000;

@@ -41,9 +41,12 @@ export class ClusterObjectControllers {
   private observe(ev: StoreEvent): void {
     const m = meta(ev.object);
     if (ev.storageKey === 'namespaces' && ev.type === 'ADDED') return this.ensureNamespace(m.name);
-    if (ev.storageKey === 'serviceaccounts' && ev.type === 'DELETED' && m.name === 'default') return this.later(() => this.ensureNamespace(m.namespace));
-    if (ev.storageKey === 'configmaps' && m.name === ROOT_CA_CONFIGMAP && ev.type !== 'ADDED') return this.later(() => this.ensureRootCa(m.namespace));
-    if (ev.storageKey === 'services' && ev.type === 'DELETED' && m.namespace === 'default' && m.name === 'kubernetes') this.later(() => this.ensureKubernetesService());
+    if (ev.storageKey === 'serviceaccounts' && ev.type === 'DELETED' && m.name === 'default')
+      return this.later(() => this.ensureNamespace(m.namespace));
+    if (ev.storageKey === 'configmaps' && m.name === ROOT_CA_CONFIGMAP && ev.type !== 'ADDED')
+      return this.later(() => this.ensureRootCa(m.namespace));
+    if (ev.storageKey === 'services' && ev.type === 'DELETED' && m.namespace === 'default' && m.name === 'kubernetes')
+      this.later(() => this.ensureKubernetesService());
   }
 
   private later(fn: () => void): void {
@@ -61,7 +64,12 @@ export class ClusterObjectControllers {
 
   private ensureNamespace(ns: string): void {
     if (!this.store.get('namespaces', '', ns)) return;
-    if (!this.store.get('serviceaccounts', ns, 'default')) this.create('serviceaccounts', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace: ns } });
+    if (!this.store.get('serviceaccounts', ns, 'default'))
+      this.create('serviceaccounts', {
+        apiVersion: 'v1',
+        kind: 'ServiceAccount',
+        metadata: { name: 'default', namespace: ns },
+      });
     this.ensureRootCa(ns);
     if (ns === 'default') this.ensureKubernetesService();
   }
@@ -71,7 +79,16 @@ export class ClusterObjectControllers {
     const data: JsonObject = { 'ca.crt': this.settings.caPem() };
     const current = this.store.get('configmaps', ns, ROOT_CA_CONFIGMAP);
     if (!current) {
-      this.create('configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: ROOT_CA_CONFIGMAP, namespace: ns, annotations: { 'kubernetes.io/description': ROOT_CA_DESCRIPTION } }, data });
+      this.create('configmaps', {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: {
+          name: ROOT_CA_CONFIGMAP,
+          namespace: ns,
+          annotations: { 'kubernetes.io/description': ROOT_CA_DESCRIPTION },
+        },
+        data,
+      });
       return;
     }
     if (jsonEqual(obj(current.data), data) && current.binaryData === undefined) return;
@@ -85,8 +102,15 @@ export class ClusterObjectControllers {
     const svc = prepareForCreate(byKey('services'), {
       apiVersion: 'v1',
       kind: 'Service',
-      metadata: { name: 'kubernetes', namespace: 'default', labels: { component: 'apiserver', provider: 'kubernetes' } },
-      spec: { clusterIP: KUBERNETES_SERVICE_IP, ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: this.settings.targetPort }] },
+      metadata: {
+        name: 'kubernetes',
+        namespace: 'default',
+        labels: { component: 'apiserver', provider: 'kubernetes' },
+      },
+      spec: {
+        clusterIP: KUBERNETES_SERVICE_IP,
+        ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: this.settings.targetPort }],
+      },
     });
     prepareServiceForCreate(svc, this.store);
     this.store.put('services', svc, 'ADDED');

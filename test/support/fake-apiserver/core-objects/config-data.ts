@@ -42,7 +42,11 @@ function firstBadBase64Byte(v: string): number {
 }
 
 function keyCauses(field: string, key: string): FieldCause[] {
-  const bad = (why: string): FieldCause => ({ type: 'FieldValueInvalid', field: `${field}[${key}]`, detail: `Invalid value: ${JSON.stringify(key)}: ${why}` });
+  const bad = (why: string): FieldCause => ({
+    type: 'FieldValueInvalid',
+    field: `${field}[${key}]`,
+    detail: `Invalid value: ${JSON.stringify(key)}: ${why}`,
+  });
   const out: FieldCause[] = [];
   if (key.length > 253) out.push(bad('must be no more than 253 characters'));
   if (!CONFIG_KEY.test(key)) out.push(bad(CONFIG_KEY_MSG));
@@ -67,7 +71,12 @@ export function validateConfigMap(o: KObject): FieldCause[] {
   }
   for (const [k, v] of Object.entries(binary)) {
     causes.push(...keyCauses('binaryData', k));
-    if (k in data) causes.push({ type: 'FieldValueInvalid', field: `binaryData[${k}]`, detail: `Invalid value: ${JSON.stringify(k)}: duplicate of key present in data` });
+    if (k in data)
+      causes.push({
+        type: 'FieldValueInvalid',
+        field: `binaryData[${k}]`,
+        detail: `Invalid value: ${JSON.stringify(k)}: duplicate of key present in data`,
+      });
     size += k.length + Buffer.from(str(v), 'base64').length;
   }
   // The registry names the whole object, which prints as "[]".
@@ -94,17 +103,30 @@ export function validateSecret(o: KObject): FieldCause[] {
   if (size > MAX_DATA_BYTES) causes.push(tooLong('data'));
   const type = str(o.type);
   const need = REQUIRED_KEYS[type];
-  if (need && !(need in data)) causes.push({ type: 'FieldValueRequired', field: `data[${need}]`, detail: 'Required value' });
-  if (type === 'kubernetes.io/tls' && !('tls.key' in data)) causes.push({ type: 'FieldValueRequired', field: 'data[tls.key]', detail: 'Required value' });
+  if (need && !(need in data))
+    causes.push({ type: 'FieldValueRequired', field: `data[${need}]`, detail: 'Required value' });
+  if (type === 'kubernetes.io/tls' && !('tls.key' in data))
+    causes.push({ type: 'FieldValueRequired', field: 'data[tls.key]', detail: 'Required value' });
   if (type === 'kubernetes.io/dockerconfigjson' && need in data) {
     try {
       JSON.parse(Buffer.from(str(data[need]), 'base64').toString('utf8'));
     } catch (e) {
-      causes.push({ type: 'FieldValueInvalid', field: 'data[.dockerconfigjson]', detail: `Invalid value: "<secret contents redacted>": ${(e as Error).message}` });
+      causes.push({
+        type: 'FieldValueInvalid',
+        field: 'data[.dockerconfigjson]',
+        detail: `Invalid value: "<secret contents redacted>": ${(e as Error).message}`,
+      });
     }
   }
-  if (type === 'kubernetes.io/service-account-token' && !str(obj(o.metadata.annotations)['kubernetes.io/service-account.name']))
-    causes.push({ type: 'FieldValueRequired', field: 'metadata.annotations[kubernetes.io/service-account.name]', detail: 'Required value' });
+  if (
+    type === 'kubernetes.io/service-account-token' &&
+    !str(obj(o.metadata.annotations)['kubernetes.io/service-account.name'])
+  )
+    causes.push({
+      type: 'FieldValueRequired',
+      field: 'metadata.annotations[kubernetes.io/service-account.name]',
+      detail: 'Required value',
+    });
   return causes;
 }
 
@@ -112,11 +134,25 @@ export function validateSecret(o: KObject): FieldCause[] {
 export function validateConfigDataUpdate(rt: ResourceType, next: KObject, prev: KObject): FieldCause[] {
   const causes: FieldCause[] = [];
   if (isSecret(rt) && str(next.type) !== str(prev.type))
-    causes.push({ type: 'FieldValueInvalid', field: 'type', detail: `Invalid value: ${JSON.stringify(str(next.type))}: field is immutable` });
+    causes.push({
+      type: 'FieldValueInvalid',
+      field: 'type',
+      detail: `Invalid value: ${JSON.stringify(str(next.type))}: field is immutable`,
+    });
   if (prev.immutable === true) {
-    if (next.immutable !== true) causes.push({ type: 'FieldValueForbidden', field: 'immutable', detail: 'Forbidden: field is immutable when `immutable` is set' });
+    if (next.immutable !== true)
+      causes.push({
+        type: 'FieldValueForbidden',
+        field: 'immutable',
+        detail: 'Forbidden: field is immutable when `immutable` is set',
+      });
     for (const f of isSecret(rt) ? ['data'] : ['data', 'binaryData'])
-      if (JSON.stringify(obj(next[f])) !== JSON.stringify(obj(prev[f]))) causes.push({ type: 'FieldValueForbidden', field: f, detail: 'Forbidden: field is immutable when `immutable` is set' });
+      if (JSON.stringify(obj(next[f])) !== JSON.stringify(obj(prev[f])))
+        causes.push({
+          type: 'FieldValueForbidden',
+          field: f,
+          detail: 'Forbidden: field is immutable when `immutable` is set',
+        });
   }
   return causes;
 }

@@ -4,7 +4,14 @@ import type { ResourceType } from '../resources.js';
 import type { FieldCause } from '../status.js';
 import type { ObjectStore } from '../store.js';
 import type { KObject } from '../types.js';
-import { decodeSecret, isConfigMap, isSecret, validateConfigDataUpdate, validateConfigMap, validateSecret } from './config-data.js';
+import {
+  decodeSecret,
+  isConfigMap,
+  isSecret,
+  validateConfigDataUpdate,
+  validateConfigMap,
+  validateSecret,
+} from './config-data.js';
 import { prepareServiceForCreate, prepareServiceForUpdate, validateServiceSpec } from './service.js';
 
 export function isService(rt: ResourceType): boolean {

@@ -15,7 +15,9 @@ export const SERVICE_ACCOUNT_MOUNT = '/var/run/secrets/kubernetes.io/serviceacco
 const NAME_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
 
 /** The projected volume the plugin adds (name given, or kube-api-access-<random>). */
-export function kubeApiAccessVolume(name = `kube-api-access-${Array.from({ length: 5 }, () => NAME_CHARS[randomInt(NAME_CHARS.length)]).join('')}`): JsonObject {
+export function kubeApiAccessVolume(
+  name = `kube-api-access-${Array.from({ length: 5 }, () => NAME_CHARS[randomInt(NAME_CHARS.length)]).join('')}`,
+): JsonObject {
   return {
     name,
     projected: {
@@ -23,7 +25,11 @@ export function kubeApiAccessVolume(name = `kube-api-access-${Array.from({ lengt
       sources: [
         { serviceAccountToken: { expirationSeconds: 3607, path: 'token' } },
         { configMap: { name: ROOT_CA_CONFIGMAP, items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
-        { downwardAPI: { items: [{ fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' }, path: 'namespace' }] } },
+        {
+          downwardAPI: {
+            items: [{ fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' }, path: 'namespace' }],
+          },
+        },
       ],
     },
   };
@@ -35,17 +41,32 @@ export function applyServiceAccount(pod: KObject, sa: KObject | undefined): ApiE
   const spec = obj(pod.spec);
   pod.spec = spec;
   const name = str(spec.serviceAccountName) || 'default';
-  if (!sa) return forbidden(byKey('pods'), str(pod.metadata.name), `error looking up service account ${meta(pod).namespace}/${name}: serviceaccount "${name}" not found`);
+  if (!sa)
+    return forbidden(
+      byKey('pods'),
+      str(pod.metadata.name),
+      `error looking up service account ${meta(pod).namespace}/${name}: serviceaccount "${name}" not found`,
+    );
   spec.serviceAccountName = name;
-  if (arr(spec.imagePullSecrets).length === 0 && arr(sa.imagePullSecrets).length > 0) spec.imagePullSecrets = arr(sa.imagePullSecrets).map((s) => ({ name: str(obj(s).name) }));
-  const automount = typeof spec.automountServiceAccountToken === 'boolean' ? spec.automountServiceAccountToken : sa.automountServiceAccountToken !== false;
+  if (arr(spec.imagePullSecrets).length === 0 && arr(sa.imagePullSecrets).length > 0)
+    spec.imagePullSecrets = arr(sa.imagePullSecrets).map((s) => ({ name: str(obj(s).name) }));
+  const automount =
+    typeof spec.automountServiceAccountToken === 'boolean'
+      ? spec.automountServiceAccountToken
+      : sa.automountServiceAccountToken !== false;
   if (!automount) return undefined;
   const containers = [...arr(spec.initContainers), ...arr(spec.containers)].filter(isObject);
-  const needs = containers.filter((c) => !arr(c.volumeMounts).some((m) => str(obj(m).mountPath) === SERVICE_ACCOUNT_MOUNT));
+  const needs = containers.filter(
+    (c) => !arr(c.volumeMounts).some((m) => str(obj(m).mountPath) === SERVICE_ACCOUNT_MOUNT),
+  );
   if (needs.length === 0) return undefined;
   const volume = kubeApiAccessVolume();
   spec.volumes = [...arr(spec.volumes), volume];
-  for (const c of needs) c.volumeMounts = [...arr(c.volumeMounts), { name: str(volume.name), readOnly: true, mountPath: SERVICE_ACCOUNT_MOUNT }];
+  for (const c of needs)
+    c.volumeMounts = [
+      ...arr(c.volumeMounts),
+      { name: str(volume.name), readOnly: true, mountPath: SERVICE_ACCOUNT_MOUNT },
+    ];
   return undefined;
 }
 

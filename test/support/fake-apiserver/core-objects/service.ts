@@ -15,16 +15,29 @@ function inServiceCidr(ip: string): boolean {
   const m = /^10\.(\d+)\.(\d+)\.(\d+)$/.exec(ip);
   if (!m) return false;
   const [b, c, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  return b >= 96 && b <= 111 && c <= 255 && d <= 255 && !(b === 96 && c === 0 && d === 0) && !(b === 111 && c === 255 && d === 255);
+  return (
+    b >= 96 &&
+    b <= 111 &&
+    c <= 255 &&
+    d <= 255 &&
+    !(b === 96 && c === 0 && d === 0) &&
+    !(b === 111 && c === 255 && d === 255)
+  );
 }
 
 function usedClusterIps(store: ObjectStore): Set<string> {
-  return new Set(store.list('services').map((s) => str(obj(s.spec).clusterIP)).filter(Boolean));
+  return new Set(
+    store
+      .list('services')
+      .map((s) => str(obj(s.spec).clusterIP))
+      .filter(Boolean),
+  );
 }
 
 function usedNodePorts(store: ObjectStore): Set<number> {
   const out = new Set<number>();
-  for (const s of store.list('services')) for (const p of arr(obj(s.spec).ports)) if (num(obj(p).nodePort)) out.add(num(obj(p).nodePort) ?? 0);
+  for (const s of store.list('services'))
+    for (const p of arr(obj(s.spec).ports)) if (num(obj(p).nodePort)) out.add(num(obj(p).nodePort) ?? 0);
   return out;
 }
 
@@ -46,12 +59,14 @@ function defaultService(spec: JsonObject): void {
   if (spec.type === 'ExternalName') return;
   spec.sessionAffinity = str(spec.sessionAffinity) || 'None';
   spec.internalTrafficPolicy = str(spec.internalTrafficPolicy) || 'Cluster';
-  if (spec.type === 'NodePort' || spec.type === 'LoadBalancer') spec.externalTrafficPolicy = str(spec.externalTrafficPolicy) || 'Cluster';
+  if (spec.type === 'NodePort' || spec.type === 'LoadBalancer')
+    spec.externalTrafficPolicy = str(spec.externalTrafficPolicy) || 'Cluster';
   if (spec.type === 'LoadBalancer') spec.allocateLoadBalancerNodePorts ??= true;
   spec.ports = arr(spec.ports).map((p) => {
     const port = { ...obj(p) };
     port.protocol = str(port.protocol) || 'TCP';
-    if (port.targetPort === undefined || port.targetPort === 0 || port.targetPort === '') port.targetPort = port.port ?? null;
+    if (port.targetPort === undefined || port.targetPort === 0 || port.targetPort === '')
+      port.targetPort = port.port ?? null;
     return port;
   });
 }
@@ -67,8 +82,20 @@ export function prepareServiceForCreate(o: KObject, store: ObjectStore): FieldCa
   const used = usedClusterIps(store);
   const asked = str(spec.clusterIP) || str(arr(spec.clusterIPs)[0]);
   if (asked && asked !== 'None') {
-    if (!inServiceCidr(asked)) causes.push(invalidCause('spec.clusterIPs[0]', asked, 'failed to allocate IP ' + asked + ': provided IP is not in the valid range. The range of valid IPs is 10.96.0.0/12'));
-    else if (used.has(asked)) causes.push(invalidCause('spec.clusterIPs[0]', asked, `failed to allocate IP ${asked}: provided IP is already allocated`));
+    if (!inServiceCidr(asked))
+      causes.push(
+        invalidCause(
+          'spec.clusterIPs[0]',
+          asked,
+          'failed to allocate IP ' +
+            asked +
+            ': provided IP is not in the valid range. The range of valid IPs is 10.96.0.0/12',
+        ),
+      );
+    else if (used.has(asked))
+      causes.push(
+        invalidCause('spec.clusterIPs[0]', asked, `failed to allocate IP ${asked}: provided IP is already allocated`),
+      );
   }
   const ip = asked || allocateIp(used);
   spec.clusterIP = ip;
@@ -121,26 +148,43 @@ export function validateServiceSpec(o: KObject): FieldCause[] {
   const causes: FieldCause[] = [];
   const type = str(spec.type);
   if (!TYPES.includes(type))
-    causes.push({ type: 'FieldValueNotSupported', field: 'spec.type', detail: `Unsupported value: ${JSON.stringify(type)}: supported values: ${TYPES.map((t) => JSON.stringify(t)).join(', ')}` });
+    causes.push({
+      type: 'FieldValueNotSupported',
+      field: 'spec.type',
+      detail: `Unsupported value: ${JSON.stringify(type)}: supported values: ${TYPES.map((t) => JSON.stringify(t)).join(', ')}`,
+    });
   if (type === 'ExternalName') {
-    if (!str(spec.externalName)) causes.push({ type: 'FieldValueRequired', field: 'spec.externalName', detail: 'Required value' });
+    if (!str(spec.externalName))
+      causes.push({ type: 'FieldValueRequired', field: 'spec.externalName', detail: 'Required value' });
     return causes;
   }
   const ports = arr(spec.ports);
-  if (ports.length === 0 && str(spec.clusterIP) !== 'None') causes.push({ type: 'FieldValueRequired', field: 'spec.ports', detail: 'Required value' });
+  if (ports.length === 0 && str(spec.clusterIP) !== 'None')
+    causes.push({ type: 'FieldValueRequired', field: 'spec.ports', detail: 'Required value' });
   const names = new Set<string>();
   ports.forEach((p, i) => {
     const port = isObject(p) ? p : {};
     const at = `spec.ports[${i}]`;
     const name = str(port.name);
-    if (ports.length > 1 && !name) causes.push({ type: 'FieldValueRequired', field: `${at}.name`, detail: 'Required value' });
-    if (name && names.has(name)) causes.push({ type: 'FieldValueDuplicate', field: `${at}.name`, detail: `Duplicate value: ${JSON.stringify(name)}` });
+    if (ports.length > 1 && !name)
+      causes.push({ type: 'FieldValueRequired', field: `${at}.name`, detail: 'Required value' });
+    if (name && names.has(name))
+      causes.push({
+        type: 'FieldValueDuplicate',
+        field: `${at}.name`,
+        detail: `Duplicate value: ${JSON.stringify(name)}`,
+      });
     names.add(name);
     const n = num(port.port);
-    if (n === undefined || n < 1 || n > 65535 || !Number.isInteger(n)) causes.push(invalidCause(`${at}.port`, port.port ?? 0, 'must be between 1 and 65535, inclusive'));
+    if (n === undefined || n < 1 || n > 65535 || !Number.isInteger(n))
+      causes.push(invalidCause(`${at}.port`, port.port ?? 0, 'must be between 1 and 65535, inclusive'));
     const proto = str(port.protocol);
     if (!PROTOCOLS.includes(proto))
-      causes.push({ type: 'FieldValueNotSupported', field: `${at}.protocol`, detail: `Unsupported value: ${JSON.stringify(proto)}: supported values: "SCTP", "TCP", "UDP"` });
+      causes.push({
+        type: 'FieldValueNotSupported',
+        field: `${at}.protocol`,
+        detail: `Unsupported value: ${JSON.stringify(proto)}: supported values: "SCTP", "TCP", "UDP"`,
+      });
   });
   return causes;
 }

@@ -32,7 +32,8 @@ export function nodeEndpoint(store: ObjectStore, pod: KObject): NodeEndpoint {
   const status = obj(node.status);
   const addr = arr(status.addresses).find((a) => isObject(a) && str(a.type) === 'InternalIP');
   const port = obj(obj(status.daemonEndpoints).kubeletEndpoint).Port;
-  if (!isObject(addr) || typeof port !== 'number' || port <= 0) throw new ApiError(500, 'InternalError', `node ${nodeName} has no InternalIP or kubelet port`);
+  if (!isObject(addr) || typeof port !== 'number' || port <= 0)
+    throw new ApiError(500, 'InternalError', `node ${nodeName} has no InternalIP or kubelet port`);
   return { host: str(addr.address), port };
 }
 

@@ -8,7 +8,14 @@ import { ApiError } from '../status.js';
 import type { ObjectStore } from '../store.js';
 import { containerOf, nodeEndpoint, podOf, type KubeletClientTls } from './node-endpoint.js';
 
-const REASONS: Record<number, string> = { 400: 'BadRequest', 401: 'Unauthorized', 403: 'Forbidden', 404: 'NotFound', 405: 'MethodNotAllowed', 422: 'Invalid' };
+const REASONS: Record<number, string> = {
+  400: 'BadRequest',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'NotFound',
+  405: 'MethodNotAllowed',
+  422: 'Invalid',
+};
 const BOOL = ['follow', 'previous', 'timestamps', 'insecureSkipTLSVerifyBackend'];
 const VALUES = ['tailLines', 'limitBytes', 'sinceSeconds', 'sinceTime'];
 
@@ -34,32 +41,54 @@ export function kubeletLogQuery(q: URLSearchParams): URLSearchParams {
 }
 
 /** Resolves once the answer is complete (or the client left). Throws ApiError before anything is written. */
-export function proxyPodLog(store: ObjectStore, tls: KubeletClientTls, namespace: string, name: string, query: URLSearchParams, res: Res): Promise<number> {
+export function proxyPodLog(
+  store: ObjectStore,
+  tls: KubeletClientTls,
+  namespace: string,
+  name: string,
+  query: URLSearchParams,
+  res: Res,
+): Promise<number> {
   const pod = podOf(store, namespace, name);
   const container = containerOf(pod, query.get('container') ?? '');
   const ep = nodeEndpoint(store, pod);
-  const url = new URL(`https://${ep.host.includes(':') ? `[${ep.host}]` : ep.host}:${ep.port}/containerLogs/${namespace}/${name}/${container}`);
+  const url = new URL(
+    `https://${ep.host.includes(':') ? `[${ep.host}]` : ep.host}:${ep.port}/containerLogs/${namespace}/${name}/${container}`,
+  );
   url.search = kubeletLogQuery(query).toString();
   return new Promise((resolve, reject) => {
-    const up = request(url, { method: 'GET', cert: tls.cert, key: tls.key, ca: tls.ca, rejectUnauthorized: tls.ca !== undefined, agent: false }, (kres) => {
-      const code = kres.statusCode ?? 500;
-      if (code !== 200) {
-        void readBody(kres).then((text) => reject(new ApiError(code, REASONS[code] ?? 'InternalError', text.trim() || `the kubelet answered ${code}`)));
-        return;
-      }
-      res.writeHead(200, { 'Content-Type': 'text/plain', 'Cache-Control': 'no-cache, private' });
-      const out = res as unknown as NodeJS.WritableStream;
-      kres.pipe(out);
-      kres.on('end', () => resolve(200));
-      kres.on('error', () => {
-        res.destroy?.();
-        resolve(200);
-      });
-      res.on('close', () => {
-        kres.destroy();
-        resolve(200);
-      });
-    });
+    const up = request(
+      url,
+      {
+        method: 'GET',
+        cert: tls.cert,
+        key: tls.key,
+        ca: tls.ca,
+        rejectUnauthorized: tls.ca !== undefined,
+        agent: false,
+      },
+      (kres) => {
+        const code = kres.statusCode ?? 500;
+        if (code !== 200) {
+          void readBody(kres).then((text) =>
+            reject(new ApiError(code, REASONS[code] ?? 'InternalError', text.trim() || `the kubelet answered ${code}`)),
+          );
+          return;
+        }
+        res.writeHead(200, { 'Content-Type': 'text/plain', 'Cache-Control': 'no-cache, private' });
+        const out = res as unknown as NodeJS.WritableStream;
+        kres.pipe(out);
+        kres.on('end', () => resolve(200));
+        kres.on('error', () => {
+          res.destroy?.();
+          resolve(200);
+        });
+        res.on('close', () => {
+          kres.destroy();
+          resolve(200);
+        });
+      },
+    );
     up.on('error', (e) => reject(new ApiError(500, 'InternalError', `Get "${url.toString()}": ${e.message}`)));
     up.end();
   });

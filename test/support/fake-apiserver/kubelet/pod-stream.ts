@@ -43,6 +43,17 @@ export function kubeletStreamUrl(store: ObjectStore, info: ResourceRequest): URL
 }
 
 /** Resolves with the kubelet's answer (101 when upgraded) and when the stream has ended. */
-export function proxyPodStream(url: URL, tls: KubeletClientTls, req: IncomingMessage, socket: Duplex, head: Buffer): Promise<{ statusCode: number; ended: Promise<void> }> {
-  return proxyUpgrade(req, socket, head, url, { cert: tls.cert, key: tls.key, ca: tls.ca, rejectUnauthorized: tls.ca !== undefined });
+export function proxyPodStream(
+  url: URL,
+  tls: KubeletClientTls,
+  req: IncomingMessage,
+  socket: Duplex,
+  head: Buffer,
+): Promise<{ statusCode: number; ended: Promise<void> }> {
+  return proxyUpgrade(req, socket, head, url, {
+    cert: tls.cert,
+    key: tls.key,
+    ca: tls.ca,
+    rejectUnauthorized: tls.ca !== undefined,
+  });
 }

@@ -8,7 +8,13 @@ export interface Column {
   priority: number;
 }
 
-export function col(name: string, description: string, priority = 0, type: Column['type'] = 'string', format = ''): Column {
+export function col(
+  name: string,
+  description: string,
+  priority = 0,
+  type: Column['type'] = 'string',
+  format = '',
+): Column {
   return { name, type, format, description, priority };
 }
 

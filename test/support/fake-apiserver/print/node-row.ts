@@ -27,7 +27,9 @@ function roles(labels: Record<string, string>): string {
 }
 
 function address(status: Record<string, Json>, type: string): string {
-  const a = arr(status.addresses).map(obj).find((x) => str(x.type) === type);
+  const a = arr(status.addresses)
+    .map(obj)
+    .find((x) => str(x.type) === type);
   return a ? str(a.address) : '<none>';
 }
 
@@ -35,7 +37,9 @@ function address(status: Record<string, Json>, type: string): string {
 export function nodeCells(node: KObject): Json[] {
   const status = obj(node.status);
   const info = obj(status.nodeInfo);
-  const ready = arr(status.conditions).map(obj).find((c) => str(c.type) === 'Ready');
+  const ready = arr(status.conditions)
+    .map(obj)
+    .find((c) => str(c.type) === 'Ready');
   const states: string[] = [];
   if (ready) states.push(str(ready.status) === 'True' ? 'Ready' : 'NotReady');
   else states.push('Unknown');

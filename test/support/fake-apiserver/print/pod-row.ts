@@ -27,7 +27,12 @@ function stateOf(v: Json | undefined): State {
   if (isObject(s.running)) out.running = true;
   if (isObject(s.terminated)) {
     const t = s.terminated;
-    out.terminated = { reason: str(t.reason), exitCode: num(t.exitCode) ?? 0, signal: num(t.signal) ?? 0, finishedAt: str(t.finishedAt) };
+    out.terminated = {
+      reason: str(t.reason),
+      exitCode: num(t.exitCode) ?? 0,
+      signal: num(t.signal) ?? 0,
+      finishedAt: str(t.finishedAt),
+    };
   }
   return out;
 }
@@ -45,7 +50,8 @@ export function podCells(pod: KObject): Json[] {
   const spec = obj(pod.spec);
   const status = obj(pod.status);
   const initSpecs = arr(spec.initContainers).map(obj);
-  const sidecar = (name: string): boolean => initSpecs.some((c) => str(c.name) === name && str(c.restartPolicy) === 'Always');
+  const sidecar = (name: string): boolean =>
+    initSpecs.some((c) => str(c.name) === name && str(c.restartPolicy) === 'Always');
   let restarts = 0;
   let sidecarRestarts = 0;
   let ready = 0;
@@ -72,7 +78,11 @@ export function podCells(pod: KObject): Json[] {
     if (st.terminated && st.terminated.exitCode === 0) continue;
     if (st.terminated) {
       const t = st.terminated;
-      reason = t.reason ? `Init:${t.reason}` : t.signal !== 0 ? `Init:Signal:${t.signal}` : `Init:ExitCode:${t.exitCode}`;
+      reason = t.reason
+        ? `Init:${t.reason}`
+        : t.signal !== 0
+          ? `Init:Signal:${t.signal}`
+          : `Init:ExitCode:${t.exitCode}`;
     } else if (st.waiting && st.waiting.reason && st.waiting.reason !== 'PodInitializing') {
       reason = `Init:${st.waiting.reason}`;
     } else {
@@ -95,7 +105,8 @@ export function podCells(pod: KObject): Json[] {
       if (last.terminated) lastRestart = later(lastRestart, last.terminated.finishedAt);
       if (st.waiting?.reason) reason = st.waiting.reason;
       else if (st.terminated?.reason) reason = st.terminated.reason;
-      else if (st.terminated) reason = st.terminated.signal !== 0 ? `Signal:${st.terminated.signal}` : `ExitCode:${st.terminated.exitCode}`;
+      else if (st.terminated)
+        reason = st.terminated.signal !== 0 ? `Signal:${st.terminated.signal}` : `ExitCode:${st.terminated.exitCode}`;
       else if (cs.ready === true && st.running) {
         hasRunning = true;
         ready++;
@@ -111,7 +122,8 @@ export function podCells(pod: KObject): Json[] {
 
   const restartText = restarts !== 0 && lastRestart ? `${restarts} (${since(lastRestart)} ago)` : String(restarts);
   const gates = arr(spec.readinessGates).map((g) => str(obj(g).conditionType));
-  const gatesText = gates.length === 0 ? '<none>' : `${gates.filter((g) => conditionTrue(status, g)).length}/${gates.length}`;
+  const gatesText =
+    gates.length === 0 ? '<none>' : `${gates.filter((g) => conditionTrue(status, g)).length}/${gates.length}`;
   return [
     meta(pod).name,
     `${ready}/${total}`,

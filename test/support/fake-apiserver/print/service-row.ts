@@ -20,7 +20,9 @@ function externalIp(spec: JsonObject, status: JsonObject): string {
     case 'ExternalName':
       return str(spec.externalName);
     case 'LoadBalancer': {
-      const ingress = arr(obj(status.loadBalancer).ingress).map((i) => str(obj(i).ip) || str(obj(i).hostname)).filter(Boolean);
+      const ingress = arr(obj(status.loadBalancer).ingress)
+        .map((i) => str(obj(i).ip) || str(obj(i).hostname))
+        .filter(Boolean);
       const all = [...ingress, ...external];
       return all.length ? all.join(',') : '<pending>';
     }
@@ -33,7 +35,9 @@ function ports(spec: JsonObject): string {
   const out = arr(spec.ports).map((p) => {
     const port = obj(p);
     const np = port.nodePort;
-    return np ? `${String(port.port)}:${String(np)}/${str(port.protocol)}` : `${String(port.port)}/${str(port.protocol)}`;
+    return np
+      ? `${String(port.port)}:${String(np)}/${str(port.protocol)}`
+      : `${String(port.port)}/${str(port.protocol)}`;
   });
   return out.length ? out.join(',') : '<none>';
 }
@@ -45,5 +49,13 @@ function selector(spec: JsonObject): string {
 
 export function serviceCells(o: KObject): Json[] {
   const spec = obj(o.spec);
-  return [meta(o).name, str(spec.type), str(spec.clusterIP) || '<none>', externalIp(spec, obj(o.status)), ports(spec), since(str(o.metadata.creationTimestamp)), selector(spec)];
+  return [
+    meta(o).name,
+    str(spec.type),
+    str(spec.clusterIP) || '<none>',
+    externalIp(spec, obj(o.status)),
+    ports(spec),
+    since(str(o.metadata.creationTimestamp)),
+    selector(spec),
+  ];
 }

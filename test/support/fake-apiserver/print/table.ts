@@ -2,7 +2,14 @@ import type { ResourceType } from '../resources.js';
 import { meta, obj, str, type Json, type JsonObject, type KObject } from '../types.js';
 import { AGE_COLUMN, NAME_COLUMN, col, columnJson, type Column } from './columns.js';
 import { since } from './human-duration.js';
-import { CONFIGMAP_COLUMNS, configMapCells, SECRET_COLUMNS, secretCells, SERVICE_ACCOUNT_COLUMNS, serviceAccountCells } from './config-rows.js';
+import {
+  CONFIGMAP_COLUMNS,
+  configMapCells,
+  SECRET_COLUMNS,
+  secretCells,
+  SERVICE_ACCOUNT_COLUMNS,
+  serviceAccountCells,
+} from './config-rows.js';
 import { CSR_COLUMNS, csrCells } from './csr-row.js';
 import { EVENT_COLUMNS, eventCells } from './event-row.js';
 import { NODE_COLUMNS, nodeCells } from './node-row.js';
@@ -47,7 +54,13 @@ function rowObject(o: KObject, include: IncludeObject): Json | undefined {
 }
 
 /** A meta.k8s.io/v1 Table of the objects, as the server answers `Accept: ...;as=Table`. */
-export function toTable(rt: ResourceType, objects: KObject[], resourceVersion: string, include: IncludeObject, noHeaders = false): JsonObject {
+export function toTable(
+  rt: ResourceType,
+  objects: KObject[],
+  resourceVersion: string,
+  include: IncludeObject,
+  noHeaders = false,
+): JsonObject {
   const printer = PRINTERS[rt.storageKey] ?? GENERIC;
   const rows: Json[] = objects.map((o) => {
     const row: JsonObject = { cells: printer.cells(o) };

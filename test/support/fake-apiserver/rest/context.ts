@@ -34,7 +34,8 @@ export interface Reply {
 }
 
 export function parseBody(ctx: RestContext): Json {
-  if (ctx.contentType.split(';')[0].trim() === PROTOBUF) return ctx.rawBytes.length ? decodeProtobuf(ctx.rawBytes) : null;
+  if (ctx.contentType.split(';')[0].trim() === PROTOBUF)
+    return ctx.rawBytes.length ? decodeProtobuf(ctx.rawBytes) : null;
   if (!ctx.rawBody.trim()) return null;
   try {
     return JSON.parse(ctx.rawBody) as Json;

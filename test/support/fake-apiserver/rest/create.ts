@@ -21,17 +21,21 @@ function generateName(prefix: string): string {
 /** Reads the body of a create/update as an object of this resource, checking kind and namespace. */
 export function bodyObject(ctx: RestContext): KObject {
   const body = parseBody(ctx);
-  if (!isObject(body)) throw badRequest('Object \'Kind\' is missing in the request body');
+  if (!isObject(body)) throw badRequest("Object 'Kind' is missing in the request body");
   const { rt, namespace } = ctx.req;
   const expected = apiVersionOf(rt);
   if (body.apiVersion !== undefined && body.apiVersion !== expected)
-    throw badRequest(`the API version in the data (${str(body.apiVersion)}) does not match the expected API version (${expected})`);
-  if (body.kind !== undefined && body.kind !== rt.kind) throw badRequest(`the object provided is unrecognized (must be of type ${rt.kind})`);
+    throw badRequest(
+      `the API version in the data (${str(body.apiVersion)}) does not match the expected API version (${expected})`,
+    );
+  if (body.kind !== undefined && body.kind !== rt.kind)
+    throw badRequest(`the object provided is unrecognized (must be of type ${rt.kind})`);
   const metadata = isObject(body.metadata) ? body.metadata : {};
   const o = { ...body, metadata } as KObject;
   if (rt.namespaced) {
     const ns = str(metadata.namespace);
-    if (ns && ns !== namespace) throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    if (ns && ns !== namespace)
+      throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
     metadata.namespace = namespace;
   }
   return o;
@@ -47,7 +51,8 @@ export function requireNamespace(ctx: RestContext): void {
 export function createObject(ctx: RestContext): Reply {
   const { rt } = ctx.req;
   const o = bodyObject(ctx);
-  if (!str(o.metadata.name) && str(o.metadata.generateName)) o.metadata.name = generateName(str(o.metadata.generateName));
+  if (!str(o.metadata.name) && str(o.metadata.generateName))
+    o.metadata.name = generateName(str(o.metadata.generateName));
   requireNamespace(ctx);
   const name = str(o.metadata.name);
   const denied = admitNodeRequest(
@@ -64,7 +69,8 @@ export function createObject(ctx: RestContext): Reply {
   const causes = prepareCoreForCreate(rt, prepared, ctx.store);
   validateObject(rt, prepared, causes);
   // etcd3's Create refuses it with a plain error, which the server turns into a reason-less 500.
-  if (str(o.metadata.resourceVersion)) throw new ApiError(500, '', 'resourceVersion should not be set on objects to be created');
+  if (str(o.metadata.resourceVersion))
+    throw new ApiError(500, '', 'resourceVersion should not be set on objects to be created');
   if (ctx.store.get(rt.storageKey, ctx.req.namespace, name)) throw alreadyExists(rt, name);
   const stored = ctx.store.put(rt.storageKey, prepared, 'ADDED');
   return { status: 201, body: stored as unknown as Reply['body'] };

@@ -32,8 +32,15 @@ function deleteOne(ctx: RestContext, current: KObject, opts: DeleteOptions): Rep
   if (opts.uid && opts.uid !== m.uid)
     throw conflict(rt, m.name, `Precondition failed: UID in precondition: ${opts.uid}, UID in object meta: ${m.uid}`);
   if (opts.resourceVersion && opts.resourceVersion !== m.resourceVersion)
-    throw conflict(rt, m.name, `Precondition failed: ResourceVersion in precondition: ${opts.resourceVersion}, ResourceVersion in object meta: ${m.resourceVersion}`);
-  const denied = admitNodeRequest({ user: ctx.user, op: 'DELETE', rt, subresource: '', namespace: m.namespace, name: m.name, oldObject: current }, ctx.store);
+    throw conflict(
+      rt,
+      m.name,
+      `Precondition failed: ResourceVersion in precondition: ${opts.resourceVersion}, ResourceVersion in object meta: ${m.resourceVersion}`,
+    );
+  const denied = admitNodeRequest(
+    { user: ctx.user, op: 'DELETE', rt, subresource: '', namespace: m.namespace, name: m.name, oldObject: current },
+    ctx.store,
+  );
   if (denied) throw denied;
   const result = deleteFromStore(ctx.store, rt, current, opts.gracePeriodSeconds);
   const returnsObject = rt.resource === 'pods' && rt.group === '';
@@ -58,5 +65,13 @@ export function deleteCollection(ctx: RestContext): Reply {
     const r = deleteOne(ctx, o, opts);
     if (rt.resource === 'pods') items.push(r.body as JsonObject);
   }
-  return { status: 200, body: { kind: `${rt.kind}List`, apiVersion: rt.group ? `${rt.group}/v1` : 'v1', metadata: { resourceVersion: String(ctx.store.currentRv) }, items } };
+  return {
+    status: 200,
+    body: {
+      kind: `${rt.kind}List`,
+      apiVersion: rt.group ? `${rt.group}/v1` : 'v1',
+      metadata: { resourceVersion: String(ctx.store.currentRv) },
+      items,
+    },
+  };
 }

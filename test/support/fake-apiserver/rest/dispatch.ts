@@ -20,7 +20,18 @@ export function dispatchResource(ctx: RestContext, watches: WatchRegistry): Repl
   if (ctx.req.query.has('dryRun')) throw badRequest('dryRun is not implemented by the fake API server');
   if (subresource === 'token' && rt.resource === 'serviceaccounts') {
     if (verb !== 'create' || !ctx.tokenIssuer) throw methodNotAllowed();
-    const denied = admitNodeRequest({ user: ctx.user, op: 'CREATE', rt, subresource, namespace: ctx.req.namespace, name: ctx.req.name, object: tokenRequestBody(ctx) }, ctx.store);
+    const denied = admitNodeRequest(
+      {
+        user: ctx.user,
+        op: 'CREATE',
+        rt,
+        subresource,
+        namespace: ctx.req.namespace,
+        name: ctx.req.name,
+        object: tokenRequestBody(ctx),
+      },
+      ctx.store,
+    );
     if (denied) throw denied;
     return ctx.tokenIssuer.create(ctx);
   }
@@ -49,5 +60,7 @@ export function dispatchResource(ctx: RestContext, watches: WatchRegistry): Repl
 /** The TokenRequest as admission sees it (the registry parses it again). */
 function tokenRequestBody(ctx: RestContext): KObject {
   const body = parseBody(ctx);
-  return isObject(body) ? ({ ...body, metadata: isObject(body.metadata) ? body.metadata : {} } as KObject) : { metadata: {} };
+  return isObject(body)
+    ? ({ ...body, metadata: isObject(body.metadata) ? body.metadata : {} } as KObject)
+    : { metadata: {} };
 }

@@ -7,7 +7,12 @@ export function wantsTable(accept: string): boolean {
   return accept
     .split(',')
     .map((p) => p.replace(/\s+/g, ''))
-    .some((p) => p.includes('as=Table') && p.includes('g=meta.k8s.io') && (p.includes('v=v1;') || p.endsWith('v=v1') || p.includes('v=v1beta1')));
+    .some(
+      (p) =>
+        p.includes('as=Table') &&
+        p.includes('g=meta.k8s.io') &&
+        (p.includes('v=v1;') || p.endsWith('v=v1') || p.includes('v=v1beta1')),
+    );
 }
 
 export function includeObject(query: URLSearchParams): IncludeObject {
@@ -22,7 +27,14 @@ export function renderOne(rt: ResourceType, o: KObject, accept: string, query: U
 }
 
 /** A list as served: `<Kind>List` with items stripped of type meta, or a Table. */
-export function renderList(rt: ResourceType, items: KObject[], rv: string, accept: string, query: URLSearchParams, cont = ''): Json {
+export function renderList(
+  rt: ResourceType,
+  items: KObject[],
+  rv: string,
+  accept: string,
+  query: URLSearchParams,
+  cont = '',
+): Json {
   if (wantsTable(accept)) {
     const t = toTable(rt, items, rv, includeObject(query));
     if (cont) (t.metadata as JsonObject).continue = cont;

@@ -6,7 +6,11 @@ import { isObject, type Json, type JsonObject, type KObject } from '../types.js'
 import { parseBody, type Reply, type RestContext } from './context.js';
 import { commitUpdate, currentObject } from './update.js';
 
-const PATCH_TYPES = ['application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/json-patch+json'];
+const PATCH_TYPES = [
+  'application/merge-patch+json',
+  'application/strategic-merge-patch+json',
+  'application/json-patch+json',
+];
 
 export function patchObject(ctx: RestContext): Reply {
   const type = ctx.contentType.split(';')[0].trim();

@@ -15,7 +15,9 @@ export function selectedObjects(ctx: RestContext): KObject[] {
   const { rt, namespace, query } = ctx.req;
   const labels = parseLabelSelector(query.get('labelSelector'));
   const fields = parseFieldSelector(query.get('fieldSelector'), rt.storageKey);
-  return ctx.store.list(rt.storageKey, rt.namespaced ? namespace || undefined : undefined).filter((o) => labels(o) && fields(o));
+  return ctx.store
+    .list(rt.storageKey, rt.namespaced ? namespace || undefined : undefined)
+    .filter((o) => labels(o) && fields(o));
 }
 
 interface ContinueToken {
@@ -42,7 +44,8 @@ export function listObjects(ctx: RestContext): Reply {
   let next = '';
   if (limit > 0) {
     const end = offset + limit;
-    if (end < items.length) next = Buffer.from(JSON.stringify({ rv, offset: end } satisfies ContinueToken)).toString('base64');
+    if (end < items.length)
+      next = Buffer.from(JSON.stringify({ rv, offset: end } satisfies ContinueToken)).toString('base64');
     items = items.slice(offset, end);
   } else items = items.slice(offset);
   return { status: 200, body: renderList(rt, items, rv, ctx.accept, query, next) };

@@ -30,9 +30,13 @@ export function commitUpdate(ctx: RestContext, proposed: KObject, current: KObje
   validateObject(rt, next, prepareCoreForUpdate(rt, next, current));
   const csrErr = isCsr(rt) ? validateCsrUpdate(rt, next, current, subresource) : undefined;
   if (csrErr) throw csrErr;
-  const denied = admitNodeRequest({ user: ctx.user, op: 'UPDATE', rt, subresource, namespace, name, object: next, oldObject: current }, ctx.store);
+  const denied = admitNodeRequest(
+    { user: ctx.user, op: 'UPDATE', rt, subresource, namespace, name, object: next, oldObject: current },
+    ctx.store,
+  );
   if (denied) throw denied;
-  if (jsonEqual(next as unknown as JsonObject, current as unknown as JsonObject)) return { status: 200, body: current as unknown as JsonObject };
+  if (jsonEqual(next as unknown as JsonObject, current as unknown as JsonObject))
+    return { status: 200, body: current as unknown as JsonObject };
   const stored = ctx.store.put(rt.storageKey, next, 'MODIFIED');
   return { status: 200, body: stored as unknown as JsonObject };
 }
@@ -41,10 +45,15 @@ export function updateObject(ctx: RestContext): Reply {
   const { rt, name } = ctx.req;
   const proposed = bodyObject(ctx);
   const bodyName = str(proposed.metadata.name);
-  if (bodyName !== name) throw badRequest(`the name of the object (${bodyName}) does not match the name on the URL (${name})`);
+  if (bodyName !== name)
+    throw badRequest(`the name of the object (${bodyName}) does not match the name on the URL (${name})`);
   const current = currentObject(ctx);
   const uid = str(proposed.metadata.uid);
   if (uid && uid !== meta(current).uid)
-    throw conflict(rt, name, `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${meta(current).uid}`);
+    throw conflict(
+      rt,
+      name,
+      `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${meta(current).uid}`,
+    );
   return commitUpdate(ctx, proposed, current);
 }

@@ -26,7 +26,8 @@ export function serveWatch(ctx: RestContext, onEnd: (end: (how?: 'timeout') => v
   const initialEvents = query.get('sendInitialEvents') === 'true';
   const rvParam = query.get('resourceVersion') ?? '';
   const timeout = Number(query.get('timeoutSeconds') ?? '0');
-  if (initialEvents && !bookmarks) throw badRequest('sendInitialEvents is only supported with allowWatchBookmarks=true');
+  if (initialEvents && !bookmarks)
+    throw badRequest('sendInitialEvents is only supported with allowWatchBookmarks=true');
 
   const res = ctx.res;
   res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
@@ -61,7 +62,8 @@ export function serveWatch(ctx: RestContext, onEnd: (end: (how?: 'timeout') => v
   const startRv = store.currentRv;
   let backlog: StoreEvent[] = [];
   if (rvParam === '' || rvParam === '0' || initialEvents) {
-    for (const o of store.list(rt.storageKey, rt.namespaced && namespace ? namespace : undefined)) if (matches(o)) sendObject('ADDED', o);
+    for (const o of store.list(rt.storageKey, rt.namespaced && namespace ? namespace : undefined))
+      if (matches(o)) sendObject('ADDED', o);
     if (initialEvents) bookmark(startRv, { 'k8s.io/initial-events-end': 'true' });
   } else {
     const from = Number(rvParam);

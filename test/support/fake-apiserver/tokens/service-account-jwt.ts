@@ -37,13 +37,20 @@ export class ServiceAccountKey {
     const pair = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
     this.privateKey = pair.privateKey;
     this.publicKeyPem = pair.publicKey.export({ type: 'spki', format: 'pem' }).toString();
-    this.keyId = b64url(createHash('sha256').update(pair.publicKey.export({ type: 'spki', format: 'der' })).digest());
+    this.keyId = b64url(
+      createHash('sha256')
+        .update(pair.publicKey.export({ type: 'spki', format: 'der' }))
+        .digest(),
+    );
   }
 
   sign(claims: ServiceAccountClaims): string {
     const header = b64url(JSON.stringify({ alg: 'ES256', kid: this.keyId }));
     const body = b64url(JSON.stringify(claims));
-    const signature = sign('sha256', Buffer.from(`${header}.${body}`), { key: this.privateKey, dsaEncoding: 'ieee-p1363' });
+    const signature = sign('sha256', Buffer.from(`${header}.${body}`), {
+      key: this.privateKey,
+      dsaEncoding: 'ieee-p1363',
+    });
     return `${header}.${body}.${b64url(signature)}`;
   }
 
@@ -52,7 +59,12 @@ export class ServiceAccountKey {
     const parts = token.split('.');
     if (parts.length !== 3) return undefined;
     try {
-      const ok = verify('sha256', Buffer.from(`${parts[0]}.${parts[1]}`), { key: createPublicKey(this.publicKeyPem), dsaEncoding: 'ieee-p1363' }, Buffer.from(parts[2], 'base64url'));
+      const ok = verify(
+        'sha256',
+        Buffer.from(`${parts[0]}.${parts[1]}`),
+        { key: createPublicKey(this.publicKeyPem), dsaEncoding: 'ieee-p1363' },
+        Buffer.from(parts[2], 'base64url'),
+      );
       return ok ? (JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8')) as ServiceAccountClaims) : undefined;
     } catch {
       return undefined;

@@ -77,16 +77,25 @@ export class TokenIssuer {
     const { namespace, name } = ctx.req;
     const body = parseBody(ctx);
     if (!isObject(body)) throw badRequest("Object 'Kind' is missing in the request body");
-    if (body.kind !== undefined && body.kind !== 'TokenRequest') throw badRequest('the object provided is unrecognized (must be of type TokenRequest)');
+    if (body.kind !== undefined && body.kind !== 'TokenRequest')
+      throw badRequest('the object provided is unrecognized (must be of type TokenRequest)');
     requireNamespace(ctx);
     const sa = this.store.get('serviceaccounts', namespace, name);
     if (!sa) throw notFound(byKey('serviceaccounts'), name);
     const spec = obj(body.spec);
-    const audiences = arr(spec.audiences).map((a) => str(a)).filter(Boolean);
+    const audiences = arr(spec.audiences)
+      .map((a) => str(a))
+      .filter(Boolean);
     const aud = audiences.length ? audiences : [...this.audiences];
     const requested = num(spec.expirationSeconds) ?? 3600;
-    if (requested < this.settings.minExpirationSeconds) throw tokenRequestInvalid('spec.expirationSeconds', requested, 'may not specify a duration less than 10 minutes');
-    if (requested > 2 ** 32) throw tokenRequestInvalid('spec.expirationSeconds', requested, 'may not specify a duration larger than 2^32 seconds');
+    if (requested < this.settings.minExpirationSeconds)
+      throw tokenRequestInvalid('spec.expirationSeconds', requested, 'may not specify a duration less than 10 minutes');
+    if (requested > 2 ** 32)
+      throw tokenRequestInvalid(
+        'spec.expirationSeconds',
+        requested,
+        'may not specify a duration larger than 2^32 seconds',
+      );
     // The cap comes before the 3607 s extension, so a capped kubelet request is not extended.
     const max = this.settings.maxExpirationSeconds;
     const expirationSeconds = max > 0 && requested > max ? max : requested;
@@ -108,7 +117,10 @@ export class TokenIssuer {
     const k8s = claims['kubernetes.io'];
     if (bound.pod) k8s.pod = { name: meta(bound.pod).name, uid: meta(bound.pod).uid };
     if (bound.secret) k8s.secret = { name: meta(bound.secret).name, uid: meta(bound.secret).uid };
-    if (bound.node) k8s.node = meta(bound.node).uid ? { name: meta(bound.node).name, uid: meta(bound.node).uid } : { name: meta(bound.node).name };
+    if (bound.node)
+      k8s.node = meta(bound.node).uid
+        ? { name: meta(bound.node).name, uid: meta(bound.node).uid }
+        : { name: meta(bound.node).name };
     if (extended) k8s.warnafter = seconds(now) + expirationSeconds;
     const token = this.key.sign(claims);
     const expiresAt = new Date(now.getTime() + expirationSeconds * 1000);
@@ -139,7 +151,11 @@ export class TokenIssuer {
     };
   }
 
-  private boundObject(namespace: string, saName: string, ref: JsonObject | undefined): { pod?: KObject; secret?: KObject; node?: KObject } {
+  private boundObject(
+    namespace: string,
+    saName: string,
+    ref: JsonObject | undefined,
+  ): { pod?: KObject; secret?: KObject; node?: KObject } {
     if (!ref) return {};
     const apiVersion = str(ref.apiVersion);
     const kind = str(ref.kind);
@@ -147,13 +163,19 @@ export class TokenIssuer {
     const refName = str(ref.name);
     const checkUid = (o: KObject): void => {
       if (str(ref.uid) && str(ref.uid) !== meta(o).uid)
-        throw conflict({ ...byKey('pods'), resource: kind, group }, refName, `the UID in the bound object reference (${str(ref.uid)}) does not match the UID in record. The object might have been deleted and then recreated`);
+        throw conflict(
+          { ...byKey('pods'), resource: kind, group },
+          refName,
+          `the UID in the bound object reference (${str(ref.uid)}) does not match the UID in record. The object might have been deleted and then recreated`,
+        );
     };
     if (group === '' && kind === 'Pod') {
       const pod = this.store.get('pods', namespace, refName);
       if (!pod) throw notFound(byKey('pods'), refName);
       if (str(obj(pod.spec).serviceAccountName) !== saName)
-        throw badRequest(`cannot bind token for serviceaccount "${saName}" to pod running with different serviceaccount name.`);
+        throw badRequest(
+          `cannot bind token for serviceaccount "${saName}" to pod running with different serviceaccount name.`,
+        );
       checkUid(pod);
       const nodeName = str(obj(pod.spec).nodeName);
       const node = nodeName ? (this.store.get('nodes', '', nodeName) ?? { metadata: { name: nodeName } }) : undefined;
@@ -171,6 +193,8 @@ export class TokenIssuer {
       checkUid(node);
       return { node };
     }
-    throw badRequest(`cannot bind token to object of type ${group ? `${group}/` : '/'}${apiVersion.split('/').pop() ?? ''}, Kind=${kind}`);
+    throw badRequest(
+      `cannot bind token to object of type ${group ? `${group}/` : '/'}${apiVersion.split('/').pop() ?? ''}, Kind=${kind}`,
+    );
   }
 }

@@ -46,7 +46,9 @@ export class FakeObjectServer {
       this.calls.push({ verb: 'list', path, query });
       if (this.listFailure) throw this.listFailure;
       const name = nameOf(query);
-      const items = [...(this.objects.get(path)?.values() ?? [])].filter((o) => name === undefined || o.metadata?.name === name);
+      const items = [...(this.objects.get(path)?.values() ?? [])].filter(
+        (o) => name === undefined || o.metadata?.name === name,
+      );
       return { items: structuredClone(items), metadata: { resourceVersion: String(this.rv) } } as T;
     },
     watch: <T>(path: string, query: Query, onEvent: (e: WatchEvent<T>) => void): WatchHandle => {
@@ -84,7 +86,9 @@ export class FakeObjectServer {
 
   /** Open watches, of one collection path (and name) if given. */
   openWatches(path?: string, name?: string): number {
-    return [...this.watches].filter((w) => (path === undefined || w.path === path) && (name === undefined || w.name === name)).length;
+    return [...this.watches].filter(
+      (w) => (path === undefined || w.path === path) && (name === undefined || w.name === name),
+    ).length;
   }
 
   /** Creates or changes an object; open watches that select it hear it. */
@@ -93,7 +97,10 @@ export class FakeObjectServer {
     let coll = this.objects.get(path);
     if (!coll) this.objects.set(path, (coll = new Map()));
     const had = coll.has(name);
-    const stored: Obj = { ...obj, metadata: { uid: `uid-${name}`, ...obj.metadata, resourceVersion: String(++this.rv) } };
+    const stored: Obj = {
+      ...obj,
+      metadata: { uid: `uid-${name}`, ...obj.metadata, resourceVersion: String(++this.rv) },
+    };
     coll.set(name, stored);
     this.tell(path, name, { type: had ? 'MODIFIED' : 'ADDED', object: structuredClone(stored) });
   }
@@ -110,11 +117,16 @@ export class FakeObjectServer {
     const obj = this.objects.get(path)?.get(name);
     if (!obj) return;
     this.objects.get(path)!.delete(name);
-    this.tell(path, name, { type: 'DELETED', object: { ...obj, metadata: { ...obj.metadata, resourceVersion: String(++this.rv) } } });
+    this.tell(path, name, {
+      type: 'DELETED',
+      object: { ...obj, metadata: { ...obj.metadata, resourceVersion: String(++this.rv) } },
+    });
   }
 
   bookmark(path: string): void {
-    for (const w of [...this.watches]) if (w.path === path) w.onEvent({ type: 'BOOKMARK', object: { metadata: { resourceVersion: String(++this.rv) } } });
+    for (const w of [...this.watches])
+      if (w.path === path)
+        w.onEvent({ type: 'BOOKMARK', object: { metadata: { resourceVersion: String(++this.rv) } } });
   }
 
   /** Every open watch ends with 410 Gone, as when its resourceVersion is compacted away. */

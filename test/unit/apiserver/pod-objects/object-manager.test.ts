@@ -13,12 +13,21 @@ const SECRETS = '/api/v1/namespaces/kube-system/secrets';
 function pod(uid: string, spec: PodSpec, namespace = 'kube-system'): PodRef {
   return { metadata: { uid, name: `pod-${uid}`, namespace }, spec };
 }
-const usesConfigMap = (name: string): PodSpec => ({ containers: [{ name: 'c' }], volumes: [{ name: 'v', configMap: { name } }] });
+const usesConfigMap = (name: string): PodSpec => ({
+  containers: [{ name: 'c' }],
+  volumes: [{ name: 'v', configMap: { name } }],
+});
 
 function setup() {
   const gate = new FakeGate();
   const server = new FakeObjectServer();
-  const objects = new ApiPodObjects({ client: server.client, gate, logger: nullLogger, watchSeconds: () => 300, random: () => 0 });
+  const objects = new ApiPodObjects({
+    client: server.client,
+    gate,
+    logger: nullLogger,
+    watchSeconds: () => 300,
+    random: () => 0,
+  });
   const changes: string[][] = [];
   objects.onChange((uids) => changes.push([...uids].sort()));
   return { gate, server, objects, changes };
@@ -37,7 +46,12 @@ describe('ConfigMap and Secret managers (watch-based)', () => {
     expect(server.count('list', CM)).toBe(1);
     expect(server.calls.find((c) => c.verb === 'list')?.query).toEqual({ fieldSelector: 'metadata.name=kube-proxy' });
     const watch = server.calls.find((c) => c.verb === 'watch' && c.path === CM);
-    expect(watch?.query).toMatchObject({ fieldSelector: 'metadata.name=kube-proxy', resourceVersion: '101', allowWatchBookmarks: true, timeoutSeconds: 300 });
+    expect(watch?.query).toMatchObject({
+      fieldSelector: 'metadata.name=kube-proxy',
+      resourceVersion: '101',
+      allowWatchBookmarks: true,
+      timeoutSeconds: 300,
+    });
     expect(server.openWatches(CM, 'kube-proxy')).toBe(1);
     expect((await objects.getConfigMap('kube-system', 'kube-proxy'))?.data).toEqual({ a: '1' });
 
@@ -61,7 +75,11 @@ describe('ConfigMap and Secret managers (watch-based)', () => {
     server.put(CM, { metadata: { name: 'shared', namespace: 'kube-system' }, data: { v: '1' } } as ConfigMap);
     server.put(CM, { metadata: { name: 'other', namespace: 'kube-system' }, data: { v: '1' } } as ConfigMap);
     objects.registerPod(pod('a', usesConfigMap('shared')));
-    objects.registerPod(pod('b', { containers: [{ name: 'c', env: [{ name: 'X', valueFrom: { configMapKeyRef: { name: 'shared', key: 'v' } } }] }] }));
+    objects.registerPod(
+      pod('b', {
+        containers: [{ name: 'c', env: [{ name: 'X', valueFrom: { configMapKeyRef: { name: 'shared', key: 'v' } } }] }],
+      }),
+    );
     objects.registerPod(pod('c', usesConfigMap('other')));
     await vi.advanceTimersByTimeAsync(0);
     expect(changes).toEqual([]);
@@ -73,14 +91,19 @@ describe('ConfigMap and Secret managers (watch-based)', () => {
     server.bookmark(CM);
     expect(changes).toHaveLength(1);
     server.remove(CM, 'shared');
-    expect(changes).toEqual([['a', 'b'], ['a', 'b']]);
+    expect(changes).toEqual([
+      ['a', 'b'],
+      ['a', 'b'],
+    ]);
     expect(await objects.getConfigMap('kube-system', 'shared')).toBeUndefined();
     await objects.stop();
   });
 
   it('answers undefined for an object the server does not have, and tells the pods when it appears', async () => {
     const { server, objects, changes } = setup();
-    objects.registerPod(pod('p', { containers: [{ name: 'c' }], volumes: [{ name: 's', secret: { secretName: 'later' } }] }));
+    objects.registerPod(
+      pod('p', { containers: [{ name: 'c' }], volumes: [{ name: 's', secret: { secretName: 'later' } }] }),
+    );
     expect(await objects.getSecret('kube-system', 'later')).toBeUndefined();
     server.put(SECRETS, { metadata: { name: 'later', namespace: 'kube-system' }, data: { k: 'dg==' } });
     expect(changes).toEqual([['p']]);
@@ -114,7 +137,9 @@ describe('ConfigMap and Secret managers (watch-based)', () => {
     const { server, objects, gate } = setup();
     gate.down();
     objects.registerPod(pod('p', usesConfigMap('cm')));
-    await expect(objects.getConfigMap('kube-system', 'cm')).rejects.toThrow(/ConfigMap kube-system\/cm cannot be read yet: the API server is not reachable/);
+    await expect(objects.getConfigMap('kube-system', 'cm')).rejects.toThrow(
+      /ConfigMap kube-system\/cm cannot be read yet: the API server is not reachable/,
+    );
     expect(server.count('list')).toBe(0);
     gate.up();
     await vi.advanceTimersByTimeAsync(0);
@@ -152,20 +177,42 @@ describe('ConfigMap and Secret managers (watch-based)', () => {
 
   it('a pod registered again with other references keeps a shared watch running, starts the new one and stops the old', async () => {
     const { server, objects } = setup();
-    objects.registerPod(pod('p', { containers: [{ name: 'c' }], volumes: [{ name: 'a', configMap: { name: 'keep' } }, { name: 'b', configMap: { name: 'old' } }] }));
+    objects.registerPod(
+      pod('p', {
+        containers: [{ name: 'c' }],
+        volumes: [
+          { name: 'a', configMap: { name: 'keep' } },
+          { name: 'b', configMap: { name: 'old' } },
+        ],
+      }),
+    );
     await vi.advanceTimersByTimeAsync(0);
-    objects.registerPod(pod('p', { containers: [{ name: 'c' }], volumes: [{ name: 'a', configMap: { name: 'keep' } }, { name: 'b', configMap: { name: 'new' } }] }));
+    objects.registerPod(
+      pod('p', {
+        containers: [{ name: 'c' }],
+        volumes: [
+          { name: 'a', configMap: { name: 'keep' } },
+          { name: 'b', configMap: { name: 'new' } },
+        ],
+      }),
+    );
     await vi.advanceTimersByTimeAsync(0);
     expect(server.openWatches(CM, 'keep')).toBe(1);
     expect(server.openWatches(CM, 'old')).toBe(0);
     expect(server.openWatches(CM, 'new')).toBe(1);
-    expect(server.calls.filter((c) => c.verb === 'list' && c.query?.fieldSelector === 'metadata.name=keep')).toHaveLength(1);
+    expect(
+      server.calls.filter((c) => c.verb === 'list' && c.query?.fieldSelector === 'metadata.name=keep'),
+    ).toHaveLength(1);
     await objects.stop();
   });
 
   it('stops watching an immutable object once it is seen, and still answers it', async () => {
     const { server, objects } = setup();
-    server.put(CM, { metadata: { name: 'frozen', namespace: 'kube-system' }, immutable: true, data: { v: '1' } } as ConfigMap);
+    server.put(CM, {
+      metadata: { name: 'frozen', namespace: 'kube-system' },
+      immutable: true,
+      data: { v: '1' },
+    } as ConfigMap);
     objects.registerPod(pod('p', usesConfigMap('frozen')));
     await vi.advanceTimersByTimeAsync(0);
     expect(server.openWatches(CM)).toBe(0);
@@ -173,7 +220,9 @@ describe('ConfigMap and Secret managers (watch-based)', () => {
     await objects.stop();
   });
 
-  const usesConfigMapInEnv = (name: string): PodSpec => ({ containers: [{ name: 'c', env: [{ name: 'MODE', valueFrom: { configMapKeyRef: { name, key: 'mode' } } }] }] });
+  const usesConfigMapInEnv = (name: string): PodSpec => ({
+    containers: [{ name: 'c', env: [{ name: 'MODE', valueFrom: { configMapKeyRef: { name, key: 'mode' } } }] }],
+  });
 
   it('stops the watch of an object only env refers to once no one read it for 5 min, and lists it anew at the next read', async () => {
     const { server, objects } = setup();
@@ -222,19 +271,25 @@ describe('ConfigMap and Secret managers (watch-based)', () => {
     await objects.stop();
   });
 
-  it('a refusal (the Node authorizer\'s 403) is warned of once, retried with back-off, and the pod can read once it is allowed', async () => {
+  it("a refusal (the Node authorizer's 403) is warned of once, retried with back-off, and the pod can read once it is allowed", async () => {
     const { logger, lines } = memoryLogger(0);
     const gate = new FakeGate();
     const server = new FakeObjectServer();
     const objects = new ApiPodObjects({ client: server.client, gate, logger });
-    server.listFailure = new ApiError(403, 'Forbidden', 'configmaps "cm" is forbidden: no relationship found between node and this object');
+    server.listFailure = new ApiError(
+      403,
+      'Forbidden',
+      'configmaps "cm" is forbidden: no relationship found between node and this object',
+    );
     objects.registerPod(pod('p', usesConfigMap('cm')));
     await vi.advanceTimersByTimeAsync(20_000);
     const lists = server.count('list', CM);
     expect(lists).toBeGreaterThan(2);
     expect(lists).toBeLessThan(8);
     // One line for the ConfigMap (and one for the Services list, refused the same way here).
-    const warnings = lines.filter((l) => l.includes('refuses to list or watch') && l.includes('ConfigMap kube-system/cm'));
+    const warnings = lines.filter(
+      (l) => l.includes('refuses to list or watch') && l.includes('ConfigMap kube-system/cm'),
+    );
     expect(warnings).toHaveLength(1);
     server.listFailure = undefined;
     await vi.advanceTimersByTimeAsync(40_000);

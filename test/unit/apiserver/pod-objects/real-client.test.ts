@@ -31,16 +31,23 @@ class SmallApiServer {
   async start(key: string, cert: string): Promise<string> {
     this.server = createSecureServer({ key, cert });
     this.server.on('session', () => this.sessions++);
-    this.server.on('stream', (stream, headers) => this.handle(stream, String(headers[':method']), new URL(String(headers[':path']), 'https://x')));
+    this.server.on('stream', (stream, headers) =>
+      this.handle(stream, String(headers[':method']), new URL(String(headers[':path']), 'https://x')),
+    );
     await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
     return `https://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
   }
 
   putConfigMap(name: string, data: Record<string, string>): void {
-    const cm: ConfigMap = { metadata: { name, namespace: 'kube-system', uid: `uid-${name}`, resourceVersion: String(++this.rv) }, data };
+    const cm: ConfigMap = {
+      metadata: { name, namespace: 'kube-system', uid: `uid-${name}`, resourceVersion: String(++this.rv) },
+      data,
+    };
     const had = this.configMaps.has(name);
     this.configMaps.set(name, cm);
-    for (const w of this.watchers) if (w.path.endsWith('/configmaps') && w.name === name) w.stream.write(JSON.stringify({ type: had ? 'MODIFIED' : 'ADDED', object: cm }) + '\n');
+    for (const w of this.watchers)
+      if (w.path.endsWith('/configmaps') && w.name === name)
+        w.stream.write(JSON.stringify({ type: had ? 'MODIFIED' : 'ADDED', object: cm }) + '\n');
   }
 
   private handle(stream: ServerHttp2Stream, method: string, url: URL): void {
@@ -62,13 +69,20 @@ class SmallApiServer {
       const items = [...this.configMaps.values()].filter((c) => c.metadata?.name === name);
       return json(200, { kind: 'ConfigMapList', items, metadata: { resourceVersion: String(this.rv) } });
     }
-    if (method === 'GET' && url.pathname === '/api/v1/services') return json(200, { kind: 'ServiceList', items: [], metadata: { resourceVersion: String(this.rv) } });
+    if (method === 'GET' && url.pathname === '/api/v1/services')
+      return json(200, { kind: 'ServiceList', items: [], metadata: { resourceVersion: String(this.rv) } });
     if (method === 'POST' && url.pathname.endsWith('/token')) {
       let body = '';
       stream.on('data', (c: Buffer) => (body += c.toString()));
       stream.on('end', () => {
         const req = JSON.parse(body) as { spec: { expirationSeconds: number } };
-        json(201, { ...req, status: { token: 'header.payload.sig', expirationTimestamp: new Date(Date.now() + req.spec.expirationSeconds * 1000).toISOString() } });
+        json(201, {
+          ...req,
+          status: {
+            token: 'header.payload.sig',
+            expirationTimestamp: new Date(Date.now() + req.spec.expirationSeconds * 1000).toISOString(),
+          },
+        });
       });
       return;
     }
@@ -78,7 +92,13 @@ class SmallApiServer {
 
 const pod = (uid: string, configMap: string): PodRef => ({
   metadata: { uid, name: `p-${uid}`, namespace: 'kube-system' },
-  spec: { containers: [{ name: 'c' }], volumes: [{ name: 'v', configMap: { name: configMap } }, { name: 'root-ca', projected: { sources: [{ configMap: { name: 'kube-root-ca.crt' } }] } }] },
+  spec: {
+    containers: [{ name: 'c' }],
+    volumes: [
+      { name: 'v', configMap: { name: configMap } },
+      { name: 'root-ca', projected: { sources: [{ configMap: { name: 'kube-root-ca.crt' } }] } },
+    ],
+  },
 });
 
 describe('pod objects on the real API client', () => {
@@ -114,7 +134,11 @@ describe('pod objects on the real API client', () => {
     expect((await objects.getConfigMap('kube-system', 'kube-proxy'))?.data).toEqual({ 'config.conf': 'v1' });
     expect((await objects.getConfigMap('kube-system', 'kube-root-ca.crt'))?.data).toEqual({ 'ca.crt': 'pem' });
     expect(await objects.getServices('kube-system')).toEqual([]);
-    const token = await objects.getServiceAccountToken({ pod: pod('a', 'kube-proxy'), serviceAccountName: 'kube-proxy', expirationSeconds: 3607 });
+    const token = await objects.getServiceAccountToken({
+      pod: pod('a', 'kube-proxy'),
+      serviceAccountName: 'kube-proxy',
+      expirationSeconds: 3607,
+    });
     expect(token.token).toBe('header.payload.sig');
     // Two ConfigMap watches and the Services watch, open; one LIST each.
     await waitFor(() => api.watchers.size === 3, { timeoutMs: 10_000, what: 'three watches open' });

@@ -3,7 +3,9 @@ import { podConfigMapNames, podSecretNames } from '../../../../src/apiserver/pod
 
 const spec = {
   imagePullSecrets: [{ name: 'pull' }, { name: '' }],
-  initContainers: [{ name: 'init', envFrom: [{ secretRef: { name: 'init-env' } }, { configMapRef: { name: 'init-cm' } }] }],
+  initContainers: [
+    { name: 'init', envFrom: [{ secretRef: { name: 'init-env' } }, { configMapRef: { name: 'init-cm' } }] },
+  ],
   containers: [
     {
       name: 'c',
@@ -21,7 +23,14 @@ const spec = {
     { name: 'v2', configMap: { name: 'vol-cm' } },
     {
       name: 'kube-api-access',
-      projected: { sources: [{ serviceAccountToken: { path: 'token', expirationSeconds: 3607 } }, { configMap: { name: 'kube-root-ca.crt' } }, { secret: { name: 'proj-secret' } }, { downwardAPI: {} }] },
+      projected: {
+        sources: [
+          { serviceAccountToken: { path: 'token', expirationSeconds: 3607 } },
+          { configMap: { name: 'kube-root-ca.crt' } },
+          { secret: { name: 'proj-secret' } },
+          { downwardAPI: {} },
+        ],
+      },
     },
     { name: 'csi', csi: { driver: 'x', nodePublishSecretRef: { name: 'csi-secret' } } },
     { name: 'rbd', rbd: { monitors: [], image: 'i', secretRef: { name: 'rbd-secret' } } },
@@ -31,7 +40,16 @@ const spec = {
 
 describe('the objects a pod refers to (VisitPodSecretNames / VisitPodConfigmapNames)', () => {
   it('finds every Secret: pull secrets, env and envFrom of all container kinds, secret volumes, projected sources, plugin secret refs', () => {
-    expect([...podSecretNames(spec)].sort()).toEqual(['csi-secret', 'debug-env', 'env-secret', 'init-env', 'proj-secret', 'pull', 'rbd-secret', 'vol-secret']);
+    expect([...podSecretNames(spec)].sort()).toEqual([
+      'csi-secret',
+      'debug-env',
+      'env-secret',
+      'init-env',
+      'proj-secret',
+      'pull',
+      'rbd-secret',
+      'vol-secret',
+    ]);
   });
 
   it('finds every ConfigMap: env and envFrom, configMap volumes and projected sources', () => {

@@ -8,23 +8,36 @@ import { FakeGate } from '../gate.js';
 import { FakeObjectServer } from './fake-object-server.js';
 
 const SERVICES = '/api/v1/services';
-const svc = (namespace: string, name: string): Service => ({ metadata: { namespace, name }, spec: { clusterIP: '10.0.0.1' } });
-const POD: PodRef = { metadata: { uid: 'u', name: 'p', namespace: 'kube-system' }, spec: { containers: [{ name: 'c' }], volumes: [{ name: 'v', configMap: { name: 'cm' } }] } };
+const svc = (namespace: string, name: string): Service => ({
+  metadata: { namespace, name },
+  spec: { clusterIP: '10.0.0.1' },
+});
+const POD: PodRef = {
+  metadata: { uid: 'u', name: 'p', namespace: 'kube-system' },
+  spec: { containers: [{ name: 'c' }], volumes: [{ name: 'v', configMap: { name: 'cm' } }] },
+};
 
 describe('Services lister', () => {
   beforeEach(() => vi.useFakeTimers());
   afterEach(() => vi.useRealTimers());
 
-  it('one cluster-wide watch, from the first registered pod; a namespace reads its Services and default\'s', async () => {
+  it("one cluster-wide watch, from the first registered pod; a namespace reads its Services and default's", async () => {
     const gate = new FakeGate();
     const server = new FakeObjectServer();
-    for (const [ns, name] of [['default', 'kubernetes'], ['kube-system', 'kube-dns'], ['other', 'web']] as const) server.put(SERVICES, svc(ns, name));
+    for (const [ns, name] of [
+      ['default', 'kubernetes'],
+      ['kube-system', 'kube-dns'],
+      ['other', 'web'],
+    ] as const)
+      server.put(SERVICES, svc(ns, name));
     const objects = new ApiPodObjects({ client: server.client, gate, logger: nullLogger });
     await expect(objects.getServices('kube-system')).rejects.toThrow(PodObjectUnavailableError);
     expect(server.count('list', SERVICES)).toBe(0);
     objects.registerPod(POD);
     objects.registerPod({ ...POD, metadata: { ...POD.metadata, uid: 'u2' } });
-    const names = (await objects.getServices('kube-system')).map((s) => `${s.metadata?.namespace}/${s.metadata?.name}`).sort();
+    const names = (await objects.getServices('kube-system'))
+      .map((s) => `${s.metadata?.namespace}/${s.metadata?.name}`)
+      .sort();
     expect(names).toEqual(['default/kubernetes', 'kube-system/kube-dns']);
     expect(server.count('list', SERVICES)).toBe(1);
     expect(server.calls.find((c) => c.path === SERVICES)?.query).toEqual({});
@@ -50,11 +63,17 @@ describe('DeferredPodObjects', () => {
 
     const gate = new FakeGate();
     const server = new FakeObjectServer();
-    server.put('/api/v1/namespaces/kube-system/configmaps', { metadata: { name: 'cm', namespace: 'kube-system' }, data: { a: 'b' } } as ConfigMap);
+    server.put('/api/v1/namespaces/kube-system/configmaps', {
+      metadata: { name: 'cm', namespace: 'kube-system' },
+      data: { a: 'b' },
+    } as ConfigMap);
     const objects = new ApiPodObjects({ client: server.client, gate, logger: nullLogger });
     deferred.attach(objects);
     expect((await deferred.getConfigMap('kube-system', 'cm'))?.data).toEqual({ a: 'b' });
-    server.put('/api/v1/namespaces/kube-system/configmaps', { metadata: { name: 'cm', namespace: 'kube-system' }, data: { a: 'c' } } as ConfigMap);
+    server.put('/api/v1/namespaces/kube-system/configmaps', {
+      metadata: { name: 'cm', namespace: 'kube-system' },
+      data: { a: 'c' },
+    } as ConfigMap);
     expect(changes).toEqual([['u']]);
     deferred.unregisterPod('u');
     await vi.advanceTimersByTimeAsync(0);

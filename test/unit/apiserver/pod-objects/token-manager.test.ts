@@ -6,7 +6,10 @@ import { PodObjectUnavailableError, type PodRef, type TokenRequestFor } from '..
 import { FakeGate } from '../gate.js';
 import { FakeObjectServer } from './fake-object-server.js';
 
-const POD: PodRef = { metadata: { uid: 'uid-1', name: 'kube-proxy-x', namespace: 'kube-system' }, spec: { containers: [{ name: 'c' }], serviceAccountName: 'kube-proxy' } };
+const POD: PodRef = {
+  metadata: { uid: 'uid-1', name: 'kube-proxy-x', namespace: 'kube-system' },
+  spec: { containers: [{ name: 'c' }], serviceAccountName: 'kube-proxy' },
+};
 const REQ: TokenRequestFor = { pod: POD, serviceAccountName: 'kube-proxy', expirationSeconds: 3600 };
 const TOKEN_PATH = '/api/v1/namespaces/kube-system/serviceaccounts/kube-proxy/token';
 const HOUR = 3600_000;
@@ -20,7 +23,10 @@ function setup() {
   server.tokenAnswer = (_path, body) => {
     if (failing) throw failing;
     const life = body.spec.expirationSeconds ?? 3600;
-    return { ...body, status: { token: `token-${++issued}`, expirationTimestamp: new Date(Date.now() + life * 1000).toISOString() } } satisfies TokenRequest;
+    return {
+      ...body,
+      status: { token: `token-${++issued}`, expirationTimestamp: new Date(Date.now() + life * 1000).toISOString() },
+    } satisfies TokenRequest;
   };
   const objects = new ApiPodObjects({ client: server.client, gate, logger: nullLogger, random: () => 0 });
   const changes: string[][] = [];
@@ -43,11 +49,18 @@ describe('service account token manager', () => {
     expect(post?.body).toEqual({
       apiVersion: 'authentication.k8s.io/v1',
       kind: 'TokenRequest',
-      spec: { audiences: [], expirationSeconds: 3600, boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: 'kube-proxy-x', uid: 'uid-1' } },
+      spec: {
+        audiences: [],
+        expirationSeconds: 3600,
+        boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: 'kube-proxy-x', uid: 'uid-1' },
+      },
     });
     expect((await objects.getServiceAccountToken(REQ)).token).toBe('token-1');
     // Two reads at once: one request.
-    await Promise.all([objects.getServiceAccountToken({ ...REQ, audience: 'vault' }), objects.getServiceAccountToken({ ...REQ, audience: 'vault' })]);
+    await Promise.all([
+      objects.getServiceAccountToken({ ...REQ, audience: 'vault' }),
+      objects.getServiceAccountToken({ ...REQ, audience: 'vault' }),
+    ]);
     expect(server.count('create')).toBe(2);
     expect((server.calls.at(-1)?.body as TokenRequest).spec.audiences).toEqual(['vault']);
     await objects.getServiceAccountToken({ ...REQ, expirationSeconds: 7200 });
@@ -55,7 +68,7 @@ describe('service account token manager', () => {
     await objects.stop();
   });
 
-  it('renews a registered pod\'s token at 80 % of its life and tells the pod', async () => {
+  it("renews a registered pod's token at 80 % of its life and tells the pod", async () => {
     const { server, objects, changes } = setup();
     objects.registerPod(POD);
     await objects.getServiceAccountToken(REQ);
@@ -112,7 +125,7 @@ describe('service account token manager', () => {
     await objects.stop();
   });
 
-  it('forgets an unregistered pod\'s tokens: no renewal, a new request if asked again', async () => {
+  it("forgets an unregistered pod's tokens: no renewal, a new request if asked again", async () => {
     const { server, objects, changes } = setup();
     objects.registerPod(POD);
     await objects.getServiceAccountToken(REQ);
@@ -128,7 +141,9 @@ describe('service account token manager', () => {
     const { objects, fail } = setup();
     objects.registerPod(POD);
     fail(new Error('serviceaccounts "kube-proxy" not found'));
-    await expect(objects.getServiceAccountToken(REQ)).rejects.toThrow(/serviceaccount kube-system\/kube-proxy of pod kube-system\/kube-proxy-x.*not found/);
+    await expect(objects.getServiceAccountToken(REQ)).rejects.toThrow(
+      /serviceaccount kube-system\/kube-proxy of pod kube-system\/kube-proxy-x.*not found/,
+    );
     await objects.stop();
   });
 });

@@ -3,7 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { toDesiredPod } from '../../../../src/config/api/api-pods.js';
 
 const NODE = 'n1';
-const apiPod = (volumes: Volume[]): Pod => ({ metadata: { name: 'p', namespace: 'kube-system', uid: 'u1' }, spec: { nodeName: NODE, containers: [{ name: 'c', image: 'i' }], volumes } });
+const apiPod = (volumes: Volume[]): Pod => ({
+  metadata: { name: 'p', namespace: 'kube-system', uid: 'u1' },
+  spec: { nodeName: NODE, containers: [{ name: 'c', image: 'i' }], volumes },
+});
 
 describe('toDesiredPod volume kinds', () => {
   it('takes the kinds the node mounts: hostPath, emptyDir, configMap, secret, projected, downwardAPI', () => {
@@ -14,7 +17,17 @@ describe('toDesiredPod volume kinds', () => {
         { name: 'c', configMap: { name: 'kube-proxy' } },
         { name: 'd', secret: { secretName: 's' } },
         { name: 'e', downwardAPI: { items: [] } },
-        { name: 'kube-api-access-abcde', projected: { sources: [{ serviceAccountToken: { path: 'token' } }, { configMap: { name: 'kube-root-ca.crt' } }, { downwardAPI: {} }, { secret: { name: 's' } }] } },
+        {
+          name: 'kube-api-access-abcde',
+          projected: {
+            sources: [
+              { serviceAccountToken: { path: 'token' } },
+              { configMap: { name: 'kube-root-ca.crt' } },
+              { downwardAPI: {} },
+              { secret: { name: 's' } },
+            ],
+          },
+        },
       ]),
       NODE,
       new Date(0),
@@ -23,12 +36,22 @@ describe('toDesiredPod volume kinds', () => {
   });
 
   it('refuses persistentVolumeClaim and the projected sources it does not write, naming them', () => {
-    expect(toDesiredPod(apiPod([{ name: 'data', persistentVolumeClaim: { claimName: 'c' } }]), NODE, new Date(0))).toEqual({
-      refused: 'spec.volumes[0].persistentVolumeClaim: Unsupported value: volume "data": bootlet mounts only hostPath, emptyDir, configMap, secret, projected and downwardAPI volumes',
+    expect(
+      toDesiredPod(apiPod([{ name: 'data', persistentVolumeClaim: { claimName: 'c' } }]), NODE, new Date(0)),
+    ).toEqual({
+      refused:
+        'spec.volumes[0].persistentVolumeClaim: Unsupported value: volume "data": bootlet mounts only hostPath, emptyDir, configMap, secret, projected and downwardAPI volumes',
       reason: 'FailedMount',
     });
-    expect(toDesiredPod(apiPod([{ name: 'p', projected: { sources: [{ clusterTrustBundle: { path: 'b', signerName: 'x' } }] } }]), NODE, new Date(0))).toEqual({
-      refused: 'spec.volumes[0].projected.sources[0].clusterTrustBundle: Unsupported value: volume "p": bootlet projects only configMap, secret, downwardAPI and serviceAccountToken sources',
+    expect(
+      toDesiredPod(
+        apiPod([{ name: 'p', projected: { sources: [{ clusterTrustBundle: { path: 'b', signerName: 'x' } }] } }]),
+        NODE,
+        new Date(0),
+      ),
+    ).toEqual({
+      refused:
+        'spec.volumes[0].projected.sources[0].clusterTrustBundle: Unsupported value: volume "p": bootlet projects only configMap, secret, downwardAPI and serviceAccountToken sources',
       reason: 'FailedMount',
     });
   });
@@ -41,7 +64,15 @@ describe('toDesiredPod validation (what names paths and objects on the node)', (
       nodeName: NODE,
       restartPolicy: 'Always',
       dnsPolicy: 'ClusterFirst',
-      containers: [{ name: 'c', image: 'i', ports: [{ containerPort: 53, name: 'dns', protocol: 'UDP' }], env: [{ name: 'MODE', value: 'x' }], volumeMounts: [{ name: 'cfg', mountPath: '/cfg', subPath: 'a/b' }] }],
+      containers: [
+        {
+          name: 'c',
+          image: 'i',
+          ports: [{ containerPort: 53, name: 'dns', protocol: 'UDP' }],
+          env: [{ name: 'MODE', value: 'x' }],
+          volumeMounts: [{ name: 'cfg', mountPath: '/cfg', subPath: 'a/b' }],
+        },
+      ],
       volumes: [{ name: 'cfg', hostPath: { path: '/etc/x', type: 'DirectoryOrCreate' } }],
       // Allowed in API pods (not in static ones), as are references to ConfigMaps and Secrets.
       ephemeralContainers: [{ name: 'debug', image: 'i', targetContainerName: 'c' }],
@@ -53,10 +84,18 @@ describe('toDesiredPod validation (what names paths and objects on the node)', (
     expect('pod' in r && r.pod.refusal).toBeUndefined();
   });
 
-  it('a spec that fails the API server\'s rules is desired with its refusal, every problem named in the server\'s words', () => {
+  it("a spec that fails the API server's rules is desired with its refusal, every problem named in the server's words", () => {
     const p = valid();
     p.spec!.volumes = [{ name: 'Cfg_1', hostPath: { path: '/var/../etc' } }];
-    p.spec!.containers = [{ name: 'Bad_Name', image: 'i', ports: [{ containerPort: 70000 }], env: [{ name: 'A=B', value: 'x' }], volumeMounts: [{ name: 'Cfg_1', mountPath: '/x', subPath: '../../etc' }] }];
+    p.spec!.containers = [
+      {
+        name: 'Bad_Name',
+        image: 'i',
+        ports: [{ containerPort: 70000 }],
+        env: [{ name: 'A=B', value: 'x' }],
+        volumeMounts: [{ name: 'Cfg_1', mountPath: '/x', subPath: '../../etc' }],
+      },
+    ];
     p.spec!.ephemeralContainers = [{ name: 'a/b', image: 'i' }];
     const r = toDesiredPod(p, NODE, new Date(0));
     if (!('pod' in r)) throw new Error(`refused outright: ${r.refused}`);
@@ -78,9 +117,14 @@ describe('toDesiredPod validation (what names paths and objects on the node)', (
 
   it('a pod whose name, namespace or UID would not be a safe path is refused outright', () => {
     const p: Pod = { ...valid(), metadata: { ...valid().metadata, uid: '../../etc' } };
-    expect(toDesiredPod(p, NODE, new Date(0))).toMatchObject({ reason: 'FailedValidation', refused: expect.stringContaining('metadata.uid: Invalid value: "../../etc"') });
+    expect(toDesiredPod(p, NODE, new Date(0))).toMatchObject({
+      reason: 'FailedValidation',
+      refused: expect.stringContaining('metadata.uid: Invalid value: "../../etc"'),
+    });
     const q: Pod = { ...valid(), metadata: { ...valid().metadata, name: 'a/b' } };
-    expect(toDesiredPod(q, NODE, new Date(0))).toMatchObject({ refused: expect.stringContaining('metadata.name: Invalid value: "a/b"') });
+    expect(toDesiredPod(q, NODE, new Date(0))).toMatchObject({
+      refused: expect.stringContaining('metadata.name: Invalid value: "a/b"'),
+    });
   });
 
   it('a relative hostPath, which the API server accepts, is not refused (it fails to mount instead)', () => {

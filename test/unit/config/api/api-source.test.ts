@@ -41,8 +41,14 @@ class FakeClient implements ListWatchClient {
     return next as T;
   }
 
-  watch<T>(path: string, query: Record<string, unknown>, onEvent: (e: { type: Ev['type']; object: T }) => void): { done: Promise<void>; stop(): void } {
-    this.calls.push(`WATCH ${path} rv=${String(query.resourceVersion)} bookmarks=${String(query.allowWatchBookmarks)} ${String(query.fieldSelector)}`);
+  watch<T>(
+    path: string,
+    query: Record<string, unknown>,
+    onEvent: (e: { type: Ev['type']; object: T }) => void,
+  ): { done: Promise<void>; stop(): void } {
+    this.calls.push(
+      `WATCH ${path} rv=${String(query.resourceVersion)} bookmarks=${String(query.allowWatchBookmarks)} ${String(query.fieldSelector)}`,
+    );
     let end!: (err?: Error) => void;
     const done = new Promise<void>((resolve, reject) => (end = (err) => (err ? reject(err) : resolve())));
     this.current = { emit: (e) => onEvent(e as { type: Ev['type']; object: T }), end };
@@ -71,8 +77,19 @@ function setup(lists: (PodList | Error)[]) {
   config.subscribe((u: PodUpdate) => told.push(`${u.op} ${u.pod.key} ${u.pod.uid}`));
   const gate = { usable: true, onUp: () => {} };
   const refusals: string[] = [];
-  const refused = (p: { namespace: string; name: string; uid: string }, reason: string, message: string) => refusals.push(`${p.namespace}/${p.name} ${p.uid} ${reason} ${message}`);
-  const pods = new Reflector<Pod>({ client, gate, errors: API_LIST_WATCH_ERRORS, path: '/api/v1/pods', fieldSelector: `spec.nodeName=${NODE}`, what: 'pods', logger, backoff: { initialMs: 1, maxMs: 2, jitter: 0, resetAfterMs: 0 }, watchSeconds: () => 300 });
+  const refused = (p: { namespace: string; name: string; uid: string }, reason: string, message: string) =>
+    refusals.push(`${p.namespace}/${p.name} ${p.uid} ${reason} ${message}`);
+  const pods = new Reflector<Pod>({
+    client,
+    gate,
+    errors: API_LIST_WATCH_ERRORS,
+    path: '/api/v1/pods',
+    fieldSelector: `spec.nodeName=${NODE}`,
+    what: 'pods',
+    logger,
+    backoff: { initialMs: 1, maxMs: 2, jitter: 0, resetAfterMs: 0 },
+    watchSeconds: () => 300,
+  });
   const source = new ApiPodSource({ nodeName: NODE, events: config.feed('api'), logger, refused });
   source.attach(pods);
   // The node's one watch: the source hears it, its owner (the API side) starts and stops it.
@@ -83,13 +100,23 @@ const list = (rv: string, items: Pod[]): PodList => ({ metadata: { resourceVersi
 
 describe('ApiPodSource', () => {
   it('lists, is seen after the first list, then watches from its resourceVersion with bookmarks', async () => {
-    const mirror = apiPod('etcd-n1', 'm1', '5', { metadata: { name: 'etcd-n1', namespace: 'kube-system', uid: 'm1', annotations: { 'kubernetes.io/config.mirror': 'abc' } } });
+    const mirror = apiPod('etcd-n1', 'm1', '5', {
+      metadata: {
+        name: 'etcd-n1',
+        namespace: 'kube-system',
+        uid: 'm1',
+        annotations: { 'kubernetes.io/config.mirror': 'abc' },
+      },
+    });
     const { client, config, told, start, stop } = setup([list('10', [apiPod('web', 'u1', '9'), mirror])]);
     expect(config.hasSeen('api')).toBe(false);
     start();
     await waitFor(() => client.watching, { timeoutMs: 2000, what: 'the source to get there' });
     expect(config.hasSeen('api')).toBe(true);
-    expect(client.calls).toEqual([`LIST /api/v1/pods spec.nodeName=${NODE}`, `WATCH /api/v1/pods rv=10 bookmarks=true spec.nodeName=${NODE}`]);
+    expect(client.calls).toEqual([
+      `LIST /api/v1/pods spec.nodeName=${NODE}`,
+      `WATCH /api/v1/pods rv=10 bookmarks=true spec.nodeName=${NODE}`,
+    ]);
     // The mirror pod is not an API pod.
     expect(told).toEqual(['ADD default/web u1']);
     const p = config.podByUid('u1')!;
@@ -104,8 +131,23 @@ describe('ApiPodSource', () => {
     await waitFor(() => client.watching, { timeoutMs: 2000, what: 'the source to get there' });
     client.emit({ type: 'ADDED', object: apiPod('web', 'u1', '11') });
     client.emit({ type: 'MODIFIED', object: apiPod('web', 'u1', '12', { status: { phase: 'Running' } }) });
-    client.emit({ type: 'MODIFIED', object: apiPod('web', 'u1', '13', { metadata: { name: 'web', namespace: 'default', uid: 'u1', labels: { a: 'b' } } }) });
-    client.emit({ type: 'ADDED', object: apiPod('etcd-n1', 'm1', '14', { metadata: { name: 'etcd-n1', namespace: 'default', uid: 'm1', annotations: { 'kubernetes.io/config.mirror': 'x' } } }) });
+    client.emit({
+      type: 'MODIFIED',
+      object: apiPod('web', 'u1', '13', {
+        metadata: { name: 'web', namespace: 'default', uid: 'u1', labels: { a: 'b' } },
+      }),
+    });
+    client.emit({
+      type: 'ADDED',
+      object: apiPod('etcd-n1', 'm1', '14', {
+        metadata: {
+          name: 'etcd-n1',
+          namespace: 'default',
+          uid: 'm1',
+          annotations: { 'kubernetes.io/config.mirror': 'x' },
+        },
+      }),
+    });
     client.emit({ type: 'DELETED', object: apiPod('web', 'other-uid', '15') });
     client.emit({ type: 'DELETED', object: apiPod('web', 'u1', '16') });
     client.emit({ type: 'BOOKMARK', object: { metadata: { resourceVersion: '20' } } });
@@ -120,7 +162,10 @@ describe('ApiPodSource', () => {
   });
 
   it('lists again on a 410 Expired, and removes what the new list lacks', async () => {
-    const { client, told, start, stop } = setup([list('10', [apiPod('a', 'ua', '8'), apiPod('b', 'ub', '9')]), list('50', [apiPod('b', 'ub', '9'), apiPod('c', 'uc', '40')])]);
+    const { client, told, start, stop } = setup([
+      list('10', [apiPod('a', 'ua', '8'), apiPod('b', 'ub', '9')]),
+      list('50', [apiPod('b', 'ub', '9'), apiPod('c', 'uc', '40')]),
+    ]);
     start();
     await waitFor(() => client.watching, { timeoutMs: 2000, what: 'the source to get there' });
     client.endWatch(new ApiError(410, 'Expired', 'too old resource version'));
@@ -135,7 +180,11 @@ describe('ApiPodSource', () => {
     const { client, config, start, stop } = setup([new Error('connection refused'), new Error('connection refused')]);
     config.feed('file').ready();
     const released: string[] = [];
-    const held = config.holdBack(new Map([['running-api', { namespace: 'default', name: 'web', source: 'api' }]]), (p) => p.source, (pods) => released.push(...pods.keys()));
+    const held = config.holdBack(
+      new Map([['running-api', { namespace: 'default', name: 'web', source: 'api' }]]),
+      (p) => p.source,
+      (pods) => released.push(...pods.keys()),
+    );
     expect([...held]).toEqual(['running-api']);
     start();
     await waitFor(() => client.calls.length >= 3, { timeoutMs: 2000, what: 'the source to get there' });
@@ -153,7 +202,11 @@ describe('ApiPodSource', () => {
     const { client, config, start, stop } = setup([list('3', [apiPod('web', 'running-api', '2')])]);
     config.feed('file').ready();
     const released: string[] = [];
-    config.holdBack(new Map([['running-api', { namespace: 'default', name: 'web', source: 'api' }]]), (p) => p.source, (pods) => released.push(...pods.keys()));
+    config.holdBack(
+      new Map([['running-api', { namespace: 'default', name: 'web', source: 'api' }]]),
+      (p) => p.source,
+      (pods) => released.push(...pods.keys()),
+    );
     start();
     await waitFor(() => client.watching, { timeoutMs: 2000, what: 'the source to get there' });
     expect(released).toEqual([]);
@@ -162,35 +215,88 @@ describe('ApiPodSource', () => {
   });
 
   it('refuses a pod with a volume kind bootlet does not mount, naming it, and never desires it', async () => {
-    const cm = apiPod('cm', 'ucm', '4', { spec: { nodeName: NODE, containers: [{ name: 'c', image: 'busybox' }], volumes: [{ name: 'cfg', persistentVolumeClaim: { claimName: 'x' } }] } });
+    const cm = apiPod('cm', 'ucm', '4', {
+      spec: {
+        nodeName: NODE,
+        containers: [{ name: 'c', image: 'busybox' }],
+        volumes: [{ name: 'cfg', persistentVolumeClaim: { claimName: 'x' } }],
+      },
+    });
     const { client, told, lines, start, stop, refusals } = setup([list('5', [cm])]);
     start();
     await waitFor(() => client.watching, { timeoutMs: 2000, what: 'the source to get there' });
     expect(told).toEqual([]);
-    expect(lines.some((l) => l.includes('API pod refused') && l.includes('spec.volumes[0].persistentVolumeClaim: Unsupported value'))).toBe(true);
-    expect(refusals).toEqual(['default/cm ucm FailedMount spec.volumes[0].persistentVolumeClaim: Unsupported value: volume "cfg": bootlet mounts only hostPath, emptyDir, configMap, secret, projected and downwardAPI volumes']);
+    expect(
+      lines.some(
+        (l) => l.includes('API pod refused') && l.includes('spec.volumes[0].persistentVolumeClaim: Unsupported value'),
+      ),
+    ).toBe(true);
+    expect(refusals).toEqual([
+      'default/cm ucm FailedMount spec.volumes[0].persistentVolumeClaim: Unsupported value: volume "cfg": bootlet mounts only hostPath, emptyDir, configMap, secret, projected and downwardAPI volumes',
+    ]);
     await stop();
   });
 
   it('a static pod and an API pod of the same written name both stay desired', async () => {
     const { client, config, start, stop } = setup([list('5', [apiPod('web', 'u-api', '4')])]);
-    config.update('file', { op: 'ADD', pod: { uid: 'f1', key: 'default/web-n1', file: '/m/web.yaml', pod: { metadata: { name: 'web-n1', namespace: 'default', uid: 'f1', annotations: {} }, spec: { containers: [] } } } });
+    config.update('file', {
+      op: 'ADD',
+      pod: {
+        uid: 'f1',
+        key: 'default/web-n1',
+        file: '/m/web.yaml',
+        pod: {
+          metadata: { name: 'web-n1', namespace: 'default', uid: 'f1', annotations: {} },
+          spec: { containers: [] },
+        },
+      },
+    });
     start();
     await waitFor(() => client.watching, { timeoutMs: 2000, what: 'the source to get there' });
     // The mirror of the static pod (same name as the static pod) is listed too, and is no API pod.
-    client.emit({ type: 'ADDED', object: apiPod('web-n1', 'mirror', '6', { metadata: { name: 'web-n1', namespace: 'default', uid: 'mirror', annotations: { 'kubernetes.io/config.mirror': 'f1' } } }) });
-    expect(config.all().map((p) => p.uid).sort()).toEqual(['f1', 'u-api']);
+    client.emit({
+      type: 'ADDED',
+      object: apiPod('web-n1', 'mirror', '6', {
+        metadata: {
+          name: 'web-n1',
+          namespace: 'default',
+          uid: 'mirror',
+          annotations: { 'kubernetes.io/config.mirror': 'f1' },
+        },
+      }),
+    });
+    expect(
+      config
+        .all()
+        .map((p) => p.uid)
+        .sort(),
+    ).toEqual(['f1', 'u-api']);
     await stop();
   });
 
   it('on a deletionTimestamp, tells the pod with the shorter grace period, then its REMOVE, once', async () => {
-    const { client, config, start, stop } = setup([list('5', [apiPod('web', 'u1', '4', { spec: { nodeName: NODE, terminationGracePeriodSeconds: 30, containers: [{ name: 'c', image: 'busybox' }] } })])]);
+    const { client, config, start, stop } = setup([
+      list('5', [
+        apiPod('web', 'u1', '4', {
+          spec: { nodeName: NODE, terminationGracePeriodSeconds: 30, containers: [{ name: 'c', image: 'busybox' }] },
+        }),
+      ]),
+    ]);
     const seen: string[] = [];
     config.subscribe((u) => seen.push(`${u.op} ${u.pod.uid} grace=${u.pod.pod.spec?.terminationGracePeriodSeconds}`));
     start();
     await waitFor(() => client.watching, { timeoutMs: 2000, what: 'the watch' });
     const deleting = (rv: string, grace: number) =>
-      apiPod('web', 'u1', rv, { metadata: { name: 'web', namespace: 'default', uid: 'u1', deletionTimestamp: '2026-01-01T00:00:00Z', deletionGracePeriodSeconds: grace }, spec: { nodeName: NODE, terminationGracePeriodSeconds: 30, containers: [{ name: 'c', image: 'busybox' }] } });
+      apiPod('web', 'u1', rv, {
+        metadata: {
+          name: 'web',
+          namespace: 'default',
+          uid: 'u1',
+          deletionTimestamp: '2026-01-01T00:00:00Z',
+          deletionGracePeriodSeconds: grace,
+        },
+        spec: { nodeName: NODE, terminationGracePeriodSeconds: 30, containers: [{ name: 'c', image: 'busybox' }] },
+      });
     client.emit({ type: 'MODIFIED', object: deleting('6', 3) });
     client.emit({ type: 'MODIFIED', object: deleting('7', 3) });
     expect(seen).toEqual(['ADD u1 grace=30', 'UPDATE u1 grace=3', 'REMOVE u1 grace=3']);
@@ -203,7 +309,14 @@ describe('ApiPodSource', () => {
   });
 
   it('shares the one pods watch with the mirror pod cache: one LIST, one WATCH, mirrors to the cache, the rest to the set', async () => {
-    const mirror = apiPod('etcd-n1', 'm1', '5', { metadata: { name: 'etcd-n1', namespace: 'kube-system', uid: 'm1', annotations: { 'kubernetes.io/config.mirror': 'abc' } } });
+    const mirror = apiPod('etcd-n1', 'm1', '5', {
+      metadata: {
+        name: 'etcd-n1',
+        namespace: 'kube-system',
+        uid: 'm1',
+        annotations: { 'kubernetes.io/config.mirror': 'abc' },
+      },
+    });
     const { client, config, told, start, stop, pods } = setup([list('10', [apiPod('web', 'u1', '9'), mirror])]);
     const cache = new MirrorPodCache(pods, NODE);
     start();

@@ -11,7 +11,8 @@ function sp(file: string, name: string, image = 'busybox:1.36'): StaticPod {
   if ('error' in r) throw new Error(r.error.message);
   return r.pod;
 }
-const ops = (us: PodUpdate[]) => us.map((u) => `${u.op} ${u.pod.key} ${u.pod.file}${u.op === 'UPDATE' ? ` (was ${u.previous.file})` : ''}`);
+const ops = (us: PodUpdate[]) =>
+  us.map((u) => `${u.op} ${u.pod.key} ${u.pod.file}${u.op === 'UPDATE' ? ` (was ${u.previous.file})` : ''}`);
 
 describe('FilePods', () => {
   it('adds, updates on a content change, ignores unchanged content, removes', () => {
@@ -38,7 +39,10 @@ describe('FilePods', () => {
   it('renaming the pod inside a file removes the old key and adds the new', () => {
     const d = new FilePods();
     d.setFile(sp('/m/a.yaml', 'web'));
-    expect(ops(d.setFile(sp('/m/a.yaml', 'api')).updates)).toEqual(['REMOVE default/web-node-a /m/a.yaml', 'ADD default/api-node-a /m/a.yaml']);
+    expect(ops(d.setFile(sp('/m/a.yaml', 'api')).updates)).toEqual([
+      'REMOVE default/web-node-a /m/a.yaml',
+      'ADD default/api-node-a /m/a.yaml',
+    ]);
   });
 
   it('lets the first file by name win a key, refuses the other naming both, and hands over when the winner goes', () => {
@@ -49,7 +53,13 @@ describe('FilePods', () => {
     const c1 = d.setFile(sp('/m/a.yaml', 'web'));
     expect(ops(c1.updates)).toEqual(['UPDATE default/web-node-a /m/a.yaml (was /m/b.yaml)']);
     expect(c1.errors).toEqual([
-      { file: '/m/b.yaml', podKey: 'default/web-node-a', message: expect.stringMatching(/^pod default\/web-node-a is already declared by \/m\/a\.yaml; \/m\/b\.yaml is ignored/) },
+      {
+        file: '/m/b.yaml',
+        podKey: 'default/web-node-a',
+        message: expect.stringMatching(
+          /^pod default\/web-node-a is already declared by \/m\/a\.yaml; \/m\/b\.yaml is ignored/,
+        ),
+      },
     ]);
     // c.yaml also declares it: refused, nothing changes for the running pod.
     const c2 = d.setFile(sp('/m/c.yaml', 'web'));
@@ -60,7 +70,13 @@ describe('FilePods', () => {
     // The winner goes: b.yaml (next by name) takes over; c.yaml is now refused because of b.yaml.
     const c3 = d.removeFile('/m/a.yaml');
     expect(ops(c3.updates)).toEqual(['UPDATE default/web-node-a /m/b.yaml (was /m/a.yaml)']);
-    expect(c3.errors).toEqual([{ file: '/m/c.yaml', podKey: 'default/web-node-a', message: expect.stringContaining('already declared by /m/b.yaml') }]);
+    expect(c3.errors).toEqual([
+      {
+        file: '/m/c.yaml',
+        podKey: 'default/web-node-a',
+        message: expect.stringContaining('already declared by /m/b.yaml'),
+      },
+    ]);
     d.removeFile('/m/b.yaml');
     expect(d.pods().find((p) => p.key === 'default/web-node-a')?.file).toBe('/m/c.yaml');
     expect(ops(d.removeFile('/m/c.yaml').updates)).toEqual(['REMOVE default/web-node-a /m/c.yaml']);
@@ -101,12 +117,20 @@ describe('FilePods', () => {
     // b2.yaml changes to declare b's key: it loses to b.yaml; key c is removed.
     expect(ops(d.setFile(sp('/m/b2.yaml', 'b')).updates)).toEqual(['REMOVE default/c-node-a /m/b2.yaml']);
     // a.yaml now declares c: a is removed, c added.
-    expect(ops(d.setFile(sp('/m/a.yaml', 'c')).updates)).toEqual(['REMOVE default/a-node-a /m/a.yaml', 'ADD default/c-node-a /m/a.yaml']);
+    expect(ops(d.setFile(sp('/m/a.yaml', 'c')).updates)).toEqual([
+      'REMOVE default/a-node-a /m/a.yaml',
+      'ADD default/c-node-a /m/a.yaml',
+    ]);
   });
 
   it('refuses a second file that pins a UID already used, naming both files', () => {
     const pinned = (file: string, name: string) => {
-      const r = loadManifest(file, podYaml(name).replace(`name: ${name}\n`, `name: ${name}\n  uid: 11111111-2222-3333-4444-555555555555\n`), 'node-a', new Date(0));
+      const r = loadManifest(
+        file,
+        podYaml(name).replace(`name: ${name}\n`, `name: ${name}\n  uid: 11111111-2222-3333-4444-555555555555\n`),
+        'node-a',
+        new Date(0),
+      );
       if ('error' in r) throw new Error(r.error.message);
       return r.pod;
     };
@@ -119,11 +143,15 @@ describe('FilePods', () => {
       {
         file: '/m/b.yaml',
         podKey: 'default/second-node-a',
-        message: 'pod uid 11111111-2222-3333-4444-555555555555 is already pinned by /m/a.yaml (for default/first-node-a); /m/b.yaml is ignored until that file is removed or declares another pod',
+        message:
+          'pod uid 11111111-2222-3333-4444-555555555555 is already pinned by /m/a.yaml (for default/first-node-a); /m/b.yaml is ignored until that file is removed or declares another pod',
       },
     ]);
     // The first goes: the second takes over.
-    expect(ops(d.removeFile('/m/a.yaml').updates)).toEqual(['REMOVE default/first-node-a /m/a.yaml', 'ADD default/second-node-a /m/b.yaml']);
+    expect(ops(d.removeFile('/m/a.yaml').updates)).toEqual([
+      'REMOVE default/first-node-a /m/a.yaml',
+      'ADD default/second-node-a /m/b.yaml',
+    ]);
   });
 });
 
@@ -145,7 +173,10 @@ describe('FilePods, difference by difference', () => {
     reconcile: fc.boolean(),
   });
   const view = (d: FilePods) => ({
-    pods: d.pods().map((p) => `${p.key} ${p.file} ${p.uid}`).sort(),
+    pods: d
+      .pods()
+      .map((p) => `${p.key} ${p.file} ${p.uid}`)
+      .sort(),
     losing: FILES.filter((f) => d.isLosing(f)),
   });
 

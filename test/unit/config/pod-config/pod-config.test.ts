@@ -10,14 +10,19 @@ const pod = (key: string, uid: string, file: string, annotations: Record<string,
   uid,
   key,
   file,
-  pod: { metadata: { name: key.split('/')[1]!, namespace: key.split('/')[0]!, uid, annotations }, spec: { containers: [] } },
+  pod: {
+    metadata: { name: key.split('/')[1]!, namespace: key.split('/')[0]!, uid, annotations },
+    spec: { containers: [] },
+  },
 });
 
 function setup(sources: SourceName[] = ['file', 'http']) {
   const { logger, lines } = memoryLogger();
   const config = new PodConfig({ sources, logger });
   const told: string[] = [];
-  config.subscribe((u: PodUpdate) => told.push(`${u.op} ${u.pod.uid}${u.op === 'UPDATE' ? ` (was ${u.previous.uid})` : ''}`));
+  config.subscribe((u: PodUpdate) =>
+    told.push(`${u.op} ${u.pod.uid}${u.op === 'UPDATE' ? ` (was ${u.previous.uid})` : ''}`),
+  );
   let changes = 0;
   config.onChange(() => changes++);
   return { config, told, lines, changes: () => changes };
@@ -87,7 +92,12 @@ describe('PodConfig', () => {
     config.update('file', { op: 'ADD', pod: staticPod });
     config.update('api', { op: 'ADD', pod: apiPod });
     expect(told).toEqual(['ADD f1', 'ADD a1']);
-    expect(config.all().map((p) => p.uid).sort()).toEqual(['a1', 'f1']);
+    expect(
+      config
+        .all()
+        .map((p) => p.uid)
+        .sort(),
+    ).toEqual(['a1', 'f1']);
     expect(config.podByUid('a1')).toBe(apiPod);
     expect(config.apiPodByUid('a1')).toBe(apiPod);
     // The API side's static view (mirror pods) has the static one only.
@@ -108,11 +118,15 @@ describe('PodConfig', () => {
     expect(lines.filter((l) => l.includes('A static pod and an API pod have the same name'))).toHaveLength(2);
   });
 
-  it('holds a runtime API pod back while the API server has not answered, even under a desired static pod\'s name', () => {
+  it("holds a runtime API pod back while the API server has not answered, even under a desired static pod's name", () => {
     const { config } = setup(['file', 'api']);
     config.update('file', { op: 'ADD', pod: pod('kube-system/web-n', 'f1', '/m/web.yaml') });
     const released: string[] = [];
-    const held = config.holdBack(found([['a1', { namespace: 'kube-system', name: 'web-n', source: 'api' }]]), (p) => p.source, (pods) => released.push(...pods.keys()));
+    const held = config.holdBack(
+      found([['a1', { namespace: 'kube-system', name: 'web-n', source: 'api' }]]),
+      (p) => p.source,
+      (pods) => released.push(...pods.keys()),
+    );
     expect([...held]).toEqual(['a1']);
     config.update('api', { op: 'ADD', pod: pod('kube-system/web-n', 'a1', 'api') });
     config.markSeen('api');
@@ -175,7 +189,12 @@ describe('PodConfig', () => {
     const runtime = found([['gone', gone]]);
     const released: Array<[string, Found | undefined]> = [];
     // As start-adoption does: the held UIDs leave what it hands the workers now.
-    for (const uid of config.holdBack(runtime, (p) => p.source, (pods) => released.push(...pods))) runtime.delete(uid);
+    for (const uid of config.holdBack(
+      runtime,
+      (p) => p.source,
+      (pods) => released.push(...pods),
+    ))
+      runtime.delete(uid);
     expect(runtime.size).toBe(0);
     config.feed('api').ready();
     expect(released).toEqual([['gone', gone]]);
@@ -184,14 +203,22 @@ describe('PodConfig', () => {
   it('does not hold a runtime pod whose name another source already gives: it is replaced as any stale pod', () => {
     const { config } = setup();
     config.update('file', { op: 'ADD', pod: pod('kube-system/web-n', 'f1', '/m/web.yaml') });
-    const held = config.holdBack(found([['old', { namespace: 'kube-system', name: 'web-n', source: 'http' }]]), (p) => p.source, () => {});
+    const held = config.holdBack(
+      found([['old', { namespace: 'kube-system', name: 'web-n', source: 'http' }]]),
+      (p) => p.source,
+      () => {},
+    );
     expect(held.size).toBe(0);
   });
 
   it('never holds anything for a source that has answered', () => {
     const { config } = setup();
     config.feed('http').ready();
-    const held = config.holdBack(found([['old', { namespace: 'kube-system', name: 'web-n', source: 'http' }]]), (p) => p.source, () => {});
+    const held = config.holdBack(
+      found([['old', { namespace: 'kube-system', name: 'web-n', source: 'http' }]]),
+      (p) => p.source,
+      () => {},
+    );
     expect(held.size).toBe(0);
   });
 });

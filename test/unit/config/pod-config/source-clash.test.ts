@@ -9,7 +9,10 @@ const pod = (key: string, uid: string, file: string): StaticPod => ({
   uid,
   key,
   file,
-  pod: { metadata: { name: key.split('/')[1]!, namespace: key.split('/')[0]!, uid, annotations: {} }, spec: { containers: [] } },
+  pod: {
+    metadata: { name: key.split('/')[1]!, namespace: key.split('/')[0]!, uid, annotations: {} },
+    spec: { containers: [] },
+  },
 });
 
 describe('PodConfig: a clash between sources', () => {
@@ -17,7 +20,9 @@ describe('PodConfig: a clash between sources', () => {
     const out: string[] = [];
     const { logger, lines } = memoryLogger();
     const m = new PodConfig({ sources: ['file', 'http'], logger });
-    m.subscribe((u: PodUpdate) => out.push(`${u.op} ${u.pod.uid}${u.op === 'UPDATE' ? ` (was ${u.previous.uid})` : ''}`));
+    m.subscribe((u: PodUpdate) =>
+      out.push(`${u.op} ${u.pod.uid}${u.op === 'UPDATE' ? ` (was ${u.previous.uid})` : ''}`),
+    );
     const fromHttp = pod('kube-system/web-n', 'h1', 'http://x/pods');
     const fromFile = pod('kube-system/web-n', 'f1', '/m/web.yaml');
     m.update('http', { op: 'ADD', pod: fromHttp });

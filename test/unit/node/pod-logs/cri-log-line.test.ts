@@ -11,10 +11,22 @@ const parse = (line: string) => {
 
 describe('CRI log line', () => {
   it('reads time, stream, tag and content; a full line keeps its newline, a partial one loses it', () => {
-    expect(parse(`${T} stdout F log content 1\n`)).toEqual({ time: T, stream: 'stdout', partial: false, content: 'log content 1\n' });
-    expect(parse(`${T} stderr P log content 2\n`)).toEqual({ time: T, stream: 'stderr', partial: true, content: 'log content 2' });
+    expect(parse(`${T} stdout F log content 1\n`)).toEqual({
+      time: T,
+      stream: 'stdout',
+      partial: false,
+      content: 'log content 1\n',
+    });
+    expect(parse(`${T} stderr P log content 2\n`)).toEqual({
+      time: T,
+      stream: 'stderr',
+      partial: true,
+      content: 'log content 2',
+    });
     // Partial lines joined give the line as written (what `bootlet logs` and kubectl print).
-    expect(parse(`${T} stdout P part one, \n`)!.content + parse(`${T} stdout F part two\n`)!.content).toBe('part one, part two\n');
+    expect(parse(`${T} stdout P part one, \n`)!.content + parse(`${T} stdout F part two\n`)!.content).toBe(
+      'part one, part two\n',
+    );
   });
 
   it('adds no newline to a line that has none (the unfinished end of a file)', () => {
@@ -57,7 +69,8 @@ describe('CRI log line', () => {
       '2016-10-06T00:17:09.Z stdout F x\n',
       '2016-10-06t00:17:09Z stdout F x\n',
       `${'9'.repeat(80)} stdout F x\n`,
-    ]) expect(parse(bad), JSON.stringify(bad)).toBeUndefined();
+    ])
+      expect(parse(bad), JSON.stringify(bad)).toBeUndefined();
     expect(parse('2016-02-29T00:17:09Z stdout F leap day\n')).toBeDefined();
   });
 
@@ -65,7 +78,9 @@ describe('CRI log line', () => {
     expect(parse('2026-01-01T00:00:01Z stdout F x\n')).toBeDefined();
     expect(parse('2026-01-01T01:00:01.5+01:00 stdout F x\n')).toBeDefined();
     expect(parse('2026-01-01T00:00:01,25Z stdout F x\n')).toBeDefined();
-    expect(parseLogTime('2026-01-01T00:00:01.000000001Z')).toBe(BigInt(Date.UTC(2026, 0, 1, 0, 0, 1)) * 1_000_000n + 1n);
+    expect(parseLogTime('2026-01-01T00:00:01.000000001Z')).toBe(
+      BigInt(Date.UTC(2026, 0, 1, 0, 0, 1)) * 1_000_000n + 1n,
+    );
     expect(parseLogTime('2026-01-01T01:00:01.5+01:00')).toBe(BigInt(Date.UTC(2026, 0, 1, 0, 0, 1, 500)) * 1_000_000n);
     expect(parseLogTime('2026-01-01T00:00:01.1234567891Z')).toBe(parseLogTime('2026-01-01T00:00:01.123456789Z'));
     expect(parseLogTime('yesterday')).toBeUndefined();

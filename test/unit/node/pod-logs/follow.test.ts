@@ -3,7 +3,14 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { followContainerLog, MAX_LOG_LINE, openLogFile, type ContainerRunState, type FollowLogOptions, type LogLineSink } from '../../../../src/node/pod-logs/follow.js';
+import {
+  followContainerLog,
+  MAX_LOG_LINE,
+  openLogFile,
+  type ContainerRunState,
+  type FollowLogOptions,
+  type LogLineSink,
+} from '../../../../src/node/pod-logs/follow.js';
 import { useTmpDir } from '../../../support/tmp.js';
 import { waitFor } from '../../../support/wait.js';
 
@@ -35,7 +42,11 @@ class Lines implements LogLineSink {
   }
 }
 
-async function follow(file: string, sink: LogLineSink, o: Partial<FollowLogOptions> & { signal: AbortSignal }): Promise<void> {
+async function follow(
+  file: string,
+  sink: LogLineSink,
+  o: Partial<FollowLogOptions> & { signal: AbortSignal },
+): Promise<void> {
   await followContainerLog({ path: file, file: await openLogFile(file), sink, follow: true, forceCheckMs: 50, ...o });
 }
 
@@ -60,14 +71,27 @@ describe('container log follower', () => {
   it('hands on each line with its newline, and the unfinished end of a file as it is', async () => {
     const file = logFile('one\ntwo\nthree');
     const sink = new Lines();
-    await followContainerLog({ path: file, file: await openLogFile(file), sink, follow: false, signal: new AbortController().signal });
+    await followContainerLog({
+      path: file,
+      file: await openLogFile(file),
+      sink,
+      follow: false,
+      signal: new AbortController().signal,
+    });
     expect(sink.got).toEqual(['one\n', 'two\n', 'three']);
   });
 
   it('starts at the last tailLines lines, and stops once the sink wants no more', async () => {
     const file = logFile('1\n2\n3\n4\n');
     const tail = new Lines();
-    await followContainerLog({ path: file, file: await openLogFile(file), sink: tail, follow: false, tailLines: 2, signal: new AbortController().signal });
+    await followContainerLog({
+      path: file,
+      file: await openLogFile(file),
+      sink: tail,
+      follow: false,
+      tailLines: 2,
+      signal: new AbortController().signal,
+    });
     expect(tail.got).toEqual(['3\n', '4\n']);
     const two = new Lines(2);
     // Following, but a sink that is done ends the read at once.
@@ -113,7 +137,9 @@ describe('container log follower', () => {
   it("follows into the next restart's file, after the last lines of the old one", async () => {
     const file = logFile('run 0\n');
     const restarts: string[] = [];
-    const f = following(file, { restarts: { restart: 0, onRestart: (p, r) => restarts.push(`${r} ${path.basename(p)}`) } });
+    const f = following(file, {
+      restarts: { restart: 0, onRestart: (p, r) => restarts.push(`${r} ${path.basename(p)}`) },
+    });
     await until('the first line', () => f.sink.got.length === 1);
     fs.appendFileSync(file, 'last of run 0');
     fs.writeFileSync(path.join(path.dirname(file), '2.log'), 'run 2\n');
@@ -139,7 +165,13 @@ describe('container log follower', () => {
   it('cuts a line longer than any CRI line, ending it, and reads on after its newline', async () => {
     const file = logFile(`${'x'.repeat(MAX_LOG_LINE + 200_000)}\nnext\n`);
     const sink = new Lines();
-    await followContainerLog({ path: file, file: await openLogFile(file), sink, follow: false, signal: new AbortController().signal });
+    await followContainerLog({
+      path: file,
+      file: await openLogFile(file),
+      sink,
+      follow: false,
+      signal: new AbortController().signal,
+    });
     expect(sink.got.map((l) => l.length)).toEqual([MAX_LOG_LINE + 1, 5]);
     expect(sink.got[0]!.endsWith('x\n')).toBe(true);
     expect(sink.got[1]).toBe('next\n');

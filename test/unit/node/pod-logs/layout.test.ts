@@ -53,14 +53,34 @@ describe('container log layout', () => {
   });
 
   it('reads directory names back only when the layout could have made them', () => {
-    expect(parsePodLogsDirName(`kube-system_etcd-node1_${UID}`)).toEqual({ namespace: 'kube-system', name: 'etcd-node1', uid: UID });
-    for (const bad of ['kube-system_etcd', `a_b_c_${UID}`, `-x_etcd_${UID}`, `ns_Etcd_${UID}`, 'ns_etcd_', 'ns_etcd_..']) expect(parsePodLogsDirName(bad), bad).toBeUndefined();
+    expect(parsePodLogsDirName(`kube-system_etcd-node1_${UID}`)).toEqual({
+      namespace: 'kube-system',
+      name: 'etcd-node1',
+      uid: UID,
+    });
+    for (const bad of [
+      'kube-system_etcd',
+      `a_b_c_${UID}`,
+      `-x_etcd_${UID}`,
+      `ns_Etcd_${UID}`,
+      'ns_etcd_',
+      'ns_etcd_..',
+    ])
+      expect(parsePodLogsDirName(bad), bad).toBeUndefined();
   });
 
   it('knows a live log file from a rotated one and anything else', () => {
     expect(restartCountOfLogFile('0.log')).toBe(0);
     expect(restartCountOfLogFile('12.log')).toBe(12);
-    for (const other of ['0.log.20261129-170003.000', '0.log.20261129-170003.000.gz', 'x.log', '.log', '1234567890.log', '0.log.tmp']) expect(restartCountOfLogFile(other), other).toBeUndefined();
+    for (const other of [
+      '0.log.20261129-170003.000',
+      '0.log.20261129-170003.000.gz',
+      'x.log',
+      '.log',
+      '1234567890.log',
+      '0.log.tmp',
+    ])
+      expect(restartCountOfLogFile(other), other).toBeUndefined();
     const rotated = rotatedLogPath('/l/0.log', new Date(Date.UTC(2026, 10, 29, 17, 41, 15, 7)));
     expect(rotated).toBe('/l/0.log.20261129-174115.007');
     expect(isRotatedLogOf('0.log', path.basename(rotated))).toBe(true);
@@ -77,14 +97,22 @@ describe('container log layout', () => {
     expect(isContainerLogPathOf(`${containerLogDirectory(LOGS, pod, 'other')}/2.log`, LOGS, pod, 'etcd')).toBe(false);
     expect(isContainerLogPathOf('/etc/shadow', LOGS, pod, 'etcd')).toBe(false);
     // A name that is not valid never matches, whatever the runtime says.
-    expect(isContainerLogPathOf(`${LOGS}/kube-system__${UID}/etcd/0.log`, LOGS, { metadata: { namespace: 'kube-system', name: '', uid: UID } }, 'etcd')).toBe(false);
+    expect(
+      isContainerLogPathOf(
+        `${LOGS}/kube-system__${UID}/etcd/0.log`,
+        LOGS,
+        { metadata: { namespace: 'kube-system', name: '', uid: UID } },
+        'etcd',
+      ),
+    ).toBe(false);
   });
 
   it('lists the restart counts that have a log file, highest first', async () => {
     const dir = path.join(tmp, 'etcd');
     expect(await restartCountsWithLogs(dir)).toEqual([]);
     fs.mkdirSync(dir);
-    for (const f of ['0.log', '2.log', '10.log', '2.log.20261129-174115.007', 'notes.txt']) fs.writeFileSync(path.join(dir, f), '');
+    for (const f of ['0.log', '2.log', '10.log', '2.log.20261129-174115.007', 'notes.txt'])
+      fs.writeFileSync(path.join(dir, f), '');
     expect(await restartCountsWithLogs(dir)).toEqual([10, 2, 0]);
     expect(await newerRestart(dir, 2)).toBe(10);
     expect(await newerRestart(dir, 10)).toBeUndefined();

@@ -18,14 +18,21 @@ describe('NodeReviewClient', () => {
       },
       () => shared,
     );
-    const answer = await reviews.create('/apis/authorization.k8s.io/v1/subjectaccessreviews', { kind: 'SubjectAccessReview' });
+    const answer = await reviews.create('/apis/authorization.k8s.io/v1/subjectaccessreviews', {
+      kind: 'SubjectAccessReview',
+    });
     expect(answer).toEqual({ kind: 'SubjectAccessReview', status: { allowed: true } });
     expect(sent.map(([p]) => p)).toEqual(['/apis/authorization.k8s.io/v1/subjectaccessreviews']);
     expect(connectionAsked).toBe(0);
   });
 
   it('fails a review, never allows it, while the node has neither a shared client nor credentials', async () => {
-    const reviews = new NodeReviewClient(() => undefined, () => undefined);
-    await expect(reviews.create('/apis/authentication.k8s.io/v1/tokenreviews', {})).rejects.toBeInstanceOf(NoApiConnectionError);
+    const reviews = new NodeReviewClient(
+      () => undefined,
+      () => undefined,
+    );
+    await expect(reviews.create('/apis/authentication.k8s.io/v1/tokenreviews', {})).rejects.toBeInstanceOf(
+      NoApiConnectionError,
+    );
   });
 });
