@@ -11,6 +11,7 @@
 // at once in its victims' place, and reaches the workers once they have stopped.
 import type { PodUpdate, StaticPod } from '../config/types.js';
 import { PREEMPTED_MESSAGE, PREEMPTING } from '../k8s/disruption.js';
+import { isTerminalPhase } from '../k8s/pod-phase.js';
 import { isStaticPod } from '../k8s/priority.js';
 import type { Logger } from '../log/logger.js';
 import { byCreationTime } from './admission-order.js';
@@ -45,7 +46,7 @@ type Admitted = 'now' | 'held' | 'refused';
 /** An API pod whose phase on the server is terminal. */
 function isTerminalApiPod(sp: StaticPod): boolean {
   const phase = sp.pod.status?.phase;
-  return !isStaticPod(sp.pod) && (phase === 'Succeeded' || phase === 'Failed');
+  return !isStaticPod(sp.pod) && isTerminalPhase(phase);
 }
 
 export class PodAdmission {

@@ -5,6 +5,7 @@
 // of ours is not sent, as the kubelet's checkPodStatus/mergePodStatus refuse it.
 import type { Pod, PodStatus } from 'kubernetes-types/core/v1';
 import type { StaticPod } from '../config/types.js';
+import { isTerminalPhase } from '../k8s/pod-phase.js';
 import { isConflict, isNotFound } from './api-error.js';
 import type { ApiClient } from './client.js';
 import { podPath } from './mirror-pod.js';
@@ -21,8 +22,6 @@ export interface ApiPodView {
   /** Each API pod the desired set takes on or changes (ADD, UPDATE), in the turn of the change: its objects are registered then. */
   onDesired?(listener: (pod: StaticPod) => void): void;
 }
-
-const isTerminal = (phase: string | undefined): boolean => phase === 'Succeeded' || phase === 'Failed';
 
 export class ApiPodStatusSync {
   /**
@@ -73,7 +72,7 @@ export class ApiPodStatusSync {
     if (leaving && ours) leaving.status = ours;
     if (!sp || !ours) return;
     const known = this.server.get(uid) ?? sp.pod.status;
-    if (isTerminal(known?.phase) && ours.phase !== known?.phase) return;
+    if (isTerminalPhase(known?.phase) && ours.phase !== known?.phase) return;
     const patch = podStatusPatch(known, ours, uid);
     if (!patch) return;
     const text = stableJson(patch);

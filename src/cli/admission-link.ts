@@ -10,6 +10,7 @@ import { PodAdmission } from '../admission/pod-admission.js';
 import type { NodeFacts, PressureCondition } from '../admission/node-facts.js';
 import { sysctlAllowlist, type SysctlAllowlist } from '../admission/sysctls.js';
 import { PREEMPTED_CONDITION_MESSAGE } from '../k8s/disruption.js';
+import { isTerminalPhase } from '../k8s/pod-phase.js';
 import { qosClass } from '../k8s/qos.js';
 import { safeSysctls } from '../k8s/sysctls.js';
 import { notify, type PodWorkerObserver } from '../podworkers/observer.js';
@@ -81,10 +82,7 @@ export function linkAdmission(deps: AdmissionLinkDeps): PodAdmission {
   return new PodAdmission({
     node: nodeFacts,
     apply: deps.apply,
-    isTerminal: (uid) => {
-      const phase = deps.status.get(uid)?.status.phase;
-      return phase === 'Succeeded' || phase === 'Failed';
-    },
+    isTerminal: (uid) => isTerminalPhase(deps.status.get(uid)?.status.phase),
     refused: (pod, reason, message, how) => {
       if (how === 'preempted')
         deps.status.setPreempted(pod, {

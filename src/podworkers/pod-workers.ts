@@ -15,6 +15,7 @@ import type { Logger } from '../log/logger.js';
 import type { RuntimePod } from '../kuberuntime/runtime-pods.js';
 import { configSourceOf, identityProblem, isStaticRuntimePod } from '../kuberuntime/static-source.js';
 import { CONFIG_SOURCE } from '../k8s/annotations.js';
+import { podSlot } from '../k8s/pod-slot.js';
 import { CrashLoopBackOff } from './crashloop-backoff.js';
 import { ImagePullBackOff } from './image-pull-backoff.js';
 import type { PodRuntime } from '../kuberuntime/pod-runtime.js';
@@ -460,7 +461,7 @@ export class PodWorkers {
     source = given?.metadata.annotations[CONFIG_SOURCE],
   ): PodWorker {
     const key = `${namespace}/${name}`;
-    const slot = sameNameSlot(key, source);
+    const slot = podSlot(key, source);
     if (given) this.lastGiven.set(uid, given);
     else this.lastGiven.delete(uid);
     const lookup = this.opts.desired;
@@ -599,13 +600,4 @@ export class PodWorkers {
   private wakeSameKey(w: PodWorker): void {
     for (const other of this.byKey.get(this.slotOfUid.get(w.ctx.uid) ?? w.ctx.key) ?? []) if (other !== w) other.wake();
   }
-}
-
-/**
- * The same-name rule (a pod waits to start until the pod it replaces under its name has stopped) is
- * the kubelet's for static pods, which replace each other under one name. An API pod is another pod
- * even under a static pod's name (the kubelet keys pods by UID): they live side by side.
- */
-function sameNameSlot(key: string, source: string | undefined): string {
-  return source === 'api' ? `api:${key}` : key;
 }

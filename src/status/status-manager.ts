@@ -9,6 +9,7 @@ import { readTerminationMessage } from '../kuberuntime/termination-message.js';
 import { ContainerState } from '../cri/cri-types.js';
 import { KeyedSerialRunner } from '../util/serial-runner.js';
 import { qosClass } from '../k8s/qos.js';
+import { isTerminalPhase } from '../k8s/pod-phase.js';
 import { generatePodStatus } from './generate-pod-status.js';
 import { removedStatus, stoppedStatus, type StoppedFor } from './stopped-status.js';
 import type { ProbeState, WaitingReason } from './types.js';
@@ -78,10 +79,6 @@ const RECOMPUTES_AT_ONCE = 4;
 export type StatusListener = (uid: string, entry: PodStatusEntry | undefined) => void;
 
 const TERMINATING_STATES = new Set(['Terminating', 'Terminated']);
-
-function isTerminalPhase(phase: string | undefined): boolean {
-  return phase === 'Succeeded' || phase === 'Failed';
-}
 
 export class StatusManager {
   private readonly entries = new Map<string, PodStatusEntry>();

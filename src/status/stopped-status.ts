@@ -2,9 +2,9 @@
 // preemption for a critical pod): terminal, with the reason and message the kubelet's status
 // function sets, and the DisruptionTarget condition (PodDisruptionConditions, on by default since 1.31).
 import type { PodCondition, PodStatus } from 'kubernetes-types/core/v1';
-import { ContainerState } from '../cri/cri-types.js';
 import { DISRUPTION_TARGET, TERMINATION_BY_KUBELET } from '../k8s/disruption.js';
-import type { RuntimePod } from '../kuberuntime/runtime-pods.js';
+import { isTerminalPhase } from '../k8s/pod-phase.js';
+import { isLiveContainer, type RuntimePod } from '../kuberuntime/runtime-pods.js';
 import { apiTime } from '../util/api-time.js';
 
 export interface StoppedFor {
@@ -45,13 +45,8 @@ export function stoppedStatus(
  * the mirror's last status before it goes is the true end rather than Running.
  */
 export function removedStatus(status: PodStatus, runtime: RuntimePod | undefined): PodStatus {
-  if (
-    (runtime?.containers ?? []).some(
-      (c) => c.state === ContainerState.CONTAINER_RUNNING || c.state === ContainerState.CONTAINER_CREATED,
-    )
-  )
-    return status;
-  if (status.phase === 'Succeeded' || status.phase === 'Failed') return status;
+  if ((runtime?.containers ?? []).some(isLiveContainer)) return status;
+  if (isTerminalPhase(status.phase)) return status;
   const all = [...(status.initContainerStatuses ?? []), ...(status.containerStatuses ?? [])];
   const regular = status.containerStatuses ?? [];
   const exitedZero = regular.length > 0 && regular.every((c) => c.state?.terminated?.exitCode === 0);

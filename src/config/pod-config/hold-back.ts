@@ -5,7 +5,7 @@ import type { SourceName } from './sources';
 
 /** What the hold-back needs to know of a runtime pod. */
 export interface HeldPodRef {
-  /** The pod's slot in the desired set (sources.ts desiredSlot): its key, apart for API pods. */
+  /** The pod's slot in the desired set (k8s/pod-slot.ts): its key, apart for API pods. */
   readonly slot: string;
   readonly source: SourceName;
 }

@@ -4,7 +4,7 @@
 // in order, and answers lookups by UID and by key (workers, cgroups, the API side: none keeps a
 // copy of its own). Runtime pods of a source that has not answered are held back here
 // (hold-back.ts), so that an absent source never stops what it made. A static pod and an API pod of
-// one namespace/name are two desired pods (sources.ts desiredSlot), as in the kubelet, which keys
+// one namespace/name are two desired pods (k8s/pod-slot.ts), as in the kubelet, which keys
 // pods by UID: both run, the API pod keeps the name in the API (the static pod gets no mirror pod),
 // and the log says so, naming both.
 import { CONFIG_SOURCE } from '../../k8s/annotations';
@@ -12,7 +12,8 @@ import type { Logger } from '../../log/logger';
 import type { ConfigSourceEvents, PodUpdate, StaticPod, StaticPodView } from '../types';
 import { HoldBack, type HeldPodRef } from './hold-back';
 import { candidatesOf, chooseWinner, type DesiredEntry, type ShadowedPod } from './merge';
-import { desiredSlot, isSourceName, SLOT_SOURCES, SOURCE_LABEL, STATIC_SOURCES, type SourceName } from './sources';
+import { podSlot } from '../../k8s/pod-slot';
+import { isSourceName, SLOT_SOURCES, SOURCE_LABEL, STATIC_SOURCES, type SourceName } from './sources';
 
 const API_SOURCES: ReadonlySet<string> = new Set(['api']);
 
@@ -120,7 +121,7 @@ export class PodConfig implements StaticPodView {
 
   /** The desired pod of the key: the static one when a static pod and an API pod share it. */
   podByKey(key: string): StaticPod | undefined {
-    return (this.desired.get(key) ?? this.desired.get(desiredSlot(key, 'api')))?.pod;
+    return (this.desired.get(key) ?? this.desired.get(podSlot(key, 'api')))?.pod;
   }
 
   podByUid(uid: string): StaticPod | undefined {
@@ -217,7 +218,7 @@ export class PodConfig implements StaticPodView {
     for (const [uid, p] of found) {
       const source = sourceOf(p);
       if (!isSourceName(source) || !this.bySource.has(source) || this.seen.has(source)) continue;
-      const slot = desiredSlot(`${p.namespace}/${p.name}`, source);
+      const slot = podSlot(`${p.namespace}/${p.name}`, source);
       if (this.desired.has(slot)) continue;
       held.set(uid, { slot, source });
       heldPods.set(uid, p);
@@ -252,7 +253,7 @@ export class PodConfig implements StaticPodView {
       touched.add(here);
       const candidates = candidatesOf(this.bySource, here);
       for (const group of SLOT_SOURCES) {
-        const slot = desiredSlot(here, group[0]!);
+        const slot = podSlot(here, group[0]!);
         const { winner, shadowed } = chooseWinner(
           candidates.filter((c) => group.includes(c.source)),
           (uid) => {
@@ -297,7 +298,7 @@ export class PodConfig implements StaticPodView {
    */
   private reportSharedName(key: string): void {
     const st = this.desired.get(key);
-    const api = this.desired.get(desiredSlot(key, 'api'));
+    const api = this.desired.get(podSlot(key, 'api'));
     if (!st || !api) {
       this.sharedNames.delete(key);
       return;
