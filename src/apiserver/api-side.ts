@@ -6,8 +6,9 @@
 // converges at once. Until there is an identity, events wait in a small buffer and the node goes on
 // without it. Nothing here can stop, start or restart a container: the API side only reads (a restart
 // asked on a mirror pod is handed on through onRestartRequest; the pod workers do it).
-import type { Pod, PodStatus } from 'kubernetes-types/core/v1';
+import type { Pod } from 'kubernetes-types/core/v1';
 import type { StaticPod } from '../config/types.js';
+import { isTerminalPhase } from '../k8s/pod-phase.js';
 import type { Informer } from '../informer/store.js';
 import type { Logger } from '../log/logger.js';
 import type { PodEvent, PodWorkerObserver } from '../podworkers/observer.js';
@@ -137,10 +138,9 @@ interface ConnectedParts {
 /** Longest a removed static pod's mirror waits for its terminal status: its grace and the stop, with room. */
 const LEAVING_MAX_MS = 5 * 60_000;
 
-/** A static pod whose manifest went, with the last status computed for it. */
+/** A static pod whose manifest went; the status manager holds its final status for it. */
 interface LeavingPod {
   sp: StaticPod;
-  status?: PodStatus;
   since: number;
 }
 
@@ -265,12 +265,21 @@ function connect(opts: ApiSideOptions, connection: ClusterConnection, logger: Lo
   // Static pods whose manifest went: their mirror stays, with the last status computed for it,
   // until that status is terminal and in the server; then the mirror is deleted as an orphan.
   const leaving = new Map<string, LeavingPod>();
+  const stopLeaving = (key: string): void => {
+    const l = leaving.get(key);
+    if (!l) return;
+    leaving.delete(key);
+    opts.statuses.release?.(l.sp.uid);
+  };
   desired.onRemoved((sp) => {
-    if (desiredReady()) leaving.set(sp.key, { sp, status: opts.statuses.get(sp.uid), since: clock.now().getTime() });
+    if (!desiredReady()) return;
+    stopLeaving(sp.key);
+    leaving.set(sp.key, { sp, since: clock.now().getTime() });
+    opts.statuses.hold?.(sp.uid);
   });
   // A key given again (a manifest back under the same name) is no longer leaving.
   const refreshLeaving = (): void => {
-    for (const key of [...leaving.keys()]) if (desired.podByKey(key)) leaving.delete(key);
+    for (const key of [...leaving.keys()]) if (desired.podByKey(key)) stopLeaving(key);
   };
   const leavingByUid = (uid: string): [string, LeavingPod] | undefined =>
     [...leaving].find(([, l]) => l.sp.uid === uid);
@@ -279,13 +288,14 @@ function connect(opts: ApiSideOptions, connection: ClusterConnection, logger: Lo
     const l = leaving.get(key);
     if (!l) return;
     const theirs = cache.get(key)?.status;
-    const terminal = l.status?.phase === 'Succeeded' || l.status?.phase === 'Failed';
-    const posted = !l.status || (theirs?.phase === l.status.phase && theirs?.reason === l.status.reason);
-    const gone = opts.statuses.get(l.sp.uid) === undefined;
+    const ours = opts.statuses.get(l.sp.uid);
+    const terminal = isTerminalPhase(ours?.phase);
+    const posted = !ours || (theirs?.phase === ours.phase && theirs?.reason === ours.reason);
+    const gone = ours === undefined;
     // A pod that never stops (the runtime refusing) does not keep its mirror forever.
     const overdue = clock.now().getTime() - l.since > LEAVING_MAX_MS;
     if ((terminal && posted) || (gone && posted) || overdue || !cache.get(key)) {
-      leaving.delete(key);
+      stopLeaving(key);
       pods.add(key);
     }
   };
@@ -293,11 +303,6 @@ function connect(opts: ApiSideOptions, connection: ClusterConnection, logger: Lo
     const m = cache.get(k);
     const l = leaving.get(k);
     return !!m && !!l && isMirrorOf(m, l.sp) && !m.metadata?.deletionTimestamp;
-  };
-  // A leaving pod's status stays readable after the status manager forgot it.
-  const statuses: PodStatusSource = {
-    get: (uid) => opts.statuses.get(uid) ?? leavingByUid(uid)?.[1].status,
-    onChange: (l) => opts.statuses.onChange(l),
   };
 
   const reconciler = new MirrorPodReconciler(
@@ -312,7 +317,7 @@ function connect(opts: ApiSideOptions, connection: ClusterConnection, logger: Lo
     undefined,
     events,
   );
-  const statusSync = new PodStatusSync(client, cache, statuses);
+  const statusSync = new PodStatusSync(client, cache, opts.statuses);
   // Mirror pods and their statuses, up to 8 pods at a time (the client's sockets): create, then
   // status, per pod; the pods side by side.
   const pods: KeyedQueue = new KeyedQueue(
@@ -389,10 +394,7 @@ function connect(opts: ApiSideOptions, connection: ClusterConnection, logger: Lo
     if (sp) return pods.add(sp.key);
     if (apiPods?.apiPodByUid(uid) || apiStatus?.isLeaving(uid)) return apiStatusQueue?.add(uid);
     const l = leavingByUid(uid);
-    if (!l) return;
-    const now = opts.statuses.get(uid);
-    if (now) l[1].status = now;
-    pods.add(l[0]);
+    if (l) pods.add(l[0]);
   });
   const restarts =
     opts.onRestartRequest &&

@@ -23,6 +23,9 @@ export interface StaticPodSource {
 export interface PodStatusSource {
   get(uid: string): PodStatus | undefined;
   onChange(listener: (uid: string) => void): void;
+  /** Keeps the pod's final status readable after its worker ended, until release (a leaving mirror waits for it). */
+  hold?(uid: string): void;
+  release?(uid: string): void;
 }
 
 /** Resource amounts as Kubernetes quantities ('2', '4014592Ki', '110'). */

@@ -139,10 +139,8 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     probes: prober,
     desired: podConfig,
     // The status is made below; a worker asks only once pods run.
-    finalStatus: { record: (uid): Promise<void> => status.recordFinal(uid) },
+    finalStatus: { record: (worker): Promise<void> => status.recordFinal(worker) },
     network: health,
-    // An API pod found running that the API server no longer binds here is stopped (after its first LIST: hold-back).
-    readSources: new Set(configuredSources(opts)),
   });
   observers.push(linkProber(prober, workers, opts.nodeIP));
   linkPodObjects(podObjects, { workers, podConfig, logger });
@@ -177,6 +175,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     nodeInfo,
     allowedUnsafeSysctls: opts.allowedUnsafeSysctls,
     apply: (u) => workers.apply(u),
+    stop: (uid, request) => void workers.stop(uid, request),
     stopped: (uid) => workers.whenStopped(uid),
     status,
     observers,
@@ -291,7 +290,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
   status.start(STATUS_FULL_PASS_MS);
   logRotation.start();
 
-  const sources = startPodSources(opts, podConfig, logger, (claims) => workers.refusedClaims(claims));
+  const sources = startPodSources(opts, podConfig, logger);
   const stopAdoption = linkAdoption({
     podConfig,
     cache,
@@ -309,7 +308,6 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
         () => undefined,
       );
     },
-    logger,
   });
 
   const endpoints = await endpointsStarting;

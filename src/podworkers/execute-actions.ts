@@ -78,7 +78,7 @@ async function startContainer(x: Execution, s: StartRequest): Promise<void> {
   // The pod is to go (its manifest removed or replaced): start nothing more, as the kubelet
   // cancels a sync in flight. A pod of 1,500 containers whose image cannot be pulled kept its
   // worker (and a replacement of the same name) waiting while each pull failed in turn.
-  if (ctx.terminationRequested) x.startsHalted = true;
+  if (ctx.termination !== undefined) x.startsHalted = true;
   const sandbox = x.sandbox;
   if (x.startsHalted || !sandbox) return;
   const name = s.container.name;
@@ -263,7 +263,7 @@ async function runActions(x: Execution, actions: readonly PodAction[]): Promise<
     if (executor.needsSandbox && !x.sandbox) break;
     // The pod left the desired set while this sync waited (its file removed during a flood): no
     // sandbox for a pod nobody wants; its worker stops it next.
-    if (executor.wantedOnly && ctx.terminationRequested) break;
+    if (executor.wantedOnly && ctx.termination !== undefined) break;
     // A run of actions of a parallel kind goes at once; every other action waits for the one before.
     let end = i + 1;
     if (executor.parallel) while (end < actions.length && actions[end].kind === actions[i].kind) end++;

@@ -27,10 +27,10 @@ export function containerSpec(pod: DefaultedPod | undefined, name: string): Cont
   return [...(spec?.initContainers ?? []), ...(spec?.containers ?? [])].find((c) => c.name === name);
 }
 
-/** Grace for a pod-level stop: the node shutdown's override, else the pod's terminationGracePeriodSeconds, else the container's annotation, else the default (30). */
+/** Grace for a pod-level stop: the termination request's override, else the pod's terminationGracePeriodSeconds, else the container's annotation, else the default (30). */
 export function podGraceSeconds(ctx: WorkerContext, target: KillTarget): number {
   return (
-    ctx.stoppedFor?.graceSeconds ??
+    ctx.termination?.graceSeconds ??
     ctx.desired?.spec?.terminationGracePeriodSeconds ??
     target.meta?.terminationGracePeriodSeconds ??
     DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS

@@ -1,7 +1,7 @@
 // What every state of a pod worker can see and use.
 import type { Logger } from '../log/logger.js';
 import type { CacheTime, CachedPod, CreationDone } from '../pleg/pod-cache.js';
-import type { RuntimePod } from '../kuberuntime/runtime-pods.js';
+import type { TerminationRequest } from './termination-request.js';
 import type { CrashLoopBackOff } from './crashloop-backoff.js';
 import type { ImagePullBackOff } from './image-pull-backoff.js';
 import type { PodRuntime, DesiredPod } from '../kuberuntime/pod-runtime.js';
@@ -35,13 +35,6 @@ export async function podForStep(ctx: WorkerContext): Promise<CachedPod> {
   return ctx.cache.getNewerThan(ctx.uid, ctx.lastStepAt);
 }
 
-/** Why the agent stopped a pod it still has a manifest for, as the pod's status says it. */
-export interface StopReason {
-  readonly graceSeconds: number;
-  readonly reason: string;
-  readonly message: string;
-}
-
 export type PodWorkerStateName = 'WaitingToStart' | 'Syncing' | 'Terminating' | 'Terminated' | 'Done';
 
 /** What the last sync found, for status and `bootlet pods`. */
@@ -63,21 +56,14 @@ export interface WorkerContext {
    * left the set); undefined for an orphan found in the runtime with no manifest.
    */
   readonly desired: DesiredPod | undefined;
-  /** Set when the worker must stop the pod (manifest removed or replaced, orphan). */
-  terminationRequested: boolean;
-  /**
-   * Stopped for the node's shutdown: the grace the shutdown manager gives, the terminal status
-   * to report, and the stopped containers kept (the node goes down; a cancel restarts the pod).
-   */
-  stoppedFor?: StopReason;
-  /** Grace for killing containers of an orphan, read back from the runtime's annotations. */
-  orphan?: RuntimePod;
+  /** Set once the worker must stop the pod: why, with what grace, and the status it reports (the pod's record has it). */
+  readonly termination: TerminationRequest | undefined;
   readonly runtime: PodRuntime;
   readonly backoff: CrashLoopBackOff;
   readonly pullBackOff: ImagePullBackOff;
   /** The probe that has failed for this container (liveness or startup at its threshold), if any. */
   failedProbe(containerName: string, containerId: string): 'liveness' | 'startup' | undefined;
-  /** Has the status record how the pod ended, before its stopped containers are removed; never rejects. */
+  /** Pushes the pod's final status forward (final-status.ts), before its stopped containers are removed; never rejects. */
   recordFinalStatus(): Promise<void>;
   /** The last restart asked through the API (the mirror's restartedAt) for this pod, if any. */
   restartRequest(): string | undefined;
@@ -85,7 +71,7 @@ export interface WorkerContext {
   networkNotReady(): string | undefined;
   readonly logger: Logger;
   readonly syncFrequencyMs: number;
-  /** True when no other pod with the same key is still running or terminating. */
+  /** True when the pod may start now: no other pod of its name still runs, and a start slot is free (start-slots.ts). */
   mayStart(): boolean;
   /** Runs one teardown call (no grace period to wait out) in its turn: a few pods' at once, for the whole node. */
   teardown<T>(op: () => Promise<T>): Promise<T>;

@@ -5,20 +5,13 @@ import type { PodCondition, PodStatus } from 'kubernetes-types/core/v1';
 import { DISRUPTION_TARGET, TERMINATION_BY_KUBELET } from '../k8s/disruption.js';
 import { isTerminalPhase } from '../k8s/pod-phase.js';
 import { isLiveContainer, type RuntimePod } from '../kuberuntime/runtime-pods.js';
+import type { PodStatusOverride } from '../podworkers/termination-request.js';
 import { apiTime } from '../util/api-time.js';
 
-export interface StoppedFor {
-  readonly reason: string;
-  readonly message: string;
-  /** DisruptionTarget's message when it is not the status message (a preemption's). */
-  readonly conditionMessage?: string;
-  /** Failed even when every container exited 0 (a preemption's status function sets Failed; the shutdown's keeps Succeeded). */
-  readonly alwaysFailed?: boolean;
-}
-
+/** The status with the stop's override (termination-request.ts) laid over it. */
 export function stoppedStatus(
   status: PodStatus,
-  stoppedFor: StoppedFor,
+  override: PodStatusOverride,
   previous: PodStatus | undefined,
   now: Date,
 ): PodStatus {
@@ -27,14 +20,14 @@ export function stoppedStatus(
     type: DISRUPTION_TARGET,
     status: 'True',
     reason: TERMINATION_BY_KUBELET,
-    message: stoppedFor.conditionMessage ?? stoppedFor.message,
+    message: override.conditionMessage ?? override.message,
     lastTransitionTime: prev?.status === 'True' && prev.lastTransitionTime ? prev.lastTransitionTime : apiTime(now),
   };
   return {
     ...status,
-    phase: status.phase === 'Succeeded' && !stoppedFor.alwaysFailed ? 'Succeeded' : 'Failed',
-    reason: stoppedFor.reason,
-    message: stoppedFor.message,
+    phase: status.phase === 'Succeeded' && !override.alwaysFailed ? 'Succeeded' : 'Failed',
+    reason: override.reason,
+    message: override.message,
     conditions: [disruption, ...(status.conditions ?? []).filter((c) => c.type !== DISRUPTION_TARGET)],
   };
 }

@@ -130,7 +130,7 @@ beforeAll(async () => {
   observers.push(statusObserver(status));
   // What the wiring does with a PodObjects: a changed object wakes the workers of the pods that refer to it.
   objects.onChange((uids) => uids.forEach((u) => workers.wake(u)));
-  workers.adoptRuntimePods(new Map());
+  workers.start(() => false);
   objects.putService(service('default', 'kubernetes', '10.96.0.1', [{ port: 443, name: 'https' }]));
   objects.putService(service(NS, 'db', '10.96.0.20', [{ port: 5432 }]));
 });

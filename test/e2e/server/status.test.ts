@@ -90,7 +90,7 @@ beforeAll(async () => {
     logger,
   });
   observers.push(statusObserver(status));
-  workers.adoptRuntimePods(new Map());
+  workers.start(() => false);
   server = await startEndpoints({
     healthzBindAddress: '127.0.0.1',
     healthzPort: 0,

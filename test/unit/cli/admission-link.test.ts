@@ -45,12 +45,13 @@ describe('admission wiring', () => {
     const a = linkAdmission({
       nodeInfo: info(1),
       apply: (u) => void applied.push(u.pod.uid),
+      stop: () => {},
       stopped: () => Promise.resolve(),
       status,
       observers: [{ podEvent: (e) => void events.push(e) }],
       logger,
     });
-    a.startAdmitting();
+    a.startAdmitting(() => false);
     a.update({ op: 'ADD', pod: staticPod('x') });
     a.update({ op: 'ADD', pod: staticPod('y', { spec: { nodeSelector: { role: 'worker' } } }) });
     expect(applied).toEqual(['uid-x']);
