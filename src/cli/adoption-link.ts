@@ -1,16 +1,16 @@
 // Wires the adoption policy (config/pod-config/runtime-adoption.ts) to the parts that carry out its
-// decisions: the pod cache reads the runtime, the file source re-identifies a kubelet's pod, admission
+// decisions: the runtime reader reads the runtime back, the file source re-identifies a kubelet's pod, admission
 // admits (what runs first), the workers stop what no source gives and then start pods. Then what waits
 // for adoption goes on.
 import type { PodAdmission } from '../admission/pod-admission.js';
 import type { PodConfig } from '../config/pod-config/pod-config.js';
 import type { PodSources } from '../config/pod-config/start-sources.js';
-import type { PodCache } from '../pleg/pod-cache.js';
+import type { RuntimeReader } from '../pleg/runtime-reader.js';
 import type { PodWorkers } from '../podworkers/pod-workers.js';
 
 export interface AdoptionLinkDeps {
   readonly podConfig: PodConfig;
-  readonly cache: PodCache;
+  readonly reader: RuntimeReader;
   readonly admission: PodAdmission;
   readonly sources: PodSources;
   readonly workers: PodWorkers;
@@ -20,12 +20,12 @@ export interface AdoptionLinkDeps {
 
 /** Returns the stop of an adoption under way (retrying a runtime that cannot be read). */
 export function linkAdoption(d: AdoptionLinkDeps): () => void {
-  const { podConfig, cache, admission, workers } = d;
+  const { podConfig, reader, admission, workers } = d;
   const foundAtStart = (uid: string): boolean => podConfig.foundAtStart(uid);
   return podConfig.adoptRuntimePods({
     readAll: async () => {
-      await cache.refreshAll();
-      return cache.pods();
+      await reader.refreshAll();
+      return reader.cache.pods();
     },
     adoptIdentity: (a) => d.sources.adoptIdentity(a.file, a.computedUid, a.runtimeUid),
     admit: () => admission.startAdmitting(foundAtStart),

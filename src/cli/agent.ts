@@ -8,6 +8,7 @@ import { collectNodeInfo } from '../apiserver/node-info.js';
 import { droppedLogLines, type Logger } from '../log/logger.js';
 import { unexpectedErrorCount } from '../process/unexpected-errors.js';
 import { PodCache } from '../pleg/pod-cache.js';
+import { RuntimeReader } from '../pleg/runtime-reader.js';
 import { AgentMetrics } from '../metrics/agent-metrics.js';
 import { createPleg } from '../pleg/pleg.js';
 import type { PodWorkerObserver } from '../podworkers/observer.js';
@@ -98,8 +99,10 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     { desiredPods: () => podConfig.all().flatMap((p) => (p.refusal ? [] : [p.pod])) },
   );
 
-  // The one cache of runtime state: the PLEG keeps it current; workers and status read it.
-  const cache = new PodCache(runtime, { invalidIdentity: warnInvalidIdentityOnce(logger) });
+  // The one cache of runtime state, written by the one reader of the runtime: the PLEG keeps it
+  // current; workers reach it through the reader, status reads it.
+  const cache = new PodCache();
+  const reader = new RuntimeReader(runtime, cache, { invalidIdentity: warnInvalidIdentityOnce(logger) });
   // The API pods' ConfigMaps, Secrets, Services and tokens (src/node/pod-objects.ts), for volumes
   // and env. Made here so the pod runtime can be handed it; the API side registers the desired API
   // pods in it and attaches its connection. Standalone (no kubeconfig) there is none: static pods
@@ -135,7 +138,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     logger,
     syncFrequencyMs: opts.syncFrequencyMs,
     observers,
-    cache,
+    cache: reader,
     probes: prober,
     desired: podConfig,
     // The status is made below; a worker asks only once pods run.
@@ -187,7 +190,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
   prober.onResult(onProbeResult(status));
   const pleg = createPleg({
     runtime,
-    cache,
+    reader,
     endpoint: opts.containerRuntimeEndpoint,
     runtimeName: version.runtimeName,
     logger,
@@ -293,7 +296,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
   const sources = startPodSources(opts, podConfig, logger);
   const stopAdoption = linkAdoption({
     podConfig,
-    cache,
+    reader,
     admission,
     sources,
     workers,

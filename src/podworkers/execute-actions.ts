@@ -11,7 +11,8 @@ import {
   type StartedContainer,
 } from '../kuberuntime/pod-runtime.js';
 import type { WorkerContext } from './worker-context.js';
-import type { CacheTime, CreationDone } from '../pleg/pod-cache.js';
+import type { CacheTime } from '../pleg/pod-cache.js';
+import type { CreationDone } from '../pleg/runtime-reader.js';
 import type { Container } from 'kubernetes-types/core/v1';
 import type { ContainerType } from '../kuberuntime/labels.js';
 import { DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS } from '../k8s/defaults.js';
@@ -35,7 +36,7 @@ export interface Execution {
   readonly waiting: Map<string, WaitingReason>;
   /** No more containers start in this sync: the pod is to go, or an init container failed. */
   startsHalted: boolean;
-  /** The latest creation the cache was told of (see PodCache.creating). */
+  /** The latest creation the cache was told of (see RuntimeReader.creating). */
   recordedAt: CacheTime | undefined;
   /** Something changed in the runtime that the cache was not told of: a kill, a removal, a failed creation. */
   unrecorded: boolean;

@@ -1,6 +1,6 @@
 // Stops one container as the kubelet's killContainer does: the preStop hook first (its time counts
 // against the grace period), then the runtime's stop signal and, after the rest of the grace, SIGKILL.
-// The cache hears of each stop while it is in flight (PodCache.stopping), as of a pod's sandbox stop.
+// The runtime reader hears of each stop while it is in flight (RuntimeReader.stopping), as of a pod's sandbox stop.
 import type { Container, LifecycleHandler } from 'kubernetes-types/core/v1';
 import type { RuntimeContainer } from '../kuberuntime/runtime-pods.js';
 import type { DefaultedPod } from '../k8s/pod.js';
@@ -37,7 +37,7 @@ export function podGraceSeconds(ctx: WorkerContext, target: KillTarget): number 
   );
 }
 
-/** Stops a pod's sandbox, telling the cache while the stop is in flight (PodCache.stopping). */
+/** Stops a pod's sandbox, telling the runtime reader while the stop is in flight (RuntimeReader.stopping). */
 export async function stopSandbox(ctx: WorkerContext, id: string): Promise<void> {
   const answered = ctx.cache.stopping(id);
   try {

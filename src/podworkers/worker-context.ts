@@ -1,6 +1,7 @@
 // What every state of a pod worker can see and use.
 import type { Logger } from '../log/logger.js';
-import type { CacheTime, CachedPod, CreationDone } from '../pleg/pod-cache.js';
+import type { CacheTime, CachedPod } from '../pleg/pod-cache.js';
+import type { CreationDone } from '../pleg/runtime-reader.js';
 import type { TerminationRequest } from './termination-request.js';
 import type { CrashLoopBackOff } from './crashloop-backoff.js';
 import type { ImagePullBackOff } from './image-pull-backoff.js';
@@ -9,15 +10,18 @@ import type { WaitingReason } from './compute-actions.js';
 import type { PodEvent, PodWorkerObserver } from './observer.js';
 import { jittered } from '../util/backoff.js';
 
-/** What a pod worker uses of the pod cache. */
+/**
+ * The workers' one port to runtime state (pleg/runtime-reader.ts implements it): their pod as read
+ * after their last step, and the creations and stops they are about to make.
+ */
 export interface PodCacheView {
   getNewerThan(uid: string, t: CacheTime): Promise<CachedPod>;
   tick(): CacheTime;
-  /** The worker is about to create objects of the pod; it says what it created (see PodCache.creating). */
+  /** The worker is about to create objects of the pod; it says what it created (see RuntimeReader.creating). */
   creating(uid: string): CreationDone;
   /** Whether the cache holds anything of the pod. */
   has(uid: string): boolean;
-  /** The worker is about to stop the object `id`; it calls what is returned once the runtime answered (see PodCache.stopping). */
+  /** The worker is about to stop the object `id`; it calls what is returned once the runtime answered (see RuntimeReader.stopping). */
   stopping(id: string): () => void;
 }
 

@@ -20,6 +20,7 @@ import { CriPodRuntime } from '../../../src/kuberuntime/pod-operations.js';
 import { listRuntimePods } from '../../../src/kuberuntime/runtime-pods.js';
 import { createLogger } from '../../../src/log/logger.js';
 import { PodCache } from '../../../src/pleg/pod-cache.js';
+import { RuntimeReader } from '../../../src/pleg/runtime-reader.js';
 import type { PodEvent, PodWorkerObserver } from '../../../src/podworkers/observer.js';
 import { PodWorkers } from '../../../src/podworkers/pod-workers.js';
 import { StatusManager } from '../../../src/status/status-manager.js';
@@ -40,7 +41,7 @@ let cd: PrivateContainerd;
 let cri: RuntimeConnection;
 let workers: PodWorkers;
 let status: StatusManager;
-let cache: PodCache;
+let reader: RuntimeReader;
 const objects = new InMemoryPodObjects();
 const events: PodEvent[] = [];
 
@@ -71,7 +72,7 @@ async function statusWhen(pod: StaticPod, pred: (s: PodStatus) => boolean, what:
   return waitFor(
     async () => {
       // No PLEG in this wiring: read the runtime into the cache as its relist would.
-      await cache.refreshPod(pod.uid);
+      await reader.refreshPod(pod.uid);
       status.update(pod.uid);
       const s = status.get(pod.uid)?.status;
       return s && pred(s) ? s : undefined;
@@ -117,10 +118,16 @@ beforeAll(async () => {
     podObjects: objects,
   });
   const observers: PodWorkerObserver[] = [{ podEvent: (e) => events.push(e) }];
-  cache = new PodCache(cri.runtime);
-  workers = new PodWorkers({ runtime: podRuntime, logger, syncFrequencyMs: SYNC_FREQUENCY_MS, observers, cache });
+  reader = new RuntimeReader(cri.runtime, new PodCache());
+  workers = new PodWorkers({
+    runtime: podRuntime,
+    logger,
+    syncFrequencyMs: SYNC_FREQUENCY_MS,
+    observers,
+    cache: reader,
+  });
   status = new StatusManager({
-    runtimePod: (uid) => cache.get(uid).pod,
+    runtimePod: (uid) => reader.cache.get(uid).pod,
     pods: () => workers.snapshot(),
     probes: { ready: () => undefined, started: () => undefined },
     nodeIP: NODE_IP,
