@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLogger, memoryLogger } from '../../../src/log/logger.js';
 import { PodSandboxState } from '../../../src/cri/cri-types.js';
-import type { PodWorkerSnapshot } from '../../../src/podworkers/pod-workers.js';
+import type { PodWorkerSnapshot } from '../../../src/podworkers/snapshot.js';
 import type { RuntimePod } from '../../../src/kuberuntime/runtime-pods.js';
 import { StatusManager, type PodWorkerView } from '../../../src/status/status-manager.js';
 import { ctr, exited, probes, runtimePod, sandbox, staticPod, T0, UID } from './fixtures.js';
