@@ -74,7 +74,7 @@ describe("RuntimeReader: the agent's own creations", () => {
   });
 
   it('a failed read of a creation leaves the entry as it was, so the worker reads the whole pod', async () => {
-    const { rt, cache, reader } = await setup();
+    const { rt, reader } = await setup();
     const done = reader.creating(A);
     rt.sandboxes.push(sandbox('sa', A));
     // The runtime does not answer the status (it is restarting): the read fails.
@@ -112,7 +112,7 @@ describe("RelistPleg: task events of the agent's own creations", () => {
   }
 
   it("a start event that comes before the creation's answer waits for it, and then needs no read", async () => {
-    const { rt, cache, reader } = await setup();
+    const { rt, reader } = await setup();
     const { p, events, relists } = pleg(rt, reader);
     p.start();
     await waitFor(() => relists.length === 1, { ...WAIT, what: 'the first relist' });
@@ -135,7 +135,7 @@ describe("RelistPleg: task events of the agent's own creations", () => {
   });
 
   it("an event for an id nobody is creating is a stranger's: a full relist", async () => {
-    const { rt, cache, reader } = await setup();
+    const { rt, reader } = await setup();
     const { p, relists } = pleg(rt, reader);
     p.start();
     await waitFor(() => relists.length === 1, { ...WAIT, what: 'the first relist' });
