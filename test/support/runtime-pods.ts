@@ -16,6 +16,11 @@ export interface RuntimePodSeed {
   bootlet?: boolean;
 }
 
+const READY_SANDBOX = { state: PodSandboxState.SANDBOX_READY, createdAt: 1, attempt: 0, ip: '', additionalIps: [] };
+/** A container running since it was made, as a status read has it. */
+const RUNNING = { state: ContainerState.CONTAINER_RUNNING, createdAt: 2, startedAt: 2, finishedAt: 0, exitCode: 0 };
+const OF_IMAGE = { reason: '', message: '', imageRef: 'sha256:x', image: 'img', hasStatus: true };
+
 /** A running pod with one container `main` (image `img`), grace 1 s. */
 export function runtimePodOf(s: RuntimePodSeed): RuntimePod {
   const namespace = s.namespace ?? 'kube-system';
@@ -25,12 +30,8 @@ export function runtimePodOf(s: RuntimePodSeed): RuntimePod {
     namespace,
     sandboxes: [
       {
+        ...READY_SANDBOX,
         id: `sb-${s.uid}`,
-        state: PodSandboxState.SANDBOX_READY,
-        createdAt: 1,
-        attempt: 0,
-        ip: '',
-        additionalIps: [],
         hasStatus: true,
         labels: {
           'io.kubernetes.pod.name': s.name,
@@ -43,19 +44,11 @@ export function runtimePodOf(s: RuntimePodSeed): RuntimePod {
     ],
     containers: [
       {
+        ...RUNNING,
+        ...OF_IMAGE,
+        name: 'main',
         id: `c-${s.uid}`,
         sandboxId: `sb-${s.uid}`,
-        name: 'main',
-        state: ContainerState.CONTAINER_RUNNING,
-        createdAt: 2,
-        startedAt: 2,
-        finishedAt: 0,
-        exitCode: 0,
-        reason: '',
-        message: '',
-        imageRef: 'sha256:x',
-        image: 'img',
-        hasStatus: true,
         meta: {
           podName: s.name,
           podNamespace: namespace,
