@@ -99,7 +99,7 @@ export class PodWorkers {
 
   apply(u: PodUpdate): void {
     if (u.op === 'ADD') return this.ensure(u.pod);
-    if (u.op === 'REMOVE') return void this.stop(u.pod.uid, { reason: 'removed' });
+    if (u.op === 'REMOVE') return void this.terminate(u.pod.uid, { reason: 'removed' });
     if (u.previous.uid !== u.pod.uid) {
       // Re-identified with a kubelet's running pod: the computed UID never ran, its worker ends at once.
       if (u.pod.computedUid === u.previous.uid)
@@ -114,7 +114,7 @@ export class PodWorkers {
           oldUID: u.previous.uid,
           podUID: u.pod.uid,
         });
-      void this.stop(u.previous.uid, { reason: 'removed' });
+      this.terminate(u.previous.uid, { reason: 'removed' });
       return this.ensure(u.pod);
     }
     const r = this.records.get(u.pod.uid);
@@ -135,7 +135,7 @@ export class PodWorkers {
   /** A runtime pod no source gives (the adoption policy's decision): stopped and removed through a worker of its own. */
   stopRuntimePod(uid: string, pod: RuntimePodRef, message: string): void {
     this.opts.logger.info(message, { pod: `${pod.namespace}/${pod.name}`, podUID: uid });
-    if (this.records.has(uid)) return void this.stop(uid, { reason: 'orphan' });
+    if (this.records.has(uid)) return void this.terminate(uid, { reason: 'orphan' });
     const r = this.create(uid, pod.namespace, pod.name, undefined, pod.source);
     r.termination = { reason: 'orphan' };
     r.wake();
@@ -147,22 +147,7 @@ export class PodWorkers {
    * request. A stop for the node's shutdown starts nothing new until restoreAfterShutdown.
    */
   stop(uid: string, request: TerminationRequest): Promise<void> {
-    if (request.reason === 'node-shutdown') this.nodeShuttingDown = true;
-    const r = this.records.get(uid);
-    if (!r) return Promise.resolve();
-    if (request.reason === 'node-shutdown') {
-      // Already stopped (its clean-up may run): nothing to stop, no status to change.
-      if (r.hasStopped()) return Promise.resolve();
-    } else {
-      r.restartAs = undefined;
-      r.leftSet = true;
-      // A pod waiting for its turn gives it up: it ends in WaitingToStart and never starts.
-      this.slots.withdraw(r);
-    }
-    r.termination ??= request;
-    const stopped = r.whenStopped();
-    r.wake();
-    return stopped;
+    return this.terminate(uid, request)?.whenStopped() ?? Promise.resolve();
   }
 
   /** Wakes the worker of one pod (a runtime event for it). */
@@ -233,6 +218,24 @@ export class PodWorkers {
   /** Stops timers; leaves every pod running (stopping bootlet is not stopping the pods). */
   shutdown(): void {
     for (const r of this.records.values()) r.worker.stopTimers();
+  }
+
+  private terminate(uid: string, request: TerminationRequest): PodRecord | undefined {
+    if (request.reason === 'node-shutdown') this.nodeShuttingDown = true;
+    const r = this.records.get(uid);
+    if (!r) return undefined;
+    if (request.reason === 'node-shutdown') {
+      // Already stopped (its clean-up may run): nothing to stop, no status to change.
+      if (r.hasStopped()) return undefined;
+    } else {
+      r.restartAs = undefined;
+      r.leftSet = true;
+      // A pod waiting for its turn gives it up: it ends in WaitingToStart and never starts.
+      this.slots.withdraw(r);
+    }
+    r.termination ??= request;
+    r.wake();
+    return r;
   }
 
   private ensure(sp: StaticPod): void {
