@@ -77,6 +77,11 @@ export class PodWorkers {
   private foundAtStart: ((uid: string) => boolean) | undefined;
   /** The node is shutting down: nothing starts (the kubelet's shutdown admit handler refuses pods). */
   private nodeShuttingDown = false;
+  /**
+   * Restarts asked through the API for a pod that has no worker yet (an agent back up reads the
+   * mirror before it has read the runtime back): its record takes the request when it is made.
+   */
+  private readonly earlyRestartRequests = new Map<string, string>();
 
   constructor(private readonly opts: PodWorkersOptions) {
     this.slots = new StartSlots(opts.maxConcurrentStarts ?? DEFAULT_MAX_CONCURRENT_STARTS);
@@ -162,7 +167,8 @@ export class PodWorkers {
    */
   restartContainers(uid: string, value: string): void {
     const r = this.records.get(uid);
-    if (!r || r.restartRequest === value) return;
+    if (!r) return void this.earlyRestartRequests.set(uid, value);
+    if (r.restartRequest === value) return;
     r.restartRequest = value;
     r.wake();
   }
@@ -223,7 +229,10 @@ export class PodWorkers {
   private terminate(uid: string, request: TerminationRequest): PodRecord | undefined {
     if (request.reason === 'node-shutdown') this.nodeShuttingDown = true;
     const r = this.records.get(uid);
-    if (!r) return undefined;
+    if (!r) {
+      this.earlyRestartRequests.delete(uid);
+      return undefined;
+    }
     if (request.reason === 'node-shutdown') {
       // Already stopped (its clean-up may run): nothing to stop, no status to change.
       if (r.hasStopped()) return undefined;
@@ -277,6 +286,8 @@ export class PodWorkers {
         this.slots.wakeSameSlot(r);
       },
     );
+    r.restartRequest = this.earlyRestartRequests.get(uid);
+    this.earlyRestartRequests.delete(uid);
     this.records.set(uid, r);
     this.slots.join(r);
     if (given) this.tell(uid, (o) => o.podAdded?.(uid));

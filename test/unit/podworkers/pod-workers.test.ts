@@ -360,6 +360,27 @@ describe('PodWorkers', () => {
     expect(runtime.journal).toContain('stop a uid-a first');
   });
 
+  it('acts on a restart asked through the API before the pod had a worker (an agent back up), once', async () => {
+    const { runtime, workers } = setup();
+    const a = staticPod('a', 'uid-a');
+    const sb = await runtime.createSandbox(a.pod, 0);
+    await runtime.startContainer(a.pod, sb, a.pod.spec!.containers[0]!, 'container', 0);
+    const before = running(runtime, 'uid-a')!;
+    // The mirror is read before the runtime is: the request comes first.
+    workers.restartContainers('uid-a', 'v2');
+    workers.start((uid) => uid === 'uid-a');
+    workers.apply({ op: 'ADD', pod: a });
+    const after = await waitFor(() => running(runtime, 'uid-a')?.id !== before.id && running(runtime, 'uid-a'), {
+      timeoutMs: 5000,
+      what: 'the container restarted for v2',
+    });
+    expect([after.meta.restartedAt, after.meta.restartCount]).toEqual(['v2', 1]);
+    await workers.idle();
+    workers.wake('uid-a');
+    await workers.idle();
+    expect(running(runtime, 'uid-a')?.id).toBe(after.id);
+  });
+
   it('restarts a dead container when woken by a runtime event', async () => {
     const { runtime, workers } = setup();
     workers.start(() => false);
