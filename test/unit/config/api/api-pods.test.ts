@@ -45,7 +45,9 @@ describe('toDesiredPod volume kinds', () => {
     });
     expect(
       toDesiredPod(
-        apiPod([{ name: 'p', projected: { sources: [{ clusterTrustBundle: { path: 'b', signerName: 'x' } }] } }]),
+        apiPod([
+          { name: 'p', projected: { sources: [{ clusterTrustBundle: { path: 'b', signerName: 'example.com/x' } }] } },
+        ]),
         NODE,
         new Date(0),
       ),
