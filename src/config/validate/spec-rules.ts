@@ -124,9 +124,10 @@ function hostnameOverride(spec: PodSpec, out: string[]): void {
 function schedulingGates(spec: PodSpec, bound: boolean, out: string[]): void {
   const seen = new Set<string>();
   (spec.schedulingGates ?? []).forEach((g, i) => {
-    for (const m of isQualifiedName(g.name)) out.push(invalid(['spec', 'schedulingGates', i], g.name, m));
-    if (seen.has(g.name)) out.push(duplicate(['spec', 'schedulingGates', i], g.name));
-    seen.add(g.name);
+    const name = g.name ?? '';
+    for (const m of isQualifiedName(name)) out.push(invalid(['spec', 'schedulingGates', i], name, m));
+    if (seen.has(name)) out.push(duplicate(['spec', 'schedulingGates', i], name));
+    seen.add(name);
   });
   if (bound && (spec.schedulingGates ?? []).length > 0)
     out.push(forbidden(['spec', 'nodeName'], 'cannot be set until all schedulingGates have been cleared'));
@@ -145,8 +146,8 @@ export function validatePodSpecFields(spec: PodSpec, bound: boolean): string[] {
     });
   });
   (spec.readinessGates ?? []).forEach((g, i) => {
-    for (const m of isQualifiedName(g.conditionType))
-      out.push(invalid(['spec', 'readinessGates', i, 'conditionType'], g.conditionType, m));
+    for (const m of isQualifiedName(g.conditionType ?? ''))
+      out.push(invalid(['spec', 'readinessGates', i, 'conditionType'], g.conditionType ?? '', m));
   });
   schedulingGates(spec, bound, out);
   classesAndLimits(spec, out);

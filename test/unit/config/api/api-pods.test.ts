@@ -57,6 +57,20 @@ describe('toDesiredPod volume kinds', () => {
       reason: 'FailedMount',
     });
   });
+
+  it('judges the pod by the API server rules first: an invalid one is Failed in their words, whatever it mounts', () => {
+    const r = toDesiredPod(
+      apiPod([{ name: 'data', iscsi: { targetPortal: '', iqn: 'x', lun: 0 } }]),
+      NODE,
+      new Date(0),
+    );
+    if (!('pod' in r)) throw new Error(`refused outright: ${r.refused}`);
+    expect(r.pod.refusal).toEqual({
+      reason: 'FailedValidation',
+      message:
+        'spec.volumes[0].iscsi.targetPortal: Required value; spec.volumes[0].iscsi.iqn: Invalid value: "x": must be valid format starting with iqn, eui, or naa',
+    });
+  });
 });
 
 describe('toDesiredPod validation (what names paths and objects on the node)', () => {
