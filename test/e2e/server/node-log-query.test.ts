@@ -164,6 +164,11 @@ describe.skipIf(unavailable !== undefined)(
       const bad = await admin.run(['get', '--raw', logs('?query=kubelet&boot=1')]);
       expect(bad.code).not.toBe(0);
       expect(bad.stderr).toContain('boot: Invalid value: 1: must be less than 1');
+      // The pattern is checked by Go's regexp syntax (re2js, an asset of the executable).
+      const pattern = await admin.run(['get', '--raw', logs('?query=kubelet&pattern=%28%3F%3Dx%29')]);
+      expect(pattern.stderr).toContain(
+        'pattern: Invalid value: "(?=x)": error parsing regexp: invalid or unsupported Perl syntax: `(?=`',
+      );
       const unsafe = await admin.run(['get', '--raw', logs('?query=kubelet%3Bid')]);
       expect(unsafe.stderr).toContain('query: Invalid value: "kubelet;id": input contains unsupported characters');
       const outside = await admin.run(['get', '--raw', logs('?query=/escape')]);
