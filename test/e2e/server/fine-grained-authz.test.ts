@@ -3,7 +3,7 @@
 // SubjectAccessReview, which answers from api.grant rules). The real kubectl 1.36 (Debian sid's)
 // talks to the kubelet directly, as a monitoring agent with a service account token does, and
 // through the API server's node proxy, which authorizes nodes/proxy for its caller itself.
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ContainerState } from '../../../src/cri/cri-types.js';
@@ -91,6 +91,18 @@ authorization:
     async () =>
       (await h.pods('talker')).some((p) => p.containers.some((c) => c.state === ContainerState.CONTAINER_RUNNING)),
     { timeoutMs: 60_000, what: 'the talker running' },
+  );
+  // The kubelet API starts after the first sync, with a self-signed pair it makes first.
+  const cert = api.kubeletClientCert;
+  await waitFor(
+    async () =>
+      existsSync(join(h.rootDir, 'pki', 'kubelet.crt')) &&
+      (
+        await httpsGet(`https://127.0.0.1:${kubeletPort}/healthz`, { cert: cert.certPem, key: cert.keyPem }).catch(
+          () => undefined,
+        )
+      )?.status === 200,
+    { timeoutMs: 60_000, what: 'the kubelet API serving' },
   );
 }, 300_000);
 

@@ -8,7 +8,7 @@
 // kubelet. The journal is persistent (/var/log/journal, flushed to) and of this boot only. Not
 // covered: a journal of several boots, a real systemd as PID 1 starting the units.
 import { request } from 'node:https';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -76,6 +76,7 @@ authorization:
   await waitFor(
     async () =>
       api.object('nodes', '', NODE) !== undefined &&
+      existsSync(join(h.rootDir, 'pki', 'kubelet.crt')) &&
       (
         await httpsGet(`https://127.0.0.1:${kubeletPort}/healthz`, { cert: cert.certPem, key: cert.keyPem }).catch(
           () => undefined,
