@@ -44,6 +44,7 @@ describe('admission wiring', () => {
     const applied: string[] = [];
     const a = linkAdmission({
       nodeInfo: info(1),
+      appArmor: {},
       apply: (u) => void applied.push(u.pod.uid),
       stopped: () => Promise.resolve(),
       status,

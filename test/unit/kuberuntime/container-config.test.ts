@@ -223,6 +223,7 @@ describe('buildContainerConfig', () => {
         readonly: true,
         selinuxRelabel: false,
         propagation: MountPropagation.PROPAGATION_PRIVATE,
+        recursiveReadOnly: false,
       },
     ];
     const cfg = buildContainerConfig(p, c, ctx({ restartCount: 3, mounts }));
