@@ -172,7 +172,12 @@ export class UserNamespaceManager {
     }
     // No file, yet a block in memory: the pod's directory went away under it; it gets a new one.
     this.forget(uid);
-    const hostId = this.allocate(range, uid);
+    let hostId: number;
+    try {
+      hostId = this.allocate(range, uid);
+    } catch (err) {
+      throw new Error(`create user namespace: ${errorMessage(err)}`);
+    }
     const mapping: IdMapping = { hostId, containerId: 0, length: USERNS_IDS_PER_POD };
     const userns: PodUserNamespace = { uidMappings: [mapping], gidMappings: [mapping] };
     try {

@@ -116,3 +116,36 @@ describe('pod workers under runtime faults', () => {
     });
   });
 });
+
+describe('a sandbox that cannot be made', () => {
+  it("is a Warning FailedCreatePodSandBox in the kubelet's words, retried, and the pod starts once it can", async () => {
+    const runtime = new FakePodRuntime();
+    const { logger } = memoryLogger(2);
+    const events: string[] = [];
+    const workers = new PodWorkers({
+      runtime,
+      cache: runtime.cache,
+      logger,
+      syncFrequencyMs: 60_000,
+      observers: [{ podEvent: (e) => void events.push(`${e.type} ${e.reason} ${e.message}`) }],
+    });
+    workers.adoptRuntimePods(new Map());
+    runtime.faults.set('createSandbox', [new Error('runtimeclass.node.k8s.io "gvisor" not found')]);
+    workers.apply({ op: 'ADD', pod: staticPod('a', 'uid-a') });
+    await waitFor(() => events.some((e) => e.startsWith('Warning FailedCreatePodSandBox')), {
+      ...WAIT,
+      what: 'the event',
+    });
+    expect(events).toContain(
+      'Warning FailedCreatePodSandBox Failed to create pod sandbox: runtimeclass.node.k8s.io "gvisor" not found',
+    );
+    await waitFor(
+      () => runtime.pods.get('uid-a')?.containers.some((c) => c.state === ContainerState.CONTAINER_RUNNING),
+      {
+        ...WAIT,
+        what: 'a running after the retry',
+      },
+    );
+    await workers.idle();
+  });
+});
