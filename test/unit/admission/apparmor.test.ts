@@ -23,7 +23,7 @@ const annotated = (value: string): Pod => {
   p.metadata!.annotations!['container.apparmor.security.beta.kubernetes.io/c'] = value;
   return p;
 };
-const containerProfile = (profile: object): Pod =>
+const containerProfile = (profile: { type: string; localhostProfile?: string }): Pod =>
   pod('field', { containers: [{ name: 'c', image: 'i', securityContext: { appArmorProfile: profile } }] });
 
 describe('AppArmor admit handler', () => {
