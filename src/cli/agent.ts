@@ -184,6 +184,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     taints: opts.registerWithTaints,
     runtimeReady: () => health.ready(),
     networkNotReady: () => health.networkNotReady(),
+    runtimeHandlers: () => health.nodeRuntimeHandlers(),
     shuttingDown: () => nodeShutdown?.isShuttingDown() ?? false,
     rootDir: opts.rootDir,
     maxPods: opts.maxPods,

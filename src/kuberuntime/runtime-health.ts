@@ -3,6 +3,7 @@
 // pods on the pod network (the kubelet's runtimeState.networkErrors) and makes the Node not Ready too;
 // and the runtime handlers with their features (runtimeState.runtimeHandlers), which decide whether a
 // pod may have a user namespace or a recursive read-only mount.
+import type { NodeRuntimeHandler } from 'kubernetes-types/core/v1';
 import type { Logger } from '../log/logger.js';
 import type { RuntimeCondition, RuntimeHandler, RuntimeService } from '../cri/cri-types.js';
 import { errorMessage } from '../util/error-message.js';
@@ -56,6 +57,17 @@ export class RuntimeHealth {
   /** The handlers of the last Status answer; undefined before the first (the kubelet's "not set"). */
   runtimeHandlers(): readonly RuntimeHandler[] | undefined {
     return this.handlers;
+  }
+
+  /** The handlers as the Node's status.runtimeHandlers reports them: both features said for each. */
+  nodeRuntimeHandlers(): NodeRuntimeHandler[] {
+    return (this.handlers ?? []).map((h) => ({
+      name: h.name,
+      features: {
+        recursiveReadOnlyMounts: h.features?.recursiveReadOnlyMounts === true,
+        userNamespaces: h.features?.userNamespaces === true,
+      },
+    }));
   }
 
   /** The handlers, after one Status round if none answered yet (a pod synced at start does not race it). */

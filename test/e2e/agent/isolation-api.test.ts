@@ -143,6 +143,20 @@ describe('isolation of API pods on a runtime without user namespaces', () => {
     expect(runtimeHandlers.map((x) => x.name).sort()).toEqual(['', 'runc']);
     for (const x of runtimeHandlers)
       expect(x.features).toEqual({ recursiveReadOnlyMounts: true, userNamespaces: false });
+    // And the Node says so, as the kubelet's status.runtimeHandlers.
+    const reported = await waitFor(
+      () => {
+        const st = api.object('nodes', '', NODE)?.status as { runtimeHandlers?: unknown[] } | undefined;
+        return st?.runtimeHandlers;
+      },
+      { timeoutMs: 60_000, what: 'the Node reporting its runtime handlers' },
+    );
+    expect(reported).toEqual(
+      runtimeHandlers.map((x) => ({
+        name: x.name,
+        features: { recursiveReadOnlyMounts: true, userNamespaces: false },
+      })),
+    );
   });
 
   it("a RuntimeClass's handler runs the sandbox, and its overhead is in the pod cgroup", async () => {
