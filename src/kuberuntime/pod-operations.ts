@@ -183,7 +183,9 @@ export class CriPodRuntime implements PodRuntime {
   /** A container's volumes, made ready for it, and the API objects its env reads. */
   private async containerInputs(pod: DefaultedPod, container: Container, podIPs: string[]): Promise<ContainerInputs> {
     const { hostname, domain } = podHostnameAndDomain(pod, this.o.clusterDomain);
-    const supportsRecursiveReadOnly = await this.isolation.supportsRecursiveReadOnly(pod);
+    // The handler's features are looked at only for a container that asks for recursive read-only mounts.
+    const asksRRO = (container.volumeMounts ?? []).some((m) => (m.recursiveReadOnly ?? 'Disabled') !== 'Disabled');
+    const supportsRecursiveReadOnly = asksRRO && (await this.isolation.supportsRecursiveReadOnly(pod));
     const mounts = await prepareVolumes(pod, container, {
       supportsRecursiveReadOnly,
       rootDir: this.o.rootDir,
