@@ -33,6 +33,7 @@ import { NodeStatusReporter } from './node-status-reporter.js';
 import { computeNodeStatus, nodeStatusChanged } from './node-status.js';
 import { ApiPodObjects } from './pod-objects/api-pod-objects.js';
 import { DeferredPodObjects } from './pod-objects/deferred-pod-objects.js';
+import { ApiRuntimeClasses, type DeferredRuntimeClasses } from './pod-objects/runtime-classes.js';
 import { registerApiPods } from './pod-objects/register-api-pods.js';
 import type { PodObjects } from '../node/pod-objects.js';
 import { PodStatusSync } from './pod-status-sync.js';
@@ -91,6 +92,8 @@ export interface ApiSideOptions {
    * when the set lets go of it; the connection's objects are attached to it once there is one.
    */
   podObjects?: DeferredPodObjects;
+  /** The RuntimeClasses handed to the pod runtime at start: the connection's are attached to it. */
+  runtimeClasses?: DeferredRuntimeClasses;
   /** The Node's spec.podCIDRs joined with ",", whenever a Node read from the server has them: the wiring hands them to the runtime. */
   onPodCIDR?: (podCIDRs: string) => void;
 }
@@ -259,6 +262,9 @@ function connect(opts: ApiSideOptions, connection: ClusterConnection, logger: Lo
   // The API pods' ConfigMaps, Secrets, Services and tokens, on the same client and gate.
   const podObjects = opts.podObjects && new ApiPodObjects({ client, gate: conn, logger });
   if (podObjects) opts.podObjects?.attach(podObjects);
+  const runtimeClasses = opts.runtimeClasses && new ApiRuntimeClasses({ client, gate: conn, logger });
+  if (runtimeClasses) opts.runtimeClasses?.attach(runtimeClasses);
+  conn.onUp(() => runtimeClasses?.serverBack());
   const desired = opts.staticPods;
   const desiredReady = (): boolean => desired.ready?.() ?? true;
 
@@ -477,6 +483,7 @@ function connect(opts: ApiSideOptions, connection: ClusterConnection, logger: Lo
           events.stop(),
           nodePods.stop(),
           podObjects?.stop(),
+          runtimeClasses?.stop(),
           podSource?.stop(),
           apiStatusQueue?.stop(),
           deleteQueue?.stop(),

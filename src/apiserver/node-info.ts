@@ -2,7 +2,7 @@
 // behind its MemoryPressure / DiskPressure / PIDPressure conditions, read from /proc and statfs.
 import { readFileSync } from 'node:fs';
 import { release, totalmem } from 'node:os';
-import type { Taint } from 'kubernetes-types/core/v1';
+import type { NodeRuntimeHandler, Taint } from 'kubernetes-types/core/v1';
 import {
   EVICTION_HARD_MEMORY_BYTES,
   EVICTION_HARD_NODEFS_FRACTION,
@@ -27,6 +27,7 @@ export interface CollectNodeInfoOptions {
   runtimeReady: () => boolean;
   networkNotReady?: () => string | undefined;
   shuttingDown?: () => boolean;
+  runtimeHandlers?: () => readonly NodeRuntimeHandler[];
   /** The filesystem behind ephemeral-storage (the kubelet uses its root dir); default '/'. */
   rootDir?: string;
   maxPods?: number;
@@ -108,6 +109,7 @@ export function collectNodeInfo(opts: CollectNodeInfoOptions): NodeInfoSource {
     runtimeReady: opts.runtimeReady,
     networkNotReady: opts.networkNotReady,
     shuttingDown: opts.shuttingDown,
+    runtimeHandlers: opts.runtimeHandlers,
     osImage: osImage(),
     kernelVersion: release(),
     architecture: goArch(),

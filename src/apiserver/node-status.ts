@@ -104,6 +104,8 @@ export function computeNodeStatus(info: NodeInfoSource, previous: NodeStatus | u
       lastTransitionTime,
     };
   });
+  // As the kubelet's RuntimeHandlers setter: each handler with both features said (omitted when there are none).
+  const runtimeHandlers = info.runtimeHandlers?.() ?? [];
   const addresses = [];
   if (info.nodeIP) addresses.push({ type: 'InternalIP', address: info.nodeIP });
   addresses.push({ type: 'Hostname', address: info.nodeName });
@@ -125,6 +127,7 @@ export function computeNodeStatus(info: NodeInfoSource, previous: NodeStatus | u
       osImage: info.osImage,
       systemUUID: info.systemUUID,
     },
+    ...(runtimeHandlers.length > 0 ? { runtimeHandlers: runtimeHandlers.map((h) => ({ ...h })) } : {}),
   };
 }
 

@@ -1,6 +1,6 @@
 // What bootlet hands the API side: small read-only views of its own state. The API side only
 // reads them and listens for changes; it never reaches back into config, workers or status.
-import type { PodStatus, Taint } from 'kubernetes-types/core/v1';
+import type { NodeRuntimeHandler, PodStatus, Taint } from 'kubernetes-types/core/v1';
 import type { StaticPod } from '../config/types.js';
 
 /** The desired static pods (from the manifest path and staticPodURL), with their identity: a view of the one desired set. */
@@ -60,6 +60,8 @@ export interface NodeInfoSource {
   networkNotReady?(): string | undefined;
   /** The node is shutting down (graceful node shutdown): Ready is False with the kubelet's message. */
   shuttingDown?(): boolean;
+  /** The runtime's handlers and their features, as status.runtimeHandlers reports them (none before Status answered). */
+  runtimeHandlers?(): readonly NodeRuntimeHandler[];
   readonly osImage: string;
   readonly kernelVersion: string;
   /** GOARCH spelling: amd64, arm64, ... */

@@ -16,11 +16,16 @@ import { safeSysctls } from '../k8s/sysctls.js';
 import { notify, type PodWorkerObserver } from '../podworkers/observer.js';
 import { parseQuantity } from '../k8s/quantity.js';
 import type { Logger } from '../log/logger.js';
+import { APPARMOR_NOT_ENABLED, type AppArmorHost } from '../node/apparmor-host.js';
 import { refusedPodStatus } from '../status/refused-status.js';
 import type { StatusManager } from '../status/status-manager.js';
 
 /** The Node's labels, allocatable and pressure as the agent reports them, in admission's units. */
-export function nodeFactsOf(info: NodeInfoSource, sysctls: SysctlAllowlist = sysctlAllowlist([])): NodeFacts {
+export function nodeFactsOf(
+  info: NodeInfoSource,
+  sysctls: SysctlAllowlist = sysctlAllowlist([]),
+  appArmor: AppArmorHost = NO_APPARMOR,
+): NodeFacts {
   const a = info.allocatable();
   const num = (v: string | undefined, milli = false): number =>
     v === undefined ? 0 : milli ? parseQuantity(v).milliValue() : parseQuantity(v).value();
@@ -42,8 +47,12 @@ export function nodeFactsOf(info: NodeInfoSource, sysctls: SysctlAllowlist = sys
     pressure,
     sysctls,
     shuttingDown: info.shuttingDown?.() ?? false,
+    appArmor,
   };
 }
+
+/** A host not read: no AppArmor assumed (a pod asking for it is refused, never run unconfined). */
+const NO_APPARMOR: AppArmorHost = { error: APPARMOR_NOT_ENABLED };
 
 /** How long admission uses the node's facts it read. */
 const NODE_FACTS_MAX_AGE_MS = 1000;
@@ -52,6 +61,8 @@ export interface AdmissionLinkDeps {
   nodeInfo: NodeInfoSource;
   /** allowedUnsafeSysctls (checked by the settings table). */
   allowedUnsafeSysctls?: readonly string[];
+  /** Whether the host can enforce AppArmor (node/apparmor-host.ts, read once at start). */
+  appArmor: AppArmorHost;
   apply: (u: PodUpdate) => void;
   /** Stops a pod through its worker (PodWorkers.stop). */
   stop: (uid: string, request: TerminationRequest) => void;
@@ -77,7 +88,7 @@ export function linkAdmission(deps: AdmissionLinkDeps): PodAdmission {
     const now = performance.now();
     if (!facts || now - readAt >= NODE_FACTS_MAX_AGE_MS) {
       readAt = now;
-      facts = nodeFactsOf(deps.nodeInfo, sysctls);
+      facts = nodeFactsOf(deps.nodeInfo, sysctls, deps.appArmor);
     }
     return { ...facts, shuttingDown: deps.nodeInfo.shuttingDown?.() ?? false };
   };

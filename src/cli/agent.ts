@@ -21,6 +21,9 @@ import { CriPodRuntime } from '../kuberuntime/pod-operations.js';
 import { UnstartedTasks } from '../kuberuntime/unstarted-task.js';
 import { ContainerdTasksClient } from '../cri/containerd-tasks.js';
 import { RuntimeHealth } from '../kuberuntime/runtime-health.js';
+import { PodIsolation } from '../kuberuntime/pod-isolation.js';
+import { UserNamespaceManager } from '../node/userns/user-namespaces.js';
+import { readNodeIdRange } from '../node/userns/node-id-range.js';
 import { RuntimePodCIDR } from '../kuberuntime/pod-cidr.js';
 import { warnInvalidIdentityOnce } from '../kuberuntime/runtime-pods.js';
 import { readHostResolvConf } from '../kuberuntime/host-resolv-conf.js';
@@ -47,6 +50,7 @@ import { startApiLink } from './api-link.js';
 import { deferKubeletApi } from './deferred-kubelet-api.js';
 import { linkPodObjects } from './pod-objects-link.js';
 import { logStarting } from './startup-notes.js';
+import { readAppArmorHost } from '../node/apparmor-host.js';
 import type { NodeShutdownManager } from '../nodeshutdown/node-shutdown-manager.js';
 import { startNodeShutdown } from '../nodeshutdown/start.js';
 
@@ -108,6 +112,8 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
   // pods in it and attaches its connection. Standalone (no kubeconfig) there is none: static pods
   // refer to no API object.
   const podObjects = apiModule ? new apiModule.DeferredPodObjects() : undefined;
+  // The RuntimeClasses pods name, read from the API server once it is there (none standalone).
+  const runtimeClasses = apiModule ? new apiModule.DeferredRuntimeClasses() : undefined;
   const podRuntime = new CriPodRuntime({
     runtime,
     images,
@@ -121,6 +127,16 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     logger,
     cgroups,
     podObjects,
+    isolation: new PodIsolation({
+      runtimeClasses,
+      handlers: health,
+      userNamespaces: new UserNamespaceManager({
+        rootDir: opts.rootDir,
+        range: () => readNodeIdRange(opts.maxPods),
+        logger,
+      }),
+      logger,
+    }),
     unstartedTasks: new UnstartedTasks({
       runtime,
       tasks: () => new ContainerdTasksClient(opts.containerRuntimeEndpoint, opts.runtimeRequestTimeoutMs),
@@ -169,6 +185,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     taints: opts.registerWithTaints,
     runtimeReady: () => health.ready(),
     networkNotReady: () => health.networkNotReady(),
+    runtimeHandlers: () => health.nodeRuntimeHandlers(),
     shuttingDown: () => nodeShutdown?.isShuttingDown() ?? false,
     rootDir: opts.rootDir,
     maxPods: opts.maxPods,
@@ -177,6 +194,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
   const admission = linkAdmission({
     nodeInfo,
     allowedUnsafeSysctls: opts.allowedUnsafeSysctls,
+    appArmor: await readAppArmorHost(),
     apply: (u) => workers.apply(u),
     stop: (uid, request) => void workers.stop(uid, request),
     stopped: (uid) => workers.whenStopped(uid),
@@ -258,6 +276,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     prober,
     podCIDR,
     podObjects,
+    runtimeClasses,
     observers,
     logger,
   });

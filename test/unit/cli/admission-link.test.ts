@@ -44,6 +44,7 @@ describe('admission wiring', () => {
     const applied: string[] = [];
     const a = linkAdmission({
       nodeInfo: info(1),
+      appArmor: {},
       apply: (u) => void applied.push(u.pod.uid),
       stop: () => {},
       stopped: () => Promise.resolve(),
@@ -70,6 +71,45 @@ describe('admission wiring', () => {
         reason: 'NodeAffinity',
         message: "Predicate NodeAffinity failed: node(s) didn't match Pod's node affinity/selector",
       },
+    ]);
+  });
+
+  it("an AppArmor pod on a host without AppArmor: Failed, reason AppArmor, in the kubelet's words", () => {
+    const status = new StatusManager({
+      runtimePod: () => undefined,
+      pods: () => [],
+      probes: probes(),
+      nodeIP: '10.0.0.1',
+      runtimeName: 'containerd',
+      logger,
+    });
+    const events: PodEvent[] = [];
+    const applied: string[] = [];
+    const a = linkAdmission({
+      nodeInfo: info(10),
+      appArmor: { error: 'AppArmor is not enabled on the host' },
+      apply: (u) => void applied.push(u.pod.uid),
+      stop: () => {},
+      stopped: () => Promise.resolve(),
+      status,
+      observers: [{ podEvent: (e) => void events.push(e) }],
+      logger,
+    });
+    a.startAdmitting(() => false);
+    a.update({
+      op: 'ADD',
+      pod: staticPod('confined', {
+        containers: [{ name: 'c', image: 'i', securityContext: { appArmorProfile: { type: 'RuntimeDefault' } } }],
+      }),
+    });
+    expect(applied).toEqual([]);
+    expect(status.get('uid-confined')?.status).toMatchObject({
+      phase: 'Failed',
+      reason: 'AppArmor',
+      message: 'Pod was rejected: Cannot enforce AppArmor: AppArmor is not enabled on the host',
+    });
+    expect(events).toMatchObject([
+      { type: 'Warning', reason: 'AppArmor', message: 'Cannot enforce AppArmor: AppArmor is not enabled on the host' },
     ]);
   });
 });

@@ -128,6 +128,7 @@ export class FakeRuntime {
     },
     version: unused,
     status: unused,
+    statusWithHandlers: unused,
     statusInfo: unused,
     runtimeConfig: unused,
     updateRuntimeConfig: unused,
