@@ -1,11 +1,13 @@
 // One manifest's bytes -> a static pod or the reason it was refused:
-// parse (bounded) -> decode as the API machinery does -> defaults -> semantic rules -> identity.
+// parse (bounded) -> decode as the API machinery does -> defaults -> semantic rules -> the fields
+// bootlet does not honour -> identity.
 // The first two stages are the costly ones, and run in a worker thread for big files
 // (decode-off-thread.ts); the rest works on a decoded pod that is bounded in size.
 import type { ManifestError, StaticPod } from './types';
 import { decodeManifest, type DecodedManifest } from './decode/decode-manifest';
 import { applySchemeDefaults } from '../k8s/defaults.js';
 import { validateSemantic } from './validate-semantic';
+import { unhonouredFields } from './unhonoured-fields';
 import { applyIdentity, staticPodName, type PodOrigin } from './identity';
 
 export type { DecodedManifest };
@@ -34,6 +36,9 @@ export function completeManifest(
   const defaulted = applySchemeDefaults(decoded.pod);
   const name = defaulted.metadata?.name;
   const problems = validateSemantic(defaulted, name ? staticPodName(name, nodeName) : undefined);
+  // Valid, but asking for what bootlet does not do: refused with the reason the kubelet would give.
+  if (problems.length === 0)
+    problems.push(...unhonouredFields(defaulted).map((f) => `${f.path}: ${f.reason}: ${f.message}`));
   if (problems.length > 0) {
     const podKey = name ? staticPodKey(name, defaulted.metadata?.namespace, nodeName) : undefined;
     return { error: { file, message: problems.join('; '), ...(podKey ? { podKey } : {}) } };

@@ -78,7 +78,11 @@ export class RefusalLog {
       f.tokens--;
       if (f.reasons.size >= MAX_REASONS_PER_FILE) f.reasons.delete(f.reasons.values().next().value as string);
       f.reasons.add(e.message);
-      this.log.error('Static pod manifest refused', { file: e.file, err: e.message });
+      this.log.error('Static pod manifest refused', {
+        file: e.file,
+        ...(e.podKey ? { pod: e.podKey } : {}),
+        err: e.message,
+      });
       return;
     }
     if (f.unlogged === 0) f.unloggedSince = t;

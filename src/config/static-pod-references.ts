@@ -39,7 +39,7 @@ function volumeReferences(v: Volume, base: PathPart[], out: string[]): void {
     if (s.configMap) out.push(refuse(p, 'configmaps'));
     if (s.serviceAccountToken) out.push(refuse(p, 'serviceaccounts'));
     if (s.clusterTrustBundle) out.push(refuse(p, 'clustertrustbundles'));
-    if ((s as Record<string, unknown>).podCertificate) out.push(refuse(p, 'podcertificates'));
+    if (s.podCertificate) out.push(refuse(p, 'podcertificates'));
   });
 }
 

@@ -19,10 +19,11 @@ export interface StaticPod {
   /** The manifest sets `metadata.uid`: the UID is the operator's, never replaced by another. */
   readonly uidPinned?: true;
   /**
-   * An API pod that cannot run here (its spec fails validation): admission refuses it with this reason and message, so it is reported Failed
+   * An API pod that cannot run here (its spec fails validation, or sets a field bootlet does not honour:
+   * unhonoured-fields.ts): admission refuses it with this reason and message, so it is reported Failed
    * with a Warning event and never reaches a worker. Its identity is valid; nothing else in it is used.
    */
-  readonly refusal?: { readonly reason: 'FailedValidation'; readonly message: string };
+  readonly refusal?: { readonly reason: string; readonly message: string };
 }
 
 /**

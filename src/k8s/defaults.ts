@@ -122,9 +122,8 @@ function defaultVolume(v: Volume): void {
     for (const item of s.downwardAPI?.items ?? []) defaultFieldRef(item.fieldRef);
     if (s.serviceAccountToken) s.serviceAccountToken.expirationSeconds ??= DEFAULT_TOKEN_EXPIRATION_SECONDS;
   }
-  // An image volume (newer than kubernetes-types) pulls as a container image does.
-  const image = (v as { image?: { reference?: string; pullPolicy?: string } }).image;
-  if (image) image.pullPolicy ||= defaultImagePullPolicy(image.reference ?? '');
+  // SetDefaults_ImageVolumeSource: an image volume pulls as a container image does.
+  if (v.image) v.image.pullPolicy ||= defaultImagePullPolicy(v.image.reference ?? '');
   // SetDefaults_AzureDiskVolumeSource: the disk kind decides what its URI must look like.
   if (v.azureDisk) {
     v.azureDisk.cachingMode ??= 'ReadWrite';

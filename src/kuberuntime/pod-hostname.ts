@@ -20,7 +20,16 @@ function truncateHostname(podName: string, hostname: string): string {
   return truncated;
 }
 
+/**
+ * spec.hostnameOverride (1.34, KEP-4762, HostnameOverride on since 1.35): the hostname and the FQDN
+ * both, in place of hostname, subdomain and setHostnameAsFQDN. Validation holds it to a subdomain of
+ * at most 64 characters, which the kernel takes whole.
+ */
+const hostnameOverride = (pod: Pod): string | undefined => pod.spec?.hostnameOverride || undefined;
+
 export function podHostname(pod: Pod, clusterDomain = ''): string {
+  const override = hostnameOverride(pod);
+  if (override !== undefined) return override;
   const name = pod.metadata?.name ?? '';
   const hostname = truncateHostname(name, pod.spec?.hostname || name);
   const subdomain = pod.spec?.subdomain;
@@ -39,6 +48,8 @@ export function podHostname(pod: Pod, clusterDomain = ''): string {
  * GeneratePodHostNameAndDomain): a domain only with a subdomain, `<subdomain>.<namespace>.svc.<clusterDomain>`.
  */
 export function podHostnameAndDomain(pod: Pod, clusterDomain = ''): { hostname: string; domain: string } {
+  const override = hostnameOverride(pod);
+  if (override !== undefined) return { hostname: override, domain: '' };
   const name = pod.metadata?.name ?? '';
   const hostname = truncateHostname(name, pod.spec?.hostname || name);
   const subdomain = pod.spec?.subdomain;

@@ -6,13 +6,15 @@
 // (only told: there is nothing safe to report it under); one whose spec fails them is desired with
 // its refusal, so admission reports it Failed with a Warning event, and it never starts half-way;
 // a valid one that needs a volume kind bootlet does not mount (persistentVolumeClaim, the cloud and
-// network kinds) is refused outright too, told as FailedMount: it may run once a later bootlet
-// mounts it.
+// network kinds, image) is refused outright too, told as FailedMount: it may run once a later bootlet
+// mounts it; one that sets a field bootlet does not honour (unhonoured-fields.ts) is desired with
+// that refusal, in the kubelet's reason (PodFeatureUnsupported, PodLevelResourcesNotSupported, ...).
 import type { Pod } from 'kubernetes-types/core/v1';
 import { applySchemeDefaults } from '../../k8s/defaults.js';
 import { CONFIG_SEEN, CONFIG_SOURCE, canonicalJson, formatRfc3339Nano } from '../identity';
 import type { StaticPod } from '../types';
 import { validatePodIdentity, validateSemantic } from '../validate-semantic';
+import { unhonouredFields, unhonouredMessage } from '../unhonoured-fields';
 
 /** kubetypes.ConfigMirrorAnnotationKey. */
 export const MIRROR_ANNOTATION = 'kubernetes.io/config.mirror';
@@ -54,6 +56,12 @@ function refusalOf(p: Pod): StaticPod['refusal'] {
   return problems.length > 0 ? { reason: 'FailedValidation', message: problems.join('; ') } : undefined;
 }
 
+/** A field the pod sets that bootlet does not honour: refused with the first one's reason, naming each. */
+function unhonouredOf(p: Pod): StaticPod['refusal'] {
+  const fields = unhonouredFields(p);
+  return fields.length > 0 ? { reason: fields[0]!.reason, message: unhonouredMessage(fields) } : undefined;
+}
+
 /** The API pod as a desired pod (maybe with its refusal), or why it cannot even be that. */
 export function toDesiredPod(p: Pod, nodeName: string, seen: Date): ApiPodResult {
   const meta = p.metadata ?? {};
@@ -71,9 +79,10 @@ export function toDesiredPod(p: Pod, nodeName: string, seen: Date): ApiPodResult
       reason: 'FailedValidation',
     };
   // Judged first: a pod the API server's rules refuse is Failed in their words, whatever it mounts.
-  const refusal = refusalOf(p);
-  const volume = refusal ? undefined : unsupportedVolume(p);
+  const invalid = refusalOf(p);
+  const volume = invalid ? undefined : unsupportedVolume(p);
   if (volume !== undefined) return { refused: volume, reason: 'FailedMount' };
+  const refusal = invalid ?? unhonouredOf(p);
   const annotations: Record<string, string> = {
     ...(meta.annotations ?? {}),
     [CONFIG_SOURCE]: 'api',

@@ -1,6 +1,7 @@
 // Which fields of the Pod's types are Go pointers (`*bool`, `*int64`, `*SecurityContext`, ...), by
-// type name, as declared in k8s.io/api core/v1 and apimachinery meta/v1 (read at v1.34; every
-// volume source of the inline VolumeSource is a pointer too).
+// type name, as declared in k8s.io/api core/v1 and apimachinery meta/v1 (v1.36; every volume source
+// of the inline VolumeSource is a pointer too). test/unit/k8s/pod-api-fields.test.ts holds it to the
+// Go types of test/fixtures/api/pod-fields-1.36.txt.
 //
 // Why it matters: decoding into Go types, an optional non-pointer field cannot tell "absent" from
 // its zero value (`hostPID: false`, `resources: {}`, `status: {}` are all "unset"), while a pointer
@@ -64,8 +65,11 @@ export const GO_POINTER_FIELDS: Readonly<Record<string, readonly string[]>> = {
     'hostUsers',
     'resources',
     'hostnameOverride',
+    'schedulingGroup',
   ],
+  PodSchedulingGroup: ['podGroupName'],
   Container: CONTAINER,
+  ContainerRestartRule: ['exitCodes'],
   EphemeralContainer: CONTAINER,
   EnvFromSource: ['configMapRef', 'secretRef'],
   ConfigMapEnvSource: ['optional'],
@@ -73,6 +77,7 @@ export const GO_POINTER_FIELDS: Readonly<Record<string, readonly string[]>> = {
   EnvVar: ['valueFrom'],
   EnvVarSource: ['fieldRef', 'resourceFieldRef', 'configMapKeyRef', 'secretKeyRef', 'fileKeyRef'],
   ConfigMapKeySelector: ['optional'],
+  FileKeySelector: ['optional'],
   SecretKeySelector: ['optional'],
   VolumeMount: ['recursiveReadOnly', 'mountPropagation'],
   Probe: ['terminationGracePeriodSeconds', 'exec', 'httpGet', 'tcpSocket', 'grpc'],
@@ -115,8 +120,7 @@ export const GO_POINTER_FIELDS: Readonly<Record<string, readonly string[]>> = {
   Toleration: ['tolerationSeconds'],
   PodDNSConfigOption: ['value'],
   TopologySpreadConstraint: ['labelSelector', 'minDomains', 'nodeAffinityPolicy', 'nodeTaintsPolicy'],
-  PodResourceClaim: ['resourceClaimName', 'resourceClaimTemplateName', 'source'],
-  ClaimSource: ['resourceClaimName', 'resourceClaimTemplateName'],
+  PodResourceClaim: ['resourceClaimName', 'resourceClaimTemplateName'],
   Volume: VOLUME_SOURCE,
   HostPathVolumeSource: ['type'],
   EmptyDirVolumeSource: ['sizeLimit'],
@@ -145,6 +149,7 @@ export const GO_POINTER_FIELDS: Readonly<Record<string, readonly string[]>> = {
   ConfigMapProjection: ['optional'],
   ServiceAccountTokenProjection: ['expirationSeconds'],
   ClusterTrustBundleProjection: ['name', 'signerName', 'labelSelector', 'optional'],
+  PodCertificateProjection: ['maxExpirationSeconds'],
   ScaleIOVolumeSource: ['secretRef'],
   StorageOSVolumeSource: ['secretRef'],
   CSIVolumeSource: ['readOnly', 'fsType', 'nodePublishSecretRef'],

@@ -10,6 +10,7 @@ import type {
   TypedObjectReference,
 } from 'kubernetes-types/core/v1';
 import { key, formatPath, type PathPart } from '../field-path';
+import type { ImageVolumeSource } from '../../k8s/pod-api-additions.js';
 import { parseQuantity } from '../../k8s/quantity.js';
 import { isDNS1123Label, isDNS1123Subdomain } from './api-formats';
 import { forbidden, invalid, required, stringer, tooLong, unsupported } from './field-errors';
@@ -118,8 +119,8 @@ export function csi(s: CSIVolumeSource, p: readonly PathPart[], out: string[]): 
   else dnsSubdomain(secret.name, [...p, 'name'], out);
 }
 
-/** An image volume (newer than kubernetes-types): a reference in a pod, and a pull policy it knows. */
-export function image(s: { reference?: string; pullPolicy?: string }, p: readonly PathPart[], out: string[]): void {
+/** An image volume: a reference in a pod, and a pull policy it knows. */
+export function image(s: ImageVolumeSource, p: readonly PathPart[], out: string[]): void {
   if (!s.reference) out.push(required([...p, 'reference']));
   const policy = s.pullPolicy ?? '';
   if (policy === '') out.push(required([...p, 'pullPolicy']));

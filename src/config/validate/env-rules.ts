@@ -1,7 +1,7 @@
 // env and envFrom as the API server checks them (ValidateEnv, validateEnvVarValueFrom,
 // ValidateEnvFrom, with the relaxed names of v1.34): a name is needed, and it and an envFrom
 // prefix are printable ASCII without '='. A newline in a name would otherwise reach the runtime as
-// a second variable. A valueFrom names exactly one source, not beside a value; a fieldRef or
+// a second variable. A valueFrom names exactly one source (fileKeyRef one of them), not beside a value; a fieldRef or
 // resourceFieldRef one the downward API gives an env var; a key reference a valid name and key.
 import type { ConfigMapKeySelector, EnvFromSource, EnvVar, EnvVarSource } from 'kubernetes-types/core/v1';
 import type { PathPart } from '../field-path';
@@ -32,6 +32,13 @@ function valueFrom(e: EnvVar, from: EnvVarSource, p: readonly PathPart[], out: s
   if (from.secretKeyRef) {
     sources++;
     keySelector(from.secretKeyRef, [...p, 'secretKeyRef'], out);
+  }
+  // EnvFiles (beta, on in 1.36): a source of its own. Only its required fields are checked here:
+  // bootlet refuses the field (unhonoured-fields.ts) once the pod is otherwise valid.
+  if (from.fileKeyRef) {
+    sources++;
+    for (const k of ['volumeName', 'path', 'key'] as const)
+      if (!from.fileKeyRef[k]) out.push(required([...p, 'fileKeyRef', k]));
   }
   if (sources === 0)
     out.push(

@@ -12,7 +12,7 @@ const OS_NAMES = ['linux', 'windows'] as const;
 const LINUX = 'windows options cannot be set for a linux pod';
 const WINDOWS = 'cannot be set for a windows pod';
 
-/** The pod securityContext's Linux-only fields, as v1 names them (the last two are newer than kubernetes-types). */
+/** The pod securityContext's Linux-only fields, as v1 names them. */
 const POD_LINUX_FIELDS = [
   'appArmorProfile',
   'seLinuxOptions',

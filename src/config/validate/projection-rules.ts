@@ -2,9 +2,10 @@
 // per source; configMap and secret items and downward API files as their own volumes have them;
 // a service account token of 10 minutes to 2^32 seconds at a path inside the volume; a cluster
 // trust bundle by name or by signer name and selector; a pod certificate's signer, key type and
-// paths (newer than kubernetes-types); and no two files at one path.
+// paths; and no two files at one path.
 import type { ClusterTrustBundleProjection, ConfigMapProjection, VolumeProjection } from 'kubernetes-types/core/v1';
 import type { PathPart } from '../field-path';
+import type { PodCertificateProjection } from '../../k8s/pod-api-additions.js';
 import { isDNS1123Label, isDNS1123Subdomain } from './api-formats';
 import { forbidden, goStruct, invalid, required, tooLong, unsupported } from './field-errors';
 import { validateLabelSelector } from './label-selector-rules';
@@ -75,15 +76,6 @@ function clusterTrustBundle(b: ClusterTrustBundleProjection, p: readonly PathPar
   } else out.push(required(p, 'either name or signerName must be specified'));
   if (!b.path) out.push(required([...p, 'path']));
   localNonReservedPath([...p, 'path'], b.path ?? '', out);
-}
-
-interface PodCertificateProjection {
-  signerName?: string;
-  keyType?: string;
-  maxExpirationSeconds?: number;
-  credentialBundlePath?: string;
-  keyPath?: string;
-  certificateChainPath?: string;
 }
 
 function podCertificate(
@@ -161,8 +153,7 @@ export function projectionSources(sources: readonly VolumeProjection[], p: reado
       clusterTrustBundle(s.clusterTrustBundle, [...sp, 'clusterTrustBundle'], out);
       claim(s.clusterTrustBundle.path ?? '', s.clusterTrustBundle.path ?? '');
     }
-    const cert = rec.podCertificate as PodCertificateProjection | undefined;
-    if (cert) podCertificate(cert, [...sp, 'podCertificate'], (path) => claim(path, path), out);
+    if (s.podCertificate) podCertificate(s.podCertificate, [...sp, 'podCertificate'], (path) => claim(path, path), out);
     if (kinds.length > 1) out.push(forbidden(sp, 'may not specify more than 1 volume type per source'));
   });
 }

@@ -140,16 +140,14 @@ export function validatePodSecurityContext(spec: PodSpec, hostSysctlsChecked: bo
     appArmorProfile(sc.appArmorProfile, [...p, 'appArmorProfile'], out);
   }
   if (sc?.windowsOptions) validateWindowsOptions(sc.windowsOptions, [...p, 'windowsOptions'], out);
-  const newer = (sc ?? {}) as { supplementalGroupsPolicy?: string; seLinuxChangePolicy?: string };
-  if (newer.supplementalGroupsPolicy !== undefined && newer.supplementalGroupsPolicy !== null)
-    if (!(SUPPLEMENTAL_GROUPS_POLICIES as readonly string[]).includes(newer.supplementalGroupsPolicy))
-      out.push(
-        unsupported([...p, 'supplementalGroupsPolicy'], newer.supplementalGroupsPolicy, SUPPLEMENTAL_GROUPS_POLICIES),
-      );
+  const groupsPolicy = sc?.supplementalGroupsPolicy;
+  if (groupsPolicy !== undefined && groupsPolicy !== null)
+    if (!(SUPPLEMENTAL_GROUPS_POLICIES as readonly string[]).includes(groupsPolicy))
+      out.push(unsupported([...p, 'supplementalGroupsPolicy'], groupsPolicy, SUPPLEMENTAL_GROUPS_POLICIES));
   // SELinuxMount is off by default in 1.36, so the API server takes only Recursive.
-  if (newer.seLinuxChangePolicy !== undefined && newer.seLinuxChangePolicy !== null)
-    if (newer.seLinuxChangePolicy !== 'Recursive')
-      out.push(unsupported([...p, 'seLinuxChangePolicy'], newer.seLinuxChangePolicy, ['Recursive']));
+  const changePolicy = sc?.seLinuxChangePolicy;
+  if (changePolicy !== undefined && changePolicy !== null && changePolicy !== 'Recursive')
+    out.push(unsupported([...p, 'seLinuxChangePolicy'], changePolicy, ['Recursive']));
   if (spec.hostUsers === false) {
     // The API server's own spelling of the last two. UserNamespacesHostNetworkSupport is alpha
     // (off) in 1.36, so a host network is refused too.

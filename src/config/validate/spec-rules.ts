@@ -106,9 +106,9 @@ function classesAndLimits(spec: PodSpec, out: string[]): void {
   }
 }
 
-/** validatePodHostName: hostnameOverride (newer than kubernetes-types; HostnameOverride is on in 1.36). */
+/** validatePodHostName: hostnameOverride (HostnameOverride is on in 1.36). */
 function hostnameOverride(spec: PodSpec, out: string[]): void {
-  const v = (spec as { hostnameOverride?: string }).hostnameOverride;
+  const v = spec.hostnameOverride;
   if (v === undefined || v === null) return;
   const p = ['spec', 'hostnameOverride'];
   if (spec.setHostnameAsFQDN) out.push(forbidden(p, 'may not be specified when setHostnameAsFQDN is true'));

@@ -122,7 +122,7 @@ const SOURCE_RULES: Partial<
   scaleIO: (v, vp, _ctx, out) => scaleIO(v.scaleIO!, [...vp, 'scaleIO'], out),
   csi: (v, vp, _ctx, out) => csi(v.csi!, [...vp, 'csi'], out),
   ephemeral: (v, vp, ctx, out) => ephemeral(v.ephemeral!, ctx.podName, v.name ?? '', vp, out),
-  image: (v, vp, _ctx, out) => image((v as { image?: object }).image!, [...vp, 'image'], out),
+  image: (v, vp, _ctx, out) => image(v.image!, [...vp, 'image'], out),
 };
 
 function volumeSource(v: Volume, vp: PathPart[], ctx: VolumeContext, out: string[]): void {

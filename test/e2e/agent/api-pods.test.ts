@@ -264,6 +264,38 @@ describe('API pods', () => {
     expect(h.agent().proc.exitCode).toBeNull();
   });
 
+  it("a pod with pod-level resources (1.32, KEP-2837), which bootlet does not size a cgroup from, is Failed in the kubelet's words with a Warning event, and never started", async () => {
+    const pod = JSON.parse(daemonPod('pod-sized', api.object('nodes', '', NODE)!.metadata.uid as string)) as {
+      spec: { resources?: unknown };
+    };
+    pod.spec.resources = { limits: { cpu: '500m', memory: '64Mi' } };
+    await kubectl.ok(['create', '-f', '-'], 60_000, JSON.stringify(pod));
+    const failed = await waitFor(
+      () => {
+        const o = api.object('pods', 'kube-system', 'pod-sized') as unknown as Pod | undefined;
+        return o?.status?.phase === 'Failed' ? o : undefined;
+      },
+      { timeoutMs: 30_000, what: 'pod-sized Failed in the API' },
+    );
+    expect(failed.spec?.resources).toEqual({ limits: { cpu: '500m', memory: '64Mi' } });
+    expect(failed.status?.reason).toBe('PodLevelResourcesNotSupported');
+    expect(failed.status?.message).toContain('spec.resources: PodLevelResources feature gate is disabled');
+    const event = await waitFor(
+      async () => {
+        const events = JSON.parse(await kubectl.ok(['get', 'events', '-n', 'kube-system', '-o', 'json'])) as {
+          items: { reason: string; type: string; involvedObject: { name: string } }[];
+        };
+        return events.items.find(
+          (e) => e.involvedObject.name === 'pod-sized' && e.reason === 'PodLevelResourcesNotSupported',
+        );
+      },
+      { timeoutMs: 30_000, what: 'the PodLevelResourcesNotSupported event of pod-sized' },
+    );
+    expect(event.type).toBe('Warning');
+    expect(await runtimePods('pod-sized')).toEqual([]);
+    expect(h.agent().proc.exitCode).toBeNull();
+  });
+
   it("a label or annotation change reaches the pod's downwardAPI files within 2 s, through the atomic writer", async () => {
     const pod = JSON.parse(daemonPod('labelled', api.object('nodes', '', NODE)!.metadata.uid as string)) as {
       metadata: { annotations?: Record<string, string> };

@@ -4,8 +4,9 @@
 //   required field is its zero value) through toDesiredPod, whose refusal is the validator's;
 // - as a static pod, where that is meaningful: the same object as a manifest through loadManifest
 //   (decode, defaults, rules, identity). A pod that names API objects is refused there for that
-//   (static-pod-references.ts) and is not counted; a case may say `static: false` (a field newer than
-//   the decoder's schema) or `api: false` (ephemeral containers, which exist only after create).
+//   (static-pod-references.ts) and is not counted, nor is a valid one refused for a field bootlet
+//   does not honour (unhonoured-fields.ts); a case may say `static: false` or `api: false` (ephemeral
+//   containers, which exist only after create), with the reason in its note.
 // Every pod must be refused or accepted as the API server does; of the refused ones, each expected
 // error's field path and type must be among bootlet's, for at least 95 % of them (the misses are
 // printed). `bootlet validate` must say of each manifest what the agent's loader says.
@@ -18,6 +19,7 @@ import { toDesiredPod } from '../../../src/config/api/api-pods';
 import { decodePod } from '../../../src/config/decode/decode-pod';
 import { loadManifest } from '../../../src/config/manifest';
 import { staticPodReferenceErrors } from '../../../src/config/static-pod-references';
+import { unhonouredFields } from '../../../src/config/unhonoured-fields';
 import { checkManifests } from '../../../src/config/validate/check-manifests';
 import { applySchemeDefaults } from '../../../src/k8s/defaults';
 
@@ -96,15 +98,23 @@ function asApiPod(obj: Json): string[] {
   pod.spec = { ...pod.spec!, nodeName: NODE };
   const r = toDesiredPod(pod, NODE, new Date(0));
   if ('refused' in r) return r.reason === 'FailedValidation' ? splitErrors(r.refused) : [];
-  return r.pod.refusal ? splitErrors(r.pod.refusal.message) : [];
+  // A valid pod that sets a field bootlet does not honour is refused on purpose, not by validation.
+  return r.pod.refusal?.reason === 'FailedValidation' ? splitErrors(r.pod.refusal.message) : [];
 }
 
-/** The errors bootlet gives the case as a manifest, or undefined where it names API objects. */
+/**
+ * The errors bootlet gives the case as a manifest, or undefined where it names API objects or is
+ * valid but refused for a field bootlet does not honour (unhonoured-fields.ts).
+ */
 function asStaticPod(obj: Json): string[] | undefined {
   const decoded = decodePod(obj);
-  if (decoded.pod && staticPodReferenceErrors(applySchemeDefaults(decoded.pod).spec!).length > 0) return undefined;
+  const defaulted = decoded.pod && applySchemeDefaults(decoded.pod);
+  if (defaulted && staticPodReferenceErrors(defaulted.spec!).length > 0) return undefined;
   const r = loadManifest('/etc/kubernetes/manifests/pod.json', JSON.stringify(obj), NODE, new Date(0));
-  return 'error' in r ? splitErrors(r.error.message) : [];
+  if (!('error' in r)) return [];
+  const unhonoured = defaulted ? unhonouredFields(defaulted).map((f) => `${f.path}: ${f.reason}: ${f.message}`) : [];
+  if (unhonoured.length > 0 && r.error.message === unhonoured.join('; ')) return undefined;
+  return splitErrors(r.error.message);
 }
 
 interface Outcome {

@@ -127,6 +127,23 @@ describe('applySchemeDefaults', () => {
     ]);
   });
 
+  it('takes an image volume as a source: no emptyDir beside it, its pull policy from its reference', () => {
+    const p = applySchemeDefaults(
+      pod({
+        volumes: [
+          { name: 'a', image: { reference: 'registry.example/models:v1' } },
+          { name: 'b', image: { reference: 'registry.example/models' } },
+          { name: 'c', image: { reference: 'registry.example/models:v1', pullPolicy: 'Never' } },
+        ],
+      }),
+    );
+    expect(p.spec!.volumes).toEqual([
+      { name: 'a', image: { reference: 'registry.example/models:v1', pullPolicy: 'IfNotPresent' } },
+      { name: 'b', image: { reference: 'registry.example/models', pullPolicy: 'Always' } },
+      { name: 'c', image: { reference: 'registry.example/models:v1', pullPolicy: 'Never' } },
+    ]);
+  });
+
   it('defaults env fieldRef apiVersion', () => {
     const p = applySchemeDefaults(
       pod({

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { NamespaceMode, Protocol } from '../../../src/cri/cri-types.js';
 import { parseResolvConf, podDnsConfig } from '../../../src/kuberuntime/dns.js';
-import { podHostname } from '../../../src/kuberuntime/pod-hostname.js';
+import { podHostname, podHostnameAndDomain } from '../../../src/kuberuntime/pod-hostname.js';
 import { buildSandboxConfig, podPortMappings } from '../../../src/kuberuntime/sandbox-config.js';
 import { UID, container, pod } from './fixtures.js';
 
@@ -213,6 +213,22 @@ describe('podHostname', () => {
     const p = pod({ spec: { hostname: 'h', subdomain: 's', setHostnameAsFQDN: true } });
     expect(podHostname(p, 'cluster.local')).toBe('h.s.kube-system.svc.cluster.local');
     expect(() => podHostname(p, 'x'.repeat(60))).toThrow(/too long \(64 characters is the max/);
+  });
+
+  it('takes spec.hostnameOverride whole, in place of hostname and subdomain, in the sandbox and /etc/hosts (KEP-4762)', () => {
+    const p = pod({ spec: { hostname: 'h', subdomain: 's', hostnameOverride: 'app.example.test' } });
+    expect(podHostname(p, 'cluster.local')).toBe('app.example.test');
+    expect(buildSandboxConfig(p, { podLogsDir: '/var/log/pods', attempt: 0, resolvConf: RESOLV }).hostname).toBe(
+      'app.example.test',
+    );
+    expect(podHostnameAndDomain(p, 'cluster.local')).toEqual({ hostname: 'app.example.test', domain: '' });
+    const sixtyFour = 'a'.repeat(30) + '.' + 'b'.repeat(33);
+    expect(podHostname(pod({ spec: { hostnameOverride: sixtyFour } }))).toBe(sixtyFour);
+    // Without it, as before.
+    expect(podHostnameAndDomain(pod({ spec: { hostname: 'h', subdomain: 's' } }), 'cluster.local')).toEqual({
+      hostname: 'h',
+      domain: 's.kube-system.svc.cluster.local',
+    });
   });
 });
 
