@@ -475,6 +475,8 @@ function connect(opts: ApiSideOptions, connection: ClusterConnection, logger: Lo
     stop: () => {
       stopped ??= (async () => {
         for (const t of timers) clearInterval(t);
+        // The final statuses held for the leaving mirrors go with this connection.
+        for (const key of [...leaving.keys()]) stopLeaving(key);
         conn.stop();
         const done = Promise.all([
           nodeTask.stop(),
