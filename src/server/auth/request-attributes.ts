@@ -2,7 +2,8 @@
 // KubeletFineGrainedAuthz as it is on by default since 1.33): resource `nodes`, name = this node,
 // verb from the HTTP method, and the subresources to try in order: /pods, /healthz and /configz are
 // allowed by their own subresource or by `proxy`; /stats, /metrics and /logs only by theirs;
-// everything else (logs of containers, exec, attach, port-forward) by `proxy`.
+// everything else (logs of containers, exec, attach, port-forward) by `proxy`. One deliberate
+// difference: the streaming paths always ask `create`.
 
 export interface RequestAttributes {
   /** create, get, update, patch, delete; '' for other methods (HEAD), as the kubelet leaves it. */
@@ -18,7 +19,24 @@ export function isSubpath(subpath: string, path: string): boolean {
   return subpath === p || (subpath.startsWith(p) && subpath[p.length] === '/');
 }
 
-export function requestAttributes(method: string, path: string): RequestAttributes {
+/**
+ * Paths that open a stream into a container. bootlet asks `create` for them whatever the method: the
+ * kubelet takes the verb from the method, so a WebSocket GET needs only `get nodes/proxy` there
+ * (kubernetes PR #136550, closed; README, "differs from the kubelet").
+ */
+const STREAMING_ROOTS = ['/exec', '/attach', '/portForward', '/run'];
+
+/** As Go's URL.Path, which the kubelet's filter reads: `/%65xec/...` is `/exec/...` to the router too. */
+function decodedPath(rawPath: string): string {
+  try {
+    return decodeURIComponent(rawPath);
+  } catch {
+    return rawPath;
+  }
+}
+
+export function requestAttributes(method: string, rawPath: string): RequestAttributes {
+  const path = decodedPath(rawPath);
   const subresources: string[] = [];
   if (isSubpath(path, '/pods') || isSubpath(path, '/runningpods/')) subresources.push('pods');
   else if (isSubpath(path, '/healthz')) subresources.push('healthz');
@@ -29,5 +47,6 @@ export function requestAttributes(method: string, path: string): RequestAttribut
   else if (isSubpath(path, '/logs/')) subresources.push('log');
   else if (isSubpath(path, '/checkpoint/')) subresources.push('checkpoint');
   else subresources.push('proxy');
-  return { verb: VERBS[method] ?? '', subresources };
+  const streaming = STREAMING_ROOTS.some((root) => isSubpath(path, root));
+  return { verb: streaming ? 'create' : (VERBS[method] ?? ''), subresources };
 }
