@@ -3,13 +3,14 @@
 // caller who may not see pods learns nothing about which exist. Plain requests get a response;
 // upgrade requests (exec, attach, port-forward) get their socket proxied.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../../log/logger.js';
 import type { RuntimeService } from '../../cri/cri-types.js';
 import type { RequestAuthenticator } from '../auth/authenticator.js';
 import { authorizeRequest } from '../auth/authorize-request.js';
 import type { Authorizer } from '../auth/subject-access-review.js';
-import type { UserInfo } from '../auth/user.js';
+import { ANONYMOUS, type UserInfo } from '../auth/user.js';
 import { runHealthz, type HealthCheck } from '../healthz.js';
 import { METRICS_CONTENT_TYPE } from '../metrics.js';
 import { podList } from '../pod-list.js';
@@ -35,6 +36,8 @@ export interface KubeletHandlerDeps {
   enableDebuggingHandlers: boolean;
   authenticator: RequestAuthenticator;
   authorizer: Authorizer;
+  /** Told when a request authenticated (not as system:anonymous): its connection leaves the unauthenticated budget. */
+  connections?: { authenticated(socket: Socket): void };
   logger: Logger;
 }
 
@@ -64,6 +67,7 @@ export class KubeletHandler {
       answer(401, 'Unauthorized');
       return undefined;
     }
+    if (authn.user.name !== ANONYMOUS.name) this.d.connections?.authenticated(req.socket);
     const verdict = await authorizeRequest(this.d.authorizer, authn.user, req.method ?? '', path);
     if (!verdict.allowed) {
       if (verdict.statusCode === 500)

@@ -20,6 +20,7 @@ import {
   type ServingCertificateSource,
 } from '../tls/serving-certificate.js';
 import { configz } from './configz.js';
+import { ConnectionGate } from './connection-gate.js';
 import { KubeletHandler } from './kubelet-handler.js';
 import { startKubeletServer, type RunningKubeletServer } from './kubelet-server.js';
 
@@ -85,6 +86,7 @@ export function startKubeletApi(o: BootletOptions, d: KubeletApiDeps): RunningKu
       'authorization.mode is Webhook but there is no API server (no --kubeconfig): every kubelet API request is refused; use AlwaysAllow with a client CA to serve it standalone',
     );
   }
+  const gate = new ConnectionGate(logger);
   const handler = new KubeletHandler({
     source: d.source,
     runtime: d.runtime,
@@ -101,6 +103,7 @@ export function startKubeletApi(o: BootletOptions, d: KubeletApiDeps): RunningKu
     enableDebuggingHandlers: o.enableDebuggingHandlers,
     authenticator: new RequestAuthenticator({ x509: o.clientCAFile !== undefined, tokens, anonymous: o.anonymousAuth }),
     authorizer,
+    connections: gate,
     logger,
   });
   logger.info('Starting the kubelet API', {
@@ -118,6 +121,7 @@ export function startKubeletApi(o: BootletOptions, d: KubeletApiDeps): RunningKu
     clientCAFile: o.clientCAFile,
     tlsMinVersion: o.tlsMinVersion,
     handler,
+    gate,
     logger,
   });
   return {
