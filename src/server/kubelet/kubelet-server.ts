@@ -12,6 +12,7 @@ import type { Logger } from '../../log/logger.js';
 import { rawReply } from '../streaming/raw-reply.js';
 import { BindError, BindPending, SupervisedListener, type RetryOptions } from '../supervised-listener.js';
 import { bindTcp } from '../tcp-listener.js';
+import { opensslCiphers } from '../tls/cipher-suites.js';
 import type { ServingCertificateSource } from '../tls/serving-certificate.js';
 import type { ConnectionGate } from './connection-gate.js';
 import type { KubeletHandler } from './kubelet-handler.js';
@@ -25,6 +26,8 @@ export interface KubeletServerOptions {
   clientCAFile?: string;
   /** tlsMinVersion (VersionTLS12...); '' for TLS 1.2. */
   tlsMinVersion: string;
+  /** tlsCipherSuites by Go's names, already checked (cipher-suites.ts); empty for OpenSSL's defaults. */
+  tlsCipherSuites: readonly string[];
   handler: KubeletHandler;
   /** Deadlines and connection budgets (the handler tells it who authenticated). */
   gate: ConnectionGate;
@@ -77,11 +80,16 @@ export function startKubeletServer(o: KubeletServerOptions): RunningKubeletServe
         `cannot read the client CA file ${o.clientCAFile}: ${(e as NodeJS.ErrnoException).code ?? errorMessage(e)}; fix authentication.x509.clientCAFile (--client-ca-file)`,
       );
     }
+    const minVersion = TLS_VERSIONS[o.tlsMinVersion] ?? 'TLSv1.2';
     return {
       cert: pair.cert,
       key: pair.key,
       ...(ca ? { ca } : {}),
-      minVersion: TLS_VERSIONS[o.tlsMinVersion] ?? 'TLSv1.2',
+      minVersion,
+      // As Go: the list is for TLS 1.2 and below, so a TLS 1.3 minimum leaves nothing to configure.
+      ...(o.tlsCipherSuites.length > 0 && minVersion !== 'TLSv1.3'
+        ? { ciphers: opensslCiphers(o.tlsCipherSuites) }
+        : {}),
     };
   };
   const refresh = (why: string): void => {

@@ -13,6 +13,7 @@ import { TokenReviewAuthenticator } from '../auth/token-review.js';
 import type { HealthCheck } from '../healthz.js';
 import type { ServerSource } from '../source.js';
 import { StatsProvider } from '../stats/stats-provider.js';
+import { insecureCipherSuites } from '../tls/cipher-suites.js';
 import { BootstrappedServingCertificate } from '../tls/serving-bootstrap.js';
 import {
   FileServingCertificate,
@@ -114,12 +115,18 @@ export function startKubeletApi(o: BootletOptions, d: KubeletApiDeps): RunningKu
     authorizationMode: o.authorizationMode,
     servingCertificate: o.tlsCertFile ? o.tlsCertFile : o.serverTLSBootstrap ? 'serverTLSBootstrap' : 'self-signed',
   });
+  // InitializeTLS's lines, in its words.
+  for (const cipher of insecureCipherSuites(o.tlsCipherSuites))
+    logger.info('Use of insecure cipher detected.', { cipher });
+  if (o.tlsMinVersion === 'VersionTLS13' && o.tlsCipherSuites.length > 0)
+    logger.info('Warning: TLS 1.3 cipher suites are not configurable, ignoring --tls-cipher-suites');
   const server = startKubeletServer({
     address: o.address,
     port: o.port,
     certificate: servingCertificate(o, d.api, logger),
     clientCAFile: o.clientCAFile,
     tlsMinVersion: o.tlsMinVersion,
+    tlsCipherSuites: o.tlsCipherSuites,
     handler,
     gate,
     logger,

@@ -1,6 +1,7 @@
-// The kubelet API's connection gate on a real HTTPS listener (startKubeletServer with short
-// deadlines): absolute deadlines that a byte at a time does not push back, and a budget of
-// unauthenticated connections that a flood from one address cannot take from anyone else.
+// The kubelet API's HTTPS listener (startKubeletServer), for real: its connection gate with short
+// deadlines (absolute deadlines that a byte at a time does not push back, and a budget of
+// unauthenticated connections that a flood from one address cannot take from anyone else), and the
+// TLS settings tlsCipherSuites and tlsMinVersion.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { connect as tcpConnect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -15,6 +16,7 @@ import { pingCheck } from '../../../src/server/healthz.js';
 import { ConnectionGate, type ConnectionLimits } from '../../../src/server/kubelet/connection-gate.js';
 import { KubeletHandler } from '../../../src/server/kubelet/kubelet-handler.js';
 import { startKubeletServer, type RunningKubeletServer } from '../../../src/server/kubelet/kubelet-server.js';
+import { cipherSuitesProblem, insecureCipherSuites } from '../../../src/server/tls/cipher-suites.js';
 import type { StatsProvider } from '../../../src/server/stats/stats-provider.js';
 import { createPki, type KeyPair, type Pki } from '../../support/fake-apiserver/pki.js';
 import { waitFor } from '../../support/wait.js';
@@ -48,7 +50,10 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function serve(limits: ConnectionLimits = LIMITS): Promise<number> {
+async function serve(
+  limits: ConnectionLimits = LIMITS,
+  tls: { tlsMinVersion: string; tlsCipherSuites: string[] } = { tlsMinVersion: '', tlsCipherSuites: [] },
+): Promise<number> {
   lines = [];
   const logger = createLogger({ format: 'json', verbosity: 0, sink: { write: (l) => void lines.push(l) } });
   gate = new ConnectionGate(logger, limits);
@@ -78,7 +83,7 @@ async function serve(limits: ConnectionLimits = LIMITS): Promise<number> {
     port: 0,
     certificate,
     clientCAFile: pki.caFile,
-    tlsMinVersion: '',
+    ...tls,
     handler,
     gate,
     logger,
@@ -232,5 +237,62 @@ describe('the kubelet API connection gate', () => {
     expect(await got).toMatch(/^HTTP\/1\.1 401 Unauthorized[\s\S]*Connection: close/i);
     await closed(s);
     await waitFor(() => gate.counts.open === 0, { timeoutMs: 5_000, what: 'no connection left' });
+  });
+});
+
+describe('TLS settings of the kubelet API', () => {
+  /** The cipher negotiated by a client offering only `ciphers` (OpenSSL names) up to `maxVersion`, or the error. */
+  function negotiate(port: number, maxVersion: 'TLSv1.2' | 'TLSv1.3', ciphers?: string): Promise<string> {
+    return new Promise((resolve) => {
+      const s = tlsConnect(
+        {
+          port,
+          host: '127.0.0.1',
+          ca: pki.caPem,
+          servername: 'localhost',
+          maxVersion,
+          ...(ciphers ? { ciphers } : {}),
+        },
+        () => {
+          resolve(`${s.getProtocol()} ${s.getCipher().standardName}`);
+          s.destroy();
+        },
+      );
+      s.on('error', (e: NodeJS.ErrnoException) => resolve(`refused: ${e.code ?? e.message}`));
+      sockets.push(s);
+    });
+  }
+
+  it('tlsCipherSuites (Go names) limits TLS 1.2 to those suites; TLS 1.3 keeps its own, as in Go', async () => {
+    const port = await serve(LIMITS, {
+      tlsMinVersion: '',
+      tlsCipherSuites: ['TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384', 'TLS_AES_128_GCM_SHA256'],
+    });
+    expect(await negotiate(port, 'TLSv1.2', 'ECDHE-ECDSA-AES128-GCM-SHA256')).toMatch(/^refused: /);
+    expect(await negotiate(port, 'TLSv1.2', 'ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384')).toBe(
+      'TLSv1.2 TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384',
+    );
+    expect(await negotiate(port, 'TLSv1.3')).toMatch(/^TLSv1\.3 TLS_/);
+  });
+
+  it('tlsMinVersion VersionTLS13 refuses a TLS 1.2 client', async () => {
+    const port = await serve(LIMITS, { tlsMinVersion: 'VersionTLS13', tlsCipherSuites: [] });
+    expect(await negotiate(port, 'TLSv1.2')).toMatch(/^refused: /);
+    expect(await negotiate(port, 'TLSv1.3')).toMatch(/^TLSv1\.3 /);
+  });
+
+  it("refuses a name Go does not know in the kubelet's words, and one this OpenSSL cannot serve", () => {
+    expect(cipherSuitesProblem(['TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256', 'TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305'])).toBe(
+      undefined,
+    );
+    expect(cipherSuitesProblem(['ECDHE-RSA-AES128-GCM-SHA256'])).toBe(
+      "Cipher suite ECDHE-RSA-AES128-GCM-SHA256 not supported or doesn't exist",
+    );
+    expect(cipherSuitesProblem(['TLS_RSA_WITH_RC4_128_SHA'])).toBe(
+      "Cipher suite TLS_RSA_WITH_RC4_128_SHA (OpenSSL RC4-SHA) is not available in bootlet's TLS library",
+    );
+    expect(insecureCipherSuites(['TLS_RSA_WITH_AES_128_CBC_SHA', 'TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256'])).toEqual([
+      'TLS_RSA_WITH_AES_128_CBC_SHA',
+    ]);
   });
 });
