@@ -7,6 +7,9 @@
 //   anonymous requests do not count) have a budget of their own; when it is full, the oldest of the
 //   source address holding the most of them is closed, so a flood from one address evicts itself and
 //   a fresh connection (a client certificate is authenticated at the handshake) is never refused;
+// - a source address that has not authenticated a connection lately may open 16 new connections a
+//   second (64 at once): beyond that they are closed at the accept, before a TLS handshake costs
+//   anything;
 // - connections in all are capped; only authenticated clients can reach that cap.
 // Every cut is counted in one log line a minute per reason.
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -23,6 +26,11 @@ export interface ConnectionLimits {
   readonly bodyMs: number;
   readonly maxUnauthenticated: number;
   readonly maxConnections: number;
+  /** New connections a source address may open per second, and at once, until it authenticates one. */
+  readonly newPerSecond: number;
+  readonly newBurst: number;
+  /** How long a source that authenticated a connection is exempt from that rate. */
+  readonly trustMs: number;
 }
 
 export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
@@ -32,7 +40,13 @@ export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
   bodyMs: 10_000,
   maxUnauthenticated: 128,
   maxConnections: 1024,
+  newPerSecond: 16,
+  newBurst: 64,
+  trustMs: 10 * 60_000,
 };
+
+/** Source addresses remembered (rate buckets, trust); the least recently seen is forgotten first. */
+const MAX_SOURCES = 4096;
 
 interface Connection {
   readonly raw: Socket;
@@ -53,6 +67,13 @@ const CUT_MESSAGES: Record<Cut, string> = {
   body: 'Closed a kubelet API connection that did not send its request body in time',
 };
 
+/** Sets a source's entry as the most recently seen, forgetting the least recently seen beyond MAX_SOURCES. */
+function remember<T>(m: Map<string, T>, source: string, value: T): void {
+  m.delete(source);
+  m.set(source, value);
+  if (m.size > MAX_SOURCES) m.delete(m.keys().next().value!);
+}
+
 /** The key that finds a connection from its TLS socket: both sides of one TCP connection. */
 function keyOf(s: { remoteAddress?: string; remotePort?: number; localPort?: number }): string {
   return `${s.remoteAddress ?? ''}|${s.remotePort ?? ''}|${s.localPort ?? ''}`;
@@ -66,10 +87,16 @@ export class ConnectionGate {
   private readonly cutLines: Record<Cut, CountedLine>;
   private readonly evictedLine: CountedLine;
   private readonly refusedLine: CountedLine;
+  private readonly rateLine: CountedLine;
+  /** Per source address: new-connection tokens, refilled at newPerSecond up to newBurst. */
+  private readonly buckets = new Map<string, { tokens: number; at: number }>();
+  /** Per source address: when it last authenticated a connection. */
+  private readonly trusted = new Map<string, number>();
 
   constructor(
     logger: Logger,
     private readonly limits: ConnectionLimits = DEFAULT_CONNECTION_LIMITS,
+    private readonly now: () => number = Date.now,
   ) {
     this.cutLines = {
       handshake: new CountedLine(logger, CUT_MESSAGES.handshake),
@@ -81,6 +108,10 @@ export class ConnectionGate {
       'Closed the oldest unauthenticated kubelet API connection of the busiest source: too many connections have not authenticated',
     );
     this.refusedLine = new CountedLine(logger, 'Refused a kubelet API connection: too many connections are open');
+    this.rateLine = new CountedLine(
+      logger,
+      'Refused a kubelet API connection: too many new connections from an address that has not authenticated',
+    );
   }
 
   /** Connections open now, and those not authenticated. */
@@ -91,6 +122,12 @@ export class ConnectionGate {
   /** A TCP connection was accepted (before TLS). */
   accepted(raw: Socket): void {
     const source = raw.remoteAddress ?? '';
+    // Closed before TLS: a handshake is the costly part of a connection, and nobody has authenticated yet.
+    if (!this.isTrusted(source) && !this.takeToken(source)) {
+      this.rateLine.hit({ remote: source });
+      raw.destroy();
+      return;
+    }
     if (this.unauthenticatedCount >= this.limits.maxUnauthenticated) this.evictOne();
     if (this.byKey.size >= this.limits.maxConnections) {
       this.refusedLine.hit({ remote: source, open: this.byKey.size });
@@ -158,9 +195,26 @@ export class ConnectionGate {
   }
 
   private markAuthenticated(c: Connection): void {
+    remember(this.trusted, c.source, this.now());
     if (c.authenticated) return;
     c.authenticated = true;
     this.dropUnauthenticated(c);
+  }
+
+  private isTrusted(source: string): boolean {
+    const at = this.trusted.get(source);
+    return at !== undefined && this.now() - at < this.limits.trustMs;
+  }
+
+  private takeToken(source: string): boolean {
+    const t = this.now();
+    const b = this.buckets.get(source) ?? { tokens: this.limits.newBurst, at: t };
+    b.tokens = Math.min(this.limits.newBurst, b.tokens + ((t - b.at) / 1000) * this.limits.newPerSecond);
+    b.at = t;
+    const ok = b.tokens >= 1;
+    if (ok) b.tokens--;
+    remember(this.buckets, source, b);
+    return ok;
   }
 
   private dropUnauthenticated(c: Connection): void {

@@ -5,6 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { CountedLine } from '../../log/counted-line.js';
 import type { Logger } from '../../log/logger.js';
 import type { RuntimeService } from '../../cri/cri-types.js';
 import type { RequestAuthenticator } from '../auth/authenticator.js';
@@ -54,16 +55,18 @@ function splitUrl(url: string | undefined): { path: string; query: URLSearchPara
 type Answer = (statusCode: number, body: string) => void;
 
 export class KubeletHandler {
-  constructor(private readonly d: KubeletHandlerDeps) {}
+  /** Anyone can send a forged token or certificate: one line a minute, with the count. */
+  private readonly unauthenticated: CountedLine;
+
+  constructor(private readonly d: KubeletHandlerDeps) {
+    this.unauthenticated = new CountedLine(d.logger, 'Unable to authenticate the request', { severity: 'info' });
+  }
 
   /** Authentication and authorization; answers and returns undefined when the request may not go on. */
   private async admit(req: IncomingMessage, path: string, answer: Answer): Promise<UserInfo | undefined> {
     const authn = await this.d.authenticator.authenticate(req);
     if (!('user' in authn)) {
-      if ('error' in authn)
-        this.d.logger
-          .v(2)
-          .info('Unable to authenticate the request', { err: authn.error, remote: req.socket.remoteAddress });
+      if ('error' in authn) this.unauthenticated.hit({ err: authn.error, remote: req.socket.remoteAddress });
       answer(401, 'Unauthorized');
       return undefined;
     }

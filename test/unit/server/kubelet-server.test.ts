@@ -28,6 +28,9 @@ const LIMITS: ConnectionLimits = {
   bodyMs: 400,
   maxUnauthenticated: 4,
   maxConnections: 64,
+  newPerSecond: 16,
+  newBurst: 64,
+  trustMs: 60_000,
 };
 
 let dir: string;
@@ -223,6 +226,48 @@ describe('the kubelet API connection gate', () => {
       'Closed the oldest unauthenticated kubelet API connection of the busiest source: too many connections have not authenticated',
     );
     expect(evictions).toHaveLength(1);
+  });
+
+  it('an address that has not authenticated gets its burst of new connections, then each is closed at the accept; one that authenticated is not limited', async () => {
+    const port = await serve({
+      ...LIMITS,
+      handshakeMs: 60_000,
+      maxUnauthenticated: 32,
+      newPerSecond: 0.001,
+      newBurst: 3,
+    });
+    const burst = [await raw(port, '127.0.0.3'), await raw(port, '127.0.0.3'), await raw(port, '127.0.0.3')];
+    const refused = await raw(port, '127.0.0.3');
+    await closed(refused);
+    await waitFor(() => gate.counts.open === 3, { timeoutMs: 5_000, what: 'the burst of three kept' });
+    expect(burst.every((s) => !s.destroyed)).toBe(true);
+    expect(
+      countLines(
+        'Refused a kubelet API connection: too many new connections from an address that has not authenticated',
+      ),
+    ).toHaveLength(1);
+    // 127.0.0.4 authenticates with a client certificate first: its later connections are not counted against it.
+    const authenticated = await new Promise<TLSSocket>((resolve, reject) => {
+      const t = tlsConnect(
+        {
+          socket: tcpConnect({ port, host: '127.0.0.1', localAddress: '127.0.0.4' }),
+          ca: pki.caPem,
+          cert: client.certPem,
+          key: client.keyPem,
+          servername: 'localhost',
+        },
+        () => resolve(t),
+      );
+      t.on('error', reject);
+      sockets.push(t);
+    });
+    await waitFor(() => gate.counts.open === 4 && gate.counts.unauthenticated === 3, {
+      timeoutMs: 5_000,
+      what: 'the certificate connection authenticated',
+    });
+    for (let i = 0; i < 6; i++) await raw(port, '127.0.0.4');
+    await waitFor(() => gate.counts.open === 10, { timeoutMs: 5_000, what: 'six more from the trusted address' });
+    expect(authenticated.destroyed).toBe(false);
   });
 
   it('a 401 leaves no connection behind', async () => {
