@@ -147,6 +147,22 @@ describe('a hostile pull secret', () => {
       `healthz before the pod: p50 ${percentile(baseline, 50).toFixed(1)} ms, p99 ${percentile(baseline, 99).toFixed(1)} ms; ` +
         `through the hostile pull secret: ${latencies.length} requests, p50 ${percentile(sorted, 50).toFixed(1)} ms, p99 ${percentile(sorted, 99).toFixed(1)} ms, max ${sorted.at(-1)!.toFixed(1)} ms`,
     );
+    // The pulls went through the keyring: the node read the secret, and the agent said nothing of failing to.
+    expect(
+      api.requests.some(
+        (r) =>
+          r.user === `system:node:${NODE}` &&
+          r.path.startsWith('/api/v1/namespaces/default/secrets') &&
+          (r.path.endsWith('/hostile') || r.query.includes('hostile')) &&
+          r.status === 200,
+      ),
+    ).toBe(true);
+    expect(
+      h
+        .agent()
+        .records()
+        .filter((r) => r.msg === 'Unable to retrieve pull secret, the image pull may not succeed.'),
+    ).toEqual([]);
     const status = api.object('pods', 'default', 'pulls-hostile')?.status as
       { containerStatuses?: { state?: { waiting?: { reason?: string } } }[] } | undefined;
     expect(['ErrImagePull', 'ImagePullBackOff']).toContain(status?.containerStatuses?.[0]?.state?.waiting?.reason);
