@@ -13,6 +13,7 @@ import { TokenReviewAuthenticator } from '../auth/token-review.js';
 import type { HealthCheck } from '../healthz.js';
 import type { ServerSource } from '../source.js';
 import { StatsProvider } from '../stats/stats-provider.js';
+import { insecureCipherSuites } from '../tls/cipher-suites.js';
 import { BootstrappedServingCertificate } from '../tls/serving-bootstrap.js';
 import {
   FileServingCertificate,
@@ -21,6 +22,7 @@ import {
 } from '../tls/serving-certificate.js';
 import { NODE_LOG_DIR } from '../node-logs/log-dir.js';
 import { configz } from './configz.js';
+import { ConnectionGate } from './connection-gate.js';
 import { KubeletHandler } from './kubelet-handler.js';
 import { startKubeletServer, type RunningKubeletServer } from './kubelet-server.js';
 
@@ -86,6 +88,7 @@ export function startKubeletApi(o: BootletOptions, d: KubeletApiDeps): RunningKu
       'authorization.mode is Webhook but there is no API server (no --kubeconfig): every kubelet API request is refused; use AlwaysAllow with a client CA to serve it standalone',
     );
   }
+  const gate = new ConnectionGate(logger);
   const handler = new KubeletHandler({
     source: d.source,
     runtime: d.runtime,
@@ -108,6 +111,7 @@ export function startKubeletApi(o: BootletOptions, d: KubeletApiDeps): RunningKu
     },
     authenticator: new RequestAuthenticator({ x509: o.clientCAFile !== undefined, tokens, anonymous: o.anonymousAuth }),
     authorizer,
+    connections: gate,
     logger,
   });
   logger.info('Starting the kubelet API', {
@@ -118,13 +122,20 @@ export function startKubeletApi(o: BootletOptions, d: KubeletApiDeps): RunningKu
     authorizationMode: o.authorizationMode,
     servingCertificate: o.tlsCertFile ? o.tlsCertFile : o.serverTLSBootstrap ? 'serverTLSBootstrap' : 'self-signed',
   });
+  // InitializeTLS's lines, in its words.
+  for (const cipher of insecureCipherSuites(o.tlsCipherSuites))
+    logger.info('Use of insecure cipher detected.', { cipher });
+  if (o.tlsMinVersion === 'VersionTLS13' && o.tlsCipherSuites.length > 0)
+    logger.info('Warning: TLS 1.3 cipher suites are not configurable, ignoring --tls-cipher-suites');
   const server = startKubeletServer({
     address: o.address,
     port: o.port,
     certificate: servingCertificate(o, d.api, logger),
     clientCAFile: o.clientCAFile,
     tlsMinVersion: o.tlsMinVersion,
+    tlsCipherSuites: o.tlsCipherSuites,
     handler,
+    gate,
     logger,
   });
   return {
