@@ -1,10 +1,10 @@
 // What the rest of bootlet uses of the API side.
 export { startApiSide, type ApiSide, type ApiSideOptions } from './api-side.js';
 export { DeferredPodObjects } from './pod-objects/deferred-pod-objects.js';
-export { defaultCertDir, validateClientConfig } from './client-credentials.js';
-export { collectNodeInfo, type CollectNodeInfoOptions } from './node-info.js';
-export { KubeconfigError, loadKubeconfig, type ClusterConnection } from './kubeconfig.js';
-export { NodeFlagError, parseNodeLabels, parseTaints } from './node-flags.js';
+export { defaultCertDir, validateClientConfig } from './credentials/client-credentials.js';
+export { collectNodeInfo, type CollectNodeInfoOptions } from './node/node-info.js';
+export { KubeconfigError, loadKubeconfig, type ClusterConnection } from './client/kubeconfig.js';
+export { NodeFlagError, parseNodeLabels, parseTaints } from './node/node-flags.js';
 export type {
   Clock,
   EventObject,

@@ -4,7 +4,7 @@
 // allowlist is the safe sysctls of this kernel and allowedUnsafeSysctls.
 import { release } from 'node:os';
 import type { NodeInfoSource } from '../apiserver/index.js';
-import { defaultNodeLabels } from '../apiserver/node-status.js';
+import { defaultNodeLabels } from '../apiserver/node/node-status.js';
 import type { PodUpdate } from '../config/types.js';
 import { PodAdmission } from '../admission/pod-admission.js';
 import type { NodeFacts, PressureCondition } from '../admission/node-facts.js';

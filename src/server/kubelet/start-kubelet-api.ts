@@ -1,8 +1,8 @@
 // Builds the kubelet API from the agent's settings: the serving certificate, the authenticator and
 // authorizer the configuration asks for, the routes, and the HTTPS listener. Nothing here holds
 // pod state: it reads the status manager's entries and asks the runtime.
-import type { CsrClient } from '../../apiserver/certificate-signing-request.js';
-import type { ClusterConnection } from '../../apiserver/kubeconfig.js';
+import type { CsrClient } from '../../apiserver/credentials/certificate-signing-request.js';
+import type { ClusterConnection } from '../../apiserver/client/kubeconfig.js';
 import type { BootletOptions } from '../../cli/options.js';
 import type { Logger } from '../../log/logger.js';
 import type { RuntimeService } from '../../cri/cri-types.js';
