@@ -21,6 +21,8 @@ import {
   BOOTLET_CONTAINER_HASH_ANNOTATION,
   BOOTLET_RESTARTED_AT_ANNOTATION,
 } from '../k8s/cri-labels.js';
+import { checkNamespace, checkPodName, checkPodUID } from '../node/pod-dirs.js';
+import { UnsafePathComponentError } from '../node/volume-errors.js';
 
 /** Written as io.kubernetes.container.type; 'ephemeral' for a debug container added through the API. */
 export type ContainerType = 'init' | 'container' | 'ephemeral';
@@ -140,6 +142,23 @@ export function parseSandboxLabels(labels: KeyValueMap | null | undefined): Sand
   const podUid = labels?.[POD_UID_LABEL];
   if (!podName || !podNamespace || !podUid) return undefined;
   return { podName, podNamespace, podUid };
+}
+
+/**
+ * Why the identity labels cannot be used (namespace a DNS label, name a DNS subdomain, uid 1-36
+ * characters of [0-9A-Za-z-]), or undefined. Such an object is never touched: its labels end up in
+ * paths (pod and log directories) and in the names of what bootlet would stop.
+ */
+export function identityProblem(id: SandboxIdentity): string | undefined {
+  try {
+    checkNamespace(id.podNamespace);
+    checkPodName(id.podName);
+    checkPodUID(id.podUid);
+    return undefined;
+  } catch (err) {
+    if (err instanceof UnsafePathComponentError) return err.message;
+    throw err;
+  }
 }
 
 function parseHash(s: string | undefined): string {

@@ -23,52 +23,20 @@ import {
   type IncomingHttpHeaders as H2Headers,
 } from 'node:http2';
 import { isIP } from 'node:net';
-import { connect as tlsConnect, type SecureContext } from 'node:tls';
-import type { EventEmitter } from 'node:events';
+import { connect as tlsConnect } from 'node:tls';
 import { TransportError } from './api-error.js';
-import { first, Http1Pools } from './http1-pools.js';
-
-/** What a response body is read through: an IncomingMessage (HTTP/1.1) or an HTTP/2 stream. */
-export interface BodyStream extends EventEmitter {
-  destroy(): void;
-}
-
-export interface ApiResponse {
-  readonly status: number;
-  header(name: string): string | undefined;
-  readonly body: BodyStream;
-  /** The whole body arrived (not cut). */
-  readonly complete: boolean;
-}
-
-export interface ApiExchange {
-  /** The response headers; rejects with a TransportError when no answer came. */
-  readonly response: Promise<ApiResponse>;
-  /** Ends it now (deadline, given up, watch stopped): the stream is reset, the connection stays. */
-  cancel(): void;
-}
-
-export interface SendOptions {
-  method: string;
-  url: URL;
-  headers: Record<string, string>;
-  body?: string;
-  /** Open a new connection for this one (the current one drains). */
-  fresh?: boolean;
-  /** A watch: over HTTP/1.1 it holds a connection for minutes, so it goes on the watches' pool. */
-  watch?: boolean;
-}
-
-export interface ConnectionTls {
-  secureContext: SecureContext;
-  /** tls-server-name of the kubeconfig, if any. */
-  servername?: string;
-}
+import {
+  first,
+  type ApiExchange,
+  type ApiResponse,
+  type ConnectionTls,
+  type Protocol,
+  type SendOptions,
+} from './exchange.js';
+import { Http1Pools } from './http1-pools.js';
 
 /** A TLS handshake that has not finished in this long is given up (a SYN that is never answered). */
 const CONNECT_TIMEOUT_MS = 5000;
-
-export type Protocol = 'h2' | 'http/1.1';
 
 export class ApiConnection {
   private session: ClientHttp2Session | undefined;

@@ -6,7 +6,8 @@
 import { createSecureContext } from 'node:tls';
 import { readFileSync } from 'node:fs';
 import type { DeleteOptions } from 'kubernetes-types/meta/v1';
-import { ApiConnection, type ApiResponse, type Protocol } from './api-connection.js';
+import { ApiConnection } from './api-connection.js';
+import type { ApiResponse, Protocol } from './exchange.js';
 import { ApiError, TransportError } from './api-error.js';
 import type { TlsKeyPair } from '../credentials/client-certificate.js';
 import type { ClusterConnection } from './kubeconfig.js';

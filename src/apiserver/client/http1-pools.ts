@@ -16,7 +16,7 @@ import { Agent, request as httpsRequest } from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { TransportError } from './api-error.js';
-import type { ApiResponse, ConnectionTls, SendOptions } from './api-connection.js';
+import { first, type ApiResponse, type ConnectionTls, type SendOptions } from './exchange.js';
 
 /** Idle watch connections kept for the next watches, as client-go keeps 25 idle connections per host. */
 const IDLE_WATCH_CONNECTIONS = 25;
@@ -144,8 +144,4 @@ function count(sockets: NodeJS.ReadOnlyDict<{ destroyed: boolean }[]>): number {
   let n = 0;
   for (const list of Object.values(sockets)) for (const s of list ?? []) if (!s.destroyed) n++;
   return n;
-}
-
-export function first(v: string | string[] | undefined): string | undefined {
-  return Array.isArray(v) ? v[0] : v;
 }

@@ -1,7 +1,7 @@
 // Caps on what the API server (or whatever answers in its place) can make the agent hold: a
 // response body, and one line of a watch stream. Past a cap the response is dropped with an error
 // that says which cap, instead of growing a buffer until the process dies.
-import type { BodyStream } from './api-connection.js';
+import type { BodyStream } from './exchange.js';
 import { ApiError, TransportError } from './api-error.js';
 
 const MiB = 1024 * 1024;
