@@ -9,8 +9,7 @@ import type { DeleteOptions } from 'kubernetes-types/meta/v1';
 import { ApiConnection } from './api-connection.js';
 import type { ApiResponse, Protocol } from './exchange.js';
 import { ApiError, TransportError } from './api-error.js';
-import type { TlsKeyPair } from '../credentials/client-certificate.js';
-import type { ClusterConnection } from './kubeconfig.js';
+import type { ClusterConnection, TlsKeyPair } from './kubeconfig.js';
 import { recordRequestResult } from './request-metrics.js';
 import {
   MAX_RESPONSE_BYTES,

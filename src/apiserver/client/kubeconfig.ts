@@ -3,12 +3,22 @@
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse } from 'yaml';
-import type { ClientCertificateSource } from '../credentials/client-certificate.js';
 import { errorMessage } from '../../util/error-message.js';
 
 /** A kubeconfig that cannot be used: one line, made a start-up error by the caller. */
 export class KubeconfigError extends Error {
   override readonly name = 'KubeconfigError';
+}
+
+export interface TlsKeyPair {
+  readonly cert: Buffer;
+  readonly key: Buffer;
+}
+
+/** Where the API client takes its client certificate from, per new connection. */
+export interface ClientCertificateSource {
+  /** The pair for new connections: the same object until the pair changes; undefined = none. */
+  current(): TlsKeyPair | undefined;
 }
 
 /** The connection a kubeconfig describes, with every file already read. */

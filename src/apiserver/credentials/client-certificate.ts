@@ -7,17 +7,7 @@ import type { Logger } from '../../log/logger.js';
 import { parseCertificatePair, type CertificatePair } from './certificate-pair.js';
 import type { PairFiles } from './certificate-store.js';
 import { errorMessage } from '../../util/error-message.js';
-
-export interface TlsKeyPair {
-  readonly cert: Buffer;
-  readonly key: Buffer;
-}
-
-/** Where the API client takes its client certificate from, per new connection. */
-export interface ClientCertificateSource {
-  /** The pair for new connections: the same object until the pair changes; undefined = none. */
-  current(): TlsKeyPair | undefined;
-}
+import type { ClientCertificateSource, TlsKeyPair } from '../client/kubeconfig.js';
 
 export interface ClientCertificateFilesOptions {
   /** The files of the pair in use (they may move, e.g. from the kubeconfig's files to -current.pem). */

@@ -10,7 +10,7 @@ import type { Lease } from 'kubernetes-types/coordination/v1';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApiSide, type ApiSide } from '../../../src/apiserver/api-side.js';
 import { ApiClient } from '../../../src/apiserver/client/client.js';
-import type { TlsKeyPair } from '../../../src/apiserver/credentials/client-certificate.js';
+import type { TlsKeyPair } from '../../../src/apiserver/client/kubeconfig.js';
 import { loadKubeconfig } from '../../../src/apiserver/client/kubeconfig.js';
 import { memoryLogger } from '../../../src/log/logger.js';
 import { apiMicroTime } from '../../../src/util/api-time.js';
