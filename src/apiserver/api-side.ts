@@ -35,16 +35,10 @@ import { DeferredPodObjects } from './pod-objects/deferred-pod-objects.js';
 import { registerApiPods } from './pod-objects/register-api-pods.js';
 import type { PodObjects } from '../node/pod-objects.js';
 import { PodStatusSync } from './pods/pod-status-sync.js';
-import {
-  systemClock,
-  type Clock,
-  type EventObject,
-  type EventRecorder,
-  type EventType,
-  type NodeInfoSource,
-  type PodStatusSource,
-  type StaticPodSource,
-} from './types.js';
+import { systemClock, type Clock } from '../util/clock.js';
+import { type EventObject, type EventRecorder, type EventType } from './events/event-recorder.js';
+import { type NodeInfoSource } from '../node/node-info.js';
+import { type PodStatusSource, type StaticPodSource } from './pods/pod-sources.js';
 
 export interface ApiSideOptions {
   kubeconfigPath: string;

@@ -3,8 +3,7 @@
 // status manager. The node's facts are the ones the agent registers its Node with; the sysctl
 // allowlist is the safe sysctls of this kernel and allowedUnsafeSysctls.
 import { release } from 'node:os';
-import type { NodeInfoSource } from '../apiserver/index.js';
-import { defaultNodeLabels } from '../apiserver/node/node-status.js';
+import { initialNodeLabels, type NodeInfoSource } from '../node/node-info.js';
 import type { PodUpdate } from '../config/types.js';
 import { PodAdmission } from '../admission/pod-admission.js';
 import type { NodeFacts, PressureCondition } from '../admission/node-facts.js';
@@ -30,7 +29,7 @@ export function nodeFactsOf(info: NodeInfoSource, sysctls: SysctlAllowlist = sys
   ];
   return {
     name: info.nodeName,
-    labels: { ...defaultNodeLabels(info), ...info.labels },
+    labels: initialNodeLabels(info),
     allocatable: {
       milliCPU: num(a.cpu, true),
       memory: num(a.memory),

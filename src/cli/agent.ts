@@ -4,7 +4,7 @@
 import { startPodCgroups } from '../cm/start.js';
 import { PodConfig } from '../config/pod-config/pod-config.js';
 import { configuredSources, startPodSources } from '../config/pod-config/start-sources.js';
-import { collectNodeInfo } from '../apiserver/node/node-info.js';
+import { collectNodeInfo } from '../node/node-info.js';
 import { droppedLogLines, type Logger } from '../log/logger.js';
 import { unexpectedErrorCount } from '../process/unexpected-errors.js';
 import { PodCache } from '../pleg/pod-cache.js';

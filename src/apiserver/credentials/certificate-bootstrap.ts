@@ -14,7 +14,7 @@ import { CertificateStore, CertificateStoreError } from './certificate-store.js'
 import { ApiClient } from '../client/client.js';
 import { KubeconfigError, loadKubeconfig, type ClusterConnection } from '../client/kubeconfig.js';
 import { PRIVATE_KEY_TYPES, pemBlocks } from './pem.js';
-import type { Clock } from '../types.js';
+import type { Clock } from '../../util/clock.js';
 import { errorMessage } from '../../util/error-message.js';
 
 /** The private key kept between attempts and restarts until the certificate arrives (same key → same CSR name). */

@@ -15,7 +15,7 @@ import type { CertificateStore } from './certificate-store.js';
 import type { RequestSubject } from './pkcs10.js';
 import type { CsrClient } from './certificate-signing-request.js';
 import type { ApiClient } from '../client/client.js';
-import { systemClock, type Clock } from '../types.js';
+import { systemClock, type Clock } from '../../util/clock.js';
 import { errorMessage } from '../../util/error-message.js';
 
 /** Go's wait.Jitter(d, 0.2) - 0.3 d: a point in [70 %, 90 %) of the lifetime. */

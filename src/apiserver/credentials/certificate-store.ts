@@ -19,7 +19,7 @@ import {
 import { join, resolve } from 'node:path';
 import { parseCertificatePair, type CertificatePair } from './certificate-pair.js';
 import { pemOf } from './pem.js';
-import { systemClock, type Clock } from '../types.js';
+import { systemClock, type Clock } from '../../util/clock.js';
 import { errorMessage } from '../../util/error-message.js';
 
 export class CertificateStoreError extends Error {

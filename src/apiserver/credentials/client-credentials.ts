@@ -21,7 +21,7 @@ import { CertificateStore, CertificateStoreError, type PairFiles } from './certi
 import { ClientCertificateFiles } from './client-certificate.js';
 import { ApiClient } from '../client/client.js';
 import { loadKubeconfig, type ClusterConnection } from '../client/kubeconfig.js';
-import { systemClock, type Clock } from '../types.js';
+import { systemClock, type Clock } from '../../util/clock.js';
 import { errorMessage } from '../../util/error-message.js';
 
 /** The hook for serverTLSBootstrap: the same store and rotation with `kubelet-server`, the kubelet-serving signer and SANs. */

@@ -4,7 +4,7 @@
 // token bucket (burst 25, one more every 5 minutes) drops the long tail of a flapping object.
 import type { Event } from 'kubernetes-types/core/v1';
 import { apiTime } from '../../util/api-time.js';
-import type { Clock } from '../types.js';
+import type { Clock } from '../../util/clock.js';
 
 const LRU_ENTRIES = 4096;
 const AGGREGATE_MAX_EVENTS = 10;

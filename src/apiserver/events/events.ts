@@ -9,7 +9,8 @@ import type { ApiClient } from '../client/client.js';
 import type { ConnectionGate } from '../client/connectivity.js';
 import { EventCorrelator } from './event-correlator.js';
 import { KeyedQueue } from '../client/keyed-queue.js';
-import type { Clock, EventObject, EventRecorder, EventType } from '../types.js';
+import type { Clock } from '../../util/clock.js';
+import type { EventObject, EventRecorder, EventType } from './event-recorder.js';
 
 /** The kubelet's broadcaster holds up to 1000 events; so do we, then the oldest go. */
 export const MAX_PENDING_EVENTS = 1000;

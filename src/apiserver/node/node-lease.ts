@@ -5,7 +5,7 @@ import type { Lease } from 'kubernetes-types/coordination/v1';
 import { isConflict, isNotFound } from '../client/api-error.js';
 import type { ApiClient } from '../client/client.js';
 import { apiMicroTime } from '../../util/api-time.js';
-import type { Clock } from '../types.js';
+import type { Clock } from '../../util/clock.js';
 
 export const NODE_LEASE_NAMESPACE = 'kube-node-lease';
 

@@ -5,9 +5,10 @@ import type { Node } from 'kubernetes-types/core/v1';
 import type { Logger } from '../../log/logger.js';
 import { ApiError, isAlreadyExists, isNotFound } from '../client/api-error.js';
 import type { ApiClient } from '../client/client.js';
-import { buildNode, computeNodeStatus, defaultNodeLabels } from './node-status.js';
-import { ATTACH_DETACH_ANNOTATION } from '../../k8s/node-labels.js';
-import type { Clock, NodeInfoSource } from '../types.js';
+import { buildNode, computeNodeStatus } from './node-status.js';
+import { ATTACH_DETACH_ANNOTATION, defaultNodeLabels } from '../../k8s/node-labels.js';
+import type { Clock } from '../../util/clock.js';
+import type { NodeInfoSource } from '../../node/node-info.js';
 
 export function nodePath(name: string): string {
   return `/api/v1/nodes/${encodeURIComponent(name)}`;

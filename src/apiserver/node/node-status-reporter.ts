@@ -5,7 +5,9 @@ import { isNotFound } from '../client/api-error.js';
 import type { ApiClient } from '../client/client.js';
 import { nodePath, type NodeRegistrar } from './node-registration.js';
 import { computeNodeStatus, nodeStatusChanged, nodeStatusPatch } from './node-status.js';
-import type { Clock, EventRecorder, NodeInfoSource } from '../types.js';
+import type { Clock } from '../../util/clock.js';
+import type { EventRecorder } from '../events/event-recorder.js';
+import type { NodeInfoSource } from '../../node/node-info.js';
 
 /** The event the kubelet records when a node condition takes a status ("Node n1 status is now: NodeReady"). */
 const CONDITION_EVENTS: Record<string, Record<string, string>> = {

@@ -3,29 +3,11 @@
 // be diffed without a server. Heartbeat times change every round; they alone never justify a post.
 import type { Node, NodeCondition, NodeStatus } from 'kubernetes-types/core/v1';
 import { apiTime } from '../../util/api-time.js';
-import type { NodeInfoSource } from '../types.js';
-import {
-  ATTACH_DETACH_ANNOTATION,
-  LABEL_ARCH,
-  LABEL_ARCH_BETA,
-  LABEL_HOSTNAME,
-  LABEL_OS,
-  LABEL_OS_BETA,
-} from '../../k8s/node-labels.js';
+import { initialNodeLabels, type NodeInfoSource } from '../../node/node-info.js';
+import { ATTACH_DETACH_ANNOTATION } from '../../k8s/node-labels.js';
 
 /** The kubelet's default kubelet port, shown as daemonEndpoints.kubeletEndpoint. */
 const KUBELET_PORT = 10250;
-
-/** Labels the kubelet puts on its own Node, and reconciles on a node it takes over. */
-export function defaultNodeLabels(info: NodeInfoSource): Record<string, string> {
-  return {
-    [LABEL_ARCH_BETA]: info.architecture,
-    [LABEL_OS_BETA]: info.operatingSystem,
-    [LABEL_ARCH]: info.architecture,
-    [LABEL_HOSTNAME]: info.nodeName,
-    [LABEL_OS]: info.operatingSystem,
-  };
-}
 
 interface ConditionSpec {
   type: string;
@@ -135,7 +117,7 @@ export function buildNode(info: NodeInfoSource, status: NodeStatus): Node {
     kind: 'Node',
     metadata: {
       name: info.nodeName,
-      labels: { ...defaultNodeLabels(info), ...info.labels },
+      labels: initialNodeLabels(info),
       annotations: { [ATTACH_DETACH_ANNOTATION]: 'true' },
     },
     spec: info.taints.length > 0 ? { taints: info.taints.map((t) => ({ ...t })) } : {},

@@ -10,7 +10,7 @@ import type { ApiClient } from '../client/client.js';
 import { podPath } from './mirror-pod.js';
 import { stableJson } from '../node/node-status.js';
 import { podStatusPatch } from './pod-status-diff.js';
-import type { PodStatusSource } from '../types.js';
+import type { PodStatusSource } from './pod-sources.js';
 
 /** The desired API pods, by UID (the pod config's view). */
 export interface ApiPodView {

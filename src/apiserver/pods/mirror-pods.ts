@@ -13,7 +13,7 @@ import { ApiError, isAlreadyExists, isConflict, isNotFound } from '../client/api
 import type { ApiClient } from '../client/client.js';
 import type { MirrorPodCache } from './mirror-pod-cache.js';
 import { buildMirrorPod, isMirrorOf, isMirrorPod, podPath } from './mirror-pod.js';
-import type { EventRecorder } from '../types.js';
+import type { EventRecorder } from '../events/event-recorder.js';
 
 /** Long enough for a deleting client to start watching, short enough to stay within a sync. */
 export const RECREATE_AFTER_OUTSIDE_DELETE_MS = 1000;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { collectNodeInfo } from '../../../src/apiserver/index.js';
+import { collectNodeInfo } from '../../../src/node/node-info.js';
 import { linkAdmission, nodeFactsOf } from '../../../src/cli/admission-link.js';
 import { createLogger } from '../../../src/log/logger.js';
 import type { PodEvent } from '../../../src/podworkers/observer.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { collectNodeInfo, goArch, osImage } from '../../../../src/apiserver/node/node-info.js';
+import { collectNodeInfo, goArch, osImage } from '../../../src/node/node-info.js';
 
 describe('collectNodeInfo', () => {
   it('reads the machine: OS image, GOARCH names, capacity and allocatable', () => {

@@ -9,8 +9,58 @@ import {
   fileSystemOf,
   nodeAllocatable,
   nodeCpuCount,
-} from '../../k8s/node-allocatable.js';
-import type { NodeInfoSource, NodePressure, ResourceList } from '../types.js';
+} from '../k8s/node-allocatable.js';
+import { defaultNodeLabels } from '../k8s/node-labels.js';
+
+/** Resource amounts as Kubernetes quantities ('2', '4014592Ki', '110'). */
+export type ResourceList = Record<string, string>;
+
+/** Node conditions the agent can observe on its own, beside runtime readiness. */
+export interface NodePressure {
+  memory: boolean;
+  disk: boolean;
+  pid: boolean;
+}
+
+/** What the Node object is built from. `collectNodeInfo()` fills the machine facts. */
+export interface NodeInfoSource {
+  readonly nodeName: string;
+  readonly nodeIP: string;
+  /** As the runtime names itself: `containerd://1.6.20`. */
+  readonly runtimeVersion: string;
+  /** bootlet's version, shown as the kubelet version: `v0.1.0-bootlet`. */
+  readonly kubeletVersion: string;
+  /** `--node-labels`. */
+  readonly labels: Readonly<Record<string, string>>;
+  /** `--register-with-taints`. */
+  readonly taints: readonly Taint[];
+  /** `port`: where the kubelet API listens, shown as daemonEndpoints.kubeletEndpoint (default 10250). */
+  readonly kubeletPort?: number;
+  runtimeReady(): boolean;
+  /**
+   * Why the runtime's network is not ready, as the kubelet words it (`container runtime network not
+   * ready: NetworkReady=false reason:... message:...`); undefined when it is. Ready is False meanwhile.
+   */
+  networkNotReady?(): string | undefined;
+  /** The node is shutting down (graceful node shutdown): Ready is False with the kubelet's message. */
+  shuttingDown?(): boolean;
+  readonly osImage: string;
+  readonly kernelVersion: string;
+  /** GOARCH spelling: amd64, arm64, ... */
+  readonly architecture: string;
+  readonly operatingSystem: string;
+  readonly machineID: string;
+  readonly bootID: string;
+  readonly systemUUID: string;
+  capacity(): ResourceList;
+  allocatable(): ResourceList;
+  pressure(): NodePressure;
+}
+
+/** The Node's labels as the agent registers it (the kubelet's initialNode): its own, then `--node-labels`. */
+export function initialNodeLabels(info: NodeInfoSource): Record<string, string> {
+  return { ...defaultNodeLabels(info), ...info.labels };
+}
 
 /** `maxPods` default of the kubelet. */
 export const DEFAULT_MAX_PODS = 110;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { NodeFlagError, parseNodeLabels, parseTaints } from '../../../../src/apiserver/node/node-flags.js';
+import { NodeFlagError, parseNodeLabels, parseTaints } from '../../../src/cli/settings/node-flags.js';
 
 describe('--node-labels', () => {
   it('parses key=value pairs, allowing the kubelet namespaces', () => {
