@@ -13,7 +13,7 @@ import type { Logger } from '../log/logger.js';
 import type { PodEvent, PodWorkerObserver } from '../podworkers/observer.js';
 import { errorMessage } from '../util/error-message.js';
 import { ApiPodFinalDelete } from './pods/api-pod-deletion.js';
-import { ApiPodStatusSync, type ApiPodView } from './pods/api-pod-status.js';
+import { ApiPodStatusSync } from './pods/api-pod-status.js';
 import type { CsrClient } from './credentials/certificate-signing-request.js';
 import { ApiClient } from './client/client.js';
 import { startClientCredentials } from './credentials/client-credentials.js';
@@ -38,7 +38,7 @@ import { PodStatusSync } from './pods/pod-status-sync.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { type EventObject, type EventRecorder, type EventType } from './events/event-recorder.js';
 import { type NodeInfoSource } from '../node/node-info.js';
-import { type PodStatusSource, type StaticPodSource } from './pods/pod-sources.js';
+import type { ApiPodView, PodStatusSource, StaticPodSource } from './pods/pod-sources.js';
 
 export interface ApiSideOptions {
   kubeconfigPath: string;

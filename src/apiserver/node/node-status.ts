@@ -3,6 +3,7 @@
 // be diffed without a server. Heartbeat times change every round; they alone never justify a post.
 import type { Node, NodeCondition, NodeStatus } from 'kubernetes-types/core/v1';
 import { apiTime } from '../../util/api-time.js';
+import { stableJson } from '../../util/stable-json.js';
 import { initialNodeLabels, type NodeInfoSource } from '../../node/node-info.js';
 import { ATTACH_DETACH_ANNOTATION } from '../../k8s/node-labels.js';
 
@@ -158,22 +159,4 @@ export function nodeStatusPatch(status: NodeStatus): { status: Record<string, un
       '$setElementOrder/addresses': (status.addresses ?? []).map((a) => ({ type: a.type })),
     },
   };
-}
-
-/** JSON with sorted keys: equal objects give equal strings whatever the key order. */
-export function stableJson(v: unknown): string {
-  return JSON.stringify(sortKeys(v));
-}
-
-function sortKeys(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sortKeys);
-  if (v && typeof v === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const k of Object.keys(v).sort()) {
-      const x = (v as Record<string, unknown>)[k];
-      if (x !== undefined) out[k] = sortKeys(x);
-    }
-    return out;
-  }
-  return v;
 }

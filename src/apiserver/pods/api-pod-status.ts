@@ -8,19 +8,9 @@ import type { StaticPod } from '../../config/types.js';
 import { isConflict, isNotFound } from '../client/api-error.js';
 import type { ApiClient } from '../client/client.js';
 import { podPath } from './mirror-pod.js';
-import { stableJson } from '../node/node-status.js';
+import { stableJson } from '../../util/stable-json.js';
 import { podStatusPatch } from './pod-status-diff.js';
-import type { PodStatusSource } from './pod-sources.js';
-
-/** The desired API pods, by UID (the pod config's view). */
-export interface ApiPodView {
-  apiPodByUid(uid: string): StaticPod | undefined;
-  apiPods(): readonly StaticPod[];
-  /** Each API pod the desired set lets go of (deleted, or replaced under its name). */
-  onRemoved(listener: (pod: StaticPod) => void): void;
-  /** Each API pod the desired set takes on or changes (ADD, UPDATE), in the turn of the change: its objects are registered then. */
-  onDesired?(listener: (pod: StaticPod) => void): void;
-}
+import type { ApiPodView, PodStatusSource } from './pod-sources.js';
 
 const isTerminal = (phase: string | undefined): boolean => phase === 'Succeeded' || phase === 'Failed';
 

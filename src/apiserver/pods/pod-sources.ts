@@ -1,6 +1,6 @@
 // What bootlet hands the API side about its pods: small read-only views of the one desired set's
-// static pods and of the status manager's statuses. The API side only reads them and listens for
-// changes; it never reaches back into config or status.
+// static pods and API pods and of the status manager's statuses. The API side only reads them and
+// listens for changes; it never reaches back into config or status.
 import type { PodStatus } from 'kubernetes-types/core/v1';
 import type { StaticPod } from '../../config/types.js';
 
@@ -24,4 +24,14 @@ export interface StaticPodSource {
 export interface PodStatusSource {
   get(uid: string): PodStatus | undefined;
   onChange(listener: (uid: string) => void): void;
+}
+
+/** The desired API pods, by UID (the pod config's view). */
+export interface ApiPodView {
+  apiPodByUid(uid: string): StaticPod | undefined;
+  apiPods(): readonly StaticPod[];
+  /** Each API pod the desired set lets go of (deleted, or replaced under its name). */
+  onRemoved(listener: (pod: StaticPod) => void): void;
+  /** Each API pod the desired set takes on or changes (ADD, UPDATE), in the turn of the change: its objects are registered then. */
+  onDesired?(listener: (pod: StaticPod) => void): void;
 }

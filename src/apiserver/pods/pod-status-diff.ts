@@ -2,7 +2,7 @@
 // strategic-merge patch that makes it equal. Compared normalized (times to the second, key order,
 // conditions by type), so a status that did not change never causes a request.
 import type { PodCondition, PodStatus } from 'kubernetes-types/core/v1';
-import { stableJson } from '../node/node-status.js';
+import { stableJson } from '../../util/stable-json.js';
 import { truncateTime } from '../../util/api-time.js';
 
 /** Conditions the kubelet owns; others (DisruptionTarget...) are the server's and are left alone. */

@@ -7,7 +7,7 @@ import type { ApiClient } from '../client/client.js';
 import type { MirrorPodCache } from './mirror-pod-cache.js';
 import { podPath } from './mirror-pod.js';
 import { podStatusPatch } from './pod-status-diff.js';
-import { stableJson } from '../node/node-status.js';
+import { stableJson } from '../../util/stable-json.js';
 import type { StaticPod } from '../../config/types.js';
 import type { PodStatusSource } from './pod-sources.js';
 
