@@ -1,8 +1,10 @@
 // Wires admission between the desired pod set and the pod workers: every change of the set goes
 // through PodAdmission, which hands admitted pods' changes on and reports refused ones Failed in the
-// status manager. The node's facts are the ones the agent registers its Node with; the sysctl
-// allowlist is the safe sysctls of this kernel and allowedUnsafeSysctls.
+// status manager. The node's labels and taints are the Node's as the API server holds it (the API
+// side's watch of it, as the kubelet's getNodeAnyWay reads its informer), else those the agent
+// registers it with; the sysctl allowlist is the safe sysctls of this kernel and allowedUnsafeSysctls.
 import { release } from 'node:os';
+import type { Node } from 'kubernetes-types/core/v1';
 import { initialNodeLabels, type NodeInfoSource } from '../node/node-info.js';
 import type { PodUpdate } from '../config/types.js';
 import { PodAdmission } from '../admission/pod-admission.js';
@@ -17,8 +19,15 @@ import type { Logger } from '../log/logger.js';
 import { refusedPodStatus } from '../status/refused-status.js';
 import type { StatusManager } from '../status/status-manager.js';
 
-/** The Node's labels, allocatable and pressure as the agent reports them, in admission's units. */
-export function nodeFactsOf(info: NodeInfoSource, sysctls: SysctlAllowlist = sysctlAllowlist([])): NodeFacts {
+/**
+ * The node's facts in admission's units: allocatable and pressure as the agent reports them; labels and
+ * taints from the Node the server holds (`registered`) once there is one, else as the agent registers it.
+ */
+export function nodeFactsOf(
+  info: NodeInfoSource,
+  sysctls: SysctlAllowlist = sysctlAllowlist([]),
+  registered?: Node,
+): NodeFacts {
   const a = info.allocatable();
   const num = (v: string | undefined, milli = false): number =>
     v === undefined ? 0 : milli ? parseQuantity(v).milliValue() : parseQuantity(v).value();
@@ -29,14 +38,14 @@ export function nodeFactsOf(info: NodeInfoSource, sysctls: SysctlAllowlist = sys
   ];
   return {
     name: info.nodeName,
-    labels: initialNodeLabels(info),
+    labels: registered ? (registered.metadata?.labels ?? {}) : initialNodeLabels(info),
     allocatable: {
       milliCPU: num(a.cpu, true),
       memory: num(a.memory),
       ephemeralStorage: num(a['ephemeral-storage']),
       pods: num(a.pods),
     },
-    taints: info.taints,
+    taints: registered ? (registered.spec?.taints ?? []) : info.taints,
     pressure,
     sysctls,
     shuttingDown: info.shuttingDown?.() ?? false,
@@ -48,6 +57,8 @@ const NODE_FACTS_MAX_AGE_MS = 1000;
 
 export interface AdmissionLinkDeps {
   nodeInfo: NodeInfoSource;
+  /** The node's Node as the API server holds it (the API side's watch); undefined standalone or until seen. */
+  registeredNode?: () => Node | undefined;
   /** allowedUnsafeSysctls (checked by the settings table). */
   allowedUnsafeSysctls?: readonly string[];
   apply: (u: PodUpdate) => void;
@@ -73,7 +84,7 @@ export function linkAdmission(deps: AdmissionLinkDeps): PodAdmission {
     const now = performance.now();
     if (!facts || now - readAt >= NODE_FACTS_MAX_AGE_MS) {
       readAt = now;
-      facts = nodeFactsOf(deps.nodeInfo, sysctls);
+      facts = nodeFactsOf(deps.nodeInfo, sysctls, deps.registeredNode?.());
     }
     return { ...facts, shuttingDown: deps.nodeInfo.shuttingDown?.() ?? false };
   };

@@ -1,6 +1,7 @@
 // Builds the agent from its parts and starts it: manifest directory → desired pods → pod workers
 // → CRI, with the PLEG and the prober waking workers, status computed beside them, the local
 // endpoints, and the API side when a kubeconfig is given.
+import type { ApiSide } from '../apiserver/api-side.js';
 import { startPodCgroups } from '../cm/start.js';
 import { PodConfig } from '../config/pod-config/pod-config.js';
 import { configuredSources, startPodSources } from '../config/pod-config/start-sources.js';
@@ -173,8 +174,11 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     maxPods: opts.maxPods,
     kubeletPort: opts.port,
   });
+  // Started below; admission reads the Node it watches.
+  let api: ApiSide | undefined;
   const admission = linkAdmission({
     nodeInfo,
+    registeredNode: () => api?.node(),
     allowedUnsafeSysctls: opts.allowedUnsafeSysctls,
     apply: (u) => workers.apply(u),
     stopped: (uid) => workers.whenStopped(uid),
@@ -247,7 +251,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     logger,
   });
 
-  const api = startApiLink(apiModule, {
+  api = startApiLink(apiModule, {
     opts,
     nodeInfo,
     podConfig,

@@ -38,6 +38,7 @@ export class Connectivity implements ConnectionGate {
   private state: ConnectionState = 'unknown';
   private lastContactAt: Date | undefined;
   private readonly listeners: (() => void)[] = [];
+  private readonly downListeners: (() => void)[] = [];
   private probeTimer: NodeJS.Timeout | undefined;
   /** Probes in flight, and those of them not yet waiting PROBE_HUNG_MS for an answer. */
   private probesInFlight = 0;
@@ -68,6 +69,11 @@ export class Connectivity implements ConnectionGate {
 
   onUp(listener: () => void): void {
     this.listeners.push(listener);
+  }
+
+  /** Told each time the server is found away (up or unknown → down). */
+  onDown(listener: () => void): void {
+    this.downListeners.push(listener);
   }
 
   private succeeded(): void {
@@ -108,6 +114,7 @@ export class Connectivity implements ConnectionGate {
       // lease renewal sent into a hung server waited 10 s after it answered again.
       if (e instanceof TransportError && e.kind === 'timeout')
         this.client.abandonInFlight('the API server is not answering');
+      for (const l of this.downListeners) l();
     }
     this.scheduleProbe();
   }

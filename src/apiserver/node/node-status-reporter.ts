@@ -1,10 +1,13 @@
 // The node status loop: compute every nodeStatusUpdateFrequency (10 s), post only when something
-// changed or nodeStatusReportFrequency (5 min) passed since the last post, as the kubelet does.
+// changed or nodeStatusReportFrequency (5 min) passed since the last post, as the kubelet does. What
+// the server holds is the watched Node (own-node.ts), as the kubelet's round reads its informer: no
+// request but the post.
 import type { Node, NodeStatus } from 'kubernetes-types/core/v1';
 import { isNotFound } from '../client/api-error.js';
 import type { ApiClient } from '../client/client.js';
 import { nodePath, type NodeRegistrar } from './node-registration.js';
 import { computeNodeStatus, nodeStatusChanged, nodeStatusPatch } from './node-status.js';
+import type { OwnNode } from './own-node.js';
 import type { Clock } from '../../util/clock.js';
 import type { EventRecorder } from '../events/event-recorder.js';
 import type { NodeInfoSource } from '../../node/node-info.js';
@@ -30,53 +33,51 @@ export class NodeStatusReporter {
     private readonly clock: Clock,
     private readonly reportFrequencyMs: number,
     private readonly recorder: EventRecorder,
-    /** The Node's spec.podCIDRs (joined with ","), told whenever a Node read from the server has them. */
-    private readonly onPodCIDR?: (podCIDRs: string) => void,
+    /** The watched Node, which takes in each answer of ours too. */
+    private readonly ownNode: Pick<OwnNode, 'node' | 'observe'>,
   ) {}
 
-  /** A pod CIDR has been seen on the Node (it is immutable once set). */
-  private podCIDRSeen = false;
+  private readonly roundListeners: (() => void)[] = [];
 
-  private notePodCIDR(node: Node | undefined): void {
-    const spec = node?.spec;
-    const cidrs = spec?.podCIDRs?.length ? spec.podCIDRs : spec?.podCIDR ? [spec.podCIDR] : [];
-    if (cidrs.length === 0 || !this.onPodCIDR) return;
-    this.podCIDRSeen = true;
-    this.onPodCIDR(cidrs.join(','));
+  /** The status the server holds as far as the agent knows: the watched Node's, else the last post's answer. */
+  serverStatus(): NodeStatus | undefined {
+    return this.ownNode.node()?.status ?? this.lastSent;
   }
 
-  /**
-   * The kubelet reads its Node every round (from its informer) for spec.podCIDRs. bootlet has no
-   * watch on its Node: the registration and every status post answer with it, and while no pod CIDR
-   * is known and the runtime's network is not ready (the only time one can matter) each round GETs it.
-   */
-  private async readPodCIDR(): Promise<void> {
-    if (this.podCIDRSeen || !this.onPodCIDR || this.info.networkNotReady?.() === undefined) return;
-    // A failed read never holds back the status post of this round; the next round reads again.
-    const node = await this.client.get<Node>(nodePath(this.info.nodeName)).catch(() => undefined);
-    this.notePodCIDR(node);
+  /** Whether the server has the node's status as the agent would post it now (heartbeat times aside). */
+  upToDate(): boolean {
+    const server = this.serverStatus();
+    return !nodeStatusChanged(server, computeNodeStatus(this.info, server, this.clock.now()));
   }
 
-  /** The status the server has from us, as it answered. */
-  lastPosted(): NodeStatus | undefined {
-    return this.lastSent;
+  /** Told at the end of each round, posted or not, failed or not. */
+  onRound(listener: () => void): void {
+    this.roundListeners.push(listener);
   }
 
   /** One round: register if needed, then post the status if it is due. */
   async sync(): Promise<void> {
+    try {
+      await this.round();
+    } finally {
+      for (const l of this.roundListeners) l();
+    }
+  }
+
+  private async round(): Promise<void> {
     const fresh = await this.registrar.ensure();
     if (fresh) {
       // Registration (or take-over) just happened: what the server has is our baseline.
       this.lastSent = fresh.metadata?.creationTimestamp && fresh.status ? fresh.status : undefined;
       this.lastSentAt = this.lastSent ? this.clock.now().getTime() : 0;
-      this.notePodCIDR(fresh);
+      this.ownNode.observe(fresh);
     }
-    await this.readPodCIDR();
     const now = this.clock.now();
-    const status = computeNodeStatus(this.info, this.lastSent, now);
+    const server = this.serverStatus();
+    const status = computeNodeStatus(this.info, server, now);
     this.recordTransitions(status);
     const due = now.getTime() - this.lastSentAt >= this.reportFrequencyMs;
-    if (!due && !nodeStatusChanged(this.lastSent, status)) return;
+    if (!due && !nodeStatusChanged(server, status)) return;
     try {
       const updated = await this.client.patch<Node>(
         `${nodePath(this.info.nodeName)}/status`,
@@ -85,7 +86,7 @@ export class NodeStatusReporter {
       );
       this.lastSent = updated.status ?? status;
       this.lastSentAt = now.getTime();
-      this.notePodCIDR(updated);
+      this.ownNode.observe(updated);
     } catch (e) {
       if (isNotFound(e)) {
         this.registrar.forget();

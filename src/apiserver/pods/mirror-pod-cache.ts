@@ -4,19 +4,11 @@
 // under a second. Pods that are not mirrors are the API pod source's (src/config/api).
 //
 // What we wrote ourselves (a create, a status patch) is taken in at once (`observe`), and a late
-// event never undoes a newer write: resourceVersions from one etcd are compared as integers.
+// event never undoes a newer write (informer/resource-version.ts).
 import type { Pod } from 'kubernetes-types/core/v1';
+import { atLeastAsNew } from '../../informer/resource-version.js';
 import type { Informer, ReflectorHandler } from '../../informer/store.js';
 import { isMirrorPod, podKey } from './mirror-pod.js';
-
-/** Whether `a` is at least as new as `b` (resourceVersions from one etcd are increasing integers). */
-function newer(a: Pod, b: Pod | undefined): boolean {
-  if (!b) return true;
-  const ra = a.metadata?.resourceVersion ?? '';
-  const rb = b.metadata?.resourceVersion ?? '';
-  if (/^\d+$/.test(ra) && /^\d+$/.test(rb)) return BigInt(ra) >= BigInt(rb);
-  return true;
-}
 
 const keyOf = (pod: Pod): string => podKey(pod.metadata?.namespace ?? '', pod.metadata?.name ?? '');
 
@@ -59,7 +51,7 @@ export class MirrorPodCache implements ReflectorHandler<Pod> {
     const key = keyOf(pod);
     if (!isMirrorPod(pod) || pod.spec?.nodeName !== this.nodeName) return;
     // Whether the same object or a recreated one under the name: only ever move forward.
-    if (!newer(pod, this.pods.get(key))) return;
+    if (!atLeastAsNew(pod, this.pods.get(key))) return;
     this.pods.set(key, pod);
   }
 
@@ -85,7 +77,7 @@ export class MirrorPodCache implements ReflectorHandler<Pod> {
       this.pods.delete(key);
     } else {
       const have = this.pods.get(key);
-      if (have && have.metadata?.uid === pod.metadata?.uid && !newer(pod, have)) return;
+      if (have && have.metadata?.uid === pod.metadata?.uid && !atLeastAsNew(pod, have)) return;
       this.pods.set(key, pod);
     }
     this.notify(key);
