@@ -230,10 +230,11 @@ function connect(opts: ApiSideOptions, connection: ClusterConnection, logger: Lo
   // The node's own Node, watched: its pod CIDR to the runtime, its labels and taints to admission,
   // and what the status rounds compare with.
   const ownNode = new OwnNode(client, conn, nodeName, logger);
-  ownNode.onChange((node) => {
-    const cidrs = nodePodCIDRs(node);
+  const tellPodCIDR = (n: Node | undefined): void => {
+    const cidrs = nodePodCIDRs(n);
     if (cidrs) opts.onPodCIDR?.(cidrs);
-  });
+  };
+  ownNode.onChange(tellPodCIDR);
   const node = new NodeReporting({
     client,
     gate: conn,
@@ -282,6 +283,8 @@ function connect(opts: ApiSideOptions, connection: ClusterConnection, logger: Lo
     syncPods: () => mirrors.syncAll(),
   });
   node.onRound(() => flush.nodeRoundEnded());
+  // Each round too, from the watch (no request): a value the runtime refused is sent again, as the kubelet's rounds do.
+  node.onRound(() => tellPodCIDR(ownNode.node()));
   mirrors.onSynced(() => flush.recheck());
   cache.onChange(() => flush.recheck());
   opts.statuses.onChange(() => flush.recheck());
