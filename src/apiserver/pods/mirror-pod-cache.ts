@@ -8,7 +8,8 @@
 import type { Pod } from 'kubernetes-types/core/v1';
 import { atLeastAsNew } from '../../informer/resource-version.js';
 import type { Informer, ReflectorHandler } from '../../informer/store.js';
-import { isMirrorPod, podKey } from './mirror-pod.js';
+import { isMirrorPod } from '../../k8s/annotations.js';
+import { podKey } from './mirror-pod.js';
 
 const keyOf = (pod: Pod): string => podKey(pod.metadata?.namespace ?? '', pod.metadata?.name ?? '');
 

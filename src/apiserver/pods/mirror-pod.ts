@@ -12,10 +12,6 @@ export function podPath(namespace: string, name: string): string {
   return `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(name)}`;
 }
 
-export function isMirrorPod(pod: Pod): boolean {
-  return pod.metadata?.annotations?.[CONFIG_MIRROR] !== undefined;
-}
-
 /** The static pod's hash, which its mirror must carry. */
 export function staticHash(sp: StaticPod): string {
   return sp.pod.metadata.annotations[CONFIG_HASH] ?? sp.uid;

@@ -12,7 +12,8 @@ import type { Logger } from '../../log/logger.js';
 import { ApiError, isAlreadyExists, isConflict, isNotFound } from '../client/api-error.js';
 import type { ApiClient } from '../client/client.js';
 import type { MirrorPodCache } from './mirror-pod-cache.js';
-import { buildMirrorPod, isMirrorOf, isMirrorPod, podPath } from './mirror-pod.js';
+import { isMirrorPod } from '../../k8s/annotations.js';
+import { buildMirrorPod, isMirrorOf, podPath } from './mirror-pod.js';
 import type { EventRecorder } from '../events/event-recorder.js';
 
 /** Long enough for a deleting client to start watching, short enough to stay within a sync. */
