@@ -46,6 +46,7 @@ import { apiClientMode } from './api-client-mode.js';
 import { startApiLink } from './api-link.js';
 import { deferKubeletApi } from './deferred-kubelet-api.js';
 import { linkPodObjects } from './pod-objects-link.js';
+import { configz } from './settings/configz.js';
 import { logStarting } from './startup-notes.js';
 import type { NodeShutdownManager } from '../nodeshutdown/node-shutdown-manager.js';
 import { startNodeShutdown } from '../nodeshutdown/start.js';
@@ -273,6 +274,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
           runtime,
           checks: healthChecks,
           api,
+          configz: () => configz(opts),
           logger,
         }),
       ),

@@ -2,7 +2,7 @@
 // back. They are the only record of what a pod is running: a restarted agent adopts containers by
 // them, and crictl / log shippers read them. Value formats follow kuberuntime/labels.go; the keys
 // are src/k8s/cri-labels.ts.
-import type { Container, ContainerPort, LifecycleHandler, Pod } from 'kubernetes-types/core/v1';
+import type { Container, ContainerPort, LifecycleHandler } from 'kubernetes-types/core/v1';
 import type { KeyValueMap } from '../cri/cri-types.js';
 import {
   POD_NAME_LABEL,
@@ -21,14 +21,12 @@ import {
   BOOTLET_CONTAINER_HASH_ANNOTATION,
   BOOTLET_RESTARTED_AT_ANNOTATION,
 } from '../k8s/cri-labels.js';
+import type { LabelledPod } from '../k8s/pod.js';
 import { checkNamespace, checkPodName, checkPodUID } from '../node/pod-dirs.js';
 import { UnsafePathComponentError } from '../node/volume-errors.js';
 
 /** Written as io.kubernetes.container.type; 'ephemeral' for a debug container added through the API. */
 export type ContainerType = 'init' | 'container' | 'ephemeral';
-
-/** The pod fields the codec needs; a DefaultedPod satisfies it. */
-export type LabelledPod = Pod & { metadata: { name: string; namespace: string; uid: string } };
 
 export function sandboxLabels(pod: LabelledPod): KeyValueMap {
   // Pod labels first, so a pod label cannot shadow the three identity labels.

@@ -19,7 +19,6 @@ import {
   SelfSignedServingCertificate,
   type ServingCertificateSource,
 } from '../tls/serving-certificate.js';
-import { configz } from './configz.js';
 import { KubeletHandler } from './kubelet-handler.js';
 import { startKubeletServer, type RunningKubeletServer } from './kubelet-server.js';
 
@@ -38,6 +37,8 @@ export interface KubeletApiDeps {
   checks: readonly HealthCheck[];
   /** Undefined when the agent runs without an API server. */
   api: ApiCredentials | undefined;
+  /** /configz: the configuration in force, as the wiring renders it from the settings table. */
+  configz(): unknown;
   logger: Logger;
 }
 
@@ -95,7 +96,7 @@ export function startKubeletApi(o: BootletOptions, d: KubeletApiDeps): RunningKu
       rootDir: o.rootDir,
       statuses: () => d.source.statuses(),
     }),
-    configz: () => configz(o),
+    configz: d.configz,
     metrics: d.metrics,
     checks: d.checks,
     enableDebuggingHandlers: o.enableDebuggingHandlers,
