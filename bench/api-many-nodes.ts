@@ -12,7 +12,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { Lease } from 'kubernetes-types/coordination/v1';
 import type { Pod } from 'kubernetes-types/core/v1';
 import { startApiSide, type ApiSide } from '../src/apiserver/api-side.js';
@@ -22,6 +21,7 @@ import { startFakeApiServer, type RequestRecord } from '../test/support/fake-api
 import { waitFor } from '../test/support/wait.js';
 import { FakeStaticPods, FakeStatuses, fakeNodeInfo, runningStatus, staticPod } from '../test/e2e/apiserver/fakes.js';
 import { KUBELET_REQUESTS_PER_MINUTE } from './api-pods.js';
+import { runIfMain } from './report.js';
 
 const NODES = Number(process.env.BENCH_API_NODES ?? 50);
 const PODS_PER_NODE = 4;
@@ -153,14 +153,4 @@ export function printManyNodesBench(r: ManyNodesBenchResult): void {
   );
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  runManyNodesBench()
-    .then((r) => {
-      printManyNodesBench(r);
-      process.exit(0);
-    })
-    .catch((e: unknown) => {
-      console.error(e);
-      process.exit(1);
-    });
-}
+runIfMain(import.meta.url, runManyNodesBench, printManyNodesBench);

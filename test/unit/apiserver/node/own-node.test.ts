@@ -10,6 +10,8 @@ import { NodeStatusReporter } from '../../../../src/apiserver/node/node-status-r
 import { OwnNode } from '../../../../src/apiserver/node/own-node.js';
 import { nodePodCIDRs } from '../../../../src/k8s/node-pod-cidr.js';
 import { nullLogger } from '../../../../src/log/logger.js';
+import type { NodeInfoSource } from '../../../../src/node/node-info.js';
+import type { Clock } from '../../../../src/util/clock.js';
 import { waitFor } from '../../../support/wait.js';
 import { fakeNodeInfo } from '../../../e2e/apiserver/fakes.js';
 import { FakeGate } from '../client/gate.js';
@@ -111,6 +113,14 @@ describe('a node status round', () => {
     return { calls, client };
   }
 
+  /** A status reporter whose watched Node is a plain variable, set by the test or by the reporter's own answers. */
+  function reporterOf(client: ApiClient, info: NodeInfoSource, clock: Clock) {
+    let watched: Node | undefined;
+    const own = { node: () => watched, observe: (n: Node) => void (watched = n) };
+    const registrar = new NodeRegistrar(client, info, clock, nullLogger);
+    return { own, reporter: new NodeStatusReporter(client, info, registrar, clock, 300_000, { event: () => {} }, own) };
+  }
+
   it('never GETs the Node, with no pod CIDR and the network not ready, and posts only what changed', async () => {
     const server = apiServer();
     const info = fakeNodeInfo('n1', {
@@ -118,54 +128,35 @@ describe('a node status round', () => {
         'container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:x',
     });
     let tick = 0;
-    const clock = { now: () => new Date(Date.UTC(2026, 0, 1, 0, 0, tick)) };
-    let watched: Node | undefined;
-    const own = { node: () => watched, observe: (n: Node) => (watched = n) };
-    const reporter = new NodeStatusReporter(
-      server.client,
-      info,
-      new NodeRegistrar(server.client, info, clock, nullLogger),
-      clock,
-      300_000,
-      { event: () => {} },
-      own,
-    );
+    const { reporter, own } = reporterOf(server.client, info, {
+      now: () => new Date(Date.UTC(2026, 0, 1, 0, 0, tick)),
+    });
     // A minute of rounds, 10 s apart.
     for (; tick <= 60; tick += 10) await reporter.sync();
     expect(server.calls).toEqual(['create']);
-    expect(watched?.metadata?.uid).toBe('node-uid');
+    expect(own.node()?.metadata?.uid).toBe('node-uid');
     expect(reporter.upToDate()).toBe(true);
   });
 
   it('posts at once when the watched Node says otherwise (the node lifecycle controller set Ready Unknown)', async () => {
     const server = apiServer();
     const info = fakeNodeInfo('n1');
-    const clock = { now: () => new Date(Date.UTC(2026, 0, 1)) };
-    let watched: Node | undefined;
-    const own = { node: () => watched, observe: (n: Node) => (watched = n) };
-    const reporter = new NodeStatusReporter(
-      server.client,
-      info,
-      new NodeRegistrar(server.client, info, clock, nullLogger),
-      clock,
-      300_000,
-      { event: () => {} },
-      own,
-    );
+    const { reporter, own } = reporterOf(server.client, info, { now: () => new Date(Date.UTC(2026, 0, 1)) });
     await reporter.sync();
     expect(server.calls).toEqual(['create']);
-    const conditions = (watched?.status?.conditions ?? []).map((c) =>
+    const registered = own.node()!;
+    const conditions = (registered.status?.conditions ?? []).map((c) =>
       c.type === 'Ready' ? { ...c, status: 'Unknown', reason: 'NodeStatusUnknown' } : c,
     );
-    watched = {
-      ...watched!,
-      metadata: { ...watched!.metadata, resourceVersion: '9' },
-      status: { ...watched!.status, conditions },
-    };
+    own.observe({
+      ...registered,
+      metadata: { ...registered.metadata, resourceVersion: '9' },
+      status: { ...registered.status, conditions },
+    });
     expect(reporter.upToDate()).toBe(false);
     await reporter.sync();
     expect(server.calls).toEqual(['create', 'patch']);
-    expect(watched.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
+    expect(own.node()?.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
     expect(reporter.upToDate()).toBe(true);
   });
 });
