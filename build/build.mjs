@@ -108,6 +108,35 @@ const workerCode = worker.outputFiles[0].text;
 const workerAsset = 'decode-worker.cjs';
 const workerFile = join(out, workerAsset);
 writeFileSync(workerFile, workerCode);
+// re2js (RE2's parser, which checks a node log query's pattern as the kubelet's Go regexp/syntax does)
+// is an SEA asset as well, compiled the first time a query has a pattern (src/server/node-logs/
+// regexp-syntax.ts): in the main bundle its 150 KiB of source would stay in the heap for nothing.
+const re2js = await build({
+  entryPoints: [join(root, 'node_modules', 're2js', 'build', 'index.cjs')],
+  bundle: true,
+  platform: 'node',
+  target: 'node24',
+  format: 'cjs',
+  write: false,
+  legalComments: 'none',
+  minify: true,
+  logLevel: 'warning',
+});
+const re2jsCode = re2js.outputFiles[0].text;
+// The asset's key: regexp-syntax.ts reads it by this name.
+const re2jsAsset = 're2js.cjs';
+const re2jsFile = join(out, re2jsAsset);
+writeFileSync(re2jsFile, re2jsCode);
+const re2jsAsAsset = {
+  name: 're2js-as-asset',
+  setup(b) {
+    b.onResolve({ filter: /^re2js$/ }, () => ({ path: 're2js', namespace: 'bootlet-asset' }));
+    b.onLoad({ filter: /.*/, namespace: 'bootlet-asset' }, () => ({
+      contents: "throw new Error('re2js is an asset of the bootlet executable, not in its bundle');",
+      loader: 'js',
+    }));
+  },
+};
 // grpc-js requires @grpc/proto-loader (and with it a second protobufjs, 150 KiB) only to serve the
 // channelz and ORCA services, which a gRPC server adds when asked; the agent runs no gRPC server and
 // loads the CRI's codecs from its own descriptor (src/cri). It is left out of the bundle, whose
@@ -146,7 +175,7 @@ const grpcUtcMilliseconds = {
 };
 await build({
   entryPoints: [join(root, 'src', 'main.ts')],
-  plugins: [withoutProtoLoader, grpcUtcMilliseconds],
+  plugins: [withoutProtoLoader, re2jsAsAsset, grpcUtcMilliseconds],
   bundle: true,
   platform: 'node',
   target: 'node24',
@@ -175,6 +204,7 @@ await build({
 for (const [what, text] of [
   ['bundle', readFileSync(bundle, 'utf8')],
   ['decode worker', workerCode],
+  ['re2js asset', re2jsCode],
 ]) {
   const at = text.search(/[^\x00-\x7f]/);
   if (at >= 0)
@@ -183,10 +213,10 @@ for (const [what, text] of [
     );
 }
 console.log(
-  `bundled ${bundle} (${Math.round(statSync(bundle).size / 1024)} KiB, decode worker ${Math.round(workerCode.length / 1024)} KiB) in ${Date.now() - t0} ms`,
+  `bundled ${bundle} (${Math.round(statSync(bundle).size / 1024)} KiB, decode worker ${Math.round(workerCode.length / 1024)} KiB, re2js ${Math.round(re2jsCode.length / 1024)} KiB) in ${Date.now() - t0} ms`,
 );
 
-// Single executable: the blob carries build/sea-main.cjs and the decode worker's bundle; the main
+// Single executable: the blob carries build/sea-main.cjs, the decode worker's bundle and re2js; the main
 // bundle and its two V8 code caches are appended to the executable (below), which sea-main.cjs reads
 // with read(2), so their pages are never mapped into the agent (1.9 MiB of RSS less than as the
 // blob's main script: README, "What an idle agent costs").
@@ -209,7 +239,7 @@ writeFileSync(
     useCodeCache: true,
     execArgv,
     execArgvExtension: 'none',
-    assets: { [workerAsset]: workerFile },
+    assets: { [workerAsset]: workerFile, [re2jsAsset]: re2jsFile },
   }),
 );
 // The blob is made by the Node that will run it, under the same V8 flags: V8 rejects a code cache

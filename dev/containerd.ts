@@ -7,7 +7,15 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CommandError, isAlive, run, sleep, tryRun } from './exec.js';
 import { unmountAllUnder } from './mounts.js';
-import { REPO_ROOT, TMP_BASE } from './paths.js';
+import { containerdConfig, type CniSettings } from './containerd-config.js';
+import {
+  containerdRelease,
+  defaultContainerdVersion,
+  MACHINE_RUNC,
+  type ContainerdRelease,
+  type ContainerdVersion,
+} from './containerd-versions.js';
+import { TMP_BASE } from './paths.js';
 
 export interface PrivateContainerd {
   /** `unix:///abs/path/containerd.sock`, what a CRI client or `--container-runtime-endpoint` takes. */
@@ -19,6 +27,8 @@ export interface PrivateContainerd {
   /** The running daemon's pid (a new one after restart()). */
   readonly pid: number;
   snapshotter: 'overlayfs' | 'native';
+  /** Which containerd runs, and its binaries. */
+  release: ContainerdRelease;
   stop(): Promise<void>;
   /**
    * Stops the daemon alone (SIGTERM, as `systemctl restart` does, or SIGKILL) and starts it again on
@@ -26,13 +36,17 @@ export interface PrivateContainerd {
    * `whileDown` runs between the two. Resolves once the CRI plugin answers again.
    */
   restart(o?: { signal?: 'SIGTERM' | 'SIGKILL'; whileDown?: () => Promise<void> | void }): Promise<void>;
-  /** Runs `ctr --address SOCK -n k8s.io ...args` and returns its stdout. */
+  /** Runs the version's `ctr --address SOCK -n k8s.io ...args` and returns its stdout. */
   ctr(args: string[], opts?: { timeoutMs?: number }): Promise<string>;
   /** The last lines of the daemon's log, for a test that failed. */
   logTail(lines?: number): string;
 }
 
 export interface StartContainerdOptions {
+  /** Which containerd: the machine's 1.6, trixie's 1.7, sid's 2.1; default BOOTLET_TEST_CONTAINERD, else 1.6. */
+  version?: ContainerdVersion;
+  /** The runc binary the runtime runs (its options' BinaryName); default bookworm's /usr/sbin/runc. */
+  runtimeBinary?: string;
   /** Directory to hold everything; default a fresh one under .tmp/. */
   dir?: string;
   /** Part of the default dir name, to tell instances apart. */
@@ -92,6 +106,8 @@ interface InstanceRecord {
   root: string;
   state: string;
   startedAt: string;
+  /** The version's ctr, for a cleanup by a later run (absent in records of older checkouts: the machine's). */
+  ctr?: string;
   /** The CNI network's name, unique to the instance: libcni's cache files under /var/lib/cni carry it. */
   cniNetwork?: string;
 }
@@ -126,9 +142,12 @@ export async function startContainerd(opts: StartContainerdOptions = {}): Promis
     .replace(/[^a-zA-Z0-9-]/g, '-')
     .slice(-40)}`;
   const cni = writeCniConfig(dir, cniNetwork, opts.podNetwork);
+  const release = await containerdRelease(opts.version ?? defaultContainerdVersion());
   fs.writeFileSync(
     path.join(dir, 'config.toml'),
     containerdConfig({
+      configVersion: release.configVersion,
+      runtimeBinary: opts.runtimeBinary ?? MACHINE_RUNC,
       socket,
       root,
       state,
@@ -142,7 +161,7 @@ export async function startContainerd(opts: StartContainerdOptions = {}): Promis
 
   const logPath = path.join(dir, 'containerd.log');
   const argv = [
-    'containerd',
+    release.containerd,
     '--config',
     path.join(dir, 'config.toml'),
     '--address',
@@ -156,7 +175,9 @@ export async function startContainerd(opts: StartContainerdOptions = {}): Promis
     ...(opts.podNetwork ? ['nsenter', `--net=${opts.podNetwork.netnsPath}`, '--'] : []),
     ...(opts.wrap ?? []),
   ];
-  const spawned = spawnDaemon([...wrap, ...argv], dir, logPath);
+  // The version's own shim first: containerd finds `containerd-shim-runc-v2` on its PATH.
+  const env = { ...process.env, PATH: `${release.binDir}:${process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin'}` };
+  const spawned = spawnDaemon([...wrap, ...argv], dir, logPath, env);
 
   const record: InstanceRecord = {
     pid: spawned.pid,
@@ -170,12 +191,13 @@ export async function startContainerd(opts: StartContainerdOptions = {}): Promis
     state,
     startedAt: new Date().toISOString(),
     cniNetwork: opts.podNetwork ? cniNetwork : undefined,
+    ctr: release.ctr,
   };
   const writeRecord = (): void => fs.writeFileSync(path.join(dir, RECORD_FILE), JSON.stringify(record, null, 2));
   writeRecord();
 
   const ctr = (args: string[], o: { timeoutMs?: number } = {}): Promise<string> =>
-    run('ctr', ['--address', socket, '-n', K8S_NAMESPACE, ...args], { timeoutMs: o.timeoutMs ?? 120_000 });
+    run(release.ctr, ['--address', socket, '-n', K8S_NAMESPACE, ...args], { timeoutMs: o.timeoutMs ?? 120_000 });
 
   const startTimeoutMs = opts.startTimeoutMs ?? 90_000;
   let current = spawned;
@@ -189,6 +211,7 @@ export async function startContainerd(opts: StartContainerdOptions = {}): Promis
       return record.pid;
     },
     snapshotter,
+    release,
     ctr,
     logTail: (lines) => tail(logPath, lines),
     stop: () => stopInstance(record),
@@ -204,7 +227,7 @@ export async function startContainerd(opts: StartContainerdOptions = {}): Promis
       if (isAlive(pid)) process.kill(pid, 'SIGKILL');
       while (isAlive(pid)) await sleep(20);
       await o.whileDown?.();
-      current = spawnDaemon([...wrap, ...argv], dir, logPath);
+      current = spawnDaemon([...wrap, ...argv], dir, logPath, env);
       record.pid = current.pid;
       writeRecord();
       await waitForCri(socket, logPath, current, startTimeoutMs, record);
@@ -220,13 +243,13 @@ interface SpawnedDaemon {
   exited?: string;
 }
 
-function spawnDaemon(command: string[], cwd: string, logPath: string): SpawnedDaemon {
+function spawnDaemon(command: string[], cwd: string, logPath: string, env: NodeJS.ProcessEnv): SpawnedDaemon {
   const logFd = fs.openSync(logPath, 'a');
   // detached: Node calls setsid() in the child, so containerd gets its own session and process
   // group (what `setsid containerd ...` does) and the spawned pid is containerd's own; a Ctrl-C
   // in the terminal of a test run does not reach it, stop() does.
   const [cmd, ...args] = command as [string, ...string[]];
-  const child = spawn(cmd, args, { detached: true, stdio: ['ignore', logFd, logFd], cwd });
+  const child = spawn(cmd, args, { detached: true, stdio: ['ignore', logFd, logFd], cwd, env });
   fs.closeSync(logFd);
   const pid = child.pid;
   if (!pid) throw new Error(`could not spawn containerd: ${tail(logPath)}`);
@@ -254,7 +277,7 @@ async function waitForCri(
       throw new Error(`${daemon.exited}; log ${logPath}:\n${tail(logPath)}`);
     }
     try {
-      const plugins = await run('ctr', ['--address', socket, 'plugins', 'ls'], { timeoutMs: 10_000 });
+      const plugins = await run(record.ctr ?? 'ctr', ['--address', socket, 'plugins', 'ls'], { timeoutMs: 10_000 });
       const cri = plugins.split('\n').find((l) => /\bio\.containerd\.grpc\.v1\s+cri\b/.test(l));
       if (cri && /\bok\s*$/.test(cri)) return;
       last = cri ? `cri plugin: ${cri.trim()}` : 'cri plugin not listed yet';
@@ -345,7 +368,7 @@ async function doStop(r: InstanceRecord): Promise<void> {
   const containerIds = listTaskIds(r.state);
   // Read before the tasks go: which of bootlet's pod cgroups hold this instance's containers.
   const podCgroups = podCgroupsHolding(containerIds);
-  if (daemons.size > 0) await removeAllTasks(r.socket);
+  if (daemons.size > 0) await removeAllTasks(r.ctr ?? 'ctr', r.socket);
   const signal = (sig: NodeJS.Signals) => {
     for (const p of daemons) {
       try {
@@ -397,13 +420,6 @@ function removeCniCache(network: string, sandboxIds: string[]): void {
     for (const e of entries)
       if (e.startsWith(`${network}-`) || ours.has(e)) fs.rmSync(path.join(d, e), { force: true });
   }
-}
-
-interface CniSettings {
-  binDir: string;
-  confDir: string;
-  /** containerd's conf_template, '' for none. */
-  confTemplate: string;
 }
 
 /**
@@ -458,9 +474,9 @@ function writeCniConfig(dir: string, network: string, podNetwork: PodNetworkOpti
 }
 
 /** Best effort through ctr: kill every task, delete it, delete its container and snapshot. */
-async function removeAllTasks(socket: string): Promise<void> {
+async function removeAllTasks(ctrPath: string, socket: string): Promise<void> {
   const ctr = (args: string[]) =>
-    tryRun('ctr', ['--address', socket, '-n', K8S_NAMESPACE, ...args], { timeoutMs: 20_000 });
+    tryRun(ctrPath, ['--address', socket, '-n', K8S_NAMESPACE, ...args], { timeoutMs: 20_000 });
   const tasks = (await ctr(['tasks', 'ls', '-q'])) ?? '';
   const ids = tasks
     .split('\n')
@@ -634,71 +650,4 @@ function tail(file: string, lines = 40): string {
   } catch {
     return '(no log)';
   }
-}
-
-function toml(s: string): string {
-  return JSON.stringify(s);
-}
-
-function containerdConfig(c: {
-  socket: string;
-  root: string;
-  state: string;
-  dir: string;
-  snapshotter: string;
-  sandboxImage: string;
-  systemdCgroup: boolean;
-  cni: CniSettings;
-}): string {
-  const cri = 'plugins."io.containerd.grpc.v1.cri"';
-  return `# Written by bootlet dev/containerd.ts; a private instance for tests (repo ${REPO_ROOT}).
-version = 2
-root = ${toml(c.root)}
-state = ${toml(c.state)}
-# Snapshotters that cannot work here, or that would share host state with a system containerd.
-disabled_plugins = [
-  "io.containerd.snapshotter.v1.aufs",
-  "io.containerd.snapshotter.v1.btrfs",
-  "io.containerd.snapshotter.v1.zfs",
-  "io.containerd.snapshotter.v1.devmapper",
-  "io.containerd.tracing.processor.v1.otlp",
-  "io.containerd.internal.v1.tracing",
-]
-
-[grpc]
-  address = ${toml(c.socket)}
-
-[ttrpc]
-  address = ${toml(c.socket + '.ttrpc')}
-
-[debug]
-  address = ${toml(path.join(path.dirname(c.socket), 'debug.sock'))}
-  level = "info"
-
-[metrics]
-  address = ""
-
-[plugins]
-  [plugins."io.containerd.internal.v1.opt"]
-    path = ${toml(path.join(c.dir, 'opt'))}
-  [${cri}]
-    sandbox_image = ${toml(c.sandboxImage)}
-    # runc fails with "can't get final child's PID from pipe" when asked to lower its own score.
-    restrict_oom_score_adj = true
-    stream_server_address = "127.0.0.1"
-    stream_server_port = "0"
-    enable_selinux = false
-    disable_apparmor = true
-    # Pod network namespaces under the instance's state, which its cleanup unmounts.
-    netns_mounts_under_state_dir = true
-    [${cri}.containerd]
-      snapshotter = ${toml(c.snapshotter)}
-      default_runtime_name = "runc"
-      [${cri}.containerd.runtimes.runc]
-        runtime_type = "io.containerd.runc.v2"
-${c.systemdCgroup ? `        [${cri}.containerd.runtimes.runc.options]\n          SystemdCgroup = true\n` : ''}    [${cri}.cni]
-      bin_dir = ${toml(c.cni.binDir)}
-      conf_dir = ${toml(c.cni.confDir)}
-      conf_template = ${toml(c.cni.confTemplate)}
-`;
 }

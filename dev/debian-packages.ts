@@ -147,6 +147,39 @@ export async function fetchDebianPackages(suite: DebianSuite, names: string[]): 
   return out;
 }
 
+/**
+ * A package of the suite already unpacked in the cache whose version starts with `versionPrefix`
+ * (the newest such), without asking apt: a suite that moved on keeps serving what a test was made for.
+ */
+export function cachedDebianPackage(
+  suite: DebianSuite,
+  name: string,
+  versionPrefix: string,
+): UnpackedPackage | undefined {
+  const unpacked = path.join(suiteDir(suite), 'unpacked');
+  let entries: string[] = [];
+  try {
+    entries = readdirSync(unpacked);
+  } catch {
+    return undefined;
+  }
+  const found: UnpackedPackage[] = [];
+  for (const e of entries) {
+    const root = path.join(unpacked, e);
+    let stamp: string;
+    try {
+      stamp = readFileSync(path.join(root, '.complete'), 'utf8');
+    } catch {
+      continue;
+    }
+    const [pkg, version, from] = stamp.trim().split(' ');
+    if (pkg === name && from === suite && version?.startsWith(versionPrefix))
+      found.push({ name, version, suite, root });
+  }
+  found.sort((a, b) => a.version.localeCompare(b.version, 'en', { numeric: true }));
+  return found.at(-1);
+}
+
 async function fetchOne(suite: DebianSuite, name: string): Promise<UnpackedPackage> {
   const version = await candidateVersion(suite, name);
   const safe = `${name}_${version.replace(/[^0-9A-Za-z.+~-]/g, '_')}`;

@@ -2,7 +2,8 @@
 // admitted pods; the first refusal is the one reported, with the kubelet's words. The eviction
 // manager's (node pressure), the sysctl allowlist, the predicate handler (the OS checks first,
 // preemption cannot help those; then the general filter: resources, required node affinity, node
-// name, host ports, NoExecute taints; then the critical pod handler), the node shutdown manager's.
+// name, host ports, NoExecute taints; then the critical pod handler), AppArmor's, the node shutdown
+// manager's.
 import type { Pod } from 'kubernetes-types/core/v1';
 import { isCriticalPod, isStaticPod } from '../k8s/priority.js';
 import {
@@ -15,6 +16,7 @@ import { hostPortConflict } from './host-ports.js';
 import type { AdmitResult, NodeFacts } from './node-facts.js';
 import { matchesNodeName, matchesRequiredNodeAffinity, osFieldMismatch, osLabelMismatch } from './node-affinity.js';
 import { evictionRefusal } from './eviction.js';
+import { appArmorRefusal } from './apparmor.js';
 import { podsToPreempt } from './preemption.js';
 import { forbiddenSysctl } from './sysctls.js';
 import { untoleratedNoExecuteTaint } from './taints.js';
@@ -88,9 +90,13 @@ export function canAdmitPod(pod: Pod, others: readonly Pod[], node: NodeFacts, o
   const sysctl = forbiddenSysctl(pod, node.sysctls);
   if (sysctl !== undefined) return { admit: false, reason: SYSCTL_FORBIDDEN, message: sysctl };
   const d = predicateAdmit(pod, others, node, opts);
-  // The kubelet asks the shutdown manager after the predicate handler has already killed the
-  // preemption's victims; here a pod refused in the end evicts nothing.
-  if (d.admit && node.shuttingDown) return NODE_SHUTDOWN;
+  // The kubelet asks AppArmor's handler and the shutdown manager after the predicate handler has
+  // already killed the preemption's victims; here a pod refused in the end evicts nothing.
+  if (!d.admit) return d;
+  // A pod found running was admitted before (the kubelet checks only a Pending one).
+  const appArmor = opts.skipIgnorableChecks === true ? undefined : appArmorRefusal(pod, node.appArmor);
+  if (appArmor) return appArmor;
+  if (node.shuttingDown) return NODE_SHUTDOWN;
   return d;
 }
 

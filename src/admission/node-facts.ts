@@ -4,6 +4,7 @@
 // allowlist), handed in through this narrow shape so admission reads no other part.
 import type { Taint } from 'kubernetes-types/core/v1';
 import type { SysctlAllowlist } from './sysctls.js';
+import type { AppArmorHost } from '../node/apparmor-host.js';
 
 /** Resources in the scheduler's integer units: milli-cores, bytes, bytes, pods. */
 export interface NodeResources {
@@ -31,6 +32,8 @@ export interface NodeFacts {
   readonly sysctls: SysctlAllowlist;
   /** A graceful node shutdown is under way. */
   readonly shuttingDown: boolean;
+  /** Whether the host can enforce AppArmor, read at start. */
+  readonly appArmor: AppArmorHost;
 }
 
 /** The kubelet's PodAdmitResult. */

@@ -25,6 +25,7 @@ import { NodeReporting } from './node/node-reporting.js';
 import { OwnNode } from './node/own-node.js';
 import { ApiPodObjects } from './pod-objects/api-pod-objects.js';
 import { DeferredPodObjects } from './pod-objects/deferred-pod-objects.js';
+import { ApiRuntimeClasses, type DeferredRuntimeClasses } from './pod-objects/runtime-classes.js';
 import { registerApiPods } from './pod-objects/register-api-pods.js';
 import { ApiPodUpdates } from './pods/api-pod-updates.js';
 import { MirrorPodCache } from './pods/mirror-pod-cache.js';
@@ -79,6 +80,8 @@ export interface ApiSideOptions {
    * when the set lets go of it; the connection's objects are attached to it once there is one.
    */
   podObjects?: DeferredPodObjects;
+  /** The RuntimeClasses handed to the pod runtime at start: the connection's are attached to it. */
+  runtimeClasses?: DeferredRuntimeClasses;
   /**
    * The Node's spec.podCIDRs joined with ",", whenever the watched Node (or the answer to a write of
    * ours) has them: the wiring hands them to the runtime, which sends each value once.
@@ -254,6 +257,10 @@ function connect(opts: ApiSideOptions, connection: ClusterConnection, logger: Lo
   // The API pods' ConfigMaps, Secrets, Services and tokens, on the same client and gate.
   const podObjects = opts.podObjects && new ApiPodObjects({ client, gate: conn, logger });
   if (podObjects) opts.podObjects?.attach(podObjects);
+  // The RuntimeClasses pods name (API look-up, as the kubelet's RuntimeClass manager), on the same client and gate.
+  const runtimeClasses = opts.runtimeClasses && new ApiRuntimeClasses({ client, gate: conn, logger });
+  if (runtimeClasses) opts.runtimeClasses?.attach(runtimeClasses);
+  conn.onUp(() => runtimeClasses?.serverBack());
   const mirrors = new StaticPodMirrors({
     client,
     gate: conn,
@@ -324,6 +331,7 @@ function connect(opts: ApiSideOptions, connection: ClusterConnection, logger: Lo
           nodePods.stop(),
           ownNode.stop(),
           podObjects?.stop(),
+          runtimeClasses?.stop(),
           podSource?.stop(),
           apiPods?.stop(),
         ]);

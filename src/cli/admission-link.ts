@@ -16,6 +16,7 @@ import { safeSysctls } from '../k8s/sysctls.js';
 import { notify, type PodWorkerObserver } from '../podworkers/observer.js';
 import { parseQuantity } from '../k8s/quantity.js';
 import type { Logger } from '../log/logger.js';
+import { APPARMOR_NOT_ENABLED, type AppArmorHost } from '../node/apparmor-host.js';
 import { refusedPodStatus } from '../status/refused-status.js';
 import type { StatusManager } from '../status/status-manager.js';
 
@@ -26,6 +27,7 @@ import type { StatusManager } from '../status/status-manager.js';
 export function nodeFactsOf(
   info: NodeInfoSource,
   sysctls: SysctlAllowlist = sysctlAllowlist([]),
+  appArmor: AppArmorHost = NO_APPARMOR,
   registered?: Node,
 ): NodeFacts {
   const a = info.allocatable();
@@ -49,8 +51,12 @@ export function nodeFactsOf(
     pressure,
     sysctls,
     shuttingDown: info.shuttingDown?.() ?? false,
+    appArmor,
   };
 }
+
+/** A host not read: no AppArmor assumed (a pod asking for it is refused, never run unconfined). */
+const NO_APPARMOR: AppArmorHost = { error: APPARMOR_NOT_ENABLED };
 
 /** How long admission uses the node's facts it read. */
 const NODE_FACTS_MAX_AGE_MS = 1000;
@@ -61,6 +67,8 @@ export interface AdmissionLinkDeps {
   registeredNode?: () => Node | undefined;
   /** allowedUnsafeSysctls (checked by the settings table). */
   allowedUnsafeSysctls?: readonly string[];
+  /** Whether the host can enforce AppArmor (node/apparmor-host.ts, read once at start). */
+  appArmor: AppArmorHost;
   apply: (u: PodUpdate) => void;
   /** Resolves once nothing of the pod runs (PodWorkers.whenStopped). */
   stopped: (uid: string) => Promise<void>;
@@ -84,7 +92,7 @@ export function linkAdmission(deps: AdmissionLinkDeps): PodAdmission {
     const now = performance.now();
     if (!facts || now - readAt >= NODE_FACTS_MAX_AGE_MS) {
       readAt = now;
-      facts = nodeFactsOf(deps.nodeInfo, sysctls, deps.registeredNode?.());
+      facts = nodeFactsOf(deps.nodeInfo, sysctls, deps.appArmor, deps.registeredNode?.());
     }
     return { ...facts, shuttingDown: deps.nodeInfo.shuttingDown?.() ?? false };
   };

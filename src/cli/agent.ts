@@ -16,6 +16,9 @@ import { CriPodRuntime } from '../kuberuntime/pod-operations.js';
 import { UnstartedTasks } from '../kuberuntime/unstarted-task.js';
 import { ContainerdTasksClient } from '../cri/containerd-tasks.js';
 import { preparePodStartCodecs } from '../cri/cri-client.js';
+import { PodIsolation } from '../kuberuntime/pod-isolation.js';
+import { UserNamespaceManager } from '../node/userns/user-namespaces.js';
+import { readNodeIdRange } from '../node/userns/node-id-range.js';
 import { warnInvalidIdentityOnce } from '../kuberuntime/runtime-pods.js';
 import { readHostResolvConf } from '../kuberuntime/host-resolv-conf.js';
 import { StatusManager } from '../status/status-manager.js';
@@ -34,6 +37,7 @@ import { connectRuntimeLink } from './runtime-link.js';
 import { startApiLink } from './api-link.js';
 import { linkPodObjects } from './pod-objects-link.js';
 import { logStarting } from './startup-notes.js';
+import { readAppArmorHost } from '../node/apparmor-host.js';
 import type { NodeShutdownManager } from '../nodeshutdown/node-shutdown-manager.js';
 import { startNodeShutdown } from '../nodeshutdown/start.js';
 
@@ -78,6 +82,8 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
   // pods in it and attaches its connection. Standalone (no kubeconfig) there is none: static pods
   // refer to no API object.
   const podObjects = apiModule ? new apiModule.DeferredPodObjects() : undefined;
+  // The RuntimeClasses pods name, read from the API server once it is there (none standalone).
+  const runtimeClasses = apiModule ? new apiModule.DeferredRuntimeClasses() : undefined;
   const podRuntime = new CriPodRuntime({
     runtime,
     images,
@@ -91,6 +97,16 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     logger,
     cgroups,
     podObjects,
+    isolation: new PodIsolation({
+      runtimeClasses,
+      handlers: health,
+      userNamespaces: new UserNamespaceManager({
+        rootDir: opts.rootDir,
+        range: () => readNodeIdRange(opts.maxPods),
+        logger,
+      }),
+      logger,
+    }),
     unstartedTasks: new UnstartedTasks({
       runtime,
       tasks: () => new ContainerdTasksClient(opts.containerRuntimeEndpoint, opts.runtimeRequestTimeoutMs),
@@ -139,6 +155,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     nodeInfo,
     registeredNode: () => api?.node(),
     allowedUnsafeSysctls: opts.allowedUnsafeSysctls,
+    appArmor: await readAppArmorHost(),
     apply: (u) => workers.apply(u),
     stopped: (uid) => workers.whenStopped(uid),
     status,
@@ -177,6 +194,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     prober,
     podCIDR,
     podObjects,
+    runtimeClasses,
     observers,
     logger,
   });

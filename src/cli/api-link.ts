@@ -5,6 +5,7 @@
 import type { ApiSide } from '../apiserver/api-side.js';
 import type { NodeInfoSource } from '../node/node-info.js';
 import type { DeferredPodObjects } from '../apiserver/pod-objects/deferred-pod-objects.js';
+import type { DeferredRuntimeClasses } from '../apiserver/pod-objects/runtime-classes.js';
 import { startApiPodSource } from '../config/pod-config/start-sources.js';
 import type { PodConfig } from '../config/pod-config/pod-config.js';
 import type { RuntimePodCIDR } from '../kuberuntime/pod-cidr.js';
@@ -26,6 +27,7 @@ export interface ApiLinkDeps {
   readonly prober: ProberManager;
   readonly podCIDR: RuntimePodCIDR;
   readonly podObjects: DeferredPodObjects | undefined;
+  readonly runtimeClasses: DeferredRuntimeClasses | undefined;
   /** The workers' observers: the API side's joins them. */
   readonly observers: PodWorkerObserver[];
   readonly logger: Logger;
@@ -62,6 +64,7 @@ export function startApiLink(apiModule: ApiModule | undefined, d: ApiLinkDeps): 
       ),
     apiPods: podConfig.apiPodView(),
     podObjects: d.podObjects,
+    runtimeClasses: d.runtimeClasses,
   });
   d.observers.push(api.observer);
   d.prober.onResult((e) => {

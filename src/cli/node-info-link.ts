@@ -1,6 +1,6 @@
 // The node's facts as the agent reports them and admission reads them: the machine's, the flags'
 // (--node-labels, --register-with-taints, --max-pods, the kubelet port) and the live ones (the
-// runtime's health, the node shutting down).
+// runtime's health and handlers, the node shutting down).
 import type { VersionResponse } from '../cri/cri-types.js';
 import type { RuntimeHealth } from '../kuberuntime/runtime-health.js';
 import { collectNodeInfo, type NodeInfoSource } from '../node/node-info.js';
@@ -10,7 +10,7 @@ import type { BootletOptions } from './options.js';
 export function agentNodeInfo(
   opts: BootletOptions,
   version: VersionResponse,
-  health: Pick<RuntimeHealth, 'ready' | 'networkNotReady'>,
+  health: Pick<RuntimeHealth, 'ready' | 'networkNotReady' | 'nodeRuntimeHandlers'>,
   shuttingDown: () => boolean,
 ): NodeInfoSource {
   return collectNodeInfo({
@@ -22,6 +22,7 @@ export function agentNodeInfo(
     taints: opts.registerWithTaints,
     runtimeReady: () => health.ready(),
     networkNotReady: () => health.networkNotReady(),
+    runtimeHandlers: () => health.nodeRuntimeHandlers(),
     shuttingDown,
     rootDir: opts.rootDir,
     maxPods: opts.maxPods,

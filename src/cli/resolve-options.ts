@@ -86,6 +86,10 @@ export function resolveOptions(flags: FlagValues, deprecations: string[] = []): 
     );
   }
 
+  // As the kubelet's ValidateKubeletConfiguration: the log query is a mode of the /logs/ handler.
+  if (o.enableSystemLogQuery && !o.enableSystemLogHandler)
+    throw new UsageError('invalid configuration: enableSystemLogHandler is required for enableSystemLogQuery');
+
   // Paths from flags are taken from the working directory (the file's are already absolute).
   const abs = (p: string): string => resolve(p);
   return {

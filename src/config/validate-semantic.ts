@@ -6,15 +6,18 @@
 // stricter than its) makes one fail. The rules the API server relaxes for a pod that already exists
 // (an API pod may predate them), and those it checks only when a pod is created (an API pod may have
 // been updated since), are applied to static pods only.
-import type { Container, Pod } from 'kubernetes-types/core/v1';
+import type { Container, Pod, PodSpec } from 'kubernetes-types/core/v1';
 import type { ObjectMeta } from 'kubernetes-types/meta/v1';
 import type { PathPart } from './field-path';
 import { staticPodReferenceErrors } from './static-pod-references';
 import { RESTART_POLICIES } from '../k8s/restart.js';
 import { isDNS1123Label, isDNS1123Subdomain } from './validate/api-formats';
 import { validateContainer, validateHostPorts, type ContainerRef } from './validate/container-rules';
+import { validateEphemeralContainer } from './validate/ephemeral-container-rules';
 import { duplicate, forbidden, invalid, required, unsupported } from './validate/field-errors';
 import { validateAnnotations, validateLabels } from './validate/meta-rules';
+import { validateOS } from './validate/os-rules';
+import { validatePodAnnotations } from './validate/pod-annotation-rules';
 import {
   validateProfileAnnotations,
   validateProfileAnnotationsMatchOnCreate,
@@ -23,7 +26,9 @@ import { validateResources } from './validate/resource-rules';
 import { validateScheduling } from './validate/scheduling-rules';
 import { validatePodSecurityContext } from './validate/security-rules';
 import { validatePodSpecFields } from './validate/spec-rules';
+import { validateTopologySpreadConstraints } from './validate/topology-spread-rules';
 import { validateVolumes, type PodKind } from './validate/volume-rules';
+import { validateHostProcess } from './validate/windows-options-rules';
 
 export type { PodKind };
 
@@ -68,6 +73,22 @@ function duplicateContainerNames(groups: readonly (readonly ContainerRef[])[], o
   }
 }
 
+/** A projected token is for the pod's service account: the pod must name one (a static pod never does). */
+function serviceAccountTokens(spec: PodSpec, out: string[]): void {
+  if (spec.serviceAccountName || spec.serviceAccount) return;
+  (spec.volumes ?? []).forEach((v, i) =>
+    (v.projected?.sources ?? []).forEach((s, j) => {
+      if (s.serviceAccountToken)
+        out.push(
+          forbidden(
+            ['spec', 'volumes', i, 'projected', 'sources', j, 'serviceAccountToken'],
+            'must not be specified when serviceAccountName is not set',
+          ),
+        );
+    }),
+  );
+}
+
 /**
  * All problems with a scheme-defaulted pod, as one-line messages with field paths.
  * `podName` is the name after the node suffix (a static pod's; an API pod's own): that is the name
@@ -88,11 +109,17 @@ export function validateSemantic(pod: Pod, podName: string | undefined, kind: Po
   if (!(RESTART_POLICIES as readonly string[]).includes(spec.restartPolicy ?? '')) {
     out.push(unsupported(['spec', 'restartPolicy'], spec.restartPolicy, RESTART_POLICIES));
   }
+  // Added only through the ephemeralcontainers subresource, which a static pod does not have.
   if (kind === 'static' && spec.ephemeralContainers && spec.ephemeralContainers.length > 0) {
-    out.push(forbidden(['spec', 'ephemeralContainers'], 'ephemeral containers are not allowed in static pods'));
+    out.push(forbidden(['spec', 'ephemeralContainers'], 'cannot be set on create'));
   }
   out.push(...validateScheduling(spec, kind === 'static'), ...validatePodSecurityContext(spec, kind === 'static'));
-  const volumes = validateVolumes(spec, kind, out);
+  validateTopologySpreadConstraints(spec, out);
+  validateHostProcess(spec, out);
+  validateOS(spec, out);
+  validatePodAnnotations(pod, out);
+  const volumes = validateVolumes(spec, kind, podName, out);
+  serviceAccountTokens(spec, out);
   if (!spec.containers || spec.containers.length === 0) out.push(required(['spec', 'containers']));
   const init: ContainerRef[] = (spec.initContainers ?? []).map((c, i) => ({
     c,
@@ -111,10 +138,25 @@ export function validateSemantic(pod: Pod, podName: string | undefined, kind: Po
           c: c as Container,
           path: ['spec', 'ephemeralContainers', i],
           init: false,
+          ephemeral: true,
         }))
       : [];
-  const ctx = { volumes, grace: spec.terminationGracePeriodSeconds, hostUsers: spec.hostUsers !== false };
+  const ctx = {
+    volumes,
+    grace: spec.terminationGracePeriodSeconds,
+    restartPolicy: spec.restartPolicy,
+    hostUsers: spec.hostUsers !== false,
+  };
   for (const ref of [...init, ...regular, ...ephemeral]) validateContainer(ref, ctx, out);
+  if (kind === 'api')
+    (spec.ephemeralContainers ?? []).forEach((ec, i) =>
+      validateEphemeralContainer(
+        ec,
+        ['spec', 'ephemeralContainers', i],
+        [...(spec.containers ?? []), ...(spec.initContainers ?? [])],
+        out,
+      ),
+    );
   duplicateContainerNames([regular, init, ephemeral], out);
   validateHostPorts([...init, ...regular], out);
   if (spec.overhead) validateResources({ limits: spec.overhead }, ['spec', 'overhead'], out);

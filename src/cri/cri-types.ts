@@ -61,6 +61,8 @@ export type KeyValueMap = Record<string, string>;
 export type VersionResponse = CriOutput<'VersionResponse'>;
 export type RuntimeCondition = CriOutput<'RuntimeCondition'>;
 export type RuntimeStatus = CriOutput<'RuntimeStatus'>;
+/** A runtime handler (a RuntimeClass's `handler`) and what it supports, from Status. */
+export type RuntimeHandler = CriOutput<'RuntimeHandler'>;
 export type RuntimeConfigResponse = CriOutput<'RuntimeConfigResponse'>;
 export type PodSandbox = CriOutput<'PodSandbox'>;
 export type PodSandboxStatus = CriOutput<'PodSandboxStatus'>;
@@ -89,6 +91,9 @@ export type LinuxSandboxSecurityContext = CriInput<'LinuxSandboxSecurityContext'
 export type DNSConfig = CriInput<'DNSConfig'>;
 export type PortMapping = CriInput<'PortMapping'>;
 export type NamespaceOption = CriInput<'NamespaceOption'>;
+export type UserNamespace = CriInput<'UserNamespace'>;
+export type IDMapping = CriInput<'IDMapping'>;
+export type SELinuxOption = CriInput<'SELinuxOption'>;
 export type SecurityProfile = CriInput<'SecurityProfile'>;
 export type Int64Value = CriInput<'Int64Value'>;
 export type ContainerConfig = CriInput<'ContainerConfig'>;
@@ -128,6 +133,8 @@ export class CriError extends Error {
 export interface RuntimeService {
   version(): Promise<VersionResponse>;
   status(): Promise<RuntimeStatus>;
+  /** Status with the runtime handlers and their features (runtimes before CRI v1.30 list none). */
+  statusWithHandlers(): Promise<{ status: RuntimeStatus; runtimeHandlers: RuntimeHandler[] }>;
   /** The `info` map of a verbose Status: free-form, runtime-specific (containerd puts its config there). */
   statusInfo(): Promise<KeyValueMap>;
   /** Runtime-wide settings (the cgroup driver); runtimes before CRI v1.28 answer UNIMPLEMENTED. */

@@ -28,6 +28,10 @@ export function createRuntimeService(t: CriTransport, requestTimeoutMs: number):
   return {
     version: () => call('Version', { version: KUBELET_CRI_VERSION }),
     status: async () => (await call('Status', {})).status ?? { conditions: [] },
+    statusWithHandlers: async () => {
+      const r = await call('Status', {});
+      return { status: r.status ?? { conditions: [] }, runtimeHandlers: r.runtimeHandlers };
+    },
     statusInfo: async () => (await call('Status', { verbose: true })).info,
     runtimeConfig: () => call('RuntimeConfig', {}),
     updateRuntimeConfig: async (podCidr) => {

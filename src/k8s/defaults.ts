@@ -11,6 +11,9 @@ import type {
   ObjectFieldSelector,
 } from 'kubernetes-types/core/v1';
 
+/** A projected service account token's lifetime when the pod names none (SetDefaults_ServiceAccountTokenProjection). */
+export const DEFAULT_TOKEN_EXPIRATION_SECONDS = 3600;
+
 /** Kubernetes' DefaultMode for secret/configMap/downwardAPI/projected files: 0644. */
 const DEFAULT_FILE_MODE = 0o644;
 
@@ -115,8 +118,20 @@ function defaultVolume(v: Volume): void {
     if (src) src.defaultMode ??= DEFAULT_FILE_MODE;
   }
   for (const item of v.downwardAPI?.items ?? []) defaultFieldRef(item.fieldRef);
-  for (const s of v.projected?.sources ?? [])
+  for (const s of v.projected?.sources ?? []) {
     for (const item of s.downwardAPI?.items ?? []) defaultFieldRef(item.fieldRef);
+    if (s.serviceAccountToken) s.serviceAccountToken.expirationSeconds ??= DEFAULT_TOKEN_EXPIRATION_SECONDS;
+  }
+  // An image volume (newer than kubernetes-types) pulls as a container image does.
+  const image = (v as { image?: { reference?: string; pullPolicy?: string } }).image;
+  if (image) image.pullPolicy ||= defaultImagePullPolicy(image.reference ?? '');
+  // SetDefaults_AzureDiskVolumeSource: the disk kind decides what its URI must look like.
+  if (v.azureDisk) {
+    v.azureDisk.cachingMode ??= 'ReadWrite';
+    v.azureDisk.fsType ??= 'ext4';
+    v.azureDisk.readOnly ??= false;
+    v.azureDisk.kind ??= 'Shared';
+  }
 }
 
 function defaultSpec(spec: PodSpec): void {

@@ -15,6 +15,7 @@ import { CriError, type ImageService, type PodSandboxConfig, type RuntimeService
 import { ensureImage, ImageError } from './images.js';
 import type { ContainerType } from './labels.js';
 import { buildSandboxConfig } from './sandbox-config.js';
+
 import {
   containerLogDirectory,
   containerLogLinkName,
@@ -37,6 +38,7 @@ import type { EnvWarning } from './env.js';
 import { podPullSecrets } from './pull-secrets.js';
 import { StartsAhead, type AheadOfStart, type ContainerInputs } from './starts-ahead.js';
 import { UnstartedTasks } from './unstarted-task.js';
+import { PodIsolation, type SandboxIsolation } from './pod-isolation.js';
 
 /** A postStart hook that never returns must not hold the pod worker forever. */
 const POST_START_TIMEOUT_SECONDS = 120;
@@ -60,6 +62,12 @@ export interface CriPodRuntimeOptions {
   podObjects?: PodObjects;
   /** Removes what containerd keeps of a start it never finished (containerd#11037); absent, such a container stays. */
   unstartedTasks?: UnstartedTasks;
+  /**
+   * RuntimeClass handlers, user namespaces and the handlers' features (pod-isolation.ts). Absent (unit
+   * tests), every pod runs on the default handler in the node's user namespace, and a pod asking for
+   * its own user namespace or a recursive read-only mount fails.
+   */
+  isolation?: PodIsolation;
 }
 
 async function ignoreNotFound(p: Promise<void>): Promise<void> {
@@ -79,12 +87,14 @@ function messageOf(err: unknown): string {
 export class CriPodRuntime implements PodRuntime {
   /** The kubelet's legacy /var/log/containers symlinks live beside podLogsDir. */
   private readonly containerLogLinksDir: string;
+  private readonly isolation: PodIsolation;
 
   constructor(private readonly o: CriPodRuntimeOptions) {
     this.containerLogLinksDir = containerLogLinksDir(o.podLogsDir);
+    this.isolation = o.isolation ?? PodIsolation.withoutRuntimeFeatures(o.logger);
   }
 
-  private sandboxConfig(pod: DefaultedPod, attempt: number) {
+  private sandboxConfig(pod: DefaultedPod, attempt: number, isolation: SandboxIsolation) {
     const cgroupParent = this.o.cgroups?.podCgroupParent(pod) ?? '';
     return buildSandboxConfig(pod, {
       podLogsDir: this.o.podLogsDir,
@@ -93,10 +103,19 @@ export class CriPodRuntime implements PodRuntime {
       clusterDNS: this.o.clusterDNS,
       clusterDomain: this.o.clusterDomain,
       cgroupParent,
+      namespaceOptions: isolation.namespaceOptions,
     });
   }
 
+  /** The pod's handler and namespaces (rejects, in the kubelet's words, when they cannot be had). */
+  private isolationOf(pod: DefaultedPod): Promise<SandboxIsolation> {
+    return this.isolation.forPod(pod);
+  }
+
   async createSandbox(pod: DefaultedPod, attempt: number, firstStarts: readonly Container[] = []): Promise<SandboxRef> {
+    // As generatePodSandboxConfig: the RuntimeClass and the user namespace first; nothing is made
+    // for a pod that cannot be isolated as it asks.
+    const isolation = await this.isolationOf(pod);
     const logDir = podLogDirectory(this.o.podLogsDir, pod);
     const cgroups = this.o.cgroups;
     // Beside RunPodSandbox: the pod's log directory (the runtime opens it at CreateContainer, not
@@ -110,7 +129,15 @@ export class CriPodRuntime implements PodRuntime {
     const logDirMade = mkdir(logDir, { recursive: true, mode: 0o755 });
     logDirMade.catch(() => undefined);
     if (!beside) await podCgroup;
-    const sandboxRequest = this.o.runtime.runPodSandbox(this.sandboxConfig(pod, attempt));
+    if (isolation.runtimeHandler !== '')
+      this.o.logger.v(2).info('Running pod with runtime handler', {
+        pod: `${pod.metadata.namespace}/${pod.metadata.name}`,
+        runtimeHandler: isolation.runtimeHandler,
+      });
+    const sandboxRequest = this.o.runtime.runPodSandbox(
+      this.sandboxConfig(pod, attempt, isolation),
+      isolation.runtimeHandler,
+    );
     // A host-network pod's IPs are the node's: its containers' volumes and env need nothing of the sandbox.
     const inputsOf = pod.spec?.hostNetwork
       ? (c: Container) => this.containerInputs(pod, c, [this.o.nodeIP])
@@ -156,7 +183,11 @@ export class CriPodRuntime implements PodRuntime {
   /** A container's volumes, made ready for it, and the API objects its env reads. */
   private async containerInputs(pod: DefaultedPod, container: Container, podIPs: string[]): Promise<ContainerInputs> {
     const { hostname, domain } = podHostnameAndDomain(pod, this.o.clusterDomain);
+    // The handler's features are looked at only for a container that asks for recursive read-only mounts.
+    const asksRRO = (container.volumeMounts ?? []).some((m) => (m.recursiveReadOnly ?? 'Disabled') !== 'Disabled');
+    const supportsRecursiveReadOnly = asksRRO && (await this.isolation.supportsRecursiveReadOnly(pod));
     const mounts = await prepareVolumes(pod, container, {
+      supportsRecursiveReadOnly,
       rootDir: this.o.rootDir,
       podIPs,
       hostname,
@@ -188,7 +219,15 @@ export class CriPodRuntime implements PodRuntime {
     const ahead = type === 'ephemeral' ? undefined : sandbox.ahead?.take(container.name);
     const count =
       restartCount ?? (ahead ? await ahead.restartCount : await this.restartCountFromLogs(pod, container.name));
-    const sandboxConfig = this.sandboxConfig(pod, sandbox.attempt);
+    // The pod's namespaces again, as the kubelet's container config asks NamespacesForPod (its user
+    // namespace is read back from the pod's file).
+    let isolation: SandboxIsolation;
+    try {
+      isolation = await this.isolationOf(pod);
+    } catch (err) {
+      throw new ContainerStartError(container.name, 'CreateContainerConfigError', messageOf(err));
+    }
+    const sandboxConfig = this.sandboxConfig(pod, sandbox.attempt, isolation);
     // Three steps go at once: the pod cgroup, made again if it went missing since the sandbox started
     // (as the kubelet checks on each sync; the first starts in a sandbox this sync made take the one
     // made for it), the image, and the container's log directory. Their
@@ -235,6 +274,7 @@ export class CriPodRuntime implements PodRuntime {
         mounts,
         nodeMemoryCapacityBytes: memoryBytes,
         nodeAllocatable: nodeAllocatable(memoryBytes, this.o.rootDir),
+        namespaceOptions: isolation.namespaceOptions,
       });
     } catch (err) {
       throw new ContainerStartError(
@@ -354,6 +394,8 @@ export class CriPodRuntime implements PodRuntime {
       return;
     }
     await removePodDirs(this.o.rootDir, uid, this.o.podObjects);
+    // Its user namespace file went with the directory: the block is free for another pod.
+    await this.isolation.release(uid);
     await removeTreeOnOneMount(logsDir);
     // Never throws; a cgroup still busy is retried by the container manager on its own.
     await this.o.cgroups?.removePodCgroup(uid);

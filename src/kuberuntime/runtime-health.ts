@@ -1,8 +1,11 @@
 // What the runtime says of itself (CRI Status), polled every 5 s as the kubelet's updateRuntimeUp
 // does: RuntimeReady, which the Node's Ready condition follows, and NetworkReady, which holds back
-// pods on the pod network (the kubelet's runtimeState.networkErrors) and makes the Node not Ready too.
+// pods on the pod network (the kubelet's runtimeState.networkErrors) and makes the Node not Ready too;
+// and the runtime handlers with their features (runtimeState.runtimeHandlers), which decide whether a
+// pod may have a user namespace or a recursive read-only mount.
+import type { NodeRuntimeHandler } from 'kubernetes-types/core/v1';
 import type { Logger } from '../log/logger.js';
-import type { RuntimeCondition, RuntimeService } from '../cri/cri-types.js';
+import type { RuntimeCondition, RuntimeHandler, RuntimeService } from '../cri/cri-types.js';
 import { errorMessage } from '../util/error-message.js';
 
 /** What the kubelet's runtime state holds before the first Status answered (ErrNetworkUnknown). */
@@ -22,6 +25,7 @@ export function networkErrorOf(conditions: readonly RuntimeCondition[]): string 
 export class RuntimeHealth {
   private readyNow = true;
   private networkError: string | undefined = NETWORK_STATE_UNKNOWN;
+  private handlers: readonly RuntimeHandler[] | undefined;
   private timer: NodeJS.Timeout | undefined;
   private polling: Promise<void> | undefined;
 
@@ -50,6 +54,28 @@ export class RuntimeHealth {
     return this.networkError;
   }
 
+  /** The handlers of the last Status answer; undefined before the first (the kubelet's "not set"). */
+  runtimeHandlers(): readonly RuntimeHandler[] | undefined {
+    return this.handlers;
+  }
+
+  /** The handlers as the Node's status.runtimeHandlers reports them: both features said for each. */
+  nodeRuntimeHandlers(): NodeRuntimeHandler[] {
+    return (this.handlers ?? []).map((h) => ({
+      name: h.name,
+      features: {
+        recursiveReadOnlyMounts: h.features?.recursiveReadOnlyMounts === true,
+        userNamespaces: h.features?.userNamespaces === true,
+      },
+    }));
+  }
+
+  /** The handlers, after one Status round if none answered yet (a pod synced at start does not race it). */
+  async answeredHandlers(): Promise<readonly RuntimeHandler[] | undefined> {
+    if (this.handlers === undefined) await this.pollNow();
+    return this.handlers;
+  }
+
   /** One Status round now (also between the periodic ones, after the pod CIDR was handed over); never rejects. */
   pollNow(): Promise<void> {
     this.polling ??= this.poll().finally(() => (this.polling = undefined));
@@ -60,7 +86,8 @@ export class RuntimeHealth {
     let ready = false;
     let why = '';
     try {
-      const st = await this.runtime.status();
+      const { status: st, runtimeHandlers } = await this.runtime.statusWithHandlers();
+      this.handlers = runtimeHandlers;
       const cond = st.conditions.find((c) => c.type === 'RuntimeReady');
       ready = cond?.status === true;
       why = cond ? `${cond.reason} ${cond.message}`.trim() : 'no RuntimeReady condition';

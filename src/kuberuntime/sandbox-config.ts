@@ -1,12 +1,19 @@
 // PodSandboxConfig for RunPodSandbox (and CreateContainer / PullImage, which repeat it), built
 // from the pod as the kubelet's generatePodSandboxConfig does.
 import type { Pod } from 'kubernetes-types/core/v1';
-import { Protocol, SecurityProfileType, type PodSandboxConfig, type PortMapping } from '../cri/cri-types.js';
+import {
+  Protocol,
+  SecurityProfileType,
+  type NamespaceOption,
+  type PodSandboxConfig,
+  type PortMapping,
+} from '../cri/cri-types.js';
 import { podDnsConfig, type ClusterDnsOptions } from './dns.js';
 import type { LabelledPod } from '../k8s/pod.js';
 import { sandboxAnnotations, sandboxLabels } from './labels.js';
 import { namespacesForPod } from './namespaces.js';
 import { podHostname } from './pod-hostname.js';
+import { seLinuxOption } from './security-context.js';
 import { podLogDirectory } from '../node/pod-logs/layout.js';
 
 export interface SandboxConfigOptions extends ClusterDnsOptions {
@@ -18,6 +25,8 @@ export interface SandboxConfigOptions extends ClusterDnsOptions {
   resolvConf?: string;
   /** The pod cgroup from src/cm, in the form the runtime's driver takes; '' leaves it to the runtime. */
   cgroupParent?: string;
+  /** The pod's namespaces with its user namespace (pod-isolation.ts); default: namespacesForPod alone. */
+  namespaceOptions?: NamespaceOption;
 }
 
 const PROTOCOLS: Record<string, Protocol> = { TCP: Protocol.TCP, UDP: Protocol.UDP, SCTP: Protocol.SCTP };
@@ -79,7 +88,7 @@ export function buildSandboxConfig(pod: LabelledPod, opts: SandboxConfigOptions)
       cgroupParent: opts.cgroupParent ?? '',
       sysctls,
       securityContext: {
-        namespaceOptions: namespacesForPod(pod),
+        namespaceOptions: opts.namespaceOptions ?? namespacesForPod(pod),
         privileged: hasPrivilegedContainer(pod),
         // As the kubelet: the sandbox (pause) always runs RuntimeDefault, whatever the pod asks;
         // the pod's profile applies to its containers (kubernetes#84623).
@@ -87,6 +96,7 @@ export function buildSandboxConfig(pod: LabelledPod, opts: SandboxConfigOptions)
         ...(sc?.runAsUser != null ? { runAsUser: { value: sc.runAsUser } } : {}),
         ...(sc?.runAsGroup != null ? { runAsGroup: { value: sc.runAsGroup } } : {}),
         supplementalGroups,
+        ...(sc?.seLinuxOptions ? { selinuxOptions: seLinuxOption(sc.seLinuxOptions) } : {}),
       },
     },
   };

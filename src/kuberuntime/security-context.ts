@@ -1,8 +1,20 @@
 // The container's Linux security context: the pod's securityContext merged under the
 // container's (DetermineEffectiveSecurityContext), then mapped to CRI as the kubelet does.
-import type { Container, Pod, SeccompProfile, SecurityContext } from 'kubernetes-types/core/v1';
+import type { Container, Pod, SeccompProfile, SecurityContext, SELinuxOptions } from 'kubernetes-types/core/v1';
 import path from 'node:path';
-import { SecurityProfileType, type LinuxContainerSecurityContext, type SecurityProfile } from '../cri/cri-types.js';
+import {
+  SecurityProfileType,
+  type LinuxContainerSecurityContext,
+  type NamespaceOption,
+  type SecurityProfile,
+  type SELinuxOption,
+} from '../cri/cri-types.js';
+import {
+  APPARMOR_LOCALHOST_PREFIX,
+  APPARMOR_RUNTIME_DEFAULT,
+  APPARMOR_UNCONFINED,
+  appArmorProfileOf,
+} from '../k8s/apparmor.js';
 import { namespacesForPod } from './namespaces.js';
 
 /** What runc / Docker mask by default; the kubelet sends these unless procMount is Unmasked. */
@@ -37,6 +49,48 @@ export interface SecurityOptions {
   /** The image's numeric user / user name, used when the pod sets no runAsUser (as the kubelet). */
   imageUid?: number;
   imageUsername?: string;
+  /** The pod's namespaces with its user namespace (pod-isolation.ts); default: namespacesForPod alone. */
+  namespaceOptions?: NamespaceOption;
+}
+
+/** The CRI's SELinux label: the four parts as given, empty where unset. */
+export function seLinuxOption(o: SELinuxOptions | undefined): SELinuxOption | undefined {
+  return o ? { user: o.user ?? '', role: o.role ?? '', type: o.type ?? '', level: o.level ?? '' } : undefined;
+}
+
+/**
+ * The container's AppArmor profile (getAppArmorProfile): the field, and the deprecated string the
+ * kubelet still sends for runtimes that predate it; none when the pod asks for none.
+ */
+export function appArmorProfile(
+  pod: Pod,
+  container: Container,
+): { apparmor?: SecurityProfile; apparmorProfile?: string } {
+  const p = appArmorProfileOf(pod, container);
+  switch (p?.type) {
+    case undefined:
+      return {};
+    case 'RuntimeDefault':
+      return {
+        apparmor: { profileType: SecurityProfileType.RuntimeDefault, localhostRef: '' },
+        apparmorProfile: APPARMOR_RUNTIME_DEFAULT,
+      };
+    case 'Unconfined':
+      return {
+        apparmor: { profileType: SecurityProfileType.Unconfined, localhostRef: '' },
+        apparmorProfile: APPARMOR_UNCONFINED,
+      };
+    case 'Localhost': {
+      // Validation and AppArmor admission refuse a Localhost profile without a name.
+      const name = p.localhostProfile ?? '';
+      return {
+        apparmor: { profileType: SecurityProfileType.Localhost, localhostRef: name },
+        apparmorProfile: APPARMOR_LOCALHOST_PREFIX + name,
+      };
+    }
+    default:
+      throw new Error(`unknown apparmor profile type: ${JSON.stringify(p?.type)}`);
+  }
 }
 
 function toProfile(p: SeccompProfile, root: string): SecurityProfile {
@@ -84,7 +138,7 @@ export function containerSecurityContext(
   const out: LinuxContainerSecurityContext = {
     privileged: sc.privileged === true,
     readonlyRootfs: sc.readOnlyRootFilesystem === true,
-    namespaceOptions: namespacesForPod(pod),
+    namespaceOptions: opts.namespaceOptions ?? namespacesForPod(pod),
     supplementalGroups,
     // Only an explicit allowPrivilegeEscalation: false sets no_new_privs.
     noNewPrivs: sc.allowPrivilegeEscalation === false,
@@ -92,7 +146,10 @@ export function containerSecurityContext(
     maskedPaths: unmasked ? [] : [...DEFAULT_MASKED_PATHS],
     readonlyPaths: unmasked ? [] : [...DEFAULT_READONLY_PATHS],
     seccomp: seccompProfile(pod, container, opts),
+    ...appArmorProfile(pod, container),
   };
+  const selinux = seLinuxOption(sc.seLinuxOptions);
+  if (selinux) out.selinuxOptions = selinux;
   if (sc.capabilities) {
     // Names go through as written ("NET_ADMIN"); the runtime adds the CAP_ prefix.
     out.capabilities = {

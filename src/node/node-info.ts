@@ -2,7 +2,7 @@
 // behind its MemoryPressure / DiskPressure / PIDPressure conditions, read from /proc and statfs.
 import { readFileSync } from 'node:fs';
 import { release, totalmem } from 'node:os';
-import type { Taint } from 'kubernetes-types/core/v1';
+import type { NodeRuntimeHandler, Taint } from 'kubernetes-types/core/v1';
 import {
   EVICTION_HARD_MEMORY_BYTES,
   EVICTION_HARD_NODEFS_FRACTION,
@@ -44,6 +44,8 @@ export interface NodeInfoSource {
   networkNotReady?(): string | undefined;
   /** The node is shutting down (graceful node shutdown): Ready is False with the kubelet's message. */
   shuttingDown?(): boolean;
+  /** The runtime's handlers and their features, as status.runtimeHandlers reports them (none before Status answered). */
+  runtimeHandlers?(): readonly NodeRuntimeHandler[];
   readonly osImage: string;
   readonly kernelVersion: string;
   /** GOARCH spelling: amd64, arm64, ... */
@@ -77,6 +79,7 @@ export interface CollectNodeInfoOptions {
   runtimeReady: () => boolean;
   networkNotReady?: () => string | undefined;
   shuttingDown?: () => boolean;
+  runtimeHandlers?: () => readonly NodeRuntimeHandler[];
   /** The filesystem behind ephemeral-storage (the kubelet uses its root dir); default '/'. */
   rootDir?: string;
   maxPods?: number;
@@ -158,6 +161,7 @@ export function collectNodeInfo(opts: CollectNodeInfoOptions): NodeInfoSource {
     runtimeReady: opts.runtimeReady,
     networkNotReady: opts.networkNotReady,
     shuttingDown: opts.shuttingDown,
+    runtimeHandlers: opts.runtimeHandlers,
     osImage: osImage(),
     kernelVersion: release(),
     architecture: goArch(),

@@ -55,6 +55,11 @@ export function podContainerDir(rootDir: string, uid: string, containerName: str
   return path.join(podDir(rootDir, uid), 'containers', checkContainerName(containerName));
 }
 
+/** The pod's user namespace mappings, as the kubelet keeps them (its userns manager's `userns` file). */
+export function podUserNamespaceFile(rootDir: string, uid: string): string {
+  return path.join(podDir(rootDir, uid), 'userns');
+}
+
 export function podEtcHostsPath(rootDir: string, uid: string): string {
   return path.join(podDir(rootDir, uid), 'etc-hosts');
 }

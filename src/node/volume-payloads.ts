@@ -9,6 +9,7 @@ import type {
   ProjectedVolumeSource,
   Secret,
 } from 'kubernetes-types/core/v1';
+import { DEFAULT_TOKEN_EXPIRATION_SECONDS } from '../k8s/defaults.js';
 import { DownwardApiError, resourceFieldValue, volumeFieldValue } from '../k8s/downward-api.js';
 import type { NodeAllocatable } from '../k8s/node-allocatable.js';
 import type { FileProjection } from './atomic-writer.js';
@@ -17,8 +18,6 @@ import { VolumeError } from './volume-errors.js';
 
 /** The API's default for defaultMode of configMap, secret, downwardAPI and projected volumes. */
 export const DEFAULT_VOLUME_MODE = 0o644;
-/** ServiceAccountTokenProjection.expirationSeconds' API default. */
-export const DEFAULT_TOKEN_EXPIRATION_SECONDS = 3600;
 
 export type MutablePayload = Map<string, FileProjection>;
 

@@ -20,10 +20,12 @@ import { volumeManagerFor } from './volume-manager.js';
 import { podContainerDir, podDir, podEtcHostsPath, podVolumeDir } from './pod-dirs.js';
 import { bindSubPath } from './subpath-mounts.js';
 import { SubPathError, VolumeError } from './volume-errors.js';
+import { resolveRecursiveReadOnly } from './recursive-read-only.js';
 import { errorMessage } from '../util/error-message.js';
 import { allInOrder } from '../util/all-in-order.js';
 
 export { PodCleanupError, SubPathError, UnsafePathComponentError, VolumeError } from './volume-errors.js';
+export { RecursiveReadOnlyError } from './recursive-read-only.js';
 export { removePodDirs } from './pod-cleanup.js';
 export { VolumeManager, volumeManagerFor } from './volume-manager.js';
 
@@ -45,6 +47,8 @@ export interface PrepareVolumesOptions {
   logger?: Logger;
   /** Pod-network pods only: the pod's DNS domain (with a subdomain), written beside the hostname. */
   hostDomain?: string;
+  /** The pod's runtime handler supports recursive read-only mounts (its features in the runtime's Status). */
+  supportsRecursiveReadOnly?: boolean;
 }
 
 function propagation(m: VolumeMount, container: Container): MountPropagation {
@@ -202,13 +206,15 @@ export async function prepareVolumes(
       throw new VolumeError(`volumeMount ${JSON.stringify(m.name)}: subPathExpr is not supported by bootlet`);
     const base = await volumePath(v);
     const hostPath = m.subPath ? await subPathHostPath(pod, container, v, index, base, m, opts.rootDir) : base;
+    const mode = propagation(m, container);
     return {
       containerPath: m.mountPath,
       hostPath,
       // The kubelet mounts API-data volumes read-only whatever the volumeMount says.
       readonly: m.readOnly === true || objectVolumeKind(v) !== undefined,
       selinuxRelabel: false,
-      propagation: propagation(m, container),
+      propagation: mode,
+      recursiveReadOnly: resolveRecursiveReadOnly(m, opts.supportsRecursiveReadOnly === true),
     };
   };
   const etcHostsMount = async (): Promise<Mount | undefined> => {
@@ -221,6 +227,7 @@ export async function prepareVolumes(
           readonly: false,
           selinuxRelabel: true,
           propagation: MountPropagation.PROPAGATION_PRIVATE,
+          recursiveReadOnly: false,
         }
       : undefined;
   };
@@ -238,6 +245,7 @@ export async function prepareVolumes(
       readonly: false,
       selinuxRelabel: false,
       propagation: MountPropagation.PROPAGATION_PRIVATE,
+      recursiveReadOnly: false,
     });
   }
   return mounts;

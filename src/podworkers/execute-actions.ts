@@ -11,6 +11,7 @@ import {
   type StartedContainer,
 } from '../kuberuntime/pod-runtime.js';
 import type { WorkerContext } from './worker-context.js';
+import { CriError } from '../cri/cri-types.js';
 import type { CacheTime, CreationDone } from '../pleg/pod-cache.js';
 import type { Container } from 'kubernetes-types/core/v1';
 import type { ContainerType } from '../kuberuntime/labels.js';
@@ -149,6 +150,11 @@ async function startContainer(x: Execution, s: StartRequest): Promise<void> {
   }
 }
 
+/** The error as the event says it: the runtime's own words for a CRI call it refused. */
+function sandboxError(err: unknown): string {
+  return err instanceof CriError ? err.details : errorMessage(err);
+}
+
 /** A creation that failed may have left something (a container created, not started): the next step reads the pod. */
 function failedCreation(x: Execution, done: CreationDone | undefined): void {
   done?.([]);
@@ -190,6 +196,9 @@ export const EXECUTORS: ActionExecutors = {
         x.sandbox = await x.ctx.runtime.createSandbox(x.pod, a.attempt, x.firstStarts);
       } catch (err) {
         failedCreation(x, done);
+        // As the kubelet's SyncPod, unless the pod is already to go (its sandbox failing is no news then).
+        if (!x.ctx.terminationRequested)
+          x.ctx.event('Warning', 'FailedCreatePodSandBox', `Failed to create pod sandbox: ${sandboxError(err)}`);
         throw err;
       }
       recorded(x, done([{ kind: 'sandbox', id: x.sandbox.id }]));

@@ -49,6 +49,8 @@ export interface SyncOutcome {
   readonly at: Date;
   readonly waiting: ReadonlyMap<string, WaitingReason>;
   readonly error?: string;
+  /** How many syncs in a row ended with this same error. */
+  readonly times?: number;
   readonly podFailed?: string;
 }
 

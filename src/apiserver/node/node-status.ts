@@ -87,6 +87,8 @@ export function computeNodeStatus(info: NodeInfoSource, previous: NodeStatus | u
       lastTransitionTime,
     };
   });
+  // As the kubelet's RuntimeHandlers setter: each handler with both features said (omitted when there are none).
+  const runtimeHandlers = info.runtimeHandlers?.() ?? [];
   const addresses = [];
   if (info.nodeIP) addresses.push({ type: 'InternalIP', address: info.nodeIP });
   addresses.push({ type: 'Hostname', address: info.nodeName });
@@ -108,6 +110,7 @@ export function computeNodeStatus(info: NodeInfoSource, previous: NodeStatus | u
       osImage: info.osImage,
       systemUUID: info.systemUUID,
     },
+    ...(runtimeHandlers.length > 0 ? { runtimeHandlers: runtimeHandlers.map((h) => ({ ...h })) } : {}),
   };
 }
 

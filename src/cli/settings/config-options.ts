@@ -1,6 +1,7 @@
 // The KubeletConfiguration fields that reach the agent's options, each with its kubelet flag. The
 // key is the name the resolved options use. Fields bootlet only recognises are in
 // config-recognised.ts; flags without a field are in flag-options.ts.
+import { lockedFeatureGateProblem, withoutLockedDefaults } from '../../k8s/feature-gates.js';
 import { DEFAULT_EVICTION_HARD } from '../../k8s/node-allocatable.js';
 import * as check from './checks.js';
 import { optionalSetting, setting } from './setting.js';
@@ -234,6 +235,22 @@ export const CONFIG_OPTIONS = {
     default: true,
     status: 'applied',
     help: 'Logs, exec, attach and port-forward on the kubelet API',
+  }),
+  enableSystemLogHandler: setting({
+    field: 'enableSystemLogHandler',
+    type: bool,
+    pointer: true,
+    default: true,
+    status: 'applied',
+    help: '/logs/ on the kubelet API: the files of /var/log (with enableDebuggingHandlers)',
+  }),
+  enableSystemLogQuery: setting({
+    field: 'enableSystemLogQuery',
+    type: bool,
+    pointer: true,
+    default: false,
+    status: 'applied',
+    help: 'Node log query on /logs/ (?query=<service or file>): the journal through journalctl, or a file of /var/log',
   }),
   tlsCertFile: optionalSetting({
     flag: 'tls-cert-file',
@@ -491,6 +508,10 @@ export const CONFIG_OPTIONS = {
     field: 'featureGates',
     type: boolMap,
     default: {},
+    // The gates bootlet implements are GA and locked (src/k8s/feature-gates.ts): set to their value
+    // they change nothing, set against it they are refused; any other gate is not implemented.
+    normalize: withoutLockedDefaults,
+    validate: lockedFeatureGateProblem,
     status: 'not-implemented',
     help: 'Kubernetes feature gates (Name=true|false,...)',
   }),

@@ -267,8 +267,6 @@ export const CONFIG_RECOGNISED: AnySetting[] = [
     '0',
     'JSON logs: info buffer size',
   ),
-  field('enableSystemLogHandler', undefined, bool, true, '/logs/ on the kubelet API', P),
-  field('enableSystemLogQuery', undefined, bool, false, 'Node log query on /logs/', P),
   field('crashLoopBackOff.maxContainerRestartPeriod', undefined, duration, undefined, 'Longest crash loop back-off', P),
   field('reservedMemory', 'reserved-memory', opaque, undefined, 'Memory reserved per NUMA node'),
   field('enableProfilingHandler', undefined, bool, true, '/debug/pprof on the kubelet API', P),

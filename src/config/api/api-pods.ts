@@ -3,10 +3,11 @@
 // pods are the API's picture of static pods, never API pods. Before anything in it names a path or
 // an object on the node it goes through the rules a static pod does (validate-semantic.ts, without
 // the static-pod restrictions): a pod whose name, namespace or UID fails them is refused outright
-// (only told: there is nothing safe to report it under), and so is one that needs a volume kind
-// bootlet does not mount (persistentVolumeClaim, the cloud and network kinds: told as FailedMount,
-// it may run once a later bootlet mounts it); one whose spec fails them is desired with its refusal,
-// so admission reports it Failed with a Warning event, and it never starts half-way.
+// (only told: there is nothing safe to report it under); one whose spec fails them is desired with
+// its refusal, so admission reports it Failed with a Warning event, and it never starts half-way;
+// a valid one that needs a volume kind bootlet does not mount (persistentVolumeClaim, the cloud and
+// network kinds) is refused outright too, told as FailedMount: it may run once a later bootlet
+// mounts it.
 import type { Pod } from 'kubernetes-types/core/v1';
 import { applySchemeDefaults } from '../../k8s/defaults.js';
 import { CONFIG_SEEN, CONFIG_SOURCE } from '../../k8s/annotations.js';
@@ -63,9 +64,10 @@ export function toDesiredPod(p: Pod, nodeName: string, seen: Date): ApiPodResult
       refused: `spec.nodeName: Invalid value: "${p.spec?.nodeName ?? ''}": not this node`,
       reason: 'FailedValidation',
     };
-  const volume = unsupportedVolume(p);
-  if (volume !== undefined) return { refused: volume, reason: 'FailedMount' };
+  // Judged first: a pod the API server's rules refuse is Failed in their words, whatever it mounts.
   const refusal = refusalOf(p);
+  const volume = refusal ? undefined : unsupportedVolume(p);
+  if (volume !== undefined) return { refused: volume, reason: 'FailedMount' };
   const annotations: Record<string, string> = {
     ...(meta.annotations ?? {}),
     [CONFIG_SOURCE]: 'api',

@@ -3,6 +3,8 @@
 // - an optional field that is not a Go pointer and holds its zero value (`false`, `0`, `""`, `[]`,
 //   `{}`) is unset, so `hostPID: false`, `resources: {}` or `status: {}` change nothing, not even the
 //   pod's UID; a pointer keeps its value (`privileged: false`, `emptyDir: {}` mean something);
+// - a field the API declares required that is missing is its Go zero value (a pointer: nil), as Go
+//   decodes it: validation then says what the API server says of that zero;
 // - fields the Pod type does not have are dropped, each named in a warning (as the API server drops
 //   them);
 // - a value of the wrong type is an error naming the field path;
@@ -186,10 +188,18 @@ function decodeObject(v: unknown, n: SchemaNode, type: string | undefined, path:
     if (props?.[key] && !required.has(key) && !pointers?.has(key) && isZero(child)) continue;
     Object.defineProperty(out, key, { value: child, enumerable: true, writable: true, configurable: true });
   }
+  // Go has no "missing": an absent field is its zero value, and the API server's rules judge that
+  // value (an absent weight is `Invalid value: 0`, an absent name `Required value`). A pointer stays
+  // nil (scaleIO's secretRef may be left out). A field that failed to decode is left out.
   for (const key of required) {
-    if (out[key] === undefined && !w.errors.some((e) => e.startsWith(`${formatPath([...path, key])}:`))) {
-      w.errors.push(`${formatPath([...path, key])}: Required value`);
-    }
+    if (out[key] !== undefined || pointers?.has(key) || !props?.[key]) continue;
+    if (w.errors.some((e) => e.startsWith(`${formatPath([...path, key])}:`))) continue;
+    Object.defineProperty(out, key, {
+      value: zeroOf(props[key]),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return out;
 }

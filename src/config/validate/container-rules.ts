@@ -2,7 +2,8 @@
 // each kind, validateContainerOnlyForPod): a DNS-label name, an image without surrounding
 // whitespace, known policies, ports, env, mounts of defined volumes at unique paths (subPaths
 // inside the volume, propagation Bidirectional only when privileged), no block devices but of
-// claims, resources, a security context, probes and hooks as the container's kind allows.
+// claims, resources, a resize policy, a security context, probes and hooks as the container's kind
+// allows.
 import type { Container, Volume, VolumeDevice, VolumeMount } from 'kubernetes-types/core/v1';
 import type { PathPart } from '../field-path';
 import { isDNS1123Label, isValidPortName, isValidPortNum } from './api-formats';
@@ -10,6 +11,7 @@ import { validateEnv, validateEnvFrom } from './env-rules';
 import { duplicate, forbidden, invalid, notFound, required, unsupported } from './field-errors';
 import { validateHandlers } from './handler-rules';
 import { hasBackstep, localDescendingPath } from './path-rules';
+import { validateResizePolicy } from './resize-policy-rules';
 import { validateResources } from './resource-rules';
 import { goTrimSpace, validateContainerSecurityContext } from './security-rules';
 
@@ -23,12 +25,15 @@ export interface ContainerRef {
   readonly c: Container;
   readonly path: PathPart[];
   readonly init: boolean;
+  /** An API pod's ephemeral container: ephemeral-container-rules.ts says what it may not have. */
+  readonly ephemeral?: boolean;
 }
 
-/** What a container is checked against: the pod's valid volumes by name, its grace period, whether it shares the host's user namespace. */
+/** What a container is checked against: the pod's valid volumes by name, its grace period and restart policy, whether it shares the host's user namespace. */
 export interface ContainerContext {
   readonly volumes: ReadonlyMap<string, Volume>;
   readonly grace: number | undefined;
+  readonly restartPolicy: string | undefined;
   readonly hostUsers: boolean;
 }
 
@@ -54,20 +59,7 @@ function ports(c: Container, path: readonly PathPart[], out: string[]): void {
 }
 
 /** The API server names a few mount fields without the mount's index; so do we. */
-function mount(
-  m: VolumeMount,
-  mp: readonly PathPart[],
-  listPath: readonly PathPart[],
-  c: Container,
-  ctx: ContainerContext,
-  out: string[],
-): void {
-  // An image volume (kubernetes-types predates it) is mounted whole.
-  const volume = ctx.volumes.get(m.name) as Record<string, unknown> | undefined;
-  if (volume?.image) {
-    if (m.subPath) out.push(invalid([...mp, 'subPath'], m.subPath, 'not allowed in image volume sources'));
-    if (m.subPathExpr) out.push(invalid([...mp, 'subPathExpr'], m.subPathExpr, 'not allowed in image volume sources'));
-  }
+function mount(m: VolumeMount, mp: readonly PathPart[], listPath: readonly PathPart[], c: Container, out: string[]) {
   if (m.subPath) localDescendingPath([...listPath, 'subPath'], m.subPath, out);
   if (m.subPathExpr) {
     if (m.subPath)
@@ -117,7 +109,7 @@ function volumeMounts(c: Container, path: readonly PathPart[], ctx: ContainerCon
       out.push(invalid([...mp, 'name'], m.name, 'must not already exist in volumeDevices'));
     if (devices.some((d) => d.devicePath === m.mountPath))
       out.push(invalid([...mp, 'mountPath'], m.mountPath, 'must not already exist as a path in volumeDevices'));
-    mount(m, mp, listPath, c, ctx, out);
+    mount(m, mp, listPath, c, out);
   });
 }
 
@@ -154,7 +146,11 @@ function volumeDevices(c: Container, path: readonly PathPart[], ctx: ContainerCo
   });
 }
 
-export function validateContainer({ c, path, init }: ContainerRef, ctx: ContainerContext, out: string[]): void {
+export function validateContainer(
+  { c, path, init, ephemeral }: ContainerRef,
+  ctx: ContainerContext,
+  out: string[],
+): void {
   if (!c.name) out.push(required([...path, 'name']));
   else for (const m of isDNS1123Label(c.name)) out.push(invalid([...path, 'name'], c.name, m));
   if (!c.image) out.push(required([...path, 'image']));
@@ -171,8 +167,10 @@ export function validateContainer({ c, path, init }: ContainerRef, ctx: Containe
     );
   }
   out.push(...validateEnv(c.env, [...path, 'env']), ...validateEnvFrom(c.envFrom, [...path, 'envFrom']));
-  out.push(...validateHandlers(c, path, init && c.restartPolicy !== 'Always', ctx.grace));
-  if (c.restartPolicy !== undefined) {
+  if (!ephemeral) out.push(...validateHandlers(c, path, init && c.restartPolicy !== 'Always', ctx.grace));
+  // ContainerRestartRules (a regular container's own restartPolicy) is newer than what bootlet
+  // honours: refused, as before that gate, rather than run without it.
+  if (c.restartPolicy !== undefined && !ephemeral) {
     if (!init) out.push(forbidden([...path, 'restartPolicy'], 'may not be set for non-init containers'));
     else if (c.restartPolicy !== 'Always')
       out.push(unsupported([...path, 'restartPolicy'], c.restartPolicy, ['Always']));
@@ -181,6 +179,7 @@ export function validateContainer({ c, path, init }: ContainerRef, ctx: Containe
   volumeMounts(c, path, ctx, out);
   volumeDevices(c, path, ctx, out);
   validateResources(c.resources, [...path, 'resources'], out);
+  validateResizePolicy(c, path, ctx.restartPolicy, out);
   validateContainerSecurityContext(c.securityContext, [...path, 'securityContext'], ctx.hostUsers, out);
 }
 

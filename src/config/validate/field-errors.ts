@@ -38,6 +38,16 @@ export class GoStringer {
 }
 export const stringer = (text: string): GoStringer => new GoStringer(text);
 
+/** A []string as field.Error prints it (Go's %#v). */
+export const goStrings = (list: readonly string[]): GoStringer =>
+  stringer(`[]string{${list.map((s) => goQuote(s)).join(', ')}}`);
+
+/**
+ * A struct the API server hands to field.Invalid (it prints it with %#v, its pointer fields as
+ * memory addresses, which cannot be reproduced): the Go type, then the fields as JSON.
+ */
+export const goStruct = (type: string, value: unknown): GoStringer => stringer(`${type}${JSON.stringify(value ?? {})}`);
+
 /** A bad value as field.Error prints it: strings quoted, numbers and booleans plain. */
 export function goValue(v: unknown): string {
   if (v instanceof GoStringer) return v.text;

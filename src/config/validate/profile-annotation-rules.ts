@@ -4,27 +4,16 @@
 // known profile, a localhost one inside the profile root. That an annotation and the field it stands
 // for agree is checked on create only (ValidatePodCreate): an update may change a seccomp annotation
 // (only AppArmor and mirror annotations are immutable), so an API pod can carry one that disagrees.
-import type { Container, Pod, PodSpec, SeccompProfile } from 'kubernetes-types/core/v1';
+import type { Pod, PodSpec, SeccompProfile } from 'kubernetes-types/core/v1';
 import { key, type PathPart } from '../field-path';
 import { forbidden, goQuote, invalid } from './field-errors';
 import { localDescendingPath } from './path-rules';
+import { containersWithPaths } from './pod-containers';
 
 const APPARMOR_PREFIX = 'container.apparmor.security.beta.kubernetes.io/';
 const SECCOMP_POD = 'seccomp.security.alpha.kubernetes.io/pod';
 const SECCOMP_CONTAINER_PREFIX = 'container.seccomp.security.alpha.kubernetes.io/';
 const LOCALHOST = 'localhost/';
-
-/** Every container with its path, in the API server's order (init, regular, ephemeral). */
-function containersWithPaths(spec: PodSpec): [Container, PathPart[]][] {
-  return [
-    ...(spec.initContainers ?? []).map((c, i): [Container, PathPart[]] => [c, ['spec', 'initContainers', i]]),
-    ...(spec.containers ?? []).map((c, i): [Container, PathPart[]] => [c, ['spec', 'containers', i]]),
-    ...(spec.ephemeralContainers ?? []).map((c, i): [Container, PathPart[]] => [
-      c as Container,
-      ['spec', 'ephemeralContainers', i],
-    ]),
-  ];
-}
 
 function seccompAnnotation(value: string, p: readonly PathPart[], out: string[]): void {
   if (value === 'runtime/default' || value === 'docker/default' || value === 'unconfined') return;

@@ -81,6 +81,21 @@ function quantityValue(name: string, q: Quantity, p: readonly PathPart[], out: s
     out.push(invalid(p, stringer(q.canonical()), 'must be an integer'));
 }
 
+/**
+ * A hugepages quantity is a whole number of its pages (AllowIndivisibleHugePagesValues is only for a
+ * pod that already had one).
+ */
+function hugePagesValue(name: string, q: Quantity, p: readonly PathPart[], out: string[]): void {
+  let divisible = false;
+  try {
+    const page = parseQuantity(name.slice('hugepages-'.length));
+    divisible = page.cmp(parseQuantity(0)) > 0 && page.milliValue() % 1000 === 0 && q.value() % page.value() === 0;
+  } catch {
+    divisible = false;
+  }
+  if (!divisible) out.push(invalid(p, q.canonical(), `${q.canonical()} is not positive integer multiple of ${name}`));
+}
+
 function entries(list: ResourceList | undefined): [string, Quantity][] {
   return Object.entries(list ?? {}).map(([n, v]) => [n, parseQuantity(v)]);
 }
@@ -98,6 +113,7 @@ export function validateResources(
   for (const [name, q] of limits) {
     resourceName(name, [...limPath, key(name)], out);
     quantityValue(name, q, [...limPath, key(name)], out);
+    if (isHugePages(name)) hugePagesValue(name, q, [...limPath, key(name)], out);
     hugePages ||= isHugePages(name);
     cpuOrMemory ||= isCPUOrMemory(name);
   }
@@ -115,6 +131,7 @@ export function validateResources(
         );
     } else if (!overcommitAllowed(name))
       out.push(required(limPath, 'Limit must be set for non overcommitable resources'));
+    if (isHugePages(name)) hugePagesValue(name, q, [...reqPath, key(name)], out);
     hugePages ||= isHugePages(name);
     cpuOrMemory ||= isCPUOrMemory(name);
   }

@@ -1,11 +1,13 @@
 // What a pod says about where it may run, as the API server checks it (ValidateTolerations,
-// validateTaintEffect, ValidateNodeSelector and its terms, the nodeSelector's labels): admission
+// validateTaintEffect, ValidateNodeSelector and its terms, the nodeSelector's labels, and the pod
+// (anti-)affinity terms of pod-affinity-rules.ts): admission
 // (src/admission) matches these against the node, so a malformed one must not get that far.
 import type { NodeAffinity, NodeSelectorRequirement, PodSpec, Toleration } from 'kubernetes-types/core/v1';
 import type { PathPart } from '../field-path';
 import { isDNS1123Subdomain, isQualifiedName, isValidLabelValue } from './api-formats';
 import { forbidden, invalid, required, unsupported } from './field-errors';
 import { validateLabels } from './meta-rules';
+import { validatePodAffinities } from './pod-affinity-rules';
 
 const TOLERATION_OPERATORS = ['Equal', 'Exists'] as const;
 const TAINT_EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'] as const;
@@ -29,9 +31,21 @@ function toleration(t: Toleration, p: readonly PathPart[], out: string[]): void 
     if (errs.length > 0) out.push(invalid([...p, 'operator'], value, errs.join(';')));
   } else if (operator === 'Exists') {
     if (value !== '') out.push(invalid([...p, 'operator'], value, "value must be empty when `operator` is 'Exists'"));
+  } else if (operator === 'Lt' || operator === 'Gt') {
+    // TaintTolerationComparisonOperators is alpha (off) in 1.36; the API server then lists all four.
+    out.push(unsupported([...p, 'operator'], operator, [...TOLERATION_OPERATORS, 'Lt', 'Gt']));
   } else out.push(unsupported([...p, 'operator'], operator, TOLERATION_OPERATORS));
   if (t.effect && !(TAINT_EFFECTS as readonly string[]).includes(t.effect))
     out.push(unsupported([...p, 'effect'], t.effect, TAINT_EFFECTS));
+}
+
+/** ValidateTolerations, for spec.tolerations and for the tolerations annotation. */
+export function validateTolerations(
+  tolerations: readonly Toleration[] | undefined,
+  p: readonly PathPart[],
+  out: string[],
+): void {
+  (tolerations ?? []).forEach((t, i) => toleration(t, [...p, i], out));
 }
 
 function labelRequirement(
@@ -115,6 +129,7 @@ function nodeAffinity(na: NodeAffinity, checkRequiredValues: boolean, out: strin
 export function validateScheduling(spec: PodSpec, newPod: boolean): string[] {
   const out = validateLabels(spec.nodeSelector, ['spec', 'nodeSelector']);
   if (spec.affinity?.nodeAffinity) nodeAffinity(spec.affinity.nodeAffinity, newPod, out);
-  (spec.tolerations ?? []).forEach((t, i) => toleration(t, ['spec', 'tolerations', i], out));
+  validatePodAffinities(spec.affinity, out);
+  validateTolerations(spec.tolerations, ['spec', 'tolerations'], out);
   return out;
 }

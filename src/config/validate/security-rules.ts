@@ -2,12 +2,17 @@
 // validateSysctls, ValidateHostSysctl, ValidateSecurityContext, validateHostUsers): user and group
 // IDs in range; sysctl names of the kernel's form, each once, none of a namespace the pod shares
 // with the host; seccomp and AppArmor profiles of a known type, a localhost one inside the
-// profile root; procMount values. A sysctl or profile path goes to the runtime as it is.
+// profile root; procMount values; no `allowPrivilegeEscalation: false` beside privileged or
+// CAP_SYS_ADMIN; windowsOptions of a valid form (windows-options-rules.ts); a pod without the host's
+// user namespace shares no host namespace and has no block device. A sysctl or profile path goes to
+// the runtime as it is.
 import type { AppArmorProfile, PodSpec, SeccompProfile, SecurityContext } from 'kubernetes-types/core/v1';
 import type { PathPart } from '../field-path';
 import { isValidID } from './api-formats';
-import { duplicate, forbidden, invalid, required, tooLong, unsupported } from './field-errors';
+import { duplicate, forbidden, goStruct, invalid, required, tooLong, unsupported } from './field-errors';
 import { localDescendingPath } from './path-rules';
+import { containersWithPaths } from './pod-containers';
+import { validateWindowsOptions } from './windows-options-rules';
 
 const SYSCTL_SEGMENT = '[a-z0-9]([-_a-z0-9]*[a-z0-9])?';
 /** As the API server prints it in its message. */
@@ -18,6 +23,8 @@ const SECCOMP_TYPES = ['Localhost', 'RuntimeDefault', 'Unconfined'] as const;
 const APPARMOR_TYPES = ['Localhost', 'RuntimeDefault', 'Unconfined'] as const;
 const PROC_MOUNT_TYPES = ['Default', 'Unmasked'] as const;
 const FS_GROUP_CHANGE_POLICIES = ['Always', 'OnRootMismatch'] as const;
+const SUPPLEMENTAL_GROUPS_POLICIES = ['Merge', 'Strict'] as const;
+const HOST_USERS_FALSE = 'when `hostUsers` is false';
 /** PATH_MAX - 1. */
 const MAX_LOCALHOST_PROFILE_LENGTH = 4095;
 
@@ -48,16 +55,24 @@ function ids(
   }
 }
 
-/** validateSeccompProfileField (a profile of another type carrying a localhostProfile is left to the runtime: Go prints that one with memory addresses). */
+/** validateSeccompProfileField. */
 function seccompProfile(sp: SeccompProfile | undefined, p: readonly PathPart[], out: string[]): void {
   if (!sp) return;
   if (!sp.type) out.push(required([...p, 'type'], 'type is required when seccompProfile is set'));
   else if (!(SECCOMP_TYPES as readonly string[]).includes(sp.type))
     out.push(unsupported([...p, 'type'], sp.type, SECCOMP_TYPES));
-  if (sp.type !== 'Localhost') return;
-  if (sp.localhostProfile === undefined)
-    out.push(required([...p, 'localhostProfile'], 'must be set when seccomp type is Localhost'));
-  else localDescendingPath([...p, 'localhostProfile'], sp.localhostProfile, out);
+  if (sp.type === 'Localhost') {
+    if (sp.localhostProfile === undefined || sp.localhostProfile === null)
+      out.push(required([...p, 'localhostProfile'], 'must be set when seccomp type is Localhost'));
+    else localDescendingPath([...p, 'localhostProfile'], sp.localhostProfile, out);
+  } else if (sp.localhostProfile !== undefined && sp.localhostProfile !== null)
+    out.push(
+      invalid(
+        [...p, 'localhostProfile'],
+        goStruct('core.SeccompProfile', sp),
+        'can only be set when seccomp type is Localhost',
+      ),
+    );
 }
 
 /** ValidateAppArmorProfileField. */
@@ -124,11 +139,26 @@ export function validatePodSecurityContext(spec: PodSpec, hostSysctlsChecked: bo
     seccompProfile(sc.seccompProfile, [...p, 'seccompProfile'], out);
     appArmorProfile(sc.appArmorProfile, [...p, 'appArmorProfile'], out);
   }
+  if (sc?.windowsOptions) validateWindowsOptions(sc.windowsOptions, [...p, 'windowsOptions'], out);
+  const newer = (sc ?? {}) as { supplementalGroupsPolicy?: string; seLinuxChangePolicy?: string };
+  if (newer.supplementalGroupsPolicy !== undefined && newer.supplementalGroupsPolicy !== null)
+    if (!(SUPPLEMENTAL_GROUPS_POLICIES as readonly string[]).includes(newer.supplementalGroupsPolicy))
+      out.push(
+        unsupported([...p, 'supplementalGroupsPolicy'], newer.supplementalGroupsPolicy, SUPPLEMENTAL_GROUPS_POLICIES),
+      );
+  // SELinuxMount is off by default in 1.36, so the API server takes only Recursive.
+  if (newer.seLinuxChangePolicy !== undefined && newer.seLinuxChangePolicy !== null)
+    if (newer.seLinuxChangePolicy !== 'Recursive')
+      out.push(unsupported([...p, 'seLinuxChangePolicy'], newer.seLinuxChangePolicy, ['Recursive']));
   if (spec.hostUsers === false) {
-    // The API server's own spelling of the last two.
-    if (spec.hostNetwork) out.push(forbidden(['spec', 'hostNetwork'], 'when `pod.Spec.HostUsers` is false'));
-    if (spec.hostPID) out.push(forbidden(['spec', 'HostPID'], 'when `pod.Spec.HostUsers` is false'));
-    if (spec.hostIPC) out.push(forbidden(['spec', 'HostIPC'], 'when `pod.Spec.HostUsers` is false'));
+    // The API server's own spelling of the last two. UserNamespacesHostNetworkSupport is alpha
+    // (off) in 1.36, so a host network is refused too.
+    if (spec.hostNetwork) out.push(forbidden(['spec', 'hostNetwork'], HOST_USERS_FALSE));
+    if (spec.hostPID) out.push(forbidden(['spec', 'HostPID'], HOST_USERS_FALSE));
+    if (spec.hostIPC) out.push(forbidden(['spec', 'HostIPC'], HOST_USERS_FALSE));
+    // Block devices take neither idmapped mounts nor a chown.
+    for (const [c, cp] of containersWithPaths(spec))
+      if ((c.volumeDevices ?? []).length > 0) out.push(forbidden([...cp, 'volumeDevices'], HOST_USERS_FALSE));
   }
   return out;
 }
@@ -150,5 +180,17 @@ export function validateContainerSecurityContext(
       out.push(invalid([...p, 'procMount'], pm, '`hostUsers` must be false to use `Unmasked`'));
   }
   seccompProfile(sc.seccompProfile, [...p, 'seccompProfile'], out);
+  // A container cannot be kept from gaining privileges it is given outright.
+  if (sc.allowPrivilegeEscalation === false) {
+    const shown = goStruct('core.SecurityContext', sc);
+    if (sc.privileged === true)
+      out.push(invalid(p, shown, 'cannot set `allowPrivilegeEscalation` to false and `privileged` to true'));
+    for (const cap of sc.capabilities?.add ?? [])
+      if (cap === 'CAP_SYS_ADMIN')
+        out.push(
+          invalid(p, shown, 'cannot set `allowPrivilegeEscalation` to false and `capabilities.Add` CAP_SYS_ADMIN'),
+        );
+  }
+  validateWindowsOptions(sc.windowsOptions, [...p, 'windowsOptions'], out);
   appArmorProfile(sc.appArmorProfile, [...p, 'appArmorProfile'], out);
 }

@@ -1,11 +1,12 @@
 // Pod-level fields of the spec as the API server checks them on create (validateDNSPolicy,
 // validatePodDNSConfig with relaxed searches as v1.34, ValidateHostAliases, validateReadinessGates,
-// validateSchedulingGates, validatePodHostNetworkDeps, and ValidatePodSpec's own: the active
-// deadline, class names, preemption policy, OS). A host alias's IP and a nameserver are written
+// validateSchedulingGates, validatePodHostNetworkDeps, validatePodHostName, and ValidatePodSpec's
+// own: the active deadline, class, service account and node names, preemption policy). A host
+// alias's IP and a nameserver are written
 // into the pod's /etc/hosts and resolv.conf: anything but an address there is an injection.
 import type { PodSpec } from 'kubernetes-types/core/v1';
 import { inclusiveRangeError, isDNS1123Subdomain, isQualifiedName, isValidIP, regexError } from './api-formats';
-import { duplicate, forbidden, invalid, required, unsupported } from './field-errors';
+import { duplicate, forbidden, goStrings, invalid, required, tooLong, unsupported } from './field-errors';
 
 /** In the order the API server lists them. */
 const DNS_POLICIES = ['ClusterFirstWithHostNet', 'ClusterFirst', 'Default', 'None'] as const;
@@ -14,12 +15,9 @@ const MAX_DNS_SEARCH_PATHS = 32;
 const MAX_DNS_SEARCH_LIST_CHARS = 2048;
 const MAX_INT32 = 2147483647;
 const PREEMPTION_POLICIES = ['PreemptLowerPriority', 'Never'] as const;
-const OS_NAMES = ['linux', 'windows'] as const;
+const MAX_HOSTNAME_OVERRIDE = 64;
 const SUBDOMAIN_WITH_UNDERSCORE_LABEL = '_?[a-z0-9]([-_a-z0-9]*[a-z0-9])?';
 const SUBDOMAIN_WITH_UNDERSCORE = `${SUBDOMAIN_WITH_UNDERSCORE_LABEL}(\\.${SUBDOMAIN_WITH_UNDERSCORE_LABEL})*`;
-
-/** A []string as field.Error prints it (%#v). */
-const goStrings = (list: readonly string[]): string => `[]string{${list.map((s) => JSON.stringify(s)).join(', ')}}`;
 
 function isDNS1123SubdomainWithUnderscore(v: string): string[] {
   const errs: string[] = [];
@@ -50,7 +48,7 @@ function dnsConfig(spec: PodSpec, out: string[]): void {
   const ns = cfg.nameservers ?? [];
   if (ns.length > MAX_DNS_NAMESERVERS)
     out.push(
-      `spec.dnsConfig.nameservers: Invalid value: ${goStrings(ns)}: must not have more than ${MAX_DNS_NAMESERVERS} nameservers`,
+      invalid([...path, 'nameservers'], goStrings(ns), `must not have more than ${MAX_DNS_NAMESERVERS} nameservers`),
     );
   ns.forEach((n, i) => {
     for (const m of isValidIP(n)) out.push(invalid([...path, 'nameservers', i], n, m));
@@ -58,11 +56,19 @@ function dnsConfig(spec: PodSpec, out: string[]): void {
   const searches = cfg.searches ?? [];
   if (searches.length > MAX_DNS_SEARCH_PATHS)
     out.push(
-      `spec.dnsConfig.searches: Invalid value: ${goStrings(searches)}: must not have more than ${MAX_DNS_SEARCH_PATHS} search paths`,
+      invalid(
+        [...path, 'searches'],
+        goStrings(searches),
+        `must not have more than ${MAX_DNS_SEARCH_PATHS} search paths`,
+      ),
     );
   if (searches.join(' ').length > MAX_DNS_SEARCH_LIST_CHARS) {
     out.push(
-      `spec.dnsConfig.searches: Invalid value: ${goStrings(searches)}: must not have more than ${MAX_DNS_SEARCH_LIST_CHARS} characters (including spaces) in the search list`,
+      invalid(
+        [...path, 'searches'],
+        goStrings(searches),
+        `must not have more than ${MAX_DNS_SEARCH_LIST_CHARS} characters (including spaces) in the search list`,
+      ),
     );
   }
   searches.forEach((s, i) => {
@@ -75,7 +81,7 @@ function dnsConfig(spec: PodSpec, out: string[]): void {
   });
 }
 
-/** The named classes and policies, the deadline and the OS. */
+/** The named classes, service account and node, the policies and the deadline. */
 function classesAndLimits(spec: PodSpec, out: string[]): void {
   const deadline = spec.activeDeadlineSeconds;
   if (deadline !== undefined && (deadline < 1 || deadline > MAX_INT32))
@@ -94,11 +100,21 @@ function classesAndLimits(spec: PodSpec, out: string[]): void {
         : unsupported(['spec', 'preemptionPolicy'], preemption, PREEMPTION_POLICIES),
     );
   }
-  if (spec.os) {
-    if (!spec.os.name) out.push(required(['spec', 'os', 'name'], 'cannot be empty'));
-    else if (!(OS_NAMES as readonly string[]).includes(spec.os.name))
-      out.push(unsupported(['spec', 'os'], spec.os.name, OS_NAMES));
+  for (const k of ['serviceAccountName', 'nodeName'] as const) {
+    const v = spec[k];
+    if (v) for (const m of isDNS1123Subdomain(v)) out.push(invalid(['spec', k], v, m));
   }
+}
+
+/** validatePodHostName: hostnameOverride (newer than kubernetes-types; HostnameOverride is on in 1.36). */
+function hostnameOverride(spec: PodSpec, out: string[]): void {
+  const v = (spec as { hostnameOverride?: string }).hostnameOverride;
+  if (v === undefined || v === null) return;
+  const p = ['spec', 'hostnameOverride'];
+  if (spec.setHostnameAsFQDN) out.push(forbidden(p, 'may not be specified when setHostnameAsFQDN is true'));
+  if (spec.hostNetwork) out.push(forbidden(p, 'may not be specified when hostNetwork is true'));
+  if (Buffer.byteLength(v) > MAX_HOSTNAME_OVERRIDE) out.push(tooLong(p, MAX_HOSTNAME_OVERRIDE));
+  for (const m of isDNS1123Subdomain(v)) out.push(invalid(p, v, m));
 }
 
 /**
@@ -108,9 +124,10 @@ function classesAndLimits(spec: PodSpec, out: string[]): void {
 function schedulingGates(spec: PodSpec, bound: boolean, out: string[]): void {
   const seen = new Set<string>();
   (spec.schedulingGates ?? []).forEach((g, i) => {
-    for (const m of isQualifiedName(g.name)) out.push(invalid(['spec', 'schedulingGates', i], g.name, m));
-    if (seen.has(g.name)) out.push(duplicate(['spec', 'schedulingGates', i], g.name));
-    seen.add(g.name);
+    const name = g.name ?? '';
+    for (const m of isQualifiedName(name)) out.push(invalid(['spec', 'schedulingGates', i], name, m));
+    if (seen.has(name)) out.push(duplicate(['spec', 'schedulingGates', i], name));
+    seen.add(name);
   });
   if (bound && (spec.schedulingGates ?? []).length > 0)
     out.push(forbidden(['spec', 'nodeName'], 'cannot be set until all schedulingGates have been cleared'));
@@ -129,11 +146,12 @@ export function validatePodSpecFields(spec: PodSpec, bound: boolean): string[] {
     });
   });
   (spec.readinessGates ?? []).forEach((g, i) => {
-    for (const m of isQualifiedName(g.conditionType))
-      out.push(invalid(['spec', 'readinessGates', i, 'conditionType'], g.conditionType, m));
+    for (const m of isQualifiedName(g.conditionType ?? ''))
+      out.push(invalid(['spec', 'readinessGates', i, 'conditionType'], g.conditionType ?? '', m));
   });
   schedulingGates(spec, bound, out);
   classesAndLimits(spec, out);
+  hostnameOverride(spec, out);
   if (spec.hostNetwork) {
     spec.containers?.forEach((c, i) => {
       (c.ports ?? []).forEach((p, j) => {

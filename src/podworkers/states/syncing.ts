@@ -133,8 +133,13 @@ export const syncing = podState({
       return { next: 'Syncing', wakeAfterMs: Math.min(untilBackOff, resyncMs(ctx)) };
     } catch (err) {
       const message = errorMessage(err);
-      ctx.lastSync = { at: new Date(ctx.now()), waiting: new Map(), error: message };
-      ctx.logger.error('Error syncing pod, will retry', { pod: ctx.key, podUID: ctx.uid, err: message });
+      // A pod refused for the same reason at every retry (a user namespace the runtime cannot give,
+      // a RuntimeClass not there) is said once; the retries are counted at --v=2.
+      const times = ctx.lastSync?.error === message ? (ctx.lastSync.times ?? 1) + 1 : 1;
+      ctx.lastSync = { at: new Date(ctx.now()), waiting: new Map(), error: message, times };
+      const fields = { pod: ctx.key, podUID: ctx.uid, err: message };
+      if (times === 1) ctx.logger.error('Error syncing pod, will retry', fields);
+      else ctx.logger.v(2).info('Error syncing pod again, will retry', { ...fields, times });
       return { next: 'Syncing', wakeAfterMs: errorRetryMs() };
     }
   },

@@ -1,8 +1,7 @@
-// The authorization attributes of a kubelet API request (pkg/kubelet/server/auth.go, with
-// KubeletFineGrainedAuthz as it is on by default since 1.33): resource `nodes`, name = this node,
-// verb from the HTTP method, and the subresources to try in order: /pods, /healthz and /configz are
-// allowed by their own subresource or by `proxy`; /stats, /metrics and /logs only by theirs;
-// everything else (logs of containers, exec, attach, port-forward) by `proxy`.
+// The authorization attributes of a kubelet API request (pkg/kubelet/server/auth.go): resource
+// `nodes`, name = this node, verb from the HTTP method, and the subresources to try in order
+// (node-subresources.ts).
+import { nodeSubresources } from './node-subresources.js';
 
 export interface RequestAttributes {
   /** create, get, update, patch, delete; '' for other methods (HEAD), as the kubelet leaves it. */
@@ -12,22 +11,6 @@ export interface RequestAttributes {
 
 const VERBS: Record<string, string> = { POST: 'create', GET: 'get', PUT: 'update', PATCH: 'patch', DELETE: 'delete' };
 
-/** isSubpath: `path` itself or anything under it. */
-export function isSubpath(subpath: string, path: string): boolean {
-  const p = path.replace(/\/$/, '');
-  return subpath === p || (subpath.startsWith(p) && subpath[p.length] === '/');
-}
-
 export function requestAttributes(method: string, path: string): RequestAttributes {
-  const subresources: string[] = [];
-  if (isSubpath(path, '/pods') || isSubpath(path, '/runningpods/')) subresources.push('pods');
-  else if (isSubpath(path, '/healthz')) subresources.push('healthz');
-  else if (isSubpath(path, '/configz')) subresources.push('configz');
-
-  if (isSubpath(path, '/stats/')) subresources.push('stats');
-  else if (isSubpath(path, '/metrics')) subresources.push('metrics');
-  else if (isSubpath(path, '/logs/')) subresources.push('log');
-  else if (isSubpath(path, '/checkpoint/')) subresources.push('checkpoint');
-  else subresources.push('proxy');
-  return { verb: VERBS[method] ?? '', subresources };
+  return { verb: VERBS[method] ?? '', subresources: nodeSubresources(path) };
 }

@@ -18,6 +18,7 @@ import { renderResourceMetrics, RESOURCE_METRICS_CONTENT_TYPE } from '../stats/r
 import type { StatsProvider } from '../stats/stats-provider.js';
 import { rawReply } from '../streaming/raw-reply.js';
 import { serveStream } from '../streaming/streaming-routes.js';
+import { serveNodeLogs, type NodeLogDeps } from '../node-logs/node-log-handler.js';
 import { serveContainerLogs } from './container-logs.js';
 import { parseKubeletPath, type KubeletPath } from './kubelet-path.js';
 import { HttpError, replyJson, replyText } from './reply.js';
@@ -33,12 +34,14 @@ export interface KubeletHandlerDeps {
   metrics(): string | Promise<string>;
   checks: readonly HealthCheck[];
   enableDebuggingHandlers: boolean;
+  /** /logs/: the node's log directory and the node log query. */
+  nodeLogs: Omit<NodeLogDeps, 'logger'>;
   authenticator: RequestAuthenticator;
   authorizer: Authorizer;
   logger: Logger;
 }
 
-const DEBUG_KINDS = new Set(['containerLogs', 'exec', 'attach', 'portForward', 'unsupported-debug']);
+const DEBUG_KINDS = new Set(['containerLogs', 'exec', 'attach', 'portForward', 'logs', 'unsupported-debug']);
 const STREAM_KINDS = new Set(['exec', 'attach', 'portForward']);
 
 /** The path as sent (not normalized: `..` must not be resolved away) and the query. */
@@ -154,6 +157,14 @@ export class KubeletHandler {
       }
       case 'configz':
         return replyJson(res, 200, this.d.configz());
+      case 'logs': {
+        const url = req.url ?? '';
+        const q = url.indexOf('?');
+        return serveNodeLogs(route.path, q < 0 ? '' : url.slice(q + 1), req, res, {
+          ...this.d.nodeLogs,
+          logger: this.d.logger,
+        });
+      }
       case 'containerLogs':
         return serveContainerLogs(req, res, route.pod, route.container, query, {
           runtime: this.d.runtime,

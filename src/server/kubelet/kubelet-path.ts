@@ -20,11 +20,13 @@ export type KubeletPath =
   | { kind: 'containerLogs'; pod: PodRef; container: string }
   | { kind: 'exec' | 'attach'; pod: PodRef; container: string }
   | { kind: 'portForward'; pod: PodRef }
-  /** A debugging path (run, runningpods, logs, pprof) the kubelet has and bootlet does not serve. */
+  /** /logs/...: the path below /logs as the file server sees it (`/` for /logs/, `''` for /logs). */
+  | { kind: 'logs'; path: string }
+  /** A debugging path (run, runningpods, pprof) the kubelet has and bootlet does not serve. */
   | { kind: 'unsupported-debug' };
 
 const UID = /^[a-zA-Z0-9][a-zA-Z0-9-]{0,63}$/;
-const DEBUG_ROOTS = new Set(['run', 'runningpods', 'logs', 'debug', 'checkpoint']);
+const DEBUG_ROOTS = new Set(['run', 'runningpods', 'debug', 'checkpoint']);
 
 /** Decoded segments, or undefined when the raw path is not clean. */
 function segments(rawPath: string): string[] | undefined {
@@ -89,6 +91,11 @@ export function parseKubeletPath(rawPath: string): KubeletPath | undefined {
       if (n === 4 && isNamespace(a) && isPodName(b) && isUid(c))
         return { kind: 'portForward', pod: { namespace: a, name: b, uid: c } };
       return undefined;
+    case 'logs': {
+      // Names in /var/log are not Kubernetes names: any clean segments (no `.`, `..`, encoded slash).
+      if (n === 1) return { kind: 'logs', path: rawPath.endsWith('/') ? '/' : '' };
+      return { kind: 'logs', path: `/${seg.slice(1).join('/')}${rawPath.endsWith('/') ? '/' : ''}` };
+    }
     default:
       return DEBUG_ROOTS.has(root!) ? { kind: 'unsupported-debug' } : undefined;
   }

@@ -19,6 +19,7 @@ import {
   SelfSignedServingCertificate,
   type ServingCertificateSource,
 } from '../tls/serving-certificate.js';
+import { NODE_LOG_DIR } from '../node-logs/log-dir.js';
 import { KubeletHandler } from './kubelet-handler.js';
 import { startKubeletServer, type RunningKubeletServer } from './kubelet-server.js';
 
@@ -100,6 +101,12 @@ export function startKubeletApi(o: BootletOptions, d: KubeletApiDeps): RunningKu
     metrics: d.metrics,
     checks: d.checks,
     enableDebuggingHandlers: o.enableDebuggingHandlers,
+    nodeLogs: {
+      logDir: NODE_LOG_DIR,
+      enableSystemLogHandler: o.enableSystemLogHandler,
+      enableSystemLogQuery: o.enableSystemLogQuery,
+      journalctl: 'journalctl',
+    },
     authenticator: new RequestAuthenticator({ x509: o.clientCAFile !== undefined, tokens, anonymous: o.anonymousAuth }),
     authorizer,
     logger,

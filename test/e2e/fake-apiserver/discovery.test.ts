@@ -36,6 +36,7 @@ describe('discovery', () => {
       'coordination.k8s.io',
       'events.k8s.io',
       'certificates.k8s.io',
+      'node.k8s.io',
       'authentication.k8s.io',
       'authorization.k8s.io',
       'metrics.k8s.io',

@@ -7,11 +7,12 @@ export interface KubectlResult {
   stderr: string;
 }
 
-/** Real /usr/bin/kubectl against a kubeconfig, with a private discovery cache (ports get reused). */
+/** Real /usr/bin/kubectl (or another release's binary) against a kubeconfig, with a private discovery cache (ports get reused). */
 export class Kubectl {
   constructor(
     private readonly kubeconfig: string,
     private readonly dir: string,
+    private readonly binary = '/usr/bin/kubectl',
   ) {}
 
   private args(args: string[]): string[] {
@@ -21,7 +22,7 @@ export class Kubectl {
   /** Runs kubectl without blocking the event loop (the fake server lives in this process). */
   run(args: string[], timeoutMs = 60_000, input?: string): Promise<KubectlResult> {
     return new Promise((resolve, reject) => {
-      const child = spawn('/usr/bin/kubectl', this.args(args), {
+      const child = spawn(this.binary, this.args(args), {
         stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
         env: { ...process.env, HOME: this.dir },
       });
@@ -47,7 +48,7 @@ export class Kubectl {
 
   /** Starts a long-running kubectl (e.g. `get -w`); output accumulates until stop(). */
   start(args: string[]): RunningKubectl {
-    const child = spawn('/usr/bin/kubectl', this.args(args), {
+    const child = spawn(this.binary, this.args(args), {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, HOME: this.dir },
     });

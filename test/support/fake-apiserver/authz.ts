@@ -15,6 +15,7 @@ const NODE_RULES: Record<string, string[]> = {
   'events.k8s.io/events': ['create', 'update', 'patch'],
   'coordination.k8s.io/leases': ['get', 'create', 'update', 'patch', 'delete'],
   'certificates.k8s.io/certificatesigningrequests': ['create', 'get', 'list', 'watch'],
+  'node.k8s.io/runtimeclasses': ['get', 'list', 'watch'],
   // The kubelet API's webhooks (system:node has them, for --authentication-token-webhook and Webhook authorization).
   'authentication.k8s.io/tokenreviews': ['create'],
   'authorization.k8s.io/subjectaccessreviews': ['create'],

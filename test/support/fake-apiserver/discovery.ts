@@ -22,6 +22,7 @@ const PROXY_SUB_VERBS: Record<string, string[]> = {
   attach: ['create', 'get'],
   portforward: ['create', 'get'],
   token: ['create'],
+  proxy: ['create', 'delete', 'get', 'patch', 'update'],
 };
 const subVerbs = (s: string): string[] => PROXY_SUB_VERBS[s] ?? SUB_VERBS;
 

@@ -2,6 +2,7 @@ import { authenticate, type TokenTable } from './authn.js';
 import { authorize, type Grants } from './authz.js';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { proxyNode } from './kubelet/node-proxy.js';
 import { proxyPodLog } from './kubelet/pod-log.js';
 import { kubeletStreamUrl, proxyPodStream } from './kubelet/pod-stream.js';
 import type { KubeletClientTls } from './kubelet/node-endpoint.js';
@@ -134,6 +135,19 @@ export async function handleRequest(deps: HandlerDeps, req: Req, res: Res): Prom
       const { review, allowed } = subjectAccessReview(body, deps.grants, deps.store);
       deps.reviewed({ kind: 'SubjectAccessReview', by: user.name, spec: review.spec as JsonObject, allowed });
       return reply(201, review);
+    }
+    if (info.kind === 'resource' && info.rt.resource === 'nodes' && info.proxyPath !== undefined) {
+      record.status = await proxyNode(
+        deps.store,
+        deps.kubeletTls(),
+        info.name,
+        info.proxyPath,
+        url.search.replace(/^\?/, ''),
+        req,
+        rawBody,
+        res,
+      );
+      return;
     }
     if (info.kind === 'resource' && info.rt.resource === 'pods' && POD_PROXY_SUBRESOURCES.includes(info.subresource)) {
       if (info.subresource !== 'log') throw badRequest('Upgrade request required');

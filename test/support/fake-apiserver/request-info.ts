@@ -10,6 +10,8 @@ export interface ResourceRequest {
   name: string;
   subresource: string;
   query: URLSearchParams;
+  /** For <resource>/<name>/proxy/<path>: the path on the far side, its trailing slash kept. */
+  proxyPath?: string;
 }
 
 export interface NonResourceRequest {
@@ -52,7 +54,14 @@ export function parseRequest(method: string, rawUrl: string): RequestInfo {
   const rt = findResource(group, version, rest[0]);
   if (!rt) return { kind: 'unknown-resource', path };
   const name = rest[1] ?? '';
-  const subresource = rest.slice(2).join('/');
+  let subresource = rest.slice(2).join('/');
+  // The proxy subresource: what follows it is a path on the node, not more of the subresource.
+  let proxyPath: string | undefined;
+  if (rest[2] === 'proxy') {
+    subresource = 'proxy';
+    const marker = `/${name}/proxy`;
+    proxyPath = path.slice(path.indexOf(marker) + marker.length) || '/';
+  }
 
   const isWatch = query.get('watch') === '1' || query.get('watch') === 'true';
   let verb: Verb;
@@ -77,5 +86,14 @@ export function parseRequest(method: string, rawUrl: string): RequestInfo {
     default:
       return { kind: 'nonresource', verb: method.toLowerCase(), path, query };
   }
-  return { kind: 'resource', verb, rt, namespace: rt.namespaced ? namespace : '', name, subresource, query };
+  return {
+    kind: 'resource',
+    verb,
+    rt,
+    namespace: rt.namespaced ? namespace : '',
+    name,
+    subresource,
+    query,
+    ...(proxyPath !== undefined ? { proxyPath } : {}),
+  };
 }

@@ -41,7 +41,7 @@ function rt(
 
 export const RESOURCES: readonly ResourceType[] = [
   rt('', 'namespaces', 'Namespace', false, ['ns'], ['status']),
-  rt('', 'nodes', 'Node', false, ['no'], ['status']),
+  rt('', 'nodes', 'Node', false, ['no'], ['status', 'proxy']),
   rt('', 'pods', 'Pod', true, ['po'], ['status', 'ephemeralcontainers', 'log', 'exec', 'attach', 'portforward']),
   rt('', 'events', 'Event', true, ['ev']),
   rt('', 'configmaps', 'ConfigMap', true, ['cm']),
@@ -58,6 +58,7 @@ export const RESOURCES: readonly ResourceType[] = [
     ['csr'],
     ['approval', 'status'],
   ),
+  rt('node.k8s.io', 'runtimeclasses', 'RuntimeClass', false),
   rt('authentication.k8s.io', 'tokenreviews', 'TokenReview', false, [], [], 'v1', ['create']),
   rt('authorization.k8s.io', 'subjectaccessreviews', 'SubjectAccessReview', false, [], [], 'v1', ['create']),
   // Served from the nodes' /metrics/resource, as metrics-server would (metrics-api.ts).
@@ -86,6 +87,7 @@ export const GROUPS: readonly string[] = [
   'coordination.k8s.io',
   'events.k8s.io',
   'certificates.k8s.io',
+  'node.k8s.io',
   'authentication.k8s.io',
   'authorization.k8s.io',
   'metrics.k8s.io',

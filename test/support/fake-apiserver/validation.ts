@@ -1,6 +1,7 @@
 import { isCsr, validateCsr } from './certificates/csr-strategy.js';
 import { isService, validateCore } from './core-objects/core-strategy.js';
 import type { ResourceType } from './resources.js';
+import { validateRuntimeClass } from './runtime-class.js';
 import { invalid, type ApiError, type FieldCause } from './status.js';
 import { arr, obj, str, type KObject } from './types.js';
 
@@ -79,7 +80,7 @@ export function validateObject(rt: ResourceType, o: KObject, found: FieldCause[]
   else if (!isCsr(rt))
     causes.push(...checkName(name, 'metadata.name', isService(rt) ? 'dns1035' : rt.resource === 'namespaces'));
   if (rt.resource === 'pods' && rt.group === '') causes.push(...validatePodSpec(o.spec));
-  causes.push(...validateCore(rt, o), ...found);
+  causes.push(...validateCore(rt, o), ...validateRuntimeClass(rt, o), ...found);
   if (causes.length > 0) throw invalid(rt, name, causes);
   if (isCsr(rt)) validateCsr(rt, o);
 }

@@ -15,6 +15,7 @@ export function node(over: Partial<NodeFacts> = {}): NodeFacts {
     pressure: [],
     sysctls: sysctlAllowlist(safeSysctls('6.1.0')),
     shuttingDown: false,
+    appArmor: {},
     ...over,
   };
 }

@@ -33,7 +33,7 @@ describe('admission wiring', () => {
 
   it('reads labels and taints from the Node the server holds once the API side has it, as the kubelet reads its informer', () => {
     const n = info(7);
-    const facts = nodeFactsOf(n, undefined, {
+    const facts = nodeFactsOf(n, undefined, undefined, {
       metadata: { name: 'n1', labels: { 'kubernetes.io/hostname': 'n1', role: 'worker' } },
       spec: { taints: [{ key: 'dedicated', value: 'etcd', effect: 'NoExecute' }] },
     });
@@ -41,7 +41,7 @@ describe('admission wiring', () => {
     expect(facts.taints).toEqual([{ key: 'dedicated', value: 'etcd', effect: 'NoExecute' }]);
     // Allocatable stays the agent's own figure, the one it reports.
     expect(facts.allocatable.pods).toBe(7);
-    expect(nodeFactsOf(n, undefined, { metadata: { name: 'n1' } }).taints).toEqual([]);
+    expect(nodeFactsOf(n, undefined, undefined, { metadata: { name: 'n1' } }).taints).toEqual([]);
   });
 
   it('a refusal is Failed in the status manager with "Pod was rejected: " and told as a Warning event', () => {
@@ -57,6 +57,7 @@ describe('admission wiring', () => {
     const applied: string[] = [];
     const a = linkAdmission({
       nodeInfo: info(1),
+      appArmor: {},
       apply: (u) => void applied.push(u.pod.uid),
       stopped: () => Promise.resolve(),
       status,
@@ -82,6 +83,44 @@ describe('admission wiring', () => {
         reason: 'NodeAffinity',
         message: "Predicate NodeAffinity failed: node(s) didn't match Pod's node affinity/selector",
       },
+    ]);
+  });
+
+  it("an AppArmor pod on a host without AppArmor: Failed, reason AppArmor, in the kubelet's words", () => {
+    const status = new StatusManager({
+      runtimePod: () => undefined,
+      pods: () => [],
+      probes: probes(),
+      nodeIP: '10.0.0.1',
+      runtimeName: 'containerd',
+      logger,
+    });
+    const events: PodEvent[] = [];
+    const applied: string[] = [];
+    const a = linkAdmission({
+      nodeInfo: info(10),
+      appArmor: { error: 'AppArmor is not enabled on the host' },
+      apply: (u) => void applied.push(u.pod.uid),
+      stopped: () => Promise.resolve(),
+      status,
+      observers: [{ podEvent: (e) => void events.push(e) }],
+      logger,
+    });
+    a.startAdmitting();
+    a.update({
+      op: 'ADD',
+      pod: staticPod('confined', {
+        containers: [{ name: 'c', image: 'i', securityContext: { appArmorProfile: { type: 'RuntimeDefault' } } }],
+      }),
+    });
+    expect(applied).toEqual([]);
+    expect(status.get('uid-confined')?.status).toMatchObject({
+      phase: 'Failed',
+      reason: 'AppArmor',
+      message: 'Pod was rejected: Cannot enforce AppArmor: AppArmor is not enabled on the host',
+    });
+    expect(events).toMatchObject([
+      { type: 'Warning', reason: 'AppArmor', message: 'Cannot enforce AppArmor: AppArmor is not enabled on the host' },
     ]);
   });
 });

@@ -32,14 +32,20 @@ describe('decodePod: types', () => {
     );
   });
 
-  it('names a missing required field, and null is missing', () => {
-    const r = decode(pod({ containers: [{ image: 'i', ports: [{ containerPort: null }] }] }));
-    expect(r.errors).toEqual(
-      expect.arrayContaining([
-        'spec.containers[0].name: Required value',
-        'spec.containers[0].ports[0].containerPort: Required value',
-      ]),
+  it('decodes a missing required field, or null, to its Go zero value (validation judges it), a pointer to nil', () => {
+    const r = decode(
+      pod({
+        containers: [{ image: 'i', ports: [{ containerPort: null }], livenessProbe: { tcpSocket: {} } }],
+        volumes: [{ name: 'v', scaleIO: { system: 's' } }],
+      }),
     );
+    expect(r.errors).toEqual([]);
+    const s = r.pod!.spec!;
+    expect(s.containers[0]!.name).toBe('');
+    expect(s.containers[0]!.ports).toEqual([{ containerPort: 0 }]);
+    expect(s.containers[0]!.livenessProbe?.tcpSocket).toEqual({ port: 0 });
+    // scaleIO's secretRef is required in the schema but a Go pointer: left out, not refused.
+    expect(s.volumes?.[0]?.scaleIO).toEqual({ system: 's', gateway: '' });
   });
 
   it('keeps a required field at its zero value (an empty header value is a value)', () => {

@@ -258,9 +258,9 @@ describe('validateSemantic', () => {
     ]);
   });
 
-  it('refuses ephemeral containers', () => {
+  it('refuses ephemeral containers (they are only ever added to a pod that exists)', () => {
     expect(problems(pod({ ephemeralContainers: [{ name: 'debug', image: 'busybox' }] }))).toEqual([
-      'spec.ephemeralContainers: Forbidden: ephemeral containers are not allowed in static pods',
+      'spec.ephemeralContainers: Forbidden: cannot be set on create',
     ]);
   });
 
@@ -330,7 +330,13 @@ describe('validateSemantic', () => {
       ],
       [
         'ephemeral volume',
-        volume({ ephemeral: { volumeClaimTemplate: { spec: {} } } }),
+        volume({
+          ephemeral: {
+            volumeClaimTemplate: {
+              spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+            },
+          },
+        }),
         'spec.volumes[0]: static pods may not reference persistentvolumeclaims (via ephemeral volumes)',
       ],
       [
@@ -339,13 +345,8 @@ describe('validateSemantic', () => {
         'spec.volumes[0]: static pods may not reference csidrivers (via CSI volumes)',
       ],
       [
-        'projected serviceAccountToken',
-        projected({ serviceAccountToken: { path: 't' } }),
-        'spec.volumes[0].projected.sources[0]: static pods may not reference serviceaccounts',
-      ],
-      [
         'projected clusterTrustBundle',
-        projected({ clusterTrustBundle: { path: 'b', signerName: 'x' } }),
+        projected({ clusterTrustBundle: { path: 'b', signerName: 'example.com/x' } }),
         'spec.volumes[0].projected.sources[0]: static pods may not reference clustertrustbundles',
       ],
       [
@@ -370,6 +371,13 @@ describe('validateSemantic', () => {
       ],
     ])('%s', (_what, p, message) => {
       expect(problems(p)).toEqual([message]);
+    });
+
+    it('projected serviceAccountToken (which the API server also refuses without a service account)', () => {
+      expect(problems(projected({ serviceAccountToken: { path: 't' } }))).toEqual([
+        'spec.volumes[0].projected.sources[0].serviceAccountToken: Forbidden: must not be specified when serviceAccountName is not set',
+        'spec.volumes[0].projected.sources[0]: static pods may not reference serviceaccounts',
+      ]);
     });
 
     it('allows hostPath, emptyDir, downwardAPI, projected downwardAPI, fieldRef env, nfs', () => {

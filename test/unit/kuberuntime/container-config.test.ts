@@ -219,6 +219,7 @@ describe('buildContainerConfig', () => {
         readonly: true,
         selinuxRelabel: false,
         propagation: MountPropagation.PROPAGATION_PRIVATE,
+        recursiveReadOnly: false,
       },
     ];
     const cfg = buildContainerConfig(p, c, ctx({ restartCount: 3, mounts }));
@@ -337,5 +338,63 @@ describe('buildContainerConfig', () => {
       /runAsUser breaks non-root policy/,
     );
     expect(() => verifyRunAsNonRoot(pod(), container(), 0, '')).not.toThrow();
+  });
+});
+
+// AppArmor and SELinux as the kubelet sends them (getAppArmorProfile, convertToRuntimeSELinuxOption).
+describe('isolation fields of the security context', () => {
+  const sc = (p: ReturnType<typeof pod>, c = p.spec!.containers[0]!) =>
+    buildContainerConfig(p, c, ctx()).linux!.securityContext!;
+
+  it.each([
+    ['RuntimeDefault', { type: 'RuntimeDefault' }, { profileType: 0, localhostRef: '' }, 'runtime/default'],
+    ['Unconfined', { type: 'Unconfined' }, { profileType: 1, localhostRef: '' }, 'unconfined'],
+    [
+      'Localhost',
+      { type: 'Localhost', localhostProfile: 'k8s-apparmor-example-deny-write' },
+      { profileType: 2, localhostRef: 'k8s-apparmor-example-deny-write' },
+      'localhost/k8s-apparmor-example-deny-write',
+    ],
+  ])('AppArmor %s: the profile field and the deprecated string', (_n, profile, apparmor, deprecated) => {
+    const c = container({ securityContext: { appArmorProfile: profile } });
+    const got = sc(pod({ spec: { containers: [c] } }), c);
+    expect(got.apparmor).toEqual(apparmor);
+    expect(got.apparmorProfile).toBe(deprecated);
+  });
+
+  it('AppArmor: the container field, then the deprecated annotation, then the pod field; none when none is set', () => {
+    const annotated = pod({
+      annotations: { 'container.apparmor.security.beta.kubernetes.io/app': 'localhost/from-annotation' },
+      spec: { securityContext: { appArmorProfile: { type: 'Localhost', localhostProfile: 'from-pod' } } },
+    });
+    expect(sc(annotated).apparmor).toEqual({ profileType: 2, localhostRef: 'from-annotation' });
+    const podLevel = pod({
+      spec: { securityContext: { appArmorProfile: { type: 'Localhost', localhostProfile: 'from-pod' } } },
+    });
+    expect(sc(podLevel).apparmorProfile).toBe('localhost/from-pod');
+    const own = container({ securityContext: { appArmorProfile: { type: 'Unconfined' } } });
+    expect(sc({ ...annotated, spec: { ...annotated.spec!, containers: [own] } }, own).apparmor?.profileType).toBe(1);
+    const none = sc(pod());
+    expect(none.apparmor).toBeUndefined();
+    expect(none.apparmorProfile).toBeUndefined();
+  });
+
+  it("SELinux: the container's options over the pod's, all four parts", () => {
+    const podOpts = { user: 'system_u', role: 'system_r', type: 'spc_t', level: 's0:c1,c2' };
+    expect(sc(pod({ spec: { securityContext: { seLinuxOptions: podOpts } } })).selinuxOptions).toEqual(podOpts);
+    const c = container({ securityContext: { seLinuxOptions: { level: 's0:c3' } } });
+    expect(
+      sc(pod({ spec: { securityContext: { seLinuxOptions: podOpts }, containers: [c] } }), c).selinuxOptions,
+    ).toEqual({ user: '', role: '', type: '', level: 's0:c3' });
+    expect(sc(pod()).selinuxOptions).toBeUndefined();
+  });
+
+  it('procMount: the default masked and read-only paths unless Unmasked', () => {
+    expect(sc(pod()).maskedPaths).toEqual([...DEFAULT_MASKED_PATHS]);
+    expect(sc(pod()).readonlyPaths).toEqual([...DEFAULT_READONLY_PATHS]);
+    const c = container({ securityContext: { procMount: 'Unmasked' } });
+    const unmasked = sc(pod({ spec: { hostUsers: false, containers: [c] } }), c);
+    expect(unmasked.maskedPaths).toEqual([]);
+    expect(unmasked.readonlyPaths).toEqual([]);
   });
 });

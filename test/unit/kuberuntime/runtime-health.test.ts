@@ -24,12 +24,12 @@ function health(answers: (RuntimeStatus | Error)[]): { h: RuntimeHealth; logs: R
     sink: { write: (l) => logs.push(JSON.parse(l) as Record<string, unknown>) },
   });
   const runtime = {
-    status: async () => {
+    statusWithHandlers: async () => {
       const next = answers.shift();
       if (!next || next instanceof Error) throw next ?? new Error('no more answers');
-      return next;
+      return { status: next, runtimeHandlers: [] };
     },
-  } as Pick<RuntimeService, 'status'> as RuntimeService;
+  } as Pick<RuntimeService, 'statusWithHandlers'> as RuntimeService;
   return { h: new RuntimeHealth(runtime, logger), logs };
 }
 

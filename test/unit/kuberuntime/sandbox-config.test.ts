@@ -215,3 +215,36 @@ describe('podHostname', () => {
     expect(() => podHostname(p, 'x'.repeat(60))).toThrow(/too long \(64 characters is the max/);
   });
 });
+
+describe('sandbox isolation fields', () => {
+  it("SELinux: the pod's options on the sandbox (generatePodSandboxLinuxConfig)", () => {
+    const opts = { user: 'system_u', role: 'system_r', type: 'container_t', level: 's0:c1,c2' };
+    const sb = buildSandboxConfig(pod({ spec: { securityContext: { seLinuxOptions: opts } } }), {
+      podLogsDir: '/var/log/pods',
+      attempt: 0,
+    });
+    expect(sb.linux?.securityContext?.selinuxOptions).toEqual(opts);
+    expect(
+      buildSandboxConfig(pod(), { podLogsDir: '/var/log/pods', attempt: 0 }).linux?.securityContext?.selinuxOptions,
+    ).toBeUndefined();
+  });
+
+  it('the namespaces it is given, with the user namespace', () => {
+    const namespaceOptions = {
+      network: NamespaceMode.POD,
+      ipc: NamespaceMode.POD,
+      pid: NamespaceMode.CONTAINER,
+      usernsOptions: {
+        mode: NamespaceMode.POD,
+        uids: [{ hostId: 131072, containerId: 0, length: 65536 }],
+        gids: [{ hostId: 131072, containerId: 0, length: 65536 }],
+      },
+    };
+    const sb = buildSandboxConfig(pod({ spec: { hostUsers: false } }), {
+      podLogsDir: '/var/log/pods',
+      attempt: 0,
+      namespaceOptions,
+    });
+    expect(sb.linux?.securityContext?.namespaceOptions).toEqual(namespaceOptions);
+  });
+});

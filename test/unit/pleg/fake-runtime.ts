@@ -124,6 +124,7 @@ export class FakeRuntime {
     },
     version: unused,
     status: unused,
+    statusWithHandlers: unused,
     statusInfo: unused,
     runtimeConfig: unused,
     updateRuntimeConfig: unused,

@@ -99,6 +99,7 @@ export class FakePodRuntime implements PodRuntime {
   }
 
   async createSandbox(pod: DesiredPod, attempt: number): Promise<SandboxRef> {
+    this.fault('createSandbox');
     const id = `s${++this.seq}`;
     this.entry(pod).sandboxes.unshift({
       id,

@@ -116,3 +116,42 @@ describe('pod workers under runtime faults', () => {
     });
   });
 });
+
+describe('a sandbox that cannot be made', () => {
+  it("is a Warning FailedCreatePodSandBox in the kubelet's words, retried (said once), and the pod starts once it can", async () => {
+    const runtime = new FakePodRuntime();
+    const { logger, lines } = memoryLogger(2);
+    const events: string[] = [];
+    const workers = new PodWorkers({
+      runtime,
+      cache: runtime.cache,
+      logger,
+      syncFrequencyMs: 60_000,
+      observers: [{ podEvent: (e) => void events.push(`${e.type} ${e.reason} ${e.message}`) }],
+    });
+    workers.adoptRuntimePods(new Map());
+    const notFound = new Error('runtimeclass.node.k8s.io "gvisor" not found');
+    runtime.faults.set('createSandbox', [notFound, notFound]);
+    workers.apply({ op: 'ADD', pod: staticPod('a', 'uid-a') });
+    await waitFor(() => events.some((e) => e.startsWith('Warning FailedCreatePodSandBox')), {
+      ...WAIT,
+      what: 'the event',
+    });
+    expect(events).toContain(
+      'Warning FailedCreatePodSandBox Failed to create pod sandbox: runtimeclass.node.k8s.io "gvisor" not found',
+    );
+    await waitFor(
+      () => runtime.pods.get('uid-a')?.containers.some((c) => c.state === ContainerState.CONTAINER_RUNNING),
+      {
+        ...WAIT,
+        timeoutMs: 45_000,
+        what: 'a running after the retries (10-15 s each)',
+      },
+    );
+    await workers.idle();
+    expect(lines.filter((l) => l.includes('"msg":"Error syncing pod, will retry"'))).toHaveLength(1);
+    expect(
+      lines.filter((l) => l.includes('"msg":"Error syncing pod again, will retry"') && l.includes('"times":2')),
+    ).toHaveLength(1);
+  });
+});

@@ -51,6 +51,12 @@ async function serve(o: {
     metrics: () => 'kubelet_running_pods 1\n',
     checks: [pingCheck],
     enableDebuggingHandlers: o.debugging,
+    nodeLogs: {
+      logDir: '/nonexistent',
+      enableSystemLogHandler: true,
+      enableSystemLogQuery: false,
+      journalctl: 'false',
+    },
     authenticator: new RequestAuthenticator({ x509: false, tokens: undefined, anonymous: o.anonymous }),
     authorizer: o.authorizer ?? alwaysAllow,
     logger: nullLogger,

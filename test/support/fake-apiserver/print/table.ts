@@ -15,6 +15,7 @@ import { EVENT_COLUMNS, eventCells } from './event-row.js';
 import { NODE_COLUMNS, nodeCells } from './node-row.js';
 import { POD_COLUMNS, podCells } from './pod-row.js';
 import { SERVICE_COLUMNS, serviceCells } from './service-row.js';
+import { RUNTIME_CLASS_COLUMNS, runtimeClassCells } from '../runtime-class.js';
 
 interface Printer {
   columns: Column[];
@@ -39,6 +40,7 @@ const PRINTERS: Record<string, Printer> = {
     cells: (o) => [meta(o).name, str(obj(o.status).phase), since(str(o.metadata.creationTimestamp))],
   },
   'certificatesigningrequests.certificates.k8s.io': { columns: CSR_COLUMNS, cells: csrCells },
+  'runtimeclasses.node.k8s.io': { columns: RUNTIME_CLASS_COLUMNS, cells: runtimeClassCells },
   'leases.coordination.k8s.io': {
     columns: [NAME_COLUMN, col('Holder', 'The current holder of the lease.'), AGE_COLUMN],
     cells: (o) => [meta(o).name, str(obj(o.spec).holderIdentity), since(str(o.metadata.creationTimestamp))],

@@ -6,6 +6,7 @@ import { isCsr, prepareCsrForCreate } from '../certificates/csr-strategy.js';
 import { prepareCoreForCreate } from '../core-objects/core-strategy.js';
 import { admitServiceAccount } from '../core-objects/service-account-admission.js';
 import { prepareForCreate } from '../strategy.js';
+import { admitRuntimeClass } from '../runtime-class.js';
 import { isObject, str, type KObject } from '../types.js';
 import { validateObject } from '../validation.js';
 import { parseBody, type Reply, type RestContext } from './context.js';
@@ -63,6 +64,10 @@ export function createObject(ctx: RestContext): Reply {
   const prepared = prepareForCreate(rt, o);
   if (ctx.serviceAccountAdmission && rt.group === '' && rt.resource === 'pods') {
     const refused = admitServiceAccount(prepared, ctx.store);
+    if (refused) throw refused;
+  }
+  if (rt.group === '' && rt.resource === 'pods') {
+    const refused = admitRuntimeClass(prepared, ctx.store);
     if (refused) throw refused;
   }
   if (isCsr(rt)) prepareCsrForCreate(prepared, ctx.user);

@@ -5,6 +5,7 @@ import { prepareCoreForUpdate } from '../core-objects/core-strategy.js';
 import { prepareForUpdate } from '../strategy.js';
 import { jsonEqual, meta, str, type JsonObject, type KObject } from '../types.js';
 import { validateMetaUpdate, validateObject } from '../validation.js';
+import { validateRuntimeClassUpdate } from '../runtime-class.js';
 import type { Reply, RestContext } from './context.js';
 import { bodyObject } from './create.js';
 
@@ -27,7 +28,10 @@ export function commitUpdate(ctx: RestContext, proposed: KObject, current: KObje
   if (metaErr) throw metaErr;
   const next = prepareForUpdate(rt, proposed, current, subresource);
   next.metadata.resourceVersion = current.metadata.resourceVersion;
-  validateObject(rt, next, prepareCoreForUpdate(rt, next, current));
+  validateObject(rt, next, [
+    ...prepareCoreForUpdate(rt, next, current),
+    ...validateRuntimeClassUpdate(rt, next, current),
+  ]);
   const csrErr = isCsr(rt) ? validateCsrUpdate(rt, next, current, subresource) : undefined;
   if (csrErr) throw csrErr;
   const denied = admitNodeRequest(

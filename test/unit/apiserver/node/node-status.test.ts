@@ -21,6 +21,26 @@ describe('node status', () => {
     ]);
   });
 
+  it("reports the runtime's handlers with both features, as the kubelet's RuntimeHandlers setter; none: omitted", () => {
+    const handlers = [
+      { name: '', features: { recursiveReadOnlyMounts: true, userNamespaces: true } },
+      { name: 'runc', features: { recursiveReadOnlyMounts: true, userNamespaces: false } },
+    ];
+    const s = computeNodeStatus({ ...fakeNodeInfo('n1'), runtimeHandlers: () => handlers }, undefined, t0);
+    expect(s.runtimeHandlers).toEqual(handlers);
+    expect(computeNodeStatus(fakeNodeInfo('n1'), undefined, t0)).not.toHaveProperty('runtimeHandlers');
+    // The features changing (a runtime upgraded) is a change worth a post.
+    const later = computeNodeStatus(
+      {
+        ...fakeNodeInfo('n1'),
+        runtimeHandlers: () => handlers.map((h) => ({ ...h, features: { ...h.features, userNamespaces: true } })),
+      },
+      s,
+      t1,
+    );
+    expect(nodeStatusChanged(s, later)).toBe(true);
+  });
+
   it('only heartbeat times move when nothing changed; that is not a change worth a post', () => {
     const info = fakeNodeInfo('n1');
     const a = computeNodeStatus(info, undefined, t0);

@@ -45,7 +45,9 @@ describe('toDesiredPod volume kinds', () => {
     });
     expect(
       toDesiredPod(
-        apiPod([{ name: 'p', projected: { sources: [{ clusterTrustBundle: { path: 'b', signerName: 'x' } }] } }]),
+        apiPod([
+          { name: 'p', projected: { sources: [{ clusterTrustBundle: { path: 'b', signerName: 'example.com/x' } }] } },
+        ]),
         NODE,
         new Date(0),
       ),
@@ -53,6 +55,20 @@ describe('toDesiredPod volume kinds', () => {
       refused:
         'spec.volumes[0].projected.sources[0].clusterTrustBundle: Unsupported value: volume "p": bootlet projects only configMap, secret, downwardAPI and serviceAccountToken sources',
       reason: 'FailedMount',
+    });
+  });
+
+  it('judges the pod by the API server rules first: an invalid one is Failed in their words, whatever it mounts', () => {
+    const r = toDesiredPod(
+      apiPod([{ name: 'data', iscsi: { targetPortal: '', iqn: 'x', lun: 0 } }]),
+      NODE,
+      new Date(0),
+    );
+    if (!('pod' in r)) throw new Error(`refused outright: ${r.refused}`);
+    expect(r.pod.refusal).toEqual({
+      reason: 'FailedValidation',
+      message:
+        'spec.volumes[0].iscsi.targetPortal: Required value; spec.volumes[0].iscsi.iqn: Invalid value: "x": must be valid format starting with iqn, eui, or naa',
     });
   });
 });

@@ -93,8 +93,8 @@ describe('user and group IDs, profiles, procMount, host namespaces', () => {
       'spec.containers[0].securityContext.procMount: Invalid value: "Unmasked": `hostUsers` must be false to use `Unmasked`',
     ]);
     expect(problems(pod({ hostUsers: false, hostNetwork: true, hostPID: true }))).toEqual([
-      'spec.hostNetwork: Forbidden: when `pod.Spec.HostUsers` is false',
-      'spec.HostPID: Forbidden: when `pod.Spec.HostUsers` is false',
+      'spec.hostNetwork: Forbidden: when `hostUsers` is false',
+      'spec.HostPID: Forbidden: when `hostUsers` is false',
     ]);
     expect(problems(pod({ shareProcessNamespace: true, hostPID: true }))).toEqual([
       'spec.securityContext.shareProcessNamespace: Invalid value: true: ShareProcessNamespace and HostPID cannot both be enabled',
