@@ -31,7 +31,7 @@ import { ApiPodUpdates } from './pods/api-pod-updates.js';
 import { MirrorPodCache } from './pods/mirror-pod-cache.js';
 import type { RestartRequestListener } from './pods/mirror-restart.js';
 import { nodePodsReflector } from './pods/node-pods.js';
-import type { ApiPodView, PodStatusSource, StaticPodSource } from './pods/pod-sources.js';
+import type { ApiPodView, PodStatusSource, StaticPodSource } from './pod-sources.js';
 import { StaticPodMirrors } from './pods/static-pod-mirrors.js';
 import { StatusFlush } from './status-flush.js';
 import { nodePodCIDRs } from '../k8s/node-pod-cidr.js';

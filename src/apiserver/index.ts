@@ -6,4 +6,4 @@ export { defaultCertDir, validateClientConfig } from './credentials/client-crede
 export { KubeconfigError, loadKubeconfig, type ClusterConnection } from './client/kubeconfig.js';
 export type { Clock } from '../util/clock.js';
 export type { EventObject, EventRecorder, EventType } from './events/event-recorder.js';
-export type { PodStatusSource, StaticPodSource } from './pods/pod-sources.js';
+export type { PodStatusSource, StaticPodSource } from './pod-sources.js';

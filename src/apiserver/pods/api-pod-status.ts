@@ -10,7 +10,7 @@ import type { ApiClient } from '../client/client.js';
 import { podPath } from './mirror-pod.js';
 import { stableJson } from '../../util/stable-json.js';
 import { podStatusPatch } from './pod-status-diff.js';
-import type { ApiPodView, PodStatusSource } from './pod-sources.js';
+import type { ApiPodView, PodStatusSource } from '../pod-sources.js';
 
 const isTerminal = (phase: string | undefined): boolean => phase === 'Succeeded' || phase === 'Failed';
 

@@ -7,7 +7,7 @@ import type { ConnectionGate } from '../client/connectivity.js';
 import { KeyedQueue } from '../client/keyed-queue.js';
 import { ApiPodFinalDelete } from './api-pod-deletion.js';
 import { ApiPodStatusSync } from './api-pod-status.js';
-import type { ApiPodView, PodStatusSource } from './pod-sources.js';
+import type { ApiPodView, PodStatusSource } from '../pod-sources.js';
 
 export class ApiPodUpdates {
   private readonly status: ApiPodStatusSync;

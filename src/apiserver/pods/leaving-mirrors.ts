@@ -7,7 +7,7 @@ import type { Pod, PodStatus } from 'kubernetes-types/core/v1';
 import type { StaticPod } from '../../config/types.js';
 import type { Clock } from '../../util/clock.js';
 import { isMirrorOf } from './mirror-pod.js';
-import type { PodStatusSource, StaticPodSource } from './pod-sources.js';
+import type { PodStatusSource, StaticPodSource } from '../pod-sources.js';
 
 /** Longest a removed static pod's mirror waits for its terminal status: its grace and the stop, with room. */
 export const LEAVING_MAX_MS = 5 * 60_000;

@@ -9,7 +9,7 @@ import { podPath } from './mirror-pod.js';
 import { podStatusPatch } from './pod-status-diff.js';
 import { stableJson } from '../../util/stable-json.js';
 import type { StaticPod } from '../../config/types.js';
-import type { PodStatusSource } from './pod-sources.js';
+import type { PodStatusSource } from '../pod-sources.js';
 
 export class PodStatusSync {
   /**

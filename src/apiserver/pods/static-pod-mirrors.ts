@@ -14,7 +14,7 @@ import { LeavingMirrors } from './leaving-mirrors.js';
 import type { MirrorPodCache } from './mirror-pod-cache.js';
 import { MirrorPodReconciler } from './mirror-pods.js';
 import { MirrorRestartRequests, type RestartRequestListener } from './mirror-restart.js';
-import type { PodStatusSource, StaticPodSource } from './pod-sources.js';
+import type { PodStatusSource, StaticPodSource } from '../pod-sources.js';
 import { PodStatusSync } from './pod-status-sync.js';
 
 export interface StaticPodMirrorsOptions {

@@ -32,6 +32,17 @@ describe('import directions of src/', () => {
   it('no file reaches itself through its imports (no import circle)', () => {
     expect(importCircles(imports)).toEqual([]);
   });
+
+  it("apiserver's rooms import only client/ and events/ of each other, and client/ no other room (src/apiserver/README.md)", () => {
+    const room = (file: string): string | undefined => /^apiserver\/([^/]+)\//.exec(file)?.[1];
+    const crossing = imports.filter((i) => {
+      const from = room(i.from);
+      const to = room(i.to);
+      if (!from || !to || from === to) return false;
+      return from === 'client' || !['client', 'events'].includes(to);
+    });
+    expect(crossing.map((i) => `${i.from} -> ${i.to}`)).toEqual([]);
+  });
 });
 
 describe('the import circle check', () => {

@@ -2,7 +2,7 @@
 // static pods and API pods and of the status manager's statuses. The API side only reads them and
 // listens for changes; it never reaches back into config or status.
 import type { PodStatus } from 'kubernetes-types/core/v1';
-import type { StaticPod } from '../../config/types.js';
+import type { StaticPod } from '../config/types.js';
 
 /** The desired static pods (from the manifest path and staticPodURL), with their identity: a view of the one desired set. */
 export interface StaticPodSource {
