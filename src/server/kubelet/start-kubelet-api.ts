@@ -1,8 +1,8 @@
 // Builds the kubelet API from the agent's settings: the serving certificate, the authenticator and
 // authorizer the configuration asks for, the routes, and the HTTPS listener. Nothing here holds
 // pod state: it reads the status manager's entries and asks the runtime.
-import type { CsrClient } from '../../apiserver/certificate-signing-request.js';
-import type { ClusterConnection } from '../../apiserver/kubeconfig.js';
+import type { CsrClient } from '../../apiserver/credentials/certificate-signing-request.js';
+import type { ClusterConnection } from '../../apiserver/client/kubeconfig.js';
 import type { BootletOptions } from '../../cli/options.js';
 import type { Logger } from '../../log/logger.js';
 import type { RuntimeService } from '../../cri/cri-types.js';
@@ -21,7 +21,6 @@ import {
   type ServingCertificateSource,
 } from '../tls/serving-certificate.js';
 import { NODE_LOG_DIR } from '../node-logs/log-dir.js';
-import { configz } from './configz.js';
 import { ConnectionGate } from './connection-gate.js';
 import { KubeletHandler } from './kubelet-handler.js';
 import { startKubeletServer, type RunningKubeletServer } from './kubelet-server.js';
@@ -41,6 +40,8 @@ export interface KubeletApiDeps {
   checks: readonly HealthCheck[];
   /** Undefined when the agent runs without an API server. */
   api: ApiCredentials | undefined;
+  /** /configz: the configuration in force, as the wiring renders it from the settings table. */
+  configz(): unknown;
   logger: Logger;
 }
 
@@ -99,7 +100,7 @@ export function startKubeletApi(o: BootletOptions, d: KubeletApiDeps): RunningKu
       rootDir: o.rootDir,
       statuses: () => d.source.statuses(),
     }),
-    configz: () => configz(o),
+    configz: d.configz,
     metrics: d.metrics,
     checks: d.checks,
     enableDebuggingHandlers: o.enableDebuggingHandlers,
