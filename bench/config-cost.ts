@@ -19,7 +19,7 @@ import {
 } from '../src/cri/cri-types.js';
 import { buildSandboxConfig } from '../src/kuberuntime/sandbox-config.js';
 import { buildContainerConfig } from '../src/kuberuntime/container-config.js';
-import type { LabelledPod } from '../src/kuberuntime/labels.js';
+import type { LabelledPod } from '../src/k8s/pod.js';
 import { podLogDirectory } from '../src/node/pod-logs/layout.js';
 import { prepareVolumes } from '../src/node/volumes.js';
 import { startPodCgroups } from '../src/cm/start.js';

@@ -12,7 +12,7 @@ import type { Container } from 'kubernetes-types/core/v1';
 import { TEST_IMAGES } from '../dev/images.js';
 import { buildContainerConfig } from '../src/kuberuntime/container-config.js';
 import { NamespaceMode, type ImageService, type PodSandboxConfig, type RuntimeService } from '../src/cri/cri-types.js';
-import type { LabelledPod } from '../src/kuberuntime/labels.js';
+import type { LabelledPod } from '../src/k8s/pod.js';
 import { buildSandboxConfig } from '../src/kuberuntime/sandbox-config.js';
 import { podLogDirectory } from '../src/node/pod-logs/layout.js';
 import { POD_NAME_LABEL } from './user-view.js';

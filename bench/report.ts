@@ -1,4 +1,5 @@
-// Percentiles and the printed table of a benchmark run: each row a ratio against its baseline.
+// Percentiles and the printed table of a benchmark run: each row a ratio against its baseline; a section run alone.
+import { pathToFileURL } from 'node:url';
 
 export interface Row {
   what: string;
@@ -45,4 +46,19 @@ export function printTable(rows: Row[]): void {
     cols.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   console.log(fmt(header));
   for (const l of lines) console.log(fmt(l));
+}
+
+/** A section's file run on its own (`npx tsx bench/<file>.ts`): runs it, prints it, exits 0, or 1 on a failure. */
+export function runIfMain<T>(moduleUrl: string, run: () => Promise<T>, print: (result: T) => void): void {
+  if (moduleUrl !== pathToFileURL(process.argv[1] ?? '').href) return;
+  run().then(
+    (result) => {
+      print(result);
+      process.exit(0);
+    },
+    (e: unknown) => {
+      console.error(e);
+      process.exit(1);
+    },
+  );
 }

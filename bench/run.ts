@@ -12,6 +12,7 @@ import { measureKillToRestart } from './restart.js';
 import { printPlegResult, runPlegBench } from './pleg.js';
 import { printProberBench, runProberBench } from './prober.js';
 import { printApiServerBench, runApiServerBench } from './apiserver.js';
+import { printManyNodesBench, runManyNodesBench } from './api-many-nodes.js';
 import { printKubeadmBench, runKubeadmBench } from './kubeadm.js';
 import { printKubeletApiBench, runKubeletApiBench } from './kubelet-api.js';
 import { idleCpuPercent, rssMiB } from './proc.js';
@@ -421,6 +422,8 @@ async function sections(): Promise<void> {
   if (!skip.has('apiserver')) {
     console.log('\n== API side: fake API server, 50 static pods (fake sources)');
     printApiServerBench(await runApiServerBench());
+    console.log('\n== API side: 50 nodes against one API server, steady state (requests per node per minute)');
+    printManyNodesBench(await runManyNodesBench());
   }
   if (!skip.has('kubeadm')) {
     console.log(

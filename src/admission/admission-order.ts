@@ -2,8 +2,7 @@
 // no creationTimestamp of its own, so the time the agent first saw it (`kubernetes.io/config.seen`)
 // stands in; the key breaks ties so that a restart admits the same pods as before.
 import type { Pod } from 'kubernetes-types/core/v1';
-
-const CONFIG_SEEN = 'kubernetes.io/config.seen';
+import { CONFIG_SEEN } from '../k8s/annotations.js';
 
 function createdAt(pod: Pod): number {
   const t = pod.metadata?.creationTimestamp ?? pod.metadata?.annotations?.[CONFIG_SEEN];

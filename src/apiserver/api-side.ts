@@ -6,47 +6,35 @@
 // converges at once. Until there is an identity, events wait in a small buffer and the node goes on
 // without it. Nothing here can stop, start or restart a container: the API side only reads (a restart
 // asked on a mirror pod is handed on through onRestartRequest; the pod workers do it).
-import type { Pod } from 'kubernetes-types/core/v1';
-import type { StaticPod } from '../config/types.js';
-import { isTerminalPhase } from '../k8s/pod-phase.js';
+import type { Node, Pod } from 'kubernetes-types/core/v1';
 import type { Informer } from '../informer/store.js';
 import type { Logger } from '../log/logger.js';
+import type { PodObjects } from '../node/pod-objects.js';
+import type { NodeInfoSource } from '../node/node-info.js';
 import type { PodEvent, PodWorkerObserver } from '../podworkers/observer.js';
+import { systemClock, type Clock } from '../util/clock.js';
 import { errorMessage } from '../util/error-message.js';
-import { ApiPodFinalDelete } from './api-pod-deletion.js';
-import { ApiPodStatusSync, type ApiPodView } from './api-pod-status.js';
-import type { CsrClient } from './certificate-signing-request.js';
-import { ApiClient } from './client.js';
-import { startClientCredentials } from './client-credentials.js';
-import { Connectivity } from './connectivity.js';
-import { EventSender } from './events.js';
-import { KeyedQueue } from './keyed-queue.js';
-import type { ClusterConnection } from './kubeconfig.js';
-import { MirrorPodCache } from './mirror-pod-cache.js';
-import { isMirrorOf } from './mirror-pod.js';
-import { MirrorPodReconciler } from './mirror-pods.js';
-import { MirrorRestartRequests, type RestartRequestListener } from './mirror-restart.js';
-import { NodeLease } from './node-lease.js';
-import { nodePodsReflector } from './node-pods.js';
-import { NodeRegistrar } from './node-registration.js';
-import { NodeStatusReporter } from './node-status-reporter.js';
-import { computeNodeStatus, nodeStatusChanged } from './node-status.js';
+import { ApiClient } from './client/client.js';
+import { Connectivity } from './client/connectivity.js';
+import type { ClusterConnection } from './client/kubeconfig.js';
+import type { CsrClient } from './credentials/certificate-signing-request.js';
+import { startClientCredentials } from './credentials/client-credentials.js';
+import type { EventObject, EventRecorder, EventType } from './events/event-recorder.js';
+import { EventSender } from './events/events.js';
+import { NodeReporting } from './node/node-reporting.js';
+import { OwnNode } from './node/own-node.js';
 import { ApiPodObjects } from './pod-objects/api-pod-objects.js';
 import { DeferredPodObjects } from './pod-objects/deferred-pod-objects.js';
 import { ApiRuntimeClasses, type DeferredRuntimeClasses } from './pod-objects/runtime-classes.js';
 import { registerApiPods } from './pod-objects/register-api-pods.js';
-import type { PodObjects } from '../node/pod-objects.js';
-import { PodStatusSync } from './pod-status-sync.js';
-import {
-  systemClock,
-  type Clock,
-  type EventObject,
-  type EventRecorder,
-  type EventType,
-  type NodeInfoSource,
-  type PodStatusSource,
-  type StaticPodSource,
-} from './types.js';
+import { ApiPodUpdates } from './pods/api-pod-updates.js';
+import { MirrorPodCache } from './pods/mirror-pod-cache.js';
+import type { RestartRequestListener } from './pods/mirror-restart.js';
+import { nodePodsReflector } from './pods/node-pods.js';
+import type { ApiPodView, PodStatusSource, StaticPodSource } from './pod-sources.js';
+import { StaticPodMirrors } from './pods/static-pod-mirrors.js';
+import { StatusFlush } from './status-flush.js';
+import { nodePodCIDRs } from '../k8s/node-pod-cidr.js';
 
 export interface ApiSideOptions {
   kubeconfigPath: string;
@@ -94,7 +82,10 @@ export interface ApiSideOptions {
   podObjects?: DeferredPodObjects;
   /** The RuntimeClasses handed to the pod runtime at start: the connection's are attached to it. */
   runtimeClasses?: DeferredRuntimeClasses;
-  /** The Node's spec.podCIDRs joined with ",", whenever a Node read from the server has them: the wiring hands them to the runtime. */
+  /**
+   * The Node's spec.podCIDRs joined with ",", whenever the watched Node (or the answer to a write of
+   * ours) has them: the wiring hands them to the runtime, which sends each value once.
+   */
   onPodCIDR?: (podCIDRs: string) => void;
 }
 
@@ -105,6 +96,8 @@ export interface ApiSide {
   /** Records the pod workers' events. */
   readonly observer: PodWorkerObserver;
   state(): { connected: boolean; lastContact?: Date };
+  /** The node's own Node as its watch has it (labels and taints others set); undefined until seen. */
+  node(): Node | undefined;
   /** The connection with the node's identity, once there is one (for the kubelet API's reviews and serving certificate). */
   connection(): ClusterConnection | undefined;
   /**
@@ -134,17 +127,9 @@ interface ConnectedParts {
   /** A pod worker removed everything of the pod. */
   podRemoved(uid: string): void;
   state(): { connected: boolean; lastContact?: Date };
+  node(): Node | undefined;
   flush(podUids: readonly string[], timeoutMs: number): Promise<void>;
   stop(): Promise<void>;
-}
-
-/** Longest a removed static pod's mirror waits for its terminal status: its grace and the stop, with room. */
-const LEAVING_MAX_MS = 5 * 60_000;
-
-/** A static pod whose manifest went; the status manager holds its final status for it. */
-interface LeavingPod {
-  sp: StaticPod;
-  since: number;
 }
 
 /** Events recorded before there is a connection; beyond this the oldest are dropped, as the event sender's own buffer does. */
@@ -222,6 +207,7 @@ export function startApiSide(opts: ApiSideOptions): ApiSide {
     recordPodEvent,
     observer: { podEvent: recordPodEvent, podRemoved: (uid) => parts?.podRemoved(uid) },
     state: () => parts?.state() ?? { connected: false },
+    node: () => parts?.node(),
     connection: () => connection,
     sharedClient: () => parts?.client,
     connectionReady: creds.ready,
@@ -243,252 +229,111 @@ function connect(opts: ApiSideOptions, connection: ClusterConnection, logger: Lo
     userAgent: opts.userAgent ?? `bootlet/${opts.nodeInfo.kubeletVersion}`,
   });
   const conn = new Connectivity(client, logger);
-  const registrar = new NodeRegistrar(client, opts.nodeInfo, clock, logger, opts.registerNode ?? true);
   const events = new EventSender(client, conn, nodeName, clock, logger);
-  const reporter = new NodeStatusReporter(
+  // The node's own Node, watched: its pod CIDR to the runtime, its labels and taints to admission,
+  // and what the status rounds compare with.
+  const ownNode = new OwnNode(client, conn, nodeName, logger);
+  const tellPodCIDR = (n: Node | undefined): void => {
+    const cidrs = nodePodCIDRs(n);
+    if (cidrs) opts.onPodCIDR?.(cidrs);
+  };
+  ownNode.onChange(tellPodCIDR);
+  const node = new NodeReporting({
     client,
-    opts.nodeInfo,
-    registrar,
-    clock,
-    opts.nodeStatusReportFrequencyMs ?? 300_000,
+    gate: conn,
+    info: opts.nodeInfo,
+    ownNode,
     events,
-    opts.onPodCIDR,
-  );
-  const leaseDuration = opts.nodeLeaseDurationSeconds ?? 40;
-  const lease = new NodeLease(client, nodeName, () => registrar.uid, leaseDuration, clock);
+    clock,
+    logger,
+    registerNode: opts.registerNode,
+    updateFrequencyMs: opts.nodeStatusUpdateFrequencyMs,
+    reportFrequencyMs: opts.nodeStatusReportFrequencyMs,
+    leaseDurationSeconds: opts.nodeLeaseDurationSeconds,
+  });
   // The node's one pods watch: the mirror pod cache and the API pod source both hear it.
   const nodePods = nodePodsReflector(client, conn, nodeName, logger);
   const cache = new MirrorPodCache(nodePods, nodeName);
   // The API pods' ConfigMaps, Secrets, Services and tokens, on the same client and gate.
   const podObjects = opts.podObjects && new ApiPodObjects({ client, gate: conn, logger });
   if (podObjects) opts.podObjects?.attach(podObjects);
+  // The RuntimeClasses pods name (API look-up, as the kubelet's RuntimeClass manager), on the same client and gate.
   const runtimeClasses = opts.runtimeClasses && new ApiRuntimeClasses({ client, gate: conn, logger });
   if (runtimeClasses) opts.runtimeClasses?.attach(runtimeClasses);
   conn.onUp(() => runtimeClasses?.serverBack());
-  const desired = opts.staticPods;
-  const desiredReady = (): boolean => desired.ready?.() ?? true;
-
-  // Static pods whose manifest went: their mirror stays, with the last status computed for it,
-  // until that status is terminal and in the server; then the mirror is deleted as an orphan.
-  const leaving = new Map<string, LeavingPod>();
-  const stopLeaving = (key: string): void => {
-    const l = leaving.get(key);
-    if (!l) return;
-    leaving.delete(key);
-    opts.statuses.release?.(l.sp.uid);
-  };
-  desired.onRemoved((sp) => {
-    if (!desiredReady()) return;
-    stopLeaving(sp.key);
-    leaving.set(sp.key, { sp, since: clock.now().getTime() });
-    opts.statuses.hold?.(sp.uid);
-  });
-  // A key given again (a manifest back under the same name) is no longer leaving.
-  const refreshLeaving = (): void => {
-    for (const key of [...leaving.keys()]) if (desired.podByKey(key)) stopLeaving(key);
-  };
-  const leavingByUid = (uid: string): [string, LeavingPod] | undefined =>
-    [...leaving].find(([, l]) => l.sp.uid === uid);
-  /** A leaving pod's mirror may go once its terminal status is there, or once the agent has nothing more to say. */
-  const releaseLeaving = (key: string): void => {
-    const l = leaving.get(key);
-    if (!l) return;
-    const theirs = cache.get(key)?.status;
-    const ours = opts.statuses.get(l.sp.uid);
-    const terminal = isTerminalPhase(ours?.phase);
-    const posted = !ours || (theirs?.phase === ours.phase && theirs?.reason === ours.reason);
-    const gone = ours === undefined;
-    // A pod that never stops (the runtime refusing) does not keep its mirror forever.
-    const overdue = clock.now().getTime() - l.since > LEAVING_MAX_MS;
-    if ((terminal && posted) || (gone && posted) || overdue || !cache.get(key)) {
-      stopLeaving(key);
-      pods.add(key);
-    }
-  };
-  const isMirrorOfLeaving = (k: string): boolean => {
-    const m = cache.get(k);
-    const l = leaving.get(k);
-    return !!m && !!l && isMirrorOf(m, l.sp) && !m.metadata?.deletionTimestamp;
-  };
-
-  const reconciler = new MirrorPodReconciler(
+  const mirrors = new StaticPodMirrors({
     client,
+    gate: conn,
     cache,
+    desired: opts.staticPods,
+    statuses: opts.statuses,
     nodeName,
-    () => registrar.uid,
-    // A leaving pod keeps the mirror it has; it never gets a new one.
-    (k) => desired.podByKey(k) ?? (isMirrorOfLeaving(k) ? leaving.get(k)?.sp : undefined),
-    desiredReady,
-    logger,
-    undefined,
+    nodeUid: () => node.nodeUid,
     events,
-  );
-  const statusSync = new PodStatusSync(client, cache, opts.statuses);
-  // Mirror pods and their statuses, up to 8 pods at a time (the client's sockets): create, then
-  // status, per pod; the pods side by side.
-  const pods: KeyedQueue = new KeyedQueue(
-    'Syncing mirror pod',
-    async (key) => {
-      const { mirror, retryAfterMs } = await reconciler.reconcile(key);
-      if (retryAfterMs !== undefined) pods.addAfter(key, retryAfterMs);
-      const sp = desired.podByKey(key) ?? leaving.get(key)?.sp;
-      if (mirror && sp) await statusSync.sync(sp, mirror);
-      if (!desired.podByKey(key)) releaseLeaving(key);
-    },
-    conn,
+    clock,
     logger,
-  );
-  const allKeys = (): Set<string> =>
-    new Set([...desired.list().map((sp) => sp.key), ...leaving.keys(), ...cache.keys()]);
-
-  // The node (registration first, then its status) and its lease: one key each, beside the pods.
-  const nodeTask = new KeyedQueue('Updating node status', () => reporter.sync(), conn, logger, {
-    concurrency: 1,
-    failureLog: 'info',
+    onRestartRequest: opts.onRestartRequest,
   });
-  const leaseTask = new KeyedQueue('Renewing node lease', () => lease.renew(), conn, logger, {
-    concurrency: 1,
-    failureLog: 'info',
-  });
-  const syncNode = (): void => nodeTask.add('node');
-  const renewLease = (): void => leaseTask.add('lease');
-  registrar.onRegistered(() => {
-    renewLease();
-    pods.addAll(allKeys());
-  });
-  // Back after an outage: heartbeat and status at once, not at the next tick; one run each, even
-  // when a tick was held meanwhile.
-  nodeTask.runWhenBack('node');
-  leaseTask.runWhenBack('lease');
-
-  desired.onChange(() => {
-    refreshLeaving();
-    pods.addAll(allKeys());
-  });
-  // API pods: their own status, one key per UID, beside the mirror pods.
-  const apiPods = opts.apiPods;
-  const apiStatus = apiPods && new ApiPodStatusSync(client, opts.statuses, apiPods);
-  const apiStatusQueue =
-    apiStatus && new KeyedQueue('Updating API pod status', (uid) => apiStatus.sync(uid), conn, logger);
-  const finalDelete =
-    apiPods &&
-    new ApiPodFinalDelete(client, async (uid) => {
-      await apiStatus?.sync(uid);
-    });
-  const deleteQueue =
-    finalDelete &&
-    new KeyedQueue(
-      'Deleting API pod',
-      async (uid) => {
-        if (await finalDelete.send(uid)) apiStatus?.deleted(uid);
-      },
-      conn,
-      logger,
-      { concurrency: 2 },
-    );
-  apiPods?.onRemoved((sp) => {
-    apiStatus?.deletionStarted(sp);
-    finalDelete?.deletionStarted(sp);
-  });
-  const allApiPods = (): void => {
-    if (!apiPods || !apiStatusQueue) return;
-    apiStatus?.retain();
-    apiStatusQueue.addAll(new Set(apiPods.apiPods().map((p) => p.uid)));
-  };
+  const apiPods = opts.apiPods && new ApiPodUpdates(client, opts.statuses, opts.apiPods, conn, logger);
+  // Mirrors are owned by the Node: each pod is looked at again once it (again) exists.
+  node.onRegistered(() => mirrors.syncAll());
+  // A status goes to the static pod's mirror, or onto the API pod itself.
   opts.statuses.onChange((uid) => {
-    const sp = desired.podByUid(uid);
-    if (sp) return pods.add(sp.key);
-    if (apiPods?.apiPodByUid(uid) || apiStatus?.isLeaving(uid)) return apiStatusQueue?.add(uid);
-    const l = leavingByUid(uid);
-    if (l) pods.add(l[0]);
-  });
-  const restarts =
-    opts.onRestartRequest &&
-    new MirrorRestartRequests(
-      (k) => cache.get(k),
-      (k) => desired.podByKey(k),
-      nodeName,
-      opts.onRestartRequest,
-    );
-  const checkRestarts = (): void => restarts?.checkAll(cache.keys(), new Set(desired.list().map((sp) => sp.uid)));
-  desired.onChange(checkRestarts);
-  cache.onChange((key) => {
-    pods.add(key);
-    restarts?.check(key);
-  });
-  cache.onResync(() => {
-    pods.addAll(allKeys());
-    checkRestarts();
+    if (!mirrors.statusChanged(uid)) apiPods?.statusChanged(uid);
   });
 
-  const timers = [
-    setInterval(syncNode, opts.nodeStatusUpdateFrequencyMs ?? 10_000),
-    setInterval(renewLease, (leaseDuration * 1000) / 4),
-    setInterval(() => {
-      allApiPods();
-      pods.addAll(allKeys());
-      const current = new Set<string>();
-      for (const k of cache.keys()) {
-        const uid = cache.get(k)?.metadata?.uid;
-        if (uid) current.add(uid);
-      }
-      statusSync.retain(current);
-    }, opts.resyncPeriodMs ?? 10_000),
-  ];
-  for (const t of timers) t.unref?.();
+  const flush = new StatusFlush({
+    serverUp: () => conn.current === 'up',
+    nodeStatusPosted: () => node.statusPosted(),
+    syncNodeStatus: () => node.syncStatus(),
+    podStatusesPosted: (uids) => mirrors.statusesPosted(uids),
+    syncPods: () => mirrors.syncAll(),
+  });
+  node.onRound(() => flush.nodeRoundEnded());
+  // Each round too, from the watch (no request): a value the runtime refused is sent again, as the kubelet's rounds do.
+  node.onRound(() => tellPodCIDR(ownNode.node()));
+  mirrors.onSynced(() => flush.recheck());
+  cache.onChange(() => flush.recheck());
+  opts.statuses.onChange(() => flush.recheck());
+  conn.onDown(() => flush.recheck());
+
+  // The status manager's syncPeriod: every status once more, whatever was told.
+  const resync = setInterval(() => {
+    apiPods?.resync();
+    mirrors.resync();
+  }, opts.resyncPeriodMs ?? 10_000);
+  resync.unref?.();
 
   logger.info('Connecting to the API server', { server: client.server, node: nodeName });
   const podSource = opts.podSource?.(nodePods);
   nodePods.start();
-  syncNode();
+  ownNode.start();
+  node.start();
   events.event({ kind: 'Node', name: nodeName, uid: nodeName }, 'Normal', 'Starting', 'Starting kubelet.');
-
-  const flushed = (podUids: readonly string[]): boolean => {
-    if (nodeStatusChanged(reporter.lastPosted(), computeNodeStatus(opts.nodeInfo, reporter.lastPosted(), clock.now())))
-      return false;
-    return podUids.every((uid) => {
-      const sp = desired.podByUid(uid);
-      const ours = opts.statuses.get(uid);
-      if (!sp || !ours) return true;
-      const theirs = cache.get(sp.key)?.status;
-      return theirs?.phase === ours.phase && theirs?.reason === ours.reason && theirs?.message === ours.message;
-    });
-  };
 
   let stopped: Promise<void> | undefined;
   return {
     recorder: events,
     client,
-    flush: async (podUids, timeoutMs) => {
-      const deadline = Date.now() + timeoutMs;
-      syncNode();
-      pods.addAll(allKeys());
-      while (conn.current === 'up' && !flushed(podUids) && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 50));
-        syncNode();
-      }
-    },
-    podRemoved: (uid) => {
-      if (finalDelete?.podRemoved(uid)) deleteQueue?.add(uid);
-    },
+    flush: (podUids, timeoutMs) => flush.flush(podUids, timeoutMs),
+    podRemoved: (uid) => apiPods?.podRemoved(uid),
     state: () => ({ connected: conn.current === 'up', lastContact: conn.lastContact }),
+    node: () => ownNode.node(),
     stop: () => {
       stopped ??= (async () => {
-        for (const t of timers) clearInterval(t);
-        // The final statuses held for the leaving mirrors go with this connection.
-        for (const key of [...leaving.keys()]) stopLeaving(key);
+        clearInterval(resync);
+        flush.endAll();
         conn.stop();
         const done = Promise.all([
-          nodeTask.stop(),
-          leaseTask.stop(),
-          pods.stop(),
+          node.stop(),
+          mirrors.stop(),
           events.stop(),
           nodePods.stop(),
+          ownNode.stop(),
           podObjects?.stop(),
           runtimeClasses?.stop(),
           podSource?.stop(),
-          apiStatusQueue?.stop(),
-          deleteQueue?.stop(),
+          apiPods?.stop(),
         ]);
         // In-flight requests end at their deadline at the latest; closing the client ends them now.
         client.close();

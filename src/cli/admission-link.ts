@@ -1,10 +1,11 @@
 // Wires admission between the desired pod set and the pod workers: every change of the set goes
 // through PodAdmission, which hands admitted pods' changes on and reports refused ones Failed in the
-// status manager. The node's facts are the ones the agent registers its Node with; the sysctl
-// allowlist is the safe sysctls of this kernel and allowedUnsafeSysctls.
+// status manager. The node's labels and taints are the Node's as the API server holds it (the API
+// side's watch of it, as the kubelet's getNodeAnyWay reads its informer), else those the agent
+// registers it with; the sysctl allowlist is the safe sysctls of this kernel and allowedUnsafeSysctls.
 import { release } from 'node:os';
-import type { NodeInfoSource } from '../apiserver/index.js';
-import { defaultNodeLabels } from '../apiserver/node-status.js';
+import type { Node } from 'kubernetes-types/core/v1';
+import { initialNodeLabels, type NodeInfoSource } from '../node/node-info.js';
 import type { PodUpdate } from '../config/types.js';
 import type { TerminationRequest } from '../podworkers/termination-request.js';
 import { PodAdmission } from '../admission/pod-admission.js';
@@ -20,11 +21,15 @@ import { APPARMOR_NOT_ENABLED, type AppArmorHost } from '../node/apparmor-host.j
 import { refusedPodStatus } from '../status/refused-status.js';
 import type { StatusManager } from '../status/status-manager.js';
 
-/** The Node's labels, allocatable and pressure as the agent reports them, in admission's units. */
+/**
+ * The node's facts in admission's units: allocatable and pressure as the agent reports them; labels and
+ * taints from the Node the server holds (`registered`) once there is one, else as the agent registers it.
+ */
 export function nodeFactsOf(
   info: NodeInfoSource,
   sysctls: SysctlAllowlist = sysctlAllowlist([]),
   appArmor: AppArmorHost = NO_APPARMOR,
+  registered?: Node,
 ): NodeFacts {
   const a = info.allocatable();
   const num = (v: string | undefined, milli = false): number =>
@@ -36,14 +41,14 @@ export function nodeFactsOf(
   ];
   return {
     name: info.nodeName,
-    labels: { ...defaultNodeLabels(info), ...info.labels },
+    labels: registered ? (registered.metadata?.labels ?? {}) : initialNodeLabels(info),
     allocatable: {
       milliCPU: num(a.cpu, true),
       memory: num(a.memory),
       ephemeralStorage: num(a['ephemeral-storage']),
       pods: num(a.pods),
     },
-    taints: info.taints,
+    taints: registered ? (registered.spec?.taints ?? []) : info.taints,
     pressure,
     sysctls,
     shuttingDown: info.shuttingDown?.() ?? false,
@@ -59,6 +64,8 @@ const NODE_FACTS_MAX_AGE_MS = 1000;
 
 export interface AdmissionLinkDeps {
   nodeInfo: NodeInfoSource;
+  /** The node's Node as the API server holds it (the API side's watch); undefined standalone or until seen. */
+  registeredNode?: () => Node | undefined;
   /** allowedUnsafeSysctls (checked by the settings table). */
   allowedUnsafeSysctls?: readonly string[];
   /** Whether the host can enforce AppArmor (node/apparmor-host.ts, read once at start). */
@@ -88,7 +95,7 @@ export function linkAdmission(deps: AdmissionLinkDeps): PodAdmission {
     const now = performance.now();
     if (!facts || now - readAt >= NODE_FACTS_MAX_AGE_MS) {
       readAt = now;
-      facts = nodeFactsOf(deps.nodeInfo, sysctls, deps.appArmor);
+      facts = nodeFactsOf(deps.nodeInfo, sysctls, deps.appArmor, deps.registeredNode?.());
     }
     return { ...facts, shuttingDown: deps.nodeInfo.shuttingDown?.() ?? false };
   };

@@ -1,12 +1,11 @@
 // Builds the agent from its parts and starts it: manifest directory → desired pods → pod workers
 // → CRI, with the PLEG and the prober waking workers, status computed beside them, the local
 // endpoints, and the API side when a kubeconfig is given.
+import type { ApiSide } from '../apiserver/api-side.js';
 import { startPodCgroups } from '../cm/start.js';
 import { PodConfig } from '../config/pod-config/pod-config.js';
 import { configuredSources, startPodSources } from '../config/pod-config/start-sources.js';
-import { collectNodeInfo } from '../apiserver/node-info.js';
-import { droppedLogLines, type Logger } from '../log/logger.js';
-import { unexpectedErrorCount } from '../process/unexpected-errors.js';
+import type { Logger } from '../log/logger.js';
 import { PodCache } from '../pleg/pod-cache.js';
 import { RuntimeReader } from '../pleg/runtime-reader.js';
 import { AgentMetrics } from '../metrics/agent-metrics.js';
@@ -14,40 +13,29 @@ import { createPleg } from '../pleg/pleg.js';
 import type { PodWorkerObserver } from '../podworkers/observer.js';
 import { PodWorkers } from '../podworkers/pod-workers.js';
 import { ProberManager } from '../prober/prober-manager.js';
-import { ContainerLogManager } from '../node/container-log-manager.js';
-import { connectRuntime, preparePodStartCodecs } from '../cri/cri-client.js';
-import { ContainerState } from '../cri/cri-types.js';
 import { CriPodRuntime } from '../kuberuntime/pod-operations.js';
 import { UnstartedTasks } from '../kuberuntime/unstarted-task.js';
 import { ContainerdTasksClient } from '../cri/containerd-tasks.js';
-import { RuntimeHealth } from '../kuberuntime/runtime-health.js';
+import { preparePodStartCodecs } from '../cri/cri-client.js';
 import { PodIsolation } from '../kuberuntime/pod-isolation.js';
 import { UserNamespaceManager } from '../node/userns/user-namespaces.js';
 import { readNodeIdRange } from '../node/userns/node-id-range.js';
-import { RuntimePodCIDR } from '../kuberuntime/pod-cidr.js';
 import { warnInvalidIdentityOnce } from '../kuberuntime/runtime-pods.js';
 import { readHostResolvConf } from '../kuberuntime/host-resolv-conf.js';
-import { startEndpoints } from '../server/endpoints.js';
-import { pingCheck, syncLoopCheck } from '../server/healthz.js';
-import type { ServerSource } from '../server/source.js';
 import { StatusManager } from '../status/status-manager.js';
 import { onProbeResult, statusObserver } from '../status/worker-events.js';
-import { kubeletVersion } from '../version.js';
 import type { BootletOptions } from './options.js';
-import {
-  criCallMetrics,
-  linkMetrics,
-  probeMetrics,
-  registerRestClientMetrics,
-  relistMetrics,
-} from '../metrics/metrics-link.js';
+import { linkMetrics, probeMetrics, registerRestClientMetrics, relistMetrics } from '../metrics/metrics-link.js';
 import { linkProber } from '../prober/pod-worker-link.js';
-import { startSystemdLink } from '../systemd/systemd-link.js';
 import { linkAdoption } from './adoption-link.js';
 import { linkAdmission } from './admission-link.js';
 import { apiClientMode } from './api-client-mode.js';
+import { startLocalEndpoints } from './endpoints-link.js';
+import { linkKubeletApi } from './kubelet-api-link.js';
+import { linkLogRotation } from './log-rotation-link.js';
+import { agentNodeInfo } from './node-info-link.js';
+import { connectRuntimeLink } from './runtime-link.js';
 import { startApiLink } from './api-link.js';
-import { deferKubeletApi } from './deferred-kubelet-api.js';
 import { linkPodObjects } from './pod-objects-link.js';
 import { logStarting } from './startup-notes.js';
 import { readAppArmorHost } from '../node/apparmor-host.js';
@@ -73,22 +61,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
   // One registry for every server that serves /metrics; parts report to it through callbacks.
   const metrics = new AgentMetrics({ nodeName: opts.nodeName });
   registerRestClientMetrics(metrics);
-  const { runtime, images, version } = await connectRuntime(opts.containerRuntimeEndpoint, {
-    requestTimeoutMs: opts.runtimeRequestTimeoutMs,
-    imageServiceEndpoint: opts.imageServiceEndpoint,
-    onCall: criCallMetrics(metrics),
-  });
-  logger.info('Container runtime initialized', {
-    containerRuntime: version.runtimeName,
-    version: version.runtimeVersion,
-    apiVersion: version.runtimeApiVersion,
-  });
-  const health = new RuntimeHealth(runtime, logger);
-  health.start();
-  // The Node's pod CIDR, once the API side reads one, goes to the runtime; its network state is read again at once.
-  const podCIDR = new RuntimePodCIDR(runtime, logger, () => void health.pollNow());
-  // As the kubelet at start: podCIDR from the configuration (standalone mode), if any.
-  void podCIDR.update(opts.podCIDR);
+  const { runtime, images, version, health, podCIDR } = await connectRuntimeLink(opts, metrics, logger);
   // The one desired pod set: every source feeds it, the workers subscribe, cgroups and the API side read it.
   const podConfig = new PodConfig({ sources: configuredSources(opts), logger });
   const cgroups = await startPodCgroups(
@@ -176,23 +149,12 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
   });
   // Admission sits between the desired set and the workers (the kubelet's HandlePodAdditions).
   let nodeShutdown: NodeShutdownManager | undefined;
-  const nodeInfo = collectNodeInfo({
-    nodeName: opts.nodeName,
-    nodeIP: opts.nodeIP,
-    runtimeVersion: `${version.runtimeName}://${version.runtimeVersion}`,
-    kubeletVersion: kubeletVersion(),
-    labels: opts.nodeLabels,
-    taints: opts.registerWithTaints,
-    runtimeReady: () => health.ready(),
-    networkNotReady: () => health.networkNotReady(),
-    runtimeHandlers: () => health.nodeRuntimeHandlers(),
-    shuttingDown: () => nodeShutdown?.isShuttingDown() ?? false,
-    rootDir: opts.rootDir,
-    maxPods: opts.maxPods,
-    kubeletPort: opts.port,
-  });
+  const nodeInfo = agentNodeInfo(opts, version, health, () => nodeShutdown?.isShuttingDown() ?? false);
+  // Started below; admission reads the Node it watches.
+  let api: ApiSide | undefined;
   const admission = linkAdmission({
     nodeInfo,
+    registeredNode: () => api?.node(),
     allowedUnsafeSysctls: opts.allowedUnsafeSysctls,
     appArmor: await readAppArmorHost(),
     apply: (u) => workers.apply(u),
@@ -221,53 +183,11 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     // (up to 15 s): a pod written during a containerd restart started 7 s after it was back.
     onRuntimeBack: () => workers.wakeAll(),
   });
-  const logRotation = new ContainerLogManager({
-    runtime,
-    logger,
-    maxSizeBytes: opts.containerLogMaxSizeBytes,
-    maxFiles: opts.containerLogMaxFiles,
-    intervalMs: opts.containerLogMonitorIntervalMs,
-    // From the pod cache, which has read every container's status: no CRI call per round.
-    runningContainers: () =>
-      [...cache.pods().values()].flatMap((p) =>
-        p.containers
-          .filter((c) => c.state === ContainerState.CONTAINER_RUNNING)
-          .map((c) => ({ id: c.id, logPath: c.logPath })),
-      ),
-  });
-  const syncLoop = syncLoopCheck(() => pleg.sinceLastRelistMs(), opts.syncFrequencyMs);
-  const healthChecks = [pingCheck, syncLoop];
-  const systemd = startSystemdLink({
-    env: process.env,
-    logger,
-    workers: () => workers.snapshot(),
-    status: (uid) => status.get(uid),
-    onStatusChange: (listener) => void status.onChange(() => listener()),
-    health: () => pleg.healthProblem() ?? syncLoop.check(),
-  });
-  const serverSource: ServerSource = {
-    statuses: () => status.all(),
-    sinceLastRelistMs: () => pleg.sinceLastRelistMs(),
-    unexpectedErrors: unexpectedErrorCount,
-    droppedLogLines,
-  };
-  metrics.bind(serverSource);
-  // Not waited for here: the local endpoints serve nothing the first sync needs, and the manifests
-  // are read (and the runtime read back) while they start.
-  const endpointsStarting = startEndpoints({
-    healthzBindAddress: opts.healthzBindAddress,
-    healthzPort: opts.healthzPort,
-    address: opts.address,
-    readOnlyPort: opts.readOnlyPort,
-    rootDir: opts.rootDir,
-    syncFrequencyMs: opts.syncFrequencyMs,
-    source: serverSource,
-    checks: healthChecks,
-    metrics,
-    logger,
-  });
+  const logRotation = linkLogRotation(opts, runtime, cache, logger);
+  const local = startLocalEndpoints(opts, { status, workers, pleg, metrics, logger });
+  const systemd = local.systemd;
 
-  const api = startApiLink(apiModule, {
+  api = startApiLink(apiModule, {
     opts,
     nodeInfo,
     podConfig,
@@ -280,19 +200,12 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     observers,
     logger,
   });
-  const kubeletApi = deferKubeletApi({
-    enabled: opts.enableServer,
-    start: () =>
-      import('../server/kubelet/start-kubelet-api.js').then((m) =>
-        m.startKubeletApi(opts, {
-          source: serverSource,
-          metrics: () => metrics.render(),
-          runtime,
-          checks: healthChecks,
-          api,
-          logger,
-        }),
-      ),
+  const kubeletApi = linkKubeletApi(opts, {
+    source: local.source,
+    metrics,
+    runtime,
+    checks: local.checks,
+    api,
     logger,
   });
   observers.push(kubeletApi.observer);
@@ -325,14 +238,14 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
       void preparePodStartCodecs();
       if (workers.snapshot().length === 0) kubeletApi.startNow();
       // READY=1 never comes before the endpoints serve (a failure to start them ends the agent).
-      void endpointsStarting.then(
+      void local.starting.then(
         () => systemd?.sourcesReady(admitted),
         () => undefined,
       );
     },
   });
 
-  const endpoints = await endpointsStarting;
+  const endpoints = await local.starting;
 
   return {
     async shutdown() {

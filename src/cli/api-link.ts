@@ -3,7 +3,7 @@
 // workers, the Node's pod CIDR to the runtime, and the API server's pods bound to the node to the
 // desired set. Standalone (no API module) there is nothing to start.
 import type { ApiSide } from '../apiserver/api-side.js';
-import type { NodeInfoSource } from '../apiserver/types.js';
+import type { NodeInfoSource } from '../node/node-info.js';
 import type { DeferredPodObjects } from '../apiserver/pod-objects/deferred-pod-objects.js';
 import type { DeferredRuntimeClasses } from '../apiserver/pod-objects/runtime-classes.js';
 import { startApiPodSource } from '../config/pod-config/start-sources.js';

@@ -1,8 +1,8 @@
 // The command line: parse, resolve options, start the agent, and stop it on SIGTERM/SIGINT with
 // the pods left running. Every start-up problem is one clear line and exit code 1.
 import { platform } from 'node:os';
-import { KubeconfigError } from '../apiserver/kubeconfig.js';
-import { goArch } from '../apiserver/node-info.js';
+import { KubeconfigError } from '../apiserver/client/kubeconfig.js';
+import { goArch } from '../node/node-info.js';
 import { createLogger } from '../log/logger.js';
 import { guardProcess } from '../process/unexpected-errors.js';
 import { stderrIsJournal } from '../systemd/journal.js';

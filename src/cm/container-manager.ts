@@ -5,7 +5,7 @@
 import type { Pod } from 'kubernetes-types/core/v1';
 import type { Logger } from '../log/logger.js';
 import { qosClass } from '../k8s/qos.js';
-import { MIN_CPU_SHARES, milliCpuToShares } from '../kuberuntime/resources.js';
+import { MIN_CPU_SHARES, milliCpuToShares } from './cpu-shares.js';
 import { cgroupName, parseCgroupRoot, type CgroupDriver, type CgroupName } from './cgroup-name.js';
 import type { CgroupManager } from './cgroup-manager.js';
 import { podCpuRequestMilli, resourceConfigForPod } from './pod-resources.js';

@@ -4,7 +4,7 @@
 import type { Pod } from 'kubernetes-types/core/v1';
 import { qosClass } from '../k8s/qos.js';
 import { podResourceTotals, type ResourceList } from '../k8s/pod-resource-totals.js';
-import { CPU_PERIOD_US, MIN_CPU_SHARES, milliCpuToQuota, milliCpuToShares } from '../kuberuntime/resources.js';
+import { CPU_PERIOD_US, MIN_CPU_SHARES, milliCpuToQuota, milliCpuToShares } from './cpu-shares.js';
 
 /** What bootlet sets on a cgroup; an absent field is left as it is. */
 export interface ResourceConfig {

@@ -12,9 +12,6 @@ import type { StaticPod } from './types';
 import { CONFIG_HASH, CONFIG_SEEN, CONFIG_SOURCE } from '../k8s/annotations.js';
 import { formatRfc3339Nano } from '../util/api-time.js';
 
-// Still exported from here for importers that predate src/k8s (config/desired-pods.ts).
-export { CONFIG_HASH, CONFIG_SEEN, CONFIG_SOURCE };
-
 /** JSON with object keys sorted at every level, so key order in the file does not matter. */
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v ?? null)).join(',')}]`;

@@ -49,6 +49,8 @@ export interface CallSpec {
 }
 
 export interface SignalMessage {
+  /** The unique name of the connection that sent it, as the bus daemon stamps it (`:1.42`). */
+  readonly sender?: string;
   readonly path?: string;
   readonly interface?: string;
   readonly member?: string;
@@ -159,6 +161,7 @@ export class DbusConnection {
     }
     if (m.type !== TYPE_SIGNAL) return;
     const s: SignalMessage = {
+      sender: m.sender as string | undefined,
       path: m.path as string | undefined,
       interface: m.interface as string | undefined,
       member: m.member,

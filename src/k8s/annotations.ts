@@ -1,5 +1,6 @@
 // The annotation keys that make a pod static (kubetypes in pkg/kubelet/types/pod_update.go): the
 // config source writes the first three on every static pod, the mirror pod carries the fourth.
+import type { Pod } from 'kubernetes-types/core/v1';
 
 /** The pod's UID as its source computed it; a mirror pod's `config.mirror` must equal it. */
 export const CONFIG_HASH = 'kubernetes.io/config.hash';
@@ -9,6 +10,11 @@ export const CONFIG_SOURCE = 'kubernetes.io/config.source';
 export const CONFIG_SEEN = 'kubernetes.io/config.seen';
 /** On a mirror pod only: the static pod's config hash, which ties the two together. */
 export const CONFIG_MIRROR = 'kubernetes.io/config.mirror';
+/** types.IsMirrorPod: the API's copy of a static pod, which carries `config.mirror`. */
+export function isMirrorPod(pod: Pod): boolean {
+  return pod.metadata?.annotations?.[CONFIG_MIRROR] !== undefined;
+}
+
 /** What `kubectl rollout restart` writes on a template; set on a mirror pod, bootlet restarts that static pod's containers once per value. */
 export const RESTARTED_AT = 'kubectl.kubernetes.io/restartedAt';
 

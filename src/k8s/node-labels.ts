@@ -8,6 +8,21 @@ export const LABEL_ARCH = 'kubernetes.io/arch';
 export const LABEL_OS_BETA = 'beta.kubernetes.io/os';
 export const LABEL_ARCH_BETA = 'beta.kubernetes.io/arch';
 
+/** The labels a kubelet puts on its own Node, and reconciles on a Node it takes over. */
+export function defaultNodeLabels(node: {
+  readonly nodeName: string;
+  readonly architecture: string;
+  readonly operatingSystem: string;
+}): Record<string, string> {
+  return {
+    [LABEL_ARCH_BETA]: node.architecture,
+    [LABEL_OS_BETA]: node.operatingSystem,
+    [LABEL_ARCH]: node.architecture,
+    [LABEL_HOSTNAME]: node.nodeName,
+    [LABEL_OS]: node.operatingSystem,
+  };
+}
+
 /** On the Node: volumes are attached and detached by the controller, not by this node. */
 export const ATTACH_DETACH_ANNOTATION = 'volumes.kubernetes.io/controller-managed-attach-detach';
 

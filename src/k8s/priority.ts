@@ -3,7 +3,7 @@
 // nothing (k/k#133535). Only the two system classes can be known without a server; a pod that
 // names another class keeps the cluster's default when no class is global default: 0.
 import type { Pod } from 'kubernetes-types/core/v1';
-import { CONFIG_MIRROR, CONFIG_SOURCE } from './annotations.js';
+import { CONFIG_SOURCE, isMirrorPod } from './annotations.js';
 
 /** scheduling.SystemPriorityClasses: the names and values every API server has built in. */
 export const SYSTEM_PRIORITY_CLASSES: Readonly<Record<string, number>> = {
@@ -39,7 +39,7 @@ export function isStaticPod(pod: Pod): boolean {
  */
 export function isCriticalPod(pod: Pod): boolean {
   if (isStaticPod(pod)) return true;
-  if (pod.metadata?.annotations?.[CONFIG_MIRROR] !== undefined) return true;
+  if (isMirrorPod(pod)) return true;
   return podPriority(pod) >= SYSTEM_CRITICAL_PRIORITY;
 }
 

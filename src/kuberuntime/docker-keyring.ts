@@ -5,6 +5,8 @@
 // A lookup returns every credential whose registry matches the image, most specific key first.
 // Nothing here logs: credentials never leave this module except toward the runtime.
 import type { Secret } from 'kubernetes-types/core/v1';
+import { compileFilepathPattern, filepathMatches, type FilepathPattern } from './filepath-match.js';
+import { hostLabels, parseSchemelessURL, registryKey } from './registry-url.js';
 
 export const SECRET_TYPE_DOCKER_CONFIG_JSON = 'kubernetes.io/dockerconfigjson';
 export const DOCKER_CONFIG_JSON_KEY = '.dockerconfigjson';
@@ -13,6 +15,15 @@ export const DOCKERCFG_KEY = '.dockercfg';
 
 /** Docker Hub's credentials are kept under this key; images of docker.io fall back to it. */
 const DEFAULT_REGISTRY_HOST = 'index.docker.io';
+/**
+ * Bounds of bootlet's own (the kubelet has none): a registry key is matched in up to key length ×
+ * image length steps, so keys, their number and the names they are matched against are capped. A
+ * secret beyond them fails the pull naming it; a longer repository name is docker's ErrNameTooLong
+ * and matches no key.
+ */
+export const MAX_REGISTRY_LOCATION_LENGTH = 512;
+export const MAX_REGISTRY_KEYS = 128;
+const MAX_REPOSITORY_LENGTH = 255;
 
 export interface RegistryCredential {
   readonly username: string;
@@ -53,8 +64,14 @@ function entryFrom(raw: unknown, where: string): RegistryCredential {
 function configFrom(map: unknown, where: string): Map<string, RegistryCredential> {
   const out = new Map<string, RegistryCredential>();
   if (map === null || typeof map !== 'object' || Array.isArray(map)) return out;
-  for (const [loc, raw] of Object.entries(map as Record<string, unknown>))
+  for (const [loc, raw] of Object.entries(map as Record<string, unknown>)) {
+    // Matching costs up to key length x image length: a longer key is refused, not matched.
+    if (loc.length > MAX_REGISTRY_LOCATION_LENGTH)
+      throw new PullSecretError(
+        `${where}: registry ${JSON.stringify(loc.slice(0, 64) + '...')} is longer than ${MAX_REGISTRY_LOCATION_LENGTH} characters`,
+      );
     out.set(loc, entryFrom(raw, `${where} ${JSON.stringify(loc)}`));
+  }
   return out;
 }
 
@@ -66,9 +83,13 @@ function parseJSON(b64: string, where: string): unknown {
   }
 }
 
+function secretName(secret: Secret): string {
+  return `secret ${secret.metadata?.namespace ?? ''}/${secret.metadata?.name ?? ''}`;
+}
+
 /** The secret's registry credentials; undefined when it is not a docker config secret (the kubelet ignores it). */
 export function dockerConfigFromSecret(secret: Secret): DockerConfig | undefined {
-  const where = `secret ${secret.metadata?.namespace ?? ''}/${secret.metadata?.name ?? ''}`;
+  const where = secretName(secret);
   const json = secret.data?.[DOCKER_CONFIG_JSON_KEY];
   if (secret.type === SECRET_TYPE_DOCKER_CONFIG_JSON && json) {
     const doc = parseJSON(json, `${where} ${DOCKER_CONFIG_JSON_KEY}`);
@@ -80,61 +101,43 @@ export function dockerConfigFromSecret(secret: Secret): DockerConfig | undefined
   return undefined;
 }
 
-interface SchemelessURL {
-  host: string;
-  path: string;
+/** A key as lookups use it: its host labels compiled once (undefined: a malformed glob), port and path. */
+interface CompiledKey {
+  readonly labels: readonly (FilepathPattern | undefined)[];
+  readonly port: string;
+  readonly path: string;
 }
 
-/** As url.Parse("https://" + s) splits it: host up to the first '/', the rest is the path. */
-function parseSchemeless(s: string): SchemelessURL {
-  const slash = s.indexOf('/');
-  return slash === -1 ? { host: s, path: '' } : { host: s.slice(0, slash), path: s.slice(slash) };
+function compileKey(key: string): CompiledKey | undefined {
+  const u = parseSchemelessURL(key);
+  if (!u) return undefined;
+  const { labels, port } = hostLabels(u);
+  return { labels: labels.map(compileFilepathPattern), port, path: u.path };
 }
 
-/** The location a credential is filed under: scheme dropped, `/v1/` or `/v2/` meaning the host itself. */
-function keyOf(location: string): string {
-  const u = parseSchemeless(location.replace(/^https?:\/\//, ''));
-  let path = u.path;
-  if (path.startsWith('/v1/') || path.startsWith('/v2/')) path = path.slice(3);
-  return path.length > 0 && path !== '/' ? u.host + path : u.host;
+interface Target {
+  readonly labels: readonly string[];
+  readonly port: string;
+  readonly path: string;
 }
 
-function splitHostPort(host: string): { parts: string[]; port: string } {
-  const m = /^(.*):(\d*)$/.exec(host);
-  const name = m && !m[1]!.includes(':') ? m[1]! : host;
-  return { parts: name.split('.'), port: m && !m[1]!.includes(':') ? m[2]! : '' };
+function targetOf(image: string): Target | undefined {
+  if (image.length > MAX_REPOSITORY_LENGTH) return undefined;
+  const u = parseSchemelessURL(image);
+  return u && { ...hostLabels(u), path: u.path };
 }
 
-/** One host label against a glob label, as Go's filepath.Match: `*`, `?`, `[...]` (with `^` or `!`), `\` escapes. */
-function globMatch(glob: string, target: string): boolean {
-  let re = '^';
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i]!;
-    if (c === '*') re += '[^/]*';
-    else if (c === '?') re += '[^/]';
-    else if (c === '\\' && i + 1 < glob.length) re += '\\' + glob[++i]!;
-    else if (c === '[') {
-      const close = glob.indexOf(']', i + 2);
-      // A class that never closes matches nothing, as filepath.Match's ErrBadPattern makes it.
-      if (close === -1) return false;
-      let body = glob.slice(i + 1, close).replace(/\\/g, '\\\\');
-      if (body.startsWith('^') || body.startsWith('!')) body = '^' + body.slice(1);
-      re += `[${body}]`;
-      i = close;
-    } else re += c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  }
-  return new RegExp(re + '$').test(target);
+/** urlsMatch: same port, same number of host labels each matching its glob, the key's path a prefix of the image's. */
+function keyMatches(k: CompiledKey, t: Target): boolean {
+  if (k.port !== t.port || k.labels.length !== t.labels.length || !t.path.startsWith(k.path)) return false;
+  return k.labels.every((g, i) => g !== undefined && filepathMatches(g, t.labels[i]!));
 }
 
-/** URLsMatch: same port, same number of host labels each matching its glob, the key's path a prefix of the image's. */
+/** Whether a registry key matches an image repository, as the kubelet's keyring decides it. */
 export function registryMatches(key: string, image: string): boolean {
-  const k = parseSchemeless(key);
-  const t = parseSchemeless(image);
-  const kh = splitHostPort(k.host);
-  const th = splitHostPort(t.host);
-  if (kh.port !== th.port || kh.parts.length !== th.parts.length) return false;
-  if (!t.path.startsWith(k.path)) return false;
-  return kh.parts.every((g, i) => globMatch(g, th.parts[i]!));
+  const k = compileKey(key);
+  const t = targetOf(image);
+  return k !== undefined && t !== undefined && keyMatches(k, t);
 }
 
 /** Whether the image comes from Docker Hub, judged from its name as docker does. */
@@ -170,23 +173,36 @@ export function imageRepository(image: string): string {
 /** BasicDockerKeyring: every pull secret's entries under their keys, looked up most specific key first. */
 export class DockerKeyring {
   private readonly creds = new Map<string, RegistryCredential[]>();
-  private index: string[] = [];
+  private index: { readonly key: string; readonly compiled: CompiledKey | undefined }[] = [];
 
-  add(config: DockerConfig): void {
+  /** Adds one secret's entries; an entry whose location url.Parse refuses is left out, as the kubelet does. */
+  add(config: DockerConfig, where = 'pull secret'): void {
     for (const [loc, cred] of config) {
-      const key = keyOf(loc);
+      const key = registryKey(loc);
+      if (key === undefined) continue;
       const list = this.creds.get(key) ?? [];
       list.push(cred);
       this.creds.set(key, list);
+      if (this.creds.size > MAX_REGISTRY_KEYS)
+        throw new PullSecretError(
+          `${where}: the pod's pull secrets name more than ${MAX_REGISTRY_KEYS} registries; bootlet matches at most that many`,
+        );
     }
     // Reverse order puts quay.io/coreos before quay.io, so the more specific credential is tried first.
-    this.index = [...this.creds.keys()].sort().reverse();
+    const known = new Map(this.index.map((e) => [e.key, e.compiled]));
+    this.index = [...this.creds.keys()]
+      .sort()
+      .reverse()
+      .map((key) => ({ key, compiled: known.has(key) ? known.get(key) : compileKey(key) }));
   }
 
   /** Every matching credential in order; for a Docker Hub image with none, Docker Hub's. */
   lookup(image: string): RegistryCredential[] {
     const out: RegistryCredential[] = [];
-    for (const key of this.index) if (registryMatches(key, image)) out.push(...this.creds.get(key)!);
+    const target = targetOf(image);
+    if (target)
+      for (const { key, compiled } of this.index)
+        if (compiled && keyMatches(compiled, target)) out.push(...this.creds.get(key)!);
     if (out.length > 0) return out;
     return isDefaultRegistryMatch(image) ? [...(this.creds.get(DEFAULT_REGISTRY_HOST) ?? [])] : [];
   }
@@ -197,7 +213,7 @@ export function keyringFromSecrets(secrets: readonly Secret[]): DockerKeyring {
   const ring = new DockerKeyring();
   for (const s of secrets) {
     const cfg = dockerConfigFromSecret(s);
-    if (cfg) ring.add(cfg);
+    if (cfg) ring.add(cfg, secretName(s));
   }
   return ring;
 }

@@ -2,7 +2,7 @@
 // back. They are the only record of what a pod is running: a restarted agent adopts containers by
 // them, and crictl / log shippers read them. Value formats follow kuberuntime/labels.go; the keys
 // are src/k8s/cri-labels.ts.
-import type { Container, ContainerPort, LifecycleHandler, Pod } from 'kubernetes-types/core/v1';
+import type { Container, ContainerPort, LifecycleHandler } from 'kubernetes-types/core/v1';
 import type { KeyValueMap } from '../cri/cri-types.js';
 import {
   POD_NAME_LABEL,
@@ -21,12 +21,12 @@ import {
   BOOTLET_CONTAINER_HASH_ANNOTATION,
   BOOTLET_RESTARTED_AT_ANNOTATION,
 } from '../k8s/cri-labels.js';
+import type { LabelledPod } from '../k8s/pod.js';
+import { checkNamespace, checkPodName, checkPodUID } from '../node/pod-dirs.js';
+import { UnsafePathComponentError } from '../node/volume-errors.js';
 
 /** Written as io.kubernetes.container.type; 'ephemeral' for a debug container added through the API. */
 export type ContainerType = 'init' | 'container' | 'ephemeral';
-
-/** The pod fields the codec needs; a DefaultedPod satisfies it. */
-export type LabelledPod = Pod & { metadata: { name: string; namespace: string; uid: string } };
 
 export function sandboxLabels(pod: LabelledPod): KeyValueMap {
   // Pod labels first, so a pod label cannot shadow the three identity labels.
@@ -140,6 +140,23 @@ export function parseSandboxLabels(labels: KeyValueMap | null | undefined): Sand
   const podUid = labels?.[POD_UID_LABEL];
   if (!podName || !podNamespace || !podUid) return undefined;
   return { podName, podNamespace, podUid };
+}
+
+/**
+ * Why the identity labels cannot be used (namespace a DNS label, name a DNS subdomain, uid 1-36
+ * characters of [0-9A-Za-z-]), or undefined. Such an object is never touched: its labels end up in
+ * paths (pod and log directories) and in the names of what bootlet would stop.
+ */
+export function identityProblem(id: SandboxIdentity): string | undefined {
+  try {
+    checkNamespace(id.podNamespace);
+    checkPodName(id.podName);
+    checkPodUID(id.podUid);
+    return undefined;
+  } catch (err) {
+    if (err instanceof UnsafePathComponentError) return err.message;
+    throw err;
+  }
 }
 
 function parseHash(s: string | undefined): string {

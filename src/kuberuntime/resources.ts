@@ -1,30 +1,13 @@
 // Linux cgroup settings of a container from its requests and limits, with the kubelet's formulas
-// (kuberuntime_container_linux.go, cm/helpers_linux.go, qos/policy.go).
+// (kuberuntime_container_linux.go, qos/policy.go; CPU shares and quota are cm's: cm/cpu-shares.ts).
 import type { Container, Pod } from 'kubernetes-types/core/v1';
 import type { LinuxContainerResources } from '../cri/cri-types.js';
 import { qosClass } from '../k8s/qos.js';
 import { parseQuantity } from '../k8s/quantity.js';
-
-export const MIN_CPU_SHARES = 2;
-export const MAX_CPU_SHARES = 262144;
-/** CFS period in microseconds (cpuCFSQuotaPeriod default 100ms). */
-export const CPU_PERIOD_US = 100000;
-/** Smallest quota the kernel accepts, in microseconds. */
-export const MIN_CPU_QUOTA_US = 1000;
+import { CPU_PERIOD_US, milliCpuToQuota, milliCpuToShares } from '../cm/cpu-shares.js';
 
 export const GUARANTEED_OOM_SCORE_ADJ = -997;
 export const BESTEFFORT_OOM_SCORE_ADJ = 1000;
-
-export function milliCpuToShares(milli: number): number {
-  if (milli === 0) return MIN_CPU_SHARES;
-  const shares = Math.floor((milli * 1024) / 1000);
-  return Math.min(MAX_CPU_SHARES, Math.max(MIN_CPU_SHARES, shares));
-}
-
-export function milliCpuToQuota(milli: number, periodUs: number): number {
-  if (milli === 0) return 0;
-  return Math.max(MIN_CPU_QUOTA_US, Math.floor((milli * periodUs) / 1000));
-}
 
 function milli(q: string | undefined): number {
   return q === undefined ? 0 : parseQuantity(q).milliValue();

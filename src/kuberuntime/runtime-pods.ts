@@ -9,9 +9,14 @@ import type {
   RuntimeService,
 } from '../cri/cri-types.js';
 import { ContainerState, CriError, PodSandboxState } from '../cri/cri-types.js';
-import { parseContainerMeta, parseSandboxLabels, type ContainerMeta, type SandboxIdentity } from './labels.js';
+import {
+  identityProblem,
+  parseContainerMeta,
+  parseSandboxLabels,
+  type ContainerMeta,
+  type SandboxIdentity,
+} from './labels.js';
 import { POD_UID_LABEL } from '../k8s/cri-labels.js';
-import { identityProblem } from './static-source.js';
 import type { Logger } from '../log/logger.js';
 
 export interface RuntimeSandbox {

@@ -9,7 +9,8 @@ import {
   type PortMapping,
 } from '../cri/cri-types.js';
 import { podDnsConfig, type ClusterDnsOptions } from './dns.js';
-import { sandboxAnnotations, sandboxLabels, type LabelledPod } from './labels.js';
+import type { LabelledPod } from '../k8s/pod.js';
+import { sandboxAnnotations, sandboxLabels } from './labels.js';
 import { namespacesForPod } from './namespaces.js';
 import { podHostname } from './pod-hostname.js';
 import { seLinuxOption } from './security-context.js';

@@ -1,30 +1,10 @@
 // What a runtime pod says about who made it, read back from the labels and annotations a kubelet
 // (or bootlet) left on it: whether a static source made it (and so an agent with no manifest for
-// it may stop it), the pod's own labels and annotations, and whether its identity is safe to use.
-import { checkNamespace, checkPodName, checkPodUID } from '../node/pod-dirs.js';
-import type { SandboxIdentity } from './labels.js';
+// it may stop it), and the pod's own labels and annotations.
 import { POD_NAME_LABEL, POD_NAMESPACE_LABEL, POD_UID_LABEL } from '../k8s/cri-labels.js';
 import type { KeyValueMap } from '../cri/cri-types.js';
 import type { RuntimePod } from './runtime-pods.js';
-import { UnsafePathComponentError } from '../node/volume-errors.js';
 import { CONFIG_SOURCE, STATIC_SOURCES } from '../k8s/annotations.js';
-
-/**
- * Why the identity labels cannot be used (namespace a DNS label, name a DNS subdomain, uid 1-36
- * characters of [0-9A-Za-z-]), or undefined. Such an object is never touched: its labels end up in
- * paths (pod and log directories) and in the names of what bootlet would stop.
- */
-export function identityProblem(id: SandboxIdentity): string | undefined {
-  try {
-    checkNamespace(id.podNamespace);
-    checkPodName(id.podName);
-    checkPodUID(id.podUid);
-    return undefined;
-  } catch (err) {
-    if (err instanceof UnsafePathComponentError) return err.message;
-    throw err;
-  }
-}
 
 /** `kubernetes.io/config.source` of the newest sandbox; undefined when it has none (or there is no sandbox). */
 export function configSourceOf(rt: RuntimePod): string | undefined {

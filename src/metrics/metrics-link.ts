@@ -1,7 +1,7 @@
 // Connects the agent's parts to its metrics registry: pod worker steps, container starts and
 // restarts, pod start latency from status changes, and probe runs. The parts only emit events;
 // the names and labels the kubelet gives them are decided here and in src/metrics.
-import { registerRequestResult } from '../apiserver/request-metrics.js';
+import { registerRequestResult } from '../apiserver/client/request-metrics.js';
 import type { AgentMetrics, ContainerTypeLabel, ProbeTypeLabel } from '../metrics/agent-metrics.js';
 import { PodStartTracker } from '../metrics/pod-start-tracker.js';
 import type { ContainerType } from '../podworkers/compute-actions.js';

@@ -1,9 +1,9 @@
 // Rotates the logs of running containers as the kubelet's container log manager does: when the live
 // file passes containerLogMaxSize it is renamed with a timestamp suffix (the names are
 // pod-logs/layout.ts's), the runtime is told to reopen it (ReopenContainerLog), older rotated files
-// are gzip-compressed, and only containerLogMaxFiles files (live one included) are kept.
+// are gzip-compressed (keeping the log's mode), and only containerLogMaxFiles files (live one included) are kept.
 import { createReadStream, createWriteStream, statSync } from 'node:fs';
-import { readdir, rename, unlink } from 'node:fs/promises';
+import { chmod, chown, readdir, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
@@ -27,9 +27,22 @@ export interface ContainerLogManagerOptions {
   runningContainers?: () => readonly { readonly id: string; readonly logPath?: string }[];
 }
 
+/**
+ * Compresses a rotated log into `<file>.gz` with the file's own mode and owner (the runtime writes logs
+ * 0640): the kubelet creates the compressed file 0644, which lets every local user read what a pod
+ * logged. The temporary file is made with that mode from the start (exclusive, never wider), then
+ * given it exactly (the umask may have narrowed it).
+ */
 async function gzipFile(file: string): Promise<void> {
-  await pipeline(createReadStream(file), createGzip(), createWriteStream(`${file}.gz.tmp`));
-  await rename(`${file}.gz.tmp`, `${file}.gz`);
+  const st = await stat(file);
+  const mode = st.mode & 0o777;
+  const tmp = `${file}.gz.tmp`;
+  await unlink(tmp).catch(() => undefined);
+  const out = createWriteStream(tmp, { flags: 'wx', mode });
+  await pipeline(createReadStream(file), createGzip(), out);
+  await chmod(tmp, mode);
+  await chown(tmp, st.uid, st.gid);
+  await rename(tmp, `${file}.gz`);
   await unlink(file);
 }
 

@@ -95,7 +95,7 @@ export class NodeShutdownManager {
       const bus = await DbusConnection.connect(this.opts.busSocket, { peer: 'the system bus', hello: true });
       if (this.stopped) return bus.close();
       this.bus = bus;
-      const logind = new Logind(bus);
+      const logind = new Logind(bus, this.logger);
       this.logind = logind;
       bus.onClose((err) => this.lost(err));
       await this.ensureInhibitDelay(logind);

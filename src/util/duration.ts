@@ -44,3 +44,19 @@ export function formatDuration(ms: number): string {
   if (ms % 1000 === 0) return `${ms / 1000}s`;
   return `${ms}ms`;
 }
+
+/** time.Duration.String() for whole milliseconds. */
+export function goDuration(ms: number): string {
+  if (ms === 0) return '0s';
+  const sign = ms < 0 ? '-' : '';
+  let rest = Math.abs(ms);
+  if (rest < 1000) return `${sign}${rest}ms`;
+  const h = Math.floor(rest / 3_600_000);
+  rest -= h * 3_600_000;
+  const m = Math.floor(rest / 60_000);
+  rest -= m * 60_000;
+  const s = (rest / 1000).toString();
+  if (h > 0) return `${sign}${h}h${m}m${s}s`;
+  if (m > 0) return `${sign}${m}m${s}s`;
+  return `${sign}${s}s`;
+}

@@ -1,7 +1,7 @@
 // What the pod objects need of the API client (src/apiserver/client.ts has it: the one connection
 // per node, its deadlines and response caps) and of the Connectivity. Declared narrow so the unit
 // tests can drive a fake.
-import type { Query, WatchEvent, WatchHandle } from '../client.js';
+import type { Query, WatchEvent, WatchHandle } from '../client/client.js';
 
 export interface PodObjectsClient {
   list<T>(path: string, query?: Query): Promise<T>;

@@ -11,13 +11,13 @@
 // volume manager reads the volume ones at every sync. Here volumes are rewritten on a change rather
 // than re-read, so an object a registered pod mounts keeps its watch whatever its reads.
 import type { Logger } from '../../log/logger.js';
-import { describeError } from '../api-error.js';
+import { describeError } from '../client/api-error.js';
 import { PodObjectUnavailableError, type PodRef } from '../../node/pod-objects.js';
 import type { PodObjectsClient, PodObjectsGate } from './client.js';
 import type { ApiObject } from '../../informer/list-watch.js';
 import { Reflector } from '../../informer/reflector.js';
 import { objectKey } from '../../informer/store.js';
-import { API_LIST_WATCH_ERRORS } from '../list-watch-errors.js';
+import { API_LIST_WATCH_ERRORS } from '../client/list-watch-errors.js';
 
 export interface ObjectManagerOptions {
   readonly client: Pick<PodObjectsClient, 'list' | 'watch'>;

@@ -5,7 +5,7 @@
 // another UID is unregistered, its successor registered. Static pods refer to no API object. A pod
 // refused before admission (its spec fails validation) is never registered: its names are not used.
 import type { PodObjects } from '../../node/pod-objects.js';
-import type { ApiPodView } from '../api-pod-status.js';
+import type { ApiPodView } from '../pod-sources.js';
 
 export function registerApiPods(view: ApiPodView, objects: Pick<PodObjects, 'registerPod' | 'unregisterPod'>): void {
   view.onDesired?.((sp) => {

@@ -8,7 +8,7 @@ import { Reflector } from '../../informer/reflector.js';
 import { objectKey } from '../../informer/store.js';
 import { RuntimeClassNotFoundError, type RuntimeClasses } from '../../kuberuntime/runtime-class.js';
 import type { Logger } from '../../log/logger.js';
-import { API_LIST_WATCH_ERRORS } from '../list-watch-errors.js';
+import { API_LIST_WATCH_ERRORS } from '../client/list-watch-errors.js';
 import type { PodObjectsClient, PodObjectsGate } from './client.js';
 
 /** node.k8s.io/v1 RuntimeClass, the fields a node reads (the API side does not use `overhead`: it is on the pod). */

@@ -5,11 +5,11 @@
 // it makes a container's env, and so does bootlet.
 import type { Service } from 'kubernetes-types/core/v1';
 import type { Logger } from '../../log/logger.js';
-import { describeError } from '../api-error.js';
+import { describeError } from '../client/api-error.js';
 import { PodObjectUnavailableError } from '../../node/pod-objects.js';
 import type { PodObjectsClient, PodObjectsGate } from './client.js';
 import { Reflector } from '../../informer/reflector.js';
-import { API_LIST_WATCH_ERRORS } from '../list-watch-errors.js';
+import { API_LIST_WATCH_ERRORS } from '../client/list-watch-errors.js';
 
 export interface ServiceListerOptions {
   readonly client: Pick<PodObjectsClient, 'list' | 'watch'>;

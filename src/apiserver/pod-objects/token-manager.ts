@@ -9,7 +9,7 @@
 import type { TokenRequest } from 'kubernetes-types/authentication/v1';
 import type { Logger } from '../../log/logger.js';
 import { Backoff, type BackoffPolicy } from '../../util/backoff.js';
-import { describeError } from '../api-error.js';
+import { describeError } from '../client/api-error.js';
 import { PodObjectUnavailableError, type ServiceAccountToken, type TokenRequestFor } from '../../node/pod-objects.js';
 import type { PodObjectsClient, PodObjectsGate } from './client.js';
 

@@ -3,6 +3,7 @@
 import { isIP } from 'node:net';
 import { posix } from 'node:path';
 import { sysctlPatternProblem } from '../../k8s/sysctls.js';
+import { cipherSuitesProblem } from '../../server/tls/cipher-suites.js';
 import { formatDuration } from '../../util/duration.js';
 
 export type Check<T> = (value: T) => string | undefined;
@@ -32,6 +33,9 @@ export const oneOf =
   (...allowed: string[]): Check<string> =>
   (v) =>
     allowed.includes(v) ? undefined : `must be one of ${allowed.map((a) => JSON.stringify(a)).join(', ')}`;
+
+/** tlsCipherSuites: Go's names (cliflag.TLSCipherSuites), each one this OpenSSL can serve. */
+export const cipherSuites: Check<readonly string[]> = cipherSuitesProblem;
 
 export const nonEmpty: Check<string> = (v) => (v.trim() === '' ? 'must not be empty' : undefined);
 

@@ -277,6 +277,15 @@ export const CONFIG_OPTIONS = {
     status: 'applied',
     help: 'Lowest TLS version of the kubelet API (VersionTLS12, VersionTLS13; default TLS 1.2)',
   }),
+  tlsCipherSuites: setting({
+    flag: 'tls-cipher-suites',
+    field: 'tlsCipherSuites',
+    type: stringList,
+    default: [],
+    validate: check.cipherSuites,
+    status: 'applied',
+    help: "Cipher suites of the kubelet API for TLS 1.2 and below, by Go's names (TLS 1.3 always offers its own; default: OpenSSL's list)",
+  }),
   serverTLSBootstrap: setting({
     flag: 'rotate-server-certificates',
     field: 'serverTLSBootstrap',

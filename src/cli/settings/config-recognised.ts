@@ -44,7 +44,6 @@ const P = { pointer: true };
 const NO_EFFECT_FLAG = 'This flag has no effect and will be removed in a future version.';
 
 export const CONFIG_RECOGNISED: AnySetting[] = [
-  field('tlsCipherSuites', 'tls-cipher-suites', stringList, [], 'TLS cipher suites of the kubelet API'),
   field('registryPullQPS', 'registry-qps', int32, 5, 'Image pulls per second', P),
   field('registryBurst', 'registry-burst', int32, 10, 'Image pull burst'),
   field(

@@ -4,7 +4,7 @@
 // its zero value is (the config file's zero means "use the default" for non-pointer fields).
 import { isIP } from 'node:net';
 import type { Taint } from 'kubernetes-types/core/v1';
-import { parseNodeLabels, parseTaints } from '../../apiserver/node-flags.js';
+import { parseNodeLabels, parseTaints } from './node-flags.js';
 import { parseQuantity } from '../../k8s/quantity.js';
 import { formatDuration, parseDuration } from '../../util/duration.js';
 

@@ -11,23 +11,17 @@
 // that refusal, in the kubelet's reason (PodFeatureUnsupported, PodLevelResourcesNotSupported, ...).
 import type { Pod } from 'kubernetes-types/core/v1';
 import { applySchemeDefaults } from '../../k8s/defaults.js';
-import { CONFIG_SEEN, CONFIG_SOURCE, canonicalJson, formatRfc3339Nano } from '../identity';
+import { CONFIG_SEEN, CONFIG_SOURCE } from '../../k8s/annotations.js';
+import { canonicalJson, formatRfc3339Nano } from '../identity';
 import type { StaticPod } from '../types';
 import { validatePodIdentity, validateSemantic } from '../validate-semantic';
 import { unhonouredFields, unhonouredMessage } from '../unhonoured-fields';
-
-/** kubetypes.ConfigMirrorAnnotationKey. */
-export const MIRROR_ANNOTATION = 'kubernetes.io/config.mirror';
 
 /** The volume kinds the node part mounts today. */
 const SUPPORTED_VOLUMES = new Set(['hostPath', 'emptyDir', 'configMap', 'secret', 'projected', 'downwardAPI']);
 /** The projected sources it writes (not clusterTrustBundle, podCertificate). */
 const SUPPORTED_PROJECTIONS = new Set(['configMap', 'secret', 'downwardAPI', 'serviceAccountToken']);
 const SUPPORTED_TEXT = 'bootlet mounts only hostPath, emptyDir, configMap, secret, projected and downwardAPI volumes';
-
-export function isMirrorPod(p: Pod): boolean {
-  return p.metadata?.annotations?.[MIRROR_ANNOTATION] !== undefined;
-}
 
 /** `reason`: the event reason a refusal is told with. */
 export type ApiPodResult =

@@ -10,7 +10,8 @@ import type { Pod } from 'kubernetes-types/core/v1';
 import type { Informer, ReflectorHandler } from '../../informer/store.js';
 import type { Logger } from '../../log/logger';
 import type { ConfigSourceEvents, StaticPod } from '../types';
-import { isMirrorPod, sameApiPod, toDesiredPod } from './api-pods';
+import { CONFIG_SEEN, isMirrorPod } from '../../k8s/annotations.js';
+import { sameApiPod, toDesiredPod } from './api-pods';
 
 export interface ApiSourceOptions {
   readonly nodeName: string;
@@ -77,7 +78,7 @@ export class ApiPodSource implements ReflectorHandler<Pod> {
       p,
       this.opts.nodeName,
       had?.uid === p.metadata?.uid
-        ? new Date(had!.pod.metadata.annotations['kubernetes.io/config.seen'] ?? Date.now())
+        ? new Date(had!.pod.metadata.annotations[CONFIG_SEEN] ?? Date.now())
         : (this.opts.now?.() ?? new Date()),
     );
     if ('refused' in r) {

@@ -7,7 +7,8 @@
 //   in; the other is refused with an error naming both, and takes over when the winner goes away
 //   (the kubelet lets the later-sorting file win on relist and flips on every event, §2.5).
 import type { ManifestError, PodUpdate, StaticPod } from '../types';
-import { CONFIG_SEEN, canonicalJson } from '../identity';
+import { CONFIG_SEEN } from '../../k8s/annotations.js';
+import { canonicalJson } from '../identity';
 
 export interface DesiredChange {
   readonly updates: PodUpdate[];

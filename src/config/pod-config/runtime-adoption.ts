@@ -15,7 +15,8 @@
 // is retried with back-off.
 import type { Logger } from '../../log/logger.js';
 import type { RuntimePod } from '../../kuberuntime/runtime-pods.js';
-import { configSourceOf, identityProblem, isStaticRuntimePod } from '../../kuberuntime/static-source.js';
+import { identityProblem } from '../../kuberuntime/labels.js';
+import { configSourceOf, isStaticRuntimePod } from '../../kuberuntime/static-source.js';
 import { podSlot } from '../../k8s/pod-slot.js';
 import { Backoff } from '../../util/backoff.js';
 import { errorMessage } from '../../util/error-message.js';

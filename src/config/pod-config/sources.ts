@@ -1,5 +1,6 @@
 // The pod sources of the one desired set, the order in which they win a clash of one pod key, and
 // which of them make static pods (the node's own, mirrored to the API server).
+import { isMirrorPod, STATIC_SOURCES as STATIC_CONFIG_SOURCES } from '../../k8s/annotations.js';
 import type { StaticPod } from '../types';
 
 /** The kubelet's kubetypes.FileSource, HTTPSource and ApiserverSource. */
@@ -9,7 +10,7 @@ export type SourceName = 'file' | 'http' | 'api';
 export const SOURCE_PRIORITY: readonly SourceName[] = ['file', 'http', 'api'];
 
 /** Sources whose pods exist only because this node read them: they get mirror pods. */
-export const STATIC_SOURCES: ReadonlySet<SourceName> = new Set<SourceName>(['file', 'http']);
+export const STATIC_SOURCES: ReadonlySet<SourceName> = new Set([...STATIC_CONFIG_SOURCES].filter(isSourceName));
 
 /** How a held pod's source is named in the log. */
 export const SOURCE_LABEL: Readonly<Record<SourceName, string>> = {
@@ -18,15 +19,12 @@ export const SOURCE_LABEL: Readonly<Record<SourceName, string>> = {
   api: 'the API server',
 };
 
-/** kubetypes.ConfigMirrorAnnotationKey. */
-const MIRROR_ANNOTATION = 'kubernetes.io/config.mirror';
-
 /**
  * A mirror pod the API server lists for this node is the API's picture of a static pod, not an API
  * pod: it is never desired, and so never clashes with the static pod of the same name.
  */
 export function isMirrorOfStaticPod(source: SourceName, p: StaticPod): boolean {
-  return source === 'api' && p.pod.metadata.annotations[MIRROR_ANNOTATION] !== undefined;
+  return source === 'api' && isMirrorPod(p.pod);
 }
 
 export function isSourceName(s: string | undefined): s is SourceName {

@@ -3,8 +3,8 @@
 // made on the first review, never before, so an agent nobody asks anything costs nothing here. Until
 // the API side has an identity (no kubeconfig, or a bootstrap still waiting) there is none, and a
 // review fails: a decision that cannot be made is never an "allow".
-import { ApiClient } from '../../apiserver/client.js';
-import type { ClusterConnection } from '../../apiserver/kubeconfig.js';
+import { ApiClient } from '../../apiserver/client/client.js';
+import type { ClusterConnection } from '../../apiserver/client/kubeconfig.js';
 
 export interface ReviewClient {
   /** POSTs `body` to `path` and returns the server's answer; rejects when the server cannot be asked. */

@@ -3,13 +3,15 @@
 // caller who may not see pods learns nothing about which exist. Plain requests get a response;
 // upgrade requests (exec, attach, port-forward) get their socket proxied.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { CountedLine } from '../../log/counted-line.js';
 import type { Logger } from '../../log/logger.js';
 import type { RuntimeService } from '../../cri/cri-types.js';
 import type { RequestAuthenticator } from '../auth/authenticator.js';
 import { authorizeRequest } from '../auth/authorize-request.js';
 import type { Authorizer } from '../auth/subject-access-review.js';
-import type { UserInfo } from '../auth/user.js';
+import { ANONYMOUS, type UserInfo } from '../auth/user.js';
 import { runHealthz, type HealthCheck } from '../healthz.js';
 import { METRICS_CONTENT_TYPE } from '../metrics.js';
 import { podList } from '../pod-list.js';
@@ -38,6 +40,8 @@ export interface KubeletHandlerDeps {
   nodeLogs: Omit<NodeLogDeps, 'logger'>;
   authenticator: RequestAuthenticator;
   authorizer: Authorizer;
+  /** Told when a request authenticated (not as system:anonymous): its connection leaves the unauthenticated budget. */
+  connections?: { authenticated(socket: Socket): void };
   logger: Logger;
 }
 
@@ -54,19 +58,22 @@ function splitUrl(url: string | undefined): { path: string; query: URLSearchPara
 type Answer = (statusCode: number, body: string) => void;
 
 export class KubeletHandler {
-  constructor(private readonly d: KubeletHandlerDeps) {}
+  /** Anyone can send a forged token or certificate: one line a minute, with the count. */
+  private readonly unauthenticated: CountedLine;
+
+  constructor(private readonly d: KubeletHandlerDeps) {
+    this.unauthenticated = new CountedLine(d.logger, 'Unable to authenticate the request', { severity: 'info' });
+  }
 
   /** Authentication and authorization; answers and returns undefined when the request may not go on. */
   private async admit(req: IncomingMessage, path: string, answer: Answer): Promise<UserInfo | undefined> {
     const authn = await this.d.authenticator.authenticate(req);
     if (!('user' in authn)) {
-      if ('error' in authn)
-        this.d.logger
-          .v(2)
-          .info('Unable to authenticate the request', { err: authn.error, remote: req.socket.remoteAddress });
+      if ('error' in authn) this.unauthenticated.hit({ err: authn.error, remote: req.socket.remoteAddress });
       answer(401, 'Unauthorized');
       return undefined;
     }
+    if (authn.user.name !== ANONYMOUS.name) this.d.connections?.authenticated(req.socket);
     const verdict = await authorizeRequest(this.d.authorizer, authn.user, req.method ?? '', path);
     if (!verdict.allowed) {
       if (verdict.statusCode === 500)

@@ -1,8 +1,9 @@
 // The kubelet API on `port` (10250) at `address`: HTTPS with the serving certificate of
 // serving-certificate.ts, client certificates asked for (verified against the client CA) when one
-// is configured, every request through KubeletHandler. It binds once there is a certificate and
-// keeps retrying a taken port, like the local endpoints. Idle, it costs nothing: no timer runs
-// until a client connects (the per-connection header deadline is set on connect).
+// is configured, every request through KubeletHandler, every connection through the ConnectionGate
+// (deadlines, and budgets an unauthenticated client cannot exhaust). It binds once there is a
+// certificate and keeps retrying a taken port, like the local endpoints. Idle, it costs nothing: no
+// timer runs until a client connects (the gate's deadlines are per connection).
 import { readFileSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { Socket } from 'node:net';
@@ -11,7 +12,9 @@ import type { Logger } from '../../log/logger.js';
 import { rawReply } from '../streaming/raw-reply.js';
 import { BindError, BindPending, SupervisedListener, type RetryOptions } from '../supervised-listener.js';
 import { bindTcp } from '../tcp-listener.js';
+import { opensslCiphers } from '../tls/cipher-suites.js';
 import type { ServingCertificateSource } from '../tls/serving-certificate.js';
+import type { ConnectionGate } from './connection-gate.js';
 import type { KubeletHandler } from './kubelet-handler.js';
 import { errorMessage } from '../../util/error-message.js';
 
@@ -23,16 +26,17 @@ export interface KubeletServerOptions {
   clientCAFile?: string;
   /** tlsMinVersion (VersionTLS12...); '' for TLS 1.2. */
   tlsMinVersion: string;
+  /** tlsCipherSuites by Go's names, already checked (cipher-suites.ts); empty for OpenSSL's defaults. */
+  tlsCipherSuites: readonly string[];
   handler: KubeletHandler;
+  /** Deadlines and connection budgets (the handler tells it who authenticated). */
+  gate: ConnectionGate;
   logger: Logger;
   retry?: RetryOptions;
 }
 
-/** A client must send its request headers within this long after connecting (slow clients are cut). */
-const HEADERS_DEADLINE_MS = 60_000;
 /** As the kubelet's http.Server IdleTimeout. */
 const IDLE_KEEPALIVE_MS = 90_000;
-const MAX_CONNECTIONS = 512;
 const RECHECK_CA_MS = 60_000;
 /** Node's default periodic check of request deadlines would run every 30 s even with no client. */
 const NO_PERIODIC_CHECK_MS = 2 ** 31 - 1;
@@ -76,11 +80,16 @@ export function startKubeletServer(o: KubeletServerOptions): RunningKubeletServe
         `cannot read the client CA file ${o.clientCAFile}: ${(e as NodeJS.ErrnoException).code ?? errorMessage(e)}; fix authentication.x509.clientCAFile (--client-ca-file)`,
       );
     }
+    const minVersion = TLS_VERSIONS[o.tlsMinVersion] ?? 'TLSv1.2';
     return {
       cert: pair.cert,
       key: pair.key,
       ...(ca ? { ca } : {}),
-      minVersion: TLS_VERSIONS[o.tlsMinVersion] ?? 'TLSv1.2',
+      minVersion,
+      // As Go: the list is for TLS 1.2 and below, so a TLS 1.3 minimum leaves nothing to configure.
+      ...(o.tlsCipherSuites.length > 0 && minVersion !== 'TLSv1.3'
+        ? { ciphers: opensslCiphers(o.tlsCipherSuites) }
+        : {}),
     };
   };
   const refresh = (why: string): void => {
@@ -103,9 +112,10 @@ export function startKubeletServer(o: KubeletServerOptions): RunningKubeletServe
       requestTimeout: 0,
       headersTimeout: 0,
     });
-    s.maxConnections = MAX_CONNECTIONS;
-    // Before TLS wraps the socket: a client CA or certificate changed on disk is used from this connection on.
-    s.prependListener('connection', () => {
+    // Before TLS wraps the socket: the gate's deadlines and budgets start at the accept, and a client CA or
+    // certificate changed on disk is used from this connection on.
+    s.prependListener('connection', (raw: Socket) => {
+      o.gate.accepted(raw);
       o.certificate.recheck();
       if (o.clientCAFile && Date.now() - caCheckedAt >= RECHECK_CA_MS) {
         const before = caSignature;
@@ -118,15 +128,14 @@ export function startKubeletServer(o: KubeletServerOptions): RunningKubeletServe
         }
       }
     });
-    s.on('secureConnection', (socket: TLSSocket) => {
-      socket.setTimeout(HEADERS_DEADLINE_MS, () => socket.destroy());
-    });
+    s.on('secureConnection', (socket: TLSSocket) => o.gate.secured(socket));
     s.on('request', (req, res) => {
-      req.socket.setTimeout(0);
+      o.gate.requestStarted(req);
+      res.once('finish', () => o.gate.responded(res));
       void o.handler.request(req, res);
     });
     s.on('upgrade', (req, socket: Socket, head: Buffer) => {
-      socket.setTimeout(0);
+      o.gate.upgraded(socket);
       void o.handler.upgrade(req, socket, head);
     });
     s.on('clientError', (_err, socket) => {

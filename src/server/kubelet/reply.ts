@@ -13,6 +13,8 @@ export function replyText(
     'Content-Type': contentType,
     'Content-Length': Buffer.byteLength(body),
     'X-Content-Type-Options': 'nosniff',
+    // A client that could not authenticate does not keep a connection (nor its slot) for another try.
+    ...(statusCode === 401 ? { Connection: 'close' } : {}),
   });
   res.end(res.req.method === 'HEAD' ? undefined : body);
 }

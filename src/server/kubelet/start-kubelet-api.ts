@@ -1,8 +1,8 @@
 // Builds the kubelet API from the agent's settings: the serving certificate, the authenticator and
 // authorizer the configuration asks for, the routes, and the HTTPS listener. Nothing here holds
 // pod state: it reads the status manager's entries and asks the runtime.
-import type { CsrClient } from '../../apiserver/certificate-signing-request.js';
-import type { ClusterConnection } from '../../apiserver/kubeconfig.js';
+import type { CsrClient } from '../../apiserver/credentials/certificate-signing-request.js';
+import type { ClusterConnection } from '../../apiserver/client/kubeconfig.js';
 import type { BootletOptions } from '../../cli/options.js';
 import type { Logger } from '../../log/logger.js';
 import type { RuntimeService } from '../../cri/cri-types.js';
@@ -13,6 +13,7 @@ import { TokenReviewAuthenticator } from '../auth/token-review.js';
 import type { HealthCheck } from '../healthz.js';
 import type { ServerSource } from '../source.js';
 import { StatsProvider } from '../stats/stats-provider.js';
+import { insecureCipherSuites } from '../tls/cipher-suites.js';
 import { BootstrappedServingCertificate } from '../tls/serving-bootstrap.js';
 import {
   FileServingCertificate,
@@ -20,7 +21,7 @@ import {
   type ServingCertificateSource,
 } from '../tls/serving-certificate.js';
 import { NODE_LOG_DIR } from '../node-logs/log-dir.js';
-import { configz } from './configz.js';
+import { ConnectionGate } from './connection-gate.js';
 import { KubeletHandler } from './kubelet-handler.js';
 import { startKubeletServer, type RunningKubeletServer } from './kubelet-server.js';
 
@@ -39,6 +40,8 @@ export interface KubeletApiDeps {
   checks: readonly HealthCheck[];
   /** Undefined when the agent runs without an API server. */
   api: ApiCredentials | undefined;
+  /** /configz: the configuration in force, as the wiring renders it from the settings table. */
+  configz(): unknown;
   logger: Logger;
 }
 
@@ -86,6 +89,7 @@ export function startKubeletApi(o: BootletOptions, d: KubeletApiDeps): RunningKu
       'authorization.mode is Webhook but there is no API server (no --kubeconfig): every kubelet API request is refused; use AlwaysAllow with a client CA to serve it standalone',
     );
   }
+  const gate = new ConnectionGate(logger);
   const handler = new KubeletHandler({
     source: d.source,
     runtime: d.runtime,
@@ -96,7 +100,7 @@ export function startKubeletApi(o: BootletOptions, d: KubeletApiDeps): RunningKu
       rootDir: o.rootDir,
       statuses: () => d.source.statuses(),
     }),
-    configz: () => configz(o),
+    configz: d.configz,
     metrics: d.metrics,
     checks: d.checks,
     enableDebuggingHandlers: o.enableDebuggingHandlers,
@@ -108,6 +112,7 @@ export function startKubeletApi(o: BootletOptions, d: KubeletApiDeps): RunningKu
     },
     authenticator: new RequestAuthenticator({ x509: o.clientCAFile !== undefined, tokens, anonymous: o.anonymousAuth }),
     authorizer,
+    connections: gate,
     logger,
   });
   logger.info('Starting the kubelet API', {
@@ -118,13 +123,20 @@ export function startKubeletApi(o: BootletOptions, d: KubeletApiDeps): RunningKu
     authorizationMode: o.authorizationMode,
     servingCertificate: o.tlsCertFile ? o.tlsCertFile : o.serverTLSBootstrap ? 'serverTLSBootstrap' : 'self-signed',
   });
+  // InitializeTLS's lines, in its words.
+  for (const cipher of insecureCipherSuites(o.tlsCipherSuites))
+    logger.info('Use of insecure cipher detected.', { cipher });
+  if (o.tlsMinVersion === 'VersionTLS13' && o.tlsCipherSuites.length > 0)
+    logger.info('Warning: TLS 1.3 cipher suites are not configurable, ignoring --tls-cipher-suites');
   const server = startKubeletServer({
     address: o.address,
     port: o.port,
     certificate: servingCertificate(o, d.api, logger),
     clientCAFile: o.clientCAFile,
     tlsMinVersion: o.tlsMinVersion,
+    tlsCipherSuites: o.tlsCipherSuites,
     handler,
+    gate,
     logger,
   });
   return {

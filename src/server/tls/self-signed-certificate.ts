@@ -20,9 +20,9 @@ import {
   TRUE,
   tlv,
   type AltNames,
-} from '../../apiserver/der.js';
-import { encodePem } from '../../apiserver/pem.js';
-import { algorithmIdentifier, signatureAlgorithmFor } from '../../apiserver/pkcs10.js';
+} from '../../apiserver/credentials/der.js';
+import { encodePem } from '../../apiserver/credentials/pem.js';
+import { algorithmIdentifier, signatureAlgorithmFor } from '../../apiserver/credentials/pkcs10.js';
 
 const OID_KEY_USAGE = '2.5.29.15';
 const OID_EXT_KEY_USAGE = '2.5.29.37';

@@ -5,13 +5,13 @@
 // <cert-dir>/kubelet-server-current.pem, and rotated at 70-90 % of its life like the client
 // certificate. A pair that no longer names the node's addresses is replaced at once.
 import { X509Certificate, type KeyObject } from 'node:crypto';
-import { ApiClient } from '../../apiserver/client.js';
-import type { CertificatePair } from '../../apiserver/certificate-pair.js';
-import { CertificateRotation, ownClient, sharedClient } from '../../apiserver/certificate-rotation.js';
-import type { CsrClient } from '../../apiserver/certificate-signing-request.js';
-import { CertificateStore, CertificateStoreError } from '../../apiserver/certificate-store.js';
-import { ipBytes, type AltNames } from '../../apiserver/der.js';
-import type { ClusterConnection } from '../../apiserver/kubeconfig.js';
+import { ApiClient } from '../../apiserver/client/client.js';
+import type { CertificatePair } from '../../apiserver/credentials/certificate-pair.js';
+import { CertificateRotation, ownClient, sharedClient } from '../../apiserver/credentials/certificate-rotation.js';
+import type { CsrClient } from '../../apiserver/credentials/certificate-signing-request.js';
+import { CertificateStore, CertificateStoreError } from '../../apiserver/credentials/certificate-store.js';
+import { ipBytes, type AltNames } from '../../apiserver/credentials/der.js';
+import type { ClusterConnection } from '../../apiserver/client/kubeconfig.js';
 import type { Logger } from '../../log/logger.js';
 import type { ServingCertificateSource, ServingPair } from './serving-certificate.js';
 
@@ -107,7 +107,7 @@ export class BootstrappedServingCertificate implements ServingCertificateSource 
   }
 
   private async request(client: CsrClient, key: KeyObject, signal: AbortSignal): Promise<string> {
-    const csr = await import('../../apiserver/certificate-signing-request.js');
+    const csr = await import('../../apiserver/credentials/certificate-signing-request.js');
     return csr.requestCertificate(
       client,
       key,

@@ -5,7 +5,7 @@
 // - else a self-signed pair in <cert-dir>/kubelet.crt and kubelet.key, made once and kept.
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { parseCertificatePair } from '../../apiserver/certificate-pair.js';
+import { parseCertificatePair } from '../../apiserver/credentials/certificate-pair.js';
 import type { Logger } from '../../log/logger.js';
 import { generateSelfSignedCertKey } from './self-signed-certificate.js';
 import { errorMessage } from '../../util/error-message.js';

@@ -1,7 +1,7 @@
 // What the packaged agent costs the API server, counted at the fake server (issue 20: one
 // connection per node, one request per need after an outage, no LIST without a 410): a static pod
-// (its mirror) and an API pod whose env reads a ConfigMap and the Services, so the node holds three
-// watches (its pods, the ConfigMap, the Services) beside the Lease, the Node and the statuses. One
+// (its mirror) and an API pod whose env reads a ConfigMap and the Services, so the node holds four
+// watches (its pods, its own Node, the ConfigMap, the Services) beside the Lease and the statuses. One
 // HTTP/2 connection carries all of it; after an outage one new connection, one Lease renewal for
 // the return and every watch again from its resourceVersion; a watch the server ends is resumed
 // from its bookmark; a 410 costs exactly one LIST of that collection.
@@ -25,9 +25,10 @@ const RENEW_MS = 10_000;
 const h = useAgentHarness('api-connections', NODE);
 let api: FakeApiServer;
 
-/** The node's three watched collections, each with its own field selector. */
+/** The node's four watched collections, each with its own field selector. */
 const COLLECTIONS = {
   pods: { path: '/api/v1/pods', selector: `spec.nodeName=${NODE}` },
+  node: { path: '/api/v1/nodes', selector: `metadata.name=${NODE}` },
   configmap: { path: '/api/v1/namespaces/kube-system/configmaps', selector: 'metadata.name=proxy-settings' },
   services: { path: '/api/v1/services', selector: null },
 } as const;
@@ -138,6 +139,8 @@ describe('the packaged agent against the API server: connections and requests', 
     console.log(
       `steady state: ${((steady.length * 60_000) / (performance.now() - t0)).toFixed(2)} requests a minute (${steady.map((r) => `${r.method} ${r.path}`).join(', ')})`,
     );
+    // The status rounds read the Node from its watch: no GET of it (issue 31).
+    expect(mine(from).filter((r) => r.method === 'GET' && r.path === `/api/v1/nodes/${NODE}`)).toEqual([]);
     const connections = connectionsOf(api, USER);
     expect(connections).toHaveLength(1);
     expect(connections[0]!.protocol).toBe('h2');

@@ -21,7 +21,7 @@ import { loadManifest } from '../../../src/config/manifest.js';
 import { buildContainerConfig } from '../../../src/kuberuntime/container-config.js';
 import { kubeletContainerHash } from '../../../src/kuberuntime/container-hash.js';
 import { ContainerState, enumName, PodSandboxState, type KeyValueMap } from '../../../src/cri/cri-types.js';
-import type { LabelledPod } from '../../../src/kuberuntime/labels.js';
+import type { LabelledPod } from '../../../src/k8s/pod.js';
 import { buildSandboxConfig } from '../../../src/kuberuntime/sandbox-config.js';
 import { BOOTLET_EXE } from '../../support/agent.js';
 import { kubeadmManifest, KUBELET_NODE, kubeletPodObjects } from '../../support/kubelet-runtime-objects.js';

@@ -11,7 +11,7 @@ import { TEST_IMAGES } from '../../../dev/images.js';
 import { MAX_DEPTH, MAX_NODES } from '../../../src/config/parse/limits.js';
 import { buildContainerConfig } from '../../../src/kuberuntime/container-config.js';
 import { ContainerState } from '../../../src/cri/cri-types.js';
-import type { LabelledPod } from '../../../src/kuberuntime/labels.js';
+import type { LabelledPod } from '../../../src/k8s/pod.js';
 import { buildSandboxConfig } from '../../../src/kuberuntime/sandbox-config.js';
 import { podLogDirectory } from '../../../src/node/pod-logs/layout.js';
 import { podsSocketPath } from '../../../src/server/socket-path.js';

@@ -23,6 +23,7 @@ import { Kubectl } from '../fake-apiserver/kubectl.js';
 import { useAgentHarness } from './harness.js';
 
 const NODE = 'pod-network-e2e';
+const NODE_USER = `system:node:${NODE}`;
 const POD_CIDR = '10.244.7.0/24';
 const HOST_PORT = 5353;
 let ns: TestNetns | undefined;
@@ -177,9 +178,7 @@ beforeAll(async () => {
   api = await startFakeApiServer({ dir: path.join(h.dir, 'api') });
   // The agent runs in the namespace, the fake API server in the test: the same port, forwarded.
   await netns().forwardPort(api.port);
-  const nodeKubeconfig = api.writeKubeconfig(path.join(h.dir, 'node.kubeconfig'), `system:node:${NODE}`, [
-    'system:nodes',
-  ]);
+  const nodeKubeconfig = api.writeKubeconfig(path.join(h.dir, 'node.kubeconfig'), NODE_USER, ['system:nodes']);
   kubectl = new Kubectl(api.writeAdminKubeconfig(path.join(h.dir, 'admin.kubeconfig')), h.dir);
   // Status rounds every 2 s (the kubelet's 10 s) so that the test waits less for each change.
   h.launch({
@@ -231,6 +230,18 @@ describe('the pod network, through the runtime', () => {
     expect(events[0]).toMatchObject({ type: 'Warning', message: `network is not ready: ${NETWORK_NOT_READY}` });
     expect(await runtimePods('coredns-7db6d8ff4d-q2x9z')).toEqual([]);
     expect(apiPod('coredns-7db6d8ff4d-q2x9z')?.status?.phase ?? 'Pending').toBe('Pending');
+    // Every status round of this phase (2 s apart) read the Node from the agent's one watch of it, never with a GET
+    // (issue 31: one GET per round while no pod CIDR was known and the network was not ready).
+    const nodeRequests = api.requests.filter((r) => r.user === NODE_USER && r.path.startsWith('/api/v1/nodes'));
+    expect(nodeRequests.filter((r) => r.method === 'GET' && r.path === `/api/v1/nodes/${NODE}`)).toEqual([]);
+    expect(
+      nodeRequests.filter(
+        (r) =>
+          r.method === 'GET' &&
+          r.path === '/api/v1/nodes' &&
+          new URLSearchParams(r.query).get('fieldSelector') === `metadata.name=${NODE}`,
+      ).length,
+    ).toBeGreaterThanOrEqual(2); // its LIST and its watch
   });
 
   it("the Node's podCIDR reaches the runtime: the CoreDNS-like pod runs on the bridge with an IP from it, gets Ready, and its hostPort reaches it", async () => {
@@ -247,13 +258,20 @@ describe('the pod network, through the runtime', () => {
       ],
       60_000,
     );
-    await h
+    const updated = await h
       .agent()
       .waitForLog(
         (r) => r.msg === 'Updating Pod CIDR' && r.newPodCIDR === POD_CIDR,
         'the pod CIDR sent to the runtime',
         30_000,
       );
+    // From the server's write to the runtime's answer: the watch's event, not the next status round.
+    const patched = api.requests.find(
+      (r) => r.method === 'PATCH' && r.path === `/api/v1/nodes/${NODE}` && r.user !== NODE_USER && r.status === 200,
+    )!;
+    const podCIDRMs = (updated.ts as number) * 1000 - (performance.timeOrigin + patched.receivedAt);
+    console.log(`podCIDR written → UpdateRuntimeConfig done: ${podCIDRMs.toFixed(0)} ms`);
+    expect(podCIDRMs).toBeLessThan(1000);
     await waitFor(() => nodeReady()?.status === 'True', { timeoutMs: 30_000, what: 'the Node Ready' });
     const readyAt = Date.now();
     const pod = await waitFor(

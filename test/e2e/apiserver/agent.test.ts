@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Pod } from 'kubernetes-types/core/v1';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApiSide, type ApiSide } from '../../../src/apiserver/api-side.js';
-import { registerRequestResult } from '../../../src/apiserver/request-metrics.js';
+import { registerRequestResult } from '../../../src/apiserver/client/request-metrics.js';
 import { memoryLogger } from '../../../src/log/logger.js';
 import { startFakeApiServer, type FakeApiServer, type KObject } from '../../support/fake-apiserver/index.js';
 import { useTmpDir } from '../../support/tmp.js';

@@ -6,7 +6,7 @@ import { X509Certificate, createPrivateKey, createPublicKey, generateKeyPairSync
 import { existsSync, lstatSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadClientCert } from '../../../src/apiserver/certificate-bootstrap.js';
+import { loadClientCert } from '../../../src/apiserver/credentials/certificate-bootstrap.js';
 import {
   bootstrapClientUsages,
   CertificateRequestError,
@@ -16,13 +16,13 @@ import {
   nodeClientSubject,
   requestCertificate,
   waitForCertificate,
-} from '../../../src/apiserver/certificate-signing-request.js';
-import { ClientCertificateFiles } from '../../../src/apiserver/client-certificate.js';
+} from '../../../src/apiserver/credentials/certificate-signing-request.js';
+import { ClientCertificateFiles } from '../../../src/apiserver/credentials/client-certificate.js';
 import { startApiSide } from '../../../src/apiserver/api-side.js';
-import { startClientCredentials, validateClientConfig } from '../../../src/apiserver/client-credentials.js';
-import { KubeconfigError } from '../../../src/apiserver/kubeconfig.js';
-import { ApiClient } from '../../../src/apiserver/client.js';
-import { loadKubeconfig } from '../../../src/apiserver/kubeconfig.js';
+import { startClientCredentials, validateClientConfig } from '../../../src/apiserver/credentials/client-credentials.js';
+import { KubeconfigError } from '../../../src/apiserver/client/kubeconfig.js';
+import { ApiClient } from '../../../src/apiserver/client/client.js';
+import { loadKubeconfig } from '../../../src/apiserver/client/kubeconfig.js';
 import { memoryLogger } from '../../../src/log/logger.js';
 import { startFakeApiServer, type FakeApiServer } from '../../support/fake-apiserver/index.js';
 import { useTmpDir } from '../../support/tmp.js';

@@ -3,7 +3,8 @@ import type { Pod, PodStatus } from 'kubernetes-types/core/v1';
 import { applySchemeDefaults } from '../../../src/k8s/defaults.js';
 import { applyIdentity } from '../../../src/config/identity.js';
 import type { StaticPod } from '../../../src/config/types.js';
-import type { NodeInfoSource, PodStatusSource, StaticPodSource } from '../../../src/apiserver/types.js';
+import type { NodeInfoSource } from '../../../src/node/node-info.js';
+import type { PodStatusSource, StaticPodSource } from '../../../src/apiserver/pod-sources.js';
 
 export function staticPod(
   name: string,

@@ -7,10 +7,10 @@
 // the server answering again.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TransportError } from '../../../src/apiserver/api-error.js';
-import { ApiClient } from '../../../src/apiserver/client.js';
-import { Connectivity } from '../../../src/apiserver/connectivity.js';
-import { loadKubeconfig } from '../../../src/apiserver/kubeconfig.js';
+import { TransportError } from '../../../src/apiserver/client/api-error.js';
+import { ApiClient } from '../../../src/apiserver/client/client.js';
+import { Connectivity } from '../../../src/apiserver/client/connectivity.js';
+import { loadKubeconfig } from '../../../src/apiserver/client/kubeconfig.js';
 import { memoryLogger } from '../../../src/log/logger.js';
 import { startFakeApiServer, type ConnectionRecord, type FakeApiServer } from '../../support/fake-apiserver/index.js';
 import { connectionsOf, mostOpenAtOnce } from '../../support/fake-apiserver/connection-counts.js';

@@ -2,9 +2,9 @@
 // code (or <error> when no answer came), method and host.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient } from '../../../src/apiserver/client.js';
-import { loadKubeconfig } from '../../../src/apiserver/kubeconfig.js';
-import { registerRequestResult } from '../../../src/apiserver/request-metrics.js';
+import { ApiClient } from '../../../src/apiserver/client/client.js';
+import { loadKubeconfig } from '../../../src/apiserver/client/kubeconfig.js';
+import { registerRequestResult } from '../../../src/apiserver/client/request-metrics.js';
 import { startFakeApiServer, type FakeApiServer } from '../../support/fake-apiserver/index.js';
 import { useTmpDir } from '../../support/tmp.js';
 

@@ -3,15 +3,15 @@
 // The agent must neither spin (a LIST storm) nor buffer without bound.
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError } from '../../../src/apiserver/api-error.js';
-import { ApiClient } from '../../../src/apiserver/client.js';
-import { Connectivity } from '../../../src/apiserver/connectivity.js';
-import { loadKubeconfig } from '../../../src/apiserver/kubeconfig.js';
-import { MirrorPodCache } from '../../../src/apiserver/mirror-pod-cache.js';
-import { nodePodsReflector } from '../../../src/apiserver/node-pods.js';
+import { ApiError } from '../../../src/apiserver/client/api-error.js';
+import { ApiClient } from '../../../src/apiserver/client/client.js';
+import { Connectivity } from '../../../src/apiserver/client/connectivity.js';
+import { loadKubeconfig } from '../../../src/apiserver/client/kubeconfig.js';
+import { MirrorPodCache } from '../../../src/apiserver/pods/mirror-pod-cache.js';
+import { nodePodsReflector } from '../../../src/apiserver/pods/node-pods.js';
 import type { Reflector } from '../../../src/informer/reflector.js';
 import type { Pod } from 'kubernetes-types/core/v1';
-import { MAX_WATCH_EVENT_BYTES, RESPONSE_TOO_LARGE } from '../../../src/apiserver/response-body.js';
+import { MAX_WATCH_EVENT_BYTES, RESPONSE_TOO_LARGE } from '../../../src/apiserver/client/response-body.js';
 import { memoryLogger } from '../../../src/log/logger.js';
 import { startFakeApiServer, type FakeApiServer, type RequestRecord } from '../../support/fake-apiserver/index.js';
 import { useTmpDir } from '../../support/tmp.js';

@@ -106,6 +106,43 @@ describe('node shutdown manager on a real system bus', () => {
     expect(tookMs).toBeLessThan(report.graceUsedSeconds * 1000 + 2000);
   });
 
+  it("ignores a PrepareForShutdown from any connection but logind's, broadcast or sent to it alone, in one log line; logind's own still stops the pods", async () => {
+    const states: boolean[] = [];
+    let stopCalls = 0;
+    manager = new NodeShutdownManager(
+      {
+        periods: shutdownPeriods(2, 1, []),
+        busSocket: bus.socket,
+        logindConfDir: bus.confDir,
+        inhibit: { env: { ...process.env, DBUS_SYSTEM_BUS_ADDRESS: bus.address } },
+      },
+      {
+        runningPods: () => [target('web')],
+        stopPod: async () => void stopCalls++,
+        restorePods: () => {},
+        setShuttingDown: (on) => states.push(on),
+        flush: async () => {},
+        logger,
+      },
+    );
+    const ignored = () => logLines.filter((l) => l.includes('Ignored a PrepareForShutdown signal'));
+    const before = ignored().length;
+    manager.start();
+    await waitFor(() => manager!.lockHeld(), { timeoutMs: 10_000, what: 'the lock' });
+    // Five times: on the bus (the match rule names logind, so the bus keeps these back) and to each connection alone.
+    const reached = await bus.forge(5);
+    expect(reached.length).toBeGreaterThan(0);
+    await waitFor(() => ignored().length > before, { timeoutMs: 10_000, what: 'the forged signal logged' });
+    expect({ states, stopCalls, lockHeld: manager.lockHeld() }).toEqual({ states: [], stopCalls: 0, lockHeld: true });
+    // The forged ones were all sent before this one: once it acts, every forged one has been looked at.
+    bus.send('shutdown');
+    await waitFor(() => !manager!.lockHeld(), { timeoutMs: 10_000, what: 'the lock released by the real shutdown' });
+    expect({ states, stopCalls }).toEqual({ states: [true], stopCalls: 1 });
+    // Five forged signals reached the manager: one line, the rest counted for the next.
+    expect(ignored().length - before).toBe(1);
+    expect(ignored().at(-1)).toMatch(/sender=":1\.\d+"/);
+  });
+
   it('a cancel without a shutdown changes nothing; a cancelled shutdown restores the pods and takes the lock again', async () => {
     let restored = 0;
     const states: boolean[] = [];

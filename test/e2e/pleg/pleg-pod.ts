@@ -9,7 +9,7 @@ import type { PrivateContainerd } from '../../../dev/containerd.js';
 import { TEST_IMAGES } from '../../../dev/images.js';
 import { buildContainerConfig } from '../../../src/kuberuntime/container-config.js';
 import type { ImageService, PodSandboxConfig, RuntimeService } from '../../../src/cri/cri-types.js';
-import type { LabelledPod } from '../../../src/kuberuntime/labels.js';
+import type { LabelledPod } from '../../../src/k8s/pod.js';
 import { buildSandboxConfig } from '../../../src/kuberuntime/sandbox-config.js';
 import { podLogDirectory } from '../../../src/node/pod-logs/layout.js';
 

@@ -299,6 +299,25 @@ describe('authentication and authorization of the kubelet API', () => {
     expect([...reviewConnections].every((c) => leaseConnections.has(c))).toBe(true);
   });
 
+  it('exec over a WebSocket GET is authorized as create on nodes/proxy: get alone is refused (bootlet differs from the kubelet here)', async () => {
+    api.grant('proxy-getter', 'nodes/proxy', ['get']);
+    api.grant('proxy-creator', 'nodes/proxy', ['create']);
+    const path = `/exec/kube-system/${WEB}/main?command=echo&command=via-websocket&output=1&error=1`;
+    const as = (user: string) => {
+      const c = api.issueClientCert(user, []);
+      return { cert: c.certPem, key: c.keyPem };
+    };
+    const refused = await webSocketExec('127.0.0.1', kubeletPort, path, as('proxy-getter'), 'v4.channel.k8s.io');
+    expect(refused.status).toBe(403);
+    const asked = api.reviews
+      .filter((x) => x.kind === 'SubjectAccessReview' && (x.spec.user as string) === 'proxy-getter')
+      .map((x) => x.spec.resourceAttributes as { verb: string; subresource: string });
+    expect(asked).toEqual([expect.objectContaining({ verb: 'create', subresource: 'proxy' })]);
+    const allowed = await webSocketExec('127.0.0.1', kubeletPort, path, as('proxy-creator'), 'v4.channel.k8s.io');
+    expect(allowed.status).toBe(101);
+    expect(allowed.channels[1]).toBe('via-websocket\n');
+  });
+
   it('parses paths strictly and validates queries: 404 for unknown pods and containers, 400/422 for bad values', async () => {
     const admin = api.kubeletClientCert;
     const as = { cert: admin.certPem, key: admin.keyPem };

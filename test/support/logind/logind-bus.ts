@@ -1,6 +1,6 @@
 // A private dbus-daemon with the logind stand-in (logind-standin.py) on it, for node shutdown
 // tests: what a node with systemd-logind offers, without touching the machine's bus or logind.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -24,6 +24,11 @@ export interface LogindBus {
   readonly events: LogindEvent[];
   /** Emits PrepareForShutdown(true) or (false). */
   send(word: 'shutdown' | 'cancel'): void;
+  /**
+   * Another connection (a local user) emits PrepareForShutdown(true) `times` times, on the bus and to
+   * each other connection alone; resolves once it has sent them all, with the connections reached.
+   */
+  forge(times: number): Promise<string[]>;
   waitEvent(pred: (e: LogindEvent) => boolean, what: string, timeoutMs?: number): Promise<LogindEvent>;
   /** Called as each event line is read (to look at other state at that very moment). */
   onEvent(listener: (e: LogindEvent) => void): void;
@@ -35,6 +40,20 @@ function stopChild(c: ChildProcess): Promise<void> {
   return new Promise((resolve) => {
     c.once('exit', () => resolve());
     c.kill('SIGTERM');
+  });
+}
+
+function forge(address: string, times: number): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      '/usr/bin/python3',
+      [join(import.meta.dirname, 'forge-prepare-for-shutdown.py'), String(times)],
+      { env: { ...process.env, DBUS_SYSTEM_BUS_ADDRESS: address } },
+      (err, stdout, stderr) => {
+        if (err) return reject(new Error(`forging PrepareForShutdown failed: ${stderr || err.message}`));
+        resolve((JSON.parse(stdout) as { targets: string[] }).targets);
+      },
+    );
   });
 }
 
@@ -101,6 +120,7 @@ export async function startLogindBus(dir: string, defaultDelaySeconds = 5): Prom
       confDir: join(dir, 'logind.conf.d'),
       events,
       send: (word) => standin.stdin!.write(`${word}\n`),
+      forge: (times) => forge(address, times),
       waitEvent,
       onEvent: (l) => void listeners.push(l),
       stop: async () => {

@@ -2,6 +2,7 @@
 // DEVELOPERS.md, "Import directions").
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { importCircles } from './import-circles.js';
 import { checkImports, RULES, type ImportRules, type SourceImport } from './import-rules.js';
 import { importsOf, resolveSpecifier, specifiersOf } from './source-imports.js';
 
@@ -26,6 +27,41 @@ describe('import directions of src/', () => {
 
   it('every named exception is still needed (remove the ones that are not)', () => {
     expect(checkImports(imports).unusedExceptions).toEqual([]);
+  });
+
+  it('no file reaches itself through its imports (no import circle)', () => {
+    expect(importCircles(imports)).toEqual([]);
+  });
+
+  it("apiserver's rooms import only client/ and events/ of each other, and client/ no other room (src/apiserver/README.md)", () => {
+    const room = (file: string): string | undefined => /^apiserver\/([^/]+)\//.exec(file)?.[1];
+    const crossing = imports.filter((i) => {
+      const from = room(i.from);
+      const to = room(i.to);
+      if (!from || !to || from === to) return false;
+      return from === 'client' || !['client', 'events'].includes(to);
+    });
+    expect(crossing.map((i) => `${i.from} -> ${i.to}`)).toEqual([]);
+  });
+});
+
+describe('the import circle check', () => {
+  it('finds each circle once, with every file on it, and nothing in a chain without one', () => {
+    expect(
+      importCircles([
+        imp('a/one.ts', 'a/two.ts'),
+        imp('a/two.ts', 'a/one.ts'),
+        imp('b/x.ts', 'b/y.ts'),
+        imp('b/y.ts', 'b/z.ts'),
+        imp('b/z.ts', 'b/x.ts'),
+        imp('b/z.ts', 'c/leaf.ts'),
+        imp('c/p.ts', 'c/q.ts'),
+        imp('c/q.ts', 'c/leaf.ts'),
+      ]),
+    ).toEqual([
+      ['a/one.ts', 'a/two.ts'],
+      ['b/x.ts', 'b/y.ts', 'b/z.ts'],
+    ]);
   });
 });
 

@@ -68,26 +68,6 @@ export const RULES: ImportRules = {
       to: 'config/types.ts',
       why: `type-only: the desired set's updates and lookup (PodUpdate, DesiredPodLookup, StaticPod), the message the set sends its subscribers; ${staticPodType}`,
     },
-    {
-      from: 'node/volumes.ts',
-      to: 'kuberuntime/etc-hosts.ts',
-      why: 'the managed /etc/hosts is written by node but its content is built in kuberuntime; one of them should own it',
-    },
-    {
-      from: 'node/volumes.ts',
-      to: 'kuberuntime/labels.ts',
-      why: 'LabelledPod, the pod identity both read; belongs in src/k8s',
-    },
-    {
-      from: 'cm/container-manager.ts',
-      to: 'kuberuntime/resources.ts',
-      why: 'CPU shares and quota arithmetic, shared with the CRI resources; belongs in cm or src/k8s',
-    },
-    {
-      from: 'cm/pod-resources.ts',
-      to: 'kuberuntime/resources.ts',
-      why: 'CPU shares and quota arithmetic, shared with the CRI resources; belongs in cm or src/k8s',
-    },
   ],
 };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { collectNodeInfo } from '../../../src/apiserver/index.js';
+import { collectNodeInfo } from '../../../src/node/node-info.js';
 import { linkAdmission, nodeFactsOf } from '../../../src/cli/admission-link.js';
 import { createLogger } from '../../../src/log/logger.js';
 import type { PodEvent } from '../../../src/podworkers/observer.js';
@@ -29,6 +29,19 @@ describe('admission wiring', () => {
     expect(facts.allocatable.milliCPU).toBe(Number(n.allocatable().cpu) * 1000);
     expect(facts.allocatable.memory).toBeGreaterThan(0);
     expect(facts.taints).toEqual([{ key: 'k', effect: 'NoExecute' }]);
+  });
+
+  it('reads labels and taints from the Node the server holds once the API side has it, as the kubelet reads its informer', () => {
+    const n = info(7);
+    const facts = nodeFactsOf(n, undefined, undefined, {
+      metadata: { name: 'n1', labels: { 'kubernetes.io/hostname': 'n1', role: 'worker' } },
+      spec: { taints: [{ key: 'dedicated', value: 'etcd', effect: 'NoExecute' }] },
+    });
+    expect(facts.labels).toEqual({ 'kubernetes.io/hostname': 'n1', role: 'worker' });
+    expect(facts.taints).toEqual([{ key: 'dedicated', value: 'etcd', effect: 'NoExecute' }]);
+    // Allocatable stays the agent's own figure, the one it reports.
+    expect(facts.allocatable.pods).toBe(7);
+    expect(nodeFactsOf(n, undefined, undefined, { metadata: { name: 'n1' } }).taints).toEqual([]);
   });
 
   it('a refusal is Failed in the status manager with "Pod was rejected: " and told as a Warning event', () => {

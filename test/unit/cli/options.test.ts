@@ -147,6 +147,19 @@ describe('options', () => {
     );
   });
 
+  it("applies --tls-cipher-suites and tlsCipherSuites by Go's names and refuses an unknown one at start in the kubelet's words", () => {
+    expect(resolve(['--tls-cipher-suites=TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256']).tlsCipherSuites).toEqual([
+      'TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256',
+    ]);
+    expect(() => resolve(['--tls-cipher-suites=TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,RC4-SHA'])).toThrow(
+      'invalid value "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,RC4-SHA" for flag --tls-cipher-suites: Cipher suite RC4-SHA not supported or doesn\'t exist',
+    );
+    const f = configFile('tlsCipherSuites: [TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, TLS_FAKE]\n');
+    expect(() => resolve([`--config=${f}`])).toThrow(
+      "tlsCipherSuites: Cipher suite TLS_FAKE not supported or doesn't exist",
+    );
+  });
+
   it('takes an empty --hostname-override or --node-ip as unset, as the kubelet does', () => {
     const o = resolve(['--hostname-override=', '--node-ip=']);
     expect(o.nodeName).toBe(hostname().trim().toLowerCase());

@@ -29,6 +29,7 @@ async function kubeletApiWarnings(o: BootletOptions): Promise<string[]> {
     runtime: {} as RuntimeService,
     checks: [],
     api: undefined,
+    configz: () => ({}),
     logger,
   });
   await server?.close();

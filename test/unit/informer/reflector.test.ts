@@ -3,13 +3,13 @@
 // early ends, the gate while the server is away; and its handlers, which all hear one watch.
 import type { Pod, PodList } from 'kubernetes-types/core/v1';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ApiError, TransportError } from '../../../src/apiserver/api-error.js';
-import type { Query, WatchEvent, WatchHandle } from '../../../src/apiserver/client.js';
-import { API_LIST_WATCH_ERRORS } from '../../../src/apiserver/list-watch-errors.js';
+import { ApiError, TransportError } from '../../../src/apiserver/client/api-error.js';
+import type { Query, WatchEvent, WatchHandle } from '../../../src/apiserver/client/client.js';
+import { API_LIST_WATCH_ERRORS } from '../../../src/apiserver/client/list-watch-errors.js';
 import { Reflector } from '../../../src/informer/reflector.js';
 import type { ReflectorHandler } from '../../../src/informer/store.js';
 import { nullLogger } from '../../../src/log/logger.js';
-import { FakeGate } from '../apiserver/gate.js';
+import { FakeGate } from '../apiserver/client/gate.js';
 
 function podsReflector(
   client: ConstructorParameters<typeof Reflector<Pod>>[0]['client'],

@@ -6,12 +6,8 @@ import { MountPropagation, NamespaceMode } from '../../../src/cri/cri-types.js';
 import { EnvError, containerEnv } from '../../../src/kuberuntime/env.js';
 import { expandVars } from '../../../src/kuberuntime/expansion.js';
 import { parseContainerMeta } from '../../../src/kuberuntime/labels.js';
-import {
-  linuxContainerResources,
-  milliCpuToQuota,
-  milliCpuToShares,
-  oomScoreAdj,
-} from '../../../src/kuberuntime/resources.js';
+import { milliCpuToQuota, milliCpuToShares } from '../../../src/cm/cpu-shares.js';
+import { linuxContainerResources, oomScoreAdj } from '../../../src/kuberuntime/resources.js';
 import {
   DEFAULT_MASKED_PATHS,
   DEFAULT_READONLY_PATHS,

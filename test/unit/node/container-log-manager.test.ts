@@ -48,6 +48,28 @@ describe('container log rotation', () => {
     expect(fs.readFileSync(path.join(dir, files[2]!), 'utf8')).toContain('round 3');
   });
 
+  it('keeps the mode of the live log (0640, as the runtime writes it) through rotation and compression, whatever the umask', async () => {
+    const dir = path.join(tmp, 'c3');
+    fs.mkdirSync(dir);
+    const log = path.join(dir, '0.log');
+    const clock = { t: Date.UTC(2026, 10, 29, 18, 0, 0) };
+    const m = manager([], clock);
+    const umask = process.umask(0o002);
+    try {
+      for (let i = 0; i < 3; i++) {
+        fs.writeFileSync(log, `round ${i} `.repeat(20), { mode: 0o640 });
+        fs.chmodSync(log, 0o640);
+        clock.t += 1000;
+        expect(await m.rotateOne('c3', log)).toBe(true);
+      }
+    } finally {
+      process.umask(umask);
+    }
+    const files = fs.readdirSync(dir).sort();
+    expect(files.some((f) => f.endsWith('.gz'))).toBe(true);
+    for (const f of files) expect([f, fs.statSync(path.join(dir, f)).mode & 0o777]).toEqual([f, 0o640]);
+  });
+
   it('keeps the file in place when the runtime cannot reopen it', async () => {
     const dir = path.join(tmp, 'c2');
     fs.mkdirSync(dir);

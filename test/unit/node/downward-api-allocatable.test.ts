@@ -8,7 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { EnvVar, ResourceFieldSelector } from 'kubernetes-types/core/v1';
 import { describe, expect, it } from 'vitest';
-import { collectNodeInfo } from '../../../src/apiserver/node-info.js';
+import { collectNodeInfo } from '../../../src/node/node-info.js';
 import { nodeAllocatable, nodeCpuCount } from '../../../src/k8s/node-allocatable.js';
 import { buildContainerConfig } from '../../../src/kuberuntime/container-config.js';
 import { containerEnv, EnvError } from '../../../src/kuberuntime/env.js';

@@ -7,7 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Container, Volume } from 'kubernetes-types/core/v1';
 import { afterAll, describe, expect, it } from 'vitest';
-import { collectNodeInfo } from '../../../src/apiserver/node-info.js';
+import { collectNodeInfo } from '../../../src/node/node-info.js';
 import { prepareVolumes, removePodDirs, VolumeError } from '../../../src/node/volumes.js';
 import { tmpfsMountsUnder } from '../../../src/node/tmpfs-volumes.js';
 import { FakePodObjects } from '../../support/fake-pod-objects.js';

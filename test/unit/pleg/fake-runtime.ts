@@ -10,12 +10,8 @@ import {
   type RuntimeService,
 } from '../../../src/cri/cri-types.js';
 import { criOutput } from '../../support/cri-messages.js';
-import {
-  containerAnnotations,
-  containerLabels,
-  sandboxLabels,
-  type LabelledPod,
-} from '../../../src/kuberuntime/labels.js';
+import type { LabelledPod } from '../../../src/k8s/pod.js';
+import { containerAnnotations, containerLabels, sandboxLabels } from '../../../src/kuberuntime/labels.js';
 
 export function labelledPod(uid: string): LabelledPod {
   return { metadata: { name: `pod-${uid}`, namespace: 'default', uid }, spec: { containers: [] } };

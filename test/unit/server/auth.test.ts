@@ -22,6 +22,14 @@ describe('request attributes (pkg/kubelet/server/auth.go, fine-grained authoriza
     expect(requestAttributes('GET', '/podsx')).toEqual({ verb: 'get', subresources: ['proxy'] });
     expect(requestAttributes('HEAD', '/pods').verb).toBe('');
   });
+
+  it('asks create for exec, attach, port-forward and run whatever the method (a WebSocket upgrade is a GET), percent-encoded or not', () => {
+    for (const path of ['/exec/ns/p/c', '/attach/ns/p/c', '/portForward/ns/p', '/run/ns/p/c', '/%65xec/ns/p/c'])
+      for (const method of ['GET', 'POST', 'HEAD'])
+        expect(requestAttributes(method, path)).toEqual({ verb: 'create', subresources: ['proxy'] });
+    expect(requestAttributes('GET', '/execute/ns/p/c').verb).toBe('get');
+    expect(requestAttributes('GET', '/%73tats/summary')).toEqual({ verb: 'get', subresources: ['stats'] });
+  });
 });
 
 describe('authorizing a request', () => {

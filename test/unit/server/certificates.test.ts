@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pkcs10CertificateRequest, SubjectAlternativeNameExtension } from '@peculiar/x509';
 import { describe, expect, it } from 'vitest';
-import { ipBytes } from '../../../src/apiserver/der.js';
-import { makeCertificateRequest } from '../../../src/apiserver/pkcs10.js';
+import { ipBytes } from '../../../src/apiserver/credentials/der.js';
+import { makeCertificateRequest } from '../../../src/apiserver/credentials/pkcs10.js';
 import { generateSelfSignedCertKey } from '../../../src/server/tls/self-signed-certificate.js';
 
 function openssl(args: string[], input?: string): Promise<string> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { goDuration } from '../../../src/server/kubelet/configz.js';
+import { goDuration } from '../../../src/util/duration.js';
 import { renderResourceMetrics } from '../../../src/server/stats/resource-metrics.js';
 
 describe('/metrics/resource', () => {

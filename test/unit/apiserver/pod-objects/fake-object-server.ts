@@ -2,8 +2,8 @@
 // path, resourceVersions, field selectors by name, open watches the test can see, end or expire,
 // and TokenRequests answered by a function the test sets.
 import type { TokenRequest } from 'kubernetes-types/authentication/v1';
-import { ApiError } from '../../../../src/apiserver/api-error.js';
-import type { Query, WatchEvent, WatchHandle } from '../../../../src/apiserver/client.js';
+import { ApiError } from '../../../../src/apiserver/client/api-error.js';
+import type { Query, WatchEvent, WatchHandle } from '../../../../src/apiserver/client/client.js';
 import type { PodObjectsClient } from '../../../../src/apiserver/pod-objects/client.js';
 
 interface Obj {

@@ -2,9 +2,9 @@ import type { ConfigMap, PodSpec } from 'kubernetes-types/core/v1';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ApiPodObjects } from '../../../../src/apiserver/pod-objects/api-pod-objects.js';
 import { memoryLogger, nullLogger } from '../../../../src/log/logger.js';
-import { ApiError } from '../../../../src/apiserver/api-error.js';
+import { ApiError } from '../../../../src/apiserver/client/api-error.js';
 import { PodObjectUnavailableError, type PodRef } from '../../../../src/node/pod-objects.js';
-import { FakeGate } from '../gate.js';
+import { FakeGate } from '../client/gate.js';
 import { FakeObjectServer } from './fake-object-server.js';
 
 const CM = '/api/v1/namespaces/kube-system/configmaps';

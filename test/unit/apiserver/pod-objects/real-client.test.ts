@@ -5,8 +5,8 @@ import { createSecureServer, type Http2SecureServer, type ServerHttp2Stream } fr
 import type { AddressInfo } from 'node:net';
 import type { ConfigMap } from 'kubernetes-types/core/v1';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient } from '../../../../src/apiserver/client.js';
-import { Connectivity } from '../../../../src/apiserver/connectivity.js';
+import { ApiClient } from '../../../../src/apiserver/client/client.js';
+import { Connectivity } from '../../../../src/apiserver/client/connectivity.js';
 import { ApiPodObjects } from '../../../../src/apiserver/pod-objects/api-pod-objects.js';
 import { nullLogger } from '../../../../src/log/logger.js';
 import type { PodRef } from '../../../../src/node/pod-objects.js';

@@ -9,7 +9,7 @@ import {
   RUNTIME_CLASSES_PATH,
 } from '../../../../src/apiserver/pod-objects/runtime-classes.js';
 import { FakeObjectServer } from './fake-object-server.js';
-import { FakeGate } from '../gate.js';
+import { FakeGate } from '../client/gate.js';
 
 describe('RuntimeClasses', () => {
   it('lists and watches them only once a pod names one, then reads the handler from the cache', async () => {

@@ -4,7 +4,7 @@ import { ApiPodObjects } from '../../../../src/apiserver/pod-objects/api-pod-obj
 import { DeferredPodObjects } from '../../../../src/apiserver/pod-objects/deferred-pod-objects.js';
 import { nullLogger } from '../../../../src/log/logger.js';
 import { PodObjectUnavailableError, type PodRef } from '../../../../src/node/pod-objects.js';
-import { FakeGate } from '../gate.js';
+import { FakeGate } from '../client/gate.js';
 import { FakeObjectServer } from './fake-object-server.js';
 
 const SERVICES = '/api/v1/services';

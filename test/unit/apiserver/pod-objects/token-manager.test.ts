@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ApiPodObjects } from '../../../../src/apiserver/pod-objects/api-pod-objects.js';
 import { nullLogger } from '../../../../src/log/logger.js';
 import { PodObjectUnavailableError, type PodRef, type TokenRequestFor } from '../../../../src/node/pod-objects.js';
-import { FakeGate } from '../gate.js';
+import { FakeGate } from '../client/gate.js';
 import { FakeObjectServer } from './fake-object-server.js';
 
 const POD: PodRef = {

@@ -5,9 +5,9 @@
 // not before (so runtime API pods stay held).
 import type { Pod, PodList } from 'kubernetes-types/core/v1';
 import { describe, expect, it } from 'vitest';
-import { ApiError, TransportError } from '../../../../src/apiserver/api-error.js';
-import { MirrorPodCache } from '../../../../src/apiserver/mirror-pod-cache.js';
-import { API_LIST_WATCH_ERRORS } from '../../../../src/apiserver/list-watch-errors.js';
+import { ApiError, TransportError } from '../../../../src/apiserver/client/api-error.js';
+import { MirrorPodCache } from '../../../../src/apiserver/pods/mirror-pod-cache.js';
+import { API_LIST_WATCH_ERRORS } from '../../../../src/apiserver/client/list-watch-errors.js';
 import { ApiPodSource } from '../../../../src/config/api/api-source.js';
 import type { ListWatchClient } from '../../../../src/informer/list-watch.js';
 import { Reflector } from '../../../../src/informer/reflector.js';

@@ -1,0 +1,31 @@
+// The node's facts as the agent reports them and admission reads them: the machine's, the flags'
+// (--node-labels, --register-with-taints, --max-pods, the kubelet port) and the live ones (the
+// runtime's health and handlers, the node shutting down).
+import type { VersionResponse } from '../cri/cri-types.js';
+import type { RuntimeHealth } from '../kuberuntime/runtime-health.js';
+import { collectNodeInfo, type NodeInfoSource } from '../node/node-info.js';
+import { kubeletVersion } from '../version.js';
+import type { BootletOptions } from './options.js';
+
+export function agentNodeInfo(
+  opts: BootletOptions,
+  version: VersionResponse,
+  health: Pick<RuntimeHealth, 'ready' | 'networkNotReady' | 'nodeRuntimeHandlers'>,
+  shuttingDown: () => boolean,
+): NodeInfoSource {
+  return collectNodeInfo({
+    nodeName: opts.nodeName,
+    nodeIP: opts.nodeIP,
+    runtimeVersion: `${version.runtimeName}://${version.runtimeVersion}`,
+    kubeletVersion: kubeletVersion(),
+    labels: opts.nodeLabels,
+    taints: opts.registerWithTaints,
+    runtimeReady: () => health.ready(),
+    networkNotReady: () => health.networkNotReady(),
+    runtimeHandlers: () => health.nodeRuntimeHandlers(),
+    shuttingDown,
+    rootDir: opts.rootDir,
+    maxPods: opts.maxPods,
+    kubeletPort: opts.port,
+  });
+}
