@@ -34,6 +34,8 @@ export interface NodeFacts {
   readonly shuttingDown: boolean;
   /** Whether the host can enforce AppArmor, read at start. */
   readonly appArmor: AppArmorHost;
+  /** The runtime mounts image volumes (node/image-volume-support.ts); absent, it is taken not to. */
+  readonly runtimeMountsImages?: boolean;
 }
 
 /** The kubelet's PodAdmitResult. */
