@@ -3,12 +3,14 @@
 // carry the resolved image in place of a host path, read-only, with the subPath as image_sub_path. A
 // volume image that cannot be had fails the container with the image manager's reason, naming that
 // image (so its back-off is that image's), and nothing is created.
-import type { Container } from 'kubernetes-types/core/v1';
+import type { Container, Secret } from 'kubernetes-types/core/v1';
+import type { PodObjects } from '../../../src/node/pod-objects.js';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/log/logger.js';
 import {
   CriError,
   MountPropagation,
+  type AuthConfig,
   type ContainerConfig,
   type ImageService,
   type ImageSpec,
@@ -24,9 +26,18 @@ import { container, pod } from './fixtures.js';
 const MODELS = 'registry.example/models:v1';
 const TOOLS = 'registry.example/tools:v2';
 
-function setup(opts: { present?: string[]; failPull?: string[]; volumes?: Record<string, ImageVolumeSource> } = {}) {
+function setup(
+  opts: {
+    present?: string[];
+    failPull?: string[];
+    volumes?: Record<string, ImageVolumeSource>;
+    podObjects?: PodObjects;
+    pullSecrets?: string[];
+  } = {},
+) {
   const dir = useTmpDir('image-volumes');
   const calls: string[] = [];
+  const auths: (AuthConfig | undefined)[] = [];
   const created: ContainerConfig[] = [];
   const present = new Set(opts.present ?? []);
   const runtime = {
@@ -44,8 +55,9 @@ function setup(opts: { present?: string[]; failPull?: string[]; volumes?: Record
       calls.push(`ImageStatus ${s.image}`);
       return present.has(s.image ?? '') ? { id: `sha256:${s.image}` } : undefined;
     },
-    pullImage: async (s: ImageSpec) => {
+    pullImage: async (s: ImageSpec, _sb: unknown, auth?: AuthConfig) => {
       calls.push(`PullImage ${s.image}`);
+      auths.push(auth);
       if ((opts.failPull ?? []).includes(s.image ?? ''))
         throw new CriError('PullImage', 2, `failed to pull and unpack image "${s.image}": not found`);
       return `sha256:${s.image}`;
@@ -61,6 +73,7 @@ function setup(opts: { present?: string[]; failPull?: string[]; volumes?: Record
     nodeIP: '10.0.0.1',
     resolvConf: '',
     logger,
+    podObjects: opts.podObjects,
   });
   const volumes = opts.volumes ?? {
     models: { reference: MODELS, pullPolicy: 'IfNotPresent' },
@@ -75,11 +88,12 @@ function setup(opts: { present?: string[]; failPull?: string[]; volumes?: Record
           ...Object.entries(volumes).map(([name, image]) => ({ name, image })),
         ],
         containers: [c],
+        imagePullSecrets: (opts.pullSecrets ?? []).map((name) => ({ name })),
       },
     });
     return ops.startContainer(p, { id: 'sandbox1', attempt: 0, ip: '' }, c, 'container', 0);
   };
-  return { calls, created, start };
+  return { calls, auths, created, start };
 }
 
 const mounting = (mounts: Container['volumeMounts']) => container({ terminationMessagePath: '', volumeMounts: mounts });
@@ -119,6 +133,32 @@ describe('a container that mounts image volumes', () => {
     ]);
     expect(mounts[3]).toMatchObject({ containerPath: '/scratch', image: null, imageSubPath: '', readonly: false });
     expect(mounts[3]!.hostPath).toMatch(/kubernetes\.io~empty-dir\/scratch$/);
+  });
+
+  it("pulls a volume's image with the pod's pull secrets, the credential its registry matches", async () => {
+    const auth = Buffer.from('robot:t0psecret').toString('base64');
+    const secret: Secret = {
+      metadata: { name: 'regcred', namespace: 'kube-system' },
+      type: 'kubernetes.io/dockerconfigjson',
+      data: {
+        '.dockerconfigjson': Buffer.from(JSON.stringify({ auths: { 'registry.example': { auth } } })).toString(
+          'base64',
+        ),
+      },
+    };
+    const asked: string[] = [];
+    const podObjects = {
+      getSecret: async (ns: string, name: string) => {
+        asked.push(`${ns}/${name}`);
+        return name === 'regcred' ? secret : undefined;
+      },
+      getServices: async () => [],
+    } as unknown as PodObjects;
+    const t = setup({ podObjects, pullSecrets: ['regcred'], present: ['bootlet.local/busybox:1.36'] });
+    await t.start(mounting([{ name: 'tools', mountPath: '/tools' }]));
+    expect(asked).toEqual(['kube-system/regcred']);
+    expect(t.calls.filter((c) => c.startsWith('PullImage'))).toEqual([`PullImage ${TOOLS}`]);
+    expect(t.auths).toEqual([{ username: 'robot', password: 't0psecret' }]);
   });
 
   it('keeps the mount propagation asked for', async () => {
