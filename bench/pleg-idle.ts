@@ -3,6 +3,7 @@
 // benchmark (pod starts, its own gRPC channel, garbage from earlier phases) is counted.
 import { nullLogger } from '../src/log/logger.js';
 import { PodCache } from '../src/pleg/pod-cache.js';
+import { RuntimeReader } from '../src/pleg/runtime-reader.js';
 import { createPleg } from '../src/pleg/pleg.js';
 import { connectRuntime } from '../src/cri/cri-client.js';
 
@@ -25,7 +26,7 @@ async function main(): Promise<void> {
       ? undefined
       : createPleg({
           runtime,
-          cache: new PodCache(runtime),
+          reader: new RuntimeReader(runtime, new PodCache()),
           endpoint,
           // relist-1s: the kubelet's generic PLEG, chosen as bootlet would for a non-containerd runtime.
           runtimeName: mode === 'relist-1s' ? 'relist-only' : version.runtimeName,

@@ -11,6 +11,7 @@ import { startContainerd, type PrivateContainerd } from '../dev/containerd.js';
 import { importTestImages } from '../dev/images.js';
 import { nullLogger } from '../src/log/logger.js';
 import { PodCache } from '../src/pleg/pod-cache.js';
+import { RuntimeReader } from '../src/pleg/runtime-reader.js';
 import { createPleg, DEFAULT_EVENTED_RELIST_PERIOD_MS, type EventedPleg } from '../src/pleg/pleg.js';
 import { ContainerdEventsClient } from '../src/cri/containerd-events.js';
 import { connectRuntime } from '../src/cri/cri-client.js';
@@ -89,7 +90,7 @@ function watcher(cri: PlegPodContext, endpoint: string, runtimeName: string): Wa
   const died = new Map<string, number>();
   const pleg = createPleg({
     runtime: cri.runtime,
-    cache: new PodCache(cri.runtime),
+    reader: new RuntimeReader(cri.runtime, new PodCache()),
     endpoint,
     runtimeName,
     logger: nullLogger,

@@ -8,11 +8,14 @@
 // UID changes; a pod that leaves frees its share at once (the kubelet's pod manager drops it). An
 // API pod the server already has Succeeded or Failed is never run again (the kubelet runs no
 // terminal pod), even after a restart of the agent. A critical pod admitted by preemption counts
-// at once in its victims' place, and reaches the workers once they have stopped.
+// at once in its victims' place, and reaches the workers once they have stopped; each victim is
+// stopped through its worker with the preemption's termination request (Failed, reason Preempting).
 import type { PodUpdate, StaticPod } from '../config/types.js';
-import { PREEMPTED_MESSAGE, PREEMPTING } from '../k8s/disruption.js';
+import { PREEMPTED_CONDITION_MESSAGE, PREEMPTED_MESSAGE, PREEMPTING } from '../k8s/disruption.js';
+import { isTerminalPhase } from '../k8s/pod-phase.js';
 import { isStaticPod } from '../k8s/priority.js';
 import type { Logger } from '../log/logger.js';
+import type { TerminationRequest } from '../podworkers/termination-request.js';
 import { byCreationTime } from './admission-order.js';
 import { canAdmitPod } from './can-admit.js';
 import type { NodeFacts } from './node-facts.js';
@@ -23,11 +26,13 @@ export interface PodAdmissionDeps {
   node(): NodeFacts;
   /** An admitted pod's change, for the pod workers. */
   apply(u: PodUpdate): void;
+  /** Stops an admitted pod through its worker (a preemption's victim: the kubelet's killPodNow). */
+  stop(pod: StaticPod, request: TerminationRequest): void;
   /** The pod's reported phase is Succeeded or Failed: it no longer counts against the node. */
   isTerminal(uid: string): boolean;
   /**
-   * The pod is refused at admission, or preempted to admit a critical pod: its status is Failed
-   * with this reason (the status message of a refusal says "Pod was rejected: " first).
+   * The pod is refused at admission (its status is Failed with this reason; the status message says
+   * "Pod was rejected: " first), or preempted to admit a critical pod (its stop sets its status).
    */
   refused(pod: StaticPod, reason: string, message: string, how: 'rejected' | 'preempted'): void;
   /** An API pod the server has in a terminal phase: never started; its status is the server's. */
@@ -39,13 +44,24 @@ export interface PodAdmissionDeps {
   logger: Logger;
 }
 
+/** A preemption's stop: Failed at once, whatever the victim's containers do, as the kubelet's status function sets it. */
+const PREEMPTION: TerminationRequest = {
+  reason: 'preempted',
+  status: {
+    reason: PREEMPTING,
+    message: PREEMPTED_MESSAGE,
+    conditionMessage: PREEMPTED_CONDITION_MESSAGE,
+    alwaysFailed: true,
+  },
+};
+
 /** What admission did with a pod: handed on now, admitted but held until its victims stop, refused. */
 type Admitted = 'now' | 'held' | 'refused';
 
 /** An API pod whose phase on the server is terminal. */
 function isTerminalApiPod(sp: StaticPod): boolean {
   const phase = sp.pod.status?.phase;
-  return !isStaticPod(sp.pod) && (phase === 'Succeeded' || phase === 'Failed');
+  return !isStaticPod(sp.pod) && isTerminalPhase(phase);
 }
 
 export class PodAdmission {
@@ -53,28 +69,29 @@ export class PodAdmission {
   private readonly refusedPods = new Map<string, StaticPod>();
   /** Pods that arrived before the runtime was read, by UID. */
   private pending: Map<string, StaticPod> | undefined = new Map();
-  /** UIDs the runtime had at start: those pods run already. */
-  private readonly found = new Set<string>();
+  /** Whether the runtime held a UID when it was read back at start (the adoption policy's answer). */
+  private foundAtStart: (uid: string) => boolean = () => false;
+  /** Of those, the ones refused or gone since: not admitted as they run any more. */
+  private readonly letGo = new Set<string>();
   /** Admitted pods waiting for their preemption's victims to stop, each with the token of its wait. */
   private readonly held = new Map<string, symbol>();
 
   constructor(private readonly deps: PodAdmissionDeps) {}
 
-  /** The UIDs of the pods the runtime has at start (before any is adopted). */
-  runtimeFound(uids: Iterable<string>): void {
-    for (const uid of uids) this.found.add(uid);
-  }
-
-  /** The runtime has been read: the pods that came so far are admitted, running ones first. */
-  startAdmitting(): void {
+  /**
+   * The runtime has been read: the pods that came so far are admitted, running ones first.
+   * `foundAtStart` says whether the runtime held a UID then: such a pod runs already.
+   */
+  startAdmitting(foundAtStart: (uid: string) => boolean): void {
     const pending = this.pending;
     if (!pending) return;
     this.pending = undefined;
+    this.foundAtStart = foundAtStart;
     const all = [...pending.values()];
     // A pod that cannot run here is refused even if it runs already: nothing in it may be used on
     // the node. A terminal one is not started either; the workers stop what runs of it.
-    for (const sp of all.filter((p) => p.refusal !== undefined || isTerminalApiPod(p))) this.found.delete(sp.uid);
-    for (const sp of all.filter((p) => this.found.has(p.uid))) {
+    for (const sp of all.filter((p) => p.refusal !== undefined || isTerminalApiPod(p))) this.forgetFound(sp.uid);
+    for (const sp of all.filter((p) => this.runsAlready(p.uid))) {
       this.admitted.set(sp.uid, sp);
       // Re-identified under a kubelet's running pod while waiting: the workers hear it as that
       // change (the computed UID never had a worker), as they would have without admission.
@@ -82,7 +99,7 @@ export class PodAdmission {
         this.deps.apply({ op: 'UPDATE', pod: sp, previous: { ...sp, uid: sp.computedUid } });
       else this.deps.apply({ op: 'ADD', pod: sp });
     }
-    for (const sp of byCreationTime(all.filter((p) => !this.found.has(p.uid)))) this.add(sp);
+    for (const sp of byCreationTime(all.filter((p) => !this.runsAlready(p.uid)))) this.add(sp);
   }
 
   update(u: PodUpdate): void {
@@ -101,10 +118,19 @@ export class PodAdmission {
     // A new UID under the key: the old pod leaves the node's count before the new one is admitted.
     const wasGiven = this.admitted.delete(u.previous.uid) && !this.held.delete(u.previous.uid);
     this.dropRefused(u.previous.uid);
-    this.found.delete(u.previous.uid);
+    this.forgetFound(u.previous.uid);
     const now = this.admit(u.pod);
     if (now === 'now') this.deps.apply(wasGiven ? u : { op: 'ADD', pod: u.pod });
     else if (wasGiven) this.deps.apply({ op: 'REMOVE', pod: u.previous });
+  }
+
+  /** Found running at start, and neither refused nor gone since: admitted as it runs. */
+  private runsAlready(uid: string): boolean {
+    return this.foundAtStart(uid) && !this.letGo.has(uid);
+  }
+
+  private forgetFound(uid: string): void {
+    if (this.foundAtStart(uid)) this.letGo.add(uid);
   }
 
   isAdmitted(uid: string): boolean {
@@ -126,7 +152,7 @@ export class PodAdmission {
   }
 
   private remove(sp: StaticPod): void {
-    this.found.delete(sp.uid);
+    this.forgetFound(sp.uid);
     if (this.admitted.delete(sp.uid) && !this.held.delete(sp.uid)) this.deps.apply({ op: 'REMOVE', pod: sp });
     this.dropRefused(sp.uid);
   }
@@ -156,7 +182,7 @@ export class PodAdmission {
       this.deps.terminal(sp);
       return 'refused';
     }
-    if (this.found.has(sp.uid)) {
+    if (this.runsAlready(sp.uid)) {
       this.admitted.set(sp.uid, sp);
       return 'now';
     }
@@ -194,7 +220,7 @@ export class PodAdmission {
       requestingPod: by.key,
     });
     this.deps.refused(victim, PREEMPTING, PREEMPTED_MESSAGE, 'preempted');
-    this.deps.apply({ op: 'REMOVE', pod: victim });
+    this.deps.stop(victim, PREEMPTION);
   }
 
   /** The critical pod reaches the workers, as the set has it then, once its victims have stopped (unless it left meanwhile). */

@@ -24,6 +24,9 @@ export interface StaticPodSource {
 export interface PodStatusSource {
   get(uid: string): PodStatus | undefined;
   onChange(listener: (uid: string) => void): void;
+  /** Keeps the pod's final status readable after its worker ended, until release (a leaving mirror waits for it). */
+  hold?(uid: string): void;
+  release?(uid: string): void;
 }
 
 /** The desired API pods, by UID (the pod config's view). */

@@ -7,10 +7,11 @@ import { release } from 'node:os';
 import type { Node } from 'kubernetes-types/core/v1';
 import { initialNodeLabels, type NodeInfoSource } from '../node/node-info.js';
 import type { PodUpdate } from '../config/types.js';
+import type { TerminationRequest } from '../podworkers/termination-request.js';
 import { PodAdmission } from '../admission/pod-admission.js';
 import type { NodeFacts, PressureCondition } from '../admission/node-facts.js';
 import { sysctlAllowlist, type SysctlAllowlist } from '../admission/sysctls.js';
-import { PREEMPTED_CONDITION_MESSAGE } from '../k8s/disruption.js';
+import { isTerminalPhase } from '../k8s/pod-phase.js';
 import { qosClass } from '../k8s/qos.js';
 import { safeSysctls } from '../k8s/sysctls.js';
 import { notify, type PodWorkerObserver } from '../podworkers/observer.js';
@@ -70,6 +71,8 @@ export interface AdmissionLinkDeps {
   /** Whether the host can enforce AppArmor (node/apparmor-host.ts, read once at start). */
   appArmor: AppArmorHost;
   apply: (u: PodUpdate) => void;
+  /** Stops a pod through its worker (PodWorkers.stop). */
+  stop: (uid: string, request: TerminationRequest) => void;
   /** Resolves once nothing of the pod runs (PodWorkers.whenStopped). */
   stopped: (uid: string) => Promise<void>;
   status: StatusManager;
@@ -99,18 +102,11 @@ export function linkAdmission(deps: AdmissionLinkDeps): PodAdmission {
   return new PodAdmission({
     node: nodeFacts,
     apply: deps.apply,
-    isTerminal: (uid) => {
-      const phase = deps.status.get(uid)?.status.phase;
-      return phase === 'Succeeded' || phase === 'Failed';
-    },
+    stop: (pod, request) => deps.stop(pod.uid, request),
+    isTerminal: (uid) => isTerminalPhase(deps.status.get(uid)?.status.phase),
     refused: (pod, reason, message, how) => {
-      if (how === 'preempted')
-        deps.status.setPreempted(pod, {
-          reason,
-          message,
-          conditionMessage: PREEMPTED_CONDITION_MESSAGE,
-          alwaysFailed: true,
-        });
+      // A preempted pod's status is its stop's (its worker's termination request): kept while it stays refused.
+      if (how === 'preempted') deps.status.hold(pod.uid, 'admission');
       else deps.status.setRefused(pod, refusedPodStatus(pod.pod, reason, `Pod was rejected: ${message}`));
       const { uid, namespace, name } = pod.pod.metadata;
       notify(
@@ -121,7 +117,10 @@ export function linkAdmission(deps: AdmissionLinkDeps): PodAdmission {
     },
     // Listed with the status the server has for it; the API side then has nothing to send.
     terminal: (pod) => deps.status.setRefused(pod, pod.pod.status ?? { qosClass: qosClass(pod.pod) }),
-    forgotten: (uid) => deps.status.forgetRefused(uid),
+    forgotten: (uid) => {
+      deps.status.forgetRefused(uid);
+      deps.status.release(uid, 'admission');
+    },
     stopped: deps.stopped,
     logger,
   });

@@ -1,58 +1,44 @@
-// Once every manifest has been read, what runs without one can be told apart: the pod cache reads
-// the runtime in full, admission learns the pods found running (admitted first, once the runtime is read),
-// a kubelet's pod of the same manifest keeps its UID, the pods of a source that has not answered
-// are held back, and the rest go to the workers. Then the desired set is told adoption is done.
+// Wires the adoption policy (config/pod-config/runtime-adoption.ts) to the parts that carry out its
+// decisions: the runtime reader reads the runtime back, the file source re-identifies a kubelet's pod, admission
+// admits (what runs first), the workers stop what no source gives and then start pods. Then what waits
+// for adoption goes on.
 import type { PodAdmission } from '../admission/pod-admission.js';
 import type { PodConfig } from '../config/pod-config/pod-config.js';
 import type { PodSources } from '../config/pod-config/start-sources.js';
-import { configSourceOf } from '../kuberuntime/static-source.js';
-import type { Logger } from '../log/logger.js';
-import type { PodCache } from '../pleg/pod-cache.js';
+import type { RuntimeReader } from '../pleg/runtime-reader.js';
 import type { PodWorkers } from '../podworkers/pod-workers.js';
-import { startAdoption } from '../podworkers/start-adoption.js';
 
 export interface AdoptionLinkDeps {
   readonly podConfig: PodConfig;
-  readonly cache: PodCache;
+  readonly reader: RuntimeReader;
   readonly admission: PodAdmission;
   readonly sources: PodSources;
   readonly workers: PodWorkers;
   /** Adoption is done: what waits for it starts (the PLEG, systemd's READY with the admitted pods' UIDs). */
   readonly adopted: (admitted: string[]) => void;
-  readonly logger: Logger;
 }
 
 /** Returns the stop of an adoption under way (retrying a runtime that cannot be read). */
 export function linkAdoption(d: AdoptionLinkDeps): () => void {
-  const { podConfig, cache, admission, workers } = d;
-  let stopAdoption: (() => void) | undefined;
-  podConfig.onSeen((seen) => {
-    if (seen !== 'file') return;
-    stopAdoption = startAdoption({
-      readAll: async () => {
-        await cache.refreshAll();
-        const found = cache.pods();
-        admission.runtimeFound(found.keys());
-        return found;
-      },
-      desired: () => podConfig.all(),
-      adoptIdentity: (a) => d.sources.adoptIdentity(a.file, a.computedUid, a.runtimeUid),
-      holdBack: (found) => podConfig.holdBack(found, configSourceOf, (pods) => workers.adoptRuntimePods(pods)),
-      adoptRuntimePods: (found) => {
-        admission.startAdmitting();
-        workers.adoptRuntimePods(found);
-      },
-      adopted: () => {
-        podConfig.adoptionDone();
-        d.adopted(
-          podConfig
-            .all()
-            .filter((p) => admission.isAdmitted(p.uid))
-            .map((p) => p.uid),
-        );
-      },
-      logger: d.logger,
-    });
+  const { podConfig, reader, admission, workers } = d;
+  const foundAtStart = (uid: string): boolean => podConfig.foundAtStart(uid);
+  return podConfig.adoptRuntimePods({
+    readAll: async () => {
+      await reader.refreshAll();
+      return reader.cache.pods();
+    },
+    adoptIdentity: (a) => d.sources.adoptIdentity(a.file, a.computedUid, a.runtimeUid),
+    admit: () => admission.startAdmitting(foundAtStart),
+    runs: (uid) => workers.has(uid),
+    stop: (uid, pod, message) => workers.stopRuntimePod(uid, pod, message),
+    adopted: () => {
+      workers.start(foundAtStart);
+      d.adopted(
+        podConfig
+          .all()
+          .filter((p) => admission.isAdmitted(p.uid))
+          .map((p) => p.uid),
+      );
+    },
   });
-  return () => stopAdoption?.();
 }

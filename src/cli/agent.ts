@@ -7,6 +7,7 @@ import { PodConfig } from '../config/pod-config/pod-config.js';
 import { configuredSources, startPodSources } from '../config/pod-config/start-sources.js';
 import type { Logger } from '../log/logger.js';
 import { PodCache } from '../pleg/pod-cache.js';
+import { RuntimeReader } from '../pleg/runtime-reader.js';
 import { AgentMetrics } from '../metrics/agent-metrics.js';
 import { createPleg } from '../pleg/pleg.js';
 import type { PodWorkerObserver } from '../podworkers/observer.js';
@@ -75,8 +76,10 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     { desiredPods: () => podConfig.all().flatMap((p) => (p.refusal ? [] : [p.pod])) },
   );
 
-  // The one cache of runtime state: the PLEG keeps it current; workers and status read it.
-  const cache = new PodCache(runtime, { invalidIdentity: warnInvalidIdentityOnce(logger) });
+  // The one cache of runtime state, written by the one reader of the runtime: the PLEG keeps it
+  // current; workers reach it through the reader, status reads it.
+  const cache = new PodCache();
+  const reader = new RuntimeReader(runtime, cache, { invalidIdentity: warnInvalidIdentityOnce(logger) });
   // The API pods' ConfigMaps, Secrets, Services and tokens (src/node/pod-objects.ts), for volumes
   // and env. Made here so the pod runtime can be handed it; the API side registers the desired API
   // pods in it and attaches its connection. Standalone (no kubeconfig) there is none: static pods
@@ -124,14 +127,12 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     logger,
     syncFrequencyMs: opts.syncFrequencyMs,
     observers,
-    cache,
+    cache: reader,
     probes: prober,
     desired: podConfig,
     // The status is made below; a worker asks only once pods run.
-    finalStatus: { record: (uid): Promise<void> => status.recordFinal(uid) },
+    finalStatus: { record: (worker): Promise<void> => status.recordFinal(worker) },
     network: health,
-    // An API pod found running that the API server no longer binds here is stopped (after its first LIST: hold-back).
-    readSources: new Set(configuredSources(opts)),
   });
   observers.push(linkProber(prober, workers, opts.nodeIP));
   linkPodObjects(podObjects, { workers, podConfig, logger });
@@ -157,6 +158,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     allowedUnsafeSysctls: opts.allowedUnsafeSysctls,
     appArmor: await readAppArmorHost(),
     apply: (u) => workers.apply(u),
+    stop: (uid, request) => void workers.stop(uid, request),
     stopped: (uid) => workers.whenStopped(uid),
     status,
     observers,
@@ -168,7 +170,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
   prober.onResult(onProbeResult(status));
   const pleg = createPleg({
     runtime,
-    cache,
+    reader,
     endpoint: opts.containerRuntimeEndpoint,
     runtimeName: version.runtimeName,
     logger,
@@ -223,10 +225,10 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
   status.start(STATUS_FULL_PASS_MS);
   logRotation.start();
 
-  const sources = startPodSources(opts, podConfig, logger, (claims) => workers.refusedClaims(claims));
+  const sources = startPodSources(opts, podConfig, logger);
   const stopAdoption = linkAdoption({
     podConfig,
-    cache,
+    reader,
     admission,
     sources,
     workers,
@@ -241,7 +243,6 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
         () => undefined,
       );
     },
-    logger,
   });
 
   const endpoints = await local.starting;

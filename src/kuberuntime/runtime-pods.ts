@@ -75,6 +75,28 @@ export function newestFirst<T extends { createdAt: number; id: string }>(xs: T[]
   return xs.sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
 }
 
+/** Running, or created and not started yet: an instance that holds its name in the pod and has to be stopped. */
+export function isLiveContainer(c: Pick<RuntimeContainer, 'state'>): boolean {
+  return c.state === ContainerState.CONTAINER_RUNNING || c.state === ContainerState.CONTAINER_CREATED;
+}
+
+/** Each container name's instances, newest first (by creation; the order given breaks a tie). */
+export function instancesByName(containers: readonly RuntimeContainer[]): Map<string, RuntimeContainer[]> {
+  const out = new Map<string, RuntimeContainer[]>();
+  for (const c of containers) {
+    const list = out.get(c.name);
+    if (list) list.push(c);
+    else out.set(c.name, [c]);
+  }
+  for (const list of out.values()) list.sort((a, b) => b.createdAt - a.createdAt);
+  return out;
+}
+
+/** The newest instance of each container name: the one status, probes and restarts look at. */
+export function newestByName(containers: readonly RuntimeContainer[]): Map<string, RuntimeContainer> {
+  return new Map([...instancesByName(containers)].map(([name, list]) => [name, list[0]!]));
+}
+
 function sandboxFrom(s: PodSandbox | PodSandboxStatus): RuntimeSandbox {
   const network = 'network' in s ? s.network : undefined;
   return {

@@ -1,12 +1,14 @@
 // Wires the node shutdown manager to the agent's parts: the pods it runs (pod workers), their
 // statuses (status manager), and the API side that must have the final ones before the lock goes.
-import type { Pod } from 'kubernetes-types/core/v1';
-import type { DesiredPodLookup, StaticPod } from '../config/types.js';
+import type { DesiredPodLookup } from '../config/types.js';
 import type { Logger } from '../log/logger.js';
 import { LOGIND_CONF_DIR } from './logind-dropin.js';
 import { NODE_SHUTDOWN_MESSAGE, NODE_SHUTDOWN_REASON, NodeShutdownManager } from './node-shutdown-manager.js';
 import { shutdownPeriods, type ShutdownPriorityPeriod } from './shutdown-groups.js';
 import { systemBusSocket } from '../dbus/system-bus-address.js';
+import { isActive } from '../podworkers/pod-states.js';
+import type { PodWorkerSnapshot } from '../podworkers/snapshot.js';
+import type { TerminationRequest } from '../podworkers/termination-request.js';
 
 export interface NodeShutdownSettings {
   shutdownGracePeriodMs: number;
@@ -16,8 +18,9 @@ export interface NodeShutdownSettings {
 
 export interface NodeShutdownParts {
   workers: {
-    snapshot(): ReadonlyArray<{ uid: string; key: string; state: string; pod?: Pod; orphan: boolean }>;
-    stopForNodeShutdown(sp: StaticPod, stop: { graceSeconds: number; reason: string; message: string }): Promise<void>;
+    snapshot(): readonly PodWorkerSnapshot[];
+    /** Stops the pod through its worker; resolves once nothing of it runs (PodWorkers.stop). */
+    stop(uid: string, request: TerminationRequest): Promise<void>;
     restoreAfterShutdown(): void;
   };
   /** The one desired pod set: only its pods are stopped (and later restored). */
@@ -27,8 +30,6 @@ export interface NodeShutdownParts {
   onShuttingDown(on: boolean): void;
   logger: Logger;
 }
-
-const RUNNING_STATES = new Set(['WaitingToStart', 'Syncing']);
 
 /** Undefined when graceful shutdown is off (both periods 0 and no list), as in the kubelet. */
 export function startNodeShutdown(
@@ -57,18 +58,15 @@ export function startNodeShutdown(
       runningPods: () => {
         return parts.workers
           .snapshot()
-          .filter(
-            (w) => !w.orphan && w.pod && RUNNING_STATES.has(w.state) && parts.desired.podByUid(w.uid) !== undefined,
-          )
+          .filter((w) => !w.orphan && w.pod && isActive(w) && parts.desired.podByUid(w.uid) !== undefined)
           .map((w) => ({ uid: w.uid, key: w.key, pod: w.pod! }));
       },
       stopPod: async (t, graceSeconds) => {
-        const sp = parts.desired.podByUid(t.uid);
-        if (!sp) return;
-        await parts.workers.stopForNodeShutdown(sp, {
+        if (!parts.desired.podByUid(t.uid)) return;
+        await parts.workers.stop(t.uid, {
+          reason: 'node-shutdown',
           graceSeconds,
-          reason: NODE_SHUTDOWN_REASON,
-          message: NODE_SHUTDOWN_MESSAGE,
+          status: { reason: NODE_SHUTDOWN_REASON, message: NODE_SHUTDOWN_MESSAGE },
         });
         // Its worker is at rest now: the terminal status is computed from here.
         parts.status.update(t.uid);

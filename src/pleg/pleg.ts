@@ -8,7 +8,7 @@ import { ContainerdEventsClient } from '../cri/containerd-events.js';
 import type { RuntimeService } from '../cri/cri-types.js';
 import { openContainerdEventStream } from './containerd-event-source.js';
 import { openCriEventStream } from './cri-event-source.js';
-import type { PodCache } from './pod-cache.js';
+import type { RuntimeReader } from './runtime-reader.js';
 import { RelistPleg } from './relist-pleg.js';
 import { StreamSupervisor, type StreamCallbacks, type StreamHandle } from './stream-supervisor.js';
 import type { Pleg, PlegMechanism, PodLifecycleEvent } from './types.js';
@@ -33,8 +33,8 @@ export type ContainerdEvents = Pick<ContainerdEventsClient, 'subscribeTaskEvents
 
 export interface CreatePlegOptions {
   runtime: RuntimeService;
-  /** The one cache of runtime state, which the PLEG keeps current. */
-  cache: PodCache;
+  /** The runtime reader, which keeps the one cache of runtime state current. */
+  reader: RuntimeReader;
   /** The CRI endpoint: containerd serves its own event service on the same socket. */
   endpoint: string;
   /** VersionResponse.runtimeName: containerd's task events are tried only for 'containerd'. */
@@ -66,7 +66,7 @@ export function createPleg(opts: CreatePlegOptions): EventedPleg {
   const slowMs = opts.eventedRelistPeriodMs ?? DEFAULT_EVENTED_RELIST_PERIOD_MS;
   const log = opts.logger;
   const relister = new RelistPleg({
-    cache: opts.cache,
+    reader: opts.reader,
     periodMs: fastMs,
     logger: log,
     onEvent: opts.onEvent,

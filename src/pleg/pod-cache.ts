@@ -1,33 +1,16 @@
-// The one cache of runtime state (the kubelet's PLEG pod cache): every pod's sandboxes and
-// containers with their statuses, and when that was read. Only reads of the runtime write it: a
-// full read (the PLEG's relist) or one pod's (a runtime event, or a worker that needs a newer
-// view than it has). Nothing else in bootlet reads the runtime's state.
-//
-// A pod worker syncs from an entry newer than its last sync (`getNewerThan`): when the cache
-// already has one (a relist or an event came after the sync), it costs nothing; otherwise that one
-// pod is read, once however many ask. Status is computed from the same entries. Reads are
-// coalesced: one full read in flight and at most one queued; the same per pod. A read never
-// overwrites what a read that started later already wrote.
-//
-// The agent's own creations are the third kind of read. A worker says what it is about to create
-// (`creating`) and what it created (the sandbox or container ids the runtime answered); the cache
-// then reads exactly those objects by id (PodSandboxStatus, ContainerStatus) and writes them into
-// the pod's entry, stamped with that read's start. What the entry says of them is therefore what the
-// runtime said, never what the agent expects; the rest of the pod is as last read, and any change
-// to it since was made by this agent (recorded the same way) or announced by a runtime event,
-// which reads the object it names. Until a creation's answer is back, a runtime event about an
-// id the cache does not know may be about that object, so the PLEG waits for it (`afterCreations`)
-// before it takes the id for a stranger's and relists everything.
-import { ContainerState, PodSandboxState, type RuntimeService } from '../cri/cri-types.js';
+// The one cache of runtime state (the kubelet's PLEG pod cache), and nothing but the cache: every pod's
+// sandboxes and containers with their statuses, and the time of the read that found them. It reads
+// nothing itself: the runtime reader (runtime-reader.ts) writes what its reads found (`set`, `setAll`,
+// `setObjects`), and workers, status and the PLEG read it (`get`, `getNewerThan`). A write never
+// overwrites what a read that started later already wrote. Every change of a pod's objects (one
+// appeared, changed state, went) is told to the listeners (the PLEG's events).
 import {
   newestFirst,
-  readRuntimeObject,
-  readRuntimePods,
-  type ListRuntimePodsOptions,
+  type RuntimeObject,
   type RuntimeObjectRef,
   type RuntimePod,
 } from '../kuberuntime/runtime-pods.js';
-import { KeyedSerialRunner } from '../util/serial-runner.js';
+import { ContainerState, PodSandboxState } from '../cri/cri-types.js';
 
 /** A logical time: every read takes a new one when it starts; workers compare with it. */
 export type CacheTime = number;
@@ -43,17 +26,6 @@ export interface PodCacheChange {
   readonly before: RuntimePod | undefined;
   readonly after: RuntimePod | undefined;
 }
-
-const ALL = '*';
-
-/** Called with what the creation made (empty when it failed); returns a time before the reads of those objects start. */
-export type CreationDone = (created: readonly RuntimeObjectRef[]) => CacheTime;
-/**
- * One-pod reads in flight at once. 2,000 pods removed in a flood each asked for a read of their
- * own as they began terminating: 4,000 CRI calls in flight stalled the agent for seconds and
- * grew it by 100+ MiB. The relist has a runner of its own and never waits behind them.
- */
-const POD_READS_AT_ONCE = 16;
 
 /** The states of a pod's objects: what tells that something changed in it. */
 function signature(p: RuntimePod | undefined): string {
@@ -74,44 +46,20 @@ export class PodCache {
   private readonly podOfObject = new Map<string, string>();
   /** Pods a read of their own found gone, and when (until the next full read). */
   private readonly absentAt = new Map<string, CacheTime>();
-  /** Start of the last full read that succeeded: every pod not in it was gone then. */
+  /** Start of the last full read: every pod not in it was gone then (the kubelet's cache timestamp). */
   private fullAt: CacheTime = 0;
-  private lastFullMs: number;
-  private readonly listeners = new Set<(c: PodCacheChange) => void>();
-  private readonly reads: KeyedSerialRunner<string>;
-  private readonly podReads: KeyedSerialRunner<string>;
-
-  private readonly now: () => number;
-  /** Creations by this agent whose answer is not back yet. */
-  private creationsInFlight = 0;
-  private creationWaiters: (() => void)[] = [];
-  /** Objects this agent created, by id: their pod (and when), until a read has them in an entry. */
-  private readonly created = new Map<string, { uid: string; at: CacheTime }>();
-  /** The reads of a pod's own creations, by pod: a worker waits for them rather than reading the pod. */
-  private readonly creationReads = new Map<string, Promise<void>>();
-  /** Creations in flight, by pod. */
-  private readonly creatingPods = new Map<string, number>();
   /** Pods the last full reads left to their creations' reads: the start of the last full read that covered each. */
   private readonly uncovered = new Map<string, CacheTime>();
-  /** Reads of single objects a runtime event named, by id. */
-  private readonly objectReads: KeyedSerialRunner<string>;
-  /** Stops by this agent in flight (StopContainer, StopPodSandbox), by object id: settled by the runtime's answer. */
-  private readonly stops = new Map<string, { count: number; answered: Promise<void>; resolve: () => void }>();
+  private readonly listeners = new Set<(c: PodCacheChange) => void>();
 
-  constructor(
-    private readonly runtime: RuntimeService,
-    private readonly opts: { now?: () => number; invalidIdentity?: ListRuntimePodsOptions['invalidIdentity'] } = {},
-  ) {
-    this.now = opts.now ?? Date.now;
-    this.lastFullMs = this.now();
-    this.reads = new KeyedSerialRunner(() => this.readAll());
-    this.podReads = new KeyedSerialRunner((uid) => this.readPod(uid), { concurrency: POD_READS_AT_ONCE });
-    this.objectReads = new KeyedSerialRunner((id) => this.readObject(id), { concurrency: POD_READS_AT_ONCE });
-  }
-
-  /** A time later than every read started so far (what a worker records when its sync ends). */
+  /** A time later than every read started so far (a read takes one when it starts; a worker when its step ends). */
   tick(): CacheTime {
     return ++this.clock;
+  }
+
+  /** The latest time handed out. */
+  time(): CacheTime {
+    return this.clock;
   }
 
   get(uid: string): CachedPod {
@@ -120,6 +68,12 @@ export class PodCache {
       pod: e?.pod,
       at: Math.max(e?.at ?? 0, this.absentAt.get(uid) ?? 0, this.uncovered.get(uid) ?? this.fullAt),
     };
+  }
+
+  /** The pod as a read that started after `t` found it; undefined when the cache has no such read yet. */
+  getNewerThan(uid: string, t: CacheTime): CachedPod | undefined {
+    const cached = this.get(uid);
+    return cached.at > t ? cached : undefined;
   }
 
   has(uid: string): boolean {
@@ -131,124 +85,9 @@ export class PodCache {
     return new Map([...this.entries].map(([uid, e]) => [uid, e.pod]));
   }
 
-  /** The pod as read after `t`: from the cache when it has such a read, else read now. Rejects if the runtime cannot be read. */
-  async getNewerThan(uid: string, t: CacheTime): Promise<CachedPod> {
-    // The pod's own creations are being read: that read may be the newer one asked for.
-    await this.creationReads.get(uid);
-    const cached = this.get(uid);
-    if (cached.at > t) return cached;
-    await this.podReads.run(uid);
-    return this.get(uid);
-  }
-
-  /** A full read (the relist); coalesced with any in flight. Rejects if the runtime cannot be read. */
-  refreshAll(): Promise<void> {
-    return this.reads.run(ALL);
-  }
-
-  /** One pod's read; coalesced per pod. */
-  refreshPod(uid: string): Promise<void> {
-    return this.podReads.run(uid);
-  }
-
-  /**
-   * The agent is about to create objects of pod `uid` (RunPodSandbox, CreateContainer with its
-   * StartContainer). Call what is returned once with the ids the runtime answered: those objects
-   * are read by id and written into the pod's entry. The time returned is earlier than that read,
-   * so a worker that waits for a read newer than it gets this one.
-   */
-  creating(uid: string): CreationDone {
-    this.creationsInFlight++;
-    this.creatingPods.set(uid, (this.creatingPods.get(uid) ?? 0) + 1);
-    let settled = false;
-    return (objects) => {
-      if (settled) return this.clock;
-      settled = true;
-      const left = (this.creatingPods.get(uid) ?? 1) - 1;
-      if (left > 0) this.creatingPods.set(uid, left);
-      else this.creatingPods.delete(uid);
-      const at = this.tick();
-      for (const o of objects) this.created.set(o.id, { uid, at });
-      if (objects.length > 0) {
-        const before = this.creationReads.get(uid);
-        const read: Promise<void> = (before ?? Promise.resolve())
-          .then(() => this.readCreated(uid, objects))
-          // A failed read leaves the entry unstamped: the worker then reads the whole pod.
-          .catch(() => undefined)
-          .finally(() => {
-            if (this.creationReads.get(uid) === read) this.creationReads.delete(uid);
-          });
-        this.creationReads.set(uid, read);
-      }
-      this.creationsInFlight--;
-      const waiters = this.creationWaiters;
-      this.creationWaiters = [];
-      for (const w of waiters) w();
-      return at;
-    };
-  }
-
-  /**
-   * Runs `fn` when the next creation in flight settles, and returns true; false (without running
-   * it) when none is in flight.
-   */
-  afterCreation(fn: () => void): boolean {
-    if (this.creationsInFlight === 0) return false;
-    this.creationWaiters.push(fn);
-    return true;
-  }
-
-  /**
-   * The agent is about to stop the object `id` (StopContainer, StopPodSandbox); call what is
-   * returned once the runtime has answered, however it did. A runtime event about the object
-   * meanwhile waits for that answer (`stopOf`): the CRI shows the exit by the time the stop
-   * returns, so one read then answers the event. Read at once, the exits of a mass removal were
-   * followed up again and again while containerd's CRI plugin caught up with its own events.
-   */
-  stopping(id: string): () => void {
-    let stop = this.stops.get(id);
-    if (!stop) {
-      let resolve: () => void = () => {};
-      const answered = new Promise<void>((r) => (resolve = r));
-      stop = { count: 0, answered, resolve };
-      this.stops.set(id, stop);
-    }
-    const entry = stop;
-    entry.count++;
-    let settled = false;
-    return () => {
-      if (settled) return;
-      settled = true;
-      if (--entry.count > 0) return;
-      if (this.stops.get(id) === entry) this.stops.delete(id);
-      entry.resolve();
-    };
-  }
-
-  /** The agent's stop of the object `id` in flight, if any: settles when the runtime has answered it. */
-  stopOf(id: string): Promise<void> | undefined {
-    return this.stops.get(id)?.answered;
-  }
-
-  /** The read of the pod's own creations in flight, if any. */
-  creationRead(uid: string): Promise<void> | undefined {
-    return this.creationReads.get(uid);
-  }
-
-  /** A read of the one object `id` (a runtime event named it); coalesced per object. The cache must know its pod. */
-  refreshObject(id: string): Promise<void> {
-    return this.objectReads.run(id);
-  }
-
-  /** Called for every pod whose objects changed state (or appeared, or went). */
-  onChange(listener: (c: PodCacheChange) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
-  /** The pod that holds the container or sandbox `id`, if the cache knows it. */
+  /** The pod that holds the container or sandbox `id`, if an entry has it. */
   podOf(id: string): string | undefined {
-    return this.podOfObject.get(id) ?? this.created.get(id)?.uid;
+    return this.podOfObject.get(id);
   }
 
   /** Whether the object `id` is running (a sandbox: ready) as the cache has it; undefined when no entry has it. */
@@ -262,87 +101,42 @@ export class PodCache {
     return s ? s.state === PodSandboxState.SANDBOX_READY : undefined;
   }
 
-  /** Milliseconds since the last full read succeeded (the PLEG's health signal). */
-  sinceLastFullReadMs(): number {
-    return this.now() - this.lastFullMs;
-  }
-
-  async idle(): Promise<void> {
-    await Promise.all([
-      this.reads.idle(),
-      this.podReads.idle(),
-      this.objectReads.idle(),
-      ...this.creationReads.values(),
-    ]);
-  }
-
-  private async readAll(): Promise<void> {
-    const started = this.tick();
-    // A pod being created is left to its creation's read (which reads its new objects by id): the
-    // relist would only ask their statuses a second time, or catch a container between create and start.
-    const left = new Set<string>();
-    const leaveOut = (uid: string): boolean => {
-      if (!this.creatingPods.has(uid) && !this.creationReads.has(uid)) return false;
-      left.add(uid);
-      return true;
-    };
-    const pods = await readRuntimePods(this.runtime, {
-      previous: (uid) => this.entries.get(uid)?.pod,
-      invalidIdentity: this.opts.invalidIdentity,
-      leaveOut,
-    });
-    for (const [uid, pod] of pods) this.write(uid, pod, started, false);
-    for (const uid of [...this.entries.keys()])
-      if (!pods.has(uid) && !left.has(uid)) this.write(uid, undefined, started, false);
-    for (const uid of left) if (!this.uncovered.has(uid)) this.uncovered.set(uid, this.fullAt);
-    for (const uid of [...this.uncovered.keys()]) if (!left.has(uid)) this.uncovered.delete(uid);
-    this.fullAt = Math.max(this.fullAt, started);
-    for (const [uid, at] of this.absentAt) if (at < started) this.absentAt.delete(uid);
-    // A full read that started after a creation was recorded has it (or found it gone).
-    for (const [id, c] of this.created) if (c.at < started && !left.has(c.uid)) this.created.delete(id);
-    this.lastFullMs = this.now();
-  }
-
-  /** What the runtime says of objects this agent just created, written into their pod's entry. */
-  private async readCreated(uid: string, refs: readonly RuntimeObjectRef[]): Promise<void> {
-    const started = this.tick();
-    const found = await Promise.all(
-      refs.map((r) => readRuntimeObject(this.runtime, r, { invalidIdentity: this.opts.invalidIdentity })),
-    );
-    this.merge(uid, refs, found, started, true);
-  }
-
-  /** One object a runtime event named: its pod's entry keeps the time of the pod's last full read. */
-  private async readObject(id: string): Promise<void> {
-    const uid = this.podOf(id);
-    if (uid === undefined) return;
-    const pod = this.entries.get(uid)?.pod;
-    const sandboxId = pod?.containers.find((c) => c.id === id)?.sandboxId;
-    const isSandbox = pod?.sandboxes.some((s) => s.id === id) ?? false;
-    // Known only as a creation whose read failed: the pod is read instead.
-    if (!isSandbox && sandboxId === undefined) return this.readPod(uid);
-    const ref: RuntimeObjectRef = isSandbox
-      ? { kind: 'sandbox', id }
-      : { kind: 'container', id, sandboxId: sandboxId ?? '' };
-    const started = this.tick();
-    const found = await readRuntimeObject(this.runtime, ref, { invalidIdentity: this.opts.invalidIdentity });
-    this.merge(uid, [ref], [found], started, false);
+  /** Called for every pod whose objects changed state (or appeared, or went). */
+  onChange(listener: (c: PodCacheChange) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   /**
-   * The pod's entry with `refs` replaced by what was read of them (an object read as undefined is
-   * gone). Unless a read of the pod that started later already wrote; `stamp` makes the entry as
-   * new as this read.
+   * What a full read that started at `at` found: every pod in `pods`, every other gone, except those
+   * `left` to their creations' reads (they keep their entries and the time of the last full read
+   * that covered them).
    */
-  private merge(
+  setAll(pods: ReadonlyMap<string, RuntimePod>, at: CacheTime, left: ReadonlySet<string>): void {
+    for (const [uid, pod] of pods) this.set(uid, pod, at, false);
+    for (const uid of [...this.entries.keys()])
+      if (!pods.has(uid) && !left.has(uid)) this.set(uid, undefined, at, false);
+    for (const uid of left) if (!this.uncovered.has(uid)) this.uncovered.set(uid, this.fullAt);
+    for (const uid of [...this.uncovered.keys()]) if (!left.has(uid)) this.uncovered.delete(uid);
+    this.fullAt = Math.max(this.fullAt, at);
+    for (const [uid, t] of this.absentAt) if (t < at) this.absentAt.delete(uid);
+  }
+
+  /**
+   * The pod's entry with `refs` replaced by what a read that started at `at` found of them (an
+   * object read as undefined is gone). Unless a read of the pod that started later already wrote;
+   * `stamp` makes the entry as new as this read (the pod's own creations were read). False when a
+   * later read had written already.
+   */
+  setObjects(
     uid: string,
     refs: readonly RuntimeObjectRef[],
-    found: readonly Awaited<ReturnType<typeof readRuntimeObject>>[],
+    found: readonly (RuntimeObject | undefined)[],
     at: CacheTime,
     stamp: boolean,
-  ): void {
+  ): boolean {
     const old = this.entries.get(uid);
-    if ((old && old.at > at) || (this.absentAt.get(uid) ?? 0) > at) return;
+    if (this.isOlder(uid, at)) return false;
     const ids = new Set(refs.map((r) => r.id));
     const first = found.find((f) => f !== undefined)?.identity;
     const pod: RuntimePod = {
@@ -359,43 +153,28 @@ export class PodCache {
     }
     newestFirst(pod.sandboxes);
     newestFirst(pod.containers);
-    for (const id of ids) this.created.delete(id);
     const empty = pod.sandboxes.length === 0 && pod.containers.length === 0;
-    this.write(uid, empty ? undefined : pod, stamp ? at : (old?.at ?? 0), stamp);
+    this.set(uid, empty ? undefined : pod, stamp ? at : (old?.at ?? 0), stamp);
+    return true;
   }
 
-  private async readPod(uid: string): Promise<void> {
-    const started = this.tick();
-    const pods = await readRuntimePods(this.runtime, {
-      podUid: uid,
-      previous: (u) => this.entries.get(u)?.pod,
-      invalidIdentity: this.opts.invalidIdentity,
-    });
-    this.write(uid, pods.get(uid), started, true);
-  }
-
-  /** podOfObject follows the pod's entry: the ids it no longer holds go, the ones it holds now point to it. */
-  private reindex(uid: string, before: RuntimePod | undefined, after: RuntimePod | undefined): void {
-    for (const o of [...(before?.sandboxes ?? []), ...(before?.containers ?? [])])
-      if (this.podOfObject.get(o.id) === uid) this.podOfObject.delete(o.id);
-    for (const o of [...(after?.sandboxes ?? []), ...(after?.containers ?? [])]) this.podOfObject.set(o.id, uid);
-  }
-
-  /** Writes what a read that started at `at` found, unless a later read already wrote. */
-  private write(uid: string, pod: RuntimePod | undefined, at: CacheTime, stamp: boolean): void {
+  /**
+   * Writes what a read that started at `at` found of one pod (undefined: gone), unless a later read
+   * already wrote. `stamp` (a read of the pod itself) makes the entry as new as the read; a full read
+   * stamps only what changed (its start covers the rest).
+   */
+  set(uid: string, pod: RuntimePod | undefined, at: CacheTime, stamp: boolean): void {
     const old = this.entries.get(uid);
-    if ((old && old.at > at) || (this.absentAt.get(uid) ?? 0) > at) return;
+    if (this.isOlder(uid, at)) return;
     if (pod) this.absentAt.delete(uid);
     const changed = signature(old?.pod) !== signature(pod);
     if (!pod) {
       this.entries.delete(uid);
       if (stamp) this.absentAt.set(uid, at);
-    }
-    // A full read stamps only what changed (fullAt covers the rest); a pod's own read stamps it.
-    else if (changed || stamp || !old) this.entries.set(uid, { pod, at });
+    } else if (changed || stamp || !old) this.entries.set(uid, { pod, at });
     else old.pod = pod;
-    if (changed) this.reindex(uid, old?.pod, pod);
     if (!changed) return;
+    this.reindex(uid, old?.pod, pod);
     for (const l of this.listeners) {
       try {
         l({ uid, before: old?.pod, after: pod });
@@ -403,5 +182,18 @@ export class PodCache {
         // A listener's failure is its own; the cache and the other listeners go on.
       }
     }
+  }
+
+  /** A read that started at `at` is older than what the cache already has of the pod. */
+  private isOlder(uid: string, at: CacheTime): boolean {
+    const old = this.entries.get(uid);
+    return (old !== undefined && old.at > at) || (this.absentAt.get(uid) ?? 0) > at;
+  }
+
+  /** podOfObject follows the pod's entry: the ids it no longer holds go, the ones it holds now point to it. */
+  private reindex(uid: string, before: RuntimePod | undefined, after: RuntimePod | undefined): void {
+    for (const o of [...(before?.sandboxes ?? []), ...(before?.containers ?? [])])
+      if (this.podOfObject.get(o.id) === uid) this.podOfObject.delete(o.id);
+    for (const o of [...(after?.sandboxes ?? []), ...(after?.containers ?? [])]) this.podOfObject.set(o.id, uid);
   }
 }

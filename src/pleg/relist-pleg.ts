@@ -1,17 +1,18 @@
 // The PLEG: keeps the pod cache current and turns what changes in it into events for the affected
-// pod only. It relists (a full read of the cache) every period, and at once when a runtime event
+// pod only. It relists (a full read into the cache) every period, and at once when a runtime event
 // asks; an event about an object the cache already knows reads only that object (its status by
-// id), and a CRI event that names its pod reads that pod (a CRI list filtered by its UID label). Reads are coalesced by the cache. When an event announced a
+// id), and a CRI event that names its pod reads that pod (a CRI list filtered by its UID label). Reads are coalesced by the runtime reader. When an event announced a
 // change the CRI does not show yet (containerd publishes /tasks/exit before its CRI plugin marks
 // the container exited), the read is followed up until it does.
 import type { Logger } from '../log/logger.js';
-import type { PodCache } from './pod-cache.js';
+import type { RuntimeReader } from './runtime-reader.js';
 import { podEvents } from './pod-events.js';
 import type { Pleg, PodLifecycleEvent } from './types.js';
 import { errorMessage } from '../util/error-message.js';
 
 export interface RelistPlegOptions {
-  cache: PodCache;
+  /** The runtime reader, which writes the pod cache this PLEG watches. */
+  reader: RuntimeReader;
   periodMs: number;
   logger: Logger;
   onEvent: (e: PodLifecycleEvent) => void;
@@ -86,7 +87,7 @@ export class RelistPleg implements Pleg {
   constructor(private readonly opts: RelistPlegOptions) {
     this.now = opts.now ?? Date.now;
     this.periodMs = opts.periodMs;
-    this.unsubscribe = opts.cache.onChange((c) => {
+    this.unsubscribe = opts.reader.cache.onChange((c) => {
       for (const e of podEvents(c.uid, c.before, c.after, (id) => this.oom.has(id))) this.emit(e);
       for (const id of this.oom)
         if (
@@ -116,7 +117,7 @@ export class RelistPleg implements Pleg {
   }
 
   sinceLastRelistMs(): number {
-    return this.opts.cache.sinceLastFullReadMs();
+    return this.opts.reader.sinceLastFullReadMs();
   }
 
   /** The period of the safety-net relist; changed when an event stream comes up or goes down. */
@@ -135,7 +136,7 @@ export class RelistPleg implements Pleg {
     this.opts.logger.v(4).info('PLEG relist', { cause });
     try {
       const startedAt = performance.now();
-      await this.opts.cache.refreshAll();
+      await this.opts.reader.refreshAll();
       this.opts.onRelist?.(
         performance.now() - startedAt,
         this.lastRelistStart === undefined ? undefined : startedAt - this.lastRelistStart,
@@ -172,16 +173,16 @@ export class RelistPleg implements Pleg {
       this.schedule('', 'request');
       return;
     }
-    const cache = this.opts.cache;
+    const reader = this.opts.reader;
     // The agent is stopping it: the stop's answer comes once the CRI shows the exit.
-    const stop = cache.stopOf(expect.id);
+    const stop = reader.stopOf(expect.id);
     if (stop) {
       void stop.then(() => this.requestRelist(expect));
       return;
     }
-    const uid = cache.podOf(expect.id);
-    if (uid === undefined && cache.afterCreation(() => this.requestRelist(expect))) return;
-    const reading = uid === undefined ? undefined : cache.creationRead(uid);
+    const uid = reader.podOf(expect.id);
+    if (uid === undefined && reader.afterCreation(() => this.requestRelist(expect))) return;
+    const reading = uid === undefined ? undefined : reader.creationRead(uid);
     if (reading) {
       void reading.then(() => this.requestRelist(expect));
       return;
@@ -235,8 +236,8 @@ export class RelistPleg implements Pleg {
 
   private async read(uids: string[], objects: string[]): Promise<void> {
     const results = await Promise.allSettled([
-      ...uids.map((u) => this.opts.cache.refreshPod(u)),
-      ...objects.map((id) => this.opts.cache.refreshObject(id)),
+      ...uids.map((u) => this.opts.reader.refreshPod(u)),
+      ...objects.map((id) => this.opts.reader.refreshObject(id)),
     ]);
     for (const r of results) {
       if (r.status === 'rejected')
@@ -255,7 +256,7 @@ export class RelistPleg implements Pleg {
 
   /** Whether the object `id` is running as the cache has it (undefined: the cache does not know it). */
   private running(id: string): boolean | undefined {
-    return this.opts.cache.running(id);
+    return this.opts.reader.cache.running(id);
   }
 
   private followUpDelay(reads: number): number {
@@ -303,7 +304,7 @@ export class RelistPleg implements Pleg {
       want.dueAt = now + this.followUpDelay(want.reads);
     }
     if (due.length === 0) this.checkExpectations();
-    else if (due.some((id) => this.opts.cache.podOf(id) === undefined)) void this.relist('follow-up');
+    else if (due.some((id) => this.opts.reader.podOf(id) === undefined)) void this.relist('follow-up');
     else void this.read([], due);
   }
 

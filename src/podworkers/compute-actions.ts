@@ -2,7 +2,13 @@
 // (the kubelet's computePodActions). Pure apart from the back-off reservation it is handed.
 import type { Container, EphemeralContainer } from 'kubernetes-types/core/v1';
 import { ContainerState, PodSandboxState } from '../cri/cri-types.js';
-import type { RuntimeContainer, RuntimePod, RuntimeSandbox } from '../kuberuntime/runtime-pods.js';
+import {
+  isLiveContainer,
+  newestByName,
+  type RuntimeContainer,
+  type RuntimePod,
+  type RuntimeSandbox,
+} from '../kuberuntime/runtime-pods.js';
 import type { BackOffDecision } from './crashloop-backoff.js';
 import {
   isRestartableInit as isSidecar,
@@ -114,19 +120,6 @@ export interface ComputeInput {
 
 const nsToMs = (ns: number): number => Math.floor(ns / 1e6);
 
-function newestByName(containers: readonly RuntimeContainer[]): Map<string, RuntimeContainer> {
-  const out = new Map<string, RuntimeContainer>();
-  for (const c of containers) {
-    const seen = out.get(c.name);
-    if (!seen || c.createdAt > seen.createdAt) out.set(c.name, c);
-  }
-  return out;
-}
-
-function isLive(c: RuntimeContainer): boolean {
-  return c.state === ContainerState.CONTAINER_RUNNING || c.state === ContainerState.CONTAINER_CREATED;
-}
-
 /** The kubelet's words: `back-off 20s restarting failed container=app pod=app_ns(uid)`. */
 function describeBackOff(name: string, delayMs: number, podDisplay: string): string {
   return `back-off ${Math.round(delayMs / 1000)}s restarting failed container=${name} pod=${podDisplay}`;
@@ -236,7 +229,7 @@ function sandboxNeeded(b: ActionsBuilder, input: ComputeInput, policy: PodRestar
   // The dead sandbox is stopped too, so the runtime releases what it still holds (network, mounts).
   if (newest) b.stopSandboxes.push(newest.id);
   for (const c of runtime?.containers ?? [])
-    if (isLive(c)) b.kill.push({ id: c.id, name: c.name, why: 'pod sandbox changed' });
+    if (isLiveContainer(c)) b.kill.push({ id: c.id, name: c.name, why: 'pod sandbox changed' });
   return undefined;
 }
 
@@ -397,7 +390,7 @@ function planEphemeralContainers(
       continue;
     }
     const target = current.get(targetName);
-    if (!target || !isLive(target)) {
+    if (!target || !isLiveContainer(target)) {
       b.waiting.set(c.name, {
         reason: 'CreateContainerConfigError',
         message: `unable to find target container ${targetName}`,
@@ -414,7 +407,7 @@ function planStrays(b: ActionsBuilder, input: ComputeInput, sandboxId: string): 
     [...input.initContainers, ...input.containers, ...(input.ephemeralContainers ?? [])].map((c) => c.name),
   );
   for (const c of input.runtime?.containers ?? []) {
-    if (!isLive(c)) continue;
+    if (!isLiveContainer(c)) continue;
     if (!names.has(c.name)) b.kill.push({ id: c.id, name: c.name, why: 'not in the pod spec' });
     else if (c.sandboxId !== sandboxId) b.kill.push({ id: c.id, name: c.name, why: 'belongs to an old sandbox' });
   }
@@ -429,10 +422,14 @@ function planGarbage(
   if (!runtime) return { containers: [], sandboxes: [] };
   // Keep the newest instance of each name and the newest dead one (lastState, `logs --previous`).
   const newest = newestByName(runtime.containers);
-  const newestDead = newestByName(runtime.containers.filter((c) => !isLive(c)));
+  const newestDead = newestByName(runtime.containers.filter((c) => !isLiveContainer(c)));
   const containers = runtime.containers
     .filter(
-      (c) => !isLive(c) && !killed.has(c.id) && newest.get(c.name)?.id !== c.id && newestDead.get(c.name)?.id !== c.id,
+      (c) =>
+        !isLiveContainer(c) &&
+        !killed.has(c.id) &&
+        newest.get(c.name)?.id !== c.id &&
+        newestDead.get(c.name)?.id !== c.id,
     )
     .map((c) => c.id);
   const removed = new Set(containers);

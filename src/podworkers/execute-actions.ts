@@ -12,7 +12,8 @@ import {
 } from '../kuberuntime/pod-runtime.js';
 import type { WorkerContext } from './worker-context.js';
 import { CriError } from '../cri/cri-types.js';
-import type { CacheTime, CreationDone } from '../pleg/pod-cache.js';
+import type { CacheTime } from '../pleg/pod-cache.js';
+import type { CreationDone } from '../pleg/runtime-reader.js';
 import type { Container } from 'kubernetes-types/core/v1';
 import type { ContainerType } from '../kuberuntime/labels.js';
 import { DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS } from '../k8s/defaults.js';
@@ -36,7 +37,7 @@ export interface Execution {
   readonly waiting: Map<string, WaitingReason>;
   /** No more containers start in this sync: the pod is to go, or an init container failed. */
   startsHalted: boolean;
-  /** The latest creation the cache was told of (see PodCache.creating). */
+  /** The latest creation the cache was told of (see RuntimeReader.creating). */
   recordedAt: CacheTime | undefined;
   /** Something changed in the runtime that the cache was not told of: a kill, a removal, a failed creation. */
   unrecorded: boolean;
@@ -79,7 +80,7 @@ async function startContainer(x: Execution, s: StartRequest): Promise<void> {
   // The pod is to go (its manifest removed or replaced): start nothing more, as the kubelet
   // cancels a sync in flight. A pod of 1,500 containers whose image cannot be pulled kept its
   // worker (and a replacement of the same name) waiting while each pull failed in turn.
-  if (ctx.terminationRequested) x.startsHalted = true;
+  if (ctx.termination !== undefined) x.startsHalted = true;
   const sandbox = x.sandbox;
   if (x.startsHalted || !sandbox) return;
   const name = s.container.name;
@@ -197,7 +198,7 @@ export const EXECUTORS: ActionExecutors = {
       } catch (err) {
         failedCreation(x, done);
         // As the kubelet's SyncPod, unless the pod is already to go (its sandbox failing is no news then).
-        if (!x.ctx.terminationRequested)
+        if (x.ctx.termination === undefined)
           x.ctx.event('Warning', 'FailedCreatePodSandBox', `Failed to create pod sandbox: ${sandboxError(err)}`);
         throw err;
       }
@@ -272,7 +273,7 @@ async function runActions(x: Execution, actions: readonly PodAction[]): Promise<
     if (executor.needsSandbox && !x.sandbox) break;
     // The pod left the desired set while this sync waited (its file removed during a flood): no
     // sandbox for a pod nobody wants; its worker stops it next.
-    if (executor.wantedOnly && ctx.terminationRequested) break;
+    if (executor.wantedOnly && ctx.termination !== undefined) break;
     // A run of actions of a parallel kind goes at once; every other action waits for the one before.
     let end = i + 1;
     if (executor.parallel) while (end < actions.length && actions[end].kind === actions[i].kind) end++;

@@ -1,6 +1,6 @@
 // Stops one container as the kubelet's killContainer does: the preStop hook first (its time counts
 // against the grace period), then the runtime's stop signal and, after the rest of the grace, SIGKILL.
-// The cache hears of each stop while it is in flight (PodCache.stopping), as of a pod's sandbox stop.
+// The runtime reader hears of each stop while it is in flight (RuntimeReader.stopping), as of a pod's sandbox stop.
 import type { Container, LifecycleHandler } from 'kubernetes-types/core/v1';
 import type { RuntimeContainer } from '../kuberuntime/runtime-pods.js';
 import type { DefaultedPod } from '../k8s/pod.js';
@@ -27,17 +27,17 @@ export function containerSpec(pod: DefaultedPod | undefined, name: string): Cont
   return [...(spec?.initContainers ?? []), ...(spec?.containers ?? [])].find((c) => c.name === name);
 }
 
-/** Grace for a pod-level stop: the node shutdown's override, else the pod's terminationGracePeriodSeconds, else the container's annotation, else the default (30). */
+/** Grace for a pod-level stop: the termination request's override, else the pod's terminationGracePeriodSeconds, else the container's annotation, else the default (30). */
 export function podGraceSeconds(ctx: WorkerContext, target: KillTarget): number {
   return (
-    ctx.stoppedFor?.graceSeconds ??
+    ctx.termination?.graceSeconds ??
     ctx.desired?.spec?.terminationGracePeriodSeconds ??
     target.meta?.terminationGracePeriodSeconds ??
     DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS
   );
 }
 
-/** Stops a pod's sandbox, telling the cache while the stop is in flight (PodCache.stopping). */
+/** Stops a pod's sandbox, telling the runtime reader while the stop is in flight (RuntimeReader.stopping). */
 export async function stopSandbox(ctx: WorkerContext, id: string): Promise<void> {
   const answered = ctx.cache.stopping(id);
   try {

@@ -82,11 +82,6 @@ export class PodWorker {
     return this.failures.next();
   }
 
-  requestTermination(): void {
-    this.ctx.terminationRequested = true;
-    this.wake();
-  }
-
   /** Resolves when no step is running or pending (tests, shutdown). */
   idle(): Promise<void> {
     if (!this.running && !this.pending) return Promise.resolve();

@@ -1,7 +1,8 @@
 // What every state of a pod worker can see and use.
 import type { Logger } from '../log/logger.js';
-import type { CacheTime, CachedPod, CreationDone } from '../pleg/pod-cache.js';
-import type { RuntimePod } from '../kuberuntime/runtime-pods.js';
+import type { CacheTime, CachedPod } from '../pleg/pod-cache.js';
+import type { CreationDone } from '../pleg/runtime-reader.js';
+import type { TerminationRequest } from './termination-request.js';
 import type { CrashLoopBackOff } from './crashloop-backoff.js';
 import type { ImagePullBackOff } from './image-pull-backoff.js';
 import type { PodRuntime, DesiredPod } from '../kuberuntime/pod-runtime.js';
@@ -9,15 +10,18 @@ import type { WaitingReason } from './compute-actions.js';
 import type { PodEvent, PodWorkerObserver } from './observer.js';
 import { jittered } from '../util/backoff.js';
 
-/** What a pod worker uses of the pod cache. */
+/**
+ * The workers' one port to runtime state (pleg/runtime-reader.ts implements it): their pod as read
+ * after their last step, and the creations and stops they are about to make.
+ */
 export interface PodCacheView {
   getNewerThan(uid: string, t: CacheTime): Promise<CachedPod>;
   tick(): CacheTime;
-  /** The worker is about to create objects of the pod; it says what it created (see PodCache.creating). */
+  /** The worker is about to create objects of the pod; it says what it created (see RuntimeReader.creating). */
   creating(uid: string): CreationDone;
   /** Whether the cache holds anything of the pod. */
   has(uid: string): boolean;
-  /** The worker is about to stop the object `id`; it calls what is returned once the runtime answered (see PodCache.stopping). */
+  /** The worker is about to stop the object `id`; it calls what is returned once the runtime answered (see RuntimeReader.stopping). */
   stopping(id: string): () => void;
 }
 
@@ -33,13 +37,6 @@ export type StepEffects =
 /** The pod's runtime state for a step: read after the previous step ended. */
 export async function podForStep(ctx: WorkerContext): Promise<CachedPod> {
   return ctx.cache.getNewerThan(ctx.uid, ctx.lastStepAt);
-}
-
-/** Why the agent stopped a pod it still has a manifest for, as the pod's status says it. */
-export interface StopReason {
-  readonly graceSeconds: number;
-  readonly reason: string;
-  readonly message: string;
 }
 
 export type PodWorkerStateName = 'WaitingToStart' | 'Syncing' | 'Terminating' | 'Terminated' | 'Done';
@@ -65,21 +62,14 @@ export interface WorkerContext {
    * left the set); undefined for an orphan found in the runtime with no manifest.
    */
   readonly desired: DesiredPod | undefined;
-  /** Set when the worker must stop the pod (manifest removed or replaced, orphan). */
-  terminationRequested: boolean;
-  /**
-   * Stopped for the node's shutdown: the grace the shutdown manager gives, the terminal status
-   * to report, and the stopped containers kept (the node goes down; a cancel restarts the pod).
-   */
-  stoppedFor?: StopReason;
-  /** Grace for killing containers of an orphan, read back from the runtime's annotations. */
-  orphan?: RuntimePod;
+  /** Set once the worker must stop the pod: why, with what grace, and the status it reports (the pod's record has it). */
+  readonly termination: TerminationRequest | undefined;
   readonly runtime: PodRuntime;
   readonly backoff: CrashLoopBackOff;
   readonly pullBackOff: ImagePullBackOff;
   /** The probe that has failed for this container (liveness or startup at its threshold), if any. */
   failedProbe(containerName: string, containerId: string): 'liveness' | 'startup' | undefined;
-  /** Has the status record how the pod ended, before its stopped containers are removed; never rejects. */
+  /** Pushes the pod's final status forward (final-status.ts), before its stopped containers are removed; never rejects. */
   recordFinalStatus(): Promise<void>;
   /** The last restart asked through the API (the mirror's restartedAt) for this pod, if any. */
   restartRequest(): string | undefined;
@@ -87,7 +77,7 @@ export interface WorkerContext {
   networkNotReady(): string | undefined;
   readonly logger: Logger;
   readonly syncFrequencyMs: number;
-  /** True when no other pod with the same key is still running or terminating. */
+  /** True when the pod may start now: no other pod of its name still runs, and a start slot is free (start-slots.ts). */
   mayStart(): boolean;
   /** Runs one teardown call (no grace period to wait out) in its turn: a few pods' at once, for the whole node. */
   teardown<T>(op: () => Promise<T>): Promise<T>;

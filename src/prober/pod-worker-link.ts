@@ -4,6 +4,7 @@ import type { ProberManager } from '../prober/prober-manager.js';
 import type { PodWorkerObserver } from '../podworkers/observer.js';
 import type { PodWorkers } from '../podworkers/pod-workers.js';
 import { ContainerState } from '../cri/cri-types.js';
+import { newestByName } from '../kuberuntime/runtime-pods.js';
 
 export function linkProber(prober: ProberManager, workers: PodWorkers, nodeIP: string): PodWorkerObserver {
   // The result itself is read by the pod's next sync (computePodActions); this only wakes it.
@@ -14,8 +15,7 @@ export function linkProber(prober: ProberManager, workers: PodWorkers, nodeIP: s
       // As the kubelet probes status.podIP: a pod-network pod's is its newest sandbox's (none yet: the
       // node's, corrected by the sync after the sandbox is made).
       prober.addPod(pod, pod.spec?.hostNetwork ? nodeIP : runtime?.sandboxes[0]?.ip || nodeIP);
-      const newest = new Map<string, NonNullable<typeof runtime>['containers'][number]>();
-      for (const c of runtime?.containers ?? []) if (!newest.has(c.name)) newest.set(c.name, c);
+      const newest = newestByName(runtime?.containers ?? []);
       for (const c of [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])]) {
         const inst = newest.get(c.name);
         if (inst?.state === ContainerState.CONTAINER_RUNNING)

@@ -3,7 +3,7 @@
 // a container the last sync could not (re)start shows why it waits.
 import type { Container, ContainerStatus, Pod } from 'kubernetes-types/core/v1';
 import { ContainerState } from '../cri/cri-types.js';
-import type { RuntimeContainer, RuntimePod } from '../kuberuntime/runtime-pods.js';
+import { instancesByName, type RuntimeContainer, type RuntimePod } from '../kuberuntime/runtime-pods.js';
 import { CONTAINER_STATUS_UNKNOWN, convertRuntimeContainer } from './container-state.js';
 import { shouldBeRestarted } from './restart-rules.js';
 import type { WaitingReason } from './types.js';
@@ -58,21 +58,10 @@ function markVanished(status: ContainerStatus, old: ContainerStatus | undefined,
   if (!terminating) status.restartCount += 1;
 }
 
-function instancesByName(runtime: RuntimePod | undefined): Map<string, RuntimeContainer[]> {
-  const out = new Map<string, RuntimeContainer[]>();
-  // runtime.containers is newest first, so each list is too.
-  for (const c of runtime?.containers ?? []) {
-    const list = out.get(c.name) ?? [];
-    list.push(c);
-    out.set(c.name, list);
-  }
-  return out;
-}
-
 export function containerStatuses(input: ContainerStatusesInput): ContainerStatus[] {
   const hasInitContainers = (input.pod.spec?.initContainers ?? []).length > 0;
   const oldByName = new Map((input.previous ?? []).map((s) => [s.name, s]));
-  const instances = instancesByName(input.runtime);
+  const instances = instancesByName(input.runtime?.containers ?? []);
   const out: ContainerStatus[] = [];
 
   for (const spec of input.specs) {

@@ -5,7 +5,8 @@ import type { ContainerStatus, PodStatus } from 'kubernetes-types/core/v1';
 import { qosClass } from '../k8s/qos.js';
 import { podConditions } from './conditions.js';
 import { containerStatuses } from './container-statuses.js';
-import { podPhase, isTerminal } from './phase.js';
+import { podPhase } from './phase.js';
+import { isTerminalPhase } from '../k8s/pod-phase.js';
 import { podAddresses } from './pod-ips.js';
 import { applyProbeResults } from './readiness.js';
 import { podStartTime } from './start-time.js';
@@ -58,10 +59,10 @@ export function generatePodStatus(input: GenerateInput): PodStatus {
   const all: ContainerStatus[] = [...initStatuses, ...regularStatuses];
   let phase = podPhase(pod, all, hasInitializedInCurrentSandbox(input));
   // The worker gave up on the pod for good; nothing will run again.
-  if (input.podFailed && !isTerminal(phase)) phase = 'Failed';
+  if (input.podFailed && !isTerminalPhase(phase)) phase = 'Failed';
   // A pod never leaves Succeeded or Failed once it has been reported so.
   const prevPhase = previous?.phase;
-  if (!isTerminal(phase) && isTerminal(prevPhase)) phase = prevPhase;
+  if (!isTerminalPhase(phase) && isTerminalPhase(prevPhase)) phase = prevPhase;
 
   const status: PodStatus = {
     phase,

@@ -97,7 +97,3 @@ export function podPhase(pod: Pod, statuses: readonly ContainerStatus[], hasInit
   }
   return 'Pending';
 }
-
-export function isTerminal(phase: string | undefined): phase is 'Succeeded' | 'Failed' {
-  return phase === 'Succeeded' || phase === 'Failed';
-}

@@ -8,9 +8,12 @@ import type { RuntimeContainer, RuntimePod } from '../kuberuntime/runtime-pods.j
 import { readTerminationMessage } from '../kuberuntime/termination-message.js';
 import { ContainerState } from '../cri/cri-types.js';
 import { KeyedSerialRunner } from '../util/serial-runner.js';
-import { qosClass } from '../k8s/qos.js';
+import { isTerminalPhase } from '../k8s/pod-phase.js';
 import { generatePodStatus } from './generate-pod-status.js';
-import { removedStatus, stoppedStatus, type StoppedFor } from './stopped-status.js';
+import { removedStatus, stoppedStatus } from './stopped-status.js';
+import { couldHaveRunningContainers, isDone, isTerminating } from '../podworkers/pod-states.js';
+import type { PodWorkerStateName } from '../podworkers/worker-context.js';
+import type { TerminationRequest } from '../podworkers/termination-request.js';
 import type { ProbeState, WaitingReason } from './types.js';
 import { errorMessage } from '../util/error-message.js';
 
@@ -18,16 +21,16 @@ import { errorMessage } from '../util/error-message.js';
 export interface PodWorkerView {
   readonly uid: string;
   readonly key: string;
-  readonly state: string;
+  readonly state: PodWorkerStateName;
   readonly pod?: StaticPod['pod'];
   readonly lastSync?: {
     readonly at: Date;
     readonly waiting: ReadonlyMap<string, WaitingReason>;
     readonly podFailed?: string;
   };
-  /** Stopped for good while its manifest stays (the node's shutdown). */
-  readonly stoppedFor?: StoppedFor;
-  /** Being stopped for good because its manifest went: terminal once nothing of it runs. */
+  /** Why and how it is being stopped: a status override (the node's shutdown, a preemption) is laid over its status. */
+  readonly termination?: Pick<TerminationRequest, 'status'>;
+  /** Being stopped for good (its manifest went, an orphan, a preemption): terminal once nothing of it runs. */
   readonly removing?: boolean;
 }
 
@@ -62,7 +65,7 @@ export interface PodStatusEntry {
   readonly terminatingSince?: Date;
   /** The runtime state the status was computed from (for metrics). */
   readonly runtime?: RuntimePod;
-  /** The status is the terminal one of a pod stopped for the node's shutdown. */
+  /** The status has the stop's override laid over it (the node's shutdown, a preemption). */
   readonly stopped?: boolean;
   /** The terminal status of a pod stopped for good, read while its stopped containers were there: kept as it is. */
   readonly final?: boolean;
@@ -77,22 +80,15 @@ const RECOMPUTES_AT_ONCE = 4;
 
 export type StatusListener = (uid: string, entry: PodStatusEntry | undefined) => void;
 
-const TERMINATING_STATES = new Set(['Terminating', 'Terminated']);
-
-function isTerminalPhase(phase: string | undefined): boolean {
-  return phase === 'Succeeded' || phase === 'Failed';
-}
-
 export class StatusManager {
   private readonly entries = new Map<string, PodStatusEntry>();
-  /** Pods refused at admission (or preempted): their Failed status is set, never computed. */
+  /** Pods refused at admission: their Failed status is set, never computed. */
   private readonly refused = new Map<string, PodStatusEntry>();
   /**
-   * Pods preempted to admit a critical pod, and how: while their worker stops them, each status
-   * computed for them (their containers going, then gone) is kept under the preemption's phase,
-   * reason and DisruptionTarget, as the kubelet's status function lays them over its own.
+   * Who needs a pod's final status after its worker ended, by UID: admission while a preempted pod
+   * stays refused, the API side while a removed static pod's mirror waits for it.
    */
-  private readonly preempted = new Map<string, StoppedFor>();
+  private readonly holds = new Map<string, Set<string>>();
   /** By pod UID, then container id: an exited container's message never changes, so it is read once. */
   private readonly terminationMessages = new Map<string, Map<string, string>>();
   private readonly listeners = new Set<StatusListener>();
@@ -107,8 +103,8 @@ export class StatusManager {
   private timer: NodeJS.Timeout | undefined;
   private recomputing = 0;
   private readonly waitingTurn: (() => void)[] = [];
-  /** Pods whose next recomputation is their final one (recordFinal). */
-  private readonly finalWanted = new Set<string>();
+  /** Pods whose next recomputation is their final one, with their worker as it handed it (recordFinal). */
+  private readonly finalViews = new Map<string, PodWorkerView>();
 
   constructor(private readonly opts: StatusManagerOptions) {
     this.now = opts.now ?? (() => new Date());
@@ -160,19 +156,23 @@ export class StatusManager {
     this.emit(pod.uid, entry);
   }
 
-  /**
-   * The pod was preempted for a critical pod: Failed at once with the preemption's reason, on its
-   * containers as they are now (the kubelet sets it before the kill), and so until it leaves the set.
-   */
-  setPreempted(pod: StaticPod, stoppedFor: StoppedFor): void {
-    this.preempted.set(pod.uid, stoppedFor);
-    const computed = this.entries.get(pod.uid)?.status ?? { qosClass: qosClass(pod.pod) };
-    this.setRefused(pod, stoppedStatus(computed, stoppedFor, undefined, this.now()));
+  forgetRefused(uid: string): void {
+    if (this.refused.delete(uid)) this.emit(uid, this.entries.get(uid));
   }
 
-  forgetRefused(uid: string): void {
-    this.preempted.delete(uid);
-    if (this.refused.delete(uid)) this.emit(uid, this.entries.get(uid));
+  /** `holder` needs the pod's final status after its worker ended, until it releases it. */
+  hold(uid: string, holder: string): void {
+    let holders = this.holds.get(uid);
+    if (!holders) this.holds.set(uid, (holders = new Set()));
+    holders.add(holder);
+  }
+
+  release(uid: string, holder: string): void {
+    const holders = this.holds.get(uid);
+    if (!holders?.delete(holder) || holders.size > 0) return;
+    this.holds.delete(uid);
+    const worker = this.workerOf(uid);
+    if (!worker || isDone(worker)) this.forget(uid);
   }
 
   /** Every pod's latest status, sorted by key. */
@@ -189,8 +189,18 @@ export class StatusManager {
   }
 
   /** The statuses as the API side reads them: the v1 PodStatus by UID, and which UID changed. */
-  podStatuses(): { get(uid: string): PodStatus | undefined; onChange(listener: (uid: string) => void): void } {
-    return { get: (uid) => this.get(uid)?.status, onChange: (l) => void this.onChange((uid) => l(uid)) };
+  podStatuses(): {
+    get(uid: string): PodStatus | undefined;
+    onChange(listener: (uid: string) => void): void;
+    hold(uid: string): void;
+    release(uid: string): void;
+  } {
+    return {
+      get: (uid) => this.get(uid)?.status,
+      onChange: (l) => void this.onChange((uid) => l(uid)),
+      hold: (uid) => this.hold(uid, 'apiserver'),
+      release: (uid) => this.release(uid, 'apiserver'),
+    };
   }
 
   idle(): Promise<void> {
@@ -198,17 +208,19 @@ export class StatusManager {
   }
 
   /**
-   * The pod's worker stopped it for good and is about to remove its containers: its status is
-   * computed now, with no settle, from the stopped containers, and a terminal one is kept from
-   * then on (the removal must not turn Succeeded into Failed for want of a container to read).
+   * The pod's worker stopped it for good and is about to remove its containers (or it never ran):
+   * its status is computed now, with no settle, from the stopped containers and the worker as it
+   * hands itself over, and a terminal one is kept from then on (the removal must not turn Succeeded
+   * into Failed for want of a container to read), after the worker too while someone holds it.
    */
-  async recordFinal(uid: string): Promise<void> {
+  async recordFinal(worker: PodWorkerView): Promise<void> {
+    const uid = worker.uid;
     this.pending.set(uid, false);
-    this.finalWanted.add(uid);
+    this.finalViews.set(uid, worker);
     try {
       await this.recomputes.run(uid);
     } finally {
-      this.finalWanted.delete(uid);
+      this.finalViews.delete(uid);
     }
   }
 
@@ -244,17 +256,18 @@ export class StatusManager {
 
   private async recompute(uid: string): Promise<void> {
     const worker = this.workerOf(uid);
-    if (!worker?.pod || worker.state === 'Done') {
-      // Gone, or an orphan with no manifest: nothing to report for it.
-      this.forget(uid);
+    if (!worker?.pod || isDone(worker)) {
+      // Gone, or an orphan with no manifest: nothing to report for it (a final status someone holds stays).
+      if (!(this.holds.has(uid) && this.entries.get(uid)?.final)) this.forget(uid);
       return;
     }
-    // A pod started again after a cancelled shutdown leaves its terminal status behind.
     const kept = this.entries.get(uid);
     if (kept?.final && worker.removing) return;
     const runtime = this.opts.runtimePod(uid);
-    const previous = kept?.stopped && !worker.stoppedFor ? undefined : kept;
-    const terminating = TERMINATING_STATES.has(worker.state);
+    const override = worker.termination?.status;
+    // A pod started again after a cancelled shutdown leaves its terminal status behind.
+    const previous = kept?.stopped && !override ? undefined : kept;
+    const terminating = isTerminating(worker);
     const waiting = worker.lastSync?.waiting ?? new Map<string, WaitingReason>();
     const computed = generatePodStatus({
       pod: worker.pod,
@@ -269,16 +282,18 @@ export class StatusManager {
       terminating,
       terminationMessages: await this.terminationMessagesOf(uid, runtime),
     });
-    // Terminal only once nothing of it runs: the last status posted is the true end.
-    const stopped = worker.stoppedFor !== undefined && worker.state === 'Terminated';
+    // The stop's status from the moment it is asked when it is Failed whatever happens (a preemption,
+    // as the kubelet sets it before the kill); otherwise once nothing of it runs, so that the last
+    // status posted is the true end (the node's shutdown).
+    const stopped = override !== undefined && (override.alwaysFailed === true || !couldHaveRunningContainers(worker));
     const status = stopped
-      ? stoppedStatus(computed, worker.stoppedFor!, previous?.status, this.now())
+      ? stoppedStatus(computed, override, previous?.status, this.now())
       : worker.removing
         ? removedStatus(computed, runtime)
         : computed;
     // The worker may have finished while the runtime was read.
     const now = this.workerOf(uid);
-    if (!now || now.state === 'Done') {
+    if (!now || isDone(now)) {
       this.forget(uid);
       return;
     }
@@ -293,27 +308,16 @@ export class StatusManager {
       terminatingSince: terminating ? (previous?.terminatingSince ?? this.now()) : undefined,
       runtime,
       ...(stopped ? { stopped } : {}),
-      ...(worker.removing && this.finalWanted.has(uid) && isTerminalPhase(status.phase) ? { final: true } : {}),
+      ...(worker.removing && this.finalViews.has(uid) && isTerminalPhase(status.phase) ? { final: true } : {}),
     };
     const changed = !same || !!previous.terminatingSince !== !!entry.terminatingSince;
     this.entries.set(uid, entry);
     if (changed) this.emit(uid, entry);
-    this.overlayPreemption(uid, entry.status);
-  }
-
-  /** A preempted pod's status follows its containers under the preemption's terms. */
-  private overlayPreemption(uid: string, computed: PodStatus): void {
-    const stoppedFor = this.preempted.get(uid);
-    const kept = this.refused.get(uid);
-    if (!stoppedFor || !kept) return;
-    const status = stoppedStatus(computed, stoppedFor, kept.status, this.now());
-    if (JSON.stringify(status) === JSON.stringify(kept.status)) return;
-    const entry: PodStatusEntry = { ...kept, status };
-    this.refused.set(uid, entry);
-    this.emit(uid, entry);
   }
 
   private workerOf(uid: string): PodWorkerView | undefined {
+    const handed = this.finalViews.get(uid);
+    if (handed) return handed;
     return this.opts.pod ? this.opts.pod(uid) : this.opts.pods().find((p) => p.uid === uid);
   }
 

@@ -2,23 +2,16 @@
 // preemption for a critical pod): terminal, with the reason and message the kubelet's status
 // function sets, and the DisruptionTarget condition (PodDisruptionConditions, on by default since 1.31).
 import type { PodCondition, PodStatus } from 'kubernetes-types/core/v1';
-import { ContainerState } from '../cri/cri-types.js';
 import { DISRUPTION_TARGET, TERMINATION_BY_KUBELET } from '../k8s/disruption.js';
-import type { RuntimePod } from '../kuberuntime/runtime-pods.js';
+import { isTerminalPhase } from '../k8s/pod-phase.js';
+import { isLiveContainer, type RuntimePod } from '../kuberuntime/runtime-pods.js';
+import type { PodStatusOverride } from '../podworkers/termination-request.js';
 import { apiTime } from '../util/api-time.js';
 
-export interface StoppedFor {
-  readonly reason: string;
-  readonly message: string;
-  /** DisruptionTarget's message when it is not the status message (a preemption's). */
-  readonly conditionMessage?: string;
-  /** Failed even when every container exited 0 (a preemption's status function sets Failed; the shutdown's keeps Succeeded). */
-  readonly alwaysFailed?: boolean;
-}
-
+/** The status with the stop's override (termination-request.ts) laid over it. */
 export function stoppedStatus(
   status: PodStatus,
-  stoppedFor: StoppedFor,
+  override: PodStatusOverride,
   previous: PodStatus | undefined,
   now: Date,
 ): PodStatus {
@@ -27,14 +20,14 @@ export function stoppedStatus(
     type: DISRUPTION_TARGET,
     status: 'True',
     reason: TERMINATION_BY_KUBELET,
-    message: stoppedFor.conditionMessage ?? stoppedFor.message,
+    message: override.conditionMessage ?? override.message,
     lastTransitionTime: prev?.status === 'True' && prev.lastTransitionTime ? prev.lastTransitionTime : apiTime(now),
   };
   return {
     ...status,
-    phase: status.phase === 'Succeeded' && !stoppedFor.alwaysFailed ? 'Succeeded' : 'Failed',
-    reason: stoppedFor.reason,
-    message: stoppedFor.message,
+    phase: status.phase === 'Succeeded' && !override.alwaysFailed ? 'Succeeded' : 'Failed',
+    reason: override.reason,
+    message: override.message,
     conditions: [disruption, ...(status.conditions ?? []).filter((c) => c.type !== DISRUPTION_TARGET)],
   };
 }
@@ -45,13 +38,8 @@ export function stoppedStatus(
  * the mirror's last status before it goes is the true end rather than Running.
  */
 export function removedStatus(status: PodStatus, runtime: RuntimePod | undefined): PodStatus {
-  if (
-    (runtime?.containers ?? []).some(
-      (c) => c.state === ContainerState.CONTAINER_RUNNING || c.state === ContainerState.CONTAINER_CREATED,
-    )
-  )
-    return status;
-  if (status.phase === 'Succeeded' || status.phase === 'Failed') return status;
+  if ((runtime?.containers ?? []).some(isLiveContainer)) return status;
+  if (isTerminalPhase(status.phase)) return status;
   const all = [...(status.initContainerStatuses ?? []), ...(status.containerStatuses ?? [])];
   const regular = status.containerStatuses ?? [];
   const exitedZero = regular.length > 0 && regular.every((c) => c.state?.terminated?.exitCode === 0);

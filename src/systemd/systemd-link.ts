@@ -3,7 +3,8 @@
 // (WatchdogSec=), STOPPING=1 on the way out. Without NOTIFY_SOCKET none of this exists and the
 // agent runs exactly as before.
 import type { Logger } from '../log/logger.js';
-import type { PodWorkerSnapshot } from '../podworkers/pod-workers.js';
+import { isActive } from '../podworkers/pod-states.js';
+import type { PodWorkerSnapshot } from '../podworkers/snapshot.js';
 import type { PodStatusEntry } from '../status/status-manager.js';
 import { notifierFromEnv, type NotifySender } from '../systemd/notify.js';
 import { startupProgress, type PodView } from '../systemd/startup-progress.js';
@@ -42,8 +43,6 @@ const STATUS_SETTLE_MS = 250;
 const STARTUP_POLL_MS = 2_000;
 const STOP_FLUSH_MS = 3_000;
 
-const ACTIVE = new Set(['WaitingToStart', 'Syncing']);
-
 export function startSystemdLink(o: SystemdLinkOptions): SystemdLink | undefined {
   const notifier = notifierFromEnv(o.env, o.logger, o.sender);
   const usec = watchdogUsecFromEnv(o.env);
@@ -65,7 +64,7 @@ export function startSystemdLink(o: SystemdLinkOptions): SystemdLink | undefined
   const views = (): PodView[] =>
     o
       .workers()
-      .filter((w) => !w.orphan && ACTIVE.has(w.state) && w.pod)
+      .filter((w) => !w.orphan && isActive(w) && w.pod)
       .map((w) => {
         const entry = o.status(w.uid);
         return {

@@ -5,14 +5,13 @@
 // of ours is not sent, as the kubelet's checkPodStatus/mergePodStatus refuse it.
 import type { Pod, PodStatus } from 'kubernetes-types/core/v1';
 import type { StaticPod } from '../../config/types.js';
+import { isTerminalPhase } from '../../k8s/pod-phase.js';
 import { isConflict, isNotFound } from '../client/api-error.js';
 import type { ApiClient } from '../client/client.js';
 import { podPath } from './mirror-pod.js';
 import { stableJson } from '../../util/stable-json.js';
 import { podStatusPatch } from './pod-status-diff.js';
 import type { ApiPodView, PodStatusSource } from '../pod-sources.js';
-
-const isTerminal = (phase: string | undefined): boolean => phase === 'Succeeded' || phase === 'Failed';
 
 export class ApiPodStatusSync {
   /**
@@ -63,7 +62,7 @@ export class ApiPodStatusSync {
     if (leaving && ours) leaving.status = ours;
     if (!sp || !ours) return;
     const known = this.server.get(uid) ?? sp.pod.status;
-    if (isTerminal(known?.phase) && ours.phase !== known?.phase) return;
+    if (isTerminalPhase(known?.phase) && ours.phase !== known?.phase) return;
     const patch = podStatusPatch(known, ours, uid);
     if (!patch) return;
     const text = stableJson(patch);

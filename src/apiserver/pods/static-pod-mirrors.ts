@@ -54,7 +54,7 @@ export class StaticPodMirrors {
       undefined,
       o.events,
     );
-    this.statusSync = new PodStatusSync(o.client, cache, this.leaving.statuses);
+    this.statusSync = new PodStatusSync(o.client, cache, o.statuses);
     this.queue = new KeyedQueue(
       'Syncing mirror pod',
       async (key) => {
@@ -134,6 +134,7 @@ export class StaticPodMirrors {
   }
 
   stop(): Promise<void> {
+    this.leaving.clear();
     return this.queue.stop();
   }
 

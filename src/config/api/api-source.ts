@@ -5,7 +5,7 @@
 // the API side's (its mirror pod cache).
 //
 // The source says it has been seen after its first LIST: until then the set holds back the API
-// pods found running (pod-config/hold-back.ts).
+// pods found running (pod-config/runtime-adoption.ts).
 import type { Pod } from 'kubernetes-types/core/v1';
 import type { Informer, ReflectorHandler } from '../../informer/store.js';
 import type { Logger } from '../../log/logger';

@@ -2,17 +2,19 @@
 // next the API server) feeds it ADD/UPDATE/REMOVE and says when it has been seen in full. It
 // merges them with the clash rules (merge.ts), tells its subscribers (the pod workers) each change
 // in order, and answers lookups by UID and by key (workers, cgroups, the API side: none keeps a
-// copy of its own). Runtime pods of a source that has not answered are held back here
-// (hold-back.ts), so that an absent source never stops what it made. A static pod and an API pod of
-// one namespace/name are two desired pods (sources.ts desiredSlot), as in the kubelet, which keys
+// copy of its own). What becomes of the pods the runtime holds at start is decided beside it
+// (runtime-adoption.ts), from each source's state, so that an absent source never stops what it made.
+// A static pod and an API pod of
+// one namespace/name are two desired pods (k8s/pod-slot.ts), as in the kubelet, which keys
 // pods by UID: both run, the API pod keeps the name in the API (the static pod gets no mirror pod),
 // and the log says so, naming both.
 import { CONFIG_SOURCE } from '../../k8s/annotations';
 import type { Logger } from '../../log/logger';
 import type { ConfigSourceEvents, PodUpdate, StaticPod, StaticPodView } from '../types';
-import { HoldBack, type HeldPodRef } from './hold-back';
+import { RuntimeAdoption, type AdoptionActions, type HeldPodView } from './runtime-adoption';
 import { candidatesOf, chooseWinner, type DesiredEntry, type ShadowedPod } from './merge';
-import { desiredSlot, isSourceName, SLOT_SOURCES, SOURCE_LABEL, STATIC_SOURCES, type SourceName } from './sources';
+import { podSlot } from '../../k8s/pod-slot';
+import { SLOT_SOURCES, STATIC_SOURCES, type SourceName } from './sources';
 
 const API_SOURCES: ReadonlySet<string> = new Set(['api']);
 
@@ -40,11 +42,22 @@ export class PodConfig implements StaticPodView {
   private readonly shadowedReported = new Map<string, Set<string>>();
   /** Keys with both a static and an API pod desired, and the pair last logged (`staticUid|apiUid`). */
   private readonly sharedNames = new Map<string, string>();
-  private readonly held = new HoldBack();
+  private readonly adoption: RuntimeAdoption;
   private adopted = false;
 
   constructor(private readonly opts: PodConfigOptions) {
     for (const s of opts.sources) this.bySource.set(s, new Map());
+    const sources = new Set(opts.sources);
+    this.adoption = new RuntimeAdoption(
+      {
+        sources,
+        hasSeen: (s) => this.seen.has(s),
+        slotDesired: (slot) => this.desired.has(slot),
+        uidDesired: (uid) => this.slotOfUid.has(uid),
+        all: () => this.all(),
+      },
+      opts.logger,
+    );
   }
 
   /** What a source is handed: its updates and its first full answer go here (errors and warnings it logs itself). */
@@ -52,6 +65,8 @@ export class PodConfig implements StaticPodView {
     return {
       update: (u) => this.update(source, u),
       ready: () => this.markSeen(source),
+      // The file source's refused manifests: the runtime pods they may declare keep running.
+      refusedClaims: (claims) => this.adoption.refusedClaims(claims),
       error: () => {},
       warning: () => {},
     };
@@ -69,7 +84,7 @@ export class PodConfig implements StaticPodView {
     this.pods(source);
     if (this.seen.has(source)) return;
     this.seen.add(source);
-    this.held.answered(source, (uid) => this.slotOfUid.has(uid));
+    this.adoption.answered(source);
     for (const l of [...this.seenListeners]) l(source);
     this.changed();
   }
@@ -97,11 +112,36 @@ export class PodConfig implements StaticPodView {
     this.changeListeners.push(listener);
   }
 
-  /** The runtime's pods have been read back and adopted: the set may be acted on as a whole now. */
-  adoptionDone(): void {
-    if (this.adopted) return;
-    this.adopted = true;
-    this.changed();
+  /**
+   * Once the manifest path has been seen in full, reads the runtime back and decides for each pod it
+   * holds (runtime-adoption.ts); the set is ready once that is done. Returns the stop of an adoption
+   * under way (retrying a runtime that cannot be read).
+   */
+  adoptRuntimePods(actions: AdoptionActions): () => void {
+    let stop: (() => void) | undefined;
+    const start = (): void => {
+      stop = this.adoption.start({
+        ...actions,
+        adopted: () => {
+          this.adopted = true;
+          this.changed();
+          actions.adopted();
+        },
+      });
+    };
+    if (this.seen.has('file')) start();
+    else this.onSeen((seen) => seen === 'file' && start());
+    return () => stop?.();
+  }
+
+  /** Whether the runtime held the pod when it was read back at start. */
+  foundAtStart(uid: string): boolean {
+    return this.adoption.foundAtStart(uid);
+  }
+
+  /** Runtime pods kept running: for a refused manifest that may declare them, or until their source answers. */
+  heldPods(): HeldPodView[] {
+    return this.adoption.heldPods();
   }
 
   ready(): boolean {
@@ -120,7 +160,7 @@ export class PodConfig implements StaticPodView {
 
   /** The desired pod of the key: the static one when a static pod and an API pod share it. */
   podByKey(key: string): StaticPod | undefined {
-    return (this.desired.get(key) ?? this.desired.get(desiredSlot(key, 'api')))?.pod;
+    return (this.desired.get(key) ?? this.desired.get(podSlot(key, 'api')))?.pod;
   }
 
   podByUid(uid: string): StaticPod | undefined {
@@ -199,38 +239,6 @@ export class PodConfig implements StaticPodView {
     };
   }
 
-  /**
-   * Of the runtime pods found at start, those made by a configured source that has not been seen
-   * in full yet: they are kept out of adoption (the returned UIDs) and keep running. Once the source
-   * answers, those it no longer gives go to `release` to be stopped (before a pod of the same name
-   * starts); those it gives are adopted by their workers. A pod whose name is desired already from
-   * another source is not held: it is replaced as any stale pod of that name.
-   */
-  holdBack<T extends { readonly namespace: string; readonly name: string }>(
-    found: ReadonlyMap<string, T>,
-    sourceOf: (p: T) => string | undefined,
-    release: (pods: Map<string, T>) => void,
-  ): Set<string> {
-    const held = new Map<string, HeldPodRef>();
-    // The held pods themselves, kept here: the caller takes the held UIDs out of `found` (start-adoption.ts).
-    const heldPods = new Map<string, T>();
-    for (const [uid, p] of found) {
-      const source = sourceOf(p);
-      if (!isSourceName(source) || !this.bySource.has(source) || this.seen.has(source)) continue;
-      const slot = desiredSlot(`${p.namespace}/${p.name}`, source);
-      if (this.desired.has(slot)) continue;
-      held.set(uid, { slot, source });
-      heldPods.set(uid, p);
-    }
-    this.held.hold(held, (uids) => release(new Map(uids.map((u) => [u, heldPods.get(u)!]))));
-    for (const source of this.bySource.keys()) {
-      const n = this.held.size(source);
-      if (n > 0 && [...held.values()].some((h) => h.source === source))
-        this.opts.logger.info(`Pods from ${SOURCE_LABEL[source]} keep running until it answers`, { pods: n });
-    }
-    return new Set(held.keys());
-  }
-
   private pods(source: SourceName): Map<string, StaticPod> {
     let pods = this.bySource.get(source);
     if (!pods) this.bySource.set(source, (pods = new Map()));
@@ -252,7 +260,7 @@ export class PodConfig implements StaticPodView {
       touched.add(here);
       const candidates = candidatesOf(this.bySource, here);
       for (const group of SLOT_SOURCES) {
-        const slot = desiredSlot(here, group[0]!);
+        const slot = podSlot(here, group[0]!);
         const { winner, shadowed } = chooseWinner(
           candidates.filter((c) => group.includes(c.source)),
           (uid) => {
@@ -284,8 +292,8 @@ export class PodConfig implements StaticPodView {
     for (const k of touched) this.reportSharedName(k);
     if (updates.length === 0) return;
     for (const { u, slot } of updates) {
-      // A held pod of this slot stops before its successor can start; the same UID is adopted.
-      if (u.op !== 'REMOVE') this.held.desired(slot, u.pod.uid);
+      // A held runtime pod of this slot stops before its successor can start; the same UID is adopted.
+      if (u.op !== 'REMOVE') this.adoption.desired(slot, u.pod.uid);
       for (const s of this.subscribers) s(u);
     }
     this.changed();
@@ -297,7 +305,7 @@ export class PodConfig implements StaticPodView {
    */
   private reportSharedName(key: string): void {
     const st = this.desired.get(key);
-    const api = this.desired.get(desiredSlot(key, 'api'));
+    const api = this.desired.get(podSlot(key, 'api'));
     if (!st || !api) {
       this.sharedNames.delete(key);
       return;

@@ -31,17 +31,5 @@ export function isSourceName(s: string | undefined): s is SourceName {
   return s === 'file' || s === 'http' || s === 'api';
 }
 
-/**
- * Where a source's pod sits in the desired set: static pods (file, http) share one slot per pod key
- * and replace each other there; an API pod has a slot of its own under the same key. A static pod
- * and an API pod of one namespace/name are two pods (the kubelet keys its pod config by UID): both
- * run, and the API pod holds the name in the API, so the static pod gets no mirror pod.
- */
-export function desiredSlot(key: string, source: SourceName): string {
-  return source === 'api' ? `${API_SLOT}${key}` : key;
-}
-
-const API_SLOT = 'api:';
-
 /** The sources that share a slot, in priority order. */
 export const SLOT_SOURCES: readonly (readonly SourceName[])[] = [['file', 'http'], ['api']];

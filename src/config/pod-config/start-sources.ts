@@ -6,7 +6,6 @@ import { startHttpSource, type HttpSource } from '../http-source';
 import type { Pod } from 'kubernetes-types/core/v1';
 import type { Informer } from '../../informer/store.js';
 import { ApiPodSource, type ApiSourceOptions } from '../api/api-source';
-import type { ManifestClaim } from '../types';
 import { PodConfig, type SourceName } from './pod-config';
 
 export interface PodSourcesOptions {
@@ -55,16 +54,8 @@ export function startApiPodSource(
   };
 }
 
-/**
- * `refusedClaims`: the manifest files that are refused and the pods they declare (the pod workers
- * keep such pods running until the file is fixed or gone).
- */
-export function startPodSources(
-  opts: PodSourcesOptions,
-  pods: PodConfig,
-  logger: Logger,
-  refusedClaims: (claims: readonly ManifestClaim[]) => void,
-): PodSources {
+/** The file source also tells the set its refused manifests and the pods they declare (runtime-adoption.ts keeps those running). */
+export function startPodSources(opts: PodSourcesOptions, pods: PodConfig, logger: Logger): PodSources {
   const http: HttpSource | undefined = opts.staticPodURL
     ? startHttpSource({
         url: opts.staticPodURL,
@@ -82,7 +73,7 @@ export function startPodSources(
     fileCheckFrequencyMs: opts.fileCheckFrequencyMs,
     logger,
     // The file source logs each refused manifest once, with file and reason.
-    events: { ...pods.feed('file'), refusedClaims },
+    events: pods.feed('file'),
   });
   return {
     adoptIdentity: (f, computedUid, runtimeUid) => file.adoptIdentity(f, computedUid, runtimeUid),

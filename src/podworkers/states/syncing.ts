@@ -46,7 +46,7 @@ export const syncing = podState({
   next: ['Terminating'],
   async run(ctx) {
     const pod = ctx.desired;
-    if (ctx.terminationRequested || !pod) return { next: 'Terminating' };
+    if (ctx.termination || !pod) return { next: 'Terminating' };
     const spec = pod.spec ?? { containers: [] };
     try {
       const { pod: runtime } = await podForStep(ctx);

@@ -2,6 +2,7 @@
 // Any step may fail (the runtime restarting, a deadline, "device or resource busy"): what can be
 // removed is removed, and the worker's loop retries the rest with back-off until it is all gone.
 import { ContainerState, PodSandboxState } from '../../cri/cri-types.js';
+import { keepsStoppedContainers } from '../termination-request.js';
 import { podForStep } from '../worker-context.js';
 import { podState } from './pod-state.js';
 import { errorMessage } from '../../util/error-message.js';
@@ -17,9 +18,10 @@ export const terminated = podState({
       (rt?.sandboxes ?? []).some((s) => s.state === PodSandboxState.SANDBOX_READY);
     if (live) return { next: 'Terminating' };
     // Stopped for the node's shutdown: what exited stays for the status to show, until a cancel.
-    if (ctx.stoppedFor) return { next: 'Terminated' };
-    // The status reads how the containers ended before they are gone (a removed pod's terminal status).
-    if ((rt?.containers ?? []).length > 0) await ctx.recordFinalStatus();
+    if (keepsStoppedContainers(ctx.termination)) return { next: 'Terminated' };
+    // The status reads how the containers ended before they are gone (a removed pod's terminal status);
+    // a stop that sets the pod's status (a preemption) says it even for a pod with nothing left to read.
+    if ((rt?.containers ?? []).length > 0 || ctx.termination?.status) await ctx.recordFinalStatus();
     const failures: string[] = [];
     const attempt = async (what: string, op: () => Promise<void>): Promise<void> => {
       try {

@@ -1,8 +1,8 @@
 // Stops a pod: app containers first (in parallel, each with the pod's grace period and its
 // preStop hook), then init containers and sidecars, then the sandbox. Nothing is removed here;
 // Terminated does that.
-import { ContainerState, PodSandboxState } from '../../cri/cri-types.js';
-import type { RuntimeContainer } from '../../kuberuntime/runtime-pods.js';
+import { PodSandboxState } from '../../cri/cri-types.js';
+import { isLiveContainer, type RuntimeContainer } from '../../kuberuntime/runtime-pods.js';
 import { containerSpec, killContainer, podGraceSeconds, stopSandbox } from '../kill-container.js';
 import { podForStep, type WorkerContext } from '../worker-context.js';
 import { podState } from './pod-state.js';
@@ -24,9 +24,7 @@ export const terminating = podState({
     // A failure here (the runtime away, a stop that timed out) is retried by the worker's loop with
     // back-off; the pod stays in Terminating until everything of it has stopped.
     const { pod: rt } = await podForStep(ctx);
-    const live = (rt?.containers ?? []).filter(
-      (c) => c.state === ContainerState.CONTAINER_RUNNING || c.state === ContainerState.CONTAINER_CREATED,
-    );
+    const live = (rt?.containers ?? []).filter(isLiveContainer);
     const podIP = rt?.sandboxes[0]?.ip;
     await stopAll(
       ctx,

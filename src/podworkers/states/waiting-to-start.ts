@@ -8,11 +8,13 @@ export const waitingToStart = podState({
   async run(ctx) {
     // Nothing here touches the runtime: the first sync may start from the cache as it is.
     ctx.stepEffects = { kind: 'none' };
-    if (ctx.terminationRequested) {
+    if (ctx.termination !== undefined) {
       if (!ctx.neverInRuntime?.()) return { next: 'Terminating' };
       // Removed before its turn came, with nothing of it anywhere: no runtime read, no clean-up to do
       // (a flood's 2,000 such removals each read the runtime twice and cleaned empty directories).
       ctx.emit((o) => o.podTerminating?.(ctx.uid));
+      // A stop that sets the pod's status (a preemption) says it even for a pod that never ran.
+      if (ctx.termination?.status) await ctx.recordFinalStatus();
       ctx.backoff.forgetPod(ctx.uid);
       ctx.pullBackOff.forgetPod(ctx.uid);
       ctx.emit((o) => o.podRemoved?.(ctx.uid));

@@ -3,6 +3,7 @@
 // sidecars, STATUS is the most telling container reason, RESTARTS says when the last one was.
 import type { ContainerStatus, Pod } from 'kubernetes-types/core/v1';
 import { ageSince } from './human-duration.js';
+import { isTerminalPhase } from '../../k8s/pod-phase.js';
 import { restartableInitContainers } from '../../k8s/restart.js';
 
 export interface PodRow {
@@ -93,7 +94,7 @@ export function podRow(pod: Pod, nowMs: number): PodRow {
     t.lastRestart = sidecar.lastRestart;
     tallyContainers(pod, t);
   }
-  if (pod.metadata?.deletionTimestamp && phase !== 'Succeeded' && phase !== 'Failed') t.reason = 'Terminating';
+  if (pod.metadata?.deletionTimestamp && !isTerminalPhase(phase)) t.reason = 'Terminating';
 
   const total = (pod.spec?.containers ?? []).length + restartableInitContainers(pod.spec?.initContainers).length;
   const restarts =

@@ -23,7 +23,7 @@ import { useAgentHarness } from './harness.js';
 
 const NODE = 'node-flood';
 const PODS = 2000;
-/** The agent's DEFAULT_MAX_CONCURRENT_STARTS (src/podworkers/pod-workers.ts). */
+/** The agent's DEFAULT_MAX_CONCURRENT_STARTS (src/podworkers/start-slots.ts). */
 const START_LIMIT = 16;
 /**
  * /healthz polled every 20 ms from a process of its own through the whole flood (the first write to

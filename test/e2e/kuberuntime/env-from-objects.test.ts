@@ -20,6 +20,7 @@ import { CriPodRuntime } from '../../../src/kuberuntime/pod-operations.js';
 import { listRuntimePods } from '../../../src/kuberuntime/runtime-pods.js';
 import { createLogger } from '../../../src/log/logger.js';
 import { PodCache } from '../../../src/pleg/pod-cache.js';
+import { RuntimeReader } from '../../../src/pleg/runtime-reader.js';
 import type { PodEvent, PodWorkerObserver } from '../../../src/podworkers/observer.js';
 import { PodWorkers } from '../../../src/podworkers/pod-workers.js';
 import { StatusManager } from '../../../src/status/status-manager.js';
@@ -40,7 +41,7 @@ let cd: PrivateContainerd;
 let cri: RuntimeConnection;
 let workers: PodWorkers;
 let status: StatusManager;
-let cache: PodCache;
+let reader: RuntimeReader;
 const objects = new InMemoryPodObjects();
 const events: PodEvent[] = [];
 
@@ -71,7 +72,7 @@ async function statusWhen(pod: StaticPod, pred: (s: PodStatus) => boolean, what:
   return waitFor(
     async () => {
       // No PLEG in this wiring: read the runtime into the cache as its relist would.
-      await cache.refreshPod(pod.uid);
+      await reader.refreshPod(pod.uid);
       status.update(pod.uid);
       const s = status.get(pod.uid)?.status;
       return s && pred(s) ? s : undefined;
@@ -117,10 +118,16 @@ beforeAll(async () => {
     podObjects: objects,
   });
   const observers: PodWorkerObserver[] = [{ podEvent: (e) => events.push(e) }];
-  cache = new PodCache(cri.runtime);
-  workers = new PodWorkers({ runtime: podRuntime, logger, syncFrequencyMs: SYNC_FREQUENCY_MS, observers, cache });
+  reader = new RuntimeReader(cri.runtime, new PodCache());
+  workers = new PodWorkers({
+    runtime: podRuntime,
+    logger,
+    syncFrequencyMs: SYNC_FREQUENCY_MS,
+    observers,
+    cache: reader,
+  });
   status = new StatusManager({
-    runtimePod: (uid) => cache.get(uid).pod,
+    runtimePod: (uid) => reader.cache.get(uid).pod,
     pods: () => workers.snapshot(),
     probes: { ready: () => undefined, started: () => undefined },
     nodeIP: NODE_IP,
@@ -130,7 +137,7 @@ beforeAll(async () => {
   observers.push(statusObserver(status));
   // What the wiring does with a PodObjects: a changed object wakes the workers of the pods that refer to it.
   objects.onChange((uids) => uids.forEach((u) => workers.wake(u)));
-  workers.adoptRuntimePods(new Map());
+  workers.start(() => false);
   objects.putService(service('default', 'kubernetes', '10.96.0.1', [{ port: 443, name: 'https' }]));
   objects.putService(service(NS, 'db', '10.96.0.20', [{ port: 5432 }]));
 });

@@ -8,6 +8,7 @@ import { startContainerd, type PrivateContainerd } from '../../../dev/containerd
 import { importTestImages } from '../../../dev/images.js';
 import { memoryLogger } from '../../../src/log/logger.js';
 import { PodCache } from '../../../src/pleg/pod-cache.js';
+import { RuntimeReader } from '../../../src/pleg/runtime-reader.js';
 import { createPleg, type EventedPleg } from '../../../src/pleg/pleg.js';
 import type { PodLifecycleEvent } from '../../../src/pleg/types.js';
 import { connectRuntime, type RuntimeConnection } from '../../../src/cri/cri-client.js';
@@ -34,7 +35,7 @@ function watch(runtimeName: string): Watched {
   const { logger, lines } = memoryLogger(2);
   const pleg = createPleg({
     runtime: cri!.runtime,
-    cache: new PodCache(cri!.runtime),
+    reader: new RuntimeReader(cri!.runtime, new PodCache()),
     endpoint: cd!.endpoint,
     runtimeName,
     logger,

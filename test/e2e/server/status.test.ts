@@ -18,6 +18,7 @@ import { connectRuntime, type RuntimeConnection } from '../../../src/cri/cri-cli
 import { CriPodRuntime } from '../../../src/kuberuntime/pod-operations.js';
 import { listRuntimePods } from '../../../src/kuberuntime/runtime-pods.js';
 import { PodCache } from '../../../src/pleg/pod-cache.js';
+import { RuntimeReader } from '../../../src/pleg/runtime-reader.js';
 import { startEndpoints, type RunningEndpoints } from '../../../src/server/endpoints.js';
 import { StatusManager } from '../../../src/status/status-manager.js';
 import { statusObserver } from '../../../src/status/worker-events.js';
@@ -79,8 +80,9 @@ beforeAll(async () => {
     logger,
   });
   const observers: PodWorkerObserver[] = [];
-  const cache = new PodCache(cri.runtime);
-  workers = new PodWorkers({ runtime: podRuntime, logger, syncFrequencyMs: 5_000, observers, cache });
+  const cache = new PodCache();
+  const reader = new RuntimeReader(cri.runtime, cache);
+  workers = new PodWorkers({ runtime: podRuntime, logger, syncFrequencyMs: 5_000, observers, cache: reader });
   status = new StatusManager({
     runtimePod: (uid) => cache.get(uid).pod,
     pods: () => workers.snapshot(),
@@ -90,7 +92,7 @@ beforeAll(async () => {
     logger,
   });
   observers.push(statusObserver(status));
-  workers.adoptRuntimePods(new Map());
+  workers.start(() => false);
   server = await startEndpoints({
     healthzBindAddress: '127.0.0.1',
     healthzPort: 0,

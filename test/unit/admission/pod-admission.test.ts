@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { PodAdmission } from '../../../src/admission/pod-admission.js';
 import type { PodUpdate, StaticPod } from '../../../src/config/types.js';
 import { nullLogger } from '../../../src/log/logger.js';
+import type { TerminationRequest } from '../../../src/podworkers/termination-request.js';
 import type { NodeFacts } from '../../../src/admission/node-facts.js';
 import { node, pod, staticPod } from './pods.js';
 
@@ -12,10 +13,16 @@ function setup(maxPods = 2, facts: Partial<NodeFacts> = {}) {
   const logs: string[] = [];
   /** The victims being waited for: call one to say it has stopped. */
   const stops = new Map<string, () => void>();
+  const kills = new Map<string, TerminationRequest>();
   const logger = { ...nullLogger, warn: (m: string) => void logs.push(m), with: () => logger };
   const a = new PodAdmission({
     node: () => node({ allocatable: { ...node().allocatable, pods: maxPods }, ...facts }),
     apply: (u: PodUpdate) => void applied.push(`${u.op} ${u.pod.uid}`),
+    // A victim's stop reaches its worker as a removal would, with the preemption's termination request.
+    stop: (p, request) => {
+      applied.push(`REMOVE ${p.uid}`);
+      kills.set(p.uid, request);
+    },
     isTerminal: (uid) => terminal.has(uid),
     refused: (p, reason) => void refused.set(p.uid, reason),
     terminal: (p) => void refused.set(p.uid, `terminal ${p.pod.status?.phase ?? ''}`),
@@ -23,7 +30,7 @@ function setup(maxPods = 2, facts: Partial<NodeFacts> = {}) {
     stopped: (uid) => new Promise<void>((resolve) => stops.set(uid, resolve)),
     logger: logger as never,
   });
-  return { a, applied, refused, terminal, logs, stops };
+  return { a, applied, refused, terminal, logs, stops, kills };
 }
 
 /** An API pod (not critical) as the desired set has it. */
@@ -33,6 +40,9 @@ function apiPod(name: string, opts: Parameters<typeof pod>[1] & { phase?: string
   const p: StaticPod['pod'] = opts.phase ? { ...base, status: { phase: opts.phase } } : base;
   return { pod: p, uid: p.metadata.uid, key: `default/${name}`, file: `api:${name}`, uidPinned: true };
 }
+
+/** The adoption policy's answer: the runtime held these UIDs at start. */
+const found = (uids: string[]) => (uid: string) => uids.includes(uid);
 
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -45,8 +55,7 @@ describe('PodAdmission', () => {
     a.update(add(staticPod('early', { seen: '2026-01-01T00:00:01Z' })));
     a.update(add(staticPod('running', { seen: '2026-01-01T00:00:09Z' })));
     expect(applied).toEqual([]);
-    a.runtimeFound(['uid-running']);
-    a.startAdmitting();
+    a.startAdmitting(found(['uid-running']));
     expect(applied).toEqual(['ADD uid-running', 'ADD uid-early']);
     expect([...refused]).toEqual([['uid-late', 'UnexpectedAdmissionError']]);
   });
@@ -55,8 +64,7 @@ describe('PodAdmission', () => {
     const { a, applied } = setup(1);
     a.update(add(staticPod('x')));
     a.update(add(staticPod('y')));
-    a.runtimeFound(['uid-x', 'uid-y']);
-    a.startAdmitting();
+    a.startAdmitting(found(['uid-x', 'uid-y']));
     expect(applied).toEqual(['ADD uid-x', 'ADD uid-y']);
   });
 
@@ -71,8 +79,7 @@ describe('PodAdmission', () => {
     };
     a.update(add(bad));
     a.update(add(staticPod('good')));
-    a.runtimeFound(['uid-bad']);
-    a.startAdmitting();
+    a.startAdmitting(found(['uid-bad']));
     expect(applied).toEqual(['ADD uid-good']);
     expect([...refused]).toEqual([['uid-bad', 'FailedValidation']]);
     expect(logs).toEqual(['Pod refused: it cannot run on this node']);
@@ -80,7 +87,7 @@ describe('PodAdmission', () => {
 
   it('a refused pod never reaches the workers, is logged once, and is forgotten when removed', () => {
     const { a, applied, refused, logs } = setup(1);
-    a.startAdmitting();
+    a.startAdmitting(found([]));
     const x = staticPod('x');
     const y = staticPod('y');
     a.update(add(x));
@@ -95,7 +102,7 @@ describe('PodAdmission', () => {
 
   it('a removed or terminal pod frees its slot for the next new pod; a refused one is not retried', () => {
     const { a, applied, refused, terminal } = setup(1);
-    a.startAdmitting();
+    a.startAdmitting(found([]));
     a.update(add(staticPod('x')));
     a.update(add(staticPod('y')));
     a.update({ op: 'REMOVE', pod: staticPod('x') });
@@ -109,7 +116,7 @@ describe('PodAdmission', () => {
 
   it('a changed pod (new UID) is measured without its predecessor and replaces it as one update', () => {
     const { a, applied } = setup(1);
-    a.startAdmitting();
+    a.startAdmitting(found([]));
     const v1 = staticPod('x');
     a.update(add(v1));
     const v2: StaticPod = { ...v1, uid: 'uid-x2', pod: { ...v1.pod, metadata: { ...v1.pod.metadata, uid: 'uid-x2' } } };
@@ -125,8 +132,7 @@ describe('PodAdmission and a kubelet handoff', () => {
     a.update(add(computed));
     const adopted: StaticPod = { ...computed, uid: 'kubelet-uid', computedUid: computed.uid };
     a.update({ op: 'UPDATE', pod: adopted, previous: computed });
-    a.runtimeFound(['kubelet-uid']);
-    a.startAdmitting();
+    a.startAdmitting(found(['kubelet-uid']));
     expect(applied).toEqual(['UPDATE kubelet-uid']);
     expect(a.isAdmitted('kubelet-uid')).toBe(true);
   });
@@ -134,13 +140,22 @@ describe('PodAdmission and a kubelet handoff', () => {
 
 describe('PodAdmission and preemption', () => {
   it("a critical pod counts at once in its victim's place and reaches the workers only once the victim has stopped", async () => {
-    const { a, applied, refused, stops, logs } = setup(2);
-    a.startAdmitting();
+    const { a, applied, refused, stops, logs, kills } = setup(2);
+    a.startAdmitting(found([]));
     a.update(add(staticPod('cp1')));
     a.update(add(apiPod('web')));
     a.update(add(staticPod('cp2')));
     expect(refused.get('uid-web')).toBe('Preempting');
     expect(applied).toEqual(['ADD uid-cp1', 'ADD uid-web', 'REMOVE uid-web']);
+    expect(kills.get('uid-web')).toEqual({
+      reason: 'preempted',
+      status: {
+        reason: 'Preempting',
+        message: 'Preempted in order to admit critical pod',
+        conditionMessage: 'Pod was preempted by Kubelet to accommodate a critical pod.',
+        alwaysFailed: true,
+      },
+    });
     expect(logs).toContain('Preempting pod to free up resources');
     // Meanwhile the node is full: cp2 holds web's slot, and another pod is decided without waiting.
     a.update(add(apiPod('late')));
@@ -154,7 +169,7 @@ describe('PodAdmission and preemption', () => {
 
   it('a held pod changed meanwhile starts as it is then; one removed meanwhile never reaches the workers', async () => {
     const { a, applied, stops } = setup(1);
-    a.startAdmitting();
+    a.startAdmitting(found([]));
     a.update(add(apiPod('w1')));
     const cp = staticPod('cp');
     a.update(add(cp));
@@ -167,7 +182,7 @@ describe('PodAdmission and preemption', () => {
     expect(a.isAdmitted('uid-cp')).toBe(true);
 
     const other = setup(1);
-    other.a.startAdmitting();
+    other.a.startAdmitting(found([]));
     other.a.update(add(apiPod('w2')));
     other.a.update(add(staticPod('gone')));
     other.a.update({ op: 'REMOVE', pod: staticPod('gone') });
@@ -183,8 +198,7 @@ describe('PodAdmission and terminal API pods', () => {
     a.update(add(apiPod('done', { phase: 'Succeeded' })));
     a.update(add(apiPod('failed', { phase: 'Failed' })));
     a.update(add(apiPod('running', { phase: 'Running' })));
-    a.runtimeFound(['uid-failed', 'uid-running']);
-    a.startAdmitting();
+    a.startAdmitting(found(['uid-failed', 'uid-running']));
     expect(applied).toEqual(['ADD uid-running']);
     expect([...refused]).toEqual([
       ['uid-done', 'terminal Succeeded'],

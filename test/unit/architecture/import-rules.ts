@@ -63,12 +63,10 @@ export const RULES: ImportRules = {
   leaves: ['k8s', 'util', 'log', 'process', 'version.ts', 'dbus', 'informer'],
   sealed: ['k8s'],
   exceptions: [
-    { from: 'podworkers/kubelet-adoption.ts', to: 'config/types.ts', why: staticPodType },
-    { from: 'podworkers/start-adoption.ts', to: 'config/types.ts', why: staticPodType },
     {
       from: 'podworkers/pod-workers.ts',
       to: 'config/types.ts',
-      why: "type-only: the desired set's updates and lookup (PodUpdate, DesiredPodLookup, ManifestClaim, StaticPod), the message the set sends its subscribers",
+      why: `type-only: the desired set's updates and lookup (PodUpdate, DesiredPodLookup, StaticPod), the message the set sends its subscribers; ${staticPodType}`,
     },
   ],
 };

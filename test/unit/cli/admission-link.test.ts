@@ -59,12 +59,13 @@ describe('admission wiring', () => {
       nodeInfo: info(1),
       appArmor: {},
       apply: (u) => void applied.push(u.pod.uid),
+      stop: () => {},
       stopped: () => Promise.resolve(),
       status,
       observers: [{ podEvent: (e) => void events.push(e) }],
       logger,
     });
-    a.startAdmitting();
+    a.startAdmitting(() => false);
     a.update({ op: 'ADD', pod: staticPod('x') });
     a.update({ op: 'ADD', pod: staticPod('y', { spec: { nodeSelector: { role: 'worker' } } }) });
     expect(applied).toEqual(['uid-x']);
@@ -101,12 +102,13 @@ describe('admission wiring', () => {
       nodeInfo: info(10),
       appArmor: { error: 'AppArmor is not enabled on the host' },
       apply: (u) => void applied.push(u.pod.uid),
+      stop: () => {},
       stopped: () => Promise.resolve(),
       status,
       observers: [{ podEvent: (e) => void events.push(e) }],
       logger,
     });
-    a.startAdmitting();
+    a.startAdmitting(() => false);
     a.update({
       op: 'ADD',
       pod: staticPod('confined', {

@@ -3,6 +3,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { memoryLogger } from '../../../src/log/logger.js';
 import { PodCache } from '../../../src/pleg/pod-cache.js';
+import { RuntimeReader } from '../../../src/pleg/runtime-reader.js';
 import { createPleg, type ContainerdEvents, type EventedPleg } from '../../../src/pleg/pleg.js';
 import type { PodLifecycleEvent } from '../../../src/pleg/types.js';
 import { ContainerdEventsError, type ContainerdTaskEvent } from '../../../src/cri/containerd-events.js';
@@ -67,7 +68,7 @@ function setup(runtimeName = 'containerd') {
   const { logger, lines } = memoryLogger(2);
   const pleg = createPleg({
     runtime: rt.service,
-    cache: new PodCache(rt.service),
+    reader: new RuntimeReader(rt.service, new PodCache()),
     endpoint: 'unix:///nonexistent/containerd.sock',
     runtimeName,
     logger,

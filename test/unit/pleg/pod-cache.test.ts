@@ -1,128 +1,47 @@
-// The one cache of runtime state: reads only when nothing newer is cached, one pod's read lists
-// only that pod, reads are coalesced, a read never overwrites a newer one, and changes are told.
+// The pod cache on its own: it reads nothing, keeps what the reads wrote with their times, never lets
+// an older read overwrite a newer one, and tells each change of a pod's objects once.
 import { describe, expect, it } from 'vitest';
-import { PodCache, type PodCacheChange } from '../../../src/pleg/pod-cache.js';
 import { ContainerState } from '../../../src/cri/cri-types.js';
-import { container, FakeRuntime, sandbox } from './fake-runtime.js';
+import { PodCache, type PodCacheChange } from '../../../src/pleg/pod-cache.js';
+import { runtimePodOf } from '../../support/runtime-pods.js';
 
 const A = 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
-const B = 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb';
-
-function setup() {
-  const rt = new FakeRuntime();
-  rt.sandboxes = [sandbox('sa', A), sandbox('sb', B)];
-  rt.containers = [container('ca', 'sa', A, 'app'), container('cb', 'sb', B, 'app')];
-  const cache = new PodCache(rt.service);
-  const changes: PodCacheChange[] = [];
-  cache.onChange((c) => changes.push(c));
-  return { rt, cache, changes };
-}
 
 describe('PodCache', () => {
-  it('a full read fills it; statuses are asked for only for objects whose state is new', async () => {
-    const { rt, cache, changes } = setup();
-    await cache.refreshAll();
-    expect([...cache.pods().keys()].sort()).toEqual([A, B]);
-    expect(cache.get(A).pod?.containers[0]).toMatchObject({ id: 'ca', hasStatus: true });
-    expect(changes.map((c) => c.uid).sort()).toEqual([A, B]);
-    expect(rt.statusCalls).toBe(4);
-    await cache.refreshAll();
-    expect(rt.statusCalls).toBe(4);
-    rt.setContainerState('cb', ContainerState.CONTAINER_EXITED);
-    await cache.refreshAll();
-    expect(rt.statusCalls).toBe(5);
-    expect(changes.at(-1)).toMatchObject({
-      uid: B,
-      after: { containers: [{ id: 'cb', state: ContainerState.CONTAINER_EXITED }] },
-    });
-  });
-
-  it('getNewerThan answers from the cache when a read started after the time given, and reads that one pod otherwise', async () => {
-    const { rt, cache } = setup();
-    await cache.refreshAll();
-    const t = cache.tick();
-    const lists = rt.lists;
-    // Nothing read since t: one pod's read, filtered by its UID.
-    const first = await cache.getNewerThan(A, t);
-    expect(first.at).toBeGreaterThan(t);
-    expect(rt.lists - lists).toBe(1);
-    expect(rt.filteredLists).toBe(1);
-    // A full read after t: no more reads for either pod.
-    await cache.refreshAll();
-    const before = rt.lists;
-    await cache.getNewerThan(A, t);
-    await cache.getNewerThan(B, t);
-    expect(rt.lists).toBe(before);
-  });
-
-  it('coalesces: many asking for one pod while its read is in flight cost one more read', async () => {
-    const { rt, cache } = setup();
-    await cache.refreshAll();
-    const t = cache.tick();
-    const lists = rt.lists;
-    await Promise.all(Array.from({ length: 10 }, () => cache.getNewerThan(A, t)));
-    expect(rt.lists - lists).toBeLessThanOrEqual(2);
-  });
-
-  it('a full read that started before a pod read does not overwrite what the pod read found', async () => {
-    const { rt, cache } = setup();
-    await cache.refreshAll();
-    let call = 0;
-    let podRead: Promise<void> | undefined;
-    rt.onList = () => {
-      call++;
-      // The full read has listed the old state; the pod's read starts after and sees the exit.
-      if (call === 1) podRead = cache.refreshPod(A);
-      else rt.setContainerState('ca', ContainerState.CONTAINER_EXITED);
-    };
-    await cache.refreshAll();
-    await podRead;
-    expect(cache.get(A).pod?.containers[0]?.state).toBe(ContainerState.CONTAINER_EXITED);
-  });
-
-  it('a pod gone is gone for both kinds of read, and is told once', async () => {
-    const { rt, cache, changes } = setup();
-    await cache.refreshAll();
-    changes.length = 0;
-    rt.removeObject('ca');
-    rt.removeObject('sa');
-    const t = cache.tick();
-    const c = await cache.getNewerThan(A, t);
-    expect(c.pod).toBeUndefined();
-    expect(c.at).toBeGreaterThan(t);
-    await cache.refreshAll();
-    expect(changes.map((x) => [x.uid, x.after])).toEqual([[A, undefined]]);
-    expect(cache.podOf('cb')).toBe(B);
-    expect(cache.podOf('ca')).toBeUndefined();
-  });
-
-  it('knows the pod and the state of each object it holds, as its entries change', async () => {
-    const { rt, cache } = setup();
-    await cache.refreshAll();
-    expect([cache.podOf('sa'), cache.podOf('ca'), cache.podOf('cb')]).toEqual([A, A, B]);
-    expect([cache.running('sa'), cache.running('ca')]).toEqual([true, true]);
-    // A restart: the old container exits, a new one runs in the same pod.
-    rt.setContainerState('ca', ContainerState.CONTAINER_EXITED);
-    rt.containers.push(container('ca2', 'sa', A, 'app'));
-    await cache.refreshAll();
-    expect([cache.podOf('ca'), cache.podOf('ca2'), cache.running('ca'), cache.running('ca2')]).toEqual([
-      A,
-      A,
-      false,
-      true,
+  it('answers get and getNewerThan from what was set, and keeps the newer of two reads', () => {
+    const cache = new PodCache();
+    const changes: PodCacheChange[] = [];
+    cache.onChange((c) => changes.push(c));
+    const first = cache.tick();
+    const second = cache.tick();
+    const pod = runtimePodOf({ uid: A, name: 'a' });
+    cache.set(A, pod, second, true);
+    expect(cache.get(A)).toEqual({ pod, at: second });
+    expect(cache.getNewerThan(A, first)?.pod).toBe(pod);
+    expect(cache.getNewerThan(A, second)).toBeUndefined();
+    // A read that started earlier answers later: it does not overwrite.
+    cache.set(A, undefined, first, true);
+    expect(cache.get(A).pod).toBe(pod);
+    expect([cache.podOf(`c-${A}`), cache.running(`c-${A}`)]).toEqual([A, true]);
+    const exited = structuredClone(pod);
+    exited.containers[0]!.state = ContainerState.CONTAINER_EXITED;
+    cache.set(A, exited, cache.tick(), true);
+    expect(cache.running(`c-${A}`)).toBe(false);
+    expect(changes.map((c) => [c.before?.containers[0]?.state, c.after?.containers[0]?.state])).toEqual([
+      [undefined, ContainerState.CONTAINER_RUNNING],
+      [ContainerState.CONTAINER_RUNNING, ContainerState.CONTAINER_EXITED],
     ]);
-    rt.removeObject('ca');
-    await cache.refreshAll();
-    expect([cache.podOf('ca'), cache.running('ca'), cache.podOf('ca2')]).toEqual([undefined, undefined, A]);
-    expect(cache.running('nothing')).toBeUndefined();
   });
 
-  it('a failed read rejects its callers and leaves the cache as it was', async () => {
-    const { rt, cache } = setup();
-    await cache.refreshAll();
-    rt.failLists = true;
-    await expect(cache.refreshAll()).rejects.toThrow(/runtime down/);
-    await expect(cache.getNewerThan(A, cache.tick())).rejects.toThrow(/runtime down/);
-    expect(cache.get(A).pod?.containers[0]?.id).toBe('ca');
+  it('a full read covers every pod it did not find, except those it left to their creations', () => {
+    const cache = new PodCache();
+    cache.set(A, runtimePodOf({ uid: A, name: 'a' }), cache.tick(), true);
+    const full = cache.tick();
+    cache.setAll(new Map(), full, new Set([A]));
+    expect(cache.has(A)).toBe(true);
+    expect(cache.get('other').at).toBe(full);
+    cache.setAll(new Map(), cache.tick(), new Set());
+    expect(cache.has(A)).toBe(false);
+    expect(cache.pods().size).toBe(0);
   });
 });

@@ -4,6 +4,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { nullLogger } from '../../../src/log/logger.js';
 import { PodCache } from '../../../src/pleg/pod-cache.js';
+import { RuntimeReader } from '../../../src/pleg/runtime-reader.js';
 import { RelistPleg } from '../../../src/pleg/relist-pleg.js';
 import type { PodLifecycleEvent } from '../../../src/pleg/types.js';
 import { ContainerState, PodSandboxState } from '../../../src/cri/cri-types.js';
@@ -21,22 +22,22 @@ afterEach(() => {
 
 function setup(
   opts: { now?: () => number; onRelist?: (d: number, i: number | undefined) => void; onRuntimeBack?: () => void } = {},
-): { rt: FakeRuntime; cache: PodCache; pleg: RelistPleg; events: PodLifecycleEvent[] } {
+): { rt: FakeRuntime; reader: RuntimeReader; pleg: RelistPleg; events: PodLifecycleEvent[] } {
   const rt = new FakeRuntime();
   rt.sandboxes = [sandbox('sa', A), sandbox('sb', B)];
   rt.containers = [container('ca', 'sa', A, 'app'), container('cb', 'sb', B, 'app')];
   const events: PodLifecycleEvent[] = [];
   // A long period: the tests drive relists themselves.
-  const cache = new PodCache(rt.service, { now: opts.now });
+  const reader = new RuntimeReader(rt.service, new PodCache(), { now: opts.now });
   const pleg = new RelistPleg({
-    cache,
+    reader,
     periodMs: 3_600_000,
     logger: nullLogger,
     onEvent: (e) => events.push(e),
     ...opts,
   });
   plegs.push(pleg);
-  return { rt, cache, pleg, events };
+  return { rt, reader, pleg, events };
 }
 
 const brief = (es: PodLifecycleEvent[]) => es.map((e) => [e.podUid, e.type, e.id]);
@@ -175,12 +176,12 @@ describe('RelistPleg relist requests', () => {
   });
 
   it('an exit announced while the agent stops the object is read once the stop is answered, with no follow-up', async () => {
-    const { rt, cache, pleg, events } = setup();
+    const { rt, reader, pleg, events } = setup();
     pleg.start();
     await waitFor(() => events.length === 4, { timeoutMs: 10_000, what: 'the first relist' });
     events.length = 0;
     const statuses = rt.statusCalls;
-    const answered = cache.stopping('ca');
+    const answered = reader.stopping('ca');
     pleg.requestRelist({ id: 'ca', running: false });
     // The read would be on the next turn: none comes while the stop is in flight.
     for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
@@ -191,7 +192,7 @@ describe('RelistPleg relist requests', () => {
     await waitFor(() => events.length > 0, { timeoutMs: 10_000, what: 'ContainerDied after the stop' });
     expect(events).toEqual([{ podUid: A, type: 'ContainerDied', id: 'ca', name: 'app' }]);
     expect(rt.statusCalls - statuses).toBe(1);
-    expect(cache.stopOf('ca')).toBeUndefined();
+    expect(reader.stopOf('ca')).toBeUndefined();
   });
 
   it('does not wait for an object the CRI does not know', async () => {

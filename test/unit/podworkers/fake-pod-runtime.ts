@@ -120,6 +120,7 @@ export class FakePodRuntime implements PodRuntime {
     container: Container,
     type: ContainerType,
     restartCount: number | undefined,
+    restartedAt?: string,
   ): Promise<StartedContainer> {
     this.pulls.push(container.image ?? '');
     if (this.missingImages.has(container.image ?? ''))
@@ -154,6 +155,7 @@ export class FakePodRuntime implements PodRuntime {
         hash: kubeletContainerHash(container),
         specHash: hashContainer(container),
         restartCount: restartCount ?? 0,
+        ...(restartedAt !== undefined ? { restartedAt } : {}),
         type,
       },
     });

@@ -29,7 +29,7 @@ async function runningPod() {
   const runtime = new FakePodRuntime();
   const { logger, lines } = memoryLogger(2);
   const workers = new PodWorkers({ runtime, cache: runtime.cache, logger, syncFrequencyMs: 60_000 });
-  workers.adoptRuntimePods(new Map());
+  workers.start(() => false);
   const pod = staticPod('a', 'uid-a');
   workers.apply({ op: 'ADD', pod });
   await waitFor(() => runtime.pods.get('uid-a')?.containers.some((c) => c.state === ContainerState.CONTAINER_RUNNING), {
@@ -129,7 +129,7 @@ describe('a sandbox that cannot be made', () => {
       syncFrequencyMs: 60_000,
       observers: [{ podEvent: (e) => void events.push(`${e.type} ${e.reason} ${e.message}`) }],
     });
-    workers.adoptRuntimePods(new Map());
+    workers.start(() => false);
     const notFound = new Error('runtimeclass.node.k8s.io "gvisor" not found');
     runtime.faults.set('createSandbox', [notFound, notFound]);
     workers.apply({ op: 'ADD', pod: staticPod('a', 'uid-a') });

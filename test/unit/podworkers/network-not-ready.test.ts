@@ -47,7 +47,7 @@ describe('pod workers while the runtime network is not ready', () => {
       network: { networkNotReady: () => network },
       observers: [{ podEvent: (e) => events.push(e) }],
     });
-    workers.adoptRuntimePods(new Map());
+    workers.start(() => false);
     workers.apply({ op: 'ADD', pod: pod('host', true) });
     workers.apply({ op: 'ADD', pod: pod('dns', false) });
     const running = (uid: string) =>

@@ -64,7 +64,7 @@ describe('PodWorkers', () => {
       syncFrequencyMs: 60_000,
       maxConcurrentStarts: 2,
     });
-    workers.adoptRuntimePods(new Map());
+    workers.start(() => false);
     for (let i = 0; i < 6; i++) workers.apply({ op: 'ADD', pod: staticPod(`p${i}`, `uid-${i}`) });
     const sandboxes = () => runtime.journal.filter((j) => j.startsWith('createSandbox'));
     await waitFor(() => sandboxes().length === 2, { timeoutMs: 5000, what: 'the first two pods starting' });
@@ -102,7 +102,7 @@ describe('PodWorkers', () => {
       maxConcurrentStarts: 1,
       observers: [statusObserver(status)],
     });
-    workers.adoptRuntimePods(new Map());
+    workers.start(() => false);
     for (let i = 0; i < 3; i++) workers.apply({ op: 'ADD', pod: staticPod(`p${i}`, `uid-${i}`) });
     await waitFor(() => runtime.journal.includes('createSandbox p0 uid-0'), { timeoutMs: 5000, what: 'p0 starting' });
     await status.idle();
@@ -153,7 +153,7 @@ describe('PodWorkers', () => {
       syncFrequencyMs: 60_000,
       maxConcurrentTeardowns: 3,
     });
-    workers.adoptRuntimePods(new Map());
+    workers.start(() => false);
     for (let i = 0; i < 8; i++) workers.apply({ op: 'ADD', pod: staticPod(`p${i}`, `uid-${i}`) });
     await waitFor(() => [...Array(8).keys()].every((i) => running(runtime, `uid-${i}`)), {
       timeoutMs: 5000,
@@ -184,14 +184,7 @@ describe('PodWorkers', () => {
       observers: [{ podRemoved: (uid) => removed.push(uid) }],
     });
     // uid-found was in the runtime when it was read back (from before a restart): a waiting worker may own it.
-    workers.adoptRuntimePods(
-      new Map([
-        [
-          'uid-found',
-          { uid: 'uid-found', namespace: 'default', name: 'found', sandboxes: [], containers: [] } as never,
-        ],
-      ]),
-    );
+    workers.start((uid) => uid === 'uid-found');
     workers.apply({ op: 'ADD', pod: staticPod('p0', 'uid-0') });
     workers.apply({ op: 'ADD', pod: staticPod('p1', 'uid-1') });
     workers.apply({ op: 'ADD', pod: staticPod('found', 'uid-found') });
@@ -216,7 +209,7 @@ describe('PodWorkers', () => {
     workers.apply({ op: 'ADD', pod: staticPod('a', 'uid-a') });
     await workers.idle();
     expect(runtime.journal).toEqual([]);
-    workers.adoptRuntimePods(new Map());
+    workers.start(() => false);
     await waitFor(() => running(runtime, 'uid-a'), { timeoutMs: 5000, what: 'a running' });
   });
 
@@ -238,7 +231,7 @@ describe('PodWorkers', () => {
         },
       ],
     });
-    workers.adoptRuntimePods(new Map());
+    workers.start(() => false);
     workers.apply({ op: 'ADD', pod: staticPod('a', 'uid-a') });
     await waitFor(() => running(runtime, 'uid-a'), { timeoutMs: 5000, what: 'a running' });
     await workers.idle();
@@ -259,7 +252,7 @@ describe('PodWorkers', () => {
       syncFrequencyMs: 20,
       observers: [{ podSynced: (_pod, _rt, acted) => synced.push(acted) }],
     });
-    workers.adoptRuntimePods(new Map());
+    workers.start(() => false);
     workers.apply({ op: 'ADD', pod: staticPod('a', 'uid-a') });
     await waitFor(() => running(runtime, 'uid-a'), { timeoutMs: 5000, what: 'a running' });
     // The PLEG relisting between steps: every resync finds a read newer than its last step.
@@ -278,7 +271,7 @@ describe('PodWorkers', () => {
     workers.shutdown();
   });
 
-  it('stops and removes runtime pods that no manifest wants any more', async () => {
+  it('stops and removes a runtime pod the adoption policy hands over', async () => {
     const { runtime, workers } = setup();
     const old = staticPod('old', 'uid-old');
     await runtime.createSandbox(old.pod, 0);
@@ -289,14 +282,15 @@ describe('PodWorkers', () => {
       'container',
       0,
     );
-    workers.adoptRuntimePods(new Map([['uid-old', structuredClone(runtime.pods.get('uid-old')!)]]));
+    workers.start((uid) => uid === 'uid-old');
+    workers.stopRuntimePod('uid-old', { namespace: 'default', name: 'old', source: undefined }, 'no manifest');
     await waitFor(() => !runtime.pods.has('uid-old'), { timeoutMs: 5000, what: 'orphan removed' });
     expect(runtime.journal.slice(-2)).toEqual(['stop old uid-old main', 'cleanup uid-old']);
   });
 
   it('starts a replacement only after the old version of the pod has stopped', async () => {
     const { runtime, workers } = setup();
-    workers.adoptRuntimePods(new Map());
+    workers.start(() => false);
     const v1 = staticPod('web', 'uid-1');
     workers.apply({ op: 'ADD', pod: v1 });
     await waitFor(() => running(runtime, 'uid-1'), { timeoutMs: 5000, what: 'v1 running' });
@@ -310,7 +304,7 @@ describe('PodWorkers', () => {
 
   it("an API pod under a running static pod's name starts beside it: the same-name wait is among static pods only", async () => {
     const { runtime, workers } = setup();
-    workers.adoptRuntimePods(new Map());
+    workers.start(() => false);
     const st = staticPod('web-n', 'uid-static');
     const api = staticPod('web-n', 'uid-api');
     api.pod.metadata.annotations['kubernetes.io/config.source'] = 'api';
@@ -327,7 +321,8 @@ describe('PodWorkers', () => {
     const sb = await runtime.createSandbox(stale.pod, 0);
     await runtime.startContainer(stale.pod, sb, stale.pod.spec!.containers[0]!, 'container', 0);
     workers.apply({ op: 'ADD', pod: staticPod('etcd', 'uid-new') });
-    workers.adoptRuntimePods(new Map([['uid-stale', structuredClone(runtime.pods.get('uid-stale')!)]]));
+    workers.stopRuntimePod('uid-stale', { namespace: 'default', name: 'etcd', source: undefined }, 'no manifest');
+    workers.start((uid) => uid === 'uid-stale');
     await waitFor(() => running(runtime, 'uid-new'), { timeoutMs: 5000, what: 'new etcd running' });
     expect(runtime.journal.indexOf('stop etcd uid-stale main')).toBeLessThan(
       runtime.journal.indexOf('createSandbox etcd uid-new'),
@@ -338,7 +333,7 @@ describe('PodWorkers', () => {
     const { runtime, workers } = setup();
     let release!: () => void;
     runtime.gate.set('slow', new Promise<void>((r) => (release = r)));
-    workers.adoptRuntimePods(new Map());
+    workers.start(() => false);
     workers.apply({ op: 'ADD', pod: staticPod('a', 'uid-a', ['slow']) });
     workers.apply({ op: 'ADD', pod: staticPod('b', 'uid-b', ['fast']) });
     await waitFor(() => running(runtime, 'uid-b', 'fast'), { timeoutMs: 5000, what: 'b running while a is stuck' });
@@ -351,7 +346,7 @@ describe('PodWorkers', () => {
     const { runtime, workers } = setup();
     let release!: () => void;
     runtime.gate.set('first', new Promise<void>((r) => (release = r)));
-    workers.adoptRuntimePods(new Map());
+    workers.start(() => false);
     const pod = staticPod('a', 'uid-a', ['first', 'second', 'third']);
     workers.apply({ op: 'ADD', pod });
     await waitFor(() => runtime.journal.some((l) => l.startsWith('createSandbox a')), {
@@ -365,9 +360,30 @@ describe('PodWorkers', () => {
     expect(runtime.journal).toContain('stop a uid-a first');
   });
 
+  it('acts on a restart asked through the API before the pod had a worker (an agent back up), once', async () => {
+    const { runtime, workers } = setup();
+    const a = staticPod('a', 'uid-a');
+    const sb = await runtime.createSandbox(a.pod, 0);
+    await runtime.startContainer(a.pod, sb, a.pod.spec!.containers[0]!, 'container', 0);
+    const before = running(runtime, 'uid-a')!;
+    // The mirror is read before the runtime is: the request comes first.
+    workers.restartContainers('uid-a', 'v2');
+    workers.start((uid) => uid === 'uid-a');
+    workers.apply({ op: 'ADD', pod: a });
+    const after = await waitFor(() => running(runtime, 'uid-a')?.id !== before.id && running(runtime, 'uid-a'), {
+      timeoutMs: 5000,
+      what: 'the container restarted for v2',
+    });
+    expect([after.meta.restartedAt, after.meta.restartCount]).toEqual(['v2', 1]);
+    await workers.idle();
+    workers.wake('uid-a');
+    await workers.idle();
+    expect(running(runtime, 'uid-a')?.id).toBe(after.id);
+  });
+
   it('restarts a dead container when woken by a runtime event', async () => {
     const { runtime, workers } = setup();
-    workers.adoptRuntimePods(new Map());
+    workers.start(() => false);
     workers.apply({ op: 'ADD', pod: staticPod('a', 'uid-a') });
     await waitFor(() => running(runtime, 'uid-a'), { timeoutMs: 5000, what: 'a running' });
     runtime.kill('uid-a', 'main', 1);
@@ -378,7 +394,7 @@ describe('PodWorkers', () => {
 
   it('removes a pod whose manifest went away', async () => {
     const { runtime, workers } = setup();
-    workers.adoptRuntimePods(new Map());
+    workers.start(() => false);
     const a = staticPod('a', 'uid-a');
     workers.apply({ op: 'ADD', pod: a });
     await waitFor(() => running(runtime, 'uid-a'), { timeoutMs: 5000, what: 'a running' });
@@ -388,7 +404,7 @@ describe('PodWorkers', () => {
 
   it('runs the preStop hook before stopping a container, within the grace period, even if it fails', async () => {
     const { runtime, workers } = setup();
-    workers.adoptRuntimePods(new Map());
+    workers.start(() => false);
     const p = staticPod('a', 'uid-a', ['main', 'side']);
     p.pod.spec!.terminationGracePeriodSeconds = 20;
     p.pod.spec!.containers[0]!.lifecycle = { preStop: { exec: { command: ['sh', '-c', 'drain'] } } };
@@ -417,7 +433,7 @@ describe('PodWorkers', () => {
       syncFrequencyMs: 60_000,
       probes: { failedProbe: (_u, _n, id) => (failed.has(id) ? 'liveness' : undefined) },
     });
-    workers.adoptRuntimePods(new Map());
+    workers.start(() => false);
     const p = staticPod('a', 'uid-a');
     p.pod.spec!.containers[0]!.livenessProbe = { exec: { command: ['true'] }, terminationGracePeriodSeconds: 7 };
     workers.apply({ op: 'ADD', pod: p });
@@ -435,7 +451,7 @@ describe('PodWorkers', () => {
   it('shows ErrImagePull after a failed pull, then waits out the pull back-off as ImagePullBackOff without pulling', async () => {
     const { runtime, workers } = setup();
     runtime.missingImages.add('img');
-    workers.adoptRuntimePods(new Map());
+    workers.start(() => false);
     workers.apply({ op: 'ADD', pod: staticPod('a', 'uid-a') });
     const waitingOf = () =>
       workers
@@ -468,7 +484,7 @@ describe('PodWorkers with the desired pod set', () => {
       desired: config,
     });
     config.subscribe((u) => workers.apply(u));
-    workers.adoptRuntimePods(new Map());
+    workers.start(() => false);
     const feed = config.feed('file');
     const v1 = staticPod('a', 'pinned');
     feed.update({ op: 'ADD', pod: v1 });

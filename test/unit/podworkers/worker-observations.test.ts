@@ -43,7 +43,7 @@ function setup() {
     syncFrequencyMs: 60_000,
     observers: [observer],
   });
-  workers.adoptRuntimePods(new Map());
+  workers.start(() => false);
   return { runtime, workers, seen };
 }
 
@@ -106,7 +106,7 @@ describe('warnings of a start', () => {
       syncFrequencyMs: 60_000,
       observers: [{ podEvent: (e) => events.push(`${e.type} ${e.reason} ${e.container ?? '-'} ${e.message}`) }],
     });
-    workers.adoptRuntimePods(new Map());
+    workers.start(() => false);
     const message =
       'Keys [a=b] from the EnvFrom configMap default/cfg were skipped since they are considered invalid environment variable names.';
     runtime.startWarnings.set('main', [{ reason: 'InvalidEnvironmentVariableNames', message }]);

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLogger, memoryLogger } from '../../../src/log/logger.js';
 import { PodSandboxState } from '../../../src/cri/cri-types.js';
-import type { PodWorkerSnapshot } from '../../../src/podworkers/pod-workers.js';
+import type { PodWorkerSnapshot } from '../../../src/podworkers/snapshot.js';
 import type { RuntimePod } from '../../../src/kuberuntime/runtime-pods.js';
 import { StatusManager, type PodWorkerView } from '../../../src/status/status-manager.js';
 import { ctr, exited, probes, runtimePod, sandbox, staticPod, T0, UID } from './fixtures.js';
@@ -118,7 +118,7 @@ describe('StatusManager', () => {
   });
 
   it('records when the pod began terminating', async () => {
-    let state = 'Syncing';
+    let state: PodWorkerView['state'] = 'Syncing';
     const m = manager(
       () => [worker({ state })],
       () => runtimePod([sandbox()], [exited('c1', 'app', 0)]),
@@ -251,7 +251,7 @@ describe('StatusManager', () => {
       logger,
       now: () => new Date(T0 + 60_000),
     });
-    await m.recordFinal(UID);
+    await m.recordFinal(worker({ state: 'Terminated', removing: true }));
     expect(m.get(UID)?.status.phase).toBe('Succeeded');
     expect(m.get(UID)?.status.containerStatuses?.[0]?.state?.terminated?.exitCode).toBe(0);
     // The clean-up removed everything: a later recomputation reads nothing and must not say otherwise.
@@ -260,5 +260,31 @@ describe('StatusManager', () => {
     await m.idle();
     expect(m.get(UID)?.status.phase).toBe('Succeeded');
     expect(m.get(UID)?.status.containerStatuses?.[0]?.state?.terminated?.exitCode).toBe(0);
+  });
+
+  it('keeps a final status after the worker ended while someone holds it, and forgets it once all have let go', async () => {
+    let pods: PodWorkerView[] = [worker({ state: 'Terminated', removing: true })];
+    const m = new StatusManager({
+      runtimePod: () =>
+        runtimePod([sandbox('s1', { state: PodSandboxState.SANDBOX_NOTREADY })], [exited('c1', 'app', 1)]),
+      pods: () => pods,
+      probes: probes(),
+      nodeIP: '10.0.0.11',
+      runtimeName: 'containerd',
+      logger,
+      now: () => new Date(T0 + 60_000),
+    });
+    m.hold(UID, 'apiserver');
+    m.hold(UID, 'admission');
+    await m.recordFinal(pods[0]!);
+    pods = [];
+    m.updateAll();
+    m.update(UID);
+    await m.idle();
+    expect(m.get(UID)?.status.phase).toBe('Failed');
+    m.release(UID, 'apiserver');
+    expect(m.get(UID)?.status.phase).toBe('Failed');
+    m.release(UID, 'admission');
+    expect(m.get(UID)).toBeUndefined();
   });
 });

@@ -3,11 +3,13 @@
 import { PodSandboxState } from '../../../src/cri/cri-types.js';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/log/logger.js';
+import type { TerminationRequest } from '../../../src/podworkers/termination-request.js';
 import { StatusManager, type PodWorkerView } from '../../../src/status/status-manager.js';
 import { ctr, exited, probes, runtimePod, sandbox, staticPod, T0, UID } from './fixtures.js';
 
 const logger = createLogger({ format: 'text', verbosity: 0, sink: { write: () => {} } });
 const STOP = { reason: 'Terminated', message: 'Pod was terminated in response to imminent node shutdown.' };
+const SHUTDOWN: TerminationRequest = { reason: 'node-shutdown', graceSeconds: 7, status: STOP };
 
 describe('status of a pod stopped for the node shutdown', () => {
   it('is Failed with reason Terminated and a DisruptionTarget condition once stopped, Running again after a cancel', async () => {
@@ -16,7 +18,7 @@ describe('status of a pod stopped for the node shutdown', () => {
       key: 'default/web-node1',
       state: 'Terminating',
       pod: staticPod(),
-      stoppedFor: STOP,
+      termination: SHUTDOWN,
     };
     let rt = runtimePod([sandbox()], [ctr('c1', 'app')]);
     const m = new StatusManager({
@@ -66,6 +68,7 @@ describe('status of a pod preempted for a critical pod', () => {
     conditionMessage: 'Pod was preempted by Kubelet to accommodate a critical pod.',
     alwaysFailed: true,
   };
+  const PREEMPTION: TerminationRequest = { reason: 'preempted', status: PREEMPTED };
 
   it('is Failed with the preemption at once, then follows its containers under it, and stays after its worker is gone', async () => {
     let view: PodWorkerView | undefined = { uid: UID, key: 'default/web-node1', state: 'Syncing', pod: staticPod() };
@@ -81,8 +84,11 @@ describe('status of a pod preempted for a critical pod', () => {
     });
     m.update(UID);
     await m.idle();
-    const sp = { pod: staticPod(), uid: UID, key: 'default/web-node1', file: '/m/web.yaml' };
-    m.setPreempted(sp, PREEMPTED);
+    // Admission holds its status while it stays refused; its worker is asked to stop it for the preemption.
+    m.hold(UID, 'admission');
+    view = { ...view, termination: PREEMPTION, removing: true };
+    m.update(UID);
+    await m.idle();
     const first = m.get(UID)!.status;
     expect({ phase: first.phase, reason: first.reason, message: first.message }).toEqual({
       phase: 'Failed',
@@ -97,10 +103,10 @@ describe('status of a pod preempted for a critical pod', () => {
     expect(first.containerStatuses?.[0].state?.running).toBeDefined();
 
     // Its container exits 0 on SIGTERM: still Failed, as the kubelet's status function sets it.
-    view = { ...view!, state: 'Terminated', removing: true };
+    view = { ...view, state: 'Terminated' };
     rt = runtimePod([sandbox('s1', { state: PodSandboxState.SANDBOX_NOTREADY })], [exited('c1', 'app', 0)]);
-    m.update(UID);
-    await m.idle();
+    // Its worker pushes the final status before the clean-up.
+    await m.recordFinal(view);
     const stopped = m.get(UID)!.status;
     expect({ phase: stopped.phase, reason: stopped.reason }).toEqual({ phase: 'Failed', reason: 'Preempting' });
     expect(stopped.containerStatuses?.[0].state?.terminated?.exitCode).toBe(0);
@@ -108,11 +114,12 @@ describe('status of a pod preempted for a critical pod', () => {
       first.conditions?.find((c) => c.type === 'DisruptionTarget')?.lastTransitionTime,
     );
 
+    rt = runtimePod([], []);
     view = undefined;
     m.update(UID);
     await m.idle();
     expect(m.get(UID)?.status).toEqual(stopped);
-    m.forgetRefused(UID);
+    m.release(UID, 'admission');
     expect(m.get(UID)).toBeUndefined();
   });
 });

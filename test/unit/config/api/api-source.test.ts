@@ -14,6 +14,7 @@ import { Reflector } from '../../../../src/informer/reflector.js';
 import { PodConfig } from '../../../../src/config/pod-config/pod-config.js';
 import type { PodUpdate } from '../../../../src/config/types.js';
 import { memoryLogger } from '../../../../src/log/logger.js';
+import { adoptionOf, runtimePodOf } from '../../../support/runtime-pods.js';
 import { waitFor } from '../../../support/wait.js';
 
 type Ev = { type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK'; object: Pod };
@@ -98,6 +99,16 @@ function setup(lists: (PodList | Error)[]) {
 
 const list = (rv: string, items: Pod[]): PodList => ({ metadata: { resourceVersion: rv }, items });
 
+/** The runtime held API pod `running-api` (default/web) at start: adopted once the manifests are read; what the policy stops. */
+async function adoptRunningApiPod(config: PodConfig): Promise<string[]> {
+  const released: string[] = [];
+  const running = runtimePodOf({ uid: 'running-api', namespace: 'default', name: 'web', source: 'api' });
+  const adopted = adoptionOf(config, [running], { stop: (uid) => void released.push(uid) });
+  config.feed('file').ready();
+  await adopted;
+  return released;
+}
+
 describe('ApiPodSource', () => {
   it('lists, is seen after the first list, then watches from its resourceVersion with bookmarks', async () => {
     const mirror = apiPod('etcd-n1', 'm1', '5', {
@@ -178,14 +189,8 @@ describe('ApiPodSource', () => {
 
   it('is not seen while the LIST fails, so runtime API pods stay held and running', async () => {
     const { client, config, start, stop } = setup([new Error('connection refused'), new Error('connection refused')]);
-    config.feed('file').ready();
-    const released: string[] = [];
-    const held = config.holdBack(
-      new Map([['running-api', { namespace: 'default', name: 'web', source: 'api' }]]),
-      (p) => p.source,
-      (pods) => released.push(...pods.keys()),
-    );
-    expect([...held]).toEqual(['running-api']);
+    const released = await adoptRunningApiPod(config);
+    expect(released).toEqual([]);
     start();
     await waitFor(() => client.calls.length >= 3, { timeoutMs: 2000, what: 'the source to get there' });
     expect(config.hasSeen('api')).toBe(false);
@@ -200,13 +205,7 @@ describe('ApiPodSource', () => {
 
   it('keeps a running API pod the first list still gives: adopted, not released', async () => {
     const { client, config, start, stop } = setup([list('3', [apiPod('web', 'running-api', '2')])]);
-    config.feed('file').ready();
-    const released: string[] = [];
-    config.holdBack(
-      new Map([['running-api', { namespace: 'default', name: 'web', source: 'api' }]]),
-      (p) => p.source,
-      (pods) => released.push(...pods.keys()),
-    );
+    const released = await adoptRunningApiPod(config);
     start();
     await waitFor(() => client.watching, { timeoutMs: 2000, what: 'the source to get there' });
     expect(released).toEqual([]);

@@ -1,10 +1,11 @@
 // The one desired pod set: what each subscriber is told, the clash rules between sources, when
-// every source has been seen, the hold-back of runtime pods of a source that has not answered,
-// and the lookups by UID and key.
+// every source has been seen, and the lookups by UID and key (what becomes of the runtime's pods at
+// start: runtime-adoption.test.ts).
 import { describe, expect, it } from 'vitest';
 import { PodConfig, type SourceName } from '../../../../src/config/pod-config/pod-config.js';
 import type { PodUpdate, StaticPod } from '../../../../src/config/types.js';
 import { memoryLogger } from '../../../../src/log/logger.js';
+import { adoptionOf } from '../../../support/runtime-pods.js';
 
 const pod = (key: string, uid: string, file: string, annotations: Record<string, string> = {}): StaticPod => ({
   uid,
@@ -27,13 +28,6 @@ function setup(sources: SourceName[] = ['file', 'http']) {
   config.onChange(() => changes++);
   return { config, told, lines, changes: () => changes };
 }
-
-interface Found {
-  namespace: string;
-  name: string;
-  source: string;
-}
-const found = (entries: Array<[string, Found]>): Map<string, Found> => new Map(entries);
 
 describe('PodConfig', () => {
   it('tells every subscriber each change in order, and answers by UID and key', () => {
@@ -118,28 +112,14 @@ describe('PodConfig', () => {
     expect(lines.filter((l) => l.includes('A static pod and an API pod have the same name'))).toHaveLength(2);
   });
 
-  it("holds a runtime API pod back while the API server has not answered, even under a desired static pod's name", () => {
-    const { config } = setup(['file', 'api']);
-    config.update('file', { op: 'ADD', pod: pod('kube-system/web-n', 'f1', '/m/web.yaml') });
-    const released: string[] = [];
-    const held = config.holdBack(
-      found([['a1', { namespace: 'kube-system', name: 'web-n', source: 'api' }]]),
-      (p) => p.source,
-      (pods) => released.push(...pods.keys()),
-    );
-    expect([...held]).toEqual(['a1']);
-    config.update('api', { op: 'ADD', pod: pod('kube-system/web-n', 'a1', 'api') });
-    config.markSeen('api');
-    expect(released).toEqual([]);
-  });
-
-  it('has seen all sources once each has answered in full, and is ready once the runtime has been adopted too', () => {
+  it('has seen all sources once each has answered in full, and is ready once the runtime has been adopted too', async () => {
     const { config, changes } = setup();
     const seen: string[] = [];
     config.onSeen((s) => seen.push(s));
+    const adopted = adoptionOf(config, []);
     config.feed('file').ready();
     expect(config.seenAllSources()).toBe(false);
-    config.adoptionDone();
+    await adopted;
     expect(config.ready()).toBe(false);
     const before = changes();
     config.feed('http').ready();
@@ -149,76 +129,5 @@ describe('PodConfig', () => {
     expect(config.ready()).toBe(true);
     expect(config.staticPods().ready()).toBe(true);
     expect(changes()).toBe(before + 1);
-  });
-
-  it('holds the runtime pods of a source that has not answered, and releases only those it no longer gives', () => {
-    const { config, told, lines } = setup();
-    config.feed('file').ready();
-    const released: string[][] = [];
-    const held = config.holdBack(
-      found([
-        ['old-web', { namespace: 'kube-system', name: 'web-n', source: 'http' }],
-        ['same-db', { namespace: 'kube-system', name: 'db-n', source: 'http' }],
-        ['gone', { namespace: 'kube-system', name: 'gone-n', source: 'http' }],
-        ['a-file-pod', { namespace: 'kube-system', name: 'a-n', source: 'file' }],
-        ['api-pod', { namespace: 'default', name: 'x', source: 'api' }],
-      ]),
-      (p) => p.source,
-      (pods) => released.push([...pods.keys()]),
-    );
-    // Only what the unanswered source made; the file source has answered, and no api source is configured.
-    expect([...held].sort()).toEqual(['gone', 'old-web', 'same-db']);
-    expect(lines.filter((l) => l.includes('Pods from staticPodURL keep running until it answers'))).toHaveLength(1);
-    expect(released).toEqual([]);
-
-    const http = config.feed('http');
-    http.update({ op: 'ADD', pod: pod('kube-system/db-n', 'same-db', 'http://x/pods') });
-    // A new version of a held pod's name: the old one is released (to be stopped) before it is told.
-    config.subscribe((u) => told.push(`then released: ${JSON.stringify(released)} at ${u.pod.uid}`));
-    http.update({ op: 'ADD', pod: pod('kube-system/web-n', 'new-web', 'http://x/pods') });
-    expect(told).toContain('then released: [["old-web"]] at new-web');
-    // The source has answered: what it no longer gives is released; the same UID was its worker's to adopt.
-    http.ready();
-    expect(released).toEqual([['old-web'], ['gone']]);
-  });
-
-  it('releases the held runtime pods themselves, though the caller took them out of the map it passed', () => {
-    const { config } = setup(['file', 'api']);
-    config.feed('file').ready();
-    const gone: Found = { namespace: 'kube-system', name: 'kube-proxy-old', source: 'api' };
-    const runtime = found([['gone', gone]]);
-    const released: Array<[string, Found | undefined]> = [];
-    // As start-adoption does: the held UIDs leave what it hands the workers now.
-    for (const uid of config.holdBack(
-      runtime,
-      (p) => p.source,
-      (pods) => released.push(...pods),
-    ))
-      runtime.delete(uid);
-    expect(runtime.size).toBe(0);
-    config.feed('api').ready();
-    expect(released).toEqual([['gone', gone]]);
-  });
-
-  it('does not hold a runtime pod whose name another source already gives: it is replaced as any stale pod', () => {
-    const { config } = setup();
-    config.update('file', { op: 'ADD', pod: pod('kube-system/web-n', 'f1', '/m/web.yaml') });
-    const held = config.holdBack(
-      found([['old', { namespace: 'kube-system', name: 'web-n', source: 'http' }]]),
-      (p) => p.source,
-      () => {},
-    );
-    expect(held.size).toBe(0);
-  });
-
-  it('never holds anything for a source that has answered', () => {
-    const { config } = setup();
-    config.feed('http').ready();
-    const held = config.holdBack(
-      found([['old', { namespace: 'kube-system', name: 'web-n', source: 'http' }]]),
-      (p) => p.source,
-      () => {},
-    );
-    expect(held.size).toBe(0);
   });
 });

@@ -1,19 +1,19 @@
 // Recognising a kubelet's running static pod as the pod of the same manifest: checked against the
 // exact labels and annotations a kubelet 1.34 writes for the kubeadm 1.34 control-plane pods.
 import { describe, expect, it } from 'vitest';
-import { loadManifest } from '../../../src/config/manifest.js';
-import type { StaticPod } from '../../../src/config/types.js';
-import { findKubeletAdoptions, kubeletPodMismatch } from '../../../src/podworkers/kubelet-adoption.js';
-import { ContainerState, PodSandboxState } from '../../../src/cri/cri-types.js';
-import { parseContainerMeta } from '../../../src/kuberuntime/labels.js';
-import type { RuntimePod } from '../../../src/kuberuntime/runtime-pods.js';
+import { loadManifest } from '../../../../src/config/manifest.js';
+import type { StaticPod } from '../../../../src/config/types.js';
+import { findKubeletAdoptions, kubeletPodMismatch } from '../../../../src/config/pod-config/kubelet-adoption.js';
+import { ContainerState, PodSandboxState } from '../../../../src/cri/cri-types.js';
+import { parseContainerMeta } from '../../../../src/kuberuntime/labels.js';
+import type { RuntimePod } from '../../../../src/kuberuntime/runtime-pods.js';
 import {
   kubeadmManifest,
   KUBELET_NODE,
   kubeletPodObjects,
   kubeletRuntimeObjects,
   type KubeletPodObjects,
-} from '../../support/kubelet-runtime-objects.js';
+} from '../../../support/kubelet-runtime-objects.js';
 
 const COMPONENTS = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler'];
 

@@ -4,13 +4,13 @@
 // every piece of evidence the kubelet leaves on it instead; config then re-identifies the desired
 // pod under the running pod's UID (FileSource.adoptIdentity).
 import type { Container, ContainerPort } from 'kubernetes-types/core/v1';
-import type { StaticPod } from '../config/types.js';
-import { canonicalJson } from '../kuberuntime/canonical-json.js';
-import { containerMatchesSpec } from '../kuberuntime/container-hash.js';
-import { PodSandboxState, type KeyValueMap } from '../cri/cri-types.js';
-import type { RuntimeContainer, RuntimePod } from '../kuberuntime/runtime-pods.js';
-import { configSourceOf, madeByBootlet, podAnnotationsOf, podLabelsOf } from '../kuberuntime/static-source.js';
-import { SOURCE_ANNOTATIONS } from '../k8s/annotations.js';
+import type { StaticPod } from '../types.js';
+import { canonicalJson } from '../../kuberuntime/canonical-json.js';
+import { containerMatchesSpec } from '../../kuberuntime/container-hash.js';
+import { PodSandboxState, type KeyValueMap } from '../../cri/cri-types.js';
+import type { RuntimeContainer, RuntimePod } from '../../kuberuntime/runtime-pods.js';
+import { configSourceOf, madeByBootlet, podAnnotationsOf, podLabelsOf } from '../../kuberuntime/static-source.js';
+import { SOURCE_ANNOTATIONS } from '../../k8s/annotations.js';
 
 /** The desired pod of `file`, UID `computedUid`, is the running pod `runtimeUid`. */
 export interface KubeletAdoption {

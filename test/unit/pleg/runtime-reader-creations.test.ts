@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { nullLogger } from '../../../src/log/logger.js';
 import { PodCache } from '../../../src/pleg/pod-cache.js';
+import { RuntimeReader } from '../../../src/pleg/runtime-reader.js';
 import { RelistPleg } from '../../../src/pleg/relist-pleg.js';
 import type { PodLifecycleEvent } from '../../../src/pleg/types.js';
 import { ContainerState, PodSandboxState } from '../../../src/cri/cri-types.js';
@@ -18,26 +19,27 @@ async function setup() {
   const rt = new FakeRuntime();
   rt.sandboxes = [sandbox('sb', B)];
   rt.containers = [container('cb', 'sb', B, 'app')];
-  const cache = new PodCache(rt.service);
-  await cache.refreshAll();
-  return { rt, cache };
+  const cache = new PodCache();
+  const reader = new RuntimeReader(rt.service, cache);
+  await reader.refreshAll();
+  return { rt, cache, reader };
 }
 
-describe("PodCache: the agent's own creations", () => {
+describe("RuntimeReader: the agent's own creations", () => {
   it('reads what a worker created by id, and that read is the newer view its next step asks for', async () => {
-    const { rt, cache } = await setup();
+    const { rt, cache, reader } = await setup();
     const lists = rt.lists;
     const statuses = rt.statusCalls;
     // A new pod: nothing of it was found by the last full read, so its first sync needs no read.
     expect(cache.has(A)).toBe(false);
-    expect((await cache.getNewerThan(A, 0)).pod).toBeUndefined();
-    const sandboxDone = cache.creating(A);
+    expect((await reader.getNewerThan(A, 0)).pod).toBeUndefined();
+    const sandboxDone = reader.creating(A);
     rt.sandboxes.push(sandbox('sa', A));
     sandboxDone([{ kind: 'sandbox', id: 'sa' }]);
-    const containerDone = cache.creating(A);
+    const containerDone = reader.creating(A);
     rt.containers.push(container('ca', 'sa', A, 'app'));
     const t = containerDone([{ kind: 'container', id: 'ca', sandboxId: 'sa' }]);
-    const seen = await cache.getNewerThan(A, t);
+    const seen = await reader.getNewerThan(A, t);
     expect(seen.at).toBeGreaterThan(t);
     expect(seen.pod?.sandboxes.map((s) => [s.id, s.state, s.hasStatus])).toEqual([
       ['sa', PodSandboxState.SANDBOX_READY, true],
@@ -50,30 +52,30 @@ describe("PodCache: the agent's own creations", () => {
     expect(rt.lists).toBe(lists);
     expect(rt.statusCalls - statuses).toBe(2);
     // A relist afterwards asks for no status again.
-    await cache.refreshAll();
+    await reader.refreshAll();
     expect(rt.statusCalls - statuses).toBe(2);
   });
 
   it("a relist leaves a pod being created to its creation's read, and does not count as newer for it", async () => {
-    const { rt, cache } = await setup();
+    const { rt, cache, reader } = await setup();
     const before = cache.tick();
-    const done = cache.creating(A);
+    const done = reader.creating(A);
     rt.sandboxes.push(sandbox('sa', A));
     rt.containers.push(container('ca', 'sa', A, 'app', ContainerState.CONTAINER_CREATED));
     const statuses = rt.statusCalls;
-    await cache.refreshAll();
+    await reader.refreshAll();
     expect(rt.statusCalls).toBe(statuses);
     expect(cache.has(A)).toBe(false);
     expect(cache.get(A).at).toBeLessThanOrEqual(before);
     // The creation failed (nothing said): the next relist reads the pod as it is.
     done([]);
-    await cache.refreshAll();
+    await reader.refreshAll();
     expect(cache.get(A).pod?.containers.map((c) => c.state)).toEqual([ContainerState.CONTAINER_CREATED]);
   });
 
   it('a failed read of a creation leaves the entry as it was, so the worker reads the whole pod', async () => {
-    const { rt, cache } = await setup();
-    const done = cache.creating(A);
+    const { rt, reader } = await setup();
+    const done = reader.creating(A);
     rt.sandboxes.push(sandbox('sa', A));
     // The runtime does not answer the status (it is restarting): the read fails.
     rt.onStatus = () => {
@@ -82,14 +84,14 @@ describe("PodCache: the agent's own creations", () => {
     };
     const t = done([{ kind: 'sandbox', id: 'sa' }]);
     const lists = rt.lists;
-    const seen = await cache.getNewerThan(A, t);
+    const seen = await reader.getNewerThan(A, t);
     expect(rt.lists).toBe(lists + 1);
     expect(seen.pod?.sandboxes.map((s) => s.id)).toEqual(['sa']);
   });
 });
 
 describe("RelistPleg: task events of the agent's own creations", () => {
-  function pleg(rt: FakeRuntime, cache: PodCache) {
+  function pleg(rt: FakeRuntime, reader: RuntimeReader) {
     const events: PodLifecycleEvent[] = [];
     const relists: string[] = [];
     const logger = {
@@ -101,7 +103,7 @@ describe("RelistPleg: task events of the agent's own creations", () => {
       }),
     };
     const p = new RelistPleg({
-      cache,
+      reader,
       periodMs: 60_000,
       logger: logger as unknown as typeof nullLogger,
       onEvent: (e) => events.push(e),
@@ -110,20 +112,20 @@ describe("RelistPleg: task events of the agent's own creations", () => {
   }
 
   it("a start event that comes before the creation's answer waits for it, and then needs no read", async () => {
-    const { rt, cache } = await setup();
-    const { p, events, relists } = pleg(rt, cache);
+    const { rt, reader } = await setup();
+    const { p, events, relists } = pleg(rt, reader);
     p.start();
     await waitFor(() => relists.length === 1, { ...WAIT, what: 'the first relist' });
     const lists = rt.lists;
     const statuses = rt.statusCalls;
-    const done = cache.creating(A);
+    const done = reader.creating(A);
     rt.sandboxes.push(sandbox('sa', A));
     // containerd publishes /tasks/start of the pause before RunPodSandbox answers.
     p.requestRelist({ id: 'sa', running: true });
     await new Promise((r) => setImmediate(r));
     done([{ kind: 'sandbox', id: 'sa' }]);
     await waitFor(() => events.length === 1, { ...WAIT, what: 'SandboxChanged' });
-    await cache.idle();
+    await reader.idle();
     await new Promise((r) => setImmediate(r));
     expect(events).toEqual([{ podUid: A, type: 'SandboxChanged', id: 'sa' }]);
     expect(relists).toEqual(['request']);
@@ -133,8 +135,8 @@ describe("RelistPleg: task events of the agent's own creations", () => {
   });
 
   it("an event for an id nobody is creating is a stranger's: a full relist", async () => {
-    const { rt, cache } = await setup();
-    const { p, relists } = pleg(rt, cache);
+    const { rt, reader } = await setup();
+    const { p, relists } = pleg(rt, reader);
     p.start();
     await waitFor(() => relists.length === 1, { ...WAIT, what: 'the first relist' });
     p.requestRelist({ id: 'foreign', running: true });
