@@ -191,6 +191,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     cache,
     endpoint: opts.containerRuntimeEndpoint,
     runtimeName: version.runtimeName,
+    runtimeVersion: version.runtimeVersion,
     logger,
     onEvent: (e) => {
       workers.wake(e.podUid);

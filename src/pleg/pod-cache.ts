@@ -95,6 +95,11 @@ export class PodCache {
   private readonly uncovered = new Map<string, CacheTime>();
   /** Reads of single objects a runtime event named, by id. */
   private readonly objectReads: KeyedSerialRunner<string>;
+  /**
+   * When each object a runtime event named was last read by id (its pod's entry keeps its own, older
+   * time): a list-based read that started before must not write its older view of that object back.
+   */
+  private readonly objectReadAt = new Map<string, CacheTime>();
   /** Stops by this agent in flight (StopContainer, StopPodSandbox), by object id: settled by the runtime's answer. */
   private readonly stops = new Map<string, { count: number; answered: Promise<void>; resolve: () => void }>();
 
@@ -291,9 +296,11 @@ export class PodCache {
       invalidIdentity: this.opts.invalidIdentity,
       leaveOut,
     });
-    for (const [uid, pod] of pods) this.write(uid, pod, started, false);
+    for (const [uid, pod] of pods) this.write(uid, this.withNewerObjects(uid, pod, started), started, false);
     for (const uid of [...this.entries.keys()])
-      if (!pods.has(uid) && !left.has(uid)) this.write(uid, undefined, started, false);
+      if (!pods.has(uid) && !left.has(uid))
+        this.write(uid, this.withNewerObjects(uid, undefined, started), started, false);
+    for (const [id, at] of this.objectReadAt) if (at < started) this.objectReadAt.delete(id);
     for (const uid of left) if (!this.uncovered.has(uid)) this.uncovered.set(uid, this.fullAt);
     for (const uid of [...this.uncovered.keys()]) if (!left.has(uid)) this.uncovered.delete(uid);
     this.fullAt = Math.max(this.fullAt, started);
@@ -359,7 +366,10 @@ export class PodCache {
     }
     newestFirst(pod.sandboxes);
     newestFirst(pod.containers);
-    for (const id of ids) this.created.delete(id);
+    for (const id of ids) {
+      this.created.delete(id);
+      if (!stamp) this.objectReadAt.set(id, at);
+    }
     const empty = pod.sandboxes.length === 0 && pod.containers.length === 0;
     this.write(uid, empty ? undefined : pod, stamp ? at : (old?.at ?? 0), stamp);
   }
@@ -371,7 +381,47 @@ export class PodCache {
       previous: (u) => this.entries.get(u)?.pod,
       invalidIdentity: this.opts.invalidIdentity,
     });
-    this.write(uid, pods.get(uid), started, true);
+    this.write(uid, this.withNewerObjects(uid, pods.get(uid), started), started, true);
+  }
+
+  /**
+   * What a list-based read that started at `at` found of pod `uid`, with each object a later read by
+   * id has written kept as that read found it (or left out, when it found it gone).
+   */
+  private withNewerObjects(uid: string, found: RuntimePod | undefined, at: CacheTime): RuntimePod | undefined {
+    if (this.objectReadAt.size === 0) return found;
+    const old = this.entries.get(uid)?.pod;
+    const newer = new Set<string>();
+    for (const o of [
+      ...(found?.sandboxes ?? []),
+      ...(found?.containers ?? []),
+      ...(old?.sandboxes ?? []),
+      ...(old?.containers ?? []),
+    ])
+      if ((this.objectReadAt.get(o.id) ?? 0) > at) newer.add(o.id);
+    if (newer.size === 0) return found;
+    const base = found ?? {
+      uid,
+      name: old?.name ?? '',
+      namespace: old?.namespace ?? '',
+      sandboxes: [],
+      containers: [],
+    };
+    const pod: RuntimePod = {
+      ...base,
+      sandboxes: [
+        ...base.sandboxes.filter((o) => !newer.has(o.id)),
+        ...(old?.sandboxes ?? []).filter((o) => newer.has(o.id)),
+      ],
+      containers: [
+        ...base.containers.filter((o) => !newer.has(o.id)),
+        ...(old?.containers ?? []).filter((o) => newer.has(o.id)),
+      ],
+    };
+    if (pod.sandboxes.length === 0 && pod.containers.length === 0) return undefined;
+    newestFirst(pod.sandboxes);
+    newestFirst(pod.containers);
+    return pod;
   }
 
   /** podOfObject follows the pod's entry: the ids it no longer holds go, the ones it holds now point to it. */
