@@ -40,6 +40,7 @@ import {
 import { linkProber } from '../prober/pod-worker-link.js';
 import { startSystemdLink } from '../systemd/systemd-link.js';
 import { linkAdoption } from './adoption-link.js';
+import { linkImageFs } from './image-fs-link.js';
 import { linkAdmission } from './admission-link.js';
 import { apiClientMode } from './api-client-mode.js';
 import { startApiLink } from './api-link.js';
@@ -159,6 +160,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
   });
   // Admission sits between the desired set and the workers (the kubelet's HandlePodAdditions).
   let nodeShutdown: NodeShutdownManager | undefined;
+  const imageFs = linkImageFs(images, logger);
   const nodeInfo = collectNodeInfo({
     nodeName: opts.nodeName,
     nodeIP: opts.nodeIP,
@@ -170,6 +172,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     networkNotReady: () => health.networkNotReady(),
     shuttingDown: () => nodeShutdown?.isShuttingDown() ?? false,
     rootDir: opts.rootDir,
+    imageFsDir: () => imageFs.dir(),
     maxPods: opts.maxPods,
     kubeletPort: opts.port,
   });
@@ -268,6 +271,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
           source: serverSource,
           metrics: () => metrics.render(),
           runtime,
+          images,
           checks: healthChecks,
           api,
           logger,

@@ -279,11 +279,25 @@ describe('authentication and authorization of the kubelet API', () => {
     const summary = await httpsGet(`${base}/stats/summary`, { cert: c.certPem, key: c.keyPem });
     expect(summary.status).toBe(200);
     const doc = JSON.parse(summary.body) as {
-      node: { nodeName: string; memory: { workingSetBytes: number } };
+      node: {
+        nodeName: string;
+        memory: { workingSetBytes: number };
+        runtime?: { imageFs?: Record<string, number>; containerFs?: Record<string, number> };
+      };
       pods: { podRef: { name: string } }[];
     };
     expect(doc.node.nodeName).toBe(NODE);
     expect(doc.node.memory.workingSetBytes).toBeGreaterThan(0);
+    // The runtime's image filesystem (CRI ImageFsInfo): its bytes as the runtime counts them, the
+    // filesystem's size and free space beside them; the container filesystem is the same one.
+    const [imageFsInfo] = (await h.cri().images.imageFsInfo()).imageFilesystems;
+    const imageFs = doc.node.runtime?.imageFs;
+    expect(imageFs?.usedBytes).toBeGreaterThan(0);
+    expect(imageFs?.usedBytes).toBeLessThanOrEqual(imageFs?.capacityBytes ?? 0);
+    expect(imageFs?.availableBytes).toBeGreaterThan(0);
+    expect(imageFs?.inodes).toBeGreaterThan(0);
+    expect(imageFsInfo?.usedBytes?.value).toBeGreaterThan(0);
+    expect(doc.node.runtime?.containerFs).toEqual(imageFs);
     expect(doc.pods.map((p) => p.podRef.name)).toContain(WEB);
     expect((await httpsGet(`${base}/pods`, { cert: c.certPem, key: c.keyPem })).status).toBe(403);
     api.addToken('reader-token', 'token-reader', ['readers']);
