@@ -96,7 +96,10 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     },
     runtime,
     logger.with({ component: 'cm' }),
-    { desiredPods: () => podConfig.all().flatMap((p) => (p.refusal ? [] : [p.pod])) },
+    {
+      desiredPods: () => podConfig.all().flatMap((p) => (p.refusal ? [] : [p.pod])),
+      onRuntimeConfigUnimplemented: () => metrics.runtimeLosingSupport(),
+    },
   );
 
   // The one cache of runtime state: the PLEG keeps it current; workers and status read it.

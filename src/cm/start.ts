@@ -75,6 +75,8 @@ export interface StartPodCgroupsDeps {
   connectSystemd?: () => Promise<SystemdDbus>;
   /** RuntimeConfig's tries (tests shorten the kubelet's 2 s between them). */
   askRuntime?: AskOptions;
+  /** The runtime does not serve RuntimeConfig (kubelet_cri_losing_support). */
+  onRuntimeConfigUnimplemented?: () => void;
 }
 
 export async function startPodCgroups(
@@ -99,6 +101,7 @@ export async function startPodCgroups(
       break;
     case 'unimplemented':
       logger.info(RUNTIME_CONFIG_UNIMPLEMENTED, { cgroupDriver: driver });
+      deps.onRuntimeConfigUnimplemented?.();
       break;
     case 'silent':
       break;

@@ -5,6 +5,7 @@
 // is used, with the kubelet's line for that. (SystemdCgroup = true on 2.1, against a real systemd:
 // test/e2e/cm/systemd-driver.test.ts run with BOOTLET_TEST_CONTAINERD=2.1.)
 import * as fs from 'node:fs';
+import * as http from 'node:http';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ContainerdVersion } from '../../../dev/containerd-versions.js';
@@ -31,6 +32,25 @@ spec:
     resources:
       requests: {cpu: 50m, memory: 16Mi}
 `;
+
+/** The agent's /metrics, read on its root-only socket. */
+function agentMetrics(rootDir: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(
+      { socketPath: path.join(rootDir, 'bootlet.sock'), path: '/metrics', host: 'localhost', timeout: 10_000 },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (body += c));
+        res.on('end', () => resolve(body));
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error('metrics timed out')));
+    req.on('error', reject);
+  });
+}
+
+const LOSING_SUPPORT = /^kubelet_cri_losing_support\{version="1\.36\.0"\} 1$/m;
 
 /** The memory hierarchy's directory of a cgroupfs path (the v2 tree on a unified host). */
 function memoryDir(rel: string): string {
@@ -78,6 +98,7 @@ describe('containerd 2.1 (RuntimeConfig), runc SystemdCgroup = false, cgroupDriv
     expect(used).toMatchObject({ cgroupDriver: 'cgroupfs', cgroupDriverSetting: 'systemd' });
     const uid = await runPod('from-runtime');
     expect(fs.existsSync(memoryDir(`kubepods/burstable/pod${uid}`))).toBe(true);
+    expect(await agentMetrics(h.rootDir)).not.toMatch(/^kubelet_cri_losing_support\{/m);
     expect(agent.records().filter((r) => /cgroup driver mismatch/.test(String(r.msg)))).toEqual([]);
     h.remove('from-runtime.yaml');
     await waitFor(async () => (await h.pods('from-runtime')).length === 0, {
@@ -91,7 +112,7 @@ describe('containerd 2.1 (RuntimeConfig), runc SystemdCgroup = false, cgroupDriv
 describe('containerd 1.7 (no RuntimeConfig), cgroupDriver: cgroupfs in the file', () => {
   const { h, config, runPod } = useNode('1.7', 'cgroupfs');
 
-  it("falls back to the setting with the kubelet's line", async () => {
+  it("falls back to the setting with the kubelet's line and kubelet_cri_losing_support", async () => {
     const agent = h.launch({ configFile: config() });
     await agent.waitForLog(
       (r) =>
@@ -102,6 +123,8 @@ describe('containerd 1.7 (no RuntimeConfig), cgroupDriver: cgroupfs in the file'
     );
     const uid = await runPod('from-setting');
     expect(fs.existsSync(memoryDir(`kubepods/burstable/pod${uid}`))).toBe(true);
+    // The kubelet 1.34's word for a runtime without RuntimeConfig: support ends in 1.36.
+    expect(await agentMetrics(h.rootDir)).toMatch(LOSING_SUPPORT);
     expect(agent.records().some((r) => r.msg === 'Using cgroup driver setting received from the CRI runtime')).toBe(
       false,
     );
