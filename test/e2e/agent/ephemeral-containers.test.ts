@@ -1,5 +1,5 @@
 // Ephemeral containers on an API pod (the packaged agent, a real containerd, the fake API server,
-// real kubectl 1.32): `kubectl debug -i --target` patches pods/<name>/ephemeralcontainers, the agent
+// real kubectl, Debian's 1.36): `kubectl debug -i --target` patches pods/<name>/ephemeralcontainers, the agent
 // starts the debug container in the running pod without restarting it, in the target's PID
 // namespace, reports it in status.ephemeralContainerStatuses, and kubectl's attach through the API
 // server to the kubelet API carries the shell's output back.

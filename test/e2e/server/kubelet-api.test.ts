@@ -194,7 +194,7 @@ for (const client of CLIENTS) {
       expect(interactive).toBe('got hello and world\n');
       expect(await kubectl.ok(['exec', '-n', 'kube-system', TALKER, '--', 'true'])).toBe('');
       const upgrades = api.requests.filter((r) => r.path.endsWith(`/pods/${TALKER}/exec`));
-      // kubectl 1.32 tries WebSocket (v5.channel.k8s.io) first; the runtime answers with SPDY only, kubectl falls back.
+      // kubectl (1.32, 1.36) tries WebSocket (v5.channel.k8s.io) first; the runtime answers with SPDY only, kubectl falls back.
       expect(upgrades.some((r) => r.status === 101 && /SPDY/i.test(r.protocol))).toBe(true);
     });
 
