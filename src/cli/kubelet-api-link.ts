@@ -1,6 +1,6 @@
 // The kubelet API (:10250) of the agent, started once the first pods' sync is under way
 // (deferred-kubelet-api.ts): its modules are imported then, not at start.
-import type { RuntimeService } from '../cri/cri-types.js';
+import type { ImageService, RuntimeService } from '../cri/cri-types.js';
 import type { Logger } from '../log/logger.js';
 import type { AgentMetrics } from '../metrics/agent-metrics.js';
 import type { HealthCheck } from '../server/healthz.js';
@@ -14,6 +14,7 @@ export interface KubeletApiLinkDeps {
   readonly source: ServerSource;
   readonly metrics: AgentMetrics;
   readonly runtime: RuntimeService;
+  readonly images: Pick<ImageService, 'imageFsInfo'>;
   readonly checks: readonly HealthCheck[];
   /** The API side, for the reviews and the serving certificate; undefined standalone. */
   readonly api: ApiCredentials | undefined;
@@ -29,6 +30,7 @@ export function linkKubeletApi(opts: BootletOptions, d: KubeletApiLinkDeps): Def
           source: d.source,
           metrics: () => d.metrics.render(),
           runtime: d.runtime,
+          images: d.images,
           checks: d.checks,
           api: d.api,
           configz: () => configz(opts),

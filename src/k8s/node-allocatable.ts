@@ -22,6 +22,9 @@ export const EVICTION_HARD_MEMORY_BYTES = parseQuantity(DEFAULT_EVICTION_HARD['m
 /** nodefs.available's hard threshold as a fraction of the file system. */
 export const EVICTION_HARD_NODEFS_FRACTION = Number.parseFloat(DEFAULT_EVICTION_HARD['nodefs.available']!) / 100;
 
+/** imagefs.available's, of the runtime's image filesystem (CRI ImageFsInfo), the same one as nodefs's on most nodes. */
+export const EVICTION_HARD_IMAGEFS_FRACTION = Number.parseFloat(DEFAULT_EVICTION_HARD['imagefs.available']!) / 100;
+
 /** What the node gives pods, as the downward API reads it for a limit a container does not set. */
 export interface NodeAllocatable {
   readonly cpuMillis: number;

@@ -5,7 +5,7 @@ import type { CsrClient } from '../../apiserver/credentials/certificate-signing-
 import type { ClusterConnection } from '../../apiserver/client/kubeconfig.js';
 import type { BootletOptions } from '../../cli/options.js';
 import type { Logger } from '../../log/logger.js';
-import type { RuntimeService } from '../../cri/cri-types.js';
+import type { ImageService, RuntimeService } from '../../cri/cri-types.js';
 import { RequestAuthenticator } from '../auth/authenticator.js';
 import { NodeReviewClient } from '../auth/review-client.js';
 import { alwaysAllow, WebhookAuthorizer, type Authorizer } from '../auth/subject-access-review.js';
@@ -37,6 +37,8 @@ export interface KubeletApiDeps {
   /** /metrics, as the read-only port serves it. */
   metrics(): string | Promise<string>;
   runtime: RuntimeService;
+  /** The runtime's image filesystem (ImageFsInfo) for /stats/summary's node.runtime. */
+  images?: Pick<ImageService, 'imageFsInfo'>;
   checks: readonly HealthCheck[];
   /** Undefined when the agent runs without an API server. */
   api: ApiCredentials | undefined;
@@ -96,6 +98,7 @@ export function startKubeletApi(o: BootletOptions, d: KubeletApiDeps): RunningKu
     podLogsDir: o.podLogsDir,
     stats: new StatsProvider({
       runtime: d.runtime,
+      images: d.images,
       nodeName: o.nodeName,
       rootDir: o.rootDir,
       statuses: () => d.source.statuses(),

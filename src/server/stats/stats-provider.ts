@@ -3,7 +3,12 @@
 // Everything is read when asked: no sampling loop runs when nobody asks. The node's usageNanoCores
 // needs two readings, so the last one is kept (one small record).
 import type { PodStatusEntry } from '../../status/status-manager.js';
-import type { ContainerStats as CriContainerStats, RuntimeService } from '../../cri/cri-types.js';
+import type {
+  ContainerStats as CriContainerStats,
+  FilesystemUsage,
+  ImageService,
+  RuntimeService,
+} from '../../cri/cri-types.js';
 import { POD_UID_LABEL } from '../../k8s/cri-labels.js';
 import { runtimeId } from '../kubelet/pod-lookup.js';
 import { bootTime, filesystemStats, processLimits, readNodeUsage, type NodeUsage } from './node-usage.js';
@@ -12,6 +17,8 @@ import { apiTime } from '../../util/api-time.js';
 
 export interface StatsProviderOptions {
   runtime: RuntimeService;
+  /** ImageFsInfo: without it, or when it fails, node.runtime is left out. */
+  images?: Pick<ImageService, 'imageFsInfo'>;
   nodeName: string;
   /** The kubelet root directory: its filesystem is the node's `fs`. */
   rootDir: string;
@@ -89,12 +96,26 @@ export class StatsProvider {
     };
     if (!onlyCpuAndMemory) {
       summary.node.fs = await filesystemStats(this.o.rootDir, time);
-      const imageFsMount = criStats.find((s) => s.writableLayer?.fsId?.mountpoint)?.writableLayer?.fsId?.mountpoint;
-      const imageFs = imageFsMount ? await filesystemStats(imageFsMount, time) : undefined;
-      if (imageFs) summary.node.runtime = { imageFs };
+      const runtimeFs = await this.runtimeFilesystems();
+      if (runtimeFs) summary.node.runtime = runtimeFs;
       summary.node.rlimit = { time, ...(await processLimits()) };
     }
     return summary;
+  }
+
+  /**
+   * The kubelet's CRI stats provider (ImageFsStats): the first image filesystem the runtime names,
+   * its used bytes and inodes as the runtime counts them, capacity and free space from the
+   * filesystem at its mountpoint; the container filesystem is the image one unless the runtime
+   * names its own (KEP-4191).
+   */
+  private async runtimeFilesystems(): Promise<{ imageFs: FsStats; containerFs: FsStats } | undefined> {
+    const info = await this.o.images?.imageFsInfo().catch(() => undefined);
+    const image = info?.imageFilesystems[0];
+    if (!image) return undefined;
+    const imageFs = await runtimeFsStats(image);
+    const container = info.containerFilesystems[0];
+    return { imageFs, containerFs: container ? await runtimeFsStats(container) : imageFs };
   }
 
   private async podStats(criStats: CriContainerStats[], cpuAndMemoryOnly: boolean): Promise<PodStats[]> {
@@ -159,4 +180,21 @@ export class StatsProvider {
     }
     return out;
   }
+}
+
+async function runtimeFsStats(u: FilesystemUsage): Promise<FsStats> {
+  const time = isoNs(u.timestamp);
+  const mount = u.fsId?.mountpoint;
+  const fs = mount ? await filesystemStats(mount, time) : undefined;
+  return {
+    time,
+    ...(fs && {
+      availableBytes: fs.availableBytes,
+      capacityBytes: fs.capacityBytes,
+      inodesFree: fs.inodesFree,
+      inodes: fs.inodes,
+    }),
+    usedBytes: val(u.usedBytes),
+    inodesUsed: val(u.inodesUsed),
+  };
 }

@@ -50,7 +50,8 @@ export interface NodeStats {
   cpu?: CPUStats;
   memory?: MemoryStats;
   fs?: FsStats;
-  runtime?: { imageFs?: FsStats };
+  /** The runtime's filesystems (CRI ImageFsInfo); containerFs is imageFs unless the runtime splits them. */
+  runtime?: { imageFs?: FsStats; containerFs?: FsStats };
   rlimit?: { time: string; maxpid?: number; curproc?: number };
 }
 
