@@ -17,8 +17,8 @@ import { writeKubeadmPki } from './kubeadm-pki.js';
 import { CGROUP_V1_AGENT_ARGS } from '../../dev/cgroup-v1-host.js';
 import { expandExecStart, parseServiceUnit } from './systemd-unit.js';
 
-export const KUBEADM_VERSIONS = ['1.28', '1.30', '1.32', '1.34'] as const;
-export type KubeadmVersion = (typeof KUBEADM_VERSIONS)[number];
+import { KUBEADM_VERSIONS, type KubeadmVersion } from './kubeadm-versions.js';
+export { KUBEADM_VERSIONS, type KubeadmVersion };
 
 /** The corpus's node (test/fixtures/kubeadm/README.md, "Parameters"). */
 export const KUBEADM_NODE = {
