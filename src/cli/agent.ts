@@ -2,6 +2,7 @@
 // → CRI, with the PLEG and the prober waking workers, status computed beside them, the local
 // endpoints, and the API side when a kubeconfig is given.
 import { startPodCgroups } from '../cm/start.js';
+import { isCgroup2UnifiedMode, UNIFIED_MOUNTPOINT } from '../cm/cgroup-subsystems.js';
 import { PodConfig } from '../config/pod-config/pod-config.js';
 import { configuredSources, startPodSources } from '../config/pod-config/start-sources.js';
 import { collectNodeInfo } from '../apiserver/node-info.js';
@@ -270,6 +271,10 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
           checks: healthChecks,
           api,
           logger,
+          cgroups: {
+            podCgroup: (pod) => cgroups.podCgroupParent(pod) || undefined,
+            unifiedRoot: isCgroup2UnifiedMode() ? UNIFIED_MOUNTPOINT : undefined,
+          },
         }),
       ),
     logger,

@@ -13,6 +13,7 @@ import { TokenReviewAuthenticator } from '../auth/token-review.js';
 import type { HealthCheck } from '../healthz.js';
 import type { ServerSource } from '../source.js';
 import { StatsProvider } from '../stats/stats-provider.js';
+import type { Pod } from 'kubernetes-types/core/v1';
 import { BootstrappedServingCertificate } from '../tls/serving-bootstrap.js';
 import {
   FileServingCertificate,
@@ -39,6 +40,8 @@ export interface KubeletApiDeps {
   /** Undefined when the agent runs without an API server. */
   api: ApiCredentials | undefined;
   logger: Logger;
+  /** The pod cgroups, for the Summary API's pod figures and pressure on cgroup v2 (StatsProviderOptions). */
+  cgroups?: { podCgroup(pod: Pod): string | undefined; unifiedRoot: string | undefined };
 }
 
 function servingCertificate(
@@ -94,6 +97,8 @@ export function startKubeletApi(o: BootletOptions, d: KubeletApiDeps): RunningKu
       nodeName: o.nodeName,
       rootDir: o.rootDir,
       statuses: () => d.source.statuses(),
+      podCgroup: d.cgroups?.podCgroup,
+      unifiedRoot: d.cgroups?.unifiedRoot,
     }),
     configz: () => configz(o),
     metrics: d.metrics,
