@@ -24,6 +24,8 @@ metadata:
   name: guaranteed
   namespace: default
 spec:
+  # No CNI on this node (a control plane's own pods use the host's network).
+  hostNetwork: true
   terminationGracePeriodSeconds: 5
   containers:
   - name: sleeper
@@ -36,8 +38,12 @@ spec:
 `;
 /** The operator's overrides: no API server answers here (the control plane is stand-ins), so the node runs standalone. */
 const STANDALONE = ['--kubeconfig=', '--bootstrap-kubeconfig='];
-/** Graceful node shutdown as an operator turns it on: 30 s, of which 10 s for critical pods (less than etcd's 30). */
-const SHUTDOWN_CONFIG = 'shutdownGracePeriod: 30s\nshutdownGracePeriodCriticalPods: 10s\n';
+/**
+ * Graceful node shutdown as an operator turns it on (kubeadm writes both as 0s). The critical pods' 60 s
+ * leave each control-plane wave time to exit even on a loaded machine under TCG, where a stand-in takes
+ * seconds to exit; the short-period case (10 s against etcd's 30) is the unit tests' (stop-in-order.test.ts).
+ */
+const SHUTDOWN_CONFIG = { shutdownGracePeriod: '90s', shutdownGracePeriodCriticalPods: '60s' };
 
 let g: GuestNode;
 const timings: Record<string, number> = {};
@@ -113,13 +119,16 @@ async function restartKubelet(): Promise<number> {
   return Date.now() - t0;
 }
 
-async function startVersion(v: KubeadmVersion, configExtra?: string): Promise<Pod[]> {
-  await installKubeadmFiles(g, v, { extraArgs: STANDALONE, configExtra });
+async function startVersion(v: KubeadmVersion, config?: Record<string, string>): Promise<Pod[]> {
+  log(`kubeadm ${v}: installing its files, then systemctl restart kubelet`);
+  await installKubeadmFiles(g, v, { extraArgs: STANDALONE, config });
   await writeManifests(g, v);
   const ms = await restartKubelet();
   timings[`kubeadm ${v}: systemctl restart kubelet (READY)`] = ms;
   log(`kubeadm ${v}: systemctl restart kubelet returned after ${(ms / 1000).toFixed(1)} s`);
-  return allRunning([...COMPONENTS, 'guaranteed']);
+  const pods = await allRunning([...COMPONENTS, 'guaranteed']);
+  log(`kubeadm ${v}: the control plane and the operator's pod run`);
+  return pods;
 }
 
 describe('bootlet on a booted Debian 12 node (systemd, cgroup v2, containerd 2.1)', () => {
@@ -147,6 +156,7 @@ describe('bootlet on a booted Debian 12 node (systemd, cgroup v2, containerd 2.1
   });
 
   it('dpkg -i installs bootlet quietly; kubelet.service (the alias) is enabled', async () => {
+    log('dpkg -i bootlet.deb');
     const r = await g.exec(['dpkg', '-i', `${GUEST_SHARE}/bootlet.deb`], { timeoutMs: 600_000 });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout + r.stderr).not.toMatch(/Could not execute systemctl/);
@@ -237,6 +247,7 @@ describe('bootlet on a booted Debian 12 node (systemd, cgroup v2, containerd 2.1
 
   it('systemctl restart kubelet and systemctl kill -s KILL kubelet change no container', async () => {
     const before = await runningTasks();
+    log('systemctl restart kubelet, then systemctl kill -s KILL kubelet');
     const restartMs = await restartKubelet();
     timings['systemctl restart kubelet, pods running'] = restartMs;
     expect(await runningTasks()).toEqual(before);
@@ -291,6 +302,7 @@ b64 = lambda s: base64.b64encode(s.encode()).decode()
 ${script}
 EOF`);
     await etcd("call('/v3/kv/put', {'key': b64('bootlet/test-node'), 'value': b64('before-poweroff')})");
+    log('systemctl poweroff');
     const lockHeld = await g.sh(
       "systemd-inhibit --list --no-pager --no-legend | grep -c 'kubelet.*shutdown.*delay' || true",
     );
@@ -333,18 +345,35 @@ EOF`);
       Math.max(done(ns('kube-controller-manager')), done(ns('kube-scheduler'))),
     );
     expect(asked(ns('etcd'))).toBeGreaterThanOrEqual(done(ns('kube-apiserver')));
-    const completed = records.find(
-      (r) => r.msg === 'Shutdown manager completed processing shutdown event, node will shutdown shortly',
-    );
-    expect(completed).toBeDefined();
-    // The delay lock goes as soon as the last pod has stopped.
-    expect(completed!.ms - done(ns('etcd'))).toBeLessThan(2_000);
+    expect(records.some((r) => r.msg === 'Shutdown manager pod killing time out')).toBe(false);
+    // logind goes on (the delay lock is gone) as soon as the last pod has stopped.
+    const poweringDown = (await g.sh('journalctl -b -1 -u systemd-logind --no-pager -q -o json'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { MESSAGE?: string; __REALTIME_TIMESTAMP: string })
+      .find((e) => e.MESSAGE === 'System is powering down.');
+    expect(poweringDown).toBeDefined();
+    const lockGoneMs = Number(poweringDown!.__REALTIME_TIMESTAMP) / 1000 - done(ns('etcd'));
+    log(`power-off: the delay lock went ${lockGoneMs.toFixed(0)} ms after etcd's pod stopped`);
+    expect(lockGoneMs).toBeLessThan(3_000);
     // Nothing a power-off does is an error.
     expect((await g.sh('journalctl -b -1 -u kubelet --no-pager -q -p err')).trim()).toBe('');
+    // etcd exited by itself on SIGTERM (exit status 0, not 137): containerd's exit event of its container.
+    const etcdId = /containerID="([0-9a-f]+)"/.exec(
+      await g.sh(
+        `journalctl -b -1 -u kubelet --no-pager -q | grep '"Killing container" pod="${ns('etcd')}"' | tail -1`,
+      ),
+    )?.[1];
+    expect(etcdId).toBeDefined();
+    const exitEvent = await g.sh(
+      `journalctl -b -1 -u containerd --no-pager -q | grep 'received container exit event container_id:\\"${etcdId}' | tail -1`,
+    );
+    expect(exitEvent).toContain('exited_at');
+    // protobuf text leaves a zero out: no exit_status is 0.
+    expect(/exit_status:(\d+)/.exec(exitEvent)?.[1] ?? '0').toBe('0');
 
-    // etcd exited 0 (its last state), and its data survived; one container per pod, none twice.
+    // etcd's data survived; one container per pod, none twice.
     const etcdPod = pods.find((p) => p.metadata?.name === `etcd-${KUBEADM_NODE.name}`)!;
-    expect(etcdPod.status?.containerStatuses?.[0]?.lastState?.terminated?.exitCode).toBe(0);
     expect(etcdPod.metadata?.uid).toBe(before.find((p) => p.metadata?.name === etcdPod.metadata?.name)?.metadata?.uid);
     const got = await etcd(
       "r = call('/v3/kv/range', {'key': b64('bootlet/test-node')}); print(base64.b64decode(r['kvs'][0]['value']).decode())",

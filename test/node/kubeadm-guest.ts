@@ -6,7 +6,7 @@
 // - bootlet's own .deb installed with dpkg -i;
 // - kubeadm's files of a version (test/fixtures/kubeadm/<v>/): the drop-in where kubeadm's
 //   package puts it, the PKI and kubeconfigs, config.yaml and kubeadm-flags.env, the manifests.
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildTestImages } from '../../dev/images.js';
@@ -21,6 +21,20 @@ const FIXTURES = path.join(REPO, 'test', 'fixtures', 'kubeadm');
 
 /** Where kubeadm's deb package puts its drop-in (it applies to bootlet through the kubelet.service alias). */
 export const KUBEADM_DROPIN = '/usr/lib/systemd/system/kubelet.service.d/10-kubeadm.conf';
+
+const NODE_ADDRESS_UNIT = `[Unit]
+Description=The node's advertise address
+DefaultDependencies=no
+Before=containerd.service bootlet.service
+
+[Service]
+Type=oneshot
+RemainAfterExit=yes
+ExecStart=/usr/sbin/ip addr replace ${KUBEADM_NODE.advertiseAddress}/32 dev lo
+
+[Install]
+WantedBy=multi-user.target
+`;
 
 /** The .deb `npm run package` made. */
 export function bootletDeb(): string {
@@ -71,8 +85,10 @@ export async function fillShare(g: GuestNode): Promise<void> {
  * on lo, containerd configured and its images in.
  */
 export async function prepareNode(g: GuestNode): Promise<{ sandboxImage: string }> {
+  // The advertise address is on lo at every boot, as a real node's network configuration gives it its address.
+  await g.sh('install -m 0644 /dev/stdin /etc/systemd/system/node-address.service', { input: NODE_ADDRESS_UNIT });
   await g.sh(`hostname ${KUBEADM_NODE.name}; echo ${KUBEADM_NODE.name} >/etc/hostname
-    ip addr add ${KUBEADM_NODE.advertiseAddress}/32 dev lo
+    systemctl enable --now node-address.service
     # No systemd-resolved here: kubeadm would not have written resolvConf (the kubelet's default file is read).
     [ -s /etc/resolv.conf ] || echo 'nameserver 127.0.0.53' >/etc/resolv.conf`);
   const out = await g.sh(
@@ -93,21 +109,22 @@ export async function prepareNode(g: GuestNode): Promise<{ sandboxImage: string 
 
 /**
  * kubeadm's files of `v`, as `kubeadm init` leaves them, and /etc/default/kubelet with the
- * operator's overrides. `configExtra` is appended to config.yaml (an operator's KubeletConfiguration patch).
+ * operator's overrides. `config` sets top-level KubeletConfiguration fields (an operator's edit).
  */
 export async function installKubeadmFiles(
   g: GuestNode,
   v: KubeadmVersion,
-  o: { extraArgs?: string[]; configExtra?: string } = {},
+  o: { extraArgs?: string[]; config?: Record<string, string> } = {},
 ): Promise<void> {
   const src = `${GUEST_SHARE}/kubeadm/${v}`;
-  if (o.configExtra) writeFileSync(path.join(g.share, `config-extra-${v}.yaml`), o.configExtra);
+  const edits = Object.entries(o.config ?? {})
+    .map(([k, val]) => `-e 's/^${k}: .*/${k}: ${val}/'`)
+    .join(' ');
   await g.sh(`install -D -m 0644 ${src}/kubelet/10-kubeadm.conf ${KUBEADM_DROPIN}
     mkdir -p /etc/kubernetes/manifests /var/lib/kubelet /var/lib/etcd
     cp -a ${GUEST_SHARE}/kubernetes/. /etc/kubernetes/
     # No systemd-resolved on this node: kubeadm writes resolvConf only where it runs.
-    grep -v '^resolvConf:' ${src}/kubelet/config.yaml >/var/lib/kubelet/config.yaml
-    ${o.configExtra ? `cat ${GUEST_SHARE}/config-extra-${v}.yaml >>/var/lib/kubelet/config.yaml` : 'true'}
+    grep -v '^resolvConf:' ${src}/kubelet/config.yaml ${edits ? `| sed ${edits}` : ''} >/var/lib/kubelet/config.yaml
     cp ${src}/kubelet/kubeadm-flags.env /var/lib/kubelet/kubeadm-flags.env
     printf 'KUBELET_EXTRA_ARGS=%s\\n' '${(o.extraArgs ?? []).join(' ')}' >/etc/default/kubelet
     systemctl daemon-reload`);
