@@ -39,11 +39,11 @@ spec:
 /** The operator's overrides: no API server answers here (the control plane is stand-ins), so the node runs standalone. */
 const STANDALONE = ['--kubeconfig=', '--bootstrap-kubeconfig='];
 /**
- * Graceful node shutdown as an operator turns it on (kubeadm writes both as 0s). The critical pods' 60 s
- * leave each control-plane wave time to exit even on a loaded machine under TCG, where a stand-in takes
- * seconds to exit; the short-period case (10 s against etcd's 30) is the unit tests' (stop-in-order.test.ts).
+ * Graceful node shutdown as an operator turns it on (kubeadm writes both as 0s). The critical pods' 120 s
+ * leave each control-plane wave time to exit even on a loaded machine under TCG, where stopping a pod took
+ * over 20 s at a load of 17 (a wave goes on when the previous one has exited, so an idle machine waits no longer); the short-period case (10 s against etcd's 30) is the unit tests' (stop-in-order.test.ts).
  */
-const SHUTDOWN_CONFIG = { shutdownGracePeriod: '90s', shutdownGracePeriodCriticalPods: '60s' };
+const SHUTDOWN_CONFIG = { shutdownGracePeriod: '180s', shutdownGracePeriodCriticalPods: '120s' };
 
 let g: GuestNode;
 const timings: Record<string, number> = {};
@@ -160,7 +160,8 @@ describe('bootlet on a booted Debian 12 node (systemd, cgroup v2, containerd 2.1
     const r = await g.exec(['dpkg', '-i', `${GUEST_SHARE}/bootlet.deb`], { timeoutMs: 600_000 });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout + r.stderr).not.toMatch(/Could not execute systemctl/);
-    expect(r.stderr).toBe('');
+    // Only what enabling a unit always prints (deb-systemd-helper's systemctl enable).
+    expect(r.stderr.split('\n').filter((l) => l !== '' && !l.startsWith('Created symlink '))).toEqual([]);
     expect((await g.exec(['systemctl', 'is-enabled', 'kubelet.service'])).code).toBe(0);
     const unit = await unitShow(['Names', 'Type', 'UnitFileState']);
     expect(unit.Names!.split(' ').sort()).toEqual(['bootlet.service', 'kubelet.service']);
@@ -338,6 +339,13 @@ EOF`);
     const asked = (pod: string) => at('Shutdown manager killing pod with gracePeriod', `${pod}`);
     const done = (pod: string) => at('Shutdown manager finished killing pod', `${pod}`);
     const ns = (c: string) => `kube-system/${c}-${KUBEADM_NODE.name}`;
+    const signalAt = records.find((r) => r.msg === 'Shutdown manager detected new shutdown event')?.ms ?? 0;
+    log(
+      `power-off timeline (ms after logind's signal):\n${records
+        .filter((r) => /^Shutdown manager/.test(r.msg ?? ''))
+        .map((r) => `  ${(r.ms - signalAt).toFixed(0).padStart(6)} ${r.msg}${r.pod ? ` ${r.pod}` : ''}`)
+        .join('\n')}`,
+    );
     // The ordinary group (the operator's pod) first; then controller-manager and scheduler, the API
     // server once they exited, etcd once the API server exited.
     expect(done(`default/guaranteed-${KUBEADM_NODE.name}`)).toBeLessThanOrEqual(asked(ns('kube-controller-manager')));
