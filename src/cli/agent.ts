@@ -219,6 +219,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     images,
     checks: local.checks,
     api,
+    cgroups,
     logger,
   });
   observers.push(kubeletApi.observer);

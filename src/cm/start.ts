@@ -4,7 +4,8 @@
 // no cgroup parent, and the reason is logged once.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Pod } from 'kubernetes-types/core/v1';
-import { nodeAllocatable } from '../k8s/node-allocatable.js';
+import { nodeAllocatable, nodePidCapacity } from '../k8s/node-allocatable.js';
+import { totalmem } from 'node:os';
 import type { Logger } from '../log/logger.js';
 import type { RuntimeService } from '../cri/cri-types.js';
 import type { CgroupDriver } from './cgroup-name.js';
@@ -140,6 +141,10 @@ export async function startPodCgroups(
       podPidsLimit: settings.podPidsLimit ?? -1,
       // kubepods' CPU shares: the node's allocatable CPU, as the kubelet sizes them.
       nodeCpuMilli: nodeAllocatable().cpuMillis,
+      // kubepods' limits: the node's capacity, as the kubelet enforces node allocatable for pods
+      // (its internal capacity is MemTotal, not less the eviction thresholds).
+      nodeMemoryBytes: totalmem(),
+      nodePids: nodePidCapacity(),
       logger,
       desiredPods: deps.desiredPods,
     });

@@ -14,6 +14,7 @@ import type { HealthCheck } from '../healthz.js';
 import type { ServerSource } from '../source.js';
 import { StatsProvider } from '../stats/stats-provider.js';
 import { insecureCipherSuites } from '../tls/cipher-suites.js';
+import type { Pod } from 'kubernetes-types/core/v1';
 import { BootstrappedServingCertificate } from '../tls/serving-bootstrap.js';
 import {
   FileServingCertificate,
@@ -45,6 +46,8 @@ export interface KubeletApiDeps {
   /** /configz: the configuration in force, as the wiring renders it from the settings table. */
   configz(): unknown;
   logger: Logger;
+  /** The pod cgroups, for the Summary API's pod figures and pressure on cgroup v2 (StatsProviderOptions). */
+  cgroups?: { podCgroup(pod: Pod): string | undefined; unifiedRoot: string | undefined };
 }
 
 function servingCertificate(
@@ -102,6 +105,8 @@ export function startKubeletApi(o: BootletOptions, d: KubeletApiDeps): RunningKu
       nodeName: o.nodeName,
       rootDir: o.rootDir,
       statuses: () => d.source.statuses(),
+      podCgroup: d.cgroups?.podCgroup,
+      unifiedRoot: d.cgroups?.unifiedRoot,
     }),
     configz: d.configz,
     metrics: d.metrics,
