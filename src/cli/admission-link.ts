@@ -6,6 +6,7 @@
 import { release } from 'node:os';
 import type { Node } from 'kubernetes-types/core/v1';
 import { initialNodeLabels, type NodeInfoSource } from '../node/node-info.js';
+import { nodeFeatureFacts } from './node-info-link.js';
 import type { PodUpdate } from '../config/types.js';
 import type { TerminationRequest } from '../podworkers/termination-request.js';
 import { PodAdmission } from '../admission/pod-admission.js';
@@ -53,6 +54,7 @@ export function nodeFactsOf(
     sysctls,
     shuttingDown: info.shuttingDown?.() ?? false,
     appArmor,
+    features: nodeFeatureFacts(info),
   };
 }
 
