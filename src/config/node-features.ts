@@ -14,6 +14,7 @@
 // (admission/node-features.ts) refuses it for a declared one, as the kubelet's declaredFeaturesAdmitHandler, and
 // for one the runtime decides against; the Node's status.declaredFeatures is declaredFeatures() below.
 import type { Container, NodeRuntimeHandler, Pod } from 'kubernetes-types/core/v1';
+import { featureGateDefault } from '../k8s/feature-gates.js';
 import type { PathPart } from './field-path';
 
 /** What the runtime says of itself that decides a feature. */
@@ -37,8 +38,6 @@ export interface NodeFeature {
   readonly name: string;
   /** In the kubelet's declared-features registry of 1.36 (listed in status.declaredFeatures when implemented). */
   readonly declared: boolean;
-  /** The gate's default in 1.36: a declared feature whose gate is off is not declared, as the kubelet's Discover. */
-  readonly gateOn: boolean;
   /** Where a pod asks for it, as field paths; none for a feature only an update needs. */
   readonly needs: (pod: Pod) => PathPart[][];
   /** Whether bootlet implements it: always, never, or as the runtime's facts say. */
@@ -68,7 +67,6 @@ export const NODE_FEATURES: readonly NodeFeature[] = [
   {
     name: 'ImageVolume',
     declared: false,
-    gateOn: true,
     needs: (pod) => (pod.spec?.volumes ?? []).flatMap((v, i) => (v.image ? [['spec', 'volumes', i, 'image']] : [])),
     implemented: false,
   },
@@ -76,7 +74,6 @@ export const NODE_FEATURES: readonly NodeFeature[] = [
   {
     name: 'PodLevelResources',
     declared: false,
-    gateOn: true,
     needs: (pod) => {
       const r = pod.spec?.resources;
       const set = Object.keys(r?.requests ?? {}).length + Object.keys(r?.limits ?? {}).length > 0;
@@ -91,7 +88,6 @@ export const NODE_FEATURES: readonly NodeFeature[] = [
   {
     name: 'SupplementalGroupsPolicy',
     declared: false,
-    gateOn: true,
     needs: (pod) =>
       pod.spec?.securityContext?.supplementalGroupsPolicy === 'Strict'
         ? [['spec', 'securityContext', 'supplementalGroupsPolicy']]
@@ -107,7 +103,6 @@ export const NODE_FEATURES: readonly NodeFeature[] = [
   {
     name: 'ContainerStopSignals',
     declared: false,
-    gateOn: false,
     needs: (pod) =>
       containersOf(pod).flatMap(({ c, path }) =>
         c.lifecycle?.stopSignal ? [[...path, 'lifecycle', 'stopSignal']] : [],
@@ -118,7 +113,6 @@ export const NODE_FEATURES: readonly NodeFeature[] = [
   {
     name: 'ContainerRestartRules',
     declared: false,
-    gateOn: true,
     needs: (pod) =>
       containersOf(pod).flatMap(({ c, path }) =>
         (c.restartPolicyRules ?? []).length > 0 ? [[...path, 'restartPolicyRules']] : [],
@@ -129,7 +123,6 @@ export const NODE_FEATURES: readonly NodeFeature[] = [
   {
     name: 'EnvFiles',
     declared: false,
-    gateOn: true,
     needs: (pod) =>
       containersOf(pod).flatMap(({ c, path }) =>
         (c.env ?? []).flatMap((e, i) =>
@@ -143,7 +136,6 @@ export const NODE_FEATURES: readonly NodeFeature[] = [
   {
     name: 'DynamicResourceAllocation',
     declared: false,
-    gateOn: true,
     needs: (pod) => ((pod.spec?.resourceClaims ?? []).length > 0 ? [['spec', 'resourceClaims']] : []),
     implemented: false,
   },
@@ -151,12 +143,11 @@ export const NODE_FEATURES: readonly NodeFeature[] = [
   // KEP-4006 (beta and on in 1.36): the kubelet answers exec, attach and port-forward over WebSocket itself, so
   // the API server passes a client's WebSocket through instead of translating it to SPDY. bootlet relays the
   // runtime's streaming server, which does not speak v5.channel.k8s.io or WebSocket port-forward.
-  { name: 'ExtendWebSocketsToKubelet', declared: true, gateOn: true, needs: onlyAnUpdate, implemented: false },
+  { name: 'ExtendWebSocketsToKubelet', declared: true, needs: onlyAnUpdate, implemented: false },
   // KEP-5419 (beta and on in 1.36): a resize of spec.resources; bootlet refuses pod-level resources at all.
   {
     name: 'InPlacePodLevelResourcesVerticalScaling',
     declared: true,
-    gateOn: true,
     needs: onlyAnUpdate,
     implemented: false,
   },
@@ -164,7 +155,6 @@ export const NODE_FEATURES: readonly NodeFeature[] = [
   {
     name: 'InPlacePodVerticalScalingInitContainers',
     declared: true,
-    gateOn: true,
     needs: onlyAnUpdate,
     implemented: false,
   },
@@ -172,7 +162,6 @@ export const NODE_FEATURES: readonly NodeFeature[] = [
   {
     name: 'RestartAllContainersOnContainerExits',
     declared: true,
-    gateOn: true,
     needs: (pod) =>
       containersOf(pod).flatMap(({ c, path }) =>
         (c.restartPolicyRules ?? []).flatMap((r, i) =>
@@ -185,7 +174,6 @@ export const NODE_FEATURES: readonly NodeFeature[] = [
   {
     name: 'UserNamespacesHostNetworkSupport',
     declared: true,
-    gateOn: false,
     needs: (pod) => (pod.spec?.hostNetwork === true && pod.spec.hostUsers === false ? [['spec', 'hostUsers']] : []),
     implemented: false,
   },
@@ -199,8 +187,9 @@ export function isImplemented(f: NodeFeature, node: NodeFeatureFacts | undefined
 
 /** status.declaredFeatures: the declared features the node has with their gates on, sorted. */
 export function declaredFeatures(node: NodeFeatureFacts, features = NODE_FEATURES): string[] {
+  // A declared feature whose gate is off is not declared, as the kubelet's Discover (src/k8s/feature-gates.ts).
   return features
-    .filter((f) => f.declared && f.gateOn && isImplemented(f, node))
+    .filter((f) => f.declared && featureGateDefault(f.name) && isImplemented(f, node))
     .map((f) => f.name)
     .sort();
 }

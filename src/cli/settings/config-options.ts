@@ -517,8 +517,8 @@ export const CONFIG_OPTIONS = {
     field: 'featureGates',
     type: boolMap,
     default: {},
-    // The gates bootlet implements are GA and locked (src/k8s/feature-gates.ts): set to their value
-    // they change nothing, set against it they are refused; any other gate is not implemented.
+    // The gates bootlet knows, at their 1.36 defaults (src/k8s/feature-gates.ts): set to the default they
+    // change nothing, a locked one set against it is refused; any other value is not implemented.
     normalize: withoutLockedDefaults,
     validate: lockedFeatureGateProblem,
     status: 'not-implemented',

@@ -40,3 +40,19 @@ describe('KubeletConfiguration fields of 1.36', () => {
     );
   });
 });
+
+describe('feature gates at their 1.36 defaults', () => {
+  it('take a gate set to its 1.36 default silently (a file that spells out NodeDeclaredFeatures or ImageVolume)', () => {
+    const o = resolveFile(
+      'featureGates: {NodeDeclaredFeatures: true, ImageVolume: true, ContainerStopSignals: false}\n',
+    );
+    expect(o.featureGates).toEqual({});
+    expect(o.notes.notImplemented).toEqual([]);
+  });
+
+  it('name a gate set away from its default as not acted on', () => {
+    const o = resolveFile('featureGates: {NodeDeclaredFeatures: false, UserNamespacesHostNetworkSupport: true}\n');
+    expect(o.featureGates).toEqual({ NodeDeclaredFeatures: false, UserNamespacesHostNetworkSupport: true });
+    expect(o.notes.notImplemented).toEqual(['featureGates']);
+  });
+});

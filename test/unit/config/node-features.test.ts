@@ -111,7 +111,6 @@ describe('the node features', () => {
     const byRuntime: NodeFeature = {
       name: 'UserNamespacesHostNetworkSupport',
       declared: true,
-      gateOn: true,
       needs: (pod) => (pod.spec?.hostNetwork && pod.spec.hostUsers === false ? [['spec', 'hostUsers']] : []),
       implemented: (n) => n.runtimeHandlers.some((h) => h.name === '' && h.features?.userNamespaces === true),
     };
@@ -121,9 +120,12 @@ describe('the node features', () => {
     };
     const pod = podWith({ hostNetwork: true, hostUsers: false });
 
-    it('is declared only where the runtime says so', () => {
-      expect(declaredFeatures(withUserns, [byRuntime])).toEqual(['UserNamespacesHostNetworkSupport']);
-      expect(declaredFeatures(FACTS, [byRuntime])).toEqual([]);
+    it('is declared only where the runtime says so and its gate is on (user_namespaces_host_network_test.go)', () => {
+      // Its gate is off by default in 1.36: not declared even where the runtime supports it.
+      expect(declaredFeatures(withUserns, [byRuntime])).toEqual([]);
+      const gateOn = { ...byRuntime, name: 'RestartAllContainersOnContainerExits' };
+      expect(declaredFeatures(withUserns, [gateOn])).toEqual(['RestartAllContainersOnContainerExits']);
+      expect(declaredFeatures(FACTS, [gateOn])).toEqual([]);
     });
 
     it('is not refused at the source (no runtime known there), and refused at admission where the runtime lacks it', () => {
