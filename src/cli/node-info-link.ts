@@ -13,6 +13,7 @@ export function agentNodeInfo(
   version: VersionResponse,
   health: Pick<RuntimeHealth, 'ready' | 'networkNotReady' | 'nodeRuntimeHandlers'>,
   shuttingDown: () => boolean,
+  imageFsDir: () => string | undefined,
 ): NodeInfoSource {
   const info = collectNodeInfo({
     nodeName: opts.nodeName,
@@ -26,6 +27,7 @@ export function agentNodeInfo(
     runtimeHandlers: () => health.nodeRuntimeHandlers(),
     shuttingDown,
     rootDir: opts.rootDir,
+    imageFsDir,
     maxPods: opts.maxPods,
     kubeletPort: opts.port,
   });

@@ -290,8 +290,6 @@ export const CONFIG_RECOGNISED: AnySetting[] = [
     'Ephemeral storage requests and limits',
     P,
   ),
-  // The kubelet's default is true since 1.35 (KEP-5573); bootlet keeps false: it runs on cgroup v1 hosts (README).
-  field('failCgroupV1', 'fail-cgroupv1', bool, false, 'Refuse to start on a cgroup v1 host', P),
   field('userNamespaces.idsPerPod', undefined, int64, 65536, 'UIDs and GIDs mapped per pod with user namespaces', P),
   // 1.36: Go's crypto/tls CurveID numbers; nil keeps the defaults (bootlet's: OpenSSL's groups).
   field('tlsCurvePreferences', undefined, int32List, [], 'Key exchange groups of the kubelet API, as Go CurveIDs'),

@@ -14,7 +14,6 @@ import { waitFor } from '../../support/wait.js';
 import { Kubectl } from '../fake-apiserver/kubectl.js';
 import { useAgentHarness } from './harness.js';
 import { busyboxPod, SLEEP_LOOP } from '../../support/busybox-pod.js';
-import { sidKubectl } from '../../support/kubectl-release.js';
 import { declaredFeatures, missingFeatures, NODE_FEATURES } from '../../../src/config/node-features.js';
 
 const NODE = 'api-pods-e2e';
@@ -299,11 +298,6 @@ describe('API pods', () => {
   });
 
   it('declares its node features (KEP-5328) on the Node as kubectl 1.36 reads them, and fails a pod that needs one it lacks with PodFeatureUnsupported', async () => {
-    const kubectl136 = new Kubectl(
-      api.writeAdminKubeconfig(path.join(h.dir, 'admin.kubeconfig')),
-      h.dir,
-      (await sidKubectl()).path,
-    );
     const node = await waitFor(
       () => {
         const n = api.object('nodes', '', NODE) as unknown as Node | undefined;
@@ -319,9 +313,9 @@ describe('API pods', () => {
     const expected = declaredFeatures(facts);
     const registry = NODE_FEATURES.filter((f) => f.declared).map((f) => f.name);
     expect(expected.every((f) => registry.includes(f))).toBe(true);
-    const shown = await kubectl136.ok(['get', 'node', NODE, '-o', 'jsonpath={.status.declaredFeatures}']);
+    const shown = await kubectl.ok(['get', 'node', NODE, '-o', 'jsonpath={.status.declaredFeatures}']);
     expect(shown).toBe(expected.length > 0 ? JSON.stringify(expected) : '');
-    const asJson = JSON.parse(await kubectl136.ok(['get', 'node', NODE, '-o', 'json'])) as { status: object };
+    const asJson = JSON.parse(await kubectl.ok(['get', 'node', NODE, '-o', 'json'])) as { status: object };
     if (expected.length === 0) expect(asJson.status).not.toHaveProperty('declaredFeatures');
     else expect(asJson.status).toHaveProperty('declaredFeatures', expected);
 
@@ -332,7 +326,7 @@ describe('API pods', () => {
     ];
     const lacking = missingFeatures(pod, facts).map((m) => m.feature.name);
     expect(lacking).toContain('RestartAllContainersOnContainerExits');
-    await kubectl136.ok(['create', '-f', '-'], 60_000, JSON.stringify(pod));
+    await kubectl.ok(['create', '-f', '-'], 60_000, JSON.stringify(pod));
     const failed = await waitFor(
       () => {
         const o = api.object('pods', 'kube-system', 'restart-all') as unknown as Pod | undefined;
