@@ -59,8 +59,8 @@ function containersOf(pod: Pod): ContainerRef[] {
   ];
 }
 
-/** A feature only an update (a resize) needs: no field of a new pod asks for it. */
-const onlyAnUpdate = (): PathPart[][] => [];
+/** No field of a new pod asks for it: only an update (a resize) needs it, or the API server (streaming). */
+const noPodField = (): PathPart[][] => [];
 
 export const NODE_FEATURES: readonly NodeFeature[] = [
   // 1.31, KEP-4639 (GA 1.36): an OCI image mounted read-only; needs the runtime's image mounts (containerd 2.1).
@@ -143,19 +143,19 @@ export const NODE_FEATURES: readonly NodeFeature[] = [
   // KEP-4006 (beta and on in 1.36): the kubelet answers exec, attach and port-forward over WebSocket itself, so
   // the API server passes a client's WebSocket through instead of translating it to SPDY. bootlet relays the
   // runtime's streaming server, which does not speak v5.channel.k8s.io or WebSocket port-forward.
-  { name: 'ExtendWebSocketsToKubelet', declared: true, needs: onlyAnUpdate, implemented: false },
+  { name: 'ExtendWebSocketsToKubelet', declared: true, needs: noPodField, implemented: false },
   // KEP-5419 (beta and on in 1.36): a resize of spec.resources; bootlet refuses pod-level resources at all.
   {
     name: 'InPlacePodLevelResourcesVerticalScaling',
     declared: true,
-    needs: onlyAnUpdate,
+    needs: noPodField,
     implemented: false,
   },
   // KEP-1287 (beta and on in 1.36): a resize of a non-sidecar init container's resources.
   {
     name: 'InPlacePodVerticalScalingInitContainers',
     declared: true,
-    needs: onlyAnUpdate,
+    needs: noPodField,
     implemented: false,
   },
   // KEP-5532 (beta and on in 1.36): a restart rule whose action restarts every container of the pod.
