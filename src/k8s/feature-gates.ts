@@ -49,6 +49,6 @@ export function lockedFeatureGateProblem(gates: Readonly<Record<string, boolean>
 }
 
 /** The gates without those set to their 1.36 default: they change nothing, so they are not worth a warning. */
-export function withoutLockedDefaults(gates: Readonly<Record<string, boolean>>): Record<string, boolean> {
+export function withoutDefaultGates(gates: Readonly<Record<string, boolean>>): Record<string, boolean> {
   return Object.fromEntries(Object.entries(gates).filter(([name, value]) => FEATURE_GATE_DEFAULTS[name] !== value));
 }
