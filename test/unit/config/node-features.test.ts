@@ -56,6 +56,18 @@ describe('the node features', () => {
     ]);
   });
 
+  it('gives a list the API server takes: sorted, unique, each name as registry.go validates it', () => {
+    const all = declaredFeatures(
+      FACTS,
+      NODE_FEATURES.map((f) => ({ ...f, implemented: true })),
+    );
+    expect(all).toEqual([...new Set(all)].sort());
+    for (const name of NODE_FEATURES.map((f) => f.name)) {
+      expect(name).toMatch(/^[A-Z][a-zA-Z0-9]*(\/[a-zA-Z][a-zA-Z0-9]*)*$/);
+      expect(name.length).toBeLessThanOrEqual(253);
+    }
+  });
+
   // restart_all_containers_test.go's InferForScheduling table.
   it.each([
     ['an init container with the RestartAllContainers rule', { initContainers: [restartAll] }, true],
