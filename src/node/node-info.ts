@@ -47,6 +47,8 @@ export interface NodeInfoSource {
   shuttingDown?(): boolean;
   /** The runtime's handlers and their features, as status.runtimeHandlers reports them (none before Status answered). */
   runtimeHandlers?(): readonly NodeRuntimeHandler[];
+  /** status.declaredFeatures (KEP-5328): the declared features the node implements, sorted; none: omitted. */
+  declaredFeatures?(): readonly string[];
   readonly osImage: string;
   readonly kernelVersion: string;
   /** GOARCH spelling: amd64, arm64, ... */

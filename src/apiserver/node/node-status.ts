@@ -89,6 +89,8 @@ export function computeNodeStatus(info: NodeInfoSource, previous: NodeStatus | u
   });
   // As the kubelet's RuntimeHandlers setter: each handler with both features said (omitted when there are none).
   const runtimeHandlers = info.runtimeHandlers?.() ?? [];
+  // As the kubelet's setter: the list, sorted, omitted when empty (omitempty).
+  const declaredFeatures = info.declaredFeatures?.() ?? [];
   const addresses = [];
   if (info.nodeIP) addresses.push({ type: 'InternalIP', address: info.nodeIP });
   addresses.push({ type: 'Hostname', address: info.nodeName });
@@ -111,6 +113,7 @@ export function computeNodeStatus(info: NodeInfoSource, previous: NodeStatus | u
       systemUUID: info.systemUUID,
     },
     ...(runtimeHandlers.length > 0 ? { runtimeHandlers: runtimeHandlers.map((h) => ({ ...h })) } : {}),
+    ...(declaredFeatures.length > 0 ? { declaredFeatures: [...declaredFeatures] } : {}),
   };
 }
 

@@ -41,6 +41,15 @@ describe('node status', () => {
     expect(nodeStatusChanged(s, later)).toBe(true);
   });
 
+  it('reports status.declaredFeatures as the node gives them (KEP-5328); none: omitted', () => {
+    const features = ['ExtendWebSocketsToKubelet', 'RestartAllContainersOnContainerExits'];
+    const s = computeNodeStatus({ ...fakeNodeInfo('n1'), declaredFeatures: () => features }, undefined, t0);
+    expect(s.declaredFeatures).toEqual(features);
+    const none = computeNodeStatus({ ...fakeNodeInfo('n1'), declaredFeatures: () => [] }, undefined, t0);
+    expect(none).not.toHaveProperty('declaredFeatures');
+    expect(nodeStatusChanged(none, s)).toBe(true);
+  });
+
   it('only heartbeat times move when nothing changed; that is not a change worth a post', () => {
     const info = fakeNodeInfo('n1');
     const a = computeNodeStatus(info, undefined, t0);
