@@ -80,14 +80,17 @@ const RULES: readonly Rule[] = [
     reason: POD_FEATURE_UNSUPPORTED,
     message: featureUnsupported('ContainerStopSignals'),
   },
-  // 1.34, KEP-5307: restart (or not) on given exit codes; the pod workers know only the pod's restartPolicy.
+  // 1.35, KEP-5532 (beta, on in 1.36): a rule that restarts every container of the pod in place; the
+  // pod workers restart only the container that exited (KEP-5307's Restart, which they honour).
   {
     find: (pod) =>
       containersOf(pod).flatMap(({ c, path }) =>
-        (c.restartPolicyRules ?? []).length > 0 ? [[...path, 'restartPolicyRules']] : [],
+        (c.restartPolicyRules ?? []).flatMap((r, i) =>
+          r.action === 'RestartAllContainers' ? [[...path, 'restartPolicyRules', i, 'action']] : [],
+        ),
       ),
     reason: POD_FEATURE_UNSUPPORTED,
-    message: featureUnsupported('ContainerRestartRules'),
+    message: featureUnsupported('RestartAllContainersOnContainerExits'),
   },
   // 1.34, KEP-3721: a variable read from an env file an init container wrote into an emptyDir.
   {

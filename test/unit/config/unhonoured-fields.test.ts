@@ -105,14 +105,20 @@ describe('the fields bootlet does not honour', () => {
       message: 'Pod requires node features that are not available: ContainerStopSignals',
     },
     {
-      name: 'container restart rules (1.34, KEP-5307)',
+      name: 'a rule that restarts all containers (1.35, KEP-5532)',
       obj: podWith(
         { restartPolicy: 'Never' },
-        { restartPolicyRules: [{ action: 'Restart', exitCodes: { operator: 'In', values: [42] } }] },
+        {
+          restartPolicy: 'Never',
+          restartPolicyRules: [
+            { action: 'Restart', exitCodes: { operator: 'In', values: [42] } },
+            { action: 'RestartAllContainers', exitCodes: { operator: 'In', values: [43] } },
+          ],
+        },
       ),
-      path: 'spec.containers[0].restartPolicyRules',
+      path: 'spec.containers[0].restartPolicyRules[1].action',
       reason: FEATURE,
-      message: 'Pod requires node features that are not available: ContainerRestartRules',
+      message: 'Pod requires node features that are not available: RestartAllContainersOnContainerExits',
     },
     {
       name: 'an env var from a file (1.34, KEP-3721)',
@@ -160,10 +166,17 @@ describe('the fields bootlet does not honour', () => {
 
   it('refuses an init container’s fields too', () => {
     const obj = podWith({
-      initContainers: [{ name: 'i', image: 'busybox:1.36', restartPolicyRules: [{ action: 'Restart' }] }],
+      initContainers: [
+        {
+          name: 'i',
+          image: 'busybox:1.36',
+          restartPolicy: 'Never',
+          restartPolicyRules: [{ action: 'RestartAllContainers' }],
+        },
+      ],
     });
     expect(unhonouredFields(decodePod(obj).pod!).map((f) => f.path)).toEqual([
-      'spec.initContainers[0].restartPolicyRules',
+      'spec.initContainers[0].restartPolicyRules[0].action',
     ]);
   });
 
@@ -220,6 +233,16 @@ describe('the fields bootlet honours, or that ask nothing of a node', () => {
     },
     { name: 'empty pod-level resources', obj: podWith({ resources: {} }) },
     { name: 'no restart rules', obj: podWith({}, { restartPolicyRules: [] }) },
+    {
+      name: 'a container’s own restartPolicy and a Restart rule (1.34, KEP-5307): the pod workers honour them',
+      obj: podWith(
+        { restartPolicy: 'Never' },
+        {
+          restartPolicy: 'Never',
+          restartPolicyRules: [{ action: 'Restart', exitCodes: { operator: 'In', values: [42] } }],
+        },
+      ),
+    },
   ];
   for (const c of cases) {
     it(`keeps ${c.name}`, () => {
