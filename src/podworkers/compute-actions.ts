@@ -249,9 +249,10 @@ function planFreshSandbox(
   }
   for (const c of input.containers) {
     const prev = newest.get(c.name);
-    // A container that exited and its policy (rules, its own, the pod's) does not run again is done,
-    // even in a new sandbox: under OnFailure one that succeeded, under its own Never any.
-    if (prev?.state === ContainerState.CONTAINER_EXITED && !containerShouldRestart(c, policy, prev.exitCode)) continue;
+    // OnFailure: containers that already succeeded are done, even in a new sandbox. The kubelet of 1.36
+    // reads only the pod's policy here, not a container's own (kubernetes#141948 would change that).
+    if (prev && policy === 'OnFailure' && prev.state === ContainerState.CONTAINER_EXITED && prev.exitCode === 0)
+      continue;
     b.start.push({ container: c, type: 'container', restartCount: next(prev), why: 'new sandbox' });
   }
 }

@@ -539,7 +539,7 @@ describe('computePodActions', () => {
       );
     });
 
-    it('a new sandbox does not run again a container its policy has finished', () => {
+    it("a new sandbox starts every app container but an OnFailure pod's succeeded ones: the pod's policy alone, as the kubelet of 1.36", () => {
       const a = computePodActions(
         input({
           containers: [c('done', { restartPolicy: 'Never' }), c('app')],
@@ -550,7 +550,10 @@ describe('computePodActions', () => {
         }),
       );
       expect(a.createSandbox).toMatchObject({ attempt: 1 });
-      expect(started(a)).toEqual([['app', 3]]);
+      expect(started(a)).toEqual([
+        ['done', 3],
+        ['app', 3],
+      ]);
     });
   });
 });
