@@ -419,8 +419,8 @@ describe('computePodActions', () => {
     });
   });
 
-  // The cases of the kubelet's TestComputePodActionsWithContainerRestartRules, as facts: a container's
-  // own restartPolicy and its restartPolicyRules decide before the pod's restartPolicy.
+  // computePodActions with ContainerRestartRules on: an exited container runs again by ContainerShouldRestart
+  // (its rules, its own restartPolicy, the pod's), a failed probe restarts it by its own policy, else the pod's.
   describe('container restart policies and rules (ContainerRestartRules)', () => {
     const on42: Container['restartPolicyRules'] = [{ action: 'Restart', exitCodes: { operator: 'In', values: [42] } }];
     const exitedWith = (exitCode: number, name = 'a', type?: 'init') =>
