@@ -15,7 +15,6 @@ import { TEST_IMAGES } from '../../../dev/images.js';
 import { ContainerState } from '../../../src/cri/cri-types.js';
 import type { RuntimeContainer } from '../../../src/kuberuntime/runtime-pods.js';
 import { startFakeApiServer, type FakeApiServer } from '../../support/fake-apiserver/index.js';
-import { sidKubectl } from '../../support/kubectl-release.js';
 import { waitFor } from '../../support/wait.js';
 import { Kubectl } from '../fake-apiserver/kubectl.js';
 import { useAgentHarness } from './harness.js';
@@ -92,8 +91,8 @@ beforeAll(async () => {
   const nodeKubeconfig = api.writeKubeconfig(path.join(h.dir, 'node.kubeconfig'), `system:node:${NODE}`, [
     'system:nodes',
   ]);
-  const kubectl136 = await sidKubectl();
-  kubectl = new Kubectl(api.writeAdminKubeconfig(path.join(h.dir, 'admin.kubeconfig')), h.dir, kubectl136.path);
+  // Debian sid's kubectl 1.36 (the Kubectl default), which knows restartPolicyRules.
+  kubectl = new Kubectl(api.writeAdminKubeconfig(path.join(h.dir, 'admin.kubeconfig')), h.dir);
   h.launch({ extraArgs: ['--v=2', `--kubeconfig=${nodeKubeconfig}`] });
 });
 
