@@ -516,6 +516,20 @@ describe('computePodActions', () => {
       expect(probe('Always', c('a', { restartPolicy: 'Never', restartPolicyRules: anyCode })).start).toEqual([]);
     });
 
+    it('a sidecar whose liveness probe failed is restarted in a Never pod too: its own policy is Always', () => {
+      const a = computePodActions(
+        input({
+          restartPolicy: 'Never',
+          initContainers: [c('side', { restartPolicy: 'Always' })],
+          containers: [c('a')],
+          runtime: pod([sandbox('s1')], [ctr('x1', 'side', { type: 'init' }), ctr('c1', 'a')]),
+          failedProbe: (i) => (i.id === 'x1' ? 'liveness' : undefined),
+        }),
+      );
+      expect(a.kill.map((k) => k.why)).toEqual(['Container side failed liveness probe, will be restarted']);
+      expect(started(a)).toEqual([['side', 1]]);
+    });
+
     it("an init container's own policy and rules decide whether its failure fails the pod", () => {
       const runInit = (restartPolicy: string, spec: Container, exitCode: number) =>
         computePodActions(
