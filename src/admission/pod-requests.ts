@@ -5,6 +5,7 @@
 // place where a pod asking for -1000Gi of memory makes room for others.
 import type { Container, Pod } from 'kubernetes-types/core/v1';
 import { parseQuantity } from '../k8s/quantity.js';
+import { isRestartableInit } from '../k8s/restart.js';
 
 export interface PodRequests {
   readonly milliCPU: number;
@@ -60,7 +61,7 @@ function computePodRequests(pod: Pod): PodRequests {
   const initPeak: Mutable = { ...ZERO };
   for (const c of pod.spec?.initContainers ?? []) {
     const r = containerRequests(c);
-    if (c.restartPolicy === 'Always') {
+    if (isRestartableInit(c)) {
       add(sum, r);
       add(sidecars, r);
       // A sidecar runs beside every init container after it.

@@ -145,7 +145,7 @@ export const NODE_FEATURES: readonly NodeFeature[] = [
       containersOf(pod).flatMap(({ c, path }) =>
         (c.restartPolicyRules ?? []).length > 0 ? [[...path, 'restartPolicyRules']] : [],
       ),
-    implemented: false,
+    implemented: true,
   },
   // 1.34, KEP-3721 (beta 1.35): a variable read from an env file an init container wrote into an emptyDir.
   {

@@ -11,9 +11,10 @@ import {
 } from '../kuberuntime/runtime-pods.js';
 import type { BackOffDecision } from './crashloop-backoff.js';
 import {
+  containerShouldRestart,
   isRestartableInit as isSidecar,
   podRestartPolicy,
-  shouldRestart,
+  restartsAfterProbeFailure,
   type PodRestartPolicy,
 } from '../k8s/restart.js';
 
@@ -79,7 +80,7 @@ export interface PodActions {
   readonly waiting: Map<string, WaitingReason>;
   /** The earliest time a held-back container may start (ms since epoch). */
   readonly wakeAtMs?: number;
-  /** Set when restartPolicy Never and an init container failed: the pod has failed for good. */
+  /** Set when an init container failed and its policy (rules, its own, the pod's) does not restart it: the pod has failed for good. */
   readonly podFailed?: string;
   /** Set when running containers are killed for the restart request (the mirror's restartedAt): its value. */
   readonly restarting?: string;
@@ -144,8 +145,9 @@ class ActionsBuilder {
   }
 
   /**
-   * A running container whose liveness (or startup) probe failed: killed, and restarted unless the
-   * pod's restartPolicy is Never (the kubelet's computePodActions), subject to the crash-loop back-off.
+   * A running container whose liveness (or startup) probe failed: killed, and restarted unless its
+   * own restartPolicy, else the pod's, is Never (the kubelet's computePodActions), subject to the
+   * crash-loop back-off.
    */
   killFailedProbe(
     container: Container,
@@ -155,7 +157,7 @@ class ActionsBuilder {
   ): boolean {
     const failed = this.input.failedProbe?.(inst);
     if (!failed) return false;
-    const restart = policy !== 'Never';
+    const restart = restartsAfterProbeFailure(container, policy);
     const why = `Container ${container.name} failed ${failed} probe${restart ? ', will be restarted' : ''}`;
     const probe = failed === 'liveness' ? container.livenessProbe : container.startupProbe;
     this.kill.push({
@@ -247,7 +249,8 @@ function planFreshSandbox(
   }
   for (const c of input.containers) {
     const prev = newest.get(c.name);
-    // OnFailure: containers that already succeeded are done, even in a new sandbox.
+    // OnFailure: containers that already succeeded are done, even in a new sandbox. The kubelet of 1.36
+    // reads only the pod's policy here, not a container's own (kubernetes#141948 would change that).
     if (prev && policy === 'OnFailure' && prev.state === ContainerState.CONTAINER_EXITED && prev.exitCode === 0)
       continue;
     b.start.push({ container: c, type: 'container', restartCount: next(prev), why: 'new sandbox' });
@@ -310,7 +313,7 @@ function planInitContainers(
       return false;
     }
     if (inst.exitCode === 0) continue;
-    if (policy === 'Never') {
+    if (!containerShouldRestart(c, policy, inst.exitCode)) {
       b.podFailed = `init container ${c.name} failed with exit code ${inst.exitCode}`;
       return false;
     }
@@ -366,7 +369,7 @@ function planAppContainers(
       });
       continue;
     }
-    if (!shouldRestart(policy, inst.exitCode)) continue;
+    if (!containerShouldRestart(c, policy, inst.exitCode)) continue;
     b.restartDead(c, 'container', inst, `container exited with code ${inst.exitCode}`);
   }
 }

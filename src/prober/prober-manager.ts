@@ -9,7 +9,7 @@ import { probeTiming } from './probe-spec.js';
 import { ProbeWorker, type ProbeRecord } from './probe-worker.js';
 import { realHandlers, runProbe, type ProbeHandlers } from './run-probe.js';
 import type { DriftStats, ProbeFailureEvent, ProbeResultEvent, ProbeType } from './types.js';
-import { podRestartPolicy, restartableInitContainers } from '../k8s/restart.js';
+import { restartableInitContainers, restartsAfterProbeFailure } from '../k8s/restart.js';
 
 export interface ProberManagerOptions {
   runtime: Pick<RuntimeService, 'execSync'>;
@@ -287,7 +287,7 @@ export class ProberManager {
     // Readiness need not wait a whole period once the container has started (the kubelet triggers it too).
     if (type === 'startup' && rec.result === 'success' && rec.changed) cp.workers.get('readiness')?.trigger();
     if (type !== 'readiness' && rec.result === 'failure') {
-      const restarts = podRestartPolicy(entry.pod.spec?.restartPolicy) !== 'Never';
+      const restarts = restartsAfterProbeFailure(cp.spec, entry.pod.spec?.restartPolicy);
       const failure: ProbeFailureEvent = {
         type: type === 'liveness' ? 'livenessFailed' : 'startupFailed',
         podUid: uid,

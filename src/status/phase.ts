@@ -1,7 +1,9 @@
-// The pod phase from its container statuses (getPhase in kubelet_pods.go, without the
-// ContainerRestartRules gate). Static pods are never forced terminal when they are stopped.
-import type { ContainerStatus, Pod } from 'kubernetes-types/core/v1';
-import { isRestartableInit, podRestartPolicy } from '../k8s/restart.js';
+// The pod phase from its container statuses (getPhase in kubelet_pods.go, with the
+// ContainerRestartRules gate on, as in 1.35+): a stopped container counts as restarting when its
+// rules, its own restartPolicy or the pod's would run it again after its last exit code. Static
+// pods are never forced terminal when they are stopped.
+import type { Container, ContainerStatus, Pod } from 'kubernetes-types/core/v1';
+import { containerShouldRestart, isRestartableInit } from '../k8s/restart.js';
 
 export type PodPhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed';
 
@@ -13,8 +15,13 @@ interface Counts {
   running: number;
   waiting: number;
   stopped: number;
+  /** Stopped containers that no rule or policy runs again. */
+  stoppedNotRestartable: number;
   succeeded: number;
 }
+
+const restarts = (pod: Pod, c: Container, exitCode: number): boolean =>
+  containerShouldRestart(c, pod.spec?.restartPolicy, exitCode);
 
 function countInit(pod: Pod, byName: Map<string, ContainerStatus>, n: Counts): void {
   for (const c of pod.spec?.initContainers ?? []) {
@@ -38,13 +45,12 @@ function countInit(pod: Pod, byName: Map<string, ContainerStatus>, n: Counts): v
     }
     if (!s || s.state?.running) {
       n.pendingInit++;
-    } else if (s.state?.terminated) {
-      if (s.state.terminated.exitCode !== 0) n.failedInit++;
-    } else if (s.state?.waiting && s.lastState?.terminated) {
-      if (s.lastState.terminated.exitCode !== 0) n.failedInit++;
-    } else {
-      n.pendingInit++;
+      continue;
     }
+    const ended = s.state?.terminated ?? (s.state?.waiting ? s.lastState?.terminated : undefined);
+    if (!ended) n.pendingInit++;
+    // A failed init container its rules or policy restart is on its way again, not a failure.
+    else if (ended.exitCode !== 0 && !restarts(pod, c, ended.exitCode)) n.failedInit++;
   }
 }
 
@@ -55,11 +61,14 @@ function countRegular(pod: Pod, byName: Map<string, ContainerStatus>, n: Counts)
     else if (s.state?.running) n.running++;
     else if (s.state?.terminated) {
       n.stopped++;
+      if (!restarts(pod, c, s.state.terminated.exitCode)) n.stoppedNotRestartable++;
       if (s.state.terminated.exitCode === 0) n.succeeded++;
     } else if (s.state?.waiting) {
       // Waiting after having run (crash loop, back-off) counts as stopped, not as never started.
-      if (s.lastState?.terminated) n.stopped++;
-      else n.waiting++;
+      if (s.lastState?.terminated) {
+        n.stopped++;
+        if (!restarts(pod, c, s.lastState.terminated.exitCode)) n.stoppedNotRestartable++;
+      } else n.waiting++;
     } else n.unknown++;
   }
 }
@@ -79,21 +88,21 @@ export function podPhase(pod: Pod, statuses: readonly ContainerStatus[], hasInit
     running: 0,
     waiting: 0,
     stopped: 0,
+    stoppedNotRestartable: 0,
     succeeded: 0,
   };
   countInit(pod, byName, n);
   countRegular(pod, byName, n);
-  const policy = podRestartPolicy(pod.spec?.restartPolicy);
 
-  if (n.failedInit > 0 && policy === 'Never') return 'Failed';
+  if (n.failedInit > 0) return 'Failed';
   if (n.pendingInit > 0 || (n.pendingSidecars > 0 && !hasInitialized)) return 'Pending';
   if (n.waiting > 0) return 'Pending';
   if (n.running > 0 && n.unknown === 0) return 'Running';
   if (n.running === 0 && n.stopped > 0 && n.unknown === 0) {
-    if (policy === 'Always') return 'Running';
+    // Some container is on its way to run again.
+    if (n.stopped !== n.stoppedNotRestartable) return 'Running';
     if (n.stopped === n.succeeded) return 'Succeeded';
-    if (policy === 'Never') return 'Failed';
-    return 'Running';
+    return 'Failed';
   }
   return 'Pending';
 }

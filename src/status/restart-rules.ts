@@ -1,10 +1,10 @@
 // Which containers the kubelet would start again, given what the runtime holds of them: only those
 // may show a waiting reason (ShouldContainerBeRestarted in pkg/kubelet/container/helpers.go; the
-// policy rules themselves are src/k8s/restart.ts).
+// policy rules themselves, sidecars' included, are src/k8s/restart.ts).
 import type { Container, Pod } from 'kubernetes-types/core/v1';
 import { ContainerState } from '../cri/cri-types.js';
 import type { RuntimeContainer } from '../kuberuntime/runtime-pods.js';
-import { isRestartableInit, podRestartPolicy, shouldRestart } from '../k8s/restart.js';
+import { containerShouldRestart } from '../k8s/restart.js';
 
 export function shouldBeRestarted(
   pod: Pod,
@@ -16,5 +16,5 @@ export function shouldBeRestarted(
   if (!newest) return true;
   if (newest.state === ContainerState.CONTAINER_RUNNING) return false;
   if (newest.state !== ContainerState.CONTAINER_EXITED) return true;
-  return isRestartableInit(container) || shouldRestart(podRestartPolicy(pod.spec?.restartPolicy), newest.exitCode);
+  return containerShouldRestart(container, pod.spec?.restartPolicy, newest.exitCode);
 }

@@ -12,6 +12,7 @@ import { duplicate, forbidden, invalid, notFound, required, unsupported } from '
 import { validateHandlers } from './handler-rules';
 import { hasBackstep, localDescendingPath } from './path-rules';
 import { validateResizePolicy } from './resize-policy-rules';
+import { validateRestartPolicy } from './restart-policy-rules';
 import { validateResources } from './resource-rules';
 import { goTrimSpace, validateContainerSecurityContext } from './security-rules';
 
@@ -168,13 +169,7 @@ export function validateContainer(
   }
   out.push(...validateEnv(c.env, [...path, 'env']), ...validateEnvFrom(c.envFrom, [...path, 'envFrom']));
   if (!ephemeral) out.push(...validateHandlers(c, path, init && c.restartPolicy !== 'Always', ctx.grace));
-  // ContainerRestartRules (a regular container's own restartPolicy) is newer than what bootlet
-  // honours: refused, as before that gate, rather than run without it.
-  if (c.restartPolicy !== undefined && !ephemeral) {
-    if (!init) out.push(forbidden([...path, 'restartPolicy'], 'may not be set for non-init containers'));
-    else if (c.restartPolicy !== 'Always')
-      out.push(unsupported([...path, 'restartPolicy'], c.restartPolicy, ['Always']));
-  }
+  if (!ephemeral) validateRestartPolicy(c, path, out);
   ports(c, path, out);
   volumeMounts(c, path, ctx, out);
   volumeDevices(c, path, ctx, out);

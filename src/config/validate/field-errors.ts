@@ -67,5 +67,8 @@ export const notFound = (p: readonly PathPart[], v: unknown): string => `${forma
 export const forbidden = (p: readonly PathPart[], detail: string): string => `${formatPath(p)}: Forbidden: ${detail}`;
 export const tooLong = (p: readonly PathPart[], maxBytes: number): string =>
   `${formatPath(p)}: Too long: must have at most ${maxBytes} bytes`;
+/** field.TooMany: a list longer than it may be, with its length as the bad value. */
+export const tooMany = (p: readonly PathPart[], actual: number, max: number): string =>
+  `${formatPath(p)}: Too many: ${actual}: must have at most ${max} ${max === 1 ? 'item' : 'items'}`;
 export const unsupported = (p: readonly PathPart[], v: unknown, ok: readonly string[]): string =>
   `${formatPath(p)}: Unsupported value: ${goValue(v)}: supported values: ${ok.map((s) => goQuote(s)).join(', ')}`;

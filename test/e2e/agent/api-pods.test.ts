@@ -319,8 +319,9 @@ describe('API pods', () => {
     if (expected.length === 0) expect(asJson.status).not.toHaveProperty('declaredFeatures');
     else expect(asJson.status).toHaveProperty('declaredFeatures', expected);
 
-    // A restart rule whose action restarts every container (KEP-5532, declared in 1.36) and restart rules at all (KEP-5307).
+    // A restart rule whose action restarts every container (KEP-5532, declared in 1.36); rules need the container's own restartPolicy.
     const pod = JSON.parse(daemonPod('restart-all', api.object('nodes', '', NODE)!.metadata.uid as string)) as Pod;
+    pod.spec!.containers[0]!.restartPolicy = 'Never';
     pod.spec!.containers[0]!.restartPolicyRules = [
       { action: 'RestartAllContainers', exitCodes: { operator: 'In', values: [42] } },
     ];

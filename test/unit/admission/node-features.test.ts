@@ -9,6 +9,7 @@ import { node, pod } from './pods.js';
 const restartAll = {
   name: 'c',
   image: 'i',
+  restartPolicy: 'Never',
   restartPolicyRules: [{ action: 'RestartAllContainers', exitCodes: { operator: 'In', values: [42] } }],
 };
 
@@ -19,7 +20,6 @@ describe('node features at admission', () => {
       admit: false,
       reason: 'PodFeatureUnsupported',
       message:
-        'spec.containers[0].restartPolicyRules: Pod requires node features that are not available: ContainerRestartRules; ' +
         'Pod requires node features that are not available: RestartAllContainersOnContainerExits, UserNamespacesHostNetworkSupport',
     });
   });

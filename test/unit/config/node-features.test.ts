@@ -152,16 +152,18 @@ describe('the node features', () => {
   });
 
   it("refuses at the source, per field, a feature no kubelet declares that bootlet lacks; a declared one is admission's", () => {
-    expect(unhonouredFields(podWith({ containers: [restartAll] }))).toEqual([
+    const envFile: Container = {
+      ...restartAll,
+      env: [{ name: 'T', valueFrom: { fileKeyRef: { volumeName: 'env', path: 'vars.env', key: 'T' } } }],
+    };
+    expect(unhonouredFields(podWith({ containers: [envFile] }))).toEqual([
       {
-        path: 'spec.containers[0].restartPolicyRules',
+        path: 'spec.containers[0].env[0].valueFrom.fileKeyRef',
         reason: 'PodFeatureUnsupported',
-        message: 'Pod requires node features that are not available: ContainerRestartRules',
+        message: 'Pod requires node features that are not available: EnvFiles',
       },
     ]);
-    const declaredOnly = { ...feature('ContainerRestartRules'), implemented: true };
-    const list = NODE_FEATURES.map((f) => (f.name === declaredOnly.name ? declaredOnly : f));
-    expect(nodeFeatureRefusal(podWith({ containers: [restartAll] }), FACTS, list)).toEqual({
+    expect(nodeFeatureRefusal(podWith({ containers: [restartAll] }), FACTS)).toEqual({
       admit: false,
       reason: 'PodFeatureUnsupported',
       message: 'Pod requires node features that are not available: RestartAllContainersOnContainerExits',

@@ -98,16 +98,6 @@ describe('the fields bootlet does not honour', () => {
       message: 'Pod requires node features that are not available: ContainerStopSignals',
     },
     {
-      name: 'container restart rules (1.34, KEP-5307)',
-      obj: podWith(
-        { restartPolicy: 'Never' },
-        { restartPolicyRules: [{ action: 'Restart', exitCodes: { operator: 'In', values: [42] } }] },
-      ),
-      path: 'spec.containers[0].restartPolicyRules',
-      reason: FEATURE,
-      message: 'Pod requires node features that are not available: ContainerRestartRules',
-    },
-    {
       name: 'an env var from a file (1.34, KEP-3721)',
       obj: podWith(
         { volumes: [{ name: 'env', emptyDir: {} }] },
@@ -151,12 +141,21 @@ describe('the fields bootlet does not honour', () => {
     });
   });
 
-  it('refuses an init container’s fields too', () => {
+  it('refuses an init container’s fields too; a declared feature is left to admission', () => {
     const obj = podWith({
-      initContainers: [{ name: 'i', image: 'busybox:1.36', restartPolicyRules: [{ action: 'Restart' }] }],
+      initContainers: [
+        {
+          name: 'i',
+          image: 'busybox:1.36',
+          restartPolicy: 'Never',
+          restartPolicyRules: [{ action: 'RestartAllContainers', exitCodes: { operator: 'In', values: [1] } }],
+          env: [{ name: 'T', valueFrom: { fileKeyRef: { volumeName: 'env', path: 'vars.env', key: 'T' } } }],
+        },
+      ],
+      volumes: [{ name: 'env', emptyDir: {} }],
     });
     expect(unhonouredFields(decodePod(obj).pod!).map((f) => f.path)).toEqual([
-      'spec.initContainers[0].restartPolicyRules',
+      'spec.initContainers[0].env[0].valueFrom.fileKeyRef',
     ]);
   });
 
@@ -213,6 +212,16 @@ describe('the fields bootlet honours, or that ask nothing of a node', () => {
     },
     { name: 'empty pod-level resources', obj: podWith({ resources: {} }) },
     { name: 'no restart rules', obj: podWith({}, { restartPolicyRules: [] }) },
+    {
+      name: 'a container’s own restartPolicy and a Restart rule (1.34, KEP-5307): the pod workers honour them',
+      obj: podWith(
+        { restartPolicy: 'Never' },
+        {
+          restartPolicy: 'Never',
+          restartPolicyRules: [{ action: 'Restart', exitCodes: { operator: 'In', values: [42] } }],
+        },
+      ),
+    },
   ];
   for (const c of cases) {
     it(`keeps ${c.name}`, () => {

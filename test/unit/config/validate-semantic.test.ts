@@ -169,13 +169,39 @@ describe('validateSemantic', () => {
     ]);
   });
 
-  it('allows container restartPolicy Always on init containers only', () => {
+  it("checks a container's own restartPolicy and its restartPolicyRules as the 1.36 API server does", () => {
     expect(problems(pod({ initContainers: [c({ restartPolicy: 'Always' }, 'sidecar')] }))).toEqual([]);
-    expect(problems(pod({ initContainers: [c({ restartPolicy: 'Never' }, 'init')] }))).toEqual([
-      'spec.initContainers[0].restartPolicy: Unsupported value: "Never": supported values: "Always"',
+    expect(problems(pod({ initContainers: [c({ restartPolicy: 'Never' }, 'init')] }))).toEqual([]);
+    expect(problems(pod({ containers: [c({ restartPolicy: 'Never' })] }))).toEqual([]);
+    expect(problems(pod({ containers: [c({ restartPolicy: 'Sometimes' })] }))).toEqual([
+      'spec.containers[0].restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "Never", "OnFailure"',
     ]);
-    expect(problems(pod({ containers: [c({ restartPolicy: 'Always' })] }))).toEqual([
-      'spec.containers[0].restartPolicy: Forbidden: may not be set for non-init containers',
+    const rules = (n: number, values: number[]) =>
+      Array.from({ length: n }, () => ({ action: 'Restart', exitCodes: { operator: 'In', values } }));
+    expect(problems(pod({ containers: [c({ restartPolicyRules: rules(1, [42]) })] }))).toEqual([
+      'spec.containers[0].restartPolicy: Required value: must specify restartPolicy when restart rules are used',
+    ]);
+    expect(
+      problems(
+        pod({
+          containers: [
+            c({
+              restartPolicy: 'Never',
+              restartPolicyRules: [
+                ...rules(20, [1]),
+                { action: 'Ignore', exitCodes: { operator: 'Gt', values: Array.from({ length: 256 }, (_, i) => i) } },
+                { action: 'Restart' },
+              ],
+            }),
+          ],
+        }),
+      ),
+    ).toEqual([
+      'spec.containers[0].restartPolicyRules: Too many: 22: must have at most 20 items',
+      'spec.containers[0].restartPolicyRules[20].action: Unsupported value: "Ignore": supported values: "Restart", "RestartAllContainers"',
+      'spec.containers[0].restartPolicyRules[20].exitCodes.operator: Unsupported value: "Gt": supported values: "In", "NotIn"',
+      'spec.containers[0].restartPolicyRules[20].exitCodes.values: Too many: 256: must have at most 255 items',
+      'spec.containers[0].restartPolicyRules[21].exitCodes: Required value: must be specified',
     ]);
   });
 

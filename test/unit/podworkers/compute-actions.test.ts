@@ -418,4 +418,156 @@ describe('computePodActions', () => {
       expect(a.wakeAtMs).toBe(NOW_MS + 20_000);
     });
   });
+
+  // computePodActions with ContainerRestartRules on: an exited container runs again by ContainerShouldRestart
+  // (its rules, its own restartPolicy, the pod's), a failed probe restarts it by its own policy, else the pod's.
+  describe('container restart policies and rules (ContainerRestartRules)', () => {
+    const on42: Container['restartPolicyRules'] = [{ action: 'Restart', exitCodes: { operator: 'In', values: [42] } }];
+    const exitedWith = (exitCode: number, name = 'a', type?: 'init') =>
+      ctr(`x${exitCode}`, name, {
+        state: ContainerState.CONTAINER_EXITED,
+        exitCode,
+        startedAt: S,
+        finishedAt: 2 * S,
+        restartCount: 2,
+        ...(type ? { type } : {}),
+      });
+    const started = (a: ReturnType<typeof computePodActions>) => a.start.map((s) => [s.container.name, s.restartCount]);
+    const run = (restartPolicy: string, spec: Container, dead: RuntimeContainer) =>
+      computePodActions(input({ restartPolicy, containers: [spec], runtime: pod([sandbox('s1')], [dead]) }));
+
+    it('restarts on an exit code a Restart rule lists, in a Never pod, counting the restart', () => {
+      expect(
+        started(run('Never', c('a', { restartPolicy: 'Never', restartPolicyRules: on42 }), exitedWith(42))),
+      ).toEqual([['a', 3]]);
+    });
+
+    it('does not restart on an exit code no rule matches: the container policy decides', () => {
+      expect(
+        started(run('Never', c('a', { restartPolicy: 'Never', restartPolicyRules: on42 }), exitedWith(1))),
+      ).toEqual([]);
+      expect(
+        started(run('Always', c('a', { restartPolicy: 'Never', restartPolicyRules: on42 }), exitedWith(1))),
+      ).toEqual([]);
+      const notIn: Container['restartPolicyRules'] = [
+        { action: 'Restart', exitCodes: { operator: 'NotIn', values: [0] } },
+      ];
+      expect(
+        started(run('Never', c('a', { restartPolicy: 'Never', restartPolicyRules: notIn }), exitedWith(3))),
+      ).toEqual([['a', 3]]);
+      expect(
+        started(run('Never', c('a', { restartPolicy: 'Never', restartPolicyRules: notIn }), exitedWith(0))),
+      ).toEqual([]);
+    });
+
+    it("a container's own policy overrides the pod's", () => {
+      expect(started(run('Always', c('a', { restartPolicy: 'Never' }), exitedWith(0)))).toEqual([]);
+      expect(started(run('Always', c('a', { restartPolicy: 'Never' }), exitedWith(1)))).toEqual([]);
+      expect(started(run('Never', c('a', { restartPolicy: 'Always' }), exitedWith(0)))).toEqual([['a', 3]]);
+      expect(started(run('Never', c('a', { restartPolicy: 'OnFailure' }), exitedWith(1)))).toEqual([['a', 3]]);
+      expect(started(run('Never', c('a', { restartPolicy: 'OnFailure' }), exitedWith(0)))).toEqual([]);
+      expect(started(run('Always', c('a', { restartPolicy: 'OnFailure' }), exitedWith(0)))).toEqual([]);
+    });
+
+    it('a restart a rule asks for goes through the crash-loop back-off', () => {
+      const backoff = new CrashLoopBackOff();
+      const spec = c('a', { restartPolicy: 'Never', restartPolicyRules: on42 });
+      const at = (nowMs: number) =>
+        computePodActions(
+          input({
+            restartPolicy: 'Never',
+            containers: [spec],
+            nowMs,
+            runtime: pod(
+              [sandbox('s1')],
+              [
+                ctr('d', 'a', {
+                  state: ContainerState.CONTAINER_EXITED,
+                  exitCode: 42,
+                  startedAt: (nowMs - 100) * 1e6,
+                  finishedAt: nowMs * 1e6,
+                }),
+              ],
+            ),
+            admitRestart: (k, s, f) => backoff.admit(k, s, f, nowMs, KUBELET_BACKOFF),
+          }),
+        );
+      expect(at(NOW_MS).start).toHaveLength(1);
+      const held = at(NOW_MS + 1000);
+      expect(held.start).toEqual([]);
+      expect(held.waiting.get('a')?.reason).toBe('CrashLoopBackOff');
+    });
+
+    it('after a failed probe: the container policy, else the pod one, decides; rules are not read', () => {
+      const running = pod([sandbox('s1')], [ctr('c1', 'a')]);
+      const probe = (restartPolicy: string, spec: Container) =>
+        computePodActions(
+          input({ restartPolicy, containers: [spec], runtime: running, failedProbe: () => 'liveness' }),
+        );
+      const neverInAlways = probe('Always', c('a', { restartPolicy: 'Never' }));
+      expect(neverInAlways.kill.map((k) => k.why)).toEqual(['Container a failed liveness probe']);
+      expect(neverInAlways.start).toEqual([]);
+      const alwaysInNever = probe('Never', c('a', { restartPolicy: 'Always' }));
+      expect(alwaysInNever.kill.map((k) => k.why)).toEqual(['Container a failed liveness probe, will be restarted']);
+      expect(started(alwaysInNever)).toEqual([['a', 1]]);
+      const anyCode: Container['restartPolicyRules'] = [
+        { action: 'Restart', exitCodes: { operator: 'NotIn', values: [] } },
+      ];
+      expect(probe('Always', c('a', { restartPolicy: 'Never', restartPolicyRules: anyCode })).start).toEqual([]);
+    });
+
+    it('a sidecar whose liveness probe failed is restarted in a Never pod too: its own policy is Always', () => {
+      const a = computePodActions(
+        input({
+          restartPolicy: 'Never',
+          initContainers: [c('side', { restartPolicy: 'Always' })],
+          containers: [c('a')],
+          runtime: pod([sandbox('s1')], [ctr('x1', 'side', { type: 'init' }), ctr('c1', 'a')]),
+          failedProbe: (i) => (i.id === 'x1' ? 'liveness' : undefined),
+        }),
+      );
+      expect(a.kill.map((k) => k.why)).toEqual(['Container side failed liveness probe, will be restarted']);
+      expect(started(a)).toEqual([['side', 1]]);
+    });
+
+    it("an init container's own policy and rules decide whether its failure fails the pod", () => {
+      const runInit = (restartPolicy: string, spec: Container, exitCode: number) =>
+        computePodActions(
+          input({
+            restartPolicy,
+            initContainers: [spec],
+            runtime: pod([sandbox('s1')], [exitedWith(exitCode, spec.name, 'init')]),
+          }),
+        );
+      const retried = runInit('Never', c('i1', { restartPolicy: 'OnFailure' }), 7);
+      expect(retried.podFailed).toBeUndefined();
+      expect(started(retried)).toEqual([['i1', 3]]);
+      const ruled = runInit('Never', c('i1', { restartPolicy: 'Never', restartPolicyRules: on42 }), 42);
+      expect(ruled.podFailed).toBeUndefined();
+      expect(started(ruled)).toEqual([['i1', 3]]);
+      expect(runInit('Never', c('i1', { restartPolicy: 'Never', restartPolicyRules: on42 }), 1).podFailed).toBe(
+        'init container i1 failed with exit code 1',
+      );
+      expect(runInit('Always', c('i1', { restartPolicy: 'Never' }), 7).podFailed).toBe(
+        'init container i1 failed with exit code 7',
+      );
+    });
+
+    it("a new sandbox starts every app container but an OnFailure pod's succeeded ones: the pod's policy alone, as the kubelet of 1.36", () => {
+      const a = computePodActions(
+        input({
+          containers: [c('done', { restartPolicy: 'Never' }), c('app')],
+          runtime: pod(
+            [sandbox('s1', PodSandboxState.SANDBOX_NOTREADY)],
+            [exitedWith(0, 'done'), exitedWith(1, 'app')],
+          ),
+        }),
+      );
+      expect(a.createSandbox).toMatchObject({ attempt: 1 });
+      expect(started(a)).toEqual([
+        ['done', 3],
+        ['app', 3],
+      ]);
+    });
+  });
 });

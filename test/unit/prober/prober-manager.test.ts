@@ -151,6 +151,17 @@ describe('liveness', () => {
     expect(failures[0]!.message).toBe('Container app failed liveness probe');
   });
 
+  it("says so by the container's own restartPolicy before the pod's (ContainerRestartRules)", async () => {
+    newManager();
+    await startedLongAgo();
+    const live = { exec: { command: ['live'] }, periodSeconds: 1, failureThreshold: 1 };
+    mgr.addPod(pod({ livenessProbe: live, restartPolicy: 'Always' }, 'Never'), '');
+    script.set('live', 'failure', 'x');
+    mgr.containerStarted(UID, 'app', 'c1', Date.now());
+    await vi.advanceTimersByTimeAsync(10);
+    expect(failures[0]!.message).toBe('Container app failed liveness probe, will be restarted');
+  });
+
   it('a success in between resets the failure count', async () => {
     newManager();
     await startedLongAgo();

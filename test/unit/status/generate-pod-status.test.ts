@@ -279,6 +279,38 @@ const cases: Case[] = [
     state: { waiting: { reason: 'CrashLoopBackOff', message: 'back-off' } },
   },
   {
+    name: 'a rule Restart on 42 in a Never pod, ended 42 and backing off: Running, CrashLoopBackOff shown',
+    in: {
+      pod: staticPod({
+        restartPolicy: 'Never',
+        containers: [
+          {
+            name: 'app',
+            image: 'busybox:1.36',
+            restartPolicy: 'Never',
+            restartPolicyRules: [{ action: 'Restart', exitCodes: { operator: 'In', values: [42] } }],
+          },
+        ],
+      }),
+      runtime: runtimePod([sandbox()], [exited('c1', 'app', 42)]),
+      waiting: new Map([['app', { reason: 'CrashLoopBackOff', message: 'back-off' }]]),
+    },
+    phase: 'Running',
+    container: 'app',
+    state: { waiting: { reason: 'CrashLoopBackOff', message: 'back-off' } },
+  },
+  {
+    name: 'its own restartPolicy Never in an Always pod, ended: Failed, terminated, no waiting reason',
+    in: {
+      pod: staticPod({ containers: [{ name: 'app', image: 'busybox:1.36', restartPolicy: 'Never' }] }),
+      runtime: runtimePod([sandbox()], [exited('c1', 'app', 2)]),
+      waiting: new Map([['app', { reason: 'CrashLoopBackOff', message: 'stale' }]]),
+    },
+    phase: 'Failed',
+    container: 'app',
+    state: { terminated: { exitCode: 2, reason: 'Error' } },
+  },
+  {
     name: 'failed under Never: Failed',
     in: {
       pod: staticPod({ restartPolicy: 'Never' }),
