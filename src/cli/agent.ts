@@ -29,6 +29,7 @@ import { linkMetrics, probeMetrics, registerRestClientMetrics, relistMetrics } f
 import { linkProber } from '../prober/pod-worker-link.js';
 import { linkAdoption } from './adoption-link.js';
 import { linkAdmission } from './admission-link.js';
+import { allocatedLookup, linkAllocations } from './allocation-link.js';
 import { apiClientMode } from './api-client-mode.js';
 import { startLocalEndpoints } from './endpoints-link.js';
 import { linkKubeletApi } from './kubelet-api-link.js';
@@ -64,6 +65,8 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
   const { runtime, images, version, health, podCIDR } = await connectRuntimeLink(opts, metrics, logger);
   // The one desired pod set: every source feeds it, the workers subscribe, cgroups and the API side read it.
   const podConfig = new PodConfig({ sources: configuredSources(opts), logger });
+  // What resized pods run with (in-place resize), kept across restarts in the kubelet's checkpoint.
+  const allocations = await linkAllocations(opts.rootDir, logger);
   const cgroups = await startPodCgroups(
     {
       cgroupDriver: opts.cgroupDriver === 'systemd' ? 'systemd' : 'cgroupfs',
@@ -73,7 +76,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     },
     runtime,
     logger.with({ component: 'cm' }),
-    { desiredPods: () => podConfig.all().flatMap((p) => (p.refusal ? [] : [p.pod])) },
+    { desiredPods: () => podConfig.all().flatMap((p) => (p.refusal ? [] : [allocations.allocatedPod(p.pod)])) },
   );
 
   // The one cache of runtime state, written by the one reader of the runtime: the PLEG keeps it
@@ -129,7 +132,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     observers,
     cache: reader,
     probes: prober,
-    desired: podConfig,
+    desired: allocatedLookup(podConfig, allocations),
     // The status is made below; a worker asks only once pods run.
     finalStatus: { record: (worker): Promise<void> => status.recordFinal(worker) },
     network: health,
@@ -146,6 +149,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     logger: logger.with({ component: 'status' }),
     // Out of the way of a starting pod's CRI calls; still well within the API side's 2 s.
     settleMs: STATUS_SETTLE_MS,
+    pendingResize: (uid) => allocations.pending(uid),
   });
   // Admission sits between the desired set and the workers (the kubelet's HandlePodAdditions).
   let nodeShutdown: NodeShutdownManager | undefined;
@@ -161,6 +165,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     stop: (uid, request) => void workers.stop(uid, request),
     stopped: (uid) => workers.whenStopped(uid),
     status,
+    allocations,
     observers,
     logger,
   });
