@@ -183,6 +183,13 @@ function unrecorded<A>(run: (x: Execution, a: A) => Promise<void>): (x: Executio
  */
 async function resizePod(x: Execution, a: PodActionOf<'resizePod'>): Promise<void> {
   const { ctx, pod } = x;
+  // The containers are read again by id once updated (their ContainerStatus carries the new limits),
+  // as a creation's are: nothing else tells the cache, since their state does not change.
+  const done = ctx.cache.creating(ctx.uid);
+  const reread = (): void => {
+    const sandboxId = x.sandbox?.id ?? '';
+    recorded(x, done(a.containers.map((r) => ({ kind: 'container' as const, id: r.id, sandboxId }))));
+  };
   try {
     for (const step of resizeSteps(a.containers)) {
       if (step.kind === 'podCgroup') await ctx.runtime.resizePodCgroup(pod, [step.resource]);
@@ -197,9 +204,11 @@ async function resizePod(x: Execution, a: PodActionOf<'resizePod'>): Promise<voi
   } catch (err) {
     const message = sandboxError(err);
     ctx.logger.warn('Failed to resize pod in place', { ...x.fields, err: message });
+    reread();
     ctx.emit((o) => o.podResized?.(ctx.uid, message));
     return;
   }
+  reread();
   for (const r of a.containers)
     ctx.logger.info('Resized container in place', {
       ...x.fields,
@@ -261,7 +270,7 @@ export const EXECUTORS: ActionExecutors = {
   },
   startEphemeralContainer: { needsSandbox: true, run: (x, a) => startContainer(x, ephemeralStart(a)) },
   startContainer: { needsSandbox: true, run: startContainer },
-  resizePod: { needsSandbox: true, wantedOnly: true, run: unrecorded(resizePod) },
+  resizePod: { needsSandbox: true, wantedOnly: true, run: resizePod },
   removeContainer: { run: unrecorded((x, a) => x.ctx.teardown(() => x.ctx.runtime.removeContainer(a.id))) },
   removeSandbox: { run: unrecorded((x, a) => x.ctx.teardown(() => x.ctx.runtime.removeSandbox(a.id))) },
 };
