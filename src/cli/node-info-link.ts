@@ -12,6 +12,7 @@ export function agentNodeInfo(
   version: VersionResponse,
   health: Pick<RuntimeHealth, 'ready' | 'networkNotReady' | 'nodeRuntimeHandlers'>,
   shuttingDown: () => boolean,
+  imageFsDir: () => string | undefined,
 ): NodeInfoSource {
   return collectNodeInfo({
     nodeName: opts.nodeName,
@@ -25,6 +26,7 @@ export function agentNodeInfo(
     runtimeHandlers: () => health.nodeRuntimeHandlers(),
     shuttingDown,
     rootDir: opts.rootDir,
+    imageFsDir,
     maxPods: opts.maxPods,
     kubeletPort: opts.port,
   });

@@ -13,7 +13,6 @@ import { TEST_IMAGES } from '../../../dev/images.js';
 import { ContainerState } from '../../../src/cri/cri-types.js';
 import { listRuntimePods, readRuntimePod, type RuntimePod } from '../../../src/kuberuntime/runtime-pods.js';
 import { startFakeApiServer, type FakeApiServer } from '../../support/fake-apiserver/index.js';
-import { sidKubectl } from '../../support/kubectl-release.js';
 import { waitFor } from '../../support/wait.js';
 import { Kubectl } from '../fake-apiserver/kubectl.js';
 import { useAgentHarness } from './harness.js';
@@ -32,9 +31,9 @@ function launch(): void {
 }
 
 beforeAll(async () => {
-  const sid = await sidKubectl();
   api = await startFakeApiServer({ dir: h.dir });
-  kubectl = new Kubectl(api.writeAdminKubeconfig(join(h.dir, 'admin.kubeconfig')), h.dir, sid.path);
+  // Debian sid's kubectl 1.36 (dev/kubectl.ts), which has `patch --subresource resize`.
+  kubectl = new Kubectl(api.writeAdminKubeconfig(join(h.dir, 'admin.kubeconfig')), h.dir);
   kubeconfig = api.writeKubeconfig(join(h.dir, 'kubelet.conf'), `system:node:${NODE}`, ['system:nodes']);
   launch();
 });
