@@ -18,6 +18,7 @@ import { printKubeletApiBench, runKubeletApiBench } from './kubelet-api.js';
 import { idleCpuPercent, rssMiB } from './proc.js';
 import { printFloodBench, runFloodBench } from './flood.js';
 import { printApiPodsBench, runApiPodsBench } from './api-pods.js';
+import { printResizeBench, runResizeBench } from './resize.js';
 import { percentile, printTable, ratioSpread, type Row } from './report.js';
 import { waitFor } from '../test/support/wait.js';
 import { listRuntimePods } from '../src/kuberuntime/runtime-pods.js';
@@ -35,7 +36,7 @@ const ONE_POD_RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const MANY = Number(process.env.BENCH_PODS ?? 50);
 
 const read = (p: string): string => fs.readFileSync(p, 'utf8');
-/** BENCH_SKIP=agent,deaths,startup,prober,apiserver,kubeadm,kubelet-api,api-pods,flood,pleg: sections left out. */
+/** BENCH_SKIP=agent,deaths,startup,prober,apiserver,kubeadm,kubelet-api,api-pods,resize,flood,pleg: sections left out. */
 const SKIP = new Set((process.env.BENCH_SKIP ?? '').split(',').filter(Boolean));
 const IDLE_PODS = 30;
 const KILLS = Number(process.env.BENCH_KILLS ?? 50);
@@ -442,6 +443,12 @@ async function sections(): Promise<void> {
   if (!skip.has('api-pods')) {
     console.log('\n== pods from the API server: one bound pod against the same pod as a manifest; 30 API pods idle');
     printApiPodsBench(await runApiPodsBench());
+  }
+  if (!skip.has('resize')) {
+    console.log(
+      '\n== in-place pod resize: a resize request to the new limits in the cgroup, against UpdateContainerResources',
+    );
+    printResizeBench(await runResizeBench());
   }
   if (!skip.has('flood')) {
     console.log('\n== a flood of manifests: 2,000 written at once and removed once accepted, then 100 until all run');

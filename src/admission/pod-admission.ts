@@ -20,6 +20,9 @@ import { byCreationTime } from './admission-order.js';
 import { canAdmitPod } from './can-admit.js';
 import type { NodeFacts } from './node-facts.js';
 import { victimsStopped } from './victim-stops.js';
+import { allocationOf, type PodAllocations } from './pod-allocations.js';
+import { judgeResize } from './resize-admission.js';
+import { stableJson } from '../util/stable-json.js';
 
 export interface PodAdmissionDeps {
   /** The node as it is now (labels, allocatable, taints). */
@@ -41,6 +44,10 @@ export interface PodAdmissionDeps {
   forgotten(uid: string): void;
   /** Resolves once nothing of the pod runs (its worker stopped it, or it has none); never rejects. */
   stopped(uid: string): Promise<void>;
+  /** The resources allocated to resized pods (in-place resize); absent, a pod runs with its spec. */
+  allocations?: PodAllocations;
+  /** A pod's resize state changed (pending, allocated): its status is to be recomputed. */
+  resizeChanged?(uid: string): void;
   logger: Logger;
 }
 
@@ -93,6 +100,7 @@ export class PodAdmission {
     for (const sp of all.filter((p) => p.refusal !== undefined || isTerminalApiPod(p))) this.forgetFound(sp.uid);
     for (const sp of all.filter((p) => this.runsAlready(p.uid))) {
       this.admitted.set(sp.uid, sp);
+      this.judgeResize(sp, undefined);
       // Re-identified under a kubelet's running pod while waiting: the workers hear it as that
       // change (the computed UID never had a worker), as they would have without admission.
       if (sp.computedUid !== undefined && sp.computedUid !== sp.uid)
@@ -107,8 +115,10 @@ export class PodAdmission {
     if (u.op === 'ADD') return this.add(u.pod);
     if (u.op === 'REMOVE') return this.remove(u.pod);
     if (u.previous.uid === u.pod.uid) {
-      if (this.admitted.has(u.pod.uid)) {
+      const before = this.admitted.get(u.pod.uid);
+      if (before) {
         this.admitted.set(u.pod.uid, u.pod);
+        this.judgeResize(u.pod, before);
         // A held pod reaches the workers as it is when its wait ends.
         if (!this.held.has(u.pod.uid)) this.deps.apply(u);
       } else if (this.refusedPods.has(u.pod.uid)) this.refusedPods.set(u.pod.uid, u.pod);
@@ -148,13 +158,84 @@ export class PodAdmission {
 
   private add(sp: StaticPod): void {
     if (this.admitted.has(sp.uid) || this.refusedPods.has(sp.uid)) return;
-    if (this.admit(sp) === 'now') this.deps.apply({ op: 'ADD', pod: sp });
+    const now = this.admit(sp);
+    if (now !== 'refused') this.judgeResize(sp, undefined);
+    if (now === 'now') this.deps.apply({ op: 'ADD', pod: sp });
   }
 
   private remove(sp: StaticPod): void {
     this.forgetFound(sp.uid);
-    if (this.admitted.delete(sp.uid) && !this.held.delete(sp.uid)) this.deps.apply({ op: 'REMOVE', pod: sp });
+    const was = this.admitted.delete(sp.uid);
+    if (was && !this.held.delete(sp.uid)) this.deps.apply({ op: 'REMOVE', pod: sp });
     this.dropRefused(sp.uid);
+    this.deps.allocations?.remove(sp.uid);
+    // Its share is free: a resize that waited for room may fit now.
+    if (was) this.retryDeferred();
+  }
+
+  /** The admitted pods that count against the node, as they run (their allocations), but `uid`. */
+  private othersThan(uid: string): StaticPod['pod'][] {
+    const a = this.deps.allocations;
+    return [...this.admitted.values()]
+      .filter((p) => p.uid !== uid && !this.deps.isTerminal(p.uid))
+      .map((p) => (a ? a.allocatedPod(p.pod) : p.pod));
+  }
+
+  /**
+   * An admitted pod whose spec asks for other resources than it runs with (an in-place resize): the
+   * resize is allocated if it fits, else it is pending (Deferred or Infeasible) and the pod runs on
+   * with what it has. `before`: the pod as it was admitted until now (its allocation, the first time).
+   */
+  private judgeResize(sp: StaticPod, before: StaticPod | undefined): void {
+    const a = this.deps.allocations;
+    if (!a) return;
+    if (!a.has(sp.uid)) {
+      if (!before || stableJson(allocationOf(before.pod)) === stableJson(allocationOf(sp.pod))) return;
+      void a.allocate(before.pod);
+    }
+    if (!a.differs(sp.pod)) {
+      if (a.setPending(sp.uid, undefined)) this.deps.resizeChanged?.(sp.uid);
+      return;
+    }
+    const pending = judgeResize(sp.pod, this.othersThan(sp.uid), this.deps.node().allocatable);
+    if (pending) {
+      if (a.setPending(sp.uid, pending)) {
+        this.deps.logger.warn('Pod resize is pending', {
+          pod: sp.key,
+          podUID: sp.uid,
+          reason: pending.reason,
+          message: pending.message,
+        });
+        this.deps.resizeChanged?.(sp.uid);
+      }
+      return;
+    }
+    a.setPending(sp.uid, undefined);
+    void a.allocate(sp.pod);
+    this.deps.logger.info('Pod resize allocated', {
+      pod: sp.key,
+      podUID: sp.uid,
+      generation: sp.pod.metadata.generation,
+    });
+    this.deps.resizeChanged?.(sp.uid);
+    this.retryDeferred();
+  }
+
+  /** Resizes that waited for room, tried again (highest priority first), each handed to its worker when allocated. */
+  private retryDeferred(): void {
+    const a = this.deps.allocations;
+    if (!a) return;
+    const waiting = a
+      .deferred()
+      .map((uid) => this.admitted.get(uid))
+      .filter((sp): sp is StaticPod => sp !== undefined)
+      .sort((x, y) => (y.pod.spec?.priority ?? 0) - (x.pod.spec?.priority ?? 0));
+    for (const sp of waiting) {
+      if (a.pending(sp.uid)?.reason !== 'Deferred') continue;
+      this.judgeResize(sp, undefined);
+      if (a.pending(sp.uid) === undefined && !this.held.has(sp.uid))
+        this.deps.apply({ op: 'UPDATE', pod: sp, previous: sp });
+    }
   }
 
   private dropRefused(uid: string): void {
@@ -187,9 +268,10 @@ export class PodAdmission {
       return 'now';
     }
     const others: StaticPod[] = [...this.admitted.values()].filter((p) => !this.deps.isTerminal(p.uid));
+    const allocated = this.deps.allocations;
     const d = canAdmitPod(
       sp.pod,
-      others.map((p) => p.pod),
+      others.map((p) => (allocated ? allocated.allocatedPod(p.pod) : p.pod)),
       this.deps.node(),
     );
     if (!d.admit) {
@@ -205,7 +287,7 @@ export class PodAdmission {
     }
     this.admitted.set(sp.uid, sp);
     if (d.preempt.length === 0) return 'now';
-    const victims = d.preempt.map((v) => others.find((p) => p.pod === v)!);
+    const victims = d.preempt.map((v) => others.find((p) => p.uid === v.metadata?.uid)!);
     for (const victim of victims) this.preempt(victim, sp);
     this.holdUntilStopped(sp, victims);
     return 'held';

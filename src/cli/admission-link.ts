@@ -10,6 +10,7 @@ import { nodeFeatureFacts } from './node-info-link.js';
 import type { PodUpdate } from '../config/types.js';
 import type { TerminationRequest } from '../podworkers/termination-request.js';
 import { PodAdmission } from '../admission/pod-admission.js';
+import type { PodAllocations } from '../admission/pod-allocations.js';
 import type { NodeFacts, PressureCondition } from '../admission/node-facts.js';
 import { sysctlAllowlist, type SysctlAllowlist } from '../admission/sysctls.js';
 import { isTerminalPhase } from '../k8s/pod-phase.js';
@@ -78,6 +79,8 @@ export interface AdmissionLinkDeps {
   /** Resolves once nothing of the pod runs (PodWorkers.whenStopped). */
   stopped: (uid: string) => Promise<void>;
   status: StatusManager;
+  /** The resources allocated to resized pods (in-place resize). */
+  allocations?: PodAllocations;
   /** Told a Warning event per refusal (the API side records it once it is there). */
   observers: readonly PodWorkerObserver[];
   logger: Logger;
@@ -124,6 +127,8 @@ export function linkAdmission(deps: AdmissionLinkDeps): PodAdmission {
       deps.status.release(uid, 'admission');
     },
     stopped: deps.stopped,
+    allocations: deps.allocations,
+    resizeChanged: (uid) => deps.status.update(uid),
     logger,
   });
 }

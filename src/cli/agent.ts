@@ -30,6 +30,7 @@ import { linkProber } from '../prober/pod-worker-link.js';
 import { linkAdoption } from './adoption-link.js';
 import { linkImageFs } from './image-fs-link.js';
 import { linkAdmission } from './admission-link.js';
+import { allocatedLookup, linkAllocations } from './allocation-link.js';
 import { apiClientMode } from './api-client-mode.js';
 import { startLocalEndpoints } from './endpoints-link.js';
 import { linkKubeletApi } from './kubelet-api-link.js';
@@ -65,6 +66,8 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
   const { runtime, images, version, health, podCIDR } = await connectRuntimeLink(opts, metrics, logger);
   // The one desired pod set: every source feeds it, the workers subscribe, cgroups and the API side read it.
   const podConfig = new PodConfig({ sources: configuredSources(opts), logger });
+  // What resized pods run with (in-place resize), kept across restarts in the kubelet's checkpoint.
+  const allocations = await linkAllocations(opts.rootDir, logger);
   const cgroups = await startPodCgroups(
     {
       cgroupDriver: opts.cgroupDriver === 'systemd' ? 'systemd' : 'cgroupfs',
@@ -75,7 +78,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     runtime,
     logger.with({ component: 'cm' }),
     {
-      desiredPods: () => podConfig.all().flatMap((p) => (p.refusal ? [] : [p.pod])),
+      desiredPods: () => podConfig.all().flatMap((p) => (p.refusal ? [] : [allocations.allocatedPod(p.pod)])),
       onRuntimeConfigUnimplemented: () => metrics.runtimeLosingSupport(),
     },
   );
@@ -133,7 +136,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     observers,
     cache: reader,
     probes: prober,
-    desired: podConfig,
+    desired: allocatedLookup(podConfig, allocations),
     // The status is made below; a worker asks only once pods run.
     finalStatus: { record: (worker): Promise<void> => status.recordFinal(worker) },
     network: health,
@@ -150,6 +153,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     logger: logger.with({ component: 'status' }),
     // Out of the way of a starting pod's CRI calls; still well within the API side's 2 s.
     settleMs: STATUS_SETTLE_MS,
+    pendingResize: (uid) => allocations.pending(uid),
   });
   // Admission sits between the desired set and the workers (the kubelet's HandlePodAdditions).
   let nodeShutdown: NodeShutdownManager | undefined;
@@ -172,6 +176,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     stop: (uid, request) => void workers.stop(uid, request),
     stopped: (uid) => workers.whenStopped(uid),
     status,
+    allocations,
     observers,
     logger,
   });

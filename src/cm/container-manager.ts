@@ -8,7 +8,8 @@ import { qosClass } from '../k8s/qos.js';
 import { MIN_CPU_SHARES, milliCpuToShares } from './cpu-shares.js';
 import { cgroupName, parseCgroupRoot, type CgroupDriver, type CgroupName } from './cgroup-name.js';
 import type { CgroupManager } from './cgroup-manager.js';
-import { podCpuRequestMilli, resourceConfigForPod } from './pod-resources.js';
+import { podCpuRequestMilli, resourceConfigForPod, type ResourceConfig } from './pod-resources.js';
+import type { ResizableResource } from '../k8s/resize.js';
 import { driverFromRuntimeError, driverMismatchMessage } from './runtime-cgroup-driver.js';
 import { errorMessage } from '../util/error-message.js';
 
@@ -38,6 +39,11 @@ export interface PodCgroups {
   explainRuntimeError(message: string): string | undefined;
   /** Removes the pod's cgroup, now or, while it is busy, later; never throws. */
   removePodCgroup(uid: string): Promise<void>;
+  /**
+   * An in-place resize: sets the pod cgroup's limits of these resources from the pod's (allocated)
+   * spec, and, for cpu, the Burstable QoS cgroup's shares. Throws what went wrong.
+   */
+  resizePodCgroup(pod: Pod, resources: readonly ResizableResource[]): Promise<void>;
 }
 
 /** What the agent holds: PodCgroups plus the wiring around it. */
@@ -164,6 +170,22 @@ export class ContainerManager implements StartedPodCgroups {
       name,
       resourceConfigForPod(pod, { enforceCpuLimits: this.o.enforceCpuLimits, podPidsLimit: this.o.podPidsLimit }),
     );
+  }
+
+  async resizePodCgroup(pod: Pod, resources: readonly ResizableResource[]): Promise<void> {
+    this.withCgroup.set(pod.metadata!.uid!, pod);
+    const cfg = resourceConfigForPod(pod, {
+      enforceCpuLimits: this.o.enforceCpuLimits,
+      podPidsLimit: this.o.podPidsLimit,
+    });
+    const picked: ResourceConfig = {};
+    if (resources.includes('memory') && cfg.memoryLimit !== undefined) picked.memoryLimit = cfg.memoryLimit;
+    if (resources.includes('cpu')) {
+      Object.assign(picked, { cpuShares: cfg.cpuShares, cpuQuota: cfg.cpuQuota, cpuPeriod: cfg.cpuPeriod });
+      for (const k of ['cpuShares', 'cpuQuota', 'cpuPeriod'] as const) if (picked[k] === undefined) delete picked[k];
+      await this.updateQosCgroups({ changedOnly: true });
+    }
+    if (Object.keys(picked).length > 0) await this.o.manager.update(this.podCgroup(pod), picked);
   }
 
   /** Burstable shares follow the sum of the Burstable pods' cpu requests; BestEffort stays at 2. */

@@ -19,3 +19,14 @@ export function milliCpuToQuota(milli: number, periodUs: number): number {
   if (milli === 0) return 0;
   return Math.max(MIN_CPU_QUOTA_US, Math.floor((milli * periodUs) / 1000));
 }
+
+/** The cpu request a container's shares stand for (the kubelet's sharesToMilliCPU: rounded up). */
+export function sharesToMilliCpu(shares: number): number {
+  return shares >= MIN_CPU_SHARES ? Math.ceil((shares * 1000) / 1024) : 0;
+}
+
+/** The cpu limit a CFS quota stands for (quotaToMilliCPU); none (0) for an unlimited quota. */
+export function quotaToMilliCpu(quotaUs: number, periodUs: number): number {
+  if (quotaUs <= 0 || periodUs <= 0) return 0;
+  return Math.floor((quotaUs * 1000) / periodUs);
+}

@@ -51,6 +51,7 @@ class NoPodCgroups implements StartedPodCgroups {
   async ensurePodCgroup(): Promise<void> {}
   async checkSandboxPlacement(): Promise<void> {}
   async removePodCgroup(): Promise<void> {}
+  async resizePodCgroup(): Promise<void> {}
   stop(): void {}
   /** An empty parent is refused by the systemd driver only; cgroupfs takes it. */
   reportRuntimeDriver(driver: CgroupDriver): void {

@@ -154,6 +154,10 @@ export interface RuntimeService {
   removeContainer(containerId: string): Promise<void>;
   listContainers(filter?: ContainerFilter): Promise<Container[]>;
   containerStatus(containerId: string): Promise<ContainerStatus>;
+  /** Applies new cgroup limits to a running container (in-place resize), synchronously. */
+  updateContainerResources(containerId: string, linux: LinuxContainerResources): Promise<void>;
+  /** Tells the runtime the sandbox's new total resources (CRI 1.33+; Unimplemented where not served). */
+  updatePodSandboxResources(podSandboxId: string, resources: LinuxContainerResources): Promise<void>;
   execSync(containerId: string, cmd: string[], timeoutSeconds: number): Promise<ExecSyncResponse>;
   reopenContainerLog(containerId: string): Promise<void>;
   /** The streaming server URL that runs `cmd` (the caller proxies the client to it). */

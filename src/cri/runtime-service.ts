@@ -63,6 +63,12 @@ export function createRuntimeService(t: CriTransport, requestTimeoutMs: number):
     listContainers: async (filter) => (await call('ListContainers', filter ? { filter } : {})).containers,
     containerStatus: async (containerId) =>
       required('ContainerStatus', 'status', (await call('ContainerStatus', { containerId })).status),
+    updateContainerResources: async (containerId, linux) => {
+      await call('UpdateContainerResources', { containerId, linux });
+    },
+    updatePodSandboxResources: async (podSandboxId, resources) => {
+      await call('UpdatePodSandboxResources', { podSandboxId, resources });
+    },
     // As the kubelet: the command's own timeout plus the request timeout, so the runtime can report
     // the command's timeout itself; no deadline when the command has none.
     execSync: (containerId, cmd, timeoutSeconds) =>

@@ -6,9 +6,12 @@
 //   debug print of the JSON of {name, image}. Only name and image count (a static pod whose other
 //   fields change gets a new UID anyway). Writing it the kubelet's way is what lets a kubelet
 //   adopt bootlet's containers without a restart, and bootlet adopt a kubelet's.
-// - `bootlet.io/container.hash`: bootlet's own fingerprint of the whole spec (64-bit FNV-1a over the
+// - `bootlet.io/container.hash`: bootlet's own fingerprint of the spec (64-bit FNV-1a over the
 //   canonical JSON), so that any change to a container bootlet made (a new flag in `command`)
-//   restarts it, as it would be restarted for a new UID.
+//   restarts it, as it would be restarted for a new UID. What an in-place resize changes (resources,
+//   resizePolicy) is left out: the resize is applied to the running container, or restarts it where
+//   its policy says so. A container made before that carries the whole spec's fingerprint, which
+//   still matches while its resources are unchanged.
 import type { Container } from 'kubernetes-types/core/v1';
 import { canonicalJson } from './canonical-json.js';
 import type { ContainerMeta } from './labels.js';
@@ -42,10 +45,15 @@ export function fnv1a32(data: Uint8Array): number {
  */
 const hashes = new WeakMap<Container, string>();
 
-/** bootlet's fingerprint of the whole container spec (lowercase hex, no padding). */
+const fingerprint = (c: Container): string => fnv1a64(Buffer.from(canonicalJson(c), 'utf8')).toString(16);
+
+/** bootlet's fingerprint of the container spec less what a resize changes (lowercase hex, no padding). */
 export function hashContainer(container: Container): string {
   let h = hashes.get(container);
-  if (h === undefined) hashes.set(container, (h = fnv1a64(Buffer.from(canonicalJson(container), 'utf8')).toString(16)));
+  if (h === undefined) {
+    const { resources: _r, resizePolicy: _p, ...rest } = container;
+    hashes.set(container, (h = fingerprint(rest)));
+  }
   return h;
 }
 
@@ -85,6 +93,6 @@ export function kubeletContainerHash(container: Pick<Container, 'name' | 'image'
  * bootlet made it, by the kubelet's name-and-image hash when a kubelet made it.
  */
 export function containerMatchesSpec(meta: ContainerMeta, spec: Container): boolean {
-  if (meta.specHash !== undefined) return meta.specHash === hashContainer(spec);
+  if (meta.specHash !== undefined) return meta.specHash === hashContainer(spec) || meta.specHash === fingerprint(spec);
   return meta.hash === kubeletContainerHash(spec);
 }

@@ -12,7 +12,16 @@ import { DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS } from '../k8s/defaults.js';
 import { nodeAllocatable } from '../k8s/node-allocatable.js';
 import { ContainerStartError, type PodRuntime, type SandboxRef, type StartedContainer } from './pod-runtime.js';
 import { buildContainerConfig } from './container-config.js';
-import { CriError, type ImageService, type PodSandboxConfig, type RuntimeService } from '../cri/cri-types.js';
+import {
+  CriError,
+  type ImageService,
+  type LinuxContainerResources,
+  type PodSandboxConfig,
+  type RuntimeService,
+} from '../cri/cri-types.js';
+import { resourceConfigForPod } from '../cm/pod-resources.js';
+import type { ResizableResource } from '../k8s/resize.js';
+import { linuxContainerResources } from './resources.js';
 import { ensureImage, ImageError } from './images.js';
 import { ensureVolumeImages, hasImageVolumes, VolumeImageError, type PulledVolumeImage } from './image-volumes.js';
 import type { ContainerType } from './labels.js';
@@ -90,6 +99,8 @@ export class CriPodRuntime implements PodRuntime {
   /** The kubelet's legacy /var/log/containers symlinks live beside podLogsDir. */
   private readonly containerLogLinksDir: string;
   private readonly isolation: PodIsolation;
+  /** The runtime answered UpdatePodSandboxResources with Unimplemented: it is not asked again. */
+  private sandboxUpdateUnserved = false;
 
   constructor(private readonly o: CriPodRuntimeOptions) {
     this.containerLogLinksDir = containerLogLinksDir(o.podLogsDir);
@@ -456,5 +467,39 @@ export class CriPodRuntime implements PodRuntime {
         .filter((e) => isContainerLogLinkOf(e, id))
         .map((e) => unlink(path.join(this.containerLogLinksDir, e)).catch(() => undefined)),
     );
+  }
+
+  containerResources(pod: DefaultedPod, container: Container): LinuxContainerResources {
+    return linuxContainerResources(pod, container, totalmem());
+  }
+
+  async updateContainerResources(id: string, resources: LinuxContainerResources): Promise<void> {
+    await this.o.runtime.updateContainerResources(id, resources);
+  }
+
+  async resizePodCgroup(pod: DefaultedPod, resources: readonly ResizableResource[]): Promise<void> {
+    await this.o.cgroups?.resizePodCgroup(pod, resources);
+  }
+
+  async updateSandboxResources(pod: DefaultedPod, sandboxId: string): Promise<void> {
+    if (this.sandboxUpdateUnserved) return;
+    const cfg = resourceConfigForPod(pod, { enforceCpuLimits: true, podPidsLimit: 0 });
+    const resources: LinuxContainerResources = {
+      cpuShares: cfg.cpuShares ?? 0,
+      cpuQuota: cfg.cpuQuota ?? 0,
+      cpuPeriod: cfg.cpuPeriod ?? 0,
+      memoryLimitInBytes: cfg.memoryLimit ?? 0,
+    };
+    try {
+      await this.o.runtime.updatePodSandboxResources(sandboxId, resources);
+    } catch (err) {
+      // The kubelet goes on where the runtime does not serve it (containerd before 2.1).
+      if (err instanceof CriError && err.unimplemented) {
+        this.sandboxUpdateUnserved = true;
+        this.o.logger.v(2).info('The runtime does not serve UpdatePodSandboxResources; resizing without it');
+        return;
+      }
+      throw err;
+    }
   }
 }

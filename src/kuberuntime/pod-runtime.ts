@@ -5,6 +5,8 @@ import type { Container, LifecycleHandler } from 'kubernetes-types/core/v1';
 import type { ContainerType } from './labels.js';
 import type { DefaultedPod } from '../k8s/pod.js';
 import type { StartsAhead } from './starts-ahead.js';
+import type { LinuxContainerResources } from '../cri/cri-types.js';
+import type { ResizableResource } from '../k8s/resize.js';
 
 /** The old name of DefaultedPod, kept for importers that predate src/k8s. */
 export type DesiredPod = DefaultedPod;
@@ -82,4 +84,12 @@ export interface PodRuntime {
   removeSandbox(id: string): Promise<void>;
   /** Removes what the node keeps for a pod that is gone: volume dirs, etc-hosts, logs. */
   cleanupPod(uid: string, namespace: string, name: string): Promise<void>;
+  /** The cgroup limits a container of the pod is given (from its allocated resources). */
+  containerResources(pod: DefaultedPod, container: Container): LinuxContainerResources;
+  /** An in-place resize of a running container (UpdateContainerResources). */
+  updateContainerResources(id: string, resources: LinuxContainerResources): Promise<void>;
+  /** An in-place resize of the pod's own cgroup, for these resources. */
+  resizePodCgroup(pod: DefaultedPod, resources: readonly ResizableResource[]): Promise<void>;
+  /** Tells the runtime the sandbox's new total (UpdatePodSandboxResources), where it serves it; never rejects for a runtime that does not. */
+  updateSandboxResources(pod: DefaultedPod, sandboxId: string): Promise<void>;
 }

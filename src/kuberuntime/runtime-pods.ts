@@ -58,6 +58,19 @@ export interface RuntimeContainer {
   terminationMessageHostPath?: string;
   /** Absolute log path (from ContainerStatus); '' if unknown. */
   logPath?: string;
+  /**
+   * The cgroup limits the runtime applied (ContainerStatus.resources, updated by an in-place resize);
+   * undefined when the runtime reports none (then a running container is never resized in place).
+   */
+  resources?: AppliedResources;
+}
+
+/** A container's cgroup limits as the runtime reports them. */
+export interface AppliedResources {
+  readonly cpuShares: number;
+  readonly cpuQuota: number;
+  readonly cpuPeriod: number;
+  readonly memoryLimitInBytes: number;
 }
 
 export interface RuntimePod {
@@ -112,6 +125,17 @@ function sandboxFrom(s: PodSandbox | PodSandboxStatus): RuntimeSandbox {
   };
 }
 
+function appliedResources(st: ContainerStatus | undefined): AppliedResources | undefined {
+  const l = st?.resources?.linux;
+  if (!l) return undefined;
+  return {
+    cpuShares: l.cpuShares,
+    cpuQuota: l.cpuQuota,
+    cpuPeriod: l.cpuPeriod,
+    memoryLimitInBytes: l.memoryLimitInBytes,
+  };
+}
+
 function containerFrom(c: Container | ContainerStatus, sandboxId: string, meta: ContainerMeta): RuntimeContainer {
   const st = 'startedAt' in c ? c : undefined;
   return {
@@ -133,6 +157,7 @@ function containerFrom(c: Container | ContainerStatus, sandboxId: string, meta: 
       (m) => m.containerPath === (meta.terminationMessagePath || '/dev/termination-log'),
     )?.hostPath,
     logPath: st?.logPath || undefined,
+    resources: appliedResources(st),
   };
 }
 

@@ -20,6 +20,9 @@ import {
 
 import type { ContainerType } from '../kuberuntime/labels.js';
 import { RESTARTED_AT } from '../k8s/annotations.js';
+import { resizeRestartMessage } from '../k8s/resize.js';
+import type { LinuxContainerResources } from '../cri/cri-types.js';
+import { changedResources, resizeNeedsRestart, type ContainerResize } from './resize-plan.js';
 
 export type { ContainerType };
 
@@ -67,6 +70,8 @@ export type PodAction =
   /** A debug container added through the API: started once in the pod's sandbox, never restarted. */
   | ({ readonly kind: 'startEphemeralContainer' } & EphemeralContainerToStart)
   /** A dead container instance no longer needed (the newest of each name is kept for lastState/logs). */
+  /** An in-place resize of running containers and the pod cgroup (UpdateContainerResources). */
+  | { readonly kind: 'resizePod'; readonly containers: readonly ContainerResize[] }
   | { readonly kind: 'removeContainer'; readonly id: string }
   | { readonly kind: 'removeSandbox'; readonly id: string };
 
@@ -113,6 +118,11 @@ export interface ComputeInput {
   readonly pullHold?: (
     container: Container,
   ) => { readonly notBefore: number; readonly reason: string; readonly message: string } | undefined;
+  /**
+   * The cgroup limits a container is to have, from its allocated resources; absent, nothing is
+   * resized in place (a container whose runtime reports no limits is never resized either).
+   */
+  readonly wantedResources?: (container: Container) => LinuxContainerResources;
   readonly runtime: RuntimePod | undefined;
   readonly nowMs: number;
   /** Reserves a restart of a dead container, or says how long to wait (crash-loop back-off). */
@@ -132,6 +142,7 @@ class ActionsBuilder {
   readonly startCreated: { id: string; name: string }[] = [];
   readonly start: ContainerToStart[] = [];
   readonly startEphemeral: EphemeralContainerToStart[] = [];
+  readonly resizes: ContainerResize[] = [];
   readonly waiting = new Map<string, WaitingReason>();
   wakeAtMs: number | undefined;
   podFailed: string | undefined;
@@ -443,6 +454,32 @@ function planGarbage(
   return { containers, sandboxes };
 }
 
+/**
+ * Running regular containers and sidecars whose applied limits differ from their allocated ones:
+ * updated in place, or killed and started again where their resizePolicy says RestartContainer.
+ */
+function planResizes(b: ActionsBuilder, input: ComputeInput, current: Map<string, RuntimeContainer>): void {
+  const wanted = input.wantedResources;
+  if (!wanted) return;
+  const killed = new Set(b.kill.map((k) => k.id));
+  const specs: [Container, ContainerType][] = [
+    ...input.initContainers.filter((c) => isSidecar(c)).map((c): [Container, ContainerType] => [c, 'init']),
+    ...input.containers.map((c): [Container, ContainerType] => [c, 'container']),
+  ];
+  for (const [spec, type] of specs) {
+    const inst = current.get(spec.name);
+    if (!inst || inst.state !== ContainerState.CONTAINER_RUNNING || !inst.resources || killed.has(inst.id)) continue;
+    const want = wanted(spec);
+    const changed = changedResources(inst.resources, want);
+    if (changed.length === 0) continue;
+    if (resizeNeedsRestart(spec, changed)) {
+      const why = resizeRestartMessage(spec.name);
+      b.kill.push({ id: inst.id, name: spec.name, why });
+      b.start.push({ container: spec, type, restartCount: inst.meta.restartCount + 1, why });
+    } else b.resizes.push({ id: inst.id, name: spec.name, wanted: want, actual: inst.resources, changed });
+  }
+}
+
 export function computePodActions(input: ComputeInput): PodActions {
   const b = new ActionsBuilder(input);
   const policy = podRestartPolicy(input.restartPolicy);
@@ -456,6 +493,7 @@ export function computePodActions(input: ComputeInput): PodActions {
     planStrays(b, input, sandbox.id);
     planEphemeralContainers(b, input, current, newest);
     if (planInitContainers(b, input, policy, current)) planAppContainers(b, input, policy, current, newest);
+    planResizes(b, input, current);
   }
   // An image in its pull back-off is not tried again before its time: the container waits.
   const started = b.start.map((s) => {
@@ -480,6 +518,7 @@ export function computePodActions(input: ComputeInput): PodActions {
     ...b.kill.map((k) => ({ kind: 'killContainer' as const, ...k })),
     ...b.stopSandboxes.map((id) => ({ kind: 'stopSandbox' as const, id })),
     ...(b.createSandbox ? [{ kind: 'createSandbox' as const, ...b.createSandbox }] : []),
+    ...(b.resizes.length > 0 ? [{ kind: 'resizePod' as const, containers: b.resizes }] : []),
     ...b.startCreated.map((c) => ({ kind: 'startCreatedContainer' as const, ...c })),
     // The kubelet's SyncPod starts ephemeral containers before init and regular ones.
     ...startEphemeral.map((s) => ({ kind: 'startEphemeralContainer' as const, ...s })),

@@ -18,6 +18,7 @@ import type { Container } from 'kubernetes-types/core/v1';
 import type { ContainerType } from '../kuberuntime/labels.js';
 import { DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS } from '../k8s/defaults.js';
 import { errorMessage } from '../util/error-message.js';
+import { resizeSteps, resourcesAtStep } from './resize-plan.js';
 
 export interface ExecutionResult {
   readonly errors: string[];
@@ -182,6 +183,50 @@ function unrecorded<A>(run: (x: Execution, a: A) => Promise<void>): (x: Executio
   };
 }
 
+/**
+ * An in-place resize, in the kubelet's order (memory, then cpu; the pod cgroup before its containers
+ * when it grows, after them when it shrinks), then the sandbox's total where the runtime takes it.
+ * A failure is the resize's error in the pod's status (PodResizeInProgress, reason Error); the next
+ * sync tries again, since the applied limits still differ.
+ */
+async function resizePod(x: Execution, a: PodActionOf<'resizePod'>): Promise<void> {
+  const { ctx, pod } = x;
+  // The containers are read again by id once updated (their ContainerStatus carries the new limits),
+  // as a creation's are: nothing else tells the cache, since their state does not change.
+  const done = ctx.cache.creating(ctx.uid);
+  const reread = (): void => {
+    const sandboxId = x.sandbox?.id ?? '';
+    recorded(x, done(a.containers.map((r) => ({ kind: 'container' as const, id: r.id, sandboxId }))));
+  };
+  try {
+    for (const step of resizeSteps(a.containers)) {
+      if (step.kind === 'podCgroup') await ctx.runtime.resizePodCgroup(pod, [step.resource]);
+      else
+        await Promise.all(
+          a.containers
+            .filter((r) => r.changed.includes(step.resource))
+            .map((r) => ctx.runtime.updateContainerResources(r.id, resourcesAtStep(r, step.resource))),
+        );
+    }
+    if (x.sandbox) await ctx.runtime.updateSandboxResources(pod, x.sandbox.id);
+  } catch (err) {
+    const message = sandboxError(err);
+    ctx.logger.warn('Failed to resize pod in place', { ...x.fields, err: message });
+    reread();
+    ctx.emit((o) => o.podResized?.(ctx.uid, message));
+    return;
+  }
+  reread();
+  for (const r of a.containers)
+    ctx.logger.info('Resized container in place', {
+      ...x.fields,
+      container: r.name,
+      containerID: r.id,
+      resources: r.changed.join(','),
+    });
+  ctx.emit((o) => o.podResized?.(ctx.uid));
+}
+
 export const EXECUTORS: ActionExecutors = {
   killContainer: {
     parallel: true,
@@ -233,6 +278,7 @@ export const EXECUTORS: ActionExecutors = {
   },
   startEphemeralContainer: { needsSandbox: true, run: (x, a) => startContainer(x, ephemeralStart(a)) },
   startContainer: { needsSandbox: true, run: startContainer },
+  resizePod: { needsSandbox: true, wantedOnly: true, run: resizePod },
   removeContainer: { run: unrecorded((x, a) => x.ctx.teardown(() => x.ctx.runtime.removeContainer(a.id))) },
   removeSandbox: { run: unrecorded((x, a) => x.ctx.teardown(() => x.ctx.runtime.removeSandbox(a.id))) },
 };

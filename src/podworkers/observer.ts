@@ -44,6 +44,8 @@ export interface PodWorkerObserver {
   containerStarted?(uid: string, type: ContainerType, pull?: { pullMs: number; pulledAtMs: number }): void;
   /** It did not start; `reason` is the waiting reason it leaves (ErrImagePull, CreateContainerError, ...). */
   containerStartFailed?(uid: string, type: ContainerType, reason: string): void;
+  /** An in-place resize was applied (`error` undefined) or failed with `error`. */
+  podResized?(uid: string, error?: string): void;
   /** A pod came back with the same UID while its previous run was still being stopped (kubelet_restarted_pods_total). */
   podRestarted?(uid: string): void;
 }

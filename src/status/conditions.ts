@@ -7,6 +7,7 @@ import type { RuntimePod } from '../kuberuntime/runtime-pods.js';
 import type { PodPhase } from './phase.js';
 import { isRestartableInit } from '../k8s/restart.js';
 import { apiTime } from '../util/api-time.js';
+import { POD_RESIZE_IN_PROGRESS, POD_RESIZE_PENDING } from '../k8s/resize.js';
 
 type Status = 'True' | 'False';
 
@@ -94,7 +95,7 @@ function podReady(pod: Pod, containers: PodCondition, others: readonly PodCondit
 }
 
 /** A condition keeps the time it last changed status; a new or changed one gets `now`. */
-function withTransitionTimes(
+export function withTransitionTimes(
   conditions: PodCondition[],
   previous: readonly PodCondition[] | undefined,
   now: Date,
@@ -138,4 +139,6 @@ export const KUBELET_CONDITIONS = new Set([
   'Initialized',
   'ContainersReady',
   'PodReadyToStartContainers',
+  POD_RESIZE_PENDING,
+  POD_RESIZE_IN_PROGRESS,
 ]);

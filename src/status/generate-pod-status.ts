@@ -3,7 +3,8 @@
 // input gives the same status, so it is tested as a table.
 import type { ContainerStatus, PodStatus } from 'kubernetes-types/core/v1';
 import { qosClass } from '../k8s/qos.js';
-import { podConditions } from './conditions.js';
+import { podConditions, withTransitionTimes } from './conditions.js';
+import { addContainerResources, resizeConditions } from './resize-status.js';
 import { containerStatuses } from './container-statuses.js';
 import { podPhase } from './phase.js';
 import { isTerminalPhase } from '../k8s/pod-phase.js';
@@ -64,16 +65,21 @@ export function generatePodStatus(input: GenerateInput): PodStatus {
   const prevPhase = previous?.phase;
   if (!isTerminalPhase(phase) && isTerminalPhase(prevPhase)) phase = prevPhase;
 
+  addContainerResources(initSpecs, initStatuses, input.runtime, true);
+  addContainerResources(specs, regularStatuses, input.runtime, false);
   const status: PodStatus = {
     phase,
-    conditions: podConditions({
-      pod,
-      runtime: input.runtime,
-      statuses: all,
-      phase,
-      previous: previous?.conditions,
-      now: input.now,
-    }),
+    conditions: [
+      ...podConditions({
+        pod,
+        runtime: input.runtime,
+        statuses: all,
+        phase,
+        previous: previous?.conditions,
+        now: input.now,
+      }),
+      ...withTransitionTimes(resizeConditions(pod, input.runtime, input.resize), previous?.conditions, input.now),
+    ],
     ...podAddresses(pod, input.runtime, input.nodeIP, previous),
     startTime: podStartTime(pod, input.runtime, previous, input.now),
     qosClass: qosClass(pod),

@@ -10,6 +10,7 @@ import { ContainerState } from '../cri/cri-types.js';
 import { KeyedSerialRunner } from '../util/serial-runner.js';
 import { isTerminalPhase } from '../k8s/pod-phase.js';
 import { generatePodStatus } from './generate-pod-status.js';
+import type { ResizeState } from './resize-status.js';
 import { removedStatus, stoppedStatus } from './stopped-status.js';
 import { couldHaveRunningContainers, isDone, isTerminating } from '../podworkers/pod-states.js';
 import type { PodWorkerStateName } from '../podworkers/worker-context.js';
@@ -53,6 +54,8 @@ export interface StatusManagerOptions {
   readTerminationMessage?: (c: RuntimeContainer) => Promise<string>;
   /** Delay before recomputing, so the events of one change (a pod starting) make one recomputation. */
   settleMs?: number;
+  /** Why a pod's resize waits (PodResizePending), from its allocation; absent, no resize is pending. */
+  pendingResize?(uid: string): ResizeState['pending'];
 }
 
 export interface PodStatusEntry {
@@ -92,6 +95,8 @@ export class StatusManager {
   /** By pod UID, then container id: an exited container's message never changes, so it is read once. */
   private readonly terminationMessages = new Map<string, Map<string, string>>();
   private readonly listeners = new Set<StatusListener>();
+  /** The last failed attempt to apply a pod's resize, by UID, until one succeeds. */
+  private readonly resizeErrors = new Map<string, string>();
   /** One recomputation per pod at a time; a request during one makes one more after it. */
   private readonly recomputes: KeyedSerialRunner<string>;
   /**
@@ -281,6 +286,7 @@ export class StatusManager {
       now: this.now(),
       terminating,
       terminationMessages: await this.terminationMessagesOf(uid, runtime),
+      resize: { pending: this.opts.pendingResize?.(uid), error: this.resizeErrors.get(uid) },
     });
     // The stop's status from the moment it is asked when it is Failed whatever happens (a preemption,
     // as the kubelet sets it before the kill); otherwise once nothing of it runs, so that the last
@@ -315,6 +321,13 @@ export class StatusManager {
     if (changed) this.emit(uid, entry);
   }
 
+  /** The worker applied a pod's resize (`error` undefined) or failed to; the status follows. */
+  resizeApplied(uid: string, error?: string): void {
+    if (error === undefined) this.resizeErrors.delete(uid);
+    else this.resizeErrors.set(uid, error);
+    this.update(uid);
+  }
+
   private workerOf(uid: string): PodWorkerView | undefined {
     const handed = this.finalViews.get(uid);
     if (handed) return handed;
@@ -339,6 +352,7 @@ export class StatusManager {
 
   private forget(uid: string): void {
     this.terminationMessages.delete(uid);
+    this.resizeErrors.delete(uid);
     if (this.entries.delete(uid)) this.emit(uid, undefined);
   }
 

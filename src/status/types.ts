@@ -3,6 +3,7 @@
 import type { PodStatus } from 'kubernetes-types/core/v1';
 import type { StaticPod } from '../config/types.js';
 import type { RuntimePod } from '../kuberuntime/runtime-pods.js';
+import type { ResizeState } from './resize-status.js';
 
 /** Probe results by pod UID and container name; undefined while a probe has no result yet. */
 export interface ProbeState {
@@ -37,4 +38,6 @@ export interface GenerateInput {
    * by whoever can reach the file; joined to the runtime's message as the kubelet does.
    */
   readonly terminationMessages?: ReadonlyMap<string, string>;
+  /** The pod's in-place resize: pending (from its allocation) and the last attempt's error. */
+  readonly resize?: ResizeState;
 }

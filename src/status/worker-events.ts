@@ -7,8 +7,9 @@ import type { StatusManager } from './status-manager.js';
  * To push into the pod workers' observers: a pod's arrival, every sync, start of termination and removal. The
  * status is computed from the pod cache, where the sync read its pod.
  */
-export function statusObserver(status: Pick<StatusManager, 'update'>): PodWorkerObserver {
+export function statusObserver(status: Pick<StatusManager, 'update' | 'resizeApplied'>): PodWorkerObserver {
   return {
+    podResized: (uid, error) => status.resizeApplied(uid, error),
     podAdded: (uid) => status.update(uid),
     podSynced: (pod) => status.update(pod.metadata.uid),
     podTerminating: (uid) => status.update(uid),

@@ -2,6 +2,8 @@
 // expires, or after syncFrequency at the latest.
 import { PodSandboxState } from '../../cri/cri-types.js';
 import { RESTARTED_AT } from '../../k8s/annotations.js';
+import { isStaticPod } from '../../k8s/priority.js';
+import type { Container } from 'kubernetes-types/core/v1';
 import { containerMatchesSpec } from '../../kuberuntime/container-hash.js';
 import { imageVolumesOf } from '../../kuberuntime/image-volumes.js';
 import { actionsOf, computePodActions, isEmpty } from '../compute-actions.js';
@@ -75,6 +77,9 @@ export const syncing = podState({
           const c = specs.get(inst.name);
           return c !== undefined && containerMatchesSpec(inst.meta, c);
         },
+        // Only an API pod is resized in place: a static pod's resources change with its manifest, which
+        // makes a new pod (a new UID), as in the kubelet.
+        ...(isStaticPod(pod) ? {} : { wantedResources: (c: Container) => ctx.runtime.containerResources(pod, c) }),
         runtime,
         nowMs: now,
         admitRestart: (key, startedAt, finishedAt) => ctx.backoff.admit(key, startedAt, finishedAt, now, policy),

@@ -240,6 +240,40 @@ describe('a host-network pod through the CRI', () => {
     expect(full!.containers[0]!.imageRef).toMatch(/sha256:/);
   });
 
+  it("UpdateContainerResources changes the running container's cgroup (and ContainerStatus says so, where the runtime reports it)", async () => {
+    const linux = {
+      cpuPeriod: 100000,
+      cpuQuota: 50000,
+      cpuShares: 512,
+      memoryLimitInBytes: 64 * 1024 * 1024,
+      oomScoreAdj: 0,
+    };
+    await cri!.runtime.updateContainerResources(containerId, linux);
+    const r = await cri!.runtime.execSync(
+      containerId,
+      [
+        '/bin/sh',
+        '-c',
+        'cat /sys/fs/cgroup/cpu/cpu.cfs_quota_us /sys/fs/cgroup/cpu/cpu.shares /sys/fs/cgroup/memory/memory.limit_in_bytes',
+      ],
+      10,
+    );
+    expect(r.stdout.toString().split('\n')).toEqual(['50000', '512', '67108864', '']);
+    // containerd reports what it applied (the kubelet reads a container's actual resources from here);
+    // the OOM score is set once at creation and not changed by an update.
+    const st = await cri!.runtime.containerStatus(containerId);
+    expect(st.resources?.linux).toMatchObject({
+      cpuPeriod: 100000,
+      cpuQuota: 50000,
+      cpuShares: 512,
+      memoryLimitInBytes: 67108864,
+    });
+    // containerd 1.6 does not serve the sandbox's update (CRI 1.33): Unimplemented, which the kubelet skips.
+    const sb = await cri!.runtime.updatePodSandboxResources(sandboxId, linux).catch((e: unknown) => e);
+    expect(sb).toBeInstanceOf(CriError);
+    expect((sb as CriError).code).toBe(12);
+  });
+
   it('executes commands in it and sees what the config asked for', async () => {
     const script = [
       'echo "greeting=$GREETING pod=$POD_NAME"',

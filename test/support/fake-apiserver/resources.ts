@@ -42,7 +42,14 @@ function rt(
 export const RESOURCES: readonly ResourceType[] = [
   rt('', 'namespaces', 'Namespace', false, ['ns'], ['status']),
   rt('', 'nodes', 'Node', false, ['no'], ['status', 'proxy']),
-  rt('', 'pods', 'Pod', true, ['po'], ['status', 'ephemeralcontainers', 'log', 'exec', 'attach', 'portforward']),
+  rt(
+    '',
+    'pods',
+    'Pod',
+    true,
+    ['po'],
+    ['status', 'ephemeralcontainers', 'resize', 'log', 'exec', 'attach', 'portforward'],
+  ),
   rt('', 'events', 'Event', true, ['ev']),
   rt('', 'configmaps', 'ConfigMap', true, ['cm']),
   rt('', 'secrets', 'Secret', true),

@@ -3,6 +3,7 @@ import { isCsr, prepareCsrForUpdate } from './certificates/csr-strategy.js';
 import { apiVersionOf, type ResourceType } from './resources.js';
 import { forbidden, invalid } from './status.js';
 import { prepareEphemeralContainersUpdate } from './ephemeral-containers.js';
+import { prepareResizeUpdate } from './pod-resize.js';
 import { arr, deepCopy, isObject, jsonEqual, obj, str, type Json, type JsonObject, type KObject } from './types.js';
 
 const PRIORITY_CLASSES: Record<string, number> = {
@@ -152,6 +153,12 @@ export function prepareForUpdate(rt: ResourceType, next: KObject, prev: KObject,
   const hasStatus = rt.subresources.includes('status');
   if (rt.resource === 'pods' && !rt.group && subresource === 'ephemeralcontainers') {
     const pod = prepareEphemeralContainersUpdate(rt, out, prev, defaultPodSpec);
+    if (!jsonEqual(pod.spec, prev.spec))
+      pod.metadata.generation = (typeof prev.metadata.generation === 'number' ? prev.metadata.generation : 1) + 1;
+    return pod;
+  }
+  if (rt.resource === 'pods' && !rt.group && subresource === 'resize') {
+    const pod = prepareResizeUpdate(rt, out, prev, defaultPodSpec, qosClass);
     if (!jsonEqual(pod.spec, prev.spec))
       pod.metadata.generation = (typeof prev.metadata.generation === 'number' ? prev.metadata.generation : 1) + 1;
     return pod;

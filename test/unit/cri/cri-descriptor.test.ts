@@ -40,6 +40,8 @@ describe('CRI descriptor', () => {
         'StopContainer',
         'StopPodSandbox',
         'UpdateRuntimeConfig',
+        'UpdateContainerResources',
+        'UpdatePodSandboxResources',
         'Version',
       ].sort(),
     );
@@ -68,6 +70,14 @@ describe('CRI descriptor', () => {
     ['ContainerConfig', 'linux', 15],
     ['PodSandboxStatus', 'labels', 7],
     ['ContainerStatus', 'logPath', 15],
+    // In-place resize, as in kubernetes/cri-api pkg/apis/runtime/v1/api.proto.
+    ['ContainerStatus', 'resources', 16],
+    ['ContainerResources', 'linux', 1],
+    ['UpdateContainerResourcesRequest', 'containerId', 1],
+    ['UpdateContainerResourcesRequest', 'linux', 2],
+    ['UpdatePodSandboxResourcesRequest', 'podSandboxId', 1],
+    ['UpdatePodSandboxResourcesRequest', 'overhead', 2],
+    ['UpdatePodSandboxResourcesRequest', 'resources', 3],
     ['Image', 'pinned', 8],
     ['PullImageRequest', 'sandboxConfig', 3],
     ['ContainerEventResponse', 'containersStatuses', 5],

@@ -1,6 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { fnv1a64, hashContainer } from '../../../src/kuberuntime/container-hash.js';
+import { containerMatchesSpec, fnv1a64, hashContainer } from '../../../src/kuberuntime/container-hash.js';
+import { canonicalJson } from '../../../src/kuberuntime/canonical-json.js';
+import type { ContainerMeta } from '../../../src/kuberuntime/labels.js';
 import { container } from './fixtures.js';
 
 describe('hashContainer', () => {
@@ -34,10 +36,25 @@ describe('hashContainer', () => {
       container({ args: ['a', 'b'], image: 'other:1' }),
       container({ args: ['a', 'b'], env: [{ name: 'X', value: '' }] }),
       container({ args: ['a', 'b'], name: 'app2' }),
-      container({ args: ['a', 'b'], resources: { requests: { cpu: '100m' } } }),
     ];
     const hashes = new Set([base, ...variants].map(hashContainer));
     expect(hashes.size).toBe(variants.length + 1);
+  });
+
+  it('leaves out what an in-place resize changes; a container made before that still matches while its resources do', () => {
+    const base = container({ args: ['a'], resources: { requests: { cpu: '100m' } } });
+    const resized = {
+      ...base,
+      resources: { requests: { cpu: '200m' } },
+      resizePolicy: [{ resourceName: 'cpu', restartPolicy: 'RestartContainer' }],
+    };
+    expect(hashContainer(resized)).toBe(hashContainer(base));
+    // An older bootlet wrote the whole spec's fingerprint (FNV-1a 64 over the canonical JSON).
+    const whole = fnv1a64(Buffer.from(canonicalJson(base), 'utf8')).toString(16);
+    const meta = { specHash: whole, hash: '', restartCount: 0 } as unknown as ContainerMeta;
+    expect(containerMatchesSpec(meta, base)).toBe(true);
+    expect(containerMatchesSpec(meta, resized)).toBe(false);
+    expect(containerMatchesSpec({ ...meta, specHash: hashContainer(base) }, resized)).toBe(true);
   });
 
   it('is the same in another process', () => {

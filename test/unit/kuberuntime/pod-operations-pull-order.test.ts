@@ -25,6 +25,7 @@ function setup(c = container()) {
     checkSandboxPlacement: async () => undefined,
     explainRuntimeError: () => undefined,
     removePodCgroup: async () => undefined,
+    resizePodCgroup: async () => undefined,
   };
   const runtime = {
     createContainer: async () => {

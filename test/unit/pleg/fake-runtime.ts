@@ -156,9 +156,12 @@ export class FakeRuntime {
         message: '',
         mounts: [],
         logPath: '',
+        resources: null,
       };
     },
     execSync: unused,
+    updateContainerResources: unused,
+    updatePodSandboxResources: unused,
     reopenContainerLog: unused,
     exec: unused,
     attach: unused,

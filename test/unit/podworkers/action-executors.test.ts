@@ -27,18 +27,20 @@ const KINDS: readonly PodActionKind[] = [
   'startCreatedContainer',
   'startEphemeralContainer',
   'startContainer',
+  'resizePod',
   'removeContainer',
   'removeSandbox',
 ];
 
 describe('action executors', () => {
-  it('has one executor per action kind; only kills run side by side, only starts need the sandbox', () => {
+  it('has one executor per action kind; only kills run side by side, only starts and resizes need the sandbox', () => {
     expect(Object.keys(EXECUTORS).sort()).toEqual([...KINDS].sort());
     expect(KINDS.filter((k) => EXECUTORS[k].parallel)).toEqual(['killContainer']);
     expect(KINDS.filter((k) => EXECUTORS[k].needsSandbox)).toEqual([
       'startCreatedContainer',
       'startEphemeralContainer',
       'startContainer',
+      'resizePod',
     ]);
   });
 });

@@ -13,6 +13,22 @@ import { ContainerState, PodSandboxState } from '../../../src/cri/cri-types.js';
 import type { RuntimeContainer, RuntimePod, RuntimeSandbox } from '../../../src/kuberuntime/runtime-pods.js';
 import type { PodCacheView } from '../../../src/podworkers/worker-context.js';
 import { hashContainer, kubeletContainerHash } from '../../../src/kuberuntime/container-hash.js';
+import type { AppliedResources } from '../../../src/kuberuntime/runtime-pods.js';
+import { linuxContainerResources } from '../../../src/kuberuntime/resources.js';
+import type { LinuxContainerResources } from '../../../src/cri/cri-types.js';
+import type { ResizableResource } from '../../../src/k8s/resize.js';
+
+const FAKE_NODE_MEMORY = 8 * 1024 ** 3;
+
+/** What a runtime reports it applied (ContainerStatus.resources). */
+function applied(r: LinuxContainerResources): AppliedResources {
+  return {
+    cpuShares: Number(r.cpuShares ?? 0),
+    cpuQuota: Number(r.cpuQuota ?? 0),
+    cpuPeriod: Number(r.cpuPeriod ?? 0),
+    memoryLimitInBytes: Number(r.memoryLimitInBytes ?? 0),
+  };
+}
 import { imageVolumesOf } from '../../../src/kuberuntime/image-volumes.js';
 
 export class FakePodRuntime implements PodRuntime {
@@ -161,6 +177,7 @@ export class FakePodRuntime implements PodRuntime {
       imageRef: 'sha256:x',
       image: container.image ?? '',
       hasStatus: true,
+      resources: applied(this.containerResources(pod, container)),
       meta: {
         podName: pod.metadata.name,
         podNamespace: pod.metadata.namespace,
@@ -226,6 +243,28 @@ export class FakePodRuntime implements PodRuntime {
     this.fault('removeSandbox');
     const f = this.find(id);
     if (f) f.pod.sandboxes = f.pod.sandboxes.filter((s) => s.id !== id);
+  }
+
+  containerResources(pod: DesiredPod, container: Container): LinuxContainerResources {
+    return linuxContainerResources(pod, container, FAKE_NODE_MEMORY);
+  }
+
+  async updateContainerResources(id: string, resources: LinuxContainerResources): Promise<void> {
+    this.fault('updateContainerResources');
+    const f = this.find(id);
+    if (f?.c) f.c.resources = applied(resources);
+    this.journal.push(
+      `resize ${f?.c?.name ?? id} shares=${resources.cpuShares} quota=${resources.cpuQuota} memory=${resources.memoryLimitInBytes}`,
+    );
+  }
+
+  async resizePodCgroup(pod: DesiredPod, resources: readonly ResizableResource[]): Promise<void> {
+    this.fault('resizePodCgroup');
+    this.journal.push(`resizePodCgroup ${pod.metadata.name} ${resources.join(',')}`);
+  }
+
+  async updateSandboxResources(pod: DesiredPod, sandboxId: string): Promise<void> {
+    this.journal.push(`updateSandboxResources ${pod.metadata.name} ${sandboxId}`);
   }
 
   async cleanupPod(uid: string): Promise<void> {
