@@ -7,6 +7,7 @@ import type { RuntimePod } from '../kuberuntime/runtime-pods.js';
 import type { PodPhase } from './phase.js';
 import { isRestartableInit } from '../k8s/restart.js';
 import { apiTime } from '../util/api-time.js';
+import { observedGenerationOf } from '../k8s/pod-generation.js';
 
 type Status = 'True' | 'False';
 
@@ -119,6 +120,8 @@ export interface ConditionsInput {
 
 export function podConditions(input: ConditionsInput): PodCondition[] {
   const { pod, statuses, phase } = input;
+  // Each condition the kubelet sets carries the generation it was set for, even when its status stays.
+  const observedGeneration = observedGenerationOf(pod);
   // Conditions the kubelet does not own (readiness gates set by controllers) would come from the API copy.
   const foreign = (input.previous ?? []).filter((c) => !KUBELET_CONDITIONS.has(c.type));
   const cr = containersReady(pod, statuses, phase);
@@ -129,7 +132,8 @@ export function podConditions(input: ConditionsInput): PodCondition[] {
     cr,
     cond('PodScheduled', 'True'),
   ];
-  return [...foreign, ...withTransitionTimes(generated, input.previous, input.now)];
+  const stamped = observedGeneration ? generated.map((c) => ({ ...c, observedGeneration })) : generated;
+  return [...foreign, ...withTransitionTimes(stamped, input.previous, input.now)];
 }
 
 export const KUBELET_CONDITIONS = new Set([
