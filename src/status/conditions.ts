@@ -8,6 +8,7 @@ import type { PodPhase } from './phase.js';
 import { isRestartableInit } from '../k8s/restart.js';
 import { apiTime } from '../util/api-time.js';
 import { observedGenerationOf } from '../k8s/pod-generation.js';
+import { DISRUPTION_TARGET } from '../k8s/disruption.js';
 
 type Status = 'True' | 'False';
 
@@ -122,8 +123,11 @@ export function podConditions(input: ConditionsInput): PodCondition[] {
   const { pod, statuses, phase } = input;
   // Each condition the kubelet sets carries the generation it was set for, even when its status stays.
   const observedGeneration = observedGenerationOf(pod);
-  // Conditions the kubelet does not own (readiness gates set by controllers) would come from the API copy.
-  const foreign = (input.previous ?? []).filter((c) => !KUBELET_CONDITIONS.has(c.type));
+  // Conditions the kubelet does not own (readiness gates set by others) come from the API's copy of
+  // the pod (generateAPIPodStatus); the DisruptionTarget set here when stopping it is kept from before.
+  const foreign = (pod.status?.conditions ?? []).filter((c) => !KUBELET_CONDITIONS.has(c.type));
+  const ownDisruption = input.previous?.find((c) => c.type === DISRUPTION_TARGET);
+  if (ownDisruption && !foreign.some((c) => c.type === DISRUPTION_TARGET)) foreign.push(ownDisruption);
   const cr = containersReady(pod, statuses, phase);
   const generated = [
     readyToStartContainers(pod, input.runtime),
