@@ -58,6 +58,8 @@ export interface RuntimeContainer {
   terminationMessageHostPath?: string;
   /** Absolute log path (from ContainerStatus); '' if unknown. */
   logPath?: string;
+  /** The identities its first process started with, where the runtime reports them (ContainerStatus.user, KEP-3619). */
+  user?: { uid: number; gid: number; supplementalGroups: number[] };
 }
 
 export interface RuntimePod {
@@ -133,6 +135,15 @@ function containerFrom(c: Container | ContainerStatus, sandboxId: string, meta: 
       (m) => m.containerPath === (meta.terminationMessagePath || '/dev/termination-log'),
     )?.hostPath,
     logPath: st?.logPath || undefined,
+    ...(st?.user?.linux
+      ? {
+          user: {
+            uid: Number(st.user.linux.uid),
+            gid: Number(st.user.linux.gid),
+            supplementalGroups: st.user.linux.supplementalGroups.map(Number),
+          },
+        }
+      : {}),
   };
 }
 

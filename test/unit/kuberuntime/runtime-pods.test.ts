@@ -100,6 +100,7 @@ class FakeRuntime implements Partial<RuntimeService> {
       message: '',
       mounts: [],
       logPath: '',
+      user: null,
     };
   };
 }

@@ -156,6 +156,7 @@ export class FakeRuntime {
         message: '',
         mounts: [],
         logPath: '',
+        user: null,
       };
     },
     execSync: unused,

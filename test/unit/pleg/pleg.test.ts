@@ -221,7 +221,7 @@ describe('containerd task events', () => {
 describe('CRI container events', () => {
   function status(id: string, uid: string, state: ContainerState): ContainerStatus {
     const c = container(id, 'sa', uid, 'app', state);
-    return { ...c, startedAt: 1, finishedAt: 2, exitCode: 137, reason: 'Error', message: '', mounts: [], logPath: '' };
+    return { ...c, startedAt: 1, finishedAt: 2, exitCode: 137, reason: 'Error', message: '', mounts: [], logPath: '', user: null };
   }
 
   it('reads only the pod an event is about (a list filtered by its UID) or the object it names, not every pod', async () => {
