@@ -1,9 +1,9 @@
 // canAdmitPod: the kubelet's admit handlers in its order, over a pod, the node's facts and the other
 // admitted pods; the first refusal is the one reported, with the kubelet's words. The eviction
-// manager's (node pressure), the sysctl allowlist, the predicate handler (the OS checks first,
-// preemption cannot help those; then the general filter: resources, required node affinity, node
-// name, host ports, NoExecute taints; then the critical pod handler), AppArmor's, the node shutdown
-// manager's.
+// manager's (node pressure), the sysctl allowlist, the predicate handler (the OS checks and the
+// supplementalGroupsPolicy the runtime must honour first, preemption cannot help those; then the
+// general filter: resources, required node affinity, node name, host ports, NoExecute taints; then
+// the critical pod handler), AppArmor's, the node shutdown manager's.
 import type { Pod } from 'kubernetes-types/core/v1';
 import { isCriticalPod, isStaticPod } from '../k8s/priority.js';
 import {
@@ -20,6 +20,7 @@ import { appArmorRefusal } from './apparmor.js';
 import { podsToPreempt } from './preemption.js';
 import { forbiddenSysctl } from './sysctls.js';
 import { untoleratedNoExecuteTaint } from './taints.js';
+import { supplementalGroupsPolicyRefusal } from './supplemental-groups-policy.js';
 
 /** sysctl.ForbiddenReason. */
 export const SYSCTL_FORBIDDEN = 'SysctlForbidden';
@@ -114,6 +115,8 @@ function predicateAdmit(pod: Pod, others: readonly Pod[], node: NodeFacts, opts:
       reason: 'PodOSNotSupported',
       message: "Failed to admit pod as the OS field doesn't match node OS",
     };
+  const groups = supplementalGroupsPolicyRefusal(pod, node);
+  if (groups && !groups.admit) return groups;
   const failures = generalFilter(pod, others, node, opts.skipIgnorableChecks === true);
   if (failures.length === 0) return { admit: true, preempt: [] };
   if (!isCriticalPod(pod)) return refusal(failures[0]!);

@@ -34,6 +34,8 @@ export interface NodeFacts {
   readonly shuttingDown: boolean;
   /** Whether the host can enforce AppArmor, read at start. */
   readonly appArmor: AppArmorHost;
+  /** The Node's status.features.supplementalGroupsPolicy: the runtime honours Strict (absent: it does not). */
+  readonly supplementalGroupsPolicy?: boolean;
 }
 
 /** The kubelet's PodAdmitResult. */

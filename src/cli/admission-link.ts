@@ -53,6 +53,7 @@ export function nodeFactsOf(
     sysctls,
     shuttingDown: info.shuttingDown?.() ?? false,
     appArmor,
+    supplementalGroupsPolicy: info.runtimeFeatures?.()?.supplementalGroupsPolicy === true,
   };
 }
 

@@ -10,7 +10,7 @@ import type { BootletOptions } from './options.js';
 export function agentNodeInfo(
   opts: BootletOptions,
   version: VersionResponse,
-  health: Pick<RuntimeHealth, 'ready' | 'networkNotReady' | 'nodeRuntimeHandlers'>,
+  health: Pick<RuntimeHealth, 'ready' | 'networkNotReady' | 'nodeRuntimeHandlers' | 'nodeFeatures'>,
   shuttingDown: () => boolean,
 ): NodeInfoSource {
   return collectNodeInfo({
@@ -23,6 +23,7 @@ export function agentNodeInfo(
     runtimeReady: () => health.ready(),
     networkNotReady: () => health.networkNotReady(),
     runtimeHandlers: () => health.nodeRuntimeHandlers(),
+    runtimeFeatures: () => health.nodeFeatures(),
     shuttingDown,
     rootDir: opts.rootDir,
     maxPods: opts.maxPods,

@@ -1,7 +1,6 @@
 // The Pod fields a 1.36 kubelet honours and bootlet does not (yet): a pod that sets one is refused,
 // never run without it. Each is one rule below, with the field, why, and the words: the kubelet's own
-// admission refusal where it has one for that field (PodLevelResourcesNotSupported,
-// SupplementalGroupsPolicyNotSupported), otherwise its refusal of a pod that needs a node feature the
+// admission refusal where it has one for that field (PodLevelResourcesNotSupported), otherwise its refusal of a pod that needs a node feature the
 // node does not declare (PodFeatureUnsupported, KEP-5328), naming the feature by its gate. A rule goes
 // when bootlet implements its field. The rules run after validation (the API server's words come
 // first) and, for an API pod, after its volume kinds (an image volume is a FailedMount there, as any
@@ -57,18 +56,6 @@ const RULES: readonly Rule[] = [
     },
     reason: 'PodLevelResourcesNotSupported',
     message: 'PodLevelResources feature gate is disabled',
-  },
-  // 1.31, KEP-3619: Strict leaves out the image's /etc/group; the kubelet admits it only where the runtime
-  // reports the feature (StatusResponse features.supplemental_groups_policy, the Node's
-  // status.features.supplementalGroupsPolicy). Merge is what every runtime does. TODO: admit Strict once
-  // the runtime's features are read (branch isolation) and passed on in the sandbox's security context.
-  {
-    find: (pod) =>
-      pod.spec?.securityContext?.supplementalGroupsPolicy === 'Strict'
-        ? [['spec', 'securityContext', 'supplementalGroupsPolicy']]
-        : [],
-    reason: 'SupplementalGroupsPolicyNotSupported',
-    message: 'SupplementalGroupsPolicy=Strict is not supported in this node',
   },
   // 1.33, KEP-4960: ContainerConfig.stop_signal (CRI field 18); a runtime before containerd 2.1 ignores
   // it and stops with the image's signal, and bootlet cannot tell which it has.

@@ -46,6 +46,8 @@ export interface NodeInfoSource {
   shuttingDown?(): boolean;
   /** The runtime's handlers and their features, as status.runtimeHandlers reports them (none before Status answered). */
   runtimeHandlers?(): readonly NodeRuntimeHandler[];
+  /** The Node's status.features from the runtime's own (KEP-3619); undefined while the runtime reports none. */
+  runtimeFeatures?(): { supplementalGroupsPolicy: boolean } | undefined;
   readonly osImage: string;
   readonly kernelVersion: string;
   /** GOARCH spelling: amd64, arm64, ... */
@@ -80,6 +82,7 @@ export interface CollectNodeInfoOptions {
   networkNotReady?: () => string | undefined;
   shuttingDown?: () => boolean;
   runtimeHandlers?: () => readonly NodeRuntimeHandler[];
+  runtimeFeatures?: () => { supplementalGroupsPolicy: boolean } | undefined;
   /** The filesystem behind ephemeral-storage (the kubelet uses its root dir); default '/'. */
   rootDir?: string;
   maxPods?: number;
@@ -162,6 +165,7 @@ export function collectNodeInfo(opts: CollectNodeInfoOptions): NodeInfoSource {
     networkNotReady: opts.networkNotReady,
     shuttingDown: opts.shuttingDown,
     runtimeHandlers: opts.runtimeHandlers,
+    runtimeFeatures: opts.runtimeFeatures,
     osImage: osImage(),
     kernelVersion: release(),
     architecture: goArch(),

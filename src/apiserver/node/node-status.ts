@@ -89,6 +89,7 @@ export function computeNodeStatus(info: NodeInfoSource, previous: NodeStatus | u
   });
   // As the kubelet's RuntimeHandlers setter: each handler with both features said (omitted when there are none).
   const runtimeHandlers = info.runtimeHandlers?.() ?? [];
+  const features = info.runtimeFeatures?.();
   const addresses = [];
   if (info.nodeIP) addresses.push({ type: 'InternalIP', address: info.nodeIP });
   addresses.push({ type: 'Hostname', address: info.nodeName });
@@ -111,7 +112,9 @@ export function computeNodeStatus(info: NodeInfoSource, previous: NodeStatus | u
       systemUUID: info.systemUUID,
     },
     ...(runtimeHandlers.length > 0 ? { runtimeHandlers: runtimeHandlers.map((h) => ({ ...h })) } : {}),
-  };
+    // As the kubelet's RuntimeFeatures setter: status.features once the runtime reports its features (KEP-3619).
+    ...(features ? { features: { ...features } } : {}),
+  } as NodeStatus;
 }
 
 /** The Node to POST on first registration. */

@@ -41,6 +41,23 @@ describe('node status', () => {
     expect(nodeStatusChanged(s, later)).toBe(true);
   });
 
+  it("reports the runtime's features as status.features (the kubelet's RuntimeFeatures setter); none reported: omitted", () => {
+    const s = computeNodeStatus(
+      { ...fakeNodeInfo('n1'), runtimeFeatures: () => ({ supplementalGroupsPolicy: true }) },
+      undefined,
+      t0,
+    );
+    expect((s as { features?: unknown }).features).toEqual({ supplementalGroupsPolicy: true });
+    const none = computeNodeStatus({ ...fakeNodeInfo('n1'), runtimeFeatures: () => undefined }, undefined, t0);
+    expect(none).not.toHaveProperty('features');
+    const without = computeNodeStatus(
+      { ...fakeNodeInfo('n1'), runtimeFeatures: () => ({ supplementalGroupsPolicy: false }) },
+      s,
+      t1,
+    );
+    expect(nodeStatusChanged(s, without)).toBe(true);
+  });
+
   it('only heartbeat times move when nothing changed; that is not a change worth a post', () => {
     const info = fakeNodeInfo('n1');
     const a = computeNodeStatus(info, undefined, t0);
