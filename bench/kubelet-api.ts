@@ -13,7 +13,7 @@ import { importTestImages, TEST_IMAGES } from '../dev/images.js';
 import { connectRuntime } from '../src/cri/cri-client.js';
 import { ContainerState } from '../src/cri/cri-types.js';
 import { listRuntimePods, readRuntimePod } from '../src/kuberuntime/runtime-pods.js';
-import { Kubectl } from '../test/e2e/fake-apiserver/kubectl.js';
+import { Kubectl, KUBECTL } from '../test/e2e/fake-apiserver/kubectl.js';
 import { startAgent, type RunningAgent } from '../test/support/agent.js';
 import { startFakeApiServer } from '../test/support/fake-apiserver/index.js';
 import { request } from 'node:https';
@@ -147,7 +147,7 @@ export async function runKubeletApiBench(): Promise<KubeletApiBenchResult> {
     for (let i = 0; i < LOG_RUNS; i++) {
       cat.push((await timed('cat', [logFile])).ms);
       const k = await timed(
-        '/usr/bin/kubectl',
+        KUBECTL,
         [
           '--kubeconfig',
           path.join(dir, 'admin.kubeconfig'),
@@ -184,7 +184,7 @@ export async function runKubeletApiBench(): Promise<KubeletApiBenchResult> {
       await cri.runtime.execSync(containerId, ['true'], 10);
       execSync.push(performance.now() - t0);
       const k = await timed(
-        '/usr/bin/kubectl',
+        KUBECTL,
         [
           '--kubeconfig',
           path.join(dir, 'admin.kubeconfig'),
@@ -202,7 +202,7 @@ export async function runKubeletApiBench(): Promise<KubeletApiBenchResult> {
       kubectlFloor.push(
         (
           await timed(
-            '/usr/bin/kubectl',
+            KUBECTL,
             [
               '--kubeconfig',
               path.join(dir, 'admin.kubeconfig'),

@@ -30,6 +30,7 @@ async function main(): Promise<void> {
           endpoint,
           // relist-1s: the kubelet's generic PLEG, chosen as bootlet would for a non-containerd runtime.
           runtimeName: mode === 'relist-1s' ? 'relist-only' : version.runtimeName,
+          runtimeVersion: version.runtimeVersion,
           logger: nullLogger,
           onEvent: () => events++,
           ...(mode === 'events-1s' ? { eventedRelistPeriodMs: 1000 } : {}),

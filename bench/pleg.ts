@@ -15,7 +15,7 @@ import { RuntimeReader } from '../src/pleg/runtime-reader.js';
 import { createPleg, DEFAULT_EVENTED_RELIST_PERIOD_MS, type EventedPleg } from '../src/pleg/pleg.js';
 import { ContainerdEventsClient } from '../src/cri/containerd-events.js';
 import { connectRuntime } from '../src/cri/cri-client.js';
-import { ContainerState } from '../src/cri/cri-types.js';
+import { ContainerState, type VersionResponse } from '../src/cri/cri-types.js';
 import { makeTmpDir, removeTmpDir } from '../test/support/tmp.js';
 import { waitFor } from '../test/support/wait.js';
 import {
@@ -81,18 +81,22 @@ function latency(xs: number[]): Latency {
   return { samples: xs.length, p50Ms: percentile(xs, 50), p95Ms: percentile(xs, 95), maxMs: Math.max(...xs) };
 }
 
+/** Who the runtime says it is (VersionResponse): the PLEG picks its event source by it. */
+type RuntimeVersion = Pick<VersionResponse, 'runtimeName' | 'runtimeVersion'>;
+
 interface Watcher {
   pleg: EventedPleg;
   died: Map<string, number>;
 }
 
-function watcher(cri: PlegPodContext, endpoint: string, runtimeName: string): Watcher {
+function watcher(cri: PlegPodContext, endpoint: string, version: RuntimeVersion): Watcher {
   const died = new Map<string, number>();
   const pleg = createPleg({
     runtime: cri.runtime,
     reader: new RuntimeReader(cri.runtime, new PodCache()),
     endpoint,
-    runtimeName,
+    runtimeName: version.runtimeName,
+    runtimeVersion: version.runtimeVersion,
     logger: nullLogger,
     onEvent: (e) => {
       if (e.type === 'ContainerDied' && !died.has(e.id)) died.set(e.id, performance.now());
@@ -104,12 +108,12 @@ function watcher(cri: PlegPodContext, endpoint: string, runtimeName: string): Wa
 async function measureKills(
   cd: PrivateContainerd,
   ctx: PlegPodContext,
-  runtimeName: string,
+  version: RuntimeVersion,
   kills: number,
   log: (l: string) => void,
 ) {
-  const evented = watcher(ctx, cd.endpoint, runtimeName);
-  const relisting = watcher(ctx, cd.endpoint, 'relist-only');
+  const evented = watcher(ctx, cd.endpoint, version);
+  const relisting = watcher(ctx, cd.endpoint, { runtimeName: 'relist-only', runtimeVersion: '' });
   const exitSeen = new Map<string, number>();
   const deleteSeen = new Map<string, number>();
   const events = new ContainerdEventsClient(cd.endpoint);
@@ -245,7 +249,7 @@ export async function runPlegBench(opts: PlegBenchOptions = {}): Promise<PlegBen
   const pods: PlegPod[] = [];
   try {
     log(`PLEG: ${kills} kills of a running container (kill -9 → ContainerDied)`);
-    const k = await measureKills(cd, ctx, cri.version.runtimeName, kills, log);
+    const k = await measureKills(cd, ctx, cri.version, kills, log);
     const floorKills = Math.max(10, Math.round(kills / 3));
     log(`PLEG: ${floorKills} kills without a PLEG, polling ContainerStatus (the CRI's own delay)`);
     const floor = await measureCriFloor(cd, ctx, floorKills);

@@ -82,6 +82,10 @@ async function podRunningInAgent(rootDir: string, podName: string): Promise<bool
 async function main(): Promise<void> {
   const node = await startBenchNode('bench');
   const { cd, cri, podLogsDir, rootDir, manifests, configFile } = node;
+  // BOOTLET_TEST_CONTAINERD picks the version (dev/containerd-versions.ts); the figures are that runtime's.
+  console.log(
+    `containerd ${cd.release.version} (${cd.release.packageVersion === 'machine' ? cri.version.runtimeVersion : `Debian ${cd.release.packageVersion}`}), CRI ${cri.version.runtimeApiVersion}`,
+  );
   const rows: Row[] = [];
   try {
     const rawCtx = { runtime: cri.runtime, images: cri.images, podLogsDir, rootDir };

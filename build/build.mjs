@@ -254,11 +254,20 @@ try {
   console.log('strip not available: the executable keeps its symbols');
 }
 const postject = join(root, 'node_modules', 'postject', 'dist', 'cli.js');
-execFileSync(
+// LIEF, inside postject, names the Node binary's note sections it cannot find in the section-name
+// table and says so once per section ("warning: Can't find string offset for section name '.note.100'"),
+// stripped or not; the injection is unaffected (the executable is run below before it replaces the
+// old one). Those lines are dropped, and only those: anything else postject says goes through.
+const LIEF_NOTE_NAME = /^warning: Can't find string offset for section name '\.note[.\w]*'$/;
+const injected = spawnSync(
   process.execPath,
   [postject, tmpExe, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2'],
-  { stdio: 'inherit' },
+  { stdio: ['ignore', 'inherit', 'pipe'], encoding: 'utf8' },
 );
+const postjectErr = (injected.stderr ?? '').split('\n').filter((l) => l !== '' && !LIEF_NOTE_NAME.test(l));
+if (postjectErr.length > 0) process.stderr.write(postjectErr.join('\n') + '\n');
+if (injected.status !== 0)
+  throw new Error(`postject failed (${injected.status ?? injected.signal}): ${injected.error ?? ''}`);
 // The executable is written out again in 64 KiB blocks: the kernel caches a file written in one large
 // write (postject's) in large folios, and a process mapping it then counts whole folios as resident,
 // 18 MiB more RSS for the same pages touched (`bootlet --version`: 66.7 MiB as postject left it, 48.8

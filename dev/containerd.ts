@@ -523,7 +523,7 @@ function statFields(pid: number): string[] {
   }
 }
 
-function processStartTime(pid: number): number {
+export function processStartTime(pid: number): number {
   return Number(statFields(pid)[19] ?? 0);
 }
 

@@ -18,6 +18,8 @@ export interface UnpackedPackage {
   suite: DebianSuite;
   /** The package's files, unpacked as they would be under / (`<root>/usr/bin/containerd`). */
   root: string;
+  /** The downloaded .deb itself (what `dpkg -i` installs in the test node's guest). */
+  deb: string;
 }
 
 const KEYRING = '/usr/share/keyrings/debian-archive-keyring.gpg';
@@ -173,8 +175,13 @@ export function cachedDebianPackage(
       continue;
     }
     const [pkg, version, from] = stamp.trim().split(' ');
-    if (pkg === name && from === suite && version?.startsWith(versionPrefix))
-      found.push({ name, version, suite, root });
+    if (pkg !== name || from !== suite || !version?.startsWith(versionPrefix)) continue;
+    // Only while its .deb is still there (the test node's guest installs the file itself).
+    const debs = path.join(suiteDir(suite), 'debs');
+    const deb = existsSync(debs)
+      ? readdirSync(debs).find((f) => f.startsWith(`${name}_`) && f.endsWith('.deb') && f.includes(debVersion(version)))
+      : undefined;
+    if (deb) found.push({ name, version, suite, root, deb: path.join(debs, deb) });
   }
   found.sort((a, b) => a.version.localeCompare(b.version, 'en', { numeric: true }));
   return found.at(-1);
@@ -184,12 +191,12 @@ async function fetchOne(suite: DebianSuite, name: string): Promise<UnpackedPacka
   const version = await candidateVersion(suite, name);
   const safe = `${name}_${version.replace(/[^0-9A-Za-z.+~-]/g, '_')}`;
   const root = path.join(suiteDir(suite), 'unpacked', safe);
-  if (existsSync(path.join(root, '.complete'))) return { name, version, suite, root };
   const debs = path.join(suiteDir(suite), 'debs');
   const deb = readdirSync(debs).find(
     (f) => f.startsWith(`${name}_`) && f.endsWith('.deb') && f.includes(debVersion(version)),
   );
   const debPath = deb ? path.join(debs, deb) : await download(suite, name, version, debs);
+  if (existsSync(path.join(root, '.complete'))) return { name, version, suite, root, deb: debPath };
   const partial = `${root}.partial-${process.pid}`;
   rmSync(partial, { recursive: true, force: true });
   mkdirSync(partial, { recursive: true });
@@ -198,7 +205,7 @@ async function fetchOne(suite: DebianSuite, name: string): Promise<UnpackedPacka
   rmSync(root, { recursive: true, force: true });
   mkdirSync(path.dirname(root), { recursive: true });
   renameSync(partial, root);
-  return { name, version, suite, root };
+  return { name, version, suite, root, deb: debPath };
 }
 
 /** A .deb file name writes the version with its epoch's colon escaped as %3a. */

@@ -4,7 +4,10 @@
 # instances, and a system etcd would take 127.0.0.1:2379 from the example manifests.
 set -euo pipefail
 
-PACKAGES=(containerd runc busybox-static etcd-server gcc libc6-dev openssl iproute2 python3 systemd dbus python3-dbus python3-gi containernetworking-plugins iptables)
+PACKAGES=(containerd runc busybox-static etcd-server gcc libc6-dev openssl iproute2 python3 systemd dbus python3-dbus python3-gi containernetworking-plugins iptables
+  # The booted test node (npm run test:node): the guest image is built with mmdebstrap, booted by qemu (TCG: no
+  # KVM here), on a qcow2 overlay made with qemu-img; mkfs.ext4 -d writes the image.
+  qemu-system-x86 qemu-utils mmdebstrap e2fsprogs)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -1,5 +1,6 @@
 // What `npm run up` runs bootlet with: its KubeletConfiguration and command line, in one place so
 // that a test reads them through bootlet's own option resolution.
+import { HOST_IS_CGROUP_V1 } from './cgroup-v1-host.js';
 
 /**
  * A standalone node as an operator sets one up (Kubernetes' "Running Kubelet in Standalone Mode").
@@ -14,7 +15,7 @@ podLogsDir: ${JSON.stringify(podLogsDir)}
 # The kubelet API needs an API server to authorize its callers (or a client CA); \`build/bootlet pods
 # --root-dir .tmp/up/root\` reads the pods from the agent's socket instead.
 enableServer: false
-`;
+${HOST_IS_CGROUP_V1 ? '# This host boots cgroup v1, which the kubelet refuses since 1.35 unless told otherwise.\nfailCgroupV1: false\n' : ''}`;
 }
 
 export interface UpArgs {

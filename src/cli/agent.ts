@@ -28,6 +28,7 @@ import type { BootletOptions } from './options.js';
 import { linkMetrics, probeMetrics, registerRestClientMetrics, relistMetrics } from '../metrics/metrics-link.js';
 import { linkProber } from '../prober/pod-worker-link.js';
 import { linkAdoption } from './adoption-link.js';
+import { linkImageFs } from './image-fs-link.js';
 import { linkAdmission } from './admission-link.js';
 import { apiClientMode } from './api-client-mode.js';
 import { startLocalEndpoints } from './endpoints-link.js';
@@ -73,7 +74,10 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     },
     runtime,
     logger.with({ component: 'cm' }),
-    { desiredPods: () => podConfig.all().flatMap((p) => (p.refusal ? [] : [p.pod])) },
+    {
+      desiredPods: () => podConfig.all().flatMap((p) => (p.refusal ? [] : [p.pod])),
+      onRuntimeConfigUnimplemented: () => metrics.runtimeLosingSupport(),
+    },
   );
 
   // The one cache of runtime state, written by the one reader of the runtime: the PLEG keeps it
@@ -149,7 +153,14 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
   });
   // Admission sits between the desired set and the workers (the kubelet's HandlePodAdditions).
   let nodeShutdown: NodeShutdownManager | undefined;
-  const nodeInfo = agentNodeInfo(opts, version, health, () => nodeShutdown?.isShuttingDown() ?? false);
+  const imageFs = linkImageFs(images, logger);
+  const nodeInfo = agentNodeInfo(
+    opts,
+    version,
+    health,
+    () => nodeShutdown?.isShuttingDown() ?? false,
+    () => imageFs.dir(),
+  );
   // Started below; admission reads the Node it watches.
   let api: ApiSide | undefined;
   const admission = linkAdmission({
@@ -173,6 +184,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     reader,
     endpoint: opts.containerRuntimeEndpoint,
     runtimeName: version.runtimeName,
+    runtimeVersion: version.runtimeVersion,
     logger,
     onEvent: (e) => {
       workers.wake(e.podUid);
@@ -204,8 +216,10 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     source: local.source,
     metrics,
     runtime,
+    images,
     checks: local.checks,
     api,
+    cgroups,
     logger,
   });
   observers.push(kubeletApi.observer);

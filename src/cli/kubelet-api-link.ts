@@ -1,6 +1,8 @@
 // The kubelet API (:10250) of the agent, started once the first pods' sync is under way
 // (deferred-kubelet-api.ts): its modules are imported then, not at start.
-import type { RuntimeService } from '../cri/cri-types.js';
+import type { ImageService, RuntimeService } from '../cri/cri-types.js';
+import { isCgroup2UnifiedMode, UNIFIED_MOUNTPOINT } from '../cm/cgroup-subsystems.js';
+import type { PodCgroups } from '../cm/container-manager.js';
 import type { Logger } from '../log/logger.js';
 import type { AgentMetrics } from '../metrics/agent-metrics.js';
 import type { HealthCheck } from '../server/healthz.js';
@@ -14,9 +16,12 @@ export interface KubeletApiLinkDeps {
   readonly source: ServerSource;
   readonly metrics: AgentMetrics;
   readonly runtime: RuntimeService;
+  readonly images: Pick<ImageService, 'imageFsInfo'>;
   readonly checks: readonly HealthCheck[];
   /** The API side, for the reviews and the serving certificate; undefined standalone. */
   readonly api: ApiCredentials | undefined;
+  /** The pod cgroups, for the Summary API's pod figures and pressure on cgroup v2. */
+  readonly cgroups: Pick<PodCgroups, 'podCgroupParent'>;
   readonly logger: Logger;
 }
 
@@ -29,9 +34,14 @@ export function linkKubeletApi(opts: BootletOptions, d: KubeletApiLinkDeps): Def
           source: d.source,
           metrics: () => d.metrics.render(),
           runtime: d.runtime,
+          images: d.images,
           checks: d.checks,
           api: d.api,
           configz: () => configz(opts),
+          cgroups: {
+            podCgroup: (pod) => d.cgroups.podCgroupParent(pod) || undefined,
+            unifiedRoot: isCgroup2UnifiedMode() ? UNIFIED_MOUNTPOINT : undefined,
+          },
           logger: d.logger,
         }),
       ),

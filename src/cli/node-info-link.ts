@@ -12,6 +12,7 @@ export function agentNodeInfo(
   version: VersionResponse,
   health: Pick<RuntimeHealth, 'ready' | 'networkNotReady' | 'nodeRuntimeHandlers' | 'nodeFeatures'>,
   shuttingDown: () => boolean,
+  imageFsDir: () => string | undefined,
 ): NodeInfoSource {
   return collectNodeInfo({
     nodeName: opts.nodeName,
@@ -26,6 +27,7 @@ export function agentNodeInfo(
     runtimeFeatures: () => health.nodeFeatures(),
     shuttingDown,
     rootDir: opts.rootDir,
+    imageFsDir,
     maxPods: opts.maxPods,
     kubeletPort: opts.port,
   });

@@ -17,6 +17,7 @@ import {
 } from '../version.js';
 import { startAgent } from './agent.js';
 import { parseCommandLine, UsageError, type Command } from './argv.js';
+import { CGROUP_V1_WARNING, CgroupV1Error, checkCgroupV1 } from './fail-cgroup-v1.js';
 import { checkSwap, SwapOnError } from './fail-swap-on.js';
 import { ConfigFileError } from './kubelet-config.js';
 import type { BootletOptions } from './options.js';
@@ -29,7 +30,7 @@ function fail(message: string): never {
   process.exit(1);
 }
 
-const ONE_LINE_ERRORS = [UsageError, ConfigFileError, RuntimeConnectError, KubeconfigError, SwapOnError];
+const ONE_LINE_ERRORS = [UsageError, ConfigFileError, RuntimeConnectError, KubeconfigError, SwapOnError, CgroupV1Error];
 
 function isOneLine(err: unknown): err is Error {
   return ONE_LINE_ERRORS.some((E) => err instanceof E);
@@ -57,6 +58,7 @@ export function commandOutput(cmd: Command): string | undefined {
 
 export async function main(argv: string[]): Promise<void> {
   let opts: BootletOptions;
+  let cgroupV1: boolean;
   try {
     const cmd = parseCommandLine(argv);
     const output = commandOutput(cmd);
@@ -68,6 +70,7 @@ export async function main(argv: string[]): Promise<void> {
     }
     opts = resolveOptions(cmd.flags, cmd.deprecations);
     checkSwap(opts.failSwapOn);
+    cgroupV1 = checkCgroupV1(opts.failCgroupV1);
   } catch (err) {
     if (isOneLine(err)) fail(err.message);
     throw err;
@@ -79,6 +82,7 @@ export async function main(argv: string[]): Promise<void> {
   });
   guardProcess(logger);
   logStartupNotes(opts.notes, logger, opts.configFile);
+  if (cgroupV1) logger.warn(CGROUP_V1_WARNING);
   try {
     const agent = await startAgent(opts, logger);
     const shutdown = (signal: string): void => {

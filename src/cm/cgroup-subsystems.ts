@@ -55,14 +55,17 @@ const KNOWN_V1 = new Set([
   'misc',
 ]);
 
-export function detectCgroupSubsystems(): CgroupSubsystems {
-  let unified = false;
+/** libcontainer's IsCgroup2UnifiedMode: /sys/fs/cgroup is a cgroup2 file system (no v1 hierarchy). */
+export function isCgroup2UnifiedMode(): boolean {
   try {
-    unified = statfsSync(UNIFIED_MOUNTPOINT).type === CGROUP2_SUPER_MAGIC;
+    return statfsSync(UNIFIED_MOUNTPOINT).type === CGROUP2_SUPER_MAGIC;
   } catch {
-    /* no /sys/fs/cgroup: v1 lookup below reports it */
+    return false; // no /sys/fs/cgroup: the v1 lookup reports it
   }
-  if (unified) return { version: 2, mountpoint: UNIFIED_MOUNTPOINT };
+}
+
+export function detectCgroupSubsystems(): CgroupSubsystems {
+  if (isCgroup2UnifiedMode()) return { version: 2, mountpoint: UNIFIED_MOUNTPOINT };
   const mountpoints = parseV1Mounts(readFileSync('/proc/self/mountinfo', 'utf8'));
   if (mountpoints.size === 0)
     throw new Error('no cgroup hierarchy is mounted (neither cgroup2 at /sys/fs/cgroup nor any cgroup v1 controller)');

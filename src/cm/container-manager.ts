@@ -57,6 +57,12 @@ export interface ContainerManagerOptions {
   podPidsLimit: number;
   /** The node's cpu capacity, for the kubepods cgroup's shares (node allocatable, no reservations). */
   nodeCpuMilli: number;
+  /**
+   * The node's memory and process-ID capacity, the kubepods cgroup's limits: the kubelet's default
+   * enforceNodeAllocatable ["pods"] with no reservations (memory.max and pids.max on cgroup v2).
+   */
+  nodeMemoryBytes?: number;
+  nodePids?: number;
   logger: Logger;
   /** The desired pods, read from the one desired set: their requests count before their cgroups exist. */
   desiredPods?: () => Iterable<Pod>;
@@ -99,7 +105,11 @@ export class ContainerManager implements StartedPodCgroups {
     if (root.length > 0 && !(await m.exists(root))) {
       throw new Error(`cgroupRoot ${this.o.cgroupRoot} does not exist (${m.name(root)} under the ${m.driver} driver)`);
     }
-    await m.ensure(this.kubepods, { cpuShares: milliCpuToShares(this.o.nodeCpuMilli) });
+    await m.ensure(this.kubepods, {
+      cpuShares: milliCpuToShares(this.o.nodeCpuMilli),
+      ...(this.o.nodeMemoryBytes ? { memoryLimit: this.o.nodeMemoryBytes } : {}),
+      ...(this.o.nodePids ? { pidsLimit: this.o.nodePids } : {}),
+    });
     await m.ensure(this.besteffort, { cpuShares: MIN_CPU_SHARES });
     await m.ensure(this.burstable, {});
     await this.updateQosCgroups();

@@ -3,20 +3,59 @@
 // for an early warning only), else nothing until a sandbox fails with the runtime's own words.
 import { CgroupDriver as CriCgroupDriver, CriError, type RuntimeService } from '../cri/cri-types.js';
 import type { CgroupDriver } from './cgroup-name.js';
+import { errorMessage } from '../util/error-message.js';
 
-/** The driver from CRI RuntimeConfig; undefined when the runtime does not serve it. */
+/** What the runtime's RuntimeConfig says of its cgroup driver. */
+export type RuntimeConfigDriver =
+  | { kind: 'driver'; driver: CgroupDriver }
+  /** UNIMPLEMENTED: containerd 1.x, CRI-O before 1.28. */
+  | { kind: 'unimplemented' }
+  /** An answer without `linux`: nothing said. */
+  | { kind: 'silent' }
+  | { kind: 'unknown-driver'; value: number }
+  /** Every try failed otherwise (the runtime still starting, or down). */
+  | { kind: 'failed'; err: string };
+
+export interface AskOptions {
+  /** The kubelet's: 3 tries... */
+  attempts?: number;
+  /** ...2 s apart, for a runtime still starting up. */
+  retryDelayMs?: number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/**
+ * The kubelet's getCgroupDriverFromCRI (KubeletCgroupDriverFromCRI, GA in 1.34): RuntimeConfig, tried
+ * again 2 s later on any error but UNIMPLEMENTED, three times in all.
+ */
 export async function runtimeConfigDriver(
   runtime: Pick<RuntimeService, 'runtimeConfig'>,
-): Promise<CgroupDriver | undefined> {
-  try {
-    const res = await runtime.runtimeConfig();
-    if (!res.linux) return undefined;
-    return res.linux.cgroupDriver === CriCgroupDriver.CGROUPFS ? 'cgroupfs' : 'systemd';
-  } catch (err) {
-    if (err instanceof CriError && err.unimplemented) return undefined;
-    throw err;
+  o: AskOptions = {},
+): Promise<RuntimeConfigDriver> {
+  const attempts = o.attempts ?? 3;
+  const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  let err = '';
+  for (let i = 0; i < attempts; i++) {
+    try {
+      const res = await runtime.runtimeConfig();
+      if (!res.linux) return { kind: 'silent' };
+      const value = res.linux.cgroupDriver;
+      if (value === CriCgroupDriver.SYSTEMD) return { kind: 'driver', driver: 'systemd' };
+      if (value === CriCgroupDriver.CGROUPFS) return { kind: 'driver', driver: 'cgroupfs' };
+      return { kind: 'unknown-driver', value: Number(value) };
+    } catch (e) {
+      if (e instanceof CriError && e.unimplemented) return { kind: 'unimplemented' };
+      err = errorMessage(e);
+      await sleep(o.retryDelayMs ?? 2000);
+    }
   }
+  return { kind: 'failed', err };
 }
+
+/** The kubelet's lines (cmd/kubelet/app/server.go) for what RuntimeConfig answered. */
+export const RUNTIME_CONFIG_DRIVER_USED = 'Using cgroup driver setting received from the CRI runtime';
+export const RUNTIME_CONFIG_UNIMPLEMENTED =
+  'CRI implementation should be updated to support RuntimeConfig. Falling back to using cgroupDriver from kubelet config.';
 
 interface ContainerdRuntime {
   runtimeType?: string;

@@ -4,14 +4,22 @@
 // no cgroup parent, and the reason is logged once.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Pod } from 'kubernetes-types/core/v1';
-import { nodeAllocatable } from '../k8s/node-allocatable.js';
+import { nodeAllocatable, nodePidCapacity } from '../k8s/node-allocatable.js';
+import { totalmem } from 'node:os';
 import type { Logger } from '../log/logger.js';
 import type { RuntimeService } from '../cri/cri-types.js';
 import type { CgroupDriver } from './cgroup-name.js';
 import { detectCgroupSubsystems, type CgroupSubsystems } from './cgroup-subsystems.js';
 import { CgroupfsManager } from './cgroupfs-manager.js';
 import { ContainerManager, type StartedPodCgroups } from './container-manager.js';
-import { containerdDriverHint, driverFromRuntimeError, runtimeConfigDriver } from './runtime-cgroup-driver.js';
+import {
+  containerdDriverHint,
+  driverFromRuntimeError,
+  runtimeConfigDriver,
+  RUNTIME_CONFIG_DRIVER_USED,
+  RUNTIME_CONFIG_UNIMPLEMENTED,
+  type AskOptions,
+} from './runtime-cgroup-driver.js';
 import type { SystemdDbus } from './systemd-dbus.js';
 import { SystemdManager } from './systemd-manager.js';
 import { errorMessage } from '../util/error-message.js';
@@ -66,6 +74,10 @@ export interface StartPodCgroupsDeps {
   desiredPods?: () => Iterable<Pod>;
   subsystems?: CgroupSubsystems;
   connectSystemd?: () => Promise<SystemdDbus>;
+  /** RuntimeConfig's tries (tests shorten the kubelet's 2 s between them). */
+  askRuntime?: AskOptions;
+  /** The runtime does not serve RuntimeConfig (kubelet_cri_losing_support). */
+  onRuntimeConfigUnimplemented?: () => void;
 }
 
 export async function startPodCgroups(
@@ -77,20 +89,39 @@ export async function startPodCgroups(
   let driver = settings.cgroupDriver;
   /** What the runtime's own config says, when it can be read: for the early warning. */
   let runtimeDriver: CgroupDriver | undefined;
-  const fromRuntime = await runtimeConfigDriver(runtime).catch((err: unknown) => {
-    logger.v(2).info('Could not ask the runtime for its cgroup driver', { err: errorMessage(err) });
-    return undefined;
-  });
-  if (fromRuntime !== undefined) {
-    if (fromRuntime !== driver)
-      logger.info('Using the cgroup driver the container runtime reports, not the setting', {
-        cgroupDriver: fromRuntime,
-        setting: driver,
+  logger.v(4).info('Getting CRI runtime configuration information');
+  const answer = await runtimeConfigDriver(runtime, deps.askRuntime);
+  switch (answer.kind) {
+    case 'driver':
+      // The kubelet's line, with the setting it overrides when the two disagree.
+      logger.info(RUNTIME_CONFIG_DRIVER_USED, {
+        cgroupDriver: answer.driver,
+        ...(answer.driver !== driver ? { cgroupDriverSetting: driver } : {}),
       });
-    driver = runtimeDriver = fromRuntime;
-  } else {
-    runtimeDriver = containerdDriverHint(await runtime.statusInfo().catch(() => ({})))?.driver;
+      driver = runtimeDriver = answer.driver;
+      break;
+    case 'unimplemented':
+      logger.info(RUNTIME_CONFIG_UNIMPLEMENTED, { cgroupDriver: driver });
+      deps.onRuntimeConfigUnimplemented?.();
+      break;
+    case 'silent':
+      break;
+    // The kubelet refuses to start on these two; bootlet keeps the setting and says why.
+    case 'unknown-driver':
+      logger.error('runtime returned an unknown cgroup driver; using cgroupDriver from kubelet config', {
+        value: answer.value,
+        cgroupDriver: driver,
+      });
+      break;
+    case 'failed':
+      logger.error('RuntimeConfig from runtime service failed; using cgroupDriver from kubelet config', {
+        err: answer.err,
+        cgroupDriver: driver,
+      });
+      break;
   }
+  if (answer.kind !== 'driver')
+    runtimeDriver = containerdDriverHint(await runtime.statusInfo().catch(() => ({})))?.driver;
 
   if (!settings.cgroupsPerQOS) {
     const none = new NoPodCgroups(driver, logger);
@@ -110,6 +141,10 @@ export async function startPodCgroups(
       podPidsLimit: settings.podPidsLimit ?? -1,
       // kubepods' CPU shares: the node's allocatable CPU, as the kubelet sizes them.
       nodeCpuMilli: nodeAllocatable().cpuMillis,
+      // kubepods' limits: the node's capacity, as the kubelet enforces node allocatable for pods
+      // (its internal capacity is MemTotal, not less the eviction thresholds).
+      nodeMemoryBytes: totalmem(),
+      nodePids: nodePidCapacity(),
       logger,
       desiredPods: deps.desiredPods,
     });

@@ -11,6 +11,8 @@ import { DbusCallError } from '../dbus/dbus-connection.js';
 import { SystemdDbus, type UnitProperty } from './systemd-dbus.js';
 
 const UINT64_MAX = 2n ** 64n - 1n;
+/** How long close() lets calls in flight finish. */
+const CLOSE_WAIT_MS = 5_000;
 
 /** systemd keeps CPU quota as a percentage; runc rounds up to the next 10 ms per second the same way. */
 export function cpuQuotaPerSecUSec(quotaUs: number, periodUs: number): bigint {
@@ -55,6 +57,8 @@ export class SystemdManager implements CgroupManager {
   readonly cgroupVersion: 1 | 2;
   private readonly files: CgroupfsFiles;
   private conn: Promise<SystemdDbus> | undefined;
+  /** Calls to systemd in flight: close() lets them finish before it closes the connection. */
+  private readonly inflight = new Set<Promise<unknown>>();
 
   constructor(
     subsystems: CgroupSubsystems,
@@ -89,7 +93,20 @@ export class SystemdManager implements CgroupManager {
     return this.files.exists(name);
   }
 
-  async ensure(name: CgroupName, resources: ResourceConfig): Promise<void> {
+  /** Runs `op` as a call the connection's close waits for. */
+  private track<T>(op: () => Promise<T>): Promise<T> {
+    const p = op();
+    this.inflight.add(p);
+    const done = () => void this.inflight.delete(p);
+    p.then(done, done);
+    return p;
+  }
+
+  ensure(name: CgroupName, resources: ResourceConfig): Promise<void> {
+    return this.track(() => this.ensureNow(name, resources));
+  }
+
+  private async ensureNow(name: CgroupName, resources: ResourceConfig): Promise<void> {
     const unit = systemdUnitName(name);
     const dbus = await this.dbus();
     const resourceProps = resourceProperties(resources, this.cgroupVersion);
@@ -114,12 +131,18 @@ export class SystemdManager implements CgroupManager {
     if (this.cgroupVersion === 1) await this.files.create(name);
   }
 
-  async update(name: CgroupName, resources: ResourceConfig): Promise<void> {
-    const props = resourceProperties(resources, this.cgroupVersion);
-    if (props.length > 0) await (await this.dbus()).setUnitProperties(systemdUnitName(name), props);
+  update(name: CgroupName, resources: ResourceConfig): Promise<void> {
+    return this.track(async () => {
+      const props = resourceProperties(resources, this.cgroupVersion);
+      if (props.length > 0) await (await this.dbus()).setUnitProperties(systemdUnitName(name), props);
+    });
   }
 
-  async destroy(name: CgroupName): Promise<'removed' | 'busy'> {
+  destroy(name: CgroupName): Promise<'removed' | 'busy'> {
+    return this.track(() => this.destroyNow(name));
+  }
+
+  private async destroyNow(name: CgroupName): Promise<'removed' | 'busy'> {
     if (!(await this.files.anyExists(name))) return 'removed';
     // Stopping a slice stops everything in it: only an empty one is stopped.
     if ((await this.files.children(name)).length > 0) return 'busy';
@@ -131,11 +154,27 @@ export class SystemdManager implements CgroupManager {
     return this.files.children(name);
   }
 
+  /**
+   * Closes the connection once the calls in flight have had their answer (at most CLOSE_WAIT_MS): an
+   * agent stopped by `systemctl restart kubelet` or a power-off must not cut a pod's sync short with
+   * an error that is only its own shutdown.
+   */
   close(): void {
-    void this.conn?.then(
-      (c) => c.close(),
-      () => undefined,
-    );
-    this.conn = undefined;
+    const conn = this.conn;
+    if (!conn) return;
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, CLOSE_WAIT_MS);
+      timer.unref();
+    });
+    // Until then a call in flight keeps the connection it has (dbus() hands it out still).
+    void Promise.race([Promise.allSettled([...this.inflight]), waited]).then(() => {
+      clearTimeout(timer);
+      if (this.conn === conn) this.conn = undefined;
+      conn.then(
+        (c) => c.close(),
+        () => undefined,
+      );
+    });
   }
 }

@@ -82,6 +82,7 @@ export type PodSandboxStats = CriOutput<'PodSandboxStats'>;
 export type CpuUsage = CriOutput<'CpuUsage'>;
 export type MemoryUsage = CriOutput<'MemoryUsage'>;
 export type FilesystemUsage = CriOutput<'FilesystemUsage'>;
+export type ImageFsInfoResponse = CriOutput<'ImageFsInfoResponse'>;
 export type NetworkInterfaceUsage = CriOutput<'NetworkInterfaceUsage'>;
 /** A wrapped uint64: null means "not reported", unlike 0. */
 export type UInt64Value = CriOutput<'UInt64Value'>;
@@ -181,4 +182,6 @@ export interface ImageService {
   /** `auth` unset: an anonymous pull. */
   pullImage(image: ImageSpec, sandboxConfig?: PodSandboxConfig, auth?: AuthConfig): Promise<string>;
   listImages(): Promise<Image[]>;
+  /** The runtime's image (and, split, container) filesystems: the kubelet's imagefs. */
+  imageFsInfo(): Promise<ImageFsInfoResponse>;
 }

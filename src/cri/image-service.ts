@@ -19,5 +19,6 @@ export function createImageService(t: CriTransport, requestTimeoutMs: number): I
         )
       ).imageRef,
     listImages: async () => (await t.unary('ImageService', 'ListImages', {}, requestTimeoutMs)).images,
+    imageFsInfo: () => t.unary('ImageService', 'ImageFsInfo', {}, requestTimeoutMs),
   };
 }

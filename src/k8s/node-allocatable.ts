@@ -3,7 +3,7 @@
 // The one owner of what the node gives its pods: the Node's status reports it, admission fits pods
 // into it, the kubepods cgroup's CPU shares are sized by it, and a memory-backed emptyDir and the
 // downward API's missing limits (env and volume alike) fall back to it.
-import { statfsSync } from 'node:fs';
+import { readFileSync, statfsSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { parseQuantity } from './quantity.js';
 
@@ -21,6 +21,9 @@ export const EVICTION_HARD_MEMORY_BYTES = parseQuantity(DEFAULT_EVICTION_HARD['m
 
 /** nodefs.available's hard threshold as a fraction of the file system. */
 export const EVICTION_HARD_NODEFS_FRACTION = Number.parseFloat(DEFAULT_EVICTION_HARD['nodefs.available']!) / 100;
+
+/** imagefs.available's, of the runtime's image filesystem (CRI ImageFsInfo), the same one as nodefs's on most nodes. */
+export const EVICTION_HARD_IMAGEFS_FRACTION = Number.parseFloat(DEFAULT_EVICTION_HARD['imagefs.available']!) / 100;
 
 /** What the node gives pods, as the downward API reads it for a limit a container does not set. */
 export interface NodeAllocatable {
@@ -79,4 +82,23 @@ export function nodeAllocatable(memoryCapacityBytes: number = totalmem(), rootDi
     memoryBytes: allocatableMemoryBytes(memoryCapacityBytes),
     ephemeralStorageBytes,
   };
+}
+
+/**
+ * The node's process-ID capacity as the kubelet counts it (pkg/kubelet/stats/pidlimit): the smaller
+ * of kernel.pid_max and kernel.threads-max; undefined when neither can be read.
+ */
+export function nodePidCapacity(): number | undefined {
+  const read = (f: string): number | undefined => {
+    try {
+      const n = Number.parseInt(readFileSync(f, 'utf8').trim(), 10);
+      return Number.isFinite(n) && n > 0 ? n : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const found = [read('/proc/sys/kernel/pid_max'), read('/proc/sys/kernel/threads-max')].filter(
+    (n): n is number => n !== undefined,
+  );
+  return found.length > 0 ? Math.min(...found) : undefined;
 }

@@ -72,6 +72,7 @@ export class AgentMetrics {
   private readonly restartedPods: Counter<'static'>;
   private readonly probes: Counter<'probe_type' | 'result' | 'container' | 'pod' | 'namespace' | 'pod_uid'>;
   private readonly restRequests: Counter<'code' | 'method' | 'host'>;
+  private readonly criLosingSupport: Gauge<'version'>;
 
   constructor(opts: AgentMetricsOptions = {}) {
     this.state = opts.state;
@@ -159,6 +160,14 @@ export class AgentMetrics {
         'Number of pods that have been restarted because they were deleted and recreated with the same UID while the kubelet was watching them (common for static pods, extremely uncommon for API pods)',
       ),
       labelNames: ['static'],
+      registers,
+    });
+    this.criLosingSupport = new Gauge({
+      name: 'kubelet_cri_losing_support',
+      help: alpha(
+        'the Kubernetes version that the currently running CRI implementation will lose support on if not upgraded.',
+      ),
+      labelNames: ['version'],
       registers,
     });
     new Gauge({
@@ -299,6 +308,14 @@ export class AgentMetrics {
   /** One API server request: `code` the status code, or `<error>` when there was no answer. */
   restRequest(code: string, method: string, host: string): void {
     this.restRequests.inc({ code, method, host });
+  }
+
+  /**
+   * The runtime answered RuntimeConfig UNIMPLEMENTED (containerd 1.x): the kubelet 1.34 names 1.36.0,
+   * the release without support for it (getCgroupDriverFromCRI).
+   */
+  runtimeLosingSupport(version = '1.36.0'): void {
+    this.criLosingSupport.set({ version }, 1);
   }
 
   render(): Promise<string> {

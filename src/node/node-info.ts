@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { release, totalmem } from 'node:os';
 import type { NodeRuntimeHandler, Taint } from 'kubernetes-types/core/v1';
 import {
+  EVICTION_HARD_IMAGEFS_FRACTION,
   EVICTION_HARD_MEMORY_BYTES,
   EVICTION_HARD_NODEFS_FRACTION,
   fileSystemOf,
@@ -85,6 +86,8 @@ export interface CollectNodeInfoOptions {
   runtimeFeatures?: () => { supplementalGroupsPolicy: boolean } | undefined;
   /** The filesystem behind ephemeral-storage (the kubelet uses its root dir); default '/'. */
   rootDir?: string;
+  /** Where the runtime keeps its images (CRI ImageFsInfo's mountpoint), once known: the imagefs signal. */
+  imageFsDir?: () => string | undefined;
   maxPods?: number;
   /** `port` of the kubelet API. */
   kubeletPort?: number;
@@ -186,10 +189,17 @@ export function collectNodeInfo(opts: CollectNodeInfoOptions): NodeInfoSource {
     pressure: (): NodePressure => {
       const mem = memAvailableBytes();
       const fs = fileSystemOf(rootDir);
+      const imageFsDir = opts.imageFsDir?.();
+      const imageFs = imageFsDir === undefined ? undefined : fileSystemOf(imageFsDir);
       const pids = pidUsage();
       return {
         memory: mem !== undefined && mem < EVICTION_HARD_MEMORY_BYTES,
-        disk: fs.total > 0 && fs.available / fs.total < EVICTION_HARD_NODEFS_FRACTION,
+        // The kubelet's DiskPressure: nodefs.available or imagefs.available under its threshold.
+        disk:
+          (fs.total > 0 && fs.available / fs.total < EVICTION_HARD_NODEFS_FRACTION) ||
+          (imageFs !== undefined &&
+            imageFs.total > 0 &&
+            imageFs.available / imageFs.total < EVICTION_HARD_IMAGEFS_FRACTION),
         pid: pids !== undefined && pids.used / pids.max > PID_PRESSURE_FRACTION,
       };
     },

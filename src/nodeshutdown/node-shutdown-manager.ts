@@ -209,10 +209,14 @@ export class NodeShutdownManager {
               .reduce((s, p) => s + p.shutdownGracePeriodSeconds, 0);
       this.lastReport = { signalAtMs, releasedAtMs: Date.now(), pods, graceUsedSeconds };
     } finally {
-      await this.lock?.release();
+      // The lock goes as systemd-inhibit's child reads the end of its input and exits: logind goes on
+      // at once. systemd-inhibit's own exit can come seconds later on a node already going down (it
+      // leaves the bus last), so that is waited for after saying so, not before.
+      const released = this.lock?.release();
       this.logger.info('Shutdown manager completed processing shutdown event, node will shutdown shortly', {
         tookMs: Date.now() - signalAtMs,
       });
+      await released;
     }
   }
 

@@ -81,20 +81,28 @@ export function podGraceSeconds(pod: Pod): number {
   return pod.spec?.terminationGracePeriodSeconds ?? 30;
 }
 
+/** The most a wave's pods may want of its group: their own grace, capped by the group's period. */
+function waveNeedSeconds<P>(group: ShutdownGroup<P>, wave: readonly P[], podOf: (p: P) => Pod): number {
+  return Math.max(...wave.map((p) => Math.min(podGraceSeconds(podOf(p)), group.shutdownGracePeriodSeconds)));
+}
+
 /**
- * Seconds reserved at the end of a group for each wave: a later wave's pods get their whole grace
- * (the pod's, capped by the group's), so earlier waves share what is left before them. etcd, last,
- * always gets min(its grace, the group's).
+ * How long wave `index` may take when it starts with `remainingMs` of its group's time left. The
+ * next wave starts as soon as this one has exited, so unused time flows on to the later waves, and
+ * the last one (etcd) has everything that remains. An earlier wave leaves the later ones what they
+ * need (their pods' grace, capped by the group's), but never more than an even share each of what
+ * is left: with a group shorter than etcd's grace the API server still gets time of its own before
+ * etcd is asked to stop, rather than being stopped with it.
  */
-export function waveReserves<P>(group: ShutdownGroup<P>, podOf: (p: P) => Pod): number[] {
-  const reserves = group.waves.map(() => 0);
-  let left = group.shutdownGracePeriodSeconds;
-  for (let i = group.waves.length - 1; i >= 0; i--) {
-    const need = Math.max(
-      ...group.waves[i].map((p) => Math.min(podGraceSeconds(podOf(p)), group.shutdownGracePeriodSeconds)),
-    );
-    reserves[i] = Math.min(need, left);
-    left -= reserves[i];
-  }
-  return reserves;
+export function waveBudgetMs<P>(
+  group: ShutdownGroup<P>,
+  index: number,
+  remainingMs: number,
+  podOf: (p: P) => Pod,
+): number {
+  const later = group.waves.slice(index + 1);
+  if (later.length === 0) return Math.max(0, remainingMs);
+  const needMs = later.reduce((s, w) => s + waveNeedSeconds(group, w, podOf) * 1000, 0);
+  const shareMs = (remainingMs * later.length) / (later.length + 1);
+  return Math.max(0, remainingMs - Math.min(needMs, shareMs));
 }

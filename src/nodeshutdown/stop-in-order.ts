@@ -1,8 +1,10 @@
 // Stops the node's pods for a shutdown, group after group (lowest priority first), each group in
-// its control-plane waves, each wave given what its group has left after the later waves' reserve.
+// its control-plane waves: a wave is asked to stop once the previous one has exited (or used up its
+// budget), so controller-manager and scheduler are gone before the API server is stopped, and the
+// API server before etcd, which gets whatever time of the group remains.
 import type { Pod } from 'kubernetes-types/core/v1';
 import type { Logger } from '../log/logger.js';
-import { groupByPriority, podGraceSeconds, waveReserves, type ShutdownPriorityPeriod } from './shutdown-groups.js';
+import { groupByPriority, podGraceSeconds, waveBudgetMs, type ShutdownPriorityPeriod } from './shutdown-groups.js';
 import { errorMessage } from '../util/error-message.js';
 
 export interface ShutdownTarget {
@@ -16,6 +18,8 @@ export interface StopInOrderDeps {
   stopPod(target: ShutdownTarget, graceSeconds: number): Promise<void>;
   logger: Logger;
   now?: () => number;
+  /** Waits this long; cancel() ends the wait early (tests give a fake clock's). */
+  sleep?: (ms: number) => { done: Promise<void>; cancel: () => void };
 }
 
 /** One pod's stop, for the log and the measurement. */
@@ -39,18 +43,18 @@ export async function stopInOrder(
   deps: StopInOrderDeps,
 ): Promise<StoppedPod[]> {
   const now = deps.now ?? Date.now;
+  const wait = deps.sleep ?? sleep;
   const stopped: StoppedPod[] = [];
   for (const group of groupByPriority(periods, targets, (t) => t.pod)) {
     const groupStart = now();
     const groupEnd = groupStart + group.shutdownGracePeriodSeconds * 1000;
-    const reserves = waveReserves(group, (t) => t.pod);
     const waits: Promise<void>[] = [];
     for (const [i, wave] of group.waves.entries()) {
-      const reservedAfter = reserves.slice(i + 1).reduce((s, r) => s + r, 0) * 1000;
-      const waveEnd = Math.max(now(), groupEnd - reservedAfter);
+      const waveStart = now();
+      const budgetMs = waveBudgetMs(group, i, groupEnd - waveStart, (t) => t.pod);
       const stops = wave.map((t) => {
-        // The pod's own grace when it is shorter than what the wave has, as the kubelet does.
-        const grace = Math.min(podGraceSeconds(t.pod), Math.max(0, Math.floor((waveEnd - now()) / 1000)));
+        // The pod's own grace when it is shorter than the wave's budget, as the kubelet does.
+        const grace = Math.min(podGraceSeconds(t.pod), Math.floor(budgetMs / 1000));
         const entry: { -readonly [K in keyof StoppedPod]: StoppedPod[K] } = {
           key: t.key,
           priority: group.priority,
@@ -74,12 +78,13 @@ export async function stopInOrder(
       });
       const all = Promise.all(stops).then(() => undefined);
       waits.push(all);
-      const timer = sleep(waveEnd - now());
+      // The next wave goes when this one has exited, or at the latest when its budget is spent.
+      const timer = wait(waveStart + budgetMs - now());
       await Promise.race([all, timer.done]);
       timer.cancel();
     }
     // The group's time covers its last wave; a pod still stopping then goes on past it, as in the kubelet.
-    const timer = sleep(groupEnd - now());
+    const timer = wait(groupEnd - now());
     const finished = await Promise.race([Promise.all(waits).then(() => true), timer.done.then(() => false)]);
     timer.cancel();
     if (!finished)

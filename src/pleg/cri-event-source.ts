@@ -1,5 +1,9 @@
-// CRI GetContainerEvents (containerd >= 1.7, CRI-O with events): each event names the pod it is
-// about (its sandbox's or container's labels), so only that pod is read again, at once.
+// CRI GetContainerEvents (containerd >= 2.0, CRI-O with events). The runtime sends one when its CRI
+// state has changed (containerd's CRI plugin records an exit before it sends CONTAINER_STOPPED), so
+// an event is confirmed by one read of the object it names, as the PLEG reads after a containerd
+// task event (RelistPleg.requestRelist): the agent's own creations and stops are read once, by the
+// creation and the stop, not again for their events; an object the cache does not know is read with
+// the pod the event names (a list filtered by its UID), or by a full relist when it names none.
 import {
   ContainerEventType,
   type ContainerEventResponse,
@@ -17,15 +21,27 @@ function podUidOf(e: ContainerEventResponse, status: ContainerStatus | undefined
   return fromContainer ?? (e.podSandboxStatus ? parseSandboxLabels(e.podSandboxStatus.labels)?.podUid : undefined);
 }
 
-/** Reads again the pod one CRI container event is about; relists when it names none. */
+/** What one CRI container (or sandbox) event asks of the PLEG. */
 export function applyContainerEvent(pleg: RelistPleg, e: ContainerEventResponse): void {
-  const sandbox = e.podSandboxStatus;
   const status = e.containersStatuses.find((c) => c.id === e.containerId);
-  const podUid = podUidOf(e, status) ?? (sandbox && parseSandboxLabels(sandbox.labels)?.podUid);
-  if (podUid) pleg.refreshPod(podUid);
-  // An event that names no pod of ours: a deletion carries no status; read everything.
-  else if (!status || e.containerEventType === ContainerEventType.CONTAINER_DELETED_EVENT)
-    pleg.requestRelist({ id: e.containerId, running: false });
+  const pod = podUidOf(e, status);
+  switch (e.containerEventType) {
+    // Nothing runs yet: the agent's own creation is read with its answer, a stranger's object is
+    // seen by the next relist (as containerd's /tasks/create is not listened to).
+    case ContainerEventType.CONTAINER_CREATED_EVENT:
+      return;
+    case ContainerEventType.CONTAINER_STARTED_EVENT:
+      pleg.requestRelist({ id: e.containerId, running: true }, pod);
+      return;
+    case ContainerEventType.CONTAINER_STOPPED_EVENT:
+    case ContainerEventType.CONTAINER_DELETED_EVENT:
+      pleg.requestRelist({ id: e.containerId, running: false }, pod);
+      return;
+    default:
+      // A kind this client does not know: read what it may be about.
+      if (pod) pleg.refreshPod(pod);
+      else pleg.requestRelist();
+  }
 }
 
 export function openCriEventStream(runtime: RuntimeService, pleg: RelistPleg): (cb: StreamCallbacks) => StreamHandle {

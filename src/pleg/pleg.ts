@@ -1,7 +1,11 @@
 // The PLEG bootlet runs: relisting underneath, woken at once by the runtime's events where it has
 // any. At start it tries, in order, CRI GetContainerEvents, containerd's own task events (when the
-// runtime is containerd: 1.6 answers the CRI stream UNIMPLEMENTED), and settles for relisting every
-// second (the kubelet's generic PLEG) when neither is served. While an event stream is up the relist
+// runtime is containerd: 1.6 answers the CRI stream UNIMPLEMENTED, and 1.7's is shared among its
+// subscribers, so containerd 1.x goes straight to its task events), and settles for relisting every
+// second (the kubelet's generic PLEG) when neither is served. An event only asks for a read of the
+// runtime (a pod, an object, or a relist): what the cache holds is always what the CRI answered, never
+// what an event said (kubernetes#123087: the kubelet's evented PLEG wrote an event's status into its
+// cache and started a container twice). While an event stream is up the relist
 // is only a slow safety net; while it is down (reconnecting with back-off) relisting is fast again.
 import type { Logger } from '../log/logger.js';
 import { ContainerdEventsClient } from '../cri/containerd-events.js';
@@ -9,6 +13,7 @@ import type { RuntimeService } from '../cri/cri-types.js';
 import { openContainerdEventStream } from './containerd-event-source.js';
 import { openCriEventStream } from './cri-event-source.js';
 import type { RuntimeReader } from './runtime-reader.js';
+import { criEventsReachEverySubscriber } from './cri-events-fanout.js';
 import { RelistPleg } from './relist-pleg.js';
 import { StreamSupervisor, type StreamCallbacks, type StreamHandle } from './stream-supervisor.js';
 import type { Pleg, PlegMechanism, PodLifecycleEvent } from './types.js';
@@ -39,6 +44,8 @@ export interface CreatePlegOptions {
   endpoint: string;
   /** VersionResponse.runtimeName: containerd's task events are tried only for 'containerd'. */
   runtimeName: string;
+  /** VersionResponse.runtimeVersion: containerd 1.x's CRI events are not used (cri-events-fanout.ts). */
+  runtimeVersion: string;
   logger: Logger;
   onEvent: (e: PodLifecycleEvent) => void;
   /** After each successful relist (metrics). */
@@ -127,6 +134,17 @@ export function createPleg(opts: CreatePlegOptions): EventedPleg {
     choose('relist', reason);
   };
 
+  /** containerd's task events, `whyNotCri` being why CRI events are not used. */
+  const useContainerdEvents = (whyNotCri: string, fallback: (reason: string) => string): void => {
+    containerd = (opts.containerdEvents ?? ((e) => new ContainerdEventsClient(e)))(opts.endpoint);
+    supervise(
+      'containerd-events',
+      openContainerdEventStream(containerd, relister),
+      `${whyNotCri}; containerd task events (/tasks/start, /tasks/exit, /tasks/delete, /tasks/oom) trigger relists`,
+      (reason) => relistOnly(fallback(reason)),
+    );
+  };
+
   const tryContainerd = (criReason: string): void => {
     if (opts.runtimeName !== 'containerd') {
       relistOnly(
@@ -134,12 +152,9 @@ export function createPleg(opts: CreatePlegOptions): EventedPleg {
       );
       return;
     }
-    containerd = (opts.containerdEvents ?? ((e) => new ContainerdEventsClient(e)))(opts.endpoint);
-    supervise(
-      'containerd-events',
-      openContainerdEventStream(containerd, relister),
-      'CRI GetContainerEvents is not served (UNIMPLEMENTED); containerd task events (/tasks/start, /tasks/exit, /tasks/delete, /tasks/oom) trigger relists',
-      (reason) => relistOnly(`neither CRI GetContainerEvents nor containerd's event service is served (${reason})`),
+    useContainerdEvents(
+      'CRI GetContainerEvents is not served (UNIMPLEMENTED)',
+      (reason) => `neither CRI GetContainerEvents nor containerd's event service is served (${reason})`,
     );
   };
 
@@ -148,6 +163,13 @@ export function createPleg(opts: CreatePlegOptions): EventedPleg {
       if (!stopped) return;
       stopped = false;
       relister.start();
+      if (!criEventsReachEverySubscriber(opts.runtimeName, opts.runtimeVersion)) {
+        useContainerdEvents(
+          `containerd ${opts.runtimeVersion} does not broadcast CRI GetContainerEvents (1.6 does not serve it; 1.7 hands each event to one subscriber only, containerd#7318, fixed in 2.0)`,
+          (reason) => `containerd's event service is not served (${reason}) and its CRI events are shared`,
+        );
+        return;
+      }
       supervise(
         'cri-events',
         openCriEventStream(opts.runtime, relister),

@@ -51,6 +51,11 @@ export class PodCache {
   /** Pods the last full reads left to their creations' reads: the start of the last full read that covered each. */
   private readonly uncovered = new Map<string, CacheTime>();
   private readonly listeners = new Set<(c: PodCacheChange) => void>();
+  /**
+   * When each object a runtime event named was last read by id (its pod's entry keeps its own, older
+   * time): a list-based read that started before must not write its older view of that object back.
+   */
+  private readonly objectReadAt = new Map<string, CacheTime>();
 
   /** A time later than every read started so far (a read takes one when it starts; a worker when its step ends). */
   tick(): CacheTime {
@@ -113,9 +118,10 @@ export class PodCache {
    * that covered them).
    */
   setAll(pods: ReadonlyMap<string, RuntimePod>, at: CacheTime, left: ReadonlySet<string>): void {
-    for (const [uid, pod] of pods) this.set(uid, pod, at, false);
+    for (const [uid, pod] of pods) this.set(uid, this.withNewerObjects(uid, pod, at), at, false);
     for (const uid of [...this.entries.keys()])
-      if (!pods.has(uid) && !left.has(uid)) this.set(uid, undefined, at, false);
+      if (!pods.has(uid) && !left.has(uid)) this.set(uid, this.withNewerObjects(uid, undefined, at), at, false);
+    for (const [id, t] of this.objectReadAt) if (t < at) this.objectReadAt.delete(id);
     for (const uid of left) if (!this.uncovered.has(uid)) this.uncovered.set(uid, this.fullAt);
     for (const uid of [...this.uncovered.keys()]) if (!left.has(uid)) this.uncovered.delete(uid);
     this.fullAt = Math.max(this.fullAt, at);
@@ -153,6 +159,7 @@ export class PodCache {
     }
     newestFirst(pod.sandboxes);
     newestFirst(pod.containers);
+    if (!stamp) for (const id of ids) this.objectReadAt.set(id, at);
     const empty = pod.sandboxes.length === 0 && pod.containers.length === 0;
     this.set(uid, empty ? undefined : pod, stamp ? at : (old?.at ?? 0), stamp);
     return true;
@@ -182,6 +189,51 @@ export class PodCache {
         // A listener's failure is its own; the cache and the other listeners go on.
       }
     }
+  }
+
+  /** What a read of the pod itself that started at `at` found (undefined: gone). */
+  setPod(uid: string, pod: RuntimePod | undefined, at: CacheTime): void {
+    this.set(uid, this.withNewerObjects(uid, pod, at), at, true);
+  }
+
+  /**
+   * What a list-based read that started at `at` found of pod `uid`, with each object a later read by
+   * id has written kept as that read found it (or left out, when it found it gone).
+   */
+  private withNewerObjects(uid: string, found: RuntimePod | undefined, at: CacheTime): RuntimePod | undefined {
+    if (this.objectReadAt.size === 0) return found;
+    const old = this.entries.get(uid)?.pod;
+    const newer = new Set<string>();
+    for (const o of [
+      ...(found?.sandboxes ?? []),
+      ...(found?.containers ?? []),
+      ...(old?.sandboxes ?? []),
+      ...(old?.containers ?? []),
+    ])
+      if ((this.objectReadAt.get(o.id) ?? 0) > at) newer.add(o.id);
+    if (newer.size === 0) return found;
+    const base = found ?? {
+      uid,
+      name: old?.name ?? '',
+      namespace: old?.namespace ?? '',
+      sandboxes: [],
+      containers: [],
+    };
+    const pod: RuntimePod = {
+      ...base,
+      sandboxes: [
+        ...base.sandboxes.filter((o) => !newer.has(o.id)),
+        ...(old?.sandboxes ?? []).filter((o) => newer.has(o.id)),
+      ],
+      containers: [
+        ...base.containers.filter((o) => !newer.has(o.id)),
+        ...(old?.containers ?? []).filter((o) => newer.has(o.id)),
+      ],
+    };
+    if (pod.sandboxes.length === 0 && pod.containers.length === 0) return undefined;
+    newestFirst(pod.sandboxes);
+    newestFirst(pod.containers);
+    return pod;
   }
 
   /** A read that started at `at` is older than what the cache already has of the pod. */

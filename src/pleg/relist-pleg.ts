@@ -167,8 +167,10 @@ export class RelistPleg implements Pleg {
    * follow until the CRI shows the announced state (or a deadline passes). An event about the
    * agent's own creation needs no read of its own: the creation's read by id says the same, and
    * an id unknown while a creation is in flight is decided once that creation's answer is back.
+   * `podUid`, the pod the event named (CRI events name one): an unknown object is read with that pod
+   * rather than by a full relist.
    */
-  requestRelist(expect?: Expectation): void {
+  requestRelist(expect?: Expectation, podUid?: string): void {
     if (!expect) {
       this.schedule('', 'request');
       return;
@@ -177,14 +179,14 @@ export class RelistPleg implements Pleg {
     // The agent is stopping it: the stop's answer comes once the CRI shows the exit.
     const stop = reader.stopOf(expect.id);
     if (stop) {
-      void stop.then(() => this.requestRelist(expect));
+      void stop.then(() => this.requestRelist(expect, podUid));
       return;
     }
     const uid = reader.podOf(expect.id);
-    if (uid === undefined && reader.afterCreation(() => this.requestRelist(expect))) return;
+    if (uid === undefined && reader.afterCreation(() => this.requestRelist(expect, podUid))) return;
     const reading = uid === undefined ? undefined : reader.creationRead(uid);
     if (reading) {
-      void reading.then(() => this.requestRelist(expect));
+      void reading.then(() => this.requestRelist(expect, podUid));
       return;
     }
     // A start the cache already shows (the agent's own, read by id): nothing to confirm. An exit is
@@ -200,8 +202,9 @@ export class RelistPleg implements Pleg {
       reads: 0,
       dueAt: now + this.followUpDelay(0),
     });
-    if (uid === undefined) this.schedule('', 'event');
-    else this.scheduleObject(expect.id);
+    if (uid !== undefined) this.scheduleObject(expect.id);
+    else if (podUid !== undefined) this.schedule(podUid);
+    else this.schedule('', 'event');
   }
 
   markOomKilled(id: string): void {

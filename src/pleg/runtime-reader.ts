@@ -212,6 +212,6 @@ export class RuntimeReader {
       previous: (u) => this.cache.get(u).pod,
       invalidIdentity: this.opts.invalidIdentity,
     });
-    this.cache.set(uid, pods.get(uid), started, true);
+    this.cache.setPod(uid, pods.get(uid), started);
   }
 }

@@ -152,7 +152,10 @@ describe('private containerd', () => {
     const tags = (await cri.images.listImages()).flatMap((i) => i.repoTags);
     for (const name of Object.values(TEST_IMAGES)) expect(tags).toContain(name);
     const config = fs.readFileSync(path.join(cd.dir, 'config.toml'), 'utf8');
-    expect(config).toContain(`sandbox_image = "${TEST_IMAGES.pause}"`);
+    // 1.x: sandbox_image in the CRI section; 2.x: the images plugin's pinned_images.sandbox.
+    expect(config).toMatch(
+      new RegExp(`^\\s*(sandbox_image|sandbox) = "${TEST_IMAGES.pause.replace(/[.]/g, '\\.')}"$`, 'm'),
+    );
     expect(config).toContain('restrict_oom_score_adj = true');
   });
 

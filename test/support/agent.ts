@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CGROUP_V1_AGENT_ARGS } from '../../dev/cgroup-v1-host.js';
 import { waitFor } from './wait.js';
 
 export const BOOTLET_EXE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'build', 'bootlet');
@@ -54,6 +55,7 @@ export function agentArgs(o: AgentOptions): string[] {
     ...(o.readOnlyPort === undefined ? [] : [`--read-only-port=${o.readOnlyPort}`]),
     ...(o.kubeletPort === undefined ? ['--enable-server=false'] : [`--port=${o.kubeletPort}`]),
     '--v=2',
+    ...CGROUP_V1_AGENT_ARGS,
     ...(o.extraArgs ?? []),
   ];
   if (o.configFile) args.push(`--config=${o.configFile}`);

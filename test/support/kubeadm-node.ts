@@ -14,10 +14,11 @@ import { parse } from 'yaml';
 import type { Pod } from 'kubernetes-types/core/v1';
 import { isAlive } from '../../dev/exec.js';
 import { writeKubeadmPki } from './kubeadm-pki.js';
+import { CGROUP_V1_AGENT_ARGS } from '../../dev/cgroup-v1-host.js';
 import { expandExecStart, parseServiceUnit } from './systemd-unit.js';
 
-export const KUBEADM_VERSIONS = ['1.28', '1.30', '1.32', '1.34'] as const;
-export type KubeadmVersion = (typeof KUBEADM_VERSIONS)[number];
+import { KUBEADM_VERSIONS, type KubeadmVersion } from './kubeadm-versions.js';
+export { KUBEADM_VERSIONS, type KubeadmVersion };
 
 /** The corpus's node (test/fixtures/kubeadm/README.md, "Parameters"). */
 export const KUBEADM_NODE = {
@@ -308,7 +309,11 @@ export async function prepareKubeadmNode(): Promise<KubeadmNode> {
         fs.copyFileSync(fixturePath(v, src), dest);
       }
       create(ETC_DEFAULT_KUBELET);
-      fs.writeFileSync(ETC_DEFAULT_KUBELET, `KUBELET_EXTRA_ARGS=${extraArgs.join(' ')}\n`);
+      // An operator of a cgroup v1 node allows it here (KEP-5573), beside the test's overrides.
+      fs.writeFileSync(
+        ETC_DEFAULT_KUBELET,
+        `KUBELET_EXTRA_ARGS=${[...CGROUP_V1_AGENT_ARGS, ...extraArgs].join(' ')}\n`,
+      );
       const unit = parseServiceUnit(fs.readFileSync(fixturePath(v, 'kubelet/10-kubeadm.conf'), 'utf8'));
       return expandExecStart(unit, (p) => (fs.existsSync(p) ? fs.readFileSync(p, 'utf8') : undefined));
     },

@@ -512,6 +512,16 @@ export const CONFIG_OPTIONS = {
     status: 'applied',
     help: 'Refuse to start while swap is on',
   }),
+  failCgroupV1: setting({
+    flag: 'fail-cgroupv1',
+    field: 'failCgroupV1',
+    type: bool,
+    pointer: true,
+    // KEP-5573: true since Kubernetes 1.35.
+    default: true,
+    status: 'applied',
+    help: 'Refuse to start on a cgroup v1 host',
+  }),
   featureGates: setting({
     flag: 'feature-gates',
     field: 'featureGates',

@@ -289,6 +289,5 @@ export const CONFIG_RECOGNISED: AnySetting[] = [
     'Ephemeral storage requests and limits',
     P,
   ),
-  field('failCgroupV1', 'fail-cgroupv1', bool, false, 'Refuse to start on a cgroup v1 host', P),
   field('userNamespaces.idsPerPod', undefined, int64, 65536, 'UIDs and GIDs mapped per pod with user namespaces', P),
 ];

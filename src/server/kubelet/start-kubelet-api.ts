@@ -5,7 +5,7 @@ import type { CsrClient } from '../../apiserver/credentials/certificate-signing-
 import type { ClusterConnection } from '../../apiserver/client/kubeconfig.js';
 import type { BootletOptions } from '../../cli/options.js';
 import type { Logger } from '../../log/logger.js';
-import type { RuntimeService } from '../../cri/cri-types.js';
+import type { ImageService, RuntimeService } from '../../cri/cri-types.js';
 import { RequestAuthenticator } from '../auth/authenticator.js';
 import { NodeReviewClient } from '../auth/review-client.js';
 import { alwaysAllow, WebhookAuthorizer, type Authorizer } from '../auth/subject-access-review.js';
@@ -14,6 +14,7 @@ import type { HealthCheck } from '../healthz.js';
 import type { ServerSource } from '../source.js';
 import { StatsProvider } from '../stats/stats-provider.js';
 import { insecureCipherSuites } from '../tls/cipher-suites.js';
+import type { Pod } from 'kubernetes-types/core/v1';
 import { BootstrappedServingCertificate } from '../tls/serving-bootstrap.js';
 import {
   FileServingCertificate,
@@ -37,12 +38,16 @@ export interface KubeletApiDeps {
   /** /metrics, as the read-only port serves it. */
   metrics(): string | Promise<string>;
   runtime: RuntimeService;
+  /** The runtime's image filesystem (ImageFsInfo) for /stats/summary's node.runtime. */
+  images?: Pick<ImageService, 'imageFsInfo'>;
   checks: readonly HealthCheck[];
   /** Undefined when the agent runs without an API server. */
   api: ApiCredentials | undefined;
   /** /configz: the configuration in force, as the wiring renders it from the settings table. */
   configz(): unknown;
   logger: Logger;
+  /** The pod cgroups, for the Summary API's pod figures and pressure on cgroup v2 (StatsProviderOptions). */
+  cgroups?: { podCgroup(pod: Pod): string | undefined; unifiedRoot: string | undefined };
 }
 
 function servingCertificate(
@@ -96,9 +101,12 @@ export function startKubeletApi(o: BootletOptions, d: KubeletApiDeps): RunningKu
     podLogsDir: o.podLogsDir,
     stats: new StatsProvider({
       runtime: d.runtime,
+      images: d.images,
       nodeName: o.nodeName,
       rootDir: o.rootDir,
       statuses: () => d.source.statuses(),
+      podCgroup: d.cgroups?.podCgroup,
+      unifiedRoot: d.cgroups?.unifiedRoot,
     }),
     configz: d.configz,
     metrics: d.metrics,

@@ -1,10 +1,29 @@
 // The Summary API (k8s.io/kubelet/pkg/apis/stats/v1alpha1), the parts bootlet fills: what
 // metrics-server (summary or resource metrics), `kubectl top` and dashboards read.
 
+/** Pressure stall information of one kind (KubeletPSI, 1.34+): the kernel's averages and total (µs). */
+export interface PSIData {
+  total: number;
+  avg10: number;
+  avg60: number;
+  avg300: number;
+}
+
+export interface PSIStats {
+  full: PSIData;
+  some: PSIData;
+}
+
 export interface CPUStats {
   time: string;
   usageNanoCores?: number;
   usageCoreNanoSeconds?: number;
+  psi?: PSIStats;
+}
+
+export interface IOStats {
+  time: string;
+  psi?: PSIStats;
 }
 
 export interface MemoryStats {
@@ -15,6 +34,7 @@ export interface MemoryStats {
   rssBytes?: number;
   pageFaults?: number;
   majorPageFaults?: number;
+  psi?: PSIStats;
 }
 
 export interface FsStats {
@@ -41,6 +61,7 @@ export interface PodStats {
   containers: ContainerStats[];
   cpu?: CPUStats;
   memory?: MemoryStats;
+  io?: IOStats;
   'ephemeral-storage'?: FsStats;
 }
 
@@ -49,8 +70,10 @@ export interface NodeStats {
   startTime: string;
   cpu?: CPUStats;
   memory?: MemoryStats;
+  io?: IOStats;
   fs?: FsStats;
-  runtime?: { imageFs?: FsStats };
+  /** The runtime's filesystems (CRI ImageFsInfo); containerFs is imageFs unless the runtime splits them. */
+  runtime?: { imageFs?: FsStats; containerFs?: FsStats };
   rlimit?: { time: string; maxpid?: number; curproc?: number };
 }
 

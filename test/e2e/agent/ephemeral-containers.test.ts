@@ -1,5 +1,5 @@
 // Ephemeral containers on an API pod (the packaged agent, a real containerd, the fake API server,
-// real kubectl 1.32): `kubectl debug -i --target` patches pods/<name>/ephemeralcontainers, the agent
+// real kubectl, Debian's 1.36): `kubectl debug -i --target` patches pods/<name>/ephemeralcontainers, the agent
 // starts the debug container in the running pod without restarting it, in the target's PID
 // namespace, reports it in status.ephemeralContainerStatuses, and kubectl's attach through the API
 // server to the kubelet API carries the shell's output back.
@@ -14,7 +14,7 @@ import { listRuntimePods, readRuntimePod, type RuntimePod } from '../../../src/k
 import { startFakeApiServer, type FakeApiServer } from '../../support/fake-apiserver/index.js';
 import { freePorts } from '../../support/ports.js';
 import { waitFor } from '../../support/wait.js';
-import { Kubectl } from '../fake-apiserver/kubectl.js';
+import { Kubectl, KUBECTL } from '../fake-apiserver/kubectl.js';
 import { useAgentHarness } from './harness.js';
 
 const NODE = 'ephemeral-e2e';
@@ -50,11 +50,10 @@ function tracked(child: ChildProcessWithoutNullStreams): DebugRun {
 
 /** kubectl with its stdin a pipe the test writes to, for an interactive attach. */
 function startDebug(args: string[]): DebugRun {
-  const child = spawn(
-    '/usr/bin/kubectl',
-    ['--kubeconfig', adminKubeconfig, '--cache-dir', join(h.dir, 'kube-cache'), ...args],
-    { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, HOME: h.dir } },
-  );
+  const child = spawn(KUBECTL, ['--kubeconfig', adminKubeconfig, '--cache-dir', join(h.dir, 'kube-cache'), ...args], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: { ...process.env, HOME: h.dir },
+  });
   return tracked(child);
 }
 
@@ -66,14 +65,7 @@ const shellQuote = (a: string): string => `'${a.replace(/'/g, `'\\''`)}'`;
  * goes to the terminal as typed keys; `-e` gives kubectl's exit code.
  */
 function startDebugOnTerminal(args: string[], rows: number, cols: number): DebugRun {
-  const kubectlArgs = [
-    '/usr/bin/kubectl',
-    '--kubeconfig',
-    adminKubeconfig,
-    '--cache-dir',
-    join(h.dir, 'kube-cache'),
-    ...args,
-  ]
+  const kubectlArgs = [KUBECTL, '--kubeconfig', adminKubeconfig, '--cache-dir', join(h.dir, 'kube-cache'), ...args]
     .map(shellQuote)
     .join(' ');
   const child = spawn('script', ['-qefc', `stty rows ${rows} cols ${cols}; exec ${kubectlArgs}`, '/dev/null'], {

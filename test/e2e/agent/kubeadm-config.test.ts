@@ -12,6 +12,7 @@ import { ContainerState } from '../../../src/cri/cri-types.js';
 import { BOOTLET_EXE } from '../../support/agent.js';
 import { waitFor } from '../../support/wait.js';
 import { useAgentHarness } from './harness.js';
+import { KUBEADM_VERSIONS } from '../../support/kubeadm-versions.js';
 
 const NODE = 'kubeadm-e2e';
 const PENDING = new Set([
@@ -39,7 +40,7 @@ spec:
     command: ["sh", "-c", "trap 'exit 0' TERM; while true; do sleep 1; done"]
 `;
 
-describe.each(['1.28', '1.30', '1.32', '1.34'])("kubeadm %s's kubelet files", (v) => {
+describe.each(KUBEADM_VERSIONS)("kubeadm %s's kubelet files", (v) => {
   it('start the packaged agent, which runs its pods', async () => {
     const dir = kubeletFiles(v);
     // The test keeps pod logs in its own directory: the one line added to kubeadm's file.

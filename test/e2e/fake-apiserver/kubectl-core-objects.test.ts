@@ -61,7 +61,7 @@ describe('a fresh cluster', () => {
     expect(server.object('serviceaccounts', 'later', 'default')).toBeDefined();
     expect(server.object('configmaps', 'later', 'kube-root-ca.crt')?.data).toEqual({ 'ca.crt': server.caPem });
     expect(await kubectl.ok(['delete', 'cm', 'kube-root-ca.crt', '-n', 'later'])).toBe(
-      'configmap "kube-root-ca.crt" deleted\n',
+      'configmap "kube-root-ca.crt" deleted from later namespace\n',
     );
     await waitFor(() => server.object('configmaps', 'later', 'kube-root-ca.crt') !== undefined, {
       timeoutMs: 5000,
@@ -189,7 +189,9 @@ describe('ConfigMaps', () => {
       data: { 'config.conf': 'mode: nftables' },
       binaryData: { blob: 'AAEC' },
     });
-    expect(await kubectl.ok(['delete', 'cm', 'proxy', '-n', 'kube-system'])).toBe('configmap "proxy" deleted\n');
+    expect(await kubectl.ok(['delete', 'cm', 'proxy', '-n', 'kube-system'])).toBe(
+      'configmap "proxy" deleted from kube-system namespace\n',
+    );
   });
 
   it('refuses a bad key and more than 1 MiB, as the real server words it', async () => {
@@ -364,7 +366,7 @@ describe('Services and ServiceAccounts', () => {
     expect(name.stderr).toContain(
       'Service "1bad" is invalid: metadata.name: Invalid value: "1bad": a DNS-1035 label must consist of lower case alphanumeric characters',
     );
-    expect(await kubectl.ok(['delete', 'svc', 'web'])).toBe('service "web" deleted\n');
+    expect(await kubectl.ok(['delete', 'svc', 'web'])).toBe('service "web" deleted from default namespace\n');
   });
 
   it('creates, lists and deletes ServiceAccounts', async () => {
@@ -375,7 +377,7 @@ describe('Services and ServiceAccounts', () => {
       /^NAME\s+SECRETS\s+AGE\ndefault\s+0\s+\d+s\nkube-proxy\s+0\s+\d+s\n$/,
     );
     expect(await kubectl.ok(['delete', 'sa', 'kube-proxy', '-n', 'kube-system'])).toBe(
-      'serviceaccount "kube-proxy" deleted\n',
+      'serviceaccount "kube-proxy" deleted from kube-system namespace\n',
     );
   });
 });

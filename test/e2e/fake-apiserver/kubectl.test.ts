@@ -1,4 +1,4 @@
-// The fake API server as real kubectl 1.32 sees it: discovery, tables, -o json/yaml, delete that waits
+// The fake API server as real kubectl (Debian's 1.36) sees it: discovery, tables, -o json/yaml, delete that waits
 // for the node to finish a graceful deletion, and watch output.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -45,7 +45,7 @@ async function createRunningMirror(name: string): Promise<string> {
   return podName;
 }
 
-describe('kubectl 1.32 against the fake API server', () => {
+describe('kubectl against the fake API server', () => {
   it('kubectl version shows the server version', async () => {
     const out = await kubectl.ok(['version']);
     expect(out).toMatch(/Server Version: v1\.32\.4/);
@@ -159,7 +159,7 @@ describe('kubectl 1.32 against the fake API server', () => {
       expect(finished).toBe(false);
       release();
       const out = await deleting;
-      expect(out.trim()).toBe(`pod "${pod}" deleted`);
+      expect(out.trim()).toBe(`pod "${pod}" deleted from kube-system namespace`);
       await kubelet;
       expect(finished).toBe(true);
       expect(server.object('pods', 'kube-system', pod)).toBeUndefined();

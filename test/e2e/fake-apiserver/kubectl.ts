@@ -1,5 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
+import { debianKubectl } from '../../../dev/kubectl.js';
+
+/** Debian sid's kubectl (dev/kubectl.ts), fetched once when a test first needs it. */
+export const KUBECTL = (await debianKubectl()).path;
 
 export interface KubectlResult {
   code: number;
@@ -7,16 +12,23 @@ export interface KubectlResult {
   stderr: string;
 }
 
-/** Real /usr/bin/kubectl (or another release's binary) against a kubeconfig, with a private discovery cache (ports get reused). */
+/**
+ * A real kubectl (Debian's by default, or `binary`) against a kubeconfig, with a private discovery
+ * cache (ports get reused), one per binary.
+ */
 export class Kubectl {
   constructor(
     private readonly kubeconfig: string,
     private readonly dir: string,
-    private readonly binary = '/usr/bin/kubectl',
+    readonly binary: string = KUBECTL,
   ) {}
 
   private args(args: string[]): string[] {
-    return ['--kubeconfig', this.kubeconfig, '--cache-dir', join(this.dir, 'kube-cache'), ...args];
+    const cache =
+      this.binary === KUBECTL
+        ? 'kube-cache'
+        : `kube-cache-${createHash('sha256').update(this.binary).digest('hex').slice(0, 8)}`;
+    return ['--kubeconfig', this.kubeconfig, '--cache-dir', join(this.dir, cache), ...args];
   }
 
   /** Runs kubectl without blocking the event loop (the fake server lives in this process). */

@@ -43,7 +43,8 @@ if (unavailable) console.warn(`skipping the kubeadm control-plane e2e test: ${un
 const noSystemd = systemdNodeUnavailable();
 if (noSystemd) console.warn(`skipping kubeadm 1.34 with the systemd cgroup driver: ${noSystemd}`);
 
-const CGROUPFS_VERSIONS: KubeadmVersion[] = ['1.28', '1.30', '1.32'];
+// 1.37 stands for 1.35–1.37, whose files differ only in their image tags (test/fixtures/kubeadm/README.md).
+const CGROUPFS_VERSIONS: KubeadmVersion[] = ['1.28', '1.30', '1.32', '1.37'];
 const FIXTURES = new URL('../../fixtures/kubelet/', import.meta.url);
 const hashVectors = (
   JSON.parse(fs.readFileSync(new URL('container-hash-vectors.json', FIXTURES), 'utf8')) as {
@@ -355,7 +356,7 @@ describe.skipIf(unavailable !== undefined)(
       }
     }
 
-    describe('cgroupfs driver: kubeadm 1.28, 1.30, 1.32', () => {
+    describe('cgroupfs driver: kubeadm 1.28, 1.30, 1.32, 1.37', () => {
       let rt: Runtime | undefined;
       beforeAll(async () => {
         const cd = await startContainerd({ name: 'kubeadm' });

@@ -10,7 +10,7 @@ import { ContainerState } from '../../../src/cri/cri-types.js';
 import { startFakeApiServer, type FakeApiServer } from '../../support/fake-apiserver/index.js';
 import { busyboxPod } from '../../support/busybox-pod.js';
 import { httpsGet } from '../../support/https-get.js';
-import { sidKubectl } from '../../support/kubectl-release.js';
+import { debianKubectl } from '../../../dev/kubectl.js';
 import { freePorts } from '../../support/ports.js';
 import { waitFor } from '../../support/wait.js';
 import { webSocketExec } from '../../support/websocket-client.js';
@@ -59,7 +59,7 @@ function asked(user: string): string[] {
 }
 
 beforeAll(async () => {
-  kubectlPath = (await sidKubectl()).path;
+  kubectlPath = (await debianKubectl()).path;
   [kubeletPort] = await freePorts(1);
   api = await startFakeApiServer({ dir: h.dir });
   admin = new Kubectl(api.writeAdminKubeconfig(join(h.dir, 'admin.kubeconfig')), h.dir, kubectlPath);

@@ -1,6 +1,6 @@
 // The kubelet API of the packaged agent on the real containerd, as kubeadm configures it (client CA
-// = the cluster CA, TokenReview, Webhook authorization, no anonymous), driven by the real kubectl
-// 1.32 through the fake API server (which proxies pods/log, exec, attach and portforward to the
+// = the cluster CA, TokenReview, Webhook authorization, no anonymous), driven by real kubectls
+// (Debian sid's 1.36, and the machine's own older one when it has one) through the fake API server (which proxies pods/log, exec, attach and portforward to the
 // node with its kube-apiserver-kubelet-client certificate, and serves metrics.k8s.io from the
 // node's /metrics/resource), plus direct requests for the 401/403 paths and bad input.
 import { request as httpRequest } from 'node:http';
@@ -17,16 +17,26 @@ import { webSocketExec } from '../../support/websocket-client.js';
 import { freePorts } from '../../support/ports.js';
 import { busyboxPod } from '../../support/busybox-pod.js';
 import { waitFor } from '../../support/wait.js';
-import { Kubectl } from '../fake-apiserver/kubectl.js';
+import { MACHINE_KUBECTL, machineKubectl } from '../../../dev/kubectl.js';
+import { Kubectl, KUBECTL } from '../fake-apiserver/kubectl.js';
 import { useAgentHarness } from '../agent/harness.js';
 
 const NODE = 'kapi-e2e';
 const h = useAgentHarness('kapi', NODE);
 let api: FakeApiServer;
 let kubectl: Kubectl;
+let adminKubeconfig: string;
 let kubeletPort: number;
 let httpPort: number;
 let base: string;
+
+// Debian's kubectl, and whatever older client the machine has (these machines: google-cloud-sdk's 1.32).
+const machine = machineKubectl();
+if (!machine) console.warn(`skipping the kubelet API tests with the machine's kubectl: ${MACHINE_KUBECTL} is missing`);
+const CLIENTS: { name: string; binary: string | undefined }[] = [
+  { name: "Debian sid's kubectl", binary: KUBECTL },
+  { name: `the machine's ${MACHINE_KUBECTL}`, binary: machine },
+];
 
 const TALKER = `talker-${NODE}`;
 const CRASHER = `crasher-${NODE}`;
@@ -40,7 +50,8 @@ beforeAll(async () => {
   [kubeletPort, httpPort] = await freePorts(2);
   base = `https://127.0.0.1:${kubeletPort}`;
   api = await startFakeApiServer({ dir: h.dir });
-  kubectl = new Kubectl(api.writeAdminKubeconfig(join(h.dir, 'admin.kubeconfig')), h.dir);
+  adminKubeconfig = api.writeAdminKubeconfig(join(h.dir, 'admin.kubeconfig'));
+  kubectl = new Kubectl(adminKubeconfig, h.dir);
   const kubeconfig = api.writeKubeconfig(join(h.dir, 'kubelet.conf'), `system:node:${NODE}`, ['system:nodes']);
   const config = join(h.dir, 'kubelet-api-config.yaml');
   writeFileSync(
@@ -92,7 +103,7 @@ afterAll(async () => {
   await api?.dispose();
 });
 
-describe('kubectl against the kubelet API', () => {
+describe('the kubelet API', () => {
   it('an ordinary start (no tlsCertFile: the self-signed pair is made first) logs no error or warning about serving', async () => {
     await h.agent().waitForLog((r) => r.msg === 'Serving the kubelet API', 'the kubelet API served', 60_000);
     const serving = h
@@ -107,127 +118,139 @@ describe('kubectl against the kubelet API', () => {
         .some((r) => r.msg === 'Generated a self-signed serving certificate'),
     ).toBe(true);
   });
+});
 
-  it('kubectl logs and --tail read the CRI log through the API server and the kubelet API', async () => {
-    await waitFor(async () => (await kubectl.ok(['logs', '-n', 'kube-system', TALKER])).includes('line-5'), {
-      timeoutMs: 30_000,
-      what: 'five lines logged',
+for (const client of CLIENTS) {
+  describe.skipIf(client.binary === undefined)(`${client.name} against the kubelet API`, () => {
+    let kubectl: Kubectl;
+    beforeAll(() => {
+      kubectl = new Kubectl(adminKubeconfig, h.dir, client.binary);
     });
-    const tail = await kubectl.ok(['logs', '-n', 'kube-system', TALKER, '--tail=4']);
-    const lines = tail.trimEnd().split('\n');
-    expect(lines).toHaveLength(4);
-    // stdout and stderr both, in the order written.
-    expect(lines.every((l) => /^(line|err)-\d+$/.test(l))).toBe(true);
-    const stamped = await kubectl.ok(['logs', '-n', 'kube-system', TALKER, '--tail=1', '--timestamps']);
-    expect(stamped).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z (line|err)-\d+\n$/);
-    const limited = await kubectl.ok(['logs', '-n', 'kube-system', TALKER, '--limit-bytes=7']);
-    expect(limited).toHaveLength(7);
-    expect((await kubectl.ok(['logs', '-n', 'kube-system', TALKER])).startsWith(limited)).toBe(true);
-    const proxied = api.requests.filter((r) => r.path.endsWith(`/pods/${TALKER}/log`));
-    expect(proxied.length).toBeGreaterThanOrEqual(4);
-    expect(proxied.filter((r) => r.status >= 400)).toEqual([]);
-  });
 
-  it('kubectl logs -f follows new lines', async () => {
-    const follow = kubectl.start(['logs', '-f', '-n', 'kube-system', TALKER, '--tail=1']);
-    const seen = await waitFor(
-      () => follow.stdout.split('\n').filter((l) => l.startsWith('line-')).length >= 5 && follow.stdout,
-      { timeoutMs: 30_000, what: 'five followed lines' },
-    );
-    const numbers = seen
-      .split('\n')
-      .filter((l) => l.startsWith('line-'))
-      .map((l) => Number(l.slice(5)));
-    expect(numbers).toEqual([...numbers].sort((a, b) => a - b));
-    await follow.stop();
-  });
-
-  it('kubectl logs --previous shows the run before the restart', async () => {
-    await waitFor(async () => (await h.pods('crasher'))[0]?.containers.some((c) => c.meta.restartCount >= 1), {
-      timeoutMs: 60_000,
-      what: 'the crasher restarted',
+    it('kubectl logs and --tail read the CRI log through the API server and the kubelet API', async () => {
+      const mark = api.requests.length;
+      await waitFor(async () => (await kubectl.ok(['logs', '-n', 'kube-system', TALKER])).includes('line-5'), {
+        timeoutMs: 30_000,
+        what: 'five lines logged',
+      });
+      const tail = await kubectl.ok(['logs', '-n', 'kube-system', TALKER, '--tail=4']);
+      const lines = tail.trimEnd().split('\n');
+      expect(lines).toHaveLength(4);
+      // stdout and stderr both, in the order written.
+      expect(lines.every((l) => /^(line|err)-\d+$/.test(l))).toBe(true);
+      const stamped = await kubectl.ok(['logs', '-n', 'kube-system', TALKER, '--tail=1', '--timestamps']);
+      expect(stamped).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z (line|err)-\d+\n$/);
+      const limited = await kubectl.ok(['logs', '-n', 'kube-system', TALKER, '--limit-bytes=7']);
+      expect(limited).toHaveLength(7);
+      expect((await kubectl.ok(['logs', '-n', 'kube-system', TALKER])).startsWith(limited)).toBe(true);
+      const proxied = api.requests.slice(mark).filter((r) => r.path.endsWith(`/pods/${TALKER}/log`));
+      expect(proxied.length).toBeGreaterThanOrEqual(4);
+      expect(proxied.filter((r) => r.status >= 400).map((r) => [r.path, r.query, r.status, r.user])).toEqual([]);
     });
-    const previous = await waitFor(
-      async () => {
-        const r = await kubectl.run(['logs', '-n', 'kube-system', CRASHER, '--previous']);
-        return r.code === 0 && r.stdout.startsWith('run at ') && r.stdout;
-      },
-      { timeoutMs: 60_000, what: "the previous run's log" },
-    );
-    expect(previous).toMatch(/^run at \d+\n$/);
-    const missing = await kubectl.run(['logs', '-n', 'kube-system', TALKER, '--previous']);
-    expect(missing.code).not.toBe(0);
-    expect(missing.stderr).toContain('previous terminated container "main" in pod "talker-kapi-e2e" not found');
-  });
 
-  it('kubectl exec runs a command, with its exit code, and with stdin', async () => {
-    expect(await kubectl.ok(['exec', '-n', 'kube-system', TALKER, '--', 'sh', '-c', 'echo out; echo err >&2'])).toBe(
-      'out\n',
-    );
-    const failing = await kubectl.run(['exec', '-n', 'kube-system', TALKER, '--', 'sh', '-c', 'exit 7']);
-    expect(failing.code).toBe(7);
-    const interactive = await kubectl.ok(
-      ['exec', '-i', '-n', 'kube-system', TALKER, '--', 'sh', '-c', 'read a; read b; echo "got $a and $b"'],
-      60_000,
-      'hello\nworld\n',
-    );
-    expect(interactive).toBe('got hello and world\n');
-    expect(await kubectl.ok(['exec', '-n', 'kube-system', TALKER, '--', 'true'])).toBe('');
-    const upgrades = api.requests.filter((r) => r.path.endsWith(`/pods/${TALKER}/exec`));
-    // kubectl 1.32 tries WebSocket (v5.channel.k8s.io) first; the runtime answers with SPDY only, kubectl falls back.
-    expect(upgrades.some((r) => r.status === 101 && /SPDY/i.test(r.protocol))).toBe(true);
-  });
+    it('kubectl logs -f follows new lines', async () => {
+      const follow = kubectl.start(['logs', '-f', '-n', 'kube-system', TALKER, '--tail=1']);
+      const seen = await waitFor(
+        () => follow.stdout.split('\n').filter((l) => l.startsWith('line-')).length >= 5 && follow.stdout,
+        { timeoutMs: 30_000, what: 'five followed lines' },
+      );
+      const numbers = seen
+        .split('\n')
+        .filter((l) => l.startsWith('line-'))
+        .map((l) => Number(l.slice(5)));
+      expect(numbers).toEqual([...numbers].sort((a, b) => a - b));
+      await follow.stop();
+    });
 
-  it('kubectl attach streams what the running container writes', async () => {
-    const attach = kubectl.start(['attach', '-n', 'kube-system', TALKER]);
-    await waitFor(() => /line-\d+\n/.test(attach.stdout), { timeoutMs: 30_000, what: 'attached output' });
-    await attach.stop();
-    expect(api.requests.some((r) => r.path.endsWith(`/pods/${TALKER}/attach`) && r.status === 101)).toBe(true);
-  });
+    it('kubectl logs --previous shows the run before the restart', async () => {
+      await waitFor(async () => (await h.pods('crasher'))[0]?.containers.some((c) => c.meta.restartCount >= 1), {
+        timeoutMs: 60_000,
+        what: 'the crasher restarted',
+      });
+      const previous = await waitFor(
+        async () => {
+          const r = await kubectl.run(['logs', '-n', 'kube-system', CRASHER, '--previous']);
+          return r.code === 0 && r.stdout.startsWith('run at ') && r.stdout;
+        },
+        { timeoutMs: 60_000, what: "the previous run's log" },
+      );
+      expect(previous).toMatch(/^run at \d+\n$/);
+      const missing = await kubectl.run(['logs', '-n', 'kube-system', TALKER, '--previous']);
+      expect(missing.code).not.toBe(0);
+      expect(missing.stderr).toContain('previous terminated container "main" in pod "talker-kapi-e2e" not found');
+    });
 
-  it('WebSocket where the runtime accepts it: an exec with v4.channel.k8s.io is proxied as is', async () => {
-    const admin = api.kubeletClientCert;
-    const frames = await webSocketExec(
-      `127.0.0.1`,
-      kubeletPort,
-      `/exec/kube-system/${TALKER}/main?command=echo&command=via-websocket&output=1&error=1`,
-      { cert: admin.certPem, key: admin.keyPem },
-      'v4.channel.k8s.io',
-    );
-    expect(frames.protocol).toBe('v4.channel.k8s.io');
-    expect(frames.channels[1]).toBe('via-websocket\n');
-    expect(JSON.parse(frames.channels[3] ?? '{}')).toMatchObject({ status: 'Success' });
-  });
+    it('kubectl exec runs a command, with its exit code, and with stdin', async () => {
+      expect(await kubectl.ok(['exec', '-n', 'kube-system', TALKER, '--', 'sh', '-c', 'echo out; echo err >&2'])).toBe(
+        'out\n',
+      );
+      const failing = await kubectl.run(['exec', '-n', 'kube-system', TALKER, '--', 'sh', '-c', 'exit 7']);
+      expect(failing.code).toBe(7);
+      const interactive = await kubectl.ok(
+        ['exec', '-i', '-n', 'kube-system', TALKER, '--', 'sh', '-c', 'read a; read b; echo "got $a and $b"'],
+        60_000,
+        'hello\nworld\n',
+      );
+      expect(interactive).toBe('got hello and world\n');
+      expect(await kubectl.ok(['exec', '-n', 'kube-system', TALKER, '--', 'true'])).toBe('');
+      const upgrades = api.requests.filter((r) => r.path.endsWith(`/pods/${TALKER}/exec`));
+      // kubectl (1.32, 1.36) tries WebSocket (v5.channel.k8s.io) first; the runtime answers with SPDY only, kubectl falls back.
+      expect(upgrades.some((r) => r.status === 101 && /SPDY/i.test(r.protocol))).toBe(true);
+    });
 
-  it('kubectl port-forward forwards a local port to the pod, and a request goes through', async () => {
-    const [local] = await freePorts(1);
-    const pf = kubectl.start(['port-forward', '-n', 'kube-system', `pod/${WEB}`, `${local}:${httpPort}`]);
-    await waitFor(() => pf.stdout.includes('Forwarding from'), { timeoutMs: 30_000, what: 'port-forward ready' });
-    const body = await waitFor(
-      () =>
-        new Promise<string>((resolve, reject) => {
-          httpRequest({ host: '127.0.0.1', port: local, path: '/', agent: false }, (res) => {
-            let b = '';
-            res.on('data', (c: Buffer) => (b += c.toString()));
-            res.on('end', () => resolve(b));
-          })
-            .on('error', reject)
-            .end();
-        }),
-      { timeoutMs: 30_000, what: 'an HTTP answer through the forwarded port' },
-    );
-    expect(body).toBe('hello-through-port-forward\n');
-    await pf.stop();
-  });
+    it('kubectl attach streams what the running container writes', async () => {
+      const attach = kubectl.start(['attach', '-n', 'kube-system', TALKER]);
+      await waitFor(() => /line-\d+\n/.test(attach.stdout), { timeoutMs: 30_000, what: 'attached output' });
+      await attach.stop();
+      expect(api.requests.some((r) => r.path.endsWith(`/pods/${TALKER}/attach`) && r.status === 101)).toBe(true);
+    });
 
-  it('kubectl top shows CPU and memory of the node and the pods (metrics from /metrics/resource)', async () => {
-    const pods = await kubectl.ok(['top', 'pod', '-n', 'kube-system'], 90_000);
-    expect(pods).toMatch(/NAME\s+CPU\(cores\)\s+MEMORY\(bytes\)/);
-    expect(pods).toMatch(new RegExp(`${TALKER}\\s+\\d+m\\s+\\d+Mi`));
-    const node = await kubectl.ok(['top', 'node'], 90_000);
-    expect(node).toMatch(new RegExp(`${NODE}\\s+\\d+m\\s+\\d+%\\s+\\d+Mi\\s+\\d+%`));
-  });
+    it('WebSocket where the runtime accepts it: an exec with v4.channel.k8s.io is proxied as is', async () => {
+      const admin = api.kubeletClientCert;
+      const frames = await webSocketExec(
+        `127.0.0.1`,
+        kubeletPort,
+        `/exec/kube-system/${TALKER}/main?command=echo&command=via-websocket&output=1&error=1`,
+        { cert: admin.certPem, key: admin.keyPem },
+        'v4.channel.k8s.io',
+      );
+      expect(frames.protocol).toBe('v4.channel.k8s.io');
+      expect(frames.channels[1]).toBe('via-websocket\n');
+      expect(JSON.parse(frames.channels[3] ?? '{}')).toMatchObject({ status: 'Success' });
+    });
 
+    it('kubectl port-forward forwards a local port to the pod, and a request goes through', async () => {
+      const [local] = await freePorts(1);
+      const pf = kubectl.start(['port-forward', '-n', 'kube-system', `pod/${WEB}`, `${local}:${httpPort}`]);
+      await waitFor(() => pf.stdout.includes('Forwarding from'), { timeoutMs: 30_000, what: 'port-forward ready' });
+      const body = await waitFor(
+        () =>
+          new Promise<string>((resolve, reject) => {
+            httpRequest({ host: '127.0.0.1', port: local, path: '/', agent: false }, (res) => {
+              let b = '';
+              res.on('data', (c: Buffer) => (b += c.toString()));
+              res.on('end', () => resolve(b));
+            })
+              .on('error', reject)
+              .end();
+          }),
+        { timeoutMs: 30_000, what: 'an HTTP answer through the forwarded port' },
+      );
+      expect(body).toBe('hello-through-port-forward\n');
+      await pf.stop();
+    });
+
+    it('kubectl top shows CPU and memory of the node and the pods (metrics from /metrics/resource)', async () => {
+      const pods = await kubectl.ok(['top', 'pod', '-n', 'kube-system'], 90_000);
+      expect(pods).toMatch(/NAME\s+CPU\(cores\)\s+MEMORY\(bytes\)/);
+      expect(pods).toMatch(new RegExp(`${TALKER}\\s+\\d+m\\s+\\d+Mi`));
+      const node = await kubectl.ok(['top', 'node'], 90_000);
+      expect(node).toMatch(new RegExp(`${NODE}\\s+\\d+m\\s+\\d+%\\s+\\d+Mi\\s+\\d+%`));
+    });
+  });
+}
+
+describe('kubectl and a removed container', () => {
   it('kubectl logs -f ends when the container is removed', async () => {
     const follow = kubectl.start(['logs', '-f', '-n', 'kube-system', TALKER, '--tail=0']);
     await waitFor(() => follow.stdout.includes('line-'), { timeoutMs: 30_000, what: 'the follower streaming' });
@@ -279,11 +302,25 @@ describe('authentication and authorization of the kubelet API', () => {
     const summary = await httpsGet(`${base}/stats/summary`, { cert: c.certPem, key: c.keyPem });
     expect(summary.status).toBe(200);
     const doc = JSON.parse(summary.body) as {
-      node: { nodeName: string; memory: { workingSetBytes: number } };
+      node: {
+        nodeName: string;
+        memory: { workingSetBytes: number };
+        runtime?: { imageFs?: Record<string, number>; containerFs?: Record<string, number> };
+      };
       pods: { podRef: { name: string } }[];
     };
     expect(doc.node.nodeName).toBe(NODE);
     expect(doc.node.memory.workingSetBytes).toBeGreaterThan(0);
+    // The runtime's image filesystem (CRI ImageFsInfo): its bytes as the runtime counts them, the
+    // filesystem's size and free space beside them; the container filesystem is the same one.
+    const [imageFsInfo] = (await h.cri().images.imageFsInfo()).imageFilesystems;
+    const imageFs = doc.node.runtime?.imageFs;
+    expect(imageFs?.usedBytes).toBeGreaterThan(0);
+    expect(imageFs?.usedBytes).toBeLessThanOrEqual(imageFs?.capacityBytes ?? 0);
+    expect(imageFs?.availableBytes).toBeGreaterThan(0);
+    expect(imageFs?.inodes).toBeGreaterThan(0);
+    expect(imageFsInfo?.usedBytes?.value).toBeGreaterThan(0);
+    expect(doc.node.runtime?.containerFs).toEqual(imageFs);
     expect(doc.pods.map((p) => p.podRef.name)).toContain(WEB);
     expect((await httpsGet(`${base}/pods`, { cert: c.certPem, key: c.keyPem })).status).toBe(403);
     api.addToken('reader-token', 'token-reader', ['readers']);

@@ -14,7 +14,7 @@ import { gunzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeApiServer, type FakeApiServer } from '../../support/fake-apiserver/index.js';
 import { httpsGet } from '../../support/https-get.js';
-import { sidKubectl } from '../../support/kubectl-release.js';
+import { debianKubectl } from '../../../dev/kubectl.js';
 import { nodeJournalUnavailable, startNodeJournal, type NodeJournal } from '../../support/node-journal.js';
 import { freePorts } from '../../support/ports.js';
 import { waitFor } from '../../support/wait.js';
@@ -38,7 +38,7 @@ const entry = (identifier: string, line: string): RegExp =>
 
 beforeAll(async () => {
   if (unavailable) return;
-  kubectlPath = (await sidKubectl()).path;
+  kubectlPath = (await debianKubectl()).path;
   journal = await startNodeJournal();
   [kubeletPort] = await freePorts(1);
   api = await startFakeApiServer({ dir: h.dir });

@@ -9,8 +9,9 @@ import type { BootletOptions } from '../../../src/cli/options.js';
 import { resolveOptions } from '../../../src/cli/resolve-options.js';
 import { OPTION_SETTINGS } from '../../../src/cli/settings/table.js';
 import { expandExecStart, parseServiceUnit } from '../../support/systemd-unit.js';
+import { KUBEADM_VERSIONS } from '../../support/kubeadm-versions.js';
 
-const VERSIONS = ['1.28', '1.30', '1.32', '1.34'];
+const VERSIONS = KUBEADM_VERSIONS;
 const fixtures = (v: string): string => {
   const exact = fileURLToPath(new URL(`../../fixtures/kubeadm/${v}/kubelet/`, import.meta.url));
   return exact;

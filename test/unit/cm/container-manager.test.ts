@@ -44,6 +44,20 @@ describe('ContainerManager', () => {
     await cm.start();
     cm.stop();
     expect(manager.cgroups.get('/kubepods')).toEqual({ cpuShares: 2048 });
+    // With the node's capacity given, kubepods is also limited to it (enforceNodeAllocatable: pods).
+    const limited = new ContainerManager({
+      manager,
+      cgroupRoot: '/',
+      enforceCpuLimits: true,
+      podPidsLimit: -1,
+      nodeCpuMilli: 2000,
+      nodeMemoryBytes: 8 * 2 ** 30,
+      nodePids: 4194304,
+      logger: createLogger({ format: 'json', verbosity: 0, sink: { write: () => {} } }),
+    });
+    await limited.start();
+    limited.stop();
+    expect(manager.cgroups.get('/kubepods')).toEqual({ cpuShares: 2048, memoryLimit: 8 * 2 ** 30, pidsLimit: 4194304 });
     expect(manager.cgroups.get('/kubepods/besteffort')).toEqual({ cpuShares: 2 });
     expect(manager.cgroups.get('/kubepods/burstable')).toEqual({ cpuShares: 2 });
   });

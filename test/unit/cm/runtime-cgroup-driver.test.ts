@@ -4,7 +4,7 @@ import {
   driverFromRuntimeError,
   runtimeConfigDriver,
 } from '../../../src/cm/runtime-cgroup-driver.js';
-import { CgroupDriver, CriError } from '../../../src/cri/cri-types.js';
+import { CgroupDriver, CriError, type RuntimeConfigResponse } from '../../../src/cri/cri-types.js';
 
 function containerdInfo(
   options: Record<string, unknown> | null,
@@ -23,22 +23,51 @@ function containerdInfo(
 }
 
 describe('the runtime cgroup driver', () => {
-  it('RuntimeConfig answers win; UNIMPLEMENTED means unknown; other errors are errors', async () => {
+  it("RuntimeConfig's answer, as the kubelet's getCgroupDriverFromCRI reads it", async () => {
+    const answer = (res: RuntimeConfigResponse) => runtimeConfigDriver({ runtimeConfig: async () => res });
+    await expect(answer({ linux: { cgroupDriver: CgroupDriver.SYSTEMD } })).resolves.toEqual({
+      kind: 'driver',
+      driver: 'systemd',
+    });
+    await expect(answer({ linux: { cgroupDriver: CgroupDriver.CGROUPFS } })).resolves.toEqual({
+      kind: 'driver',
+      driver: 'cgroupfs',
+    });
+    await expect(answer({ linux: null })).resolves.toEqual({ kind: 'silent' });
+    await expect(answer({ linux: { cgroupDriver: 7 as CgroupDriver } })).resolves.toEqual({
+      kind: 'unknown-driver',
+      value: 7,
+    });
+  });
+
+  it('UNIMPLEMENTED is asked once; another error is tried three times, 2 s apart, then reported', async () => {
+    const slept: number[] = [];
+    const sleep = async (ms: number) => void slept.push(ms);
+    let calls = 0;
+    const failing = (code: number, message: string) => ({
+      runtimeConfig: () => {
+        calls++;
+        return Promise.reject(new CriError('RuntimeConfig', code, message));
+      },
+    });
     await expect(
-      runtimeConfigDriver({ runtimeConfig: async () => ({ linux: { cgroupDriver: CgroupDriver.SYSTEMD } }) }),
-    ).resolves.toBe('systemd');
-    await expect(
-      runtimeConfigDriver({ runtimeConfig: async () => ({ linux: { cgroupDriver: CgroupDriver.CGROUPFS } }) }),
-    ).resolves.toBe('cgroupfs');
-    const unimplemented = new CriError(
-      'RuntimeConfig',
-      12,
-      'unknown method RuntimeConfig for service runtime.v1.RuntimeService',
-    );
-    await expect(runtimeConfigDriver({ runtimeConfig: () => Promise.reject(unimplemented) })).resolves.toBeUndefined();
-    await expect(
-      runtimeConfigDriver({ runtimeConfig: () => Promise.reject(new CriError('RuntimeConfig', 14, 'down')) }),
-    ).rejects.toThrow(/down/);
+      runtimeConfigDriver(failing(12, 'unknown method RuntimeConfig for service runtime.v1.RuntimeService'), { sleep }),
+    ).resolves.toEqual({ kind: 'unimplemented' });
+    expect([calls, slept]).toEqual([1, []]);
+    calls = 0;
+    const failed = await runtimeConfigDriver(failing(14, 'connection refused'), { sleep });
+    expect(failed.kind).toBe('failed');
+    expect(failed.kind === 'failed' && failed.err).toMatch(/connection refused/);
+    expect([calls, slept]).toEqual([3, [2000, 2000, 2000]]);
+    // A runtime still starting up: the second try answers.
+    let tries = 0;
+    const late = {
+      runtimeConfig: () =>
+        ++tries === 1
+          ? Promise.reject(new CriError('RuntimeConfig', 14, 'starting'))
+          : Promise.resolve({ linux: { cgroupDriver: CgroupDriver.CGROUPFS } }),
+    };
+    await expect(runtimeConfigDriver(late, { sleep })).resolves.toEqual({ kind: 'driver', driver: 'cgroupfs' });
   });
 
   it("reads containerd's runc SystemdCgroup option from a verbose Status", () => {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { cgroupName, ROOT_CGROUP } from '../../../src/cm/cgroup-name.js';
 import { DbusCallError } from '../../../src/dbus/dbus-connection.js';
 import type { SystemdDbus, UnitProperty } from '../../../src/cm/systemd-dbus.js';
@@ -49,7 +49,9 @@ class FakeDbus {
     this.calls.push(`stop ${unit}`);
     this.units.delete(unit);
   }
-  close(): void {}
+  close(): void {
+    this.closed = true;
+  }
 }
 
 describe('SystemdManager', () => {
@@ -71,5 +73,24 @@ describe('SystemdManager', () => {
     await m.ensure(cgroupName(ROOT_CGROUP, 'kubepods'), {});
     expect(new Map(dbus.units.get('kubepods.slice')!.map(([n, , v]) => [n, v])).get('Wants')).toEqual(['-.slice']);
     expect(m.name(pod)).toBe('/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1_2.slice');
+  });
+
+  it('lets a call in flight finish before it closes the connection (an agent stopped by systemctl restart)', async () => {
+    const dbus = new FakeDbus();
+    let answer: () => void = () => undefined;
+    dbus.setUnitProperties = (unit) =>
+      new Promise<void>((resolve) => {
+        dbus.calls.push(`set ${unit}`);
+        answer = resolve;
+      });
+    const m = new SystemdManager(subsystems, async () => dbus as unknown as SystemdDbus);
+    const update = m.update(cgroupName(ROOT_CGROUP, 'kubepods', 'burstable'), { cpuShares: 2 });
+    await vi.waitFor(() => expect(dbus.calls).toEqual(['set kubepods-burstable.slice']));
+    m.close();
+    await new Promise((r) => setImmediate(r));
+    expect(dbus.closed).toBe(false);
+    answer();
+    await expect(update).resolves.toBeUndefined();
+    await vi.waitFor(() => expect(dbus.closed).toBe(true));
   });
 });

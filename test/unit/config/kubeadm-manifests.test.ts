@@ -5,9 +5,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadManifest } from '../../../src/config/manifest';
 import type { StaticPod } from '../../../src/config/types';
+import { KUBEADM_VERSIONS } from '../../support/kubeadm-versions.js';
 
 const CORPUS = join(__dirname, '../../fixtures/kubeadm');
-const VERSIONS = ['1.28', '1.30', '1.32', '1.34'];
+const VERSIONS = KUBEADM_VERSIONS;
 const MANIFESTS = ['etcd.yaml', 'kube-apiserver.yaml', 'kube-controller-manager.yaml', 'kube-scheduler.yaml'];
 
 function load(text: string, name: string): { pod: StaticPod; warnings: string[] } {

@@ -45,6 +45,7 @@ describe('CRI descriptor', () => {
     );
     expect(rs.methods.GetContainerEvents!.responseStream).toBe(true);
     expect(Object.keys(root.lookupService('runtime.v1.ImageService').methods).sort()).toEqual([
+      'ImageFsInfo',
       'ImageStatus',
       'ListImages',
       'PullImage',

@@ -163,7 +163,9 @@ describe('CRI types generated from cri.proto', () => {
   });
 
   it('the transport types each call by the method it names', () => {
-    expectTypeOf<CriMethodName<'ImageService'>>().toEqualTypeOf<'ImageStatus' | 'ListImages' | 'PullImage'>();
+    expectTypeOf<CriMethodName<'ImageService'>>().toEqualTypeOf<
+      'ImageStatus' | 'ListImages' | 'PullImage' | 'ImageFsInfo'
+    >();
     expectTypeOf<CriRequest<'RuntimeService', 'StopContainer'>>().toEqualTypeOf<CriInput<'StopContainerRequest'>>();
     expectTypeOf<CriResponse<'RuntimeService', 'ListContainers'>['containers']>().toEqualTypeOf<Container[]>();
     expectTypeOf<

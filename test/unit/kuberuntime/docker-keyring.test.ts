@@ -2,7 +2,14 @@
 // matching credential in turn.
 import { describe, expect, it } from 'vitest';
 import type { Secret } from 'kubernetes-types/core/v1';
-import type { AuthConfig, Image, ImageService, ImageSpec, PodSandboxConfig } from '../../../src/cri/cri-types.js';
+import type {
+  AuthConfig,
+  Image,
+  ImageFsInfoResponse,
+  ImageService,
+  ImageSpec,
+  PodSandboxConfig,
+} from '../../../src/cri/cri-types.js';
 import { CriError } from '../../../src/cri/cri-types.js';
 import {
   dockerConfigFromSecret,
@@ -300,6 +307,9 @@ class RecordingImages implements ImageService {
   }
   async listImages(): Promise<Image[]> {
     return [];
+  }
+  async imageFsInfo(): Promise<ImageFsInfoResponse> {
+    return { imageFilesystems: [], containerFilesystems: [] };
   }
 }
 

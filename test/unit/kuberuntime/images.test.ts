@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   CriError,
   type Image,
+  type ImageFsInfoResponse,
   type ImageService,
   type ImageSpec,
   type PodSandboxConfig,
@@ -33,6 +34,9 @@ class FakeImages implements ImageService {
   }
   async listImages(): Promise<Image[]> {
     return [];
+  }
+  async imageFsInfo(): Promise<ImageFsInfoResponse> {
+    return { imageFilesystems: [], containerFilesystems: [] };
   }
 }
 

@@ -39,6 +39,7 @@ function setup(objects: InMemoryPodObjects) {
     imageStatus: async () => undefined,
     pullImage: async (_i: ImageSpec, _s?: PodSandboxConfig, auth?: AuthConfig) => (pulls.push(auth), 'sha256:img'),
     listImages: async () => [],
+    imageFsInfo: async () => ({ imageFilesystems: [], containerFilesystems: [] }),
   };
   const pods = new CriPodRuntime({
     runtime,

@@ -63,6 +63,7 @@ function exercised(source: FakeSource): AgentMetrics {
     'successful',
   );
   m.restRequest('201', 'POST', '127.0.0.1:6443');
+  m.runtimeLosingSupport();
   return m;
 }
 
@@ -115,6 +116,7 @@ describe('kubelet metric families', () => {
       expect(r.type).toBe('text/plain; version=0.0.4; charset=utf-8');
       checkFamilies(r.body);
       expect(r.body).toContain('kubelet_node_name{node="node1"} 1\n');
+      expect(r.body).toContain('kubelet_cri_losing_support{version="1.36.0"} 1\n');
       expect(r.body).toContain('kubelet_running_pods 1\n');
       expect(r.body).toContain(
         'kubelet_started_containers_errors_total{container_type="init_container",code="ErrImagePull"} 1\n',

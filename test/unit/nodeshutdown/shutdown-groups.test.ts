@@ -4,7 +4,7 @@ import {
   groupByPriority,
   periodRequestedSeconds,
   shutdownPeriods,
-  waveReserves,
+  waveBudgetMs,
 } from '../../../src/nodeshutdown/shutdown-groups.js';
 
 function pod(name: string, opts: { cls?: string; priority?: number; component?: string; grace?: number } = {}): Pod {
@@ -78,20 +78,28 @@ describe('groupByPriority', () => {
   });
 });
 
-describe('waveReserves', () => {
-  it("keeps etcd's whole grace (capped by the group's) at the end, the earlier waves sharing the rest", () => {
-    const group = (grace: number, etcdGrace: number) =>
-      groupByPriority(
-        [{ priority: 0, shutdownGracePeriodSeconds: grace }],
-        [
-          pod('cm', { component: 'kube-controller-manager', grace: 30 }),
-          pod('api', { component: 'kube-apiserver', grace: 30 }),
-          pod('etcd', { component: 'etcd', grace: etcdGrace }),
-        ],
-        (p) => p,
-      )[0];
-    expect(waveReserves(group(30, 10), (p) => p)).toEqual([0, 20, 10]);
-    expect(waveReserves(group(10, 30), (p) => p)).toEqual([0, 0, 10]);
-    expect(waveReserves(group(60, 10), (p) => p)).toEqual([20, 30, 10]);
+describe('waveBudgetMs', () => {
+  const group = (grace: number, etcdGrace: number) =>
+    groupByPriority(
+      [{ priority: 0, shutdownGracePeriodSeconds: grace }],
+      [
+        pod('cm', { component: 'kube-controller-manager', grace: 30 }),
+        pod('api', { component: 'kube-apiserver', grace: 30 }),
+        pod('etcd', { component: 'etcd', grace: etcdGrace }),
+      ],
+      (p) => p,
+    )[0];
+  it('gives the last wave (etcd) everything that remains of the group', () => {
+    expect(waveBudgetMs(group(10, 30), 2, 7_500, (p) => p)).toBe(7_500);
+    expect(waveBudgetMs(group(10, 30), 2, -20, (p) => p)).toBe(0);
+  });
+  it("leaves the later waves at most an even share each when the group is shorter than their grace (10 s against etcd's 30)", () => {
+    // The API server keeps its own time before etcd: never stopped with it at once.
+    expect(waveBudgetMs(group(10, 30), 0, 10_000, (p) => p)).toBeCloseTo(10_000 / 3);
+    expect(waveBudgetMs(group(10, 30), 1, 9_000, (p) => p)).toBe(4_500);
+  });
+  it('leaves the later waves only what they need when the group has room for every grace', () => {
+    expect(waveBudgetMs(group(120, 10), 0, 120_000, (p) => p)).toBe(120_000 - 40_000);
+    expect(waveBudgetMs(group(120, 10), 1, 119_000, (p) => p)).toBe(109_000);
   });
 });

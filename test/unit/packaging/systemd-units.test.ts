@@ -6,11 +6,12 @@ import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseCommandLine } from '../../../src/cli/argv.js';
 import { expandExecStart, parseServiceUnit } from '../../support/systemd-unit.js';
+import { KUBEADM_VERSIONS } from '../../support/kubeadm-versions.js';
 
 const ROOT = path.join(__dirname, '../../..');
 const UNIT = fs.readFileSync(path.join(ROOT, 'packaging/systemd/bootlet.service'), 'utf8');
 const DROPIN = fs.readFileSync(path.join(ROOT, 'packaging/systemd/bootlet.service.d/20-kubeadm-env.conf'), 'utf8');
-const VERSIONS = ['1.28', '1.30', '1.32', '1.34'];
+const VERSIONS = KUBEADM_VERSIONS;
 const fixture = (v: string, f: string): string => path.join(ROOT, 'test/fixtures/kubeadm', v, 'kubelet', f);
 
 /** `Key=value` lines of a section. */

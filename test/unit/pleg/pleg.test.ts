@@ -58,7 +58,7 @@ afterEach(() => {
   plegs = [];
 });
 
-function setup(runtimeName = 'containerd') {
+function setup(runtimeName = 'containerd', runtimeVersion = 'v2.1.9') {
   const rt = new FakeRuntime();
   rt.sandboxes = [sandbox('sa', A), sandbox('sb', B)];
   rt.containers = [container('ca', 'sa', A, 'app'), container('cb', 'sb', B, 'app')];
@@ -66,11 +66,14 @@ function setup(runtimeName = 'containerd') {
   let cdCreated = 0;
   const events: PodLifecycleEvent[] = [];
   const { logger, lines } = memoryLogger(2);
+  const cache = new PodCache();
+  const reader = new RuntimeReader(rt.service, cache);
   const pleg = createPleg({
     runtime: rt.service,
-    reader: new RuntimeReader(rt.service, new PodCache()),
+    reader,
     endpoint: 'unix:///nonexistent/containerd.sock',
     runtimeName,
+    runtimeVersion,
     logger,
     onEvent: (e) => events.push(e),
     relistPeriodMs: 3_600_000,
@@ -82,7 +85,7 @@ function setup(runtimeName = 'containerd') {
     },
   });
   plegs.push(pleg);
-  return { rt, cd, events, lines, pleg, cdCreated: () => cdCreated };
+  return { rt, cd, cache, reader, events, lines, pleg, cdCreated: () => cdCreated };
 }
 
 function chosenLine(lines: string[]): Record<string, string> | undefined {
@@ -117,6 +120,18 @@ describe('choosing the mechanism', () => {
     expect(s.pleg.mechanism()).toBe('containerd-events');
     expect(chosenLine(s.lines)).toMatchObject({ mechanism: 'containerd-events', relistPeriod: '7200000ms' });
     expect(chosenLine(s.lines)?.reason).toMatch(/GetContainerEvents is not served \(UNIMPLEMENTED\)/);
+    expect(s.cd.subscriptions).toBe(1);
+  });
+
+  it('goes straight to containerd task events on containerd 1.x, whose CRI events are not broadcast', async () => {
+    const s = setup('containerd', '1.7.24~ds1');
+    s.rt.eventsMode = 'open';
+    await startAndSettle(s);
+    expect(s.pleg.mechanism()).toBe('containerd-events');
+    expect(chosenLine(s.lines)?.reason).toMatch(
+      /^containerd 1\.7\.24~ds1 does not broadcast CRI GetContainerEvents .*containerd#7318.*; containerd task events/,
+    );
+    expect(s.rt.eventSubscriptions).toBe(0);
     expect(s.cd.subscriptions).toBe(1);
   });
 
@@ -224,11 +239,54 @@ describe('CRI container events', () => {
     return { ...c, startedAt: 1, finishedAt: 2, exitCode: 137, reason: 'Error', message: '', mounts: [], logPath: '', user: null };
   }
 
-  it('reads only the pod an event is about (a list filtered by its UID) or the object it names, not every pod', async () => {
+  // kubernetes#123087: the kubelet's evented PLEG wrote an event's status into its cache, and a pod
+  // worker that synced from it started a container a second time.
+  it("writes what the runtime answers, never an event's status, and a creation's read is what the worker syncs from", async () => {
+    const s = setup();
+    s.rt.eventsMode = 'open';
+    await startAndSettle(s);
+    const done = s.reader.creating(A);
+    // containerd sends CONTAINER_CREATED before CreateContainer answers; the pod read it causes
+    // does not list the container yet.
+    s.rt.sendEvent(
+      criOutput('ContainerEventResponse', {
+        containerId: 'ca2',
+        containerEventType: ContainerEventType.CONTAINER_CREATED_EVENT,
+        createdAt: 3,
+        podSandboxStatus: { ...sandbox('sa', A), network: null },
+        containersStatuses: [status('ca2', A, ContainerState.CONTAINER_CREATED)],
+      }),
+    );
+    // So does a stale STOPPED event about a container the runtime shows running.
+    s.rt.sendEvent(
+      criOutput('ContainerEventResponse', {
+        containerId: 'ca',
+        containerEventType: ContainerEventType.CONTAINER_STOPPED_EVENT,
+        createdAt: 3,
+        podSandboxStatus: { ...sandbox('sa', A), network: null },
+        containersStatuses: [status('ca', A, ContainerState.CONTAINER_EXITED)],
+      }),
+    );
+    const statuses = s.rt.statusCalls;
+    await waitFor(() => s.rt.statusCalls > statuses, { ...WAIT, what: "the read of the stale event's container" });
+    await s.reader.idle();
+    expect(s.cache.get(A).pod?.containers.map((c) => [c.id, c.state])).toEqual([
+      ['ca', ContainerState.CONTAINER_RUNNING],
+    ]);
+    expect(s.events).toEqual([]);
+    s.rt.containers.push(container('ca2', 'sa', A, 'sidecar'));
+    const t = done([{ kind: 'container', id: 'ca2', sandboxId: 'sa' }]);
+    // The worker's next sync waits for a view newer than its creation: that view has the container.
+    const seen = await s.reader.getNewerThan(A, t);
+    expect(seen.pod?.containers.map((c) => c.id).sort()).toEqual(['ca', 'ca2']);
+  });
+
+  it('reads the object an event names by id, an unknown one with the pod the event names, never every pod', async () => {
     const s = setup();
     s.rt.eventsMode = 'open';
     await startAndSettle(s);
     const full = s.rt.lists - s.rt.filteredLists;
+    const statuses = s.rt.statusCalls;
     s.rt.setContainerState('ca', ContainerState.CONTAINER_EXITED);
     s.rt.sendEvent(
       criOutput('ContainerEventResponse', {
@@ -241,6 +299,9 @@ describe('CRI container events', () => {
     );
     await waitFor(() => s.events.length === 1, { timeoutMs: 5000, what: 'ContainerDied' });
     expect(s.events).toEqual([{ podUid: A, type: 'ContainerDied', id: 'ca', name: 'app' }]);
+    // Known to the cache: its status by id, no list.
+    expect(s.rt.statusCalls - statuses).toBe(1);
+    expect(s.rt.lists).toBe(full + s.rt.filteredLists);
     s.rt.removeObject('ca');
     s.rt.sendEvent(
       criOutput('ContainerEventResponse', {
@@ -252,36 +313,58 @@ describe('CRI container events', () => {
     );
     await waitFor(() => s.events.length === 2, { timeoutMs: 5000, what: 'ContainerRemoved' });
     expect(s.events.map((e) => e.type)).toEqual(['ContainerDied', 'ContainerRemoved']);
+    // A container nobody here created, started in A's sandbox (crictl): A is read, not every pod.
+    s.rt.containers.push(container('cx', 'sa', A, 'debug'));
+    s.rt.sendEvent(
+      criOutput('ContainerEventResponse', {
+        containerId: 'cx',
+        containerEventType: ContainerEventType.CONTAINER_STARTED_EVENT,
+        createdAt: 5,
+        podSandboxStatus: { ...sandbox('sa', A), network: null },
+        containersStatuses: [status('cx', A, ContainerState.CONTAINER_RUNNING)],
+      }),
+    );
+    await waitFor(() => s.events.length === 3, { timeoutMs: 5000, what: 'ContainerStarted' });
+    expect(s.events[2]).toEqual({ podUid: A, type: 'ContainerStarted', id: 'cx', name: 'debug' });
+    expect(s.rt.filteredLists).toBe(1);
     expect(s.rt.lists - s.rt.filteredLists).toBe(full);
-    // The stop named its pod: a filtered list. The deletion names none, but the cache knows the
-    // container: its status by id (not found: removed).
-    expect(s.rt.filteredLists).toBeGreaterThanOrEqual(1);
   });
 
   it("a relist that overlapped an event does not undo what the event's read found", async () => {
     const s = setup();
     s.rt.eventsMode = 'open';
     await startAndSettle(s);
-    let call = 0;
-    s.rt.onList = () => {
-      call++;
-      // The event arrives while the full list is being answered with the state from before it;
-      // the pod's own read, which starts after, sees the container exited.
-      if (call === 1) {
-        s.rt.sendEvent(
-          criOutput('ContainerEventResponse', {
-            containerId: 'ca',
-            containerEventType: ContainerEventType.CONTAINER_STOPPED_EVENT,
-            createdAt: 3,
-            containersStatuses: [status('ca', A, ContainerState.CONTAINER_EXITED)],
-          }),
-        );
-      } else s.rt.setContainerState('ca', ContainerState.CONTAINER_EXITED);
+    // The relist lists both pods with their containers running; B's changed, so it asks its status.
+    // While that answer is awaited, A's container exits, its event comes, and the event's own read
+    // (by id, started later) writes the exit; the relist then writes what it listed.
+    s.rt.setContainerState('cb', ContainerState.CONTAINER_EXITED);
+    const status = s.rt.service.containerStatus;
+    let held = false;
+    s.rt.service.containerStatus = async (id) => {
+      if (id !== 'cb' || held) return status(id);
+      held = true;
+      s.rt.setContainerState('ca', ContainerState.CONTAINER_EXITED);
+      s.rt.sendEvent(
+        criOutput('ContainerEventResponse', {
+          containerId: 'ca',
+          containerEventType: ContainerEventType.CONTAINER_STOPPED_EVENT,
+          createdAt: 3,
+          containersStatuses: [],
+        }),
+      );
+      await waitFor(() => s.events.some((e) => e.id === 'ca'), {
+        timeoutMs: 5000,
+        what: "ContainerDied from the event's read",
+      });
+      return status(id);
     };
     await s.pleg.relist();
-    await waitFor(() => s.events.length === 1, { timeoutMs: 5000, what: 'ContainerDied' });
+    expect(held).toBe(true);
+    expect(s.cache.running('ca')).toBe(false);
     await s.pleg.relist();
-    expect(s.events).toEqual([{ podUid: A, type: 'ContainerDied', id: 'ca', name: 'app' }]);
+    expect(s.events.filter((e) => e.id === 'ca')).toEqual([
+      { podUid: A, type: 'ContainerDied', id: 'ca', name: 'app' },
+    ]);
   });
 
   it('falls back to fast relisting when the CRI stream breaks, and comes back', async () => {
