@@ -1,5 +1,5 @@
 // Pod status items of a 1.36 kubelet, through the fake API server and Debian sid's kubectl 1.36
-// (the packaged agent, a real containerd): observedGeneration follows a spec update (KEP-5067), a
+// (dev/kubectl.ts; the packaged agent, a real containerd): observedGeneration follows a spec update (KEP-5067), a
 // readiness gate holds Ready until its condition is set through the API, and an agent restarted
 // with Ready pods that have readiness probes never reports them not ready (KEP-4781).
 import * as fs from 'node:fs';
@@ -8,7 +8,6 @@ import type { Pod, PodCondition } from 'kubernetes-types/core/v1';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_IMAGES } from '../../../dev/images.js';
 import { startFakeApiServer, type FakeApiServer } from '../../support/fake-apiserver/index.js';
-import { sidKubectl } from '../../support/kubectl-release.js';
 import { waitFor } from '../../support/wait.js';
 import { Kubectl } from '../fake-apiserver/kubectl.js';
 import { useAgentHarness } from './harness.js';
@@ -80,8 +79,8 @@ beforeAll(async () => {
   fs.mkdirSync(path.join(h.dir, 'api'), { recursive: true });
   api = await startFakeApiServer({ dir: path.join(h.dir, 'api') });
   nodeKubeconfig = api.writeKubeconfig(path.join(h.dir, 'node.kubeconfig'), `system:node:${NODE}`, ['system:nodes']);
-  const kubectl136 = await sidKubectl();
-  kubectl = new Kubectl(api.writeAdminKubeconfig(path.join(h.dir, 'admin.kubeconfig')), h.dir, kubectl136.path);
+  // Debian sid's kubectl 1.36 (dev/kubectl.ts), the Kubectl class's default.
+  kubectl = new Kubectl(api.writeAdminKubeconfig(path.join(h.dir, 'admin.kubeconfig')), h.dir);
   h.write('probed.yaml', staticProbed());
   h.launch({ extraArgs: ['--v=2', `--kubeconfig=${nodeKubeconfig}`] });
   await waitFor(() => api.object('nodes', '', NODE), { timeoutMs: 30_000, what: 'the Node registered' });
