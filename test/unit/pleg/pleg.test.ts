@@ -236,7 +236,17 @@ describe('containerd task events', () => {
 describe('CRI container events', () => {
   function status(id: string, uid: string, state: ContainerState): ContainerStatus {
     const c = container(id, 'sa', uid, 'app', state);
-    return { ...c, startedAt: 1, finishedAt: 2, exitCode: 137, reason: 'Error', message: '', mounts: [], logPath: '', user: null };
+    return {
+      ...c,
+      startedAt: 1,
+      finishedAt: 2,
+      exitCode: 137,
+      reason: 'Error',
+      message: '',
+      mounts: [],
+      logPath: '',
+      user: null,
+    };
   }
 
   // kubernetes#123087: the kubelet's evented PLEG wrote an event's status into its cache, and a pod
