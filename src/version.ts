@@ -1,6 +1,6 @@
 // bootlet's own version, and the Kubernetes version whose kubelet behaviour it implements. The Node
 // reports both as one semantic version, the Kubernetes one with bootlet's as build metadata (as k3s
-// does: v1.34.0+k3s1), so kubeadm's version checks read a kubelet of that Kubernetes version.
+// does: v1.36.0+k3s1), so kubeadm's version checks read a kubelet of that Kubernetes version.
 
 // Set at build time by esbuild (`define`); "dev" when run from source.
 declare const __BOOTLET_VERSION__: string | undefined;
@@ -8,7 +8,10 @@ declare const __BOOTLET_VERSION__: string | undefined;
 export const BOOTLET_VERSION: string = typeof __BOOTLET_VERSION__ === 'string' ? __BOOTLET_VERSION__ : 'dev';
 
 /** The kubelet whose flags, KubeletConfiguration (v1beta1) and behaviour bootlet follows. */
-export const KUBERNETES_VERSION = 'v1.34.0';
+export const KUBERNETES_VERSION = 'v1.36.0';
+
+/** Its major.minor (`1.36`): kube-probe's User-Agent and kubeadm's skew checks read only these. */
+export const KUBERNETES_MINOR_VERSION: string = KUBERNETES_VERSION.replace(/^v(\d+\.\d+)\..*$/, '$1');
 
 /** Build metadata allows only [0-9A-Za-z-] identifiers separated by dots. */
 function buildMetadata(version: string): string {
@@ -18,7 +21,7 @@ function buildMetadata(version: string): string {
     .join('.');
 }
 
-/** `nodeInfo.kubeletVersion`: v1.34.0+bootlet.0.1.0. */
+/** `nodeInfo.kubeletVersion`: v1.36.0+bootlet.0.1.0. */
 export function kubeletVersion(bootletVersion: string = BOOTLET_VERSION): string {
   return `${KUBERNETES_VERSION}+bootlet.${buildMetadata(bootletVersion)}`;
 }

@@ -1,10 +1,9 @@
 // canAdmitPod: the kubelet's admit handlers in its order, over a pod, the node's facts and the other
 // admitted pods; the first refusal is the one reported, with the kubelet's words. The eviction
-// manager's (node pressure), the sysctl allowlist, the predicate handler (the OS checks and the
-// supplementalGroupsPolicy the runtime must honour first, preemption cannot help those; then the
-// general filter: resources, required node affinity, node name, host ports, NoExecute taints; then
-// the critical pod handler), AppArmor's, the node's declared features (image volumes:
-// image-volumes.ts), the node shutdown manager's.
+// manager's (node pressure), the sysctl allowlist, the predicate handler (the OS checks first,
+// preemption cannot help those; then the general filter: resources, required node affinity, node
+// name, host ports, NoExecute taints; then the critical pod handler), AppArmor's, the node features'
+// (pod features, declared features), the node shutdown manager's.
 import type { Pod } from 'kubernetes-types/core/v1';
 import { isCriticalPod, isStaticPod } from '../k8s/priority.js';
 import {
@@ -18,11 +17,10 @@ import type { AdmitResult, NodeFacts } from './node-facts.js';
 import { matchesNodeName, matchesRequiredNodeAffinity, osFieldMismatch, osLabelMismatch } from './node-affinity.js';
 import { evictionRefusal } from './eviction.js';
 import { appArmorRefusal } from './apparmor.js';
-import { imageVolumeRefusal } from './image-volumes.js';
+import { nodeFeatureRefusal } from './node-features.js';
 import { podsToPreempt } from './preemption.js';
 import { forbiddenSysctl } from './sysctls.js';
 import { untoleratedNoExecuteTaint } from './taints.js';
-import { supplementalGroupsPolicyRefusal } from './supplemental-groups-policy.js';
 
 /** sysctl.ForbiddenReason. */
 export const SYSCTL_FORBIDDEN = 'SysctlForbidden';
@@ -99,7 +97,8 @@ export function canAdmitPod(pod: Pod, others: readonly Pod[], node: NodeFacts, o
   // A pod found running was admitted before (the kubelet checks only a Pending one).
   const appArmor = opts.skipIgnorableChecks === true ? undefined : appArmorRefusal(pod, node.appArmor);
   if (appArmor) return appArmor;
-  const feature = imageVolumeRefusal(pod, node);
+  // A pod found running is not stopped for what the runtime decides: its answer may not have come yet.
+  const feature = nodeFeatureRefusal(pod, opts.skipIgnorableChecks === true ? undefined : node.features);
   if (feature) return feature;
   if (node.shuttingDown) return NODE_SHUTDOWN;
   return d;
@@ -119,8 +118,6 @@ function predicateAdmit(pod: Pod, others: readonly Pod[], node: NodeFacts, opts:
       reason: 'PodOSNotSupported',
       message: "Failed to admit pod as the OS field doesn't match node OS",
     };
-  const groups = supplementalGroupsPolicyRefusal(pod, node);
-  if (groups && !groups.admit) return groups;
   const failures = generalFilter(pod, others, node, opts.skipIgnorableChecks === true);
   if (failures.length === 0) return { admit: true, preempt: [] };
   if (!isCriticalPod(pod)) return refusal(failures[0]!);

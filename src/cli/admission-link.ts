@@ -6,6 +6,7 @@
 import { release } from 'node:os';
 import type { Node } from 'kubernetes-types/core/v1';
 import { initialNodeLabels, type NodeInfoSource } from '../node/node-info.js';
+import { nodeFeatureFacts } from './node-info-link.js';
 import type { PodUpdate } from '../config/types.js';
 import type { TerminationRequest } from '../podworkers/termination-request.js';
 import { PodAdmission } from '../admission/pod-admission.js';
@@ -18,7 +19,6 @@ import { notify, type PodWorkerObserver } from '../podworkers/observer.js';
 import { parseQuantity } from '../k8s/quantity.js';
 import type { Logger } from '../log/logger.js';
 import { APPARMOR_NOT_ENABLED, type AppArmorHost } from '../node/apparmor-host.js';
-import { imageVolumeSupport } from '../node/image-volume-support.js';
 import { refusedPodStatus } from '../status/refused-status.js';
 import type { StatusManager } from '../status/status-manager.js';
 
@@ -54,8 +54,7 @@ export function nodeFactsOf(
     sysctls,
     shuttingDown: info.shuttingDown?.() ?? false,
     appArmor,
-    supplementalGroupsPolicy: info.runtimeFeatures?.()?.supplementalGroupsPolicy === true,
-    imageVolumes: imageVolumeSupport(info.runtimeVersion),
+    features: nodeFeatureFacts(info),
   };
 }
 

@@ -49,6 +49,8 @@ export interface NodeInfoSource {
   runtimeHandlers?(): readonly NodeRuntimeHandler[];
   /** The Node's status.features from the runtime's own (KEP-3619); undefined while the runtime reports none. */
   runtimeFeatures?(): { supplementalGroupsPolicy: boolean } | undefined;
+  /** status.declaredFeatures (KEP-5328): the declared features the node implements, sorted; none: omitted. */
+  declaredFeatures?(): readonly string[];
   readonly osImage: string;
   readonly kernelVersion: string;
   /** GOARCH spelling: amd64, arm64, ... */

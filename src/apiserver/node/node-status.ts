@@ -90,6 +90,8 @@ export function computeNodeStatus(info: NodeInfoSource, previous: NodeStatus | u
   // As the kubelet's RuntimeHandlers setter: each handler with both features said (omitted when there are none).
   const runtimeHandlers = info.runtimeHandlers?.() ?? [];
   const features = info.runtimeFeatures?.();
+  // As the kubelet's setter: the list, sorted, omitted when empty (omitempty).
+  const declaredFeatures = info.declaredFeatures?.() ?? [];
   const addresses = [];
   if (info.nodeIP) addresses.push({ type: 'InternalIP', address: info.nodeIP });
   addresses.push({ type: 'Hostname', address: info.nodeName });
@@ -112,9 +114,10 @@ export function computeNodeStatus(info: NodeInfoSource, previous: NodeStatus | u
       systemUUID: info.systemUUID,
     },
     ...(runtimeHandlers.length > 0 ? { runtimeHandlers: runtimeHandlers.map((h) => ({ ...h })) } : {}),
+    ...(declaredFeatures.length > 0 ? { declaredFeatures: [...declaredFeatures] } : {}),
     // As the kubelet's RuntimeFeatures setter: status.features once the runtime reports its features (KEP-3619).
     ...(features ? { features: { ...features } } : {}),
-  } as NodeStatus;
+  };
 }
 
 /** The Node to POST on first registration. */

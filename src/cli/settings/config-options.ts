@@ -1,7 +1,7 @@
 // The KubeletConfiguration fields that reach the agent's options, each with its kubelet flag. The
 // key is the name the resolved options use. Fields bootlet only recognises are in
 // config-recognised.ts; flags without a field are in flag-options.ts.
-import { lockedFeatureGateProblem, withoutLockedDefaults } from '../../k8s/feature-gates.js';
+import { lockedFeatureGateProblem, withoutDefaultGates } from '../../k8s/feature-gates.js';
 import { DEFAULT_EVICTION_HARD } from '../../k8s/node-allocatable.js';
 import * as check from './checks.js';
 import { optionalSetting, setting } from './setting.js';
@@ -527,9 +527,9 @@ export const CONFIG_OPTIONS = {
     field: 'featureGates',
     type: boolMap,
     default: {},
-    // The gates bootlet implements are GA and locked (src/k8s/feature-gates.ts): set to their value
-    // they change nothing, set against it they are refused; any other gate is not implemented.
-    normalize: withoutLockedDefaults,
+    // The gates bootlet knows, at their 1.36 defaults (src/k8s/feature-gates.ts): set to the default they
+    // change nothing, a locked one set against it is refused; any other value is not implemented.
+    normalize: withoutDefaultGates,
     validate: lockedFeatureGateProblem,
     status: 'not-implemented',
     help: 'Kubernetes feature gates (Name=true|false,...)',

@@ -1,5 +1,5 @@
 // The KubeletConfiguration fields bootlet recognises but does not act on, with their kubelet flags
-// and the kubelet's defaults (SetDefaults_KubeletConfiguration, v1.34). A file or flag that sets
+// and the kubelet's defaults (SetDefaults_KubeletConfiguration, v1.36). A file or flag that sets
 // one to anything but its default is named in the one start-up warning; one that spells out the
 // default (as kubeadm's files do) is not.
 import * as check from './checks.js';
@@ -9,6 +9,7 @@ import {
   duration,
   float64,
   int32,
+  int32List,
   int64,
   opaque,
   path,
@@ -290,4 +291,10 @@ export const CONFIG_RECOGNISED: AnySetting[] = [
     P,
   ),
   field('userNamespaces.idsPerPod', undefined, int64, 65536, 'UIDs and GIDs mapped per pod with user namespaces', P),
+  // 1.36: Go's crypto/tls CurveID numbers; nil keeps the defaults (bootlet's: OpenSSL's groups).
+  field('tlsCurvePreferences', undefined, int32List, [], 'Key exchange groups of the kubelet API, as Go CurveIDs'),
+  // 1.36, with MemoryQoS (off): None sets no memory.min; TieredReservation sets memory.min and memory.low by QoS.
+  field('memoryReservationPolicy', undefined, str, 'None', 'cgroup v2 memory protection of pods (MemoryQoS)', {
+    validate: check.oneOf('', 'None', 'TieredReservation'),
+  }),
 ];

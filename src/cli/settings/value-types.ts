@@ -108,6 +108,19 @@ export const int32 = intType(32);
 export const int64 = intType(64);
 export const uint32 = intType(32, true);
 
+/** []int32 (a list of numbers in the file; `1,2` on a command line, repeats append). */
+export const int32List: ValueType<number[]> = {
+  kind: 'list of integers',
+  placeholder: 'int32s',
+  fromFlag: (text, prev) => [...(prev ?? []), ...text.split(',').map((t) => int32.fromFlag(t.trim(), undefined))],
+  fromConfig(v) {
+    must(Array.isArray(v), 'a list of integers', v);
+    return (v as unknown[]).map((x) => int32.fromConfig(x));
+  },
+  isZero: (v) => v.length === 0,
+  format: (v) => (v.length === 0 ? '[]' : v.join(',')),
+};
+
 export const float64: ValueType<number> = {
   kind: 'number',
   placeholder: 'float',

@@ -4,7 +4,7 @@
 // running, and neither restarts nor duplicates it once the server answers again.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Pod } from 'kubernetes-types/core/v1';
+import type { Node, Pod } from 'kubernetes-types/core/v1';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_IMAGES } from '../../../dev/images.js';
 import { ContainerState } from '../../../src/cri/cri-types.js';
@@ -14,6 +14,7 @@ import { waitFor } from '../../support/wait.js';
 import { Kubectl } from '../fake-apiserver/kubectl.js';
 import { useAgentHarness } from './harness.js';
 import { busyboxPod, SLEEP_LOOP } from '../../support/busybox-pod.js';
+import { declaredFeatures, missingFeatures, NODE_FEATURES } from '../../../src/config/node-features.js';
 
 const NODE = 'api-pods-e2e';
 const h = useAgentHarness('api-pods', NODE, { extraArgs: ['--v=2'] });
@@ -293,6 +294,51 @@ describe('API pods', () => {
     );
     expect(event.type).toBe('Warning');
     expect(await runtimePods('pod-sized')).toEqual([]);
+    expect(h.agent().proc.exitCode).toBeNull();
+  });
+
+  it('declares its node features (KEP-5328) on the Node as kubectl 1.36 reads them, and fails a pod that needs one it lacks with PodFeatureUnsupported', async () => {
+    const node = await waitFor(
+      () => {
+        const n = api.object('nodes', '', NODE) as unknown as Node | undefined;
+        return n?.status?.nodeInfo?.containerRuntimeVersion ? n : undefined;
+      },
+      { timeoutMs: 30_000, what: 'the Node with its status' },
+    );
+    const facts = {
+      runtimeVersion: node.status!.nodeInfo!.containerRuntimeVersion,
+      runtimeHandlers: node.status!.runtimeHandlers ?? [],
+    };
+    // What this node implements of the kubelet's 1.36 registry, sorted; none is omitted, as the kubelet's omitempty.
+    const expected = declaredFeatures(facts);
+    const registry = NODE_FEATURES.filter((f) => f.declared).map((f) => f.name);
+    expect(expected.every((f) => registry.includes(f))).toBe(true);
+    const shown = await kubectl.ok(['get', 'node', NODE, '-o', 'jsonpath={.status.declaredFeatures}']);
+    expect(shown).toBe(expected.length > 0 ? JSON.stringify(expected) : '');
+    const asJson = JSON.parse(await kubectl.ok(['get', 'node', NODE, '-o', 'json'])) as { status: object };
+    if (expected.length === 0) expect(asJson.status).not.toHaveProperty('declaredFeatures');
+    else expect(asJson.status).toHaveProperty('declaredFeatures', expected);
+
+    // A restart rule whose action restarts every container (KEP-5532, declared in 1.36) and restart rules at all (KEP-5307).
+    const pod = JSON.parse(daemonPod('restart-all', api.object('nodes', '', NODE)!.metadata.uid as string)) as Pod;
+    pod.spec!.containers[0]!.restartPolicyRules = [
+      { action: 'RestartAllContainers', exitCodes: { operator: 'In', values: [42] } },
+    ];
+    const lacking = missingFeatures(pod, facts).map((m) => m.feature.name);
+    expect(lacking).toContain('RestartAllContainersOnContainerExits');
+    await kubectl.ok(['create', '-f', '-'], 60_000, JSON.stringify(pod));
+    const failed = await waitFor(
+      () => {
+        const o = api.object('pods', 'kube-system', 'restart-all') as unknown as Pod | undefined;
+        return o?.status?.phase === 'Failed' ? o : undefined;
+      },
+      { timeoutMs: 30_000, what: 'restart-all Failed in the API' },
+    );
+    expect(failed.status?.reason).toBe('PodFeatureUnsupported');
+    expect(failed.status?.message).toMatch(/^Pod was rejected: .*Pod requires node features that are not available: /);
+    // The first missing feature is named (the source names those no kubelet declares, admission the declared ones).
+    expect(failed.status?.message).toContain(lacking[0]);
+    expect(await runtimePods('restart-all')).toEqual([]);
     expect(h.agent().proc.exitCode).toBeNull();
   });
 

@@ -117,7 +117,7 @@ describe('bootlet and the API server', () => {
     expect(node.metadata?.labels?.['kubernetes.io/hostname']).toBe(NODE);
     expect(node.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
     // The Kubernetes version bootlet implements, bootlet's own as build metadata: kubeadm's skew checks read it.
-    expect(node.status?.nodeInfo?.kubeletVersion).toMatch(/^v1\.34\.0\+bootlet\.[0-9A-Za-z.-]+$/);
+    expect(node.status?.nodeInfo?.kubeletVersion).toMatch(/^v1\.36\.0\+bootlet\.[0-9A-Za-z.-]+$/);
     const lease = api.object('leases', 'kube-node-lease', NODE) as unknown as Lease;
     expect(lease.spec?.holderIdentity).toBe(NODE);
     const m = mirror('sleeper')!;

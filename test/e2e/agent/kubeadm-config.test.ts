@@ -80,6 +80,6 @@ describe('kubeadm preflight', () => {
     const out = await new Promise<string>((resolve, reject) =>
       execFile(BOOTLET_EXE, ['--version'], (err, stdout) => (err ? reject(err) : resolve(stdout))),
     );
-    expect(out).toMatch(/^Kubernetes v1\.34\.0\+bootlet\.[0-9A-Za-z.-]+\n$/);
+    expect(out).toMatch(/^Kubernetes v1\.36\.0\+bootlet\.[0-9A-Za-z.-]+\n$/);
   });
 });

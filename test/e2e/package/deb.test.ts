@@ -93,11 +93,11 @@ describe.skipIf(why !== undefined)('the Debian package', () => {
     ])
       expect(fs.existsSync(f), f).toBe(true);
     expect((await run('/usr/bin/bootlet', ['version'])).stdout).toBe(
-      `bootlet v${VERSION} (kubelet v1.34.0, node v${CARRIED_NODE})\n`,
+      `bootlet v${VERSION} (kubelet v1.36.0, node v${CARRIED_NODE})\n`,
     );
     // kubeadm's preflight runs `kubelet --version`.
     expect((await run('kubelet', ['--version'], { env: { PATH: '/usr/bin:/bin' } })).stdout).toMatch(
-      /^Kubernetes v1\.34\.0\+bootlet\./,
+      /^Kubernetes v1\.36\.0\+bootlet\./,
     );
     expect(fs.readlinkSync('/etc/systemd/system/kubelet.service')).toBe('/lib/systemd/system/bootlet.service');
     expect(fs.existsSync('/etc/systemd/system/multi-user.target.wants/bootlet.service')).toBe(true);

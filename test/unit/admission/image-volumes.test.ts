@@ -12,9 +12,10 @@ import { imageVolumeSupport } from '../../../src/node/image-volume-support.js';
 import type { NodeInfoSource } from '../../../src/node/node-info.js';
 import { node, pod } from './pods.js';
 
-const NONE = node({ imageVolumes: { mounts: false, subPaths: false } });
-const ROOT_ONLY = node({ imageVolumes: { mounts: true, subPaths: false } });
-const ALL = node({ imageVolumes: { mounts: true, subPaths: true } });
+const runtime = (runtimeVersion: string) => node({ features: { runtimeVersion, runtimeHandlers: [] } });
+const NONE = runtime('containerd://1.7.24');
+const ROOT_ONLY = runtime('containerd://2.1.9');
+const ALL = runtime('containerd://2.2.0');
 const WORDS = 'Pod requires node features that are not available: ImageVolume';
 
 const withImageVolumes = (opts: { static?: boolean; subPath?: boolean } = {}): Pod =>
@@ -57,8 +58,8 @@ describe('image volume admission', () => {
       });
   });
 
-  it('takes a node that says nothing of it as one that cannot', () => {
-    expect(canAdmitPod(withImageVolumes(), [], node())).toMatchObject({
+  it('takes a runtime it does not know as one that cannot', () => {
+    expect(canAdmitPod(withImageVolumes(), [], runtime('example://9.9'))).toMatchObject({
       admit: false,
       reason: 'PodFeatureUnsupported',
     });
@@ -90,8 +91,17 @@ describe('image volume admission', () => {
         allocatable: () => ({ cpu: '2', memory: '4Gi', pods: '110' }),
         pressure: () => ({ memory: false, disk: false, pid: false }),
       }) as unknown as NodeInfoSource;
-    expect(nodeFactsOf(info('containerd://2.1.9+unknown')).imageVolumes).toEqual({ mounts: true, subPaths: false });
-    expect(nodeFactsOf(info('containerd://1.6.20')).imageVolumes).toEqual({ mounts: false, subPaths: false });
+    expect(canAdmitPod(withImageVolumes(), [], nodeFactsOf(info('containerd://2.1.9+unknown'))).admit).toBe(true);
+    expect(
+      canAdmitPod(withImageVolumes({ subPath: true }), [], nodeFactsOf(info('containerd://2.1.9+unknown'))),
+    ).toMatchObject({
+      admit: false,
+      reason: 'PodFeatureUnsupported',
+    });
+    expect(canAdmitPod(withImageVolumes(), [], nodeFactsOf(info('containerd://1.6.20')))).toMatchObject({
+      admit: false,
+      reason: 'PodFeatureUnsupported',
+    });
   });
 });
 

@@ -16,6 +16,7 @@ export function node(over: Partial<NodeFacts> = {}): NodeFacts {
     sysctls: sysctlAllowlist(safeSysctls('6.1.0')),
     shuttingDown: false,
     appArmor: {},
+    features: { runtimeVersion: 'containerd://1.6.20', runtimeHandlers: [] },
     ...over,
   };
 }

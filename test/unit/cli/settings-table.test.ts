@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ALL_SETTINGS, CONFIG_STRUCTS, SETTING_BY_FIELD } from '../../../src/cli/settings/table.js';
 
-/** KubeletConfiguration v1beta1 of Kubernetes v1.34.0: field path → Go type, read from types.go. */
+/** KubeletConfiguration v1beta1 of Kubernetes v1.36: field path → Go type, read from types.go. */
 const FIELDS = new Map(
-  readFileSync(new URL('../../fixtures/kubelet-config/v1beta1-fields-1.34.txt', import.meta.url), 'utf8')
+  readFileSync(new URL('../../fixtures/kubelet-config/v1beta1-fields-1.36.txt', import.meta.url), 'utf8')
     .split('\n')
     .filter((l) => l.trim() !== '' && !l.startsWith('#'))
     .map((l) => l.split('\t') as [string, string]),
@@ -13,7 +13,7 @@ const structs = [...FIELDS].filter(([, t]) => t.endsWith('(struct)')).map(([p]) 
 const leaves = [...FIELDS].filter(([, t]) => !t.endsWith('(struct)'));
 
 describe('the settings table', () => {
-  it('has every field of KubeletConfiguration v1beta1 (v1.34), applied or marked', () => {
+  it('has every field of KubeletConfiguration v1beta1 (v1.36), applied or marked', () => {
     const missing = leaves.map(([p]) => p).filter((p) => !SETTING_BY_FIELD.has(p));
     expect(missing).toEqual([]);
     expect(leaves.length).toBeGreaterThan(130);

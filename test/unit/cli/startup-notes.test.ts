@@ -21,7 +21,7 @@ describe('start-up notes', () => {
     expect(records.map((r) => r.msg)).toEqual([
       'Flag --pod-infra-container-image has been deprecated, will be removed in 1.35.',
       'Settings that bootlet does not implement are ignored',
-      'Unknown KubeletConfiguration fields are ignored: not in kubelet.config.k8s.io/v1beta1 of Kubernetes v1.34.0',
+      'Unknown KubeletConfiguration fields are ignored: not in kubelet.config.k8s.io/v1beta1 of Kubernetes v1.36.0',
     ]);
     expect(records[1]).toMatchObject({ severity: 'warning', settings: 'cgroupDriver,--bootstrap-kubeconfig' });
     expect(records[2]).toMatchObject({ file: '/var/lib/kubelet/config.yaml', fields: 'podHousekeepingPeriod' });

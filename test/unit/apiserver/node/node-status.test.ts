@@ -47,7 +47,7 @@ describe('node status', () => {
       undefined,
       t0,
     );
-    expect((s as { features?: unknown }).features).toEqual({ supplementalGroupsPolicy: true });
+    expect(s.features).toEqual({ supplementalGroupsPolicy: true });
     const none = computeNodeStatus({ ...fakeNodeInfo('n1'), runtimeFeatures: () => undefined }, undefined, t0);
     expect(none).not.toHaveProperty('features');
     const without = computeNodeStatus(
@@ -56,6 +56,15 @@ describe('node status', () => {
       t1,
     );
     expect(nodeStatusChanged(s, without)).toBe(true);
+  });
+
+  it('reports status.declaredFeatures as the node gives them (KEP-5328); none: omitted', () => {
+    const features = ['ExtendWebSocketsToKubelet', 'RestartAllContainersOnContainerExits'];
+    const s = computeNodeStatus({ ...fakeNodeInfo('n1'), declaredFeatures: () => features }, undefined, t0);
+    expect(s.declaredFeatures).toEqual(features);
+    const none = computeNodeStatus({ ...fakeNodeInfo('n1'), declaredFeatures: () => [] }, undefined, t0);
+    expect(none).not.toHaveProperty('declaredFeatures');
+    expect(nodeStatusChanged(none, s)).toBe(true);
   });
 
   it('only heartbeat times move when nothing changed; that is not a change worth a post', () => {
