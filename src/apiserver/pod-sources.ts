@@ -27,6 +27,12 @@ export interface PodStatusSource {
   /** Keeps the pod's final status readable after its worker ended, until release (a leaving mirror waits for it). */
   hold?(uid: string): void;
   release?(uid: string): void;
+  /**
+   * What the server holds for the pod, told when its mirror is first seen: containers found running
+   * at the agent's start keep their readiness from it until their probes answer (KEP-4781).
+   * Resolves once the status to send reflects it.
+   */
+  reported?(uid: string, status: PodStatus | undefined): Promise<void>;
 }
 
 /** The desired API pods, by UID (the pod config's view). */

@@ -11,7 +11,7 @@ import type { BootletOptions } from './options.js';
 export function agentNodeInfo(
   opts: BootletOptions,
   version: VersionResponse,
-  health: Pick<RuntimeHealth, 'ready' | 'networkNotReady' | 'nodeRuntimeHandlers'>,
+  health: Pick<RuntimeHealth, 'ready' | 'networkNotReady' | 'nodeRuntimeHandlers' | 'nodeFeatures'>,
   shuttingDown: () => boolean,
   imageFsDir: () => string | undefined,
 ): NodeInfoSource {
@@ -25,6 +25,7 @@ export function agentNodeInfo(
     runtimeReady: () => health.ready(),
     networkNotReady: () => health.networkNotReady(),
     runtimeHandlers: () => health.nodeRuntimeHandlers(),
+    runtimeFeatures: () => health.nodeFeatures(),
     shuttingDown,
     rootDir: opts.rootDir,
     imageFsDir,
@@ -35,6 +36,12 @@ export function agentNodeInfo(
 }
 
 /** What the runtime says of itself that decides a node feature, as the Node reports it. */
-export function nodeFeatureFacts(info: Pick<NodeInfoSource, 'runtimeVersion' | 'runtimeHandlers'>): NodeFeatureFacts {
-  return { runtimeVersion: info.runtimeVersion, runtimeHandlers: info.runtimeHandlers?.() ?? [] };
+export function nodeFeatureFacts(
+  info: Pick<NodeInfoSource, 'runtimeVersion' | 'runtimeHandlers' | 'runtimeFeatures'>,
+): NodeFeatureFacts {
+  return {
+    runtimeVersion: info.runtimeVersion,
+    runtimeHandlers: info.runtimeHandlers?.() ?? [],
+    supplementalGroupsPolicy: info.runtimeFeatures?.()?.supplementalGroupsPolicy === true,
+  };
 }

@@ -32,6 +32,9 @@ export async function connectRuntimeLink(
   });
   const health = new RuntimeHealth(runtime, logger);
   health.start();
+  // As the kubelet's sync loop waits for the first runtime status: admission reads the runtime's
+  // features (SupplementalGroupsPolicy), which a pod admitted before it would be refused for.
+  await health.pollNow();
   // A new pod CIDR in the runtime: its network state is read again at once.
   const podCIDR = new RuntimePodCIDR(runtime, logger, () => void health.pollNow());
   void podCIDR.update(opts.podCIDR);

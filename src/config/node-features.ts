@@ -24,6 +24,8 @@ export interface NodeFeatureFacts {
   readonly runtimeVersion: string;
   /** The handlers and their features (status.runtimeHandlers); none before the runtime's first Status. */
   readonly runtimeHandlers: readonly NodeRuntimeHandler[];
+  /** The runtime honours SupplementalGroupsPolicy (its Status features; the Node's status.features). */
+  readonly supplementalGroupsPolicy?: boolean;
 }
 
 /** The kubelet's reason for a pod that needs a node feature the node lacks (lifecycle.PodFeatureUnsupported). */
@@ -112,7 +114,8 @@ export const NODE_FEATURES: readonly NodeFeature[] = [
   },
   // 1.31, KEP-3619 (GA 1.35): Strict leaves out the image's /etc/group; the kubelet admits it only where the
   // runtime reports the feature (StatusResponse features.supplemental_groups_policy, the Node's
-  // status.features.supplementalGroupsPolicy). Merge is what every runtime does.
+  // status.features.supplementalGroupsPolicy), and passes it in the sandbox's and containers' security
+  // context. Merge is what every runtime does.
   {
     name: 'SupplementalGroupsPolicy',
     declared: false,
@@ -120,7 +123,7 @@ export const NODE_FEATURES: readonly NodeFeature[] = [
       pod.spec?.securityContext?.supplementalGroupsPolicy === 'Strict'
         ? [['spec', 'securityContext', 'supplementalGroupsPolicy']]
         : [],
-    implemented: false,
+    implemented: (n) => n.supplementalGroupsPolicy === true,
     refusal: {
       reason: 'SupplementalGroupsPolicyNotSupported',
       message: 'SupplementalGroupsPolicy=Strict is not supported in this node',

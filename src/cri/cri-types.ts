@@ -21,6 +21,7 @@ import { NamespaceMode as NamespaceModeValues } from './generated/types/runtime/
 import { PodSandboxState as PodSandboxStateValues } from './generated/types/runtime/v1/PodSandboxState.js';
 import { Protocol as ProtocolValues } from './generated/types/runtime/v1/Protocol.js';
 import { _runtime_v1_SecurityProfile_ProfileType as ProfileTypeValues } from './generated/types/runtime/v1/SecurityProfile.js';
+import { SupplementalGroupsPolicy as SupplementalGroupsPolicyValues } from './generated/types/runtime/v1/SupplementalGroupsPolicy.js';
 
 type RuntimeV1 = ProtoGrpcType['runtime']['v1'];
 export type CriMessageName = {
@@ -49,6 +50,8 @@ export type CgroupDriver = (typeof CgroupDriver)[keyof typeof CgroupDriver];
 /** SecurityProfile.ProfileType. */
 export const SecurityProfileType = ProfileTypeValues;
 export type SecurityProfileType = (typeof SecurityProfileType)[keyof typeof SecurityProfileType];
+export const SupplementalGroupsPolicy = SupplementalGroupsPolicyValues;
+export type SupplementalGroupsPolicy = (typeof SupplementalGroupsPolicy)[keyof typeof SupplementalGroupsPolicy];
 
 /** The name of an enum value, for messages: `enumName(ContainerState, 1)` is 'CONTAINER_RUNNING'. */
 export function enumName<E extends Readonly<Record<string, number>>>(values: E, value: number): string {
@@ -63,6 +66,8 @@ export type RuntimeCondition = CriOutput<'RuntimeCondition'>;
 export type RuntimeStatus = CriOutput<'RuntimeStatus'>;
 /** A runtime handler (a RuntimeClass's `handler`) and what it supports, from Status. */
 export type RuntimeHandler = CriOutput<'RuntimeHandler'>;
+/** What the runtime as a whole supports (Status.features; absent before containerd 2.0). */
+export type RuntimeFeatures = CriOutput<'RuntimeFeatures'>;
 export type RuntimeConfigResponse = CriOutput<'RuntimeConfigResponse'>;
 export type PodSandbox = CriOutput<'PodSandbox'>;
 export type PodSandboxStatus = CriOutput<'PodSandboxStatus'>;
@@ -134,8 +139,12 @@ export class CriError extends Error {
 export interface RuntimeService {
   version(): Promise<VersionResponse>;
   status(): Promise<RuntimeStatus>;
-  /** Status with the runtime handlers and their features (runtimes before CRI v1.30 list none). */
-  statusWithHandlers(): Promise<{ status: RuntimeStatus; runtimeHandlers: RuntimeHandler[] }>;
+  /** Status with the runtime handlers and their features (runtimes before CRI v1.30 list none), and the runtime's own features. */
+  statusWithHandlers(): Promise<{
+    status: RuntimeStatus;
+    runtimeHandlers: RuntimeHandler[];
+    features?: RuntimeFeatures;
+  }>;
   /** The `info` map of a verbose Status: free-form, runtime-specific (containerd puts its config there). */
   statusInfo(): Promise<KeyValueMap>;
   /** Runtime-wide settings (the cgroup driver); runtimes before CRI v1.28 answer UNIMPLEMENTED. */

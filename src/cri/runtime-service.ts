@@ -30,7 +30,11 @@ export function createRuntimeService(t: CriTransport, requestTimeoutMs: number):
     status: async () => (await call('Status', {})).status ?? { conditions: [] },
     statusWithHandlers: async () => {
       const r = await call('Status', {});
-      return { status: r.status ?? { conditions: [] }, runtimeHandlers: r.runtimeHandlers };
+      return {
+        status: r.status ?? { conditions: [] },
+        runtimeHandlers: r.runtimeHandlers,
+        ...(r.features ? { features: r.features } : {}),
+      };
     },
     statusInfo: async () => (await call('Status', { verbose: true })).info,
     runtimeConfig: () => call('RuntimeConfig', {}),

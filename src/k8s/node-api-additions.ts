@@ -6,6 +6,14 @@
 export interface NodeStatusAdditions {
   /** The declared features the node implements: sorted, unique, each `^[A-Z][a-zA-Z0-9]*(/[a-zA-Z][a-zA-Z0-9]*)*$`. */
   declaredFeatures?: string[];
+  /** 1.31, KEP-3619: what the runtime as a whole supports (the kubelet's RuntimeFeatures setter). */
+  features?: NodeFeatures;
+}
+
+/** 1.31, KEP-3619. */
+export interface NodeFeatures {
+  /** The runtime honours SupplementalGroupsPolicy (and reports ContainerStatus.user). */
+  supplementalGroupsPolicy?: boolean;
 }
 
 /** 1.31, KEP-127 (UserNamespacesSupport). */

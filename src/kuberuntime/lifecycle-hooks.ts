@@ -78,7 +78,8 @@ export async function runLifecycleHook(ctx: HookContext, handler: LifecycleHandl
   if (handler.httpGet) return httpGet(ctx, handler.httpGet);
   if (handler.sleep) {
     const ms = Math.min(handler.sleep.seconds, ctx.timeoutSeconds) * 1000;
-    await new Promise((r) => setTimeout(r, ms));
+    // `seconds: 0` (PodLifecycleSleepActionAllowZero, GA in 1.34) returns at once, with no timer.
+    if (ms > 0) await new Promise((r) => setTimeout(r, ms));
     return;
   }
   if (handler.tcpSocket) throw new HookError('tcpSocket lifecycle hooks are deprecated and not supported');

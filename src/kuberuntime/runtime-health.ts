@@ -2,10 +2,11 @@
 // does: RuntimeReady, which the Node's Ready condition follows, and NetworkReady, which holds back
 // pods on the pod network (the kubelet's runtimeState.networkErrors) and makes the Node not Ready too;
 // and the runtime handlers with their features (runtimeState.runtimeHandlers), which decide whether a
-// pod may have a user namespace or a recursive read-only mount.
+// pod may have a user namespace or a recursive read-only mount; and the runtime's own features
+// (runtimeState.runtimeFeatures): whether SupplementalGroupsPolicy=Strict is honoured.
 import type { NodeRuntimeHandler } from 'kubernetes-types/core/v1';
 import type { Logger } from '../log/logger.js';
-import type { RuntimeCondition, RuntimeHandler, RuntimeService } from '../cri/cri-types.js';
+import type { RuntimeCondition, RuntimeFeatures, RuntimeHandler, RuntimeService } from '../cri/cri-types.js';
 import { errorMessage } from '../util/error-message.js';
 
 /** What the kubelet's runtime state holds before the first Status answered (ErrNetworkUnknown). */
@@ -26,6 +27,7 @@ export class RuntimeHealth {
   private readyNow = true;
   private networkError: string | undefined = NETWORK_STATE_UNKNOWN;
   private handlers: readonly RuntimeHandler[] | undefined;
+  private features: RuntimeFeatures | undefined;
   private timer: NodeJS.Timeout | undefined;
   private polling: Promise<void> | undefined;
 
@@ -59,6 +61,19 @@ export class RuntimeHealth {
     return this.handlers;
   }
 
+  /**
+   * Whether the runtime honours SupplementalGroupsPolicy (and reports ContainerStatus.user): false
+   * while it says nothing of it (a runtime before containerd 2.0) or has not answered Status yet.
+   */
+  supplementalGroupsPolicy(): boolean {
+    return this.features?.supplementalGroupsPolicy === true;
+  }
+
+  /** The Node's status.features (the kubelet's RuntimeFeatures setter): none until the runtime reports features. */
+  nodeFeatures(): { supplementalGroupsPolicy: boolean } | undefined {
+    return this.features ? { supplementalGroupsPolicy: this.features.supplementalGroupsPolicy === true } : undefined;
+  }
+
   /** The handlers as the Node's status.runtimeHandlers reports them: both features said for each. */
   nodeRuntimeHandlers(): NodeRuntimeHandler[] {
     return (this.handlers ?? []).map((h) => ({
@@ -86,8 +101,9 @@ export class RuntimeHealth {
     let ready = false;
     let why = '';
     try {
-      const { status: st, runtimeHandlers } = await this.runtime.statusWithHandlers();
+      const { status: st, runtimeHandlers, features } = await this.runtime.statusWithHandlers();
       this.handlers = runtimeHandlers;
+      this.features = features;
       const cond = st.conditions.find((c) => c.type === 'RuntimeReady');
       ready = cond?.status === true;
       why = cond ? `${cond.reason} ${cond.message}`.trim() : 'no RuntimeReady condition';

@@ -63,6 +63,8 @@ export interface RuntimeContainer {
    * undefined when the runtime reports none (then a running container is never resized in place).
    */
   resources?: AppliedResources;
+  /** The identities its first process started with, where the runtime reports them (ContainerStatus.user, KEP-3619). */
+  user?: { uid: number; gid: number; supplementalGroups: number[] };
 }
 
 /** A container's cgroup limits as the runtime reports them. */
@@ -158,6 +160,15 @@ function containerFrom(c: Container | ContainerStatus, sandboxId: string, meta: 
     )?.hostPath,
     logPath: st?.logPath || undefined,
     resources: appliedResources(st),
+    ...(st?.user?.linux
+      ? {
+          user: {
+            uid: Number(st.user.linux.uid),
+            gid: Number(st.user.linux.gid),
+            supplementalGroups: st.user.linux.supplementalGroups.map(Number),
+          },
+        }
+      : {}),
   };
 }
 

@@ -13,7 +13,7 @@ import type { LabelledPod } from '../k8s/pod.js';
 import { sandboxAnnotations, sandboxLabels } from './labels.js';
 import { namespacesForPod } from './namespaces.js';
 import { podHostname } from './pod-hostname.js';
-import { seLinuxOption } from './security-context.js';
+import { seLinuxOption, supplementalGroupsPolicyOf } from './security-context.js';
 import { podLogDirectory } from '../node/pod-logs/layout.js';
 
 export interface SandboxConfigOptions extends ClusterDnsOptions {
@@ -96,6 +96,7 @@ export function buildSandboxConfig(pod: LabelledPod, opts: SandboxConfigOptions)
         ...(sc?.runAsUser != null ? { runAsUser: { value: sc.runAsUser } } : {}),
         ...(sc?.runAsGroup != null ? { runAsGroup: { value: sc.runAsGroup } } : {}),
         supplementalGroups,
+        supplementalGroupsPolicy: supplementalGroupsPolicyOf(pod),
         ...(sc?.seLinuxOptions ? { selinuxOptions: seLinuxOption(sc.seLinuxOptions) } : {}),
       },
     },

@@ -4,6 +4,7 @@ import type { Container, Pod, SeccompProfile, SecurityContext, SELinuxOptions } 
 import path from 'node:path';
 import {
   SecurityProfileType,
+  SupplementalGroupsPolicy,
   type LinuxContainerSecurityContext,
   type NamespaceOption,
   type SecurityProfile,
@@ -124,6 +125,16 @@ export function effectiveSecurityContext(pod: Pod, container: Container): Securi
   };
 }
 
+/**
+ * The pod's supplementalGroupsPolicy as the CRI spells it (KEP-3619), for the sandbox and each
+ * container: Strict leaves out the groups of the image's /etc/group; unset is Merge.
+ */
+export function supplementalGroupsPolicyOf(pod: Pod): SupplementalGroupsPolicy {
+  return pod.spec?.securityContext?.supplementalGroupsPolicy === 'Strict'
+    ? SupplementalGroupsPolicy.Strict
+    : SupplementalGroupsPolicy.Merge;
+}
+
 export function containerSecurityContext(
   pod: Pod,
   container: Container,
@@ -140,6 +151,7 @@ export function containerSecurityContext(
     readonlyRootfs: sc.readOnlyRootFilesystem === true,
     namespaceOptions: opts.namespaceOptions ?? namespacesForPod(pod),
     supplementalGroups,
+    supplementalGroupsPolicy: supplementalGroupsPolicyOf(pod),
     // Only an explicit allowPrivilegeEscalation: false sets no_new_privs.
     noNewPrivs: sc.allowPrivilegeEscalation === false,
     // Sent for privileged containers too, as the kubelet does; the runtime drops them there.

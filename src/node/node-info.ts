@@ -47,6 +47,8 @@ export interface NodeInfoSource {
   shuttingDown?(): boolean;
   /** The runtime's handlers and their features, as status.runtimeHandlers reports them (none before Status answered). */
   runtimeHandlers?(): readonly NodeRuntimeHandler[];
+  /** The Node's status.features from the runtime's own (KEP-3619); undefined while the runtime reports none. */
+  runtimeFeatures?(): { supplementalGroupsPolicy: boolean } | undefined;
   /** status.declaredFeatures (KEP-5328): the declared features the node implements, sorted; none: omitted. */
   declaredFeatures?(): readonly string[];
   readonly osImage: string;
@@ -83,6 +85,7 @@ export interface CollectNodeInfoOptions {
   networkNotReady?: () => string | undefined;
   shuttingDown?: () => boolean;
   runtimeHandlers?: () => readonly NodeRuntimeHandler[];
+  runtimeFeatures?: () => { supplementalGroupsPolicy: boolean } | undefined;
   /** The filesystem behind ephemeral-storage (the kubelet uses its root dir); default '/'. */
   rootDir?: string;
   /** Where the runtime keeps its images (CRI ImageFsInfo's mountpoint), once known: the imagefs signal. */
@@ -167,6 +170,7 @@ export function collectNodeInfo(opts: CollectNodeInfoOptions): NodeInfoSource {
     networkNotReady: opts.networkNotReady,
     shuttingDown: opts.shuttingDown,
     runtimeHandlers: opts.runtimeHandlers,
+    runtimeFeatures: opts.runtimeFeatures,
     osImage: osImage(),
     kernelVersion: release(),
     architecture: goArch(),

@@ -52,6 +52,12 @@ export class ProbeWorker {
   private run = 0;
   /** After a liveness or startup failure: no probing until a new container appears. */
   private onHold = false;
+  /**
+   * The container was running before the agent started and no result has been recorded for it
+   * since: it holds no initial result, and the status keeps what was reported for it before the
+   * restart (KEP-4781, the kubelet of 1.35 with ChangeContainerStatusOnKubeletRestart off).
+   */
+  private survivedRestart = false;
   private probing = false;
   /** A tick came while a probe was in flight: run it when that probe returns. */
   private pending = false;
@@ -75,9 +81,12 @@ export class ProbeWorker {
     return this.containerIdValue;
   }
 
-  /** The result held for the current container; undefined before any container was seen. */
+  /**
+   * The result held for the current container; undefined before any container was seen, and for a
+   * container found running at the agent's start until a threshold is reached for it.
+   */
   get result(): ProbeState | undefined {
-    return this.containerIdValue === undefined ? undefined : this.state;
+    return this.containerIdValue === undefined || this.survivedRestart ? undefined : this.state;
   }
 
   get isRunning(): boolean {
@@ -99,6 +108,7 @@ export class ProbeWorker {
     this.running = true;
     if (isNew) {
       this.state = INITIAL[this.opts.probeType];
+      this.survivedRestart = startedAtMs < this.opts.agentStartMs;
       this.lastRaw = undefined;
       this.run = 0;
       this.onHold = false;
@@ -227,8 +237,9 @@ export class ProbeWorker {
       return;
     }
     if (o.result === 'success' && this.run < t.successThreshold) return;
-    const changed = this.state !== o.result;
+    const changed = this.state !== o.result || this.survivedRestart;
     this.state = o.result;
+    this.survivedRestart = false;
     const firstWarning = o.result === 'success' && o.warning === true && !this.warned;
     if (firstWarning) this.warned = true;
     this.opts.onRecord({ containerId: id, result: o.result, output: o.output, changed, firstWarning });

@@ -136,7 +136,8 @@ export class ProberManager {
 
   /**
    * Whether the container is started: running and its startup probe passed (or it has none).
-   * undefined for a pod or container the manager does not know.
+   * undefined for a pod or container the manager does not know, and for a container found running
+   * at the agent's start whose startup probe has no result yet (the status keeps what it had).
    */
   started(uid: string, containerName: string): boolean | undefined {
     const cp = this.pods.get(uid)?.containers.get(containerName);
@@ -146,14 +147,19 @@ export class ProberManager {
 
   /**
    * Whether the container is ready: started, and its readiness probe's last result is success (or
-   * it has none). Before the first success a probed container is not ready.
+   * it has none). Before the first success a probed container is not ready, unless it was found
+   * running at the agent's start: then undefined until its probe has a result.
    */
   readiness(uid: string, containerName: string): boolean | undefined {
     const cp = this.pods.get(uid)?.containers.get(containerName);
     if (!cp) return undefined;
-    if (!this.isStarted(cp)) return false;
+    const started = this.isStarted(cp);
+    if (started === false) return false;
     const w = cp.workers.get('readiness');
-    return w ? w.containerId === cp.containerId && w.result === 'success' : true;
+    if (!w) return started;
+    if (w.containerId !== cp.containerId) return false;
+    const result = w.result;
+    return result === undefined ? undefined : started === true && result === 'success';
   }
 
   /**
@@ -202,10 +208,13 @@ export class ProberManager {
     for (const uid of [...this.pods.keys()]) this.removePod(uid);
   }
 
-  private isStarted(cp: ContainerProbes): boolean {
+  private isStarted(cp: ContainerProbes): boolean | undefined {
     if (!cp.running || cp.containerId === undefined) return false;
     const w = cp.workers.get('startup');
-    return w ? w.containerId === cp.containerId && w.result === 'success' : true;
+    if (!w) return true;
+    if (w.containerId !== cp.containerId) return false;
+    const result = w.result;
+    return result === undefined ? undefined : result === 'success';
   }
 
   private newWorker(entry: PodProbes, cp: ContainerProbes, type: ProbeType, probe: Probe): ProbeWorker {
@@ -224,7 +233,7 @@ export class ProberManager {
       drift: this.driftRecorder,
       now: this.opts.now,
       random: this.opts.random,
-      isStarted: () => this.isStarted(cp),
+      isStarted: () => this.isStarted(cp) === true,
       probe: (containerId) =>
         runProbe(this.handlers, probe, { container: cp.spec, containerId, podIP: entry.podIP }, timing.timeoutSeconds),
       onRecord: (rec) => this.recorded(entry, cp, type, probe, rec, log),

@@ -7,7 +7,9 @@ import type { RuntimePod } from '../kuberuntime/runtime-pods.js';
 import type { PodPhase } from './phase.js';
 import { isRestartableInit } from '../k8s/restart.js';
 import { apiTime } from '../util/api-time.js';
-import { POD_RESIZE_IN_PROGRESS, POD_RESIZE_PENDING } from '../k8s/resize.js';
+import { observedGenerationOf } from '../k8s/pod-generation.js';
+import { DISRUPTION_TARGET } from '../k8s/disruption.js';
+import { KUBELET_CONDITIONS } from '../k8s/pod-conditions.js';
 
 type Status = 'True' | 'False';
 
@@ -120,8 +122,13 @@ export interface ConditionsInput {
 
 export function podConditions(input: ConditionsInput): PodCondition[] {
   const { pod, statuses, phase } = input;
-  // Conditions the kubelet does not own (readiness gates set by controllers) would come from the API copy.
-  const foreign = (input.previous ?? []).filter((c) => !KUBELET_CONDITIONS.has(c.type));
+  // Each condition the kubelet sets carries the generation it was set for, even when its status stays.
+  const observedGeneration = observedGenerationOf(pod);
+  // Conditions the kubelet does not own (readiness gates set by others) come from the API's copy of
+  // the pod (generateAPIPodStatus); the DisruptionTarget set here when stopping it is kept from before.
+  const foreign = (pod.status?.conditions ?? []).filter((c) => !KUBELET_CONDITIONS.has(c.type));
+  const ownDisruption = input.previous?.find((c) => c.type === DISRUPTION_TARGET);
+  if (ownDisruption && !foreign.some((c) => c.type === DISRUPTION_TARGET)) foreign.push(ownDisruption);
   const cr = containersReady(pod, statuses, phase);
   const generated = [
     readyToStartContainers(pod, input.runtime),
@@ -130,15 +137,6 @@ export function podConditions(input: ConditionsInput): PodCondition[] {
     cr,
     cond('PodScheduled', 'True'),
   ];
-  return [...foreign, ...withTransitionTimes(generated, input.previous, input.now)];
+  const stamped = observedGeneration ? generated.map((c) => ({ ...c, observedGeneration })) : generated;
+  return [...foreign, ...withTransitionTimes(stamped, input.previous, input.now)];
 }
-
-export const KUBELET_CONDITIONS = new Set([
-  'PodScheduled',
-  'Ready',
-  'Initialized',
-  'ContainersReady',
-  'PodReadyToStartContainers',
-  POD_RESIZE_PENDING,
-  POD_RESIZE_IN_PROGRESS,
-]);

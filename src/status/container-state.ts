@@ -53,6 +53,13 @@ export function convertRuntimeContainer(c: RuntimeContainer, o: ConvertOptions):
     ready: false,
     lastState: {},
   };
+  // As the runtime reports it (a runtime with the SupplementalGroupsPolicy feature): KEP-3619.
+  if (c.user) {
+    const { uid, gid, supplementalGroups } = c.user;
+    status.user = {
+      linux: { uid, gid, ...(supplementalGroups.length > 0 ? { supplementalGroups: [...supplementalGroups] } : {}) },
+    };
+  }
   let state: ApiContainerState;
   switch (c.state) {
     case ContainerState.CONTAINER_RUNNING:

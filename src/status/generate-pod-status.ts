@@ -12,6 +12,7 @@ import { podAddresses } from './pod-ips.js';
 import { applyProbeResults } from './readiness.js';
 import { podStartTime } from './start-time.js';
 import type { GenerateInput } from './types.js';
+import { observedGenerationOf } from '../k8s/pod-generation.js';
 
 const NONE = new Map<string, never>();
 
@@ -54,8 +55,9 @@ export function generatePodStatus(input: GenerateInput): PodStatus {
           previous: previous?.ephemeralContainerStatuses,
         })
       : undefined;
-  applyProbeResults(uid, initSpecs, initStatuses, input.probes, true);
-  applyProbeResults(uid, specs, regularStatuses, input.probes, false);
+  const reported = input.reported;
+  applyProbeResults(uid, initSpecs, initStatuses, input.probes, true, reported?.initContainerStatuses);
+  applyProbeResults(uid, specs, regularStatuses, input.probes, false, reported?.containerStatuses);
 
   const all: ContainerStatus[] = [...initStatuses, ...regularStatuses];
   let phase = podPhase(pod, all, hasInitializedInCurrentSandbox(input));
@@ -67,7 +69,9 @@ export function generatePodStatus(input: GenerateInput): PodStatus {
 
   addContainerResources(initSpecs, initStatuses, input.runtime, true);
   addContainerResources(specs, regularStatuses, input.runtime, false);
+  const observedGeneration = observedGenerationOf(pod);
   const status: PodStatus = {
+    ...(observedGeneration ? { observedGeneration } : {}),
     phase,
     conditions: [
       ...podConditions({

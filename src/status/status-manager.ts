@@ -108,6 +108,11 @@ export class StatusManager {
   private timer: NodeJS.Timeout | undefined;
   private recomputing = 0;
   private readonly waitingTurn: (() => void)[] = [];
+  /**
+   * What the API server held for each pod when the API side first saw it (a static pod's mirror),
+   * by UID: kept once, for the containers found running at the agent's start (KEP-4781).
+   */
+  private readonly reportedStatuses = new Map<string, PodStatus>();
   /** Pods whose next recomputation is their final one, with their worker as it handed it (recordFinal). */
   private readonly finalViews = new Map<string, PodWorkerView>();
 
@@ -199,13 +204,31 @@ export class StatusManager {
     onChange(listener: (uid: string) => void): void;
     hold(uid: string): void;
     release(uid: string): void;
+    reported(uid: string, status: PodStatus | undefined): Promise<void>;
   } {
     return {
       get: (uid) => this.get(uid)?.status,
       onChange: (l) => void this.onChange((uid) => l(uid)),
       hold: (uid) => this.hold(uid, 'apiserver'),
       release: (uid) => this.release(uid, 'apiserver'),
+      reported: (uid, status) => this.reported(uid, status),
     };
+  }
+
+  /**
+   * What the API server holds for a pod, told the first time it is seen (a static pod's mirror; an
+   * API pod's listed status is its own). Only the first is kept: it is what was reported before
+   * this agent started. Resolves once the pod's status has been recomputed with it, so that what
+   * is sent next never flips a container found running back to not ready.
+   */
+  async reported(uid: string, status: PodStatus | undefined): Promise<void> {
+    if (this.reportedStatuses.has(uid)) return;
+    const worker = this.workerOf(uid);
+    if (!worker || isDone(worker)) return;
+    this.reportedStatuses.set(uid, status ?? {});
+    if (!status?.containerStatuses?.length || !this.entries.has(uid)) return;
+    this.pending.set(uid, false);
+    await this.recomputes.run(uid);
   }
 
   idle(): Promise<void> {
@@ -282,6 +305,7 @@ export class StatusManager {
       podFailed: worker.lastSync?.podFailed,
       nodeIP: this.opts.nodeIP,
       runtimeName: this.opts.runtimeName,
+      reported: this.reportedStatuses.get(uid) ?? worker.pod.status,
       previous: previous?.status,
       now: this.now(),
       terminating,
@@ -353,6 +377,7 @@ export class StatusManager {
   private forget(uid: string): void {
     this.terminationMessages.delete(uid);
     this.resizeErrors.delete(uid);
+    this.reportedStatuses.delete(uid);
     if (this.entries.delete(uid)) this.emit(uid, undefined);
   }
 

@@ -18,6 +18,8 @@ export function stoppedStatus(
   const prev = previous?.conditions?.find((c) => c.type === DISRUPTION_TARGET);
   const disruption: PodCondition = {
     type: DISRUPTION_TARGET,
+    // The generation of the pod stopped, as the status it is laid over has it (KEP-5067).
+    ...(status.observedGeneration ? { observedGeneration: status.observedGeneration } : {}),
     status: 'True',
     reason: TERMINATION_BY_KUBELET,
     message: override.conditionMessage ?? override.message,

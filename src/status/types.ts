@@ -5,7 +5,10 @@ import type { StaticPod } from '../config/types.js';
 import type { RuntimePod } from '../kuberuntime/runtime-pods.js';
 import type { ResizeState } from './resize-status.js';
 
-/** Probe results by pod UID and container name; undefined while a probe has no result yet. */
+/**
+ * Probe results by pod UID and container name; undefined for a pod or container the prober does
+ * not know, and for a container found running at the agent's start whose probe has no result yet.
+ */
 export interface ProbeState {
   ready(uid: string, containerName: string): boolean | undefined;
   started(uid: string, containerName: string): boolean | undefined;
@@ -28,6 +31,12 @@ export interface GenerateInput {
   readonly nodeIP: string;
   /** From CRI Version: the scheme of every containerID (`containerd://...`). */
   readonly runtimeName: string;
+  /**
+   * What the API server held for the pod when this agent first saw it (the listed API pod, or the
+   * static pod's mirror): a container found running at the agent's start keeps its `ready` and
+   * `started` from there until its probes answer (KEP-4781).
+   */
+  readonly reported?: PodStatus;
   /** The status computed last time: transition times, startTime and terminal phases are kept from it. */
   readonly previous?: PodStatus;
   readonly now: Date;

@@ -89,6 +89,7 @@ export function computeNodeStatus(info: NodeInfoSource, previous: NodeStatus | u
   });
   // As the kubelet's RuntimeHandlers setter: each handler with both features said (omitted when there are none).
   const runtimeHandlers = info.runtimeHandlers?.() ?? [];
+  const features = info.runtimeFeatures?.();
   // As the kubelet's setter: the list, sorted, omitted when empty (omitempty).
   const declaredFeatures = info.declaredFeatures?.() ?? [];
   const addresses = [];
@@ -114,6 +115,8 @@ export function computeNodeStatus(info: NodeInfoSource, previous: NodeStatus | u
     },
     ...(runtimeHandlers.length > 0 ? { runtimeHandlers: runtimeHandlers.map((h) => ({ ...h })) } : {}),
     ...(declaredFeatures.length > 0 ? { declaredFeatures: [...declaredFeatures] } : {}),
+    // As the kubelet's RuntimeFeatures setter: status.features once the runtime reports its features (KEP-3619).
+    ...(features ? { features: { ...features } } : {}),
   };
 }
 

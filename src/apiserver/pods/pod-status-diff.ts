@@ -4,15 +4,9 @@
 import type { PodCondition, PodStatus } from 'kubernetes-types/core/v1';
 import { stableJson } from '../../util/stable-json.js';
 import { truncateTime } from '../../util/api-time.js';
+import { DISRUPTION_TARGET } from '../../k8s/disruption.js';
+import { KUBELET_CONDITIONS } from '../../k8s/pod-conditions.js';
 
-/** Conditions the kubelet owns; others (DisruptionTarget...) are the server's and are left alone. */
-const KUBELET_CONDITIONS = new Set([
-  'PodScheduled',
-  'Ready',
-  'Initialized',
-  'ContainersReady',
-  'PodReadyToStartContainers',
-]);
 /** Status fields set by others than the kubelet. */
 const SERVER_FIELDS = new Set(['nominatedNodeName', 'resize', 'resourceClaimStatuses', 'extendedResourceClaimStatus']);
 
@@ -56,10 +50,19 @@ function comparable(server: PodStatus, ours: PodStatus): Record<string, unknown>
  */
 const equalPairs = new WeakMap<PodStatus, WeakSet<PodStatus>>();
 
+/**
+ * The conditions of ours that are sent: the kubelet's own and DisruptionTarget (which it shares);
+ * others (readiness gates' conditions) are whoever set them, and the server's copy stands
+ * (mergePodStatus), so a stale copy of ours never undoes their change.
+ */
+function sentConditions(ours: PodStatus): PodCondition[] | undefined {
+  return ours.conditions?.filter((c) => KUBELET_CONDITIONS.has(c.type) || c.type === DISRUPTION_TARGET);
+}
+
 export function statusesEqual(server: PodStatus | undefined, ours: PodStatus): boolean {
   if (server && equalPairs.get(server)?.has(ours)) return true;
-  const mine = { ...ours, conditions: byType(ours.conditions) };
-  const equal = stableJson(normalize(comparable(server ?? {}, ours))) === stableJson(normalize(mine));
+  const mine = { ...ours, conditions: byType(sentConditions(ours)) };
+  const equal = stableJson(normalize(comparable(server ?? {}, mine))) === stableJson(normalize(mine));
   if (equal && server) {
     let seen = equalPairs.get(server);
     if (!seen) equalPairs.set(server, (seen = new WeakSet()));
@@ -79,6 +82,7 @@ export function podStatusPatch(
   mirrorUid: string,
 ): Record<string, unknown> | undefined {
   if (statusesEqual(server, ours)) return undefined;
+  ours = { ...ours, conditions: sentConditions(ours) };
   const s = server ?? {};
   const status: Record<string, unknown> = { ...(normalize(ours) as Record<string, unknown>) };
   for (const k of Object.keys(s)) {

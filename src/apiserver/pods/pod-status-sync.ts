@@ -31,6 +31,8 @@ export class PodStatusSync {
 
   /** Brings the mirror's status in line; `mirror` is the valid mirror pod of `sp`. */
   async sync(sp: StaticPod, mirror: Pod): Promise<void> {
+    // A restarted agent's first sight of the mirror: what it shows is what was reported before.
+    await this.statuses.reported?.(sp.uid, mirror.status);
     const ours = this.statuses.get(sp.uid);
     if (!ours) return;
     const { namespace, name } = sp.pod.metadata;

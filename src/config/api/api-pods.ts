@@ -104,6 +104,17 @@ function contentOf(sp: StaticPod): string {
   return canonicalJson({ meta: { ...meta, annotations: rest }, spec: sp.pod.spec });
 }
 
+/**
+ * The conditions of the pod's readiness gates, as others set them through the API: a change is the
+ * kubelet's RECONCILE (NeedToReconcilePodReadiness), the pod synced again so its Ready follows.
+ */
+function gateConditionsOf(sp: StaticPod): string {
+  const gates = new Set((sp.pod.spec?.readinessGates ?? []).map((g) => g.conditionType));
+  if (gates.size === 0) return '';
+  const conditions = (sp.pod.status?.conditions ?? []).filter((c) => gates.has(c.type));
+  return canonicalJson(conditions.map((c) => ({ type: c.type, status: c.status })));
+}
+
 export function sameApiPod(a: StaticPod, b: StaticPod): boolean {
-  return a === b || (a.uid === b.uid && contentOf(a) === contentOf(b));
+  return a === b || (a.uid === b.uid && contentOf(a) === contentOf(b) && gateConditionsOf(a) === gateConditionsOf(b));
 }

@@ -8,8 +8,8 @@ function secondsFromNow(s: number): string {
 
 /**
  * Deletes an object as the registry does, after preconditions and admission passed. A pod bound to a
- * node (and not terminal) gets a deletionTimestamp and stays until a grace-0 delete; a later delete may
- * only shorten the grace period. Everything else goes at once. Returns the object as the answer shows it.
+ * node (and not terminal) gets a deletionTimestamp (and, the first time, a generation more) and stays
+ * until a grace-0 delete; a later delete may only shorten the grace period. Everything else goes at once. Returns the object as the answer shows it.
  */
 export function deleteFromStore(
   store: ObjectStore,
@@ -28,6 +28,10 @@ export function deleteFromStore(
     if (current.metadata.deletionTimestamp && pending !== undefined && grace >= pending) return current;
     if (grace > 0) {
       const next = structuredClone(current);
+      // The first graceful delete is a change controllers must see: rest.BeforeDelete bumps the generation.
+      const generation = num(current.metadata.generation);
+      if (!current.metadata.deletionTimestamp && generation !== undefined && generation > 0)
+        next.metadata.generation = generation + 1;
       next.metadata.deletionTimestamp = secondsFromNow(grace);
       next.metadata.deletionGracePeriodSeconds = grace;
       return store.put(rt.storageKey, next, 'MODIFIED');

@@ -84,13 +84,6 @@ describe('the fields bootlet does not honour', () => {
       message: 'PodLevelResources feature gate is disabled',
     },
     {
-      name: 'supplementalGroupsPolicy: Strict (1.31, KEP-3619)',
-      obj: podWith({ securityContext: { supplementalGroupsPolicy: 'Strict' } }),
-      path: 'spec.securityContext.supplementalGroupsPolicy',
-      reason: 'SupplementalGroupsPolicyNotSupported',
-      message: 'SupplementalGroupsPolicy=Strict is not supported in this node',
-    },
-    {
       name: 'a container stop signal (1.33, KEP-4960)',
       obj: podWith({ os: { name: 'linux' } }, { lifecycle: { stopSignal: 'SIGUSR1' } }),
       path: 'spec.containers[0].lifecycle.stopSignal',
@@ -194,6 +187,11 @@ describe('the fields bootlet honours, or that ask nothing of a node', () => {
       name: 'hostnameOverride (1.34, KEP-4762): the sandbox hostname',
       obj: podWith({ hostnameOverride: 'web.example' }),
       kept: 'hostnameOverride',
+    },
+    {
+      name: 'supplementalGroupsPolicy: Strict (1.31, KEP-3619): admission decides, by the runtime’s features',
+      obj: podWith({ securityContext: { supplementalGroupsPolicy: 'Strict' } }),
+      kept: 'securityContext',
     },
     {
       name: 'supplementalGroupsPolicy: Merge (1.31): what every runtime does',

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildContainerConfig, type ContainerConfigContext } from '../../../src/kuberuntime/container-config.js';
 import { containerLogPath } from '../../../src/node/pod-logs/layout.js';
 import { hashContainer, kubeletContainerHash } from '../../../src/kuberuntime/container-hash.js';
-import { MountPropagation, NamespaceMode } from '../../../src/cri/cri-types.js';
+import { MountPropagation, NamespaceMode, SupplementalGroupsPolicy } from '../../../src/cri/cri-types.js';
 import { EnvError, containerEnv } from '../../../src/kuberuntime/env.js';
 import { expandVars } from '../../../src/kuberuntime/expansion.js';
 import { parseContainerMeta } from '../../../src/kuberuntime/labels.js';
@@ -263,11 +263,19 @@ describe('buildContainerConfig', () => {
       readonlyRootfs: false,
       namespaceOptions: { network: NamespaceMode.POD, ipc: NamespaceMode.POD, pid: NamespaceMode.CONTAINER },
       supplementalGroups: [],
+      supplementalGroupsPolicy: SupplementalGroupsPolicy.Merge,
       noNewPrivs: false,
       maskedPaths: [...DEFAULT_MASKED_PATHS],
       readonlyPaths: [...DEFAULT_READONLY_PATHS],
       seccomp: { profileType: 1, localhostRef: '' },
     });
+  });
+
+  it('security context: the pod’s supplementalGroupsPolicy Strict for each container (KEP-3619)', () => {
+    const p = pod({ spec: { securityContext: { supplementalGroupsPolicy: 'Strict', supplementalGroups: [4000] } } });
+    const sc = buildContainerConfig(p, container(), ctx()).linux!.securityContext!;
+    expect(sc.supplementalGroupsPolicy).toBe(SupplementalGroupsPolicy.Strict);
+    expect(sc.supplementalGroups).toEqual([4000]);
   });
 
   it('security context: container settings over pod settings', () => {

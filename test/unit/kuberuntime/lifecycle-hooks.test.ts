@@ -1,7 +1,7 @@
 // An httpGet lifecycle hook reads the status and drops the connection: the body, endless or not, is not read.
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RuntimeService } from '../../../src/cri/cri-types.js';
 import { HookError, runLifecycleHook } from '../../../src/kuberuntime/lifecycle-hooks.js';
 import { waitFor } from '../../support/wait.js';
@@ -51,5 +51,31 @@ describe('httpGet lifecycle hook', () => {
   it('fails on a 5xx, naming the status', async () => {
     await expect(runLifecycleHook(ctx, { httpGet: { port, path: '/fail' } })).rejects.toThrow(HookError);
     await expect(runLifecycleHook(ctx, { httpGet: { port, path: '/fail' } })).rejects.toThrow(/returned status 500/);
+  });
+});
+
+describe('a sleep hook', () => {
+  it('of zero seconds (PodLifecycleSleepActionAllowZero, GA in 1.34) returns at once, with no timer to wait for', async () => {
+    vi.useFakeTimers();
+    try {
+      let done = false;
+      const run = runLifecycleHook({ ...ctx, timeoutSeconds: 30 }, { sleep: { seconds: 0 } }).then(() => (done = true));
+      await run;
+      expect(done).toBe(true);
+      expect(vi.getTimerCount()).toBe(0);
+      // One of a second waits for its timer.
+      let slept = false;
+      const one = runLifecycleHook({ ...ctx, timeoutSeconds: 30 }, { sleep: { seconds: 1 } }).then(
+        () => (slept = true),
+      );
+      await Promise.resolve();
+      expect(slept).toBe(false);
+      expect(vi.getTimerCount()).toBe(1);
+      await vi.advanceTimersByTimeAsync(1000);
+      await one;
+      expect(slept).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RuntimeCondition, RuntimeService, RuntimeStatus } from '../../../src/cri/cri-types.js';
+import type { RuntimeCondition, RuntimeFeatures, RuntimeService, RuntimeStatus } from '../../../src/cri/cri-types.js';
 import { createLogger } from '../../../src/log/logger.js';
 import {
   formatRuntimeCondition,
@@ -16,7 +16,10 @@ const networkDown: RuntimeCondition = {
 };
 const networkUp: RuntimeCondition = { type: 'NetworkReady', status: true, reason: '', message: '' };
 
-function health(answers: (RuntimeStatus | Error)[]): { h: RuntimeHealth; logs: Record<string, unknown>[] } {
+function health(
+  answers: (RuntimeStatus | Error)[],
+  features?: RuntimeFeatures,
+): { h: RuntimeHealth; logs: Record<string, unknown>[] } {
   const logs: Record<string, unknown>[] = [];
   const logger = createLogger({
     format: 'json',
@@ -27,7 +30,7 @@ function health(answers: (RuntimeStatus | Error)[]): { h: RuntimeHealth; logs: R
     statusWithHandlers: async () => {
       const next = answers.shift();
       if (!next || next instanceof Error) throw next ?? new Error('no more answers');
-      return { status: next, runtimeHandlers: [] };
+      return { status: next, runtimeHandlers: [], ...(features ? { features } : {}) };
     },
   } as Pick<RuntimeService, 'statusWithHandlers'> as RuntimeService;
   return { h: new RuntimeHealth(runtime, logger), logs };
@@ -71,5 +74,18 @@ describe('runtime health', () => {
     await h.pollNow();
     expect(h.ready()).toBe(false);
     expect(h.networkNotReady()).toBeUndefined();
+  });
+
+  it('keeps the runtime’s features from Status: SupplementalGroupsPolicy honoured only where it says so (KEP-3619)', async () => {
+    const old = health([{ conditions: [runtimeReady, networkUp] }]).h;
+    expect(old.supplementalGroupsPolicy()).toBe(false);
+    await old.pollNow();
+    // A runtime before containerd 2.0 says nothing: not honoured, and no status.features.
+    expect(old.supplementalGroupsPolicy()).toBe(false);
+    expect(old.nodeFeatures()).toBeUndefined();
+    const current = health([{ conditions: [runtimeReady, networkUp] }], { supplementalGroupsPolicy: true }).h;
+    await current.pollNow();
+    expect(current.supplementalGroupsPolicy()).toBe(true);
+    expect(current.nodeFeatures()).toEqual({ supplementalGroupsPolicy: true });
   });
 });

@@ -101,6 +101,7 @@ class FakeRuntime implements Partial<RuntimeService> {
       mounts: [],
       logPath: '',
       resources: null,
+      user: null,
     };
   };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { NamespaceMode, Protocol } from '../../../src/cri/cri-types.js';
+import { NamespaceMode, Protocol, SupplementalGroupsPolicy } from '../../../src/cri/cri-types.js';
 import { parseResolvConf, podDnsConfig } from '../../../src/kuberuntime/dns.js';
 import { podHostname, podHostnameAndDomain } from '../../../src/kuberuntime/pod-hostname.js';
 import { buildSandboxConfig, podPortMappings } from '../../../src/kuberuntime/sandbox-config.js';
@@ -84,6 +84,17 @@ describe('buildSandboxConfig', () => {
     expect(sc.supplementalGroups).toEqual([3000, 4000, 5000]);
     expect(sc.privileged).toBe(true);
     expect(c.linux!.sysctls).toEqual({ 'net.core.somaxconn': '1024' });
+  });
+
+  it('the pod’s supplementalGroupsPolicy as the CRI spells it: Merge unless Strict (KEP-3619)', () => {
+    const of = (policy?: string) =>
+      buildSandboxConfig(pod({ spec: { securityContext: policy ? { supplementalGroupsPolicy: policy } : {} } }), {
+        podLogsDir: '/l',
+        attempt: 0,
+      }).linux?.securityContext?.supplementalGroupsPolicy;
+    expect(of('Strict')).toBe(SupplementalGroupsPolicy.Strict);
+    expect(of('Merge')).toBe(SupplementalGroupsPolicy.Merge);
+    expect(of()).toBe(SupplementalGroupsPolicy.Merge);
   });
 
   it('hostPID gives a NODE pid namespace', () => {

@@ -157,6 +157,7 @@ export class FakeRuntime {
         mounts: [],
         logPath: '',
         resources: null,
+        user: null,
       };
     },
     execSync: unused,

@@ -246,6 +246,7 @@ describe('CRI container events', () => {
       mounts: [],
       logPath: '',
       resources: null,
+      user: null,
     };
   }
 

@@ -426,3 +426,55 @@ describe('probe runs (prober_probe_total)', () => {
     expect(runs).toEqual(['kube-system/p-node1 app readiness success', 'kube-system/p-node1 app readiness failure']);
   });
 });
+
+// KEP-4781 (the kubelet of 1.35, ChangeContainerStatusOnKubeletRestart off): a container found
+// running at the agent's start holds no initial result, so the status keeps what was reported
+// for it before the restart, until a threshold is reached for it.
+describe('a container found running at the agent’s start', () => {
+  it('has no readiness until its probe reaches a threshold; one started since has the initial failure', async () => {
+    newManager();
+    const agentStart = Date.now();
+    await startedLongAgo();
+    mgr.addPod(
+      pod({ readinessProbe: { exec: { command: ['ready'] }, periodSeconds: 10, failureThreshold: 2 } }),
+      '10.0.0.1',
+    );
+    mgr.containerStarted(UID, 'app', 'c1', agentStart - 5_000);
+    expect(mgr.readiness(UID, 'app')).toBeUndefined();
+    expect(mgr.started(UID, 'app')).toBe(true);
+    script.set('ready', 'failure', 'not yet');
+    await vi.advanceTimersByTimeAsync(10);
+    expect(script.count('ready')).toBe(1);
+    // One failure of two: still nothing recorded, the reported readiness stands.
+    expect(mgr.readiness(UID, 'app')).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(mgr.readiness(UID, 'app')).toBe(false);
+    // The first recorded result is a change from what the status showed, whatever the initial value.
+    expect(results.at(-1)).toMatchObject({ probeType: 'readiness', result: 'failure', changed: true });
+
+    // Its replacement, started after the agent, begins not ready as any new container does.
+    mgr.containerStarted(UID, 'app', 'c2', Date.now());
+    expect(mgr.readiness(UID, 'app')).toBe(false);
+  });
+
+  it('a success ends the wait at once, and a startup probe not yet run leaves started unknown', async () => {
+    newManager();
+    const agentStart = Date.now();
+    await startedLongAgo();
+    mgr.addPod(
+      pod({
+        startupProbe: { exec: { command: ['start'] }, periodSeconds: 10 },
+        readinessProbe: { exec: { command: ['ready'] }, periodSeconds: 10 },
+      }),
+      '10.0.0.1',
+    );
+    mgr.containerStarted(UID, 'app', 'c1', agentStart - 5_000);
+    expect(mgr.started(UID, 'app')).toBeUndefined();
+    expect(mgr.readiness(UID, 'app')).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(10);
+    expect(mgr.started(UID, 'app')).toBe(true);
+    await vi.advanceTimersByTimeAsync(10);
+    expect(script.count('ready')).toBe(1);
+    expect(mgr.readiness(UID, 'app')).toBe(true);
+  });
+});

@@ -41,6 +41,23 @@ describe('node status', () => {
     expect(nodeStatusChanged(s, later)).toBe(true);
   });
 
+  it("reports the runtime's features as status.features (the kubelet's RuntimeFeatures setter); none reported: omitted", () => {
+    const s = computeNodeStatus(
+      { ...fakeNodeInfo('n1'), runtimeFeatures: () => ({ supplementalGroupsPolicy: true }) },
+      undefined,
+      t0,
+    );
+    expect(s.features).toEqual({ supplementalGroupsPolicy: true });
+    const none = computeNodeStatus({ ...fakeNodeInfo('n1'), runtimeFeatures: () => undefined }, undefined, t0);
+    expect(none).not.toHaveProperty('features');
+    const without = computeNodeStatus(
+      { ...fakeNodeInfo('n1'), runtimeFeatures: () => ({ supplementalGroupsPolicy: false }) },
+      s,
+      t1,
+    );
+    expect(nodeStatusChanged(s, without)).toBe(true);
+  });
+
   it('reports status.declaredFeatures as the node gives them (KEP-5328); none: omitted', () => {
     const features = ['ExtendWebSocketsToKubelet', 'RestartAllContainersOnContainerExits'];
     const s = computeNodeStatus({ ...fakeNodeInfo('n1'), declaredFeatures: () => features }, undefined, t0);
