@@ -21,6 +21,7 @@ import { freePorts } from '../test/support/ports.js';
 import { makeTmpDir, removeTmpDir } from '../test/support/tmp.js';
 import { waitFor } from '../test/support/wait.js';
 import { benchPodManifest, BENCH_NODE, writeAtomically } from './pods.js';
+import { benchAgentOptions } from './bench-node.js';
 import { idleCpuPercent, rssMiB } from './proc.js';
 import { percentile } from './report.js';
 
@@ -101,12 +102,7 @@ export async function runKubeletApiBench(): Promise<KubeletApiBenchResult> {
     );
     const launch = (server: boolean): RunningAgent =>
       startAgent({
-        manifests,
-        endpoint: cd.endpoint,
-        rootDir,
-        podLogsDir,
-        nodeName: BENCH_NODE,
-        configFile: config,
+        ...benchAgentOptions(cd.endpoint, { manifests, rootDir, podLogsDir, configFile: config }),
         ...(server ? { kubeletPort: port } : {}),
         extraArgs: [
           '--v=0',

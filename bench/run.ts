@@ -27,7 +27,7 @@ import {
   scrapeRuntimeOperations,
   type OperationCounts,
 } from '../test/support/cri-calls.js';
-import { startBenchNode } from './bench-node.js';
+import { benchAgentOptions, startBenchNode } from './bench-node.js';
 
 /** Rounds of the pod-start measures; 1-pod starts per round. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -81,7 +81,7 @@ async function podRunningInAgent(rootDir: string, podName: string): Promise<bool
 
 async function main(): Promise<void> {
   const node = await startBenchNode('bench');
-  const { cd, cri, podLogsDir, rootDir, manifests, configFile } = node;
+  const { cd, cri, podLogsDir, rootDir, manifests } = node;
   // BOOTLET_TEST_CONTAINERD picks the version (dev/containerd-versions.ts); the figures are that runtime's.
   console.log(
     `containerd ${cd.release.version} (${cd.release.packageVersion === 'machine' ? cri.version.runtimeVersion : `Debian ${cd.release.packageVersion}`}), CRI ${cri.version.runtimeApiVersion}`,
@@ -110,15 +110,7 @@ async function main(): Promise<void> {
     const bareSandbox: number[] = [];
 
     // The same pods through bootlet: write the manifest, wait for its "Started container" line.
-    const agent = startAgent({
-      manifests,
-      endpoint: cd.endpoint,
-      rootDir,
-      podLogsDir,
-      nodeName: BENCH_NODE,
-      configFile,
-      extraArgs: ['--v=0'],
-    });
+    const agent = startAgent(benchAgentOptions(cd.endpoint, node));
     await agent.waitForLog((r) => r.msg === 'Manifests read, adopting running pods', 'agent ready', 30_000);
     const startedAt = async (name: string, timeoutMs = 60_000): Promise<number> => {
       const rec = await agent
@@ -359,15 +351,7 @@ async function main(): Promise<void> {
 
     // Death of a container: a second agent, verbose enough to log its PLEG events.
     if (!SKIP.has('deaths')) {
-      const watcher = startAgent({
-        manifests,
-        endpoint: cd.endpoint,
-        rootDir,
-        podLogsDir,
-        nodeName: BENCH_NODE,
-        configFile,
-        extraArgs: ['--v=4'],
-      });
+      const watcher = startAgent(benchAgentOptions(cd.endpoint, node, { extraArgs: ['--v=4'] }));
       await watcher.waitForLog((r) => r.msg === 'Manifests read, adopting running pods', 'second agent ready', 30_000);
       const deaths = await measureKillToRestart({ agent: watcher, cd, runtime: cri.runtime, manifests, kills: KILLS });
       await gone('victim');
