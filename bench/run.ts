@@ -1,7 +1,6 @@
 // npm run bench: bootlet's manifest-to-running time against the same pods started by direct CRI
 // calls, measured in one run on one private containerd, printed as ratios.
 import * as fs from 'node:fs';
-import * as http from 'node:http';
 import * as path from 'node:path';
 import { BOOTLET_EXE, startAgent } from '../test/support/agent.js';
 import { bareStartPod, benchPodManifest, BENCH_NODE, rawStartPod, rawStopPod, writeAtomically } from './pods.js';
@@ -19,6 +18,7 @@ import { idleCpuPercent, rssMiB } from './proc.js';
 import { printFloodBench, runFloodBench } from './flood.js';
 import { printApiPodsBench, runApiPodsBench } from './api-pods.js';
 import { percentile, printTable, ratioSpread, type Row } from './report.js';
+import { getFromAgentSocket } from '../test/support/agent-socket.js';
 import { waitFor } from '../test/support/wait.js';
 import { listRuntimePods } from '../src/kuberuntime/runtime-pods.js';
 import {
@@ -58,19 +58,7 @@ async function quietOperations(rootDir: string): Promise<OperationCounts> {
 
 /** Whether the running agent's own status (`bootlet pods`' source) shows the pod's containers all running. */
 async function podRunningInAgent(rootDir: string, podName: string): Promise<boolean> {
-  const body = await new Promise<string>((resolve, reject) => {
-    const req = http.get(
-      { socketPath: path.join(rootDir, 'bootlet.sock'), path: '/pods', host: 'localhost', timeout: 10_000 },
-      (res) => {
-        let b = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (b += c));
-        res.on('end', () => resolve(b));
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error('/pods timed out')));
-    req.on('error', reject);
-  });
+  const body = await getFromAgentSocket(rootDir, '/pods');
   const list = JSON.parse(body) as {
     items?: { metadata?: { name?: string }; status?: { containerStatuses?: { state?: { running?: unknown } }[] } }[];
   };
