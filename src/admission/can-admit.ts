@@ -2,8 +2,8 @@
 // admitted pods; the first refusal is the one reported, with the kubelet's words. The eviction
 // manager's (node pressure), the sysctl allowlist, the predicate handler (the OS checks first,
 // preemption cannot help those; then the general filter: resources, required node affinity, node
-// name, host ports, NoExecute taints; then the critical pod handler), AppArmor's, the node shutdown
-// manager's.
+// name, host ports, NoExecute taints; then the critical pod handler), AppArmor's, the node's
+// declared features (image volumes: image-volumes.ts), the node shutdown manager's.
 import type { Pod } from 'kubernetes-types/core/v1';
 import { isCriticalPod, isStaticPod } from '../k8s/priority.js';
 import {
@@ -17,6 +17,7 @@ import type { AdmitResult, NodeFacts } from './node-facts.js';
 import { matchesNodeName, matchesRequiredNodeAffinity, osFieldMismatch, osLabelMismatch } from './node-affinity.js';
 import { evictionRefusal } from './eviction.js';
 import { appArmorRefusal } from './apparmor.js';
+import { imageVolumeRefusal } from './image-volumes.js';
 import { podsToPreempt } from './preemption.js';
 import { forbiddenSysctl } from './sysctls.js';
 import { untoleratedNoExecuteTaint } from './taints.js';
@@ -96,6 +97,8 @@ export function canAdmitPod(pod: Pod, others: readonly Pod[], node: NodeFacts, o
   // A pod found running was admitted before (the kubelet checks only a Pending one).
   const appArmor = opts.skipIgnorableChecks === true ? undefined : appArmorRefusal(pod, node.appArmor);
   if (appArmor) return appArmor;
+  const feature = imageVolumeRefusal(pod, node);
+  if (feature) return feature;
   if (node.shuttingDown) return NODE_SHUTDOWN;
   return d;
 }

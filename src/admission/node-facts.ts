@@ -5,6 +5,7 @@
 import type { Taint } from 'kubernetes-types/core/v1';
 import type { SysctlAllowlist } from './sysctls.js';
 import type { AppArmorHost } from '../node/apparmor-host.js';
+import type { ImageVolumeSupport } from '../node/image-volume-support.js';
 
 /** Resources in the scheduler's integer units: milli-cores, bytes, bytes, pods. */
 export interface NodeResources {
@@ -34,6 +35,8 @@ export interface NodeFacts {
   readonly shuttingDown: boolean;
   /** Whether the host can enforce AppArmor, read at start. */
   readonly appArmor: AppArmorHost;
+  /** What the runtime does of image volumes (node/image-volume-support.ts); absent, nothing. */
+  readonly imageVolumes?: ImageVolumeSupport;
 }
 
 /** The kubelet's PodAdmitResult. */

@@ -18,6 +18,7 @@ import { notify, type PodWorkerObserver } from '../podworkers/observer.js';
 import { parseQuantity } from '../k8s/quantity.js';
 import type { Logger } from '../log/logger.js';
 import { APPARMOR_NOT_ENABLED, type AppArmorHost } from '../node/apparmor-host.js';
+import { imageVolumeSupport } from '../node/image-volume-support.js';
 import { refusedPodStatus } from '../status/refused-status.js';
 import type { StatusManager } from '../status/status-manager.js';
 
@@ -53,6 +54,7 @@ export function nodeFactsOf(
     sysctls,
     shuttingDown: info.shuttingDown?.() ?? false,
     appArmor,
+    imageVolumes: imageVolumeSupport(info.runtimeVersion),
   };
 }
 

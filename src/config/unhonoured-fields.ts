@@ -4,14 +4,17 @@
 // SupplementalGroupsPolicyNotSupported), otherwise its refusal of a pod that needs a node feature the
 // node does not declare (PodFeatureUnsupported, KEP-5328), naming the feature by its gate. A rule goes
 // when bootlet implements its field. The rules run after validation (the API server's words come
-// first) and, for an API pod, after its volume kinds (an image volume is a FailedMount there, as any
-// volume kind bootlet does not mount).
+// first) and, for an API pod, after its volume kinds (one bootlet does not mount is a FailedMount
+// there). An image volume (1.31, KEP-4639) is no rule here: whether it is honoured depends on the
+// runtime (node/image-volume-support.ts), which admission knows (admission/image-volumes.ts refuses it
+// in the words below).
 import type { Container, Pod } from 'kubernetes-types/core/v1';
 import { formatPath, type PathPart } from './field-path';
 
 /** The kubelet's PodFeatureUnsupported (lifecycle/handlers.go): a pod needs a feature the node does not declare. */
-const POD_FEATURE_UNSUPPORTED = 'PodFeatureUnsupported';
-const featureUnsupported = (gate: string): string => `Pod requires node features that are not available: ${gate}`;
+export const POD_FEATURE_UNSUPPORTED = 'PodFeatureUnsupported';
+export const featureUnsupported = (gate: string): string =>
+  `Pod requires node features that are not available: ${gate}`;
 
 export interface UnhonouredField {
   /** The field path, as validation names it. */
@@ -42,12 +45,6 @@ interface Rule {
 }
 
 const RULES: readonly Rule[] = [
-  // 1.31, KEP-4639: an OCI image mounted read-only; needs the runtime's image mounts (containerd 2.1).
-  {
-    find: (pod) => (pod.spec?.volumes ?? []).flatMap((v, i) => (v.image ? [['spec', 'volumes', i, 'image']] : [])),
-    reason: POD_FEATURE_UNSUPPORTED,
-    message: featureUnsupported('ImageVolume'),
-  },
   // 1.32, KEP-2837: the pod cgroup sized from the pod's own requests and limits (isPodLevelResourcesSupported).
   {
     find: (pod) => {

@@ -1,5 +1,5 @@
-// Making sure a container's image is present, honouring imagePullPolicy as the kubelet's image
-// manager does (pkg/kubelet/images). Back-off between failed pulls is the pod worker's business.
+// Making sure a container's image (or an image volume's) is present, honouring its pull policy as the
+// kubelet's image manager does (pkg/kubelet/images). Back-off between failed pulls is the pod worker's business.
 import type { Container, Secret } from 'kubernetes-types/core/v1';
 import type { AuthConfig, Image, ImageService, PodSandboxConfig } from '../cri/cri-types.js';
 import { imageRepository, keyringFromSecrets, PullSecretError, type RegistryCredential } from './docker-keyring.js';
@@ -80,9 +80,12 @@ export interface PullOptions {
   status?: { readonly name: string; readonly status: Promise<Image | undefined> };
 }
 
+/** A container's image or an image volume's: what to pull, and when. */
+export type ImageToEnsure = Pick<Container, 'image' | 'imagePullPolicy'>;
+
 export async function ensureImage(
   images: ImageService,
-  container: Container,
+  container: ImageToEnsure,
   sandboxConfig: PodSandboxConfig,
   opts: PullOptions = {},
 ): Promise<EnsuredImage> {

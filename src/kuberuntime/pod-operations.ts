@@ -1,5 +1,6 @@
 // The pod-level operations a pod worker asks for, done over CRI as the kubelet's kuberuntime
-// manager does them: sandbox with its log directory, image, volumes, container config, start.
+// manager does them: sandbox with its log directory, images (the image volumes' first), volumes,
+// container config, start.
 import { mkdir, readdir, symlink, unlink } from 'node:fs/promises';
 import { totalmem } from 'node:os';
 import path from 'node:path';
@@ -13,6 +14,7 @@ import { ContainerStartError, type PodRuntime, type SandboxRef, type StartedCont
 import { buildContainerConfig } from './container-config.js';
 import { CriError, type ImageService, type PodSandboxConfig, type RuntimeService } from '../cri/cri-types.js';
 import { ensureImage, ImageError } from './images.js';
+import { ensureVolumeImages, hasImageVolumes, VolumeImageError, type PulledVolumeImage } from './image-volumes.js';
 import type { ContainerType } from './labels.js';
 import { buildSandboxConfig } from './sandbox-config.js';
 
@@ -138,10 +140,12 @@ export class CriPodRuntime implements PodRuntime {
       this.sandboxConfig(pod, attempt, isolation),
       isolation.runtimeHandler,
     );
-    // A host-network pod's IPs are the node's: its containers' volumes and env need nothing of the sandbox.
-    const inputsOf = pod.spec?.hostNetwork
-      ? (c: Container) => this.containerInputs(pod, c, [this.o.nodeIP])
-      : undefined;
+    // A host-network pod's IPs are the node's: its containers' volumes and env need nothing of the
+    // sandbox. An image volume's mounts need its image pulled, which waits for the start.
+    const inputsOf =
+      pod.spec?.hostNetwork && !hasImageVolumes(pod)
+        ? (c: Container) => this.containerInputs(pod, c, [this.o.nodeIP])
+        : undefined;
     const ahead =
       firstStarts.length > 0
         ? new StartsAhead({
@@ -181,7 +185,12 @@ export class CriPodRuntime implements PodRuntime {
   }
 
   /** A container's volumes, made ready for it, and the API objects its env reads. */
-  private async containerInputs(pod: DefaultedPod, container: Container, podIPs: string[]): Promise<ContainerInputs> {
+  private async containerInputs(
+    pod: DefaultedPod,
+    container: Container,
+    podIPs: string[],
+    volumeImages: readonly PulledVolumeImage[] = [],
+  ): Promise<ContainerInputs> {
     const { hostname, domain } = podHostnameAndDomain(pod, this.o.clusterDomain);
     // The handler's features are looked at only for a container that asks for recursive read-only mounts.
     const asksRRO = (container.volumeMounts ?? []).some((m) => (m.recursiveReadOnly ?? 'Disabled') !== 'Disabled');
@@ -194,6 +203,7 @@ export class CriPodRuntime implements PodRuntime {
       hostDomain: domain,
       podObjects: this.o.podObjects,
       logger: this.o.logger,
+      imageVolumes: new Map(volumeImages.map((v) => [v.volume, v.spec])),
     });
     const envObjects = await fetchEnvObjects(pod, container, this.o.podObjects);
     return { mounts, envObjects };
@@ -243,7 +253,7 @@ export class CriPodRuntime implements PodRuntime {
     ]);
     if (cgroup.status === 'rejected') throw cgroup.reason;
     if (image.status === 'rejected') throw image.reason;
-    const { imageRef, pullMs } = image.value;
+    const { imageRef, pullMs, volumeImages } = image.value;
     let config;
     const warnings: EnvWarning[] = [];
     try {
@@ -259,7 +269,8 @@ export class CriPodRuntime implements PodRuntime {
         ? [this.o.nodeIP]
         : [sandbox.ip, ...(sandbox.additionalIps ?? [])].filter(Boolean);
       const memoryBytes = totalmem();
-      const { mounts, envObjects } = (await ahead?.inputs) ?? (await this.containerInputs(pod, container, podIPs));
+      const { mounts, envObjects } =
+        (await ahead?.inputs) ?? (await this.containerInputs(pod, container, podIPs, volumeImages));
       config = buildContainerConfig(pod, container, {
         envObjects,
         onEnvWarning: (w) => warnings.push(w),
@@ -312,27 +323,47 @@ export class CriPodRuntime implements PodRuntime {
         throw new ContainerStartError(container.name, 'PostStartHookError', messageOf(err));
       }
     }
-    return { id, pullMs, warnings };
+    return {
+      id,
+      pullMs,
+      warnings,
+      volumeImages: volumeImages.map((v) => ({
+        reference: v.reference,
+        ...(v.pullMs === undefined ? {} : { pullMs: v.pullMs }),
+      })),
+    };
   }
 
-  /** The image's reference, pulled first when the pull policy says so; pullMs only when it was pulled. */
+  /**
+   * The images of the image volumes the container mounts, then its own image's reference, each pulled
+   * first when its pull policy says so (the kubelet pulls a pod's image volumes before it starts any
+   * container); pullMs only when the container's image was pulled.
+   */
   private async imageFor(
     pod: DefaultedPod,
     container: Container,
     sandboxConfig: PodSandboxConfig,
     beforePull: () => Promise<unknown>,
     status?: AheadOfStart['image'],
-  ): Promise<{ imageRef: string; pullMs?: number }> {
+  ): Promise<{ imageRef: string; pullMs?: number; volumeImages: PulledVolumeImage[] }> {
     try {
-      const t0 = Date.now();
       const podObjects = this.o.podObjects;
       const pullSecrets =
         podObjects && (pod.spec?.imagePullSecrets ?? []).length > 0
           ? () => podPullSecrets(pod, podObjects, this.o.logger)
           : undefined;
+      const volumeImages = await ensureVolumeImages(this.o.images, pod, container, sandboxConfig, {
+        pullSecrets,
+        beforePull,
+      });
+      const t0 = Date.now();
       const ensured = await ensureImage(this.o.images, container, sandboxConfig, { pullSecrets, beforePull, status });
-      return ensured.pulled ? { imageRef: ensured.imageRef, pullMs: Date.now() - t0 } : { imageRef: ensured.imageRef };
+      return ensured.pulled
+        ? { imageRef: ensured.imageRef, pullMs: Date.now() - t0, volumeImages }
+        : { imageRef: ensured.imageRef, volumeImages };
     } catch (err) {
+      if (err instanceof VolumeImageError)
+        throw new ContainerStartError(container.name, err.reason, err.message, 'pull', err.reference);
       if (err instanceof ImageError) throw new ContainerStartError(container.name, err.reason, err.message, 'pull');
       throw err;
     }

@@ -28,6 +28,8 @@ export class ContainerStartError extends Error {
     message: string,
     /** The step that failed, for the event: 'pull' (Failed), 'mount' (FailedMount), or 'start'. */
     readonly step: 'pull' | 'mount' | 'start' = 'start',
+    /** For a failed pull: the image that failed when it is not the container's own (an image volume's). */
+    readonly image?: string,
   ) {
     super(message);
     this.name = 'ContainerStartError';
@@ -38,6 +40,8 @@ export interface StartedContainer {
   readonly id: string;
   /** Set when the image had to be pulled, with how long it took. */
   readonly pullMs?: number;
+  /** The images of the image volumes it mounts, each with pullMs when it had to be pulled. */
+  readonly volumeImages?: readonly { readonly reference: string; readonly pullMs?: number }[];
   /** Warnings for the pod's events (env keys that were skipped), with the kubelet's reasons. */
   readonly warnings?: readonly { readonly reason: string; readonly message: string }[];
 }

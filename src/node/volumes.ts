@@ -1,7 +1,8 @@
 // Host-side preparation of a container's mounts: hostPath checks, emptyDir directories (a tmpfs for
 // medium: Memory), configMap, secret, projected and downwardAPI volumes (object-volumes.ts, kept
-// current by volume-manager.ts), subPaths (bound safely, see subpath-mounts.ts), the managed
-// /etc/hosts and the termination-message file, returned as CRI mounts.
+// current by volume-manager.ts), subPaths (bound safely, see subpath-mounts.ts), image volumes (mounted
+// by the runtime from the image kuberuntime pulled: no host path), the managed /etc/hosts and the
+// termination-message file, returned as CRI mounts.
 import type { Container, Volume, VolumeMount } from 'kubernetes-types/core/v1';
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -49,7 +50,15 @@ export interface PrepareVolumesOptions {
   hostDomain?: string;
   /** The pod's runtime handler supports recursive read-only mounts (its features in the runtime's Status). */
   supportsRecursiveReadOnly?: boolean;
+  /** The image of each image volume the container mounts, by volume name, as kuberuntime pulled it. */
+  imageVolumes?: ReadonlyMap<string, VolumeImage>;
 }
+
+/** An image volume's image as the mount names it to the runtime. */
+export type VolumeImage = NonNullable<Mount['image']>;
+
+/** What a mount from the host carries in the image fields: nothing. */
+const HOST_MOUNT = { image: null, imageSubPath: '' } as const;
 
 function propagation(m: VolumeMount, container: Container): MountPropagation {
   switch (m.mountPropagation) {
@@ -121,7 +130,14 @@ async function volumeHostPath(pod: LabelledPod, v: Volume, opts: PrepareVolumesO
   );
 }
 
-/** The kubelet's checks and messages (makeMounts), then the safe bind of subpath-mounts.ts. */
+/** The kubelet's checks of a subPath and their messages (makeMounts), for every kind of volume. */
+export function checkSubPath(subPath: string): void {
+  if (path.isAbsolute(subPath)) throw new VolumeError(`error SubPath \`${subPath}\` must not be an absolute path`);
+  if (subPath.split('/').includes('..'))
+    throw new VolumeError(`unable to provision SubPath \`${subPath}\`: must not contain '..'`);
+}
+
+/** The checks, then the safe bind of subpath-mounts.ts. */
 async function subPathHostPath(
   pod: LabelledPod,
   container: Container,
@@ -132,9 +148,7 @@ async function subPathHostPath(
   rootDir: string,
 ): Promise<string> {
   const subPath = m.subPath ?? '';
-  if (path.isAbsolute(subPath)) throw new VolumeError(`error SubPath \`${subPath}\` must not be an absolute path`);
-  if (subPath.split('/').includes('..'))
-    throw new VolumeError(`unable to provision SubPath \`${subPath}\`: must not contain '..'`);
+  checkSubPath(subPath);
   try {
     return await bindSubPath({
       rootDir,
@@ -204,6 +218,7 @@ export async function prepareVolumes(
     if (!v) throw new VolumeError(`volumeMount ${JSON.stringify(m.name)}: no volume of that name in the pod`);
     if (m.subPathExpr)
       throw new VolumeError(`volumeMount ${JSON.stringify(m.name)}: subPathExpr is not supported by bootlet`);
+    if (v.image) return imageMount(v, m, container, opts);
     const base = await volumePath(v);
     const hostPath = m.subPath ? await subPathHostPath(pod, container, v, index, base, m, opts.rootDir) : base;
     const mode = propagation(m, container);
@@ -215,6 +230,7 @@ export async function prepareVolumes(
       selinuxRelabel: false,
       propagation: mode,
       recursiveReadOnly: resolveRecursiveReadOnly(m, opts.supportsRecursiveReadOnly === true),
+      ...HOST_MOUNT,
     };
   };
   const etcHostsMount = async (): Promise<Mount | undefined> => {
@@ -228,6 +244,7 @@ export async function prepareVolumes(
           selinuxRelabel: true,
           propagation: MountPropagation.PROPAGATION_PRIVATE,
           recursiveReadOnly: false,
+          ...HOST_MOUNT,
         }
       : undefined;
   };
@@ -246,7 +263,31 @@ export async function prepareVolumes(
       selinuxRelabel: false,
       propagation: MountPropagation.PROPAGATION_PRIVATE,
       recursiveReadOnly: false,
+      ...HOST_MOUNT,
     });
   }
   return mounts;
+}
+
+/**
+ * An image volume's mount, as the kubelet's makeMounts makes it: the image in place of a host path,
+ * read-only whatever the volumeMount says (the image plugin's attributes), its subPath checked as any
+ * other's and handed to the runtime as the directory inside the image; nothing on the host.
+ */
+function imageMount(v: Volume, m: VolumeMount, container: Container, opts: PrepareVolumesOptions): Mount {
+  const subPath = m.subPath ?? '';
+  if (subPath !== '') checkSubPath(subPath);
+  const image = opts.imageVolumes?.get(v.name);
+  // kuberuntime pulls every image volume a container mounts before it asks for its mounts.
+  if (!image) throw new VolumeError(`volume ${JSON.stringify(v.name)}: its image was not pulled`);
+  return {
+    containerPath: m.mountPath,
+    hostPath: '',
+    readonly: true,
+    selinuxRelabel: false,
+    propagation: propagation(m, container),
+    recursiveReadOnly: resolveRecursiveReadOnly(m, opts.supportsRecursiveReadOnly === true),
+    image,
+    imageSubPath: subPath,
+  };
 }

@@ -111,25 +111,13 @@ async function startContainer(x: Execution, s: StartRequest): Promise<void> {
     // A runtime that made it without saying so (a fake): told now.
     recorded(x, (done ?? ctx.cache.creating(ctx.uid))([{ kind: 'container', id: started.id, sandboxId: sandbox.id }]));
     ctx.pullBackOff.succeeded(ctx.uid, s.container.image ?? '');
+    for (const v of started.volumeImages ?? []) ctx.pullBackOff.succeeded(ctx.uid, v.reference);
     const pull = started.pullMs === undefined ? undefined : { pullMs: started.pullMs, pulledAtMs: ctx.now() };
     ctx.emit((o) => o.containerStarted?.(ctx.uid, s.type, pull));
     ctx.logger.info('Started container', { ...fields, container: name, containerID: started.id, reason: s.why });
-    if (started.pullMs !== undefined) {
-      ctx.event('Normal', 'Pulling', `Pulling image ${JSON.stringify(s.container.image)}`, name);
-      ctx.event(
-        'Normal',
-        'Pulled',
-        `Successfully pulled image ${JSON.stringify(s.container.image)} in ${(started.pullMs / 1000).toFixed(3)}s`,
-        name,
-      );
-    } else {
-      ctx.event(
-        'Normal',
-        'Pulled',
-        `Container image ${JSON.stringify(s.container.image)} already present on machine`,
-        name,
-      );
-    }
+    // An image volume's pull is the pod's (the kubelet's image manager names the pod, not a container).
+    for (const v of started.volumeImages ?? []) imagePullEvents(ctx, v.reference, v.pullMs);
+    imagePullEvents(ctx, s.container.image, started.pullMs, name);
     for (const w of started.warnings ?? []) ctx.event('Warning', w.reason, w.message);
     ctx.event('Normal', 'Created', `Created container: ${name}`, name);
     ctx.event('Normal', 'Started', `Started container ${name}`, name);
@@ -138,7 +126,7 @@ async function startContainer(x: Execution, s: StartRequest): Promise<void> {
     const message = errorMessage(err);
     x.waiting.set(name, { reason, message });
     if (err instanceof ContainerStartError && err.step === 'pull')
-      ctx.pullBackOff.failed(ctx.uid, s.container.image ?? '', ctx.now(), message);
+      ctx.pullBackOff.failed(ctx.uid, err.image ?? s.container.image ?? '', ctx.now(), message);
     ctx.emit((o) => o.containerStartFailed?.(ctx.uid, s.type, reason));
     x.errors.push(`${name}: ${message}`);
     ctx.logger.error('Failed to start container', { ...fields, container: name, reason, err: message });
@@ -148,6 +136,26 @@ async function startContainer(x: Execution, s: StartRequest): Promise<void> {
     else ctx.event('Warning', 'Failed', `Error: ${reason}: ${message}`, name);
     // An init container must succeed before anything after it; stop here.
     if (s.type === 'init') x.startsHalted = true;
+  }
+}
+
+/** Pulling and Pulled for an image, or that it was present; on the container when it is named. */
+function imagePullEvents(
+  ctx: WorkerContext,
+  image: string | undefined,
+  pullMs: number | undefined,
+  container?: string,
+) {
+  if (pullMs !== undefined) {
+    ctx.event('Normal', 'Pulling', `Pulling image ${JSON.stringify(image)}`, container);
+    ctx.event(
+      'Normal',
+      'Pulled',
+      `Successfully pulled image ${JSON.stringify(image)} in ${(pullMs / 1000).toFixed(3)}s`,
+      container,
+    );
+  } else {
+    ctx.event('Normal', 'Pulled', `Container image ${JSON.stringify(image)} already present on machine`, container);
   }
 }
 

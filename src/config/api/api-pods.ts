@@ -6,9 +6,10 @@
 // (only told: there is nothing safe to report it under); one whose spec fails them is desired with
 // its refusal, so admission reports it Failed with a Warning event, and it never starts half-way;
 // a valid one that needs a volume kind bootlet does not mount (persistentVolumeClaim, the cloud and
-// network kinds, image) is refused outright too, told as FailedMount: it may run once a later bootlet
+// network kinds) is refused outright too, told as FailedMount: it may run once a later bootlet
 // mounts it; one that sets a field bootlet does not honour (unhonoured-fields.ts) is desired with
 // that refusal, in the kubelet's reason (PodFeatureUnsupported, PodLevelResourcesNotSupported, ...).
+// An image volume is mounted by the runtime; admission refuses it where the runtime cannot.
 import type { Pod } from 'kubernetes-types/core/v1';
 import { applySchemeDefaults } from '../../k8s/defaults.js';
 import { CONFIG_SEEN, CONFIG_SOURCE } from '../../k8s/annotations.js';
@@ -18,10 +19,11 @@ import { validatePodIdentity, validateSemantic } from '../validate-semantic';
 import { unhonouredFields, unhonouredMessage } from '../unhonoured-fields';
 
 /** The volume kinds the node part mounts today. */
-const SUPPORTED_VOLUMES = new Set(['hostPath', 'emptyDir', 'configMap', 'secret', 'projected', 'downwardAPI']);
+const SUPPORTED_VOLUMES = new Set(['hostPath', 'emptyDir', 'configMap', 'secret', 'projected', 'downwardAPI', 'image']);
 /** The projected sources it writes (not clusterTrustBundle, podCertificate). */
 const SUPPORTED_PROJECTIONS = new Set(['configMap', 'secret', 'downwardAPI', 'serviceAccountToken']);
-const SUPPORTED_TEXT = 'bootlet mounts only hostPath, emptyDir, configMap, secret, projected and downwardAPI volumes';
+const SUPPORTED_TEXT =
+  'bootlet mounts only hostPath, emptyDir, configMap, secret, projected, downwardAPI and image volumes';
 
 /** `reason`: the event reason a refusal is told with. */
 export type ApiPodResult =

@@ -3,6 +3,7 @@
 import { PodSandboxState } from '../../cri/cri-types.js';
 import { RESTARTED_AT } from '../../k8s/annotations.js';
 import { containerMatchesSpec } from '../../kuberuntime/container-hash.js';
+import { imageVolumesOf } from '../../kuberuntime/image-volumes.js';
 import { actionsOf, computePodActions, isEmpty } from '../compute-actions.js';
 import { policyForPod } from '../crashloop-backoff.js';
 import { executeActions } from '../execute-actions.js';
@@ -64,7 +65,12 @@ export const syncing = podState({
         ephemeralContainers: spec.ephemeralContainers ?? [],
         failedProbe: (inst) => ctx.failedProbe(inst.name, inst.id),
         restartRequest: ctx.restartRequest(),
-        pullHold: (c) => ctx.pullBackOff.hold(ctx.uid, c.image ?? '', now),
+        // The images of the image volumes it mounts are pulled before its own, and hold it the same way.
+        pullHold: (c) =>
+          imageVolumesOf(pod, c).reduce<ReturnType<typeof ctx.pullBackOff.hold>>(
+            (held, v) => held ?? ctx.pullBackOff.hold(ctx.uid, v.image?.reference ?? '', now),
+            undefined,
+          ) ?? ctx.pullBackOff.hold(ctx.uid, c.image ?? '', now),
         specMatches: (inst) => {
           const c = specs.get(inst.name);
           return c !== undefined && containerMatchesSpec(inst.meta, c);

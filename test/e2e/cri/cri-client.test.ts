@@ -141,11 +141,9 @@ describe('images', () => {
 
   it('Never with a missing image is ErrImageNeverPull', async () => {
     const sb = buildSandboxConfig(pod, { podLogsDir, attempt: 0 });
-    const err = await ensureImage(
-      cri!.images,
-      { name: 'x', image: 'bootlet.local/absent:1', imagePullPolicy: 'Never' },
-      sb,
-    ).catch((e: unknown) => e);
+    const err = await ensureImage(cri!.images, { image: 'bootlet.local/absent:1', imagePullPolicy: 'Never' }, sb).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(ImageError);
     expect((err as ImageError).reason).toBe('ErrImageNeverPull');
   });
@@ -154,7 +152,7 @@ describe('images', () => {
     const sb = buildSandboxConfig(pod, { podLogsDir, attempt: 0 });
     const err = await ensureImage(
       cri!.images,
-      { name: 'x', image: 'bootlet.invalid/absent:1', imagePullPolicy: 'Always' },
+      { image: 'bootlet.invalid/absent:1', imagePullPolicy: 'Always' },
       sb,
     ).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ImageError);

@@ -220,6 +220,8 @@ describe('buildContainerConfig', () => {
         selinuxRelabel: false,
         propagation: MountPropagation.PROPAGATION_PRIVATE,
         recursiveReadOnly: false,
+        image: null,
+        imageSubPath: '',
       },
     ];
     const cfg = buildContainerConfig(p, c, ctx({ restartCount: 3, mounts }));

@@ -13,6 +13,7 @@ import { ContainerState, PodSandboxState } from '../../../src/cri/cri-types.js';
 import type { RuntimeContainer, RuntimePod, RuntimeSandbox } from '../../../src/kuberuntime/runtime-pods.js';
 import type { PodCacheView } from '../../../src/podworkers/worker-context.js';
 import { hashContainer, kubeletContainerHash } from '../../../src/kuberuntime/container-hash.js';
+import { imageVolumesOf } from '../../../src/kuberuntime/image-volumes.js';
 
 export class FakePodRuntime implements PodRuntime {
   readonly pods = new Map<string, RuntimePod>();
@@ -122,6 +123,19 @@ export class FakePodRuntime implements PodRuntime {
     restartCount: number | undefined,
     restartedAt?: string,
   ): Promise<StartedContainer> {
+    // As CriPodRuntime: the image volumes it mounts first, then its own image.
+    const volumeImages = imageVolumesOf(pod, container).map((v) => v.image?.reference ?? '');
+    for (const reference of volumeImages) {
+      this.pulls.push(reference);
+      if (this.missingImages.has(reference))
+        throw new ContainerStartError(
+          container.name,
+          'ErrImagePull',
+          `failed to pull image ${JSON.stringify(reference)}: not found`,
+          'pull',
+          reference,
+        );
+    }
     this.pulls.push(container.image ?? '');
     if (this.missingImages.has(container.image ?? ''))
       throw new ContainerStartError(
@@ -160,7 +174,11 @@ export class FakePodRuntime implements PodRuntime {
       },
     });
     this.journal.push(`start ${pod.metadata.name} ${pod.metadata.uid} ${container.name}`);
-    return { id, warnings: this.startWarnings.get(container.name) };
+    return {
+      id,
+      warnings: this.startWarnings.get(container.name),
+      volumeImages: volumeImages.map((reference) => ({ reference })),
+    };
   }
 
   async startCreatedContainer(id: string): Promise<void> {

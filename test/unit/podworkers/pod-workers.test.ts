@@ -468,6 +468,32 @@ describe('PodWorkers', () => {
     await workers.idle();
     expect(runtime.pulls).toEqual(['img']);
   });
+
+  it("holds a container whose image volume's image cannot be pulled with that image's ImagePullBackOff", async () => {
+    const { runtime, workers } = setup();
+    runtime.missingImages.add('models:1');
+    const p = staticPod('a', 'uid-a');
+    p.pod.spec!.volumes = [{ name: 'models', image: { reference: 'models:1', pullPolicy: 'IfNotPresent' } }];
+    p.pod.spec!.containers[0]!.volumeMounts = [{ name: 'models', mountPath: '/models' }];
+    workers.start(() => false);
+    workers.apply({ op: 'ADD', pod: p });
+    const waitingOf = () =>
+      workers
+        .snapshot()
+        .find((w) => w.uid === 'uid-a')
+        ?.lastSync?.waiting.get('main');
+    await waitFor(() => waitingOf()?.reason === 'ErrImagePull', { timeoutMs: 5000, what: 'ErrImagePull' });
+    expect(waitingOf()?.message).toBe('failed to pull image "models:1": not found');
+    // The volume's image failed first: the container's own was never asked for.
+    expect(runtime.pulls).toEqual(['models:1']);
+    workers.wake('uid-a');
+    await waitFor(() => waitingOf()?.reason === 'ImagePullBackOff', { timeoutMs: 5000, what: 'ImagePullBackOff' });
+    expect(waitingOf()?.message).toBe(
+      'Back-off pulling image "models:1": ErrImagePull: failed to pull image "models:1": not found',
+    );
+    await workers.idle();
+    expect(runtime.pulls).toEqual(['models:1']);
+  });
 });
 
 // A worker reads its pod from the one desired set while the set holds its UID, and keeps the pod

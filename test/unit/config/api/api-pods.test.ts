@@ -40,7 +40,7 @@ describe('toDesiredPod volume kinds', () => {
       toDesiredPod(apiPod([{ name: 'data', persistentVolumeClaim: { claimName: 'c' } }]), NODE, new Date(0)),
     ).toEqual({
       refused:
-        'spec.volumes[0].persistentVolumeClaim: Unsupported value: volume "data": bootlet mounts only hostPath, emptyDir, configMap, secret, projected and downwardAPI volumes',
+        'spec.volumes[0].persistentVolumeClaim: Unsupported value: volume "data": bootlet mounts only hostPath, emptyDir, configMap, secret, projected, downwardAPI and image volumes',
       reason: 'FailedMount',
     });
     expect(

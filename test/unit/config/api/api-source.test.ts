@@ -231,7 +231,7 @@ describe('ApiPodSource', () => {
       ),
     ).toBe(true);
     expect(refusals).toEqual([
-      'default/cm ucm FailedMount spec.volumes[0].persistentVolumeClaim: Unsupported value: volume "cfg": bootlet mounts only hostPath, emptyDir, configMap, secret, projected and downwardAPI volumes',
+      'default/cm ucm FailedMount spec.volumes[0].persistentVolumeClaim: Unsupported value: volume "cfg": bootlet mounts only hostPath, emptyDir, configMap, secret, projected, downwardAPI and image volumes',
     ]);
     await stop();
   });
