@@ -27,6 +27,8 @@ export interface KubeletApiNode {
   readonly adminKubeconfig: string;
   /** kubectl as the cluster's admin. */
   readonly admin: Kubectl;
+  /** kubectl straight at the kubelet (its serving pair as the CA), as `user` with a bearer token the kubelet reviews. */
+  atKubelet(user: string, token: string, groups: string[]): Kubectl;
   /**
    * Waits until the serving pair is written and /healthz answers the API server's client certificate
    * (and `also`, when given, holds).
@@ -80,6 +82,25 @@ export async function startKubeletApiNode(h: AgentHarness, o: KubeletApiNodeOpti
     kubeletPort,
     adminKubeconfig,
     admin: new Kubectl(adminKubeconfig, h.dir),
+    atKubelet(user, token, groups) {
+      api.addToken(token, user, groups);
+      const file = join(h.dir, `${user}.kubelet.kubeconfig`);
+      const kubeconfig = {
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: [
+          {
+            name: 'node',
+            cluster: { server: `https://127.0.0.1:${kubeletPort}`, 'certificate-authority': join(pki, 'kubelet.crt') },
+          },
+        ],
+        users: [{ name: user, user: { token } }],
+        contexts: [{ name: 'node', context: { cluster: 'node', user } }],
+        'current-context': 'node',
+      };
+      writeFileSync(file, JSON.stringify(kubeconfig));
+      return new Kubectl(file, h.dir);
+    },
     async waitServing(also = () => true) {
       const cert = api.kubeletClientCert;
       const healthz = (): Promise<{ status: number } | undefined> =>

@@ -3,7 +3,6 @@
 // SubjectAccessReview, which answers from api.grant rules). The real kubectl 1.36 (Debian sid's)
 // talks to the kubelet directly, as a monitoring agent with a service account token does, and
 // through the API server's node proxy, which authorizes nodes/proxy for its caller itself.
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ContainerState } from '../../../src/cri/cri-types.js';
@@ -22,29 +21,8 @@ const h = useAgentHarness('fine-authz', NODE);
 let api: FakeApiServer;
 let kubeletPort: number;
 let admin: Kubectl;
-
-/** kubectl 1.36 straight at the kubelet, as `user` with a bearer token the kubelet reviews. */
-function atKubelet(user: string, token: string): Kubectl {
-  api.addToken(token, user, ['monitoring']);
-  const file = join(h.dir, `${user}.kubelet.kubeconfig`);
-  writeFileSync(
-    file,
-    `apiVersion: v1
-kind: Config
-clusters:
-- name: node
-  cluster: {server: "https://127.0.0.1:${kubeletPort}", certificate-authority: "${join(h.rootDir, 'pki', 'kubelet.crt')}"}
-users:
-- name: ${user}
-  user: {token: ${token}}
-contexts:
-- name: node
-  context: {cluster: node, user: ${user}}
-current-context: node
-`,
-  );
-  return new Kubectl(file, h.dir, KUBECTL);
-}
+/** kubectl 1.36 straight at the kubelet, as `user` with a bearer token the kubelet reviews (group monitoring). */
+let atKubelet: (user: string, token: string) => Kubectl;
 
 /** The subresources the kubelet asked the API server about for `user`, with the answers, in order. */
 function asked(user: string): string[] {
@@ -60,6 +38,7 @@ beforeAll(async () => {
   h.write('talker.yaml', busyboxPod('talker', 'while true; do echo tick; sleep 1; done'));
   const node = await startKubeletApiNode(h, { authorizerCaches: true });
   ({ api, kubeletPort, admin } = node);
+  atKubelet = (user, token) => node.atKubelet(user, token, ['monitoring']);
   await waitFor(() => api.object('pods', 'kube-system', TALKER), { timeoutMs: 60_000, what: 'the talker mirror pod' });
   await waitFor(
     async () =>

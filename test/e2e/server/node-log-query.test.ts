@@ -17,7 +17,7 @@ import { httpsGet } from '../../support/https-get.js';
 import { nodeJournalUnavailable, startNodeJournal, type NodeJournal } from '../../support/node-journal.js';
 import { waitFor } from '../../support/wait.js';
 import { useAgentHarness } from '../agent/harness.js';
-import { startKubeletApiNode } from '../agent/kubelet-api-node.js';
+import { startKubeletApiNode, type KubeletApiNode } from '../agent/kubelet-api-node.js';
 import { Kubectl } from '../fake-apiserver/kubectl.js';
 
 const NODE = 'logs-e2e';
@@ -27,6 +27,7 @@ let api: FakeApiServer;
 let journal: NodeJournal | undefined;
 let kubeletPort: number;
 let admin: Kubectl;
+let node: KubeletApiNode;
 /** A file outside the node's /var/log that a link inside points at. */
 const secret = join(h.dir, 'secret.txt');
 const logs = (query: string): string => `/api/v1/nodes/${NODE}/proxy/logs/${query}`;
@@ -41,7 +42,7 @@ beforeAll(async () => {
   journal.writeLogFile('kube-apiserver/audit.log', '{"audit":1}\n');
   writeFileSync(secret, 'not for /logs/\n');
   journal.symlinkLogFile('escape', secret);
-  const node = await startKubeletApiNode(h, {
+  node = await startKubeletApiNode(h, {
     config: ['enableSystemLogQuery: true', 'featureGates: {NodeLogQuery: true}'],
     authorizerCaches: true,
     agent: { execWrap: journal.enter },
@@ -149,25 +150,7 @@ describe.skipIf(unavailable !== undefined)(
 
     it('asks nodes/log: a user with only that reads the journal straight from the kubelet, one with nodes/pods is refused', async () => {
       api.grant('log-reader', 'nodes/log', ['get']);
-      api.addToken('log-reader-token', 'log-reader', []);
-      const file = join(h.dir, 'log-reader.kubeconfig');
-      writeFileSync(
-        file,
-        `apiVersion: v1
-kind: Config
-clusters:
-- name: node
-  cluster: {server: "https://127.0.0.1:${kubeletPort}", certificate-authority: "${join(h.rootDir, 'pki', 'kubelet.crt')}"}
-users:
-- name: log-reader
-  user: {token: log-reader-token}
-contexts:
-- name: node
-  context: {cluster: node, user: log-reader}
-current-context: node
-`,
-      );
-      const reader = new Kubectl(file, h.dir);
+      const reader = node.atKubelet('log-reader', 'log-reader-token', []);
       expect(await reader.ok(['get', '--raw', '/logs/?query=kubelet&tailLines=1'])).toMatch(
         entry('kubelet', 'kubelet then B-3'),
       );
