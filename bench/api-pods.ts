@@ -19,6 +19,7 @@ import { startAgent } from '../test/support/agent.js';
 import { makeTmpDir, removeTmpDir } from '../test/support/tmp.js';
 import { waitFor } from '../test/support/wait.js';
 import { benchPodManifest, BENCH_NODE, writeAtomically } from './pods.js';
+import { benchAgentOptions, makeBenchDirs } from './bench-node.js';
 import { idleCpuPercent, rssMiB } from './proc.js';
 import { percentile, ratioSpread } from './report.js';
 import { startRuntimePoller } from './user-view.js';
@@ -170,27 +171,14 @@ export async function runApiPodsBench(): Promise<ApiPodsBenchResult> {
   const api = await startFakeApiServer({ dir: path.join(dir, 'api') });
   try {
     await importTestImages(cd);
-    const rootDir = path.join(dir, 'root');
-    const podLogsDir = path.join(dir, 'logs', 'pods');
-    const manifests = path.join(dir, 'manifests');
-    fs.mkdirSync(manifests, { recursive: true });
-    const configFile = path.join(dir, 'kubelet-config.yaml');
-    fs.writeFileSync(
-      configFile,
-      `apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\npodLogsDir: ${podLogsDir}\n`,
-    );
+    const dirs = makeBenchDirs(dir);
+    const { rootDir, manifests } = dirs;
     const user = `system:node:${BENCH_NODE}`;
     const kubeconfig = api.writeKubeconfig(path.join(dir, 'node.kubeconfig'), user, ['system:nodes']);
     const poller = await startRuntimePoller(cd.endpoint, { intervalMs: 5 });
-    const agent = startAgent({
-      manifests,
-      endpoint: cd.endpoint,
-      rootDir,
-      podLogsDir,
-      nodeName: BENCH_NODE,
-      configFile,
-      extraArgs: ['--v=0', `--kubeconfig=${kubeconfig}`],
-    });
+    const agent = startAgent(
+      benchAgentOptions(cd.endpoint, dirs, { extraArgs: ['--v=0', `--kubeconfig=${kubeconfig}`] }),
+    );
     try {
       await agent.waitForLog((r) => r.msg === 'API pods listed', 'the API pods listed', 60_000);
       // Warm both paths once.

@@ -4,7 +4,6 @@
 // fields, and with bootlet's whole config minus one field, in rounds (each variant once per round,
 // in turn), and prints the p50 of each phase. Not a section of `npm run bench`: a diagnosis tool.
 import { mkdirSync, readFileSync } from 'node:fs';
-import { totalmem } from 'node:os';
 import path from 'node:path';
 import type { Container } from 'kubernetes-types/core/v1';
 import { cleanupStaleContainerds, startContainerd } from '../dev/containerd.js';
@@ -18,7 +17,6 @@ import {
   type RuntimeService,
 } from '../src/cri/cri-types.js';
 import { buildSandboxConfig } from '../src/kuberuntime/sandbox-config.js';
-import { buildContainerConfig } from '../src/kuberuntime/container-config.js';
 import type { LabelledPod } from '../src/k8s/pod.js';
 import { podLogDirectory } from '../src/node/pod-logs/layout.js';
 import { prepareVolumes } from '../src/node/volumes.js';
@@ -26,6 +24,7 @@ import { startPodCgroups } from '../src/cm/start.js';
 import { createLogger } from '../src/log/logger.js';
 import { percentile } from './report.js';
 import { BENCH_NODE } from './pods.js';
+import { hostContainerConfig } from '../test/support/host-container-config.js';
 
 const ROUNDS = Number(process.env.COST_ROUNDS ?? 8);
 const COMMAND = ['sh', '-c', "trap 'exit 0' TERM; while true; do sleep 1; done"];
@@ -225,16 +224,7 @@ async function main(): Promise<void> {
         cgroupParent: cgroups.podCgroupParent(pod),
       });
       const mounts = await prepareVolumes(pod, container, { rootDir });
-      const full: ContainerConfig = buildContainerConfig(pod, container, {
-        restartCount: 0,
-        imageRef,
-        type: 'container',
-        nodeName: BENCH_NODE,
-        hostIP: '127.0.0.1',
-        podIPs: ['127.0.0.1'],
-        mounts,
-        nodeMemoryCapacityBytes: totalmem(),
-      });
+      const full: ContainerConfig = hostContainerConfig(pod, container, { nodeName: BENCH_NODE, imageRef, mounts });
       const bareSandbox: PodSandboxConfig = {
         metadata: sandbox.metadata,
         labels: { 'io.kubernetes.pod.name': pod.metadata.name },

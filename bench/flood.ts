@@ -9,9 +9,9 @@ import { startAgent } from '../test/support/agent.js';
 import { countLines, pollHealthzOutside, rssMiBOf, sampleRss, watchCri } from '../test/support/flood-watch.js';
 import { freePorts } from '../test/support/ports.js';
 import { waitFor } from '../test/support/wait.js';
-import { benchPodManifest, BENCH_NODE } from './pods.js';
+import { benchPodManifest } from './pods.js';
 import { percentile } from './report.js';
-import { startBenchNode } from './bench-node.js';
+import { benchAgentOptions, startBenchNode } from './bench-node.js';
 
 const FLOOD_PODS = Number(process.env.FLOOD_PODS ?? 2000);
 const FLOOD_RUNNING = Number(process.env.FLOOD_RUNNING ?? 100);
@@ -60,19 +60,10 @@ export async function runFloodBench(
 ): Promise<FloodResult> {
   const log = opts.log ?? ((s: string) => console.log(s));
   const node = await startBenchNode('bench-flood');
-  const { cd, cri, podLogsDir, rootDir, manifests, configFile } = node;
+  const { cd, cri, manifests } = node;
   try {
     const [healthzPort] = await freePorts(1);
-    const agent = startAgent({
-      manifests,
-      endpoint: cd.endpoint,
-      rootDir,
-      podLogsDir,
-      nodeName: BENCH_NODE,
-      configFile,
-      healthzPort,
-      extraArgs: ['--v=0'],
-    });
+    const agent = startAgent(benchAgentOptions(cd.endpoint, node, { healthzPort }));
     try {
       await agent.waitForLog((r) => r.msg === 'Manifests read, adopting running pods', 'agent ready', 60_000);
       const accepted = countLines(agent.lines, '"msg":"Static pod manifest accepted"');

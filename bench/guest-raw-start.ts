@@ -4,14 +4,14 @@
 // raw round). What bootlet adds to a boot is measured against this. Prints one JSON line: the
 // process's start, its first CRI call and the last StartContainer's return (ms since the epoch).
 import { mkdirSync, readFileSync } from 'node:fs';
-import { hostname, totalmem } from 'node:os';
+import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { loadManifest } from '../src/config/manifest.js';
 import { connectRuntime } from '../src/cri/cri-client.js';
-import { buildContainerConfig } from '../src/kuberuntime/container-config.js';
 import { buildSandboxConfig } from '../src/kuberuntime/sandbox-config.js';
 import { podLogDirectory } from '../src/node/pod-logs/layout.js';
 import { prepareVolumes } from '../src/node/volumes.js';
+import { hostContainerConfig } from '../test/support/host-container-config.js';
 
 const COMPONENTS = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler'];
 const ENDPOINT = 'unix:///run/containerd/containerd.sock';
@@ -43,16 +43,7 @@ await Promise.all(
     const imageRef = (await cri.images.imageStatus({ image: container.image! }))?.id;
     if (!imageRef) throw new Error(`${container.image} is not imported`);
     const sandboxId = await cri.runtime.runPodSandbox(sandbox);
-    const config = buildContainerConfig(pod, container, {
-      restartCount: 0,
-      imageRef,
-      type: 'container',
-      nodeName: node,
-      hostIP: '127.0.0.1',
-      podIPs: ['127.0.0.1'],
-      mounts,
-      nodeMemoryCapacityBytes: totalmem(),
-    });
+    const config = hostContainerConfig(pod, container, { nodeName: node, imageRef, mounts });
     const id = await cri.runtime.createContainer(sandboxId, config, sandbox);
     await cri.runtime.startContainer(id);
   }),

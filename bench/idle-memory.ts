@@ -4,12 +4,12 @@
 // snapshot); IDLE_MEMORY_HOLD_S keeps it running afterwards for a look from outside.
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { startContainerd } from '../dev/containerd.js';
 import { importTestImages } from '../dev/images.js';
 import { makeTmpDir, removeTmpDir } from '../test/support/tmp.js';
 import { agentArgs, BOOTLET_EXE } from '../test/support/agent.js';
-import { benchPodManifest, BENCH_NODE, writeAtomically } from './pods.js';
+import { benchPodManifest, writeAtomically } from './pods.js';
+import { benchAgentOptions, makeBenchDirs } from './bench-node.js';
 import { formatRssParts, rssParts } from './smaps.js';
 import { cpuSeconds, rssMiB } from './proc.js';
 import { waitFor } from '../test/support/wait.js';
@@ -24,26 +24,11 @@ async function main(): Promise<void> {
   const cd = await startContainerd({ name: 'idlemem' });
   try {
     await importTestImages(cd);
-    const podLogsDir = path.join(dir, 'logs', 'pods');
-    const rootDir = path.join(dir, 'root');
-    const manifests = path.join(dir, 'manifests');
-    fs.mkdirSync(manifests, { recursive: true });
-    const configFile = path.join(dir, 'kubelet-config.yaml');
-    fs.writeFileSync(
-      configFile,
-      `apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\npodLogsDir: ${podLogsDir}\n`,
-    );
+    const dirs = makeBenchDirs(dir);
+    const { manifests } = dirs;
     const cmd = process.env.IDLE_MEMORY_CMD ? (JSON.parse(process.env.IDLE_MEMORY_CMD) as string[]) : [BOOTLET_EXE];
     const args = [
-      ...agentArgs({
-        manifests,
-        endpoint: cd.endpoint,
-        rootDir,
-        podLogsDir,
-        nodeName: BENCH_NODE,
-        configFile,
-        extraArgs: ['--v=0'],
-      }),
+      ...agentArgs(benchAgentOptions(cd.endpoint, dirs)),
       ...(process.env.IDLE_MEMORY_ARGS ? (JSON.parse(process.env.IDLE_MEMORY_ARGS) as string[]) : []),
     ];
     const proc = spawn(cmd[0]!, [...cmd.slice(1), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });

@@ -10,14 +10,12 @@
 // /etc/kubernetes exists or a port is taken.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmdirSync } from 'node:fs';
-import { totalmem } from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { cleanupStaleContainerds, startContainerd, type PrivateContainerd } from '../dev/containerd.js';
 import { importTestImages } from '../dev/images.js';
 import { importKubeadmImages } from '../dev/kubeadm-images.js';
 import { loadManifest } from '../src/config/manifest.js';
-import { buildContainerConfig } from '../src/kuberuntime/container-config.js';
 import { connectRuntime, type RuntimeConnection } from '../src/cri/cri-client.js';
 import { ContainerState, type ContainerConfig, type PodSandboxConfig } from '../src/cri/cri-types.js';
 import { buildSandboxConfig } from '../src/kuberuntime/sandbox-config.js';
@@ -36,6 +34,7 @@ import {
 import { makeTmpDir, removeTmpDir } from '../test/support/tmp.js';
 import { percentile, printTable } from './report.js';
 import { traceAgent, traceRuntime, traceStart } from './kubeadm-trace.js';
+import { hostContainerConfig } from '../test/support/host-container-config.js';
 
 const ROUNDS = Number(process.env.BENCH_KUBEADM_ROUNDS ?? 5);
 const VERSION = (process.env.BENCH_KUBEADM_VERSION ?? '1.34') as KubeadmVersion;
@@ -140,16 +139,7 @@ async function prepareRawPods(cri: RuntimeConnection, dir: string, round: number
     const imageRef = (await cri.images.imageStatus({ image: container.image! }))?.id;
     if (!imageRef) throw new Error(`kubeadm bench: ${container.image} is not imported`);
     const mounts = await prepareVolumes(pod, container, { rootDir: path.join(dir, 'raw-root') });
-    const config = buildContainerConfig(pod, container, {
-      restartCount: 0,
-      imageRef,
-      type: 'container',
-      nodeName: `raw${round}`,
-      hostIP: '127.0.0.1',
-      podIPs: ['127.0.0.1'],
-      mounts,
-      nodeMemoryCapacityBytes: totalmem(),
-    });
+    const config = hostContainerConfig(pod, container, { nodeName: `raw${round}`, imageRef, mounts });
     out.push({ sandbox, container: config, cgroup });
   }
   return out;

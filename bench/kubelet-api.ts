@@ -21,6 +21,7 @@ import { freePorts } from '../test/support/ports.js';
 import { makeTmpDir, removeTmpDir } from '../test/support/tmp.js';
 import { waitFor } from '../test/support/wait.js';
 import { benchPodManifest, BENCH_NODE, writeAtomically } from './pods.js';
+import { benchAgentOptions } from './bench-node.js';
 import { idleCpuPercent, rssMiB } from './proc.js';
 import { percentile } from './report.js';
 
@@ -101,12 +102,7 @@ export async function runKubeletApiBench(): Promise<KubeletApiBenchResult> {
     );
     const launch = (server: boolean): RunningAgent =>
       startAgent({
-        manifests,
-        endpoint: cd.endpoint,
-        rootDir,
-        podLogsDir,
-        nodeName: BENCH_NODE,
-        configFile: config,
+        ...benchAgentOptions(cd.endpoint, { manifests, rootDir, podLogsDir, configFile: config }),
         ...(server ? { kubeletPort: port } : {}),
         extraArgs: [
           '--v=0',
@@ -139,6 +135,13 @@ export async function runKubeletApiBench(): Promise<KubeletApiBenchResult> {
     });
     const logFileBytes = fs.statSync(logFile).size;
 
+    // kubectl as the cluster's admin, timed from exec to exit.
+    const timedKubectl = (args: string[]): ReturnType<typeof timed> =>
+      timed(
+        KUBECTL,
+        ['--kubeconfig', path.join(dir, 'admin.kubeconfig'), '--cache-dir', path.join(dir, 'kube-cache'), ...args],
+        { ...process.env, HOME: dir },
+      );
     const cat: number[] = [];
     const viaKubectl: number[] = [];
     const direct: number[] = [];
@@ -146,18 +149,7 @@ export async function runKubeletApiBench(): Promise<KubeletApiBenchResult> {
     const client = api.kubeletClientCert;
     for (let i = 0; i < LOG_RUNS; i++) {
       cat.push((await timed('cat', [logFile])).ms);
-      const k = await timed(
-        KUBECTL,
-        [
-          '--kubeconfig',
-          path.join(dir, 'admin.kubeconfig'),
-          '--cache-dir',
-          path.join(dir, 'kube-cache'),
-          'logs',
-          `logger-${BENCH_NODE}`,
-        ],
-        { ...process.env, HOME: dir },
-      );
+      const k = await timedKubectl(['logs', `logger-${BENCH_NODE}`]);
       if (k.code !== 0) throw new Error('kubectl logs failed');
       viaKubectl.push(k.ms);
       logBytes = k.bytes;
@@ -183,39 +175,10 @@ export async function runKubeletApiBench(): Promise<KubeletApiBenchResult> {
       const t0 = performance.now();
       await cri.runtime.execSync(containerId, ['true'], 10);
       execSync.push(performance.now() - t0);
-      const k = await timed(
-        KUBECTL,
-        [
-          '--kubeconfig',
-          path.join(dir, 'admin.kubeconfig'),
-          '--cache-dir',
-          path.join(dir, 'kube-cache'),
-          'exec',
-          `logger-${BENCH_NODE}`,
-          '--',
-          'true',
-        ],
-        { ...process.env, HOME: dir },
-      );
+      const k = await timedKubectl(['exec', `logger-${BENCH_NODE}`, '--', 'true']);
       if (k.code !== 0) throw new Error('kubectl exec failed');
       kubectlExec.push(k.ms);
-      kubectlFloor.push(
-        (
-          await timed(
-            KUBECTL,
-            [
-              '--kubeconfig',
-              path.join(dir, 'admin.kubeconfig'),
-              '--cache-dir',
-              path.join(dir, 'kube-cache'),
-              'get',
-              '--raw',
-              '/version',
-            ],
-            { ...process.env, HOME: dir },
-          )
-        ).ms,
-      );
+      kubectlFloor.push((await timedKubectl(['get', '--raw', '/version'])).ms);
     }
     fs.rmSync(path.join(manifests, 'logger.yaml'));
 

@@ -6,16 +6,15 @@
 // - the bench's first baseline: the same calls with the configs bootlet's own code builds, so the
 //   two send the runtime the same requests.
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
-import { totalmem } from 'node:os';
 import path from 'node:path';
 import type { Container } from 'kubernetes-types/core/v1';
 import { TEST_IMAGES } from '../dev/images.js';
-import { buildContainerConfig } from '../src/kuberuntime/container-config.js';
 import { NamespaceMode, type ImageService, type PodSandboxConfig, type RuntimeService } from '../src/cri/cri-types.js';
 import type { LabelledPod } from '../src/k8s/pod.js';
 import { buildSandboxConfig } from '../src/kuberuntime/sandbox-config.js';
 import { podLogDirectory } from '../src/node/pod-logs/layout.js';
 import { POD_NAME_LABEL } from './user-view.js';
+import { hostContainerConfig } from '../test/support/host-container-config.js';
 
 export const BENCH_NODE = 'bench-node';
 const COMMAND = ['sh', '-c', "trap 'exit 0' TERM; while true; do sleep 1; done"];
@@ -108,16 +107,7 @@ export async function rawStartPod(ctx: RawContext, name: string): Promise<RawPod
   const t0 = performance.now();
   const sandboxId = await ctx.runtime.runPodSandbox(sandboxConfig);
   const sandboxMs = performance.now() - t0;
-  const config = buildContainerConfig(pod, container, {
-    restartCount: 0,
-    imageRef,
-    type: 'container',
-    nodeName: BENCH_NODE,
-    hostIP: '127.0.0.1',
-    podIPs: ['127.0.0.1'],
-    mounts: [],
-    nodeMemoryCapacityBytes: totalmem(),
-  });
+  const config = hostContainerConfig(pod, container, { nodeName: BENCH_NODE, imageRef });
   const containerId = await ctx.runtime.createContainer(sandboxId, config, sandboxConfig);
   await ctx.runtime.startContainer(containerId);
   return { sandboxId, containerId, sandboxMs };

@@ -1,7 +1,6 @@
 // npm run bench: bootlet's manifest-to-running time against the same pods started by direct CRI
 // calls, measured in one run on one private containerd, printed as ratios.
 import * as fs from 'node:fs';
-import * as http from 'node:http';
 import * as path from 'node:path';
 import { BOOTLET_EXE, startAgent } from '../test/support/agent.js';
 import { bareStartPod, benchPodManifest, BENCH_NODE, rawStartPod, rawStopPod, writeAtomically } from './pods.js';
@@ -20,6 +19,7 @@ import { printFloodBench, runFloodBench } from './flood.js';
 import { printApiPodsBench, runApiPodsBench } from './api-pods.js';
 import { printResizeBench, runResizeBench } from './resize.js';
 import { percentile, printTable, ratioSpread, type Row } from './report.js';
+import { getFromAgentSocket } from '../test/support/agent-socket.js';
 import { waitFor } from '../test/support/wait.js';
 import { listRuntimePods } from '../src/kuberuntime/runtime-pods.js';
 import {
@@ -28,7 +28,7 @@ import {
   scrapeRuntimeOperations,
   type OperationCounts,
 } from '../test/support/cri-calls.js';
-import { startBenchNode } from './bench-node.js';
+import { benchAgentOptions, startBenchNode } from './bench-node.js';
 
 /** Rounds of the pod-start measures; 1-pod starts per round. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -59,19 +59,7 @@ async function quietOperations(rootDir: string): Promise<OperationCounts> {
 
 /** Whether the running agent's own status (`bootlet pods`' source) shows the pod's containers all running. */
 async function podRunningInAgent(rootDir: string, podName: string): Promise<boolean> {
-  const body = await new Promise<string>((resolve, reject) => {
-    const req = http.get(
-      { socketPath: path.join(rootDir, 'bootlet.sock'), path: '/pods', host: 'localhost', timeout: 10_000 },
-      (res) => {
-        let b = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (b += c));
-        res.on('end', () => resolve(b));
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error('/pods timed out')));
-    req.on('error', reject);
-  });
+  const body = await getFromAgentSocket(rootDir, '/pods');
   const list = JSON.parse(body) as {
     items?: { metadata?: { name?: string }; status?: { containerStatuses?: { state?: { running?: unknown } }[] } }[];
   };
@@ -82,7 +70,7 @@ async function podRunningInAgent(rootDir: string, podName: string): Promise<bool
 
 async function main(): Promise<void> {
   const node = await startBenchNode('bench');
-  const { cd, cri, podLogsDir, rootDir, manifests, configFile } = node;
+  const { cd, cri, podLogsDir, rootDir, manifests } = node;
   // BOOTLET_TEST_CONTAINERD picks the version (dev/containerd-versions.ts); the figures are that runtime's.
   console.log(
     `containerd ${cd.release.version} (${cd.release.packageVersion === 'machine' ? cri.version.runtimeVersion : `Debian ${cd.release.packageVersion}`}), CRI ${cri.version.runtimeApiVersion}`,
@@ -111,15 +99,7 @@ async function main(): Promise<void> {
     const bareSandbox: number[] = [];
 
     // The same pods through bootlet: write the manifest, wait for its "Started container" line.
-    const agent = startAgent({
-      manifests,
-      endpoint: cd.endpoint,
-      rootDir,
-      podLogsDir,
-      nodeName: BENCH_NODE,
-      configFile,
-      extraArgs: ['--v=0'],
-    });
+    const agent = startAgent(benchAgentOptions(cd.endpoint, node));
     await agent.waitForLog((r) => r.msg === 'Manifests read, adopting running pods', 'agent ready', 30_000);
     const startedAt = async (name: string, timeoutMs = 60_000): Promise<number> => {
       const rec = await agent
@@ -360,15 +340,7 @@ async function main(): Promise<void> {
 
     // Death of a container: a second agent, verbose enough to log its PLEG events.
     if (!SKIP.has('deaths')) {
-      const watcher = startAgent({
-        manifests,
-        endpoint: cd.endpoint,
-        rootDir,
-        podLogsDir,
-        nodeName: BENCH_NODE,
-        configFile,
-        extraArgs: ['--v=4'],
-      });
+      const watcher = startAgent(benchAgentOptions(cd.endpoint, node, { extraArgs: ['--v=4'] }));
       await watcher.waitForLog((r) => r.msg === 'Manifests read, adopting running pods', 'second agent ready', 30_000);
       const deaths = await measureKillToRestart({ agent: watcher, cd, runtime: cri.runtime, manifests, kills: KILLS });
       await gone('victim');

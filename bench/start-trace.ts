@@ -8,25 +8,19 @@ import { waitFor } from '../test/support/wait.js';
 import { listRuntimePods } from '../src/kuberuntime/runtime-pods.js';
 import { bareStartPod, benchPodManifest, BENCH_NODE, rawStopPod, writeAtomically } from './pods.js';
 import { percentile } from './report.js';
-import { startBenchNode } from './bench-node.js';
+import { benchAgentOptions, startBenchNode } from './bench-node.js';
 import { containerdEvents, marks } from './containerd-log.js';
 
 const RUNS = Number(process.env.TRACE_RUNS ?? 10);
 
 async function main(): Promise<void> {
   const node = await startBenchNode('start-trace');
-  const { cd, cri, podLogsDir, rootDir, manifests, configFile } = node;
+  const { cd, cri, podLogsDir, rootDir, manifests } = node;
   const logPath = path.join(cd.dir, 'containerd.log');
   try {
     const rawCtx = { runtime: cri.runtime, images: cri.images, podLogsDir, rootDir };
     const agent = startAgent({
-      manifests,
-      endpoint: cd.endpoint,
-      rootDir,
-      podLogsDir,
-      nodeName: BENCH_NODE,
-      configFile,
-      extraArgs: ['--v=0'],
+      ...benchAgentOptions(cd.endpoint, node),
       ...(process.env.TRACE_STRACE
         ? {
             wrap: [

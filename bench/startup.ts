@@ -13,6 +13,7 @@ import { connectRuntime } from '../src/cri/cri-client.js';
 import { makeTmpDir, removeTmpDir } from '../test/support/tmp.js';
 import { BOOTLET_EXE, startAgent } from '../test/support/agent.js';
 import { bareStartPod, benchPodManifest, BENCH_NODE } from './pods.js';
+import { benchAgentOptions } from './bench-node.js';
 import { percentile } from './report.js';
 import { startRuntimePoller } from './user-view.js';
 
@@ -102,15 +103,13 @@ export async function runStartupBench(): Promise<StartupResult> {
         const port = kubeletApi ? await freePort() : undefined;
         const wall0 = Date.now();
         const t0 = performance.now();
-        const agent = startAgent({
-          manifests,
-          endpoint: cd.endpoint,
-          rootDir,
-          podLogsDir,
-          nodeName: BENCH_NODE,
-          extraArgs: ['--v=0'],
-          ...(port === undefined ? {} : { kubeletPort: port }),
-        });
+        const agent = startAgent(
+          benchAgentOptions(
+            cd.endpoint,
+            { manifests, rootDir, podLogsDir },
+            port === undefined ? {} : { kubeletPort: port },
+          ),
+        );
         try {
           v.firstSandbox.push((await poller.firstSandboxSince(prefix, t0, 60_000)) - t0);
           const accepted = await agent.waitForLog(

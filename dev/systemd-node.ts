@@ -9,6 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CommandError, isAlive, run, sleep } from './exec.js';
 import { TMP_BASE } from './paths.js';
+import { endOrphanedRecords } from './owned-records.js';
 
 const SYSTEMD = '/lib/systemd/systemd';
 const RECORD = 'bootlet-systemd.json';
@@ -148,17 +149,7 @@ async function teardown(r: Record_): Promise<void> {
 
 /** Ends namespaced systemds whose test process is gone (a crashed run). */
 export async function cleanupStaleSystemds(): Promise<void> {
-  if (!fs.existsSync(TMP_BASE)) return;
-  for (const e of fs.readdirSync(TMP_BASE)) {
-    if (!e.startsWith('systemd-')) continue;
-    let r: Record_;
-    try {
-      r = JSON.parse(fs.readFileSync(path.join(TMP_BASE, e, RECORD), 'utf8')) as Record_;
-    } catch {
-      continue;
-    }
-    if (!isAlive(r.ownerPid)) await teardown(r);
-  }
+  await endOrphanedRecords('systemd-', RECORD, teardown);
 }
 
 export async function startNamespacedSystemd(name = 'test'): Promise<NamespacedSystemd> {

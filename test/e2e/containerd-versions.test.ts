@@ -11,6 +11,7 @@ import { mountsUnder } from '../../dev/mounts.js';
 import { connectRuntime, type RuntimeConnection } from '../../src/cri/cri-client.js';
 import { ContainerState, NamespaceMode, PodSandboxState, type NamespaceOption } from '../../src/cri/cri-types.js';
 import { useTmpDir } from '../support/tmp.js';
+import { processesNaming } from '../support/processes-naming.js';
 import { waitFor } from '../support/wait.js';
 
 const tmp = useTmpDir('containerd-versions');
@@ -19,20 +20,6 @@ const hostNetwork: NamespaceOption = {
   pid: NamespaceMode.CONTAINER,
   ipc: NamespaceMode.POD,
 };
-
-/** Processes whose command line names `socket` (the daemon, its shims). */
-function processesNaming(socket: string): string[] {
-  return fs
-    .readdirSync('/proc')
-    .filter((p) => /^\d+$/.test(p))
-    .filter((p) => {
-      try {
-        return fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(socket);
-      } catch {
-        return false;
-      }
-    });
-}
 
 beforeAll(async () => {
   await cleanupStaleContainerds();

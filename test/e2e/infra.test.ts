@@ -18,6 +18,7 @@ import {
 } from '../../src/cri/cri-types.js';
 import { freePorts } from '../support/ports.js';
 import { useTmpDir } from '../support/tmp.js';
+import { processesNaming } from '../support/processes-naming.js';
 import { waitFor } from '../support/wait.js';
 
 const tmp = useTmpDir('infra');
@@ -29,19 +30,6 @@ const hostNetwork: NamespaceOption = {
   pid: NamespaceMode.CONTAINER,
   ipc: NamespaceMode.POD,
 };
-
-function processesUsing(socket: string): string[] {
-  return fs
-    .readdirSync('/proc')
-    .filter((p) => /^\d+$/.test(p))
-    .filter((p) => {
-      try {
-        return fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(socket);
-      } catch {
-        return false;
-      }
-    });
-}
 
 /** The generated input types have every field optional; these tests read back what they set. */
 type SandboxConfig = PodSandboxConfig & { logDirectory: string };
@@ -234,7 +222,7 @@ describe('private containerd', () => {
     expect(
       fs.existsSync(`/proc/${pid}/cmdline`) && fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(socket),
     ).toBe(false);
-    expect(processesUsing(socket)).toEqual([]);
+    expect(processesNaming(socket)).toEqual([]);
   });
 
   it('cleans up after a run that crashed with its containerd and a container still running', async () => {
@@ -257,7 +245,7 @@ describe('private containerd', () => {
         what: 'the crashing run to start its containerd',
       },
     );
-    expect(processesUsing(started.socket).length).toBeGreaterThanOrEqual(2); // containerd and the shim
+    expect(processesNaming(started.socket).length).toBeGreaterThanOrEqual(2); // containerd and the shim
     expect(mountsUnder(started.dir).length).toBeGreaterThan(0); // the container's rootfs
     const exited = new Promise((r) => child.once('exit', r));
     child.kill('SIGKILL');
@@ -267,6 +255,6 @@ describe('private containerd', () => {
     expect(cleaned).toContain(started.dir);
     expect(fs.existsSync(started.dir)).toBe(false);
     expect(mountsUnder(started.dir)).toEqual([]);
-    expect(processesUsing(started.socket)).toEqual([]);
+    expect(processesNaming(started.socket)).toEqual([]);
   });
 });

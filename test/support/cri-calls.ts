@@ -1,29 +1,15 @@
 // CRI calls the agent makes, read from its own kubelet_runtime_operations_total on the root-only
 // socket, so the count is what went over the wire and not what the bench thinks it asked for.
-import * as http from 'node:http';
-import * as path from 'node:path';
+import { getFromAgentSocket } from './agent-socket.js';
 
 export type OperationCounts = Map<string, number>;
 
-export function scrapeRuntimeOperations(rootDir: string): Promise<OperationCounts> {
-  return new Promise((resolve, reject) => {
-    const req = http.get(
-      { socketPath: path.join(rootDir, 'bootlet.sock'), path: '/metrics', host: 'localhost', timeout: 10_000 },
-      (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (body += c));
-        res.on('end', () => {
-          const counts: OperationCounts = new Map();
-          for (const m of body.matchAll(/^kubelet_runtime_operations_total\{operation_type="([^"]+)"\} (\S+)$/gm))
-            counts.set(m[1]!, Number(m[2]));
-          resolve(counts);
-        });
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error('metrics scrape timed out')));
-    req.on('error', reject);
-  });
+export async function scrapeRuntimeOperations(rootDir: string): Promise<OperationCounts> {
+  const body = await getFromAgentSocket(rootDir, '/metrics');
+  const counts: OperationCounts = new Map();
+  for (const m of body.matchAll(/^kubelet_runtime_operations_total\{operation_type="([^"]+)"\} (\S+)$/gm))
+    counts.set(m[1]!, Number(m[2]));
+  return counts;
 }
 
 /** Calls per operation between two scrapes. */

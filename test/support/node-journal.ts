@@ -12,6 +12,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isAlive, run, sleep } from '../../dev/exec.js';
 import { TMP_BASE } from '../../dev/paths.js';
+import { endOrphanedRecords } from '../../dev/owned-records.js';
 import { waitFor } from './wait.js';
 
 const JOURNALD = '/lib/systemd/systemd-journald';
@@ -95,17 +96,7 @@ async function teardown(r: Record_): Promise<void> {
 
 /** Ends node journals whose test process is gone (a crashed run). */
 export async function cleanupStaleNodeJournals(): Promise<void> {
-  if (!fs.existsSync(TMP_BASE)) return;
-  for (const e of fs.readdirSync(TMP_BASE)) {
-    if (!e.startsWith('node-journal-')) continue;
-    let r: Record_;
-    try {
-      r = JSON.parse(fs.readFileSync(path.join(TMP_BASE, e, RECORD), 'utf8')) as Record_;
-    } catch {
-      continue;
-    }
-    if (!isAlive(r.ownerPid)) await teardown(r);
-  }
+  await endOrphanedRecords('node-journal-', RECORD, teardown);
 }
 
 export async function startNodeJournal(): Promise<NodeJournal> {

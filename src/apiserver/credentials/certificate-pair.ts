@@ -3,6 +3,7 @@
 import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
 import { pemBlocks, pemOf, PRIVATE_KEY_TYPES, encodePem } from './pem.js';
 import { errorMessage } from '../../util/error-message.js';
+import { subjectFields } from '../../util/x509-subject.js';
 
 export interface CertificatePair {
   /** The CERTIFICATE blocks, leaf first. */
@@ -46,16 +47,6 @@ export function parseCertificatePair(certText: string | Buffer, keyText: string 
     notBefore: new Date(Date.parse(leaf.validFrom)),
     notAfter: new Date(Date.parse(leaf.validTo)),
   };
-}
-
-/** `O=system:nodes\nCN=system:node:n1` → { O: [...], CN: [...] }. */
-function subjectFields(subject: string): Record<string, string[]> {
-  const out: Record<string, string[]> = {};
-  for (const line of subject.split('\n')) {
-    const eq = line.indexOf('=');
-    if (eq > 0) (out[line.slice(0, eq)] ??= []).push(line.slice(eq + 1));
-  }
-  return out;
 }
 
 /** Every certificate in the text, leaf first; none may have expired at `now` (isClientConfigStillValid). */

@@ -6,18 +6,22 @@ import { parseManifest } from '../parse';
 import { decodePod } from './decode-pod';
 import { errorMessage } from '../../util/error-message';
 
+/** Why a manifest or an HTTP source's answer did not decode: where the parser stopped, or a size limit hit. */
+interface DecodeFailure {
+  readonly ok: false;
+  readonly message: string;
+  readonly line?: number;
+  readonly column?: number;
+  readonly limit?: true;
+}
+
 /** What decoding gives: a pod and its warnings, or the error. Plain data, so it can cross a thread. */
 export type DecodedManifest =
   | { readonly ok: true; readonly pod: Pod; readonly warnings: string[] }
-  | {
-      readonly ok: false;
-      readonly message: string;
-      readonly line?: number;
-      readonly column?: number;
-      readonly limit?: true;
+  | (DecodeFailure & {
       /** The pod the file declares, when it parsed far enough to say (metadata.name, metadata.namespace). */
       readonly claims?: { readonly name: string; readonly namespace?: string };
-    };
+    });
 
 /** Unknown fields named one by one up to this many, then counted. */
 const MAX_WARNINGS = 20;
@@ -63,13 +67,7 @@ export type DecodedPodSet =
       readonly list: boolean;
       readonly pods: Array<{ readonly pod: Pod; readonly warnings: string[] }>;
     }
-  | {
-      readonly ok: false;
-      readonly message: string;
-      readonly line?: number;
-      readonly column?: number;
-      readonly limit?: true;
-    };
+  | DecodeFailure;
 
 function decodeItem(o: Record<string, unknown>): { pod: Pod; warnings: string[] } | { error: string } {
   try {

@@ -2,7 +2,7 @@
 // ValidateLabelSelectorRequirement, ValidateLabelName), with invalid label values refused, as for
 // any pod being created: pod (anti-)affinity terms, topology spread constraints, a claim template's
 // selector and a cluster trust bundle's.
-import type { LabelSelector, LabelSelectorRequirement } from 'kubernetes-types/meta/v1';
+import type { LabelSelector } from 'kubernetes-types/meta/v1';
 import type { PathPart } from '../field-path';
 import { isQualifiedName, isValidLabelValue } from './api-formats';
 import { forbidden, invalid, required } from './field-errors';
@@ -13,22 +13,36 @@ export function validateLabelName(name: string, p: readonly PathPart[], out: str
   for (const m of isQualifiedName(name)) out.push(invalid(p, name, m));
 }
 
-function requirement(r: LabelSelectorRequirement, p: readonly PathPart[], out: string[]): void {
+/** The parts of a selector requirement that a label selector and a node selector's matchExpressions share. */
+interface SelectorRequirement {
+  readonly key?: string;
+  readonly operator?: string;
+  readonly values?: readonly string[];
+}
+
+/**
+ * ValidateLabelSelectorRequirement and validateNodeSelectorRequirement (its matchExpressions): the
+ * operator and its values, the key a label name, and (with `checkValues`) each value a label value.
+ * `numeric`: Gt and Lt with a single value, which only a node selector knows.
+ */
+export function validateSelectorRequirement(
+  r: SelectorRequirement,
+  p: readonly PathPart[],
+  rules: { readonly numeric: boolean; readonly checkValues: boolean },
+  out: string[],
+): void {
   const n = r.values?.length ?? 0;
-  switch (r.operator) {
-    case 'In':
-    case 'NotIn':
-      if (n === 0) out.push(required([...p, 'values'], "must be specified when `operator` is 'In' or 'NotIn'"));
-      break;
-    case 'Exists':
-    case 'DoesNotExist':
-      if (n > 0)
-        out.push(forbidden([...p, 'values'], "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
-      break;
-    default:
-      out.push(invalid([...p, 'operator'], r.operator ?? '', 'not a valid selector operator'));
-  }
+  const op = r.operator;
+  if (op === 'In' || op === 'NotIn') {
+    if (n === 0) out.push(required([...p, 'values'], "must be specified when `operator` is 'In' or 'NotIn'"));
+  } else if (op === 'Exists' || op === 'DoesNotExist') {
+    if (n > 0)
+      out.push(forbidden([...p, 'values'], "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
+  } else if (rules.numeric && (op === 'Gt' || op === 'Lt')) {
+    if (n !== 1) out.push(required([...p, 'values'], "must be specified single value when `operator` is 'Lt' or 'Gt'"));
+  } else out.push(invalid([...p, 'operator'], op ?? '', 'not a valid selector operator'));
   validateLabelName(r.key ?? '', [...p, 'key'], out);
+  if (!rules.checkValues) return;
   (r.values ?? []).forEach((v, i) => {
     for (const m of isValidLabelValue(v)) out.push(invalid([...p, 'values', i], v, m));
   });
@@ -38,7 +52,9 @@ function requirement(r: LabelSelectorRequirement, p: readonly PathPart[], out: s
 export function validateLabelSelector(s: LabelSelector | undefined, p: readonly PathPart[], out: string[]): void {
   if (!s) return;
   out.push(...validateLabels(s.matchLabels, [...p, 'matchLabels']));
-  (s.matchExpressions ?? []).forEach((r, i) => requirement(r, [...p, 'matchExpressions', i], out));
+  (s.matchExpressions ?? []).forEach((r, i) =>
+    validateSelectorRequirement(r, [...p, 'matchExpressions', i], { numeric: false, checkValues: true }, out),
+  );
 }
 
 /** validateLabelKeys: matchLabelKeys or mismatchLabelKeys need a selector, and are label names. */

@@ -12,28 +12,7 @@ import { forbidden, invalid, required, stringer } from './field-errors';
 type ResourceList = Readonly<Record<string, string | number>>;
 
 const STANDARD_CONTAINER_RESOURCES = new Set(['cpu', 'memory', 'ephemeral-storage']);
-const STANDARD_RESOURCES = new Set([
-  'cpu',
-  'memory',
-  'ephemeral-storage',
-  'requests.cpu',
-  'requests.memory',
-  'requests.ephemeral-storage',
-  'limits.cpu',
-  'limits.memory',
-  'limits.ephemeral-storage',
-  'pods',
-  'resourcequotas',
-  'services',
-  'replicationcontrollers',
-  'secrets',
-  'configmaps',
-  'persistentvolumeclaims',
-  'storage',
-  'requests.storage',
-  'services.nodeports',
-  'services.loadbalancers',
-]);
+// standardResources and integerResources of the API's helpers: the quota names counted in whole units are standard too.
 const INTEGER_RESOURCES = new Set([
   'pods',
   'resourcequotas',
@@ -44,6 +23,20 @@ const INTEGER_RESOURCES = new Set([
   'persistentvolumeclaims',
   'services.nodeports',
   'services.loadbalancers',
+]);
+const STANDARD_RESOURCES = new Set([
+  'cpu',
+  'memory',
+  'ephemeral-storage',
+  'requests.cpu',
+  'requests.memory',
+  'requests.ephemeral-storage',
+  'limits.cpu',
+  'limits.memory',
+  'limits.ephemeral-storage',
+  'storage',
+  'requests.storage',
+  ...INTEGER_RESOURCES,
 ]);
 
 const isHugePages = (name: string): boolean => name.startsWith('hugepages-');

@@ -5,7 +5,8 @@
 import type { NodeAffinity, NodeSelectorRequirement, PodSpec, Toleration } from 'kubernetes-types/core/v1';
 import type { PathPart } from '../field-path';
 import { isDNS1123Subdomain, isQualifiedName, isValidLabelValue } from './api-formats';
-import { forbidden, invalid, required, unsupported } from './field-errors';
+import { invalid, required, unsupported } from './field-errors';
+import { validateSelectorRequirement } from './label-selector-rules';
 import { validateLabels } from './meta-rules';
 import { validatePodAffinities } from './pod-affinity-rules';
 
@@ -48,38 +49,6 @@ export function validateTolerations(
   (tolerations ?? []).forEach((t, i) => toleration(t, [...p, i], out));
 }
 
-function labelRequirement(
-  r: NodeSelectorRequirement,
-  p: readonly PathPart[],
-  checkValues: boolean,
-  out: string[],
-): void {
-  const n = r.values?.length ?? 0;
-  switch (r.operator) {
-    case 'In':
-    case 'NotIn':
-      if (n === 0) out.push(required([...p, 'values'], "must be specified when `operator` is 'In' or 'NotIn'"));
-      break;
-    case 'Exists':
-    case 'DoesNotExist':
-      if (n > 0)
-        out.push(forbidden([...p, 'values'], "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
-      break;
-    case 'Gt':
-    case 'Lt':
-      if (n !== 1)
-        out.push(required([...p, 'values'], "must be specified single value when `operator` is 'Lt' or 'Gt'"));
-      break;
-    default:
-      out.push(invalid([...p, 'operator'], r.operator ?? '', 'not a valid selector operator'));
-  }
-  for (const m of isQualifiedName(r.key ?? '')) out.push(invalid([...p, 'key'], r.key ?? '', m));
-  if (!checkValues) return;
-  (r.values ?? []).forEach((v, i) => {
-    for (const m of isValidLabelValue(v)) out.push(invalid([...p, 'values', i], v, m));
-  });
-}
-
 function fieldRequirement(r: NodeSelectorRequirement, p: readonly PathPart[], out: string[]): void {
   if (r.operator !== 'In' && r.operator !== 'NotIn')
     out.push(invalid([...p, 'operator'], r.operator ?? '', 'not a valid selector operator'));
@@ -100,7 +69,9 @@ function term(
   checkValues: boolean,
   out: string[],
 ): void {
-  (t.matchExpressions ?? []).forEach((r, j) => labelRequirement(r, [...p, 'matchExpressions', j], checkValues, out));
+  (t.matchExpressions ?? []).forEach((r, j) =>
+    validateSelectorRequirement(r, [...p, 'matchExpressions', j], { numeric: true, checkValues }, out),
+  );
   (t.matchFields ?? []).forEach((r, j) => fieldRequirement(r, [...p, 'matchFields', j], out));
 }
 

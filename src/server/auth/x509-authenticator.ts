@@ -5,21 +5,12 @@
 import type { TLSSocket } from 'node:tls';
 import type { UserInfo } from './user.js';
 import { errorMessage } from '../../util/error-message.js';
+import { subjectFields } from '../../util/x509-subject.js';
 
 const CLIENT_AUTH = '1.3.6.1.5.5.7.3.2';
 const ANY_EXTENDED_KEY_USAGE = '2.5.29.37.0';
 
 export type CertificateResult = { user: UserInfo } | { error: string } | undefined;
-
-/** `O=a\nO=b\nCN=c` → fields by name. */
-function subjectFields(subject: string): Record<string, string[]> {
-  const out: Record<string, string[]> = {};
-  for (const line of subject.split('\n')) {
-    const eq = line.indexOf('=');
-    if (eq > 0) (out[line.slice(0, eq)] ??= []).push(line.slice(eq + 1));
-  }
-  return out;
-}
 
 /** undefined: no client certificate presented. */
 export function authenticateCertificate(socket: TLSSocket, now: number = Date.now()): CertificateResult {

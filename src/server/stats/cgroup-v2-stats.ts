@@ -8,15 +8,18 @@ import type { PSIData, PSIStats } from './summary-types.js';
 
 export type PressureResource = 'cpu' | 'memory' | 'io';
 
+/** Memory as read from a cgroup (or the node's /proc), before it becomes the Summary's MemoryStats. */
+export interface MemoryUsage {
+  usageBytes: number;
+  workingSetBytes: number;
+  rssBytes?: number;
+  pageFaults?: number;
+  majorPageFaults?: number;
+}
+
 export interface CgroupV2Usage {
   cpuCoreNanoSeconds?: number;
-  memory?: {
-    usageBytes: number;
-    workingSetBytes: number;
-    rssBytes?: number;
-    pageFaults?: number;
-    majorPageFaults?: number;
-  };
+  memory?: MemoryUsage;
   psi: Partial<Record<PressureResource, PSIStats>>;
 }
 

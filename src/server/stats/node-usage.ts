@@ -3,20 +3,14 @@
 // memory.stat); working set = usage - inactive file pages. Filesystems by statfs.
 import { readFile, statfs } from 'node:fs/promises';
 import { totalmem, uptime } from 'node:os';
+import type { MemoryUsage } from './cgroup-v2-stats.js';
 import type { FsStats } from './summary-types.js';
 
 export interface NodeUsage {
   /** ms since the epoch when read. */
   at: number;
   cpuCoreNanoSeconds?: number;
-  memory?: {
-    usageBytes: number;
-    workingSetBytes: number;
-    rssBytes?: number;
-    pageFaults?: number;
-    majorPageFaults?: number;
-    availableBytes: number;
-  };
+  memory?: MemoryUsage & { availableBytes: number };
 }
 
 const read = (p: string): Promise<string | undefined> => readFile(p, 'utf8').catch(() => undefined);

@@ -11,13 +11,11 @@
 // To a kubelet: bootlet's own API pod carries what a kubelet reads to adopt it, and keeps running
 // when bootlet is stopped with SIGTERM.
 import * as fs from 'node:fs';
-import { totalmem } from 'node:os';
 import * as path from 'node:path';
 import type { Container, Pod } from 'kubernetes-types/core/v1';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_IMAGES } from '../../../dev/images.js';
 import { ContainerState, type KeyValueMap } from '../../../src/cri/cri-types.js';
-import { buildContainerConfig } from '../../../src/kuberuntime/container-config.js';
 import { kubeletContainerHash } from '../../../src/kuberuntime/container-hash.js';
 import { listRuntimePods, readRuntimePod, type RuntimePod } from '../../../src/kuberuntime/runtime-pods.js';
 import { buildSandboxConfig } from '../../../src/kuberuntime/sandbox-config.js';
@@ -25,6 +23,7 @@ import { startFakeApiServer, type FakeApiServer } from '../../support/fake-apise
 import { KUBELET_NODE, kubeletApiPodObjects } from '../../support/kubelet-runtime-objects.js';
 import { waitFor } from '../../support/wait.js';
 import { useAgentHarness } from './harness.js';
+import { hostContainerConfig } from '../../support/host-container-config.js';
 
 const NODE = KUBELET_NODE; // the fixture's pod is bound to cp-1
 const h = useAgentHarness('api-pod-handoff', NODE);
@@ -84,16 +83,7 @@ async function kubeletRuns(pod: Pod, uid: string): Promise<RawPod> {
   const sandboxId = await runtime.runPodSandbox(sandboxConfig);
   const imageRef = (await images.imageStatus({ image: container.image! }))?.id;
   if (!imageRef) throw new Error(`${container.image} is not imported`);
-  const built = buildContainerConfig(labelled, container, {
-    restartCount: 0,
-    imageRef,
-    type: 'container',
-    nodeName: NODE,
-    hostIP: '127.0.0.1',
-    podIPs: ['127.0.0.1'],
-    mounts: [],
-    nodeMemoryCapacityBytes: totalmem(),
-  });
+  const built = hostContainerConfig(labelled, container, { nodeName: NODE, imageRef });
   const config = {
     ...built,
     labels: renamed(fx.container.labels, name, uid),

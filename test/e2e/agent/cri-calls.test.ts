@@ -4,8 +4,6 @@
 // object (README "CRI calls per pod start" names the kubelet's reason for each); the burst's own
 // task events must not cause a full relist. Measured for one pod and for 30 at once; the agent's
 // view is then checked against the runtime's, so nothing it reports is a guess the runtime contradicts.
-import * as http from 'node:http';
-import * as path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TEST_IMAGES } from '../../../dev/images.js';
 import { ContainerState } from '../../../src/cri/cri-types.js';
@@ -13,6 +11,7 @@ import { listRuntimePods } from '../../../src/kuberuntime/runtime-pods.js';
 import { apiTimeFromNs } from '../../../src/util/api-time.js';
 import { operationsBetween, scrapeRuntimeOperations, type OperationCounts } from '../../support/cri-calls.js';
 import type { RunningAgent } from '../../support/agent.js';
+import { getFromAgentSocket } from '../../support/agent-socket.js';
 import { waitFor } from '../../support/wait.js';
 import { useAgentHarness } from './harness.js';
 
@@ -46,26 +45,8 @@ interface AgentPodStatus {
   };
 }
 
-function agentPods(): Promise<AgentPodStatus[]> {
-  return new Promise((resolve, reject) => {
-    const req = http.get(
-      { socketPath: path.join(h.rootDir, 'bootlet.sock'), path: '/pods', host: 'localhost', timeout: 10_000 },
-      (res) => {
-        let b = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (b += c));
-        res.on('end', () => {
-          try {
-            resolve((JSON.parse(b) as { items?: AgentPodStatus[] }).items ?? []);
-          } catch (err) {
-            reject(err instanceof Error ? err : new Error(String(err)));
-          }
-        });
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error('/pods timed out')));
-    req.on('error', reject);
-  });
+async function agentPods(): Promise<AgentPodStatus[]> {
+  return (JSON.parse(await getFromAgentSocket(h.rootDir, '/pods')) as { items?: AgentPodStatus[] }).items ?? [];
 }
 
 function runningInAgent(pods: AgentPodStatus[], name: string): boolean {

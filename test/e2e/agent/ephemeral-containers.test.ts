@@ -5,17 +5,16 @@
 // server to the kubelet API carries the shell's output back.
 import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { join } from 'node:path';
-import { writeFileSync } from 'node:fs';
 import type { Pod } from 'kubernetes-types/core/v1';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_IMAGES } from '../../../dev/images.js';
 import { ContainerState } from '../../../src/cri/cri-types.js';
 import { listRuntimePods, readRuntimePod, type RuntimePod } from '../../../src/kuberuntime/runtime-pods.js';
-import { startFakeApiServer, type FakeApiServer } from '../../support/fake-apiserver/index.js';
-import { freePorts } from '../../support/ports.js';
+import type { FakeApiServer } from '../../support/fake-apiserver/index.js';
 import { waitFor } from '../../support/wait.js';
 import { Kubectl, KUBECTL } from '../fake-apiserver/kubectl.js';
 import { useAgentHarness } from './harness.js';
+import { startKubeletApiNode } from './kubelet-api-node.js';
 
 const NODE = 'ephemeral-e2e';
 const h = useAgentHarness('ephemeral', NODE);
@@ -87,31 +86,7 @@ const runningNamed = (p: RuntimePod | undefined, name: string) =>
   p?.containers.find((c) => c.name === name && c.state === ContainerState.CONTAINER_RUNNING);
 
 beforeAll(async () => {
-  const [kubeletPort] = await freePorts(1);
-  api = await startFakeApiServer({ dir: h.dir });
-  adminKubeconfig = api.writeAdminKubeconfig(join(h.dir, 'admin.kubeconfig'));
-  kubectl = new Kubectl(adminKubeconfig, h.dir);
-  const kubeconfig = api.writeKubeconfig(join(h.dir, 'kubelet.conf'), `system:node:${NODE}`, ['system:nodes']);
-  const config = join(h.dir, 'ephemeral-config.yaml');
-  writeFileSync(
-    config,
-    `apiVersion: kubelet.config.k8s.io/v1beta1
-kind: KubeletConfiguration
-podLogsDir: ${h.podLogsDir}
-port: ${kubeletPort}
-authentication:
-  anonymous: {enabled: false}
-  webhook: {enabled: true, cacheTTL: 0s}
-  x509: {clientCAFile: ${api.caFile}}
-authorization:
-  mode: Webhook
-`,
-  );
-  h.launch({
-    configFile: config,
-    kubeletPort,
-    extraArgs: ['--v=3', `--kubeconfig=${kubeconfig}`, '--node-ip=127.0.0.1', `--cert-dir=${join(h.rootDir, 'pki')}`],
-  });
+  ({ api, adminKubeconfig, admin: kubectl } = await startKubeletApiNode(h, { agent: { extraArgs: ['--v=3'] } }));
 });
 
 let failed = false;

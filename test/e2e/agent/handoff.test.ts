@@ -11,14 +11,12 @@
 // annotation a kubelet reads to adopt the pod is checked against what a kubelet 1.34 writes.
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
-import { totalmem } from 'node:os';
 import * as path from 'node:path';
 import type { Container, Pod, PodList } from 'kubernetes-types/core/v1';
 import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { TEST_IMAGES } from '../../../dev/images.js';
 import { loadManifest } from '../../../src/config/manifest.js';
-import { buildContainerConfig } from '../../../src/kuberuntime/container-config.js';
 import { kubeletContainerHash } from '../../../src/kuberuntime/container-hash.js';
 import { ContainerState, enumName, PodSandboxState, type KeyValueMap } from '../../../src/cri/cri-types.js';
 import type { LabelledPod } from '../../../src/k8s/pod.js';
@@ -29,6 +27,7 @@ import { freePorts } from '../../support/ports.js';
 import { waitFor } from '../../support/wait.js';
 import { taskPid } from '../pleg/pleg-pod.js';
 import { useAgentHarness } from './harness.js';
+import { hostContainerConfig } from '../../support/host-container-config.js';
 
 const NODE = KUBELET_NODE; // the fixture's node: pod names are exactly the kubelet's
 const h = useAgentHarness('handoff', NODE);
@@ -85,16 +84,7 @@ async function runRaw(
   const sandboxId = await runtime.runPodSandbox(sandboxConfig);
   const imageRef = (await images.imageStatus({ image: container.image! }))?.id;
   if (!imageRef) throw new Error(`${container.image} is not imported`);
-  const built = buildContainerConfig(pod, container, {
-    restartCount: 0,
-    imageRef,
-    type: 'container',
-    nodeName: NODE,
-    hostIP: '127.0.0.1',
-    podIPs: ['127.0.0.1'],
-    mounts: [],
-    nodeMemoryCapacityBytes: totalmem(),
-  });
+  const built = hostContainerConfig(pod, container, { nodeName: NODE, imageRef });
   const config = {
     ...built,
     labels: objects.containerLabels,

@@ -4,12 +4,10 @@
 // running its other pods, across restarts with the bad files still there.
 import * as fs from 'node:fs';
 import * as http from 'node:http';
-import { totalmem } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_IMAGES } from '../../../dev/images.js';
 import { MAX_DEPTH, MAX_NODES } from '../../../src/config/parse/limits.js';
-import { buildContainerConfig } from '../../../src/kuberuntime/container-config.js';
 import { ContainerState } from '../../../src/cri/cri-types.js';
 import type { LabelledPod } from '../../../src/k8s/pod.js';
 import { buildSandboxConfig } from '../../../src/kuberuntime/sandbox-config.js';
@@ -19,6 +17,7 @@ import type { RunningAgent } from '../../support/agent.js';
 import { freePort } from '../../support/ports.js';
 import { waitFor } from '../../support/wait.js';
 import { useAgentHarness } from './harness.js';
+import { hostContainerConfig } from '../../support/host-container-config.js';
 
 const NODE = 'node-hard';
 const h = useAgentHarness('hardening', NODE, { extraArgs: ['--v=2'] });
@@ -294,16 +293,7 @@ spec:
     const sandboxConfig = buildSandboxConfig(old, { podLogsDir: h.podLogsDir, attempt: 0, resolvConf: '' });
     const sandbox = await rt.runPodSandbox(sandboxConfig);
     const imageRef = (await h.cri().images.imageStatus({ image: TEST_IMAGES.busybox }))!.id;
-    const config = buildContainerConfig(old, old.spec!.containers[0]!, {
-      restartCount: 0,
-      imageRef,
-      type: 'container',
-      nodeName: NODE,
-      hostIP: '127.0.0.1',
-      podIPs: ['127.0.0.1'],
-      mounts: [],
-      nodeMemoryCapacityBytes: totalmem(),
-    });
+    const config = hostContainerConfig(old, old.spec!.containers[0]!, { nodeName: NODE, imageRef });
     const stuck = await rt.createContainer(sandbox, config, sandboxConfig);
     // A task the CRI did not start: the CRI still calls the container created, and refuses to remove it.
     // It runs the container's command, so the agent's repair of a failed start leaves it alone.

@@ -5,13 +5,13 @@
 // is used, with the kubelet's line for that. (SystemdCgroup = true on 2.1, against a real systemd:
 // test/e2e/cm/systemd-driver.test.ts run with BOOTLET_TEST_CONTAINERD=2.1.)
 import * as fs from 'node:fs';
-import * as http from 'node:http';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ContainerdVersion } from '../../../dev/containerd-versions.js';
 import { TEST_IMAGES } from '../../../dev/images.js';
 import { detectCgroupSubsystems } from '../../../src/cm/cgroup-subsystems.js';
 import { ContainerState } from '../../../src/cri/cri-types.js';
+import { getFromAgentSocket } from '../../support/agent-socket.js';
 import { waitFor } from '../../support/wait.js';
 import { useAgentHarness } from '../agent/harness.js';
 
@@ -32,23 +32,6 @@ spec:
     resources:
       requests: {cpu: 50m, memory: 16Mi}
 `;
-
-/** The agent's /metrics, read on its root-only socket. */
-function agentMetrics(rootDir: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const req = http.get(
-      { socketPath: path.join(rootDir, 'bootlet.sock'), path: '/metrics', host: 'localhost', timeout: 10_000 },
-      (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (body += c));
-        res.on('end', () => resolve(body));
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error('metrics timed out')));
-    req.on('error', reject);
-  });
-}
 
 const LOSING_SUPPORT = /^kubelet_cri_losing_support\{version="1\.36\.0"\} 1$/m;
 
@@ -98,7 +81,7 @@ describe('containerd 2.1 (RuntimeConfig), runc SystemdCgroup = false, cgroupDriv
     expect(used).toMatchObject({ cgroupDriver: 'cgroupfs', cgroupDriverSetting: 'systemd' });
     const uid = await runPod('from-runtime');
     expect(fs.existsSync(memoryDir(`kubepods/burstable/pod${uid}`))).toBe(true);
-    expect(await agentMetrics(h.rootDir)).not.toMatch(/^kubelet_cri_losing_support\{/m);
+    expect(await getFromAgentSocket(h.rootDir, '/metrics')).not.toMatch(/^kubelet_cri_losing_support\{/m);
     expect(agent.records().filter((r) => /cgroup driver mismatch/.test(String(r.msg)))).toEqual([]);
     h.remove('from-runtime.yaml');
     await waitFor(async () => (await h.pods('from-runtime')).length === 0, {
@@ -124,7 +107,7 @@ describe('containerd 1.7 (no RuntimeConfig), cgroupDriver: cgroupfs in the file'
     const uid = await runPod('from-setting');
     expect(fs.existsSync(memoryDir(`kubepods/burstable/pod${uid}`))).toBe(true);
     // The kubelet 1.34's word for a runtime without RuntimeConfig: support ends in 1.36.
-    expect(await agentMetrics(h.rootDir)).toMatch(LOSING_SUPPORT);
+    expect(await getFromAgentSocket(h.rootDir, '/metrics')).toMatch(LOSING_SUPPORT);
     expect(agent.records().some((r) => r.msg === 'Using cgroup driver setting received from the CRI runtime')).toBe(
       false,
     );

@@ -68,24 +68,17 @@ afterAll(async () => {
   if (dir) removeTmpDir(dir);
 });
 
+/** kubectl's arguments to create a token for kube-system's kube-proxy service account, with more flags. */
+const kubeProxyToken = (...flags: string[]): string[] =>
+  ['create', 'token', 'kube-proxy', '-n', 'kube-system'].concat(flags);
+/** The same, bound to the pod `name`. */
+const boundToken = (name: string, ...flags: string[]): string[] =>
+  kubeProxyToken('--bound-object-kind', 'Pod', '--bound-object-name', name, ...flags);
+
 describe('kubectl create token', () => {
   it('issues a pod-bound JWT with the audience and duration asked for', async () => {
     const before = Math.floor(Date.now() / 1000);
-    const out = await kubectl.ok([
-      'create',
-      'token',
-      'kube-proxy',
-      '-n',
-      'kube-system',
-      '--bound-object-kind',
-      'Pod',
-      '--bound-object-name',
-      'kube-proxy-abcde',
-      '--audience',
-      'X',
-      '--duration',
-      '10m',
-    ]);
+    const out = await kubectl.ok(boundToken('kube-proxy-abcde', '--audience', 'X', '--duration', '10m'));
     const { header, claims } = decode(out.trim());
     expect(header.alg).toBe('ES256');
     expect(header.kid).toMatch(/^[A-Za-z0-9_-]{43}$/);
@@ -123,49 +116,17 @@ describe('kubectl create token', () => {
   });
 
   it('refuses what the real server refuses, in its words', async () => {
-    const short = await kubectl.run(['create', 'token', 'kube-proxy', '-n', 'kube-system', '--duration', '5m']);
+    const short = await kubectl.run(kubeProxyToken('--duration', '5m'));
     expect(short.stderr).toContain(
       'TokenRequest.authentication.k8s.io "" is invalid: spec.expirationSeconds: Invalid value: 300: may not specify a duration less than 10 minutes',
     );
-    const missing = await kubectl.run([
-      'create',
-      'token',
-      'kube-proxy',
-      '-n',
-      'kube-system',
-      '--bound-object-kind',
-      'Pod',
-      '--bound-object-name',
-      'gone',
-    ]);
+    const missing = await kubectl.run(boundToken('gone'));
     expect(missing.stderr).toContain('pods "gone" not found');
-    const uid = await kubectl.run([
-      'create',
-      'token',
-      'kube-proxy',
-      '-n',
-      'kube-system',
-      '--bound-object-kind',
-      'Pod',
-      '--bound-object-name',
-      'kube-proxy-abcde',
-      '--bound-object-uid',
-      '0000',
-    ]);
+    const uid = await kubectl.run(boundToken('kube-proxy-abcde', '--bound-object-uid', '0000'));
     expect(uid.stderr).toContain(
       'Operation cannot be fulfilled on Pod "kube-proxy-abcde": the UID in the bound object reference (0000) does not match the UID in record. The object might have been deleted and then recreated',
     );
-    const other = await kubectl.run([
-      'create',
-      'token',
-      'kube-proxy',
-      '-n',
-      'kube-system',
-      '--bound-object-kind',
-      'Pod',
-      '--bound-object-name',
-      'other-sa',
-    ]);
+    const other = await kubectl.run(boundToken('other-sa'));
     expect(other.stderr).toContain(
       'cannot bind token for serviceaccount "kube-proxy" to pod running with different serviceaccount name.',
     );

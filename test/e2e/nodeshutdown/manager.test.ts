@@ -33,6 +33,12 @@ function target(name: string, opts: { cls?: string; component?: string; grace?: 
 
 describe('node shutdown manager on a real system bus', () => {
   let bus: LogindBus;
+  /** The manager's way to this test's bus and logind stand-in (its inhibitor taken through it too). */
+  const onBus = () => ({
+    busSocket: bus.socket,
+    logindConfDir: bus.confDir,
+    inhibit: { env: { ...process.env, DBUS_SYSTEM_BUS_ADDRESS: bus.address } },
+  });
   let manager: NodeShutdownManager | undefined;
   beforeAll(async () => {
     bus = await startLogindBus(join(import.meta.dirname, '../../../.tmp/nodeshutdown-manager'), 5);
@@ -58,9 +64,7 @@ describe('node shutdown manager on a real system bus', () => {
     manager = new NodeShutdownManager(
       {
         periods: shutdownPeriods(8, 6, []),
-        busSocket: bus.socket,
-        logindConfDir: bus.confDir,
-        inhibit: { env: { ...process.env, DBUS_SYSTEM_BUS_ADDRESS: bus.address } },
+        ...onBus(),
       },
       {
         runningPods: () => pods,
@@ -112,9 +116,7 @@ describe('node shutdown manager on a real system bus', () => {
     manager = new NodeShutdownManager(
       {
         periods: shutdownPeriods(2, 1, []),
-        busSocket: bus.socket,
-        logindConfDir: bus.confDir,
-        inhibit: { env: { ...process.env, DBUS_SYSTEM_BUS_ADDRESS: bus.address } },
+        ...onBus(),
       },
       {
         runningPods: () => [target('web')],
@@ -150,9 +152,7 @@ describe('node shutdown manager on a real system bus', () => {
     manager = new NodeShutdownManager(
       {
         periods: shutdownPeriods(2, 1, []),
-        busSocket: bus.socket,
-        logindConfDir: bus.confDir,
-        inhibit: { env: { ...process.env, DBUS_SYSTEM_BUS_ADDRESS: bus.address } },
+        ...onBus(),
       },
       {
         runningPods: () => [target('web')],

@@ -2,16 +2,15 @@
 // sandbox each, whose busybox container can be killed and replaced (a new attempt in the same
 // sandbox) without the cost of a new sandbox.
 import { mkdirSync } from 'node:fs';
-import { totalmem } from 'node:os';
 import path from 'node:path';
 import type { Container } from 'kubernetes-types/core/v1';
 import type { PrivateContainerd } from '../../../dev/containerd.js';
 import { TEST_IMAGES } from '../../../dev/images.js';
-import { buildContainerConfig } from '../../../src/kuberuntime/container-config.js';
 import type { ImageService, PodSandboxConfig, RuntimeService } from '../../../src/cri/cri-types.js';
 import type { LabelledPod } from '../../../src/k8s/pod.js';
 import { buildSandboxConfig } from '../../../src/kuberuntime/sandbox-config.js';
 import { podLogDirectory } from '../../../src/node/pod-logs/layout.js';
+import { hostContainerConfig } from '../../support/host-container-config.js';
 
 // Quiet while it runs (one sleep, not a loop that forks every second) and gone on TERM.
 const COMMAND = ['sh', '-c', "trap 'exit 0' TERM; sleep 100000 & wait"];
@@ -71,16 +70,7 @@ export async function startPlegPod(ctx: PlegPodContext, name: string, opts: Pleg
 export async function startPlegContainer(ctx: PlegPodContext, p: PlegPod): Promise<string> {
   const imageRef = (await ctx.images.imageStatus({ image: TEST_IMAGES.busybox }))?.id;
   if (!imageRef) throw new Error(`${TEST_IMAGES.busybox} is not imported`);
-  const config = buildContainerConfig(p.pod, p.container, {
-    restartCount: p.attempts++,
-    imageRef,
-    type: 'container',
-    nodeName: 'pleg',
-    hostIP: '127.0.0.1',
-    podIPs: ['127.0.0.1'],
-    mounts: [],
-    nodeMemoryCapacityBytes: totalmem(),
-  });
+  const config = hostContainerConfig(p.pod, p.container, { nodeName: 'pleg', imageRef, restartCount: p.attempts++ });
   const id = await ctx.runtime.createContainer(p.sandboxId, config, p.sandboxConfig);
   p.containerIds.push(id);
   await ctx.runtime.startContainer(id);

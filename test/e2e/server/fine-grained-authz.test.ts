@@ -3,50 +3,26 @@
 // SubjectAccessReview, which answers from api.grant rules). The real kubectl 1.36 (Debian sid's)
 // talks to the kubelet directly, as a monitoring agent with a service account token does, and
 // through the API server's node proxy, which authorizes nodes/proxy for its caller itself.
-import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ContainerState } from '../../../src/cri/cri-types.js';
-import { startFakeApiServer, type FakeApiServer } from '../../support/fake-apiserver/index.js';
+import type { FakeApiServer } from '../../support/fake-apiserver/index.js';
 import { busyboxPod } from '../../support/busybox-pod.js';
 import { httpsGet } from '../../support/https-get.js';
-import { debianKubectl } from '../../../dev/kubectl.js';
-import { freePorts } from '../../support/ports.js';
 import { waitFor } from '../../support/wait.js';
 import { webSocketExec } from '../../support/websocket-client.js';
 import { useAgentHarness } from '../agent/harness.js';
-import { Kubectl } from '../fake-apiserver/kubectl.js';
+import { Kubectl, KUBECTL } from '../fake-apiserver/kubectl.js';
+import { startKubeletApiNode } from '../agent/kubelet-api-node.js';
 
 const NODE = 'authz-e2e';
 const TALKER = `talker-${NODE}`;
 const h = useAgentHarness('fine-authz', NODE);
 let api: FakeApiServer;
 let kubeletPort: number;
-let kubectlPath: string;
 let admin: Kubectl;
-
-/** kubectl 1.36 straight at the kubelet, as `user` with a bearer token the kubelet reviews. */
-function atKubelet(user: string, token: string): Kubectl {
-  api.addToken(token, user, ['monitoring']);
-  const file = join(h.dir, `${user}.kubelet.kubeconfig`);
-  writeFileSync(
-    file,
-    `apiVersion: v1
-kind: Config
-clusters:
-- name: node
-  cluster: {server: "https://127.0.0.1:${kubeletPort}", certificate-authority: "${join(h.rootDir, 'pki', 'kubelet.crt')}"}
-users:
-- name: ${user}
-  user: {token: ${token}}
-contexts:
-- name: node
-  context: {cluster: node, user: ${user}}
-current-context: node
-`,
-  );
-  return new Kubectl(file, h.dir, kubectlPath);
-}
+/** kubectl 1.36 straight at the kubelet, as `user` with a bearer token the kubelet reviews (group monitoring). */
+let atKubelet: (user: string, token: string) => Kubectl;
 
 /** The subresources the kubelet asked the API server about for `user`, with the answers, in order. */
 function asked(user: string): string[] {
@@ -59,51 +35,17 @@ function asked(user: string): string[] {
 }
 
 beforeAll(async () => {
-  kubectlPath = (await debianKubectl()).path;
-  [kubeletPort] = await freePorts(1);
-  api = await startFakeApiServer({ dir: h.dir });
-  admin = new Kubectl(api.writeAdminKubeconfig(join(h.dir, 'admin.kubeconfig')), h.dir, kubectlPath);
-  const kubeconfig = api.writeKubeconfig(join(h.dir, 'kubelet.conf'), `system:node:${NODE}`, ['system:nodes']);
-  const config = join(h.dir, 'authz-config.yaml');
-  writeFileSync(
-    config,
-    `apiVersion: kubelet.config.k8s.io/v1beta1
-kind: KubeletConfiguration
-podLogsDir: ${h.podLogsDir}
-port: ${kubeletPort}
-authentication:
-  anonymous: {enabled: false}
-  webhook: {enabled: true, cacheTTL: 0s}
-  x509: {clientCAFile: ${api.caFile}}
-authorization:
-  mode: Webhook
-  webhook: {cacheAuthorizedTTL: 5m, cacheUnauthorizedTTL: 30s}
-`,
-  );
   h.write('talker.yaml', busyboxPod('talker', 'while true; do echo tick; sleep 1; done'));
-  h.launch({
-    configFile: config,
-    kubeletPort,
-    extraArgs: [`--kubeconfig=${kubeconfig}`, '--node-ip=127.0.0.1', `--cert-dir=${join(h.rootDir, 'pki')}`],
-  });
+  const node = await startKubeletApiNode(h, { authorizerCaches: true });
+  ({ api, kubeletPort, admin } = node);
+  atKubelet = (user, token) => node.atKubelet(user, token, ['monitoring']);
   await waitFor(() => api.object('pods', 'kube-system', TALKER), { timeoutMs: 60_000, what: 'the talker mirror pod' });
   await waitFor(
     async () =>
       (await h.pods('talker')).some((p) => p.containers.some((c) => c.state === ContainerState.CONTAINER_RUNNING)),
     { timeoutMs: 60_000, what: 'the talker running' },
   );
-  // The kubelet API starts after the first sync, with a self-signed pair it makes first.
-  const cert = api.kubeletClientCert;
-  await waitFor(
-    async () =>
-      existsSync(join(h.rootDir, 'pki', 'kubelet.crt')) &&
-      (
-        await httpsGet(`https://127.0.0.1:${kubeletPort}/healthz`, { cert: cert.certPem, key: cert.keyPem }).catch(
-          () => undefined,
-        )
-      )?.status === 200,
-    { timeoutMs: 60_000, what: 'the kubelet API serving' },
-  );
+  await node.waitServing();
 }, 300_000);
 
 let failed = false;
@@ -212,7 +154,7 @@ describe('through the API server (kubectl get --raw /api/v1/nodes/<node>/proxy/.
         token: 'pods-reader-token',
       }),
       h.dir,
-      kubectlPath,
+      KUBECTL,
     );
     const r = await via.run(['get', '--raw', `/api/v1/nodes/${NODE}/proxy/pods`]);
     expect(r.code).not.toBe(0);

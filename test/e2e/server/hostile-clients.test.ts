@@ -6,18 +6,18 @@
 //   from another address, each reopened when the agent closes it: an authorized `kubectl logs`
 //   through the API server's proxy must keep working.
 import { get as httpGet } from 'node:http';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ContainerState } from '../../../src/cri/cri-types.js';
 import { busyboxPod } from '../../support/busybox-pod.js';
 import { startFloodProcess, type FloodProcess } from '../../support/connection-flood.js';
-import { startFakeApiServer, type FakeApiServer } from '../../support/fake-apiserver/index.js';
+import type { FakeApiServer } from '../../support/fake-apiserver/index.js';
 import { httpsGet } from '../../support/https-get.js';
 import { freePorts } from '../../support/ports.js';
 import { waitFor } from '../../support/wait.js';
 import { Kubectl } from '../fake-apiserver/kubectl.js';
 import { useAgentHarness } from '../agent/harness.js';
+import { startKubeletApiNode } from '../agent/kubelet-api-node.js';
 
 const NODE = 'hostile-e2e';
 const h = useAgentHarness('hostile-clients', NODE);
@@ -55,33 +55,16 @@ function healthz(): Promise<number> {
 }
 
 beforeAll(async () => {
-  [kubeletPort, healthzPort] = await freePorts(2);
-  api = await startFakeApiServer({ dir: h.dir });
-  kubectl = new Kubectl(api.writeAdminKubeconfig(join(h.dir, 'admin.kubeconfig')), h.dir);
-  const kubeconfig = api.writeKubeconfig(join(h.dir, 'kubelet.conf'), `system:node:${NODE}`, ['system:nodes']);
-  const config = join(h.dir, 'hostile-config.yaml');
-  writeFileSync(
-    config,
-    `apiVersion: kubelet.config.k8s.io/v1beta1
-kind: KubeletConfiguration
-podLogsDir: ${h.podLogsDir}
-port: ${kubeletPort}
-healthzPort: ${healthzPort}
-authentication:
-  anonymous: {enabled: false}
-  webhook: {enabled: true, cacheTTL: 0s}
-  x509: {clientCAFile: ${api.caFile}}
-authorization:
-  mode: Webhook
-`,
-  );
+  [healthzPort] = await freePorts(1);
   h.write('talker.yaml', busyboxPod('talker', 'i=0; while true; do echo line-$i; i=$((i+1)); sleep 0.2; done'));
-  h.launch({
-    configFile: config,
+  ({
+    api,
     kubeletPort,
-    healthzPort,
-    extraArgs: [`--kubeconfig=${kubeconfig}`, '--node-ip=127.0.0.1', `--cert-dir=${join(h.rootDir, 'pki')}`],
-  });
+    admin: kubectl,
+  } = await startKubeletApiNode(h, {
+    config: [`healthzPort: ${healthzPort}`],
+    agent: { healthzPort },
+  }));
   await waitFor(
     async () =>
       (await h.pods('talker')).some((p) => p.containers.some((c) => c.state === ContainerState.CONTAINER_RUNNING)),

@@ -5,12 +5,12 @@
 // node's /metrics/resource), plus direct requests for the 401/403 paths and bad input.
 import { request as httpRequest } from 'node:http';
 import { X509Certificate } from 'node:crypto';
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { connect as tlsConnect } from 'node:tls';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ContainerState } from '../../../src/cri/cri-types.js';
-import { startFakeApiServer, type FakeApiServer } from '../../support/fake-apiserver/index.js';
+import type { FakeApiServer } from '../../support/fake-apiserver/index.js';
 import { createPki } from '../../support/fake-apiserver/pki.js';
 import { httpsGet } from '../../support/https-get.js';
 import { webSocketExec } from '../../support/websocket-client.js';
@@ -20,6 +20,7 @@ import { waitFor } from '../../support/wait.js';
 import { MACHINE_KUBECTL, machineKubectl } from '../../../dev/kubectl.js';
 import { Kubectl, KUBECTL } from '../fake-apiserver/kubectl.js';
 import { useAgentHarness } from '../agent/harness.js';
+import { startKubeletApiNode } from '../agent/kubelet-api-node.js';
 
 const NODE = 'kapi-e2e';
 const h = useAgentHarness('kapi', NODE);
@@ -47,28 +48,7 @@ async function running(name: string): Promise<boolean> {
 }
 
 beforeAll(async () => {
-  [kubeletPort, httpPort] = await freePorts(2);
-  base = `https://127.0.0.1:${kubeletPort}`;
-  api = await startFakeApiServer({ dir: h.dir });
-  adminKubeconfig = api.writeAdminKubeconfig(join(h.dir, 'admin.kubeconfig'));
-  kubectl = new Kubectl(adminKubeconfig, h.dir);
-  const kubeconfig = api.writeKubeconfig(join(h.dir, 'kubelet.conf'), `system:node:${NODE}`, ['system:nodes']);
-  const config = join(h.dir, 'kubelet-api-config.yaml');
-  writeFileSync(
-    config,
-    `apiVersion: kubelet.config.k8s.io/v1beta1
-kind: KubeletConfiguration
-podLogsDir: ${h.podLogsDir}
-port: ${kubeletPort}
-authentication:
-  anonymous: {enabled: false}
-  webhook: {enabled: true, cacheTTL: 0s}
-  x509: {clientCAFile: ${api.caFile}}
-authorization:
-  mode: Webhook
-  webhook: {cacheAuthorizedTTL: 5m, cacheUnauthorizedTTL: 30s}
-`,
-  );
+  [httpPort] = await freePorts(1);
   h.write(
     'talker.yaml',
     busyboxPod('talker', 'i=0; while true; do echo line-$i; echo err-$i >&2; i=$((i+1)); sleep 0.2; done'),
@@ -81,11 +61,8 @@ authorization:
       `mkdir -p /tmp/www && echo hello-through-port-forward > /tmp/www/index.html && exec httpd -f -p 127.0.0.1:${httpPort} -h /tmp/www`,
     ),
   );
-  h.launch({
-    configFile: config,
-    kubeletPort,
-    extraArgs: [`--kubeconfig=${kubeconfig}`, '--node-ip=127.0.0.1', `--cert-dir=${join(h.rootDir, 'pki')}`],
-  });
+  ({ api, kubeletPort, adminKubeconfig, admin: kubectl } = await startKubeletApiNode(h, { authorizerCaches: true }));
+  base = `https://127.0.0.1:${kubeletPort}`;
   await waitFor(() => api.object('pods', 'kube-system', TALKER), { timeoutMs: 60_000, what: 'the talker mirror pod' });
   await waitFor(async () => (await running('talker')) && (await running('web')), {
     timeoutMs: 60_000,

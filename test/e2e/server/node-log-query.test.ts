@@ -8,17 +8,16 @@
 // kubelet. The journal is persistent (/var/log/journal, flushed to) and of this boot only. Not
 // covered: a journal of several boots, a real systemd as PID 1 starting the units.
 import { request } from 'node:https';
-import { existsSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeApiServer, type FakeApiServer } from '../../support/fake-apiserver/index.js';
+import type { FakeApiServer } from '../../support/fake-apiserver/index.js';
 import { httpsGet } from '../../support/https-get.js';
-import { debianKubectl } from '../../../dev/kubectl.js';
 import { nodeJournalUnavailable, startNodeJournal, type NodeJournal } from '../../support/node-journal.js';
-import { freePorts } from '../../support/ports.js';
 import { waitFor } from '../../support/wait.js';
 import { useAgentHarness } from '../agent/harness.js';
+import { startKubeletApiNode, type KubeletApiNode } from '../agent/kubelet-api-node.js';
 import { Kubectl } from '../fake-apiserver/kubectl.js';
 
 const NODE = 'logs-e2e';
@@ -27,8 +26,8 @@ const h = useAgentHarness('node-logs', NODE);
 let api: FakeApiServer;
 let journal: NodeJournal | undefined;
 let kubeletPort: number;
-let kubectlPath: string;
 let admin: Kubectl;
+let node: KubeletApiNode;
 /** A file outside the node's /var/log that a link inside points at. */
 const secret = join(h.dir, 'secret.txt');
 const logs = (query: string): string => `/api/v1/nodes/${NODE}/proxy/logs/${query}`;
@@ -38,52 +37,18 @@ const entry = (identifier: string, line: string): RegExp =>
 
 beforeAll(async () => {
   if (unavailable) return;
-  kubectlPath = (await debianKubectl()).path;
   journal = await startNodeJournal();
-  [kubeletPort] = await freePorts(1);
-  api = await startFakeApiServer({ dir: h.dir });
-  admin = new Kubectl(api.writeAdminKubeconfig(join(h.dir, 'admin.kubeconfig')), h.dir, kubectlPath);
-  const kubeconfig = api.writeKubeconfig(join(h.dir, 'kubelet.conf'), `system:node:${NODE}`, ['system:nodes']);
-  const config = join(h.dir, 'logs-config.yaml');
-  writeFileSync(
-    config,
-    `apiVersion: kubelet.config.k8s.io/v1beta1
-kind: KubeletConfiguration
-podLogsDir: ${h.podLogsDir}
-port: ${kubeletPort}
-enableSystemLogQuery: true
-featureGates: {NodeLogQuery: true}
-authentication:
-  anonymous: {enabled: false}
-  webhook: {enabled: true, cacheTTL: 0s}
-  x509: {clientCAFile: ${api.caFile}}
-authorization:
-  mode: Webhook
-  webhook: {cacheAuthorizedTTL: 5m, cacheUnauthorizedTTL: 30s}
-`,
-  );
   journal.writeLogFile('kube-proxy.log', 'kube-proxy: started\n');
   journal.writeLogFile('kube-apiserver/audit.log', '{"audit":1}\n');
   writeFileSync(secret, 'not for /logs/\n');
   journal.symlinkLogFile('escape', secret);
-  h.launch({
-    configFile: config,
-    kubeletPort,
-    execWrap: journal.enter,
-    extraArgs: [`--kubeconfig=${kubeconfig}`, '--node-ip=127.0.0.1', `--cert-dir=${join(h.rootDir, 'pki')}`],
+  node = await startKubeletApiNode(h, {
+    config: ['enableSystemLogQuery: true', 'featureGates: {NodeLogQuery: true}'],
+    authorizerCaches: true,
+    agent: { execWrap: journal.enter },
   });
-  const cert = api.kubeletClientCert;
-  await waitFor(
-    async () =>
-      api.object('nodes', '', NODE) !== undefined &&
-      existsSync(join(h.rootDir, 'pki', 'kubelet.crt')) &&
-      (
-        await httpsGet(`https://127.0.0.1:${kubeletPort}/healthz`, { cert: cert.certPem, key: cert.keyPem }).catch(
-          () => undefined,
-        )
-      )?.status === 200,
-    { timeoutMs: 60_000, what: 'the node registered and its kubelet API serving' },
-  );
+  ({ api, kubeletPort, admin } = node);
+  await node.waitServing(() => api.object('nodes', '', NODE) !== undefined);
 }, 300_000);
 
 let failed = false;
@@ -185,25 +150,7 @@ describe.skipIf(unavailable !== undefined)(
 
     it('asks nodes/log: a user with only that reads the journal straight from the kubelet, one with nodes/pods is refused', async () => {
       api.grant('log-reader', 'nodes/log', ['get']);
-      api.addToken('log-reader-token', 'log-reader', []);
-      const file = join(h.dir, 'log-reader.kubeconfig');
-      writeFileSync(
-        file,
-        `apiVersion: v1
-kind: Config
-clusters:
-- name: node
-  cluster: {server: "https://127.0.0.1:${kubeletPort}", certificate-authority: "${join(h.rootDir, 'pki', 'kubelet.crt')}"}
-users:
-- name: log-reader
-  user: {token: log-reader-token}
-contexts:
-- name: node
-  context: {cluster: node, user: log-reader}
-current-context: node
-`,
-      );
-      const reader = new Kubectl(file, h.dir, kubectlPath);
+      const reader = node.atKubelet('log-reader', 'log-reader-token', []);
       expect(await reader.ok(['get', '--raw', '/logs/?query=kubelet&tailLines=1'])).toMatch(
         entry('kubelet', 'kubelet then B-3'),
       );

@@ -20,6 +20,32 @@ const info = (maxPods: number) =>
     maxPods,
   });
 
+/** Admission linked to a status manager, admitting; what it applies and the events it tells are kept. */
+function admitting(maxPods: number, appArmor: { error?: string }) {
+  const status = new StatusManager({
+    runtimePod: () => undefined,
+    pods: () => [],
+    probes: probes(),
+    nodeIP: '10.0.0.1',
+    runtimeName: 'containerd',
+    logger,
+  });
+  const events: PodEvent[] = [];
+  const applied: string[] = [];
+  const a = linkAdmission({
+    nodeInfo: info(maxPods),
+    appArmor,
+    apply: (u) => void applied.push(u.pod.uid),
+    stop: () => {},
+    stopped: () => Promise.resolve(),
+    status,
+    observers: [{ podEvent: (e) => void events.push(e) }],
+    logger,
+  });
+  a.startAdmitting(() => false);
+  return { a, status, events, applied };
+}
+
 describe('admission wiring', () => {
   it('gives admission the labels, allocatable and taints the Node is registered with', () => {
     const n = info(7);
@@ -45,27 +71,7 @@ describe('admission wiring', () => {
   });
 
   it('a refusal is Failed in the status manager with "Pod was rejected: " and told as a Warning event', () => {
-    const status = new StatusManager({
-      runtimePod: () => undefined,
-      pods: () => [],
-      probes: probes(),
-      nodeIP: '10.0.0.1',
-      runtimeName: 'containerd',
-      logger,
-    });
-    const events: PodEvent[] = [];
-    const applied: string[] = [];
-    const a = linkAdmission({
-      nodeInfo: info(1),
-      appArmor: {},
-      apply: (u) => void applied.push(u.pod.uid),
-      stop: () => {},
-      stopped: () => Promise.resolve(),
-      status,
-      observers: [{ podEvent: (e) => void events.push(e) }],
-      logger,
-    });
-    a.startAdmitting(() => false);
+    const { a, status, events, applied } = admitting(1, {});
     a.update({ op: 'ADD', pod: staticPod('x') });
     a.update({ op: 'ADD', pod: staticPod('y', { spec: { nodeSelector: { role: 'worker' } } }) });
     expect(applied).toEqual(['uid-x']);
@@ -88,27 +94,7 @@ describe('admission wiring', () => {
   });
 
   it("an AppArmor pod on a host without AppArmor: Failed, reason AppArmor, in the kubelet's words", () => {
-    const status = new StatusManager({
-      runtimePod: () => undefined,
-      pods: () => [],
-      probes: probes(),
-      nodeIP: '10.0.0.1',
-      runtimeName: 'containerd',
-      logger,
-    });
-    const events: PodEvent[] = [];
-    const applied: string[] = [];
-    const a = linkAdmission({
-      nodeInfo: info(10),
-      appArmor: { error: 'AppArmor is not enabled on the host' },
-      apply: (u) => void applied.push(u.pod.uid),
-      stop: () => {},
-      stopped: () => Promise.resolve(),
-      status,
-      observers: [{ podEvent: (e) => void events.push(e) }],
-      logger,
-    });
-    a.startAdmitting(() => false);
+    const { a, status, events, applied } = admitting(10, { error: 'AppArmor is not enabled on the host' });
     a.update({
       op: 'ADD',
       pod: staticPod('confined', {

@@ -1,28 +1,10 @@
 // The settings of the 1.36 kubelet API features: enableSystemLogHandler / enableSystemLogQuery
 // (defaults and ValidateKubeletConfiguration's check) and the two GA feature gates, locked on.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { parseCommandLine } from '../../../src/cli/argv.js';
-import type { BootletOptions } from '../../../src/cli/options.js';
-import { resolveOptions } from '../../../src/cli/resolve-options.js';
+import { describe, expect, it } from 'vitest';
+import { resolveArgv, useConfigFiles } from './resolve-argv.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'bootlet-136-settings-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-let n = 0;
-function configFile(body: string): string {
-  const f = join(dir, `c${n++}.yaml`);
-  writeFileSync(f, 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n' + body);
-  return f;
-}
-
-function resolve(argv: string[]): BootletOptions {
-  const cmd = parseCommandLine(argv);
-  if (cmd.kind !== 'run') throw new Error(cmd.kind);
-  return resolveOptions(cmd.flags, cmd.deprecations);
-}
+const { configFile } = useConfigFiles('bootlet-136-settings-');
+const resolve = resolveArgv;
 
 describe('enableSystemLogHandler and enableSystemLogQuery', () => {
   it("default as the kubelet's: the handler on, the query off", () => {

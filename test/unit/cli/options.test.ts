@@ -1,27 +1,12 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { parseCommandLine, UsageError } from '../../../src/cli/argv.js';
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../../src/cli/argv.js';
 import { ConfigFileError } from '../../../src/cli/kubelet-config.js';
-import type { BootletOptions } from '../../../src/cli/options.js';
-import { resolveOptions } from '../../../src/cli/resolve-options.js';
+import { resolveArgv, useConfigFiles } from './resolve-argv.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'bootlet-options-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-let n = 0;
-function configFile(body: string): string {
-  const f = join(dir, `c${n++}.yaml`);
-  writeFileSync(f, 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n' + body);
-  return f;
-}
-
-function resolve(argv: string[]): BootletOptions {
-  const cmd = parseCommandLine(argv);
-  if (cmd.kind !== 'run') throw new Error(cmd.kind);
-  return resolveOptions(cmd.flags, cmd.deprecations);
-}
+const { dir, configFile } = useConfigFiles('bootlet-options-');
+const resolve = resolveArgv;
 
 describe('options', () => {
   it("uses the kubelet's defaults, and bootlet's where it differs", () => {

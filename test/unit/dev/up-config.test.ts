@@ -4,20 +4,15 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { upBootletArgs, upKubeletConfig } from '../../../dev/up-config.js';
-import { parseCommandLine } from '../../../src/cli/argv.js';
-import type { BootletOptions } from '../../../src/cli/options.js';
-import { resolveOptions } from '../../../src/cli/resolve-options.js';
 import type { RuntimeService } from '../../../src/cri/cri-types.js';
 import { createLogger } from '../../../src/log/logger.js';
 import { startKubeletApi } from '../../../src/server/kubelet/start-kubelet-api.js';
 import type { ServerSource } from '../../../src/server/source.js';
 import { useTmpDir } from '../../support/tmp.js';
+import { resolveArgv } from '../cli/resolve-argv.js';
+import type { BootletOptions } from '../../../src/cli/options.js';
 
-function resolve(argv: string[]): BootletOptions {
-  const cmd = parseCommandLine(argv);
-  if (cmd.kind !== 'run') throw new Error(cmd.kind);
-  return resolveOptions(cmd.flags, cmd.deprecations);
-}
+const resolve = resolveArgv;
 
 /** The W and E lines of the kubelet API's start, as the agent (no API server) makes it. */
 async function kubeletApiWarnings(o: BootletOptions): Promise<string[]> {

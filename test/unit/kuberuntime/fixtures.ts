@@ -1,6 +1,8 @@
-// Pods for the runtime unit tests, shaped as config hands them over (defaulted, with identity).
+// Pods and runtime containers for the runtime unit tests, shaped as config and the runtime reader hand them over.
 import type { Container } from 'kubernetes-types/core/v1';
 import type { StaticPod } from '../../../src/config/types.js';
+import { ContainerState } from '../../../src/cri/cri-types.js';
+import type { RuntimeContainer } from '../../../src/kuberuntime/runtime-pods.js';
 
 export type TestPod = StaticPod['pod'];
 
@@ -47,5 +49,34 @@ export function pod(
       containers: [container()],
       ...over.spec,
     },
+  };
+}
+
+/** A container that exited with code 1 (override any field), its pod's labels with `policy` as its terminationMessagePolicy. */
+export function exitedContainer(over: Partial<RuntimeContainer>, policy: string): RuntimeContainer {
+  return {
+    id: 'c',
+    sandboxId: 's',
+    name: 'main',
+    state: ContainerState.CONTAINER_EXITED,
+    createdAt: 1,
+    startedAt: 1,
+    finishedAt: 2,
+    exitCode: 1,
+    reason: 'Error',
+    message: '',
+    imageRef: '',
+    image: '',
+    hasStatus: true,
+    meta: {
+      podName: 'p',
+      podNamespace: 'ns',
+      podUid: 'u',
+      containerName: 'main',
+      hash: '1',
+      restartCount: 0,
+      terminationMessagePolicy: policy,
+    },
+    ...over,
   };
 }

@@ -4,10 +4,10 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { ContainerState } from '../../../src/cri/cri-types.js';
 import type { RuntimeContainer } from '../../../src/kuberuntime/runtime-pods.js';
 import { readCriLogTail, readTerminationMessage, tailOfCriLog } from '../../../src/kuberuntime/termination-message.js';
 import { useTmpDir } from '../../support/tmp.js';
+import { exitedContainer } from './fixtures.js';
 
 const counted = vi.hoisted(() => ({ bytes: 0 }));
 
@@ -40,33 +40,8 @@ beforeEach(() => {
   counted.bytes = 0;
 });
 
-function exited(over: Partial<RuntimeContainer>, policy = 'FallbackToLogsOnError'): RuntimeContainer {
-  return {
-    id: 'c',
-    sandboxId: 's',
-    name: 'main',
-    state: ContainerState.CONTAINER_EXITED,
-    createdAt: 1,
-    startedAt: 1,
-    finishedAt: 2,
-    exitCode: 1,
-    reason: 'Error',
-    message: '',
-    imageRef: '',
-    image: '',
-    hasStatus: true,
-    meta: {
-      podName: 'p',
-      podNamespace: 'ns',
-      podUid: 'u',
-      containerName: 'main',
-      hash: '1',
-      restartCount: 0,
-      terminationMessagePolicy: policy,
-    },
-    ...over,
-  };
-}
+const exited = (over: Partial<RuntimeContainer>, policy = 'FallbackToLogsOnError'): RuntimeContainer =>
+  exitedContainer(over, policy);
 
 /** A file of `size` bytes that holds nothing on disk but `tail` at its end. */
 function sparse(name: string, size: number, tail: string): string {

@@ -1,40 +1,14 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ContainerState } from '../../../src/cri/cri-types.js';
 import type { RuntimeContainer } from '../../../src/kuberuntime/runtime-pods.js';
 import { readTerminationMessage, tailOfCriLog } from '../../../src/kuberuntime/termination-message.js';
 import { useTmpDir } from '../../support/tmp.js';
+import { exitedContainer } from './fixtures.js';
 
 const tmp = useTmpDir('termination-message');
 
-function exited(over: Partial<RuntimeContainer>, policy = 'File'): RuntimeContainer {
-  return {
-    id: 'c',
-    sandboxId: 's',
-    name: 'main',
-    state: ContainerState.CONTAINER_EXITED,
-    createdAt: 1,
-    startedAt: 1,
-    finishedAt: 2,
-    exitCode: 1,
-    reason: 'Error',
-    message: '',
-    imageRef: '',
-    image: '',
-    hasStatus: true,
-    meta: {
-      podName: 'p',
-      podNamespace: 'ns',
-      podUid: 'u',
-      containerName: 'main',
-      hash: '1',
-      restartCount: 0,
-      terminationMessagePolicy: policy,
-    },
-    ...over,
-  };
-}
+const exited = (over: Partial<RuntimeContainer>, policy = 'File'): RuntimeContainer => exitedContainer(over, policy);
 
 describe('termination message', () => {
   it('joins partial CRI log lines and keeps the tail', () => {

@@ -93,6 +93,33 @@ function chosenLine(lines: string[]): Record<string, string> | undefined {
   return line === undefined ? undefined : (JSON.parse(line) as Record<string, string>);
 }
 
+function status(id: string, uid: string, state: ContainerState): ContainerStatus {
+  const c = container(id, 'sa', uid, 'app', state);
+  return {
+    ...c,
+    startedAt: 1,
+    finishedAt: 2,
+    exitCode: 137,
+    reason: 'Error',
+    message: '',
+    mounts: [],
+    logPath: '',
+    resources: null,
+    user: null,
+  };
+}
+
+/** A container event for `id` in A's sandbox `sa`, with the pod's status and the container's in `state`. */
+function eventInA(id: string, type: ContainerEventType, createdAt: number, state: ContainerState) {
+  return criOutput('ContainerEventResponse', {
+    containerId: id,
+    containerEventType: type,
+    createdAt,
+    podSandboxStatus: { ...sandbox('sa', A), network: null },
+    containersStatuses: [status(id, A, state)],
+  });
+}
+
 async function startAndSettle(s: ReturnType<typeof setup>): Promise<void> {
   s.pleg.start();
   await waitFor(() => chosenLine(s.lines), { ...WAIT, what: 'the mechanism to be chosen' });
@@ -234,22 +261,6 @@ describe('containerd task events', () => {
 });
 
 describe('CRI container events', () => {
-  function status(id: string, uid: string, state: ContainerState): ContainerStatus {
-    const c = container(id, 'sa', uid, 'app', state);
-    return {
-      ...c,
-      startedAt: 1,
-      finishedAt: 2,
-      exitCode: 137,
-      reason: 'Error',
-      message: '',
-      mounts: [],
-      logPath: '',
-      resources: null,
-      user: null,
-    };
-  }
-
   // kubernetes#123087: the kubelet's evented PLEG wrote an event's status into its cache, and a pod
   // worker that synced from it started a container a second time.
   it("writes what the runtime answers, never an event's status, and a creation's read is what the worker syncs from", async () => {
@@ -259,25 +270,9 @@ describe('CRI container events', () => {
     const done = s.reader.creating(A);
     // containerd sends CONTAINER_CREATED before CreateContainer answers; the pod read it causes
     // does not list the container yet.
-    s.rt.sendEvent(
-      criOutput('ContainerEventResponse', {
-        containerId: 'ca2',
-        containerEventType: ContainerEventType.CONTAINER_CREATED_EVENT,
-        createdAt: 3,
-        podSandboxStatus: { ...sandbox('sa', A), network: null },
-        containersStatuses: [status('ca2', A, ContainerState.CONTAINER_CREATED)],
-      }),
-    );
+    s.rt.sendEvent(eventInA('ca2', ContainerEventType.CONTAINER_CREATED_EVENT, 3, ContainerState.CONTAINER_CREATED));
     // So does a stale STOPPED event about a container the runtime shows running.
-    s.rt.sendEvent(
-      criOutput('ContainerEventResponse', {
-        containerId: 'ca',
-        containerEventType: ContainerEventType.CONTAINER_STOPPED_EVENT,
-        createdAt: 3,
-        podSandboxStatus: { ...sandbox('sa', A), network: null },
-        containersStatuses: [status('ca', A, ContainerState.CONTAINER_EXITED)],
-      }),
-    );
+    s.rt.sendEvent(eventInA('ca', ContainerEventType.CONTAINER_STOPPED_EVENT, 3, ContainerState.CONTAINER_EXITED));
     const statuses = s.rt.statusCalls;
     await waitFor(() => s.rt.statusCalls > statuses, { ...WAIT, what: "the read of the stale event's container" });
     await s.reader.idle();
@@ -299,15 +294,7 @@ describe('CRI container events', () => {
     const full = s.rt.lists - s.rt.filteredLists;
     const statuses = s.rt.statusCalls;
     s.rt.setContainerState('ca', ContainerState.CONTAINER_EXITED);
-    s.rt.sendEvent(
-      criOutput('ContainerEventResponse', {
-        containerId: 'ca',
-        containerEventType: ContainerEventType.CONTAINER_STOPPED_EVENT,
-        createdAt: 3,
-        podSandboxStatus: { ...sandbox('sa', A), network: null },
-        containersStatuses: [status('ca', A, ContainerState.CONTAINER_EXITED)],
-      }),
-    );
+    s.rt.sendEvent(eventInA('ca', ContainerEventType.CONTAINER_STOPPED_EVENT, 3, ContainerState.CONTAINER_EXITED));
     await waitFor(() => s.events.length === 1, { timeoutMs: 5000, what: 'ContainerDied' });
     expect(s.events).toEqual([{ podUid: A, type: 'ContainerDied', id: 'ca', name: 'app' }]);
     // Known to the cache: its status by id, no list.
@@ -326,15 +313,7 @@ describe('CRI container events', () => {
     expect(s.events.map((e) => e.type)).toEqual(['ContainerDied', 'ContainerRemoved']);
     // A container nobody here created, started in A's sandbox (crictl): A is read, not every pod.
     s.rt.containers.push(container('cx', 'sa', A, 'debug'));
-    s.rt.sendEvent(
-      criOutput('ContainerEventResponse', {
-        containerId: 'cx',
-        containerEventType: ContainerEventType.CONTAINER_STARTED_EVENT,
-        createdAt: 5,
-        podSandboxStatus: { ...sandbox('sa', A), network: null },
-        containersStatuses: [status('cx', A, ContainerState.CONTAINER_RUNNING)],
-      }),
-    );
+    s.rt.sendEvent(eventInA('cx', ContainerEventType.CONTAINER_STARTED_EVENT, 5, ContainerState.CONTAINER_RUNNING));
     await waitFor(() => s.events.length === 3, { timeoutMs: 5000, what: 'ContainerStarted' });
     expect(s.events[2]).toEqual({ podUid: A, type: 'ContainerStarted', id: 'cx', name: 'debug' });
     expect(s.rt.filteredLists).toBe(1);

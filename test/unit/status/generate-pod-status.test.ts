@@ -40,6 +40,17 @@ interface Case {
   extra?: (s: PodStatus) => void;
 }
 
+/** What exited('c1', 'app', 0) reports: terminated, Completed. */
+const COMPLETED_C1 = {
+  terminated: {
+    exitCode: 0,
+    reason: 'Completed',
+    startedAt: iso(T0 + 3000),
+    finishedAt: iso(T0 + 9000),
+    containerID: 'containerd://c1',
+  },
+};
+
 const cases: Case[] = [
   {
     name: 'new pod, nothing in the runtime yet: Pending, ContainerCreating',
@@ -234,15 +245,7 @@ const cases: Case[] = [
     in: { pod: staticPod({ restartPolicy: 'Never' }), runtime: runtimePod([sandbox()], [exited('c1', 'app', 0)]) },
     phase: 'Succeeded',
     container: 'app',
-    state: {
-      terminated: {
-        exitCode: 0,
-        reason: 'Completed',
-        startedAt: iso(T0 + 3000),
-        finishedAt: iso(T0 + 9000),
-        containerID: 'containerd://c1',
-      },
-    },
+    state: COMPLETED_C1,
     extra: (s) => {
       expect(condition(s, 'ContainersReady')).toMatchObject({ status: 'False', reason: 'PodCompleted' });
       expect(condition(s, 'Ready')).toMatchObject({ status: 'False', reason: 'PodCompleted' });
@@ -257,15 +260,7 @@ const cases: Case[] = [
     },
     phase: 'Succeeded',
     container: 'app',
-    state: {
-      terminated: {
-        exitCode: 0,
-        reason: 'Completed',
-        startedAt: iso(T0 + 3000),
-        finishedAt: iso(T0 + 9000),
-        containerID: 'containerd://c1',
-      },
-    },
+    state: COMPLETED_C1,
   },
   {
     name: 'failed under OnFailure and restarting: Running',
