@@ -374,7 +374,7 @@ EOF`);
     )?.[1];
     expect(etcdId).toBeDefined();
     const exitEvent = await g.sh(
-      `journalctl -b -1 -u containerd --no-pager -q | grep 'received container exit event container_id:\\"${etcdId}' | tail -1`,
+      `journalctl -b -1 -u containerd --no-pager -q | grep -F 'received container exit event' | grep -F '${etcdId}' | tail -1`,
     );
     expect(exitEvent).toContain('exited_at');
     // protobuf text leaves a zero out: no exit_status is 0.
