@@ -64,6 +64,7 @@ describe('discovery', () => {
       subresources: [
         { subresource: 'status' },
         { subresource: 'ephemeralcontainers' },
+        { subresource: 'resize' },
         { subresource: 'log' },
         { subresource: 'exec' },
         { subresource: 'attach' },
