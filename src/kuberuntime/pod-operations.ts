@@ -41,6 +41,7 @@ import type { PodObjects } from '../node/pod-objects.js';
 import { removeTreeOnOneMount } from '../node/remove-tree.js';
 import { prepareVolumes, removePodDirs, UnsafePathComponentError, VolumeError } from '../node/volumes.js';
 import { runLifecycleHook } from './lifecycle-hooks.js';
+import { startCreatedContainer } from './start-created-container.js';
 import { podHostnameAndDomain } from './pod-hostname.js';
 import { effectiveSecurityContext, verifyRunAsNonRoot } from './security-context.js';
 import { errorMessage } from '../util/error-message.js';
@@ -393,7 +394,7 @@ export class CriPodRuntime implements PodRuntime {
   }
 
   startCreatedContainer(id: string): Promise<void> {
-    return this.o.runtime.startContainer(id);
+    return startCreatedContainer(this.o.runtime, id);
   }
 
   stopContainer(id: string, graceSeconds: number): Promise<void> {
