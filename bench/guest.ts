@@ -216,7 +216,10 @@ try {
         );
       break;
     }
-    if (i > 300) throw new Error('raw-start.service did not finish');
+    if (i > 300)
+      throw new Error(
+        `raw-start.service did not finish (${u.join(' ')}): ${await g.sh('journalctl -b -u raw-start -u containerd --no-pager -q | tail -40')}`,
+      );
     await new Promise((r) => setTimeout(r, 3000));
   }
   const wallRaw = (Date.now() - t1) / 1000;
