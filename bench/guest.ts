@@ -208,7 +208,14 @@ try {
   await g.start();
   // A oneshot: inactive once it has run (the unit's result says whether it succeeded).
   for (let i = 0; ; i++) {
-    const u = (await g.sh('systemctl show raw-start -p ActiveState,Result --value')).trim().split('\n');
+    // By name: `--value` prints the properties in systemd's order, not the order asked (Result first).
+    const props = new Map(
+      (await g.sh('systemctl show raw-start -p ActiveState -p Result'))
+        .trim()
+        .split('\n')
+        .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)] as const),
+    );
+    const u = [props.get('ActiveState') ?? '', props.get('Result') ?? ''];
     if (u[0] === 'inactive' || u[0] === 'failed') {
       if (u[1] !== 'success')
         throw new Error(
