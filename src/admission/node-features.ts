@@ -13,7 +13,7 @@ import {
   POD_FEATURE_UNSUPPORTED,
   type NodeFeatureFacts,
 } from '../config/node-features.js';
-import { formatPath } from '../config/field-path.js';
+import { undeclaredFields, unhonouredMessage } from '../config/unhonoured-fields.js';
 import type { AdmitResult } from './node-facts.js';
 
 export function nodeFeatureRefusal(
@@ -29,10 +29,11 @@ export function nodeFeatureRefusal(
   // One every kubelet of 1.36 has and this node's runtime lacks (an image volume on containerd 1.x) is named
   // field by field, as config/unhonoured-fields.ts names those no runtime gives, in the same words; the
   // declared ones as the kubelet's declaredFeaturesAdmitHandler names them.
-  const byField = missing
-    .filter((m) => !m.feature.declared)
-    .flatMap((m) => m.paths.map((p) => `${formatPath(p)}: ${featureRefusal(m.feature).message}`));
+  const byField = undeclaredFields(missing);
   const declared = missing.filter((m) => m.feature.declared).map((m) => m.feature.name);
-  const words = [...byField, ...(declared.length > 0 ? [featuresUnavailableMessage(declared.sort())] : [])];
+  const words = [
+    ...(byField.length > 0 ? [unhonouredMessage(byField)] : []),
+    ...(declared.length > 0 ? [featuresUnavailableMessage(declared.sort())] : []),
+  ];
   return { admit: false, reason: POD_FEATURE_UNSUPPORTED, message: words.join('; ') };
 }

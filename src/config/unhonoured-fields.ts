@@ -10,7 +10,7 @@
 // there, as any volume kind bootlet does not mount).
 import type { Pod } from 'kubernetes-types/core/v1';
 import { formatPath } from './field-path';
-import { featureRefusal, missingFeatures } from './node-features';
+import { featureRefusal, missingFeatures, type MissingFeature } from './node-features';
 
 export interface UnhonouredField {
   /** The field path, as validation names it. */
@@ -22,7 +22,12 @@ export interface UnhonouredField {
 
 /** Every field of the pod that bootlet would not honour on any runtime, in the features' order. */
 export function unhonouredFields(pod: Pod): UnhonouredField[] {
-  return missingFeatures(pod, undefined).flatMap(({ feature, paths }) => {
+  return undeclaredFields(missingFeatures(pod, undefined));
+}
+
+/** The fields through which a pod needs the missing features no kubelet declares, each with its refusal. */
+export function undeclaredFields(missing: readonly MissingFeature[]): UnhonouredField[] {
+  return missing.flatMap(({ feature, paths }) => {
     if (feature.declared) return [];
     const { reason, message } = featureRefusal(feature);
     return paths.map((p) => ({ path: formatPath(p), reason, message }));
