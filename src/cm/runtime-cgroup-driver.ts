@@ -1,6 +1,7 @@
 // Which cgroup driver the container runtime uses, as far as it can be known: CRI RuntimeConfig
 // (CRI v1.28+, e.g. containerd 2.x), else containerd's own config in a verbose Status (a hint,
 // for an early warning only), else nothing until a sandbox fails with the runtime's own words.
+import { setTimeout as delay } from 'node:timers/promises';
 import { CgroupDriver as CriCgroupDriver, CriError, type RuntimeService } from '../cri/cri-types.js';
 import type { CgroupDriver } from './cgroup-name.js';
 import { errorMessage } from '../util/error-message.js';
@@ -33,7 +34,7 @@ export async function runtimeConfigDriver(
   o: AskOptions = {},
 ): Promise<RuntimeConfigDriver> {
   const attempts = o.attempts ?? 3;
-  const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const sleep = o.sleep ?? ((ms: number) => delay(ms));
   let err = '';
   for (let i = 0; i < attempts; i++) {
     try {

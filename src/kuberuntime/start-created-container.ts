@@ -4,6 +4,7 @@
 // event follows on containerd 1.x (the task's start was announced before the CRI store said RUNNING). So
 // the answer is not an error to retry in the 10 s error back-off: the container is watched by id until
 // the runtime's start has settled, and what it settled to is the next sync's to read.
+import { setTimeout as delay } from 'node:timers/promises';
 import { ContainerState, type RuntimeService } from '../cri/cri-types.js';
 import { errorMessage } from '../util/error-message.js';
 
@@ -27,7 +28,7 @@ export async function startCreatedContainer(
     return;
   } catch (err) {
     if (!errorMessage(err).includes(STARTING_ELSEWHERE)) throw err;
-    const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+    const sleep = o.sleep ?? ((ms: number) => delay(ms));
     const now = o.now ?? Date.now;
     const deadline = now() + SETTLE_DEADLINE_MS;
     while (now() < deadline) {
