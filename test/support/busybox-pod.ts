@@ -16,3 +16,35 @@ spec:
     image: ${TEST_IMAGES.busybox}
     command: ["sh", "-c", ${JSON.stringify(command)}]
 ${extra}`;
+
+/**
+ * The API pod twin of busyboxPod, as JSON for `kubectl create -f -`: bound to `nodeName` in
+ * kube-system, its container `main` running SLEEP_LOOP. `container` is merged into that container,
+ * then `spec` into the spec (a `containers` there replaces the default one).
+ */
+export function busyboxApiPod(
+  name: string,
+  nodeName: string,
+  over: { spec?: Record<string, unknown>; container?: Record<string, unknown> } = {},
+): string {
+  return JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: 'kube-system' },
+    spec: {
+      nodeName,
+      hostNetwork: true,
+      terminationGracePeriodSeconds: 1,
+      containers: [
+        {
+          name: 'main',
+          image: TEST_IMAGES.busybox,
+          imagePullPolicy: 'IfNotPresent',
+          command: ['sh', '-c', SLEEP_LOOP],
+          ...over.container,
+        },
+      ],
+      ...over.spec,
+    },
+  });
+}

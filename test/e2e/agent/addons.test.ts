@@ -285,7 +285,7 @@ async function runtimePod(namespace: string, name: string): Promise<RuntimePod |
 
 const runningContainer = (p: RuntimePod | undefined, name: string) =>
   p?.containers.find((c) => c.name === name && c.state === ContainerState.CONTAINER_RUNNING);
-const apiPod = (namespace: string, name: string) => api.object('pods', namespace, name) as unknown as Pod | undefined;
+const apiPod = (namespace: string, name: string) => api.pod(namespace, name);
 const uidOf = (namespace: string, name: string): string => apiPod(namespace, name)!.metadata!.uid!;
 
 async function containerId(namespace: string, pod: string, container: string): Promise<string> {

@@ -8,13 +8,12 @@
 // hostNetwork never reaches admission: the API server's validation refuses it, and so does bootlet's.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Node, Pod, PodList } from 'kubernetes-types/core/v1';
+import type { Node, PodList } from 'kubernetes-types/core/v1';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_IMAGES } from '../../../dev/images.js';
 import { ContainerState } from '../../../src/cri/cri-types.js';
 import { parseQuantity } from '../../../src/k8s/quantity.js';
 import type { RuntimePod } from '../../../src/kuberuntime/runtime-pods.js';
-import { busyboxPod, SLEEP_LOOP } from '../../support/busybox-pod.js';
+import { busyboxApiPod, busyboxPod, SLEEP_LOOP } from '../../support/busybox-pod.js';
 import { startFakeApiServer, type FakeApiServer } from '../../support/fake-apiserver/index.js';
 import { freePorts } from '../../support/ports.js';
 import { readOnlyPods } from '../../support/read-only-pods.js';
@@ -32,32 +31,19 @@ let cpuMillis: number;
 let memoryBytes: number;
 
 /** An API pod bound to the node, as a controller would write it; `trapTerm: false` ignores SIGTERM. */
-function apiPod(
+const apiPod = (
   name: string,
   opts: { requests?: Record<string, string>; grace?: number; ignoreTerm?: boolean } = {},
-): string {
-  return JSON.stringify({
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name, namespace: 'kube-system' },
-    spec: {
-      nodeName: NODE,
-      hostNetwork: true,
-      terminationGracePeriodSeconds: opts.grace ?? 1,
-      containers: [
-        {
-          name: 'main',
-          image: TEST_IMAGES.busybox,
-          imagePullPolicy: 'IfNotPresent',
-          command: ['sh', '-c', opts.ignoreTerm ? "trap '' TERM; while true; do sleep 1; done" : SLEEP_LOOP],
-          ...(opts.requests ? { resources: { requests: opts.requests } } : {}),
-        },
-      ],
+): string =>
+  busyboxApiPod(name, NODE, {
+    spec: { terminationGracePeriodSeconds: opts.grace ?? 1 },
+    container: {
+      ...(opts.ignoreTerm ? { command: ['sh', '-c', "trap '' TERM; while true; do sleep 1; done"] } : {}),
+      ...(opts.requests ? { resources: { requests: opts.requests } } : {}),
     },
   });
-}
 
-const apiObject = (name: string) => api.object('pods', 'kube-system', name) as unknown as Pod | undefined;
+const apiObject = (name: string) => api.pod('kube-system', name);
 
 const runtimePods = (name: string): Promise<RuntimePod[]> => h.namedPods(name);
 const running = (p: RuntimePod | undefined) => p?.containers.find((c) => c.state === ContainerState.CONTAINER_RUNNING);

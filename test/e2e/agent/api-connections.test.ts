@@ -7,7 +7,6 @@
 // from its bookmark; a 410 costs exactly one LIST of that collection.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Pod } from 'kubernetes-types/core/v1';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_IMAGES } from '../../../dev/images.js';
 import { ContainerState } from '../../../src/cri/cri-types.js';
@@ -122,8 +121,7 @@ describe('the packaged agent against the API server: connections and requests', 
     api.seedObject('pods', proxyPod as never);
     await waitFor(() => running('proxy'), { timeoutMs: 60_000, what: 'the API pod running' });
     await waitFor(() => running(`web-${NODE}`), { timeoutMs: 60_000, what: 'the static pod running' });
-    const phase = (name: string): string | undefined =>
-      (api.object('pods', 'kube-system', name) as Pod | undefined)?.status?.phase;
+    const phase = (name: string): string | undefined => api.pod('kube-system', name)?.status?.phase;
     await waitFor(() => phase(`web-${NODE}`) === 'Running' && phase('proxy') === 'Running', {
       timeoutMs: 30_000,
       what: 'the mirror pod and the API pod Running in the API',

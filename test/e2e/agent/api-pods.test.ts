@@ -241,7 +241,7 @@ describe('API pods', () => {
     await kubectl.ok(['create', '-f', '-'], 60_000, JSON.stringify(pod));
     const failed = await waitFor(
       () => {
-        const o = api.object('pods', 'kube-system', 'escapes') as unknown as Pod | undefined;
+        const o = api.pod('kube-system', 'escapes');
         return o?.status?.phase === 'Failed' ? o : undefined;
       },
       { timeoutMs: 30_000, what: 'escapes Failed in the API' },
@@ -273,7 +273,7 @@ describe('API pods', () => {
     await kubectl.ok(['create', '-f', '-'], 60_000, JSON.stringify(pod));
     const failed = await waitFor(
       () => {
-        const o = api.object('pods', 'kube-system', 'pod-sized') as unknown as Pod | undefined;
+        const o = api.pod('kube-system', 'pod-sized');
         return o?.status?.phase === 'Failed' ? o : undefined;
       },
       { timeoutMs: 30_000, what: 'pod-sized Failed in the API' },
@@ -330,7 +330,7 @@ describe('API pods', () => {
     await kubectl.ok(['create', '-f', '-'], 60_000, JSON.stringify(pod));
     const failed = await waitFor(
       () => {
-        const o = api.object('pods', 'kube-system', 'restart-all') as unknown as Pod | undefined;
+        const o = api.pod('kube-system', 'restart-all');
         return o?.status?.phase === 'Failed' ? o : undefined;
       },
       { timeoutMs: 30_000, what: 'restart-all Failed in the API' },

@@ -47,7 +47,7 @@ spec:
 `;
 
 function mirror(name: string): Pod | undefined {
-  return api.object('pods', 'kube-system', `${name}-${NODE}`) as unknown as Pod | undefined;
+  return api.pod('kube-system', `${name}-${NODE}`);
 }
 
 function restartsOnServer(name: string): number | undefined {

@@ -176,7 +176,7 @@ describe('ephemeral containers', () => {
     // Once the shell exited its status says so, and it is never started again.
     const reported = await waitFor(
       () => {
-        const o = api.object('pods', 'default', 'target') as unknown as Pod | undefined;
+        const o = api.pod('default', 'target');
         return o?.status?.ephemeralContainerStatuses?.[0]?.state?.terminated ? o : undefined;
       },
       { timeoutMs: 30_000, what: 'the ephemeral container terminated in the API' },
@@ -278,9 +278,7 @@ describe('ephemeral containers', () => {
     expect(await debug.exited, `kubectl debug -it: ${debug.stdout}`).toBe(0);
     const attach = api.requests.filter((r) => r.path.endsWith('/pods/target/attach') && r.status === 101).at(-1)!;
     expect(new URLSearchParams(attach.query).get('tty')).toBe('true');
-    const spec = (api.object('pods', 'default', 'target') as unknown as Pod).spec?.ephemeralContainers?.find(
-      (c) => c.name === 'tty-debugger',
-    );
+    const spec = api.pod('default', 'target')!.spec?.ephemeralContainers?.find((c) => c.name === 'tty-debugger');
     expect(spec).toMatchObject({ stdin: true, tty: true, targetContainerName: 'main' });
     const dbg = (await runtimePod())?.containers.find((c) => c.name === 'tty-debugger');
     expect(dbg?.meta.type).toBe('ephemeral');

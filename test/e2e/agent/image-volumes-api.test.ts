@@ -5,15 +5,13 @@
 // event, and nothing of it runs.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Pod } from 'kubernetes-types/core/v1';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_IMAGES } from '../../../dev/images.js';
 import { importVolumeDataImage, VOLUME_DATA_FILES, VOLUME_DATA_IMAGE } from '../../../dev/volume-images.js';
 import { ContainerState } from '../../../src/cri/cri-types.js';
 import { listRuntimePods, readRuntimePod, type RuntimePod } from '../../../src/kuberuntime/runtime-pods.js';
 import { startFakeApiServer, type FakeApiServer } from '../../support/fake-apiserver/index.js';
 import { waitFor } from '../../support/wait.js';
-import { SLEEP_LOOP } from '../../support/busybox-pod.js';
+import { busyboxApiPod } from '../../support/busybox-pod.js';
 import { Kubectl } from '../fake-apiserver/kubectl.js';
 import { useAgentHarness } from './harness.js';
 
@@ -29,28 +27,11 @@ interface ApiEvent {
   involvedObject?: { name?: string; fieldPath?: string };
 }
 
-function apiPod(name: string, mounts: object[]): string {
-  return JSON.stringify({
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name, namespace: 'kube-system' },
-    spec: {
-      nodeName: NODE,
-      hostNetwork: true,
-      terminationGracePeriodSeconds: 1,
-      volumes: [{ name: 'data', image: { reference: VOLUME_DATA_IMAGE, pullPolicy: 'IfNotPresent' } }],
-      containers: [
-        {
-          name: 'main',
-          image: TEST_IMAGES.busybox,
-          imagePullPolicy: 'IfNotPresent',
-          command: ['sh', '-c', SLEEP_LOOP],
-          volumeMounts: mounts,
-        },
-      ],
-    },
+const apiPod = (name: string, mounts: object[]): string =>
+  busyboxApiPod(name, NODE, {
+    spec: { volumes: [{ name: 'data', image: { reference: VOLUME_DATA_IMAGE, pullPolicy: 'IfNotPresent' } }] },
+    container: { volumeMounts: mounts },
   });
-}
 
 async function runningPod(name: string): Promise<RuntimePod | undefined> {
   const runtime = h.cri().runtime;
@@ -91,7 +72,7 @@ describe('an API pod with an image volume on containerd 2.1', () => {
     const w = await h.cri().runtime.execSync(id, ['sh', '-c', 'echo x > /data/new'], 10);
     expect(w.exitCode).not.toBe(0);
     expect(Buffer.from(w.stderr).toString()).toContain('Read-only file system');
-    await waitFor(() => (api.object('pods', 'kube-system', 'models') as Pod | undefined)?.status?.phase === 'Running', {
+    await waitFor(() => api.pod('kube-system', 'models')?.status?.phase === 'Running', {
       timeoutMs: 60_000,
       what: 'models Running in the API',
     });
@@ -112,7 +93,7 @@ describe('an API pod with an image volume on containerd 2.1', () => {
     );
     const status = await waitFor(
       () => {
-        const s = (api.object('pods', 'kube-system', 'models-sub') as Pod | undefined)?.status;
+        const s = api.pod('kube-system', 'models-sub')?.status;
         return s?.phase === 'Failed' ? s : undefined;
       },
       { timeoutMs: 60_000, what: 'models-sub Failed' },

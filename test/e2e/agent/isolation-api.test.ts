@@ -16,7 +16,7 @@ import { ContainerState } from '../../../src/cri/cri-types.js';
 import { listRuntimePods, readRuntimePod, type RuntimePod } from '../../../src/kuberuntime/runtime-pods.js';
 import { startFakeApiServer, type FakeApiServer } from '../../support/fake-apiserver/index.js';
 import { waitFor } from '../../support/wait.js';
-import { SLEEP_LOOP } from '../../support/busybox-pod.js';
+import { busyboxApiPod } from '../../support/busybox-pod.js';
 import { Kubectl } from '../fake-apiserver/kubectl.js';
 import { useAgentHarness } from './harness.js';
 
@@ -33,28 +33,8 @@ interface ApiEvent {
   involvedObject?: { name?: string };
 }
 
-function apiPod(name: string, spec: Partial<NonNullable<Pod['spec']>> = {}, container: object = {}): string {
-  return JSON.stringify({
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name, namespace: 'kube-system' },
-    spec: {
-      nodeName: NODE,
-      hostNetwork: true,
-      terminationGracePeriodSeconds: 1,
-      containers: [
-        {
-          name: 'main',
-          image: TEST_IMAGES.busybox,
-          imagePullPolicy: 'IfNotPresent',
-          command: ['sh', '-c', SLEEP_LOOP],
-          ...container,
-        },
-      ],
-      ...spec,
-    },
-  });
-}
+const apiPod = (name: string, spec: Partial<NonNullable<Pod['spec']>> = {}, container: object = {}): string =>
+  busyboxApiPod(name, NODE, { spec, container: { ...container } });
 
 async function runtimePods(name: string): Promise<RuntimePod[]> {
   const runtime = h.cri().runtime;

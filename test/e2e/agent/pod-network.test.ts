@@ -167,7 +167,7 @@ async function runtimePods(name: string): Promise<RuntimePod[]> {
 const running = (p: RuntimePod | undefined) => p?.containers.find((c) => c.state === ContainerState.CONTAINER_RUNNING);
 const nodeReady = () =>
   (api.object('nodes', '', NODE) as unknown as Node | undefined)?.status?.conditions?.find((c) => c.type === 'Ready');
-const apiPod = (name: string) => api.object('pods', 'kube-system', name) as unknown as Pod | undefined;
+const apiPod = (name: string) => api.pod('kube-system', name);
 
 /** `busybox wget` inside the test's namespace (busybox 1.35's own -T segfaults: timeout(1) bounds it). */
 const fetchInside = (url: string): Promise<string> =>

@@ -57,7 +57,7 @@ async function runtimePod(): Promise<RuntimePod | undefined> {
 const running = (p: RuntimePod | undefined, name: string) =>
   p?.containers.find((c) => c.name === name && c.state === ContainerState.CONTAINER_RUNNING);
 
-const apiPod = (): Pod | undefined => api.object('pods', 'default', 'resize-me') as unknown as Pod | undefined;
+const apiPod = (): Pod | undefined => api.pod('default', 'resize-me');
 const statusOf = (name: string) => apiPod()?.status?.containerStatuses?.find((s) => s.name === name);
 const condition = (type: string) => apiPod()?.status?.conditions?.find((c) => c.type === type);
 

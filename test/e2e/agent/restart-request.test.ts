@@ -48,7 +48,7 @@ async function instances(): Promise<RuntimeContainer[]> {
 }
 
 function mirror(): Pod | undefined {
-  return api.object('pods', 'kube-system', MIRROR) as unknown as Pod | undefined;
+  return api.pod('kube-system', MIRROR);
 }
 
 async function restartingEvents(): Promise<{ reason: string; message: string; type: string; count?: number }[]> {

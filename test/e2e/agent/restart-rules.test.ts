@@ -15,6 +15,7 @@ import { TEST_IMAGES } from '../../../dev/images.js';
 import { ContainerState } from '../../../src/cri/cri-types.js';
 import type { RuntimeContainer } from '../../../src/kuberuntime/runtime-pods.js';
 import { startFakeApiServer, type FakeApiServer } from '../../support/fake-apiserver/index.js';
+import { SLEEP_LOOP } from '../../support/busybox-pod.js';
 import { waitFor } from '../../support/wait.js';
 import { Kubectl } from '../fake-apiserver/kubectl.js';
 import { useAgentHarness } from './harness.js';
@@ -24,8 +25,6 @@ const MIRROR = `mixed-${NODE}`;
 const h = useAgentHarness('restart-rules', NODE);
 let api: FakeApiServer;
 let kubectl: Kubectl;
-
-const SLEEP_LOOP = "trap 'exit 0' TERM; while true; do sleep 1; done";
 
 const staticMixed = `apiVersion: v1
 kind: Pod
@@ -79,9 +78,6 @@ const ruled: Pod = {
 const instancesOf = (containers: readonly RuntimeContainer[], name: string) =>
   containers.filter((c) => c.name === name);
 
-function apiPod(namespace: string, name: string): Pod | undefined {
-  return api.object('pods', namespace, name) as unknown as Pod | undefined;
-}
 const statusOf = (p: Pod | undefined, name: string): ContainerStatus | undefined =>
   p?.status?.containerStatuses?.find((s) => s.name === name);
 
@@ -118,7 +114,7 @@ describe('container restart policies and rules', () => {
 
     const mirror = await waitFor(
       () => {
-        const m = apiPod('kube-system', MIRROR);
+        const m = api.pod('kube-system', MIRROR);
         const s = statusOf(m, 'once');
         return m?.status?.phase === 'Running' && s?.state?.terminated && (statusOf(m, 'again')?.restartCount ?? 0) >= 1
           ? m
@@ -151,18 +147,18 @@ describe('container restart policies and rules', () => {
     // The second restart waits out the back-off: the API shows CrashLoopBackOff meanwhile.
     const backingOff = await waitFor(
       () => {
-        const s = statusOf(apiPod('kube-system', 'ruled'), 'worker');
+        const s = statusOf(api.pod('kube-system', 'ruled'), 'worker');
         return s?.state?.waiting?.reason === 'CrashLoopBackOff' ? s : undefined;
       },
       { timeoutMs: 60_000, intervalMs: 100, what: 'worker in CrashLoopBackOff after exit 42' },
     );
     expect(backingOff.lastState?.terminated?.exitCode).toBe(42);
     expect(backingOff.restartCount).toBe(1);
-    expect(apiPod('kube-system', 'ruled')?.status?.phase).toBe('Running');
+    expect(api.pod('kube-system', 'ruled')?.status?.phase).toBe('Running');
 
     const failed = await waitFor(
       () => {
-        const p = apiPod('kube-system', 'ruled');
+        const p = api.pod('kube-system', 'ruled');
         return p?.status?.phase === 'Failed' ? p : undefined;
       },
       { timeoutMs: 90_000, what: 'ruled Failed after exit 1' },

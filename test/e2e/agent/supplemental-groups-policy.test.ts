@@ -4,7 +4,6 @@
 // containerStatuses[].user.linux as the runtime reports it.
 import * as path from 'node:path';
 import * as fs from 'node:fs';
-import type { Pod } from 'kubernetes-types/core/v1';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeApiServer, type FakeApiServer } from '../../support/fake-apiserver/index.js';
 import { waitFor } from '../../support/wait.js';
@@ -46,7 +45,7 @@ describe('supplementalGroupsPolicy on containerd 2.1', () => {
     expect(node.status!.features).toEqual({ supplementalGroupsPolicy: true });
     const mirror = await waitFor(
       () => {
-        const p = api.object('pods', 'kube-system', `strict-${NODE}`) as unknown as Pod | undefined;
+        const p = api.pod('kube-system', `strict-${NODE}`);
         return p?.status?.containerStatuses?.[0]?.state?.running ? p : undefined;
       },
       { timeoutMs: 60_000, what: 'the Strict pod running, in its mirror' },

@@ -33,7 +33,7 @@ function mirrors(): KObject[] {
 }
 function mirror(key: string): Pod | undefined {
   const [ns, name] = key.split('/');
-  return api.object('pods', ns, name) as unknown as Pod | undefined;
+  return api.pod(ns, name);
 }
 /** Every static pod has a current mirror whose status shows `restarts` restarts. */
 function converged(restarts = 0): boolean {

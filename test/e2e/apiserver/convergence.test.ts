@@ -5,7 +5,7 @@
 // as streams of one HTTP/2 connection.
 import { join } from 'node:path';
 import type { Lease } from 'kubernetes-types/coordination/v1';
-import type { Node, Pod } from 'kubernetes-types/core/v1';
+import type { Node } from 'kubernetes-types/core/v1';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApiSide, type ApiSide } from '../../../src/apiserver/api-side.js';
 import { memoryLogger } from '../../../src/log/logger.js';
@@ -42,7 +42,7 @@ function converged(): boolean {
     node?.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True' &&
     lease?.spec?.holderIdentity === NODE &&
     pods.list().every((sp) => {
-      const m = api.object('pods', sp.pod.metadata.namespace, sp.pod.metadata.name) as unknown as Pod | undefined;
+      const m = api.pod(sp.pod.metadata.namespace, sp.pod.metadata.name);
       return m?.metadata?.annotations?.['kubernetes.io/config.mirror'] === sp.uid && m.status?.phase === 'Running';
     })
   );

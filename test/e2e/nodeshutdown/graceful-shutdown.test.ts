@@ -44,7 +44,7 @@ spec:
 }
 
 const PODS = ['etcd', 'kube-apiserver', 'kube-scheduler', 'web-a', 'web-b'];
-const mirror = (name: string) => api.object('pods', 'kube-system', `${name}-${NODE}`) as unknown as Pod | undefined;
+const mirror = (name: string) => api.pod('kube-system', `${name}-${NODE}`);
 const ready = () =>
   (api.object('nodes', '', NODE) as unknown as Node | undefined)?.status?.conditions?.find((c) => c.type === 'Ready');
 async function runningIds(): Promise<Map<string, string>> {

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { Socket } from 'node:net';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { Pod } from 'kubernetes-types/core/v1';
 import type { TokenTable } from './authn.js';
 import { BOOTSTRAP_TOKEN_GROUP } from './authz.js';
 import { CsrApprover, type ApproverSettings } from './certificates/approver.js';
@@ -302,6 +303,10 @@ export class FakeApiServer {
   }
   object(resource: string, namespace: string, name: string): KObject | undefined {
     return this.store.get(storageKeyOf(resource), namespace, name);
+  }
+  /** A stored pod, typed for assertions on its spec and status. */
+  pod(namespace: string, name: string): Pod | undefined {
+    return this.object('pods', namespace, name) as unknown as Pod | undefined;
   }
   /** Creates an object bypassing authn/admission (test setup), defaulted as a create would. */
   seedObject(resource: string, o: KObject): KObject {
