@@ -156,15 +156,18 @@ async function allRunning(g: GuestNode): Promise<void> {
   }
 }
 
+// On the guest's own disk, as bootlet's executable is: read from the 9p share at boot, the Node
+// binary alone took the raw starter seconds longer under TCG.
+const RAW_DIR = '/opt/bench-raw';
+
 const RAW_UNIT = `[Unit]
 Description=bench: the control plane's pods by direct CRI calls
 After=containerd.service
 Requires=containerd.service
-RequiresMountsFor=${GUEST_SHARE}
 
 [Service]
 Type=oneshot
-ExecStart=${GUEST_SHARE}/node ${GUEST_SHARE}/raw-start.mjs
+ExecStart=${RAW_DIR}/node ${RAW_DIR}/raw-start.mjs
 
 [Install]
 WantedBy=multi-user.target
@@ -199,6 +202,10 @@ try {
     await new Promise((r) => setTimeout(r, 3000));
   }
   await g.sh('systemctl disable --now bootlet.service');
+  await g.sh(
+    `install -D -m 0755 ${GUEST_SHARE}/node ${RAW_DIR}/node && install -m 0644 ${GUEST_SHARE}/raw-start.mjs ${RAW_DIR}/raw-start.mjs`,
+    { timeoutMs: 300_000 },
+  );
   await g.sh('install -m 0644 /dev/stdin /etc/systemd/system/raw-start.service && systemctl enable raw-start.service', {
     input: RAW_UNIT,
   });

@@ -22,6 +22,7 @@ import { UserNamespaceManager } from '../node/userns/user-namespaces.js';
 import { readNodeIdRange } from '../node/userns/node-id-range.js';
 import { warnInvalidIdentityOnce } from '../kuberuntime/runtime-pods.js';
 import { readHostResolvConf } from '../kuberuntime/host-resolv-conf.js';
+import { ReportedStatuses } from '../status/reported-statuses.js';
 import { StatusManager } from '../status/status-manager.js';
 import { onProbeResult, statusObserver } from '../status/worker-events.js';
 import type { BootletOptions } from './options.js';
@@ -124,10 +125,13 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     }),
   });
   const observers: PodWorkerObserver[] = [];
+  // What the API server showed before this start, told by the API side: the status and the prober read it.
+  const reported = new ReportedStatuses();
   const prober = new ProberManager({
     runtime,
     logger: logger.with({ component: 'prober' }),
     onProbeRun: probeMetrics(metrics),
+    reported,
   });
   const workers = new PodWorkers({
     runtime: podRuntime,
@@ -154,6 +158,7 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     // Out of the way of a starting pod's CRI calls; still well within the API side's 2 s.
     settleMs: STATUS_SETTLE_MS,
     pendingResize: (uid) => allocations.pending(uid),
+    reported,
   });
   // Admission sits between the desired set and the workers (the kubelet's HandlePodAdditions).
   let nodeShutdown: NodeShutdownManager | undefined;

@@ -22,6 +22,8 @@ export interface ProbeWorkerOptions {
   probe(containerId: string): Promise<ProbeOutcome>;
   /** Liveness and readiness wait until this is true (startup probe passed, or none). */
   isStarted(): boolean;
+  /** Whether the API server showed this container started before the agent started (KEP-4781). */
+  reportedStarted?(containerId: string): boolean;
   /** A result was recorded: a threshold was reached. */
   onRecord(rec: ProbeRecord): void;
   /** Each probe that ran and gave a result, before thresholds (prober_probe_total). */
@@ -87,6 +89,15 @@ export class ProbeWorker {
    */
   get result(): ProbeState | undefined {
     return this.containerIdValue === undefined || this.survivedRestart ? undefined : this.state;
+  }
+
+  /**
+   * A startup probe's container found running at the agent's start that the API server showed
+   * started: as the kubelet of 1.35, it counts as started and is not probed for startup again.
+   */
+  get startedBeforeRestart(): boolean {
+    const id = this.containerIdValue;
+    return id !== undefined && this.survivedRestart && this.opts.reportedStarted?.(id) === true;
   }
 
   get isRunning(): boolean {
@@ -189,7 +200,7 @@ export class ProbeWorker {
     }
     if (this.opts.probeType === 'startup') {
       // Once started, a container is not probed for startup again; a new container is.
-      if (this.state === 'success') return;
+      if (this.state === 'success' || this.startedBeforeRestart) return;
     } else if (!this.opts.isStarted()) {
       this.scheduleNext();
       return;

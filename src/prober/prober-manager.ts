@@ -9,6 +9,7 @@ import { probeTiming } from './probe-spec.js';
 import { ProbeWorker, type ProbeRecord } from './probe-worker.js';
 import { realHandlers, runProbe, type ProbeHandlers } from './run-probe.js';
 import type { DriftStats, ProbeFailureEvent, ProbeResultEvent, ProbeType } from './types.js';
+import type { ReportedStatuses } from '../status/reported-statuses.js';
 import { restartableInitContainers, restartsAfterProbeFailure } from '../k8s/restart.js';
 
 export interface ProberManagerOptions {
@@ -20,6 +21,8 @@ export interface ProberManagerOptions {
   random?: () => number;
   /** Each probe that ran and gave a result (prober_probe_total). */
   onProbeRun?: (e: ProbeRunEvent) => void;
+  /** What the API server showed before the agent started: a container reported started stays started. */
+  reported?: Pick<ReportedStatuses, 'containerStarted'>;
 }
 
 export interface ProbeRunEvent {
@@ -214,7 +217,8 @@ export class ProberManager {
     if (!w) return true;
     if (w.containerId !== cp.containerId) return false;
     const result = w.result;
-    return result === undefined ? undefined : result === 'success';
+    if (result === undefined) return w.startedBeforeRestart ? true : undefined;
+    return result === 'success';
   }
 
   private newWorker(entry: PodProbes, cp: ContainerProbes, type: ProbeType, probe: Probe): ProbeWorker {
@@ -234,6 +238,7 @@ export class ProberManager {
       now: this.opts.now,
       random: this.opts.random,
       isStarted: () => this.isStarted(cp) === true,
+      reportedStarted: (containerId) => this.opts.reported?.containerStarted(uid, cp.spec.name, containerId) === true,
       probe: (containerId) =>
         runProbe(this.handlers, probe, { container: cp.spec, containerId, podIP: entry.podIP }, timing.timeoutSeconds),
       onRecord: (rec) => this.recorded(entry, cp, type, probe, rec, log),

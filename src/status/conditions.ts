@@ -110,6 +110,23 @@ export function withTransitionTimes(
   });
 }
 
+/**
+ * Conditions computed since the agent started take the time the API server showed for the same
+ * type and status before it (the kubelet's status manager keeps the API's times for a pod it has
+ * not cached), so a restart restamps nothing and sends no patch for it.
+ */
+export function withReportedTransitionTimes(
+  conditions: readonly PodCondition[],
+  reported: readonly PodCondition[] | undefined,
+): PodCondition[] {
+  return conditions.map((c) => {
+    const old = reported?.find((r) => r.type === c.type);
+    return old && old.status === c.status && old.lastTransitionTime
+      ? { ...c, lastTransitionTime: old.lastTransitionTime }
+      : c;
+  });
+}
+
 export interface ConditionsInput {
   readonly pod: Pod;
   readonly runtime: RuntimePod | undefined;

@@ -9,6 +9,8 @@ import { readTerminationMessage } from '../kuberuntime/termination-message.js';
 import { ContainerState } from '../cri/cri-types.js';
 import { KeyedSerialRunner } from '../util/serial-runner.js';
 import { isTerminalPhase } from '../k8s/pod-phase.js';
+import { withReportedTransitionTimes } from './conditions.js';
+import { ReportedStatuses } from './reported-statuses.js';
 import { generatePodStatus } from './generate-pod-status.js';
 import type { ResizeState } from './resize-status.js';
 import { removedStatus, stoppedStatus } from './stopped-status.js';
@@ -56,6 +58,8 @@ export interface StatusManagerOptions {
   settleMs?: number;
   /** Why a pod's resize waits (PodResizePending), from its allocation; absent, no resize is pending. */
   pendingResize?(uid: string): ResizeState['pending'];
+  /** What the API server held for each pod before this agent started; the prober reads it too. */
+  reported?: ReportedStatuses;
 }
 
 export interface PodStatusEntry {
@@ -108,16 +112,15 @@ export class StatusManager {
   private timer: NodeJS.Timeout | undefined;
   private recomputing = 0;
   private readonly waitingTurn: (() => void)[] = [];
-  /**
-   * What the API server held for each pod when the API side first saw it (a static pod's mirror),
-   * by UID: kept once, for the containers found running at the agent's start (KEP-4781).
-   */
-  private readonly reportedStatuses = new Map<string, PodStatus>();
+  private readonly reportedStatuses: ReportedStatuses;
+  /** Pods whose conditions have taken the reported transition times: once, at the first recompute that knows them. */
+  private readonly reportedTimesTaken = new Set<string>();
   /** Pods whose next recomputation is their final one, with their worker as it handed it (recordFinal). */
   private readonly finalViews = new Map<string, PodWorkerView>();
 
   constructor(private readonly opts: StatusManagerOptions) {
     this.now = opts.now ?? (() => new Date());
+    this.reportedStatuses = opts.reported ?? new ReportedStatuses();
     this.recomputes = new KeyedSerialRunner((uid) => this.settleAndRecompute(uid));
   }
 
@@ -225,8 +228,8 @@ export class StatusManager {
     if (this.reportedStatuses.has(uid)) return;
     const worker = this.workerOf(uid);
     if (!worker || isDone(worker)) return;
-    this.reportedStatuses.set(uid, status ?? {});
-    if (!status?.containerStatuses?.length || !this.entries.has(uid)) return;
+    this.reportedStatuses.keep(uid, status ?? {});
+    if (!(status?.containerStatuses?.length || status?.conditions?.length) || !this.entries.has(uid)) return;
     this.pending.set(uid, false);
     await this.recomputes.run(uid);
   }
@@ -316,11 +319,14 @@ export class StatusManager {
     // as the kubelet sets it before the kill); otherwise once nothing of it runs, so that the last
     // status posted is the true end (the node's shutdown).
     const stopped = override !== undefined && (override.alwaysFailed === true || !couldHaveRunningContainers(worker));
-    const status = stopped
-      ? stoppedStatus(computed, override, previous?.status, this.now())
-      : worker.removing
-        ? removedStatus(computed, runtime)
-        : computed;
+    const status = this.withReportedTimes(
+      uid,
+      stopped
+        ? stoppedStatus(computed, override, previous?.status, this.now())
+        : worker.removing
+          ? removedStatus(computed, runtime)
+          : computed,
+    );
     // The worker may have finished while the runtime was read.
     const now = this.workerOf(uid);
     if (!now || isDone(now)) {
@@ -352,6 +358,15 @@ export class StatusManager {
     this.update(uid);
   }
 
+  /** Once per pod, the first status that knows what the API server held takes its transition times. */
+  private withReportedTimes(uid: string, status: PodStatus): PodStatus {
+    const reported = this.reportedStatuses.get(uid);
+    if (!reported || this.reportedTimesTaken.has(uid)) return status;
+    this.reportedTimesTaken.add(uid);
+    if (!status.conditions || !reported.conditions) return status;
+    return { ...status, conditions: withReportedTransitionTimes(status.conditions, reported.conditions) };
+  }
+
   private workerOf(uid: string): PodWorkerView | undefined {
     const handed = this.finalViews.get(uid);
     if (handed) return handed;
@@ -377,7 +392,8 @@ export class StatusManager {
   private forget(uid: string): void {
     this.terminationMessages.delete(uid);
     this.resizeErrors.delete(uid);
-    this.reportedStatuses.delete(uid);
+    this.reportedStatuses.forget(uid);
+    this.reportedTimesTaken.delete(uid);
     if (this.entries.delete(uid)) this.emit(uid, undefined);
   }
 

@@ -11,7 +11,9 @@ import { startFakeApiServer, type FakeApiServer } from '../../support/fake-apise
 import { waitFor } from '../../support/wait.js';
 import { Kubectl } from '../fake-apiserver/kubectl.js';
 import { useAgentHarness } from './harness.js';
-import { SLEEP_LOOP } from '../../support/busybox-pod.js';
+import { busyboxApiPod, SLEEP_LOOP } from '../../support/busybox-pod.js';
+import { freePorts } from '../../support/ports.js';
+import { readOnlyPods } from '../../support/read-only-pods.js';
 
 const NODE = 'status136-e2e';
 const h = useAgentHarness('status136', NODE, { extraArgs: ['--v=2'] });
@@ -19,6 +21,7 @@ let api: FakeApiServer;
 let kubectl: Kubectl;
 let nodeKubeconfig: string;
 let probeDir: string;
+let readOnlyPort: number;
 
 /** Each readiness probe appends a line here (a hostPath volume): how a test knows a probe ran. */
 const probeCount = (name: string): number => {
@@ -37,21 +40,14 @@ function container(name: string): Record<string, unknown> {
   };
 }
 
-function apiPod(name: string, extra: Record<string, unknown> = {}): string {
-  return JSON.stringify({
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name, namespace: 'kube-system' },
+const apiPod = (name: string, extra: Record<string, unknown> = {}): string =>
+  busyboxApiPod(name, NODE, {
     spec: {
-      nodeName: NODE,
-      hostNetwork: true,
-      terminationGracePeriodSeconds: 1,
       containers: [container(name)],
       volumes: [{ name: 'probes', hostPath: { path: probeDir, type: 'Directory' } }],
       ...extra,
     },
   });
-}
 
 const staticProbed = (): string =>
   JSON.stringify({
@@ -82,7 +78,8 @@ beforeAll(async () => {
   // Debian sid's kubectl 1.36 (dev/kubectl.ts), the Kubectl class's default.
   kubectl = new Kubectl(api.writeAdminKubeconfig(path.join(h.dir, 'admin.kubeconfig')), h.dir);
   h.write('probed.yaml', staticProbed());
-  h.launch({ extraArgs: ['--v=2', `--kubeconfig=${nodeKubeconfig}`] });
+  [readOnlyPort] = await freePorts(1);
+  h.launch({ readOnlyPort, extraArgs: ['--v=2', `--kubeconfig=${nodeKubeconfig}`] });
   await waitFor(() => api.object('nodes', '', NODE), { timeoutMs: 30_000, what: 'the Node registered' });
 });
 
@@ -212,7 +209,7 @@ describe('pod status of a 1.36 kubelet', () => {
     try {
       await h.agent().kill('SIGKILL');
       const probedBefore = { gen: probeCount('gen'), static: probeCount('static') };
-      const agent = h.launch({ extraArgs: ['--v=2', `--kubeconfig=${nodeKubeconfig}`] });
+      const agent = h.launch({ readOnlyPort, extraArgs: ['--v=2', `--kubeconfig=${nodeKubeconfig}`] });
       await agent.waitForLog((r) => r.msg === 'API pods listed', 'the API pods listed', 60_000);
       // Each pod's readiness probe has run in the new agent: the window in which a restarted kubelet
       // used to report them not ready is over, and each has been synced with its mirror or its object.
@@ -231,12 +228,31 @@ describe('pod status of a 1.36 kubelet', () => {
         expect(p.status?.containerStatuses?.[0]?.containerID).toBe(
           before[i]!.status?.containerStatuses?.[0]?.containerID,
         );
+      // The new agent's own status of the static pod takes the transition times the mirror showed
+      // (the kubelet's status manager falls back to the API's copy), so nothing is restamped.
+      const staticBefore = before.find((p) => p.metadata?.name === `probed-${NODE}`)!;
+      const timesOf = (p: Pod | undefined) =>
+        Object.fromEntries((p?.status?.conditions ?? []).map((c) => [c.type, c.lastTransitionTime]));
+      await waitFor(
+        async () => {
+          const own = (await readOnlyPods(readOnlyPort)).items.find((p) => p.metadata?.name === `probed-${NODE}`);
+          return JSON.stringify(timesOf(own)) === JSON.stringify(timesOf(staticBefore));
+        },
+        { timeoutMs: 30_000, what: "the restarted agent's conditions with the mirror's transition times" },
+      );
+      for (const [i, p] of after.entries()) expect(timesOf(p)).toEqual(timesOf(before[i]));
     } finally {
       unsubscribe();
     }
     const statusPatches = api.requests
       .slice(patchesBefore)
-      .filter((r) => r.method === 'PATCH' && r.path.endsWith('/status') && r.user === `system:node:${NODE}`);
+      .filter(
+        (r) =>
+          r.method === 'PATCH' &&
+          r.path.includes('/pods/') &&
+          r.path.endsWith('/status') &&
+          r.user === `system:node:${NODE}`,
+      );
     console.log(`status patches after the restart: ${statusPatches.length}; pod events: ${JSON.stringify(seen)}`);
     expect(seen.filter((s) => s.ready !== 'True' || s.containerReady !== true)).toEqual([]);
   });

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { memoryLogger } from '../../../src/log/logger.js';
 import { ProberManager } from '../../../src/prober/prober-manager.js';
 import type { ProbeHandlers } from '../../../src/prober/run-probe.js';
+import { ReportedStatuses } from '../../../src/status/reported-statuses.js';
 import type { ProbeFailureEvent, ProbeOutcome, ProbeResultEvent } from '../../../src/prober/types.js';
 
 const UID = 'uid-1';
@@ -54,7 +55,7 @@ let failures: ProbeFailureEvent[];
 let lines: string[];
 
 /** A manager started long ago, so no start-up jitter unless a test wants it. */
-function newManager(random = () => 0, now?: () => number): void {
+function newManager(random = () => 0, now?: () => number, reported?: ReportedStatuses): void {
   const mem = memoryLogger(0);
   lines = mem.lines;
   mgr = new ProberManager({
@@ -63,6 +64,7 @@ function newManager(random = () => 0, now?: () => number): void {
     logger: mem.logger,
     random,
     now,
+    reported,
   });
   results = [];
   failures = [];
@@ -476,5 +478,73 @@ describe('a container found running at the agent’s start', () => {
     await vi.advanceTimersByTimeAsync(10);
     expect(script.count('ready')).toBe(1);
     expect(mgr.readiness(UID, 'app')).toBe(true);
+  });
+
+  it('one the API server showed started is started at once and its startup probe is not run again', async () => {
+    const reported = new ReportedStatuses();
+    newManager(() => 0, undefined, reported);
+    const agentStart = Date.now();
+    await startedLongAgo();
+    mgr.addPod(
+      pod({
+        startupProbe: { exec: { command: ['start'] }, periodSeconds: 10 },
+        readinessProbe: { exec: { command: ['ready'] }, periodSeconds: 10 },
+      }),
+      '10.0.0.1',
+    );
+    mgr.containerStarted(UID, 'app', 'c1', agentStart - 5_000);
+    // Nothing reported yet: unknown, as above.
+    expect(mgr.started(UID, 'app')).toBeUndefined();
+    reported.keep(UID, {
+      containerStatuses: [
+        {
+          name: 'app',
+          containerID: 'containerd://c1',
+          started: true,
+          ready: true,
+          image: 'x',
+          imageID: 'y',
+          restartCount: 0,
+        },
+      ],
+    });
+    expect(mgr.started(UID, 'app')).toBe(true);
+    await vi.advanceTimersByTimeAsync(30_010);
+    expect(script.count('start')).toBe(0);
+    // Readiness runs without waiting for a startup probe.
+    expect(script.count('ready')).toBeGreaterThanOrEqual(3);
+    expect(mgr.readiness(UID, 'app')).toBe(true);
+
+    // Its replacement is probed for startup as any new container.
+    mgr.containerStarted(UID, 'app', 'c2', Date.now());
+    expect(mgr.started(UID, 'app')).toBe(false);
+    await vi.advanceTimersByTimeAsync(10_010);
+    expect(script.count('start')).toBe(1);
+    expect(mgr.started(UID, 'app')).toBe(true);
+  });
+
+  it('another container of the same name reported started does not count', async () => {
+    const reported = new ReportedStatuses();
+    reported.keep(UID, {
+      containerStatuses: [
+        {
+          name: 'app',
+          containerID: 'containerd://old',
+          started: true,
+          ready: true,
+          image: 'x',
+          imageID: 'y',
+          restartCount: 0,
+        },
+      ],
+    });
+    newManager(() => 0, undefined, reported);
+    const agentStart = Date.now();
+    await startedLongAgo();
+    mgr.addPod(pod({ startupProbe: { exec: { command: ['start'] }, periodSeconds: 10 } }), '10.0.0.1');
+    mgr.containerStarted(UID, 'app', 'c1', agentStart - 5_000);
+    expect(mgr.started(UID, 'app')).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(10);
+    expect(script.count('start')).toBe(1);
   });
 });
