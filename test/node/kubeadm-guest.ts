@@ -130,9 +130,15 @@ export async function installKubeadmFiles(
     systemctl daemon-reload`);
 }
 
-/** The four manifests, written as kubeadm writes them (each file directly, mode 0600). */
+/**
+ * The four manifests, written as kubeadm writes them (each file directly, mode 0600). They are staged
+ * on the guest's own disk first: kubeadm has the bytes in memory when it truncates the file, while a
+ * copy straight from the 9p share left it empty for longer than a writer's pause under TCG, and
+ * bootlet (as the kubelet) refuses a file found empty and quiet with an error line.
+ */
 export async function writeManifests(g: GuestNode, v: KubeadmVersion): Promise<void> {
   await g.sh(
-    `for f in ${GUEST_SHARE}/kubeadm/${v}/manifests/*.yaml; do install -m 0600 "$f" /etc/kubernetes/manifests/; done`,
+    `stage=$(mktemp -d) && cp ${GUEST_SHARE}/kubeadm/${v}/manifests/*.yaml "$stage"/ && ` +
+      `for f in "$stage"/*.yaml; do install -m 0600 "$f" /etc/kubernetes/manifests/; done && rm -rf "$stage"`,
   );
 }
