@@ -167,8 +167,13 @@ export class PodWorkers {
    */
   restartContainers(uid: string, value: string): void {
     const r = this.records.get(uid);
+    if (r?.restartRequest === value) return;
+    this.opts.logger.v(2).info('Restart of the pod requested through the API', {
+      ...(r ? { pod: `${r.namespace}/${r.name}` } : {}),
+      podUID: uid,
+      value,
+    });
     if (!r) return void this.earlyRestartRequests.set(uid, value);
-    if (r.restartRequest === value) return;
     r.restartRequest = value;
     r.wake();
   }

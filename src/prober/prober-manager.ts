@@ -9,7 +9,6 @@ import { probeTiming } from './probe-spec.js';
 import { ProbeWorker, type ProbeRecord } from './probe-worker.js';
 import { realHandlers, runProbe, type ProbeHandlers } from './run-probe.js';
 import type { DriftStats, ProbeFailureEvent, ProbeResultEvent, ProbeType } from './types.js';
-import type { ReportedStatuses } from '../status/reported-statuses.js';
 import { restartableInitContainers, restartsAfterProbeFailure } from '../k8s/restart.js';
 
 export interface ProberManagerOptions {
@@ -22,7 +21,7 @@ export interface ProberManagerOptions {
   /** Each probe that ran and gave a result (prober_probe_total). */
   onProbeRun?: (e: ProbeRunEvent) => void;
   /** What the API server showed before the agent started: a container reported started stays started. */
-  reported?: Pick<ReportedStatuses, 'containerStarted'>;
+  reported?: { containerStarted(uid: string, containerName: string, containerId: string): boolean };
 }
 
 export interface ProbeRunEvent {

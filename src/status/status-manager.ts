@@ -9,6 +9,7 @@ import { readTerminationMessage } from '../kuberuntime/termination-message.js';
 import { ContainerState } from '../cri/cri-types.js';
 import { KeyedSerialRunner } from '../util/serial-runner.js';
 import { isTerminalPhase } from '../k8s/pod-phase.js';
+import { isStaticPod } from '../k8s/priority.js';
 import { withReportedTransitionTimes } from './conditions.js';
 import { ReportedStatuses } from './reported-statuses.js';
 import { generatePodStatus } from './generate-pod-status.js';
@@ -294,6 +295,9 @@ export class StatusManager {
     }
     const kept = this.entries.get(uid);
     if (kept?.final && worker.removing) return;
+    // An API pod's object as first seen is what the API server showed before this start (a static
+    // pod's is its mirror's, told by the API side through reported()).
+    if (!isStaticPod(worker.pod) && worker.pod.status) this.reportedStatuses.keep(uid, worker.pod.status);
     const runtime = this.opts.runtimePod(uid);
     const override = worker.termination?.status;
     // A pod started again after a cancelled shutdown leaves its terminal status behind.
@@ -360,10 +364,11 @@ export class StatusManager {
 
   /** Once per pod, the first status that knows what the API server held takes its transition times. */
   private withReportedTimes(uid: string, status: PodStatus): PodStatus {
+    if (this.reportedTimesTaken.has(uid)) return status;
     const reported = this.reportedStatuses.get(uid);
-    if (!reported || this.reportedTimesTaken.has(uid)) return status;
+    if (!reported?.conditions?.length) return status;
     this.reportedTimesTaken.add(uid);
-    if (!status.conditions || !reported.conditions) return status;
+    if (!status.conditions) return status;
     return { ...status, conditions: withReportedTransitionTimes(status.conditions, reported.conditions) };
   }
 

@@ -138,12 +138,12 @@ describe('restarting a static pod through kubectl.kubernetes.io/restartedAt on i
 
   it('an agent killed (SIGKILL) and started again does not restart for the value already acted on', async () => {
     await h.agent().kill('SIGKILL');
-    launch();
-    // The agent is back on the API side: it has read the mirror (its status is written again).
-    const seen = api.requests.length;
-    await waitFor(
-      () => api.requests.slice(seen).some((r) => r.path.includes(MIRROR) && r.user === `system:node:${NODE}`),
-      { timeoutMs: 30_000, what: 'the new agent talking about the mirror' },
+    const agent = launch();
+    // The new agent has read the request off the mirror and handed it to the pod's worker.
+    await agent.waitForLog(
+      (r) => r.msg === 'Restart of the pod requested through the API' && r.value === 'v1',
+      'the restart request read again by the new agent',
+      30_000,
     );
     await staysRunning(id, 5_000);
     expect((await running()).meta.restartCount).toBe(1);

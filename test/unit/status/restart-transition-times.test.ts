@@ -13,10 +13,10 @@ const logger = createLogger({ format: 'text', verbosity: 0, sink: { write: () =>
 const pod = staticPod({ containers: [{ name: 'app', image: 'busybox:1.36' }] });
 const BEFORE = iso(T0 - 3_600_000);
 
-function manager(now: () => Date): StatusManager {
+function manager(now: () => Date, of = pod): StatusManager {
   return new StatusManager({
     runtimePod: () => runtimePod([sandbox()], [ctr('c1', 'app')]),
-    pods: () => [{ uid: UID, key: 'default/web-node1', state: 'Syncing', pod }],
+    pods: () => [{ uid: UID, key: 'default/web-node1', state: 'Syncing', pod: of }],
     probes: probes(),
     nodeIP: '10.0.0.11',
     runtimeName: 'containerd',
@@ -76,5 +76,18 @@ describe('transition times after an agent restart', () => {
     m.update(UID);
     await m.idle();
     expect(condition(source.get(UID), 'Ready')).toMatchObject({ status: 'True', lastTransitionTime: BEFORE });
+  });
+
+  it('of an API pod are taken from its object as first seen', async () => {
+    const listed = {
+      ...pod,
+      metadata: { ...pod.metadata, annotations: { 'kubernetes.io/config.source': 'api' } },
+      status: reported,
+    };
+    const m = manager(() => new Date(T0 + 60_000), listed);
+    m.update(UID);
+    await m.idle();
+    expect(condition(m.get(UID)?.status, 'Ready')).toMatchObject({ status: 'True', lastTransitionTime: BEFORE });
+    expect(condition(m.get(UID)?.status, 'Initialized')?.lastTransitionTime).toBe(iso(T0 + 60_000));
   });
 });
