@@ -18,8 +18,7 @@ import { UnstartedTasks } from '../kuberuntime/unstarted-task.js';
 import { ContainerdTasksClient } from '../cri/containerd-tasks.js';
 import { preparePodStartCodecs } from '../cri/cri-client.js';
 import { PodIsolation } from '../kuberuntime/pod-isolation.js';
-import { UserNamespaceManager } from '../node/userns/user-namespaces.js';
-import { readNodeIdRange } from '../node/userns/node-id-range.js';
+import { nodeUserNamespaces } from '../node/userns/node-user-namespaces.js';
 import { warnInvalidIdentityOnce } from '../kuberuntime/runtime-pods.js';
 import { readHostResolvConf } from '../kuberuntime/host-resolv-conf.js';
 import { ReportedStatuses } from '../status/reported-statuses.js';
@@ -111,9 +110,10 @@ export async function startAgent(opts: BootletOptions, logger: Logger): Promise<
     isolation: new PodIsolation({
       runtimeClasses,
       handlers: health,
-      userNamespaces: new UserNamespaceManager({
+      userNamespaces: nodeUserNamespaces({
         rootDir: opts.rootDir,
-        range: () => readNodeIdRange(opts.maxPods),
+        maxPods: opts.maxPods,
+        idsPerPod: opts.userNamespacesIdsPerPod,
         logger,
       }),
       logger,

@@ -3,6 +3,7 @@
 // config-recognised.ts; flags without a field are in flag-options.ts.
 import { lockedFeatureGateProblem, withoutDefaultGates } from '../../k8s/feature-gates.js';
 import { DEFAULT_EVICTION_HARD } from '../../k8s/node-allocatable.js';
+import { idsPerPodProblem, USERNS_IDS_PER_POD } from '../../node/userns/node-id-range.js';
 import * as check from './checks.js';
 import { optionalSetting, setting } from './setting.js';
 import { checkShutdownPriorities, shutdownPriorities } from './shutdown-priorities.js';
@@ -413,6 +414,15 @@ export const CONFIG_OPTIONS = {
     validate: check.atLeast(0),
     status: 'applied',
     help: 'Most pods admitted to the node (and the pods capacity it reports)',
+  }),
+  userNamespacesIdsPerPod: setting({
+    field: 'userNamespaces.idsPerPod',
+    type: int64,
+    default: USERNS_IDS_PER_POD,
+    pointer: true,
+    validate: idsPerPodProblem,
+    status: 'applied',
+    help: 'UIDs and GIDs mapped per pod with user namespaces (hostUsers: false): the block each such pod gets',
   }),
   allowedUnsafeSysctls: setting({
     flag: 'allowed-unsafe-sysctls',

@@ -290,7 +290,6 @@ export const CONFIG_RECOGNISED: AnySetting[] = [
     'Ephemeral storage requests and limits',
     P,
   ),
-  field('userNamespaces.idsPerPod', undefined, int64, 65536, 'UIDs and GIDs mapped per pod with user namespaces', P),
   // 1.36: Go's crypto/tls CurveID numbers; nil keeps the defaults (bootlet's: OpenSSL's groups).
   field('tlsCurvePreferences', undefined, int32List, [], 'Key exchange groups of the kubelet API, as Go CurveIDs'),
   // 1.36, with MemoryQoS (off): None sets no memory.min; TieredReservation sets memory.min and memory.low by QoS.

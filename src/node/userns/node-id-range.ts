@@ -1,12 +1,24 @@
 // The IDs this node may give pods' user namespaces, as the kubelet finds them (getKubeletMappings,
 // checked by MakeUserNsManager): the subordinate range of the `kubelet` user in /etc/subuid and
 // /etc/subgid (what getsubids reads), one range, the same for both; without a `kubelet` user, or
-// without an entry for it, every ID from 65536 up. The range is cut in 65536-ID blocks, one a pod.
+// without an entry for it, every ID from one block up. The range is cut in blocks of
+// userNamespaces.idsPerPod IDs (65536 by default), one a pod.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 
-/** IDs a pod's user namespace maps (the kubelet's default userNamespaces.idsPerPod). */
+/** IDs a pod's user namespace maps: the kubelet's default userNamespaces.idsPerPod. */
 export const USERNS_IDS_PER_POD = 65536;
+/** The unit idsPerPod is counted in (the kubelet's userNsUnitLength). */
+const USERNS_UNIT_LENGTH = 65536;
+const MAX_UINT32 = 2 ** 32 - 1;
+
+/** The kubelet's check of userNamespaces.idsPerPod (validateKubeletOSConfiguration), the reason in its words. */
+export function idsPerPodProblem(idsPerPod: number): string | undefined {
+  if (idsPerPod < USERNS_UNIT_LENGTH) return `must not be less than ${USERNS_UNIT_LENGTH}`;
+  if (idsPerPod % USERNS_UNIT_LENGTH !== 0) return `must be a multiple of ${USERNS_UNIT_LENGTH}`;
+  if (idsPerPod > MAX_UINT32) return `must not be more than ${MAX_UINT32}`;
+  return undefined;
+}
 /** The user whose subordinate IDs the kubelet takes. */
 export const KUBELET_USER = 'kubelet';
 
@@ -16,11 +28,10 @@ export interface NodeIdRange {
   readonly length: number;
 }
 
-/** Every ID from 65536 to 2^32 - 1, whole blocks only. */
-export const DEFAULT_NODE_ID_RANGE: NodeIdRange = {
-  firstId: USERNS_IDS_PER_POD,
-  length: 2 ** 32 - USERNS_IDS_PER_POD,
-};
+/** Without a `kubelet` user's entry: every ID from the first block to 2^32 - 1, whole blocks only. */
+export function defaultNodeIdRange(idsPerPod = USERNS_IDS_PER_POD): NodeIdRange {
+  return { firstId: idsPerPod, length: Math.floor((2 ** 32 - idsPerPod) / idsPerPod) * idsPerPod };
+}
 
 export interface NodeIdRangeFiles {
   /** Default `/etc`: passwd, subuid and subgid are read there. */
@@ -66,6 +77,8 @@ function parseRange(ranges: readonly string[]): NodeIdRange {
 
 /** The range as the kubelet checks it before it runs a single pod; throws with the kubelet's words. */
 export function checkNodeIdRange(r: NodeIdRange, maxPods: number, idsPerPod = USERNS_IDS_PER_POD): NodeIdRange {
+  if (idsPerPod % USERNS_UNIT_LENGTH !== 0)
+    throw new Error(`kubelet user namespace length ${idsPerPod} is not a multiple of ${USERNS_UNIT_LENGTH}`);
   if (r.firstId % idsPerPod !== 0)
     throw new Error(`kubelet user assigned ID ${r.firstId} is not a multiple of ${idsPerPod}`);
   if (r.firstId < idsPerPod)
@@ -77,15 +90,20 @@ export function checkNodeIdRange(r: NodeIdRange, maxPods: number, idsPerPod = US
   return r;
 }
 
-/** The node's range, checked for `maxPods`; throws (the kubelet would not start) when it is unusable. */
-export async function readNodeIdRange(maxPods: number, files: NodeIdRangeFiles = {}): Promise<NodeIdRange> {
+/** The node's range, checked for `maxPods` blocks of `idsPerPod`; throws (the kubelet would not start) when it is unusable. */
+export async function readNodeIdRange(
+  maxPods: number,
+  files: NodeIdRangeFiles = {},
+  idsPerPod = USERNS_IDS_PER_POD,
+): Promise<NodeIdRange> {
   const etc = files.etcDir ?? '/etc';
   const uid = userId(await readOptional(path.join(etc, 'passwd')));
-  if (uid === undefined) return checkNodeIdRange(DEFAULT_NODE_ID_RANGE, maxPods);
+  if (uid === undefined) return checkNodeIdRange(defaultNodeIdRange(idsPerPod), maxPods, idsPerPod);
   const uids = subordinateRanges(await readOptional(path.join(etc, 'subuid')), uid);
   const gids = subordinateRanges(await readOptional(path.join(etc, 'subgid')), uid);
-  if (uids.length === 0 && gids.length === 0) return checkNodeIdRange(DEFAULT_NODE_ID_RANGE, maxPods);
+  if (uids.length === 0 && gids.length === 0)
+    return checkNodeIdRange(defaultNodeIdRange(idsPerPod), maxPods, idsPerPod);
   if (uids.join('\n') !== gids.join('\n'))
     throw new Error(`mismatched subuids and subgids for user ${JSON.stringify(KUBELET_USER)}`);
-  return checkNodeIdRange(parseRange(uids), maxPods);
+  return checkNodeIdRange(parseRange(uids), maxPods, idsPerPod);
 }

@@ -1,5 +1,5 @@
 // The pods' user namespaces as the kubelet's userns manager keeps them: each pod with
-// `hostUsers: false` gets one 65536-ID block of the node's range (a free one picked at random, as
+// `hostUsers: false` gets one block of userNamespaces.idsPerPod IDs (65536 by default) of the node's range (a free one picked at random, as
 // the kubelet's allocation map does), the same for UIDs and GIDs, container ID 0 mapped to the
 // block's first. The mapping lives in the pod's directory (`<root>/pods/<uid>/userns`, the kubelet's
 // file and format, written atomically and synced), so an agent restarted, or taking over from a
@@ -28,8 +28,10 @@ export interface PodUserNamespace {
 
 export interface UserNamespaceManagerOptions {
   readonly rootDir: string;
-  /** Reads the node's range (node-id-range.ts) when a pod first asks; its error fails every hostUsers: false pod. */
-  readonly range: () => Promise<NodeIdRange>;
+  /** userNamespaces.idsPerPod, already validated (idsPerPodProblem); default 65536. */
+  readonly idsPerPod?: number;
+  /** Reads the node's range cut in blocks of `idsPerPod` (node-id-range.ts) when a pod first asks; its error fails every hostUsers: false pod. */
+  readonly range: (idsPerPod: number) => Promise<NodeIdRange>;
   readonly logger: Logger;
 }
 
@@ -64,26 +66,36 @@ export function parseUserNamespaceFile(content: string): PodUserNamespace {
 }
 
 export class UserNamespaceManager {
-  /** Block index (hostId / 65536 - first block) by pod UID. */
+  /** Block index (hostId / idsPerPod - first block) by pod UID. */
   private readonly usedBy = new Map<string, number>();
   private readonly used = new Set<number>();
   private loaded: Promise<{ range: NodeIdRange } | { error: string }> | undefined;
   /** One look-up at a time per pod: two at once would each find no file and take two blocks. */
   private readonly pending = new Map<string, Promise<PodUserNamespace>>();
 
-  constructor(private readonly o: UserNamespaceManagerOptions) {}
+  /** IDs of one pod's block: a file of another length is refused, as the kubelet's record does. */
+  private readonly idsPerPod: number;
+
+  constructor(private readonly o: UserNamespaceManagerOptions) {
+    this.idsPerPod = o.idsPerPod ?? USERNS_IDS_PER_POD;
+  }
 
   /** Reads the node's range and every pod's file once; a range that cannot be used is logged here, once. */
   private load(): Promise<{ range: NodeIdRange } | { error: string }> {
     this.loaded ??= (async () => {
       let range: NodeIdRange;
       try {
-        range = await this.o.range();
+        range = await this.o.range(this.idsPerPod);
       } catch (err) {
         const error = errorMessage(err);
         this.o.logger.error('User namespaces cannot be given to pods: the node has no usable ID range', { err: error });
         return { error };
       }
+      this.o.logger.v(5).info('User namespace manager mapping', {
+        offset: range.firstId / this.idsPerPod,
+        length: range.length / this.idsPerPod,
+        idsPerPod: this.idsPerPod,
+      });
       let uids: string[] = [];
       try {
         uids = (await readdir(path.join(this.o.rootDir, 'pods'), { withFileTypes: true }))
@@ -114,13 +126,13 @@ export class UserNamespaceManager {
 
   private record(range: NodeIdRange, uid: string, userns: PodUserNamespace): void {
     const { hostId, length } = userns.uidMappings[0]!;
-    if (length !== USERNS_IDS_PER_POD) throw new Error(`wrong user namespace length ${length}`);
-    if (hostId % USERNS_IDS_PER_POD !== 0) throw new Error(`wrong user namespace offset specified ${hostId}`);
-    const index = (hostId - range.firstId) / USERNS_IDS_PER_POD;
+    if (length !== this.idsPerPod) throw new Error(`wrong user namespace length ${length}`);
+    if (hostId % this.idsPerPod !== 0) throw new Error(`wrong user namespace offset specified ${hostId}`);
+    const index = (hostId - range.firstId) / this.idsPerPod;
     const prev = this.usedBy.get(uid);
     if (prev !== undefined && prev !== index)
       throw new Error(`different user namespace range already used by pod ${JSON.stringify(uid)}`);
-    if (index < 0 || index >= range.length / USERNS_IDS_PER_POD) throw new Error(`id ${hostId} is out of range`);
+    if (index < 0 || index >= range.length / this.idsPerPod) throw new Error(`id ${hostId} is out of range`);
     if (prev === undefined && this.used.has(index))
       throw new Error(`range picked for pod ${JSON.stringify(uid)} already taken`);
     this.used.add(index);
@@ -129,14 +141,14 @@ export class UserNamespaceManager {
 
   /** A free block, from a random place on (the kubelet's random scan), taken at once. */
   private allocate(range: NodeIdRange, uid: string): number {
-    const blocks = range.length / USERNS_IDS_PER_POD;
+    const blocks = range.length / this.idsPerPod;
     if (this.used.size >= blocks) throw new Error('could not find an empty slot to allocate a user namespace');
     const start = randomInt(blocks);
     let index = start;
     while (this.used.has(index)) index = (index + 1) % blocks;
     this.used.add(index);
     this.usedBy.set(uid, index);
-    return range.firstId + index * USERNS_IDS_PER_POD;
+    return range.firstId + index * this.idsPerPod;
   }
 
   /** The pod's mappings: read back from its file, or a new block, written before it is returned. */
@@ -178,7 +190,7 @@ export class UserNamespaceManager {
     } catch (err) {
       throw new Error(`create user namespace: ${errorMessage(err)}`);
     }
-    const mapping: IdMapping = { hostId, containerId: 0, length: USERNS_IDS_PER_POD };
+    const mapping: IdMapping = { hostId, containerId: 0, length: this.idsPerPod };
     const userns: PodUserNamespace = { uidMappings: [mapping], gidMappings: [mapping] };
     try {
       await this.write(uid, userns);
@@ -186,7 +198,7 @@ export class UserNamespaceManager {
       this.forget(uid);
       throw new Error(`create user namespace: ${errorMessage(err)}`);
     }
-    this.o.logger.v(2).info('Pod user namespace allocated', { podUID: uid, hostId, length: USERNS_IDS_PER_POD });
+    this.o.logger.v(2).info('Pod user namespace allocated', { podUID: uid, hostId, length: this.idsPerPod });
     return userns;
   }
 

@@ -5,7 +5,8 @@ import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   checkNodeIdRange,
-  DEFAULT_NODE_ID_RANGE,
+  defaultNodeIdRange,
+  idsPerPodProblem,
   readNodeIdRange,
   USERNS_IDS_PER_POD,
 } from '../../../../src/node/userns/node-id-range.js';
@@ -25,11 +26,11 @@ const PASSWD = 'root:x:0:0:root:/root:/bin/bash\nkubelet:x:998:998::/home/kubele
 
 describe('the node ID range', () => {
   it('without a kubelet user: every 65536-ID block from 65536 to 2^32', async () => {
-    expect(DEFAULT_NODE_ID_RANGE).toEqual({ firstId: 65536, length: 2 ** 32 - 65536 });
+    expect(defaultNodeIdRange()).toEqual({ firstId: 65536, length: 2 ** 32 - 65536 });
     expect(await readNodeIdRange(110, { etcDir: etc({ passwd: 'root:x:0:0:root:/root:/bin/bash\n' }) })).toEqual(
-      DEFAULT_NODE_ID_RANGE,
+      defaultNodeIdRange(),
     );
-    expect(await readNodeIdRange(110, { etcDir: etc({}) })).toEqual(DEFAULT_NODE_ID_RANGE);
+    expect(await readNodeIdRange(110, { etcDir: etc({}) })).toEqual(defaultNodeIdRange());
   });
 
   it("the kubelet user's one range, named or by uid, the same in subuid and subgid", async () => {
@@ -44,7 +45,7 @@ describe('the node ID range', () => {
 
   it('a kubelet user without subordinate IDs gets the default range', async () => {
     expect(await readNodeIdRange(110, { etcDir: etc({ passwd: PASSWD, subuid: 'alice:100000:65536\n' }) })).toEqual(
-      DEFAULT_NODE_ID_RANGE,
+      defaultNodeIdRange(),
     );
   });
 
@@ -87,5 +88,71 @@ describe('the node ID range', () => {
     expect(() => checkNodeIdRange({ firstId: 0, length: USERNS_IDS_PER_POD * 200 }, 110)).toThrow(
       'kubelet user assigned ID 0 must be greater or equal to 65536',
     );
+  });
+
+  describe('with userNamespaces.idsPerPod set', () => {
+    const IDS = 65536 * 16; // 1048576
+
+    it('without a kubelet user: blocks of idsPerPod from the first block to 2^32', async () => {
+      expect(await readNodeIdRange(110, { etcDir: etc({}) }, IDS)).toEqual({ firstId: IDS, length: 2 ** 32 - IDS });
+      // Not a power of two: whole blocks only, the last partial one left out.
+      const three = 65536 * 3;
+      const r = await readNodeIdRange(110, { etcDir: etc({}) }, three);
+      expect(r.firstId).toBe(three);
+      expect(r.length % three).toBe(0);
+      expect(r.firstId + r.length).toBeLessThanOrEqual(2 ** 32);
+      expect(r.firstId + r.length + three).toBeGreaterThan(2 ** 32);
+    });
+
+    it("takes the kubelet user's range when it is cut in blocks of idsPerPod", async () => {
+      const line = `kubelet:${IDS}:${IDS * 110}\n`;
+      expect(await readNodeIdRange(110, { etcDir: etc({ passwd: PASSWD, subuid: line, subgid: line }) }, IDS)).toEqual({
+        firstId: IDS,
+        length: IDS * 110,
+      });
+    });
+
+    const refusedCustom: [string, string, string][] = [
+      [
+        'a first ID on 65536 but not on idsPerPod',
+        `kubelet:${65536 * 2}:${IDS * 110}\n`,
+        `kubelet user assigned ID 131072 is not a multiple of ${IDS}`,
+      ],
+      [
+        'a first ID below one block',
+        `kubelet:0:${IDS * 110}\n`,
+        `kubelet user assigned ID 0 must be greater or equal to ${IDS}`,
+      ],
+      [
+        'a length not of whole idsPerPod blocks',
+        `kubelet:${IDS}:${IDS * 110 + 65536}\n`,
+        `kubelet user assigned IDs length ${IDS * 110 + 65536} is not a multiple of ${IDS}`,
+      ],
+      [
+        'enough 65536 blocks but too few idsPerPod blocks',
+        `kubelet:${IDS}:${IDS * 100}\n`,
+        'kubelet user assigned IDs are not enough to support 110 pods',
+      ],
+    ];
+    it.each(refusedCustom)('refuses %s', async (_name, line, message) => {
+      await expect(
+        readNodeIdRange(110, { etcDir: etc({ passwd: PASSWD, subuid: line, subgid: line }) }, IDS),
+      ).rejects.toThrow(message);
+    });
+
+    it("refuses a block size that is not of whole 65536-ID units, in MakeUserNsManager's words", () => {
+      expect(() => checkNodeIdRange({ firstId: 100000, length: 100000 * 200 }, 110, 100000)).toThrow(
+        'kubelet user namespace length 100000 is not a multiple of 65536',
+      );
+    });
+  });
+
+  it("checks the setting as the kubelet's configuration validation does", () => {
+    expect(idsPerPodProblem(65536)).toBeUndefined();
+    expect(idsPerPodProblem(65536 * 65535)).toBeUndefined();
+    expect(idsPerPodProblem(0)).toBe('must not be less than 65536');
+    expect(idsPerPodProblem(65535)).toBe('must not be less than 65536');
+    expect(idsPerPodProblem(65536 + 1)).toBe('must be a multiple of 65536');
+    expect(idsPerPodProblem(2 ** 32)).toBe('must not be more than 4294967295');
   });
 });

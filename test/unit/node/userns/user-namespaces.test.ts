@@ -1,4 +1,5 @@
-// The pods' user namespaces (the kubelet's UsernsManager): one 65536-ID block per pod, never two
+// The pods' user namespaces (the kubelet's UsernsManager): one block of idsPerPod IDs (65536 by
+// default) per pod, never two
 // pods on one block, each kept in the pod's `userns` file in the kubelet's format and read back
 // by a new agent, released with the pod.
 import * as fs from 'node:fs';
@@ -122,5 +123,54 @@ describe('user namespace manager', () => {
     await expect(manager(root).getOrCreate('damaged')).rejects.toThrow(
       'user namespace: wrong user namespace offset specified 65537',
     );
+  });
+
+  describe('with userNamespaces.idsPerPod set', () => {
+    const IDS = BLOCK * 4;
+    const seen: number[] = [];
+    const custom = (rootDir: string, range: NodeIdRange = { firstId: IDS, length: IDS * 300 }) =>
+      new UserNamespaceManager({
+        rootDir,
+        idsPerPod: IDS,
+        range: (idsPerPod) => {
+          seen.push(idsPerPod);
+          return Promise.resolve(range);
+        },
+        logger,
+      });
+
+    it('reads the node range in blocks of idsPerPod and gives each pod one such block, at a multiple of it', async () => {
+      const root = freshRoot();
+      const m = custom(root);
+      const got = await Promise.all(Array.from({ length: 300 }, (_, i) => m.getOrCreate(uidOf(i))));
+      expect(seen).toEqual([IDS]);
+      const starts = got.map((u) => u.uidMappings[0]!.hostId);
+      expect(new Set(starts).size).toBe(300);
+      for (const u of got) {
+        expect(u.uidMappings[0]).toMatchObject({ containerId: 0, length: IDS });
+        expect(u.uidMappings[0]!.hostId % IDS).toBe(0);
+        expect(u.uidMappings[0]!.hostId).toBeGreaterThanOrEqual(IDS);
+        expect(u.uidMappings[0]!.hostId + IDS).toBeLessThanOrEqual(IDS + IDS * 300);
+      }
+      // The file keeps the kubelet's format, with the configured length.
+      expect(JSON.parse(fs.readFileSync(fileOf(root, uidOf(0)), 'utf8'))).toEqual({
+        uidMappings: [{ hostId: starts[0], containerId: 0, length: IDS }],
+        gidMappings: [{ hostId: starts[0], containerId: 0, length: IDS }],
+      });
+      await expect(m.getOrCreate(uidOf(300))).rejects.toThrow('could not find an empty slot');
+    });
+
+    it("refuses a pod's file of another length (written with another idsPerPod) in the kubelet's words", async () => {
+      const root = freshRoot();
+      fs.mkdirSync(path.join(root, 'pods', 'old'), { recursive: true });
+      fs.writeFileSync(
+        fileOf(root, 'old'),
+        `{"uidMappings":[{"hostId":${IDS},"containerId":0,"length":65536}],"gidMappings":[{"hostId":${IDS},"containerId":0,"length":65536}]}`,
+      );
+      const m = custom(root, { firstId: IDS, length: IDS });
+      await expect(m.getOrCreate('old')).rejects.toThrow('user namespace: wrong user namespace length 65536');
+      // Its block was not taken from the range: the one block goes to a new pod.
+      expect((await m.getOrCreate('new')).uidMappings[0]).toEqual({ hostId: IDS, containerId: 0, length: IDS });
+    });
   });
 });
