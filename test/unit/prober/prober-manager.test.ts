@@ -432,6 +432,20 @@ describe('probe runs (prober_probe_total)', () => {
 // KEP-4781 (the kubelet of 1.35, ChangeContainerStatusOnKubeletRestart off): a container found
 // running at the agent's start holds no initial result, so the status keeps what was reported
 // for it before the restart, until a threshold is reached for it.
+/** Container c1 with startup and readiness probes, found running 5 s before the agent started. */
+async function adoptedWithStartupAndReadiness(): Promise<void> {
+  const agentStart = Date.now();
+  await startedLongAgo();
+  mgr.addPod(
+    pod({
+      startupProbe: { exec: { command: ['start'] }, periodSeconds: 10 },
+      readinessProbe: { exec: { command: ['ready'] }, periodSeconds: 10 },
+    }),
+    '10.0.0.1',
+  );
+  mgr.containerStarted(UID, 'app', 'c1', agentStart - 5_000);
+}
+
 describe('a container found running at the agent’s start', () => {
   it('has no readiness until its probe reaches a threshold; one started since has the initial failure', async () => {
     newManager();
@@ -461,16 +475,7 @@ describe('a container found running at the agent’s start', () => {
 
   it('a success ends the wait at once, and a startup probe not yet run leaves started unknown', async () => {
     newManager();
-    const agentStart = Date.now();
-    await startedLongAgo();
-    mgr.addPod(
-      pod({
-        startupProbe: { exec: { command: ['start'] }, periodSeconds: 10 },
-        readinessProbe: { exec: { command: ['ready'] }, periodSeconds: 10 },
-      }),
-      '10.0.0.1',
-    );
-    mgr.containerStarted(UID, 'app', 'c1', agentStart - 5_000);
+    await adoptedWithStartupAndReadiness();
     expect(mgr.started(UID, 'app')).toBeUndefined();
     expect(mgr.readiness(UID, 'app')).toBeUndefined();
     await vi.advanceTimersByTimeAsync(10);
@@ -483,16 +488,7 @@ describe('a container found running at the agent’s start', () => {
   it('one the API server showed started is started at once and its startup probe is not run again', async () => {
     const reported = new ReportedStatuses();
     newManager(() => 0, undefined, reported);
-    const agentStart = Date.now();
-    await startedLongAgo();
-    mgr.addPod(
-      pod({
-        startupProbe: { exec: { command: ['start'] }, periodSeconds: 10 },
-        readinessProbe: { exec: { command: ['ready'] }, periodSeconds: 10 },
-      }),
-      '10.0.0.1',
-    );
-    mgr.containerStarted(UID, 'app', 'c1', agentStart - 5_000);
+    await adoptedWithStartupAndReadiness();
     // Nothing reported yet: unknown, as above.
     expect(mgr.started(UID, 'app')).toBeUndefined();
     reported.keep(UID, {
