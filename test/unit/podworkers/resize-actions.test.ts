@@ -4,7 +4,8 @@
 // the kubelet's order (memory, then cpu; the pod cgroup first when it grows, last when it shrinks).
 import type { Container } from 'kubernetes-types/core/v1';
 import { describe, expect, it } from 'vitest';
-import { ContainerState, PodSandboxState, type LinuxContainerResources } from '../../../src/cri/cri-types.js';
+import { ContainerState, type LinuxContainerResources } from '../../../src/cri/cri-types.js';
+import { sandbox } from '../status/fixtures.js';
 import type { AppliedResources, RuntimeContainer, RuntimePod } from '../../../src/kuberuntime/runtime-pods.js';
 import { actionsOf, computePodActions, type ComputeInput } from '../../../src/podworkers/compute-actions.js';
 import { CrashLoopBackOff, KUBELET_BACKOFF } from '../../../src/podworkers/crashloop-backoff.js';
@@ -64,17 +65,7 @@ function plan(
     uid: 'u1',
     name: 'p',
     namespace: 'default',
-    sandboxes: [
-      {
-        id: 's1',
-        state: PodSandboxState.SANDBOX_READY,
-        createdAt: 1,
-        attempt: 0,
-        ip: '',
-        additionalIps: [],
-        hasStatus: true,
-      },
-    ],
+    sandboxes: [sandbox('s1', { createdAt: 1 })],
     containers: running,
   };
   const backoff = new CrashLoopBackOff();

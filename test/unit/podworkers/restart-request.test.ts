@@ -3,7 +3,8 @@
 import type { Container } from 'kubernetes-types/core/v1';
 import { describe, expect, it } from 'vitest';
 import { actionsOf, computePodActions, type ComputeInput } from '../../../src/podworkers/compute-actions.js';
-import { ContainerState, PodSandboxState } from '../../../src/cri/cri-types.js';
+import { ContainerState } from '../../../src/cri/cri-types.js';
+import { sandbox } from '../status/fixtures.js';
 import type { RuntimeContainer, RuntimePod } from '../../../src/kuberuntime/runtime-pods.js';
 
 const UID = 'u1';
@@ -51,17 +52,7 @@ function runtime(containers: RuntimeContainer[]): RuntimePod {
     uid: UID,
     name: 'p',
     namespace: 'default',
-    sandboxes: [
-      {
-        id: 's1',
-        state: PodSandboxState.SANDBOX_READY,
-        createdAt: 1,
-        attempt: 0,
-        ip: '',
-        additionalIps: [],
-        hasStatus: true,
-      },
-    ],
+    sandboxes: [sandbox('s1', { createdAt: 1 })],
     containers,
   };
 }

@@ -2,7 +2,8 @@
 // allocation's words where they agree), its allocated requests, and the resize conditions.
 import type { Container } from 'kubernetes-types/core/v1';
 import { describe, expect, it } from 'vitest';
-import { ContainerState, PodSandboxState } from '../../../src/cri/cri-types.js';
+import { ContainerState } from '../../../src/cri/cri-types.js';
+import { sandbox } from './fixtures.js';
 import type { DefaultedPod } from '../../../src/k8s/pod.js';
 import type { AppliedResources, RuntimePod } from '../../../src/kuberuntime/runtime-pods.js';
 import { addContainerResources, appliedResources, resizeConditions } from '../../../src/status/resize-status.js';
@@ -29,17 +30,7 @@ function runtime(resources: AppliedResources | undefined): RuntimePod {
     uid: 'u1',
     name: 'p',
     namespace: 'default',
-    sandboxes: [
-      {
-        id: 's1',
-        state: PodSandboxState.SANDBOX_READY,
-        createdAt: 1,
-        attempt: 0,
-        ip: '',
-        additionalIps: [],
-        hasStatus: true,
-      },
-    ],
+    sandboxes: [sandbox('s1', { createdAt: 1 })],
     containers: [
       {
         id: 'c1',
