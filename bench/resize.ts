@@ -16,6 +16,7 @@ import { startFakeApiServer, type FakeApiServer } from '../test/support/fake-api
 import { startAgent } from '../test/support/agent.js';
 import { makeTmpDir, removeTmpDir } from '../test/support/tmp.js';
 import { waitFor } from '../test/support/wait.js';
+import { benchAgentOptions, makeBenchDirs } from './bench-node.js';
 import { BENCH_NODE } from './pods.js';
 import { percentile, runIfMain } from './report.js';
 import { startRuntimePoller } from './user-view.js';
@@ -84,34 +85,18 @@ export async function runResizeBench(): Promise<ResizeBenchResult> {
   const cri = await connectRuntime(cd.endpoint);
   try {
     await importTestImages(cd);
-    const rootDir = path.join(dir, 'root');
-    const podLogsDir = path.join(dir, 'logs', 'pods');
-    const manifests = path.join(dir, 'manifests');
-    fs.mkdirSync(manifests, { recursive: true });
-    const configFile = path.join(dir, 'kubelet-config.yaml');
-    fs.writeFileSync(
-      configFile,
-      `apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\npodLogsDir: ${podLogsDir}\n`,
-    );
     const kubeconfig = api.writeKubeconfig(path.join(dir, 'node.kubeconfig'), `system:node:${BENCH_NODE}`, [
       'system:nodes',
     ]);
     const poller = await startRuntimePoller(cd.endpoint, { intervalMs: 5 });
-    const agent = startAgent({
-      manifests,
-      endpoint: cd.endpoint,
-      rootDir,
-      podLogsDir,
-      nodeName: BENCH_NODE,
-      configFile,
-      extraArgs: ['--v=0', `--kubeconfig=${kubeconfig}`],
-    });
+    const agent = startAgent(
+      benchAgentOptions(cd.endpoint, makeBenchDirs(dir), { extraArgs: ['--v=0', `--kubeconfig=${kubeconfig}`] }),
+    );
     try {
       await agent.waitForLog((r) => r.msg === 'API pods listed', 'the API pods listed', 60_000);
       api.seedObject('pods', boundPod() as never);
       await poller.running(POD);
-      const status = () =>
-        (api.object('pods', 'default', POD) as unknown as Pod | undefined)?.status?.containerStatuses?.[0];
+      const status = () => api.pod('default', POD)?.status?.containerStatuses?.[0];
       await waitFor(() => status()?.resources, { timeoutMs: 60_000, what: 'the container resources in status' });
       const id = status()!.containerID!.replace(/^containerd:\/\//, '');
       // The container's cpu cgroup, as /proc/self/cgroup names it inside (cgroup v1 has no cgroup namespace here).
