@@ -4,6 +4,7 @@
 // startup probe that had passed is not run again): the kubelet of 1.35 with
 // ChangeContainerStatusOnKubeletRestart off (KEP-4781).
 import type { PodStatus } from 'kubernetes-types/core/v1';
+import { runtimeId } from '../k8s/container-id.js';
 
 export class ReportedStatuses {
   private readonly byUid = new Map<string, PodStatus>();
@@ -32,6 +33,6 @@ export class ReportedStatuses {
     const status = this.byUid.get(uid);
     const all = [...(status?.initContainerStatuses ?? []), ...(status?.containerStatuses ?? [])];
     const c = all.find((s) => s.name === containerName);
-    return c?.started === true && c.containerID?.replace(/^[a-z0-9-]+:\/\//, '') === containerId;
+    return c?.started === true && runtimeId(c.containerID) === containerId;
   }
 }

@@ -6,6 +6,7 @@ import type { Container, ContainerStatus, Pod } from 'kubernetes-types/core/v1';
 import type { PodStatusEntry } from '../../status/status-manager.js';
 import { HttpError } from './reply.js';
 import type { PodRef } from './kubelet-path.js';
+import { runtimeId } from '../../k8s/container-id.js';
 
 export function findPod(entries: readonly PodStatusEntry[], ref: PodRef): PodStatusEntry {
   const e = entries.find((x) => x.pod.metadata?.namespace === ref.namespace && x.pod.metadata?.name === ref.name);
@@ -28,14 +29,6 @@ export function requireContainer(e: PodStatusEntry, name: string): Container {
   const c = containerSpec(e.pod, name);
   if (!c) throw new HttpError(404, `container "${name}" not found in pod "${e.pod.metadata?.name ?? ''}"`);
   return c;
-}
-
-/** `containerd://abc` → `abc`. */
-export function runtimeId(containerID: string | undefined): string | undefined {
-  if (!containerID) return undefined;
-  const i = containerID.indexOf('://');
-  const id = i >= 0 ? containerID.slice(i + 3) : containerID;
-  return /^[A-Za-z0-9_.-]{1,128}$/.test(id) ? id : undefined;
 }
 
 function statusOf(e: PodStatusEntry, name: string): ContainerStatus | undefined {

@@ -10,7 +10,7 @@ import type {
   RuntimeService,
 } from '../../cri/cri-types.js';
 import { POD_UID_LABEL } from '../../k8s/cri-labels.js';
-import { runtimeId } from '../kubelet/pod-lookup.js';
+import { runtimeId } from '../../k8s/container-id.js';
 import { bootTime, filesystemStats, processLimits, readNodeUsage, type NodeUsage } from './node-usage.js';
 import { readCgroupV2Usage, readPressure, type CgroupV2Usage } from './cgroup-v2-stats.js';
 import type { ContainerStats, CPUStats, FsStats, MemoryStats, PodStats, PSIStats, Summary } from './summary-types.js';
